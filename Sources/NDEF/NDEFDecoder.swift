@@ -1,0 +1,198 @@
+import NFCCore
+
+/// The one NDEF 1.0 message decoder behind strict and lenient decoding.
+///
+/// Strict mode stops at the first broken rule; lenient mode records it as a warning and goes
+/// on where the bytes still make sense. Lengths are checked against what is left before any
+/// slice is taken, so no input can make it trap or allocate more than the input's size.
+struct NDEFDecoder {
+    private var cursor: ByteCursor
+    private let strict: Bool
+    private(set) var records: [NDEFPayload] = []
+    private(set) var problems: [NDEFError] = []
+
+    init(_ bytes: ArraySlice<UInt8>, strict: Bool) {
+        self.cursor = ByteCursor(bytes)
+        self.strict = strict
+    }
+
+    /// A chunked record being reassembled.
+    private struct OpenChunk {
+        var format: NDEFTypeNameFormat
+        var type: Bytes
+        var identifier: Bytes
+        var parts: [ArraySlice<UInt8>]
+        var headerOffset: Int
+    }
+
+    /// Notes a problem. Returns `true` when decoding must stop (always, in strict mode).
+    private mutating func problem(_ code: NDEFError.Code, at offset: Int, _ reason: String) -> Bool {
+        problems.append(NDEFError(code, at: offset, reason))
+        return strict
+    }
+
+    mutating func run() -> (records: [NDEFPayload], problems: [NDEFError]) {
+        if cursor.isAtEnd {
+            problems.append(NDEFError(.emptyInput, at: 0, "no bytes: an NDEF message has at least one record"))
+            return (records, problems)
+        }
+        records.reserveCapacity(min(cursor.remaining / 3, 16))
+        var chunk: OpenChunk? = nil
+        var recordIndex = 0
+        var sawEnd = false
+
+        while !cursor.isAtEnd {
+            let headerOffset = cursor.offset
+            if sawEnd {
+                _ = problem(.trailingBytes, at: headerOffset,
+                            "\(cursor.remaining) byte(s) after the record with ME (message end)")
+                return (records, problems)
+            }
+            guard let header = cursor.readUInt8() else { break }
+            let messageBegin = header & NDEFFlag.messageBegin != 0
+            let messageEnd = header & NDEFFlag.messageEnd != 0
+            let chunkFlag = header & NDEFFlag.chunk != 0
+            let short = header & NDEFFlag.shortRecord != 0
+            let hasID = header & NDEFFlag.idLength != 0
+            let tnfBits = header & NDEFFlag.tnfMask
+
+            if recordIndex == 0 && !messageBegin {
+                if problem(.missingMessageBegin, at: headerOffset, "the first record lacks the MB flag") { break }
+            } else if recordIndex > 0 && messageBegin {
+                if problem(.messageBeginTwice, at: headerOffset,
+                           "record \(recordIndex + 1) has the MB flag; only the first may") { break }
+            }
+            recordIndex += 1
+
+            // Header lengths.
+            guard let typeLength = cursor.readUInt8() else {
+                _ = problem(.truncatedHeader, at: cursor.offset, "type length byte missing")
+                break
+            }
+            let payloadLengthOffset = cursor.offset
+            let payloadLength: Int
+            if short {
+                guard let l = cursor.readUInt8() else {
+                    _ = problem(.truncatedHeader, at: payloadLengthOffset, "payload length byte missing (SR set)")
+                    break
+                }
+                payloadLength = Int(l)
+            } else {
+                guard let l = cursor.readUInt32BE() else {
+                    _ = problem(.truncatedHeader, at: payloadLengthOffset,
+                                "4-byte payload length cut short (SR clear), \(cursor.remaining) byte(s) left")
+                    break
+                }
+                payloadLength = Int(l)
+            }
+            var idLength = 0
+            if hasID {
+                guard let l = cursor.readUInt8() else {
+                    _ = problem(.truncatedHeader, at: cursor.offset, "ID length byte missing (IL set)")
+                    break
+                }
+                idLength = Int(l)
+            }
+            let bodyOffset = cursor.offset
+            let needed = Int(typeLength) + idLength + payloadLength
+            guard needed <= cursor.remaining else {
+                _ = problem(.lengthPastEnd, at: payloadLengthOffset,
+                            "type \(typeLength) + ID \(idLength) + payload \(payloadLength) bytes run past the end: only \(cursor.remaining) byte(s) left at byte \(bodyOffset)")
+                break
+            }
+            // Cannot fail: checked above.
+            let type = cursor.readBytes(Int(typeLength)) ?? []
+            let identifier = cursor.readBytes(idLength) ?? []
+            let payload = cursor.readBytes(payloadLength) ?? []
+
+            // TNF rules.
+            var format: NDEFTypeNameFormat
+            if let f = NDEFTypeNameFormat(rawValue: tnfBits) {
+                format = f
+            } else {
+                if problem(.reservedTypeNameFormat, at: headerOffset, "TNF 0x07 is reserved; read as unknown") { break }
+                format = .unknown
+            }
+            switch format {
+            case .empty:
+                if typeLength != 0 || idLength != 0 || payloadLength != 0 {
+                    if problem(.emptyRecordNotEmpty, at: headerOffset,
+                               "TNF empty with type \(typeLength), ID \(idLength), payload \(payloadLength) bytes") { break }
+                }
+            case .unknown:
+                if typeLength != 0 {
+                    if problem(.unexpectedType, at: headerOffset, "TNF unknown with a \(typeLength)-byte type") { break }
+                }
+            case .unchanged:
+                if typeLength != 0 {
+                    if problem(.unexpectedType, at: headerOffset, "TNF unchanged with a \(typeLength)-byte type") { break }
+                }
+            case .nfcWellKnown, .media, .absoluteURI, .nfcExternal:
+                if typeLength == 0 {
+                    if problem(.missingType, at: headerOffset, "\(format.name) record without a type") { break }
+                }
+            }
+            if strict && !problems.isEmpty { break }
+
+            // Chunks (NDEF 1.0 section 2.3.3).
+            if var open = chunk {
+                if format != .unchanged {
+                    if problem(.badChunkSequence, at: headerOffset,
+                               "a middle or terminating chunk must have TNF unchanged, found \(format.name)") { break }
+                    chunk = nil
+                    // Lenient: treat this record as a fresh one below.
+                } else {
+                    if hasID {
+                        if problem(.badChunkSequence, at: headerOffset, "only the first chunk may carry an ID") { break }
+                    }
+                    open.parts.append(payload)
+                    if chunkFlag {
+                        if messageEnd {
+                            if problem(.badChunkSequence, at: headerOffset, "ME set inside a chunked record") { break }
+                            sawEnd = true
+                        }
+                        chunk = open
+                    } else {
+                        var joined = [UInt8]()
+                        joined.reserveCapacity(open.parts.reduce(0) { $0 + $1.count })
+                        for part in open.parts { joined.append(contentsOf: part) }
+                        records.append(NDEFPayload(format: open.format, type: open.type,
+                                                   identifier: open.identifier, payload: Bytes(joined)))
+                        chunk = nil
+                        if messageEnd { sawEnd = true }
+                    }
+                    continue
+                }
+            }
+            if format == .unchanged {
+                if problem(.unchangedOutsideChunk, at: headerOffset, "TNF unchanged outside a chunked record") { break }
+                if messageEnd { sawEnd = true }
+                continue
+            }
+            if chunkFlag {
+                if messageEnd {
+                    if problem(.badChunkSequence, at: headerOffset, "ME set on the first chunk of a chunked record") { break }
+                }
+                chunk = OpenChunk(format: format, type: Bytes(type), identifier: Bytes(identifier),
+                                  parts: [payload], headerOffset: headerOffset)
+                if messageEnd { sawEnd = true }
+                continue
+            }
+            records.append(NDEFPayload(format: format, type: Bytes(type), identifier: Bytes(identifier),
+                                       payload: Bytes(payload)))
+            if messageEnd { sawEnd = true }
+        }
+
+        if strict && !problems.isEmpty { return (records, problems) }
+        if let open = chunk {
+            _ = problem(.badChunkSequence, at: open.headerOffset, "chunked record never terminated")
+        } else if !sawEnd && !stoppedEarly {
+            _ = problem(.missingMessageEnd, at: cursor.offset, "the bytes end without a record with ME (message end)")
+        }
+        return (records, problems)
+    }
+
+    private var stoppedEarly: Bool {
+        problems.contains { [.truncatedHeader, .lengthPastEnd].contains($0.code) }
+    }
+}
