@@ -57,5 +57,7 @@ public enum UnicodeValidation {
     public struct InvalidText: Error, Sendable, Hashable {
         /// Offset, in bytes from the start of the text, of the first invalid byte.
         public var offset: Int
+        /// Creates an error at a byte offset.
+        public init(offset: Int) { self.offset = offset }
     }
 }
