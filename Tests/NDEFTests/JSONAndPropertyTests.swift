@@ -22,7 +22,7 @@ func randomRecord(_ g: inout SeededGenerator) -> NDEFPayload {
         case 6: record = try .wifiCredentialPayload(.init(ssid: Bytes(utf8: "net"), authentication: .wpa2Personal, encryption: .aes,
                                                           networkKey: Bytes(utf8: "k" + word())))
         case 7: record = try .bluetoothOOBPayload(.init(address: [1, 2, 3, 4, 5, 6], localName: word(), deviceClass: 0x1F00))
-        case 8: record = try .absoluteURIPayload(uri: "urn:x:" + "abc", data: bytes(10))
+        case 8: record = try .absoluteURIPayload(uri: "https://example.com/schema/" + String(Int.random(in: 0...9, using: &g)), data: bytes(10))
         case 9: record = NDEFPayload(format: .unknown, type: Bytes(), payload: bytes(40))
         default: return .empty
         }
