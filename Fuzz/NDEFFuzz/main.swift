@@ -11,7 +11,9 @@
 //    the announced `length`, and decoding that encoding gives the same message back:
 //    decode(encode(decode(x))) == decode(x).
 // 4. Whatever lenient decoding salvaged either fails to encode with an error or round-trips.
-// 5. Reading each record of both results as its typed content never traps (errors are fine).
+// 5. Reading each record of both results as its typed content never traps (errors are fine);
+//    content that reads, and builds a record again, reads back the same; the CoreNFC-style
+//    accessors (`wellKnownTypeURIPayload()`, `wellKnownTypeTextPayload()`) agree with it.
 import NDEF
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -24,7 +26,7 @@ public func ndefFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
 /// Runs every property on one input.
 func checkDecoders(_ bytes: [UInt8]) {
     let lenient = NDEFMessage.decodeLeniently(bytes)
-    readContents(of: lenient.message)
+    readContents(of: lenient.message, bytes)
 
     let strict: NDEFMessage
     do {
@@ -42,7 +44,7 @@ func checkDecoders(_ bytes: [UInt8]) {
     guard lenient.warnings.isEmpty, lenient.message == strict else {
         fail("strict decoding succeeded but lenient decoding differs: warnings \(lenient.warnings)", bytes)
     }
-    readContents(of: strict)
+    readContents(of: strict, bytes)
     checkRoundTrip(strict, chunkSize: nil, bytes)
     // A chunk size taken from the input, so the fuzzer explores small and large ones.
     checkRoundTrip(strict, chunkSize: Int(bytes.last ?? 0) % 64 + 1, bytes)
@@ -80,10 +82,35 @@ func checkSalvagedRoundTrip(_ message: NDEFMessage, _ input: [UInt8]) {
     guard again == message else { fail("round trip changed a salvaged message", input) }
 }
 
-/// Reads every record as its typed content; errors are expected, traps are not.
-func readContents(of message: NDEFMessage) {
+/// Reads every record as its typed content; errors are expected, traps are not. Content that
+/// reads and can be built again must read back the same (the typed view is stable), and the
+/// CoreNFC-style accessors must agree with it.
+func readContents(of message: NDEFMessage, _ input: [UInt8]) {
     for record in message.records {
-        _ = record.typeString
+        let uri = record.wellKnownTypeURIPayload()
+        let (text, language) = record.wellKnownTypeTextPayload()
+        let content: NDEFContent
+        do {
+            content = try record.content()
+        } catch {
+            continue
+        }
+        switch content {
+        case .uri(let expected) where uri != expected:
+            fail("wellKnownTypeURIPayload() is \(uri ?? "nil") but content() reads \(expected)", input)
+        case .text(let expected) where text != expected.text || language != expected.language:
+            fail("wellKnownTypeTextPayload() disagrees with content()", input)
+        default:
+            break
+        }
+        guard let rebuilt = try? NDEFPayload(content: content) else { continue }
+        let again: NDEFContent
+        do {
+            again = try rebuilt.content()
+        } catch {
+            fail("a record built from \(content.kind) content does not read back: \(error)", input)
+        }
+        guard again == content else { fail("\(content.kind) content changed when built into a record and read back", input) }
     }
 }
 
