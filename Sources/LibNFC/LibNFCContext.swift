@@ -1,0 +1,78 @@
+/// The process's libnfc context: the one door to libnfc.
+///
+/// libnfc contexts are not thread-safe, so one actor owns the process's only context and every
+/// call into libnfc that needs it runs on this actor. The context is created (`nfc_init`) on
+/// first use, never before, and lives as long as the process. Opening a device for polling and
+/// exchanging frames will hand out one actor per open device, each created here.
+///
+/// libnfc's calls block (a USB or serial round trip); they run on this actor's executor.
+public actor LibNFCContext {
+    /// The process's one context.
+    public static let shared = LibNFCContext()
+
+    /// The most devices ``listDevices()`` reports, as libnfc's own `nfc-list` does.
+    public static let maximumDeviceCount = 16
+
+    /// libnfc's version, e.g. `1.8.0` (`nfc_version`). Needs no context.
+    public static var version: String { libnfcVersion() }
+
+    /// The context, once `nfc_init` has run.
+    private var context: ContextHandle?
+    /// How much of libnfc's log the caller lets through.
+    private var logging: LibNFCLogging = .silent
+    /// `LIBNFC_LOG_LEVEL` as the user set it before libnfc rewrote it (libnfc stores its
+    /// effective level back into the variable), or `nil` when the user did not set it.
+    private let userLogLevel: String?
+
+    private init() {
+        userLogLevel = systemGetEnvironment(LibNFCLogging.environmentVariable)
+    }
+
+    /// Chooses how much of libnfc's own log reaches standard error, from now on.
+    ///
+    /// A `LIBNFC_LOG_LEVEL` the user set in the environment wins: then this changes nothing.
+    /// The level is process-wide, as libnfc's is.
+    public func setLogging(_ logging: LibNFCLogging) {
+        self.logging = logging
+        applyLogging()
+    }
+
+    /// The readers libnfc finds: those configured (`/etc/nfc`, `LIBNFC_DEVICE`), then those its
+    /// drivers' scans find, at most ``maximumDeviceCount``. Each one is opened briefly to ask
+    /// its name; one that cannot be opened is listed without a name.
+    ///
+    /// No reader is not an error: the list is empty.
+    /// - Throws: ``LibNFCError`` with ``LibNFCError/Code/software`` when libnfc cannot create
+    ///   its context.
+    public func listDevices() throws(LibNFCError) -> [DeviceDescription] {
+        let context = try initializedContext()
+        return libnfcListDevices(context, maximumCount: Self.maximumDeviceCount).map { connectionString in
+            DeviceDescription(name: deviceName(context, connectionString), connectionString: connectionString)
+        }
+    }
+
+    /// Opens the device just long enough to read its name.
+    private func deviceName(_ context: ContextHandle, _ connectionString: String) -> String? {
+        guard let device = libnfcOpen(context, connectionString: connectionString) else { return nil }
+        defer { libnfcClose(device) }
+        return libnfcDeviceGetName(device)
+    }
+
+    /// The context, created by `nfc_init` on first use with the chosen log level in place.
+    /// - Throws: ``LibNFCError`` with ``LibNFCError/Code/software`` when `nfc_init` fails.
+    func initializedContext() throws(LibNFCError) -> ContextHandle {
+        if let context { return context }
+        applyLogging()
+        guard let created = libnfcInit() else {
+            throw LibNFCError(.software, "libnfc could not create its context (nfc_init failed)")
+        }
+        context = created
+        return created
+    }
+
+    /// Puts the chosen level in `LIBNFC_LOG_LEVEL`, unless the user set it.
+    private func applyLogging() {
+        guard userLogLevel == nil else { return }
+        systemSetEnvironment(LibNFCLogging.environmentVariable, logging.environmentValue)
+    }
+}

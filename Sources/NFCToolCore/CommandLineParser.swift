@@ -1,0 +1,130 @@
+/// Parses the part of a command line that belongs to one command (after its name) against
+/// that command's configuration. Knows nothing of what the options mean.
+///
+/// Accepts `--name value`, `--name=value`, flags, `-x` short names and grouped short flags
+/// (`-vj`, a value option last in a group takes the next argument), `--` to end options, and
+/// positional arguments. `-h`/`--help` anywhere before `--` asks for help, even among errors;
+/// on the root, `--version` asks for the version.
+struct CommandLineParser {
+    /// What the command line asks for.
+    enum Outcome: Equatable {
+        /// Print the command's help.
+        case help
+        /// Print the tool's version.
+        case version
+        /// Run the command with these arguments.
+        case run(ParsedArguments)
+    }
+
+    let configuration: CommandConfiguration
+    /// The built-in options (`--version`, `-h, --help`) this command accepts.
+    let builtInOptions: [CommandOption]
+
+    /// Parses `tokens`.
+    /// - Throws: ``CommandError`` (usage) for an unknown option, a missing or unexpected value,
+    ///   a non-repeatable option given twice, or positional arguments that do not fit.
+    func parse(_ tokens: some Collection<String>) throws(CommandError) -> Outcome {
+        let options = tokens.prefix { $0 != "--" }
+        if options.contains("-h") || options.contains("--help") { return .help }
+        if builtInOptions.contains(HelpFormatter.versionOption), options.contains("--version") { return .version }
+
+        var occurrences: [ParsedArguments.Occurrence] = []
+        var positionals: [String] = []
+        var remaining = tokens[...]
+        func record(_ option: CommandOption, _ value: String?) throws(CommandError) {
+            if !option.isRepeatable, occurrences.contains(where: { $0.option == option }) {
+                throw .usage("The option '\(option.synopsis)' can be given only once")
+            }
+            occurrences.append(.init(option: option, value: value))
+        }
+        func nextValue(for option: CommandOption, typedAs name: String) throws(CommandError) -> String {
+            guard let next = remaining.first, Self.isValue(next) else {
+                throw .usage("Missing value for '\(name) <\(option.valueName ?? "value")>'")
+            }
+            remaining.removeFirst()
+            return next
+        }
+
+        while let token = remaining.popFirst() {
+            if token == "--" {
+                positionals.append(contentsOf: remaining)
+                break
+            } else if token.hasPrefix("--") {
+                let body = token.dropFirst(2)
+                let name = String(body.prefix { $0 != "=" })
+                let inlineValue = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
+                guard let option = find(long: name) else { throw .usage("Unknown option '--\(name)'") }
+                if option.isFlag {
+                    if let inlineValue {
+                        throw .usage(
+                            "The option '--\(name)' does not take any value, but '\(inlineValue)' was specified.")
+                    }
+                    if let request = builtInRequest(option) { return request }
+                    try record(option, nil)
+                } else {
+                    if let inlineValue {
+                        try record(option, inlineValue)
+                    } else {
+                        try record(option, try nextValue(for: option, typedAs: "--\(name)"))
+                    }
+                }
+            } else if token.hasPrefix("-"), token.count > 1 {
+                let letters = token.dropFirst()
+                for (position, letter) in zip(letters.indices, letters) {
+                    guard let option = find(short: letter) else { throw .usage("Unknown option '-\(letter)'") }
+                    if let request = builtInRequest(option) { return request }
+                    if option.isFlag {
+                        try record(option, nil)
+                    } else if letters.index(after: position) == letters.endIndex {
+                        try record(option, try nextValue(for: option, typedAs: "-\(letter)"))
+                    } else {
+                        throw .usage("Missing value for '-\(letter) <\(option.valueName ?? "value")>'")
+                    }
+                }
+            } else {
+                positionals.append(token)
+            }
+        }
+        try checkPositionals(positionals)
+        return .run(
+            ParsedArguments(occurrences: occurrences, positionals: positionals, declaredArguments: configuration.arguments))
+    }
+
+    /// Whether `token` can be an option's value: anything but an option (`-` alone can).
+    private static func isValue(_ token: String) -> Bool {
+        token == "-" || !token.hasPrefix("-")
+    }
+
+    private func find(long name: String) -> CommandOption? {
+        (configuration.options + builtInOptions).first { $0.name == name }
+    }
+
+    private func find(short letter: Character) -> CommandOption? {
+        (configuration.options + builtInOptions).first { $0.shortName == letter }
+    }
+
+    /// `.help` or `.version` for the built-in flags, `nil` for the command's own options.
+    private func builtInRequest(_ option: CommandOption) -> Outcome? {
+        switch option {
+        case HelpFormatter.helpOption: .help
+        case HelpFormatter.versionOption: .version
+        default: nil
+        }
+    }
+
+    /// Rejects too few or too many positional arguments for the declared ones.
+    private func checkPositionals(_ positionals: [String]) throws(CommandError) {
+        let declared = configuration.arguments
+        let required = declared.prefix { !$0.isOptional && !$0.isRepeatable }.count
+        if positionals.count < required {
+            throw .usage("Missing expected argument '<\(declared[positionals.count].valueName)>'")
+        }
+        if declared.last?.isRepeatable == true { return }
+        let extra = positionals.dropFirst(declared.count)
+        switch extra.count {
+        case 0: return
+        case 1: throw .usage("Unexpected argument '\(extra[extra.startIndex])'")
+        default: throw .usage("\(extra.count) unexpected arguments: '\(extra.joined(separator: "', '"))'")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import LibNFC
+
+/// `nfctool devices [--json] [--verbose]`: the readers libnfc finds, and libnfc's version.
+struct DevicesCommand: ToolCommand {
+    static let json = CommandOption.flag(
+        "json", help: "Print the readers as JSON: libnfc's version and each reader's name and connection string.")
+    static let verbose = CommandOption.flag(
+        "verbose", short: "v", help: "Let libnfc's own log, down to debug messages, through to standard error.")
+
+    static let configuration = CommandConfiguration(
+        name: "devices",
+        abstract: "List the NFC readers libnfc finds.",
+        discussion: """
+            Shows each reader's name and the connection string that selects it, and the version of \
+            libnfc in use. Finding no reader is not an error. Without --verbose nothing from libnfc \
+            reaches standard error, unless LIBNFC_LOG_LEVEL is set.
+            """,
+        options: [json, verbose]
+    )
+
+    /// Whether to print JSON rather than text.
+    let printsJSON: Bool
+    /// Whether libnfc's debug log reaches standard error.
+    let isVerbose: Bool
+
+    init(_ arguments: ParsedArguments) {
+        printsJSON = arguments.contains(Self.json)
+        isVerbose = arguments.contains(Self.verbose)
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let libnfc = LibNFCContext.shared
+        await libnfc.setLogging(isVerbose ? .debug : .silent)
+        let devices: [DeviceDescription]
+        do throws(LibNFCError) {
+            devices = try await libnfc.listDevices()
+        } catch {
+            throw .failure("libnfc could not list readers: \(error)")
+        }
+        let report = DevicesReport(libnfcVersion: LibNFCContext.version, devices: devices)
+        context.io.write(printsJSON ? report.json : report.text)
+    }
+}

@@ -1,0 +1,86 @@
+/// The help text, usage line and error text of a command, laid out as swift-argument-parser
+/// lays them out: OVERVIEW, USAGE, ARGUMENTS, OPTIONS, SUBCOMMANDS; labels in a 26-column
+/// gutter; 80 columns wide whatever the terminal, so that output is the same everywhere.
+struct HelpFormatter {
+    static let screenWidth = 80
+    static let labelColumnWidth = 26
+    static let helpIndent = 2
+
+    /// `-h, --help`: every command has it.
+    static let helpOption = CommandOption.flag("help", short: "h", help: "Show help information.")
+    /// `--version`: the root has it when its configuration has a version.
+    static let versionOption = CommandOption.flag("version", help: "Show the version.")
+
+    let path: CommandPath
+    private let configuration: CommandConfiguration
+
+    init(_ path: CommandPath) {
+        self.path = path
+        self.configuration = path.leaf.configuration
+    }
+
+    /// The options the tool adds to the command's own: `--version` on a versioned root, then
+    /// `-h, --help`.
+    var builtInOptions: [CommandOption] {
+        let version = path.isRoot && configuration.version != nil ? [Self.versionOption] : []
+        return version + [Self.helpOption]
+    }
+
+    /// `nfctool devices [--json] [--verbose]`, or `nfctool ndef <subcommand>`.
+    var usageLine: String {
+        let name = path.names.joined(separator: " ")
+        if !configuration.subcommands.isEmpty { return "\(name) <subcommand>" }
+        let parts = configuration.options.map(\.usageSynopsis) + configuration.arguments.map(\.usageSynopsis)
+        return ([name] + parts).joined(separator: " ")
+    }
+
+    /// The whole help, exactly as `--help` prints it (ending in a newline).
+    var helpText: String {
+        var overview = configuration.abstract
+        if !configuration.discussion.isEmpty {
+            overview += (overview.isEmpty ? "" : "\n\n") + configuration.discussion
+        }
+        var text = overview.isEmpty ? "" : "OVERVIEW: \(overview)".wrapped(to: Self.screenWidth) + "\n\n"
+        text += "USAGE: \(usageLine)\n\n"
+        let sections = [
+            section("ARGUMENTS", configuration.arguments.map { ("<\($0.valueName)>", $0.help) }),
+            section("OPTIONS", (configuration.options + builtInOptions).map { ($0.helpLabel, $0.help) }),
+            section("SUBCOMMANDS", configuration.subcommands.map { ($0.configuration.name, $0.configuration.abstract) }),
+        ]
+        text += sections.filter { !$0.isEmpty }.joined(separator: "\n")
+        if !configuration.subcommands.isEmpty {
+            var names = path.names
+            names.insert("help", at: 1)
+            text += "\n  See '\(names.joined(separator: " ")) <subcommand>' for detailed help."
+        }
+        return text + "\n"
+    }
+
+    /// What a failed command prints on standard error: `Error: …`, and for a usage error the
+    /// usage line and where to find help.
+    func errorText(_ error: CommandError) -> String {
+        var text = "Error: \(error.message)\n"
+        if error.exitCode == .usage {
+            text += "Usage: \(usageLine)\n"
+            text += "  See '\(path.names.joined(separator: " ")) --help' for more information.\n"
+        }
+        return text
+    }
+
+    /// A titled section, or "" when it has no elements.
+    private func section(_ title: String, _ elements: [(label: String, abstract: String)]) -> String {
+        guard !elements.isEmpty else { return "" }
+        return "\(title):\n" + elements.map { element($0.label, $0.abstract) }.joined()
+    }
+
+    /// One label and its abstract: on the same line when the label fits the gutter.
+    private func element(_ label: String, _ abstract: String) -> String {
+        let paddedLabel = String(repeating: " ", count: Self.helpIndent) + label
+        guard !abstract.isEmpty else { return paddedLabel + "\n" }
+        let wrappedAbstract = abstract.wrapped(to: Self.screenWidth, indent: Self.labelColumnWidth)
+        if paddedLabel.count < Self.labelColumnWidth {
+            return paddedLabel + wrappedAbstract.dropFirst(paddedLabel.count) + "\n"
+        }
+        return paddedLabel + "\n" + wrappedAbstract + "\n"
+    }
+}

@@ -1,0 +1,28 @@
+/// nfctool's version, printed by `nfctool --version`: the one place it is written.
+public let nfctoolVersion = "0.1.0"
+
+/// Runs nfctool as a user would from a shell, in-process.
+///
+/// `arguments` excludes the program name. Returns the exit status (see ``ExitCode``); writes
+/// only through `io`, never exits. `nfctool` with no arguments prints its help and returns
+/// ``ExitCode/success``, as swift-argument-parser does for a command made of subcommands.
+public func runTool(arguments: [String], environment: [String: String], io: any ToolIO) async -> ExitCode {
+    await CommandLineTool(root: NFCToolCommand.self).run(arguments: arguments, environment: environment, io: io)
+}
+
+/// The root command, `nfctool`: groups every command.
+struct NFCToolCommand: CommandGroup {
+    static let configuration = CommandConfiguration(
+        name: "nfctool",
+        abstract: "Read, write and provision NFC tags through libnfc.",
+        discussion: "Exit status:\n" + ExitCode.allCases.map(exitStatusLine).joined(separator: "\n"),
+        version: nfctoolVersion,
+        subcommands: [DevicesCommand.self]
+    )
+
+    /// `  64  usage error (…)`.
+    private static func exitStatusLine(_ code: ExitCode) -> String {
+        let number = String(code.rawValue)
+        return "  " + number + String(repeating: " ", count: max(4 - number.count, 1)) + code.summary
+    }
+}

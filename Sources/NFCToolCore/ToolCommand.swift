@@ -1,0 +1,42 @@
+/// A command of the tool: declared by its ``configuration``, validated by its initializer,
+/// then run.
+///
+/// The three stages are kept apart, as swift-argument-parser keeps them:
+/// 1. parsing turns the command line into ``ParsedArguments`` using only the configuration
+///    (unknown options, missing values and stray arguments are rejected here);
+/// 2. ``init(_:)`` checks and converts the values into the command's own typed properties,
+///    throwing ``CommandError/usage(_:)`` for a bad one;
+/// 3. ``run(_:)`` does the work, throwing ``CommandError/dataError(_:)`` or
+///    ``CommandError/failure(_:)``.
+public protocol ToolCommand: Sendable {
+    /// The command's name, help texts, options, arguments and subcommands.
+    static var configuration: CommandConfiguration { get }
+
+    /// Validates the parsed command line and keeps what ``run(_:)`` needs.
+    /// - Throws: ``CommandError``, normally a usage error (exit 64).
+    init(_ arguments: ParsedArguments) throws(CommandError)
+
+    /// Does the work, writing through the context's I/O.
+    /// - Throws: ``CommandError``: data error (65), failure (1), or usage (64).
+    func run(_ context: CommandContext) async throws(CommandError)
+}
+
+/// A command that only groups subcommands (`nfctool`, `nfctool ndef`).
+///
+/// Run without a subcommand, it prints its help and succeeds, as swift-argument-parser does.
+public protocol CommandGroup: ToolCommand {
+    /// Creates the group; it has nothing to validate.
+    init()
+}
+
+extension CommandGroup {
+    /// Accepts the (option-free) command line.
+    public init(_ arguments: ParsedArguments) throws(CommandError) {
+        self.init()
+    }
+
+    /// Prints the group's help to standard output.
+    public func run(_ context: CommandContext) async throws(CommandError) {
+        context.io.write(context.helpText)
+    }
+}

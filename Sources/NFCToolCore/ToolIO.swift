@@ -1,0 +1,43 @@
+/// Where a command's output goes and its input comes from.
+///
+/// The real tool uses ``StandardIO``; tests use ``CapturedIO``, which keeps everything in
+/// memory. Commands never touch file descriptors 0, 1 and 2 themselves.
+public protocol ToolIO: Sendable {
+    /// Writes `bytes` to standard output or standard error, as they are.
+    func write(_ bytes: [UInt8], to stream: ToolOutputStream)
+
+    /// Reads standard input to its end.
+    /// - Throws: ``CommandError`` (``ExitCode/failure``) when reading fails.
+    func readStandardInput() throws(CommandError) -> [UInt8]
+
+    /// Whether standard input is a terminal (nobody piped anything in).
+    var isStandardInputTerminal: Bool { get }
+
+    /// Whether standard output is a terminal (binary output would land on a screen).
+    var isStandardOutputTerminal: Bool { get }
+}
+
+/// One of the two output streams.
+public enum ToolOutputStream: Sendable, Hashable {
+    /// Standard output: results.
+    case standardOutput
+    /// Standard error: errors and diagnostics.
+    case standardError
+}
+
+extension ToolIO {
+    /// Writes `text` as UTF-8, with no newline added.
+    public func write(_ text: String, to stream: ToolOutputStream = .standardOutput) {
+        write(Array(text.utf8), to: stream)
+    }
+
+    /// Writes `line` and a newline to standard output.
+    public func printLine(_ line: String) {
+        write(line + "\n", to: .standardOutput)
+    }
+
+    /// Writes `line` and a newline to standard error.
+    public func printErrorLine(_ line: String) {
+        write(line + "\n", to: .standardError)
+    }
+}

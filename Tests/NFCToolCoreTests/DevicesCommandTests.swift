@@ -1,0 +1,77 @@
+import Foundation
+import LibNFC
+import Testing
+@testable import NFCToolCore
+
+@Suite("nfctool devices")
+struct DevicesCommandTests {
+    static let noReader = ProcessInfo.processInfo.environment["LIBNFC_DEVICE"] == nil
+
+    @Test(
+        "without a reader: a clear message and hints, success, nothing on standard error",
+        .enabled(if: noReader, "LIBNFC_DEVICE names a reader"))
+    func noReaderFound() async {
+        let run = await runNFCTool(["devices"])
+        #expect(run.status == .success)
+        #expect(run.standardError == "")
+        #expect(
+            run.standardOutput == "No NFC reader found (libnfc \(LibNFCContext.version)).\n"
+                + DevicesReport.noReaderHints + "\n")
+        #expect(run.standardOutput.hasPrefix("No NFC reader found (libnfc 1.8"))
+    }
+
+    @Test("--json without a reader: libnfc's version and an empty list", .enabled(if: noReader, "LIBNFC_DEVICE names a reader"))
+    func noReaderJSON() async throws {
+        let run = await runNFCTool(["devices", "--json"])
+        #expect(run.status == .success)
+        #expect(run.standardError == "")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.standardOutputBytes)) as? [String: Any])
+        #expect(Set(object.keys) == ["libnfc", "devices"])
+        #expect(object["libnfc"] as? String == LibNFCContext.version)
+        #expect((object["devices"] as? [Any])?.isEmpty == true)
+        #expect(run.standardOutput == "{\"devices\":[],\"libnfc\":\"\(LibNFCContext.version)\"}\n")
+    }
+}
+
+@Suite("What nfctool devices prints for readers")
+struct DevicesReportTests {
+    static let readers = [
+        DeviceDescription(name: "ACS / ACR122U PICC Interface", connectionString: "acr122_usb:001:004"),
+        DeviceDescription(name: nil, connectionString: "pn532_uart:/dev/ttyUSB0"),
+    ]
+
+    @Test("text: one entry per reader, with its name and connection string")
+    func textForReaders() {
+        let report = DevicesReport(libnfcVersion: "1.8.0", devices: Self.readers)
+        #expect(
+            report.text == """
+                2 NFC readers found (libnfc 1.8.0):
+                - ACS / ACR122U PICC Interface
+                  connection: acr122_usb:001:004
+                - (name unknown: the reader could not be opened)
+                  connection: pn532_uart:/dev/ttyUSB0
+
+                """)
+        let one = DevicesReport(libnfcVersion: "1.8.0", devices: Array(Self.readers.prefix(1)))
+        #expect(one.text.hasPrefix("1 NFC reader found (libnfc 1.8.0):\n"))
+    }
+
+    @Test("JSON: sorted keys on one line, slashes unescaped, an unknown name as null")
+    func jsonForReaders() {
+        let report = DevicesReport(libnfcVersion: "1.8.0", devices: Self.readers)
+        #expect(
+            report.json
+                == #"{"devices":[{"connection":"acr122_usb:001:004","name":"ACS / ACR122U PICC Interface"},"#
+                + #"{"connection":"pn532_uart:/dev/ttyUSB0","name":null}],"libnfc":"1.8.0"}"# + "\n")
+    }
+
+    @Test("JSON escapes what JSON must")
+    func jsonEscapes() throws {
+        let odd = DevicesReport(libnfcVersion: "1.8.0", devices: [.init(name: "say \"hi\"\n", connectionString: "x")])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(odd.json.utf8)) as? [String: Any])
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        #expect(devices.first?["name"] as? String == "say \"hi\"\n")
+    }
+}

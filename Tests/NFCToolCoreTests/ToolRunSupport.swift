@@ -1,0 +1,29 @@
+import NFCToolCore
+
+/// What one in-process run of a tool left behind.
+struct ToolRun: Sendable {
+    let status: ExitCode
+    let standardOutput: String
+    let standardOutputBytes: [UInt8]
+    let standardError: String
+}
+
+/// Runs nfctool in-process with `arguments` (without the program name), as a shell would.
+func runNFCTool(
+    _ arguments: [String], standardInput: [UInt8] = [], environment: [String: String] = [:]
+) async -> ToolRun {
+    let io = CapturedIO(standardInput: standardInput)
+    let status = await runTool(arguments: arguments, environment: environment, io: io)
+    return ToolRun(
+        status: status, standardOutput: io.standardOutput, standardOutputBytes: io.standardOutputBytes,
+        standardError: io.standardError)
+}
+
+/// Runs any command tree in-process.
+func run(_ tool: CommandLineTool, _ arguments: [String], standardInput: [UInt8] = []) async -> ToolRun {
+    let io = CapturedIO(standardInput: standardInput)
+    let status = await tool.run(arguments: arguments, environment: [:], io: io)
+    return ToolRun(
+        status: status, standardOutput: io.standardOutput, standardOutputBytes: io.standardOutputBytes,
+        standardError: io.standardError)
+}
