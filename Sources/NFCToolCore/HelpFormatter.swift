@@ -26,12 +26,22 @@ struct HelpFormatter {
         return version + [Self.helpOption]
     }
 
-    /// `nfctool devices [--json] [--verbose]`, or `nfctool ndef <subcommand>`.
+    /// More options and arguments than this, and the usage line shows `<options>` instead of
+    /// the options (swift-argument-parser's rule; every option here is optional).
+    static let maximumUsageElements = 12
+
+    /// `nfctool devices [--json] [--verbose]`, `nfctool ndef <subcommand>`, or for a command
+    /// with many options `nfctool ndef encode <options>` (`[<options>] <file>` with arguments).
     var usageLine: String {
         let name = path.names.joined(separator: " ")
         if !configuration.subcommands.isEmpty { return "\(name) <subcommand>" }
-        let parts = configuration.options.map(\.usageSynopsis) + configuration.arguments.map(\.usageSynopsis)
-        return ([name] + parts).joined(separator: " ")
+        let options = configuration.options.map(\.usageSynopsis)
+        let arguments = configuration.arguments.map(\.usageSynopsis)
+        if options.count + arguments.count <= Self.maximumUsageElements {
+            return ([name] + options + arguments).joined(separator: " ")
+        }
+        if arguments.isEmpty || arguments.count > Self.maximumUsageElements { return "\(name) <options>" }
+        return ([name, "[<options>]"] + arguments).joined(separator: " ")
     }
 
     /// The whole help, exactly as `--help` prints it (ending in a newline).

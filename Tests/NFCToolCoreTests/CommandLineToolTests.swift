@@ -100,6 +100,15 @@ struct CommandLineToolTests {
                 """)
     }
 
+    @Test("more than 12 options shorten the usage line to <options>, as swift-argument-parser does")
+    func longUsageLines() async {
+        let many = await run(tool, ["many", "--bogus"])
+        #expect(many.standardError.contains("\nUsage: sample many [<options>] [<file>]\n"))
+        let crowd = await run(tool, ["crowd", "-h"])
+        #expect(crowd.standardOutput.contains("\nUSAGE: sample crowd <options>\n"))
+        #expect(crowd.standardOutput.contains("  --flag13                Flag 13.\n"))
+    }
+
     @Test("a subcommand runs with its full path; the root's version is the tool's")
     func runsAndVersion() async {
         let leaf = await run(tool, ["group", "leaf"])

@@ -8,12 +8,14 @@
 ///       cat                 (copies standard input to standard output)
 ///       group
 ///         leaf
+///       many                (13 flags and an argument: the usage line shortens)
+///       crowd               (13 flags: the usage line shortens)
 struct SampleTool: CommandGroup {
     static let configuration = CommandConfiguration(
         name: "sample",
         abstract: "A tool to test the command framework.",
         version: "9.9.9",
-        subcommands: [Encode.self, Check.self, Cat.self, Group.self]
+        subcommands: [Encode.self, Check.self, Cat.self, Group.self, Many.self, Crowd.self]
     )
 
     static let tool = CommandLineTool(root: SampleTool.self)
@@ -98,5 +100,30 @@ struct SampleTool: CommandGroup {
                 context.io.printLine("leaf ran in \(context.commandPath.joined(separator: " "))")
             }
         }
+    }
+
+    struct Many: ToolCommand {
+        static let configuration = CommandConfiguration(
+            name: "many",
+            abstract: "Too many options to list in the usage line.",
+            options: (1...13).map { CommandOption.flag("flag\($0)", help: "Flag \($0).") },
+            arguments: [CommandArgument("file", help: "A file.", isOptional: true)]
+        )
+
+        init(_ arguments: ParsedArguments) {}
+
+        func run(_ context: CommandContext) async throws(CommandError) {}
+    }
+
+    struct Crowd: ToolCommand {
+        static let configuration = CommandConfiguration(
+            name: "crowd",
+            abstract: "Too many options, no arguments.",
+            options: (1...13).map { CommandOption.flag("flag\($0)", help: "Flag \($0).") }
+        )
+
+        init(_ arguments: ParsedArguments) {}
+
+        func run(_ context: CommandContext) async throws(CommandError) {}
     }
 }
