@@ -20,6 +20,7 @@ struct HelpTests {
 
         SUBCOMMANDS:
           devices                 List the NFC readers libnfc finds.
+          ndef                    Encode and decode NDEF messages without a tag.
 
           See 'nfctool help <subcommand>' for detailed help.
 

@@ -1,0 +1,55 @@
+import Foundation
+import NDEF
+import NFCCore
+
+/// `nfctool ndef`: groups the NDEF message commands.
+struct NDEFCommand: CommandGroup {
+    static let configuration = CommandConfiguration(
+        name: "ndef",
+        abstract: "Encode and decode NDEF messages without a tag.",
+        discussion: "NDEF is the format tags store URLs, texts and Wi-Fi credentials in. See docs/ndef.md.",
+        subcommands: [NDEFEncodeCommand.self, NDEFDecodeCommand.self]
+    )
+}
+
+/// Reads a whole file, or fails with a message that names it.
+func readFileBytes(_ path: String, what: String) throws(CommandError) -> [UInt8] {
+    do {
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    } catch {
+        throw .failure("cannot read \(what) '\(path)': \(describeFileError(error))")
+    }
+}
+
+/// Writes a whole file atomically (a reader never sees half of it).
+func writeFileBytes(_ bytes: [UInt8], to path: String) throws(CommandError) {
+    do {
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        throw .failure("cannot write '\(path)': \(describeFileError(error))")
+    }
+}
+
+private func describeFileError(_ error: any Error) -> String {
+    let ns = error as NSError
+    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+       let message = strerror(Int32(underlying.code)) {
+        return String(cString: message)
+    }
+    if ns.domain == NSCocoaErrorDomain {
+        switch ns.code {
+        case NSFileReadNoSuchFileError, NSFileNoSuchFileError: return "no such file"
+        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
+        default: break
+        }
+    }
+    return ns.localizedDescription
+}
+
+/// JSON as the tool prints it: keys sorted, slashes unescaped, one value per run.
+func toolJSON<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "{}" }
+    return String(decoding: data, as: UTF8.self) + "\n"
+}
