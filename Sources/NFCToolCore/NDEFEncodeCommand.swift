@@ -45,10 +45,10 @@ struct NDEFEncodeCommand: ToolCommand {
 
             Examples:
               nfctool ndef encode --url https://example.com/t/42
-              nfctool ndef encode --text "Hello" --lang en --text "Bonjour" --lang fr --json
+              nfctool ndef encode --text Hello --lang en --text Bonjour --lang fr
               nfctool ndef encode --mime text/vcard --data-file card.vcf -o card.ndef
               NFCTOOL_WIFI_KEY=secret123 nfctool ndef encode --wifi-ssid Guest
-              nfctool ndef encode --smart-poster tel:+1555 --title "Call us" --lang en --action do
+              nfctool ndef encode --smart-poster tel:+1555 --title "Call us" --action do
             """,
         options: [url, text, mime, external, absoluteURI, aar, wifiSSID, smartPoster, bluetooth, jsonFile,
                   lang, utf16, data, dataHex, dataFile, id, wifiAuth, wifiEncryption, wifiKeyFile, wifiMAC,

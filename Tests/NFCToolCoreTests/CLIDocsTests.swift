@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+@testable import NFCToolCore
+
+@Suite("docs/cli.md matches the tool")
+struct CLIDocsTests {
+    static let docsPath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/cli.md")
+
+    @Test("every command's help text appears verbatim in docs/cli.md (run Scripts/gen-cli-docs)",
+          arguments: [[], ["devices"], ["ndef"], ["ndef", "encode"], ["ndef", "decode"]])
+    func helpIsDocumented(command: [String]) async throws {
+        let docs = try String(contentsOf: Self.docsPath, encoding: .utf8)
+        let help = await runNFCTool(command + ["--help"]).standardOutput
+        #expect(!help.isEmpty)
+        #expect(docs.contains("```text\n" + help + "```"), "docs/cli.md is stale for '\(command.joined(separator: " "))': run Scripts/gen-cli-docs")
+    }
+}
