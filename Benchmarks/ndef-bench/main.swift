@@ -13,8 +13,9 @@
 //   (URI and Text payloads become Swift strings; MIME records stay a view of the payload).
 //
 // Usage: ndef-bench [--min-time SECONDS] [--repeats N] [--message url|mime-4k|mixed-30]
-//                   [--op encode|decode] [--encodings-only]
-// (--message and --op narrow the run, e.g. under `perf record` or `valgrind --tool=callgrind`.)
+//                   [--op encode|decode] [--encodings-only] [--iterations N]
+// (--iterations runs N untimed operations, for callgrind's repeatable instruction counts;
+// --message and --op narrow the run, e.g. under `perf record` or `valgrind --tool=callgrind`.)
 import NDEF
 import NFCCore
 
@@ -116,6 +117,7 @@ func main() throws {
     var encodingsOnly = false
     var onlyMessage: String? = nil
     var onlyOperation: String? = nil
+    var fixedIterations: Int? = nil
     var arguments = CommandLine.arguments.dropFirst()
     while let argument = arguments.popFirst() {
         switch argument {
@@ -133,6 +135,9 @@ func main() throws {
             onlyOperation = value
         case "--encodings-only":
             encodingsOnly = true
+        case "--iterations":
+            guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else { usage() }
+            fixedIterations = value
         default:
             usage()
         }
@@ -145,6 +150,20 @@ func main() throws {
         print(#"{"kind":"encoding","impl":"swift","message":"\#(message.name)","bytes":\#(bytes.count),"records":\#(try message.build().records.count),"hex":"\#(hex(bytes))"}"#)
     }
     if encodingsOnly { return }
+
+    // A fixed number of operations, untimed: for `valgrind --tool=callgrind`, whose
+    // instruction counts (total / iterations) are repeatable where wall-clock time is not.
+    if let fixedIterations {
+        for message in messages where onlyMessage == nil || onlyMessage == message.name {
+            let bytes = try message.build().encoded()
+            for _ in 0..<fixedIterations {
+                if onlyOperation != "decode" { checksum &+= try encodeOnce(message) }
+                if onlyOperation != "encode" { checksum &+= try decodeOnce(bytes) }
+            }
+        }
+        print(#"{"kind":"checksum","impl":"swift","value":\#(checksum)}"#)
+        return
+    }
 
     for message in messages where onlyMessage == nil || onlyMessage == message.name {
         let bytes = try message.build().encoded()
@@ -169,7 +188,7 @@ func main() throws {
 func usage() -> Never {
     var text = """
         Usage: ndef-bench [--min-time SECONDS] [--repeats N] [--message url|mime-4k|mixed-30]
-                          [--op encode|decode] [--encodings-only]
+                          [--op encode|decode] [--encodings-only] [--iterations N]
 
         """
     text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }

@@ -60,9 +60,9 @@ extension NDEFPayload {
         case .unknown, .unchanged:
             return .unknown(data: payload)
         case .nfcWellKnown:
-            if type == wellKnownURIType { return .uri(try decodeURIPayload()) }
-            if type == wellKnownTextType { return .text(try decodeTextPayload()) }
-            if type == smartPosterType { return .smartPoster(try decodeSmartPosterPayload()) }
+            if typeIs(0x55) { return .uri(try decodeURIPayload()) }  // "U"
+            if typeIs(0x54) { return .text(try decodeTextPayload()) }  // "T"
+            if typeIs(0x53, 0x70) { return .smartPoster(try decodeSmartPosterPayload()) }  // "Sp"
             return .otherWellKnown(type: try typeText(), data: payload)
         case .media:
             let t = try typeText()

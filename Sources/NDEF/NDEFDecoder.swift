@@ -36,7 +36,7 @@ struct NDEFDecoder {
             problems.append(NDEFError(.emptyInput, at: 0, "no bytes: an NDEF message has at least one record"))
             return (records, problems)
         }
-        records.reserveCapacity(min(cursor.remaining / 3, 16))
+        records.reserveCapacity(Self.countHeaders(cursor.buffer))
         var chunk: OpenChunk? = nil
         var recordIndex = 0
         var sawEnd = false
@@ -100,10 +100,9 @@ struct NDEFDecoder {
                             "type \(typeLength) + ID \(idLength) + payload \(payloadLength) bytes run past the end: only \(cursor.remaining) byte(s) left at byte \(bodyOffset)")
                 break
             }
-            // Cannot fail: checked above.
-            let type = cursor.readBytes(Int(typeLength)) ?? []
-            let identifier = cursor.readBytes(idLength) ?? []
-            let payload = cursor.readBytes(payloadLength) ?? []
+            // Cannot fail: checked above. Type, ID and payload stay one slice of the input.
+            let body = cursor.readBytes(needed) ?? []
+            let typeLengthInt = Int(typeLength)
 
             // TNF rules.
             var format: NDEFTypeNameFormat
@@ -145,7 +144,7 @@ struct NDEFDecoder {
                     if hasID {
                         if problem(.badChunkSequence, at: headerOffset, "only the first chunk may carry an ID") { break }
                     }
-                    open.parts.append(payload)
+                    open.parts.append(body[(body.startIndex + typeLengthInt + idLength)...])
                     if chunkFlag {
                         if messageEnd {
                             if problem(.badChunkSequence, at: headerOffset, "ME set inside a chunked record") { break }
@@ -153,11 +152,14 @@ struct NDEFDecoder {
                         }
                         chunk = open
                     } else {
+                        // Type, ID and the joined payload in one buffer, as a record stores them.
                         var joined = [UInt8]()
-                        joined.reserveCapacity(open.parts.reduce(0) { $0 + $1.count })
+                        joined.reserveCapacity(open.type.count + open.identifier.count + open.parts.reduce(0) { $0 + $1.count })
+                        joined.append(contentsOf: open.type.slice)
+                        joined.append(contentsOf: open.identifier.slice)
                         for part in open.parts { joined.append(contentsOf: part) }
-                        records.append(NDEFPayload(format: open.format, type: open.type,
-                                                   identifier: open.identifier, payload: Bytes(joined)))
+                        records.append(NDEFPayload(format: open.format, storage: joined[...],
+                                                   typeLength: open.type.count, identifierLength: open.identifier.count))
                         chunk = nil
                         if messageEnd { sawEnd = true }
                     }
@@ -173,13 +175,14 @@ struct NDEFDecoder {
                 if messageEnd {
                     if problem(.badChunkSequence, at: headerOffset, "ME set on the first chunk of a chunked record") { break }
                 }
-                chunk = OpenChunk(format: format, type: Bytes(type), identifier: Bytes(identifier),
-                                  parts: [payload], headerOffset: headerOffset)
+                let payloadStart = body.startIndex + typeLengthInt + idLength
+                chunk = OpenChunk(format: format, type: Bytes(body[body.startIndex..<(body.startIndex + typeLengthInt)]),
+                                  identifier: Bytes(body[(body.startIndex + typeLengthInt)..<payloadStart]),
+                                  parts: [body[payloadStart...]], headerOffset: headerOffset)
                 if messageEnd { sawEnd = true }
                 continue
             }
-            records.append(NDEFPayload(format: format, type: Bytes(type), identifier: Bytes(identifier),
-                                       payload: Bytes(payload)))
+            records.append(NDEFPayload(format: format, storage: body, typeLength: typeLengthInt, identifierLength: idLength))
             if messageEnd { sawEnd = true }
         }
 
@@ -190,6 +193,119 @@ struct NDEFDecoder {
             _ = problem(.missingMessageEnd, at: cursor.offset, "the bytes end without a record with ME (message end)")
         }
         return (records, problems)
+    }
+
+    /// The records of a message that breaks no rule and has no chunked record, or `nil` for
+    /// anything else, which the general decoder then reads (and explains).
+    ///
+    /// The common case on real tags, kept tight: headers are read straight from memory, and each
+    /// record is one slice of the input (type, ID and payload are adjacent in NDEF).
+    static func decodeWellFormed(_ bytes: ArraySlice<UInt8>) -> [NDEFPayload]? {
+        let count = bytes.count
+        guard count >= 3 else { return nil }
+        let base = bytes.startIndex
+        var records = [NDEFPayload]()
+        let ok = bytes.withUnsafeBufferPointer { p -> Bool in
+            // First pass: validate every header and count the records.
+            var i = 0
+            var n = 0
+            while true {
+                guard i + 3 <= count else { return false }
+                let header = p[i]
+                let tnf = header & NDEFFlag.tnfMask
+                // MB exactly on the first record; no chunks; TNF 0-5 only.
+                guard (header & NDEFFlag.messageBegin != 0) == (n == 0), header & NDEFFlag.chunk == 0, tnf <= 5 else { return false }
+                let typeLength = Int(p[i + 1])
+                var j = i + 2
+                var payloadLength: Int
+                if header & NDEFFlag.shortRecord != 0 {
+                    payloadLength = Int(p[j])
+                    j += 1
+                } else {
+                    guard j + 4 <= count else { return false }
+                    payloadLength = Int(p[j]) << 24 | Int(p[j + 1]) << 16 | Int(p[j + 2]) << 8 | Int(p[j + 3])
+                    j += 4
+                }
+                var idLength = 0
+                if header & NDEFFlag.idLength != 0 {
+                    guard j < count else { return false }
+                    idLength = Int(p[j])
+                    j += 1
+                }
+                let end = j + typeLength + idLength + payloadLength
+                guard end <= count else { return false }
+                switch tnf {
+                case 0: guard typeLength == 0, idLength == 0, payloadLength == 0 else { return false }
+                case 5: guard typeLength == 0 else { return false }
+                default: guard typeLength != 0 else { return false }
+                }
+                n += 1
+                i = end
+                if header & NDEFFlag.messageEnd != 0 { break }
+            }
+            guard i == count else { return false }
+            // Second pass: build the records, each one slice of the input.
+            records.reserveCapacity(n)
+            i = 0
+            for _ in 0..<n {
+                let header = p[i]
+                let typeLength = Int(p[i + 1])
+                var j = i + 2
+                let payloadLength: Int
+                if header & NDEFFlag.shortRecord != 0 {
+                    payloadLength = Int(p[j])
+                    j += 1
+                } else {
+                    payloadLength = Int(p[j]) << 24 | Int(p[j + 1]) << 16 | Int(p[j + 2]) << 8 | Int(p[j + 3])
+                    j += 4
+                }
+                var idLength = 0
+                if header & NDEFFlag.idLength != 0 {
+                    idLength = Int(p[j])
+                    j += 1
+                }
+                let end = j + typeLength + idLength + payloadLength
+                records.append(NDEFPayload(
+                    format: NDEFTypeNameFormat(rawValue: header & NDEFFlag.tnfMask) ?? .unknown,
+                    storage: bytes[(base + j)..<(base + end)], typeLength: typeLength, identifierLength: idLength))
+                i = end
+            }
+            return true
+        }
+        return ok ? records : nil
+    }
+
+    /// How many record headers the bytes hold, found by skipping from header to header, so the
+    /// records array is allocated once at its final size. Stops where the lengths stop making
+    /// sense; the decoder proper reports why.
+    private static func countHeaders(_ bytes: ArraySlice<UInt8>) -> Int {
+        var count = 0
+        var i = bytes.startIndex
+        let end = bytes.endIndex
+        while i + 3 <= end {
+            let header = bytes[i]
+            let typeLength = Int(bytes[i + 1])
+            var next = i + 2
+            let payloadLength: Int
+            if header & NDEFFlag.shortRecord != 0 {
+                payloadLength = Int(bytes[next])
+                next += 1
+            } else {
+                guard next + 4 <= end else { break }
+                payloadLength = Int(bytes[next]) << 24 | Int(bytes[next + 1]) << 16 | Int(bytes[next + 2]) << 8 | Int(bytes[next + 3])
+                next += 4
+            }
+            var idLength = 0
+            if header & NDEFFlag.idLength != 0 {
+                guard next < end else { break }
+                idLength = Int(bytes[next])
+                next += 1
+            }
+            count += 1
+            i = next + typeLength + idLength + payloadLength
+            if header & NDEFFlag.messageEnd != 0 { break }
+        }
+        return max(count, 1)
     }
 
     private var stoppedEarly: Bool {

@@ -20,6 +20,10 @@ public struct NDEFMessage: Sendable, Hashable {
     /// Decodes a message strictly, sharing storage with `bytes` (no payload is copied).
     /// - Throws: ``NDEFError`` at the first rule of NDEF 1.0 the bytes break, with its offset.
     public init(bytes: ArraySlice<UInt8>) throws(NDEFError) {
+        if let records = NDEFDecoder.decodeWellFormed(bytes) {
+            self.records = records
+            return
+        }
         var decoder = NDEFDecoder(bytes, strict: true)
         let outcome = decoder.run()
         if let problem = outcome.problems.first { throw problem }
@@ -115,13 +119,14 @@ enum NDEFFlag {
 extension NDEFPayload {
     /// Encoded size of this record as one unchunked record.
     var encodedLength: Int {
-        let header = 2 + (payload.count < 256 ? 1 : 4) + (identifier.isEmpty ? 0 : 1)
-        return header + type.count + identifier.count + payload.count
+        let payloadCount = storage.count - typeLength - identifierLength
+        return 2 + (payloadCount < 256 ? 1 : 4) + (identifierLength == 0 ? 0 : 1) + storage.count
     }
 
     /// Encodes this record, already validated, as one record or as chunks.
     func append(to out: inout [UInt8], first: Bool, last: Bool, chunkSize: Int?) {
-        if let chunkSize, payload.count > chunkSize {
+        let payloadCount = storage.count - typeLength - identifierLength
+        if let chunkSize, payloadCount > chunkSize {
             var start = 0
             var chunkIndex = 0
             while start < payload.count {
@@ -140,10 +145,20 @@ extension NDEFPayload {
                 chunkIndex += 1
             }
         } else {
-            appendRecord(
-                to: &out,
-                flags: (first ? NDEFFlag.messageBegin : 0) | (last ? NDEFFlag.messageEnd : 0),
-                tnf: typeNameFormat.rawValue, type: type, identifier: identifier, payload: payload)
+            // One record: the header, then type, ID and payload straight from storage.
+            let short = payloadCount < 256
+            var header = (first ? NDEFFlag.messageBegin : 0) | (last ? NDEFFlag.messageEnd : 0) | typeNameFormat.rawValue
+            if short { header |= NDEFFlag.shortRecord }
+            if identifierLength != 0 { header |= NDEFFlag.idLength }
+            out.append(header)
+            out.append(UInt8(truncatingIfNeeded: typeLength))
+            if short {
+                out.append(UInt8(truncatingIfNeeded: payloadCount))
+            } else {
+                out.appendUInt32BE(UInt32(truncatingIfNeeded: payloadCount))
+            }
+            if identifierLength != 0 { out.append(UInt8(truncatingIfNeeded: identifierLength)) }
+            out.append(contentsOf: storage)
         }
     }
 }

@@ -6,27 +6,112 @@ public import NFCCore
 /// value of this type is always a whole record. The typed builders
 /// (``wellKnownTypeURIPayload(url:)``, ``wellKnownTypeTextPayload(string:locale:)``, …) make
 /// records that follow their record type definitions; ``content()`` reads them back.
-public struct NDEFPayload: Sendable, Hashable {
+public struct NDEFPayload: Sendable {
     /// How ``type`` is to be read.
     public var typeNameFormat: NDEFTypeNameFormat
+    /// The record's type, identifier and payload, one after the other, as NDEF lays them out:
+    /// a decoded record shares this with the bytes it came from, and a record costs one
+    /// reference however many of its fields it has.
+    @usableFromInline
+    internal var storage: ArraySlice<UInt8>
+    /// Length of the type at the start of ``storage``.
+    @usableFromInline
+    internal var typeLength: Int
+    /// Length of the identifier after the type.
+    @usableFromInline
+    internal var identifierLength: Int
+
     /// The record type (at most 255 bytes).
-    public var type: Bytes
+    public var type: Bytes {
+        @inlinable get { Bytes(storage[storage.startIndex..<(storage.startIndex &+ typeLength)]) }
+        set { self = NDEFPayload(format: typeNameFormat, type: newValue, identifier: identifier, payload: payload) }
+    }
+
     /// The record identifier, often empty (at most 255 bytes).
-    public var identifier: Bytes
+    public var identifier: Bytes {
+        @inlinable get {
+            let start = storage.startIndex &+ typeLength
+            return Bytes(storage[start..<(start &+ identifierLength)])
+        }
+        set { self = NDEFPayload(format: typeNameFormat, type: type, identifier: newValue, payload: payload) }
+    }
+
     /// The payload.
-    public var payload: Bytes
+    public var payload: Bytes {
+        @inlinable get { Bytes(storage[(storage.startIndex &+ typeLength &+ identifierLength)...]) }
+        set { self = NDEFPayload(format: typeNameFormat, type: type, identifier: identifier, payload: newValue) }
+    }
 
     /// Creates a record from its parts. Nothing is checked until the record is encoded.
     public init(format: NDEFTypeNameFormat, type: Bytes, identifier: Bytes = Bytes(), payload: Bytes) {
         self.typeNameFormat = format
-        self.type = type
-        self.identifier = identifier
-        self.payload = payload
+        self.typeLength = type.count
+        self.identifierLength = identifier.count
+        if type.isEmpty && identifier.isEmpty {
+            storage = payload.slice  // shared, not copied
+        } else {
+            var joined = [UInt8]()
+            joined.reserveCapacity(type.count + identifier.count + payload.count)
+            joined.append(contentsOf: type.slice)
+            joined.append(contentsOf: identifier.slice)
+            joined.append(contentsOf: payload.slice)
+            storage = joined[...]
+        }
     }
 
     /// Creates a record whose type and identifier are given as text.
     public init(format: NDEFTypeNameFormat, type: String, identifier: String = "", payload: Bytes) {
-        self.init(format: format, type: Bytes(utf8: type), identifier: Bytes(utf8: identifier), payload: payload)
+        self.typeNameFormat = format
+        var type = type, identifier = identifier
+        let typeBytes = type.utf8.count, idBytes = identifier.utf8.count
+        self.typeLength = typeBytes
+        self.identifierLength = idBytes
+        var joined = [UInt8]()
+        joined.reserveCapacity(typeBytes + idBytes + payload.count)
+        type.withUTF8 { joined.append(contentsOf: $0) }
+        identifier.withUTF8 { joined.append(contentsOf: $0) }
+        joined.append(contentsOf: payload.slice)
+        storage = joined[...]
+    }
+
+    /// A record over storage already laid out as type ‖ identifier ‖ payload.
+    @usableFromInline
+    internal init(format: NDEFTypeNameFormat, storage: ArraySlice<UInt8>, typeLength: Int, identifierLength: Int) {
+        self.typeNameFormat = format
+        self.storage = storage
+        self.typeLength = typeLength
+        self.identifierLength = identifierLength
+    }
+
+    /// Builds a record of a one- or two-letter well-known type whose payload is written by
+    /// `body` into a buffer of exactly `payloadCount` bytes: one allocation for the whole record.
+    static func wellKnown(_ type: StaticString, payloadCount: Int,
+                          _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> NDEFPayload {
+        let typeCount = type.utf8CodeUnitCount
+        let bytes = [UInt8](unsafeUninitializedCapacity: typeCount + payloadCount) { out, initialized in
+            for i in 0..<typeCount { out[i] = type.utf8Start[i] }
+            body(UnsafeMutableBufferPointer(rebasing: out[typeCount...]))
+            initialized = typeCount + payloadCount
+        }
+        return NDEFPayload(format: .nfcWellKnown, storage: bytes[...], typeLength: typeCount, identifierLength: 0)
+    }
+
+    /// Calls `body` with the payload's bytes in memory (without building a ``Bytes``).
+    @inlinable
+    func withPayloadBuffer<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        storage.withUnsafeBufferPointer { all in
+            body(UnsafeBufferPointer(rebasing: all[(typeLength &+ identifierLength)...]))
+        }
+    }
+
+    /// Whether the type is exactly these bytes (without building a ``Bytes``).
+    @inlinable
+    func typeIs(_ a: UInt8) -> Bool { typeLength == 1 && storage[storage.startIndex] == a }
+
+    /// Whether the type is exactly these two bytes.
+    @inlinable
+    func typeIs(_ a: UInt8, _ b: UInt8) -> Bool {
+        typeLength == 2 && storage[storage.startIndex] == a && storage[storage.startIndex &+ 1] == b
     }
 
     /// The TNF-empty record; the message made of it alone encodes as `D0 00 00`.
@@ -54,27 +139,45 @@ public struct NDEFPayload: Sendable, Hashable {
     /// - Throws: ``NDEFError`` with code `emptyRecordNotEmpty`, `unexpectedType`, `missingType`,
     ///   `unchangedOutsideChunk` or `fieldTooLong`.
     public func validate() throws(NDEFError) {
+        let payloadCount = storage.count - typeLength - identifierLength
         switch typeNameFormat {
         case .empty:
-            guard type.isEmpty, identifier.isEmpty, payload.isEmpty else {
+            guard storage.isEmpty else {
                 throw NDEFError(.emptyRecordNotEmpty, "a TNF-empty record must have no type, ID or payload")
             }
         case .unknown:
-            guard type.isEmpty else { throw NDEFError(.unexpectedType, "a TNF-unknown record must have no type") }
+            guard typeLength == 0 else { throw NDEFError(.unexpectedType, "a TNF-unknown record must have no type") }
         case .unchanged:
             throw NDEFError(.unchangedOutsideChunk, "TNF unchanged is only for chunks, which the encoder makes itself")
         case .nfcWellKnown, .media, .absoluteURI, .nfcExternal:
-            guard !type.isEmpty else {
+            guard typeLength != 0 else {
                 throw NDEFError(.missingType, "a \(typeNameFormat.name) record needs a type")
             }
         }
-        guard type.count <= 255 else { throw NDEFError(.fieldTooLong, "type is \(type.count) bytes; at most 255") }
-        guard identifier.count <= 255 else {
-            throw NDEFError(.fieldTooLong, "ID is \(identifier.count) bytes; at most 255")
+        guard typeLength <= 255 else { throw NDEFError(.fieldTooLong, "type is \(typeLength) bytes; at most 255") }
+        guard identifierLength <= 255 else {
+            throw NDEFError(.fieldTooLong, "ID is \(identifierLength) bytes; at most 255")
         }
-        guard UInt64(payload.count) <= UInt64(UInt32.max) else {
-            throw NDEFError(.fieldTooLong, "payload is \(payload.count) bytes; at most 4294967295")
+        guard UInt64(payloadCount) <= UInt64(UInt32.max) else {
+            throw NDEFError(.fieldTooLong, "payload is \(payloadCount) bytes; at most 4294967295")
         }
+    }
+}
+
+extension NDEFPayload: Hashable {
+    /// Records are equal when their TNF, type, identifier and payload are equal, wherever
+    /// their bytes are stored.
+    public static func == (lhs: NDEFPayload, rhs: NDEFPayload) -> Bool {
+        lhs.typeNameFormat == rhs.typeNameFormat && lhs.typeLength == rhs.typeLength
+            && lhs.identifierLength == rhs.identifierLength && Bytes(lhs.storage) == Bytes(rhs.storage)
+    }
+
+    /// Hashes the TNF and the bytes of each field.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(typeNameFormat)
+        hasher.combine(typeLength)
+        hasher.combine(identifierLength)
+        hasher.combine(Bytes(storage))
     }
 }
 

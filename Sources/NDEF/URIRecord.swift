@@ -17,17 +17,50 @@ public enum URIPrefix {
     static let utf8Table: [[UInt8]] = table.map { Array($0.utf8) }
 
     /// The code of the longest prefix of `uri` (its UTF-8 bytes), and that prefix's length.
-    static func longestPrefix(of uri: ArraySlice<UInt8>) -> (code: UInt8, length: Int) {
+    ///
+    /// Only the prefixes that start with the URI's first byte are tried, longest last;
+    /// `URIRecordTests` checks that this agrees with ``table`` for every code.
+    static func longestPrefix(of uri: UnsafeBufferPointer<UInt8>) -> (code: UInt8, length: Int) {
         var best: (code: UInt8, length: Int) = (0, 0)
-        guard let first = uri.first else { return best }
-        for code in 1..<utf8Table.count {
-            let prefix = utf8Table[code]
-            // Every prefix starts with one of: h t m f s n d i r u p b.
-            guard prefix[0] == first, prefix.count > best.length, prefix.count <= uri.count else { continue }
-            if uri.starts(with: prefix) { best = (UInt8(code), prefix.count) }
+        guard let base = uri.baseAddress, let first = uri.first else { return best }
+        func check(_ code: UInt8, _ prefix: StaticString) {
+            let n = prefix.utf8CodeUnitCount
+            if n > best.length && n <= uri.count && memcmpEqual(prefix.utf8Start, base, n) { best = (code, n) }
+        }
+        switch first {
+        case UInt8(ascii: "h"):
+            check(0x03, "http://"); check(0x04, "https://"); check(0x01, "http://www."); check(0x02, "https://www.")
+        case UInt8(ascii: "t"):
+            check(0x05, "tel:"); check(0x17, "tftp:"); check(0x10, "telnet://"); check(0x1B, "tcpobex://")
+        case UInt8(ascii: "m"): check(0x06, "mailto:")
+        case UInt8(ascii: "f"):
+            check(0x0D, "ftp://"); check(0x09, "ftps://"); check(0x1D, "file://"); check(0x08, "ftp://ftp.")
+            check(0x07, "ftp://anonymous:anonymous@")
+        case UInt8(ascii: "s"): check(0x0B, "smb://"); check(0x15, "sip:"); check(0x16, "sips:"); check(0x0A, "sftp://")
+        case UInt8(ascii: "n"): check(0x0C, "nfs://"); check(0x0F, "news:")
+        case UInt8(ascii: "d"): check(0x0E, "dav://")
+        case UInt8(ascii: "i"): check(0x11, "imap:"); check(0x1C, "irdaobex://")
+        case UInt8(ascii: "r"): check(0x12, "rtsp://")
+        case UInt8(ascii: "p"): check(0x14, "pop:")
+        case UInt8(ascii: "b"): check(0x18, "btspp://"); check(0x19, "btl2cap://"); check(0x1A, "btgoep://")
+        case UInt8(ascii: "u"):
+            check(0x13, "urn:")
+            if best.length == 4 {
+                check(0x22, "urn:epc:"); check(0x23, "urn:nfc:")
+                if best.length == 8 {
+                    check(0x1E, "urn:epc:id:"); check(0x1F, "urn:epc:tag:"); check(0x20, "urn:epc:pat:"); check(0x21, "urn:epc:raw:")
+                }
+            }
+        default: break
         }
         return best
     }
+}
+
+@inline(__always)
+func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    for i in 0..<count where a[i] != b[i] { return false }
+    return true
 }
 
 extension NDEFPayload {
@@ -38,35 +71,62 @@ extension NDEFPayload {
     /// - Throws: ``NDEFError`` `invalidURI` for an empty URI or one that contains spaces or
     ///   control characters (no URI or IRI may hold them unescaped).
     public static func wellKnownTypeURIPayload(url: String) throws(NDEFError) -> NDEFPayload {
-        var utf8 = Array(url.utf8)
-        try validateURIText(utf8, what: "URI")
-        let (code, length) = URIPrefix.longestPrefix(of: utf8[...])
-        // Reuse the buffer: replace the prefix bytes with the one code byte.
-        utf8.replaceSubrange(0..<length, with: CollectionOfOne(code))
-        return NDEFPayload(format: .nfcWellKnown, type: wellKnownURIType, payload: Bytes(utf8))
+        var url = url
+        url.makeContiguousUTF8()
+        let built = url.utf8.withContiguousStorageIfAvailable { utf8 -> Result<NDEFPayload, NDEFError> in
+            if let problem = uriTextProblem(utf8, what: "URI") { return .failure(problem) }
+            let (code, length) = URIPrefix.longestPrefix(of: utf8)
+            let rest = utf8.count - length
+            return .success(NDEFPayload.wellKnown("U", payloadCount: 1 + rest) { out in
+                out[0] = code
+                if rest > 0 {
+                    UnsafeMutableRawPointer(out.baseAddress! + 1).copyMemory(from: utf8.baseAddress! + length, byteCount: rest)
+                }
+            })
+        } ?? .failure(NDEFError(.invalidURI, "URI text is not contiguous UTF-8"))
+        switch built {
+        case .success(let record):
+            return record
+        case .failure(let error):
+            throw error
+        }
     }
 
     /// The URI of a well-known URI record, prefix expanded; `nil` for any other record or a
     /// malformed one. ``content()`` says why a record is malformed.
     public func wellKnownTypeURIPayload() -> String? {
-        guard typeNameFormat == .nfcWellKnown, type == wellKnownURIType else { return nil }
+        guard typeNameFormat == .nfcWellKnown, typeIs(0x55) else { return nil }
         return try? decodeURIPayload()
     }
 
     /// Decodes this record's payload as RTD-URI.
     func decodeURIPayload() throws(NDEFError) -> String {
-        guard let code = payload.first else {
-            throw NDEFError(.invalidPayload, at: 0, "URI record with an empty payload (no prefix code)")
+        // Validate the rest, then build prefix + rest in one allocation.
+        let decoded = withPayloadBuffer { whole -> Result<String, NDEFError> in
+            guard let code = whole.first else {
+                return .failure(NDEFError(.invalidPayload, at: 0, "URI record with an empty payload (no prefix code)"))
+            }
+            guard Int(code) < URIPrefix.table.count else {
+                return .failure(NDEFError(.reservedURIPrefix, at: 0,
+                                          "URI prefix code 0x\(Hex.encode([code], uppercase: true)) is reserved (codes end at 0x23)"))
+            }
+            let rest = UnsafeBufferPointer(rebasing: whole[1...])
+            if let bad = UnicodeValidation.firstInvalidUTF8Offset(rest) {
+                return .failure(NDEFError(.invalidUTF8, at: 1 + bad, "URI is not valid UTF-8"))
+            }
+            return .success(URIPrefix.utf8Table[Int(code)].withUnsafeBufferPointer { prefix in
+                String(unsafeUninitializedCapacity: prefix.count + rest.count) { out in
+                    if prefix.count > 0 {
+                        UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: prefix.baseAddress!, byteCount: prefix.count)
+                    }
+                    if rest.count > 0 {
+                        UnsafeMutableRawPointer(out.baseAddress! + prefix.count).copyMemory(from: rest.baseAddress!, byteCount: rest.count)
+                    }
+                    return prefix.count + rest.count
+                }
+            })
         }
-        guard Int(code) < URIPrefix.table.count else {
-            throw NDEFError(.reservedURIPrefix, at: 0,
-                            "URI prefix code 0x\(Hex.encode([code], uppercase: true)) is reserved (codes end at 0x23)")
-        }
-        switch UnicodeValidation.decodeUTF8(payload[1..<payload.count]) {
-        case .success(let rest): return URIPrefix.table[Int(code)] + rest
-        case .failure(let e):
-            throw NDEFError(.invalidUTF8, at: 1 + e.offset, "URI is not valid UTF-8")
-        }
+        return try decoded.get()
     }
 }
 
@@ -74,10 +134,39 @@ extension NDEFPayload {
 let wellKnownURIType: Bytes = [0x55]
 
 /// Rejects URIs that no URI or IRI can be: empty, or holding spaces or control characters.
-func validateURIText(_ utf8: [UInt8], what: String) throws(NDEFError) {
-    guard !utf8.isEmpty else { throw NDEFError(.invalidURI, "\(what) is empty") }
-    for (i, c) in utf8.enumerated() where c <= 0x20 || c == 0x7F {
-        throw NDEFError(.invalidURI, at: i,
-                        "\(what) holds \(c == 0x20 ? "a space" : "control character 0x\(Hex.encode([c]))") at byte \(i); percent-encode it")
+func validateURIText(_ utf8: [UInt8], what: StaticString) throws(NDEFError) {
+    if let problem = utf8.withUnsafeBufferPointer({ uriTextProblem($0, what: what) }) { throw problem }
+}
+
+/// Why `utf8` cannot be a URI or IRI (empty, a space or a control character), or `nil`.
+func uriTextProblem(_ utf8: UnsafeBufferPointer<UInt8>, what: StaticString) -> NDEFError? {
+    guard let offset = firstNonURIByte(utf8) else { return nil }
+    if offset < 0 { return NDEFError(.invalidURI, "\(what) is empty") }
+    let c = utf8[offset]
+    return NDEFError(.invalidURI, at: offset,
+                     "\(what) holds \(c == 0x20 ? "a space" : "control character 0x\(Hex.encode([c]))") at byte \(offset); percent-encode it")
+}
+
+/// The offset of the first space, control character (below 0x20) or DEL in `utf8`; -1 when it
+/// is empty; `nil` when there is none. Eight bytes at a time: a word has such a byte exactly
+/// when one of its bytes is below 0x21 or equal to 0x7F.
+@inline(__always)
+func firstNonURIByte(_ utf8: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard let base = utf8.baseAddress, utf8.count > 0 else { return -1 }
+    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+    var i = 0
+    while i + 8 <= utf8.count {
+        let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+        let below21 = (x &- ones &* 0x21) & ~x & highs
+        let y = x ^ (ones &* 0x7F)
+        let del = (y &- ones) & ~y & highs
+        if below21 | del != 0 { break }
+        i += 8
     }
+    while i < utf8.count {
+        let c = base[i]
+        if c <= 0x20 || c == 0x7F { return i }
+        i += 1
+    }
+    return nil
 }

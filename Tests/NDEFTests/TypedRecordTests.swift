@@ -12,6 +12,16 @@ struct URIRecordTests {
         #expect(record.wellKnownTypeURIPayload() == URIPrefix.table[code] + "x")
     }
 
+    @Test("every prefix of the table is found by the encoder, as its own code", arguments: 1..<36)
+    func everyPrefixEncodes(code: Int) throws {
+        let record = try NDEFPayload.wellKnownTypeURIPayload(url: URIPrefix.table[code] + "x")
+        #expect(record.payload[0] == UInt8(code))
+        #expect(record.payload.count == 2)
+        // A URI exactly equal to the prefix, too.
+        let bare = try NDEFPayload.wellKnownTypeURIPayload(url: URIPrefix.table[code])
+        #expect(bare.payload == [UInt8(code)])
+    }
+
     @Test("encoding picks the longest matching prefix", arguments: [
         ("https://www.example.com", UInt8(0x02), "example.com"),
         ("http://example.com", 0x03, "example.com"),
@@ -40,9 +50,22 @@ struct URIRecordTests {
         #expect { try record.content() } throws: { ($0 as? NDEFError)?.code == .reservedURIPrefix }
     }
 
-    @Test("URIs that no URI can be are refused", arguments: ["", "https://a b", "https://a\nb", "tel:\u{7F}"])
-    func invalidURIs(uri: String) {
-        #expect { try NDEFPayload.wellKnownTypeURIPayload(url: uri) } throws: { ($0 as? NDEFError)?.code == .invalidURI }
+    @Test("URIs that no URI can be are refused, at the offset of the bad byte", arguments: [
+        ("", nil), ("https://a b", 9), ("https://a\nb", 9), ("tel:\u{7F}", 4), ("https://example.com/long/path\t", 29),
+        ("https://example.com/\u{1F}", 20), ("\u{00}https://example.com/pad", 0),
+    ] as [(String, Int?)])
+    func invalidURIs(uri: String, offset: Int?) {
+        #expect { try NDEFPayload.wellKnownTypeURIPayload(url: uri) } throws: { e in
+            let e = e as? NDEFError
+            return e?.code == .invalidURI && e?.offset == offset
+        }
+    }
+
+    @Test("IRIs with bytes above 0x7F and long ASCII URIs pass the word-at-a-time check")
+    func validLongURIs() throws {
+        for uri in ["https://münchen.de/straße/" + String(repeating: "ä", count: 20), "https://example.com/" + String(repeating: "a~!", count: 40)] {
+            #expect(try NDEFPayload.wellKnownTypeURIPayload(url: uri).wellKnownTypeURIPayload() == uri)
+        }
     }
 
     @Test("an empty URI payload and bad UTF-8 are errors with offsets")
