@@ -7,7 +7,18 @@ extension NDEFPayload {
     ///   RFC 2045 token characters, optionally followed by `; parameter=value` parts.
     public static func mimeTypePayload(type: String, data: Bytes) throws(NDEFError) -> NDEFPayload {
         try validateMIMEType(type)
-        return NDEFPayload(format: .media, type: type, payload: data)
+        var type = type
+        return type.withUTF8 { typeBytes in
+            data.withUnsafeBytes { dataBytes in
+                let bytes = [UInt8](unsafeUninitializedCapacity: typeBytes.count + dataBytes.count) { out, initialized in
+                    let raw = UnsafeMutableRawBufferPointer(out)
+                    UnsafeMutableRawBufferPointer(rebasing: raw[0..<typeBytes.count]).copyMemory(from: UnsafeRawBufferPointer(typeBytes))
+                    UnsafeMutableRawBufferPointer(rebasing: raw[typeBytes.count...]).copyMemory(from: dataBytes)
+                    initialized = typeBytes.count + dataBytes.count
+                }
+                return NDEFPayload(format: .media, storage: bytes[...], typeLength: typeBytes.count, identifierLength: 0)
+            }
+        }
     }
 
     /// An absolute-URI record (TNF 0x03): the URI is the record type; the payload is optional.
@@ -61,65 +72,61 @@ func schemeLength(_ utf8: [UInt8]) -> Int? {
 @inline(__always) func isASCIILetter(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
 @inline(__always) func isASCIIDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
 
-/// RFC 2045 5.1 `token`: printable ASCII except space and tspecials.
+/// RFC 2045 5.1 `token`: printable ASCII except space and the tspecials `()<>@,;:\\"/[]?=`,
+/// as a bitmap over 0x00-0x7F (bit c of the 128 bits set when c is a token character).
+/// `MIMETypeTests` checks these two words against the rule character by character.
+let mimeTokenBitsLow: UInt64 = 0x03ff_6cfa_0000_0000
+let mimeTokenBitsHigh: UInt64 = 0x7fff_ffff_c7ff_fffe
+
 @inline(__always) func isMIMETokenCharacter(_ c: UInt8) -> Bool {
-    guard c > 0x20 && c < 0x7F else { return false }
-    switch c {
-    case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"),
-        UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""),
-        UInt8(ascii: "/"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "="):
-        return false
-    default: return true
-    }
+    c < 64 ? (mimeTokenBitsLow >> UInt64(c)) & 1 != 0 : c < 128 && (mimeTokenBitsHigh >> UInt64(c &- 64)) & 1 != 0
 }
 
 /// `type/subtype` with token characters, then optional `; name=value` (value a token or a
 /// quoted string), as RFC 2045 5.1 defines a Content-Type.
 func validateMIMEType(_ text: String) throws(NDEFError) {
-    let utf8 = Array(text.utf8)
-    guard utf8.count <= 255 else {
-        throw NDEFError(.fieldTooLong, "MIME type is \(utf8.count) bytes; a record type holds at most 255")
+    var text = text
+    let failure = text.withUTF8 { mimeTypeProblem($0) }
+    if let (offset, expected) = failure {
+        throw NDEFError(.invalidMIMEType, at: offset, "MIME type \"\(text)\": \(expected) at byte \(offset)")
     }
+    if text.utf8.count > 255 {
+        throw NDEFError(.fieldTooLong, "MIME type is \(text.utf8.count) bytes; a record type holds at most 255")
+    }
+}
+
+/// Where and why `utf8` is not a MIME type, or `nil`: one pass, no allocation.
+private func mimeTypeProblem(_ utf8: UnsafeBufferPointer<UInt8>) -> (Int, String)? {
+    let n = utf8.count
     var i = 0
-    func token(_ what: String) throws(NDEFError) {
+    @inline(__always) func skipToken() -> Bool {
         let start = i
-        while i < utf8.count, isMIMETokenCharacter(utf8[i]) { i += 1 }
-        if i == start {
-            throw NDEFError(.invalidMIMEType, at: i, "MIME type \"\(text)\": expected \(what) at byte \(i)")
-        }
+        while i < n, isMIMETokenCharacter(utf8[i]) { i += 1 }
+        return i > start
     }
-    func skipSpaces() { while i < utf8.count, utf8[i] == 0x20 || utf8[i] == 0x09 { i += 1 } }
-    try token("a type such as \"text\"")
-    guard i < utf8.count, utf8[i] == UInt8(ascii: "/") else {
-        throw NDEFError(.invalidMIMEType, at: i, "MIME type \"\(text)\" needs the form type/subtype")
-    }
+    guard skipToken() else { return (i, "expected a type such as \"text\"") }
+    guard i < n, utf8[i] == UInt8(ascii: "/") else { return (i, "expected '/' (the form is type/subtype)") }
     i += 1
-    try token("a subtype after '/'")
+    guard skipToken() else { return (i, "expected a subtype after '/'") }
     while true {
-        skipSpaces()
-        if i == utf8.count { return }
-        guard utf8[i] == UInt8(ascii: ";") else {
-            throw NDEFError(.invalidMIMEType, at: i, "MIME type \"\(text)\": unexpected character at byte \(i)")
-        }
+        while i < n, utf8[i] == 0x20 || utf8[i] == 0x09 { i += 1 }
+        if i == n { return nil }
+        guard utf8[i] == UInt8(ascii: ";") else { return (i, "unexpected character") }
         i += 1
-        skipSpaces()
-        try token("a parameter name")
-        guard i < utf8.count, utf8[i] == UInt8(ascii: "=") else {
-            throw NDEFError(.invalidMIMEType, at: i, "MIME type \"\(text)\": parameter needs '=' at byte \(i)")
-        }
+        while i < n, utf8[i] == 0x20 || utf8[i] == 0x09 { i += 1 }
+        guard skipToken() else { return (i, "expected a parameter name") }
+        guard i < n, utf8[i] == UInt8(ascii: "=") else { return (i, "expected '=' after the parameter name") }
         i += 1
-        if i < utf8.count, utf8[i] == UInt8(ascii: "\"") {
+        if i < n, utf8[i] == UInt8(ascii: "\"") {
             i += 1
-            while i < utf8.count, utf8[i] != UInt8(ascii: "\"") {
+            while i < n, utf8[i] != UInt8(ascii: "\"") {
                 if utf8[i] == UInt8(ascii: "\\") { i += 1 }
                 i += 1
             }
-            guard i < utf8.count else {
-                throw NDEFError(.invalidMIMEType, at: utf8.count, "MIME type \"\(text)\": unterminated quoted value")
-            }
+            guard i < n else { return (n, "unterminated quoted value") }
             i += 1
         } else {
-            try token("a parameter value")
+            guard skipToken() else { return (i, "expected a parameter value") }
         }
     }
 }

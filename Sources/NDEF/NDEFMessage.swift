@@ -84,16 +84,33 @@ public struct NDEFMessage: Sendable, Hashable {
         if let chunkSize, chunkSize < 1 {
             throw NDEFError(.invalidValue, "chunk size must be at least 1, not \(chunkSize)")
         }
-        var out = [UInt8]()
-        out.reserveCapacity(length + 8)
-        let last = records.count - 1
-        for (index, record) in records.enumerated() {
+        // Check every record first: nothing is produced for a message with a bad record.
+        var total = 0
+        for index in records.indices {
             do {
-                try record.validate()
+                try records[index].validate()
             } catch {
                 throw NDEFError(error.code, error.reason + " (record \(index + 1))")
             }
-            record.append(to: &out, first: index == 0, last: index == last, chunkSize: chunkSize)
+            total += records[index].encodedLength
+        }
+        if chunkSize == nil {
+            // The common case: every record whole, written once into a buffer of the exact size.
+            return records.withUnsafeBufferPointer { records in
+                [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
+                    var at = 0
+                    for index in 0..<records.count {
+                        records[index].write(into: out, at: &at, first: index == 0, last: index == records.count - 1)
+                    }
+                    initialized = at
+                }
+            }
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(total + 8)
+        let last = records.count - 1
+        for index in records.indices {
+            records[index].append(to: &out, first: index == 0, last: index == last, chunkSize: chunkSize)
         }
         return out
     }
@@ -121,6 +138,40 @@ extension NDEFPayload {
     var encodedLength: Int {
         let payloadCount = storage.count - typeLength - identifierLength
         return 2 + (payloadCount < 256 ? 1 : 4) + (identifierLength == 0 ? 0 : 1) + storage.count
+    }
+
+    /// Writes this record, already validated, unchunked, at `at` (advanced past it). `out` has
+    /// room: the caller sized it from ``encodedLength``.
+    @inline(__always)
+    func write(into out: UnsafeMutableBufferPointer<UInt8>, at: inout Int, first: Bool, last: Bool) {
+        let payloadCount = storage.count &- typeLength &- identifierLength
+        let short = payloadCount < 256
+        var header = (first ? NDEFFlag.messageBegin : 0) | (last ? NDEFFlag.messageEnd : 0) | typeNameFormat.rawValue
+        if short { header |= NDEFFlag.shortRecord }
+        if identifierLength != 0 { header |= NDEFFlag.idLength }
+        out[at] = header
+        out[at &+ 1] = UInt8(truncatingIfNeeded: typeLength)
+        at &+= 2
+        if short {
+            out[at] = UInt8(truncatingIfNeeded: payloadCount)
+            at &+= 1
+        } else {
+            out[at] = UInt8(truncatingIfNeeded: payloadCount >> 24)
+            out[at &+ 1] = UInt8(truncatingIfNeeded: payloadCount >> 16)
+            out[at &+ 2] = UInt8(truncatingIfNeeded: payloadCount >> 8)
+            out[at &+ 3] = UInt8(truncatingIfNeeded: payloadCount)
+            at &+= 4
+        }
+        if identifierLength != 0 {
+            out[at] = UInt8(truncatingIfNeeded: identifierLength)
+            at &+= 1
+        }
+        storage.withUnsafeBytes { body in
+            if body.count > 0 {
+                UnsafeMutableRawPointer(out.baseAddress! + at).copyMemory(from: body.baseAddress!, byteCount: body.count)
+            }
+        }
+        at &+= storage.count
     }
 
     /// Encodes this record, already validated, as one record or as chunks.

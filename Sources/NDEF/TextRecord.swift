@@ -128,8 +128,9 @@ func languageTagProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> NDEFError? {
     guard bytes.count <= 63 else {
         return NDEFError(.invalidLanguageTag, "language tag is \(bytes.count) bytes; at most 63")
     }
-    for (i, c) in bytes.enumerated() {
-        let ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D
+    for i in 0..<bytes.count {
+        let c = bytes[i], lower = c | 0x20
+        let ok = (c >= 0x30 && c <= 0x39) || (lower >= 0x61 && lower <= 0x7A) || c == 0x2D
         if !ok {
             return NDEFError(.invalidLanguageTag, at: i,
                              "language tag may hold only ASCII letters, digits and '-' (byte \(i))")

@@ -158,6 +158,16 @@ struct OtherRecordTests {
         } throws: { ($0 as? NDEFError)?.code == .invalidValue }
     }
 
+    @Test("the token-character bitmap matches RFC 2045 for every byte")
+    func mimeTokenBitmap() {
+        let specials = Array("()<>@,;:\\\"/[]?=".utf8)
+        for c in 0...255 {
+            let byte = UInt8(c)
+            let expected = byte > 0x20 && byte < 0x7F && !specials.contains(byte)
+            #expect(isMIMETokenCharacter(byte) == expected, "byte 0x\(String(c, radix: 16))")
+        }
+    }
+
     @Test("MIME types are checked", arguments: [
         ("text/vcard", true), ("application/json", true), ("text/plain; charset=utf-8", true),
         ("text/plain;charset=\"a b\"", true), ("text", false), ("/plain", false), ("text/", false),
