@@ -7,9 +7,10 @@
 // What one operation does (the Python script mirrors it; see docs/benchmarks.md):
 // - encode: build every record from its fields (`wellKnownTypeURIPayload(url:)`,
 //   `wellKnownTypeTextPayload(string:locale:)`, `mimeTypePayload(type:data:)`, with their
-//   validation and URI prefix search), then `NDEFMessage.encoded()`. The 4 KiB payload is an
-//   existing `Bytes` value; the record shares it.
-// - decode: `NDEFMessage(bytes:)` (strict) from a `[UInt8]`, then `content()` on every record
+//   validation and URI prefix search), then `NDEFMessage.encoded()`. The record copies the
+//   existing 4 KiB `Bytes` payload into its own storage.
+// - decode: `NDEFMessage(bytes:)` (strict) from `Bytes` (what NFCKit's readers return), then
+//   `content()` on every record
 //   (URI and Text payloads become Swift strings; MIME records stay a view of the payload).
 //
 // Usage: ndef-bench [--min-time SECONDS] [--repeats N] [--message url|mime-4k|mixed-30]
@@ -64,7 +65,7 @@ func encodeOnce(_ message: BenchMessage) throws -> Int {
     return bytes.count &+ Int(bytes[bytes.count >> 1])
 }
 
-func decodeOnce(_ bytes: [UInt8]) throws -> Int {
+func decodeOnce(_ bytes: Bytes) throws -> Int {
     let message = try NDEFMessage(bytes: bytes)
     var sum = message.records.count
     for record in message.records {
@@ -155,7 +156,7 @@ func main() throws {
     // instruction counts (total / iterations) are repeatable where wall-clock time is not.
     if let fixedIterations {
         for message in messages where onlyMessage == nil || onlyMessage == message.name {
-            let bytes = try message.build().encoded()
+            let bytes = Bytes(try message.build().encoded())
             for _ in 0..<fixedIterations {
                 if onlyOperation != "decode" { checksum &+= try encodeOnce(message) }
                 if onlyOperation != "encode" { checksum &+= try decodeOnce(bytes) }
@@ -166,7 +167,9 @@ func main() throws {
     }
 
     for message in messages where onlyMessage == nil || onlyMessage == message.name {
-        let bytes = try message.build().encoded()
+        // Decoding starts from `Bytes`, the type NFCKit's readers return (from an `[UInt8]`,
+        // `NDEFMessage(bytes:)` first copies the input once).
+        let bytes = Bytes(try message.build().encoded())
         // Warm up caches and lazily initialized metadata before timing.
         _ = try operationsPerSecond(minSeconds: minSeconds / 5, checksum: &checksum) { try encodeOnce(message) &+ decodeOnce(bytes) }
         let operations: [(String, () throws -> Int)] = [

@@ -80,7 +80,7 @@ extension NDEFPayload {
             try item(EIRType.classOfDevice, [UInt8(deviceClass & 0xFF), UInt8(deviceClass >> 8 & 0xFF), UInt8(deviceClass >> 16)])
         }
         if let name = oob.localName { try item(EIRType.completeLocalName, Array(name.utf8)) }
-        for other in oob.otherItems { try item(other.type, other.data.slice) }
+        for other in oob.otherItems { try item(other.type, other.data) }
         guard out.count <= 0xFFFF else { throw NDEFError(.fieldTooLong, "Bluetooth OOB data over 65535 bytes") }
         out[0] = UInt8(out.count & 0xFF)
         out[1] = UInt8(out.count >> 8)
@@ -89,7 +89,7 @@ extension NDEFPayload {
 
     /// Decodes this record's payload as Bluetooth BR/EDR OOB data.
     func decodeBluetoothPayload() throws(NDEFError) -> BluetoothOOB {
-        var cursor = ByteCursor(payload.slice)
+        var cursor = ByteCursor(payload)
         guard let length = cursor.readUInt16LE() else {
             throw NDEFError(.truncatedHeader, at: 0, "Bluetooth OOB data shorter than its 2-byte length")
         }
@@ -101,7 +101,7 @@ extension NDEFPayload {
             throw NDEFError(.truncatedHeader, at: 2, "Bluetooth address cut short")
         }
         var oob = BluetoothOOB(address: addressLE.reversed())
-        var eir = ByteCursor(payload[8..<Int(length)].slice)
+        var eir = ByteCursor(payload[8..<Int(length)])
         var shortName: String? = nil
         while let itemLength = eir.readUInt8() {
             let at = 8 + eir.offset - 1
@@ -119,7 +119,7 @@ extension NDEFPayload {
                 let b = Array(data)
                 oob.deviceClass = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16
             default:
-                oob.otherItems.append(.init(type: type, data: Bytes(data)))
+                oob.otherItems.append(.init(type: type, data: data))
             }
         }
         if oob.localName == nil { oob.localName = shortName }

@@ -7,18 +7,7 @@ extension NDEFPayload {
     ///   RFC 2045 token characters, optionally followed by `; parameter=value` parts.
     public static func mimeTypePayload(type: String, data: Bytes) throws(NDEFError) -> NDEFPayload {
         try validateMIMEType(type)
-        var type = type
-        return type.withUTF8 { typeBytes in
-            data.withUnsafeBytes { dataBytes in
-                let bytes = [UInt8](unsafeUninitializedCapacity: typeBytes.count + dataBytes.count) { out, initialized in
-                    let raw = UnsafeMutableRawBufferPointer(out)
-                    UnsafeMutableRawBufferPointer(rebasing: raw[0..<typeBytes.count]).copyMemory(from: UnsafeRawBufferPointer(typeBytes))
-                    UnsafeMutableRawBufferPointer(rebasing: raw[typeBytes.count...]).copyMemory(from: dataBytes)
-                    initialized = typeBytes.count + dataBytes.count
-                }
-                return NDEFPayload(format: .media, storage: bytes[...], typeLength: typeBytes.count, identifierLength: 0)
-            }
-        }
+        return NDEFPayload(format: .media, type: type, payload: data)
     }
 
     /// An absolute-URI record (TNF 0x03): the URI is the record type; the payload is optional.

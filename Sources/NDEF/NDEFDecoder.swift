@@ -11,7 +11,7 @@ struct NDEFDecoder {
     private(set) var records: [NDEFPayload] = []
     private(set) var problems: [NDEFError] = []
 
-    init(_ bytes: ArraySlice<UInt8>, strict: Bool) {
+    init(_ bytes: Bytes, strict: Bool) {
         self.cursor = ByteCursor(bytes)
         self.strict = strict
     }
@@ -21,7 +21,7 @@ struct NDEFDecoder {
         var format: NDEFTypeNameFormat
         var type: Bytes
         var identifier: Bytes
-        var parts: [ArraySlice<UInt8>]
+        var parts: [Bytes]
         var headerOffset: Int
     }
 
@@ -36,7 +36,7 @@ struct NDEFDecoder {
             problems.append(NDEFError(.emptyInput, at: 0, "no bytes: an NDEF message has at least one record"))
             return (records, problems)
         }
-        records.reserveCapacity(Self.countHeaders(cursor.buffer))
+        records.reserveCapacity(cursor.buffer.withUnsafeBufferPointer { Self.countHeaders($0) })
         var chunk: OpenChunk? = nil
         var recordIndex = 0
         var sawEnd = false
@@ -101,7 +101,7 @@ struct NDEFDecoder {
                 break
             }
             // Cannot fail: checked above. Type, ID and payload stay one slice of the input.
-            let body = cursor.readBytes(needed) ?? []
+            let body = cursor.readBytes(needed) ?? Bytes()
             let typeLengthInt = Int(typeLength)
 
             // TNF rules.
@@ -144,7 +144,7 @@ struct NDEFDecoder {
                     if hasID {
                         if problem(.badChunkSequence, at: headerOffset, "only the first chunk may carry an ID") { break }
                     }
-                    open.parts.append(body[(body.startIndex + typeLengthInt + idLength)...])
+                    open.parts.append(body[from: typeLengthInt + idLength])
                     if chunkFlag {
                         if messageEnd {
                             if problem(.badChunkSequence, at: headerOffset, "ME set inside a chunked record") { break }
@@ -153,12 +153,17 @@ struct NDEFDecoder {
                         chunk = open
                     } else {
                         // Type, ID and the joined payload in one buffer, as a record stores them.
-                        var joined = [UInt8]()
-                        joined.reserveCapacity(open.type.count + open.identifier.count + open.parts.reduce(0) { $0 + $1.count })
-                        joined.append(contentsOf: open.type.slice)
-                        joined.append(contentsOf: open.identifier.slice)
-                        for part in open.parts { joined.append(contentsOf: part) }
-                        records.append(NDEFPayload(format: open.format, storage: joined[...],
+                        let pieces = [open.type, open.identifier] + open.parts
+                        let joined = Bytes(count: pieces.reduce(0) { $0 + $1.count }) { out in
+                            var at = 0
+                            for piece in pieces {
+                                piece.withUnsafeBufferPointer { src in
+                                    for k in 0..<src.count { out[at + k] = src[k] }
+                                }
+                                at += piece.count
+                            }
+                        }
+                        records.append(NDEFPayload(format: open.format, storage: joined,
                                                    typeLength: open.type.count, identifierLength: open.identifier.count))
                         chunk = nil
                         if messageEnd { sawEnd = true }
@@ -175,10 +180,10 @@ struct NDEFDecoder {
                 if messageEnd {
                     if problem(.badChunkSequence, at: headerOffset, "ME set on the first chunk of a chunked record") { break }
                 }
-                let payloadStart = body.startIndex + typeLengthInt + idLength
-                chunk = OpenChunk(format: format, type: Bytes(body[body.startIndex..<(body.startIndex + typeLengthInt)]),
-                                  identifier: Bytes(body[(body.startIndex + typeLengthInt)..<payloadStart]),
-                                  parts: [body[payloadStart...]], headerOffset: headerOffset)
+                let payloadStart = typeLengthInt + idLength
+                chunk = OpenChunk(format: format, type: body[0..<typeLengthInt],
+                                  identifier: body[typeLengthInt..<payloadStart],
+                                  parts: [body[from: payloadStart]], headerOffset: headerOffset)
                 if messageEnd { sawEnd = true }
                 continue
             }
@@ -200,10 +205,9 @@ struct NDEFDecoder {
     ///
     /// The common case on real tags, kept tight: headers are read straight from memory, and each
     /// record is one slice of the input (type, ID and payload are adjacent in NDEF).
-    static func decodeWellFormed(_ bytes: ArraySlice<UInt8>) -> [NDEFPayload]? {
+    static func decodeWellFormed(_ bytes: Bytes) -> [NDEFPayload]? {
         let count = bytes.count
         guard count >= 3 else { return nil }
-        let base = bytes.startIndex
         var records = [NDEFPayload]()
         let ok = bytes.withUnsafeBufferPointer { p -> Bool in
             // First pass: validate every header and count the records.
@@ -267,7 +271,7 @@ struct NDEFDecoder {
                 let end = j + typeLength + idLength + payloadLength
                 records.append(NDEFPayload(
                     format: NDEFTypeNameFormat(rawValue: header & NDEFFlag.tnfMask) ?? .unknown,
-                    storage: bytes[(base + j)..<(base + end)], typeLength: typeLength, identifierLength: idLength))
+                    storage: bytes[j..<end], typeLength: typeLength, identifierLength: idLength))
                 i = end
             }
             return true
@@ -278,10 +282,10 @@ struct NDEFDecoder {
     /// How many record headers the bytes hold, found by skipping from header to header, so the
     /// records array is allocated once at its final size. Stops where the lengths stop making
     /// sense; the decoder proper reports why.
-    private static func countHeaders(_ bytes: ArraySlice<UInt8>) -> Int {
+    private static func countHeaders(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var count = 0
-        var i = bytes.startIndex
-        let end = bytes.endIndex
+        var i = 0
+        let end = bytes.count
         while i + 3 <= end {
             let header = bytes[i]
             let typeLength = Int(bytes[i + 1])

@@ -17,9 +17,9 @@ public struct NDEFMessage: Sendable, Hashable {
     /// Whether the message carries nothing: no records, or only TNF-empty ones.
     public var isEmpty: Bool { records.allSatisfy { $0.typeNameFormat == .empty } }
 
-    /// Decodes a message strictly, sharing storage with `bytes` (no payload is copied).
+    /// Decodes a message strictly; the records share storage with `bytes` (no payload is copied).
     /// - Throws: ``NDEFError`` at the first rule of NDEF 1.0 the bytes break, with its offset.
-    public init(bytes: ArraySlice<UInt8>) throws(NDEFError) {
+    public init(bytes: Bytes) throws(NDEFError) {
         if let records = NDEFDecoder.decodeWellFormed(bytes) {
             self.records = records
             return
@@ -30,21 +30,21 @@ public struct NDEFMessage: Sendable, Hashable {
         self.records = outcome.records
     }
 
-    /// Decodes a message strictly.
+    /// Decodes a message strictly from a copy of `bytes`.
     /// - Throws: ``NDEFError`` at the first rule of NDEF 1.0 the bytes break, with its offset.
     public init(bytes: [UInt8]) throws(NDEFError) {
-        try self.init(bytes: bytes[...])
+        try self.init(bytes: Bytes(bytes))
     }
 
-    /// Decodes a message strictly from ``Bytes``.
+    /// Decodes a message strictly from a copy of `bytes`.
     /// - Throws: ``NDEFError`` at the first rule of NDEF 1.0 the bytes break, with its offset.
-    public init(bytes: Bytes) throws(NDEFError) {
-        try self.init(bytes: bytes.slice)
+    public init(bytes: ArraySlice<UInt8>) throws(NDEFError) {
+        try self.init(bytes: Bytes(bytes))
     }
 
     /// Decodes what can be decoded of damaged bytes: every record that could be read, and a
     /// warning for each rule broken. Never fails; the records may be none.
-    public static func decodeLeniently(_ bytes: ArraySlice<UInt8>) -> LenientDecoding {
+    public static func decodeLeniently(_ bytes: Bytes) -> LenientDecoding {
         var decoder = NDEFDecoder(bytes, strict: false)
         let outcome = decoder.run()
         return LenientDecoding(message: NDEFMessage(records: outcome.records), warnings: outcome.problems)
@@ -52,7 +52,7 @@ public struct NDEFMessage: Sendable, Hashable {
 
     /// Decodes what can be decoded of damaged bytes.
     public static func decodeLeniently(_ bytes: [UInt8]) -> LenientDecoding {
-        decodeLeniently(bytes[...])
+        decodeLeniently(Bytes(bytes))
     }
 
     /// The result of ``decodeLeniently(_:)``.
@@ -230,7 +230,7 @@ private func appendRecord(
         out.appendUInt32BE(UInt32(truncatingIfNeeded: payload.count))
     }
     if !identifier.isEmpty { out.append(UInt8(truncatingIfNeeded: identifier.count)) }
-    out.append(contentsOf: type.slice)
-    out.append(contentsOf: identifier.slice)
-    out.append(contentsOf: payload.slice)
+    out.append(contentsOf: type)
+    out.append(contentsOf: identifier)
+    out.append(contentsOf: payload)
 }

@@ -13,7 +13,7 @@ public struct NDEFPayload: Sendable {
     /// a decoded record shares this with the bytes it came from, and a record costs one
     /// reference however many of its fields it has.
     @usableFromInline
-    internal var storage: ArraySlice<UInt8>
+    internal var storage: Bytes
     /// Length of the type at the start of ``storage``.
     @usableFromInline
     internal var typeLength: Int
@@ -23,22 +23,19 @@ public struct NDEFPayload: Sendable {
 
     /// The record type (at most 255 bytes).
     public var type: Bytes {
-        @inlinable get { Bytes(storage[storage.startIndex..<(storage.startIndex &+ typeLength)]) }
+        @inlinable get { storage[0..<typeLength] }
         set { self = NDEFPayload(format: typeNameFormat, type: newValue, identifier: identifier, payload: payload) }
     }
 
     /// The record identifier, often empty (at most 255 bytes).
     public var identifier: Bytes {
-        @inlinable get {
-            let start = storage.startIndex &+ typeLength
-            return Bytes(storage[start..<(start &+ identifierLength)])
-        }
+        @inlinable get { storage[typeLength..<(typeLength &+ identifierLength)] }
         set { self = NDEFPayload(format: typeNameFormat, type: type, identifier: newValue, payload: payload) }
     }
 
     /// The payload.
     public var payload: Bytes {
-        @inlinable get { Bytes(storage[(storage.startIndex &+ typeLength &+ identifierLength)...]) }
+        @inlinable get { storage[(typeLength &+ identifierLength)..<storage.count] }
         set { self = NDEFPayload(format: typeNameFormat, type: type, identifier: identifier, payload: newValue) }
     }
 
@@ -48,14 +45,19 @@ public struct NDEFPayload: Sendable {
         self.typeLength = type.count
         self.identifierLength = identifier.count
         if type.isEmpty && identifier.isEmpty {
-            storage = payload.slice  // shared, not copied
+            storage = payload  // shared, not copied
         } else {
-            var joined = [UInt8]()
-            joined.reserveCapacity(type.count + identifier.count + payload.count)
-            joined.append(contentsOf: type.slice)
-            joined.append(contentsOf: identifier.slice)
-            joined.append(contentsOf: payload.slice)
-            storage = joined[...]
+            storage = Bytes(count: type.count + identifier.count + payload.count) { out in
+                let raw = UnsafeMutableRawBufferPointer(out)
+                var at = 0
+                func put(_ part: Bytes) {
+                    part.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[at..<(at + $0.count)]).copyMemory(from: $0) }
+                    at += part.count
+                }
+                put(type)
+                put(identifier)
+                put(payload)
+            }
         }
     }
 
@@ -63,20 +65,22 @@ public struct NDEFPayload: Sendable {
     public init(format: NDEFTypeNameFormat, type: String, identifier: String = "", payload: Bytes) {
         self.typeNameFormat = format
         var type = type, identifier = identifier
-        let typeBytes = type.utf8.count, idBytes = identifier.utf8.count
-        self.typeLength = typeBytes
-        self.identifierLength = idBytes
-        var joined = [UInt8]()
-        joined.reserveCapacity(typeBytes + idBytes + payload.count)
-        type.withUTF8 { joined.append(contentsOf: $0) }
-        identifier.withUTF8 { joined.append(contentsOf: $0) }
-        joined.append(contentsOf: payload.slice)
-        storage = joined[...]
+        let typeCount = type.utf8.count, idCount = identifier.utf8.count
+        self.typeLength = typeCount
+        self.identifierLength = idCount
+        storage = Bytes(count: typeCount + idCount + payload.count) { out in
+            let raw = UnsafeMutableRawBufferPointer(out)
+            type.withUTF8 { UnsafeMutableRawBufferPointer(rebasing: raw[0..<typeCount]).copyMemory(from: UnsafeRawBufferPointer($0)) }
+            identifier.withUTF8 {
+                UnsafeMutableRawBufferPointer(rebasing: raw[typeCount..<(typeCount + idCount)]).copyMemory(from: UnsafeRawBufferPointer($0))
+            }
+            payload.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[(typeCount + idCount)...]).copyMemory(from: $0) }
+        }
     }
 
     /// A record over storage already laid out as type ‖ identifier ‖ payload.
     @usableFromInline
-    internal init(format: NDEFTypeNameFormat, storage: ArraySlice<UInt8>, typeLength: Int, identifierLength: Int) {
+    internal init(format: NDEFTypeNameFormat, storage: Bytes, typeLength: Int, identifierLength: Int) {
         self.typeNameFormat = format
         self.storage = storage
         self.typeLength = typeLength
@@ -88,12 +92,11 @@ public struct NDEFPayload: Sendable {
     static func wellKnown(_ type: StaticString, payloadCount: Int,
                           _ body: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> NDEFPayload {
         let typeCount = type.utf8CodeUnitCount
-        let bytes = [UInt8](unsafeUninitializedCapacity: typeCount + payloadCount) { out, initialized in
+        let bytes = Bytes(count: typeCount + payloadCount) { out in
             for i in 0..<typeCount { out[i] = type.utf8Start[i] }
             body(UnsafeMutableBufferPointer(rebasing: out[typeCount...]))
-            initialized = typeCount + payloadCount
         }
-        return NDEFPayload(format: .nfcWellKnown, storage: bytes[...], typeLength: typeCount, identifierLength: 0)
+        return NDEFPayload(format: .nfcWellKnown, storage: bytes, typeLength: typeCount, identifierLength: 0)
     }
 
     /// Calls `body` with the payload's bytes in memory (without building a ``Bytes``).
@@ -106,12 +109,12 @@ public struct NDEFPayload: Sendable {
 
     /// Whether the type is exactly these bytes (without building a ``Bytes``).
     @inlinable
-    func typeIs(_ a: UInt8) -> Bool { typeLength == 1 && storage[storage.startIndex] == a }
+    func typeIs(_ a: UInt8) -> Bool { typeLength == 1 && storage[0] == a }
 
     /// Whether the type is exactly these two bytes.
     @inlinable
     func typeIs(_ a: UInt8, _ b: UInt8) -> Bool {
-        typeLength == 2 && storage[storage.startIndex] == a && storage[storage.startIndex &+ 1] == b
+        typeLength == 2 && storage[0] == a && storage[1] == b
     }
 
     /// The TNF-empty record; the message made of it alone encodes as `D0 00 00`.
@@ -126,7 +129,7 @@ public struct NDEFPayload: Sendable {
     /// Whether this record has the given TNF and type. External types (TNF 0x04) and
     /// media types (TNF 0x02) compare case-insensitively, as NDEF and RFC 2045 require.
     public func hasType(_ format: NDEFTypeNameFormat, _ name: String) -> Bool {
-        guard typeNameFormat == format, type.count == name.utf8.count else { return false }
+        guard typeNameFormat == format, typeLength == name.utf8.count else { return false }
         switch format {
         case .nfcExternal, .media:
             return zip(type, name.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
@@ -169,7 +172,7 @@ extension NDEFPayload: Hashable {
     /// their bytes are stored.
     public static func == (lhs: NDEFPayload, rhs: NDEFPayload) -> Bool {
         lhs.typeNameFormat == rhs.typeNameFormat && lhs.typeLength == rhs.typeLength
-            && lhs.identifierLength == rhs.identifierLength && Bytes(lhs.storage) == Bytes(rhs.storage)
+            && lhs.identifierLength == rhs.identifierLength && lhs.storage == rhs.storage
     }
 
     /// Hashes the TNF and the bytes of each field.
@@ -177,7 +180,7 @@ extension NDEFPayload: Hashable {
         hasher.combine(typeNameFormat)
         hasher.combine(typeLength)
         hasher.combine(identifierLength)
-        hasher.combine(Bytes(storage))
+        hasher.combine(storage)
     }
 }
 

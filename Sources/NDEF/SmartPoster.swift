@@ -140,7 +140,7 @@ extension NDEFPayload {
     func decodeSmartPosterPayload() throws(NDEFError) -> NDEFSmartPoster {
         let inner: NDEFMessage
         do {
-            inner = try NDEFMessage(bytes: payload.slice)
+            inner = try NDEFMessage(bytes: payload)
         } catch {
             throw NDEFError(error.code, at: error.offset, "inside the Smart Poster: " + error.reason)
         }
@@ -170,7 +170,7 @@ extension NDEFPayload {
                     guard record.payload.count == 4 else {
                         throw NDEFError(.invalidPayload, "\(label): size record must hold 4 bytes, not \(record.payload.count)")
                     }
-                    var c = ByteCursor(record.payload.slice)
+                    var c = ByteCursor(record.payload)
                     poster.size = c.readUInt32BE()
                     continue
                 case [0x74]:  // "t"

@@ -163,14 +163,14 @@ extension NDEFPayload {
             out.append(contentsOf: value)
         }
         attribute(WSCAttribute.networkIndex, [credential.networkIndex], into: &inner)
-        attribute(WSCAttribute.ssid, credential.ssid.slice, into: &inner)
+        attribute(WSCAttribute.ssid, credential.ssid, into: &inner)
         attribute(WSCAttribute.authenticationType,
                   [UInt8(credential.authentication.rawValue >> 8), UInt8(credential.authentication.rawValue & 0xFF)],
                   into: &inner)
         attribute(WSCAttribute.encryptionType,
                   [UInt8(credential.encryption.rawValue >> 8), UInt8(credential.encryption.rawValue & 0xFF)],
                   into: &inner)
-        attribute(WSCAttribute.networkKey, credential.networkKey.slice, into: &inner)
+        attribute(WSCAttribute.networkKey, credential.networkKey, into: &inner)
         attribute(WSCAttribute.macAddress, credential.macAddress, into: &inner)
         var out = [UInt8]()
         attribute(WSCAttribute.version, [0x10], into: &out)
@@ -182,12 +182,12 @@ extension NDEFPayload {
 
     /// Decodes this record's payload as a WSC credential (the first Credential attribute).
     func decodeWiFiPayload() throws(NDEFError) -> WiFiCredential {
-        let top = try wscAttributes(payload.slice, base: 0)
+        let top = try wscAttributes(payload, base: 0)
         guard let credential = top.first(where: { $0.type == WSCAttribute.credential }) else {
             throw NDEFError(.invalidPayload, "Wi-Fi record without a Credential attribute (0x100E)")
         }
         let fields = try wscAttributes(credential.value, base: credential.offset)
-        func field(_ type: UInt16, _ name: String) throws(NDEFError) -> ArraySlice<UInt8> {
+        func field(_ type: UInt16, _ name: String) throws(NDEFError) -> Bytes {
             guard let f = fields.first(where: { $0.type == type }) else {
                 throw NDEFError(.invalidPayload, at: credential.offset,
                                 "Wi-Fi credential lacks its \(name) attribute (0x\(Hex.encode([UInt8(type >> 8), UInt8(type & 0xFF)])))")
@@ -199,12 +199,12 @@ extension NDEFPayload {
             guard v.count == 2 else {
                 throw NDEFError(.invalidPayload, at: credential.offset, "Wi-Fi \(name) must be 2 bytes, not \(v.count)")
             }
-            return UInt16(v[v.startIndex]) << 8 | UInt16(v[v.startIndex + 1])
+            return UInt16(v[0]) << 8 | UInt16(v[1])
         }
         let ssid = try field(WSCAttribute.ssid, "SSID")
         let auth = try uint16(WSCAttribute.authenticationType, "authentication type")
         let enc = try uint16(WSCAttribute.encryptionType, "encryption type")
-        let key = fields.first { $0.type == WSCAttribute.networkKey }?.value ?? []
+        let key = fields.first { $0.type == WSCAttribute.networkKey }?.value ?? Bytes()
         var mac: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
         if let m = fields.first(where: { $0.type == WSCAttribute.macAddress }) {
             guard m.value.count == 6 else {
@@ -213,18 +213,18 @@ extension NDEFPayload {
             mac = Array(m.value)
         }
         let index = fields.first { $0.type == WSCAttribute.networkIndex }?.value.first ?? 1
-        return WiFiCredential(ssid: Bytes(ssid), authentication: .init(rawValue: auth),
-                              encryption: .init(rawValue: enc), networkKey: Bytes(key), macAddress: mac,
+        return WiFiCredential(ssid: ssid, authentication: .init(rawValue: auth),
+                              encryption: .init(rawValue: enc), networkKey: key, macAddress: mac,
                               networkIndex: index)
     }
 }
 
 /// Splits WSC attributes (type, length, value); `offset` is where each value starts.
-private func wscAttributes(_ bytes: ArraySlice<UInt8>, base: Int) throws(NDEFError)
-    -> [(type: UInt16, value: ArraySlice<UInt8>, offset: Int)]
+private func wscAttributes(_ bytes: Bytes, base: Int) throws(NDEFError)
+    -> [(type: UInt16, value: Bytes, offset: Int)]
 {
     var cursor = ByteCursor(bytes)
-    var out: [(type: UInt16, value: ArraySlice<UInt8>, offset: Int)] = []
+    var out: [(type: UInt16, value: Bytes, offset: Int)] = []
     while !cursor.isAtEnd {
         let at = base + cursor.offset
         guard let type = cursor.readUInt16BE(), let length = cursor.readUInt16BE() else {

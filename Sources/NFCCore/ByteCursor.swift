@@ -4,41 +4,40 @@
 /// on it are total: they turn `nil` into their own typed error naming ``offset``.
 public struct ByteCursor: Sendable {
     /// The whole buffer being read.
-    public let buffer: ArraySlice<UInt8>
-    /// Index, in `buffer`'s own indices, of the next byte to read.
-    @usableFromInline
-    internal var position: Int
+    public let buffer: Bytes
+    /// Distance from the start of the buffer to the next byte to read.
+    @usableFromInline internal var position: Int
+    /// Distance from the start of the buffer to the next byte to read.
+    @inlinable public var offset: Int { position }
 
     /// Starts reading at the beginning of `buffer`.
     @inlinable
-    public init(_ buffer: ArraySlice<UInt8>) {
+    public init(_ buffer: Bytes) {
         self.buffer = buffer
-        self.position = buffer.startIndex
+        self.position = 0
     }
 
-    /// Starts reading at the beginning of `array`.
+    /// Starts reading at the beginning of a copy of `array`.
     @inlinable
-    public init(_ array: [UInt8]) { self.init(array[...]) }
+    public init(_ array: [UInt8]) { self.init(Bytes(array)) }
 
-    /// Distance from the start of the buffer to the next byte to read.
-    @inlinable public var offset: Int { position - buffer.startIndex }
     /// How many bytes are left.
-    @inlinable public var remaining: Int { buffer.endIndex - position }
+    @inlinable public var remaining: Int { buffer.count - offset }
     /// Whether everything has been read.
-    @inlinable public var isAtEnd: Bool { position >= buffer.endIndex }
+    @inlinable public var isAtEnd: Bool { offset >= buffer.count }
 
     /// The next byte, or `nil` at the end.
     @inlinable
     public mutating func readUInt8() -> UInt8? {
-        guard position < buffer.endIndex else { return nil }
+        guard offset < buffer.count else { return nil }
         defer { position &+= 1 }
-        return buffer[position]
+        return buffer[offset]
     }
 
     /// The next byte without consuming it.
     @inlinable
     public func peekUInt8() -> UInt8? {
-        position < buffer.endIndex ? buffer[position] : nil
+        offset < buffer.count ? buffer[offset] : nil
     }
 
     /// A big-endian 16-bit integer.
@@ -46,7 +45,7 @@ public struct ByteCursor: Sendable {
     public mutating func readUInt16BE() -> UInt16? {
         guard remaining >= 2 else { return nil }
         defer { position &+= 2 }
-        return UInt16(buffer[position]) << 8 | UInt16(buffer[position &+ 1])
+        return UInt16(buffer[offset]) << 8 | UInt16(buffer[offset &+ 1])
     }
 
     /// A little-endian 16-bit integer.
@@ -54,7 +53,7 @@ public struct ByteCursor: Sendable {
     public mutating func readUInt16LE() -> UInt16? {
         guard remaining >= 2 else { return nil }
         defer { position &+= 2 }
-        return UInt16(buffer[position]) | UInt16(buffer[position &+ 1]) << 8
+        return UInt16(buffer[offset]) | UInt16(buffer[offset &+ 1]) << 8
     }
 
     /// A big-endian 32-bit integer.
@@ -62,23 +61,23 @@ public struct ByteCursor: Sendable {
     public mutating func readUInt32BE() -> UInt32? {
         guard remaining >= 4 else { return nil }
         defer { position &+= 4 }
-        return UInt32(buffer[position]) << 24 | UInt32(buffer[position &+ 1]) << 16
-            | UInt32(buffer[position &+ 2]) << 8 | UInt32(buffer[position &+ 3])
+        return UInt32(buffer[offset]) << 24 | UInt32(buffer[offset &+ 1]) << 16
+            | UInt32(buffer[offset &+ 2]) << 8 | UInt32(buffer[offset &+ 3])
     }
 
-    /// The next `count` bytes as a slice of the buffer (no copy), or `nil` if fewer remain.
+    /// The next `count` bytes, sharing the buffer's storage, or `nil` if fewer remain.
     @inlinable
-    public mutating func readBytes(_ count: Int) -> ArraySlice<UInt8>? {
+    public mutating func readBytes(_ count: Int) -> Bytes? {
         guard count >= 0, count <= remaining else { return nil }
         defer { position &+= count }
-        return buffer[position..<(position &+ count)]
+        return buffer[offset..<(offset &+ count)]
     }
 
     /// Everything left, consumed.
     @inlinable
-    public mutating func readRest() -> ArraySlice<UInt8> {
-        defer { position = buffer.endIndex }
-        return buffer[position...]
+    public mutating func readRest() -> Bytes {
+        defer { position = buffer.count }
+        return buffer[offset..<buffer.count]
     }
 }
 

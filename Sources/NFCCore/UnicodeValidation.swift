@@ -3,7 +3,7 @@ public enum UnicodeValidation {
     /// Decodes UTF-8 bytes, or returns the offset of the first byte that is not valid UTF-8.
     @inlinable
     public static func decodeUTF8(_ bytes: Bytes) -> Result<String, InvalidText> {
-        bytes.slice.withUnsafeBufferPointer { decodeUTF8(buffer: $0) }
+        bytes.withUnsafeBufferPointer { decodeUTF8(buffer: $0) }
     }
 
     /// Decodes UTF-8 bytes, or returns the offset of the first byte that is not valid UTF-8.
