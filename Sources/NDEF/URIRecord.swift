@@ -13,8 +13,47 @@ public enum URIPrefix {
         "urn:nfc:",
     ]
 
-    /// The UTF-8 bytes of each prefix, for matching without building strings.
-    static let utf8Table: [[UInt8]] = table.map { Array($0.utf8) }
+    /// The prefix of a code (0x00-0x23) as static text: its bytes are read in place.
+    static func staticPrefix(_ code: UInt8) -> StaticString {
+        switch code {
+        case 0x01: "http://www."
+        case 0x02: "https://www."
+        case 0x03: "http://"
+        case 0x04: "https://"
+        case 0x05: "tel:"
+        case 0x06: "mailto:"
+        case 0x07: "ftp://anonymous:anonymous@"
+        case 0x08: "ftp://ftp."
+        case 0x09: "ftps://"
+        case 0x0A: "sftp://"
+        case 0x0B: "smb://"
+        case 0x0C: "nfs://"
+        case 0x0D: "ftp://"
+        case 0x0E: "dav://"
+        case 0x0F: "news:"
+        case 0x10: "telnet://"
+        case 0x11: "imap:"
+        case 0x12: "rtsp://"
+        case 0x13: "urn:"
+        case 0x14: "pop:"
+        case 0x15: "sip:"
+        case 0x16: "sips:"
+        case 0x17: "tftp:"
+        case 0x18: "btspp://"
+        case 0x19: "btl2cap://"
+        case 0x1A: "btgoep://"
+        case 0x1B: "tcpobex://"
+        case 0x1C: "irdaobex://"
+        case 0x1D: "file://"
+        case 0x1E: "urn:epc:id:"
+        case 0x1F: "urn:epc:tag:"
+        case 0x20: "urn:epc:pat:"
+        case 0x21: "urn:epc:raw:"
+        case 0x22: "urn:epc:"
+        case 0x23: "urn:nfc:"
+        default: ""
+        }
+    }
 
     /// The code of the longest prefix of `uri` (its UTF-8 bytes), and that prefix's length.
     ///
@@ -106,7 +145,7 @@ extension NDEFPayload {
             guard let code = whole.first else {
                 return .failure(NDEFError(.invalidPayload, at: 0, "URI record with an empty payload (no prefix code)"))
             }
-            guard Int(code) < URIPrefix.table.count else {
+            guard code <= 0x23 else {
                 return .failure(NDEFError(.reservedURIPrefix, at: 0,
                                           "URI prefix code 0x\(Hex.encode([code], uppercase: true)) is reserved (codes end at 0x23)"))
             }
@@ -114,16 +153,16 @@ extension NDEFPayload {
             if let bad = UnicodeValidation.firstInvalidUTF8Offset(rest) {
                 return .failure(NDEFError(.invalidUTF8, at: 1 + bad, "URI is not valid UTF-8"))
             }
-            return .success(URIPrefix.utf8Table[Int(code)].withUnsafeBufferPointer { prefix in
-                String(unsafeUninitializedCapacity: prefix.count + rest.count) { out in
-                    if prefix.count > 0 {
-                        UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: prefix.baseAddress!, byteCount: prefix.count)
-                    }
-                    if rest.count > 0 {
-                        UnsafeMutableRawPointer(out.baseAddress! + prefix.count).copyMemory(from: rest.baseAddress!, byteCount: rest.count)
-                    }
-                    return prefix.count + rest.count
+            let prefix = URIPrefix.staticPrefix(code)
+            let prefixCount = prefix.utf8CodeUnitCount
+            return .success(String(unsafeUninitializedCapacity: prefixCount + rest.count) { out in
+                if prefixCount > 0 {
+                    UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: prefix.utf8Start, byteCount: prefixCount)
                 }
+                if rest.count > 0 {
+                    UnsafeMutableRawPointer(out.baseAddress! + prefixCount).copyMemory(from: rest.baseAddress!, byteCount: rest.count)
+                }
+                return prefixCount + rest.count
             })
         }
         return try decoded.get()
