@@ -200,79 +200,84 @@ struct NDEFDecoder {
         return (records, problems)
     }
 
+    /// One record header read straight from memory.
+    struct RawHeader {
+        /// The flags and TNF byte.
+        var flags: UInt8
+        var typeLength: Int
+        var idLength: Int
+        var payloadLength: Int
+        /// Where the type starts (the ID and payload follow it).
+        var bodyStart: Int
+        /// Just past the payload.
+        var end: Int
+    }
+
+    /// Reads the header at `i`, or `nil` when its length fields are cut short. Whether the
+    /// body fits is left to the caller (`end` may lie past the bytes).
+    @inline(__always)
+    static func rawHeader(_ p: UnsafeBufferPointer<UInt8>, at i: Int) -> RawHeader? {
+        let count = p.count
+        guard i + 3 <= count else { return nil }
+        let flags = p[i]
+        let typeLength = Int(p[i + 1])
+        var j = i + 2
+        let payloadLength: Int
+        if flags & NDEFFlag.shortRecord != 0 {
+            payloadLength = Int(p[j])
+            j += 1
+        } else {
+            guard j + 4 <= count else { return nil }
+            payloadLength = Int(p[j]) << 24 | Int(p[j + 1]) << 16 | Int(p[j + 2]) << 8 | Int(p[j + 3])
+            j += 4
+        }
+        var idLength = 0
+        if flags & NDEFFlag.idLength != 0 {
+            guard j < count else { return nil }
+            idLength = Int(p[j])
+            j += 1
+        }
+        return RawHeader(flags: flags, typeLength: typeLength, idLength: idLength, payloadLength: payloadLength,
+                         bodyStart: j, end: j + typeLength + idLength + payloadLength)
+    }
+
     /// The records of a message that breaks no rule and has no chunked record, or `nil` for
     /// anything else, which the general decoder then reads (and explains).
     ///
     /// The common case on real tags, kept tight: headers are read straight from memory, and each
     /// record is one slice of the input (type, ID and payload are adjacent in NDEF).
     static func decodeWellFormed(_ bytes: Bytes) -> [NDEFPayload]? {
-        let count = bytes.count
-        guard count >= 3 else { return nil }
         var records = [NDEFPayload]()
         let ok = bytes.withUnsafeBufferPointer { p -> Bool in
             // First pass: validate every header and count the records.
             var i = 0
             var n = 0
             while true {
-                guard i + 3 <= count else { return false }
-                let header = p[i]
-                let tnf = header & NDEFFlag.tnfMask
+                guard let h = rawHeader(p, at: i), h.end <= p.count else { return false }
+                let tnf = h.flags & NDEFFlag.tnfMask
                 // MB exactly on the first record; no chunks; TNF 0-5 only.
-                guard (header & NDEFFlag.messageBegin != 0) == (n == 0), header & NDEFFlag.chunk == 0, tnf <= 5 else { return false }
-                let typeLength = Int(p[i + 1])
-                var j = i + 2
-                var payloadLength: Int
-                if header & NDEFFlag.shortRecord != 0 {
-                    payloadLength = Int(p[j])
-                    j += 1
-                } else {
-                    guard j + 4 <= count else { return false }
-                    payloadLength = Int(p[j]) << 24 | Int(p[j + 1]) << 16 | Int(p[j + 2]) << 8 | Int(p[j + 3])
-                    j += 4
+                guard (h.flags & NDEFFlag.messageBegin != 0) == (n == 0), h.flags & NDEFFlag.chunk == 0, tnf <= 5 else {
+                    return false
                 }
-                var idLength = 0
-                if header & NDEFFlag.idLength != 0 {
-                    guard j < count else { return false }
-                    idLength = Int(p[j])
-                    j += 1
-                }
-                let end = j + typeLength + idLength + payloadLength
-                guard end <= count else { return false }
                 switch tnf {
-                case 0: guard typeLength == 0, idLength == 0, payloadLength == 0 else { return false }
-                case 5: guard typeLength == 0 else { return false }
-                default: guard typeLength != 0 else { return false }
+                case 0: guard h.typeLength == 0, h.idLength == 0, h.payloadLength == 0 else { return false }
+                case 5: guard h.typeLength == 0 else { return false }
+                default: guard h.typeLength != 0 else { return false }
                 }
                 n += 1
-                i = end
-                if header & NDEFFlag.messageEnd != 0 { break }
+                i = h.end
+                if h.flags & NDEFFlag.messageEnd != 0 { break }
             }
-            guard i == count else { return false }
+            guard i == p.count else { return false }
             // Second pass: build the records, each one slice of the input.
             records.reserveCapacity(n)
             i = 0
             for _ in 0..<n {
-                let header = p[i]
-                let typeLength = Int(p[i + 1])
-                var j = i + 2
-                let payloadLength: Int
-                if header & NDEFFlag.shortRecord != 0 {
-                    payloadLength = Int(p[j])
-                    j += 1
-                } else {
-                    payloadLength = Int(p[j]) << 24 | Int(p[j + 1]) << 16 | Int(p[j + 2]) << 8 | Int(p[j + 3])
-                    j += 4
-                }
-                var idLength = 0
-                if header & NDEFFlag.idLength != 0 {
-                    idLength = Int(p[j])
-                    j += 1
-                }
-                let end = j + typeLength + idLength + payloadLength
+                guard let h = rawHeader(p, at: i) else { return false }
                 records.append(NDEFPayload(
-                    format: NDEFTypeNameFormat(rawValue: header & NDEFFlag.tnfMask) ?? .unknown,
-                    storage: bytes[j..<end], typeLength: typeLength, identifierLength: idLength))
-                i = end
+                    format: NDEFTypeNameFormat(rawValue: h.flags & NDEFFlag.tnfMask) ?? .unknown,
+                    storage: bytes[h.bodyStart..<h.end], typeLength: h.typeLength, identifierLength: h.idLength))
+                i = h.end
             }
             return true
         }
@@ -285,29 +290,10 @@ struct NDEFDecoder {
     private static func countHeaders(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var count = 0
         var i = 0
-        let end = bytes.count
-        while i + 3 <= end {
-            let header = bytes[i]
-            let typeLength = Int(bytes[i + 1])
-            var next = i + 2
-            let payloadLength: Int
-            if header & NDEFFlag.shortRecord != 0 {
-                payloadLength = Int(bytes[next])
-                next += 1
-            } else {
-                guard next + 4 <= end else { break }
-                payloadLength = Int(bytes[next]) << 24 | Int(bytes[next + 1]) << 16 | Int(bytes[next + 2]) << 8 | Int(bytes[next + 3])
-                next += 4
-            }
-            var idLength = 0
-            if header & NDEFFlag.idLength != 0 {
-                guard next < end else { break }
-                idLength = Int(bytes[next])
-                next += 1
-            }
+        while let h = rawHeader(bytes, at: i) {
             count += 1
-            i = next + typeLength + idLength + payloadLength
-            if header & NDEFFlag.messageEnd != 0 { break }
+            if h.flags & NDEFFlag.messageEnd != 0 || h.end > bytes.count { break }
+            i = h.end
         }
         return max(count, 1)
     }

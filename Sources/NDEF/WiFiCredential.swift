@@ -5,7 +5,7 @@ public import NFCCore
 /// section 12: attributes are 2-byte type, 2-byte length, value, big-endian).
 public struct WiFiCredential: Sendable, Hashable {
     /// WSC Authentication Type (attribute 0x1003).
-    public struct Authentication: RawRepresentable, Sendable, Hashable {
+    public struct Authentication: WSCNamedValue {
         /// The 16-bit value.
         public var rawValue: UInt16
         /// Creates a value.
@@ -31,26 +31,10 @@ public struct WiFiCredential: Sendable, Hashable {
             ("wpa-enterprise", .wpaEnterprise), ("wpa2-enterprise", .wpa2Enterprise),
             ("wpa2-personal", .wpa2Personal), ("wpa-wpa2-personal", .wpaWpa2Personal),
         ]
-
-        /// The name, or `0x…` for a value without one.
-        public var name: String {
-            Self.names.first { $0.1 == self }?.0 ?? "0x" + Hex.encode([UInt8(rawValue >> 8), UInt8(rawValue & 0xFF)])
-        }
-
-        /// Looks up a name (or a `0x…` value).
-        public init?(name: String) {
-            if let match = Self.names.first(where: { $0.0 == name.lowercased() }) {
-                self = match.1
-            } else if let v = parseHex16(name) {
-                self.init(rawValue: v)
-            } else {
-                return nil
-            }
-        }
     }
 
     /// WSC Encryption Type (attribute 0x100F).
-    public struct Encryption: RawRepresentable, Sendable, Hashable {
+    public struct Encryption: WSCNamedValue {
         /// The 16-bit value.
         public var rawValue: UInt16
         /// Creates a value.
@@ -70,22 +54,6 @@ public struct WiFiCredential: Sendable, Hashable {
         public static let names: [(String, Encryption)] = [
             ("none", .none), ("wep", .wep), ("tkip", .tkip), ("aes", .aes), ("aes-tkip", .aesTkip),
         ]
-
-        /// The name, or `0x…` for a value without one.
-        public var name: String {
-            Self.names.first { $0.1 == self }?.0 ?? "0x" + Hex.encode([UInt8(rawValue >> 8), UInt8(rawValue & 0xFF)])
-        }
-
-        /// Looks up a name (or a `0x…` value).
-        public init?(name: String) {
-            if let match = Self.names.first(where: { $0.0 == name.lowercased() }) {
-                self = match.1
-            } else if let v = parseHex16(name) {
-                self.init(rawValue: v)
-            } else {
-                return nil
-            }
-        }
     }
 
     /// The network name (SSID), 1 to 32 bytes; usually UTF-8 text.
@@ -117,6 +85,34 @@ public struct WiFiCredential: Sendable, Hashable {
     public var ssidString: String? {
         if case .success(let s) = UnicodeValidation.decodeUTF8(ssid) { return s }
         return nil
+    }
+}
+
+/// A 16-bit WSC value with names for the command line and JSON (authentication and encryption
+/// types): the names are looked up case-insensitively, and a value without a name reads and
+/// prints as `0x…`.
+public protocol WSCNamedValue: RawRepresentable, Sendable, Hashable where RawValue == UInt16 {
+    /// The named values, in the order help lists them.
+    static var names: [(String, Self)] { get }
+    /// Creates a value.
+    init(rawValue: UInt16)
+}
+
+extension WSCNamedValue {
+    /// The name, or `0x…` for a value without one.
+    public var name: String {
+        Self.names.first { $0.1 == self }?.0 ?? "0x" + Hex.encode([UInt8(rawValue >> 8), UInt8(rawValue & 0xFF)])
+    }
+
+    /// Looks up a name (or a `0x…` value).
+    public init?(name: String) {
+        if let match = Self.names.first(where: { $0.0 == name.lowercased() }) {
+            self = match.1
+        } else if let v = parseHex16(name) {
+            self.init(rawValue: v)
+        } else {
+            return nil
+        }
     }
 }
 
