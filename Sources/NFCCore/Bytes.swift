@@ -136,6 +136,7 @@ extension Bytes: RandomAccessCollection {
     @inlinable
     public subscript(from start: Int) -> Bytes { self[start..<count] }
 
+    /// Calls `body` with the bytes in memory: always available, so never `nil`.
     @inlinable
     public func withContiguousStorageIfAvailable<R>(
         _ body: (UnsafeBufferPointer<UInt8>) throws -> R
