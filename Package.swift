@@ -13,8 +13,13 @@ let package = Package(
     products: [
         .library(name: "NFCCore", targets: ["NFCCore"]),
         .library(name: "NDEF", targets: ["NDEF"]),
+        .library(name: "NFCTags", targets: ["NFCTags"]),
         .library(name: "LibNFC", targets: ["LibNFC"]),
+        .library(name: "VirtualTags", targets: ["VirtualTags"]),
+        .library(name: "PN532Emulator", targets: ["PN532Emulator"]),
+        .library(name: "NFCKit", targets: ["NFCKit"]),
         .executable(name: "nfctool", targets: ["nfctool"]),
+        .executable(name: "pn532-emulator", targets: ["pn532-emulator"]),
     ],
     targets: [
         // The C library, found through pkg-config; Debian: libnfc-dev.
@@ -27,10 +32,19 @@ let package = Package(
         .target(name: "NFCCore", swiftSettings: strict),
         // NDEF messages and records (NFC Forum NDEF 1.0 and RTDs).
         .target(name: "NDEF", dependencies: ["NFCCore"], swiftSettings: strict),
+        // The reader seam (poll, transceive, presence) and what a target is.
+        .target(name: "NFCTags", dependencies: ["NFCCore", "NDEF"], swiftSettings: strict),
         // The one place that imports libnfc.
-        .target(name: "LibNFC", dependencies: ["NFCCore", "CLibNFC"], swiftSettings: strict),
+        .target(name: "LibNFC", dependencies: ["NFCCore", "NFCTags", "CLibNFC"], swiftSettings: strict),
+        // Chip models from the datasheets, tag files, fault injection, the in-process simulator.
+        .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
+        // The PN532 host protocol over a pseudo-terminal, hosting virtual tags.
+        .target(name: "PN532Emulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
+        .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"], swiftSettings: strict),
+        // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
+        .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "VirtualTags"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
-        .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "LibNFC"], swiftSettings: strict),
+        .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "NFCKit"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),
         // Benchmarks (Scripts/bench-ndef), never part of the tests.
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),
@@ -39,6 +53,11 @@ let package = Package(
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
         .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF"], swiftSettings: strict),
+        .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags"], swiftSettings: strict),
+        .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore"], swiftSettings: strict),
+        .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore"], swiftSettings: strict),
+        // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
+        .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

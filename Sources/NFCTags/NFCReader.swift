@@ -1,0 +1,67 @@
+public import NFCCore
+
+/// The seam every reader implements: libnfc hardware (`LibNFC`) and the in-process simulator
+/// (`VirtualTags`) alike. Tag platforms are written against this protocol only.
+///
+/// A reader is an actor: one owner per device, so commands never interleave. At most one target
+/// is selected at a time; ``transceive(_:mode:timeout:)`` talks to it.
+public protocol NFCReader: Actor {
+    /// A human name: the libnfc device name, or `simulator (ntag215)`.
+    var name: String { get }
+    /// The connection string that opened it: `pn532_uart:/dev/pts/3`, `sim:ntag215`.
+    var connectionString: String { get }
+    /// The modulations this reader can poll with.
+    var supportedModulations: [Modulation] { get }
+
+    /// Waits up to `timeout` for a tag answering one of `modulations`, selects it and returns
+    /// what was learned. ISO-DEP capable type A tags are activated (RATS) so `ats` is filled.
+    /// - Returns: `nil` when no tag came within the timeout.
+    /// - Throws: ``NFCReaderError`` `notSupported` for a modulation the reader lacks (named in
+    ///   the reason), or a reader failure.
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo?
+
+    /// Sends `command` to the selected target and returns its answer.
+    /// - Throws: ``NFCReaderError`` `timeout` (no answer), `nak` (a 4-bit NAK, in `detail`),
+    ///   `tagLost`, `rfError`.
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes
+
+    /// Authenticates a MIFARE Classic sector through the reader (the PN532 does Crypto-1 in
+    /// firmware): later READ/WRITE of that sector's blocks go through ``transceive(_:mode:timeout:)``.
+    /// - Throws: ``NFCReaderError`` `authenticationFailed` when the tag refuses the key.
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError)
+
+    /// Whether the selected target still answers (to wait until a tag is taken away).
+    func isTargetPresent() async -> Bool
+
+    /// Deselects the current target (HLTA / DESELECT); polling can find it again.
+    func deselect() async throws(NFCReaderError)
+
+    /// Closes the reader; every later call fails with ``NFCReaderError/Code/closed``.
+    func close() async
+}
+
+/// How ``NFCReader/transceive(_:mode:timeout:)`` frames a command.
+public enum TransceiveMode: Sendable, Hashable {
+    /// What the tag type expects: type A commands with CRC added and checked by the reader
+    /// (NTAG READ, WRITE…), ISO-DEP APDUs framed in I-blocks by the reader for 14443-4 tags,
+    /// FeliCa and ISO 15693 frames with their length/CRC handled by the reader.
+    case standard
+    /// The bytes as given, without ISO-DEP framing: needed for commands outside the reader's
+    /// protocol handling (e.g. NTAG GET_VERSION on a PN532, sent with InCommunicateThru).
+    case raw
+}
+
+/// Which MIFARE Classic key authenticates.
+public enum ClassicKeyType: UInt8, Sendable, Hashable {
+    /// Key A: command 0x60.
+    case a = 0x60
+    /// Key B: command 0x61.
+    case b = 0x61
+}
+
+extension NFCReader {
+    /// ``transceive(_:mode:timeout:)`` with the standard framing and a 1-second timeout.
+    public func transceive(_ command: Bytes) async throws(NFCReaderError) -> Bytes {
+        try await transceive(command, mode: .standard, timeout: .seconds(1))
+    }
+}

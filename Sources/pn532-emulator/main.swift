@@ -1,0 +1,1 @@
+print("pn532-emulator: not built yet")
