@@ -40,7 +40,8 @@ public enum TargetInfo: Sendable, Hashable {
 public struct ISO14443ATarget: Sendable, Hashable {
     /// The UID: 4, 7 or 10 bytes, cascade tags removed.
     public var uid: Bytes
-    /// ATQA (SENS_RES), the two bytes in the order they arrive (LSB first: NTAG `44 00`).
+    /// ATQA (SENS_RES) as readers report it, most significant byte first: NTAG21x `00 44`,
+    /// MIFARE Classic 1K `00 04` (what libnfc's `nfc-list` prints and the PN532 returns).
     public var atqa: Bytes
     /// SAK (SEL_RES) of the last cascade level: bit 5 (0x20) set means ISO 14443-4 capable.
     public var sak: UInt8
