@@ -1,7 +1,7 @@
 public import NFCTags
 import NFCCore
 
-/// FeliCa command codes (Sony FeliCa Lite-S User's Manual, 4 "Commands"; JIS X 6319-4).
+/// FeliCa command codes (Sony FeliCa Lite-S User's Manual, "Commands"; JIS X 6319-4).
 /// The response code is the command code plus one.
 public enum FeliCaCommand {
     /// Polling `00`: system code (2 bytes, big-endian), request code, time slot number.
@@ -18,7 +18,7 @@ public enum FeliCaCommand {
     public static let requestSystemCode: UInt8 = 0x0C
 }
 
-/// FeliCa Lite-S service codes (User's Manual, 3 "Services"), little-endian on the air.
+/// FeliCa Lite-S service codes (User's Manual, "Services"), little-endian on the air.
 public enum FeliCaServiceCode {
     /// `000B`: read-only access to every readable block.
     public static let readOnly: UInt16 = 0x000B
@@ -26,7 +26,7 @@ public enum FeliCaServiceCode {
     public static let readWrite: UInt16 = 0x0009
 }
 
-/// FeliCa system codes (User's Manual, 2; NFC Forum Type 3 Tag, 5).
+/// FeliCa system codes (User's Manual, "System code"; NFC Forum Type 3 Tag).
 public enum FeliCaSystemCode {
     /// `12FC`: NFC Forum Type 3 (NDEF), answered when MC's SYS_OP is `01`.
     public static let ndef: UInt16 = 0x12FC
@@ -36,7 +36,7 @@ public enum FeliCaSystemCode {
     public static let wildcard: UInt16 = 0xFFFF
 }
 
-/// Status flags of Read/Write Without Encryption (User's Manual, 4.5 "Status Flag"). Status
+/// Status flags of Read/Write Without Encryption (User's Manual, "Status Flag"; FeliCa Card User's Manual, status flag 2 table). Status
 /// flag 1 is `00` on success, `FF` for an error not tied to a block list element, else a bit
 /// naming the element (`01` first, `02` second…); status flag 2 gives the reason.
 public enum FeliCaStatusFlag {
@@ -60,7 +60,7 @@ public enum FeliCaStatusFlag {
     public static let authenticationRequired: UInt8 = 0xB1
 }
 
-/// FeliCa Lite-S block numbers (User's Manual, 3 "Memory", Table 3-1).
+/// FeliCa Lite-S block numbers (User's Manual, "Memory map").
 public enum FeliCaLiteSBlock {
     /// S_PAD0, holding the NFC Forum Type 3 attribute information block on an NDEF tag.
     public static let spad0: UInt16 = 0x00
@@ -103,7 +103,7 @@ public enum FeliCaLiteSBlock {
 /// byte: response code, IDm, …. A command for another IDm, a malformed command (too short for
 /// its own counts) or an unknown command is not answered.
 ///
-/// Memory configuration (MC, block `88`, User's Manual 3.3.10): bytes 0–1 MC_SP (bit n = 1:
+/// Memory configuration (MC, block `88`, User's Manual "MC"): bytes 0–1 MC_SP (bit n = 1:
 /// S_PAD n read/write, bit 14 REG, bit 15 MC's own bytes 0–1 and 6–12); byte 2 MC_ALL (`FF`
 /// system blocks ID, SER_C, CKV, CK and MC bytes 2–5 writable; `00` read-only for good);
 /// byte 3 SYS_OP (`01` NDEF: answers system code `12FC`); byte 4 RF_PRM; bytes 6–7 read
@@ -117,7 +117,7 @@ public enum FeliCaLiteSBlock {
 /// decrement-only rule, CRC_CHECK computation.
 public final class FeliCaLiteS: VirtualTag {
     /// PMm: IC code `00 F1` (ROM type, IC type F1h = FeliCa Lite-S) and the maximum response
-    /// time parameters (User's Manual, 2.2 "PMm").
+    /// time parameters (User's Manual, "PMm"; nfcpy maps IC type F1h to "FeliCa Lite-S (RC-S966)").
     public static let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
     /// Bytes per block.
     public static let blockSize = 16
@@ -183,8 +183,8 @@ public final class FeliCaLiteS: VirtualTag {
         activeMC = block(FeliCaLiteSBlock.mc)
     }
 
-    /// The NFC Forum Type 3 attribute information block (Type 3 Tag Operation
-    /// Specification, 6.2, Table 7): Ver `10`, Nbr, Nbw, Nmaxb (2 bytes), 4 unused, WriteF
+    /// The NFC Forum Type 3 attribute information block (NFC Forum Type 3 Tag
+    /// Technical Specification, "Attribute Information Block"): Ver `10`, Nbr, Nbw, Nmaxb (2 bytes), 4 unused, WriteF
     /// (`00` done, `0F` in progress), RW flag (`01` read/write, `00` read-only), Ln (3 bytes),
     /// checksum (2 bytes, the sum of bytes 0–13). Multi-byte fields are big-endian. The
     /// defaults describe an empty NDEF area on a Lite-S: 4 blocks per read, 1 per write,
@@ -255,7 +255,7 @@ public final class FeliCaLiteS: VirtualTag {
 
     // MARK: - Commands
 
-    /// Polling (User's Manual 4.2): answers when the system code matches one the tag has,
+    /// Polling (User's Manual, "Polling"): answers when the system code matches one the tag has,
     /// `FF` in either byte being a wildcard.
     private func poll(_ frame: [UInt8]) -> TagAnswer {
         guard frame.count >= 5 else { return .silence }
@@ -326,7 +326,7 @@ public final class FeliCaLiteS: VirtualTag {
         return .request(Request(serviceCode: serviceCode, elements: elements, data: data))
     }
 
-    /// Checks a block list element's header and block number (User's Manual 4.3/4.4).
+    /// Checks a block list element's header and block number (User's Manual, "Block List").
     private func elementError(_ element: (header: UInt8, block: UInt16)) -> UInt8? {
         if element.header & 0x0F != 0 { return FeliCaStatusFlag.illegalServiceCodeListOrder }
         if (element.header >> 4) & 0x07 != 0 { return FeliCaStatusFlag.illegalAccessMode }
@@ -409,7 +409,7 @@ public final class FeliCaLiteS: VirtualTag {
         incrementWriteCounter()
     }
 
-    /// MC's one-way rules (User's Manual 3.3.10).
+    /// MC's one-way rules (User's Manual, "MC").
     private func mergedMemoryConfiguration(_ written: [UInt8]) -> [UInt8] {
         var mc = block(FeliCaLiteSBlock.mc)
         let ownBitsWritable = bit(0, 15)

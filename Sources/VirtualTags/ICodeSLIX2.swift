@@ -1,8 +1,8 @@
 public import NFCTags
 import NFCCore
 
-/// ISO/IEC 15693-3 command codes the ICODE SLIX2 answers (NXP SL2S2602 datasheet, 10.3
-/// "Mandatory and optional commands"; ISO/IEC 15693-3, 10.3 and 10.4).
+/// ISO/IEC 15693-3 command codes the ICODE SLIX2 answers (NXP SL2S2602 data sheet,
+/// command set; ISO/IEC 15693-3, "Mandatory commands" and "Optional commands").
 public enum ISO15693Command {
     /// Inventory `01`.
     public static let inventory: UInt8 = 0x01
@@ -83,16 +83,17 @@ public enum ISO15693Error {
 /// ``ISO15693Error`` code. The Inventory answer is `00`, DSFID, UID LSB first. ``uid`` and
 /// ``targetInfo`` hold the UID most significant byte first (`E0 04 01 …`), as users read it.
 ///
-/// State machine (ISO/IEC 15693-3, 9.1): ready, quiet (after Stay quiet: no Inventory and no
+/// State machine (ISO/IEC 15693-3, "VICC states"): ready, quiet (after Stay quiet: no Inventory and no
 /// unaddressed request is answered), selected (after Select: requests with the select flag
 /// are answered). A request addressed to another UID, or with the select flag while not
 /// selected, is not answered. ``powerOn()`` returns to ready; ``halt()`` is Stay quiet.
 ///
-/// Not modelled: passwords and privacy mode, EAS/AFI protection, the 16-bit counter
-/// semantics of block 79 (it is a plain block here), originality signature, 16-slot timing
-/// (an Inventory with 16 slots is answered as if in the first slot).
+/// Block 79 is the 16-bit counter (``counterBlock``). Not modelled: passwords, privacy mode
+/// and the counter's read-password protection, EAS/AFI protection, NXP custom commands
+/// (`A0`–`BF`, answered "not supported"), the originality signature, 16-slot timing (an
+/// Inventory with 16 slots is answered as if in the first slot).
 public final class ICodeSLIX2: VirtualTag {
-    /// Blocks of user memory (Get System Information reports `4F` = 80 − 1).
+    /// Blocks, counter included (Get System Information reports `4F` = 80 − 1).
     public static let blockCount = 80
     /// Bytes per block (reported as `03` = 4 − 1).
     public static let blockSize = 4
@@ -101,12 +102,18 @@ public final class ICodeSLIX2: VirtualTag {
     /// The IC reference byte of Get System Information.
     public static let icReference: UInt8 = 0x01
     /// Get System Information's info flags: DSFID, AFI, memory size and IC reference
-    /// present (ISO/IEC 15693-3, 10.4.12, Table 44).
+    /// present (ISO/IEC 15693-3, "Get system information").
     public static let systemInformationFlags: UInt8 = 0x0F
-    /// A fresh NDEF-formatted tag's capability container in block 0 (NFC Forum Type 5 Tag,
-    /// 4.3.1): magic `E1`, version 1.0 read/write access `40`, MLEN 320 / 8 = `28`, `01`
-    /// (Read Multiple Blocks supported); then an empty NDEF TLV `03 00` and a terminator `FE`.
-    public static let freshNDEFArea: [UInt8] = [0xE1, 0x40, 0x28, 0x01, 0x03, 0x00, 0xFE]
+    /// The block holding the 16-bit counter (SL2S2602 data sheet, "Counter"): bytes 0–1 the value,
+    /// little-endian. Writing `01 00 00 00` to it increments the counter; any other value
+    /// presets it. User memory is therefore blocks 0–78, 316 bytes.
+    public static let counterBlock = 79
+    /// A fresh NDEF-formatted tag's capability container in block 0 (NFC Forum Type 5 Tag
+    /// Technical Specification, "Capability Container"): magic `E1`, version 1.0 read/write access `40`, MLEN `27` (the T5T area after
+    /// the 4-byte CC in 8-byte units: (316 − 4) / 8 = 39, so it never reaches the counter
+    /// block; 320 / 8 = `28` would overrun the memory), `01` (Read Multiple Blocks supported);
+    /// then an empty NDEF TLV `03 00` and a terminator `FE`.
+    public static let freshNDEFArea: [UInt8] = [0xE1, 0x40, 0x27, 0x01, 0x03, 0x00, 0xFE]
 
     /// The chip's name.
     public let modelName = "ICODE SLIX2"
@@ -120,10 +127,17 @@ public final class ICodeSLIX2: VirtualTag {
     public var afiLocked = false
     /// Whether the DSFID is locked (Lock DSFID).
     public var dsfidLocked = false
-    /// Per-block lock state, 80 entries (block security status bit 0).
-    public var lockedBlocks: [Bool]
+    /// Per-block lock state, 80 entries (block security status bit 0): what a tag file
+    /// stores beside ``memory``. A shorter value is padded with `false`, a longer one cut.
+    public var lockedBlocks: [Bool] {
+        get { locks }
+        set { locks = (0..<Self.blockCount).map { $0 < newValue.count && newValue[$0] } }
+    }
 
-    /// The 320 bytes of user memory, block 0 first: what a tag file stores. Setting a value of
+    private var locks: [Bool]
+
+    /// The 320 bytes of the 80 blocks (user memory, then the counter block), block 0 first:
+    /// what a tag file stores. Setting a value of
     /// another length is ignored.
     public var memory: [UInt8] {
         get { storage }
@@ -152,7 +166,7 @@ public final class ICodeSLIX2: VirtualTag {
         self.uid = (0..<8).map { $0 < uid.count ? uid[$0] : 0 }
         self.dsfid = dsfid
         self.afi = afi
-        lockedBlocks = [Bool](repeating: false, count: Self.blockCount)
+        locks = [Bool](repeating: false, count: Self.blockCount)
         if let memory, memory.count == Self.memorySize {
             storage = memory
         } else {
@@ -202,21 +216,29 @@ public final class ICodeSLIX2: VirtualTag {
             guard rest.count >= 1 + Self.blockSize else { return error(ISO15693Error.commandNotRecognized) }
             let block = Int(rest[0])
             guard block < Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
-            guard !lockedBlocks[block] else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
-            storage.replaceSubrange(block * Self.blockSize..<(block + 1) * Self.blockSize, with: rest[1...Self.blockSize])
+            guard !locks[block] else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            var data = Array(rest[1...Self.blockSize])
+            if block == Self.counterBlock && data == [0x01, 0x00, 0x00, 0x00] {
+                data = Array(storage[block * Self.blockSize..<(block + 1) * Self.blockSize])
+                let value = UInt16(data[0]) | UInt16(data[1]) << 8
+                let next = value &+ 1
+                data[0] = UInt8(next & 0xFF)
+                data[1] = UInt8(next >> 8)
+            }
+            storage.replaceSubrange(block * Self.blockSize..<(block + 1) * Self.blockSize, with: data)
             return ok()
         case ISO15693Command.lockBlock:
             guard let first = rest.first else { return error(ISO15693Error.commandNotRecognized) }
             let block = Int(first)
             guard block < Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
-            guard !lockedBlocks[block] else { return error(ISO15693Error.alreadyLocked) }
-            lockedBlocks[block] = true
+            guard !locks[block] else { return error(ISO15693Error.alreadyLocked) }
+            locks[block] = true
             return ok()
         case ISO15693Command.getMultipleBlockSecurityStatus:
             guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
             let first = Int(rest[0]), count = Int(rest[1]) + 1
             guard first + count <= Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
-            return .data([0x00] + (first..<first + count).map { lockedBlocks[$0] ? 0x01 : 0x00 })
+            return .data([0x00] + (first..<first + count).map { locks[$0] ? 0x01 : 0x00 })
         case ISO15693Command.getSystemInformation:
             let blocks = UInt8(Self.blockCount - 1), size = UInt8(Self.blockSize - 1)
             return .data([0x00, Self.systemInformationFlags] + uidOnAir + [dsfid, afi, blocks, size, Self.icReference])
@@ -263,13 +285,13 @@ public final class ICodeSLIX2: VirtualTag {
         guard first + count <= Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
         var answer: [UInt8] = [0x00]
         for block in first..<first + count {
-            if option { answer.append(lockedBlocks[block] ? 0x01 : 0x00) }
+            if option { answer.append(locks[block] ? 0x01 : 0x00) }
             answer += storage[block * Self.blockSize..<(block + 1) * Self.blockSize]
         }
         return .data(answer)
     }
 
-    /// Inventory (ISO/IEC 15693-3, 10.3.1): `[AFI]` mask length (bits), mask (LSB first, the
+    /// Inventory (ISO/IEC 15693-3, "Inventory"): `[AFI]` mask length (bits), mask (LSB first, the
     /// UID's least significant bits).
     private func inventory(flags: UInt8, parameters: [UInt8]) -> TagAnswer {
         guard state != .quiet else { return .silence }

@@ -43,10 +43,10 @@ struct SLIX2Tests {
             == .data([0x00, 0x0F] + Self.uidOnAir + [0x01, 0x02, 0x4F, 0x03, ICodeSLIX2.icReference]))
     }
 
-    @Test("A fresh tag holds the Type 5 capability container E1 40 28 01 and an empty NDEF TLV")
+    @Test("A fresh tag holds the Type 5 capability container E1 40 27 01 and an empty NDEF TLV")
     func freshCapabilityContainer() {
         let tag = ICodeSLIX2(uid: Self.uid)
-        #expect(tag.respond(to: [Self.plain, ISO15693Command.readSingleBlock, 0]) == .data([0x00, 0xE1, 0x40, 0x28, 0x01]))
+        #expect(tag.respond(to: [Self.plain, ISO15693Command.readSingleBlock, 0]) == .data([0x00, 0xE1, 0x40, 0x27, 0x01]))
         #expect(Array(tag.memory[4..<7]) == [0x03, 0x00, 0xFE])
         #expect(tag.memory.count == 320)
         #expect(tag.targetInfo == .iso15693(ISO15693Target(uid: .init(Self.uid), dsfid: 0)))
@@ -75,7 +75,7 @@ struct SLIX2Tests {
         #expect(tag.respond(to: [Self.plain, ISO15693Command.lockBlock, 1]) == .data([0x00]))
         #expect(tag.respond(to: [option, ISO15693Command.readSingleBlock, 1]) == .data([0x00, 0x01, 0x03, 0x00, 0xFE, 0x00]))
         #expect(tag.respond(to: [option, ISO15693Command.readMultipleBlocks, 0, 1])
-            == .data([0x00, 0x00, 0xE1, 0x40, 0x28, 0x01, 0x01, 0x03, 0x00, 0xFE, 0x00]))
+            == .data([0x00, 0x00, 0xE1, 0x40, 0x27, 0x01, 0x01, 0x03, 0x00, 0xFE, 0x00]))
     }
 
     @Test("Lock block: writing a locked block gives error 12, locking again error 11")
@@ -120,12 +120,22 @@ struct SLIX2Tests {
         let selectFlag = Self.plain | ISO15693RequestFlag.select
         #expect(tag.respond(to: [selectFlag, ISO15693Command.readSingleBlock, 0]) == .silence)
         #expect(tag.respond(to: [Self.addressed, ISO15693Command.select] + Self.uidOnAir) == .data([0x00]))
-        #expect(tag.respond(to: [selectFlag, ISO15693Command.readSingleBlock, 0]) == .data([0x00, 0xE1, 0x40, 0x28, 0x01]))
+        #expect(tag.respond(to: [selectFlag, ISO15693Command.readSingleBlock, 0]) == .data([0x00, 0xE1, 0x40, 0x27, 0x01]))
         #expect(tag.respond(to: [Self.addressed, ISO15693Command.stayQuiet] + Self.uidOnAir) == .silence)
         #expect(tag.respond(to: [Self.plain, ISO15693Command.readSingleBlock, 0]) == .silence)
         #expect(tag.respond(to: [0x26, ISO15693Command.inventory, 0x00]) == .silence)
         tag.powerOn()
         #expect(tag.respond(to: [0x26, ISO15693Command.inventory, 0x00]) != .silence)
+    }
+
+    @Test("Writing 01 00 00 00 to block 79 increments the 16-bit counter; other values preset it")
+    func counterBlock() {
+        let tag = ICodeSLIX2(uid: Self.uid)
+        #expect(tag.respond(to: [Self.plain, ISO15693Command.writeSingleBlock, 79, 0xFF, 0x00, 0x00, 0x00]) == .data([0x00]))
+        #expect(tag.respond(to: [Self.plain, ISO15693Command.writeSingleBlock, 79, 0x01, 0x00, 0x00, 0x00]) == .data([0x00]))
+        #expect(tag.respond(to: [Self.plain, ISO15693Command.readSingleBlock, 79]) == .data([0x00, 0x00, 0x01, 0x00, 0x00]))
+        #expect(tag.respond(to: [Self.plain, ISO15693Command.writeSingleBlock, 79, 0x01, 0x00, 0x00, 0x00]) == .data([0x00]))
+        #expect(tag.respond(to: [Self.plain, ISO15693Command.readSingleBlock, 79]) == .data([0x00, 0x01, 0x01, 0x00, 0x00]))
     }
 
     @Test("Write and lock AFI and DSFID")
