@@ -22,7 +22,8 @@ public enum FeliCaCommand {
 public enum FeliCaServiceCode {
     /// `000B`: read-only access to every readable block.
     public static let readOnly: UInt16 = 0x000B
-    /// `0009`: read/write access; the only service Write Without Encryption accepts.
+    /// `0009`: read/write access to the blocks writable under MC; the only service Write
+    /// Without Encryption accepts. Reading a read-only block through it answers `A8`.
     public static let readWrite: UInt16 = 0x0009
 }
 
@@ -346,6 +347,11 @@ public final class FeliCaLiteS: VirtualTag {
             var data: [UInt8] = []
             for (i, element) in request.elements.enumerated() {
                 if let error = elementError(element) { return .data(response + [1 << UInt8(i), error]) }
+                if request.serviceCode == FeliCaServiceCode.readWrite && !isWritable(element.block) {
+                    // The read/write service reaches only blocks writable under MC; the
+                    // read-only service 000B reads them all.
+                    return .data(response + [1 << UInt8(i), FeliCaStatusFlag.illegalBlockNumber])
+                }
                 if element.block <= FeliCaLiteSBlock.reg && bit(6, Int(element.block)) {
                     return .data(response + [1 << UInt8(i), FeliCaStatusFlag.authenticationRequired])
                 }

@@ -90,7 +90,7 @@ struct FeliCaLiteSTests {
         #expect(Array(bytes[12 + 32..<12 + 34]) == [0x12, 0xFC])
     }
 
-    @Test("Status flags for illegal numbers of services and blocks, service code, order, access mode and block number",
+    @Test("Status flags for illegal numbers of services and blocks, service code, order, access mode, block number, read-only block via 0009",
           arguments: [
             (read(readOnly, []), readStatus(0xFF, FeliCaStatusFlag.illegalNumberOfBlocks)),
             (read(readOnly, [element(0), element(1), element(2), element(3), element(4)]), readStatus(0xFF, FeliCaStatusFlag.illegalNumberOfBlocks)),
@@ -100,6 +100,7 @@ struct FeliCaLiteSTests {
             (read(readOnly, [[0x90, 0x01]]), readStatus(0x01, FeliCaStatusFlag.illegalAccessMode)),
             (read(readOnly, [element(0x0F)]), readStatus(0x01, FeliCaStatusFlag.illegalBlockNumber)),
             (read(readOnly, [[0x00, 0x00, 0x01]]), readStatus(0x01, FeliCaStatusFlag.illegalBlockNumber)),
+            (read(readWrite, [element(0), element(0x83)]), readStatus(0x02, FeliCaStatusFlag.illegalBlockNumber)),
             (write(readWrite, [element(0x83)], [UInt8](repeating: 0, count: 16)), writeStatus(0x01, FeliCaStatusFlag.illegalBlockNumber)),
             (write(readWrite, [element(1), element(2), element(3)], [UInt8](repeating: 0, count: 48)), writeStatus(0xFF, FeliCaStatusFlag.illegalNumberOfBlocks)),
           ] as [([UInt8], TagAnswer)])
