@@ -105,6 +105,47 @@ struct ClassicTests {
             == .data([0, 0, 0, 0, 0, 0] + bits + [0x69, 0, 0, 0, 0, 0, 0]))
     }
 
+    /// Table 8 of MF1S50yyX/V1, read and write columns: (condition, read A, read B, write A, write B).
+    static let dataBlockTable: [(UInt8, Bool, Bool, Bool, Bool)] = [
+        (0, true, true, true, true), (1, true, true, false, false), (2, true, true, false, false),
+        (3, false, true, false, true), (4, true, true, false, true), (5, false, true, false, false),
+        (6, true, true, false, true), (7, false, false, false, false),
+    ]
+
+    @Test("Every data block condition of Table 8 grants READ and WRITE to the right keys", arguments: dataBlockTable)
+    func dataBlockConditions(row: (UInt8, Bool, Bool, Bool, Bool)) {
+        let (condition, readA, readB, writeA, writeB) = row
+        for (keyType, key, canRead, canWrite) in [(ClassicKeyType.a, Self.keyA, readA, writeA), (.b, Self.keyB, readB, writeB)] {
+            let card = Self.card(sector1: [condition, 0, 0, 3])  // trailer 011: key B not readable
+            #expect(card.authenticate(block: 4, keyType: keyType, key: key))
+            let read = card.respond(to: [ClassicCommand.read, 4])
+            #expect((read == .data([UInt8](repeating: 0, count: 16))) == canRead, "condition \(condition) key \(keyType) read")
+            #expect(card.authenticate(block: 4, keyType: keyType, key: key))
+            let write = card.respond(to: [ClassicCommand.write, 4] + [UInt8](repeating: 0x33, count: 16))
+            #expect((write == .ack) == canWrite, "condition \(condition) key \(keyType) write")
+        }
+    }
+
+    @Test("Trailer rows 000, 010 and 001 make key B readable: key B then grants nothing", arguments: [0, 1, 2] as [UInt8])
+    func readableKeyBGrantsNothing(condition: UInt8) {
+        let card = Self.card(sector1: [0, 0, 0, condition])
+        #expect(card.authenticate(block: 4, keyType: .b, key: Self.keyB))
+        #expect(card.respond(to: [ClassicCommand.read, 4]) == .nak(ClassicNAK.invalidOperation))
+        #expect(card.authenticate(block: 7, keyType: .a, key: Self.keyA))
+        guard case .data(let trailer) = card.respond(to: [ClassicCommand.read, 7]) else {
+            Issue.record("trailer not readable with key A")
+            return
+        }
+        #expect(Array(trailer[10..<16]) == Self.keyB)
+    }
+
+    @Test("Trailer rows 100, 110 and 111 freeze key A and the access bits for key A", arguments: [4, 6, 7] as [UInt8])
+    func frozenTrailerForKeyA(condition: UInt8) {
+        let card = Self.card(sector1: [0, 0, 0, condition])
+        #expect(card.authenticate(block: 7, keyType: .a, key: Self.keyA))
+        #expect(card.respond(to: [ClassicCommand.write, 7]) == .nak(ClassicNAK.invalidOperation))
+    }
+
     @Test("Data condition 100: read with A or B, write with B only")
     func condition100() {
         let card = Self.card(sector1: [4, 4, 4, 3])
