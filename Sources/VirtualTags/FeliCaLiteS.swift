@@ -37,9 +37,10 @@ public enum FeliCaSystemCode {
     public static let wildcard: UInt16 = 0xFFFF
 }
 
-/// Status flags of Read/Write Without Encryption (User's Manual, "Status Flag"; FeliCa Card User's Manual, status flag 2 table). Status
-/// flag 1 is `00` on success, `FF` for an error not tied to a block list element, else a bit
-/// naming the element (`01` first, `02` second…); status flag 2 gives the reason.
+/// Status flags of Read/Write Without Encryption (FeliCa Lite-S User's Manual, "Status
+/// Flag"; FeliCa Card User's Manual, status flag 2 table). Status flag 1 is `00` on success,
+/// `FF` for an error not tied to a block list element, else a bit naming the element (`01`
+/// first, `02` second…); status flag 2 gives the reason.
 public enum FeliCaStatusFlag {
     /// `00 00`: success.
     public static let success: UInt8 = 0x00
@@ -118,7 +119,8 @@ public enum FeliCaLiteSBlock {
 /// decrement-only rule, CRC_CHECK computation.
 public final class FeliCaLiteS: VirtualTag {
     /// PMm: IC code `00 F1` (ROM type, IC type F1h = FeliCa Lite-S) and the maximum response
-    /// time parameters (User's Manual, "PMm"; nfcpy maps IC type F1h to "FeliCa Lite-S (RC-S966)").
+    /// time parameters (User's Manual, "PMm"; nfcpy also maps IC type F1h to "FeliCa Lite-S
+    /// (RC-S966)").
     public static let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
     /// Bytes per block.
     public static let blockSize = 16
@@ -184,9 +186,9 @@ public final class FeliCaLiteS: VirtualTag {
         activeMC = block(FeliCaLiteSBlock.mc)
     }
 
-    /// The NFC Forum Type 3 attribute information block (NFC Forum Type 3 Tag
-    /// Technical Specification, "Attribute Information Block"): Ver `10`, Nbr, Nbw, Nmaxb (2 bytes), 4 unused, WriteF
-    /// (`00` done, `0F` in progress), RW flag (`01` read/write, `00` read-only), Ln (3 bytes),
+    /// The NFC Forum Type 3 attribute information block (NFC Forum Type 3 Tag Technical
+    /// Specification, "Attribute Information Block"): Ver `10`, Nbr, Nbw, Nmaxb (2 bytes),
+    /// 4 unused, WriteF (`00` done, `0F` in progress), RW flag (`01` read/write, `00` read-only), Ln (3 bytes),
     /// checksum (2 bytes, the sum of bytes 0–13). Multi-byte fields are big-endian. The
     /// defaults describe an empty NDEF area on a Lite-S: 4 blocks per read, 1 per write,
     /// 13 blocks (S_PAD1–13).

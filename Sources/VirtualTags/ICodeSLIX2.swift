@@ -99,20 +99,23 @@ public final class ICodeSLIX2: VirtualTag {
     public static let blockSize = 4
     /// Memory size, 320 bytes.
     public static let memorySize = blockCount * blockSize
-    /// The IC reference byte of Get System Information.
+    /// The IC reference byte of Get System Information, `01` as SLIX2 tags report it (with
+    /// 80 blocks of 4 bytes).
     public static let icReference: UInt8 = 0x01
     /// Get System Information's info flags: DSFID, AFI, memory size and IC reference
     /// present (ISO/IEC 15693-3, "Get system information").
     public static let systemInformationFlags: UInt8 = 0x0F
-    /// The block holding the 16-bit counter (SL2S2602 data sheet, "Counter"): bytes 0–1 the value,
+    /// The block holding the 16-bit counter (SL2S2602 data sheet, "Counter"): bytes 0–1 the
+    /// value,
     /// little-endian. Writing `01 00 00 00` to it increments the counter; any other value
     /// presets it. User memory is therefore blocks 0–78, 316 bytes.
     public static let counterBlock = 79
     /// A fresh NDEF-formatted tag's capability container in block 0 (NFC Forum Type 5 Tag
-    /// Technical Specification, "Capability Container"): magic `E1`, version 1.0 read/write access `40`, MLEN `27` (the T5T area after
-    /// the 4-byte CC in 8-byte units: (316 − 4) / 8 = 39, so it never reaches the counter
-    /// block; 320 / 8 = `28` would overrun the memory), `01` (Read Multiple Blocks supported);
-    /// then an empty NDEF TLV `03 00` and a terminator `FE`.
+    /// Technical Specification, "Capability Container"): magic `E1`, version 1.0 with
+    /// read/write access `40`, MLEN `27` (the T5T area after the 4-byte CC in 8-byte units:
+    /// (316 − 4) / 8 = 39, so it never reaches the counter block; 320 / 8 = `28` would overrun
+    /// the memory), `01` (Read Multiple Blocks supported); then an empty NDEF TLV `03 00` and a
+    /// terminator `FE`.
     public static let freshNDEFArea: [UInt8] = [0xE1, 0x40, 0x27, 0x01, 0x03, 0x00, 0xFE]
 
     /// The chip's name.
