@@ -106,8 +106,7 @@ public final class ICodeSLIX2: VirtualTag {
     /// present (ISO/IEC 15693-3, "Get system information").
     public static let systemInformationFlags: UInt8 = 0x0F
     /// The block holding the 16-bit counter (SL2S2602 data sheet, "Counter"): bytes 0–1 the
-    /// value,
-    /// little-endian. Writing `01 00 00 00` to it increments the counter; any other value
+    /// value, little-endian. Writing `01 00 00 00` to it increments the counter; any other value
     /// presets it. User memory is therefore blocks 0–78, 316 bytes.
     public static let counterBlock = 79
     /// A fresh NDEF-formatted tag's capability container in block 0 (NFC Forum Type 5 Tag
