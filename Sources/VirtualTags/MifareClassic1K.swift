@@ -168,8 +168,8 @@ public struct ClassicTrailerAccess: Sendable, Hashable {
 /// WRITE and the value operations are granted per the sector's access bits (8.7). Frames are
 /// the command without CRC. WRITE and the value operations accept both the two-phase form of
 /// the datasheet (`A0 b` → ACK, then 16 bytes → ACK; `C1 b` → ACK, then 4 bytes → silence,
-/// the passive ACK) and the single frame a PN532 takes (`A0 b` + 16 bytes → ACK;
-/// `C1 b` + 4 bytes → silence on success).
+/// the passive ACK) and the single frame a PN532's InDataExchange takes (`A0 b` + 16 bytes
+/// → ACK; `C1 b` + 4 bytes → ACK, the exchange having succeeded).
 ///
 /// A refused operation answers NAK `4h` (or `0h` while the transfer buffer holds a valid
 /// value), Table 10; any error drops the authentication, as the chip returns to idle.
@@ -284,7 +284,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
     public func respond(to frame: [UInt8]) -> TagAnswer {
         if let pending {
             self.pending = nil
-            return completePending(pending, data: frame)
+            return completePending(pending, data: frame, singleFrame: false)
         }
         guard let command = frame.first else { return .silence }
         if command == ClassicCommand.halt {
@@ -302,7 +302,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
                 pending = .write(block: block)
                 return .ack
             }
-            return completePending(.write(block: block), data: Array(frame.dropFirst(2)))
+            return completePending(.write(block: block), data: Array(frame.dropFirst(2)), singleFrame: true)
         case ClassicCommand.increment, ClassicCommand.decrement, ClassicCommand.restore:
             let operation: BlockOperation = command == ClassicCommand.increment ? .increment : .decrementTransferRestore
             guard isPermitted(block: block, operation: operation), value(ofBlock: block) != nil else { return refuse() }
@@ -310,7 +310,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
                 pending = .value(command: command, block: block)
                 return .ack
             }
-            return completePending(.value(command: command, block: block), data: Array(frame.dropFirst(2)))
+            return completePending(.value(command: command, block: block), data: Array(frame.dropFirst(2)), singleFrame: true)
         case ClassicCommand.transfer:
             guard frame.count == 2, let buffer = transferBuffer,
                 isPermitted(block: block, operation: .decrementTransferRestore)
@@ -431,7 +431,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
         return .data(bytes)
     }
 
-    private func completePending(_ command: PendingCommand, data: [UInt8]) -> TagAnswer {
+    private func completePending(_ command: PendingCommand, data: [UInt8], singleFrame: Bool) -> TagAnswer {
         switch command {
         case .write(let block):
             guard data.count == Self.blockSize else { return refuse() }
@@ -456,7 +456,9 @@ public final class MifareClassic1K: ClassicVirtualTag {
             case ClassicCommand.decrement: transferBuffer = (current &- operand, address)
             default: transferBuffer = (current, address)
             }
-            return .silence  // passive ACK: no answer within the timeout (10.4)
+            // Two phases: the passive ACK, no answer within the timeout. One frame: the whole
+            // exchange succeeded, as a PN532 reports it.
+            return singleFrame ? .ack : .silence
         }
     }
 }

@@ -234,11 +234,11 @@ struct ClassicTests {
         #expect(card.respond(to: [ClassicCommand.transfer, 4]) == .ack)
         #expect(card.respond(to: [ClassicCommand.read, 4]) == .data(MifareClassic1K.valueBlock(125, address: 4)))
         // Single-frame DECREMENT (as a PN532 sends it), then TRANSFER to block 5.
-        #expect(card.respond(to: [ClassicCommand.decrement, 4, 0x2D, 0x01, 0, 0]) == .silence)
+        #expect(card.respond(to: [ClassicCommand.decrement, 4, 0x2D, 0x01, 0, 0]) == .ack)
         #expect(card.respond(to: [ClassicCommand.transfer, 5]) == .ack)
         #expect(card.respond(to: [ClassicCommand.read, 5]) == .data(MifareClassic1K.valueBlock(-176, address: 4)))
         // RESTORE copies block 5 to block 6.
-        #expect(card.respond(to: [ClassicCommand.restore, 5, 0, 0, 0, 0]) == .silence)
+        #expect(card.respond(to: [ClassicCommand.restore, 5, 0, 0, 0, 0]) == .ack)
         #expect(card.respond(to: [ClassicCommand.transfer, 6]) == .ack)
         #expect(card.respond(to: [ClassicCommand.read, 6]) == .data(MifareClassic1K.valueBlock(-176, address: 4)))
     }
@@ -264,10 +264,10 @@ struct ClassicTests {
         #expect(card.authenticate(block: 4, keyType: .a, key: Self.keyA))
         #expect(card.respond(to: [ClassicCommand.increment, 4]) == .nak(ClassicNAK.invalidOperation))
         #expect(card.authenticate(block: 4, keyType: .a, key: Self.keyA))
-        #expect(card.respond(to: [ClassicCommand.decrement, 4, 1, 0, 0, 0]) == .silence)
+        #expect(card.respond(to: [ClassicCommand.decrement, 4, 1, 0, 0, 0]) == .ack)
         #expect(card.respond(to: [ClassicCommand.transfer, 4]) == .ack)
         #expect(card.authenticate(block: 4, keyType: .b, key: Self.keyB))
-        #expect(card.respond(to: [ClassicCommand.increment, 4, 5, 0, 0, 0]) == .silence)
+        #expect(card.respond(to: [ClassicCommand.increment, 4, 5, 0, 0, 0]) == .ack)
         #expect(card.respond(to: [ClassicCommand.transfer, 4]) == .ack)
         #expect(card.respond(to: [ClassicCommand.read, 4]) == .data(MifareClassic1K.valueBlock(14, address: 4)))
     }
