@@ -246,7 +246,7 @@ public final class FeliCaLiteS: VirtualTag {
     }
 
     private var systemCodes: [UInt16] {
-        activeMC[3] == 0x01 ? [FeliCaSystemCode.ndef, FeliCaSystemCode.liteS] : [FeliCaSystemCode.liteS]
+        activeMC[3] == 0x01 ? [FeliCaSystemCode.liteS, FeliCaSystemCode.ndef] : [FeliCaSystemCode.liteS]
     }
 
     private func bit(_ byteIndex: Int, _ bit: Int) -> Bool {
@@ -259,7 +259,9 @@ public final class FeliCaLiteS: VirtualTag {
     // MARK: - Commands
 
     /// Polling (User's Manual, "Polling"): answers when the system code matches one the tag has,
-    /// `FF` in either byte being a wildcard.
+    /// `FF` in either byte being a wildcard. With request code `01` the answer carries the
+    /// first matching code: `88B4` for a wildcard, `12FC` only when polled for it — which is
+    /// why readers (libnfc's nfc-read-forum-tag3, nfcpy) poll `FFFF` then `12FC`.
     private func poll(_ frame: [UInt8]) -> TagAnswer {
         guard frame.count >= 5 else { return .silence }
         let high = frame[1], low = frame[2], requestCode = frame[3]

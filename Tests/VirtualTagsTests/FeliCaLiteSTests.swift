@@ -37,12 +37,25 @@ struct FeliCaLiteSTests {
         #expect(tag.respond(to: [FeliCaCommand.polling] + systemCode + [0x00, 0x00]) == .silence)
     }
 
-    @Test("Polling with request code 01 appends the system code")
+    @Test("Polling with request code 01 appends the matched system code: 12FC when asked, 88B4 for FFFF")
     func pollingRequestCode() {
         let tag = FeliCaLiteS(idm: Self.idm)
         #expect(tag.respond(to: [FeliCaCommand.polling, 0x12, 0xFC, 0x01, 0x00]) == .data([0x01] + Self.idm + FeliCaLiteS.pmm + [0x12, 0xFC]))
+        #expect(tag.respond(to: [FeliCaCommand.polling, 0xFF, 0xFF, 0x01, 0x00]) == .data([0x01] + Self.idm + FeliCaLiteS.pmm + [0x88, 0xB4]))
         #expect(FeliCaLiteS.pmm[1] == 0xF1)
         #expect(tag.targetInfo == .felica(FeliCaTarget(idm: .init(Self.idm), pmm: .init(FeliCaLiteS.pmm), systemCode: 0x12FC, bitRate: 212)))
+    }
+
+    @Test("With SYS_OP 00 (no NDEF) the tag answers 88B4 but not 12FC")
+    func pollingWithoutNDEF() {
+        let tag = FeliCaLiteS(idm: Self.idm)
+        var mc = FeliCaLiteS.ndefMemoryConfiguration
+        mc[3] = 0x00
+        #expect(tag.respond(to: Self.write(Self.readWrite, [Self.element(0x88)], mc)) == Self.writeStatus(0, 0))
+        #expect(tag.respond(to: [FeliCaCommand.polling, 0x12, 0xFC, 0x00, 0x00]) != .silence)  // until power-on
+        tag.powerOn()
+        #expect(tag.respond(to: [FeliCaCommand.polling, 0x12, 0xFC, 0x00, 0x00]) == .silence)
+        #expect(tag.respond(to: [FeliCaCommand.polling, 0x88, 0xB4, 0x00, 0x00]) != .silence)
     }
 
     @Test("The fresh attribute information block: Ver 10, Nbr 4, Nbw 1, Nmaxb 13, RW, checksum 0023")
@@ -175,7 +188,7 @@ struct FeliCaLiteSTests {
         #expect(tag.respond(to: [FeliCaCommand.requestResponse] + Self.idm) == .data([0x05] + Self.idm + [0x00]))
         #expect(tag.respond(to: [FeliCaCommand.requestService] + Self.idm + [2, 0x0B, 0x00, 0x48, 0x10])
             == .data([0x03] + Self.idm + [2, 0x00, 0x00, 0xFF, 0xFF]))
-        #expect(tag.respond(to: [FeliCaCommand.requestSystemCode] + Self.idm) == .data([0x0D] + Self.idm + [2, 0x12, 0xFC, 0x88, 0xB4]))
+        #expect(tag.respond(to: [FeliCaCommand.requestSystemCode] + Self.idm) == .data([0x0D] + Self.idm + [2, 0x88, 0xB4, 0x12, 0xFC]))
     }
 
     @Test("Memory round-trips through the accessor; a wrong length is ignored")
