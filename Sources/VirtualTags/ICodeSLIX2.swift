@@ -146,6 +146,28 @@ public final class ICodeSLIX2: VirtualTag {
         set { if newValue.count == Self.memorySize { storage = newValue } }
     }
 
+    /// Size of ``tagFileImage``: memory, one lock byte per block, DSFID, AFI, lock flags.
+    public static let tagFileImageSize = memorySize + blockCount + 3
+
+    /// Everything a tag file must keep so that locks survive: the 320 bytes of ``memory``,
+    /// then 80 bytes of block security status (`01` locked), DSFID, AFI, and a byte with bit 0
+    /// = AFI locked, bit 1 = DSFID locked. Setting a value of another length is ignored.
+    public var tagFileImage: [UInt8] {
+        get {
+            storage + locks.map { $0 ? 1 : 0 } + [dsfid, afi, (afiLocked ? 0x01 : 0) | (dsfidLocked ? 0x02 : 0)]
+        }
+        set {
+            guard newValue.count == Self.tagFileImageSize else { return }
+            storage = Array(newValue[0..<Self.memorySize])
+            locks = newValue[Self.memorySize..<Self.memorySize + Self.blockCount].map { $0 & 0x01 != 0 }
+            let tail = Self.memorySize + Self.blockCount
+            dsfid = newValue[tail]
+            afi = newValue[tail + 1]
+            afiLocked = newValue[tail + 2] & 0x01 != 0
+            dsfidLocked = newValue[tail + 2] & 0x02 != 0
+        }
+    }
+
     private var storage: [UInt8]
     private var state: State = .ready
 

@@ -138,6 +138,24 @@ struct SLIX2Tests {
         #expect(tag.respond(to: [Self.plain, ISO15693Command.readSingleBlock, 79]) == .data([0x00, 0x01, 0x01, 0x00, 0x00]))
     }
 
+    @Test("The tag file image keeps memory, block locks, DSFID, AFI and their locks")
+    func tagFileImageRoundTrip() {
+        let tag = ICodeSLIX2(uid: Self.uid, dsfid: 0x05, afi: 0x06)
+        _ = tag.respond(to: [Self.plain, ISO15693Command.writeSingleBlock, 2, 9, 8, 7, 6])
+        _ = tag.respond(to: [Self.plain, ISO15693Command.lockBlock, 2])
+        _ = tag.respond(to: [Self.plain, ISO15693Command.lockAFI])
+        let image = tag.tagFileImage
+        #expect(image.count == ICodeSLIX2.tagFileImageSize)
+        let copy = ICodeSLIX2(uid: Self.uid)
+        copy.tagFileImage = image
+        #expect(copy.memory == tag.memory && copy.lockedBlocks == tag.lockedBlocks)
+        #expect(copy.afi == 0x06 && copy.dsfid == 0x05 && copy.afiLocked && !copy.dsfidLocked)
+        #expect(copy.respond(to: [Self.plain, ISO15693Command.writeSingleBlock, 2, 0, 0, 0, 0])
+            == Self.error(ISO15693Error.lockedBlockCannotBeChanged))
+        copy.tagFileImage = [1, 2, 3]
+        #expect(copy.tagFileImage == image)
+    }
+
     @Test("Write and lock AFI and DSFID")
     func afiAndDSFID() {
         let tag = ICodeSLIX2(uid: Self.uid)
