@@ -89,11 +89,16 @@ public struct ClassicAccessBits: Sendable, Hashable {
         }
     }
 
+    /// The condition `C1C2C3` of block `index` (0…3) of the sector; `000` out of range.
+    public func condition(ofBlock index: Int) -> UInt8 {
+        index >= 0 && index < conditions.count ? conditions[index] & 0x07 : 0
+    }
+
     /// Trailer bytes 6, 7, 8 with the inverted copies.
     public var bytes: [UInt8] {
         var c1: UInt8 = 0, c2: UInt8 = 0, c3: UInt8 = 0
         for i in 0..<4 {
-            let c = conditions[i]
+            let c = i < conditions.count ? conditions[i] : 0
             c1 |= ((c >> 2) & 1) << i
             c2 |= ((c >> 1) & 1) << i
             c3 |= (c & 1) << i
@@ -388,7 +393,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
         guard let auth = authenticated, block >= 0, block < 64, block / Self.blocksPerSector == auth.sector,
             let bits = accessBits(sector: auth.sector)
         else { return nil }
-        let trailer = ClassicTrailerAccess.forCondition(bits.conditions[3])
+        let trailer = ClassicTrailerAccess.forCondition(bits.condition(ofBlock: 3))
         if auth.keyType == .b && trailer.keyBIsReadable { return nil }
         return (auth.keyType, bits)
     }
@@ -398,7 +403,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
         let index = block % Self.blocksPerSector
         if index == 3 { return operation == .read }
         if block == 0 && operation != .read { return false }  // manufacturer block
-        let access = ClassicDataBlockAccess.forCondition(bits.conditions[index])
+        let access = ClassicDataBlockAccess.forCondition(bits.condition(ofBlock: index))
         switch operation {
         case .read: return access.read.allows(key)
         case .write: return access.write.allows(key)
@@ -409,7 +414,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
 
     private func isWritableTrailer(_ block: Int) -> Bool {
         guard block % Self.blocksPerSector == 3, let (key, bits) = usableKey(for: block) else { return false }
-        let access = ClassicTrailerAccess.forCondition(bits.conditions[3])
+        let access = ClassicTrailerAccess.forCondition(bits.condition(ofBlock: 3))
         return access.writeKeyA.allows(key) || access.writeAccessBits.allows(key) || access.writeKeyB.allows(key)
     }
 
@@ -419,7 +424,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
         }
         var bytes = blockBytes(block)
         if block % Self.blocksPerSector == 3 {
-            let access = ClassicTrailerAccess.forCondition(bits.conditions[3])
+            let access = ClassicTrailerAccess.forCondition(bits.condition(ofBlock: 3))
             bytes.replaceSubrange(0..<6, with: [UInt8](repeating: 0, count: 6))  // key A: never
             if !access.readAccessBits.allows(key) {
                 bytes.replaceSubrange(6..<10, with: [UInt8](repeating: 0, count: 4))
@@ -437,7 +442,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
             guard data.count == Self.blockSize else { return refuse() }
             if block % Self.blocksPerSector == 3 {
                 guard let (key, bits) = usableKey(for: block) else { return refuse() }
-                let access = ClassicTrailerAccess.forCondition(bits.conditions[3])
+                let access = ClassicTrailerAccess.forCondition(bits.condition(ofBlock: 3))
                 var trailer = blockBytes(block)
                 if access.writeKeyA.allows(key) { trailer.replaceSubrange(0..<6, with: data[0..<6]) }
                 if access.writeAccessBits.allows(key) { trailer.replaceSubrange(6..<10, with: data[6..<10]) }
