@@ -202,4 +202,23 @@ struct FeliCaLiteSTests {
         copy.memory = [1, 2, 3]
         #expect(copy.memory == memory)
     }
+
+    @Test("Twenty thousand pseudo-random commands for this IDm never trap")
+    func randomCommands() {
+        var generator = ClassicTests.SplitMix64(seed: 0xFE11CA)
+        let tag = FeliCaLiteS(idm: Self.idm)
+        let commands: [UInt8] = [0x00, 0x02, 0x04, 0x06, 0x08, 0x0C]
+        for _ in 0..<20_000 {
+            let command = commands[Int(generator.next() % UInt64(commands.count))]
+            let length = Int(generator.next() % 48)
+            var body = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            if body.count >= 1 && generator.next() % 2 == 0 { body[0] = 1 }  // one service, mostly
+            if body.count >= 3 && generator.next() % 2 == 0 { body[1] = 0x09; body[2] = 0 }
+            if body.count >= 4 { body[3] = UInt8(generator.next() % 5) }
+            let frame = command == FeliCaCommand.polling ? [command] + body : [command] + Self.idm + body
+            _ = tag.respond(to: frame)
+            if generator.next() % 64 == 0 { tag.powerOn() }
+        }
+        #expect(tag.memory.count == FeliCaLiteS.memorySize)
+    }
 }

@@ -180,4 +180,20 @@ struct SLIX2Tests {
         let tag = ICodeSLIX2(uid: Self.uid)
         #expect(tag.respond(to: request) == expected)
     }
+
+    @Test("Twenty thousand pseudo-random requests never trap")
+    func randomRequests() {
+        var generator = ClassicTests.SplitMix64(seed: 0x15_693)
+        let tag = ICodeSLIX2(uid: Self.uid)
+        let commands: [UInt8] = [0x01, 0x02, 0x20, 0x21, 0x22, 0x23, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0xA0]
+        for _ in 0..<20_000 {
+            let length = Int(generator.next() % 16)
+            var frame = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            if frame.count >= 2 { frame[1] = commands[Int(generator.next() % UInt64(commands.count))] }
+            if frame.count >= 10 && generator.next() % 2 == 0 { frame.replaceSubrange(2..<10, with: Self.uidOnAir) }
+            _ = tag.respond(to: frame)
+            if generator.next() % 64 == 0 { tag.powerOn() }
+        }
+        #expect(tag.memory.count == ICodeSLIX2.memorySize)
+    }
 }
