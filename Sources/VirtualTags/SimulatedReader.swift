@@ -39,6 +39,16 @@ public actor SimulatedReader: NFCReader {
         self.emptyFieldWait = emptyFieldWait
     }
 
+    /// A reader over a new field holding `tags` (the first presented at once).
+    public init(
+        tags: sending [any VirtualTag], faultPlan: FaultPlan = .none, name: String = "simulator",
+        connectionString: String = "sim:", removesTagOnDeselect: Bool = false, emptyFieldWait: Duration = .seconds(1)
+    ) {
+        self.init(
+            field: VirtualField(tags: tags, faultPlan: faultPlan), name: name, connectionString: connectionString,
+            removesTagOnDeselect: removesTagOnDeselect, emptyFieldWait: emptyFieldWait)
+    }
+
     /// Runs `body` on the field inside the actor: to inspect tags, present or remove one, or
     /// change the fault plan.
     public func withField<R: Sendable>(_ body: @Sendable (VirtualField) throws -> R) rethrows -> R {
