@@ -107,8 +107,8 @@ struct Type2Chip {
     func isLocked(page: Int) -> Bool {
         if (3...15).contains(page) {
             // Lock byte 0 bits 3…7 lock pages 3…7; lock byte 1 bits 0…7 lock pages 8…15.
-            let bit = page + 0  // page 3 → bit 3 of byte 0
-            return bit < 8 ? activeStaticLock[0] & (1 << bit) != 0 : activeStaticLock[1] & (1 << (bit - 8)) != 0
+            return page < 8
+                ? activeStaticLock[0] & (1 << page) != 0 : activeStaticLock[1] & (1 << (page - 8)) != 0
         }
         if layout.dynamicLockPage != nil, page >= 16, page < layout.userPages.upperBound {
             let bit = (page - 16) / layout.dynamicLockPagesPerBit

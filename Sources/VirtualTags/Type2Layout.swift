@@ -43,8 +43,12 @@ public struct Type2Layout: Sendable, Hashable {
     }
 
     /// NTAG213: 45 pages, 144 bytes of user memory (pages 04h–27h), dynamic lock bytes at 28h,
-    /// CFG at 29h–2Ch, CC `E1 10 12 00` (NTAG213/215/216 datasheet 8.5, Figure 5).
-    public static let ntag213 = ntag(name: "NTAG213", pages: 45, storageSize: 0x0F, ccSize: 0x12, lockPagesPerBit: 2)
+    /// CFG at 29h–2Ch, CC `E1 10 12 00` (NTAG213/215/216 datasheet 8.5, Figure 5). Delivered with
+    /// a Lock Control TLV `01 03 A0 0C 34` (12 dynamic lock bits at page 28h, 8 bytes per bit)
+    /// before the empty NDEF TLV: pages 4–5 `01 03 A0 0C 34 03 00 FE` (datasheet 8.5.6, Table 6).
+    public static let ntag213 = ntag(
+        name: "NTAG213", pages: 45, storageSize: 0x0F, ccSize: 0x12, lockPagesPerBit: 2,
+        userData: [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE])
     /// NTAG215: 135 pages, 504 bytes of user memory (04h–81h), dynamic lock bytes at 82h, CFG at
     /// 83h–86h, CC `E1 10 3E 00` (datasheet 8.5, Figure 6).
     public static let ntag215 = ntag(name: "NTAG215", pages: 135, storageSize: 0x11, ccSize: 0x3E, lockPagesPerBit: 16)
@@ -72,17 +76,20 @@ public struct Type2Layout: Sendable, Hashable {
         factoryConfiguration: [0x00, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00])
 
     /// An NTAG21x layout: user memory from page 4 to the dynamic lock page, then CFG0, CFG1, PWD,
-    /// PACK; delivered NDEF formatted with an empty NDEF TLV (`03 00 FE`), AUTH0 = FFh,
-    /// MIRROR = 04h, CFG1 = `00 05 00 00`, dynamic lock bytes `00 00 00 BD`.
-    private static func ntag(name: String, pages: Int, storageSize: UInt8, ccSize: UInt8, lockPagesPerBit: Int)
-        -> Type2Layout
+    /// PACK; delivered NDEF formatted with an empty NDEF TLV (`03 00 FE` at page 4 unless
+    /// `userData` says otherwise), AUTH0 = FFh, MIRROR = 04h, CFG1 = `00 05 00 00`, dynamic lock
+    /// bytes `00 00 00 BD`.
+    private static func ntag(
+        name: String, pages: Int, storageSize: UInt8, ccSize: UInt8, lockPagesPerBit: Int,
+        userData: [UInt8] = [0x03, 0x00, 0xFE, 0x00]
+    ) -> Type2Layout
     {
         let lockPage = pages - 5
         return Type2Layout(
             productName: name, totalPages: pages, userPages: 4..<lockPage,
             dynamicLockPage: lockPage, dynamicLockPagesPerBit: lockPagesPerBit, configurationPage: lockPage + 1,
             version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, storageSize, 0x03], hasNFCCounter: true,
-            factoryCapabilityContainer: [0xE1, 0x10, ccSize, 0x00], factoryUserData: [0x03, 0x00, 0xFE, 0x00],
+            factoryCapabilityContainer: [0xE1, 0x10, ccSize, 0x00], factoryUserData: userData,
             factoryDynamicLock: [0x00, 0x00, 0x00, 0xBD],
             factoryConfiguration: [0x04, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00])
     }

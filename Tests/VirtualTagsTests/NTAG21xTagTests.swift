@@ -48,7 +48,11 @@ struct NTAG21xTagTests {
         #expect(page(tag, 1) == [0x33, 0x44, 0x55, 0x66])
         #expect(page(tag, 2) == [bcc1, 0x48, 0x00, 0x00])
         #expect(page(tag, 3) == [0xE1, 0x10, ccSize, 0x00])
-        #expect(page(tag, 4) == [0x03, 0x00, 0xFE, 0x00])
+        if model == .ntag213 {
+            #expect(page(tag, 4) + page(tag, 5) == [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE])
+        } else {
+            #expect(page(tag, 4) == [0x03, 0x00, 0xFE, 0x00])
+        }
         #expect(page(tag, lockPage) == [0x00, 0x00, 0x00, 0xBD])
         #expect(page(tag, lockPage + 1) == [0x04, 0x00, 0x00, 0xFF])
         #expect(page(tag, lockPage + 2) == [0x00, 0x05, 0x00, 0x00])
@@ -59,7 +63,9 @@ struct NTAG21xTagTests {
     @Test("READ returns 4 pages")
     func read() {
         let tag = freshNTAG()
-        #expect(data(tag.respond(to: [0x30, 0x03])) == [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE, 0x00] + [UInt8](repeating: 0, count: 8))
+        #expect(
+            data(tag.respond(to: [0x30, 0x03]))
+                == [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE, 0, 0, 0, 0])
     }
 
     @Test("READ rolls over from the last page to page 0, PWD and PACK read as zeros")
