@@ -12,9 +12,6 @@ public import NFCTags
 /// Options: `file=PATH`, `uid=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`.
 public struct SimulatorConfiguration: Sendable, Hashable {
-    /// The UID of the first tag of a stack when none is given: `04 53 49 4D 00 00 01`
-    /// (NXP's manufacturer code, then "SIM", then the tag's number).
-    public static let defaultBaseUID: [UInt8] = [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
     /// The largest stack.
     public static let maximumCount = 100_000
 
@@ -137,10 +134,10 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         }
     }
 
-    /// The UID of tag `index` (0-based) of the stack: the first UID plus `index`, counting in
-    /// the bytes after the manufacturer code.
+    /// The UID of tag `index` (0-based) of the stack: the first UID (given, else the model's
+    /// ``TagModel/defaultUID``) plus `index`, counting in the bytes after the first.
     public func uid(ofTag index: Int) -> [UInt8] {
-        var value = uid ?? Self.defaultBaseUID
+        var value = uid ?? model?.defaultUID ?? [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
         var carry = index
         var i = value.count - 1
         while carry > 0, i >= 1 {

@@ -9,18 +9,28 @@ public struct TagModel: Sendable, Hashable {
     public let make: @Sendable (_ uid: [UInt8], _ options: TagModelOptions) -> any VirtualTag
     /// Restores a tag from a tag file's state; nil when the state does not fit the model.
     public let restore: @Sendable (_ state: TagState) -> (any VirtualTag)?
-    /// The UID length this model needs.
+    /// The UID length this model needs (ISO 14443-A double size: 7; FeliCa IDm, ISO 15693: 8).
     public let uidLength: Int
+    /// The UID of the first tag of a `sim:` stack when none is given; later tags count up from
+    /// it.
+    public let defaultUID: [UInt8]
 
     /// Creates a registry entry.
+    /// - Parameters:
+    ///   - defaultUID: the first UID of a stack; by default `04 53 49 4D …` (NXP's manufacturer
+    ///     code, "SIM") cut or zero-filled to `uidLength - 1` bytes, then `01`.
+    /// - Precondition: `uidLength` ≥ 2 and `defaultUID`, when given, has `uidLength` bytes.
     public init(
-        name: String, summary: String, uidLength: Int = 7,
+        name: String, summary: String, uidLength: Int = 7, defaultUID: [UInt8]? = nil,
         make: @escaping @Sendable ([UInt8], TagModelOptions) -> any VirtualTag,
         restore: @escaping @Sendable (TagState) -> (any VirtualTag)?
     ) {
+        precondition(uidLength >= 2 && (defaultUID == nil || defaultUID?.count == uidLength))
         self.name = name
         self.summary = summary
         self.uidLength = uidLength
+        let prefix: [UInt8] = [0x04, 0x53, 0x49, 0x4D] + [UInt8](repeating: 0, count: uidLength)
+        self.defaultUID = defaultUID ?? (Array(prefix.prefix(uidLength - 1)) + [0x01])
         self.make = make
         self.restore = restore
     }

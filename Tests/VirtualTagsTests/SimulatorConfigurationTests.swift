@@ -63,10 +63,20 @@ struct SimulatorConfigurationTests {
         let c = try SimulatorConfiguration(parsing: "sim:ntag213*300")
         let uids = (0..<300).map { c.uid(ofTag: $0) }
         #expect(Set(uids).count == 300)
-        #expect(uids[0] == SimulatorConfiguration.defaultBaseUID)
+        #expect(uids[0] == [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01])
         #expect(uids[255] == [0x04, 0x53, 0x49, 0x4D, 0x00, 0x01, 0x00])
         let given = try SimulatorConfiguration(parsing: "sim:ntag213*2?uid=0400000000FFFF")
         #expect(given.uid(ofTag: 1) == [0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00])
+    }
+
+    @Test("the default first UID follows the model's UID length", arguments: [4, 7, 8, 10])
+    func defaultUIDLength(length: Int) {
+        let model = TagModel(
+            name: "test", summary: "", uidLength: length, make: { uid, _ in NTAG21xTag(.ntag213, uid: testUID) },
+            restore: { _ in nil })
+        #expect(model.defaultUID.count == length)
+        #expect(model.defaultUID.first == 0x04)
+        #expect(model.defaultUID.last == 0x01)
     }
 
     @Test("a reader from a stack string hands the tags out in order")
