@@ -93,7 +93,7 @@ public final class NTAG21xTag: PersistentVirtualTag {
 }
 
 /// A MIFARE Ultralight EV1 (MF0UL11 or MF0UL21): a Type 2 chip with password protection, three
-/// one-way counters (READ_CNT, INCR_CNT) and an originality signature, as the MF0ULx1 datasheet
+/// one-way counters (READ_CNT, INCR_CNT, CHECK_TEARING_EVENT), VCSL and an originality signature, as the MF0ULx1 datasheet
 /// (Rev. 3.2) describes it. Delivered not NDEF formatted (page 3 zero, as the datasheet says).
 ///
 /// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).

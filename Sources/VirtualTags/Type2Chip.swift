@@ -174,6 +174,11 @@ struct Type2Chip {
             return readCounter(Int(frame[1]))
         case (NTAGCommand.incrementCounter, 6) where !layout.hasNFCCounter:
             return incrementCounter(Int(frame[1]), Array(frame[2..<6]))
+        case (NTAGCommand.checkTearingEvent, 2) where !layout.hasNFCCounter:
+            guard frame[1] < 3 else { return .nak(NTAGAcknowledge.invalidArgument) }
+            return .data([0xBD])  // the counters are never torn here
+        case (NTAGCommand.virtualCardSelectLast, 21) where !layout.hasNFCCounter:
+            return .data([byte(page: layout.accessPage, 1)])  // VCTID, CFG1 byte 1
         case (NTAGCommand.passwordAuthenticate, 5):
             return passwordAuthenticate(Array(frame[1..<5]))
         case (NTAGCommand.readSignature, 2):

@@ -18,6 +18,12 @@ public enum NTAGCommand {
     public static let readCounter: UInt8 = 0x39
     /// INCR_CNT (`A5 addr d0 d1 d2 d3`): adds to a one-way counter (MF0ULx1 9.11 only).
     public static let incrementCounter: UInt8 = 0xA5
+    /// CHECK_TEARING_EVENT (`3E addr`): whether the last counter increment was torn; BDh = not
+    /// torn (MF0ULx1 9.12 only).
+    public static let checkTearingEvent: UInt8 = 0x3E
+    /// VCSL (`4B` + 16-byte installation identifier + 4-byte PCD capabilities): answers the
+    /// VCTID byte (MF0ULx1 9.13 only).
+    public static let virtualCardSelectLast: UInt8 = 0x4B
     /// PWD_AUTH (`1B p0 p1 p2 p3`): answers the 2-byte PACK (NTAG21x 10.7).
     public static let passwordAuthenticate: UInt8 = 0x1B
     /// READ_SIG (`3C 00`): the 32-byte originality signature (NTAG21x 10.8).

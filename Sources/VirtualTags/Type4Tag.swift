@@ -207,8 +207,9 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag {
         }
     }
 
-    /// READ BINARY: Le bytes from the offset (Le 00 means 256); 6B00 past the end of the file,
-    /// 6700 when Le is missing or larger than MLe.
+    /// READ BINARY: Le bytes from the offset (Le 00 means 256), fewer when the file ends first;
+    /// 6B00 when the offset is past the end of the file, 6700 when Le is missing or larger than
+    /// MLe.
     private func readBinary(offset: Int, body: [UInt8]) -> [UInt8] {
         guard let file = selectedContents else { return sw(StatusWord.noCurrentEF) }
         guard body.count == 1 else { return sw(StatusWord.wrongLength) }

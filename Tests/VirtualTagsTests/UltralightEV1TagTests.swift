@@ -35,6 +35,16 @@ struct UltralightEV1TagTests {
         #expect(tag.respond(to: [0xA5, 0x01, 0xFF, 0xFF, 0xFF, 0x00]) == .nak(4))
     }
 
+    @Test("CHECK_TEARING_EVENT answers BDh, VCSL answers VCTID; NTAG21x answers neither")
+    func tearingAndVCSL() {
+        let tag = UltralightEV1Tag(.mf0ul11, uid: testUID)
+        tag.powerOn()
+        #expect(tag.respond(to: [0x3E, 0x02]) == .data([0xBD]))
+        #expect(tag.respond(to: [0x3E, 0x03]) == .nak(0))
+        #expect(tag.respond(to: [0x4B] + [UInt8](repeating: 0, count: 20)) == .data([0x05]))
+        #expect(freshNTAG().respond(to: [0x3E, 0x00]) == .silence)
+    }
+
     @Test("PWD_AUTH protects pages from AUTH0")
     func password() {
         let tag = UltralightEV1Tag(.mf0ul11, uid: testUID)
