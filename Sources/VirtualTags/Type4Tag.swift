@@ -74,6 +74,8 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag {
     ///   - uid: 7 bytes.
     ///   - ndefFileSize: bytes in the NDEF file, NLEN included: 3…32767 (Type 4 Tag 2.0, 5.1.2.1).
     ///   - readOnly: write access `FF` instead of `00`.
+    ///   - maximumReadLength: MLe announced in the CC; READ BINARY with a larger Le answers 6700.
+    ///   - maximumUpdateLength: MLc announced in the CC; UPDATE BINARY with more data answers 6700.
     /// - Precondition: `uid` has 7 bytes and the size is in range.
     public init(
         uid: [UInt8], ndefFileSize: Int = Type4Tag.defaultNDEFFileSize, readOnly: Bool = false,
