@@ -1,3 +1,4 @@
+import Foundation
 import NFCCore
 import NFCTags
 import Testing
@@ -45,6 +46,8 @@ struct SimulatorConfigurationTests {
         ("sim:ntag215?file=", "needs a value"),
         ("sim:ntag215*2?file=/tmp/x.json", "holds one tag"),
         ("sim:ntag213?read-only", "type4 only"),
+        ("sim:ntag213?file=a.json&dir=b", "not both"),
+        ("sim:?dir=b", "names no model"),
         ("sim:type4?ndef-size=2", "ndef-size"),
         ("sim:type4?hand-out=sometimes", "hand-out"),
     ])
@@ -103,6 +106,27 @@ struct SimulatorConfigurationTests {
         _ = try await second.poll(for: [.iso14443A], timeout: .seconds(1))
         let pages = try await second.transceive(Bytes([0x30, 0x05]))
         #expect(pages[0..<4] == Bytes([0xCA, 0xFE, 0xBA, 0xBE]))
+    }
+
+    @Test("a stack with dir= keeps one file per tag, named by UID, across runs")
+    func tagDirectory() async throws {
+        let directory = temporaryPath("stack")
+        let first = try SimulatorConfiguration.makeReader("sim:ntag215*3?dir=\(directory)&poll-wait=0")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        #expect(names == ["0453494d000001.json", "0453494d000002.json", "0453494d000003.json"])
+        var index: UInt8 = 0
+        while try await first.poll(for: [.iso14443A], timeout: .seconds(1)) != nil {
+            index += 1
+            _ = try await first.transceive(Bytes([0xA2, 0x04, index, index, index, index]))
+            try await first.deselect()
+        }
+        let second = try SimulatorConfiguration.makeReader("sim:ntag215*3?dir=\(directory)&poll-wait=0")
+        var seen: [UInt8] = []
+        while try await second.poll(for: [.iso14443A], timeout: .seconds(1)) != nil {
+            seen.append(try await second.transceive(Bytes([0x30, 0x04]))[0])
+            try await second.deselect()
+        }
+        #expect(seen == [1, 2, 3])
     }
 
     @Test("a tag file of another model is refused")
