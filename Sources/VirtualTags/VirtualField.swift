@@ -55,10 +55,10 @@ public final class VirtualField {
     public var faultPlan: FaultPlan
     /// Tags taken out of the field, in order.
     public private(set) var removedTags: [any VirtualTag] = []
-    /// The last tag-file save failure, cleared by the next successful save.
+    /// The tag-file save failure of the last command, if its save failed.
     public private(set) var lastSaveError: TagFileError?
 
-    private var files: [ObjectIdentifier: (file: TagFile, savedRevision: Int)] = [:]
+    private var files: [ObjectIdentifier: TagFile] = [:]
 
     /// A field with `tags` waiting; the first is presented at once.
     public init(tags: [any VirtualTag] = [], faultPlan: FaultPlan = .none) {
@@ -69,7 +69,7 @@ public final class VirtualField {
 
     /// Keeps `tag` saved in `file` after each command that changes it.
     public func persist(_ tag: any PersistentVirtualTag, in file: TagFile) {
-        files[ObjectIdentifier(tag)] = (file, tag.stateRevision)
+        files[ObjectIdentifier(tag)] = file
     }
 
     /// Whether a tag is in the field.
@@ -127,24 +127,26 @@ public final class VirtualField {
     }
 
     private func deliver(_ send: (any VirtualTag) -> FieldAnswer) -> FieldAnswer {
+        lastSaveError = nil
         guard let tag = currentTag else { return .noTag }
         commandCount += 1
         let number = commandCount
+        let revision = (tag as? any PersistentVirtualTag)?.stateRevision
         var answer = send(tag)
-        saveIfChanged(tag)
+        if let persistent = tag as? any PersistentVirtualTag, persistent.stateRevision != revision {
+            save(persistent)
+        }
         if faultPlan.rfErrorOnCommands.contains(number) { answer = .rfError }
         if faultPlan.leaveAfterCommand == number { removeTag() }
         return answer
     }
 
-    private func saveIfChanged(_ tag: any VirtualTag) {
-        guard let persistent = tag as? any PersistentVirtualTag,
-            let entry = files[ObjectIdentifier(tag)], entry.savedRevision != persistent.stateRevision
-        else { return }
+    /// Saves a tag whose state this command changed (with any change an earlier failed save
+    /// lost).
+    private func save(_ tag: any PersistentVirtualTag) {
+        guard let file = files[ObjectIdentifier(tag)] else { return }
         do {
-            try entry.file.save(persistent.tagState)
-            files[ObjectIdentifier(tag)] = (entry.file, persistent.stateRevision)
-            lastSaveError = nil
+            try file.save(tag.tagState)
         } catch {
             lastSaveError = error
         }

@@ -75,3 +75,17 @@ struct VirtualFieldTests {
         #expect(try file.load() == tag.tagState)
     }
 }
+
+@Suite("Tag file save failures")
+struct TagFileSaveFailureTests {
+    @Test("a failed save is reported for that command only, and the reader maps it to io")
+    func saveFailure() async throws {
+        let tag = NTAG21xTag(.ntag213, uid: testUID)
+        let field = VirtualField(tags: [tag])
+        field.persist(tag, in: TagFile(path: "/nonexistent-dir/tag.json"))
+        _ = field.exchange(frame: [0xA2, 0x04, 1, 2, 3, 4])
+        #expect(field.lastSaveError?.code == .unwritable)
+        _ = field.exchange(frame: [0x30, 0x04])
+        #expect(field.lastSaveError == nil)
+    }
+}
