@@ -15,11 +15,14 @@ public struct TagState: Codable, Sendable, Hashable {
     public var authenticationFailures: Int?
     /// Type 4: whether the NDEF file is read-only (write access `FF` in the CC).
     public var readOnly: Bool?
+    /// Model-specific state no other field holds (e.g. a FeliCa MAC key, ISO 15693 AFI/DSFID),
+    /// as text values under names the model chooses.
+    public var attributes: [String: String]?
 
     /// Creates a state.
     public init(
         model: String, uid: String, memory: String, counters: [UInt32]? = nil,
-        authenticationFailures: Int? = nil, readOnly: Bool? = nil
+        authenticationFailures: Int? = nil, readOnly: Bool? = nil, attributes: [String: String]? = nil
     ) {
         self.model = model
         self.uid = uid
@@ -27,6 +30,7 @@ public struct TagState: Codable, Sendable, Hashable {
         self.counters = counters
         self.authenticationFailures = authenticationFailures
         self.readOnly = readOnly
+        self.attributes = attributes
     }
 }
 

@@ -66,6 +66,14 @@ struct TagFileTests {
         }
     }
 
+    @Test("model-specific attributes survive save and load")
+    func attributes() throws {
+        let state = TagState(model: "x", uid: "01", memory: "00", attributes: ["afi": "00", "dsfid": "01"])
+        let file = TagFile(path: temporaryPath())
+        try file.save(state)
+        #expect(try file.load() == state)
+    }
+
     @Test("a missing file is unreadable")
     func missingFile() {
         do {
