@@ -73,6 +73,13 @@ struct Type4TagTests {
         #expect(readyType4().respond(toAPDU: apdu) == expected)
     }
 
+    @Test("SELECT by file ID with P2 00 (mapping 1.0 readers) works too")
+    func selectMapping10() {
+        let tag = readyType4()
+        #expect(tag.respond(toAPDU: [0x00, 0xA4, 0x00, 0x00, 0x02, 0xE1, 0x03]) == [0x90, 0x00])
+        #expect(tag.respond(toAPDU: [0x00, 0xB0, 0x00, 0x00, 0x02]) == [0x00, 0x0F, 0x90, 0x00])
+    }
+
     @Test("file selection needs the NDEF application selected first")
     func selectFileWithoutApplication() {
         let tag = Type4Tag(uid: testUID)
