@@ -37,6 +37,10 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// The string parsed.
     public var connectionString: String
 
+    /// Whether `string` is for the simulator (starts with `sim:`): how a reader factory picks
+    /// between the simulator and libnfc.
+    public static func accepts(_ string: String) -> Bool { string.hasPrefix("sim:") }
+
     /// Parses a `sim:` connection string.
     /// - Throws: ``NFCReaderError`` `invalidArgument`, with a reason naming the bad part (an
     ///   unknown model lists the known ones).

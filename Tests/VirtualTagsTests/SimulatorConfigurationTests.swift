@@ -14,6 +14,13 @@ struct SimulatorConfigurationTests {
         #expect(configuration.count == 1)
     }
 
+    @Test("model names are case-insensitive; only sim: strings are accepted")
+    func caseAndPrefix() throws {
+        #expect(try SimulatorConfiguration(parsing: "sim:NTAG215").model?.name == "ntag215")
+        #expect(SimulatorConfiguration.accepts("sim:ntag215"))
+        #expect(!SimulatorConfiguration.accepts("pn532_uart:/dev/ttyUSB0"))
+    }
+
     @Test("stacks: *N and count=N")
     func stacks() throws {
         #expect(try SimulatorConfiguration(parsing: "sim:ntag215*100").count == 100)
