@@ -62,6 +62,19 @@ struct VirtualFieldTests {
         #expect(field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02]) == .frame(.silence))
     }
 
+    @Test("the trace records each command, its kind and its answer")
+    func trace() {
+        let field = VirtualField(tags: ntags(1))
+        field.isTracing = true
+        _ = field.exchange(frame: [0xA2, 0x04, 1, 2, 3, 4])
+        _ = field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02])
+        #expect(field.trace == [
+            FieldExchange(number: 1, kind: .frame, command: [0xA2, 0x04, 1, 2, 3, 4], answer: .frame(.ack)),
+            FieldExchange(number: 2, kind: .apdu, command: [0x00, 0xB0, 0x00, 0x00, 0x02], answer: .frame(.silence)),
+        ])
+        #expect(field.trace.filter { $0.command.first == 0xA2 }.count == 1)
+    }
+
     @Test("a persisted tag is saved after each command that changed it")
     func persistence() throws {
         let tag = NTAG21xTag(.ntag213, uid: testUID)
