@@ -13,7 +13,7 @@ public import NFCTags
 /// (NTAG213: after the factory Lock Control TLV `01 03 A0 0C 34`, datasheet 8.5.6).
 ///
 /// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
-public final class NTAG21xTag: PersistentVirtualTag {
+public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable {
     /// The three NTAG21x sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {
         /// NTAG213: 45 pages, 144 bytes of user memory.
@@ -90,6 +90,29 @@ public final class NTAG21xTag: PersistentVirtualTag {
     }
     /// Grows with every change to persistent state.
     public var stateRevision: Int { chip.revision }
+
+    /// Stores `message` in an NDEF TLV (`03 L V FE`, 3-byte length from 255 bytes on) where the
+    /// factory's empty NDEF TLV stands, zeroing the rest of user memory (NFC Forum Type 2 Tag
+    /// 2.0, 2.3). False when it does not fit.
+    @discardableResult
+    public func setNDEFMessage(_ message: [UInt8]) -> Bool {
+        let layout = chip.layout
+        // Past the factory Lock/Memory Control TLVs (T = 01/02, one-byte length).
+        var offset = 0
+        let factory = layout.factoryUserData
+        while offset + 1 < factory.count, factory[offset] == 0x01 || factory[offset] == 0x02 {
+            offset += 2 + Int(factory[offset + 1])
+        }
+        let tlvStart = 16 + offset
+        let length: [UInt8] =
+            message.count < 0xFF ? [UInt8(message.count)] : [0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
+        let tlv = [0x03] + length + message + [0xFE]
+        let end = layout.userPages.upperBound * 4
+        guard tlvStart + tlv.count <= end else { return false }
+        chip.memory.replaceSubrange(tlvStart..<end, with: tlv + [UInt8](repeating: 0, count: end - tlvStart - tlv.count))
+        chip.revision += 1
+        return true
+    }
 }
 
 /// A MIFARE Ultralight EV1 (MF0UL11 or MF0UL21): a Type 2 chip with password protection, three

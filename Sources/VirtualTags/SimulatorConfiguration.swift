@@ -10,7 +10,7 @@ import Foundation
 /// sim:?file=PATH[&OPTION…]          (the model comes from the tag file)
 /// ```
 ///
-/// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
+/// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`.
 public struct SimulatorConfiguration: Sendable, Hashable {
     /// The largest stack.
@@ -109,6 +109,11 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 for part in try required().split(separator: ",", omittingEmptySubsequences: false) {
                     faultPlan.rfErrorOnCommands.insert(try Self.integer(part, "rf-error", 1...Int(Int32.max)))
                 }
+            case "ndef":
+                let text = try required()
+                do { options.ndefMessage = try Hex.decode(String(text)) } catch {
+                    throw Self.invalid("ndef '\(text)': \(error)")
+                }
             case "ndef-size": options.ndefFileSize = try Self.integer(try required(), "ndef-size", 3...0x7FFF)
             case "read-only":
                 switch value {
@@ -126,7 +131,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 }
             default:
                 throw Self.invalid(
-                    "unknown option '\(key)'; options: file, dir, uid, count, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out"
+                    "unknown option '\(key)'; options: file, dir, uid, count, ndef, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out"
                 )
             }
         }
@@ -171,7 +176,12 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         }
         guard let model else { throw Self.invalid("no model") }
         guard let directory else {
-            let tags = (0..<count).map { model.make(uid(ofTag: $0), options) }
+            var tags: [any VirtualTag] = []
+            for index in 0..<count {
+                do { tags.append(try makeTag(model, uid: uid(ofTag: index))) } catch {
+                    throw NFCReaderError(.invalidArgument, error.reason)
+                }
+            }
             return VirtualField(tags: tags, faultPlan: faultPlan)
         }
         do {
@@ -206,12 +216,25 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             guard let model else {
                 throw TagFileError(.unreadable, "tag file \(path) does not exist; name a model to create it")
             }
-            let tag = model.make(uid, options)
+            let tag = try makeTag(model, uid: uid)
             if let persistent = tag as? any PersistentVirtualTag { try tagFile.save(persistent.tagState) }
             return (tag, tagFile)
         } catch {
             throw NFCReaderError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
         }
+    }
+
+    /// A new tag of `model`, holding ``TagModelOptions/ndefMessage`` if one is given.
+    private func makeTag(_ model: TagModel, uid: [UInt8]) throws(TagFileError) -> any VirtualTag {
+        let tag = model.make(uid, options)
+        guard let message = options.ndefMessage else { return tag }
+        guard let preloadable = tag as? any NDEFPreloadable else {
+            throw TagFileError(.invalidState, "model \(model.name) cannot be delivered with an NDEF message")
+        }
+        guard preloadable.setNDEFMessage(message) else {
+            throw TagFileError(.invalidState, "an NDEF message of \(message.count) bytes does not fit a \(model.name)")
+        }
+        return tag
     }
 
     /// Makes the simulated reader the string describes.

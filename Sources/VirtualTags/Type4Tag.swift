@@ -32,7 +32,7 @@ public enum StatusWord {
 /// `E104` (NLEN, 2 bytes, then the message). Commands: SELECT by AID (`00 A4 04 00 07
 /// D2760000850101`), SELECT by file ID (`00 A4 00 0C 02 E103`; P2 `00` of mapping 1.0 readers is
 /// accepted too, answering no FCI), READ BINARY (`B0`), UPDATE BINARY (`D6`) (section 5.4).
-public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag {
+public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
     /// The NDEF Tag Application's AID (Type 4 Tag 2.0, 5.4.2).
     public static let ndefApplicationID: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
     /// The capability container's file identifier.

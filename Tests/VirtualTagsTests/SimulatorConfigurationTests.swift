@@ -57,6 +57,7 @@ struct SimulatorConfigurationTests {
         ("sim:?dir=b", "names no model"),
         ("sim:type4?ndef-size=2", "ndef-size"),
         ("sim:type4?hand-out=sometimes", "hand-out"),
+        ("sim:type4?ndef=xyz", "ndef 'xyz'"),
     ])
     func invalid(string: String, reasonContains: String) {
         do {
@@ -134,6 +135,48 @@ struct SimulatorConfigurationTests {
             try await second.deselect()
         }
         #expect(seen == [1, 2, 3])
+    }
+
+    @Test("ndef= delivers NTAG21x tags with the message in an NDEF TLV", arguments: [
+        (NTAG21xTag.Model.ntag213, 21), (.ntag215, 16), (.ntag216, 16),
+    ])
+    func ndefPreloadNTAG(model: NTAG21xTag.Model, tlvOffset: Int) throws {
+        let field = try SimulatorConfiguration(parsing: "sim:\(model.rawValue)?ndef=D1010154").makeField()
+        let tag = try #require(field.currentTag as? NTAG21xTag)
+        #expect(Array(tag.memory[tlvOffset..<(tlvOffset + 7)]) == [0x03, 0x04, 0xD1, 0x01, 0x01, 0x54, 0xFE])
+    }
+
+    @Test("a long message gets a 3-byte TLV length")
+    func ndefPreloadLong() throws {
+        let message = [UInt8](repeating: 0xAB, count: 300)
+        let tag = NTAG21xTag(.ntag215, uid: testUID)
+        #expect(tag.setNDEFMessage(message))
+        #expect(Array(tag.memory[16..<20]) == [0x03, 0xFF, 0x01, 0x2C])
+        #expect(tag.memory[20 + 300] == 0xFE)
+        #expect(!NTAG21xTag(.ntag213, uid: testUID).setNDEFMessage(message))
+    }
+
+    @Test("ndef= on a read-only Type 4 tag: the message is there, writes are refused")
+    func ndefPreloadType4() async throws {
+        let r = try SimulatorConfiguration.makeReader("sim:type4?ndef=D1010154&read-only&poll-wait=0")
+        _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
+        _ = try await r.transceive(Bytes([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]))
+        _ = try await r.transceive(Bytes([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04]))
+        #expect(try await r.transceive(Bytes([0x00, 0xB0, 0x00, 0x00, 0x06])) == Bytes([0x00, 0x04, 0xD1, 0x01, 0x01, 0x54, 0x90, 0x00]))
+        #expect(try await r.transceive(Bytes([0x00, 0xD6, 0x00, 0x00, 0x01, 0x00])) == Bytes([0x69, 0x82]))
+    }
+
+    @Test("ndef= fails when the model cannot hold it", arguments: [
+        "sim:ultralight?ndef=D1010154", "sim:ntag213?ndef=\(String(repeating: "AB", count: 200))",
+        "sim:type4?ndef-size=8&ndef=D101015400000000",
+    ])
+    func ndefPreloadRefused(string: String) {
+        do {
+            _ = try SimulatorConfiguration.makeReader(string)
+            Issue.record("\(string) opened")
+        } catch {
+            #expect(error.code == .invalidArgument)
+        }
     }
 
     @Test("a tag file of another model is refused")
