@@ -148,7 +148,20 @@ struct Type2Chip {
 
     // MARK: commands
 
+    /// Answers a frame. After a NAK the chip returns to IDLE (authentication lost) and answers
+    /// nothing until activated again (NTAG21x 9.1, state diagram: a NAK leaves ACTIVE and
+    /// AUTHENTICATED; readers see later commands time out).
     mutating func respond(to frame: [UInt8]) -> TagAnswer {
+        let answer = execute(frame)
+        if case .nak = answer {
+            idle = true
+            authenticated = false
+            pendingCompatibilityWrite = nil
+        }
+        return answer
+    }
+
+    mutating func execute(_ frame: [UInt8]) -> TagAnswer {
         if idle { return .silence }
         if let page = pendingCompatibilityWrite {
             pendingCompatibilityWrite = nil

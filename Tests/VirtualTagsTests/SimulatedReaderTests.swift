@@ -58,6 +58,18 @@ struct SimulatedReaderTests {
         #expect(silence?.code == .timeout)
     }
 
+    @Test("after a NAK commands time out until the next poll re-selects the tag")
+    func reselectAfterNAK() async throws {
+        let r = reader([NTAG21xTag(.ntag213, uid: testUID)])
+        _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
+        let nak = await code { _ = try await r.transceive(Bytes([0xA2, 0x00, 0, 0, 0, 0])) }
+        #expect(nak?.code == .nak)
+        let timeout = await code { _ = try await r.transceive(Bytes([0x60])) }
+        #expect(timeout?.code == .timeout)
+        _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
+        #expect(try await r.transceive(Bytes([0x60])).count == 8)
+    }
+
     @Test("ISO-DEP tags get APDUs in standard mode, raw frames in raw mode")
     func isoDEP() async throws {
         let r = reader([Type4Tag(uid: testUID)])
