@@ -7,8 +7,8 @@ public import NFCTags
 /// Commands: GET_VERSION, READ (roll-over), FAST_READ, WRITE, COMPATIBILITY_WRITE, READ_CNT,
 /// PWD_AUTH, READ_SIG (section 10). Rules: static and dynamic lock bits with block-locking bits
 /// (8.5.2, 8.5.3), the OTP capability container (8.5.6), AUTH0/PROT/CFGLCK/AUTHLIM password
-/// protection (8.9), the NFC counter (8.6). An unknown command sends the chip to IDLE: it
-/// answers nothing until activated again. The CC's write-access byte is not enforced (the chip
+/// protection (8.9), the NFC counter (8.6). An unknown command, and any NAK, sends the chip to
+/// IDLE: it answers nothing, and has lost authentication, until activated again (9.1). The CC's write-access byte is not enforced (the chip
 /// does not). Delivered NDEF formatted: CC `E1 10 12/3E/6D 00`, an empty NDEF TLV `03 00 FE` at page 4
 /// (NTAG213: after the factory Lock Control TLV `01 03 A0 0C 34`, datasheet 8.5.6).
 ///
