@@ -13,7 +13,7 @@ public import NFCTags
 /// (NTAG213: after the factory Lock Control TLV `01 03 A0 0C 34`, datasheet 8.5.6).
 ///
 /// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
-public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable {
+public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable, ActivatableVirtualTag {
     /// The three NTAG21x sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {
         /// NTAG213: 45 pages, 144 bytes of user memory.
@@ -82,6 +82,9 @@ public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable {
     public func powerOn() { chip.powerOn() }
     /// HLTA: the tag answers nothing until activated again.
     public func halt() { chip.halt() }
+    /// REQA/WUPA and selection while in the field: authentication reset, new lock bits take
+    /// effect; the NFC counter's once-per-power-on count is kept.
+    public func activate() { chip.activate() }
     /// The state a tag file stores.
     public var tagState: TagState {
         TagState(
@@ -120,7 +123,7 @@ public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable {
 /// (Rev. 3.2) describes it. Delivered not NDEF formatted (page 3 zero, as the datasheet says).
 ///
 /// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
-public final class UltralightEV1Tag: PersistentVirtualTag {
+public final class UltralightEV1Tag: PersistentVirtualTag, ActivatableVirtualTag {
     /// The two Ultralight EV1 sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {
         /// MF0UL11: 20 pages, 48 bytes of user memory.
@@ -181,6 +184,9 @@ public final class UltralightEV1Tag: PersistentVirtualTag {
     public func powerOn() { chip.powerOn() }
     /// HLTA: the tag answers nothing until activated again.
     public func halt() { chip.halt() }
+    /// REQA/WUPA and selection while in the field: authentication reset, new lock bits take
+    /// effect; the NFC counter's once-per-power-on count is kept.
+    public func activate() { chip.activate() }
     /// The state a tag file stores.
     public var tagState: TagState {
         TagState(

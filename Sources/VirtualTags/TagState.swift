@@ -42,3 +42,13 @@ public protocol PersistentVirtualTag: VirtualTag {
     /// increment, a wrong password): a host saves the tag when it differs from what it saved.
     var stateRevision: Int { get }
 }
+
+/// A tag that tells re-selection in the field (REQA/WUPA, e.g. after HLTA or a NAK) from
+/// entering the field: ``activate()`` resets what selection resets but keeps what lasts while
+/// the tag is powered (the NTAG21x "first read since power-on" of the NFC counter). Hosts call it
+/// when re-selecting a tag that is already in the field, and ``VirtualTag/powerOn()`` when it
+/// enters.
+public protocol ActivatableVirtualTag: VirtualTag {
+    /// The tag is selected again without leaving the field.
+    func activate()
+}

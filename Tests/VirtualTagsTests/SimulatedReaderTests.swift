@@ -70,6 +70,26 @@ struct SimulatedReaderTests {
         #expect(try await r.transceive(Bytes([0x60])).count == 8)
     }
 
+    @Test("re-polling a tag still in the field keeps the NFC counter's once-per-power-on count")
+    func counterAcrossReselection() async throws {
+        let tag = NTAG21xTag(.ntag213, uid: testUID)
+        _ = tag.respond(to: [0xA2, 0x2A, 0x10, 0x05, 0x00, 0x00])  // NFC_CNT_EN
+        let r = reader([tag])
+        for _ in 0..<3 {
+            _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
+            _ = try await r.transceive(Bytes([0x30, 0x04]))
+            try await r.deselect()
+        }
+        #expect(await r.withField { ($0.currentTag as? NTAG21xTag)?.nfcCounter } == 1)
+        await r.withField { field in
+            field.removeTag()
+            if let first = field.removedTags.first { field.present(first) }
+        }
+        _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
+        _ = try await r.transceive(Bytes([0x30, 0x04]))
+        #expect(await r.withField { ($0.currentTag as? NTAG21xTag)?.nfcCounter } == 2)
+    }
+
     @Test("ISO-DEP tags get APDUs in standard mode, raw frames in raw mode")
     func isoDEP() async throws {
         let r = reader([Type4Tag(uid: testUID)])
