@@ -28,7 +28,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public var directory: String?
     /// Faults to inject.
     public var faultPlan: FaultPlan
-    /// Model options (Type 4 file size, read-only).
+    /// Model options (Type 4 file size and read-only flag, an NDEF message to deliver tags with).
     public var options: TagModelOptions
     /// The longest an empty-field poll waits.
     public var pollWait: Duration

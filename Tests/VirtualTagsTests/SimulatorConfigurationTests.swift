@@ -83,7 +83,7 @@ struct SimulatorConfigurationTests {
     @Test("the default first UID follows the model's UID length", arguments: [4, 7, 8, 10])
     func defaultUIDLength(length: Int) {
         let model = TagModel(
-            name: "test", summary: "", uidLength: length, make: { uid, _ in NTAG21xTag(.ntag213, uid: testUID) },
+            name: "test", summary: "", uidLength: length, make: { uid, _ in NTAG21xTag(.ntag213, uid: sampleUID7) },
             restore: { _ in nil })
         #expect(model.defaultUID.count == length)
         #expect(model.defaultUID.first == 0x04)
@@ -105,7 +105,7 @@ struct SimulatorConfigurationTests {
 
     @Test("a tag file is created when absent, saved after writes, and loaded next time")
     func tagFilePersistence() async throws {
-        let path = temporaryPath()
+        let path = temporaryTagFilePath()
         let first = try SimulatorConfiguration.makeReader("sim:ntag213?file=\(path)")
         #expect(TagFile(path: path).exists)
         _ = try await first.poll(for: [.iso14443A], timeout: .seconds(1))
@@ -118,7 +118,7 @@ struct SimulatorConfigurationTests {
 
     @Test("a stack with dir= keeps one file per tag, named by UID, across runs")
     func tagDirectory() async throws {
-        let directory = temporaryPath("stack")
+        let directory = temporaryTagFilePath("stack")
         let first = try SimulatorConfiguration.makeReader("sim:ntag215*3?dir=\(directory)&poll-wait=0")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         #expect(names == ["0453494d000001.json", "0453494d000002.json", "0453494d000003.json"])
@@ -149,11 +149,11 @@ struct SimulatorConfigurationTests {
     @Test("a long message gets a 3-byte TLV length")
     func ndefPreloadLong() throws {
         let message = [UInt8](repeating: 0xAB, count: 300)
-        let tag = NTAG21xTag(.ntag215, uid: testUID)
+        let tag = NTAG21xTag(.ntag215, uid: sampleUID7)
         #expect(tag.setNDEFMessage(message))
         #expect(Array(tag.memory[16..<20]) == [0x03, 0xFF, 0x01, 0x2C])
         #expect(tag.memory[20 + 300] == 0xFE)
-        #expect(!NTAG21xTag(.ntag213, uid: testUID).setNDEFMessage(message))
+        #expect(!NTAG21xTag(.ntag213, uid: sampleUID7).setNDEFMessage(message))
     }
 
     @Test("ndef= on a read-only Type 4 tag: the message is there, writes are refused")
@@ -181,7 +181,7 @@ struct SimulatorConfigurationTests {
 
     @Test("a tag file of another model is refused")
     func tagFileModelMismatch() throws {
-        let path = temporaryPath()
+        let path = temporaryTagFilePath()
         _ = try SimulatorConfiguration.makeReader("sim:ntag213?file=\(path)")
         do {
             _ = try SimulatorConfiguration.makeReader("sim:ntag215?file=\(path)")
@@ -205,7 +205,7 @@ struct SimulatorConfigurationTests {
     func faultsFromString() async throws {
         let r = try SimulatorConfiguration.makeReader("sim:ntag213?rf-error=1")
         _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
-        let error = await code { _ = try await r.transceive(Bytes([0x60])) }
+        let error = await readerError { _ = try await r.transceive(Bytes([0x60])) }
         #expect(error?.code == .rfError)
     }
 }

@@ -56,7 +56,7 @@ struct VirtualFieldTests {
 
     @Test("APDUs reach ISO-DEP tags; other tags do not answer them")
     func apdus() {
-        let field = VirtualField(tags: [Type4Tag(uid: testUID), NTAG21xTag(.ntag213, uid: testUID)])
+        let field = VirtualField(tags: [Type4Tag(uid: sampleUID7), NTAG21xTag(.ntag213, uid: sampleUID7)])
         #expect(field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02]) == .apdu([0x69, 0x86]))
         field.presentNext()
         #expect(field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02]) == .frame(.silence))
@@ -77,8 +77,8 @@ struct VirtualFieldTests {
 
     @Test("a persisted tag is saved after each command that changed it")
     func persistence() throws {
-        let tag = NTAG21xTag(.ntag213, uid: testUID)
-        let file = TagFile(path: temporaryPath())
+        let tag = NTAG21xTag(.ntag213, uid: sampleUID7)
+        let file = TagFile(path: temporaryTagFilePath())
         let field = VirtualField(tags: [tag])
         field.persist(tag, in: file)
         #expect(!file.exists)
@@ -93,7 +93,7 @@ struct VirtualFieldTests {
 struct TagFileSaveFailureTests {
     @Test("a failed save is reported for that command only, and the reader maps it to io")
     func saveFailure() async throws {
-        let tag = NTAG21xTag(.ntag213, uid: testUID)
+        let tag = NTAG21xTag(.ntag213, uid: sampleUID7)
         let field = VirtualField(tags: [tag])
         field.persist(tag, in: TagFile(path: "/nonexistent-dir/tag.json"))
         _ = field.exchange(frame: [0xA2, 0x04, 1, 2, 3, 4])
