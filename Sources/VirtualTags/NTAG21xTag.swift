@@ -6,7 +6,7 @@ public import NFCTags
 ///
 /// Commands: GET_VERSION, READ (roll-over), FAST_READ, WRITE, COMPATIBILITY_WRITE, READ_CNT,
 /// PWD_AUTH, READ_SIG (section 10). Rules: static and dynamic lock bits with block-locking bits
-/// (8.5.2, 8.5.3), the OTP capability container (8.5.6), AUTH0/PROT/CFGLCK/AUTHLIM password
+/// (8.5.2, 8.5.3), the OTP capability container (8.5.4), AUTH0/PROT/CFGLCK/AUTHLIM password
 /// protection (8.9), the NFC counter (8.6). An unknown command, and any NAK, sends the chip to
 /// IDLE: it answers nothing, and has lost authentication, until activated again (9.1). The CC's write-access byte is not enforced (the chip
 /// does not). Delivered NDEF formatted: CC `E1 10 12/3E/6D 00`, an empty NDEF TLV `03 00 FE` at page 4
@@ -71,7 +71,7 @@ public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable, Activatabl
 
     /// `NTAG213`, `NTAG215`, `NTAG216`.
     public var modelName: String { chip.layout.productName }
-    /// ATQA `44 00`, SAK `00`, the 7-byte UID (NTAG21x 9.4, Table 16).
+    /// ATQA `44 00`, SAK `00`, the 7-byte UID (NTAG21x 9.4).
     public var targetInfo: TargetInfo {
         .iso14443A(ISO14443ATarget(uid: Bytes(chip.uid), atqa: [0x44, 0x00], sak: 0x00))
     }

@@ -112,7 +112,7 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreload
         return true
     }
 
-    /// The capability container file (15 bytes, Type 4 Tag 2.0, 5.1, Table 4).
+    /// The capability container file (15 bytes, Type 4 Tag 2.0, 5.1).
     public var capabilityContainer: [UInt8] {
         let size = ndefFile.count
         return [
