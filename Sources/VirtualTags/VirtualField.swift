@@ -1,0 +1,187 @@
+public import NFCTags
+
+/// When the field misbehaves on purpose: the fault plan of a ``VirtualField``. Commands are
+/// counted from 1 across the field's life (every frame, APDU or authentication sent to a tag).
+public struct FaultPlan: Sendable, Hashable {
+    /// The tag leaves the field right after answering command k: command k gets its answer,
+    /// later commands find no tag (`tagLost`) until a tag is presented again.
+    public var leaveAfterCommand: Int?
+    /// Commands whose answer is corrupted on the air: the tag executes the command (a write
+    /// happens) but the reader sees an RF error.
+    public var rfErrorOnCommands: Set<Int>
+
+    /// Creates a plan; the default injects nothing.
+    public init(leaveAfterCommand: Int? = nil, rfErrorOnCommands: Set<Int> = []) {
+        self.leaveAfterCommand = leaveAfterCommand
+        self.rfErrorOnCommands = rfErrorOnCommands
+    }
+
+    /// A plan that injects nothing.
+    public static let none = FaultPlan()
+}
+
+/// What the field carried back for one command.
+public enum FieldAnswer: Sendable, Hashable {
+    /// The tag's answer to a frame.
+    case frame(TagAnswer)
+    /// The tag's response APDU.
+    case apdu([UInt8])
+    /// A MIFARE Classic authentication result.
+    case authenticated(Bool)
+    /// No tag in the field (it left, or none was presented).
+    case noTag
+    /// The answer was corrupted (fault plan).
+    case rfError
+}
+
+/// One command the field carried and what came back, as ``VirtualField/trace`` records it.
+public struct FieldExchange: Sendable, Hashable {
+    /// How the command was sent.
+    public enum Kind: Sendable, Hashable {
+        /// A frame (``VirtualField/exchange(frame:)``).
+        case frame
+        /// An APDU (``VirtualField/exchange(apdu:)``).
+        case apdu
+        /// A MIFARE Classic authentication (the command holds the block number and key).
+        case authentication
+    }
+
+    /// The command's number (from 1).
+    public var number: Int
+    /// How it was sent.
+    public var kind: Kind
+    /// The command bytes.
+    public var command: [UInt8]
+    /// What the reader got back (after faults).
+    public var answer: FieldAnswer
+}
+
+/// The RF field of a reader and the tags that pass through it, independent of any reader: the
+/// in-process ``SimulatedReader`` and the PN532 emulator host one each.
+///
+/// Tags wait in a queue and are presented one after another, as an operator would (batch
+/// provisioning): ``presentNext()`` brings the next one, ``removeTag()`` takes the current one
+/// away. Every command goes through ``exchange(frame:)``, ``exchange(apdu:)`` or
+/// ``authenticate(block:keyType:key:)``, which count it and apply the ``FaultPlan``. When a tag
+/// has a ``TagFile``, it is saved after each command that changed its persistent state.
+///
+/// A field is a class owned by one host (an actor or one thread), like the tags in it.
+public final class VirtualField {
+    /// Tags not yet presented, first to come first.
+    public private(set) var waitingTags: [any VirtualTag]
+    /// The tag in the field, if any.
+    public private(set) var currentTag: (any VirtualTag)?
+    /// Commands sent to tags so far.
+    public private(set) var commandCount = 0
+    /// The faults to inject.
+    public var faultPlan: FaultPlan
+    /// Whether commands are recorded in ``trace``.
+    public var isTracing = false
+    /// The commands carried while ``isTracing``, oldest first: for tests that assert exact
+    /// command sequences (e.g. "this NDEF write used 9 WRITE commands and no READ").
+    public var trace: [FieldExchange] = []
+    /// Tags taken out of the field, in order.
+    public private(set) var removedTags: [any VirtualTag] = []
+    /// The tag-file save failure of the last command, if its save failed.
+    public private(set) var lastSaveError: TagFileError?
+
+    private var files: [ObjectIdentifier: TagFile] = [:]
+
+    /// A field with `tags` waiting; the first is presented at once.
+    public init(tags: [any VirtualTag] = [], faultPlan: FaultPlan = .none) {
+        self.waitingTags = tags
+        self.faultPlan = faultPlan
+        presentNext()
+    }
+
+    /// Keeps `tag` saved in `file` after each command that changes it.
+    public func persist(_ tag: any PersistentVirtualTag, in file: TagFile) {
+        files[ObjectIdentifier(tag)] = file
+    }
+
+    /// Whether a tag is in the field.
+    public var isTagPresent: Bool { currentTag != nil }
+
+    /// Takes the current tag away (into ``removedTags``); the field is empty until
+    /// ``presentNext()`` or ``present(_:)``.
+    public func removeTag() {
+        if let tag = currentTag { removedTags.append(tag) }
+        currentTag = nil
+    }
+
+    /// Removes the current tag and presents the next waiting one (powered on); returns it, or
+    /// nil when none is left.
+    @discardableResult
+    public func presentNext() -> (any VirtualTag)? {
+        removeTag()
+        guard !waitingTags.isEmpty else { return nil }
+        let tag = waitingTags.removeFirst()
+        tag.powerOn()
+        currentTag = tag
+        return tag
+    }
+
+    /// Puts `tag` in the field now (powered on), taking the current one away: e.g. a torn tag
+    /// brought back to be read.
+    public func present(_ tag: any VirtualTag) {
+        removeTag()
+        tag.powerOn()
+        currentTag = tag
+    }
+
+    /// Appends tags to the queue.
+    public func enqueue(_ tags: [any VirtualTag]) { waitingTags += tags }
+
+    /// Sends a frame (ISO 14443-A without CRC, FeliCa without length, ISO 15693 without CRC).
+    public func exchange(frame: [UInt8]) -> FieldAnswer {
+        deliver(.frame, frame) { .frame($0.respond(to: frame)) }
+    }
+
+    /// Sends an APDU to an ISO-DEP tag; a tag that is not ISO-DEP does not answer (`.frame(.silence)`).
+    public func exchange(apdu: [UInt8]) -> FieldAnswer {
+        deliver(.apdu, apdu) { tag in
+            guard let isoDEP = tag as? any ISODEPVirtualTag else { return .frame(.silence) }
+            return .apdu(isoDEP.respond(toAPDU: apdu))
+        }
+    }
+
+    /// Authenticates a MIFARE Classic sector; any other tag refuses.
+    public func authenticate(block: UInt8, keyType: ClassicKeyType, key: [UInt8]) -> FieldAnswer {
+        deliver(.authentication, [block] + key) { tag in
+            guard let classic = tag as? any ClassicVirtualTag else { return .authenticated(false) }
+            return .authenticated(classic.authenticate(block: block, keyType: keyType, key: key))
+        }
+    }
+
+    private func deliver(_ kind: FieldExchange.Kind, _ command: [UInt8], _ send: (any VirtualTag) -> FieldAnswer)
+        -> FieldAnswer
+    {
+        lastSaveError = nil
+        guard let tag = currentTag else {
+            if isTracing { trace.append(FieldExchange(number: commandCount, kind: kind, command: command, answer: .noTag)) }
+            return .noTag
+        }
+        commandCount += 1
+        let number = commandCount
+        let revision = (tag as? any PersistentVirtualTag)?.stateRevision
+        var answer = send(tag)
+        if let persistent = tag as? any PersistentVirtualTag, persistent.stateRevision != revision {
+            save(persistent)
+        }
+        if faultPlan.rfErrorOnCommands.contains(number) { answer = .rfError }
+        if faultPlan.leaveAfterCommand == number { removeTag() }
+        if isTracing { trace.append(FieldExchange(number: number, kind: kind, command: command, answer: answer)) }
+        return answer
+    }
+
+    /// Saves a tag whose state this command changed (with any change an earlier failed save
+    /// lost).
+    private func save(_ tag: any PersistentVirtualTag) {
+        guard let file = files[ObjectIdentifier(tag)] else { return }
+        do {
+            try file.save(tag.tagState)
+        } catch {
+            lastSaveError = error
+        }
+    }
+}
