@@ -161,7 +161,9 @@ public actor LibNFCReader: NFCReader {
         case .iso14443A(let atqa, let sak, let uid, let atsWithoutTL):
             // libnfc keeps the ATS without its length byte TL; NFCKit keeps the whole ATS.
             let ats = atsWithoutTL.isEmpty ? [] : [UInt8(atsWithoutTL.count + 1)] + atsWithoutTL
-            return .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: Bytes(atqa), sak: sak, ats: Bytes(ats)))
+            // libnfc (like the PN532) keeps SENS_RES most significant byte first; NFCKit keeps
+            // the bytes in the order they arrive over the air.
+            return .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: Bytes(atqa.reversed()), sak: sak, ats: Bytes(ats)))
         case .felica(let idm, let pmm, let systemCode, let bitRate):
             let code = systemCode.count == 2 ? UInt16(systemCode[0]) << 8 | UInt16(systemCode[1]) : nil
             return .felica(FeliCaTarget(idm: Bytes(idm), pmm: Bytes(pmm), systemCode: code, bitRate: bitRate))

@@ -1,7 +1,9 @@
 import NFCTags
+import VirtualTags
+
 extension ReaderConnection {
-    /// The simulator, once VirtualTags provides it.
+    /// The in-process simulator for a `sim:` connection string (docs/simulator.md).
     static func openSimulator(_ connectionString: String) async throws(NFCReaderError) -> any NFCReader {
-        throw NFCReaderError(.notSupported, "the simulator is not built yet")
+        try SimulatorConfiguration.makeReader(connectionString)
     }
 }

@@ -142,7 +142,7 @@ struct ScanReport: Encodable {
         self.event = event
         switch target {
         case .iso14443A(let a):
-            atqa = Hex.encode(a.atqa, uppercase: true)
+            atqa = String(format: "%04X", a.atqaValue)  // as nfc-list shows it: NTAG 0044
             sak = Hex.encode([a.sak], uppercase: true)
             ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
         case .felica(let f):

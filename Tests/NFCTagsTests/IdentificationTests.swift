@@ -31,7 +31,7 @@ actor ScriptedReader: NFCReader {
 
 @Suite("Target information and chip identification")
 struct IdentificationTests {
-    static let ntagTarget = TargetInfo.iso14443A(ISO14443ATarget(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], atqa: [0x00, 0x44], sak: 0x00))
+    static let ntagTarget = TargetInfo.iso14443A(ISO14443ATarget(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], atqa: [0x44, 0x00], sak: 0x00))
 
     @Test("historical bytes follow TL, T0 and the interface bytes T0 announces")
     func historicalBytes() {
