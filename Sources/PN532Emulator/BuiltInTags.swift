@@ -244,7 +244,7 @@ public final class MinimalFeliCaLiteS: VirtualTag {
         self.idm = idm
         targetInfo = .felica(FeliCaTarget(idm: Bytes(idm), pmm: Bytes(pmm), systemCode: 0x12FC, bitRate: 212))
         blocks = Array(repeating: Array(repeating: 0, count: 16), count: 14)
-        var aib: [UInt8] = [0x10, 0x04, 0x01, 0x00, 0x0D, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00]
+        var aib: [UInt8] = [0x10, 0x04, 0x01, 0x00, 0x0D, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00]
         let sum = aib.reduce(0) { $0 + UInt16($1) }
         aib += [UInt8(sum >> 8), UInt8(sum & 0xFF)]
         blocks[0] = aib

@@ -330,8 +330,24 @@ public final class PN532Chip {
         }
         tagHalted = false
         registers[PN532Register.status2] &= ~0x08
+        setFraming(for: modulation)
         target = ActiveTarget(tag: tag, kind: kind, generation: field.generation)
         return data
+    }
+
+    /// The firmware sets the CIU's framing and speed for the activated target (TxMode/RxMode
+    /// bits 0–1 framing: 00 type A, 10 FeliCa, 11 type B; bits 4–6 speed 106·2^n), keeping
+    /// the CRC bits.
+    private func setFraming(for modulation: PN532PassiveModulation) {
+        let bits: UInt8 = switch modulation {
+        case .iso14443A106, .jewel106: 0x00
+        case .felica212: 0x12
+        case .felica424: 0x22
+        case .iso14443B106: 0x03
+        }
+        for address in [PN532Register.txMode, PN532Register.rxMode] {
+            registers[address] = (registers[address] & 0x8C) | bits
+        }
     }
 
     /// The UID without cascade tags `88` (ISO/IEC 14443-3 §6.5.4), as libnfc may send it.
