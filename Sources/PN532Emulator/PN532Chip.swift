@@ -65,7 +65,7 @@ public final class PN532Chip {
     }
 
     private enum Pending {
-        case poll([UInt8])
+        case poll([UInt8], giveUpAfter: Duration?)
         case waitForInitiator
     }
 
@@ -110,10 +110,28 @@ public final class PN532Chip {
     /// Tries the waiting command again after the field changed; returns its answer when it
     /// completes now.
     public func retryPending() -> PN532Reply? {
-        guard case .poll(let data)? = pending else { return nil }
+        guard case .poll(let data, let limit)? = pending else { return nil }
         let reply = handle(data)
-        if case .pending = reply { return nil }
+        if case .pending = reply {
+            pending = .poll(data, giveUpAfter: limit)
+            return nil
+        }
         return reply
+    }
+
+    /// How long the waiting command polls before it answers "no target": InAutoPoll with a
+    /// finite PollNr polls PollNr × Period × 150 ms per type (UM0701 §7.3.13); nil waits for
+    /// ever (a tag or the host's ACK ends it).
+    public var pendingTimeLimit: Duration? {
+        guard case .poll(_, let limit)? = pending else { return nil }
+        return limit
+    }
+
+    /// The waiting poll ran out of time: it answers that no target was found.
+    public func expirePending() -> PN532Reply? {
+        guard case .poll(let data, _)? = pending, let code = data.first else { return nil }
+        pending = nil
+        return .response([code &+ 1, 0x00])
     }
 
     // MARK: - Command dispatch
@@ -265,7 +283,7 @@ public final class PN532Chip {
             return [0x01, 0x01] + data
         }
         if passiveActivationRetries == 0xFF {
-            pending = .poll([PN532Command.inListPassiveTarget.rawValue] + p)
+            pending = .poll([PN532Command.inListPassiveTarget.rawValue] + p, giveUpAfter: nil)
             return nil
         }
         return [0x00]
@@ -384,8 +402,9 @@ public final class PN532Chip {
                 return [0x01, type, UInt8(targetData.count)] + targetData
             }
         }
-        if p[0] == 0xFF {
-            pending = .poll([PN532Command.inAutoPoll.rawValue] + p)
+        let limit: Duration? = p[0] == 0xFF ? nil : .milliseconds(150 * Int(p[0]) * Int(p[1]) * (p.count - 2))
+        if limit != .zero {
+            pending = .poll([PN532Command.inAutoPoll.rawValue] + p, giveUpAfter: limit)
             return nil
         }
         return [0x00]

@@ -18,6 +18,7 @@ public final class PN532Host {
     private var lastResponse: [UInt8]?
     private var controlBuffer: [UInt8] = []
     private var running = true
+    private var pendingDeadline: Double?
 
     /// Seconds per byte on the host link at 115 200 baud, 10 bits per byte (UM0701 §6.2.2).
     public static let linkSecondsPerByte = 10.0 / 115_200
@@ -36,10 +37,22 @@ public final class PN532Host {
         while running {
             var descriptors = [pollfd(fd: terminal.masterFD, events: Int16(POLLIN), revents: 0)]
             if controlOpen, let control { descriptors.append(pollfd(fd: control, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            var timeout: Int32 = -1
+            if let deadline = pendingDeadline {
+                timeout = Int32(max(0, min(Double(Int32.max), (deadline - Self.now()) * 1000).rounded(.up)))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return
+            }
+            if ready == 0, let deadline = pendingDeadline, Self.now() >= deadline {
+                pendingDeadline = nil
+                if let reply = chip.expirePending() {
+                    trace?.log("#", "polling time over, no target")
+                    deliver(reply, commandBytes: 0)
+                }
+                continue
             }
             if descriptors[0].revents & Int16(POLLIN) != 0 {
                 let bytes = terminal.read()
@@ -83,6 +96,7 @@ public final class PN532Host {
             // The host aborts the command in progress (UM0701 §6.2.1.3).
             if chip.hasPendingCommand { trace?.log("#", "aborted by host ACK") }
             chip.abortPending()
+            pendingDeadline = nil
         case .nack:
             if let lastResponse { send(lastResponse, note: "resent") }
         case .error:
@@ -96,9 +110,16 @@ public final class PN532Host {
 
     private func deliver(_ reply: PN532Reply, commandBytes: Int) {
         let bytes: [UInt8]
+        pendingDeadline = nil
         switch reply {
         case .pending:
-            trace?.log("#", "waiting for a tag (host ACK aborts)")
+            if let limit = chip.pendingTimeLimit {
+                pendingDeadline = Self.now() + limit.secondsValue
+                trace?.log("#", "polling for \(Int(limit.secondsValue * 1000)) ms (a tag or a host ACK ends it)")
+            } else {
+                pendingDeadline = nil
+                trace?.log("#", "waiting for a tag (host ACK aborts)")
+            }
             return
         case .syntaxError: bytes = PN532Frame.errorBytes
         case .response(let data): bytes = PN532Frame.response(data).encoded
@@ -109,6 +130,13 @@ public final class PN532Host {
         }
         lastResponse = bytes
         send(bytes, note: nil)
+    }
+
+    /// Monotonic seconds.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private func send(_ bytes: [UInt8], note: String?) {
