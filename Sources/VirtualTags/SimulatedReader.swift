@@ -1,0 +1,150 @@
+public import NFCCore
+public import NFCTags
+
+/// The in-process reader over a ``VirtualField``: the embedded default (`--device sim:…`).
+/// Behaves as a reader with a tag on it would: polling selects the tag in the field, commands
+/// reach it as frames or (ISO-DEP, standard mode) APDUs, and its answers come back the way
+/// libnfc reports them.
+///
+/// A stack of tags is handed out one by one: with ``removesTagOnDeselect`` (the default for
+/// stacks of `sim:`), ``deselect()`` takes the current tag away as an operator would, and the
+/// next ``poll(for:timeout:)`` presents the next tag.
+public actor SimulatedReader: NFCReader {
+    /// `simulator (ntag215)`.
+    public let name: String
+    /// The connection string that made it (`sim:ntag215`).
+    public let connectionString: String
+    /// All modulations, ISO 15693 included.
+    public nonisolated var supportedModulations: [Modulation] { Modulation.allCases }
+    /// Whether ``deselect()`` takes the current tag out of the field (so the next poll presents
+    /// the next tag of a stack) rather than only halting it.
+    public let removesTagOnDeselect: Bool
+    /// The longest a poll waits when no tag is in the field (the smaller of this and the poll's
+    /// own timeout); `.zero` answers nil at once.
+    public let emptyFieldWait: Duration
+
+    private let field: VirtualField
+    private var isClosed = false
+    private var selected = false
+
+    /// A reader over `field`.
+    public init(
+        field: sending VirtualField, name: String = "simulator", connectionString: String = "sim:",
+        removesTagOnDeselect: Bool = false, emptyFieldWait: Duration = .seconds(1)
+    ) {
+        self.field = field
+        self.name = name
+        self.connectionString = connectionString
+        self.removesTagOnDeselect = removesTagOnDeselect
+        self.emptyFieldWait = emptyFieldWait
+    }
+
+    /// A reader over a new field holding `tags` (the first presented at once).
+    public init(
+        tags: sending [any VirtualTag], faultPlan: FaultPlan = .none, name: String = "simulator",
+        connectionString: String = "sim:", removesTagOnDeselect: Bool = false, emptyFieldWait: Duration = .seconds(1)
+    ) {
+        self.init(
+            field: VirtualField(tags: tags, faultPlan: faultPlan), name: name, connectionString: connectionString,
+            removesTagOnDeselect: removesTagOnDeselect, emptyFieldWait: emptyFieldWait)
+    }
+
+    /// Runs `body` on the field inside the actor: to inspect tags, present or remove one, or
+    /// change the fault plan.
+    public func withField<R: Sendable>(_ body: @Sendable (VirtualField) throws -> R) rethrows -> R {
+        try body(field)
+    }
+
+    /// Commands sent to tags so far.
+    public var commandCount: Int { field.commandCount }
+
+    /// Presents the next tag if the field is empty, powers it on, and returns its target
+    /// information when its modulation is asked for.
+    /// - Returns: nil after up to `timeout` (capped by ``emptyFieldWait``) when the field has no
+    ///   tag answering `modulations`.
+    /// - Throws: ``NFCReaderError`` `closed`.
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+        try checkOpen()
+        if field.currentTag == nil { field.presentNext() }
+        if let tag = field.currentTag, modulations.contains(tag.targetInfo.modulation)
+            || (tag.targetInfo.modulation == .felica212 && modulations.contains(.felica424))
+        {
+            tag.powerOn()
+            selected = true
+            return tag.targetInfo
+        }
+        selected = false
+        let wait = min(timeout, emptyFieldWait)
+        if wait > .zero { try? await Task.sleep(for: wait) }
+        return nil
+    }
+
+    /// Sends `command` to the selected tag. Standard mode sends APDUs to ISO-DEP tags and frames
+    /// to others; raw mode always sends frames. ACK comes back as `0A`.
+    /// - Throws: ``NFCReaderError`` `closed`, `tagLost` (no tag, or it left), `timeout` (the tag
+    ///   did not answer), `nak` (NAK nibble in `detail`), `rfError` (fault plan), `io` (a tag
+    ///   file could not be saved).
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError)
+        -> Bytes
+    {
+        try checkOpen()
+        guard selected, let tag = field.currentTag else { throw lost() }
+        let answer: FieldAnswer =
+            if mode == .standard, tag is any ISODEPVirtualTag {
+                field.exchange(apdu: command.array)
+            } else {
+                field.exchange(frame: command.array)
+            }
+        if let error = field.lastSaveError { throw NFCReaderError(.io, error.reason) }
+        switch answer {
+        case .frame(.data(let bytes)), .apdu(let bytes): return Bytes(bytes)
+        case .frame(.ack): return Bytes([NTAGAcknowledge.ack])
+        case .frame(.nak(let nibble)):
+            throw NFCReaderError(.nak, "the tag answered NAK \(nibble)", detail: nibble)
+        case .frame(.silence): throw NFCReaderError(.timeout, "the tag did not answer")
+        case .authenticated: throw NFCReaderError(.chip, "unexpected answer")
+        case .noTag: throw lost()
+        case .rfError: throw NFCReaderError(.rfError, "RF transmission error (injected)")
+        }
+    }
+
+    /// Authenticates a MIFARE Classic sector of the selected tag.
+    /// - Throws: ``NFCReaderError`` `authenticationFailed` (wrong key, or not a Classic tag),
+    ///   `tagLost`, `rfError`, `closed`.
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes)
+        async throws(NFCReaderError)
+    {
+        try checkOpen()
+        guard selected else { throw lost() }
+        switch field.authenticate(block: block, keyType: keyType, key: key.array) {
+        case .authenticated(true): return
+        case .noTag: throw lost()
+        case .rfError: throw NFCReaderError(.rfError, "RF transmission error (injected)")
+        default: throw NFCReaderError(.authenticationFailed, "the tag refused the key for block \(block)")
+        }
+    }
+
+    /// Whether a tag is in the field and selected.
+    public func isTargetPresent() async -> Bool { !isClosed && selected && field.isTagPresent }
+
+    /// Halts the selected tag; with ``removesTagOnDeselect`` also takes it out of the field.
+    /// - Throws: ``NFCReaderError`` `closed`.
+    public func deselect() async throws(NFCReaderError) {
+        try checkOpen()
+        selected = false
+        field.currentTag?.halt()
+        if removesTagOnDeselect { field.removeTag() }
+    }
+
+    /// Closes the reader; later calls fail with `closed`.
+    public func close() async { isClosed = true }
+
+    private func checkOpen() throws(NFCReaderError) {
+        if isClosed { throw NFCReaderError(.closed, "the simulated reader is closed") }
+    }
+
+    private func lost() -> NFCReaderError {
+        selected = false
+        return NFCReaderError(.tagLost, "no tag in the simulated field")
+    }
+}

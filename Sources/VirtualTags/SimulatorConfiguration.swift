@@ -1,0 +1,211 @@
+import NFCCore
+public import NFCTags
+
+/// A parsed `sim:` connection string: which tags the simulated reader holds and what faults it
+/// injects. The syntax (documented in `docs/simulator.md`):
+///
+/// ```
+/// sim:MODEL[*COUNT][?OPTION[&OPTION…]]
+/// sim:?file=PATH[&OPTION…]          (the model comes from the tag file)
+/// ```
+///
+/// Options: `file=PATH`, `uid=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
+/// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`.
+public struct SimulatorConfiguration: Sendable, Hashable {
+    /// The largest stack.
+    public static let maximumCount = 100_000
+
+    /// The model, or nil when it comes from the tag file.
+    public var model: TagModel?
+    /// Tags in the stack.
+    public var count: Int
+    /// The first tag's UID; the others count up from it.
+    public var uid: [UInt8]?
+    /// A tag file holding the (single) tag's state.
+    public var file: String?
+    /// Faults to inject.
+    public var faultPlan: FaultPlan
+    /// Model options (Type 4 file size, read-only).
+    public var options: TagModelOptions
+    /// The longest an empty-field poll waits.
+    public var pollWait: Duration
+    /// Whether deselect takes the tag away; default: when `count > 1`.
+    public var handOutOnDeselect: Bool?
+    /// The string parsed.
+    public var connectionString: String
+
+    /// Parses a `sim:` connection string.
+    /// - Throws: ``NFCReaderError`` `invalidArgument`, with a reason naming the bad part (an
+    ///   unknown model lists the known ones).
+    public init(parsing string: String) throws(NFCReaderError) {
+        connectionString = string
+        guard string.hasPrefix("sim:") else { throw Self.invalid("'\(string)' does not start with 'sim:'") }
+        let rest = string.dropFirst(4)
+        let head: Substring
+        let query: Substring?
+        if let q = rest.firstIndex(of: "?") {
+            head = rest[..<q]
+            query = rest[rest.index(after: q)...]
+        } else {
+            head = rest
+            query = nil
+        }
+        count = 1
+        faultPlan = .none
+        options = TagModelOptions()
+        pollWait = .seconds(1)
+        var countGiven = false
+        let modelName: Substring
+        if let star = head.firstIndex(of: "*") {
+            modelName = head[..<star]
+            count = try Self.integer(head[head.index(after: star)...], "stack size after '*'", 1...Self.maximumCount)
+            countGiven = true
+        } else {
+            modelName = head
+        }
+        if modelName.isEmpty {
+            model = nil
+        } else if let found = TagModel.named(String(modelName)) {
+            model = found
+        } else {
+            throw Self.invalid("unknown tag model '\(modelName)'; known models: \(TagModel.knownNames)")
+        }
+        for item in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let key: Substring
+            let value: Substring?
+            if let eq = item.firstIndex(of: "=") {
+                key = item[..<eq]
+                value = item[item.index(after: eq)...]
+            } else {
+                key = item
+                value = nil
+            }
+            func required() throws(NFCReaderError) -> Substring {
+                guard let value, !value.isEmpty else { throw Self.invalid("option '\(key)' needs a value") }
+                return value
+            }
+            switch key {
+            case "file": file = String(try required())
+            case "uid":
+                let text = try required()
+                do { uid = try Hex.decode(String(text)) } catch {
+                    throw Self.invalid("uid '\(text)': \(error)")
+                }
+            case "count":
+                if countGiven { throw Self.invalid("the stack size is given twice") }
+                count = try Self.integer(try required(), "count", 1...Self.maximumCount)
+                countGiven = true
+            case "leave-after":
+                faultPlan.leaveAfterCommand = try Self.integer(try required(), "leave-after", 1...Int(Int32.max))
+            case "rf-error":
+                for part in try required().split(separator: ",", omittingEmptySubsequences: false) {
+                    faultPlan.rfErrorOnCommands.insert(try Self.integer(part, "rf-error", 1...Int(Int32.max)))
+                }
+            case "ndef-size": options.ndefFileSize = try Self.integer(try required(), "ndef-size", 3...0x7FFF)
+            case "read-only":
+                switch value {
+                case nil, "true", "1": options.readOnly = true
+                case "false", "0": options.readOnly = false
+                default: throw Self.invalid("read-only takes no value, or true/false")
+                }
+            case "poll-wait":
+                pollWait = .milliseconds(try Self.integer(try required(), "poll-wait (ms)", 0...600_000))
+            case "hand-out":
+                switch try required() {
+                case "deselect": handOutOnDeselect = true
+                case "never": handOutOnDeselect = false
+                default: throw Self.invalid("hand-out is 'deselect' or 'never'")
+                }
+            default:
+                throw Self.invalid(
+                    "unknown option '\(key)'; options: file, uid, count, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out"
+                )
+            }
+        }
+        if model == nil, file == nil {
+            throw Self.invalid("'\(string)' names no model; use sim:MODEL (\(TagModel.knownNames)) or sim:?file=PATH")
+        }
+        if file != nil, count > 1 { throw Self.invalid("a tag file holds one tag; drop the stack size or the file") }
+        if let uid, let model, uid.count != model.uidLength {
+            throw Self.invalid("model \(model.name) needs a \(model.uidLength)-byte uid, got \(uid.count) bytes")
+        }
+        if options.ndefFileSize != nil || options.readOnly, let model, model.name != "type4" {
+            throw Self.invalid("ndef-size and read-only apply to type4 only")
+        }
+    }
+
+    /// The UID of tag `index` (0-based) of the stack: the first UID (given, else the model's
+    /// ``TagModel/defaultUID``) plus `index`, counting in the bytes after the first.
+    public func uid(ofTag index: Int) -> [UInt8] {
+        var value = uid ?? model?.defaultUID ?? [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
+        var carry = index
+        var i = value.count - 1
+        while carry > 0, i >= 1 {
+            let sum = Int(value[i]) + carry
+            value[i] = UInt8(sum & 0xFF)
+            carry = sum >> 8
+            i -= 1
+        }
+        return value
+    }
+
+    /// Makes the tags: from the tag file when it exists, else fresh from the model (and saved to
+    /// the file, if one is named).
+    /// - Throws: ``NFCReaderError`` `invalidArgument` for a tag file that is not valid or names
+    ///   another model, `io` when it cannot be read or written.
+    public func makeField() throws(NFCReaderError) -> VirtualField {
+        if let path = file {
+            let tagFile = TagFile(path: path)
+            let tag: any VirtualTag
+            do throws(TagFileError) {
+                if tagFile.exists {
+                    tag = try tagFile.loadTag()
+                    if let model, let state = (tag as? any PersistentVirtualTag)?.tagState, state.model != model.name {
+                        throw TagFileError(.invalidState, "tag file \(path) holds a \(state.model), not a \(model.name)")
+                    }
+                } else {
+                    guard let model else { throw TagFileError(.unreadable, "tag file \(path) does not exist; name a model to create it") }
+                    tag = model.make(uid(ofTag: 0), options)
+                    if let persistent = tag as? any PersistentVirtualTag { try tagFile.save(persistent.tagState) }
+                }
+            } catch {
+                throw NFCReaderError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
+            }
+            let field = VirtualField(tags: [tag], faultPlan: faultPlan)
+            if let persistent = tag as? any PersistentVirtualTag { field.persist(persistent, in: tagFile) }
+            return field
+        }
+        guard let model else { throw Self.invalid("no model") }
+        let tags = (0..<count).map { model.make(uid(ofTag: $0), options) }
+        return VirtualField(tags: tags, faultPlan: faultPlan)
+    }
+
+    /// Makes the simulated reader the string describes.
+    /// - Throws: as ``makeField()``.
+    public func makeReader() throws(NFCReaderError) -> SimulatedReader {
+        let field = try makeField()
+        let label = model?.name ?? file ?? "tag file"
+        return SimulatedReader(
+            field: field, name: "simulator (\(label)\(count > 1 ? " ×\(count)" : ""))",
+            connectionString: connectionString, removesTagOnDeselect: handOutOnDeselect ?? (count > 1),
+            emptyFieldWait: pollWait)
+    }
+
+    /// Parses `string` and makes its reader.
+    /// - Throws: ``NFCReaderError`` `invalidArgument` or `io`, as ``init(parsing:)`` and
+    ///   ``makeField()``.
+    public static func makeReader(_ string: String) throws(NFCReaderError) -> SimulatedReader {
+        try SimulatorConfiguration(parsing: string).makeReader()
+    }
+
+    private static func invalid(_ reason: String) -> NFCReaderError { NFCReaderError(.invalidArgument, reason) }
+
+    private static func integer(_ text: Substring, _ what: String, _ range: ClosedRange<Int>) throws(NFCReaderError)
+        -> Int
+    {
+        guard let value = Int(text), range.contains(value) else {
+            throw invalid("\(what) must be a whole number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
+        }
+        return value
+    }
+}

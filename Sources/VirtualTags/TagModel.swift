@@ -1,0 +1,94 @@
+/// The registry of chip models the simulator knows by name: `sim:ntag215`, tag files'
+/// `"model"`. One table to extend when a model is added.
+public struct TagModel: Sendable, Hashable {
+    /// The name users type: `ntag215`.
+    public let name: String
+    /// One line for help and error messages.
+    public let summary: String
+    /// Makes a factory-fresh tag with the given UID and options.
+    public let make: @Sendable (_ uid: [UInt8], _ options: TagModelOptions) -> any VirtualTag
+    /// Restores a tag from a tag file's state; nil when the state does not fit the model.
+    public let restore: @Sendable (_ state: TagState) -> (any VirtualTag)?
+    /// The UID length this model needs (ISO 14443-A double size: 7; FeliCa IDm, ISO 15693: 8).
+    public let uidLength: Int
+    /// The UID of the first tag of a `sim:` stack when none is given; later tags count up from
+    /// it.
+    public let defaultUID: [UInt8]
+
+    /// Creates a registry entry.
+    /// - Parameters:
+    ///   - defaultUID: the first UID of a stack; by default `04 53 49 4D …` (NXP's manufacturer
+    ///     code, "SIM") cut or zero-filled to `uidLength - 1` bytes, then `01`.
+    /// - Precondition: `uidLength` ≥ 2 and `defaultUID`, when given, has `uidLength` bytes.
+    public init(
+        name: String, summary: String, uidLength: Int = 7, defaultUID: [UInt8]? = nil,
+        make: @escaping @Sendable ([UInt8], TagModelOptions) -> any VirtualTag,
+        restore: @escaping @Sendable (TagState) -> (any VirtualTag)?
+    ) {
+        precondition(uidLength >= 2 && (defaultUID == nil || defaultUID?.count == uidLength))
+        self.name = name
+        self.summary = summary
+        self.uidLength = uidLength
+        let prefix: [UInt8] = [0x04, 0x53, 0x49, 0x4D] + [UInt8](repeating: 0, count: uidLength)
+        self.defaultUID = defaultUID ?? (Array(prefix.prefix(uidLength - 1)) + [0x01])
+        self.make = make
+        self.restore = restore
+    }
+
+    /// Entries are equal when their names are.
+    public static func == (lhs: TagModel, rhs: TagModel) -> Bool { lhs.name == rhs.name }
+    /// Hashes the name.
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+
+    /// Every known model, in the order help lists them.
+    public static let all: [TagModel] = [
+        ntag(.ntag213), ntag(.ntag215), ntag(.ntag216),
+        ultralight(.mf0ul11), ultralight(.mf0ul21),
+        TagModel(
+            name: "type4", summary: "NFC Forum Type 4 tag (DESFire-like, NDEF application, 2048-byte NDEF file)",
+            make: { uid, options in
+                Type4Tag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4Tag.defaultNDEFFileSize,
+                    readOnly: options.readOnly)
+            },
+            restore: { Type4Tag(state: $0) }),
+        // The lead adds here: felica-lite-s, classic1k, slix2.
+    ]
+
+    /// The model called `name` (case-insensitive), or nil.
+    public static func named(_ name: String) -> TagModel? {
+        all.first { $0.name == name.lowercased() }
+    }
+
+    /// The known names, comma separated: for error messages.
+    public static var knownNames: String { all.map(\.name).joined(separator: ", ") }
+
+    private static func ntag(_ model: NTAG21xTag.Model) -> TagModel {
+        TagModel(
+            name: model.rawValue,
+            summary: "NXP \(model.layout.productName), \(model.layout.userPages.count * 4) bytes, NDEF formatted",
+            make: { uid, _ in NTAG21xTag(model, uid: uid) },
+            restore: { NTAG21xTag(model, state: $0) })
+    }
+
+    private static func ultralight(_ model: UltralightEV1Tag.Model) -> TagModel {
+        TagModel(
+            name: model.rawValue,
+            summary: "NXP \(model.layout.productName), \(model.layout.userPages.count * 4) bytes, not formatted",
+            make: { uid, _ in UltralightEV1Tag(model, uid: uid) },
+            restore: { UltralightEV1Tag(model, state: $0) })
+    }
+}
+
+/// Model-specific options of a `sim:` connection string.
+public struct TagModelOptions: Sendable, Hashable {
+    /// Type 4: the NDEF file size (NLEN included).
+    public var ndefFileSize: Int?
+    /// Type 4: a read-only NDEF file.
+    public var readOnly: Bool
+
+    /// Creates options.
+    public init(ndefFileSize: Int? = nil, readOnly: Bool = false) {
+        self.ndefFileSize = ndefFileSize
+        self.readOnly = readOnly
+    }
+}

@@ -1,0 +1,240 @@
+import NFCCore
+public import NFCTags
+
+/// ISO/IEC 7816-4 status words a Type 4 tag answers (NFC Forum Type 4 Tag Technical
+/// Specification 2.0, section 5.1.3; ISO/IEC 7816-4 5.1.3).
+public enum StatusWord {
+    /// `90 00`: success.
+    public static let success: UInt16 = 0x9000
+    /// `67 00`: wrong length (Lc or Le, or data past the end of the file).
+    public static let wrongLength: UInt16 = 0x6700
+    /// `69 82`: security status not satisfied (writing a read-only NDEF file).
+    public static let securityStatusNotSatisfied: UInt16 = 0x6982
+    /// `69 86`: command not allowed, no current EF.
+    public static let noCurrentEF: UInt16 = 0x6986
+    /// `6A 82`: file or application not found.
+    public static let fileNotFound: UInt16 = 0x6A82
+    /// `6A 86`: incorrect parameters P1-P2.
+    public static let incorrectP1P2: UInt16 = 0x6A86
+    /// `6B 00`: wrong parameters P1-P2 (offset outside the file).
+    public static let wrongOffset: UInt16 = 0x6B00
+    /// `6D 00`: instruction not supported.
+    public static let instructionNotSupported: UInt16 = 0x6D00
+    /// `6E 00`: class not supported.
+    public static let classNotSupported: UInt16 = 0x6E00
+}
+
+/// An NFC Forum Type 4 tag (Type 4 Tag Technical Specification 2.0, mapping version 2.0): a
+/// DESFire-like ISO-DEP card holding the NDEF Tag Application.
+///
+/// Files: the capability container `E103` (15 bytes: CCLEN, mapping version 20h, MLe, MLc and
+/// the NDEF File Control TLV `04 06 E104 size read-access write-access`) and the NDEF file
+/// `E104` (NLEN, 2 bytes, then the message). Commands: SELECT by AID (`00 A4 04 00 07
+/// D2760000850101`), SELECT by file ID (`00 A4 00 0C 02 E103`), READ BINARY (`B0`), UPDATE
+/// BINARY (`D6`) (section 5.4).
+public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag {
+    /// The NDEF Tag Application's AID (Type 4 Tag 2.0, 5.4.2).
+    public static let ndefApplicationID: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
+    /// The capability container's file identifier.
+    public static let capabilityContainerFileID: UInt16 = 0xE103
+    /// The NDEF file's identifier (as this tag's CC names it).
+    public static let ndefFileID: UInt16 = 0xE104
+    /// Instruction bytes (ISO/IEC 7816-4).
+    public enum Instruction {
+        /// SELECT (`A4`).
+        public static let select: UInt8 = 0xA4
+        /// READ BINARY (`B0`).
+        public static let readBinary: UInt8 = 0xB0
+        /// UPDATE BINARY (`D6`).
+        public static let updateBinary: UInt8 = 0xD6
+    }
+
+    /// The default NDEF file size, NLEN included.
+    public static let defaultNDEFFileSize = 2048
+
+    /// The 7-byte UID.
+    public let uid: [UInt8]
+    /// The NDEF file: NLEN (2 bytes, big-endian) then the message; its count is the file size.
+    public private(set) var ndefFile: [UInt8]
+    /// Whether the NDEF file is read-only: write access `FF` in the CC, UPDATE BINARY answers
+    /// `69 82`.
+    public let isReadOnly: Bool
+    /// Maximum R-APDU data size announced in the CC (DESFire EV1: 3Bh).
+    public let maximumReadLength: Int
+    /// Maximum C-APDU data size announced in the CC (DESFire EV1: 34h).
+    public let maximumUpdateLength: Int
+    /// Grows with every change to persistent state.
+    public private(set) var stateRevision = 0
+
+    private var applicationSelected = false
+    private var selectedFile: UInt16?
+
+    /// A tag with an empty NDEF message (NLEN 0).
+    /// - Parameters:
+    ///   - uid: 7 bytes.
+    ///   - ndefFileSize: bytes in the NDEF file, NLEN included: 3…32767 (Type 4 Tag 2.0, 5.1.2.1).
+    ///   - readOnly: write access `FF` instead of `00`.
+    ///   - maximumReadLength: MLe announced in the CC; READ BINARY with a larger Le answers 6700.
+    ///   - maximumUpdateLength: MLc announced in the CC; UPDATE BINARY with more data answers 6700.
+    /// - Precondition: `uid` has 7 bytes and the size is in range.
+    public init(
+        uid: [UInt8], ndefFileSize: Int = Type4Tag.defaultNDEFFileSize, readOnly: Bool = false,
+        maximumReadLength: Int = 0x3B, maximumUpdateLength: Int = 0x34
+    ) {
+        precondition(uid.count == 7 && (3...0x7FFF).contains(ndefFileSize))
+        self.uid = uid
+        self.ndefFile = [UInt8](repeating: 0, count: ndefFileSize)
+        self.isReadOnly = readOnly
+        self.maximumReadLength = maximumReadLength
+        self.maximumUpdateLength = maximumUpdateLength
+    }
+
+    /// Restores a tag from saved state (`memory` is the NDEF file); nil when it does not fit.
+    public init?(state: TagState) {
+        guard let uid = try? Hex.decode(state.uid), uid.count == 7,
+            let file = try? Hex.decode(state.memory), (3...0x7FFF).contains(file.count)
+        else { return nil }
+        self.uid = uid
+        self.ndefFile = file
+        self.isReadOnly = state.readOnly ?? false
+        self.maximumReadLength = 0x3B
+        self.maximumUpdateLength = 0x34
+    }
+
+    /// Replaces the NDEF message (NLEN is set from it), as a tool would before handing the tag
+    /// out. Returns false when it does not fit the file.
+    @discardableResult
+    public func setNDEFMessage(_ message: [UInt8]) -> Bool {
+        guard message.count + 2 <= ndefFile.count else { return false }
+        ndefFile.replaceSubrange(0..<2, with: [UInt8(message.count >> 8), UInt8(message.count & 0xFF)])
+        ndefFile.replaceSubrange(2..<(2 + message.count), with: message)
+        stateRevision += 1
+        return true
+    }
+
+    /// The capability container file (15 bytes, Type 4 Tag 2.0, 5.1, Table 4).
+    public var capabilityContainer: [UInt8] {
+        let size = ndefFile.count
+        return [
+            0x00, 0x0F,  // CCLEN
+            0x20,  // mapping version 2.0
+            UInt8(maximumReadLength >> 8), UInt8(maximumReadLength & 0xFF),
+            UInt8(maximumUpdateLength >> 8), UInt8(maximumUpdateLength & 0xFF),
+            0x04, 0x06,  // NDEF File Control TLV
+            UInt8(Type4Tag.ndefFileID >> 8), UInt8(Type4Tag.ndefFileID & 0xFF),
+            UInt8(size >> 8), UInt8(size & 0xFF),
+            0x00,  // read access granted
+            isReadOnly ? 0xFF : 0x00,  // write access
+        ]
+    }
+
+    /// `NFC Forum Type 4 tag`.
+    public var modelName: String { "NFC Forum Type 4 tag" }
+    /// ATS `06 75 77 81 02 80` (DESFire EV1: FSCI 5, TA/TB/TC present, one historical byte 80h).
+    public var ats: [UInt8] { [0x06, 0x75, 0x77, 0x81, 0x02, 0x80] }
+    /// ATQA `44 03` in arrival order (libnfc prints it MSB first: `03 44`), SAK `20` (ISO-DEP),
+    /// the ATS.
+    public var targetInfo: TargetInfo {
+        .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: [0x44, 0x03], sak: 0x20, ats: Bytes(ats)))
+    }
+
+    /// Raw (non-ISO-DEP) frames: this model answers none.
+    public func respond(to frame: [UInt8]) -> TagAnswer { .silence }
+    /// Entering the field: no application or file selected.
+    public func powerOn() {
+        applicationSelected = false
+        selectedFile = nil
+    }
+    /// DESELECT: selection is lost.
+    public func halt() {
+        powerOn()
+    }
+
+    /// The state a tag file stores: the NDEF file and the read-only flag.
+    public var tagState: TagState {
+        TagState(model: "type4", uid: Hex.encode(uid), memory: Hex.encode(ndefFile), readOnly: isReadOnly)
+    }
+
+    /// Answers one command APDU (data + SW1 SW2).
+    public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
+        guard apdu.count >= 4 else { return sw(StatusWord.wrongLength) }
+        guard apdu[0] == 0x00 else { return sw(StatusWord.classNotSupported) }
+        let p1 = apdu[2], p2 = apdu[3]
+        let body = Array(apdu[4...])
+        switch apdu[1] {
+        case Instruction.select: return select(p1: p1, p2: p2, body: body)
+        case Instruction.readBinary: return readBinary(offset: Int(p1) << 8 | Int(p2), body: body)
+        case Instruction.updateBinary: return updateBinary(offset: Int(p1) << 8 | Int(p2), body: body)
+        default: return sw(StatusWord.instructionNotSupported)
+        }
+    }
+
+    private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
+
+    /// Splits a short-APDU body into command data (Lc + data) and whether Le follows; nil when
+    /// Lc disagrees with the length.
+    private func commandData(_ body: [UInt8]) -> [UInt8]? {
+        guard let lc = body.first, lc != 0 else { return nil }
+        let n = Int(lc)
+        guard body.count == 1 + n || body.count == 2 + n else { return nil }
+        return Array(body[1..<(1 + n)])
+    }
+
+    private func select(p1: UInt8, p2: UInt8, body: [UInt8]) -> [UInt8] {
+        guard let data = commandData(body) else { return sw(StatusWord.wrongLength) }
+        switch (p1, p2) {
+        case (0x04, 0x00):
+            guard data == Type4Tag.ndefApplicationID else { return sw(StatusWord.fileNotFound) }
+            applicationSelected = true
+            selectedFile = nil
+            return sw(StatusWord.success)
+        case (0x00, 0x0C):
+            guard data.count == 2 else { return sw(StatusWord.wrongLength) }
+            let id = UInt16(data[0]) << 8 | UInt16(data[1])
+            guard applicationSelected, id == Type4Tag.capabilityContainerFileID || id == Type4Tag.ndefFileID else {
+                return sw(StatusWord.fileNotFound)
+            }
+            selectedFile = id
+            return sw(StatusWord.success)
+        default:
+            return sw(StatusWord.incorrectP1P2)
+        }
+    }
+
+    private var selectedContents: [UInt8]? {
+        switch selectedFile {
+        case Type4Tag.capabilityContainerFileID: capabilityContainer
+        case Type4Tag.ndefFileID: ndefFile
+        default: nil
+        }
+    }
+
+    /// READ BINARY: Le bytes from the offset (Le 00 means 256), fewer when the file ends first;
+    /// 6B00 when the offset is past the end of the file, 6700 when Le is missing or larger than
+    /// MLe.
+    private func readBinary(offset: Int, body: [UInt8]) -> [UInt8] {
+        guard let file = selectedContents else { return sw(StatusWord.noCurrentEF) }
+        guard body.count == 1 else { return sw(StatusWord.wrongLength) }
+        let le = body[0] == 0 ? 256 : Int(body[0])
+        guard le <= maximumReadLength else { return sw(StatusWord.wrongLength) }
+        guard offset < file.count else { return sw(StatusWord.wrongOffset) }
+        let end = min(file.count, offset + le)
+        return Array(file[offset..<end]) + sw(StatusWord.success)
+    }
+
+    /// UPDATE BINARY: writes the data at the offset of the NDEF file; 6982 on the CC or a
+    /// read-only file, 6B00 past the end, 6700 when Lc is wrong, larger than MLc, or the data
+    /// runs past the end of the file.
+    private func updateBinary(offset: Int, body: [UInt8]) -> [UInt8] {
+        guard selectedFile != nil else { return sw(StatusWord.noCurrentEF) }
+        guard selectedFile == Type4Tag.ndefFileID, !isReadOnly else { return sw(StatusWord.securityStatusNotSatisfied) }
+        guard let data = commandData(body), data.count <= maximumUpdateLength else {
+            return sw(StatusWord.wrongLength)
+        }
+        guard offset < ndefFile.count else { return sw(StatusWord.wrongOffset) }
+        guard offset + data.count <= ndefFile.count else { return sw(StatusWord.wrongLength) }
+        ndefFile.replaceSubrange(offset..<(offset + data.count), with: data)
+        stateRevision += 1
+        return sw(StatusWord.success)
+    }
+}

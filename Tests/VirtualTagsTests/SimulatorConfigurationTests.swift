@@ -1,0 +1,137 @@
+import NFCCore
+import NFCTags
+import Testing
+
+@testable import VirtualTags
+
+@Suite("sim: connection strings")
+struct SimulatorConfigurationTests {
+    @Test("every registered model parses", arguments: TagModel.all.map(\.name))
+    func models(name: String) throws {
+        let configuration = try SimulatorConfiguration(parsing: "sim:\(name)")
+        #expect(configuration.model?.name == name)
+        #expect(configuration.count == 1)
+    }
+
+    @Test("stacks: *N and count=N")
+    func stacks() throws {
+        #expect(try SimulatorConfiguration(parsing: "sim:ntag215*100").count == 100)
+        #expect(try SimulatorConfiguration(parsing: "sim:ntag215?count=7").count == 7)
+    }
+
+    @Test("options parse")
+    func options() throws {
+        let c = try SimulatorConfiguration(
+            parsing: "sim:type4?uid=04A1B2C3D4E5F6&leave-after=5&rf-error=2,3&ndef-size=512&read-only&poll-wait=0&hand-out=never")
+        #expect(c.uid == [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6])
+        #expect(c.faultPlan == FaultPlan(leaveAfterCommand: 5, rfErrorOnCommands: [2, 3]))
+        #expect(c.options == TagModelOptions(ndefFileSize: 512, readOnly: true))
+        #expect(c.pollWait == .zero)
+        #expect(c.handOutOnDeselect == false)
+    }
+
+    @Test("invalid strings fail with invalidArgument and a reason", arguments: [
+        ("ntag215", "does not start with 'sim:'"),
+        ("sim:", "names no model"),
+        ("sim:ntag999", "known models: ntag213, ntag215, ntag216"),
+        ("sim:ntag215*0", "stack size"),
+        ("sim:ntag215*x", "stack size"),
+        ("sim:ntag215*2?count=2", "given twice"),
+        ("sim:ntag215?uid=0411", "7-byte uid"),
+        ("sim:ntag215?uid=zz", "uid 'zz'"),
+        ("sim:ntag215?leave-after=0", "leave-after"),
+        ("sim:ntag215?rf-error=1,,2", "rf-error"),
+        ("sim:ntag215?color=red", "unknown option 'color'"),
+        ("sim:ntag215?file=", "needs a value"),
+        ("sim:ntag215*2?file=/tmp/x.json", "holds one tag"),
+        ("sim:ntag213?read-only", "type4 only"),
+        ("sim:type4?ndef-size=2", "ndef-size"),
+        ("sim:type4?hand-out=sometimes", "hand-out"),
+    ])
+    func invalid(string: String, reasonContains: String) {
+        do {
+            _ = try SimulatorConfiguration(parsing: string)
+            Issue.record("\(string) parsed")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.reason.contains(reasonContains), "\(error.reason)")
+        }
+    }
+
+    @Test("stack UIDs are distinct and deterministic, counting up from the first")
+    func stackUIDs() throws {
+        let c = try SimulatorConfiguration(parsing: "sim:ntag213*300")
+        let uids = (0..<300).map { c.uid(ofTag: $0) }
+        #expect(Set(uids).count == 300)
+        #expect(uids[0] == [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01])
+        #expect(uids[255] == [0x04, 0x53, 0x49, 0x4D, 0x00, 0x01, 0x00])
+        let given = try SimulatorConfiguration(parsing: "sim:ntag213*2?uid=0400000000FFFF")
+        #expect(given.uid(ofTag: 1) == [0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00])
+    }
+
+    @Test("the default first UID follows the model's UID length", arguments: [4, 7, 8, 10])
+    func defaultUIDLength(length: Int) {
+        let model = TagModel(
+            name: "test", summary: "", uidLength: length, make: { uid, _ in NTAG21xTag(.ntag213, uid: testUID) },
+            restore: { _ in nil })
+        #expect(model.defaultUID.count == length)
+        #expect(model.defaultUID.first == 0x04)
+        #expect(model.defaultUID.last == 0x01)
+    }
+
+    @Test("a reader from a stack string hands the tags out in order")
+    func readerFromStack() async throws {
+        let r = try SimulatorConfiguration.makeReader("sim:ntag216*3?poll-wait=0")
+        #expect(await r.connectionString == "sim:ntag216*3?poll-wait=0")
+        var seen: [Bytes] = []
+        while let info = try await r.poll(for: [.iso14443A], timeout: .seconds(1)) {
+            seen.append(info.identifier)
+            try await r.deselect()
+        }
+        #expect(seen.count == 3)
+        #expect(Set(seen).count == 3)
+    }
+
+    @Test("a tag file is created when absent, saved after writes, and loaded next time")
+    func tagFilePersistence() async throws {
+        let path = temporaryPath()
+        let first = try SimulatorConfiguration.makeReader("sim:ntag213?file=\(path)")
+        #expect(TagFile(path: path).exists)
+        _ = try await first.poll(for: [.iso14443A], timeout: .seconds(1))
+        _ = try await first.transceive(Bytes([0xA2, 0x05, 0xCA, 0xFE, 0xBA, 0xBE]))
+        let second = try SimulatorConfiguration.makeReader("sim:?file=\(path)")
+        _ = try await second.poll(for: [.iso14443A], timeout: .seconds(1))
+        let pages = try await second.transceive(Bytes([0x30, 0x05]))
+        #expect(pages[0..<4] == Bytes([0xCA, 0xFE, 0xBA, 0xBE]))
+    }
+
+    @Test("a tag file of another model is refused")
+    func tagFileModelMismatch() throws {
+        let path = temporaryPath()
+        _ = try SimulatorConfiguration.makeReader("sim:ntag213?file=\(path)")
+        do {
+            _ = try SimulatorConfiguration.makeReader("sim:ntag215?file=\(path)")
+            Issue.record("opened a mismatched file")
+        } catch {
+            #expect(error.code == .invalidArgument)
+        }
+    }
+
+    @Test("a missing tag file without a model is an io error")
+    func missingFileWithoutModel() {
+        do {
+            _ = try SimulatorConfiguration.makeReader("sim:?file=/nonexistent/tag.json")
+            Issue.record("opened")
+        } catch {
+            #expect(error.code == .io)
+        }
+    }
+
+    @Test("fault options reach the field")
+    func faultsFromString() async throws {
+        let r = try SimulatorConfiguration.makeReader("sim:ntag213?rf-error=1")
+        _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
+        let error = await code { _ = try await r.transceive(Bytes([0x60])) }
+        #expect(error?.code == .rfError)
+    }
+}
