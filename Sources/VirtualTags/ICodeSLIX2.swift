@@ -1,0 +1,338 @@
+public import NFCTags
+import NFCCore
+
+/// ISO/IEC 15693-3 command codes the ICODE SLIX2 answers (NXP SL2S2602 data sheet,
+/// command set; ISO/IEC 15693-3, "Mandatory commands" and "Optional commands").
+public enum ISO15693Command {
+    /// Inventory `01`.
+    public static let inventory: UInt8 = 0x01
+    /// Stay quiet `02` (addressed only; no answer).
+    public static let stayQuiet: UInt8 = 0x02
+    /// Read single block `20`.
+    public static let readSingleBlock: UInt8 = 0x20
+    /// Write single block `21`.
+    public static let writeSingleBlock: UInt8 = 0x21
+    /// Lock block `22`.
+    public static let lockBlock: UInt8 = 0x22
+    /// Read multiple blocks `23`.
+    public static let readMultipleBlocks: UInt8 = 0x23
+    /// Select `25`.
+    public static let select: UInt8 = 0x25
+    /// Reset to ready `26`.
+    public static let resetToReady: UInt8 = 0x26
+    /// Write AFI `27`.
+    public static let writeAFI: UInt8 = 0x27
+    /// Lock AFI `28`.
+    public static let lockAFI: UInt8 = 0x28
+    /// Write DSFID `29`.
+    public static let writeDSFID: UInt8 = 0x29
+    /// Lock DSFID `2A`.
+    public static let lockDSFID: UInt8 = 0x2A
+    /// Get system information `2B`.
+    public static let getSystemInformation: UInt8 = 0x2B
+    /// Get multiple block security status `2C`.
+    public static let getMultipleBlockSecurityStatus: UInt8 = 0x2C
+}
+
+/// Request flags (ISO/IEC 15693-3, 7.3.1, Tables 3–5).
+public enum ISO15693RequestFlag {
+    /// Bit 1: two subcarriers.
+    public static let subcarrier: UInt8 = 0x01
+    /// Bit 2: high data rate.
+    public static let dataRate: UInt8 = 0x02
+    /// Bit 3: this is an Inventory request (bits 5–8 then take Table 5's meaning).
+    public static let inventory: UInt8 = 0x04
+    /// Bit 4: protocol format extension.
+    public static let protocolExtension: UInt8 = 0x08
+    /// Bit 5 (not inventory): only a tag in the selected state answers.
+    public static let select: UInt8 = 0x10
+    /// Bit 6 (not inventory): the request carries the UID after the command code.
+    public static let address: UInt8 = 0x20
+    /// Bit 7: option flag (reads: security status byte before each block's data).
+    public static let option: UInt8 = 0x40
+    /// Bit 5 (inventory): an AFI byte follows the command code.
+    public static let afi: UInt8 = 0x10
+    /// Bit 6 (inventory): one slot instead of 16.
+    public static let oneSlot: UInt8 = 0x20
+}
+
+/// Response error codes (ISO/IEC 15693-3, 7.4.2, Table 7): an error response is flags `01`
+/// followed by one of these.
+public enum ISO15693Error {
+    /// `01`: the command is not supported.
+    public static let commandNotSupported: UInt8 = 0x01
+    /// `02`: the command is not recognized, e.g. a format error.
+    public static let commandNotRecognized: UInt8 = 0x02
+    /// `03`: the option is not supported.
+    public static let optionNotSupported: UInt8 = 0x03
+    /// `0F`: unknown error.
+    public static let unknown: UInt8 = 0x0F
+    /// `10`: the block is not available (does not exist).
+    public static let blockNotAvailable: UInt8 = 0x10
+    /// `11`: the block is already locked and cannot be locked again.
+    public static let alreadyLocked: UInt8 = 0x11
+    /// `12`: the block is locked, its content cannot be changed.
+    public static let lockedBlockCannotBeChanged: UInt8 = 0x12
+}
+
+/// An NXP ICODE SLIX2 (SL2S2602): ISO/IEC 15693, NFC Forum Type 5, 80 blocks of 4 bytes.
+///
+/// Frames are requests without CRC: flags, command code, then — when the address flag is
+/// set — the UID **least significant byte first, as on the air** (`… 01 04 E0`), then the
+/// parameters. Answers are likewise without CRC: flags `00` and data, or flags `01` and an
+/// ``ISO15693Error`` code. The Inventory answer is `00`, DSFID, UID LSB first. ``uid`` and
+/// ``targetInfo`` hold the UID most significant byte first (`E0 04 01 …`), as users read it.
+///
+/// State machine (ISO/IEC 15693-3, "VICC states"): ready, quiet (after Stay quiet: no Inventory and no
+/// unaddressed request is answered), selected (after Select: requests with the select flag
+/// are answered). A request addressed to another UID, or with the select flag while not
+/// selected, is not answered. ``powerOn()`` returns to ready; ``halt()`` is Stay quiet.
+///
+/// Block 79 is the 16-bit counter (``counterBlock``). Not modelled: passwords, privacy mode
+/// and the counter's read-password protection, EAS/AFI protection, NXP custom commands
+/// (`A0`–`BF`, answered "not supported"), the originality signature, 16-slot timing (an
+/// Inventory with 16 slots is answered as if in the first slot).
+public final class ICodeSLIX2: VirtualTag {
+    /// Blocks, counter included (Get System Information reports `4F` = 80 − 1).
+    public static let blockCount = 80
+    /// Bytes per block (reported as `03` = 4 − 1).
+    public static let blockSize = 4
+    /// Memory size, 320 bytes.
+    public static let memorySize = blockCount * blockSize
+    /// The IC reference byte of Get System Information, `01` as SLIX2 tags report it (with
+    /// 80 blocks of 4 bytes).
+    public static let icReference: UInt8 = 0x01
+    /// Get System Information's info flags: DSFID, AFI, memory size and IC reference
+    /// present (ISO/IEC 15693-3, "Get system information").
+    public static let systemInformationFlags: UInt8 = 0x0F
+    /// The block holding the 16-bit counter (SL2S2602 data sheet, "Counter"): bytes 0–1 the
+    /// value, little-endian. Writing `01 00 00 00` to it increments the counter; any other value
+    /// presets it. User memory is therefore blocks 0–78, 316 bytes.
+    public static let counterBlock = 79
+    /// A fresh NDEF-formatted tag's capability container in block 0 (NFC Forum Type 5 Tag
+    /// Technical Specification, "Capability Container"): magic `E1`, version 1.0 with
+    /// read/write access `40`, MLEN `27` (the T5T area after the 4-byte CC in 8-byte units:
+    /// (316 − 4) / 8 = 39, so it never reaches the counter block; 320 / 8 = `28` would overrun
+    /// the memory), `01` (Read Multiple Blocks supported); then an empty NDEF TLV `03 00` and a
+    /// terminator `FE`.
+    public static let freshNDEFArea: [UInt8] = [0xE1, 0x40, 0x27, 0x01, 0x03, 0x00, 0xFE]
+
+    /// The chip's name.
+    public let modelName = "ICODE SLIX2"
+    /// The 8-byte UID, most significant byte first (`E0 04 01 …`).
+    public let uid: [UInt8]
+    /// Data storage format identifier.
+    public var dsfid: UInt8
+    /// Application family identifier.
+    public var afi: UInt8
+    /// Whether the AFI is locked (Lock AFI).
+    public var afiLocked = false
+    /// Whether the DSFID is locked (Lock DSFID).
+    public var dsfidLocked = false
+    /// Per-block lock state, 80 entries (block security status bit 0): what a tag file
+    /// stores beside ``memory``. A shorter value is padded with `false`, a longer one cut.
+    public var lockedBlocks: [Bool] {
+        get { locks }
+        set { locks = (0..<Self.blockCount).map { $0 < newValue.count && newValue[$0] } }
+    }
+
+    private var locks: [Bool]
+
+    /// The 320 bytes of the 80 blocks (user memory, then the counter block), block 0 first:
+    /// what a tag file stores. Setting a value of
+    /// another length is ignored.
+    public var memory: [UInt8] {
+        get { storage }
+        set { if newValue.count == Self.memorySize { storage = newValue } }
+    }
+
+    /// Size of ``tagFileImage``: memory, one lock byte per block, DSFID, AFI, lock flags.
+    public static let tagFileImageSize = memorySize + blockCount + 3
+
+    /// Everything a tag file must keep so that locks survive: the 320 bytes of ``memory``,
+    /// then 80 bytes of block security status (`01` locked), DSFID, AFI, and a byte with bit 0
+    /// = AFI locked, bit 1 = DSFID locked. Setting a value of another length is ignored.
+    public var tagFileImage: [UInt8] {
+        get {
+            storage + locks.map { $0 ? 1 : 0 } + [dsfid, afi, (afiLocked ? 0x01 : 0) | (dsfidLocked ? 0x02 : 0)]
+        }
+        set {
+            guard newValue.count == Self.tagFileImageSize else { return }
+            storage = Array(newValue[0..<Self.memorySize])
+            locks = newValue[Self.memorySize..<Self.memorySize + Self.blockCount].map { $0 & 0x01 != 0 }
+            let tail = Self.memorySize + Self.blockCount
+            dsfid = newValue[tail]
+            afi = newValue[tail + 1]
+            afiLocked = newValue[tail + 2] & 0x01 != 0
+            dsfidLocked = newValue[tail + 2] & 0x02 != 0
+        }
+    }
+
+    private var storage: [UInt8]
+    private var state: State = .ready
+
+    private enum State { case ready, quiet, selected }
+
+    /// ISO 15693 target information: UID (MSB first) and DSFID.
+    public var targetInfo: TargetInfo {
+        .iso15693(ISO15693Target(uid: Bytes(uid), dsfid: dsfid))
+    }
+
+    /// Creates a tag.
+    /// - Parameters:
+    ///   - uid: 8 bytes, most significant first (`E0 04 01 …`); shorter is zero-padded,
+    ///     longer truncated.
+    ///   - memory: 320 bytes; when nil or of another length, a fresh NDEF-formatted tag
+    ///     (``freshNDEFArea`` then zeros).
+    ///   - dsfid: initial DSFID.
+    ///   - afi: initial AFI.
+    public init(uid: [UInt8], memory: [UInt8]? = nil, dsfid: UInt8 = 0, afi: UInt8 = 0) {
+        self.uid = (0..<8).map { $0 < uid.count ? uid[$0] : 0 }
+        self.dsfid = dsfid
+        self.afi = afi
+        locks = [Bool](repeating: false, count: Self.blockCount)
+        if let memory, memory.count == Self.memorySize {
+            storage = memory
+        } else {
+            storage = Self.freshNDEFArea + [UInt8](repeating: 0, count: Self.memorySize - Self.freshNDEFArea.count)
+        }
+    }
+
+    /// Answers one request (see the type's documentation for byte order).
+    public func respond(to frame: [UInt8]) -> TagAnswer {
+        guard frame.count >= 2 else { return .silence }
+        let flags = frame[0], command = frame[1]
+        if flags & ISO15693RequestFlag.inventory != 0 {
+            return command == ISO15693Command.inventory ? inventory(flags: flags, parameters: Array(frame.dropFirst(2))) : .silence
+        }
+        var rest = Array(frame.dropFirst(2))
+        let addressed = flags & ISO15693RequestFlag.address != 0
+        if addressed {
+            guard rest.count >= 8 else { return .silence }
+            guard Array(rest[0..<8]) == uidOnAir else {
+                if command == ISO15693Command.select && state == .selected { state = .ready }
+                return .silence
+            }
+            rest.removeFirst(8)
+        }
+        if flags & ISO15693RequestFlag.select != 0 && state != .selected { return .silence }
+        if state == .quiet && !addressed { return .silence }
+        let option = flags & ISO15693RequestFlag.option != 0
+
+        switch command {
+        case ISO15693Command.stayQuiet:
+            if addressed { state = .quiet }
+            return .silence
+        case ISO15693Command.select:
+            guard addressed else { return error(ISO15693Error.commandNotRecognized) }
+            state = .selected
+            return ok()
+        case ISO15693Command.resetToReady:
+            state = .ready
+            return ok()
+        case ISO15693Command.readSingleBlock:
+            guard let block = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            return readBlocks(first: Int(block), count: 1, option: option)
+        case ISO15693Command.readMultipleBlocks:
+            guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
+            return readBlocks(first: Int(rest[0]), count: Int(rest[1]) + 1, option: option)
+        case ISO15693Command.writeSingleBlock:
+            guard rest.count >= 1 + Self.blockSize else { return error(ISO15693Error.commandNotRecognized) }
+            let block = Int(rest[0])
+            guard block < Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard !locks[block] else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            var data = Array(rest[1...Self.blockSize])
+            if block == Self.counterBlock && data == [0x01, 0x00, 0x00, 0x00] {
+                data = Array(storage[block * Self.blockSize..<(block + 1) * Self.blockSize])
+                let value = UInt16(data[0]) | UInt16(data[1]) << 8
+                let next = value &+ 1
+                data[0] = UInt8(next & 0xFF)
+                data[1] = UInt8(next >> 8)
+            }
+            storage.replaceSubrange(block * Self.blockSize..<(block + 1) * Self.blockSize, with: data)
+            return ok()
+        case ISO15693Command.lockBlock:
+            guard let first = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            let block = Int(first)
+            guard block < Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard !locks[block] else { return error(ISO15693Error.alreadyLocked) }
+            locks[block] = true
+            return ok()
+        case ISO15693Command.getMultipleBlockSecurityStatus:
+            guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
+            let first = Int(rest[0]), count = Int(rest[1]) + 1
+            guard first + count <= Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            return .data([0x00] + (first..<first + count).map { locks[$0] ? 0x01 : 0x00 })
+        case ISO15693Command.getSystemInformation:
+            let blocks = UInt8(Self.blockCount - 1), size = UInt8(Self.blockSize - 1)
+            return .data([0x00, Self.systemInformationFlags] + uidOnAir + [dsfid, afi, blocks, size, Self.icReference])
+        case ISO15693Command.writeAFI:
+            guard let value = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            guard !afiLocked else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            afi = value
+            return ok()
+        case ISO15693Command.lockAFI:
+            guard !afiLocked else { return error(ISO15693Error.alreadyLocked) }
+            afiLocked = true
+            return ok()
+        case ISO15693Command.writeDSFID:
+            guard let value = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            guard !dsfidLocked else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            dsfid = value
+            return ok()
+        case ISO15693Command.lockDSFID:
+            guard !dsfidLocked else { return error(ISO15693Error.alreadyLocked) }
+            dsfidLocked = true
+            return ok()
+        default:
+            return error(ISO15693Error.commandNotSupported)
+        }
+    }
+
+    /// Power-up: the ready state.
+    public func powerOn() { state = .ready }
+
+    /// Stay quiet: no more Inventory or unaddressed answers until Reset to ready, Select or
+    /// power-up.
+    public func halt() { state = .quiet }
+
+    // MARK: - Private
+
+    /// The UID as it travels: least significant byte first.
+    private var uidOnAir: [UInt8] { uid.reversed() }
+
+    private func ok() -> TagAnswer { .data([0x00]) }
+
+    private func error(_ code: UInt8) -> TagAnswer { .data([0x01, code]) }
+
+    private func readBlocks(first: Int, count: Int, option: Bool) -> TagAnswer {
+        guard first + count <= Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+        var answer: [UInt8] = [0x00]
+        for block in first..<first + count {
+            if option { answer.append(locks[block] ? 0x01 : 0x00) }
+            answer += storage[block * Self.blockSize..<(block + 1) * Self.blockSize]
+        }
+        return .data(answer)
+    }
+
+    /// Inventory (ISO/IEC 15693-3, "Inventory"): `[AFI]` mask length (bits), mask (LSB first, the
+    /// UID's least significant bits).
+    private func inventory(flags: UInt8, parameters: [UInt8]) -> TagAnswer {
+        guard state != .quiet else { return .silence }
+        var rest = parameters[...]
+        if flags & ISO15693RequestFlag.afi != 0 {
+            guard let requested = rest.popFirst() else { return .silence }
+            if requested != 0 && requested != afi { return .silence }
+        }
+        guard let maskLength = rest.popFirst(), maskLength <= 64 else { return .silence }
+        let maskBytes = (Int(maskLength) + 7) / 8
+        guard rest.count >= maskBytes else { return .silence }
+        let mask = Array(rest.prefix(maskBytes))
+        let air = uidOnAir
+        for bit in 0..<Int(maskLength) {
+            let byte = bit / 8, shift = bit % 8
+            if (mask[byte] >> shift) & 1 != (air[byte] >> shift) & 1 { return .silence }
+        }
+        return .data([0x00, dsfid] + air)
+    }
+}
