@@ -316,17 +316,19 @@ public final class PN532Chip {
         case (.felica212, .felica(let f)), (.felica424, .felica(let f)):
             let rate = modulation == .felica212 ? 212 : 424
             guard f.bitRate == rate, initiatorData.count == 5, initiatorData[0] == 0x00 else { return nil }
-            if let code = f.systemCode {
-                let wanted = (initiatorData[1], initiatorData[2])
-                guard wanted.0 == 0xFF || wanted.0 == UInt8(code >> 8),
-                      wanted.1 == 0xFF || wanted.1 == UInt8(code & 0xFF) else { return nil }
-            }
             tag.powerOn()
             let answer: [UInt8]
+            // The tag answers the Polling command itself (system code matching is its business);
+            // a model that does not model Polling gets an answer from its target information.
             switch tag.respond(to: initiatorData) {
             case .data(let d) where d.first == 0x01 && d.count >= 17: answer = d
             case .silence: return nil
             default:
+                if let code = f.systemCode {
+                    let wanted = (initiatorData[1], initiatorData[2])
+                    guard wanted.0 == 0xFF || wanted.0 == UInt8(code >> 8),
+                          wanted.1 == 0xFF || wanted.1 == UInt8(code & 0xFF) else { return nil }
+                }
                 var synthesized = [0x01] + f.idm.array + f.pmm.array
                 if initiatorData[3] == 0x01, let code = f.systemCode {
                     synthesized += [UInt8(code >> 8), UInt8(code & 0xFF)]
@@ -455,29 +457,42 @@ public final class PN532Chip {
         guard isInField(target), !tagHalted else { return status(.timeout) }
         switch target.kind {
         case .typeA(isoDEP: true):
-            guard let dep = target.tag as? any ISODEPVirtualTag else { return status(.timeout) }
             delay(.milliseconds(5))
-            return status(.success) + dep.respond(toAPDU: frame)
+            switch field.field.exchange(apdu: frame) {
+            case .apdu(let response): return status(.success) + response
+            case .rfError: return status(.crcError)
+            default: return status(.timeout)
+            }
         case .typeA(isoDEP: false):
             return mifareExchange(target.tag, frame)
         case .felica:
             guard frame.count >= 2 else { return status(.invalidParameter) }
             delay(.milliseconds(2))
-            switch target.tag.respond(to: Array(frame.dropFirst())) {
-            case .data(let d): return status(.success) + [UInt8(truncatingIfNeeded: d.count + 1)] + d
-            default: return status(.timeout)
-            }
+            return felicaAnswer(field.field.exchange(frame: Array(frame.dropFirst())))
         case .typeB, .jewel:
-            return mapped(target.tag.respond(to: frame))
+            return mapped(field.field.exchange(frame: frame))
         }
     }
 
-    private func mapped(_ answer: TagAnswer) -> [UInt8] {
+    /// The status and data InDataExchange returns for a tag's answer: data → 00 and the data,
+    /// 4-bit ACK → 00 alone, 4-bit NAK → 14, silence or no tag → 01 (time out), an RF error
+    /// injected by the field's fault plan → 02 (CRC error).
+    private func mapped(_ answer: FieldAnswer) -> [UInt8] {
         switch answer {
-        case .data(let d): return status(.success) + d
-        case .ack: return status(.success)
-        case .nak: return status(.mifareAuthenticationError)
-        case .silence: return status(.timeout)
+        case .frame(.data(let d)): return status(.success) + d
+        case .frame(.ack): return status(.success)
+        case .frame(.nak): return status(.mifareAuthenticationError)
+        case .rfError: return status(.crcError)
+        default: return status(.timeout)
+        }
+    }
+
+    /// A FeliCa answer with its length byte put back in front.
+    private func felicaAnswer(_ answer: FieldAnswer) -> [UInt8] {
+        switch answer {
+        case .frame(.data(let d)): return status(.success) + [UInt8(truncatingIfNeeded: d.count + 1)] + d
+        case .rfError: return status(.crcError)
+        default: return status(.timeout)
         }
     }
 
@@ -487,29 +502,36 @@ public final class PN532Chip {
         switch (command, frame.count) {
         case (ClassicKeyType.a.rawValue, 12), (ClassicKeyType.b.rawValue, 12):
             delay(.milliseconds(2))
-            guard let classic = tag as? any ClassicVirtualTag,
-                  let keyType = ClassicKeyType(rawValue: command),
-                  classic.authenticate(block: frame[1], keyType: keyType, key: Array(frame[2..<8])) else {
+            let keyType: ClassicKeyType = command == ClassicKeyType.a.rawValue ? .a : .b
+            switch field.field.authenticate(block: frame[1], keyType: keyType, key: Array(frame[2..<8])) {
+            case .authenticated(true):
+                registers[PN532Register.status2] |= 0x08
+                return status(.success)
+            case .rfError:
+                return status(.crcError)
+            case .noTag:
+                return status(.timeout)
+            default:
                 // A failed authentication leaves the tag halted.
                 tag.halt()
                 tagHalted = true
                 return status(.mifareAuthenticationError)
             }
-            registers[PN532Register.status2] |= 0x08
-            return status(.success)
         case (0xA0, 18):
             delay(.milliseconds(5))
-            guard case .ack = tag.respond(to: Array(frame[0..<2])) else { return status(.mifareAuthenticationError) }
-            return mapped(tag.respond(to: Array(frame[2...])))
+            let first = field.field.exchange(frame: Array(frame[0..<2]))
+            guard case .frame(.ack) = first else { return mapped(first) }
+            return mapped(field.field.exchange(frame: Array(frame[2...])))
         case (0xC0, 6), (0xC1, 6), (0xC2, 6):
             delay(.milliseconds(2))
-            guard case .ack = tag.respond(to: Array(frame[0..<2])) else { return status(.mifareAuthenticationError) }
-            _ = tag.respond(to: Array(frame[2...]))
+            let first = field.field.exchange(frame: Array(frame[0..<2]))
+            guard case .frame(.ack) = first else { return mapped(first) }
+            _ = field.field.exchange(frame: Array(frame[2...]))
             return status(.success)
         default:
             let isWrite = command == 0xA2 || command == 0xB0
             delay(.milliseconds(isWrite ? 5 : 1))
-            return mapped(tag.respond(to: frame))
+            return mapped(field.field.exchange(frame: frame))
         }
     }
 
@@ -526,8 +548,7 @@ public final class PN532Chip {
         switch tag.targetInfo {
         case .felica:
             guard framing == 0x02, p.count >= 2 else { return status(.timeout) }
-            guard case .data(let d) = tag.respond(to: Array(p.dropFirst())) else { return status(.timeout) }
-            return status(.success) + [UInt8(truncatingIfNeeded: d.count + 1)] + d
+            return felicaAnswer(field.field.exchange(frame: Array(p.dropFirst())))
         case .iso14443A(let a):
             guard framing == 0x00 else { return status(.timeout) }
             if txLastBits != 0 {
@@ -551,18 +572,20 @@ public final class PN532Chip {
                 return status(.timeout)
             }
             if tagHalted { return status(.timeout) }
-            switch tag.respond(to: frame) {
-            case .data(let d):
+            switch field.field.exchange(frame: frame) {
+            case .frame(.data(let d)):
                 return status(.success) + (rxCRC ? d : ISO14443ACRC.appending(to: d))
-            case .ack:
+            case .frame(.ack):
                 return fourBitAnswer(0x0A, rxCRC: rxCRC)
-            case .nak(let code):
+            case .frame(.nak(let code)):
                 return fourBitAnswer(code & 0x0F, rxCRC: rxCRC)
-            case .silence:
+            case .rfError:
+                return status(.crcError)
+            default:
                 return status(.timeout)
             }
         default:
-            guard case .data(let d) = tag.respond(to: p) else { return status(.timeout) }
+            guard case .frame(.data(let d)) = field.field.exchange(frame: p) else { return status(.timeout) }
             return status(.success) + d
         }
     }

@@ -4,7 +4,7 @@ import PN532Emulator
 import Glibc
 #endif
 
-let usage = "Usage: pn532-emulator --tag <model> [--tag <model> ...] [--link <path>] [--trace <file>] [--control <fifo>] [--delay-model none|datasheet]"
+let usage = "Usage: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>] [--control <fifo>] [--delay-model none|datasheet] [--leave-after <n>] [--rf-error-on <n>[,<n>...]]"
 
 /// Writes `text` and a newline straight to a file descriptor (unbuffered: the pty path must
 /// reach the parent at once).
@@ -56,8 +56,13 @@ if let path = options.controlPath {
     if control < 0 { fail("cannot open the control FIFO '\(path)'", status: 1) }
 }
 
-let tags = options.tags.enumerated().map { $0.element.model.make(index: $0.offset) }
-let chip = PN532Chip(field: TagField(tags: tags), delayModel: options.delayModel)
+let field: TagField
+do {
+    field = try options.makeField()
+} catch {
+    fail(error.description, status: 1)
+}
+let chip = PN532Chip(field: field, delayModel: options.delayModel)
 let host = PN532Host(chip: chip, terminal: terminal, trace: trace)
 emit(terminal.slavePath, to: STDOUT_FILENO)
 host.run(control: control) { line in

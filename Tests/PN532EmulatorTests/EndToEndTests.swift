@@ -25,7 +25,7 @@ struct EndToEndTests {
             #expect(run.status == 0)
             #expect(run.output.contains("1 ISO14443A passive target(s) found:"))
             #expect(run.output.contains("ATQA (SENS_RES): 00  44"))
-            #expect(run.output.contains("UID (NFCID1): 04  5a  8c  21  6b  3e  80"))
+            #expect(run.output.contains("UID (NFCID1): 04  53  49  4d  00  00  01"))
             #expect(run.output.contains("SAK (SEL_RES): 00"))
             // Every command frame is acknowledged before it is answered.
             let trace = emulator.trace
@@ -48,13 +48,13 @@ struct EndToEndTests {
         }
     }
 
-    @Test("nfc-list finds the FeliCa Lite-S with system code 12FC", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    @Test("nfc-list finds the FeliCa Lite-S", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
     func nfcListFeliCa() throws {
         try withEmulator(["--tag", "felica-lite-s"]) { emulator in
             let run = try runTool(nfcList!, [], against: emulator)
             #expect(run.output.contains("1 Felica (212 kbps) passive target(s) found:"))
-            #expect(run.output.contains("ID (NFCID2): 01  2e  4c  18  22  33  44  50"))
-            #expect(run.output.contains("System Code (SC): 12  fc"))
+            #expect(run.output.contains("ID (NFCID2): 01  2e  53  49  4d  00  00  01"))
+            #expect(run.output.contains("System Code (SC): 88  b4"))
         }
     }
 
@@ -92,7 +92,7 @@ struct EndToEndTests {
             #expect(run.output.contains("Done, 64 of 64 blocks read."))
             let dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("dump.mfd")))
             #expect(dump.count == 1024)
-            #expect(Array(dump.prefix(4)) == [0xDE, 0xAD, 0xBE, 0xE0])
+            #expect(Array(dump.prefix(4)) == [0x53, 0x49, 0x4D, 0x01])
         }
     }
 
@@ -105,6 +105,7 @@ struct EndToEndTests {
             let run = try runTool(nfcReadForumTag3!, ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
             #expect(run.output.contains("* Mapping version: 1.0"))
             #expect(run.output.contains("* Maximum nr of blocks available for NDEF data:     13 blocks (208 bytes)"))
+            #expect(run.output.contains("* NDEF Access Attribute: Read/Write (0x01)"))
             #expect(run.output.contains("* Checksum: ok"))
         }
     }
@@ -113,11 +114,11 @@ struct EndToEndTests {
           .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
     func stackOfTags() throws {
         try withEmulator(["--tag", "ntag215", "--tag", "ntag215"]) { emulator in
-            #expect(try emulator.control("status") == "ok tag 1/2 NTAG215 present")
-            #expect(try runTool(nfcList!, [], against: emulator).output.contains("6b  3e  80"))
-            #expect(try emulator.control("next") == "ok tag 2/2 NTAG215 present")
-            #expect(try runTool(nfcList!, [], against: emulator).output.contains("6b  3e  81"))
-            #expect(try emulator.control("remove") == "ok tag 2/2 NTAG215 removed")
+            #expect(try emulator.control("status") == "ok NTAG215 0453494d000001 present, 1 waiting")
+            #expect(try runTool(nfcList!, [], against: emulator).output.contains("4d  00  00  01"))
+            #expect(try emulator.control("next") == "ok NTAG215 0453494d000002 present, 0 waiting")
+            #expect(try runTool(nfcList!, [], against: emulator).output.contains("4d  00  00  02"))
+            #expect(try emulator.control("remove") == "ok empty (NTAG215 0453494d000002 removed), 0 waiting")
             let empty = try runTool(nfcList!, [], against: emulator)
             #expect(!empty.output.contains("passive target(s) found"))
             #expect(empty.status == 0)
@@ -155,7 +156,7 @@ struct EndToEndTests {
             while process.isRunning && Date() < deadline { usleep(5_000) }
             #expect(!process.isRunning)
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(text.contains("UID (NFCID1): de  ad  be  e0"))
+            #expect(text.contains("UID (NFCID1): 53  49  4d  01"))
             #expect(text.contains("done."))
         }
     }
@@ -163,7 +164,7 @@ struct EndToEndTests {
     @Test("Bad command lines exit 64 with Error and Usage; --help exits 0")
     func commandLine() throws {
         let executable = try #require(Executables.emulator, "pn532-emulator is not built")
-        for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--bogus"], 64), (["--help"], 0)] {
+        for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--tag", "classic1k:x.json"], 64), (["--tag", "ntag215", "--leave-after", "0"], 64), (["--bogus"], 64), (["--help"], 0)] {
             let process = Process()
             let errors = Pipe(), output = Pipe()
             process.executableURL = executable
