@@ -81,6 +81,42 @@ struct EndToEndTests {
         }
     }
 
+    @Test("A tag file keeps what nfc-mfultralight wrote for the next emulator run",
+          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-examples) is not installed"))
+    func tagFilePersists() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tagFile = directory.appendingPathComponent("tag.json").path
+        var written: [UInt8] = []
+        try withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
+            _ = try runTool(nfcMfUltralight!, ["r", "first.mfd"], against: emulator, in: directory)
+            written = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
+            written.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x42, 0xFE])
+            try Data(written).write(to: directory.appendingPathComponent("new.mfd"))
+            let write = try runTool(nfcMfUltralight!, ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            #expect(write.output.contains("0 pages failed"))
+        }
+        #expect(FileManager.default.fileExists(atPath: tagFile))
+        try withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
+            let read = try runTool(nfcMfUltralight!, ["r", "again.mfd"], against: emulator, in: directory)
+            #expect(read.output.contains("Done, 45 of 45 pages read (0 pages failed)."))
+            #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd"))) == written)
+        }
+    }
+
+    @Test("A tag that leaves the field after 10 commands leaves nfc-mfultralight with failed pages",
+          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-examples) is not installed"))
+    func tagLeavesField() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try withEmulator(["--tag", "ntag215", "--leave-after", "10"]) { emulator in
+            let run = try runTool(nfcMfUltralight!, ["r", "dump.mfd"], against: emulator, in: directory)
+            #expect(run.output.contains("Done, 36 of 135 pages read (99 pages failed)."))
+            #expect(run.output.contains("Warning! Read failed - partial data written to file!"))
+            #expect(try emulator.control("status") == "ok empty (NTAG215 0453494d000001 removed), 0 waiting")
+        }
+    }
+
     @Test("nfc-mfclassic reads a Classic 1K with the default keys",
           .enabled(if: nfcMfClassic != nil, "nfc-mfclassic (libnfc-examples) is not installed"))
     func mfClassicRead() throws {
