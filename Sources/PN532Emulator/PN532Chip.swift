@@ -73,6 +73,16 @@ public final class PN532Chip {
     private var pending: Pending?
     private var lastError: UInt8 = 0
     private var tagHalted = false
+    private var blockAdapter = ISODEPBlockAdapter()
+
+    /// Sends a raw type A frame to the tag in the field: through the ISO-DEP block adapter for
+    /// models that only answer APDUs, else as is.
+    private func exchangeRawTypeA(_ frame: [UInt8]) -> FieldAnswer {
+        if let dep = field.tagInField as? any ISODEPVirtualTag {
+            return blockAdapter.respond(to: frame, tag: dep) { field.field.exchange(apdu: $0) }
+        }
+        return field.field.exchange(frame: frame)
+    }
 
     /// A chip at reset in front of `field`.
     public init(field: TagField, delayModel: PN532DelayModel = .none) {
@@ -349,6 +359,7 @@ public final class PN532Chip {
             return nil
         }
         tagHalted = false
+        blockAdapter.reset()
         registers[PN532Register.status2] &= ~0x08
         setFraming(for: modulation)
         target = ActiveTarget(tag: tag, kind: kind, generation: field.generation)
@@ -531,7 +542,7 @@ public final class PN532Chip {
         default:
             let isWrite = command == 0xA2 || command == 0xB0
             delay(.milliseconds(isWrite ? 5 : 1))
-            return mapped(field.field.exchange(frame: frame))
+            return mapped(exchangeRawTypeA(frame))
         }
     }
 
@@ -572,7 +583,7 @@ public final class PN532Chip {
                 return status(.timeout)
             }
             if tagHalted { return status(.timeout) }
-            switch field.field.exchange(frame: frame) {
+            switch exchangeRawTypeA(frame) {
             case .frame(.data(let d)):
                 return status(.success) + (rxCRC ? d : ISO14443ACRC.appending(to: d))
             case .frame(.ack):
