@@ -8,6 +8,12 @@ private let nfcMfUltralight = Executables.libnfcTool("nfc-mfultralight")
 private let nfcMfClassic = Executables.libnfcTool("nfc-mfclassic")
 private let nfcReadForumTag3 = Executables.libnfcTool("nfc-read-forum-tag3")
 
+/// A Python with nfcpy, named by `NFCPY_PYTHON` (nfcpy is not a project dependency).
+enum NFCPy {
+    static let python: String? = ProcessInfo.processInfo.environment["NFCPY_PYTHON"]
+        .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+}
+
 /// Runs `body` with an emulator started with `arguments`, stopping it afterwards.
 private func withEmulator<T>(_ arguments: [String], _ body: (EmulatorProcess) throws -> T) throws -> T {
     let emulator = try EmulatorProcess(arguments)
@@ -194,6 +200,28 @@ struct EndToEndTests {
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(text.contains("UID (NFCID1): 53  49  4d  01"))
             #expect(text.contains("done."))
+        }
+    }
+
+    @Test("nfcpy (tty:NAME:pn532 through --link /dev/NAME) writes an NDEF URI record",
+          .enabled(if: NFCPy.python != nil && FileManager.default.isWritableFile(atPath: "/dev"),
+                   "set NFCPY_PYTHON to a python with nfcpy, and run where /dev is writable"),
+          arguments: ["ntag215", "type4"])
+    func nfcpy(model: String) throws {
+        let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
+        try withEmulator(["--tag", model, "--link", "/dev/\(name)"]) { emulator in
+            let script = """
+                import nfc, ndef
+                clf = nfc.ContactlessFrontend('tty:\(name):pn532')
+                tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
+                print('tag', tag)
+                tag.ndef.records = [ndef.UriRecord('https://example.org/nfckit')]
+                print('records', tag.ndef.records)
+                clf.close()
+                """
+            let run = try runTool(NFCPy.python!, ["-c", script], against: emulator, timeout: 20)
+            #expect(run.output.contains(model == "type4" ? "tag Type4ATag" : "tag Type2Tag 'NXP NTAG215' ID=0453494D000001"), "\(run.output)")
+            #expect(run.output.contains("records [ndef.uri.UriRecord('https://example.org/nfckit')]"), "\(run.output)")
         }
     }
 
