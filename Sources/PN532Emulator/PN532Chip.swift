@@ -360,7 +360,7 @@ public final class PN532Chip {
         }
         tagHalted = false
         blockAdapter.reset()
-        registers[PN532Register.status2] &= ~0x08
+        registers[PN532Register.status2] &= ~MIFARECommand.crypto1On
         setFraming(for: modulation)
         target = ActiveTarget(tag: tag, kind: kind, generation: field.generation)
         return data
@@ -384,8 +384,8 @@ public final class PN532Chip {
     /// The UID without cascade tags `88` (ISO/IEC 14443-3 §6.5.4), as libnfc may send it.
     static func removingCascadeTags(_ uid: [UInt8]) -> [UInt8] {
         switch uid.count {
-        case 8 where uid[0] == 0x88: return Array(uid[1...])
-        case 12 where uid[0] == 0x88 && uid[4] == 0x88: return Array(uid[1..<4] + uid[5...])
+        case 8 where uid[0] == ISO14443ACommand.cascadeTag: return Array(uid[1...])
+        case 12 where uid[0] == ISO14443ACommand.cascadeTag && uid[4] == ISO14443ACommand.cascadeTag: return Array(uid[1..<4] + uid[5...])
         default: return uid
         }
     }
@@ -511,12 +511,13 @@ public final class PN532Chip {
     private func mifareExchange(_ tag: any VirtualTag, _ frame: [UInt8]) -> [UInt8] {
         guard let command = frame.first else { return status(.invalidParameter) }
         switch (command, frame.count) {
-        case (ClassicKeyType.a.rawValue, 12), (ClassicKeyType.b.rawValue, 12):
+        case (ClassicKeyType.a.rawValue, MIFARECommand.authenticationFrameLength),
+             (ClassicKeyType.b.rawValue, MIFARECommand.authenticationFrameLength):
             delay(.milliseconds(2))
             let keyType: ClassicKeyType = command == ClassicKeyType.a.rawValue ? .a : .b
             switch field.field.authenticate(block: frame[1], keyType: keyType, key: Array(frame[2..<8])) {
             case .authenticated(true):
-                registers[PN532Register.status2] |= 0x08
+                registers[PN532Register.status2] |= MIFARECommand.crypto1On
                 return status(.success)
             case .rfError:
                 return status(.crcError)
@@ -528,19 +529,19 @@ public final class PN532Chip {
                 tagHalted = true
                 return status(.mifareAuthenticationError)
             }
-        case (0xA0, 18):
+        case (MIFARECommand.write, 18):
             delay(.milliseconds(5))
             let first = field.field.exchange(frame: Array(frame[0..<2]))
             guard case .frame(.ack) = first else { return mapped(first) }
             return mapped(field.field.exchange(frame: Array(frame[2...])))
-        case (0xC0, 6), (0xC1, 6), (0xC2, 6):
+        case (MIFARECommand.decrement, 6), (MIFARECommand.increment, 6), (MIFARECommand.restore, 6):
             delay(.milliseconds(2))
             let first = field.field.exchange(frame: Array(frame[0..<2]))
             guard case .frame(.ack) = first else { return mapped(first) }
             _ = field.field.exchange(frame: Array(frame[2...]))
             return status(.success)
         default:
-            let isWrite = command == 0xA2 || command == 0xB0
+            let isWrite = command == MIFARECommand.ultralightWrite || command == MIFARECommand.transfer
             delay(.milliseconds(isWrite ? 5 : 1))
             return mapped(exchangeRawTypeA(frame))
         }
@@ -564,9 +565,10 @@ public final class PN532Chip {
             guard framing == 0x00 else { return status(.timeout) }
             if txLastBits != 0 {
                 // A short frame: REQA (26) or WUPA (52), 7 bits (ISO/IEC 14443-3 §6.3.1).
-                guard p.count == 1, txLastBits == 7, p[0] == 0x26 || p[0] == 0x52 else { return status(.timeout) }
-                if p[0] == 0x26 && tagHalted { return status(.timeout) }
-                if p[0] == 0x52 { tagHalted = false }
+                guard p.count == 1, txLastBits == ISO14443ACommand.shortFrameBits,
+                      p[0] == ISO14443ACommand.reqa || p[0] == ISO14443ACommand.wupa else { return status(.timeout) }
+                if p[0] == ISO14443ACommand.reqa && tagHalted { return status(.timeout) }
+                if p[0] == ISO14443ACommand.wupa { tagHalted = false }
                 return status(.success) + a.atqa.array
             }
             var frame = p
@@ -577,7 +579,7 @@ public final class PN532Chip {
             if let answer = anticollision(frame, a) {
                 return status(.success) + answer
             }
-            if frame == [0x50, 0x00] {
+            if frame == ISO14443ACommand.hlta {
                 tag.halt()
                 tagHalted = true
                 return status(.timeout)
@@ -613,24 +615,23 @@ public final class PN532Chip {
     /// ANTICOLLISION and SELECT of cascade levels 1–3 (ISO/IEC 14443-3 §6.5.3): the UID part
     /// and BCC, or SAK with CRC per RxMode.
     private func anticollision(_ frame: [UInt8], _ a: ISO14443ATarget) -> [UInt8]? {
-        guard frame.count >= 2, [0x93, 0x95, 0x97].contains(frame[0]) else { return nil }
-        let level = Int((frame[0] - 0x93) / 2)
+        guard frame.count >= 2, let level = ISO14443ACommand.selectCascadeLevels.firstIndex(of: frame[0]) else { return nil }
         let uid = a.uid.array
         let levels = uid.count == 4 ? 1 : uid.count == 7 ? 2 : 3
         guard level < levels else { return nil }
         var part: [UInt8]
         switch (levels, level) {
         case (1, _): part = uid
-        case (2, 0): part = [0x88] + uid[0..<3]
+        case (2, 0): part = [ISO14443ACommand.cascadeTag] + uid[0..<3]
         case (2, _): part = Array(uid[3..<7])
-        case (3, 0): part = [0x88] + uid[0..<3]
-        case (3, 1): part = [0x88] + uid[3..<6]
+        case (3, 0): part = [ISO14443ACommand.cascadeTag] + uid[0..<3]
+        case (3, 1): part = [ISO14443ACommand.cascadeTag] + uid[3..<6]
         default: part = Array(uid[6..<10])
         }
         let bcc = part.reduce(0, ^)
-        if frame[1] == 0x20 { return part + [bcc] }
-        guard frame[1] == 0x70, frame.count == 7, Array(frame[2..<7]) == part + [bcc] else { return nil }
-        let sak: UInt8 = level == levels - 1 ? a.sak : 0x04
+        if frame[1] == ISO14443ACommand.anticollisionNVB { return part + [bcc] }
+        guard frame[1] == ISO14443ACommand.selectNVB, frame.count == 7, Array(frame[2..<7]) == part + [bcc] else { return nil }
+        let sak: UInt8 = level == levels - 1 ? a.sak : ISO14443ACommand.sakUIDIncomplete
         let rxCRC = registers.isSet(PN532Register.crcEnable, in: PN532Register.rxMode)
         return rxCRC ? [sak] : ISO14443ACRC.appending(to: [sak])
     }
