@@ -37,14 +37,32 @@ public final class PN532Chip {
     /// InListPassiveTarget (UM0701 §7.2.9).
     public static let automaticRATS: UInt8 = 0x10
 
+    /// RFConfiguration item 5 MxRtyPassiveActivation / InAutoPoll PollNr `FF`: try for ever
+    /// (UM0701 §7.3.1, §7.3.13).
+    public static let retryForever: UInt8 = 0xFF
+
+    /// FeliCa Polling command code `00` and its response code `01`; request code `01` asks
+    /// for the system code (JIS X 6319-4 §11.2.2.5).
+    enum FeliCaPolling {
+        static let command: UInt8 = 0x00
+        static let response: UInt8 = 0x01
+        static let requestSystemCode: UInt8 = 0x01
+        /// Polling payload of InAutoPoll: any system code, no request, one time slot.
+        static let anySystem: [UInt8] = [0x00, 0xFF, 0xFF, 0x00, 0x00]
+    }
+
+    /// The first byte of ATQB, `50` (ISO/IEC 14443-3 §7.9).
+    static let atqbCode: UInt8 = 0x50
+
     /// The field with the tags in front of the antenna.
     public let field: TagField
     /// Registers as ReadRegister/WriteRegister see them.
     public private(set) var registers = PN532RegisterFile()
-    /// The flags of the last SetParameters (UM0701 §7.2.9); after reset fAutomaticRATS is set.
+    /// The flags of the last SetParameters (UM0701 §7.2.9); after reset fAutomaticATR_RES
+    /// (`04`) and fAutomaticRATS (`10`) are set.
     public private(set) var parameters: UInt8 = 0x14
     /// RFConfiguration item 5, MxRtyPassiveActivation: 0xFF retries for ever (UM0701 §7.3.1).
-    public private(set) var passiveActivationRetries: UInt8 = 0xFF
+    public private(set) var passiveActivationRetries: UInt8 = PN532Chip.retryForever
     /// Whether the RF field is on (RFConfiguration item 1, or switched on by a poll).
     public private(set) var isFieldOn = false
     /// Whether the host put the chip into power down (PowerDown, UM0701 §7.2.11).
@@ -292,7 +310,7 @@ public final class PN532Chip {
         if let data = activate(modulation, initiatorData: Array(p.dropFirst(2)), automaticRATS: parameters & Self.automaticRATS != 0) {
             return [0x01, 0x01] + data
         }
-        if passiveActivationRetries == 0xFF {
+        if passiveActivationRetries == Self.retryForever {
             pending = .poll([PN532Command.inListPassiveTarget.rawValue] + p, giveUpAfter: nil)
             return nil
         }
@@ -325,13 +343,13 @@ public final class PN532Chip {
             responseDelay = delayModel == .datasheet ? .milliseconds(isoDEP ? 5 : 3) : .zero
         case (.felica212, .felica(let f)), (.felica424, .felica(let f)):
             let rate = modulation == .felica212 ? 212 : 424
-            guard f.bitRate == rate, initiatorData.count == 5, initiatorData[0] == 0x00 else { return nil }
+            guard f.bitRate == rate, initiatorData.count == 5, initiatorData[0] == FeliCaPolling.command else { return nil }
             tag.powerOn()
             let answer: [UInt8]
             // The tag answers the Polling command itself (system code matching is its business);
             // a model that does not model Polling gets an answer from its target information.
             switch tag.respond(to: initiatorData) {
-            case .data(let d) where d.first == 0x01 && d.count >= 17: answer = d
+            case .data(let d) where d.first == FeliCaPolling.response && d.count >= 17: answer = d
             case .silence: return nil
             default:
                 if let code = f.systemCode {
@@ -339,8 +357,8 @@ public final class PN532Chip {
                     guard wanted.0 == 0xFF || wanted.0 == UInt8(code >> 8),
                           wanted.1 == 0xFF || wanted.1 == UInt8(code & 0xFF) else { return nil }
                 }
-                var synthesized = [0x01] + f.idm.array + f.pmm.array
-                if initiatorData[3] == 0x01, let code = f.systemCode {
+                var synthesized = [FeliCaPolling.response] + f.idm.array + f.pmm.array
+                if initiatorData[3] == FeliCaPolling.requestSystemCode, let code = f.systemCode {
                     synthesized += [UInt8(code >> 8), UInt8(code & 0xFF)]
                 }
                 answer = synthesized
@@ -349,7 +367,7 @@ public final class PN532Chip {
             kind = .felica
         case (.iso14443B106, .iso14443B(let b)):
             tag.powerOn()
-            data = [0x50] + b.pupi.array + b.applicationData.array + b.protocolInfo.array + [0x01, 0x00]
+            data = [Self.atqbCode] + b.pupi.array + b.applicationData.array + b.protocolInfo.array + [0x01, 0x00]
             kind = .typeB
         case (.jewel106, .jewel(let j)):
             tag.powerOn()
@@ -400,8 +418,8 @@ public final class PN532Chip {
             switch type {
             case 0x00, 0x10: attempt = (.iso14443A106, [], false)
             case 0x20: attempt = (.iso14443A106, [], true)
-            case 0x01, 0x11: attempt = (.felica212, [0x00, 0xFF, 0xFF, 0x00, 0x00], false)
-            case 0x02, 0x12: attempt = (.felica424, [0x00, 0xFF, 0xFF, 0x00, 0x00], false)
+            case 0x01, 0x11: attempt = (.felica212, FeliCaPolling.anySystem, false)
+            case 0x02, 0x12: attempt = (.felica424, FeliCaPolling.anySystem, false)
             case 0x03, 0x23: attempt = (.iso14443B106, [0x00], false)
             case 0x04: attempt = (.jewel106, [], false)
             default: attempt = nil
@@ -415,7 +433,7 @@ public final class PN532Chip {
                 return [0x01, type, UInt8(targetData.count)] + targetData
             }
         }
-        let limit: Duration? = p[0] == 0xFF ? nil : .milliseconds(150 * Int(p[0]) * Int(p[1]) * (p.count - 2))
+        let limit: Duration? = p[0] == Self.retryForever ? nil : .milliseconds(150 * Int(p[0]) * Int(p[1]) * (p.count - 2))
         if limit != .zero {
             pending = .poll([PN532Command.inAutoPoll.rawValue] + p, giveUpAfter: limit)
             return nil

@@ -113,6 +113,18 @@ struct HostLinkTests {
         #expect(client.receive(expected.count) == expected)
     }
 
+    @Test("The datasheet delay model answers no sooner than the link time at 115200 baud")
+    func datasheetDelay() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215", "--delay-model", "datasheet"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        let start = Date()
+        client.send(Self.getFirmwareVersion)
+        #expect(client.receive(6 + Self.firmwareResponse.count) == PN532Frame.ackBytes + Self.firmwareResponse)
+        // 9 + 13 bytes at 87 µs each.
+        #expect(Date().timeIntervalSince(start) >= 22 * PN532Host.linkSecondsPerByte)
+    }
+
     @Test("Extended frames both ways: an 86-register WriteRegister, a 262-byte Diagnose echo")
     func extendedFrames() throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])
