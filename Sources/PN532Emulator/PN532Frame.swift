@@ -187,6 +187,18 @@ public struct PN532FrameDecoder: Sendable {
         return false
     }
 
+    /// Drops a partial frame and waits for the next start code (e.g. after the line was quiet
+    /// too long in the middle of a frame: the sender gave up on it).
+    /// - Returns: whether a partial frame was dropped.
+    @discardableResult
+    public mutating func reset() -> Bool {
+        let hadPartialFrame = !isIdle
+        state = .idle(sawZero: false)
+        body = []
+        pending = nil
+        return hadPartialFrame
+    }
+
     /// Feeds a chunk of bytes, returning every event they complete, in order.
     public mutating func feed<S: Sequence>(_ bytes: S) -> [PN532DecoderEvent] where S.Element == UInt8 {
         var events: [PN532DecoderEvent] = []

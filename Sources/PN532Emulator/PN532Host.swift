@@ -19,6 +19,7 @@ public final class PN532Host {
     private var controlBuffer: [UInt8] = []
     private var running = true
     private var pendingDeadline: Double?
+    private var lastReceived = 0.0
 
     /// Seconds per byte on the host link at 115 200 baud, 10 bits per byte (UM0701 §6.2.2).
     public static let linkSecondsPerByte = 10.0 / 115_200
@@ -76,8 +77,17 @@ public final class PN532Host {
         }
     }
 
+    /// How long the line may stay quiet inside a frame before the partial frame is dropped
+    /// (a client that died mid-frame must not swallow the next client's wake-up and command).
+    public static let interByteTimeout = 0.1
+
     /// Feeds bytes from the host to the decoder and answers every complete frame.
     public func receive(_ bytes: [UInt8]) {
+        let now = Self.now()
+        if now - lastReceived > Self.interByteTimeout, decoder.reset() {
+            trace?.log(">", "BAD partial frame dropped after \(Int(Self.interByteTimeout * 1000)) ms of silence")
+        }
+        lastReceived = now
         for event in decoder.feed(bytes) {
             switch event {
             case .error(let error):

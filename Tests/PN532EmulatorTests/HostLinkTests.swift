@@ -73,6 +73,17 @@ struct HostLinkTests {
         #expect(emulator.trace.contains { $0.hasSuffix("> BAD dataChecksumMismatch at byte 7") })
     }
 
+    @Test("A frame cut off by silence is dropped; the next client's wake-up and command work")
+    func partialFrameDropped() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        client.send(Array(PN532Frame.command([UInt8](repeating: 0x06, count: 40)).encoded.prefix(12)))
+        usleep(200_000)
+        client.send([0x55, 0x55] + [UInt8](repeating: 0, count: 14) + Self.getFirmwareVersion)
+        #expect(client.receive(6 + Self.firmwareResponse.count) == PN532Frame.ackBytes + Self.firmwareResponse)
+    }
+
     @Test("An unknown command gets ACK and the error frame")
     func unknownCommand() throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])
