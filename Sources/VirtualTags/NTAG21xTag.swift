@@ -6,14 +6,14 @@ public import NFCTags
 ///
 /// Commands: GET_VERSION, READ (roll-over), FAST_READ, WRITE, COMPATIBILITY_WRITE, READ_CNT,
 /// PWD_AUTH, READ_SIG (section 10). Rules: static and dynamic lock bits with block-locking bits
-/// (8.5.2, 8.5.3), the OTP capability container (8.5.6), AUTH0/PROT/CFGLCK/AUTHLIM password
-/// protection (8.9), the NFC counter (8.6). An unknown command sends the chip to IDLE: it
-/// answers nothing until activated again. The CC's write-access byte is not enforced (the chip
+/// (8.5.2, 8.5.3), the OTP capability container (8.5.4), AUTH0/PROT/CFGLCK/AUTHLIM password
+/// protection (8.9), the NFC counter (8.6). An unknown command, and any NAK, sends the chip to
+/// IDLE: it answers nothing, and has lost authentication, until activated again (9.1). The CC's write-access byte is not enforced (the chip
 /// does not). Delivered NDEF formatted: CC `E1 10 12/3E/6D 00`, an empty NDEF TLV `03 00 FE` at page 4
 /// (NTAG213: after the factory Lock Control TLV `01 03 A0 0C 34`, datasheet 8.5.6).
 ///
 /// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
-public final class NTAG21xTag: PersistentVirtualTag {
+public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable, ActivatableVirtualTag {
     /// The three NTAG21x sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {
         /// NTAG213: 45 pages, 144 bytes of user memory.
@@ -71,7 +71,7 @@ public final class NTAG21xTag: PersistentVirtualTag {
 
     /// `NTAG213`, `NTAG215`, `NTAG216`.
     public var modelName: String { chip.layout.productName }
-    /// ATQA `44 00`, SAK `00`, the 7-byte UID (NTAG21x 9.4, Table 16).
+    /// ATQA `44 00`, SAK `00`, the 7-byte UID (NTAG21x 9.4).
     public var targetInfo: TargetInfo {
         .iso14443A(ISO14443ATarget(uid: Bytes(chip.uid), atqa: [0x44, 0x00], sak: 0x00))
     }
@@ -82,6 +82,9 @@ public final class NTAG21xTag: PersistentVirtualTag {
     public func powerOn() { chip.powerOn() }
     /// HLTA: the tag answers nothing until activated again.
     public func halt() { chip.halt() }
+    /// REQA/WUPA and selection while in the field: authentication reset, new lock bits take
+    /// effect; the NFC counter's once-per-power-on count is kept.
+    public func activate() { chip.activate() }
     /// The state a tag file stores.
     public var tagState: TagState {
         TagState(
@@ -90,6 +93,29 @@ public final class NTAG21xTag: PersistentVirtualTag {
     }
     /// Grows with every change to persistent state.
     public var stateRevision: Int { chip.revision }
+
+    /// Stores `message` in an NDEF TLV (`03 L V FE`, 3-byte length from 255 bytes on) where the
+    /// factory's empty NDEF TLV stands, zeroing the rest of user memory (NFC Forum Type 2 Tag
+    /// 2.0, 2.3). False when it does not fit.
+    @discardableResult
+    public func setNDEFMessage(_ message: [UInt8]) -> Bool {
+        let layout = chip.layout
+        // Past the factory Lock/Memory Control TLVs (T = 01/02, one-byte length).
+        var offset = 0
+        let factory = layout.factoryUserData
+        while offset + 1 < factory.count, factory[offset] == 0x01 || factory[offset] == 0x02 {
+            offset += 2 + Int(factory[offset + 1])
+        }
+        let tlvStart = 16 + offset
+        let length: [UInt8] =
+            message.count < 0xFF ? [UInt8(message.count)] : [0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
+        let tlv = [0x03] + length + message + [0xFE]
+        let end = layout.userPages.upperBound * 4
+        guard tlvStart + tlv.count <= end else { return false }
+        chip.memory.replaceSubrange(tlvStart..<end, with: tlv + [UInt8](repeating: 0, count: end - tlvStart - tlv.count))
+        chip.revision += 1
+        return true
+    }
 }
 
 /// A MIFARE Ultralight EV1 (MF0UL11 or MF0UL21): a Type 2 chip with password protection, three
@@ -97,7 +123,7 @@ public final class NTAG21xTag: PersistentVirtualTag {
 /// (Rev. 3.2) describes it. Delivered not NDEF formatted (page 3 zero, as the datasheet says).
 ///
 /// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
-public final class UltralightEV1Tag: PersistentVirtualTag {
+public final class UltralightEV1Tag: PersistentVirtualTag, ActivatableVirtualTag {
     /// The two Ultralight EV1 sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {
         /// MF0UL11: 20 pages, 48 bytes of user memory.
@@ -158,6 +184,9 @@ public final class UltralightEV1Tag: PersistentVirtualTag {
     public func powerOn() { chip.powerOn() }
     /// HLTA: the tag answers nothing until activated again.
     public func halt() { chip.halt() }
+    /// REQA/WUPA and selection while in the field: authentication reset, new lock bits take
+    /// effect; the NFC counter's once-per-power-on count is kept.
+    public func activate() { chip.activate() }
     /// The state a tag file stores.
     public var tagState: TagState {
         TagState(

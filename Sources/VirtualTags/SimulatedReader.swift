@@ -58,8 +58,9 @@ public actor SimulatedReader: NFCReader {
     /// Commands sent to tags so far.
     public var commandCount: Int { field.commandCount }
 
-    /// Presents the next tag if the field is empty, powers it on, and returns its target
-    /// information when its modulation is asked for.
+    /// Presents the next tag if the field is empty (powering it on), selects it (``ActivatableVirtualTag/activate()``,
+    /// else ``VirtualTag/powerOn()``), and returns its target information when its modulation is
+    /// asked for.
     /// - Returns: nil after up to `timeout` (capped by ``emptyFieldWait``) when the field has no
     ///   tag answering `modulations`.
     /// - Throws: ``NFCReaderError`` `closed`.
@@ -69,7 +70,7 @@ public actor SimulatedReader: NFCReader {
         if let tag = field.currentTag, modulations.contains(tag.targetInfo.modulation)
             || (tag.targetInfo.modulation == .felica212 && modulations.contains(.felica424))
         {
-            tag.powerOn()
+            if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
             selected = true
             return tag.targetInfo
         }

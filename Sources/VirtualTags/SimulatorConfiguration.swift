@@ -1,5 +1,6 @@
 import NFCCore
 public import NFCTags
+import Foundation
 
 /// A parsed `sim:` connection string: which tags the simulated reader holds and what faults it
 /// injects. The syntax (documented in `docs/simulator.md`):
@@ -9,7 +10,7 @@ public import NFCTags
 /// sim:?file=PATH[&OPTION…]          (the model comes from the tag file)
 /// ```
 ///
-/// Options: `file=PATH`, `uid=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
+/// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`.
 public struct SimulatorConfiguration: Sendable, Hashable {
     /// The largest stack.
@@ -23,9 +24,11 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public var uid: [UInt8]?
     /// A tag file holding the (single) tag's state.
     public var file: String?
+    /// A directory holding one tag file per tag of the stack, named by UID (`04534…01.json`).
+    public var directory: String?
     /// Faults to inject.
     public var faultPlan: FaultPlan
-    /// Model options (Type 4 file size, read-only).
+    /// Model options (Type 4 file size and read-only flag, an NDEF message to deliver tags with).
     public var options: TagModelOptions
     /// The longest an empty-field poll waits.
     public var pollWait: Duration
@@ -33,6 +36,10 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public var handOutOnDeselect: Bool?
     /// The string parsed.
     public var connectionString: String
+
+    /// Whether `string` is for the simulator (starts with `sim:`): how a reader factory picks
+    /// between the simulator and libnfc.
+    public static func accepts(_ string: String) -> Bool { string.hasPrefix("sim:") }
 
     /// Parses a `sim:` connection string.
     /// - Throws: ``NFCReaderError`` `invalidArgument`, with a reason naming the bad part (an
@@ -86,6 +93,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             }
             switch key {
             case "file": file = String(try required())
+            case "dir": directory = String(try required())
             case "uid":
                 let text = try required()
                 do { uid = try Hex.decode(String(text)) } catch {
@@ -100,6 +108,11 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             case "rf-error":
                 for part in try required().split(separator: ",", omittingEmptySubsequences: false) {
                     faultPlan.rfErrorOnCommands.insert(try Self.integer(part, "rf-error", 1...Int(Int32.max)))
+                }
+            case "ndef":
+                let text = try required()
+                do { options.ndefMessage = try Hex.decode(String(text)) } catch {
+                    throw Self.invalid("ndef '\(text)': \(error)")
                 }
             case "ndef-size": options.ndefFileSize = try Self.integer(try required(), "ndef-size", 3...0x7FFF)
             case "read-only":
@@ -118,14 +131,15 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 }
             default:
                 throw Self.invalid(
-                    "unknown option '\(key)'; options: file, uid, count, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out"
+                    "unknown option '\(key)'; options: file, dir, uid, count, ndef, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out"
                 )
             }
         }
         if model == nil, file == nil {
             throw Self.invalid("'\(string)' names no model; use sim:MODEL (\(TagModel.knownNames)) or sim:?file=PATH")
         }
-        if file != nil, count > 1 { throw Self.invalid("a tag file holds one tag; drop the stack size or the file") }
+        if file != nil, count > 1 { throw Self.invalid("a tag file holds one tag; use dir=PATH for a stack") }
+        if file != nil, directory != nil { throw Self.invalid("give file or dir, not both") }
         if let uid, let model, uid.count != model.uidLength {
             throw Self.invalid("model \(model.name) needs a \(model.uidLength)-byte uid, got \(uid.count) bytes")
         }
@@ -149,35 +163,78 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         return value
     }
 
-    /// Makes the tags: from the tag file when it exists, else fresh from the model (and saved to
-    /// the file, if one is named).
+    /// Makes the tags: from the tag file (or the directory's files) when it exists, else fresh
+    /// from the model (and saved, when a file or directory is named).
     /// - Throws: ``NFCReaderError`` `invalidArgument` for a tag file that is not valid or names
     ///   another model, `io` when it cannot be read or written.
     public func makeField() throws(NFCReaderError) -> VirtualField {
         if let path = file {
-            let tagFile = TagFile(path: path)
-            let tag: any VirtualTag
-            do throws(TagFileError) {
-                if tagFile.exists {
-                    tag = try tagFile.loadTag()
-                    if let model, let state = (tag as? any PersistentVirtualTag)?.tagState, state.model != model.name {
-                        throw TagFileError(.invalidState, "tag file \(path) holds a \(state.model), not a \(model.name)")
-                    }
-                } else {
-                    guard let model else { throw TagFileError(.unreadable, "tag file \(path) does not exist; name a model to create it") }
-                    tag = model.make(uid(ofTag: 0), options)
-                    if let persistent = tag as? any PersistentVirtualTag { try tagFile.save(persistent.tagState) }
-                }
-            } catch {
-                throw NFCReaderError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
-            }
+            let (tag, tagFile) = try loadOrCreate(path: path, uid: uid(ofTag: 0))
             let field = VirtualField(tags: [tag], faultPlan: faultPlan)
             if let persistent = tag as? any PersistentVirtualTag { field.persist(persistent, in: tagFile) }
             return field
         }
         guard let model else { throw Self.invalid("no model") }
-        let tags = (0..<count).map { model.make(uid(ofTag: $0), options) }
-        return VirtualField(tags: tags, faultPlan: faultPlan)
+        guard let directory else {
+            var tags: [any VirtualTag] = []
+            for index in 0..<count {
+                do { tags.append(try makeTag(model, uid: uid(ofTag: index))) } catch {
+                    throw NFCReaderError(.invalidArgument, error.reason)
+                }
+            }
+            return VirtualField(tags: tags, faultPlan: faultPlan)
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw NFCReaderError(.io, "cannot create tag directory \(directory): \(error.localizedDescription)")
+        }
+        var loaded: [(tag: any VirtualTag, file: TagFile)] = []
+        for index in 0..<count {
+            let uid = uid(ofTag: index)
+            let path = (directory.hasSuffix("/") ? directory : directory + "/") + Hex.encode(uid) + ".json"
+            loaded.append(try loadOrCreate(path: path, uid: uid))
+        }
+        let field = VirtualField(tags: loaded.map(\.tag), faultPlan: faultPlan)
+        for (tag, file) in loaded {
+            if let persistent = tag as? any PersistentVirtualTag { field.persist(persistent, in: file) }
+        }
+        return field
+    }
+
+    /// The tag a tag file holds, or a new one of ``model`` saved to it when the file is absent.
+    private func loadOrCreate(path: String, uid: [UInt8]) throws(NFCReaderError) -> (any VirtualTag, TagFile) {
+        let tagFile = TagFile(path: path)
+        do throws(TagFileError) {
+            if tagFile.exists {
+                let tag = try tagFile.loadTag()
+                if let model, let state = (tag as? any PersistentVirtualTag)?.tagState, state.model != model.name {
+                    throw TagFileError(.invalidState, "tag file \(path) holds a \(state.model), not a \(model.name)")
+                }
+                return (tag, tagFile)
+            }
+            guard let model else {
+                throw TagFileError(.unreadable, "tag file \(path) does not exist; name a model to create it")
+            }
+            let tag = try makeTag(model, uid: uid)
+            if let persistent = tag as? any PersistentVirtualTag { try tagFile.save(persistent.tagState) }
+            return (tag, tagFile)
+        } catch {
+            throw NFCReaderError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
+        }
+    }
+
+    /// A new tag of `model`, holding ``TagModelOptions/ndefMessage`` if one is given.
+    private func makeTag(_ model: TagModel, uid: [UInt8]) throws(TagFileError) -> any VirtualTag {
+        let tag = model.make(uid, options)
+        guard let message = options.ndefMessage else { return tag }
+        guard let preloadable = tag as? any NDEFPreloadable else {
+            throw TagFileError(.invalidState, "model \(model.name) cannot be delivered with an NDEF message")
+        }
+        guard preloadable.setNDEFMessage(message) else {
+            throw TagFileError(.invalidState, "an NDEF message of \(message.count) bytes does not fit a \(model.name)")
+        }
+        return tag
     }
 
     /// Makes the simulated reader the string describes.

@@ -85,10 +85,22 @@ public struct TagModelOptions: Sendable, Hashable {
     public var ndefFileSize: Int?
     /// Type 4: a read-only NDEF file.
     public var readOnly: Bool
+    /// An NDEF message (encoded) every new tag is delivered with (models adopting
+    /// ``NDEFPreloadable``).
+    public var ndefMessage: [UInt8]?
 
     /// Creates options.
-    public init(ndefFileSize: Int? = nil, readOnly: Bool = false) {
+    public init(ndefFileSize: Int? = nil, readOnly: Bool = false, ndefMessage: [UInt8]? = nil) {
         self.ndefFileSize = ndefFileSize
         self.readOnly = readOnly
+        self.ndefMessage = ndefMessage
     }
+}
+
+/// A model that can be delivered holding an NDEF message, as a tag vendor would encode it
+/// before shipping: written straight into memory, past locks and write access.
+public protocol NDEFPreloadable: VirtualTag {
+    /// Stores `message` (an encoded NDEF message) as the tag's NDEF content; false when it does
+    /// not fit.
+    func setNDEFMessage(_ message: [UInt8]) -> Bool
 }

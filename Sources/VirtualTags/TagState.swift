@@ -15,11 +15,14 @@ public struct TagState: Codable, Sendable, Hashable {
     public var authenticationFailures: Int?
     /// Type 4: whether the NDEF file is read-only (write access `FF` in the CC).
     public var readOnly: Bool?
+    /// Model-specific state no other field holds (e.g. a FeliCa MAC key, ISO 15693 AFI/DSFID),
+    /// as text values under names the model chooses.
+    public var attributes: [String: String]?
 
     /// Creates a state.
     public init(
         model: String, uid: String, memory: String, counters: [UInt32]? = nil,
-        authenticationFailures: Int? = nil, readOnly: Bool? = nil
+        authenticationFailures: Int? = nil, readOnly: Bool? = nil, attributes: [String: String]? = nil
     ) {
         self.model = model
         self.uid = uid
@@ -27,6 +30,7 @@ public struct TagState: Codable, Sendable, Hashable {
         self.counters = counters
         self.authenticationFailures = authenticationFailures
         self.readOnly = readOnly
+        self.attributes = attributes
     }
 }
 
@@ -37,4 +41,14 @@ public protocol PersistentVirtualTag: VirtualTag {
     /// Grows by one each time persistent state changes (a successful write, a counter
     /// increment, a wrong password): a host saves the tag when it differs from what it saved.
     var stateRevision: Int { get }
+}
+
+/// A tag that tells re-selection in the field (REQA/WUPA, e.g. after HLTA or a NAK) from
+/// entering the field: ``activate()`` resets what selection resets but keeps what lasts while
+/// the tag is powered (the NTAG21x "first read since power-on" of the NFC counter). Hosts call it
+/// when re-selecting a tag that is already in the field, and ``VirtualTag/powerOn()`` when it
+/// enters.
+public protocol ActivatableVirtualTag: VirtualTag {
+    /// The tag is selected again without leaving the field.
+    func activate()
 }

@@ -119,7 +119,7 @@ struct Type2Chip {
 
     /// Static lock bytes after OR-ing `new` in, except bits frozen by block-locking bits:
     /// BL-CC (bit 0) freezes L-CC (bit 3); BL9-4 (bit 1) freezes L4…L7 and L8, L9; BL15-10
-    /// (bit 2) freezes L10…L15 (NTAG21x 8.5.2, Figure 8). Block-locking bits themselves are OTP.
+    /// (bit 2) freezes L10…L15 (NTAG21x 8.5.2). Block-locking bits themselves are OTP.
     func mergedStaticLock(_ new0: UInt8, _ new1: UInt8) -> (UInt8, UInt8) {
         let old0 = memory[10], old1 = memory[11]
         var allowed0: UInt8 = 0xFF, allowed1: UInt8 = 0xFF
@@ -148,7 +148,20 @@ struct Type2Chip {
 
     // MARK: commands
 
+    /// Answers a frame. After a NAK the chip returns to IDLE (authentication lost) and answers
+    /// nothing until activated again (NTAG21x 9.1, state diagram: a NAK leaves ACTIVE and
+    /// AUTHENTICATED; readers see later commands time out).
     mutating func respond(to frame: [UInt8]) -> TagAnswer {
+        let answer = execute(frame)
+        if case .nak = answer {
+            idle = true
+            authenticated = false
+            pendingCompatibilityWrite = nil
+        }
+        return answer
+    }
+
+    mutating func execute(_ frame: [UInt8]) -> TagAnswer {
         if idle { return .silence }
         if let page = pendingCompatibilityWrite {
             pendingCompatibilityWrite = nil

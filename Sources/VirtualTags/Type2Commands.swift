@@ -30,7 +30,7 @@ public enum NTAGCommand {
     public static let readSignature: UInt8 = 0x3C
 }
 
-/// The 4-bit acknowledge and NAK values of a Type 2 chip (NTAG21x datasheet 9.3, Table 23).
+/// The 4-bit acknowledge and NAK values of a Type 2 chip (NTAG21x datasheet 9.3).
 public enum NTAGAcknowledge {
     /// ACK (`A`): the command succeeded.
     public static let ack: UInt8 = 0xA
@@ -45,7 +45,7 @@ public enum NTAGAcknowledge {
     public static let eepromWriteError: UInt8 = 0x5
 }
 
-/// Bits of the ACCESS configuration byte (NTAG21x datasheet 8.5.7, Table 12; MF0ULx1 8.5.7).
+/// Bits of the ACCESS configuration byte (NTAG21x datasheet 8.5.7; MF0ULx1 8.5.7).
 public enum NTAGAccess {
     /// PROT (bit 7): 1 = read and write access are password protected, 0 = only write access.
     public static let readProtection: UInt8 = 0x80

@@ -1,7 +1,6 @@
 /// Where a Type 2 chip keeps what: page count, user memory, dynamic lock bytes, configuration
 /// pages, and what the chip says about itself. One value per chip model, from its datasheet's
-/// memory map (NTAG213/215/216 datasheet 8.5, Figures 5–7; MF0ULx1 datasheet 8.5, Figures
-/// 6–7).
+/// memory map (NTAG213/215/216 datasheet 8.5; MF0ULx1 datasheet 8.5).
 public struct Type2Layout: Sendable, Hashable {
     /// The product name: `NTAG215`, `MIFARE Ultralight EV1 (MF0UL11)`.
     public let productName: String
@@ -16,7 +15,7 @@ public struct Type2Layout: Sendable, Hashable {
     /// The first configuration page CFG0 (`MIRROR/MOD, RFUI, MIRROR_PAGE, AUTH0`); CFG1
     /// (`ACCESS, …`), PWD and PACK follow it.
     public let configurationPage: Int
-    /// The 8 bytes GET_VERSION answers (NTAG21x 10.1, Table 28; MF0ULx1 9.2, Table 17).
+    /// The 8 bytes GET_VERSION answers (NTAG21x 10.1; MF0ULx1 9.2).
     public let version: [UInt8]
     /// Whether the chip has the single NTAG21x NFC counter (READ_CNT address 02h, enabled by
     /// NFC_CNT_EN) rather than the three Ultralight EV1 one-way counters.
@@ -43,21 +42,21 @@ public struct Type2Layout: Sendable, Hashable {
     }
 
     /// NTAG213: 45 pages, 144 bytes of user memory (pages 04h–27h), dynamic lock bytes at 28h,
-    /// CFG at 29h–2Ch, CC `E1 10 12 00` (NTAG213/215/216 datasheet 8.5, Figure 5). Delivered with
+    /// CFG at 29h–2Ch, CC `E1 10 12 00` (NTAG213/215/216 datasheet 8.5). Delivered with
     /// a Lock Control TLV `01 03 A0 0C 34` (12 dynamic lock bits at page 28h, 8 bytes per bit)
-    /// before the empty NDEF TLV: pages 4–5 `01 03 A0 0C 34 03 00 FE` (datasheet 8.5.6, Table 6).
+    /// before the empty NDEF TLV: pages 4–5 `01 03 A0 0C 34 03 00 FE` (datasheet 8.5.6).
     public static let ntag213 = ntag(
         name: "NTAG213", pages: 45, storageSize: 0x0F, ccSize: 0x12, lockPagesPerBit: 2,
         userData: [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE])
     /// NTAG215: 135 pages, 504 bytes of user memory (04h–81h), dynamic lock bytes at 82h, CFG at
-    /// 83h–86h, CC `E1 10 3E 00` (datasheet 8.5, Figure 6).
+    /// 83h–86h, CC `E1 10 3E 00` (datasheet 8.5).
     public static let ntag215 = ntag(name: "NTAG215", pages: 135, storageSize: 0x11, ccSize: 0x3E, lockPagesPerBit: 16)
     /// NTAG216: 231 pages, 888 bytes of user memory (04h–E1h), dynamic lock bytes at E2h, CFG at
-    /// E3h–E6h, CC `E1 10 6D 00` (datasheet 8.5, Figure 7).
+    /// E3h–E6h, CC `E1 10 6D 00` (datasheet 8.5).
     public static let ntag216 = ntag(name: "NTAG216", pages: 231, storageSize: 0x13, ccSize: 0x6D, lockPagesPerBit: 16)
 
     /// MIFARE Ultralight EV1 MF0UL11: 20 pages, 48 bytes of user memory (04h–0Fh), no dynamic
-    /// lock bytes, CFG at 10h–13h (MF0ULx1 datasheet 8.5, Figure 6). Page 3 (OTP) is delivered
+    /// lock bytes, CFG at 10h–13h (MF0ULx1 datasheet 8.5). Page 3 (OTP) is delivered
     /// as zeros: the chip is not NDEF formatted.
     public static let ultralightEV1MF0UL11 = Type2Layout(
         productName: "MIFARE Ultralight EV1 (MF0UL11)", totalPages: 20, userPages: 4..<16,
@@ -66,7 +65,7 @@ public struct Type2Layout: Sendable, Hashable {
         factoryCapabilityContainer: [0, 0, 0, 0], factoryUserData: [],
         factoryDynamicLock: [], factoryConfiguration: [0x00, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00])
     /// MIFARE Ultralight EV1 MF0UL21: 41 pages, 128 bytes of user memory (04h–23h), dynamic lock
-    /// bytes at 24h, CFG at 25h–28h (MF0ULx1 datasheet 8.5, Figure 7). Not NDEF formatted.
+    /// bytes at 24h, CFG at 25h–28h (MF0ULx1 datasheet 8.5). Not NDEF formatted.
     public static let ultralightEV1MF0UL21 = Type2Layout(
         productName: "MIFARE Ultralight EV1 (MF0UL21)", totalPages: 41, userPages: 4..<36,
         dynamicLockPage: 0x24, dynamicLockPagesPerBit: 2, configurationPage: 0x25,

@@ -30,9 +30,9 @@ public enum StatusWord {
 /// Files: the capability container `E103` (15 bytes: CCLEN, mapping version 20h, MLe, MLc and
 /// the NDEF File Control TLV `04 06 E104 size read-access write-access`) and the NDEF file
 /// `E104` (NLEN, 2 bytes, then the message). Commands: SELECT by AID (`00 A4 04 00 07
-/// D2760000850101`), SELECT by file ID (`00 A4 00 0C 02 E103`), READ BINARY (`B0`), UPDATE
-/// BINARY (`D6`) (section 5.4).
-public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag {
+/// D2760000850101`), SELECT by file ID (`00 A4 00 0C 02 E103`; P2 `00` of mapping 1.0 readers is
+/// accepted too, answering no FCI), READ BINARY (`B0`), UPDATE BINARY (`D6`) (section 5.4).
+public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
     /// The NDEF Tag Application's AID (Type 4 Tag 2.0, 5.4.2).
     public static let ndefApplicationID: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
     /// The capability container's file identifier.
@@ -112,7 +112,7 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag {
         return true
     }
 
-    /// The capability container file (15 bytes, Type 4 Tag 2.0, 5.1, Table 4).
+    /// The capability container file (15 bytes, Type 4 Tag 2.0, 5.1).
     public var capabilityContainer: [UInt8] {
         let size = ndefFile.count
         return [
@@ -183,12 +183,12 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag {
     private func select(p1: UInt8, p2: UInt8, body: [UInt8]) -> [UInt8] {
         guard let data = commandData(body) else { return sw(StatusWord.wrongLength) }
         switch (p1, p2) {
-        case (0x04, 0x00):
+        case (0x04, 0x00), (0x04, 0x0C):
             guard data == Type4Tag.ndefApplicationID else { return sw(StatusWord.fileNotFound) }
             applicationSelected = true
             selectedFile = nil
             return sw(StatusWord.success)
-        case (0x00, 0x0C):
+        case (0x00, 0x0C), (0x00, 0x00):  // 0C: no FCI (mapping 2.0); 00: as mapping 1.0 readers send it
             guard data.count == 2 else { return sw(StatusWord.wrongLength) }
             let id = UInt16(data[0]) << 8 | UInt16(data[1])
             guard applicationSelected, id == Type4Tag.capabilityContainerFileID || id == Type4Tag.ndefFileID else {

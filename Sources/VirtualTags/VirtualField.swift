@@ -34,6 +34,28 @@ public enum FieldAnswer: Sendable, Hashable {
     case rfError
 }
 
+/// One command the field carried and what came back, as ``VirtualField/trace`` records it.
+public struct FieldExchange: Sendable, Hashable {
+    /// How the command was sent.
+    public enum Kind: Sendable, Hashable {
+        /// A frame (``VirtualField/exchange(frame:)``).
+        case frame
+        /// An APDU (``VirtualField/exchange(apdu:)``).
+        case apdu
+        /// A MIFARE Classic authentication (the command holds the block number and key).
+        case authentication
+    }
+
+    /// The command's number (from 1).
+    public var number: Int
+    /// How it was sent.
+    public var kind: Kind
+    /// The command bytes.
+    public var command: [UInt8]
+    /// What the reader got back (after faults).
+    public var answer: FieldAnswer
+}
+
 /// The RF field of a reader and the tags that pass through it, independent of any reader: the
 /// in-process ``SimulatedReader`` and the PN532 emulator host one each.
 ///
@@ -53,12 +75,17 @@ public final class VirtualField {
     public private(set) var commandCount = 0
     /// The faults to inject.
     public var faultPlan: FaultPlan
+    /// Whether commands are recorded in ``trace``.
+    public var isTracing = false
+    /// The commands carried while ``isTracing``, oldest first: for tests that assert exact
+    /// command sequences (e.g. "this NDEF write used 9 WRITE commands and no READ").
+    public var trace: [FieldExchange] = []
     /// Tags taken out of the field, in order.
     public private(set) var removedTags: [any VirtualTag] = []
-    /// The last tag-file save failure, cleared by the next successful save.
+    /// The tag-file save failure of the last command, if its save failed.
     public private(set) var lastSaveError: TagFileError?
 
-    private var files: [ObjectIdentifier: (file: TagFile, savedRevision: Int)] = [:]
+    private var files: [ObjectIdentifier: TagFile] = [:]
 
     /// A field with `tags` waiting; the first is presented at once.
     public init(tags: [any VirtualTag] = [], faultPlan: FaultPlan = .none) {
@@ -69,7 +96,7 @@ public final class VirtualField {
 
     /// Keeps `tag` saved in `file` after each command that changes it.
     public func persist(_ tag: any PersistentVirtualTag, in file: TagFile) {
-        files[ObjectIdentifier(tag)] = (file, tag.stateRevision)
+        files[ObjectIdentifier(tag)] = file
     }
 
     /// Whether a tag is in the field.
@@ -107,12 +134,12 @@ public final class VirtualField {
 
     /// Sends a frame (ISO 14443-A without CRC, FeliCa without length, ISO 15693 without CRC).
     public func exchange(frame: [UInt8]) -> FieldAnswer {
-        deliver { .frame($0.respond(to: frame)) }
+        deliver(.frame, frame) { .frame($0.respond(to: frame)) }
     }
 
     /// Sends an APDU to an ISO-DEP tag; a tag that is not ISO-DEP does not answer (`.frame(.silence)`).
     public func exchange(apdu: [UInt8]) -> FieldAnswer {
-        deliver { tag in
+        deliver(.apdu, apdu) { tag in
             guard let isoDEP = tag as? any ISODEPVirtualTag else { return .frame(.silence) }
             return .apdu(isoDEP.respond(toAPDU: apdu))
         }
@@ -120,31 +147,39 @@ public final class VirtualField {
 
     /// Authenticates a MIFARE Classic sector; any other tag refuses.
     public func authenticate(block: UInt8, keyType: ClassicKeyType, key: [UInt8]) -> FieldAnswer {
-        deliver { tag in
+        deliver(.authentication, [block] + key) { tag in
             guard let classic = tag as? any ClassicVirtualTag else { return .authenticated(false) }
             return .authenticated(classic.authenticate(block: block, keyType: keyType, key: key))
         }
     }
 
-    private func deliver(_ send: (any VirtualTag) -> FieldAnswer) -> FieldAnswer {
-        guard let tag = currentTag else { return .noTag }
+    private func deliver(_ kind: FieldExchange.Kind, _ command: [UInt8], _ send: (any VirtualTag) -> FieldAnswer)
+        -> FieldAnswer
+    {
+        lastSaveError = nil
+        guard let tag = currentTag else {
+            if isTracing { trace.append(FieldExchange(number: commandCount, kind: kind, command: command, answer: .noTag)) }
+            return .noTag
+        }
         commandCount += 1
         let number = commandCount
+        let revision = (tag as? any PersistentVirtualTag)?.stateRevision
         var answer = send(tag)
-        saveIfChanged(tag)
+        if let persistent = tag as? any PersistentVirtualTag, persistent.stateRevision != revision {
+            save(persistent)
+        }
         if faultPlan.rfErrorOnCommands.contains(number) { answer = .rfError }
         if faultPlan.leaveAfterCommand == number { removeTag() }
+        if isTracing { trace.append(FieldExchange(number: number, kind: kind, command: command, answer: answer)) }
         return answer
     }
 
-    private func saveIfChanged(_ tag: any VirtualTag) {
-        guard let persistent = tag as? any PersistentVirtualTag,
-            let entry = files[ObjectIdentifier(tag)], entry.savedRevision != persistent.stateRevision
-        else { return }
+    /// Saves a tag whose state this command changed (with any change an earlier failed save
+    /// lost).
+    private func save(_ tag: any PersistentVirtualTag) {
+        guard let file = files[ObjectIdentifier(tag)] else { return }
         do {
-            try entry.file.save(persistent.tagState)
-            files[ObjectIdentifier(tag)] = (entry.file, persistent.stateRevision)
-            lastSaveError = nil
+            try file.save(tag.tagState)
         } catch {
             lastSaveError = error
         }

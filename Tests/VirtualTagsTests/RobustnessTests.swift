@@ -40,7 +40,7 @@ struct RobustnessTests {
         for apdu in apdus {
             for n in 0..<apdu.count {
                 let tag = readyType4()
-                _ = selectFile(tag, 0xE104)
+                _ = selectType4File(tag, 0xE104)
                 let answer = tag.respond(toAPDU: Array(apdu.prefix(n)))
                 #expect(answer.count == 2)
                 #expect(answer != [0x90, 0x00], "prefix \(n) of \(apdu)")
@@ -50,9 +50,9 @@ struct RobustnessTests {
 
     @Test("every truncated prefix of a tag file fails to load")
     func truncatedTagFiles() throws {
-        let path = temporaryPath()
+        let path = temporaryTagFilePath()
         let file = TagFile(path: path)
-        try file.save(NTAG21xTag(.ntag213, uid: testUID).tagState)
+        try file.save(NTAG21xTag(.ntag213, uid: sampleUID7).tagState)
         let whole = try Data(contentsOf: URL(fileURLWithPath: path))
         for n in stride(from: 0, to: whole.count - 2, by: 7) {
             try whole.prefix(n).write(to: URL(fileURLWithPath: path))
@@ -62,10 +62,10 @@ struct RobustnessTests {
 
     @Test("withField runs code on the reader's field")
     func withField() async throws {
-        let r = SimulatedReader(tags: [NTAG21xTag(.ntag213, uid: testUID)], emptyFieldWait: .zero)
+        let r = SimulatedReader(tags: [NTAG21xTag(.ntag213, uid: sampleUID7)], emptyFieldWait: .zero)
         _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
         await r.withField { $0.faultPlan = FaultPlan(rfErrorOnCommands: [1]) }
-        let error = await code { _ = try await r.transceive(Bytes([0x60])) }
+        let error = await readerError { _ = try await r.transceive(Bytes([0x60])) }
         #expect(error?.code == .rfError)
         let page = await r.withField { field in (field.currentTag as? NTAG21xTag)?.memory.prefix(4).count }
         #expect(page == 4)

@@ -1,3 +1,4 @@
+import Foundation
 import NFCCore
 import NFCTags
 import Testing
@@ -11,6 +12,13 @@ struct SimulatorConfigurationTests {
         let configuration = try SimulatorConfiguration(parsing: "sim:\(name)")
         #expect(configuration.model?.name == name)
         #expect(configuration.count == 1)
+    }
+
+    @Test("model names are case-insensitive; only sim: strings are accepted")
+    func caseAndPrefix() throws {
+        #expect(try SimulatorConfiguration(parsing: "sim:NTAG215").model?.name == "ntag215")
+        #expect(SimulatorConfiguration.accepts("sim:ntag215"))
+        #expect(!SimulatorConfiguration.accepts("pn532_uart:/dev/ttyUSB0"))
     }
 
     @Test("stacks: *N and count=N")
@@ -45,8 +53,11 @@ struct SimulatorConfigurationTests {
         ("sim:ntag215?file=", "needs a value"),
         ("sim:ntag215*2?file=/tmp/x.json", "holds one tag"),
         ("sim:ntag213?read-only", "type4 only"),
+        ("sim:ntag213?file=a.json&dir=b", "not both"),
+        ("sim:?dir=b", "names no model"),
         ("sim:type4?ndef-size=2", "ndef-size"),
         ("sim:type4?hand-out=sometimes", "hand-out"),
+        ("sim:type4?ndef=xyz", "ndef 'xyz'"),
     ])
     func invalid(string: String, reasonContains: String) {
         do {
@@ -72,7 +83,7 @@ struct SimulatorConfigurationTests {
     @Test("the default first UID follows the model's UID length", arguments: [4, 7, 8, 10])
     func defaultUIDLength(length: Int) {
         let model = TagModel(
-            name: "test", summary: "", uidLength: length, make: { uid, _ in NTAG21xTag(.ntag213, uid: testUID) },
+            name: "test", summary: "", uidLength: length, make: { uid, _ in NTAG21xTag(.ntag213, uid: sampleUID7) },
             restore: { _ in nil })
         #expect(model.defaultUID.count == length)
         #expect(model.defaultUID.first == 0x04)
@@ -94,7 +105,7 @@ struct SimulatorConfigurationTests {
 
     @Test("a tag file is created when absent, saved after writes, and loaded next time")
     func tagFilePersistence() async throws {
-        let path = temporaryPath()
+        let path = temporaryTagFilePath()
         let first = try SimulatorConfiguration.makeReader("sim:ntag213?file=\(path)")
         #expect(TagFile(path: path).exists)
         _ = try await first.poll(for: [.iso14443A], timeout: .seconds(1))
@@ -105,9 +116,72 @@ struct SimulatorConfigurationTests {
         #expect(pages[0..<4] == Bytes([0xCA, 0xFE, 0xBA, 0xBE]))
     }
 
+    @Test("a stack with dir= keeps one file per tag, named by UID, across runs")
+    func tagDirectory() async throws {
+        let directory = temporaryTagFilePath("stack")
+        let first = try SimulatorConfiguration.makeReader("sim:ntag215*3?dir=\(directory)&poll-wait=0")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        #expect(names == ["0453494d000001.json", "0453494d000002.json", "0453494d000003.json"])
+        var index: UInt8 = 0
+        while try await first.poll(for: [.iso14443A], timeout: .seconds(1)) != nil {
+            index += 1
+            _ = try await first.transceive(Bytes([0xA2, 0x04, index, index, index, index]))
+            try await first.deselect()
+        }
+        let second = try SimulatorConfiguration.makeReader("sim:ntag215*3?dir=\(directory)&poll-wait=0")
+        var seen: [UInt8] = []
+        while try await second.poll(for: [.iso14443A], timeout: .seconds(1)) != nil {
+            seen.append(try await second.transceive(Bytes([0x30, 0x04]))[0])
+            try await second.deselect()
+        }
+        #expect(seen == [1, 2, 3])
+    }
+
+    @Test("ndef= delivers NTAG21x tags with the message in an NDEF TLV", arguments: [
+        (NTAG21xTag.Model.ntag213, 21), (.ntag215, 16), (.ntag216, 16),
+    ])
+    func ndefPreloadNTAG(model: NTAG21xTag.Model, tlvOffset: Int) throws {
+        let field = try SimulatorConfiguration(parsing: "sim:\(model.rawValue)?ndef=D1010154").makeField()
+        let tag = try #require(field.currentTag as? NTAG21xTag)
+        #expect(Array(tag.memory[tlvOffset..<(tlvOffset + 7)]) == [0x03, 0x04, 0xD1, 0x01, 0x01, 0x54, 0xFE])
+    }
+
+    @Test("a long message gets a 3-byte TLV length")
+    func ndefPreloadLong() throws {
+        let message = [UInt8](repeating: 0xAB, count: 300)
+        let tag = NTAG21xTag(.ntag215, uid: sampleUID7)
+        #expect(tag.setNDEFMessage(message))
+        #expect(Array(tag.memory[16..<20]) == [0x03, 0xFF, 0x01, 0x2C])
+        #expect(tag.memory[20 + 300] == 0xFE)
+        #expect(!NTAG21xTag(.ntag213, uid: sampleUID7).setNDEFMessage(message))
+    }
+
+    @Test("ndef= on a read-only Type 4 tag: the message is there, writes are refused")
+    func ndefPreloadType4() async throws {
+        let r = try SimulatorConfiguration.makeReader("sim:type4?ndef=D1010154&read-only&poll-wait=0")
+        _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
+        _ = try await r.transceive(Bytes([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]))
+        _ = try await r.transceive(Bytes([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04]))
+        #expect(try await r.transceive(Bytes([0x00, 0xB0, 0x00, 0x00, 0x06])) == Bytes([0x00, 0x04, 0xD1, 0x01, 0x01, 0x54, 0x90, 0x00]))
+        #expect(try await r.transceive(Bytes([0x00, 0xD6, 0x00, 0x00, 0x01, 0x00])) == Bytes([0x69, 0x82]))
+    }
+
+    @Test("ndef= fails when the model cannot hold it", arguments: [
+        "sim:ultralight?ndef=D1010154", "sim:ntag213?ndef=\(String(repeating: "AB", count: 200))",
+        "sim:type4?ndef-size=8&ndef=D101015400000000",
+    ])
+    func ndefPreloadRefused(string: String) {
+        do {
+            _ = try SimulatorConfiguration.makeReader(string)
+            Issue.record("\(string) opened")
+        } catch {
+            #expect(error.code == .invalidArgument)
+        }
+    }
+
     @Test("a tag file of another model is refused")
     func tagFileModelMismatch() throws {
-        let path = temporaryPath()
+        let path = temporaryTagFilePath()
         _ = try SimulatorConfiguration.makeReader("sim:ntag213?file=\(path)")
         do {
             _ = try SimulatorConfiguration.makeReader("sim:ntag215?file=\(path)")
@@ -131,7 +205,7 @@ struct SimulatorConfigurationTests {
     func faultsFromString() async throws {
         let r = try SimulatorConfiguration.makeReader("sim:ntag213?rf-error=1")
         _ = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
-        let error = await code { _ = try await r.transceive(Bytes([0x60])) }
+        let error = await readerError { _ = try await r.transceive(Bytes([0x60])) }
         #expect(error?.code == .rfError)
     }
 }

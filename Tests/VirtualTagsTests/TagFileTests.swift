@@ -4,7 +4,7 @@ import Testing
 
 @testable import VirtualTags
 
-func temporaryPath(_ name: String = "tag.json") -> String {
+func temporaryTagFilePath(_ name: String = "tag.json") -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("virtualtags-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir.appendingPathComponent(name).path
@@ -17,7 +17,7 @@ struct TagFileTests {
         let tag = freshNTAG(model)
         _ = tag.respond(to: [0xA2, 0x04, 0x03, 0x03, 0xD0, 0x00])
         _ = tag.respond(to: [0x1B, 0, 0, 0, 0])
-        let file = TagFile(path: temporaryPath())
+        let file = TagFile(path: temporaryTagFilePath())
         try file.save(tag.tagState)
         let restored = try #require(try file.loadTag() as? NTAG21xTag)
         #expect(restored.memory == tag.memory)
@@ -29,9 +29,9 @@ struct TagFileTests {
 
     @Test("a Type 4 tag's NDEF file and read-only flag survive save and load")
     func type4RoundTrip() throws {
-        let tag = Type4Tag(uid: testUID, ndefFileSize: 300, readOnly: true)
+        let tag = Type4Tag(uid: sampleUID7, ndefFileSize: 300, readOnly: true)
         #expect(tag.setNDEFMessage([0xD0, 0x00, 0x00]))
-        let file = TagFile(path: temporaryPath())
+        let file = TagFile(path: temporaryTagFilePath())
         try file.save(tag.tagState)
         let restored = try #require(try file.loadTag() as? Type4Tag)
         #expect(restored.ndefFile == tag.ndefFile)
@@ -40,8 +40,8 @@ struct TagFileTests {
 
     @Test("the file is readable JSON with model, uid and memory")
     func jsonForm() throws {
-        let path = temporaryPath()
-        try TagFile(path: path).save(NTAG21xTag(.ntag215, uid: testUID).tagState)
+        let path = temporaryTagFilePath()
+        try TagFile(path: path).save(NTAG21xTag(.ntag215, uid: sampleUID7).tagState)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         #expect(object?["model"] as? String == "ntag215")
         #expect(object?["uid"] as? String == "04112233445566")
@@ -56,7 +56,7 @@ struct TagFileTests {
         (#"{"model": "type4", "uid": "04112233445566", "memory": "00"}"#, .invalidState),
     ])
     func badFiles(contents: String, code: TagFileError.Code) throws {
-        let path = temporaryPath()
+        let path = temporaryTagFilePath()
         try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
         #expect(throws: TagFileError.self) { try TagFile(path: path).loadTag() }
         do {
@@ -64,6 +64,14 @@ struct TagFileTests {
         } catch {
             #expect(error.code == code)
         }
+    }
+
+    @Test("model-specific attributes survive save and load")
+    func attributes() throws {
+        let state = TagState(model: "x", uid: "01", memory: "00", attributes: ["afi": "00", "dsfid": "01"])
+        let file = TagFile(path: temporaryTagFilePath())
+        try file.save(state)
+        #expect(try file.load() == state)
     }
 
     @Test("a missing file is unreadable")
@@ -78,7 +86,7 @@ struct TagFileTests {
 
     @Test("a memory whose UID bytes disagree with the uid is refused")
     func inconsistentUID() {
-        var state = NTAG21xTag(.ntag213, uid: testUID).tagState
+        var state = NTAG21xTag(.ntag213, uid: sampleUID7).tagState
         state.uid = "04112233445567"
         #expect(NTAG21xTag(.ntag213, state: state) == nil)
     }

@@ -3,18 +3,18 @@ import Testing
 
 @testable import VirtualTags
 
-func selectApplication(_ tag: Type4Tag) -> [UInt8] {
+func selectNDEFApplication(_ tag: Type4Tag) -> [UInt8] {
     tag.respond(toAPDU: [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00])
 }
 
-func selectFile(_ tag: Type4Tag, _ id: UInt16) -> [UInt8] {
+func selectType4File(_ tag: Type4Tag, _ id: UInt16) -> [UInt8] {
     tag.respond(toAPDU: [0x00, 0xA4, 0x00, 0x0C, 0x02, UInt8(id >> 8), UInt8(id & 0xFF)])
 }
 
 func readyType4(readOnly: Bool = false, size: Int = 2048) -> Type4Tag {
-    let tag = Type4Tag(uid: testUID, ndefFileSize: size, readOnly: readOnly)
+    let tag = Type4Tag(uid: sampleUID7, ndefFileSize: size, readOnly: readOnly)
     tag.powerOn()
-    _ = selectApplication(tag)
+    _ = selectNDEFApplication(tag)
     return tag
 }
 
@@ -22,7 +22,7 @@ func readyType4(readOnly: Bool = false, size: Int = 2048) -> Type4Tag {
 struct Type4TagTests {
     @Test("target info: SAK 20h, ATQA 44 03, DESFire-like ATS")
     func targetInfo() {
-        let tag = Type4Tag(uid: testUID)
+        let tag = Type4Tag(uid: sampleUID7)
         guard case .iso14443A(let target) = tag.targetInfo else {
             Issue.record("not type A")
             return
@@ -35,16 +35,16 @@ struct Type4TagTests {
 
     @Test("SELECT NDEF application, CC file, READ BINARY of the 15-byte CC")
     func readCapabilityContainer() {
-        let tag = Type4Tag(uid: testUID)
-        #expect(selectApplication(tag) == [0x90, 0x00])
-        #expect(selectFile(tag, 0xE103) == [0x90, 0x00])
+        let tag = Type4Tag(uid: sampleUID7)
+        #expect(selectNDEFApplication(tag) == [0x90, 0x00])
+        #expect(selectType4File(tag, 0xE103) == [0x90, 0x00])
         let answer = tag.respond(toAPDU: [0x00, 0xB0, 0x00, 0x00, 0x0F])
         #expect(answer == [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x08, 0x00, 0x00, 0x00, 0x90, 0x00])
     }
 
     @Test("configurable NDEF file size and read-only flag appear in the CC", arguments: [(512, false), (4096, true)])
     func capabilityContainerOptions(size: Int, readOnly: Bool) {
-        let cc = Type4Tag(uid: testUID, ndefFileSize: size, readOnly: readOnly).capabilityContainer
+        let cc = Type4Tag(uid: sampleUID7, ndefFileSize: size, readOnly: readOnly).capabilityContainer
         #expect(cc[11] == UInt8(size >> 8) && cc[12] == UInt8(size & 0xFF))
         #expect(cc[14] == (readOnly ? 0xFF : 0x00))
     }
@@ -52,7 +52,7 @@ struct Type4TagTests {
     @Test("UPDATE BINARY then READ BINARY of the NDEF file")
     func updateAndRead() {
         let tag = readyType4()
-        #expect(selectFile(tag, 0xE104) == [0x90, 0x00])
+        #expect(selectType4File(tag, 0xE104) == [0x90, 0x00])
         #expect(tag.respond(toAPDU: [0x00, 0xD6, 0x00, 0x00, 0x05, 0x00, 0x03, 0xD0, 0x00, 0x00]) == [0x90, 0x00])
         #expect(tag.respond(toAPDU: [0x00, 0xB0, 0x00, 0x00, 0x05]) == [0x00, 0x03, 0xD0, 0x00, 0x00, 0x90, 0x00])
         #expect(tag.respond(toAPDU: [0x00, 0xB0, 0x07, 0xFE, 0x05]) == [0x00, 0x00, 0x90, 0x00])
@@ -73,10 +73,17 @@ struct Type4TagTests {
         #expect(readyType4().respond(toAPDU: apdu) == expected)
     }
 
+    @Test("SELECT by file ID with P2 00 (mapping 1.0 readers) works too")
+    func selectMapping10() {
+        let tag = readyType4()
+        #expect(tag.respond(toAPDU: [0x00, 0xA4, 0x00, 0x00, 0x02, 0xE1, 0x03]) == [0x90, 0x00])
+        #expect(tag.respond(toAPDU: [0x00, 0xB0, 0x00, 0x00, 0x02]) == [0x00, 0x0F, 0x90, 0x00])
+    }
+
     @Test("file selection needs the NDEF application selected first")
     func selectFileWithoutApplication() {
-        let tag = Type4Tag(uid: testUID)
-        #expect(selectFile(tag, 0xE103) == [0x6A, 0x82])
+        let tag = Type4Tag(uid: sampleUID7)
+        #expect(selectType4File(tag, 0xE103) == [0x6A, 0x82])
     }
 
     @Test("offset and length errors on a selected file", arguments: [
@@ -89,24 +96,24 @@ struct Type4TagTests {
     ])
     func offsetErrors(apdu: [UInt8], expected: [UInt8]) {
         let tag = readyType4()
-        _ = selectFile(tag, 0xE104)
+        _ = selectType4File(tag, 0xE104)
         #expect(tag.respond(toAPDU: apdu) == expected)
     }
 
     @Test("a read-only tag refuses UPDATE BINARY with 6982, and the CC is never writable")
     func readOnly() {
         let tag = readyType4(readOnly: true)
-        _ = selectFile(tag, 0xE104)
+        _ = selectType4File(tag, 0xE104)
         #expect(tag.respond(toAPDU: [0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00]) == [0x69, 0x82])
         let writable = readyType4()
-        _ = selectFile(writable, 0xE103)
+        _ = selectType4File(writable, 0xE103)
         #expect(writable.respond(toAPDU: [0x00, 0xD6, 0x00, 0x00, 0x01, 0x00]) == [0x69, 0x82])
     }
 
     @Test("DESELECT loses the selection")
     func deselect() {
         let tag = readyType4()
-        _ = selectFile(tag, 0xE104)
+        _ = selectType4File(tag, 0xE104)
         tag.halt()
         tag.powerOn()
         #expect(tag.respond(toAPDU: [0x00, 0xB0, 0x00, 0x00, 0x02]) == [0x69, 0x86])

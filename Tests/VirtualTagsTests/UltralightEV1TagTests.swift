@@ -10,61 +10,61 @@ struct UltralightEV1TagTests {
         (.mf0ul21, [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0E, 0x03], 41),
     ])
     func version(model: UltralightEV1Tag.Model, version: [UInt8], pages: Int) {
-        let tag = UltralightEV1Tag(model, uid: testUID)
+        let tag = UltralightEV1Tag(model, uid: sampleUID7)
         tag.powerOn()
-        #expect(tag.respond(to: [0x60]) == .data(version))
+        #expect(tag.sendReselecting([0x60]) == .data(version))
         #expect(tag.memory.count == pages * 4)
-        #expect(tag.respond(to: [0x30, UInt8(pages)]) == .nak(0))
+        #expect(tag.sendReselecting([0x30, UInt8(pages)]) == .nak(0))
     }
 
     @Test("delivered unformatted, AUTH0 FFh")
     func factoryState() {
-        let tag = UltralightEV1Tag(.mf0ul11, uid: testUID)
+        let tag = UltralightEV1Tag(.mf0ul11, uid: sampleUID7)
         #expect(Array(tag.memory[12..<16]) == [0, 0, 0, 0])
         #expect(Array(tag.memory[0x10 * 4..<0x10 * 4 + 4]) == [0, 0, 0, 0xFF])
     }
 
     @Test("three counters: READ_CNT 0…2, INCR_CNT adds, overflow NAK 4")
     func counters() {
-        let tag = UltralightEV1Tag(.mf0ul11, uid: testUID)
+        let tag = UltralightEV1Tag(.mf0ul11, uid: sampleUID7)
         tag.powerOn()
-        #expect(tag.respond(to: [0xA5, 0x01, 0x05, 0x00, 0x00, 0x00]) == .ack)
-        #expect(tag.respond(to: [0x39, 0x01]) == .data([5, 0, 0]))
-        #expect(tag.respond(to: [0x39, 0x00]) == .data([0, 0, 0]))
-        #expect(tag.respond(to: [0x39, 0x03]) == .nak(0))
-        #expect(tag.respond(to: [0xA5, 0x01, 0xFF, 0xFF, 0xFF, 0x00]) == .nak(4))
+        #expect(tag.sendReselecting([0xA5, 0x01, 0x05, 0x00, 0x00, 0x00]) == .ack)
+        #expect(tag.sendReselecting([0x39, 0x01]) == .data([5, 0, 0]))
+        #expect(tag.sendReselecting([0x39, 0x00]) == .data([0, 0, 0]))
+        #expect(tag.sendReselecting([0x39, 0x03]) == .nak(0))
+        #expect(tag.sendReselecting([0xA5, 0x01, 0xFF, 0xFF, 0xFF, 0x00]) == .nak(4))
     }
 
     @Test("CHECK_TEARING_EVENT answers BDh, VCSL answers VCTID; NTAG21x answers neither")
     func tearingAndVCSL() {
-        let tag = UltralightEV1Tag(.mf0ul11, uid: testUID)
+        let tag = UltralightEV1Tag(.mf0ul11, uid: sampleUID7)
         tag.powerOn()
-        #expect(tag.respond(to: [0x3E, 0x02]) == .data([0xBD]))
-        #expect(tag.respond(to: [0x3E, 0x03]) == .nak(0))
-        #expect(tag.respond(to: [0x4B] + [UInt8](repeating: 0, count: 20)) == .data([0x05]))
-        #expect(freshNTAG().respond(to: [0x3E, 0x00]) == .silence)
+        #expect(tag.sendReselecting([0x3E, 0x02]) == .data([0xBD]))
+        #expect(tag.sendReselecting([0x3E, 0x03]) == .nak(0))
+        #expect(tag.sendReselecting([0x4B] + [UInt8](repeating: 0, count: 20)) == .data([0x05]))
+        #expect(freshNTAG().sendReselecting([0x3E, 0x00]) == .silence)
     }
 
     @Test("PWD_AUTH protects pages from AUTH0")
     func password() {
-        let tag = UltralightEV1Tag(.mf0ul11, uid: testUID)
+        let tag = UltralightEV1Tag(.mf0ul11, uid: sampleUID7)
         tag.powerOn()
-        #expect(tag.respond(to: [0xA2, 0x12, 9, 8, 7, 6]) == .ack)
-        #expect(tag.respond(to: [0xA2, 0x10, 0, 0, 0, 0x08]) == .ack)
+        #expect(tag.sendReselecting([0xA2, 0x12, 9, 8, 7, 6]) == .ack)
+        #expect(tag.sendReselecting([0xA2, 0x10, 0, 0, 0, 0x08]) == .ack)
         tag.powerOn()
-        #expect(tag.respond(to: [0xA2, 0x08, 1, 1, 1, 1]) == .nak(0))
-        #expect(tag.respond(to: [0x1B, 9, 8, 7, 6]) == .data([0, 0]))
-        #expect(tag.respond(to: [0xA2, 0x08, 1, 1, 1, 1]) == .ack)
+        #expect(tag.sendReselecting([0xA2, 0x08, 1, 1, 1, 1]) == .nak(0))
+        #expect(tag.sendReselecting([0x1B, 9, 8, 7, 6]) == .data([0, 0]))
+        #expect(tag.sendReselecting([0xA2, 0x08, 1, 1, 1, 1]) == .ack)
     }
 
     @Test("MF0UL21 dynamic lock bits lock two pages each")
     func dynamicLock() {
-        let tag = UltralightEV1Tag(.mf0ul21, uid: testUID)
+        let tag = UltralightEV1Tag(.mf0ul21, uid: sampleUID7)
         tag.powerOn()
-        #expect(tag.respond(to: [0xA2, 0x24, 0x00, 0x02, 0x00, 0x00]) == .ack)  // bit 9: pages 34–35
+        #expect(tag.sendReselecting([0xA2, 0x24, 0x00, 0x02, 0x00, 0x00]) == .ack)  // bit 9: pages 34–35
         tag.powerOn()
-        #expect(tag.respond(to: [0xA2, 34, 1, 1, 1, 1]) == .nak(0))
-        #expect(tag.respond(to: [0xA2, 35, 1, 1, 1, 1]) == .nak(0))
-        #expect(tag.respond(to: [0xA2, 33, 1, 1, 1, 1]) == .ack)
+        #expect(tag.sendReselecting([0xA2, 34, 1, 1, 1, 1]) == .nak(0))
+        #expect(tag.sendReselecting([0xA2, 35, 1, 1, 1, 1]) == .nak(0))
+        #expect(tag.sendReselecting([0xA2, 33, 1, 1, 1, 1]) == .ack)
     }
 }

@@ -56,16 +56,29 @@ struct VirtualFieldTests {
 
     @Test("APDUs reach ISO-DEP tags; other tags do not answer them")
     func apdus() {
-        let field = VirtualField(tags: [Type4Tag(uid: testUID), NTAG21xTag(.ntag213, uid: testUID)])
+        let field = VirtualField(tags: [Type4Tag(uid: sampleUID7), NTAG21xTag(.ntag213, uid: sampleUID7)])
         #expect(field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02]) == .apdu([0x69, 0x86]))
         field.presentNext()
         #expect(field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02]) == .frame(.silence))
     }
 
+    @Test("the trace records each command, its kind and its answer")
+    func trace() {
+        let field = VirtualField(tags: ntags(1))
+        field.isTracing = true
+        _ = field.exchange(frame: [0xA2, 0x04, 1, 2, 3, 4])
+        _ = field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02])
+        #expect(field.trace == [
+            FieldExchange(number: 1, kind: .frame, command: [0xA2, 0x04, 1, 2, 3, 4], answer: .frame(.ack)),
+            FieldExchange(number: 2, kind: .apdu, command: [0x00, 0xB0, 0x00, 0x00, 0x02], answer: .frame(.silence)),
+        ])
+        #expect(field.trace.filter { $0.command.first == 0xA2 }.count == 1)
+    }
+
     @Test("a persisted tag is saved after each command that changed it")
     func persistence() throws {
-        let tag = NTAG21xTag(.ntag213, uid: testUID)
-        let file = TagFile(path: temporaryPath())
+        let tag = NTAG21xTag(.ntag213, uid: sampleUID7)
+        let file = TagFile(path: temporaryTagFilePath())
         let field = VirtualField(tags: [tag])
         field.persist(tag, in: file)
         #expect(!file.exists)
@@ -73,5 +86,19 @@ struct VirtualFieldTests {
         #expect(!file.exists)
         _ = field.exchange(frame: [0xA2, 0x04, 0x03, 0x00, 0xFE, 0x00])
         #expect(try file.load() == tag.tagState)
+    }
+}
+
+@Suite("Tag file save failures")
+struct TagFileSaveFailureTests {
+    @Test("a failed save is reported for that command only, and the reader maps it to io")
+    func saveFailure() async throws {
+        let tag = NTAG21xTag(.ntag213, uid: sampleUID7)
+        let field = VirtualField(tags: [tag])
+        field.persist(tag, in: TagFile(path: "/nonexistent-dir/tag.json"))
+        _ = field.exchange(frame: [0xA2, 0x04, 1, 2, 3, 4])
+        #expect(field.lastSaveError?.code == .unwritable)
+        _ = field.exchange(frame: [0x30, 0x04])
+        #expect(field.lastSaveError == nil)
     }
 }
