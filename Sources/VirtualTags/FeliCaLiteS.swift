@@ -115,8 +115,9 @@ public enum FeliCaLiteSBlock {
 /// ``powerOn()``.
 ///
 /// Not modelled: the 3DES MAC and authentication (RC, CK, MAC, MAC_A read as zeros; blocks
-/// behind restriction bits answer ``FeliCaStatusFlag/authenticationRequired``), REG's
-/// decrement-only rule, CRC_CHECK computation.
+/// behind restriction bits, and STATE when MC byte 12 asks for a MAC, answer
+/// ``FeliCaStatusFlag/authenticationRequired``), REG's decrement-only rule for A and B,
+/// CRC_CHECK computation. WCNT counts every block written.
 public final class FeliCaLiteS: VirtualTag {
     /// PMm: IC code `00 F1` (ROM type, IC type F1h = FeliCa Lite-S) and the maximum response
     /// time parameters (User's Manual, "PMm"; nfcpy also maps IC type F1h to "FeliCa Lite-S
@@ -395,7 +396,10 @@ public final class FeliCaLiteS: VirtualTag {
                 guard isWritable(element.block) else {
                     return .data(response + [1 << UInt8(i), FeliCaStatusFlag.illegalBlockNumber])
                 }
-                if element.block <= FeliCaLiteSBlock.reg && (bit(8, Int(element.block)) || bit(10, Int(element.block))) {
+                let needsMAC = element.block <= FeliCaLiteSBlock.reg
+                    ? bit(8, Int(element.block)) || bit(10, Int(element.block))
+                    : element.block == FeliCaLiteSBlock.state && activeMC[12] == 0x01  // MC_STATE_W_MAC_A
+                if needsMAC {
                     return .data(response + [1 << UInt8(i), FeliCaStatusFlag.authenticationRequired])
                 }
             }

@@ -153,6 +153,24 @@ struct FeliCaLiteSTests {
         #expect(tag.respond(to: Self.read(Self.readOnly, [Self.element(0x88)])) == Self.readData(mc))
     }
 
+    @Test("Read and write restriction bits (MC bytes 6–9) demand authentication: B1")
+    func restrictionBits() {
+        let tag = FeliCaLiteS(idm: Self.idm)
+        var mc = FeliCaLiteS.ndefMemoryConfiguration
+        mc[6] = 0x10  // S_PAD4: read after authentication
+        mc[8] = 0x20  // S_PAD5: write after authentication
+        #expect(tag.respond(to: Self.write(Self.readWrite, [Self.element(0x88)], mc)) == Self.writeStatus(0, 0))
+        tag.powerOn()
+        #expect(tag.respond(to: Self.read(Self.readOnly, [Self.element(4)])) == Self.readStatus(0x01, FeliCaStatusFlag.authenticationRequired))
+        #expect(tag.respond(to: Self.write(Self.readWrite, [Self.element(5)], [UInt8](repeating: 1, count: 16)))
+            == Self.writeStatus(0x01, FeliCaStatusFlag.authenticationRequired))
+        #expect(tag.respond(to: Self.read(Self.readOnly, [Self.element(5)])) == Self.readData([UInt8](repeating: 0, count: 16)))
+        // One-way: writing zeros does not clear the restriction bits.
+        #expect(tag.respond(to: Self.write(Self.readWrite, [Self.element(0x88)], FeliCaLiteS.ndefMemoryConfiguration)) == Self.writeStatus(0, 0))
+        tag.powerOn()
+        #expect(tag.respond(to: Self.read(Self.readOnly, [Self.element(0x88)])) == Self.readData(mc))
+    }
+
     @Test("The ID block keeps IDm in bytes 0–7; only bytes 8–15 are written")
     func idBlockWrite() {
         let tag = FeliCaLiteS(idm: Self.idm)
