@@ -1,1 +1,71 @@
-print("pn532-emulator: not built yet")
+// pn532-emulator: a PN532 on a pseudo-terminal with virtual tags (see docs/emulator.md).
+import PN532Emulator
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let usage = "Usage: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>] [--control <fifo>] [--delay-model none|datasheet] [--leave-after <n>] [--rf-error-on <n>[,<n>...]]"
+
+/// Writes `text` and a newline straight to a file descriptor (unbuffered: the pty path must
+/// reach the parent at once).
+func emit(_ text: String, to descriptor: Int32) {
+    let bytes = Array((text + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written <= 0 { return }
+        offset += written
+    }
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    emit("Error: \(message)", to: STDERR_FILENO)
+    if status == 64 { emit(usage, to: STDERR_FILENO) }
+    exit(status)
+}
+
+let options: EmulatorCommandLine
+do {
+    options = try EmulatorCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail(error.description, status: 64)
+}
+if options.wantsHelp {
+    emit(EmulatorCommandLine.help, to: STDOUT_FILENO)
+    exit(0)
+}
+signal(SIGPIPE, SIG_IGN)
+
+let terminal: PseudoTerminal
+do {
+    terminal = try PseudoTerminal()
+    if let link = options.linkPath { try terminal.link(at: link) }
+} catch {
+    fail(error.description, status: 1)
+}
+var trace: TraceLog?
+if let path = options.tracePath {
+    guard let log = TraceLog(path: path) else { fail("cannot write the trace file '\(path)'", status: 1) }
+    trace = log
+}
+var control: Int32 = STDIN_FILENO
+if let path = options.controlPath {
+    if access(path, F_OK) != 0 && mkfifo(path, 0o600) != 0 { fail("cannot make the FIFO '\(path)'", status: 1) }
+    // Read and write, so the FIFO never reports end of file between two writers.
+    control = open(path, O_RDWR)
+    if control < 0 { fail("cannot open the control FIFO '\(path)'", status: 1) }
+}
+
+let field: TagField
+do {
+    field = try options.makeField()
+} catch {
+    fail(error.description, status: 1)
+}
+let chip = PN532Chip(field: field, delayModel: options.delayModel)
+let host = PN532Host(chip: chip, terminal: terminal, trace: trace)
+emit(terminal.slavePath, to: STDOUT_FILENO)
+host.run(control: control) { line in
+    emit(line, to: STDOUT_FILENO)
+}
+if let link = options.linkPath { unlink(link) }

@@ -1,0 +1,197 @@
+public import VirtualTags
+import NFCTags
+
+/// The chip models the emulator hosts: the ``VirtualTags/TagModel`` registry, plus the models
+/// of `VirtualTags` that are not registered there yet (FeliCa Lite-S, MIFARE Classic 1K). ISO
+/// 15693 models are left out: a PN532 cannot talk to them.
+public enum EmulatedTagModels {
+    /// Every model `--tag` accepts, registry first.
+    public static var all: [TagModel] {
+        TagModel.all + extras.filter { TagModel.named($0.name) == nil }
+    }
+
+    /// The model called `name` (case-insensitive), or nil.
+    public static func named(_ name: String) -> TagModel? {
+        all.first { $0.name == name.lowercased() }
+    }
+
+    /// The known names, comma separated.
+    public static var knownNames: String { all.map(\.name).joined(separator: ", ") }
+
+    private static let extras: [TagModel] = [
+        TagModel(
+            name: "felica-lite-s", summary: "Sony FeliCa Lite-S (RC-S966), NFC Forum Type 3, NDEF formatted",
+            uidLength: 8, defaultUID: [0x01, 0x2E, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01],
+            make: { uid, _ in FeliCaLiteS(idm: uid) }, restore: { _ in nil }),
+        TagModel(
+            name: "classic1k", summary: "NXP MIFARE Classic 1K, transport keys FF…FF",
+            uidLength: 4, defaultUID: [0x53, 0x49, 0x4D, 0x01],
+            make: { uid, _ in MifareClassic1K(uid: uid) }, restore: { _ in nil }),
+    ]
+
+    /// The UID of tag `index` of a stack: `first` plus `index`, counting in the bytes after the
+    /// first (as `sim:` stacks do).
+    public static func uid(_ first: [UInt8], plus index: Int) -> [UInt8] {
+        var value = first
+        var carry = index
+        var i = value.count - 1
+        while carry > 0, i >= 1 {
+            let sum = Int(value[i]) + carry
+            value[i] = UInt8(sum & 0xFF)
+            carry = sum >> 8
+            i -= 1
+        }
+        return value
+    }
+}
+
+/// The `pn532-emulator` command line, parsed and validated apart from running it.
+public struct EmulatorCommandLine: Sendable, Hashable {
+    /// One `--tag MODEL[:FILE]`.
+    public struct TagSpecification: Sendable, Hashable {
+        /// The model, e.g. `ntag215`.
+        public var model: TagModel
+        /// A tag file, when given.
+        public var file: String?
+    }
+
+    /// The tags, in stack order.
+    public var tags: [TagSpecification] = []
+    /// `--link PATH`.
+    public var linkPath: String?
+    /// `--trace FILE`.
+    public var tracePath: String?
+    /// `--control FIFO`; standard input when nil.
+    public var controlPath: String?
+    /// `--delay-model`.
+    public var delayModel: PN532DelayModel = .none
+    /// `--leave-after N` and `--rf-error-on N,M`: faults injected by the field.
+    public var faultPlan = FaultPlan.none
+    /// `-h` / `--help`.
+    public var wantsHelp = false
+
+    /// The help text.
+    public static let help = """
+        OVERVIEW: Emulates a PN532 NFC reader (HSU frames, UM0701-02) on a pseudo-terminal, with
+        virtual tags in its field, so libnfc (pn532_uart:/dev/pts/N) and nfcpy can talk to them.
+
+        USAGE: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>]
+                              [--control <fifo>] [--delay-model none|datasheet]
+                              [--leave-after <n>] [--rf-error-on <n>[,<n>...]]
+
+        OPTIONS:
+          --tag <model>[:<file>]  A tag in the field; several make a stack presented one after
+                                  another (UIDs count up). With a tag file, the tag is loaded
+                                  from it (created when missing) and saved after every change.
+                                  Models: \(EmulatedTagModels.knownNames).
+          --link <path>           Also make <path> a symbolic link to the pty.
+          --trace <file>          Log every frame and control event with a timestamp.
+          --control <fifo>        Read control commands from <fifo> instead of standard input.
+          --delay-model <model>   none (default) or datasheet: answer as slowly as a real PN532
+                                  at 115200 baud with real tags.
+          --leave-after <n>       The tag leaves the field after the n-th command sent to it.
+          --rf-error-on <n,...>   The answers to these commands (1-based) are lost to RF errors.
+          -h, --help              Show this help.
+
+        The first line printed is the pty path. Control commands, one per line: remove, present,
+        next, status, quit; each is answered on standard output with "ok <field summary>".
+        """
+
+    /// Why the command line is unusable.
+    public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The reason, one line.
+        public var description: String
+    }
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: ``UsageError`` for an unknown option, a missing value, an unknown model, or no
+    ///   `--tag` at all.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> EmulatorCommandLine {
+        var result = EmulatorCommandLine()
+        var index = 0
+        func value(_ option: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError(description: "missing value for '\(option)'") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help": result.wantsHelp = true
+            case "--tag":
+                let text = try value(argument)
+                let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+                guard let name = parts.first, let model = EmulatedTagModels.named(name) else {
+                    throw UsageError(description: "unknown tag model '\(text)' (known: \(EmulatedTagModels.knownNames))")
+                }
+                let file = parts.count > 1 ? parts[1] : nil
+                if file != nil && TagModel.named(model.name) == nil {
+                    throw UsageError(description: "model \(model.name) has no tag file support yet; drop ':\(parts[1])'")
+                }
+                result.tags.append(TagSpecification(model: model, file: file))
+            case "--leave-after":
+                let text = try value(argument)
+                guard let count = Int(text), count > 0 else { throw UsageError(description: "--leave-after needs a positive number, got '\(text)'") }
+                result.faultPlan.leaveAfterCommand = count
+            case "--rf-error-on":
+                let text = try value(argument)
+                let numbers = text.split(separator: ",").map { Int($0) }
+                guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                    throw UsageError(description: "--rf-error-on needs positive numbers separated by commas, got '\(text)'")
+                }
+                result.faultPlan.rfErrorOnCommands.formUnion(numbers.compactMap { $0 })
+            case "--link": result.linkPath = try value(argument)
+            case "--trace": result.tracePath = try value(argument)
+            case "--control": result.controlPath = try value(argument)
+            case "--delay-model":
+                let text = try value(argument)
+                guard let model = PN532DelayModel(rawValue: text) else {
+                    throw UsageError(description: "unknown delay model '\(text)' (none, datasheet)")
+                }
+                result.delayModel = model
+            default: throw UsageError(description: "unknown option '\(argument)'")
+            }
+            index += 1
+        }
+        if !result.wantsHelp && result.tags.isEmpty {
+            throw UsageError(description: "give at least one --tag")
+        }
+        return result
+    }
+
+    /// Makes the tags the command line names, in a field: from tag files when they exist
+    /// (created from the model when not), saved after every change.
+    /// - Throws: ``VirtualTags/TagFileError`` when a tag file cannot be read or written, or holds
+    ///   another model.
+    public func makeField() throws(TagFileError) -> TagField {
+        var made: [any VirtualTag] = []
+        var files: [(any PersistentVirtualTag, TagFile)] = []
+        var counts: [String: Int] = [:]
+        for specification in tags {
+            let model = specification.model
+            let index = counts[model.name, default: 0]
+            counts[model.name] = index + 1
+            let uid = EmulatedTagModels.uid(model.defaultUID, plus: index)
+            guard let path = specification.file else {
+                made.append(model.make(uid, TagModelOptions()))
+                continue
+            }
+            let file = TagFile(path: path)
+            let tag: any VirtualTag
+            if file.exists {
+                tag = try file.loadTag()
+                if let state = (tag as? any PersistentVirtualTag)?.tagState, state.model != model.name {
+                    throw TagFileError(.invalidState, "tag file \(path) holds a \(state.model), not a \(model.name)")
+                }
+            } else {
+                tag = model.make(uid, TagModelOptions())
+                if let persistent = tag as? any PersistentVirtualTag { try file.save(persistent.tagState) }
+            }
+            made.append(tag)
+            if let persistent = tag as? any PersistentVirtualTag { files.append((persistent, file)) }
+        }
+        let field = VirtualField(tags: made, faultPlan: faultPlan)
+        for (tag, file) in files { field.persist(tag, in: file) }
+        return TagField(field: field)
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import Testing
+@testable import PN532Emulator
+
+private let nfcList = Executables.libnfcTool("nfc-list")
+private let nfcPoll = Executables.libnfcTool("nfc-poll")
+private let nfcMfUltralight = Executables.libnfcTool("nfc-mfultralight")
+private let nfcMfClassic = Executables.libnfcTool("nfc-mfclassic")
+private let nfcReadForumTag3 = Executables.libnfcTool("nfc-read-forum-tag3")
+
+/// A Python with nfcpy, named by `NFCPY_PYTHON` (nfcpy is not a project dependency).
+enum NFCPy {
+    static let python: String? = ProcessInfo.processInfo.environment["NFCPY_PYTHON"]
+        .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+}
+
+/// Runs `body` with an emulator started with `arguments`, stopping it afterwards.
+private func withEmulator<T>(_ arguments: [String], _ body: (EmulatorProcess) throws -> T) throws -> T {
+    let emulator = try EmulatorProcess(arguments)
+    defer { emulator.stop() }
+    return try body(emulator)
+}
+
+@Suite("libnfc's own tools against pn532-emulator on a pty")
+struct EndToEndTests {
+    @Test("nfc-list prints the NTAG215's ATQA, UID and SAK", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    func nfcListNTAG() throws {
+        try withEmulator(["--tag", "ntag215"]) { emulator in
+            let run = try runTool(nfcList!, [], against: emulator)
+            #expect(!run.timedOut)
+            #expect(run.status == 0)
+            #expect(run.output.contains("1 ISO14443A passive target(s) found:"))
+            #expect(run.output.contains("ATQA (SENS_RES): 00  44"))
+            #expect(run.output.contains("UID (NFCID1): 04  53  49  4d  00  00  01"))
+            #expect(run.output.contains("SAK (SEL_RES): 00"))
+            // Every command frame is acknowledged before it is answered.
+            let trace = emulator.trace
+            let commands = trace.indices.filter { trace[$0].contains(" > D4 ") }
+            #expect(commands.count > 10)
+            for index in commands where index + 1 < trace.count {
+                #expect(trace[index + 1].hasSuffix(" < ACK"), "\(trace[index])")
+            }
+        }
+    }
+
+    @Test("nfc-list -v prints a Type 4 tag's ATS", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    func nfcListType4() throws {
+        try withEmulator(["--tag", "type4"]) { emulator in
+            let run = try runTool(nfcList!, ["-v"], against: emulator)
+            #expect(run.status == 0)
+            #expect(run.output.contains("SAK (SEL_RES): 20"))
+            #expect(run.output.contains("ATS: 75  77  81  02  80"))
+            #expect(run.output.contains("* Compliant with ISO/IEC 14443-4"))
+        }
+    }
+
+    @Test("nfc-list finds the FeliCa Lite-S", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    func nfcListFeliCa() throws {
+        try withEmulator(["--tag", "felica-lite-s"]) { emulator in
+            let run = try runTool(nfcList!, [], against: emulator)
+            #expect(run.output.contains("1 Felica (212 kbps) passive target(s) found:"))
+            #expect(run.output.contains("ID (NFCID2): 01  2e  53  49  4d  00  00  01"))
+            #expect(run.output.contains("System Code (SC): 88  b4"))
+        }
+    }
+
+    @Test("nfc-mfultralight reads all 135 NTAG215 pages, writes a dump back and reads it again",
+          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-examples) is not installed"))
+    func mfUltralightReadWrite() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try withEmulator(["--tag", "ntag215"]) { emulator in
+            let read = try runTool(nfcMfUltralight!, ["r", "first.mfd"], against: emulator, in: directory)
+            #expect(read.output.contains("NTAG Type: NTAG215 (504 user bytes)"))
+            #expect(read.output.contains("Done, 135 of 135 pages read (0 pages failed)."))
+            var dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
+            #expect(dump.count == 540)
+            #expect(Array(dump[12..<16]) == [0xE1, 0x10, 0x3E, 0x00])
+            // Page 4 onwards: an NDEF TLV with a Text record "A".
+            dump.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x41, 0xFE])
+            try Data(dump).write(to: directory.appendingPathComponent("new.mfd"))
+            let write = try runTool(nfcMfUltralight!, ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            #expect(write.output.contains("Done, 130 of 135 pages written (5 pages skipped, 0 pages failed)."))
+            let again = try runTool(nfcMfUltralight!, ["r", "again.mfd"], against: emulator, in: directory)
+            #expect(again.status == 0)
+            #expect(try Data(contentsOf: directory.appendingPathComponent("again.mfd")) == Data(dump))
+        }
+    }
+
+    @Test("A tag file keeps what nfc-mfultralight wrote for the next emulator run",
+          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-examples) is not installed"))
+    func tagFilePersists() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tagFile = directory.appendingPathComponent("tag.json").path
+        var written: [UInt8] = []
+        try withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
+            _ = try runTool(nfcMfUltralight!, ["r", "first.mfd"], against: emulator, in: directory)
+            written = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
+            written.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x42, 0xFE])
+            try Data(written).write(to: directory.appendingPathComponent("new.mfd"))
+            let write = try runTool(nfcMfUltralight!, ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            #expect(write.output.contains("0 pages failed"))
+        }
+        #expect(FileManager.default.fileExists(atPath: tagFile))
+        try withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
+            let read = try runTool(nfcMfUltralight!, ["r", "again.mfd"], against: emulator, in: directory)
+            #expect(read.output.contains("Done, 45 of 45 pages read (0 pages failed)."))
+            #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd"))) == written)
+        }
+    }
+
+    @Test("A tag that leaves the field after 10 commands leaves nfc-mfultralight with failed pages",
+          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-examples) is not installed"))
+    func tagLeavesField() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try withEmulator(["--tag", "ntag215", "--leave-after", "10"]) { emulator in
+            let run = try runTool(nfcMfUltralight!, ["r", "dump.mfd"], against: emulator, in: directory)
+            #expect(run.output.contains("Done, 36 of 135 pages read (99 pages failed)."))
+            #expect(run.output.contains("Warning! Read failed - partial data written to file!"))
+            #expect(try emulator.control("status") == "ok empty (NTAG215 0453494d000001 removed), 0 waiting")
+        }
+    }
+
+    @Test("nfc-mfclassic reads a Classic 1K with the default keys",
+          .enabled(if: nfcMfClassic != nil, "nfc-mfclassic (libnfc-examples) is not installed"))
+    func mfClassicRead() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try withEmulator(["--tag", "classic1k"]) { emulator in
+            let run = try runTool(nfcMfClassic!, ["r", "a", "u", "dump.mfd"], against: emulator, in: directory)
+            #expect(run.output.contains("Guessing size: seems to be a 1024-byte card"))
+            #expect(run.output.contains("Done, 64 of 64 blocks read."))
+            let dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("dump.mfd")))
+            #expect(dump.count == 1024)
+            #expect(Array(dump.prefix(4)) == [0x53, 0x49, 0x4D, 0x01])
+        }
+    }
+
+    @Test("nfc-read-forum-tag3 reads the Lite-S attribute information block",
+          .enabled(if: nfcReadForumTag3 != nil, "nfc-read-forum-tag3 (libnfc-examples) is not installed"))
+    func readForumTag3() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try withEmulator(["--tag", "felica-lite-s"]) { emulator in
+            let run = try runTool(nfcReadForumTag3!, ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
+            #expect(run.output.contains("* Mapping version: 1.0"))
+            #expect(run.output.contains("* Maximum nr of blocks available for NDEF data:     13 blocks (208 bytes)"))
+            #expect(run.output.contains("* NDEF Access Attribute: Read/Write (0x01)"))
+            #expect(run.output.contains("* Checksum: ok"))
+        }
+    }
+
+    @Test("A stack of tags: 'next' presents the second UID, 'remove' empties the field",
+          .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    func stackOfTags() throws {
+        try withEmulator(["--tag", "ntag215", "--tag", "ntag215"]) { emulator in
+            #expect(try emulator.control("status") == "ok NTAG215 0453494d000001 present, 1 waiting")
+            #expect(try runTool(nfcList!, [], against: emulator).output.contains("4d  00  00  01"))
+            #expect(try emulator.control("next") == "ok NTAG215 0453494d000002 present, 0 waiting")
+            #expect(try runTool(nfcList!, [], against: emulator).output.contains("4d  00  00  02"))
+            #expect(try emulator.control("remove") == "ok empty (NTAG215 0453494d000002 removed), 0 waiting")
+            let empty = try runTool(nfcList!, [], against: emulator)
+            #expect(!empty.output.contains("passive target(s) found"))
+            #expect(empty.status == 0)
+            #expect(try emulator.control("dance").hasPrefix("error: unknown control command 'dance'"))
+        }
+    }
+
+    @Test("nfc-poll waits for a tag: presenting it ends the poll, removing it ends the presence check",
+          .enabled(if: nfcPoll != nil, "nfc-poll (libnfc-bin) is not installed"))
+    func pollWaitsForTag() throws {
+        try withEmulator(["--tag", "classic1k"]) { emulator in
+            try emulator.control("remove")
+            let environment = emulator.libnfcEnvironment
+            let process = Process()
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: nfcPoll!)
+            process.environment = environment
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            func waitForTrace(_ text: String) -> Bool {
+                let deadline = Date().addingTimeInterval(5)
+                while Date() < deadline {
+                    if emulator.trace.contains(where: { $0.contains(text) }) { return true }
+                    usleep(5_000)
+                }
+                return false
+            }
+            #expect(waitForTrace("# polling for"))
+            try emulator.control("present")
+            #expect(waitForTrace("< D5 61 01"))
+            try emulator.control("remove")
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { usleep(5_000) }
+            #expect(!process.isRunning)
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(text.contains("UID (NFCID1): 53  49  4d  01"))
+            #expect(text.contains("done."))
+        }
+    }
+
+    @Test("nfcpy (tty:NAME:pn532 through --link /dev/NAME) writes an NDEF URI record",
+          .enabled(if: NFCPy.python != nil && FileManager.default.isWritableFile(atPath: "/dev"),
+                   "set NFCPY_PYTHON to a python with nfcpy, and run where /dev is writable"),
+          arguments: ["ntag215", "type4"])
+    func nfcpy(model: String) throws {
+        let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
+        try withEmulator(["--tag", model, "--link", "/dev/\(name)"]) { emulator in
+            let script = """
+                import nfc, ndef
+                clf = nfc.ContactlessFrontend('tty:\(name):pn532')
+                tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
+                print('tag', tag)
+                tag.ndef.records = [ndef.UriRecord('https://example.org/nfckit')]
+                print('records', tag.ndef.records)
+                clf.close()
+                """
+            let run = try runTool(NFCPy.python!, ["-c", script], against: emulator, timeout: 20)
+            #expect(run.output.contains(model == "type4" ? "tag Type4ATag" : "tag Type2Tag 'NXP NTAG215' ID=0453494D000001"), "\(run.output)")
+            #expect(run.output.contains("records [ndef.uri.UriRecord('https://example.org/nfckit')]"), "\(run.output)")
+        }
+    }
+
+    @Test("Bad command lines exit 64 with Error and Usage; --help exits 0")
+    func commandLine() throws {
+        let executable = try #require(Executables.emulator, "pn532-emulator is not built")
+        for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--tag", "classic1k:x.json"], 64), (["--tag", "ntag215", "--leave-after", "0"], 64), (["--bogus"], 64), (["--help"], 0)] {
+            let process = Process()
+            let errors = Pipe(), output = Pipe()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.standardError = errors
+            process.standardOutput = output
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == status, "\(arguments)")
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            if status == 64 {
+                #expect(text.hasPrefix("Error: "))
+                #expect(text.contains("Usage: pn532-emulator"))
+            } else {
+                let help = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                #expect(help == EmulatorCommandLine.help + "\n")
+            }
+        }
+    }
+}

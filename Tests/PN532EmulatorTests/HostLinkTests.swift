@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import PN532Emulator
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw serial client on the emulator's pty: writes bytes, reads what arrives within a time.
+private final class SerialClient {
+    let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = open(path, O_RDWR | O_NOCTTY)
+        guard descriptor >= 0 else { throw POSIXError(.ENOENT) }
+        var settings = termios()
+        tcgetattr(descriptor, &settings)
+        cfmakeraw(&settings)
+        tcsetattr(descriptor, TCSANOW, &settings)
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads until `count` bytes came or `timeout` seconds passed.
+    func receive(_ count: Int, timeout: Double = 2) -> [UInt8] {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while received.count < count {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { break }
+            var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+            guard poll(&descriptors, 1, Int32(remaining * 1000) + 1) > 0 else { break }
+            var chunk = [UInt8](repeating: 0, count: count - received.count)
+            let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            received += chunk[0..<n]
+        }
+        return received
+    }
+}
+
+@Suite("The host link on the pty: ACK, NACK, abort, wake-up, checksum errors (UM0701 §6.2)")
+struct HostLinkTests {
+    static let getFirmwareVersion = PN532Frame.command([0x02]).encoded
+    static let firmwareResponse = PN532Frame.response([0x03, 0x32, 0x01, 0x06, 0x07]).encoded
+
+    @Test("After the HSU wake-up, a command gets ACK then its response; a NACK gets the response again")
+    func ackResponseAndNack() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        client.send([0x55, 0x55] + [UInt8](repeating: 0, count: 14) + Self.getFirmwareVersion)
+        #expect(client.receive(6) == PN532Frame.ackBytes)
+        #expect(client.receive(Self.firmwareResponse.count) == Self.firmwareResponse)
+        client.send(PN532Frame.nackBytes)
+        #expect(client.receive(Self.firmwareResponse.count) == Self.firmwareResponse)
+    }
+
+    @Test("A frame with a bad checksum is not acknowledged; the next good one is")
+    func badChecksumIgnored() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        var bad = Self.getFirmwareVersion
+        bad[7] &+= 1
+        client.send(bad)
+        #expect(client.receive(1, timeout: 0.15).isEmpty)
+        client.send(Self.getFirmwareVersion)
+        #expect(client.receive(6 + Self.firmwareResponse.count) == PN532Frame.ackBytes + Self.firmwareResponse)
+        #expect(emulator.trace.contains { $0.hasSuffix("> BAD dataChecksumMismatch at byte 7") })
+    }
+
+    @Test("A frame cut off by silence is dropped; the next client's wake-up and command work")
+    func partialFrameDropped() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        client.send(Array(PN532Frame.command([UInt8](repeating: 0x06, count: 40)).encoded.prefix(12)))
+        usleep(200_000)
+        client.send([0x55, 0x55] + [UInt8](repeating: 0, count: 14) + Self.getFirmwareVersion)
+        #expect(client.receive(6 + Self.firmwareResponse.count) == PN532Frame.ackBytes + Self.firmwareResponse)
+    }
+
+    @Test("An unknown command gets ACK and the error frame")
+    func unknownCommand() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        client.send(PN532Frame.command([0x03]).encoded)
+        #expect(client.receive(14) == PN532Frame.ackBytes + PN532Frame.errorBytes)
+    }
+
+    @Test("A poll waiting for a tag is aborted by the host's ACK: no response follows")
+    func ackAbortsWaitingPoll() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        try emulator.control("remove")
+        let client = try SerialClient(path: emulator.ptyPath)
+        client.send(PN532Frame.command([0x4A, 0x01, 0x00]).encoded)
+        #expect(client.receive(6) == PN532Frame.ackBytes)
+        #expect(client.receive(1, timeout: 0.1).isEmpty)
+        client.send(PN532Frame.ackBytes)
+        usleep(50_000)
+        try emulator.control("present")
+        #expect(client.receive(1, timeout: 0.1).isEmpty)
+        client.send(Self.getFirmwareVersion)
+        #expect(client.receive(6 + Self.firmwareResponse.count) == PN532Frame.ackBytes + Self.firmwareResponse)
+        #expect(emulator.trace.contains { $0.hasSuffix("# aborted by host ACK") })
+    }
+
+    @Test("A waiting poll completes when a tag is presented")
+    func presentCompletesPoll() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        try emulator.control("remove")
+        let client = try SerialClient(path: emulator.ptyPath)
+        client.send(PN532Frame.command([0x4A, 0x01, 0x00]).encoded)
+        #expect(client.receive(6) == PN532Frame.ackBytes)
+        try emulator.control("present")
+        let expected = PN532Frame.response([0x4B, 0x01, 0x01, 0x00, 0x44, 0x00, 0x07, 0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]).encoded
+        #expect(client.receive(expected.count) == expected)
+    }
+
+    @Test("The datasheet delay model answers no sooner than the link time at 115200 baud")
+    func datasheetDelay() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215", "--delay-model", "datasheet"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        let start = Date()
+        client.send(Self.getFirmwareVersion)
+        #expect(client.receive(6 + Self.firmwareResponse.count) == PN532Frame.ackBytes + Self.firmwareResponse)
+        // 9 + 13 bytes at 87 µs each.
+        #expect(Date().timeIntervalSince(start) >= 22 * PN532Host.linkSecondsPerByte)
+    }
+
+    @Test("Extended frames both ways: an 86-register WriteRegister, a 262-byte Diagnose echo")
+    func extendedFrames() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        let addresses = (0..<86).map { UInt16(0x0100 + $0) }
+        let write: [UInt8] = [0x08] + addresses.flatMap { address -> [UInt8] in
+            [UInt8(address >> 8), UInt8(address & 0xFF), UInt8(address & 0xFF)]
+        }
+        let writeFrame = PN532Frame.command(write).encoded
+        #expect(writeFrame[3] == 0xFF && writeFrame[4] == 0xFF)
+        client.send(writeFrame)
+        #expect(client.receive(6 + 9) == PN532Frame.ackBytes + PN532Frame.response([0x09]).encoded)
+        client.send(PN532Frame.command([0x06, 0x01, 0x55]).encoded)
+        #expect(client.receive(6 + 10) == PN532Frame.ackBytes + PN532Frame.response([0x07, 0x55]).encoded)
+        let payload = (0..<261).map { UInt8(truncatingIfNeeded: $0) }
+        client.send(PN532Frame.command([0x00, 0x00] + payload).encoded)
+        let expected = PN532Frame.response([0x01, 0x00] + payload).encoded
+        #expect(expected[3] == 0xFF && expected[4] == 0xFF)
+        #expect(client.receive(6 + expected.count) == PN532Frame.ackBytes + expected)
+    }
+}
