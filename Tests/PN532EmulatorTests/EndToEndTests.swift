@@ -228,7 +228,7 @@ struct EndToEndTests {
     @Test("Bad command lines exit 64 with Error and Usage; --help exits 0")
     func commandLine() throws {
         let executable = try #require(Executables.emulator, "pn532-emulator is not built")
-        for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--tag", "classic1k:x.json"], 64), (["--tag", "ntag215", "--leave-after", "0"], 64), (["--bogus"], 64), (["--help"], 0)] {
+        for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--tag", "nosuch:x.json"], 64), (["--tag", "ntag215", "--leave-after", "0"], 64), (["--bogus"], 64), (["--help"], 0)] {
             let process = Process()
             let errors = Pipe(), output = Pipe()
             process.executableURL = executable
@@ -236,6 +236,13 @@ struct EndToEndTests {
             process.standardError = errors
             process.standardOutput = output
             try process.run()
+            // Bounded: an emulator that starts instead of refusing must not hang the suite.
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            if process.isRunning {
+                process.terminate()
+                Issue.record("pn532-emulator \(arguments) kept running instead of exiting \(status)")
+            }
             process.waitUntilExit()
             #expect(process.terminationStatus == status, "\(arguments)")
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
