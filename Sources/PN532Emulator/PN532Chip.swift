@@ -329,7 +329,7 @@ public final class PN532Chip {
             if !initiatorData.isEmpty && initiatorData != uid && Self.removingCascadeTags(initiatorData) != uid {
                 return nil
             }
-            tag.powerOn()
+            select(tag)
             let atqa = a.atqa.array
             let sensRes: [UInt8] = atqa.count == 2 ? [atqa[1], atqa[0]] : [0x00, 0x00]
             var out = sensRes + [a.sak, UInt8(uid.count)] + uid
@@ -344,7 +344,7 @@ public final class PN532Chip {
         case (.felica212, .felica(let f)), (.felica424, .felica(let f)):
             let rate = modulation == .felica212 ? 212 : 424
             guard f.bitRate == rate, initiatorData.count == 5, initiatorData[0] == FeliCaPolling.command else { return nil }
-            tag.powerOn()
+            select(tag)
             let answer: [UInt8]
             // The tag answers the Polling command itself (system code matching is its business);
             // a model that does not model Polling gets an answer from its target information.
@@ -366,11 +366,11 @@ public final class PN532Chip {
             data = [UInt8(answer.count + 1)] + answer
             kind = .felica
         case (.iso14443B106, .iso14443B(let b)):
-            tag.powerOn()
+            select(tag)
             data = [Self.atqbCode] + b.pupi.array + b.applicationData.array + b.protocolInfo.array + [0x01, 0x00]
             kind = .typeB
         case (.jewel106, .jewel(let j)):
-            tag.powerOn()
+            select(tag)
             data = j.sensRes.array + j.id.array
             kind = .jewel
         default:
@@ -397,6 +397,13 @@ public final class PN532Chip {
         for address in [PN532Register.txMode, PN532Register.rxMode] {
             registers[address] = (registers[address] & 0x8C) | bits
         }
+    }
+
+    /// Selects a tag that is in the field: ``VirtualTags/ActivatableVirtualTag/activate()``
+    /// when the model tells re-selection from power-on (it keeps what lasts while powered),
+    /// else ``VirtualTags/VirtualTag/powerOn()``.
+    private func select(_ tag: any VirtualTag) {
+        if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
     }
 
     /// The UID without cascade tags `88` (ISO/IEC 14443-3 §6.5.4), as libnfc may send it.
@@ -446,7 +453,7 @@ public final class PN532Chip {
         guard let tg = p.first else { return nil }
         guard tg == 0x01, var target else { return status(.commandNotAcceptable) }
         guard isInField(target) else { return status(.timeout) }
-        target.tag.powerOn()
+        select(target.tag)
         target.deselected = false
         tagHalted = false
         self.target = target
@@ -587,6 +594,7 @@ public final class PN532Chip {
                       p[0] == ISO14443ACommand.reqa || p[0] == ISO14443ACommand.wupa else { return status(.timeout) }
                 if p[0] == ISO14443ACommand.reqa && tagHalted { return status(.timeout) }
                 if p[0] == ISO14443ACommand.wupa { tagHalted = false }
+                select(tag)
                 return status(.success) + a.atqa.array
             }
             var frame = p
