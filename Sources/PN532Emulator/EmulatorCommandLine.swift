@@ -166,11 +166,9 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     public func makeField() throws(TagFileError) -> TagField {
         var made: [any VirtualTag] = []
         var files: [(any PersistentVirtualTag, TagFile)] = []
-        var counts: [String: Int] = [:]
-        for specification in tags {
+        for (index, specification) in tags.enumerated() {
+            // Tag i of the stack gets the model's default UID plus i: every UID differs.
             let model = specification.model
-            let index = counts[model.name, default: 0]
-            counts[model.name] = index + 1
             let uid = EmulatedTagModels.uid(model.defaultUID, plus: index)
             guard let path = specification.file else {
                 made.append(model.make(uid, TagModelOptions()))
