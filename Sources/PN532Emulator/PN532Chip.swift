@@ -92,6 +92,23 @@ public final class PN532Chip {
     private var lastError: UInt8 = 0
     private var tagHalted = false
     private var blockAdapter = ISODEPBlockAdapter()
+    private var outgoingChain: [UInt8] = []
+    private var incomingChain: [UInt8] = []
+
+    /// Status bit 6 / Tg bit 6, MI: more information follows (UM0701 §7.3.8).
+    static let moreInformation: UInt8 = 0x40
+    /// The most DataIn bytes one InDataExchange response carries: the frame's 264 bytes of
+    /// packet data less the response code and the status byte.
+    static let maximumDataIn = PN532Frame.maximumInformationLength - 3
+
+    /// The next part of a long response: status with MI while more follows (the host asks for
+    /// the rest with InDataExchange carrying only Tg, as libnfc's `pn53x_transceive` does).
+    private func nextChainedPart() -> [UInt8] {
+        let part = Array(incomingChain.prefix(Self.maximumDataIn))
+        incomingChain.removeFirst(part.count)
+        lastError = PN532Status.success.rawValue
+        return [incomingChain.isEmpty ? PN532Status.success.rawValue : Self.moreInformation] + part
+    }
 
     /// Sends a raw type A frame to the tag in the field: through the ISO-DEP block adapter for
     /// models that only answer APDUs, else as is.
@@ -378,6 +395,8 @@ public final class PN532Chip {
         }
         tagHalted = false
         blockAdapter.reset()
+        outgoingChain = []
+        incomingChain = []
         registers[PN532Register.status2] &= ~MIFARECommand.crypto1On
         setFraming(for: modulation)
         target = ActiveTarget(tag: tag, kind: kind, generation: field.generation)
@@ -493,9 +512,21 @@ public final class PN532Chip {
         guard isInField(target), !tagHalted else { return status(.timeout) }
         switch target.kind {
         case .typeA(isoDEP: true):
+            if tg & Self.moreInformation != 0 {
+                // The host chains a long APDU: keep the part, ask for the next one.
+                outgoingChain += frame
+                return status(.success)
+            }
+            if frame.isEmpty, !incomingChain.isEmpty {
+                return nextChainedPart()
+            }
+            let apdu = outgoingChain + frame
+            outgoingChain = []
             delay(.milliseconds(5))
-            switch field.field.exchange(apdu: frame) {
-            case .apdu(let response): return status(.success) + response
+            switch field.field.exchange(apdu: apdu) {
+            case .apdu(let response):
+                incomingChain = response
+                return nextChainedPart()
             case .rfError: return status(.crcError)
             default: return status(.timeout)
             }

@@ -183,6 +183,22 @@ struct ChipTests {
         #expect(tag.apdus == [select])
     }
 
+    @Test("Long ISO-DEP exchanges are chained with MI both ways (UM0701 §7.3.8)")
+    func isoDEPChaining() {
+        let tag = EchoISODEPTag()
+        let chip = PN532Chip(field: TagField(tags: [tag]))
+        _ = respond(chip, [0x4A, 0x01, 0x00])
+        let long = (0..<300).map { UInt8(truncatingIfNeeded: $0) }
+        #expect(respond(chip, [0x40, 0x41] + long.prefix(200)) == [0x00])
+        let first = respond(chip, [0x40, 0x01] + long.dropFirst(200))
+        #expect(first.first == 0x40)
+        #expect(first.count == 1 + 262)
+        let second = respond(chip, [0x40, 0x01])
+        #expect(second.first == 0x00)
+        #expect(Array(first.dropFirst() + second.dropFirst()) == long.reversed() + [0x90, 0x00])
+        #expect(tag.apdus == [long])
+    }
+
     @Test("InCommunicateThru with CRC off: the host's CRC is checked and stripped, the answer gets one")
     func communicateThruRaw() {
         let tag = RecordingType2Tag()
