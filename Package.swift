@@ -48,6 +48,7 @@ let package = Package(
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),
         // Benchmarks (Scripts/bench-ndef), never part of the tests.
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),
+        .executableTarget(name: "transport-bench", dependencies: ["NFCKit", "NFCTags", "NFCCore"], path: "Benchmarks/transport-bench", swiftSettings: strict),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore"], swiftSettings: strict),

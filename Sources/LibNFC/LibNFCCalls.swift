@@ -16,8 +16,16 @@ struct ContextHandle {
 }
 
 /// An open libnfc device (`nfc_device *`). Owned by whoever opened it, closed exactly once.
-struct DeviceHandle {
+///
+/// Sendable because ownership moves once, from the context actor that opens it to the device
+/// actor that uses and closes it; it is never used from two places.
+struct DeviceHandle: @unchecked Sendable {
     fileprivate let pointer: OpaquePointer
+}
+
+/// A selected target as libnfc describes it (`nfc_target`), kept for presence checks.
+struct TargetHandle: @unchecked Sendable {
+    fileprivate var target: nfc_target
 }
 
 // MARK: - libnfc
@@ -67,6 +75,166 @@ func libnfcDeviceGetName(_ device: DeviceHandle) -> String? {
 /// `nfc_close`: closes the device; the handle must not be used afterwards.
 func libnfcClose(_ device: DeviceHandle) {
     nfc_close(device.pointer)
+}
+
+/// `nfc_open` with no connection string: libnfc's default device (`LIBNFC_DEFAULT_DEVICE`,
+/// `/etc/nfc/libnfc.conf`, else the first device its scan finds).
+func libnfcOpenDefault(_ context: ContextHandle) -> DeviceHandle? {
+    nfc_open(context.pointer, nil).map(DeviceHandle.init(pointer:))
+}
+
+/// `nfc_initiator_init`: puts the device in initiator (reader) mode, field on.
+func libnfcInitiatorInit(_ device: DeviceHandle) throws(LibNFCError) {
+    try check(nfc_initiator_init(device.pointer), device, "initializing the reader as initiator")
+}
+
+/// The libnfc properties NFCKit sets.
+enum DeviceProperty {
+    /// `NP_INFINITE_SELECT`: whether selecting waits forever for a tag.
+    case infiniteSelect
+    /// `NP_EASY_FRAMING`: whether the chip frames exchanges (InDataExchange) or passes raw
+    /// frames (InCommunicateThru).
+    case easyFraming
+    /// `NP_AUTO_ISO14443_4`: whether ISO-DEP tags are activated (RATS) on select.
+    case autoISO14443_4
+    /// `NP_HANDLE_CRC`: whether the chip adds and checks CRCs.
+    case handleCRC
+
+    fileprivate var cValue: nfc_property {
+        switch self {
+        case .infiniteSelect: NP_INFINITE_SELECT
+        case .easyFraming: NP_EASY_FRAMING
+        case .autoISO14443_4: NP_AUTO_ISO14443_4
+        case .handleCRC: NP_HANDLE_CRC
+        }
+    }
+}
+
+/// `nfc_device_set_property_bool`.
+func libnfcSetProperty(_ device: DeviceHandle, _ property: DeviceProperty, _ enabled: Bool) throws(LibNFCError) {
+    try check(nfc_device_set_property_bool(device.pointer, property.cValue, enabled), device,
+              "setting a reader property")
+}
+
+/// `nfc_device_get_supported_modulation` in initiator mode, as modulation types libnfc names.
+func libnfcSupportedModulationTypes(_ device: DeviceHandle) -> [LibNFCModulationType] {
+    var types: UnsafePointer<nfc_modulation_type>?
+    guard nfc_device_get_supported_modulation(device.pointer, N_INITIATOR, &types) >= 0, let types else { return [] }
+    var out: [LibNFCModulationType] = []
+    var i = 0
+    while types[i].rawValue != 0 && i < 32 {
+        if let known = LibNFCModulationType(cValue: types[i]) { out.append(known) }
+        i += 1
+    }
+    return out
+}
+
+/// The libnfc modulation types NFCKit polls with.
+enum LibNFCModulationType: Sendable, Hashable {
+    case iso14443A, jewel, iso14443B, felica, dep, other
+
+    init?(cValue: nfc_modulation_type) {
+        switch cValue {
+        case NMT_ISO14443A: self = .iso14443A
+        case NMT_JEWEL: self = .jewel
+        case NMT_ISO14443B: self = .iso14443B
+        case NMT_FELICA: self = .felica
+        case NMT_DEP: self = .dep
+        default: self = .other
+        }
+    }
+}
+
+/// `nfc_initiator_select_passive_target`: selects a tag of one modulation if one answers.
+/// - Returns: the target, or `nil` when none answered.
+func libnfcSelectPassiveTarget(
+    _ device: DeviceHandle, _ type: LibNFCModulationType, bitRate: Int, initData: [UInt8]
+) throws(LibNFCError) -> TargetHandle? {
+    var modulation = nfc_modulation()
+    switch type {
+    case .iso14443A: modulation.nmt = NMT_ISO14443A
+    case .jewel: modulation.nmt = NMT_JEWEL
+    case .iso14443B: modulation.nmt = NMT_ISO14443B
+    case .felica: modulation.nmt = NMT_FELICA
+    case .dep, .other: throw LibNFCError(.invalidArgument, "modulation not used for passive selection")
+    }
+    modulation.nbr = bitRate == 424 ? NBR_424 : bitRate == 212 ? NBR_212 : NBR_106
+    var target = nfc_target()
+    let result = initData.withUnsafeBufferPointer { data in
+        nfc_initiator_select_passive_target(device.pointer, modulation, data.baseAddress, data.count, &target)
+    }
+    if result == 0 { return nil }
+    try check(result, device, "selecting a tag")
+    return TargetHandle(target: target)
+}
+
+/// `nfc_initiator_transceive_bytes`: sends a frame to the selected target and returns its
+/// answer (at most 264 bytes), waiting at most `timeoutMilliseconds` (0: libnfc's default).
+func libnfcTransceive(_ device: DeviceHandle, _ frame: [UInt8], timeoutMilliseconds: Int32) throws(LibNFCError) -> [UInt8] {
+    var answer = [UInt8](repeating: 0, count: 264)
+    let count = frame.withUnsafeBufferPointer { tx in
+        answer.withUnsafeMutableBufferPointer { rx in
+            nfc_initiator_transceive_bytes(device.pointer, tx.baseAddress, tx.count, rx.baseAddress, rx.count, Int32(timeoutMilliseconds))
+        }
+    }
+    try check(count, device, "exchanging a frame with the tag")
+    return Array(answer.prefix(Int(count)))
+}
+
+/// `nfc_initiator_target_is_present`: whether the selected target still answers.
+func libnfcTargetIsPresent(_ device: DeviceHandle, _ target: TargetHandle) -> Bool {
+    var copy = target.target
+    return nfc_initiator_target_is_present(device.pointer, &copy) == 0
+}
+
+/// `nfc_initiator_deselect_target`.
+func libnfcDeselect(_ device: DeviceHandle) throws(LibNFCError) {
+    try check(nfc_initiator_deselect_target(device.pointer), device, "deselecting the tag")
+}
+
+/// Throws the typed error for a negative libnfc result (`nfc_strerror` gives the words).
+private func check(_ result: Int32, _ device: DeviceHandle, _ doing: String) throws(LibNFCError) {
+    guard result < 0 else { return }
+    let words = nfc_strerror(device.pointer).map { String(cString: $0) } ?? "error \(result)"
+    throw LibNFCError(LibNFCError.Code(libnfcReturnValue: result), "\(doing): \(words)")
+}
+
+// MARK: - Reading nfc_target
+
+/// What an `nfc_target` holds, as Swift values.
+enum DecodedTarget {
+    case iso14443A(atqa: [UInt8], sak: UInt8, uid: [UInt8], atsWithoutTL: [UInt8])
+    case felica(idm: [UInt8], pmm: [UInt8], systemCode: [UInt8], bitRate: Int)
+    case iso14443B(pupi: [UInt8], applicationData: [UInt8], protocolInfo: [UInt8])
+    case jewel(sensRes: [UInt8], id: [UInt8])
+    case other
+}
+
+/// Copies the fields of a selected target out of libnfc's union.
+func libnfcDecodeTarget(_ handle: TargetHandle) -> DecodedTarget {
+    let t = handle.target
+    func bytes<T>(_ tuple: T, _ count: Int) -> [UInt8] {
+        withUnsafeBytes(of: tuple) { Array($0.prefix(max(0, min(count, $0.count)))) }
+    }
+    switch t.nm.nmt {
+    case NMT_ISO14443A:
+        let a = t.nti.nai
+        return .iso14443A(atqa: bytes(a.abtAtqa, 2), sak: a.btSak, uid: bytes(a.abtUid, a.szUidLen),
+                          atsWithoutTL: bytes(a.abtAts, a.szAtsLen))
+    case NMT_FELICA:
+        let f = t.nti.nfi
+        return .felica(idm: bytes(f.abtId, 8), pmm: bytes(f.abtPad, 8), systemCode: bytes(f.abtSysCode, 2),
+                       bitRate: t.nm.nbr == NBR_424 ? 424 : 212)
+    case NMT_ISO14443B:
+        let b = t.nti.nbi
+        return .iso14443B(pupi: bytes(b.abtPupi, 4), applicationData: bytes(b.abtApplicationData, 4),
+                          protocolInfo: bytes(b.abtProtocolInfo, 3))
+    case NMT_JEWEL:
+        let j = t.nti.nji
+        return .jewel(sensRes: bytes(j.btSensRes, 2), id: bytes(j.btId, 4))
+    default:
+        return .other
+    }
 }
 
 // MARK: - libnfc error codes

@@ -51,6 +51,19 @@ public actor LibNFCContext {
         }
     }
 
+    /// Opens a device for a ``LibNFCReader``: the one at `connectionString`, or libnfc's default
+    /// device when `nil`.
+    /// - Throws: ``LibNFCError`` `noSuchDevice` when libnfc cannot open it.
+    func openDevice(_ connectionString: String?) throws(LibNFCError) -> DeviceHandle {
+        let context = try initializedContext()
+        let device = connectionString.map { libnfcOpen(context, connectionString: $0) } ?? libnfcOpenDefault(context)
+        guard let device else {
+            throw LibNFCError(.noSuchDevice, connectionString.map { "libnfc cannot open '\($0)'" }
+                ?? "libnfc found no reader to open (set LIBNFC_DEFAULT_DEVICE or give a connection string)")
+        }
+        return device
+    }
+
     /// Opens the device just long enough to read its name.
     private func deviceName(_ context: ContextHandle, _ connectionString: String) -> String? {
         guard let device = libnfcOpen(context, connectionString: connectionString) else { return nil }

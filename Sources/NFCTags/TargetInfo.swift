@@ -40,7 +40,11 @@ public enum TargetInfo: Sendable, Hashable {
 public struct ISO14443ATarget: Sendable, Hashable {
     /// The UID: 4, 7 or 10 bytes, cascade tags removed.
     public var uid: Bytes
-    /// ATQA (SENS_RES), the two bytes in the order they arrive (LSB first: NTAG `44 00`).
+    /// ATQA (SENS_RES), the two bytes in the order they arrive over the air (least significant
+    /// first): NTAG21x `44 00`, MIFARE Classic 1K `04 00`. libnfc's `nfc-list` and the PN532
+    /// show them the other way round (`00 44`); ``atqaValue`` is the number either way.
+    public var atqaValue: UInt16 { atqa.count == 2 ? UInt16(atqa[1]) << 8 | UInt16(atqa[0]) : 0 }
+    /// ATQA (SENS_RES) in arrival order; see ``atqaValue``.
     public var atqa: Bytes
     /// SAK (SEL_RES) of the last cascade level: bit 5 (0x20) set means ISO 14443-4 capable.
     public var sak: UInt8

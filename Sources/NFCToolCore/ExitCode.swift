@@ -6,6 +6,8 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
     case success = 0
     /// The command could not do what was asked: a reader or tag error, an I/O error.
     case failure = 1
+    /// No tag came within the timeout (`scan`, and later the commands that wait for a tag).
+    case noTag = 2
     /// The command line was wrong: an unknown command or option, a missing or bad value
     /// (`EX_USAGE`).
     case usage = 64
@@ -18,6 +20,7 @@ public enum ExitCode: Int32, Sendable, Hashable, CaseIterable {
         switch self {
         case .success: "success"
         case .failure: "failure (reader, tag or I/O error)"
+        case .noTag: "no tag came within the timeout"
         case .usage: "usage error (unknown command or option, missing or bad value)"
         case .dataError: "data error (malformed input)"
         }

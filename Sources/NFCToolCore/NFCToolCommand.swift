@@ -17,7 +17,7 @@ struct NFCToolCommand: CommandGroup {
         abstract: "Read, write and provision NFC tags through libnfc.",
         discussion: "Exit status:\n" + ExitCode.allCases.map(exitStatusLine).joined(separator: "\n"),
         version: nfctoolVersion,
-        subcommands: [DevicesCommand.self, NDEFCommand.self]
+        subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self]
     )
 
     /// `  64  usage error (…)`.

@@ -51,8 +51,7 @@ public struct TagModel: Sendable, Hashable {
                     readOnly: options.readOnly)
             },
             restore: { Type4Tag(state: $0) }),
-        // The lead adds here: felica-lite-s, classic1k, slix2.
-    ]
+    ] + felicaClassicSLIX2
 
     /// The model called `name` (case-insensitive), or nil.
     public static func named(_ name: String) -> TagModel? {

@@ -9,6 +9,7 @@ struct HelpTests {
         Exit status:
           0   success
           1   failure (reader, tag or I/O error)
+          2   no tag came within the timeout
           64  usage error (unknown command or option, missing or bad value)
           65  data error (malformed input)
 
@@ -20,6 +21,7 @@ struct HelpTests {
 
         SUBCOMMANDS:
           devices                 List the NFC readers libnfc finds.
+          scan                    Wait for a tag; show its UID, model and NDEF state.
           ndef                    Encode and decode NDEF messages without a tag.
 
           See 'nfctool help <subcommand>' for detailed help.

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Runs one device actor's jobs, in order, on a thread of its own.
+///
+/// libnfc's calls block for as long as a USB or serial round trip (or a poll) takes. Run on
+/// Swift's cooperative pool, which has as many threads as cores, they would stall unrelated
+/// tasks; each open device gets its own thread instead, which ends when the device is closed.
+final class DeviceThreadExecutor: SerialExecutor, @unchecked Sendable {
+    /// Guards `jobs` and `stopped`; signals the thread when there is work.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
+
+    /// Starts the thread.
+    init(name: String) {
+        let thread = Thread { [self] in self.runLoop() }
+        thread.name = name
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Lets the thread end once the jobs already queued have run.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func runLoop() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopped { condition.wait() }
+            if jobs.isEmpty {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedSerialExecutor())
+        }
+    }
+}

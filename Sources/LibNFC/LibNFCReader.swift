@@ -1,0 +1,197 @@
+public import NFCCore
+public import NFCTags
+
+/// A reader driven through libnfc: a PN532 on a serial port, a PN533 or ACR122 on USB, or the
+/// PN532 emulator on a pseudo-terminal.
+///
+/// One actor per open device, running on a thread of its own (libnfc blocks), so libnfc is
+/// never entered for this device from two threads at once. Open it with ``open(_:)``.
+public actor LibNFCReader: NFCReader {
+    /// The reader's thread.
+    private let executor: DeviceThreadExecutor
+    /// Where this actor's jobs run.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private var device: DeviceHandle?
+    private var selected: TargetHandle?
+    /// The libnfc device name, e.g. `pn532_uart:/dev/pts/3` or `ACS / ACR122U PICC Interface`.
+    public let name: String
+    /// The connection string it was opened with (or libnfc's default device's).
+    public let connectionString: String
+    /// What libnfc says the device can poll with. Never ISO 15693: libnfc 1.8.0 has no such
+    /// modulation.
+    public let supportedModulations: [Modulation]
+
+    private init(device: DeviceHandle, connectionString: String, executor: DeviceThreadExecutor) {
+        self.device = device
+        self.executor = executor
+        self.connectionString = connectionString
+        self.name = libnfcDeviceGetName(device) ?? connectionString
+        var modulations: [Modulation] = []
+        for type in libnfcSupportedModulationTypes(device) {
+            switch type {
+            case .iso14443A: modulations.append(.iso14443A)
+            case .iso14443B: modulations.append(.iso14443B)
+            case .felica: modulations += [.felica212, .felica424]
+            case .jewel: modulations.append(.jewel)
+            case .dep, .other: break
+            }
+        }
+        self.supportedModulations = modulations
+    }
+
+    /// Opens a reader by libnfc connection string (`pn532_uart:/dev/ttyUSB0`, `pn53x_usb:`,
+    /// `acr122_usb:`), or libnfc's default device when `nil`, and puts it in reader mode.
+    /// - Throws: ``NFCReaderError`` `deviceNotFound` when libnfc cannot open it, or the error of
+    ///   initializing it.
+    public static func open(_ connectionString: String?, context: LibNFCContext = .shared) async throws(NFCReaderError) -> LibNFCReader {
+        let device: DeviceHandle
+        do {
+            device = try await context.openDevice(connectionString)
+        } catch {
+            throw NFCReaderError(.deviceNotFound, error.reason)
+        }
+        let reader = LibNFCReader(device: device, connectionString: connectionString ?? "default device",
+                                  executor: DeviceThreadExecutor(name: "libnfc \(connectionString ?? "default")"))
+        try await reader.configure()
+        return reader
+    }
+
+    /// Initiator mode; selection returns at once when no tag answers; ISO-DEP tags activated.
+    private func configure() throws(NFCReaderError) {
+        let device = try openDevice()
+        do {
+            try libnfcInitiatorInit(device)
+            try libnfcSetProperty(device, .infiniteSelect, false)
+            try libnfcSetProperty(device, .autoISO14443_4, true)
+            try libnfcSetProperty(device, .easyFraming, true)
+        } catch {
+            throw Self.readerError(error)
+        }
+    }
+
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+        let device = try openDevice()
+        if modulations.contains(.iso15693) && modulations.count == 1 {
+            throw NFCReaderError(.notSupported, "this reader cannot poll ISO 15693: libnfc 1.8.0 has no such modulation")
+        }
+        let wanted = modulations.filter { $0 != .iso15693 }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        selected = nil
+        while true {
+            for modulation in wanted {
+                let attempt: TargetHandle?
+                do {
+                    switch modulation {
+                    case .iso14443A: attempt = try libnfcSelectPassiveTarget(device, .iso14443A, bitRate: 106, initData: [])
+                    case .iso14443B: attempt = try libnfcSelectPassiveTarget(device, .iso14443B, bitRate: 106, initData: [0x00])
+                    // FeliCa Polling: any system code (FFFF), request code 01 (system code), one slot.
+                    case .felica212: attempt = try libnfcSelectPassiveTarget(device, .felica, bitRate: 212, initData: [0x00, 0xFF, 0xFF, 0x01, 0x00])
+                    case .felica424: attempt = try libnfcSelectPassiveTarget(device, .felica, bitRate: 424, initData: [0x00, 0xFF, 0xFF, 0x01, 0x00])
+                    case .jewel: attempt = try libnfcSelectPassiveTarget(device, .jewel, bitRate: 106, initData: [])
+                    case .iso15693: attempt = nil
+                    }
+                } catch where error.code == .timeout || error.code == .radioFrequencyTransmission {
+                    attempt = nil
+                } catch {
+                    throw Self.readerError(error)
+                }
+                if let attempt, let info = Self.targetInfo(attempt) {
+                    selected = attempt
+                    return info
+                }
+            }
+            if clock.now >= deadline { return nil }
+            // Selection returns at once without a tag: wait a little before the next round.
+            try? await Task.sleep(for: min(.milliseconds(50), deadline - clock.now))
+        }
+    }
+
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+        let device = try openDevice()
+        guard selected != nil else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+        let milliseconds = Int32(clamping: max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        do {
+            if mode == .raw { try libnfcSetProperty(device, .easyFraming, false) }
+            defer { if mode == .raw { try? libnfcSetProperty(device, .easyFraming, true) } }
+            return Bytes(try libnfcTransceive(device, command.array, timeoutMilliseconds: milliseconds))
+        } catch {
+            throw Self.readerError(error)
+        }
+    }
+
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+        guard key.count == 6 else { throw NFCReaderError(.invalidArgument, "a MIFARE Classic key is 6 bytes, not \(key.count)") }
+        guard uid.count >= 4 else { throw NFCReaderError(.invalidArgument, "the UID must have at least 4 bytes") }
+        let frame = Bytes([keyType.rawValue, block] + key.array + uid.array.suffix(4))
+        do {
+            _ = try await transceive(frame, mode: .standard, timeout: .seconds(1))
+        } catch where error.code != .closed && error.code != .tagLost {
+            throw NFCReaderError(.authenticationFailed, "the tag refused key \(keyType == .a ? "A" : "B") for block \(block): \(error.reason)")
+        }
+    }
+
+    public func isTargetPresent() async -> Bool {
+        guard let device, let selected else { return false }
+        return libnfcTargetIsPresent(device, selected)
+    }
+
+    public func deselect() async throws(NFCReaderError) {
+        let device = try openDevice()
+        selected = nil
+        do { try libnfcDeselect(device) } catch { throw Self.readerError(error) }
+    }
+
+    public func close() async {
+        if let device { libnfcClose(device) }
+        device = nil
+        selected = nil
+        executor.stop()
+    }
+
+    private func openDevice() throws(NFCReaderError) -> DeviceHandle {
+        guard let device else { throw NFCReaderError(.closed, "the reader \(connectionString) is closed") }
+        return device
+    }
+
+    /// libnfc's target description as NFCKit's.
+    private static func targetInfo(_ handle: TargetHandle) -> TargetInfo? {
+        switch libnfcDecodeTarget(handle) {
+        case .iso14443A(let atqa, let sak, let uid, let atsWithoutTL):
+            // libnfc keeps the ATS without its length byte TL; NFCKit keeps the whole ATS.
+            let ats = atsWithoutTL.isEmpty ? [] : [UInt8(atsWithoutTL.count + 1)] + atsWithoutTL
+            // libnfc (like the PN532) keeps SENS_RES most significant byte first; NFCKit keeps
+            // the bytes in the order they arrive over the air.
+            return .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: Bytes(atqa.reversed()), sak: sak, ats: Bytes(ats)))
+        case .felica(let idm, let pmm, let systemCode, let bitRate):
+            let code = systemCode.count == 2 ? UInt16(systemCode[0]) << 8 | UInt16(systemCode[1]) : nil
+            return .felica(FeliCaTarget(idm: Bytes(idm), pmm: Bytes(pmm), systemCode: code, bitRate: bitRate))
+        case .iso14443B(let pupi, let applicationData, let protocolInfo):
+            return .iso14443B(ISO14443BTarget(pupi: Bytes(pupi), applicationData: Bytes(applicationData), protocolInfo: Bytes(protocolInfo)))
+        case .jewel(let sensRes, let id):
+            return .jewel(JewelTarget(sensRes: Bytes(sensRes), id: Bytes(id)))
+        case .other:
+            return nil
+        }
+    }
+
+    /// libnfc's error as the reader seam's.
+    static func readerError(_ error: LibNFCError) -> NFCReaderError {
+        let code: NFCReaderError.Code
+        switch error.code {
+        case .timeout: code = .timeout
+        case .targetReleased: code = .tagLost
+        case .radioFrequencyTransmission: code = .rfError
+        case .mifareClassicAuthenticationFailed: code = .authenticationFailed
+        case .notSupportedByDevice, .notImplemented: code = .notSupported
+        case .noSuchDevice: code = .deviceNotFound
+        case .invalidArgument: code = .invalidArgument
+        case .bufferOverflow: code = .overflow
+        case .operationAborted: code = .aborted
+        case .chip: code = .chip
+        case .inputOutput, .software, .unrecognized: code = .io
+        }
+        return NFCReaderError(code, error.description)
+    }
+}

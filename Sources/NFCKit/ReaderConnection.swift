@@ -1,0 +1,16 @@
+public import NFCTags
+import LibNFC
+
+/// Opens readers from connection strings: libnfc's (`pn532_uart:/dev/ttyUSB0`, `pn53x_usb:`,
+/// `acr122_usb:`, …) or the in-process simulator's (`sim:…`, see docs/simulator.md).
+public enum ReaderConnection {
+    /// Opens the reader a connection string names; `nil` opens libnfc's default device.
+    /// - Throws: ``NFCReaderError`` `deviceNotFound` when nothing can be opened there, or
+    ///   `invalidArgument` for a malformed `sim:` string.
+    public static func open(_ connectionString: String?) async throws(NFCReaderError) -> any NFCReader {
+        if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
+            return try await openSimulator(connectionString)
+        }
+        return try await LibNFCReader.open(connectionString)
+    }
+}

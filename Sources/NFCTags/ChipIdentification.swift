@@ -1,0 +1,119 @@
+import NFCCore
+
+/// What a tag is, as far as a reader can tell without keys: the chip model and whether it holds
+/// an NDEF-formatted area.
+public struct ChipIdentity: Sendable, Hashable, Codable {
+    /// The chip as users know it: `NTAG215`, `MIFARE Ultralight EV1 (MF0UL11)`, `FeliCa Lite-S`.
+    public var model: String
+    /// The NFC Forum platform it maps to: `Type 2`, `Type 3`, `Type 4`, `Type 5`, `MIFARE Classic`,
+    /// or `unknown`.
+    public var platform: String
+    /// User memory in bytes, when the model tells.
+    public var memoryBytes: Int?
+    /// Whether an NDEF capability container / attribute block / application was found; `nil`
+    /// when it could not be checked without keys (MIFARE Classic) or on this reader.
+    public var hasNDEF: Bool?
+
+    /// Creates an identity.
+    public init(model: String, platform: String, memoryBytes: Int? = nil, hasNDEF: Bool? = nil) {
+        self.model = model
+        self.platform = platform
+        self.memoryBytes = memoryBytes
+        self.hasNDEF = hasNDEF
+    }
+}
+
+/// Identification rules: SAK and ATQA (NXP AN10833), NTAG/Ultralight GET_VERSION (NTAG21x
+/// datasheet 10.1, MF0ULx1 8.3), FeliCa PMm IC type, ICODE UID fields (NXP AN10787).
+public enum ChipIdentification {
+    /// Names the chip of a selected target, sending the few commands identification needs
+    /// (GET_VERSION, a READ of the capability container, SELECT of the NDEF application).
+    /// Never fails: what cannot be told is reported as unknown.
+    public static func identify(_ target: TargetInfo, on reader: any NFCReader) async -> ChipIdentity {
+        switch target {
+        case .iso14443A(let a):
+            if a.sak & 0x20 != 0 { return await identifyISODEP(reader) }
+            switch a.sak {
+            case 0x00: return await identifyType2(reader)
+            case 0x08: return ChipIdentity(model: "MIFARE Classic 1K", platform: "MIFARE Classic", memoryBytes: 1024)
+            case 0x18: return ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic", memoryBytes: 4096)
+            case 0x09: return ChipIdentity(model: "MIFARE Mini", platform: "MIFARE Classic", memoryBytes: 320)
+            default: return ChipIdentity(model: "ISO 14443-A tag (SAK 0x\(Hex.encode([a.sak])))", platform: "unknown")
+            }
+        case .felica(let f):
+            let icType = f.pmm.count >= 2 ? f.pmm[1] : 0
+            switch icType {
+            case 0xF1: return ChipIdentity(model: "FeliCa Lite-S", platform: "Type 3", memoryBytes: 224)
+            case 0xF0: return ChipIdentity(model: "FeliCa Lite", platform: "Type 3", memoryBytes: 224)
+            default: return ChipIdentity(model: "FeliCa (IC type 0x\(Hex.encode([icType])))", platform: f.systemCode == 0x12FC ? "Type 3" : "unknown")
+            }
+        case .iso15693(let v):
+            return await identifyType5(v, reader)
+        case .iso14443B:
+            return ChipIdentity(model: "ISO 14443-B tag", platform: "unknown")
+        case .jewel:
+            return ChipIdentity(model: "Innovision Jewel / Topaz", platform: "Type 1")
+        }
+    }
+
+    /// NTAG / Ultralight by GET_VERSION (sent raw: on a PN532, 0x60 through InDataExchange would
+    /// be taken for a MIFARE Classic authentication).
+    private static func identifyType2(_ reader: any NFCReader) async -> ChipIdentity {
+        var identity = ChipIdentity(model: "MIFARE Ultralight", platform: "Type 2", memoryBytes: 48)
+        if let version = try? await reader.transceive(Bytes([0x60]), mode: .raw, timeout: .milliseconds(200)),
+           version.count == 8, version[1] == 0x04 {
+            let productType = version[2], storage = version[6]
+            switch (productType, storage) {
+            case (0x04, 0x0B): identity = ChipIdentity(model: "NTAG210", platform: "Type 2", memoryBytes: 48)
+            case (0x04, 0x0E): identity = ChipIdentity(model: "NTAG212", platform: "Type 2", memoryBytes: 128)
+            case (0x04, 0x0F): identity = ChipIdentity(model: "NTAG213", platform: "Type 2", memoryBytes: 144)
+            case (0x04, 0x11): identity = ChipIdentity(model: "NTAG215", platform: "Type 2", memoryBytes: 504)
+            case (0x04, 0x13): identity = ChipIdentity(model: "NTAG216", platform: "Type 2", memoryBytes: 888)
+            case (0x03, 0x0B): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL11)", platform: "Type 2", memoryBytes: 48)
+            case (0x03, 0x0E): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21)", platform: "Type 2", memoryBytes: 128)
+            default: identity = ChipIdentity(model: "NXP Type 2 tag (version \(Hex.encode(version)))", platform: "Type 2")
+            }
+        } else {
+            // No answer to GET_VERSION leaves the tag idle: select it again before reading.
+            _ = try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200))
+        }
+        // READ page 3 (capability container): magic 0xE1 means NDEF-formatted (T2T 6.1).
+        if let pages = try? await reader.transceive(Bytes([0x30, 0x03]), mode: .standard, timeout: .milliseconds(200)),
+           pages.count >= 1 {
+            identity.hasNDEF = pages[0] == 0xE1
+        }
+        return identity
+    }
+
+    /// ISO-DEP: an NFC Forum Type 4 tag when the NDEF Tag Application selects.
+    private static func identifyISODEP(_ reader: any NFCReader) async -> ChipIdentity {
+        let selectNDEFApplication = Bytes([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00])
+        let answer = try? await reader.transceive(selectNDEFApplication, mode: .standard, timeout: .milliseconds(500))
+        let ok = answer.map { $0.count >= 2 && $0[$0.count - 2] == 0x90 && $0[$0.count - 1] == 0x00 } ?? false
+        return ChipIdentity(model: ok ? "NFC Forum Type 4 tag" : "ISO 14443-4 tag", platform: ok ? "Type 4" : "unknown",
+                            hasNDEF: ok)
+    }
+
+    /// ICODE by UID (AN10787): E0, manufacturer 04 (NXP), type 01 = SLIX family; bits 37-36
+    /// tell SLIX2 (01) from SLIX (10). NDEF: block 0 holds a Type 5 CC (E1 or E2).
+    private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader) async -> ChipIdentity {
+        let uid = target.uid
+        var identity = ChipIdentity(model: "ISO 15693 tag", platform: "Type 5")
+        if uid.count == 8, uid[0] == 0xE0, uid[1] == 0x04 {
+            switch (uid[2], (uid[3] >> 4) & 0x03) {
+            case (0x01, 0x01): identity.model = "ICODE SLIX2"; identity.memoryBytes = 320
+            case (0x01, 0x02): identity.model = "ICODE SLIX"; identity.memoryBytes = 112
+            case (0x01, _): identity.model = "ICODE SLI"; identity.memoryBytes = 112
+            case (0x02, _): identity.model = "ICODE SLIX-S"
+            case (0x03, _): identity.model = "ICODE SLIX-L"
+            default: identity.model = "NXP ISO 15693 tag"
+            }
+        }
+        // READ SINGLE BLOCK 0 (flags: high data rate).
+        if let block = try? await reader.transceive(Bytes([0x02, 0x20, 0x00]), mode: .standard, timeout: .milliseconds(200)),
+           block.count >= 2, block[0] & 0x01 == 0 {
+            identity.hasNDEF = block[1] == 0xE1 || block[1] == 0xE2
+        }
+        return identity
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import NFCCore
+import NFCKit
+import NFCTags
+
+/// `nfctool scan`: waits for a tag and says what it is.
+struct ScanCommand: ToolCommand {
+    static let device = CommandOption.option(
+        "device", short: "d", valueName: "conn",
+        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, or sim:MODEL (default: $NFCTOOL_DEVICE, else sim:ntag215).")
+    static let timeout = CommandOption.option(
+        "timeout", short: "t", valueName: "s",
+        help: "How long to wait for a tag (default 10); with --continuous, how long to run (default: until interrupted).")
+    static let continuous = CommandOption.flag(
+        "continuous", help: "Report tags as they arrive and leave, one line each, until the timeout or Ctrl-C.")
+    static let json = CommandOption.flag("json", help: "Print JSON (one object per line with --continuous).")
+
+    static let configuration = CommandConfiguration(
+        name: "scan",
+        abstract: "Wait for a tag; show its UID, model and NDEF state.",
+        discussion: """
+            Identifies the chip from ATQA/SAK and GET_VERSION (NTAG21x, Ultralight), the FeliCa \
+            PMm, the ICODE UID or the Type 4 NDEF application. Exits 2 when no tag comes within \
+            the timeout.
+
+            Examples:
+              nfctool scan --device sim:ntag215
+              nfctool scan --device pn532_uart:/dev/ttyUSB0 --json
+              nfctool scan --continuous --timeout 60
+            """,
+        options: [device, timeout, continuous, json]
+    )
+
+    let deviceString: String?
+    let timeoutSeconds: Double?
+    let isContinuous: Bool
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        deviceString = arguments.value(of: Self.device)
+        timeoutSeconds = try arguments.value(of: Self.timeout) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } }
+        isContinuous = arguments.contains(Self.continuous)
+        printsJSON = arguments.contains(Self.json)
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let connection = deviceString ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let reader: any NFCReader
+        do {
+            reader = try await ReaderConnection.open(connection)
+        } catch {
+            throw .failure("cannot open reader '\(connection)': \(error)")
+        }
+        do {
+            if isContinuous {
+                try await watch(reader, context)
+            } else {
+                try await scanOnce(reader, context)
+            }
+        } catch {
+            await reader.close()
+            throw error
+        }
+        await reader.close()
+    }
+
+    private func scanOnce(_ reader: any NFCReader, _ context: CommandContext) async throws(CommandError) {
+        let seconds = timeoutSeconds ?? 10
+        let target: TargetInfo?
+        do {
+            target = try await reader.poll(for: Self.modulations(await reader.supportedModulations), timeout: .milliseconds(Int(seconds * 1000)))
+        } catch {
+            throw .failure("polling failed on \(await reader.connectionString): \(error)")
+        }
+        guard let target else {
+            throw .noTag("no tag within \(Self.format(seconds)) s on \(await reader.connectionString)")
+        }
+        let identity = await ChipIdentification.identify(target, on: reader)
+        let report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: nil)
+        context.io.write(printsJSON ? toolJSON(report) : report.text)
+    }
+
+    private func watch(_ reader: any NFCReader, _ context: CommandContext) async throws(CommandError) {
+        let clock = ContinuousClock()
+        let end = timeoutSeconds.map { clock.now.advanced(by: .milliseconds(Int($0 * 1000))) }
+        let modulations = Self.modulations(await reader.supportedModulations)
+        while end.map({ clock.now < $0 }) ?? true {
+            let target: TargetInfo?
+            do {
+                target = try await reader.poll(for: modulations, timeout: .milliseconds(500))
+            } catch {
+                throw .failure("polling failed on \(await reader.connectionString): \(error)")
+            }
+            guard let target else { continue }
+            let identity = await ChipIdentification.identify(target, on: reader)
+            var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: "arrived")
+            context.io.write(printsJSON ? toolJSON(report, pretty: false) : report.line)
+            // Reported once; again only after it has left the field.
+            while await reader.isTargetPresent() {
+                if let end, clock.now >= end { return }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            report.event = "left"
+            context.io.write(printsJSON ? toolJSON(report, pretty: false) : report.line)
+        }
+    }
+
+    /// What to poll for: everything the reader can.
+    static func modulations(_ supported: [Modulation]) -> [Modulation] {
+        supported.isEmpty ? [.iso14443A] : supported
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+/// One tag as `scan` reports it.
+struct ScanReport: Encodable {
+    var reader: String
+    var technology: String
+    var uid: String
+    var atqa: String?
+    var sak: String?
+    var ats: String?
+    var pmm: String?
+    var systemCode: String?
+    var model: String
+    var platform: String
+    var memoryBytes: Int?
+    var ndef: Bool?
+    var event: String?
+
+    init(reader: String, target: TargetInfo, identity: ChipIdentity, event: String?) {
+        self.reader = reader
+        self.technology = target.modulation.rawValue
+        self.uid = Hex.encode(target.identifier, uppercase: true)
+        self.model = identity.model
+        self.platform = identity.platform
+        self.memoryBytes = identity.memoryBytes
+        self.ndef = identity.hasNDEF
+        self.event = event
+        switch target {
+        case .iso14443A(let a):
+            atqa = String(format: "%04X", a.atqaValue)  // as nfc-list shows it: NTAG 0044
+            sak = Hex.encode([a.sak], uppercase: true)
+            ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
+        case .felica(let f):
+            pmm = Hex.encode(f.pmm, uppercase: true)
+            systemCode = f.systemCode.map { String(format: "%04X", $0) }
+        default: break
+        }
+    }
+
+    /// The block a person reads.
+    var text: String {
+        var lines = ["Tag on \(reader)", "  technology: \(technology)", "  UID:        \(spaced(uid))"]
+        if let atqa { lines.append("  ATQA:       \(spaced(atqa))") }
+        if let sak { lines.append("  SAK:        \(sak)") }
+        if let ats { lines.append("  ATS:        \(spaced(ats))") }
+        if let pmm { lines.append("  PMm:        \(spaced(pmm))") }
+        if let systemCode { lines.append("  system:     \(systemCode)") }
+        lines.append("  model:      \(model) (\(platform)\(memoryBytes.map { ", \($0) bytes" } ?? ""))")
+        lines.append("  NDEF:       \(ndef.map { $0 ? "yes" : "no" } ?? "unknown")")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One line for `--continuous`.
+    var line: String {
+        "\(event ?? "found") \(technology) \(uid) \(model)\(ndef == true ? " NDEF" : "")\n"
+    }
+
+    private func spaced(_ hex: String) -> String {
+        stride(from: 0, to: hex.count, by: 2).map { i -> String in
+            let start = hex.index(hex.startIndex, offsetBy: i)
+            return String(hex[start..<hex.index(start, offsetBy: 2)])
+        }.joined(separator: " ")
+    }
+}

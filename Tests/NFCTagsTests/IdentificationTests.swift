@@ -1,0 +1,98 @@
+import NFCCore
+import Testing
+@testable import NFCTags
+
+/// A reader that answers from a script, for the identification rules (the libnfc path is
+/// tested end to end against the PN532 emulator).
+actor ScriptedReader: NFCReader {
+    let name = "scripted"
+    let connectionString = "test:scripted"
+    let supportedModulations: [Modulation] = Modulation.allCases
+    var answers: [Bytes: Bytes]
+    var sent: [Bytes] = []
+
+    init(_ answers: [[UInt8]: [UInt8]]) {
+        var converted: [Bytes: Bytes] = [:]
+        for (command, answer) in answers { converted[Bytes(command)] = Bytes(answer) }
+        self.answers = converted
+    }
+
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? { nil }
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+        sent.append(command)
+        guard let answer = answers[command] else { throw NFCReaderError(.timeout, "no answer scripted") }
+        return answer
+    }
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {}
+    func isTargetPresent() async -> Bool { true }
+    func deselect() async throws(NFCReaderError) {}
+    func close() async {}
+}
+
+@Suite("Target information and chip identification")
+struct IdentificationTests {
+    static let ntagTarget = TargetInfo.iso14443A(ISO14443ATarget(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], atqa: [0x44, 0x00], sak: 0x00))
+
+    @Test("historical bytes follow TL, T0 and the interface bytes T0 announces")
+    func historicalBytes() {
+        // TL=06, T0=75 (TA, TB, TC present, FSCI 5), TA TB TC, then 80 (one historical byte).
+        let ats: Bytes = [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]
+        #expect(ISO14443ATarget(uid: [1, 2, 3, 4], atqa: [0, 4], sak: 0x20, ats: ats).historicalBytes == [0x80])
+        #expect(ISO14443ATarget(uid: [1, 2, 3, 4], atqa: [0, 4], sak: 0x20, ats: [0x05, 0x00, 0xC1, 0xC2, 0xC3]).historicalBytes == [0xC1, 0xC2, 0xC3])
+        #expect(ISO14443ATarget(uid: [1, 2, 3, 4], atqa: [0, 4], sak: 0x20, ats: [0x01]).historicalBytes.isEmpty)
+        #expect(ISO14443ATarget(uid: [1, 2, 3, 4], atqa: [0, 4], sak: 0x20, ats: [0x02, 0x70]).historicalBytes.isEmpty)
+    }
+
+    @Test("NTAG and Ultralight EV1 are told apart by GET_VERSION", arguments: [
+        ([0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03], "NTAG213", 144),
+        ([0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03], "NTAG215", 504),
+        ([0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03], "NTAG216", 888),
+        ([0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03], "MIFARE Ultralight EV1 (MF0UL11)", 48),
+    ] as [([UInt8], String, Int)])
+    func type2(version: [UInt8], model: String, memory: Int) async {
+        let reader = ScriptedReader([[0x60]: version, [0x30, 0x03]: [0xE1, 0x10, 0x3E, 0x00] + [UInt8](repeating: 0, count: 12)])
+        let identity = await ChipIdentification.identify(Self.ntagTarget, on: reader)
+        #expect(identity == ChipIdentity(model: model, platform: "Type 2", memoryBytes: memory, hasNDEF: true))
+    }
+
+    @Test("a Type 2 tag without GET_VERSION is an original Ultralight; a blank CC means no NDEF")
+    func ultralight() async {
+        let reader = ScriptedReader([[0x30, 0x03]: [UInt8](repeating: 0, count: 16)])
+        let identity = await ChipIdentification.identify(Self.ntagTarget, on: reader)
+        #expect(identity.model == "MIFARE Ultralight")
+        #expect(identity.hasNDEF == false)
+    }
+
+    @Test("SAK names MIFARE Classic without sending anything")
+    func classic() async {
+        let reader = ScriptedReader([:])
+        let target = TargetInfo.iso14443A(ISO14443ATarget(uid: [1, 2, 3, 4], atqa: [0x00, 0x04], sak: 0x08))
+        #expect(await ChipIdentification.identify(target, on: reader).model == "MIFARE Classic 1K")
+        #expect(await reader.sent.isEmpty)
+    }
+
+    @Test("an ISO-DEP tag that selects the NDEF application is a Type 4 tag")
+    func type4() async {
+        let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+        let target = TargetInfo.iso14443A(ISO14443ATarget(uid: [1, 2, 3, 4, 5, 6, 7], atqa: [0x03, 0x44], sak: 0x20, ats: [0x05, 0x78, 0x80, 0x70, 0x02]))
+        let yes = await ChipIdentification.identify(target, on: ScriptedReader([select: [0x90, 0x00]]))
+        #expect(yes == ChipIdentity(model: "NFC Forum Type 4 tag", platform: "Type 4", hasNDEF: true))
+        let no = await ChipIdentification.identify(target, on: ScriptedReader([select: [0x6A, 0x82]]))
+        #expect(no.hasNDEF == false)
+    }
+
+    @Test("FeliCa Lite-S by the PMm IC type; ICODE SLIX2 by its UID", arguments: [0xF1, 0xF0, 0x01] as [UInt8])
+    func felica(icType: UInt8) async {
+        let target = TargetInfo.felica(FeliCaTarget(idm: [1, 2, 3, 4, 5, 6, 7, 8], pmm: [0x00, icType, 0, 0, 0, 0, 0, 0], systemCode: 0x12FC))
+        let model = await ChipIdentification.identify(target, on: ScriptedReader([:])).model
+        #expect(model == [0xF1: "FeliCa Lite-S", 0xF0: "FeliCa Lite"][icType, default: "FeliCa (IC type 0x01)"])
+    }
+
+    @Test("ICODE SLIX2 is named from its UID and its CC checked")
+    func slix2() async {
+        let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, 0x18, 0x01, 0x02, 0x03, 0x04]))
+        let reader = ScriptedReader([[0x02, 0x20, 0x00]: [0x00, 0xE1, 0x40, 0x28, 0x01]])
+        let identity = await ChipIdentification.identify(target, on: reader)
+        #expect(identity == ChipIdentity(model: "ICODE SLIX2", platform: "Type 5", memoryBytes: 320, hasNDEF: true))
+    }
+}
