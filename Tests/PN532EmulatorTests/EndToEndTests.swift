@@ -249,14 +249,19 @@ struct EndToEndTests {
     @Test("Bad command lines exit 64 with Error and Usage; --help exits 0")
     func commandLine() throws {
         let executable = try #require(Executables.emulator, "pn532-emulator is not built")
-        for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--tag", "classic1k:x.json"], 64), (["--tag", "ntag215", "--leave-after", "0"], 64), (["--bogus"], 64), (["--help"], 0)] {
+        for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--tag", "ntag215", "--delay-model", "slow"], 64), (["--tag", "ntag215", "--leave-after", "0"], 64), (["--bogus"], 64), (["--help"], 0)] {
             let process = Process()
             let errors = Pipe(), output = Pipe()
             process.executableURL = executable
             process.arguments = arguments
             process.standardError = errors
             process.standardOutput = output
+            process.standardInput = FileHandle.nullDevice
             try process.run()
+            // A command line that is accepted would serve for ever: give up after 5 seconds.
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { usleep(2_000) }
+            if process.isRunning { process.terminate() }
             process.waitUntilExit()
             #expect(process.terminationStatus == status, "\(arguments)")
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
