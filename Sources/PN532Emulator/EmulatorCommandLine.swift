@@ -5,9 +5,12 @@ import NFCTags
 /// of `VirtualTags` that are not registered there yet (FeliCa Lite-S, MIFARE Classic 1K). ISO
 /// 15693 models are left out: a PN532 cannot talk to them.
 public enum EmulatedTagModels {
-    /// Every model `--tag` accepts, registry first.
+    /// Every model `--tag` accepts, registry first, without the ISO 15693 ones.
     public static var all: [TagModel] {
-        TagModel.all + extras.filter { TagModel.named($0.name) == nil }
+        (TagModel.all + extras.filter { TagModel.named($0.name) == nil }).filter { model in
+            if case .iso15693 = model.make(model.defaultUID, TagModelOptions()).targetInfo { return false }
+            return true
+        }
     }
 
     /// The model called `name` (case-insensitive), or nil.
@@ -166,11 +169,9 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     public func makeField() throws(TagFileError) -> TagField {
         var made: [any VirtualTag] = []
         var files: [(any PersistentVirtualTag, TagFile)] = []
-        var counts: [String: Int] = [:]
-        for specification in tags {
+        for (index, specification) in tags.enumerated() {
+            // Tag i of the stack gets the model's default UID plus i: every UID differs.
             let model = specification.model
-            let index = counts[model.name, default: 0]
-            counts[model.name] = index + 1
             let uid = EmulatedTagModels.uid(model.defaultUID, plus: index)
             guard let path = specification.file else {
                 made.append(model.make(uid, TagModelOptions()))

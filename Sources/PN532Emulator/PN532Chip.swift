@@ -92,6 +92,23 @@ public final class PN532Chip {
     private var lastError: UInt8 = 0
     private var tagHalted = false
     private var blockAdapter = ISODEPBlockAdapter()
+    private var outgoingChain: [UInt8] = []
+    private var incomingChain: [UInt8] = []
+
+    /// Status bit 6 / Tg bit 6, MI: more information follows (UM0701 §7.3.8).
+    static let moreInformation: UInt8 = 0x40
+    /// The most DataIn bytes one InDataExchange response carries: the frame's 264 bytes of
+    /// packet data less the response code and the status byte.
+    static let maximumDataIn = PN532Frame.maximumInformationLength - 3
+
+    /// The next part of a long response: status with MI while more follows (the host asks for
+    /// the rest with InDataExchange carrying only Tg, as libnfc's `pn53x_transceive` does).
+    private func nextChainedPart() -> [UInt8] {
+        let part = Array(incomingChain.prefix(Self.maximumDataIn))
+        incomingChain.removeFirst(part.count)
+        lastError = PN532Status.success.rawValue
+        return [incomingChain.isEmpty ? PN532Status.success.rawValue : Self.moreInformation] + part
+    }
 
     /// Sends a raw type A frame to the tag in the field: through the ISO-DEP block adapter for
     /// models that only answer APDUs, else as is.
@@ -329,7 +346,7 @@ public final class PN532Chip {
             if !initiatorData.isEmpty && initiatorData != uid && Self.removingCascadeTags(initiatorData) != uid {
                 return nil
             }
-            tag.powerOn()
+            select(tag)
             let atqa = a.atqa.array
             let sensRes: [UInt8] = atqa.count == 2 ? [atqa[1], atqa[0]] : [0x00, 0x00]
             var out = sensRes + [a.sak, UInt8(uid.count)] + uid
@@ -344,7 +361,7 @@ public final class PN532Chip {
         case (.felica212, .felica(let f)), (.felica424, .felica(let f)):
             let rate = modulation == .felica212 ? 212 : 424
             guard f.bitRate == rate, initiatorData.count == 5, initiatorData[0] == FeliCaPolling.command else { return nil }
-            tag.powerOn()
+            select(tag)
             let answer: [UInt8]
             // The tag answers the Polling command itself (system code matching is its business);
             // a model that does not model Polling gets an answer from its target information.
@@ -366,11 +383,11 @@ public final class PN532Chip {
             data = [UInt8(answer.count + 1)] + answer
             kind = .felica
         case (.iso14443B106, .iso14443B(let b)):
-            tag.powerOn()
+            select(tag)
             data = [Self.atqbCode] + b.pupi.array + b.applicationData.array + b.protocolInfo.array + [0x01, 0x00]
             kind = .typeB
         case (.jewel106, .jewel(let j)):
-            tag.powerOn()
+            select(tag)
             data = j.sensRes.array + j.id.array
             kind = .jewel
         default:
@@ -378,6 +395,8 @@ public final class PN532Chip {
         }
         tagHalted = false
         blockAdapter.reset()
+        outgoingChain = []
+        incomingChain = []
         registers[PN532Register.status2] &= ~MIFARECommand.crypto1On
         setFraming(for: modulation)
         target = ActiveTarget(tag: tag, kind: kind, generation: field.generation)
@@ -397,6 +416,13 @@ public final class PN532Chip {
         for address in [PN532Register.txMode, PN532Register.rxMode] {
             registers[address] = (registers[address] & 0x8C) | bits
         }
+    }
+
+    /// Selects a tag that is in the field: ``VirtualTags/ActivatableVirtualTag/activate()``
+    /// when the model tells re-selection from power-on (it keeps what lasts while powered),
+    /// else ``VirtualTags/VirtualTag/powerOn()``.
+    private func select(_ tag: any VirtualTag) {
+        if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
     }
 
     /// The UID without cascade tags `88` (ISO/IEC 14443-3 §6.5.4), as libnfc may send it.
@@ -446,7 +472,7 @@ public final class PN532Chip {
         guard let tg = p.first else { return nil }
         guard tg == 0x01, var target else { return status(.commandNotAcceptable) }
         guard isInField(target) else { return status(.timeout) }
-        target.tag.powerOn()
+        select(target.tag)
         target.deselected = false
         tagHalted = false
         self.target = target
@@ -486,9 +512,21 @@ public final class PN532Chip {
         guard isInField(target), !tagHalted else { return status(.timeout) }
         switch target.kind {
         case .typeA(isoDEP: true):
+            if tg & Self.moreInformation != 0 {
+                // The host chains a long APDU: keep the part, ask for the next one.
+                outgoingChain += frame
+                return status(.success)
+            }
+            if frame.isEmpty, !incomingChain.isEmpty {
+                return nextChainedPart()
+            }
+            let apdu = outgoingChain + frame
+            outgoingChain = []
             delay(.milliseconds(5))
-            switch field.field.exchange(apdu: frame) {
-            case .apdu(let response): return status(.success) + response
+            switch field.field.exchange(apdu: apdu) {
+            case .apdu(let response):
+                incomingChain = response
+                return nextChainedPart()
             case .rfError: return status(.crcError)
             default: return status(.timeout)
             }
@@ -587,6 +625,7 @@ public final class PN532Chip {
                       p[0] == ISO14443ACommand.reqa || p[0] == ISO14443ACommand.wupa else { return status(.timeout) }
                 if p[0] == ISO14443ACommand.reqa && tagHalted { return status(.timeout) }
                 if p[0] == ISO14443ACommand.wupa { tagHalted = false }
+                select(tag)
                 return status(.success) + a.atqa.array
             }
             var frame = p

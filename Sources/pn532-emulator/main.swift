@@ -36,10 +36,24 @@ if options.wantsHelp {
 }
 signal(SIGPIPE, SIG_IGN)
 
+/// The `--link` path as a C string, for the signal handler (set once before the handler is
+/// installed, read only by it).
+nonisolated(unsafe) var linkToRemove: UnsafeMutablePointer<CChar>?
+
 let terminal: PseudoTerminal
 do {
     terminal = try PseudoTerminal()
-    if let link = options.linkPath { try terminal.link(at: link) }
+    if let link = options.linkPath {
+        try terminal.link(at: link)
+        linkToRemove = strdup(link)
+        // SIGTERM / SIGINT / SIGHUP: remove the link, then leave.
+        for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
+            signal(signalNumber) { number in
+                if let path = linkToRemove { unlink(path) }
+                _exit(128 + number)
+            }
+        }
+    }
 } catch {
     fail(error.description, status: 1)
 }

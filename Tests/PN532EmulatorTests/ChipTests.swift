@@ -80,6 +80,22 @@ struct ChipTests {
         #expect(respond(chip, [0x4A, 0x01, 0x00]) == [0x01, 0x01, 0x00, 0x04, 0x20, 0x04, 0x08, 0x01, 0x02, 0x03, 0x05, 0x78, 0x80, 0x70, 0x02])
     }
 
+    @Test("InListPassiveTarget 106 B returns ATQB and ATTRIB_RES; 106 A finds nothing on a B tag")
+    func listTypeB() {
+        let chip = PN532Chip(field: TagField(tags: [TestTypeBTag()]))
+        _ = respond(chip, [0x32, 0x05, 0x00, 0x01, 0x02])
+        #expect(respond(chip, [0x4A, 0x01, 0x00]) == [0x00])
+        #expect(respond(chip, [0x4A, 0x01, 0x03, 0x00]) == [0x01, 0x01, 0x50, 0x11, 0x22, 0x33, 0x44, 0x00, 0x00, 0x00, 0x00, 0x80, 0x81, 0x71, 0x01, 0x00])
+        #expect(respond(chip, [0x40, 0x01, 0x00, 0xA4]) == [0x00, 0x90, 0x00])
+    }
+
+    @Test("InListPassiveTarget Jewel returns SENS_RES and JEWELID")
+    func listJewel() {
+        let chip = PN532Chip(field: TagField(tags: [TestJewelTag()]))
+        #expect(respond(chip, [0x4A, 0x01, 0x04]) == [0x01, 0x01, 0x0C, 0x00, 0x01, 0x02, 0x03, 0x04])
+        #expect(respond(chip, [0x04]) == [0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x02, 0x00])
+    }
+
     @Test("Without a tag and finite retries InListPassiveTarget answers NbTg 0")
     func noTagFinite() {
         let chip = PN532Chip(field: TagField(tags: []))
@@ -165,6 +181,22 @@ struct ChipTests {
         let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x02, 0xE1, 0x04]
         #expect(respond(chip, [0x40, 0x01] + select) == [0x00] + select.reversed() + [0x90, 0x00])
         #expect(tag.apdus == [select])
+    }
+
+    @Test("Long ISO-DEP exchanges are chained with MI both ways (UM0701 §7.3.8)")
+    func isoDEPChaining() {
+        let tag = EchoISODEPTag()
+        let chip = PN532Chip(field: TagField(tags: [tag]))
+        _ = respond(chip, [0x4A, 0x01, 0x00])
+        let long = (0..<300).map { UInt8(truncatingIfNeeded: $0) }
+        #expect(respond(chip, [0x40, 0x41] + long.prefix(200)) == [0x00])
+        let first = respond(chip, [0x40, 0x01] + long.dropFirst(200))
+        #expect(first.first == 0x40)
+        #expect(first.count == 1 + 262)
+        let second = respond(chip, [0x40, 0x01])
+        #expect(second.first == 0x00)
+        #expect(Array(first.dropFirst() + second.dropFirst()) == long.reversed() + [0x90, 0x00])
+        #expect(tag.apdus == [long])
     }
 
     @Test("InCommunicateThru with CRC off: the host's CRC is checked and stripped, the answer gets one")

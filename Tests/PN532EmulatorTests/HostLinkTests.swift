@@ -59,6 +59,24 @@ struct HostLinkTests {
         #expect(client.receive(Self.firmwareResponse.count) == Self.firmwareResponse)
     }
 
+    @Test("Trace lines are UTC timestamps with microseconds, a direction and the frame")
+    func traceFormat() throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let client = try SerialClient(path: emulator.ptyPath)
+        client.send(Self.getFirmwareVersion)
+        _ = client.receive(6 + Self.firmwareResponse.count)
+        try emulator.control("status")
+        let trace = emulator.trace
+        #expect(trace.count == 4)
+        let pattern = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z [<>#] .+$/#
+        for line in trace { #expect(line.wholeMatch(of: pattern) != nil, "\(line)") }
+        #expect(trace.map { String($0.dropFirst(28)) } == [
+            "> D4 02", "< ACK", "< D5 03 32 01 06 07", "# status: NTAG215 0453494d000001 present, 0 waiting",
+        ])
+        #expect(trace.map { String($0.prefix(26)) } == trace.map { String($0.prefix(26)) }.sorted())
+    }
+
     @Test("A frame with a bad checksum is not acknowledged; the next good one is")
     func badChecksumIgnored() throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])

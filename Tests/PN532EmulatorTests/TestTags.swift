@@ -60,3 +60,21 @@ final class EchoISODEPTag: ISODEPVirtualTag {
     func powerOn() {}
     func halt() {}
 }
+
+/// An ISO 14443-B tag answering every frame with `90 00`.
+final class TestTypeBTag: VirtualTag {
+    let modelName = "test type B"
+    let targetInfo: TargetInfo = .iso14443B(ISO14443BTarget(pupi: [0x11, 0x22, 0x33, 0x44], applicationData: [0x00, 0x00, 0x00, 0x00], protocolInfo: [0x80, 0x81, 0x71]))
+    func respond(to frame: [UInt8]) -> TagAnswer { .data([0x90, 0x00]) }
+    func powerOn() {}
+    func halt() {}
+}
+
+/// A Jewel (Topaz) tag answering RID.
+final class TestJewelTag: VirtualTag {
+    let modelName = "test jewel"
+    let targetInfo: TargetInfo = .jewel(JewelTarget(sensRes: [0x0C, 0x00], id: [0x01, 0x02, 0x03, 0x04]))
+    func respond(to frame: [UInt8]) -> TagAnswer { .data([0x11, 0x48, 0x01, 0x02, 0x03, 0x04]) }
+    func powerOn() {}
+    func halt() {}
+}
