@@ -30,7 +30,8 @@ final class DeviceThreadExecutor: SerialExecutor, @unchecked Sendable {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    /// Lets the thread end once the jobs already queued have run.
+    /// Lets the thread end once the jobs already queued have run. Only for when nothing can
+    /// enqueue any more (the owning actor's deinit): a job enqueued later would never run.
     func stop() {
         condition.lock()
         stopped = true

@@ -147,6 +147,12 @@ public actor LibNFCReader: NFCReader {
         if let device { libnfcClose(device) }
         device = nil
         selected = nil
+    }
+
+    /// The thread ends with the reader, not at ``close()``: calls after closing must still run
+    /// (and fail with ``NFCReaderError/Code/closed``) rather than wait on a stopped thread.
+    deinit {
+        if let device { libnfcClose(device) }
         executor.stop()
     }
 

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Built executables, next to the test runner in the products directory (any scratch path).
 enum Built {
@@ -58,10 +61,23 @@ final class EmulatorProcess {
     var connectionString: String { "pn532_uart:\(pty)" }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        stop()
+    }
+
+    /// Ends the emulator: SIGTERM, then SIGKILL if it is still there after 2 s. Foundation's
+    /// `waitUntilExit()` can spin for ever on Linux once a child is gone, so it is not used.
+    func stop() {
+        let pid = process.processIdentifier
+        guard pid > 0, kill(pid, 0) == 0 else { return }
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline {
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped == -1 && errno == ECHILD) { return }
+            Thread.sleep(forTimeInterval: 0.005)
         }
+        kill(pid, SIGKILL)
     }
 
     struct EmulatorFailure: Error, CustomStringConvertible {
@@ -105,8 +121,10 @@ func runProgram(_ path: String, _ arguments: [String], environment: [String: Str
     let timedOut = process.isRunning
     if timedOut {
         process.terminate()
+        let killDeadline = Date().addingTimeInterval(2)
+        while process.isRunning && Date() < killDeadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
-    process.waitUntilExit()
     try out.close()
     try err.close()
     return ProgramRun(status: process.terminationStatus,
