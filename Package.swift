@@ -50,15 +50,18 @@ let package = Package(
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),
         .executableTarget(name: "transport-bench", dependencies: ["NFCKit", "NFCTags", "NFCCore"], path: "Benchmarks/transport-bench", swiftSettings: strict),
 
+        // Test helpers shared by the test targets: built executables, the emulator as a child.
+        .target(name: "NFCTestSupport", swiftSettings: strict),
+
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
-        .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF"], swiftSettings: strict),
+        .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags"], swiftSettings: strict),
         .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore"], swiftSettings: strict),
-        .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore"], swiftSettings: strict),
+        .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
-        .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import LibNFC
 import NFCCore
+import NFCTestSupport
 import NFCTags
 import Testing
 
@@ -121,14 +122,16 @@ struct LibNFCReaderEndToEndTests {
     @Test("nfctool scan names the tag through libnfc exactly as through the simulator")
     func scanThroughLibNFC() async throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])
-        let nfctool = try #require(Built.executable("nfctool"))
-        let viaLibNFC = try runProgram(nfctool.path, ["scan", "--device", emulator.connectionString, "--json", "--timeout", "3"])
-        #expect(viaLibNFC.status == 0, "\(viaLibNFC.standardError)")
-        let viaSimulator = try runProgram(nfctool.path, ["scan", "--device", "sim:ntag215", "--json", "--timeout", "3"])
+        let nfctool = try #require(Executables.built("nfctool"))
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
+        environment["LIBNFC_LOG_LEVEL"] = "0"
+        let viaLibNFC = try runTool(nfctool.path, ["scan", "--device", emulator.connectionString, "--json", "--timeout", "3"], environment: environment)
+        #expect(viaLibNFC.status == 0, "\(viaLibNFC.output)")
+        let viaSimulator = try runTool(nfctool.path, ["scan", "--device", "sim:ntag215", "--json", "--timeout", "3"], environment: environment)
         func fields(_ json: String) throws -> [String: String] {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
             return object.filter { $0.key != "reader" }.mapValues { "\($0)" }
         }
-        #expect(try fields(viaLibNFC.standardOutput) == fields(viaSimulator.standardOutput))
+        #expect(try fields(viaLibNFC.output) == fields(viaSimulator.output))
     }
 }

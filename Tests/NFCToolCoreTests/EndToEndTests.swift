@@ -1,24 +1,11 @@
 import Foundation
+import NFCTestSupport
 import Testing
 @testable import NFCToolCore
 
-/// The built `nfctool`, next to the test runner in the build products directory, whatever
-/// `--scratch-path` the tests were built with.
+/// The built `nfctool`, next to the test runner in the build products directory.
 enum BuiltProducts {
-    static let nfctool: URL? = executable(named: "nfctool")
-
-    static func executable(named name: String) -> URL? {
-        var directories: [URL] = []
-        #if os(Linux)
-        // swift test runs <products>/<Package>PackageTests.xctest, an executable, directly.
-        directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
-        #endif
-        directories.append(contentsOf: Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }
-            .map { $0.bundleURL.deletingLastPathComponent() })
-        directories.append(Bundle.main.bundleURL)
-        return directories.map { $0.appendingPathComponent(name) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static let nfctool: URL? = Executables.built("nfctool")
 }
 
 /// What one run of the built binary left behind.

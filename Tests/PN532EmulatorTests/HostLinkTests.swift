@@ -1,3 +1,4 @@
+import NFCTestSupport
 import Foundation
 import Testing
 @testable import PN532Emulator

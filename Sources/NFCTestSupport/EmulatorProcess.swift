@@ -1,14 +1,17 @@
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Executables the end-to-end tests need: the built `pn532-emulator`, next to the test runner,
 /// and libnfc's tools from `libnfc-bin` / `libnfc-examples`.
-enum Executables {
-    static let emulator: URL? = built("pn532-emulator")
+public enum Executables {
+    /// The built `pn532-emulator`, or `nil` when it was not built.
+    public static let emulator: URL? = built("pn532-emulator")
 
-    static func built(_ name: String) -> URL? {
+    /// A product of this package, next to the test runner in the build products directory,
+    /// whatever `--scratch-path` the tests were built with.
+    public static func built(_ name: String) -> URL? {
         var directories: [URL] = []
         #if os(Linux)
         directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
@@ -21,7 +24,7 @@ enum Executables {
     }
 
     /// A libnfc tool on PATH (or /usr/bin), if installed.
-    static func libnfcTool(_ name: String) -> String? {
+    public static func libnfcTool(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return (path.split(separator: ":").map(String.init) + ["/usr/bin"])
             .map { "\($0)/\(name)" }
@@ -29,12 +32,14 @@ enum Executables {
     }
 }
 
-enum EmulatorTestError: Error, CustomStringConvertible {
+/// Why the emulator could not be started or did not answer.
+public enum EmulatorTestError: Error, CustomStringConvertible {
     case notBuilt
     case noPTYLine(String)
     case noReply(String)
 
-    var description: String {
+    /// What went wrong.
+    public var description: String {
         switch self {
         case .notBuilt: "pn532-emulator is not next to the test runner (build with --build-tests)"
         case .noPTYLine(let text): "the emulator printed no pty path: \(text)"
@@ -64,16 +69,19 @@ private func readLine(from descriptor: Int32, buffer: inout [UInt8], timeout: Do
 }
 
 /// The built emulator running as a subprocess, controlled through its standard input.
-final class EmulatorProcess {
-    let process = Process()
-    let ptyPath: String
-    let tracePath: String
+public final class EmulatorProcess {
+    public let process = Process()
+    /// The pseudo-terminal libnfc opens: `/dev/pts/N`.
+    public let ptyPath: String
+    /// Where the emulator writes its trace.
+    public let tracePath: String
     private let input = Pipe()
     private let output = Pipe()
     private var buffer: [UInt8] = []
+    private var stopped = false
 
     /// Starts `pn532-emulator` with `arguments` (a trace file is added) and reads the pty path.
-    init(_ arguments: [String]) throws {
+    public init(_ arguments: [String]) throws {
         guard let executable = Executables.emulator else { throw EmulatorTestError.notBuilt }
         tracePath = FileManager.default.temporaryDirectory.appendingPathComponent("pn532-trace-\(UUID().uuidString)").path
         process.executableURL = executable
@@ -81,6 +89,7 @@ final class EmulatorProcess {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        ignoreBrokenPipes
         try process.run()
         guard let line = readLine(from: output.fileHandleForReading.fileDescriptor, buffer: &buffer, timeout: 5),
               line.hasPrefix("/dev/") else {
@@ -92,8 +101,8 @@ final class EmulatorProcess {
 
     /// Sends a control command and returns the emulator's answer line.
     @discardableResult
-    func control(_ command: String) throws -> String {
-        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+    public func control(_ command: String) throws -> String {
+        try input.fileHandleForWriting.write(contentsOf: Data((command + "\n").utf8))
         guard let line = readLine(from: output.fileHandleForReading.fileDescriptor, buffer: &buffer, timeout: 5) else {
             throw EmulatorTestError.noReply(command)
         }
@@ -101,22 +110,26 @@ final class EmulatorProcess {
     }
 
     /// The trace lines so far.
-    var trace: [String] {
+    public var trace: [String] {
         ((try? String(contentsOfFile: tracePath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
     /// Stops the emulator and removes its trace.
-    func stop() {
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
         if process.isRunning { _ = try? control("quit") }
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        reap(process)
         try? FileManager.default.removeItem(atPath: tracePath)
     }
 
+    /// libnfc's connection string for this emulator.
+    public var connectionString: String { "pn532_uart:\(ptyPath)" }
+
+    deinit { stop() }
+
     /// The environment that points libnfc at this emulator and nothing else.
-    var libnfcEnvironment: [String: String] {
+    public var libnfcEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
         environment["LIBNFC_DEFAULT_DEVICE"] = "pn532_uart:\(ptyPath)"
         environment["LIBNFC_AUTO_SCAN"] = "false"
@@ -127,16 +140,25 @@ final class EmulatorProcess {
 }
 
 /// What one run of a tool left behind.
-struct ToolRun {
-    let status: Int32
-    let output: String
-    let timedOut: Bool
+public struct ToolRun: Sendable {
+    /// The exit status.
+    public let status: Int32
+    /// Standard output and standard error, merged.
+    public let output: String
+    /// Whether it had to be killed at the time limit.
+    public let timedOut: Bool
 }
 
-/// Runs `tool` with `arguments` against `emulator`, standard input `input`, killed after
+/// Runs `tool` with `arguments` against `emulator` (libnfc pointed at it and nothing else).
+public func runTool(_ tool: String, _ arguments: [String], against emulator: EmulatorProcess, input: String = "",
+                    timeout: Double = 10, in directory: URL? = nil) throws -> ToolRun {
+    try runTool(tool, arguments, environment: emulator.libnfcEnvironment, input: input, timeout: timeout, in: directory)
+}
+
+/// Runs `tool` with `arguments` and `environment`, standard input `input`, killed after
 /// `timeout` seconds; standard error is merged into the output.
-func runTool(_ tool: String, _ arguments: [String], against emulator: EmulatorProcess, input: String = "",
-             timeout: Double = 10, in directory: URL? = nil) throws -> ToolRun {
+public func runTool(_ tool: String, _ arguments: [String], environment: [String: String], input: String = "",
+                    timeout: Double = 10, in directory: URL? = nil) throws -> ToolRun {
     let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
     _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: outputURL) }
@@ -145,27 +167,64 @@ func runTool(_ tool: String, _ arguments: [String], against emulator: EmulatorPr
     let process = Process()
     process.executableURL = URL(fileURLWithPath: tool)
     process.arguments = arguments
-    process.environment = emulator.libnfcEnvironment
+    process.environment = environment
     process.standardInput = stdin
     process.standardOutput = output
     process.standardError = output
     if let directory { process.currentDirectoryURL = directory }
+    ignoreBrokenPipes
     try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
+    if !input.isEmpty { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
     try stdin.fileHandleForWriting.close()
     let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(2_000) }
-    let timedOut = process.isRunning
-    if timedOut { process.terminate() }
-    process.waitUntilExit()
+    var status: Int32 = 0
+    var exited = false
+    while Date() < deadline {
+        let reaped = waitpid(process.processIdentifier, &status, WNOHANG)
+        if reaped == process.processIdentifier { exited = true; break }
+        if reaped == -1 { break }  // reaped by Foundation: its status is below
+        usleep(2_000)
+    }
+    let timedOut = !exited && kill(process.processIdentifier, 0) == 0 && process.isRunning
+    if timedOut { reap(process) }
     try output.close()
-    return ToolRun(status: process.terminationStatus,
+    let exitStatus: Int32 = exited ? ((status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)) : waitedStatus(process)
+    return ToolRun(status: exitStatus,
                    output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
                    timedOut: timedOut)
 }
 
+/// A child that exits before reading its input must not kill the test process with SIGPIPE:
+/// writes to it fail instead. Evaluated once.
+private let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+/// The exit status Foundation recorded, once it has noticed the exit (bounded wait).
+private func waitedStatus(_ process: Process) -> Int32 {
+    let deadline = Date().addingTimeInterval(2)
+    while process.isRunning && Date() < deadline { usleep(1_000) }
+    return process.isRunning ? -1 : process.terminationStatus
+}
+
+/// Ends a child: SIGTERM, then SIGKILL after 2 s, reaping it with `waitpid` (Foundation's
+/// `waitUntilExit()` can spin for ever on Linux once the child is gone).
+public func reap(_ process: Process) {
+    let pid = process.processIdentifier
+    guard pid > 0 else { return }
+    var status: Int32 = 0
+    if waitpid(pid, &status, WNOHANG) != 0 { return }  // already gone (or reaped by Foundation)
+    kill(pid, SIGTERM)
+    let deadline = Date().addingTimeInterval(2)
+    while Date() < deadline {
+        let reaped = waitpid(pid, &status, WNOHANG)
+        if reaped == pid || reaped == -1 { return }
+        usleep(5_000)
+    }
+    kill(pid, SIGKILL)
+    _ = waitpid(pid, &status, 0)
+}
+
 /// A fresh temporary directory.
-func temporaryDirectory() throws -> URL {
+public func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("pn532-e2e-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
