@@ -47,11 +47,7 @@ public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable, Activatabl
 
     /// Restores a tag from saved state; nil when the memory or UID does not fit the model.
     public init?(_ model: Model, state: TagState) {
-        guard let uid = try? Hex.decode(state.uid), let memory = try? Hex.decode(state.memory),
-            let chip = Type2Chip(
-                layout: model.layout, uid: uid, memory: memory, counters: state.counters,
-                authenticationFailures: state.authenticationFailures)
-        else { return nil }
+        guard let chip = Type2Chip(layout: model.layout, state: state) else { return nil }
         self.model = model
         self.chip = chip
     }
@@ -154,11 +150,7 @@ public final class UltralightEV1Tag: PersistentVirtualTag, ActivatableVirtualTag
 
     /// Restores a tag from saved state; nil when the memory or UID does not fit the model.
     public init?(_ model: Model, state: TagState) {
-        guard let uid = try? Hex.decode(state.uid), let memory = try? Hex.decode(state.memory),
-            let chip = Type2Chip(
-                layout: model.layout, uid: uid, memory: memory, counters: state.counters,
-                authenticationFailures: state.authenticationFailures)
-        else { return nil }
+        guard let chip = Type2Chip(layout: model.layout, state: state) else { return nil }
         self.model = model
         self.chip = chip
     }

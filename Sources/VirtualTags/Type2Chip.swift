@@ -1,3 +1,5 @@
+import NFCCore
+
 /// The behaviour shared by NTAG21x and MIFARE Ultralight EV1, over a ``Type2Layout``: memory,
 /// static and dynamic lock bits, the OTP capability container, password protection and
 /// counters (NTAG213/215/216 datasheet sections 8.5–8.9 and 10; MF0ULx1 sections 8.5–8.8, 9).
@@ -43,6 +45,13 @@ struct Type2Chip {
     }
 
     /// Restores a chip from saved memory; nil when the sizes do not fit the layout.
+    /// A chip restored from a tag file's state; nil when its UID or memory does not fit.
+    init?(layout: Type2Layout, state: TagState) {
+        guard let uid = try? Hex.decode(state.uid), let memory = try? Hex.decode(state.memory) else { return nil }
+        self.init(layout: layout, uid: uid, memory: memory, counters: state.counters,
+                  authenticationFailures: state.authenticationFailures)
+    }
+
     init?(layout: Type2Layout, uid: [UInt8], memory: [UInt8], counters: [UInt32]?, authenticationFailures: Int?) {
         guard uid.count == 7, memory.count == layout.totalPages * 4 else { return nil }
         self.init(layout: layout, uid: uid)
