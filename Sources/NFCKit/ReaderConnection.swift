@@ -2,7 +2,9 @@ public import NFCTags
 import LibNFC
 
 /// Opens readers from connection strings: libnfc's (`pn532_uart:/dev/ttyUSB0`, `pn53x_usb:`,
-/// `acr122_usb:`, …) or the in-process simulator's (`sim:…`, see docs/simulator.md).
+/// `acr122_usb:`, …), `default` for libnfc's default device (`LIBNFC_DEFAULT_DEVICE`,
+/// `/etc/nfc/libnfc.conf`, else the first reader found), or the in-process simulator's (`sim:…`,
+/// see docs/simulator.md).
 public enum ReaderConnection {
     /// Opens the reader a connection string names; `nil` opens libnfc's default device.
     /// - Throws: ``NFCReaderError`` `deviceNotFound` when nothing can be opened there, or
@@ -11,6 +13,6 @@ public enum ReaderConnection {
         if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
             return try await openSimulator(connectionString)
         }
-        return try await LibNFCReader.open(connectionString)
+        return try await LibNFCReader.open(connectionString == "default" ? nil : connectionString)
     }
 }

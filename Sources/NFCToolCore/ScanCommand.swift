@@ -7,7 +7,7 @@ import NFCTags
 struct ScanCommand: ToolCommand {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, or sim:MODEL (default: $NFCTOOL_DEVICE, else sim:ntag215).")
+        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL (default: $NFCTOOL_DEVICE, else sim:ntag215).")
     static let timeout = CommandOption.option(
         "timeout", short: "t", valueName: "s",
         help: "How long to wait for a tag (default 10); with --continuous, how long to run (default: until interrupted).")

@@ -119,6 +119,19 @@ struct LibNFCReaderEndToEndTests {
         }
     }
 
+    @Test("--device default opens libnfc's default device, here set by LIBNFC_DEFAULT_DEVICE")
+    func libnfcDefaultDevice() throws {
+        let emulator = try EmulatorProcess(["--tag", "classic1k"])
+        let nfctool = try #require(Executables.built("nfctool"))
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
+        environment["LIBNFC_DEFAULT_DEVICE"] = emulator.connectionString
+        environment["LIBNFC_LOG_LEVEL"] = "0"
+        let run = try runTool(nfctool.path, ["scan", "--device", "default", "--timeout", "3"], environment: environment)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("MIFARE Classic 1K"))
+        #expect(run.output.contains("Tag on default device"))
+    }
+
     @Test("nfctool scan names the tag through libnfc exactly as through the simulator")
     func scanThroughLibNFC() async throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])
