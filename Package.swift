@@ -54,11 +54,11 @@ let package = Package(
         .target(name: "NFCTestSupport", swiftSettings: strict),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
-        .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore"], swiftSettings: strict),
+        .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
         .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags"], swiftSettings: strict),
-        .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore"], swiftSettings: strict),
+        .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
         .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import NFCTestSupport
 import Foundation
 import NFCCore
 import Testing

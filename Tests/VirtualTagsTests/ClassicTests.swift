@@ -1,3 +1,4 @@
+import NFCTestSupport
 import NFCTags
 import Testing
 import VirtualTags
@@ -283,7 +284,7 @@ struct ClassicTests {
 
     @Test("Twenty thousand pseudo-random frames, authenticated or not, never trap")
     func randomFrames() {
-        var generator = ClassicTests.SplitMix64(seed: 0xC1A5_51C1)
+        var generator = SeededGenerator(seed: 0xC1A5_51C1)
         let card = MifareClassic1K(uid: Self.uid)
         let commands: [UInt8] = [0x30, 0xA0, 0xC0, 0xC1, 0xC2, 0xB0, 0x50, 0x60, 0xFF]
         for _ in 0..<20_000 {
@@ -296,21 +297,5 @@ struct ClassicTests {
             _ = card.respond(to: frame)
         }
         #expect(card.memory.count == MifareClassic1K.memorySize)
-    }
-}
-
-extension ClassicTests {
-    /// A small deterministic generator for reproducible pseudo-random frames (SplitMix64),
-    /// shared by the FeliCa Lite-S and SLIX2 suites.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

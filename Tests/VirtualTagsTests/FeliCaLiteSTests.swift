@@ -1,3 +1,4 @@
+import NFCTestSupport
 import NFCTags
 import Testing
 import VirtualTags
@@ -223,7 +224,7 @@ struct FeliCaLiteSTests {
 
     @Test("Twenty thousand pseudo-random commands for this IDm never trap")
     func randomCommands() {
-        var generator = ClassicTests.SplitMix64(seed: 0xFE11CA)
+        var generator = SeededGenerator(seed: 0xFE11CA)
         let tag = FeliCaLiteS(idm: Self.idm)
         let commands: [UInt8] = [0x00, 0x02, 0x04, 0x06, 0x08, 0x0C]
         for _ in 0..<20_000 {

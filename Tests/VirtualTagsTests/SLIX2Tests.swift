@@ -1,3 +1,4 @@
+import NFCTestSupport
 import NFCTags
 import Testing
 import VirtualTags
@@ -183,7 +184,7 @@ struct SLIX2Tests {
 
     @Test("Twenty thousand pseudo-random requests never trap")
     func randomRequests() {
-        var generator = ClassicTests.SplitMix64(seed: 0x15_693)
+        var generator = SeededGenerator(seed: 0x15_693)
         let tag = ICodeSLIX2(uid: Self.uid)
         let commands: [UInt8] = [0x01, 0x02, 0x20, 0x21, 0x22, 0x23, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0xA0]
         for _ in 0..<20_000 {
