@@ -14,6 +14,8 @@ public actor LibNFCReader: NFCReader {
 
     private var device: DeviceHandle?
     private var selected: TargetHandle?
+    /// What was selected, for framing: FeliCa frames carry a length byte on the wire.
+    private var selectedInfo: TargetInfo?
     /// The libnfc device name, e.g. `pn532_uart:/dev/pts/3` or `ACS / ACR122U PICC Interface`.
     public let name: String
     /// The connection string it was opened with (or libnfc's default device's).
@@ -79,6 +81,7 @@ public actor LibNFCReader: NFCReader {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         selected = nil
+        selectedInfo = nil
         while true {
             for modulation in wanted {
                 let attempt: TargetHandle?
@@ -99,6 +102,7 @@ public actor LibNFCReader: NFCReader {
                 }
                 if let attempt, let info = Self.targetInfo(attempt) {
                     selected = attempt
+                    selectedInfo = info
                     return info
                 }
             }
@@ -112,13 +116,27 @@ public actor LibNFCReader: NFCReader {
         let device = try openDevice()
         guard selected != nil else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
         let milliseconds = Int32(clamping: max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        // FeliCa (JIS X 6319-4) frames start with their length byte, which the PN532 leaves to
+        // the host: NFCKit's seam carries frames without it, as the chip models do.
+        let isFeliCa: Bool
+        if case .felica = selectedInfo, mode == .standard { isFeliCa = true } else { isFeliCa = false }
+        guard !isFeliCa || command.count < 255 else {
+            throw NFCReaderError(.invalidArgument, "a FeliCa frame holds at most 254 bytes, not \(command.count)")
+        }
+        let frame = isFeliCa ? [UInt8(command.count + 1)] + command.array : command.array
+        let answer: [UInt8]
         do {
             if mode == .raw { try libnfcSetProperty(device, .easyFraming, false) }
             defer { if mode == .raw { try? libnfcSetProperty(device, .easyFraming, true) } }
-            return Bytes(try libnfcTransceive(device, command.array, timeoutMilliseconds: milliseconds))
+            answer = try libnfcTransceive(device, frame, timeoutMilliseconds: milliseconds)
         } catch {
             throw Self.readerError(error)
         }
+        guard isFeliCa else { return Bytes(answer) }
+        guard let length = answer.first, Int(length) == answer.count else {
+            throw NFCReaderError(.rfError, "a FeliCa answer whose length byte does not match its \(answer.count) bytes")
+        }
+        return Bytes(answer.dropFirst())
     }
 
     public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
@@ -140,6 +158,7 @@ public actor LibNFCReader: NFCReader {
     public func deselect() async throws(NFCReaderError) {
         let device = try openDevice()
         selected = nil
+        selectedInfo = nil
         do { try libnfcDeselect(device) } catch { throw Self.readerError(error) }
     }
 
@@ -147,6 +166,7 @@ public actor LibNFCReader: NFCReader {
         if let device { libnfcClose(device) }
         device = nil
         selected = nil
+        selectedInfo = nil
     }
 
     /// The thread ends with the reader, not at ``close()``: calls after closing must still run

@@ -42,11 +42,14 @@ public enum ChipIdentification {
             }
         case .felica(let f):
             let icType = f.pmm.count >= 2 ? f.pmm[1] : 0
+            var identity: ChipIdentity
             switch icType {
-            case 0xF1: return ChipIdentity(model: "FeliCa Lite-S", platform: "Type 3", memoryBytes: 224)
-            case 0xF0: return ChipIdentity(model: "FeliCa Lite", platform: "Type 3", memoryBytes: 224)
-            default: return ChipIdentity(model: "FeliCa (IC type 0x\(Hex.encode([icType])))", platform: f.systemCode == 0x12FC ? "Type 3" : "unknown")
+            case 0xF1: identity = ChipIdentity(model: "FeliCa Lite-S", platform: "Type 3", memoryBytes: 224)
+            case 0xF0: identity = ChipIdentity(model: "FeliCa Lite", platform: "Type 3", memoryBytes: 224)
+            default: identity = ChipIdentity(model: "FeliCa (IC type 0x\(Hex.encode([icType])))", platform: f.systemCode == 0x12FC ? "Type 3" : "unknown")
             }
+            identity.hasNDEF = await type3HasNDEF(f, reader)
+            return identity
         case .iso15693(let v):
             return await identifyType5(v, reader)
         case .iso14443B:
@@ -92,6 +95,20 @@ public enum ChipIdentification {
         let ok = answer.map { $0.count >= 2 && $0[$0.count - 2] == 0x90 && $0[$0.count - 1] == 0x00 } ?? false
         return ChipIdentity(model: ok ? "NFC Forum Type 4 tag" : "ISO 14443-4 tag", platform: ok ? "Type 4" : "unknown",
                             hasNDEF: ok)
+    }
+
+    /// Type 3: block 0 of service 000B is the attribute information block (T3T 1.0, 7.1):
+    /// version 1.x and a checksum over bytes 0-13 in bytes 14-15.
+    private static func type3HasNDEF(_ target: FeliCaTarget, _ reader: any NFCReader) async -> Bool? {
+        guard target.idm.count == 8 else { return nil }
+        // Read Without Encryption (06): IDm, one service (000B, little-endian), one block (80 00).
+        let command = Bytes([0x06] + target.idm.array + [0x01, 0x0B, 0x00, 0x01, 0x80, 0x00])
+        guard let answer = try? await reader.transceive(command, mode: .standard, timeout: .milliseconds(300)),
+              answer.count == 28, answer[0] == 0x07, answer[9] == 0x00, answer[10] == 0x00
+        else { return nil }
+        let block = answer[12..<28]
+        let checksum = block[0..<14].reduce(0) { $0 + Int($1) }
+        return block[0] >> 4 == 1 && checksum == Int(block[14]) << 8 | Int(block[15])
     }
 
     /// ICODE by UID (AN10787): E0, manufacturer 04 (NXP), type 01 = SLIX family; bits 37-36

@@ -1,6 +1,7 @@
 import Foundation
 import LibNFC
 import NFCCore
+import NFCKit
 import NFCTestSupport
 import NFCTags
 import Testing
@@ -100,6 +101,23 @@ struct LibNFCReaderEndToEndTests {
         #expect(f.pmm == [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00])
         #expect(f.bitRate == 212)
         await reader.close()
+    }
+
+    @Test("a FeliCa frame goes without its length byte, as on the simulator: the same block comes back")
+    func felicaFraming() async throws {
+        let (emulator, reader) = try await Self.open("felica-lite-s")
+        defer { _ = emulator }
+        let target = try #require(try await reader.poll(for: [.felica212], timeout: .seconds(2)))
+        // Read Without Encryption, service 000B, block 0 (the attribute information block).
+        let read = Bytes([0x06] + target.identifier.array + [0x01, 0x0B, 0x00, 0x01, 0x80, 0x00])
+        let viaLibNFC = try await reader.transceive(read, mode: .standard, timeout: .seconds(1))
+        await reader.close()
+        let simulator = try await ReaderConnection.open("sim:felica-lite-s")
+        _ = try await simulator.poll(for: [.felica212], timeout: .seconds(1))
+        let viaSimulator = try await simulator.transceive(read, mode: .standard, timeout: .seconds(1))
+        await simulator.close()
+        #expect(viaLibNFC.count == 28)
+        #expect(viaLibNFC == viaSimulator)
     }
 
     @Test("ISO 15693 asked of a libnfc reader is a clear 'not supported'; an empty field polls to nil")

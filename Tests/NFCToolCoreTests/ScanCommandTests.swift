@@ -18,7 +18,7 @@ struct ScanCommandTests {
         Expected(model: "ntag216", technology: "iso14443a", chip: "NTAG216", ndef: true),
         Expected(model: "ultralight", technology: "iso14443a", chip: "MIFARE Ultralight EV1 (MF0UL11)", ndef: false),
         Expected(model: "type4", technology: "iso14443a", chip: "NFC Forum Type 4 tag", ndef: true),
-        Expected(model: "felica-lite-s", technology: "felica212", chip: "FeliCa Lite-S", ndef: nil),
+        Expected(model: "felica-lite-s", technology: "felica212", chip: "FeliCa Lite-S", ndef: true),
         Expected(model: "classic1k", technology: "iso14443a", chip: "MIFARE Classic 1K", ndef: nil),
         Expected(model: "slix2", technology: "iso15693", chip: "ICODE SLIX2", ndef: true),
     ])
