@@ -81,8 +81,8 @@ public struct Type2Tag: Sendable {
     /// failed check sends no WRITE. Then, so that a tag pulled away at any moment holds the old
     /// message, an empty one or the new one: (1) the page holding the first L byte is written
     /// with L = 0 (`03 00` reads as an empty NDEF TLV), (2) the other pages whose content
-    /// changes, (3) that page again with the real length. When only that page changes it is
-    /// written once. A Terminator TLV follows the message when a byte is left in the data area.
+    /// changes, (3) that page again with the real length. When a single page changes in all, it
+    /// is written once (one page write goes from old to new). A Terminator TLV follows the message when a byte is left in the data area.
     /// With `verify`, the written range is read back and compared.
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly`, `capacityExceeded` ("by N
     ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse` (the tag
@@ -131,7 +131,10 @@ public struct Type2Tag: Sendable {
         }
         let others = pages.filter { $0 != lengthPage && page(final, $0) != page(snapshot.memory, $0) }
         var current = page(snapshot.memory, lengthPage)
-        if !others.isEmpty {
+        if others.count == 1, current == page(final, lengthPage) {
+            // One page changes: one WRITE takes the tag from the old message to the new.
+            try await write(page: others[0], page(final, others[0]))
+        } else if !others.isEmpty {
             if current != page(zeroed, lengthPage) {
                 try await write(page: lengthPage, page(zeroed, lengthPage))
                 current = page(zeroed, lengthPage)
