@@ -279,7 +279,7 @@ public struct Type2TLVArea: Sendable, Hashable {
                     return truncated("NDEF TLV of \(length) bytes", at: tAddress)
                 }
                 let needed = addresses[min(addresses.count - 1, lengthSize + length)]
-                if length > 0, needed >= memory.count { return .needMore(memory.count) }
+                if length > 0, needed >= memory.count { return .needMore(needed) }
                 if !sawLockControl, let area = Type2ReservedArea.defaultDynamicLockArea(dataAreaSize: cc.dataAreaSize) {
                     reserved.append(area)
                 }

@@ -9,6 +9,11 @@ public enum Type2Command {
     public static let write: UInt8 = 0xA2
     /// The 4-bit ACK (0xA) some readers hand back as a byte; others return an empty answer.
     public static let ack: UInt8 = 0x0A
+    /// FAST_READ (0x3A, start page, end page): pages start…end in one answer (NTAG21x 10.3).
+    public static let fastRead: UInt8 = 0x3A
+    /// The most pages one FAST_READ asks for here: 16 pages = 64 bytes, an answer every reader
+    /// frame buffer holds (a PN532 carries up to 262 bytes; 64 stays well inside).
+    public static let fastReadMaxPages = 16
     /// Bytes in a page.
     public static let pageSize = 4
     /// Bytes answered by one READ.
@@ -26,10 +31,15 @@ public struct Type2Tag: Sendable {
     public let reader: any NFCReader
     /// The timeout of each command.
     public var commandTimeout: Duration
+    /// Whether the chip has FAST_READ (NTAG21x, Ultralight EV1: GET_VERSION tells): ranges longer
+    /// than 16 bytes are then read with FAST_READ, up to ``Type2Command/fastReadMaxPages`` per
+    /// command; otherwise READ, 4 pages per command.
+    public var usesFastRead: Bool
 
     /// A Type 2 tag on `reader` (already polled and selected).
-    public init(reader: any NFCReader, commandTimeout: Duration = .seconds(1)) {
+    public init(reader: any NFCReader, usesFastRead: Bool = false, commandTimeout: Duration = .seconds(1)) {
         self.reader = reader
+        self.usesFastRead = usesFastRead
         self.commandTimeout = commandTimeout
     }
 
@@ -164,9 +174,7 @@ public struct Type2Tag: Sendable {
         /// that page (bytes before it are zero).
         mutating func extend(through address: Int, using tag: Type2Tag, from firstPage: Int? = nil) async throws(NFCTagError) {
             if let firstPage, memory.isEmpty { memory = [UInt8](repeating: 0, count: firstPage * Type2Command.pageSize) }
-            while memory.count <= address {
-                memory += try await tag.read(page: memory.count / Type2Command.pageSize)
-            }
+            memory += try await tag.read(fromPage: memory.count / Type2Command.pageSize, through: address)
         }
     }
 
@@ -178,11 +186,51 @@ public struct Type2Tag: Sendable {
             case .success(let area): return Snapshot(memory: memory, area: area)
             case .failure(let error): throw error
             case .needMore(let address):
-                while memory.count <= address {
-                    memory += try await read(page: memory.count / Type2Command.pageSize)
-                }
+                memory += try await read(fromPage: memory.count / Type2Command.pageSize, through: address)
             }
         }
+    }
+
+    /// Memory from `firstPage` on, at least through byte `address` (empty when `address` lies
+    /// before `firstPage`): FAST_READ for the whole pages when the chip has it and more than one
+    /// READ would be needed, else READs of 4 pages.
+    func read(fromPage firstPage: Int, through address: Int) async throws(NFCTagError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var page = firstPage
+        let lastPage = address / Type2Command.pageSize
+        while page <= lastPage {
+            let remaining = lastPage - page + 1
+            if usesFastRead, remaining > Type2Command.readSize / Type2Command.pageSize {
+                let end = page + min(remaining, Type2Command.fastReadMaxPages) - 1
+                bytes += try await fastRead(from: page, to: end)
+                page = end + 1
+            } else {
+                bytes += try await read(page: page)
+                page += Type2Command.readSize / Type2Command.pageSize
+            }
+        }
+        return bytes
+    }
+
+    /// FAST_READ (0x3A): pages `start`…`end`.
+    func fastRead(from start: Int, to end: Int) async throws(NFCTagError) -> [UInt8] {
+        guard end <= 0xFF else {
+            throw NFCTagError(.malformedTag, at: end * Type2Command.pageSize, "page \(end) is beyond a FAST_READ's reach")
+        }
+        let answer: Bytes
+        do {
+            answer = try await reader.transceive(
+                Bytes([Type2Command.fastRead, UInt8(start), UInt8(end)]), mode: .standard, timeout: commandTimeout)
+        } catch {
+            throw NFCTagError(error, during: "FAST_READ pages \(start)–\(end)")
+        }
+        let expected = (end - start + 1) * Type2Command.pageSize
+        guard answer.count == expected else {
+            throw NFCTagError(
+                .tagResponse, at: start * Type2Command.pageSize,
+                "FAST_READ pages \(start)–\(end) answered \(answer.count) bytes, not \(expected)")
+        }
+        return answer.array
     }
 
     /// READ (0x30): 16 bytes from `page`.

@@ -12,6 +12,11 @@ struct Type2NDEFTests {
     static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
 
     /// A traced simulator with `tag` on it, polled and selected.
+    /// The command (code, page) pairs the field carried.
+    static func trace(_ reader: SimulatedReader) async -> [[UInt8]] {
+        await reader.withField { field in field.trace.map { Array($0.command.prefix(2)) } }
+    }
+
     /// The chip starts from `state` if given, else factory state, with `message` stored if given.
     static func open(
         _ model: NTAG21xTag.Model, message: NDEFMessage? = nil, state: TagState? = nil
@@ -115,6 +120,43 @@ struct Type2NDEFTests {
         let writes = await reader.withField { $0.trace.filter { $0.command.first == Type2Command.write }.map { $0.command } }
         #expect(writes.first?[1] == 4 && writes.last?[1] == 4)
         #expect(writes.first?[3] == 0x00)
+    }
+
+    /// Blank NTAG215, 20-byte message: TLV `03 14` + 20 bytes + `FE` = 23 bytes on pages 4–9.
+    /// READ 0 (CC), READ 4 (finds `03 00`), READ 8 (old content of pages 8–9); WRITE 4 with
+    /// length 0, WRITE 5…9, WRITE 4 with the length; read-back READ 4, READ 8. The datasheet
+    /// minimum is 6 WRITEs (pages 4–9); the 7th is the price of tear safety.
+    @Test("writing a 20-byte URL record on a blank NTAG215 sends exactly the documented commands")
+    func exactTrace() async throws {
+        let (reader, tag) = try await Self.open(.ntag215)
+        let message = try Self.url("https://www.example.com/abc")
+        #expect(try message.encoded().count == 20)
+        try await tag.writeNDEF(message)
+        let read = Type2Command.read, write = Type2Command.write
+        #expect(
+            await Self.trace(reader) == [
+                [read, 0], [read, 4], [read, 8],
+                [write, 4], [write, 5], [write, 6], [write, 7], [write, 8], [write, 9], [write, 4],
+                [read, 4], [read, 8],
+            ])
+        let firstWrite = await reader.withField { $0.trace[3].command }
+        #expect(firstWrite == [write, 4, 0x03, 0x00, 0xD1, 0x01])
+    }
+
+    @Test("with FAST_READ, a 300-byte message is read in 64-byte answers")
+    func fastRead() async throws {
+        let message = try Self.url("https://example.com/" + String(repeating: "f", count: 300))
+        let (reader, _) = try await Self.open(.ntag215, message: message)
+        let tag = Type2Tag(reader: reader, usesFastRead: true)
+        #expect(try message.encoded().count == 320)
+        #expect(try await tag.readNDEF() == message)
+        // A 320-byte message (long record: 7 header bytes + 313 payload) behind `03 FF 01 40` ends
+        // at byte 16 + 4 + 320 − 1 = 339, page 84. READ 0 (CC), READ 4 (TLV header), then pages
+        // 8–84 by FAST_READ, 16 pages at most each.
+        let trace = await Self.trace(reader)
+        #expect(trace.filter { $0[0] == Type2Command.read } == [[Type2Command.read, 0], [Type2Command.read, 4]])
+        let fastReads = await reader.withField { $0.trace.map(\.command).filter { $0[0] == Type2Command.fastRead } }
+        #expect(fastReads == [[0x3A, 8, 23], [0x3A, 24, 39], [0x3A, 40, 55], [0x3A, 56, 71], [0x3A, 72, 84]])
     }
 
     @Test("a tag whose CC3 says read-only gives readOnly and no WRITE")
