@@ -99,7 +99,9 @@ public struct Type2ReservedArea: Sendable, Hashable {
     /// position byte (page address nibble, byte offset nibble), size (bits for lock control, bytes
     /// for memory control; 0 means 256), and page control (upper nibble: bytes locked per bit,
     /// lower nibble: log2 of the page size used by the position). Address = page × 2^lower + offset.
-    public init(kind: Kind, value: [UInt8]) {
+    /// Nil unless `value` holds exactly 3 bytes.
+    public init?(kind: Kind, value: [UInt8]) {
+        guard value.count == 3 else { return nil }
         let pageSize = 1 << Int(value[2] & 0x0F)
         let start = Int(value[0] >> 4) * pageSize + Int(value[0] & 0x0F)
         let size = value[1] == 0 ? 256 : Int(value[1])
@@ -138,8 +140,9 @@ public struct Type2TLVArea: Sendable, Hashable {
     /// 1 or 3: the size of the stored L field.
     public var lengthFieldSize: Int
 
-    /// The address of the NDEF TLV's T byte.
-    public var ndefTLVAddress: Int { ndefAddresses[0] }
+    /// The address of the NDEF TLV's T byte (the data area start when ``ndefAddresses`` is empty,
+    /// which the parser never produces).
+    public var ndefTLVAddress: Int { ndefAddresses.first ?? Type2CapabilityContainer.dataAreaAddress }
 
     /// The longest message that fits: with N usable bytes from the T byte on, N − 4 when
     /// N − 4 ≥ 255 (3-byte length), else min(N − 2, 254) (1-byte length); a Terminator TLV is
@@ -154,7 +157,7 @@ public struct Type2TLVArea: Sendable, Hashable {
 
     /// Addresses of the stored message's bytes (V field).
     public var messageAddresses: ArraySlice<Int> {
-        let start = 1 + lengthFieldSize
+        let start = min(ndefAddresses.count, 1 + lengthFieldSize)
         return ndefAddresses[start..<min(ndefAddresses.count, start + messageLength)]
     }
 
@@ -303,7 +306,9 @@ public struct Type2TLVArea: Sendable, Hashable {
                         NFCTagError(.malformedTag, at: tAddress, "control TLV \(hexByte(type)) has length \(length), not 3"))
                 }
                 if type == Type2TLVType.lockControl { sawLockControl = true }
-                reserved.append(Type2ReservedArea(kind: type == Type2TLVType.lockControl ? .lockBits : .reserved, value: value))
+                if let area = Type2ReservedArea(kind: type == Type2TLVType.lockControl ? .lockBits : .reserved, value: value) {
+                    reserved.append(area)
+                }
             }
         }
     }

@@ -78,7 +78,7 @@ public struct Type2Tag: Sendable {
         do {
             return try NDEFMessage(bytes: bytes)
         } catch {
-            let offset = error.offset.map { $0 < addresses.count ? addresses[addresses.startIndex + $0] : addresses.last! }
+            let offset = error.offset.flatMap { $0 < addresses.count ? addresses[addresses.startIndex + $0] : addresses.last }
             return try fail(NFCTagError(.malformedMessage, at: offset, "stored NDEF message does not decode: \(error.reason)"))
         }
     }
@@ -126,6 +126,9 @@ public struct Type2Tag: Sendable {
         }
         tlv += encoded
         if area.ndefAddresses.count > tlv.count { tlv.append(Type2TLVType.terminator) }
+        guard area.ndefAddresses.count >= tlv.count else {
+            throw NFCTagError(.capacityExceeded, "NDEF TLV of \(tlv.count) bytes does not fit \(area.ndefAddresses.count) usable bytes")
+        }
         let addresses = Array(area.ndefAddresses[0..<tlv.count])
         try await snapshot.extend(through: addresses.last!, using: self)
 

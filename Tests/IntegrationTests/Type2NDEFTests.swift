@@ -173,6 +173,36 @@ struct Type2NDEFTests {
         #expect(try await tag.readNDEF() == .empty)
     }
 
+    @Test("an answer corrupted on the air during a WRITE is reported, and the tag stays old, empty or new")
+    func rfErrorDuringWrite() async throws {
+        let old = try Self.url("https://old.example")
+        let new = try Self.url("https://example.com/a-much-longer-new-message")
+        for k in 3...12 {
+            let (reader, tag) = try await Self.open(.ntag213, message: old)
+            let start = await reader.commandCount
+            await reader.withField { $0.faultPlan = FaultPlan(rfErrorOnCommands: [start + k]) }
+            await #expect(throws: NFCTagError.self) { try await tag.writeNDEF(new) }
+            guard let state = await Self.state(reader) else { return }
+            let (_, again) = try await Self.open(.ntag213, state: state)
+            let read = try await again.readNDEF()
+            #expect(read == old || read == .empty || read == new, "k = \(k)")
+        }
+    }
+
+    @Test("stored bytes that are not an NDEF message give malformedMessage with the tag address")
+    func malformedStoredMessage() async throws {
+        let (reader, tag) = try await Self.open(.ntag215)
+        // 03 04 then a record header claiming a 200-byte payload in 4 bytes.
+        _ = try await reader.transceive(Bytes([Type2Command.write, 4, 0x03, 0x04, 0xD1, 0x01]))
+        _ = try await reader.transceive(Bytes([Type2Command.write, 5, 0xC8, 0x55, 0xFE, 0x00]))
+        await #expect {
+            _ = try await tag.readNDEF()
+        } throws: { error in
+            let error = error as! NFCTagError
+            return error.code == .malformedMessage && (18...21).contains(error.offset ?? -1)
+        }
+    }
+
     @Test("an unformatted Ultralight EV1 is not supported")
     func notFormatted() async throws {
         let reader = SimulatedReader(tags: [UltralightEV1Tag(.mf0ul11, uid: Self.uid)], emptyFieldWait: .zero)
@@ -227,5 +257,7 @@ struct Type2NDEFTests {
         }
         #expect(outcomes["corrupt"] == nil)
         #expect(outcomes["new", default: 0] >= 1)
+        #expect(outcomes["empty", default: 0] >= 1)
+        print("tearing sweep \(model.rawValue), \(total) cut points: \(outcomes.sorted { $0.key < $1.key })")
     }
 }
