@@ -1,4 +1,6 @@
 import Testing
+import NDEF
+import NFCCore
 @testable import NFCTags
 
 /// Capability container and TLV area parsing (NFC Forum Type 2 Tag 1.2, 2.3 and 6.1), on the
@@ -152,6 +154,98 @@ struct Type2ParsingTests {
             let memory = [UInt8](repeating: 0, count: 12) + [0xE1, 0x10, 0x01, 0x00] + Array(tlvs.prefix(min(count, 8)))
                 + [UInt8](repeating: 0, count: 8 - min(count, 8))
             #expect(throws: NFCTagError.self) { _ = try Type2TLVArea.parse(memory: memory) }
+        }
+    }
+}
+
+/// A Type 2 memory behind the reader seam answering as libnfc does: a WRITE's ACK comes back as
+/// an empty answer. Pages in `stuckPages` ignore writes (to provoke a verification mismatch).
+actor MemoryType2Reader: NFCReader {
+    let name = "memory"
+    let connectionString = "test:memory"
+    let supportedModulations: [Modulation] = [.iso14443A]
+    var memory: [UInt8]
+    var stuckPages: Set<Int>
+    var writes = 0
+
+    init(memory: [UInt8], stuckPages: Set<Int> = []) {
+        self.memory = memory
+        self.stuckPages = stuckPages
+    }
+
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? { nil }
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+        let c = command.array
+        switch c.first {
+        case Type2Command.read? where c.count == 2:
+            let start = Int(c[1]) * 4
+            guard start + 16 <= memory.count else { throw NFCReaderError(.nak, "out of range", detail: 0) }
+            return Bytes(memory[start..<(start + 16)])
+        case Type2Command.write? where c.count == 6:
+            let page = Int(c[1])
+            guard page * 4 + 4 <= memory.count else { throw NFCReaderError(.nak, "out of range", detail: 0) }
+            writes += 1
+            if !stuckPages.contains(page) { memory.replaceSubrange((page * 4)..<(page * 4 + 4), with: c[2...]) }
+            return Bytes()
+        default:
+            throw NFCReaderError(.nak, "unknown command", detail: 0)
+        }
+    }
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {}
+    func isTargetPresent() async -> Bool { true }
+    func deselect() async throws(NFCReaderError) {}
+    func close() async {}
+}
+
+@Suite("Type 2 NDEF over a libnfc-like reader")
+struct Type2ReaderSeamTests {
+    /// NTAG213 factory image with 16 bytes to spare past the data area (lock/config pages).
+    static var ntag213: [UInt8] { Type2Images.ntag213 + [UInt8](repeating: 0, count: 20) }
+
+    /// A short NDEF message: one empty record of TNF unknown with `count` payload bytes.
+    static func message(_ count: Int) -> [UInt8] { [0xD5, 0x00, UInt8(count)] + [UInt8](repeating: 0x42, count: count) }
+
+    @Test("an empty WRITE answer counts as the ACK; the message reads back")
+    func emptyACK() async throws {
+        let reader = MemoryType2Reader(memory: Self.ntag213)
+        let tag = Type2Tag(reader: reader)
+        let message = try NDEFMessage(bytes: Self.message(20))
+        try await tag.writeNDEF(message)
+        #expect(try await tag.readNDEF() == message)
+        // TLV at 21: 03 17 + 23 bytes + FE = 26 bytes, bytes 21…46 = pages 5–11.
+        #expect(await reader.writes == 8)
+        let memory = await reader.memory
+        #expect(Array(memory[21...23]) == [0x03, 23, 0xD5])
+        #expect(memory[46] == 0xFE)
+        // The Lock Control TLV is untouched.
+        #expect(Array(memory[16...20]) == [0x01, 0x03, 0xA0, 0x0C, 0x34])
+    }
+
+    @Test("a page that does not take the write is reported by the read-back, with its address")
+    func verificationMismatch() async throws {
+        let reader = MemoryType2Reader(memory: Self.ntag213, stuckPages: [8])
+        let tag = Type2Tag(reader: reader)
+        await #expect {
+            try await tag.writeNDEF(try NDEFMessage(bytes: Self.message(20)))
+        } throws: { error in
+            let error = error as! NFCTagError
+            return error.code == .verificationFailed && (32..<36).contains(error.offset ?? -1)
+        }
+    }
+
+    @Test("a NAK during a READ is a tagResponse error carrying the reader error")
+    func nakOnRead() async throws {
+        // CC claims 255 × 8 bytes but the memory ends early: the walk meets the NAK.
+        var memory = Self.ntag213
+        memory[14] = 0xFF
+        memory.replaceSubrange(16..<21, with: [0x00, 0x00, 0x00, 0x00, 0x00])
+        memory.replaceSubrange(21..<24, with: [0x00, 0x00, 0x00])
+        let tag = Type2Tag(reader: MemoryType2Reader(memory: memory))
+        await #expect {
+            _ = try await tag.queryNDEFStatus()
+        } throws: { error in
+            let error = error as! NFCTagError
+            return error.code == .tagResponse && error.readerError?.code == .nak
         }
     }
 }
