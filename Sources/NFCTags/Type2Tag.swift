@@ -166,6 +166,19 @@ public struct Type2Tag: Sendable {
         }
     }
 
+    /// A Type 2 tag on `reader`, using FAST_READ when `identity` names a chip that has it: the
+    /// NTAG21x family (NTAG210…216, datasheet 10.3) and MIFARE Ultralight EV1 (MF0ULx1 datasheet
+    /// 9). Identities come from ``ChipIdentification/identify(_:on:)``.
+    public init(reader: any NFCReader, identity: ChipIdentity, commandTimeout: Duration = .seconds(1)) {
+        self.init(reader: reader, usesFastRead: Self.hasFastRead(identity), commandTimeout: commandTimeout)
+    }
+
+    /// Whether the identified chip has FAST_READ (NTAG21x, Ultralight EV1).
+    public static func hasFastRead(_ identity: ChipIdentity) -> Bool {
+        identity.platform == "Type 2"
+            && (identity.model.hasPrefix("NTAG21") || identity.model.hasPrefix("MIFARE Ultralight EV1"))
+    }
+
     // MARK: - Commands
 
     /// The memory read so far (from address 0) and the TLV area found in it.

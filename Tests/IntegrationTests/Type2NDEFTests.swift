@@ -159,6 +159,20 @@ struct Type2NDEFTests {
         #expect(fastReads == [[0x3A, 8, 23], [0x3A, 24, 39], [0x3A, 40, 55], [0x3A, 56, 71], [0x3A, 72, 84]])
     }
 
+    @Test("GET_VERSION's identity switches FAST_READ on for NTAG21x, off for an original Ultralight")
+    func identityChoosesFastRead() async throws {
+        let (reader, _) = try await Self.open(.ntag216)
+        let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
+        let identity = await ChipIdentification.identify(target, on: reader)
+        #expect(Type2Tag(reader: reader, identity: identity).usesFastRead)
+        #expect(!Type2Tag.hasFastRead(ChipIdentity(model: "MIFARE Ultralight", platform: "Type 2", memoryBytes: 48)))
+        #expect(Type2Tag.hasFastRead(ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21)", platform: "Type 2")))
+        let tag = Type2Tag(reader: reader, identity: identity)
+        let message = try Self.url("https://example.com/" + String(repeating: "x", count: 600))
+        try await tag.writeNDEF(message)
+        #expect(try await tag.readNDEF() == message)
+    }
+
     @Test("a tag whose CC3 says read-only gives readOnly and no WRITE")
     func readOnly() async throws {
         let (reader, tag) = try await Self.open(.ntag213)
