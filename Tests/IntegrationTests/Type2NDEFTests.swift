@@ -226,6 +226,11 @@ struct Type2NDEFTests {
         await #expect {
             _ = try await tag.readNDEF()
         } throws: { ($0 as! NFCTagError).code == .notNDEFFormatted }
+        await reader.withField { $0.isTracing = true }
+        await #expect {
+            try await tag.writeNDEF(try Self.url("https://example.com"))
+        } throws: { ($0 as! NFCTagError).code == .notNDEFFormatted }
+        #expect(await Self.commands(reader, Type2Command.write) == 0)
     }
 
     /// For each cut point k of a write sequence, the tag leaves right after command k: afterwards
