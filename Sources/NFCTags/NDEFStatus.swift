@@ -1,0 +1,97 @@
+/// Whether a tag holds an NDEF area and what may be done with it, as CoreNFC's
+/// `queryNDEFStatus` reports it (NFC Forum Type 2 Tag 1.2, 5.4 "NDEF Detection Procedure").
+public enum NDEFStatus: String, Sendable, Hashable {
+    /// No NDEF area: no capability container magic `E1`, an unknown major version, no NDEF TLV,
+    /// or read access refused (CC3 upper nibble not 0).
+    case notSupported
+    /// NDEF readable and writable (CC3 lower nibble 0x0).
+    case readWrite
+    /// NDEF readable only (CC3 lower nibble 0xF, or any proprietary write access value).
+    case readOnly
+}
+
+/// The answer to ``Type2Tag/queryNDEFStatus()``: CoreNFC's `(status, capacity)` plus the length of
+/// the message stored now.
+public struct NDEFQuery: Sendable, Hashable {
+    /// What the tag allows.
+    public var status: NDEFStatus
+    /// The longest NDEF message, in bytes, that ``Type2Tag/writeNDEF(_:verify:)`` can store
+    /// (TLV overhead and reserved areas already taken off; 0 when not supported).
+    public var capacity: Int
+    /// The length of the NDEF message now stored (the NDEF TLV's L field); 0 for an empty tag.
+    public var messageLength: Int
+
+    /// Creates a query result.
+    public init(status: NDEFStatus, capacity: Int, messageLength: Int) {
+        self.status = status
+        self.capacity = capacity
+        self.messageLength = messageLength
+    }
+}
+
+/// The error of the tag-platform layer (NDEF on a tag): a stable ``code`` to match, a human
+/// ``reason``, the byte ``offset`` in tag memory where a malformed structure was found, and the
+/// reader failure that caused it, if any.
+///
+/// Reader failures are mapped rather than passed through, so that callers match one type:
+/// `tagLost`, `timeout` and `rfError` become ``Code/connectionLost``; a NAK or an answer of the
+/// wrong shape becomes ``Code/tagResponse``; the original stays in ``readerError``.
+public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable error codes.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// No NDEF area: CC magic not `E1`, unsupported major version, no NDEF TLV, or read
+        /// access refused (Type 2 Tag 1.2, 6.1 and 5.4).
+        case notNDEFFormatted
+        /// The tag is read-only (CC3 write access not 0x0); nothing was written.
+        case readOnly
+        /// The message does not fit; the reason says by how many bytes. Nothing was written.
+        case capacityExceeded
+        /// The capability container or TLV area breaks the Type 2 Tag rules; ``offset`` is the
+        /// byte address in tag memory.
+        case malformedTag
+        /// The stored NDEF message does not decode (``offset`` is in tag memory).
+        case malformedMessage
+        /// The tag refused a command (NAK) or answered with the wrong length.
+        case tagResponse
+        /// The tag left the field, or did not answer.
+        case connectionLost
+        /// Read-back after a write differs from what was written.
+        case verificationFailed
+        /// The message could not be encoded.
+        case invalidMessage
+    }
+
+    /// The stable code.
+    public var code: Code
+    /// A human explanation.
+    public var reason: String
+    /// The byte address in tag memory the error concerns, when there is one.
+    public var offset: Int?
+    /// The reader failure underneath, when there is one.
+    public var readerError: NFCReaderError?
+
+    /// Creates an error.
+    public init(_ code: Code, at offset: Int? = nil, _ reason: String, readerError: NFCReaderError? = nil) {
+        self.code = code
+        self.reason = reason
+        self.offset = offset
+        self.readerError = readerError
+    }
+
+    /// Maps a reader failure: lost/timeout/RF error → ``Code/connectionLost``, others →
+    /// ``Code/tagResponse``.
+    public init(_ readerError: NFCReaderError, during what: String) {
+        switch readerError.code {
+        case .tagLost, .timeout, .rfError, .closed, .aborted:
+            self.init(.connectionLost, "\(what): \(readerError.reason)", readerError: readerError)
+        default:
+            self.init(.tagResponse, "\(what): \(readerError.reason)", readerError: readerError)
+        }
+    }
+
+    /// `reason [code]` and the offset when known.
+    public var description: String {
+        if let offset { return "\(reason) at offset \(offset) [\(code.rawValue)]" }
+        return "\(reason) [\(code.rawValue)]"
+    }
+}

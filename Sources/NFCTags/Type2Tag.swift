@@ -1,0 +1,283 @@
+public import NDEF
+import NFCCore
+
+/// Type 2 Tag commands used by the NDEF mapping (Type 2 Tag 1.2, 5; NTAG213/215/216 datasheet 10).
+public enum Type2Command {
+    /// READ (0x30, page): 16 bytes, four pages from `page` (T2T 1.2, 5.1; NTAG21x 10.2).
+    public static let read: UInt8 = 0x30
+    /// WRITE (0xA2, page, 4 bytes): one page, answered by an ACK (T2T 1.2, 5.2; NTAG21x 10.4).
+    public static let write: UInt8 = 0xA2
+    /// The 4-bit ACK (0xA) some readers hand back as a byte; others return an empty answer.
+    public static let ack: UInt8 = 0x0A
+    /// FAST_READ (0x3A, start page, end page): pages start…end in one answer (NTAG21x 10.3).
+    public static let fastRead: UInt8 = 0x3A
+    /// The most pages one FAST_READ asks for here: 16 pages = 64 bytes, an answer every reader
+    /// frame buffer holds (a PN532 carries up to 262 bytes; 64 stays well inside).
+    public static let fastReadMaxPages = 16
+    /// Bytes in a page.
+    public static let pageSize = 4
+    /// Bytes answered by one READ.
+    public static let readSize = 16
+}
+
+/// NDEF on an NFC Forum Type 2 Tag (NTAG21x, MIFARE Ultralight…) over the reader seam: the
+/// NDEF detection, read and write procedures of Type 2 Tag 1.2, 5.4–5.6, with the tear-safe
+/// write order of ARCHITECTURE.md.
+///
+/// Holds the reader with its target already selected. Each call reads what it needs afresh
+/// (nothing is cached between calls: the tag may have changed).
+public struct Type2Tag: Sendable {
+    /// The reader whose selected target is this tag.
+    public let reader: any NFCReader
+    /// The timeout of each command.
+    public var commandTimeout: Duration
+    /// Whether the chip has FAST_READ (NTAG21x, Ultralight EV1: GET_VERSION tells): ranges longer
+    /// than 16 bytes are then read with FAST_READ, up to ``Type2Command/fastReadMaxPages`` per
+    /// command; otherwise READ, 4 pages per command.
+    public var usesFastRead: Bool
+
+    /// A Type 2 tag on `reader` (already polled and selected).
+    public init(reader: any NFCReader, usesFastRead: Bool = false, commandTimeout: Duration = .seconds(1)) {
+        self.reader = reader
+        self.usesFastRead = usesFastRead
+        self.commandTimeout = commandTimeout
+    }
+
+    /// The NDEF detection procedure (Type 2 Tag 1.2, 5.4): reads the CC and the TLV area up to
+    /// the NDEF TLV with READ commands (16 bytes each).
+    /// - Returns: `.notSupported` (capacity 0) when the CC or the TLV area says not NDEF;
+    ///   `.readWrite`/`.readOnly` from CC3 with the capacity (``Type2TLVArea/capacity``) and the
+    ///   stored message length.
+    /// - Throws: ``NFCTagError`` `malformedTag` (with the byte address), `connectionLost`,
+    ///   `tagResponse`.
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
+        let snapshot: Snapshot
+        do {
+            snapshot = try await load()
+        } catch where error.code == .notNDEFFormatted {
+            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
+        }
+        let area = snapshot.area
+        return NDEFQuery(
+            status: area.capabilityContainer.isWritable ? .readWrite : .readOnly, capacity: area.capacity,
+            messageLength: area.messageLength)
+    }
+
+    /// Reads the stored NDEF message (Type 2 Tag 1.2, 5.5). An NDEF TLV of length 0 (an
+    /// initialised, empty tag) gives ``NDEFMessage/empty``, as CoreNFC returns an empty message
+    /// rather than an error.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted`; `malformedTag`; `malformedMessage` when the
+    ///   stored bytes do not decode (offset = tag memory address of the faulty byte);
+    ///   `connectionLost`, `tagResponse`.
+    public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
+        let snapshot = try await load()
+        let area = snapshot.area
+        guard area.messageLength > 0 else { return .empty }
+        let addresses = area.messageAddresses
+        let bytes = addresses.map { snapshot.memory[$0] }
+        do {
+            return try NDEFMessage(bytes: bytes)
+        } catch {
+            let offset = error.offset.flatMap { $0 < addresses.count ? addresses[addresses.startIndex + $0] : addresses.last }
+            return try fail(NFCTagError(.malformedMessage, at: offset, "stored NDEF message does not decode: \(error.reason)"))
+        }
+    }
+
+    private func fail<T>(_ error: NFCTagError) throws(NFCTagError) -> T { throw error }
+
+    /// Writes `message` in place of the stored one (Type 2 Tag 1.2, 5.6).
+    ///
+    /// Every check comes first — NDEF formatted, CC3 write access, message ≤ capacity — and a
+    /// failed check sends no WRITE. Then, so that a tag pulled away at any moment holds the old
+    /// message, an empty one or the new one: (1) the page holding the first L byte is written
+    /// with L = 0 (`03 00` reads as an empty NDEF TLV), (2) the other pages whose content
+    /// changes, (3) that page again with the real length. When a single page changes in all, it
+    /// is written once (one page write goes from old to new). A Terminator TLV follows the message when a byte is left in the data area.
+    /// With `verify`, the written range is read back and compared.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly`, `capacityExceeded` ("by N
+    ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse` (the tag
+    ///   holds the old, an empty or the new message); `verificationFailed`.
+    public func writeNDEF(_ message: NDEFMessage, verify: Bool = true) async throws(NFCTagError) {
+        let encoded: [UInt8]
+        do {
+            encoded = try message.encoded()
+        } catch {
+            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
+        }
+        var snapshot = try await load()
+        let area = snapshot.area
+        guard area.capabilityContainer.isWritable else {
+            throw NFCTagError(
+                .readOnly, at: Type2CapabilityContainer.address + 3,
+                "tag is read-only (CC3 = \(hexByte(area.capabilityContainer.access)))")
+        }
+        guard encoded.count <= area.capacity else {
+            let over = encoded.count - area.capacity
+            throw NFCTagError(
+                .capacityExceeded,
+                "message of \(encoded.count) bytes exceeds the capacity of \(area.capacity) by \(over) byte\(over == 1 ? "" : "s")")
+        }
+        // Lay out the new TLV on the usable addresses.
+        var tlv: [UInt8] = [Type2TLVType.ndefMessage]
+        if encoded.count < 0xFF {
+            tlv.append(UInt8(encoded.count))
+        } else {
+            tlv += [Type2TLVType.threeByteLengthMarker, UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)]
+        }
+        tlv += encoded
+        if area.ndefAddresses.count > tlv.count { tlv.append(Type2TLVType.terminator) }
+        guard area.ndefAddresses.count >= tlv.count else {
+            throw NFCTagError(.capacityExceeded, "NDEF TLV of \(tlv.count) bytes does not fit \(area.ndefAddresses.count) usable bytes")
+        }
+        let addresses = Array(area.ndefAddresses[0..<tlv.count])
+        try await snapshot.extend(through: addresses.last!, using: self)
+
+        var final = snapshot.memory
+        for (address, byte) in zip(addresses, tlv) { final[address] = byte }
+        let lengthAddress = addresses[1]
+        let lengthPage = lengthAddress / Type2Command.pageSize
+        var zeroed = final
+        zeroed[lengthAddress] = 0
+        let pages = Set(addresses.map { $0 / Type2Command.pageSize }).sorted()
+        func page(_ memory: [UInt8], _ p: Int) -> [UInt8] {
+            Array(memory[(p * Type2Command.pageSize)..<((p + 1) * Type2Command.pageSize)])
+        }
+        let others = pages.filter { $0 != lengthPage && page(final, $0) != page(snapshot.memory, $0) }
+        var current = page(snapshot.memory, lengthPage)
+        if others.count == 1, current == page(final, lengthPage) {
+            // One page changes: one WRITE takes the tag from the old message to the new.
+            try await write(page: others[0], page(final, others[0]))
+        } else if !others.isEmpty {
+            if current != page(zeroed, lengthPage) {
+                try await write(page: lengthPage, page(zeroed, lengthPage))
+                current = page(zeroed, lengthPage)
+            }
+            for p in others { try await write(page: p, page(final, p)) }
+        }
+        if current != page(final, lengthPage) { try await write(page: lengthPage, page(final, lengthPage)) }
+
+        guard verify else { return }
+        var check = Snapshot(memory: [], area: area)
+        try await check.extend(through: addresses.last!, using: self, from: pages[0])
+        for address in addresses where check.memory[address] != final[address] {
+            throw NFCTagError(
+                .verificationFailed, at: address,
+                "read back \(hexByte(check.memory[address])) where \(hexByte(final[address])) was written")
+        }
+    }
+
+    /// A Type 2 tag on `reader`, using FAST_READ when `identity` names a chip that has it: the
+    /// NTAG21x family (NTAG210…216, datasheet 10.3) and MIFARE Ultralight EV1 (MF0ULx1 datasheet
+    /// 9). Identities come from ``ChipIdentification/identify(_:on:)``.
+    public init(reader: any NFCReader, identity: ChipIdentity, commandTimeout: Duration = .seconds(1)) {
+        self.init(reader: reader, usesFastRead: Self.hasFastRead(identity), commandTimeout: commandTimeout)
+    }
+
+    /// Whether the identified chip has FAST_READ (NTAG21x, Ultralight EV1).
+    public static func hasFastRead(_ identity: ChipIdentity) -> Bool {
+        identity.platform == "Type 2"
+            && (identity.model.hasPrefix("NTAG21") || identity.model.hasPrefix("MIFARE Ultralight EV1"))
+    }
+
+    // MARK: - Commands
+
+    /// The memory read so far (from address 0) and the TLV area found in it.
+    struct Snapshot {
+        var memory: [UInt8]
+        var area: Type2TLVArea
+
+        /// Reads on until `memory` covers `address`; with `from`, starts an empty snapshot at
+        /// that page (bytes before it are zero).
+        mutating func extend(through address: Int, using tag: Type2Tag, from firstPage: Int? = nil) async throws(NFCTagError) {
+            if let firstPage, memory.isEmpty { memory = [UInt8](repeating: 0, count: firstPage * Type2Command.pageSize) }
+            memory += try await tag.read(fromPage: memory.count / Type2Command.pageSize, through: address)
+        }
+    }
+
+    /// Reads until the TLV area parses.
+    func load() async throws(NFCTagError) -> Snapshot {
+        var memory: [UInt8] = []
+        while true {
+            switch Type2TLVArea.parseOrNeedMore(memory: memory) {
+            case .success(let area): return Snapshot(memory: memory, area: area)
+            case .failure(let error): throw error
+            case .needMore(let address):
+                memory += try await read(fromPage: memory.count / Type2Command.pageSize, through: address)
+            }
+        }
+    }
+
+    /// Memory from `firstPage` on, at least through byte `address` (empty when `address` lies
+    /// before `firstPage`): FAST_READ for the whole pages when the chip has it and more than one
+    /// READ would be needed, else READs of 4 pages.
+    func read(fromPage firstPage: Int, through address: Int) async throws(NFCTagError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var page = firstPage
+        let lastPage = address / Type2Command.pageSize
+        while page <= lastPage {
+            let remaining = lastPage - page + 1
+            if usesFastRead, remaining > Type2Command.readSize / Type2Command.pageSize {
+                let end = page + min(remaining, Type2Command.fastReadMaxPages) - 1
+                bytes += try await fastRead(from: page, to: end)
+                page = end + 1
+            } else {
+                bytes += try await read(page: page)
+                page += Type2Command.readSize / Type2Command.pageSize
+            }
+        }
+        return bytes
+    }
+
+    /// FAST_READ (0x3A): pages `start`…`end`.
+    func fastRead(from start: Int, to end: Int) async throws(NFCTagError) -> [UInt8] {
+        guard end <= 0xFF else {
+            throw NFCTagError(.malformedTag, at: end * Type2Command.pageSize, "page \(end) is beyond a FAST_READ's reach")
+        }
+        let answer: Bytes
+        do {
+            answer = try await reader.transceive(
+                Bytes([Type2Command.fastRead, UInt8(start), UInt8(end)]), mode: .standard, timeout: commandTimeout)
+        } catch {
+            throw NFCTagError(error, during: "FAST_READ pages \(start)–\(end)")
+        }
+        let expected = (end - start + 1) * Type2Command.pageSize
+        guard answer.count == expected else {
+            throw NFCTagError(
+                .tagResponse, at: start * Type2Command.pageSize,
+                "FAST_READ pages \(start)–\(end) answered \(answer.count) bytes, not \(expected)")
+        }
+        return answer.array
+    }
+
+    /// READ (0x30): 16 bytes from `page`.
+    func read(page: Int) async throws(NFCTagError) -> [UInt8] {
+        guard page <= 0xFF else {
+            throw NFCTagError(.malformedTag, at: page * Type2Command.pageSize, "page \(page) is beyond a READ's reach")
+        }
+        let answer: Bytes
+        do {
+            answer = try await reader.transceive(
+                Bytes([Type2Command.read, UInt8(page)]), mode: .standard, timeout: commandTimeout)
+        } catch {
+            throw NFCTagError(error, during: "READ page \(page)")
+        }
+        guard answer.count == Type2Command.readSize else {
+            throw NFCTagError(.tagResponse, at: page * Type2Command.pageSize, "READ page \(page) answered \(answer.count) bytes, not 16")
+        }
+        return answer.array
+    }
+
+    /// WRITE (0xA2): 4 bytes to `page`; an empty answer or an ACK (0x0A) is success.
+    func write(page: Int, _ data: [UInt8]) async throws(NFCTagError) {
+        let answer: Bytes
+        do {
+            answer = try await reader.transceive(
+                Bytes([Type2Command.write, UInt8(page)] + data), mode: .standard, timeout: commandTimeout)
+        } catch {
+            throw NFCTagError(error, during: "WRITE page \(page)")
+        }
+        guard answer.isEmpty || answer.array == [Type2Command.ack] else {
+            throw NFCTagError(.tagResponse, at: page * Type2Command.pageSize, "WRITE page \(page) answered \(answer.description)")
+        }
+    }
+}
