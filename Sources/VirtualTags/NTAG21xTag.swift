@@ -1,6 +1,52 @@
 import NFCCore
 public import NFCTags
 
+/// What every Type 2 chip model shares: it forwards the VirtualTag, tag-file and activation
+/// duties to one ``Type2Chip`` engine over the model's memory map. ``NTAG21xTag`` and
+/// ``UltralightEV1Tag`` add their model-specific parts.
+public class Type2VirtualTag: PersistentVirtualTag, ActivatableVirtualTag {
+    /// The engine: memory, lock bits, password, counters.
+    var chip: Type2Chip
+    /// The model's registry name, stored in tag files (`ntag215`, `ultralight`).
+    let registryName: String
+
+    init(chip: Type2Chip, registryName: String) {
+        self.chip = chip
+        self.registryName = registryName
+    }
+
+    /// The memory map in use.
+    public var layout: Type2Layout { chip.layout }
+    /// The 7-byte UID.
+    public var uid: [UInt8] { chip.uid }
+    /// All pages as stored (PWD and PACK with their real values), for tests and tag files.
+    public var memory: [UInt8] { chip.memory }
+    /// The product name: `NTAG215`, `MIFARE Ultralight EV1 (MF0UL11)`.
+    public var modelName: String { chip.layout.productName }
+    /// ATQA `44 00`, SAK `00`, the 7-byte UID (NTAG21x 9.4, MF0ULx1 9.4).
+    public var targetInfo: TargetInfo {
+        .iso14443A(ISO14443ATarget(uid: Bytes(chip.uid), atqa: [0x44, 0x00], sak: 0x00))
+    }
+    /// Answers one Type 2 command frame (without CRC).
+    public func respond(to frame: [UInt8]) -> TagAnswer { chip.respond(to: frame) }
+    /// Entering the field: authentication and pending commands are reset, lock bits written
+    /// since the last activation take effect.
+    public func powerOn() { chip.powerOn() }
+    /// HLTA: the tag answers nothing until activated again.
+    public func halt() { chip.halt() }
+    /// REQA/WUPA and selection while in the field: authentication reset, new lock bits take
+    /// effect; the NFC counter's once-per-power-on count is kept.
+    public func activate() { chip.activate() }
+    /// The state a tag file stores.
+    public var tagState: TagState {
+        TagState(
+            model: registryName, uid: Hex.encode(chip.uid), memory: Hex.encode(chip.memory),
+            counters: chip.counters, authenticationFailures: chip.authenticationFailures)
+    }
+    /// Grows with every change to persistent state.
+    public var stateRevision: Int { chip.revision }
+}
+
 /// An NXP NTAG213, NTAG215 or NTAG216: an NFC Forum Type 2 tag, byte for byte as the
 /// NTAG213/215/216 datasheet (Rev. 3.2) describes it.
 ///
@@ -13,7 +59,7 @@ public import NFCTags
 /// (NTAG213: after the factory Lock Control TLV `01 03 A0 0C 34`, datasheet 8.5.6).
 ///
 /// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
-public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable, ActivatableVirtualTag {
+public final class NTAG21xTag: Type2VirtualTag, NDEFPreloadable {
     /// The three NTAG21x sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {
         /// NTAG213: 45 pages, 144 bytes of user memory.
@@ -35,29 +81,22 @@ public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable, Activatabl
 
     /// Which NTAG21x this is.
     public let model: Model
-    var chip: Type2Chip
 
     /// A factory-fresh tag with a 7-byte UID (the first byte is NXP's manufacturer code, 04h).
     /// - Precondition: `uid` has 7 bytes.
     public init(_ model: Model, uid: [UInt8]) {
         precondition(uid.count == 7, "an NTAG21x UID has 7 bytes")
         self.model = model
-        self.chip = Type2Chip(layout: model.layout, uid: uid)
+        super.init(chip: Type2Chip(layout: model.layout, uid: uid), registryName: model.rawValue)
     }
 
     /// Restores a tag from saved state; nil when the memory or UID does not fit the model.
     public init?(_ model: Model, state: TagState) {
         guard let chip = Type2Chip(layout: model.layout, state: state) else { return nil }
         self.model = model
-        self.chip = chip
+        super.init(chip: chip, registryName: model.rawValue)
     }
 
-    /// The memory map in use.
-    public var layout: Type2Layout { chip.layout }
-    /// The 7-byte UID.
-    public var uid: [UInt8] { chip.uid }
-    /// All pages as stored (PWD and PACK with their real values), for tests and tag files.
-    public var memory: [UInt8] { chip.memory }
     /// The NFC counter (NTAG21x 8.6).
     public var nfcCounter: UInt32 { chip.counters[0] }
     /// Wrong passwords since the last right one.
@@ -65,30 +104,6 @@ public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable, Activatabl
     /// Whether a PWD_AUTH succeeded since the last activation.
     public var isAuthenticated: Bool { chip.authenticated }
 
-    /// `NTAG213`, `NTAG215`, `NTAG216`.
-    public var modelName: String { chip.layout.productName }
-    /// ATQA `44 00`, SAK `00`, the 7-byte UID (NTAG21x 9.4).
-    public var targetInfo: TargetInfo {
-        .iso14443A(ISO14443ATarget(uid: Bytes(chip.uid), atqa: [0x44, 0x00], sak: 0x00))
-    }
-    /// Answers one Type 2 command frame (without CRC).
-    public func respond(to frame: [UInt8]) -> TagAnswer { chip.respond(to: frame) }
-    /// Entering the field: authentication and pending commands are reset, lock bits written
-    /// since the last activation take effect.
-    public func powerOn() { chip.powerOn() }
-    /// HLTA: the tag answers nothing until activated again.
-    public func halt() { chip.halt() }
-    /// REQA/WUPA and selection while in the field: authentication reset, new lock bits take
-    /// effect; the NFC counter's once-per-power-on count is kept.
-    public func activate() { chip.activate() }
-    /// The state a tag file stores.
-    public var tagState: TagState {
-        TagState(
-            model: model.rawValue, uid: Hex.encode(chip.uid), memory: Hex.encode(chip.memory),
-            counters: chip.counters, authenticationFailures: chip.authenticationFailures)
-    }
-    /// Grows with every change to persistent state.
-    public var stateRevision: Int { chip.revision }
 
     /// Stores `message` in an NDEF TLV (`03 L V FE`, 3-byte length from 255 bytes on) where the
     /// factory's empty NDEF TLV stands, zeroing the rest of user memory (NFC Forum Type 2 Tag
@@ -119,7 +134,7 @@ public final class NTAG21xTag: PersistentVirtualTag, NDEFPreloadable, Activatabl
 /// (Rev. 3.2) describes it. Delivered not NDEF formatted (page 3 zero, as the datasheet says).
 ///
 /// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
-public final class UltralightEV1Tag: PersistentVirtualTag, ActivatableVirtualTag {
+public final class UltralightEV1Tag: Type2VirtualTag {
     /// The two Ultralight EV1 sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {
         /// MF0UL11: 20 pages, 48 bytes of user memory.
@@ -138,53 +153,23 @@ public final class UltralightEV1Tag: PersistentVirtualTag, ActivatableVirtualTag
 
     /// Which Ultralight EV1 this is.
     public let model: Model
-    var chip: Type2Chip
 
     /// A factory-fresh tag with a 7-byte UID.
     /// - Precondition: `uid` has 7 bytes.
     public init(_ model: Model, uid: [UInt8]) {
         precondition(uid.count == 7, "an Ultralight EV1 UID has 7 bytes")
         self.model = model
-        self.chip = Type2Chip(layout: model.layout, uid: uid)
+        super.init(chip: Type2Chip(layout: model.layout, uid: uid), registryName: model.rawValue)
     }
 
     /// Restores a tag from saved state; nil when the memory or UID does not fit the model.
     public init?(_ model: Model, state: TagState) {
         guard let chip = Type2Chip(layout: model.layout, state: state) else { return nil }
         self.model = model
-        self.chip = chip
+        super.init(chip: chip, registryName: model.rawValue)
     }
 
-    /// The memory map in use.
-    public var layout: Type2Layout { chip.layout }
-    /// The 7-byte UID.
-    public var uid: [UInt8] { chip.uid }
-    /// All pages as stored.
-    public var memory: [UInt8] { chip.memory }
     /// The three one-way counters (MF0ULx1 8.7).
     public var counters: [UInt32] { chip.counters }
 
-    /// `MIFARE Ultralight EV1 (MF0UL11)`.
-    public var modelName: String { chip.layout.productName }
-    /// ATQA `44 00`, SAK `00`, the 7-byte UID (MF0ULx1 9.4).
-    public var targetInfo: TargetInfo {
-        .iso14443A(ISO14443ATarget(uid: Bytes(chip.uid), atqa: [0x44, 0x00], sak: 0x00))
-    }
-    /// Answers one Type 2 command frame (without CRC).
-    public func respond(to frame: [UInt8]) -> TagAnswer { chip.respond(to: frame) }
-    /// Entering the field: authentication reset, new lock bits take effect.
-    public func powerOn() { chip.powerOn() }
-    /// HLTA: the tag answers nothing until activated again.
-    public func halt() { chip.halt() }
-    /// REQA/WUPA and selection while in the field: authentication reset, new lock bits take
-    /// effect; the NFC counter's once-per-power-on count is kept.
-    public func activate() { chip.activate() }
-    /// The state a tag file stores.
-    public var tagState: TagState {
-        TagState(
-            model: model.rawValue, uid: Hex.encode(chip.uid), memory: Hex.encode(chip.memory),
-            counters: chip.counters, authenticationFailures: chip.authenticationFailures)
-    }
-    /// Grows with every change to persistent state.
-    public var stateRevision: Int { chip.revision }
 }
