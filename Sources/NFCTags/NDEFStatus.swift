@@ -10,7 +10,7 @@ public enum NDEFStatus: String, Sendable, Hashable {
     case readOnly
 }
 
-/// The answer to ``Type2Tag/queryNDEFStatus()``: CoreNFC's `(status, capacity)` plus the length of
+/// The answer to ``NFCNDEFTag/queryNDEFStatus()``: CoreNFC's `(status, capacity)` plus the length of
 /// the message stored now.
 public struct NDEFQuery: Sendable, Hashable {
     /// What the tag allows.
@@ -59,6 +59,23 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
         case verificationFailed
         /// The message could not be encoded.
         case invalidMessage
+        /// The tag cannot do this (e.g. a Type 4 tag with no permanent lock mechanism); nothing
+        /// was changed.
+        case notSupported
+        /// The area is password- or key-protected and no password/key was given; nothing was
+        /// written.
+        case passwordRequired
+        /// The tag refused the password or key (PWD_AUTH NAK, wrong PACK, Classic
+        /// authentication).
+        case authenticationFailed
+        /// ``NFCNDEFTag/format(force:)`` found data on the tag and was not forced; nothing was
+        /// written.
+        case alreadyFormatted
+        /// An argument out of range (a block number, a password length, a too-long APDU).
+        case invalidParameter
+        /// Refused by policy before anything was sent: e.g. selecting a payment application
+        /// without opting in.
+        case refused
     }
 
     /// The stable code.

@@ -26,7 +26,7 @@ public enum Type2Command {
 ///
 /// Holds the reader with its target already selected. Each call reads what it needs afresh
 /// (nothing is cached between calls: the tag may have changed).
-public struct Type2Tag: Sendable {
+public struct Type2Tag: NFCNDEFTag {
     /// The reader whose selected target is this tag.
     public let reader: any NFCReader
     /// The timeout of each command.
@@ -97,7 +97,7 @@ public struct Type2Tag: Sendable {
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly`, `capacityExceeded` ("by N
     ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse` (the tag
     ///   holds the old, an empty or the new message); `verificationFailed`.
-    public func writeNDEF(_ message: NDEFMessage, verify: Bool = true) async throws(NFCTagError) {
+    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
         let encoded: [UInt8]
         do {
             encoded = try message.encoded()

@@ -47,10 +47,10 @@ public struct TagModel: Sendable, Hashable {
         TagModel(
             name: "type4", summary: "NFC Forum Type 4 tag (DESFire-like, NDEF application, 2048-byte NDEF file)",
             make: { uid, options in
-                Type4Tag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4Tag.defaultNDEFFileSize,
+                Type4VirtualTag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4VirtualTag.defaultNDEFFileSize,
                     readOnly: options.readOnly)
             },
-            restore: { Type4Tag(state: $0) }),
+            restore: { Type4VirtualTag(state: $0) }),
     ] + felicaClassicSLIX2
 
     /// The model called `name` (case-insensitive), or nil.

@@ -92,7 +92,7 @@ struct SimulatedReaderTests {
 
     @Test("ISO-DEP tags get APDUs in standard mode, raw frames in raw mode")
     func isoDEP() async throws {
-        let r = simulatedReader([Type4Tag(uid: sampleUID7)])
+        let r = simulatedReader([Type4VirtualTag(uid: sampleUID7)])
         let info = try await r.poll(for: [.iso14443A], timeout: .seconds(1))
         guard case .iso14443A(let target) = info else {
             Issue.record("not type A")

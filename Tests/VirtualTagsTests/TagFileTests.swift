@@ -29,11 +29,11 @@ struct TagFileTests {
 
     @Test("a Type 4 tag's NDEF file and read-only flag survive save and load")
     func type4RoundTrip() throws {
-        let tag = Type4Tag(uid: sampleUID7, ndefFileSize: 300, readOnly: true)
+        let tag = Type4VirtualTag(uid: sampleUID7, ndefFileSize: 300, readOnly: true)
         #expect(tag.setNDEFMessage([0xD0, 0x00, 0x00]))
         let file = TagFile(path: temporaryTagFilePath())
         try file.save(tag.tagState)
-        let restored = try #require(try file.loadTag() as? Type4Tag)
+        let restored = try #require(try file.loadTag() as? Type4VirtualTag)
         #expect(restored.ndefFile == tag.ndefFile)
         #expect(restored.isReadOnly)
     }

@@ -56,7 +56,7 @@ struct VirtualFieldTests {
 
     @Test("APDUs reach ISO-DEP tags; other tags do not answer them")
     func apdus() {
-        let field = VirtualField(tags: [Type4Tag(uid: sampleUID7), NTAG21xTag(.ntag213, uid: sampleUID7)])
+        let field = VirtualField(tags: [Type4VirtualTag(uid: sampleUID7), NTAG21xTag(.ntag213, uid: sampleUID7)])
         #expect(field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02]) == .apdu([0x69, 0x86]))
         field.presentNext()
         #expect(field.exchange(apdu: [0x00, 0xB0, 0x00, 0x00, 0x02]) == .frame(.silence))

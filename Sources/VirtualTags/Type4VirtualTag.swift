@@ -32,7 +32,7 @@ public enum StatusWord {
 /// `E104` (NLEN, 2 bytes, then the message). Commands: SELECT by AID (`00 A4 04 00 07
 /// D2760000850101`), SELECT by file ID (`00 A4 00 0C 02 E103`; P2 `00` of mapping 1.0 readers is
 /// accepted too, answering no FCI), READ BINARY (`B0`), UPDATE BINARY (`D6`) (section 5.4).
-public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
+public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
     /// The NDEF Tag Application's AID (Type 4 Tag 2.0, 5.4.2).
     public static let ndefApplicationID: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
     /// The capability container's file identifier.
@@ -78,7 +78,7 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreload
     ///   - maximumUpdateLength: MLc announced in the CC; UPDATE BINARY with more data answers 6700.
     /// - Precondition: `uid` has 7 bytes and the size is in range.
     public init(
-        uid: [UInt8], ndefFileSize: Int = Type4Tag.defaultNDEFFileSize, readOnly: Bool = false,
+        uid: [UInt8], ndefFileSize: Int = Type4VirtualTag.defaultNDEFFileSize, readOnly: Bool = false,
         maximumReadLength: Int = 0x3B, maximumUpdateLength: Int = 0x34
     ) {
         precondition(uid.count == 7 && (3...0x7FFF).contains(ndefFileSize))
@@ -121,7 +121,7 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreload
             UInt8(maximumReadLength >> 8), UInt8(maximumReadLength & 0xFF),
             UInt8(maximumUpdateLength >> 8), UInt8(maximumUpdateLength & 0xFF),
             0x04, 0x06,  // NDEF File Control TLV
-            UInt8(Type4Tag.ndefFileID >> 8), UInt8(Type4Tag.ndefFileID & 0xFF),
+            UInt8(Type4VirtualTag.ndefFileID >> 8), UInt8(Type4VirtualTag.ndefFileID & 0xFF),
             UInt8(size >> 8), UInt8(size & 0xFF),
             0x00,  // read access granted
             isReadOnly ? 0xFF : 0x00,  // write access
@@ -184,14 +184,14 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreload
         guard let data = commandData(body) else { return sw(StatusWord.wrongLength) }
         switch (p1, p2) {
         case (0x04, 0x00), (0x04, 0x0C):
-            guard data == Type4Tag.ndefApplicationID else { return sw(StatusWord.fileNotFound) }
+            guard data == Type4VirtualTag.ndefApplicationID else { return sw(StatusWord.fileNotFound) }
             applicationSelected = true
             selectedFile = nil
             return sw(StatusWord.success)
         case (0x00, 0x0C), (0x00, 0x00):  // 0C: no FCI (mapping 2.0); 00: as mapping 1.0 readers send it
             guard data.count == 2 else { return sw(StatusWord.wrongLength) }
             let id = UInt16(data[0]) << 8 | UInt16(data[1])
-            guard applicationSelected, id == Type4Tag.capabilityContainerFileID || id == Type4Tag.ndefFileID else {
+            guard applicationSelected, id == Type4VirtualTag.capabilityContainerFileID || id == Type4VirtualTag.ndefFileID else {
                 return sw(StatusWord.fileNotFound)
             }
             selectedFile = id
@@ -203,8 +203,8 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreload
 
     private var selectedContents: [UInt8]? {
         switch selectedFile {
-        case Type4Tag.capabilityContainerFileID: capabilityContainer
-        case Type4Tag.ndefFileID: ndefFile
+        case Type4VirtualTag.capabilityContainerFileID: capabilityContainer
+        case Type4VirtualTag.ndefFileID: ndefFile
         default: nil
         }
     }
@@ -227,7 +227,7 @@ public final class Type4Tag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreload
     /// runs past the end of the file.
     private func updateBinary(offset: Int, body: [UInt8]) -> [UInt8] {
         guard selectedFile != nil else { return sw(StatusWord.noCurrentEF) }
-        guard selectedFile == Type4Tag.ndefFileID, !isReadOnly else { return sw(StatusWord.securityStatusNotSatisfied) }
+        guard selectedFile == Type4VirtualTag.ndefFileID, !isReadOnly else { return sw(StatusWord.securityStatusNotSatisfied) }
         guard let data = commandData(body), data.count <= maximumUpdateLength else {
             return sw(StatusWord.wrongLength)
         }

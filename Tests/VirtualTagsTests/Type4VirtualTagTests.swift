@@ -3,16 +3,16 @@ import Testing
 
 @testable import VirtualTags
 
-func selectNDEFApplication(_ tag: Type4Tag) -> [UInt8] {
+func selectNDEFApplication(_ tag: Type4VirtualTag) -> [UInt8] {
     tag.respond(toAPDU: [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00])
 }
 
-func selectType4File(_ tag: Type4Tag, _ id: UInt16) -> [UInt8] {
+func selectType4File(_ tag: Type4VirtualTag, _ id: UInt16) -> [UInt8] {
     tag.respond(toAPDU: [0x00, 0xA4, 0x00, 0x0C, 0x02, UInt8(id >> 8), UInt8(id & 0xFF)])
 }
 
-func readyType4(readOnly: Bool = false, size: Int = 2048) -> Type4Tag {
-    let tag = Type4Tag(uid: sampleUID7, ndefFileSize: size, readOnly: readOnly)
+func readyType4(readOnly: Bool = false, size: Int = 2048) -> Type4VirtualTag {
+    let tag = Type4VirtualTag(uid: sampleUID7, ndefFileSize: size, readOnly: readOnly)
     tag.powerOn()
     _ = selectNDEFApplication(tag)
     return tag
@@ -22,7 +22,7 @@ func readyType4(readOnly: Bool = false, size: Int = 2048) -> Type4Tag {
 struct Type4TagTests {
     @Test("target info: SAK 20h, ATQA 44 03, DESFire-like ATS")
     func targetInfo() {
-        let tag = Type4Tag(uid: sampleUID7)
+        let tag = Type4VirtualTag(uid: sampleUID7)
         guard case .iso14443A(let target) = tag.targetInfo else {
             Issue.record("not type A")
             return
@@ -35,7 +35,7 @@ struct Type4TagTests {
 
     @Test("SELECT NDEF application, CC file, READ BINARY of the 15-byte CC")
     func readCapabilityContainer() {
-        let tag = Type4Tag(uid: sampleUID7)
+        let tag = Type4VirtualTag(uid: sampleUID7)
         #expect(selectNDEFApplication(tag) == [0x90, 0x00])
         #expect(selectType4File(tag, 0xE103) == [0x90, 0x00])
         let answer = tag.respond(toAPDU: [0x00, 0xB0, 0x00, 0x00, 0x0F])
@@ -44,7 +44,7 @@ struct Type4TagTests {
 
     @Test("configurable NDEF file size and read-only flag appear in the CC", arguments: [(512, false), (4096, true)])
     func capabilityContainerOptions(size: Int, readOnly: Bool) {
-        let cc = Type4Tag(uid: sampleUID7, ndefFileSize: size, readOnly: readOnly).capabilityContainer
+        let cc = Type4VirtualTag(uid: sampleUID7, ndefFileSize: size, readOnly: readOnly).capabilityContainer
         #expect(cc[11] == UInt8(size >> 8) && cc[12] == UInt8(size & 0xFF))
         #expect(cc[14] == (readOnly ? 0xFF : 0x00))
     }
@@ -82,7 +82,7 @@ struct Type4TagTests {
 
     @Test("file selection needs the NDEF application selected first")
     func selectFileWithoutApplication() {
-        let tag = Type4Tag(uid: sampleUID7)
+        let tag = Type4VirtualTag(uid: sampleUID7)
         #expect(selectType4File(tag, 0xE103) == [0x6A, 0x82])
     }
 

@@ -1,0 +1,113 @@
+public import NDEF
+public import NFCCore
+
+/// The MIFARE family a tag belongs to, as CoreNFC's `NFCMiFareFamily` (plus Classic, which
+/// CoreNFC does not expose).
+public enum MiFareFamily: String, Sendable, Hashable, Codable {
+    /// Not identified.
+    case unknown
+    /// MIFARE Ultralight, Ultralight EV1, NTAG21x: NFC Forum Type 2.
+    case ultralight
+    /// MIFARE Classic 1K/4K/Mini: sectors with Crypto-1 keys; NDEF per NXP AN1304/AN1305.
+    case classic
+    /// MIFARE Plus.
+    case plus
+    /// MIFARE DESFire.
+    case desfire
+}
+
+/// A MIFARE tag (ISO 14443-A): CoreNFC's `NFCMiFareTag`. Raw commands go through
+/// ``sendMiFareCommand(_:)``; NDEF through the platform of its family (Type 2 for Ultralight and
+/// NTAG, the MAD mapping for Classic).
+public struct MiFareTag: Sendable {
+    /// The reader that selected the tag.
+    public let reader: any NFCReader
+    /// What selection returned (UID, ATQA, SAK).
+    public let target: ISO14443ATarget
+    /// What identification found.
+    public let identity: ChipIdentity
+    /// The timeout of each command.
+    public var commandTimeout: Duration
+
+    /// Wraps a selected target.
+    public init(reader: any NFCReader, target: ISO14443ATarget, identity: ChipIdentity, commandTimeout: Duration = .seconds(1)) {
+        self.reader = reader
+        self.target = target
+        self.identity = identity
+        self.commandTimeout = commandTimeout
+    }
+
+    /// The family, from the identified platform.
+    public var mifareFamily: MiFareFamily {
+        switch identity.platform {
+        case "Type 2": .ultralight
+        case "MIFARE Classic": .classic
+        default: identity.model.contains("DESFire") ? .desfire : identity.model.contains("Plus") ? .plus : .unknown
+        }
+    }
+
+    /// The UID (4, 7 or 10 bytes).
+    public var identifier: Bytes { target.uid }
+
+    /// The historical bytes of the ATS; empty for tags without ISO-DEP.
+    public var historicalBytes: Bytes { target.historicalBytes }
+
+    /// Sends a native command (CRC added and checked by the reader) and returns the answer.
+    /// - Throws: ``NFCTagError`` `connectionLost` or `tagResponse` (a NAK, with the reader's
+    ///   error underneath).
+    public func sendMiFareCommand(_ command: Bytes) async throws(NFCTagError) -> Bytes {
+        do {
+            return try await reader.transceive(command, mode: .standard, timeout: commandTimeout)
+        } catch {
+            throw NFCTagError(error, during: "MIFARE command \(command.description)")
+        }
+    }
+
+    /// The NDEF mapping of this tag's family.
+    public var ndefPlatform: any NFCNDEFTag {
+        switch mifareFamily {
+        case .ultralight: Type2Tag(reader: reader, identity: identity, commandTimeout: commandTimeout)
+        default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here")
+        }
+    }
+}
+
+extension MiFareTag: NFCNDEFTag {
+    /// ``NFCNDEFTag/queryNDEFStatus()`` of the family's platform.
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await ndefPlatform.queryNDEFStatus() }
+    /// ``NFCNDEFTag/readNDEF()`` of the family's platform.
+    public func readNDEF() async throws(NFCTagError) -> NDEFMessage { try await ndefPlatform.readNDEF() }
+    /// ``NFCNDEFTag/writeNDEF(_:verify:)`` of the family's platform.
+    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
+        try await ndefPlatform.writeNDEF(message, verify: verify)
+    }
+    /// ``NFCNDEFTag/writeLock()`` of the family's platform.
+    public func writeLock() async throws(NFCTagError) { try await ndefPlatform.writeLock() }
+    /// ``NFCNDEFTag/format(force:)`` of the family's platform.
+    public func format(force: Bool) async throws(NFCTagError) { try await ndefPlatform.format(force: force) }
+}
+
+/// The NDEF operations of a tag without an NDEF mapping: every call throws
+/// ``NFCTagError/Code/notSupported`` except ``queryNDEFStatus()``, which answers `.notSupported`.
+public struct UnsupportedNDEFTag: NFCNDEFTag {
+    /// Why there is no mapping.
+    public let reason: String
+
+    /// Creates the stand-in.
+    public init(reason: String) { self.reason = reason }
+
+    /// `.notSupported`, capacity 0.
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
+        NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
+    }
+    /// Throws `notSupported`.
+    public func readNDEF() async throws(NFCTagError) -> NDEFMessage { throw NFCTagError(.notSupported, reason) }
+    /// Throws `notSupported`; nothing is sent.
+    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
+        throw NFCTagError(.notSupported, reason)
+    }
+    /// Throws `notSupported`; nothing is sent.
+    public func writeLock() async throws(NFCTagError) { throw NFCTagError(.notSupported, reason) }
+    /// Throws `notSupported`; nothing is sent.
+    public func format(force: Bool) async throws(NFCTagError) { throw NFCTagError(.notSupported, reason) }
+}

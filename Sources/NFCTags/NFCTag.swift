@@ -1,0 +1,68 @@
+public import NFCCore
+
+/// A tag in the field, typed by the command set it speaks: CoreNFC's `NFCTag`, for libnfc
+/// readers and the simulator alike. Each case exposes its protocol's commands and, through
+/// ``ndef``, the NDEF operations of its NFC Forum platform.
+public enum NFCTag: Sendable {
+    /// ISO 14443-A tags without ISO-DEP: MIFARE Ultralight / NTAG (Type 2), MIFARE Classic.
+    case miFare(MiFareTag)
+    /// ISO-DEP tags (ISO 14443-4, A or B) spoken to with APDUs: Type 4 tags, DESFire, smart cards.
+    case iso7816(ISO7816Tag)
+    /// FeliCa tags (JIS X 6319-4): Type 3 tags such as FeliCa Lite-S.
+    case feliCa(FeliCaTag)
+    /// ISO 15693 vicinity tags: Type 5 tags such as ICODE SLIX2.
+    case iso15693(ISO15693Tag)
+
+    /// Identifies the target `reader` has just selected and wraps it in its case.
+    /// - Throws: ``NFCTagError/Code/notSupported`` for a target no case covers (Jewel/Topaz, an
+    ///   ISO 14443-B tag without ISO-DEP).
+    public static func connect(
+        to target: TargetInfo, on reader: any NFCReader, commandTimeout: Duration = .seconds(1)
+    ) async throws(NFCTagError) -> NFCTag {
+        let identity = await ChipIdentification.identify(target, on: reader)
+        switch target {
+        case .iso14443A(let a) where a.supportsISODEP:
+            return .iso7816(ISO7816Tag(reader: reader, target: target, identity: identity, commandTimeout: commandTimeout))
+        case .iso14443A(let a):
+            return .miFare(MiFareTag(reader: reader, target: a, identity: identity, commandTimeout: commandTimeout))
+        case .iso14443B:
+            return .iso7816(ISO7816Tag(reader: reader, target: target, identity: identity, commandTimeout: commandTimeout))
+        case .felica(let f):
+            return .feliCa(FeliCaTag(reader: reader, target: f, identity: identity, commandTimeout: commandTimeout))
+        case .iso15693(let v):
+            return .iso15693(ISO15693Tag(reader: reader, target: v, identity: identity, commandTimeout: commandTimeout))
+        case .jewel:
+            throw NFCTagError(.notSupported, "Jewel/Topaz (NFC Forum Type 1) tags are not supported")
+        }
+    }
+
+    /// What identification found: chip model, platform, memory size.
+    public var identity: ChipIdentity {
+        switch self {
+        case .miFare(let t): t.identity
+        case .iso7816(let t): t.identity
+        case .feliCa(let t): t.identity
+        case .iso15693(let t): t.identity
+        }
+    }
+
+    /// The identifier users know the tag by: UID, IDm or PUPI.
+    public var identifier: Bytes {
+        switch self {
+        case .miFare(let t): t.identifier
+        case .iso7816(let t): t.identifier
+        case .feliCa(let t): t.currentIDm
+        case .iso15693(let t): t.identifier
+        }
+    }
+
+    /// The tag's NDEF operations (its platform's mapping).
+    public var ndef: any NFCNDEFTag {
+        switch self {
+        case .miFare(let t): t
+        case .iso7816(let t): t
+        case .feliCa(let t): t
+        case .iso15693(let t): t
+        }
+    }
+}
