@@ -28,13 +28,27 @@ public struct MiFareTag: Sendable {
     public let identity: ChipIdentity
     /// The timeout of each command.
     public var commandTimeout: Duration
+    /// The NTAG21x / Ultralight EV1 password used by the Type 2 operations, when the tag is
+    /// protected.
+    public var password: NTAGPassword?
 
     /// Wraps a selected target.
-    public init(reader: any NFCReader, target: ISO14443ATarget, identity: ChipIdentity, commandTimeout: Duration = .seconds(1)) {
+    public init(
+        reader: any NFCReader, target: ISO14443ATarget, identity: ChipIdentity, password: NTAGPassword? = nil,
+        commandTimeout: Duration = .seconds(1)
+    ) {
         self.reader = reader
         self.target = target
         self.identity = identity
+        self.password = password
         self.commandTimeout = commandTimeout
+    }
+
+    /// The Type 2 platform of an Ultralight / NTAG tag (lock, format, password, signature), with
+    /// ``password``; nil for other families.
+    public var type2: Type2Tag? {
+        guard mifareFamily == .ultralight else { return nil }
+        return Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
     }
 
     /// The family, from the identified platform.
@@ -66,7 +80,7 @@ public struct MiFareTag: Sendable {
     /// The NDEF mapping of this tag's family.
     public var ndefPlatform: any NFCNDEFTag {
         switch mifareFamily {
-        case .ultralight: Type2Tag(reader: reader, identity: identity, commandTimeout: commandTimeout)
+        case .ultralight: Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
         default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here")
         }
     }

@@ -1,12 +1,188 @@
-// Type 2: writeLock and format (to be completed in this issue).
+import NFCCore
+
+/// Type 2 writeLock and format.
 extension Type2Tag {
-    /// Not yet implemented: throws `notSupported` and sends nothing.
-    public func writeLock() async throws(NFCTagError) {
-        throw NFCTagError(.notSupported, "Type 2 locking is not implemented yet")
+    /// One page write of a plan.
+    struct PageWrite: Hashable {
+        var page: Int
+        var data: [UInt8]
     }
 
-    /// Not yet implemented: throws `notSupported` and sends nothing.
+    /// Makes the tag permanently read-only (Type 2 Tag 1.2, 8.2 "transition to read-only"):
+    /// (1) CC3 write access = 0Fh, so NDEF readers see read-only at once; (2) the dynamic lock
+    /// bits — at the model's dynamic lock page with its block-locking bits when the chip is known,
+    /// else where the Lock Control TLV or the default dynamic lock area says; (3) the static lock
+    /// bytes `FF FF` (pages 3–15 and their block-locking bits); (4) CFGLCK on NTAG21x / Ultralight
+    /// EV1, so AUTH0 and ACCESS cannot change either. Each step is skipped when already done, so
+    /// running it again after an interruption completes it. Lock bits take effect when the tag
+    /// is next activated; they are read back to verify.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `passwordRequired` (nothing written);
+    ///   `connectionLost` (the tag is partly locked: run again), `verificationFailed`.
+    public func writeLock() async throws(NFCTagError) {
+        try await authenticateIfPasswordSet()
+        let snapshot = try await load()
+        let memory = snapshot.memory
+        var plan: [PageWrite] = []
+        let cc = Array(memory[Type2CapabilityContainer.address..<(Type2CapabilityContainer.address + 4)])
+        if cc[3] & 0x0F != Type2CapabilityContainer.writeAccessDenied {
+            plan.append(PageWrite(page: 3, data: [cc[0], cc[1], cc[2], cc[3] | Type2CapabilityContainer.writeAccessDenied]))
+        }
+        plan += try await dynamicLockWrites(area: snapshot.area)
+        if memory[10] != 0xFF || memory[11] != 0xFF {
+            plan.append(PageWrite(page: 2, data: [memory[8], memory[9], 0xFF, 0xFF]))
+        }
+        var configuration: Type2Configuration?
+        if let profile {
+            let current = try await readConfiguration()
+            configuration = current
+            if !current.isLocked {
+                plan.append(PageWrite(
+                    page: profile.accessPage, data: [current.access | Type2Configuration.configurationLockBit] + current.cfg1[1...]))
+            }
+        }
+        try requireWriteAccess(toPages: plan.map(\.page), configuration: configuration)
+        for step in plan { try await write(page: step.page, step.data) }
+        try await verifyBits(plan)
+    }
+
+    /// The writes that set the dynamic lock bits (and, for a known chip, its block-locking bits),
+    /// OR-ed into what the lock bytes hold now. Empty when the chip has no dynamic lock bits or
+    /// they are all set.
+    func dynamicLockWrites(area: Type2TLVArea) async throws(NFCTagError) -> [PageWrite] {
+        var wanted: [Int: UInt8] = [:]  // byte address → bits to set
+        func setBits(_ count: Int, from address: Int) {
+            for bit in 0..<count { wanted[address + bit / 8, default: 0] |= 1 << UInt8(bit % 8) }
+        }
+        if let profile {
+            guard let page = profile.dynamicLockPage else { return [] }
+            let address = page * Type2Command.pageSize
+            setBits(profile.dynamicLockBits, from: address)
+            wanted[address + 2, default: 0] |= UInt8(truncatingIfNeeded: (1 << profile.dynamicBlockLockBits) - 1)
+        } else if let lockArea = area.reservedAreas.first(where: { $0.kind == .lockBits && $0.bitCount > 0 }) {
+            setBits(lockArea.bitCount, from: lockArea.addresses.lowerBound)
+        } else {
+            return []
+        }
+        var writes: [PageWrite] = []
+        for page in Set(wanted.keys.map { $0 / Type2Command.pageSize }).sorted() {
+            let current = Array(try await read(page: page).prefix(Type2Command.pageSize))
+            var data = current
+            for index in 0..<Type2Command.pageSize {
+                data[index] |= wanted[page * Type2Command.pageSize + index] ?? 0
+            }
+            if data != current { writes.append(PageWrite(page: page, data: data)) }
+        }
+        return writes
+    }
+
+    /// Reads back the pages of a lock plan: every bit written must be set.
+    func verifyBits(_ plan: [PageWrite]) async throws(NFCTagError) {
+        for step in plan {
+            let read = Array(try await read(page: step.page).prefix(Type2Command.pageSize))
+            for index in 0..<Type2Command.pageSize {
+                // Page 2 bytes 0–1 are UID/internal: the chip ignores what is written there.
+                if step.page == 2, index < 2 { continue }
+                guard read[index] & step.data[index] == step.data[index] else {
+                    throw NFCTagError(
+                        .verificationFailed, at: step.page * Type2Command.pageSize + index,
+                        "lock byte read back as \(hexByte(read[index])) after \(hexByte(step.data[index])) was written")
+                }
+            }
+        }
+    }
+
+    /// Initialises the tag for NDEF with an empty message.
+    ///
+    /// A blank chip (capability container all zero, as Ultralight EV1 and unformatted NTAGs come)
+    /// gets the model's empty TLV area (NTAG213: its Lock Control TLV first, as NXP delivers it),
+    /// then the CC last — `E1 10 size 00` — so that an interrupted format leaves a tag that is
+    /// still not NDEF formatted. A formatted tag holding a message is emptied (one page write)
+    /// when `force` is set. The CC is one-time programmable: a CC holding anything else cannot be
+    /// formatted.
+    /// - Throws: ``NFCTagError`` `alreadyFormatted` (data present, not forced), `notSupported`
+    ///   (unknown model on a blank tag, or a CC that cannot become an NDEF CC), `readOnly`,
+    ///   `passwordRequired` — nothing written; `connectionLost`, `verificationFailed`.
     public func format(force: Bool) async throws(NFCTagError) {
-        throw NFCTagError(.notSupported, "Type 2 formatting is not implemented yet")
+        try await authenticateIfPasswordSet()
+        let head = try await read(page: 0)
+        let cc = Array(head[Type2CapabilityContainer.address..<(Type2CapabilityContainer.address + 4)])
+        guard cc == [0, 0, 0, 0] else {
+            try await reformat(cc: cc, force: force)
+            return
+        }
+        guard let profile else {
+            throw NFCTagError(.notSupported, "the chip model is unknown, so is the memory size its capability container must declare")
+        }
+        let userStart = profile.userPages.lowerBound * Type2Command.pageSize
+        let user = try await read(fromPage: profile.userPages.lowerBound, through: profile.userPages.upperBound * Type2Command.pageSize - 1)
+        var content = profile.emptyTLVArea
+        while content.count % Type2Command.pageSize != 0 { content.append(0) }
+        let holdsData = user.enumerated().contains { index, byte in
+            byte != 0 && byte != (index < content.count ? content[index] : 0)
+        }
+        if holdsData && !force {
+            let first = user.firstIndex { $0 != 0 } ?? 0
+            throw NFCTagError(
+                .alreadyFormatted, at: userStart + first,
+                "the tag is not NDEF formatted but holds data; formatting would overwrite it (force to do so)")
+        }
+        var plan: [PageWrite] = []
+        for page in profile.userPages {
+            let offset = (page - profile.userPages.lowerBound) * Type2Command.pageSize
+            guard offset + Type2Command.pageSize <= user.count else { break }
+            let current = Array(user[offset..<(offset + Type2Command.pageSize)])
+            let wanted = (0..<Type2Command.pageSize).map { offset + $0 < content.count ? content[offset + $0] : 0 }
+            // Only what the TLV area needs, plus any old data when forced.
+            if current != wanted, offset < content.count || force { plan.append(PageWrite(page: page, data: wanted)) }
+        }
+        plan.append(PageWrite(page: 3, data: profile.capabilityContainer))
+        try await requireWriteAccess(toPages: plan.map(\.page))
+        for step in plan { try await write(page: step.page, step.data) }
+        for step in plan {
+            let read = Array(try await read(page: step.page).prefix(Type2Command.pageSize))
+            guard read == step.data else {
+                throw NFCTagError(.verificationFailed, at: step.page * Type2Command.pageSize, "page \(step.page) read back differs from what was written")
+            }
+        }
+    }
+
+    /// ``format(force:)`` of a tag whose CC is not blank: an NDEF CC with a message is emptied
+    /// when forced; an empty one is left as it is.
+    private func reformat(cc: [UInt8], force: Bool) async throws(NFCTagError) {
+        let container: Type2CapabilityContainer
+        do {
+            container = try Type2CapabilityContainer(bytes: cc)
+        } catch {
+            throw NFCTagError(
+                .notSupported, at: Type2CapabilityContainer.address,
+                "the capability container is one-time programmable and holds \(Hex.encode(cc)): this tag cannot be NDEF formatted")
+        }
+        guard container.isWritable else {
+            throw NFCTagError(.readOnly, at: Type2CapabilityContainer.address + 3, "tag is read-only (CC3 = \(hexByte(container.access)))")
+        }
+        let snapshot: Snapshot
+        do {
+            snapshot = try await load()
+        } catch where error.code == .malformedTag || error.code == .notNDEFFormatted {
+            guard force else {
+                throw NFCTagError(.alreadyFormatted, at: error.offset, "the TLV area does not parse (\(error.reason)); force to rewrite it")
+            }
+            let content = profile?.emptyTLVArea ?? [Type2TLVType.ndefMessage, 0x00, Type2TLVType.terminator]
+            var padded = content
+            while padded.count % Type2Command.pageSize != 0 { padded.append(0) }
+            let pages = (0..<(padded.count / Type2Command.pageSize)).map {
+                PageWrite(page: 4 + $0, data: Array(padded[($0 * 4)..<($0 * 4 + 4)]))
+            }
+            try await requireWriteAccess(toPages: pages.map(\.page))
+            for step in pages { try await write(page: step.page, step.data) }
+            return
+        }
+        guard snapshot.area.messageLength > 0 else { return }
+        guard force else {
+            throw NFCTagError(
+                .alreadyFormatted, at: snapshot.area.ndefTLVAddress,
+                "the tag holds an NDEF message of \(snapshot.area.messageLength) bytes; force to erase it")
+        }
+        try await writeTLV(message: [], on: snapshot, verify: true)
     }
 }

@@ -88,11 +88,15 @@ public struct Type2ReservedArea: Sendable, Hashable {
     public var kind: Kind
     /// Byte addresses in tag memory.
     public var addresses: Range<Int>
+    /// For lock bits: how many bits the area holds (bit n is bit n % 8 of byte n / 8); 0 for a
+    /// reserved area.
+    public var bitCount: Int
 
     /// Creates an area.
-    public init(kind: Kind, addresses: Range<Int>) {
+    public init(kind: Kind, addresses: Range<Int>, bitCount: Int = 0) {
         self.kind = kind
         self.addresses = addresses
+        self.bitCount = bitCount
     }
 
     /// Decodes the 3-byte value of a Lock Control (`lockBits`) or Memory Control TLV:
@@ -106,7 +110,7 @@ public struct Type2ReservedArea: Sendable, Hashable {
         let start = Int(value[0] >> 4) * pageSize + Int(value[0] & 0x0F)
         let size = value[1] == 0 ? 256 : Int(value[1])
         let bytes = kind == .lockBits ? (size + 7) / 8 : size
-        self.init(kind: kind, addresses: start..<(start + bytes))
+        self.init(kind: kind, addresses: start..<(start + bytes), bitCount: kind == .lockBits ? size : 0)
     }
 
     /// The default dynamic lock area when no Lock Control TLV is present on a tag whose data area
@@ -117,7 +121,7 @@ public struct Type2ReservedArea: Sendable, Hashable {
         guard dataAreaSize > 48 else { return nil }
         let bits = (dataAreaSize - 48 + 7) / 8
         let start = Type2CapabilityContainer.dataAreaAddress + dataAreaSize
-        return Type2ReservedArea(kind: .lockBits, addresses: start..<(start + (bits + 7) / 8))
+        return Type2ReservedArea(kind: .lockBits, addresses: start..<(start + (bits + 7) / 8), bitCount: bits)
     }
 }
 

@@ -35,11 +35,23 @@ public struct Type2Tag: NFCNDEFTag {
     /// than 16 bytes are then read with FAST_READ, up to ``Type2Command/fastReadMaxPages`` per
     /// command; otherwise READ, 4 pages per command.
     public var usesFastRead: Bool
+    /// The chip's lock, configuration and factory layout, when the model is known: needed by
+    /// ``writeLock()``, ``format(force:)`` and the password functions, and to tell whether a
+    /// write reaches password-protected pages.
+    public var profile: Type2ChipProfile?
+    /// The NTAG21x / Ultralight EV1 password: when set, every operation starts with PWD_AUTH
+    /// (PACK checked), so protected pages can be read and written.
+    public var password: NTAGPassword?
 
     /// A Type 2 tag on `reader` (already polled and selected).
-    public init(reader: any NFCReader, usesFastRead: Bool = false, commandTimeout: Duration = .seconds(1)) {
+    public init(
+        reader: any NFCReader, usesFastRead: Bool = false, profile: Type2ChipProfile? = nil,
+        password: NTAGPassword? = nil, commandTimeout: Duration = .seconds(1)
+    ) {
         self.reader = reader
         self.usesFastRead = usesFastRead
+        self.profile = profile
+        self.password = password
         self.commandTimeout = commandTimeout
     }
 
@@ -52,6 +64,7 @@ public struct Type2Tag: NFCNDEFTag {
     ///   `tagResponse`.
     public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
         let snapshot: Snapshot
+        try await authenticateIfPasswordSet()
         do {
             snapshot = try await load()
         } catch where error.code == .notNDEFFormatted {
@@ -70,6 +83,7 @@ public struct Type2Tag: NFCNDEFTag {
     ///   stored bytes do not decode (offset = tag memory address of the faulty byte);
     ///   `connectionLost`, `tagResponse`.
     public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
+        try await authenticateIfPasswordSet()
         let snapshot = try await load()
         let area = snapshot.area
         guard area.messageLength > 0 else { return .empty }
@@ -104,7 +118,15 @@ public struct Type2Tag: NFCNDEFTag {
         } catch {
             throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
         }
-        var snapshot = try await load()
+        try await authenticateIfPasswordSet()
+        let snapshot = try await load()
+        try await writeTLV(message: encoded, on: snapshot, verify: verify)
+    }
+
+    /// Lays `encoded` out as the NDEF TLV of `snapshot`'s area and writes it in the tear-safe
+    /// order of ``writeNDEF(_:verify:)``, after the write-access, capacity and password checks.
+    func writeTLV(message encoded: [UInt8], on snapshot: Snapshot, verify: Bool) async throws(NFCTagError) {
+        var snapshot = snapshot
         let area = snapshot.area
         guard area.capabilityContainer.isWritable else {
             throw NFCTagError(
@@ -130,7 +152,9 @@ public struct Type2Tag: NFCNDEFTag {
             throw NFCTagError(.capacityExceeded, "NDEF TLV of \(tlv.count) bytes does not fit \(area.ndefAddresses.count) usable bytes")
         }
         let addresses = Array(area.ndefAddresses[0..<tlv.count])
-        try await snapshot.extend(through: addresses.last!, using: self)
+        guard let lastAddress = addresses.last else { return }
+        try await requireWriteAccess(toPages: Set(addresses.map { $0 / Type2Command.pageSize }).sorted())
+        try await snapshot.extend(through: lastAddress, using: self)
 
         var final = snapshot.memory
         for (address, byte) in zip(addresses, tlv) { final[address] = byte }
@@ -158,7 +182,7 @@ public struct Type2Tag: NFCNDEFTag {
 
         guard verify else { return }
         var check = Snapshot(memory: [], area: area)
-        try await check.extend(through: addresses.last!, using: self, from: pages[0])
+        try await check.extend(through: lastAddress, using: self, from: pages[0])
         for address in addresses where check.memory[address] != final[address] {
             throw NFCTagError(
                 .verificationFailed, at: address,
@@ -166,11 +190,17 @@ public struct Type2Tag: NFCNDEFTag {
         }
     }
 
-    /// A Type 2 tag on `reader`, using FAST_READ when `identity` names a chip that has it: the
+    /// A Type 2 tag on `reader`, using FAST_READ when `identity` names a chip that has it (the
     /// NTAG21x family (NTAG210…216, datasheet 10.3) and MIFARE Ultralight EV1 (MF0ULx1 datasheet
-    /// 9). Identities come from ``ChipIdentification/identify(_:on:)``.
-    public init(reader: any NFCReader, identity: ChipIdentity, commandTimeout: Duration = .seconds(1)) {
-        self.init(reader: reader, usesFastRead: Self.hasFastRead(identity), commandTimeout: commandTimeout)
+    /// 9)) and the chip's ``Type2ChipProfile``. Identities come from
+    /// ``ChipIdentification/identify(_:on:)``.
+    public init(
+        reader: any NFCReader, identity: ChipIdentity, password: NTAGPassword? = nil, commandTimeout: Duration = .seconds(1)
+    ) {
+        self.init(
+            reader: reader, usesFastRead: Self.hasFastRead(identity),
+            profile: identity.platform == "Type 2" ? Type2ChipProfile.named(identity.model) : nil,
+            password: password, commandTimeout: commandTimeout)
     }
 
     /// Whether the identified chip has FAST_READ (NTAG21x, Ultralight EV1).

@@ -32,7 +32,7 @@ struct Type2ParsingTests {
         #expect(area.capabilityContainer.dataAreaSize == 144)
         #expect(area.ndefTLVAddress == 21)
         #expect(area.messageLength == 0)
-        #expect(area.reservedAreas == [Type2ReservedArea(kind: .lockBits, addresses: 160..<162)])
+        #expect(area.reservedAreas == [Type2ReservedArea(kind: .lockBits, addresses: 160..<162, bitCount: 12)])
         #expect(area.capacity == 137)
     }
 
@@ -43,7 +43,7 @@ struct Type2ParsingTests {
     func ntag215() throws {
         let area = try Type2TLVArea.parse(memory: Type2Images.ntag215)
         #expect(area.ndefTLVAddress == 16)
-        #expect(area.reservedAreas == [Type2ReservedArea(kind: .lockBits, addresses: 512..<519)])
+        #expect(area.reservedAreas == [Type2ReservedArea(kind: .lockBits, addresses: 512..<519, bitCount: 56)])
         #expect(area.capacity == 492)
     }
 
@@ -54,7 +54,7 @@ struct Type2ParsingTests {
         let area = try Type2TLVArea.parse(memory: Type2Images.ntag216)
         #expect(area.capacity == 868)
         // ⌈(872 − 48) / 8⌉ = 103 lock bits = 13 bytes at byte 888.
-        #expect(area.reservedAreas == [Type2ReservedArea(kind: .lockBits, addresses: 888..<901)])
+        #expect(area.reservedAreas == [Type2ReservedArea(kind: .lockBits, addresses: 888..<901, bitCount: 103)])
     }
 
     @Test("capacity rule at the 1-byte/3-byte length boundary", arguments: [

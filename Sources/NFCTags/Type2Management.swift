@@ -1,0 +1,176 @@
+public import NFCCore
+
+extension Type2Command {
+    /// PWD_AUTH (0x1B, 4 password bytes): answered by PACK, or a NAK (NTAG21x 10.7).
+    public static let passwordAuthenticate: UInt8 = 0x1B
+    /// READ_SIG (0x3C, 0x00): the 32-byte ECC originality signature (NTAG21x 10.8).
+    public static let readSignature: UInt8 = 0x3C
+}
+
+/// Locking, formatting, password protection and the originality signature of Type 2 tags: the
+/// NFC Forum procedures (Type 2 Tag 1.2, 8) completed by the NTAG21x / Ultralight EV1
+/// specifics of ``Type2ChipProfile``.
+extension Type2Tag {
+    // MARK: - Password
+
+    /// PWD_AUTH with `password`, checking that the tag answers its PACK.
+    ///
+    /// A chip that refuses the password goes idle: poll again before the next command.
+    /// - Throws: ``NFCTagError/Code/authenticationFailed`` for a NAK (wrong password, or
+    ///   AUTHLIM reached) or a PACK other than the expected one; `connectionLost`. The password
+    ///   never appears in the error.
+    public func authenticate(with password: NTAGPassword) async throws(NFCTagError) {
+        let answer: Bytes
+        do {
+            answer = try await reader.transceive(
+                Bytes([Type2Command.passwordAuthenticate] + password.password), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak {
+            let reason = error.detail == 0x4
+                ? "the tag no longer accepts passwords (too many wrong attempts, AUTHLIM)"
+                : "the tag refused the password"
+            throw NFCTagError(.authenticationFailed, reason, readerError: error)
+        } catch {
+            throw NFCTagError(error, during: "PWD_AUTH")
+        }
+        guard answer.count == 2 else {
+            throw NFCTagError(.tagResponse, "PWD_AUTH answered \(answer.count) bytes, not the 2 of PACK")
+        }
+        guard answer.array == password.acknowledge else {
+            throw NFCTagError(.authenticationFailed, "the tag answered a PACK other than the expected one: it may not be genuine")
+        }
+    }
+
+    /// PWD_AUTH when ``password`` is set.
+    func authenticateIfPasswordSet() async throws(NFCTagError) {
+        if let password { try await authenticate(with: password) }
+    }
+
+    /// Reads CFG0 and CFG1.
+    /// - Throws: ``NFCTagError/Code/notSupported`` without a ``profile``;
+    ///   `passwordRequired` when the chip refuses the READ (read protection) and no password is
+    ///   set.
+    public func readConfiguration() async throws(NFCTagError) -> Type2Configuration {
+        guard let profile else {
+            throw NFCTagError(.notSupported, "the chip model is unknown, so are its configuration pages")
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try await read(page: profile.configurationPage)
+        } catch where password == nil && error.readerError?.code == .nak {
+            throw NFCTagError(
+                .passwordRequired, at: profile.configurationPage * Type2Command.pageSize,
+                "the configuration pages are read-protected: the tag's password is needed")
+        }
+        return try Type2Configuration(bytes: bytes, page: profile.configurationPage)
+    }
+
+    /// Throws ``NFCTagError/Code/passwordRequired`` (before anything is written) when a page
+    /// among `pages` needs the password and none is set. Costs one READ of the configuration
+    /// when the model is known and no password is set; nothing otherwise.
+    func requireWriteAccess(toPages pages: [Int]) async throws(NFCTagError) {
+        guard profile != nil, password == nil, !pages.isEmpty else { return }
+        try requireWriteAccess(toPages: pages, configuration: try await readConfiguration())
+    }
+
+    /// The check of ``requireWriteAccess(toPages:)`` with the configuration already read.
+    func requireWriteAccess(toPages pages: [Int], configuration: Type2Configuration?) throws(NFCTagError) {
+        guard password == nil, let configuration, let protected = pages.first(where: configuration.protects(page:)) else { return }
+        throw NFCTagError(
+            .passwordRequired, at: protected * Type2Command.pageSize,
+            "pages from \(configuration.auth0) on are password-protected: the tag's password is needed")
+    }
+
+    /// Protects the tag with `new`: PACK, PWD, ACCESS (PROT, AUTHLIM), then AUTH0 last, so that
+    /// an interruption before the end leaves the tag unprotected rather than protected by a
+    /// half-written password. The capability container is never touched (phones must still see
+    /// CC3 = 00 to read the tag; cf. nfcpy issue #236). Afterwards the configuration is read
+    /// back and the new password authenticated.
+    ///
+    /// Changing a password needs the current one in ``password``.
+    /// - Throws: ``NFCTagError`` `notSupported` (model unknown), `invalidParameter`, `readOnly`
+    ///   (CFGLCK set), `passwordRequired` (protected and no current password) — nothing written —
+    ///   or `authenticationFailed`, `connectionLost`, `verificationFailed`.
+    public func setPassword(_ new: NTAGPassword, protection: NTAGProtection = NTAGProtection()) async throws(NFCTagError) {
+        guard let profile else {
+            throw NFCTagError(.notSupported, "the chip model is unknown: password protection needs an identified NTAG21x or Ultralight EV1")
+        }
+        guard (3..<profile.totalPages).contains(protection.firstProtectedPage) else {
+            throw NFCTagError(.invalidParameter, "the first protected page must lie in 3…\(profile.totalPages - 1), not \(protection.firstProtectedPage)")
+        }
+        guard (0...7).contains(protection.authenticationLimit) else {
+            throw NFCTagError(.invalidParameter, "the authentication limit is 0 (none) to 7, not \(protection.authenticationLimit)")
+        }
+        try await authenticateIfPasswordSet()
+        let configuration = try await readConfiguration()
+        guard !configuration.isLocked else {
+            throw NFCTagError(.readOnly, at: profile.accessPage * 4, "the configuration is locked for good (CFGLCK): the password cannot change")
+        }
+        try requireWriteAccess(toPages: [profile.passwordPage], configuration: configuration)
+        var access = configuration.access & ~(Type2Configuration.protBit | Type2Configuration.authenticationLimitMask)
+        if protection.readProtected { access |= Type2Configuration.protBit }
+        access |= UInt8(protection.authenticationLimit)
+        var cfg0 = configuration.cfg0
+        cfg0[3] = UInt8(protection.firstProtectedPage)
+        try await write(page: profile.packPage, new.acknowledge + [0, 0])
+        try await write(page: profile.passwordPage, new.password)
+        try await write(page: profile.accessPage, [access] + configuration.cfg1[1...])
+        try await write(page: profile.configurationPage, cfg0)
+        var check = self
+        check.password = new
+        try await check.authenticate(with: new)
+        let after = try await check.readConfiguration()
+        guard after.auth0 == protection.firstProtectedPage, after.access == access else {
+            throw NFCTagError(.verificationFailed, at: profile.configurationPage * 4, "the configuration read back differs from what was written")
+        }
+    }
+
+    /// Removes the protection: AUTH0 = FFh first (the tag is unprotected from then on), then
+    /// PROT and AUTHLIM cleared, PWD back to `FFFFFFFF` and PACK to `0000`. Needs the current
+    /// password in ``password`` when the tag is protected.
+    /// - Throws: as ``setPassword(_:protection:)``.
+    public func removePassword() async throws(NFCTagError) {
+        guard let profile else {
+            throw NFCTagError(.notSupported, "the chip model is unknown: password protection needs an identified NTAG21x or Ultralight EV1")
+        }
+        try await authenticateIfPasswordSet()
+        let configuration = try await readConfiguration()
+        guard !configuration.isLocked else {
+            throw NFCTagError(.readOnly, at: profile.accessPage * 4, "the configuration is locked for good (CFGLCK): the password cannot change")
+        }
+        try requireWriteAccess(toPages: [profile.configurationPage], configuration: configuration)
+        var cfg0 = configuration.cfg0
+        cfg0[3] = 0xFF
+        let access = configuration.access & ~(Type2Configuration.protBit | Type2Configuration.authenticationLimitMask)
+        if configuration.cfg0 != cfg0 { try await write(page: profile.configurationPage, cfg0) }
+        if configuration.access != access { try await write(page: profile.accessPage, [access] + configuration.cfg1[1...]) }
+        try await write(page: profile.passwordPage, NTAGPassword.factoryDefault.password)
+        try await write(page: profile.packPage, NTAGPassword.factoryDefault.acknowledge + [0, 0])
+        let after = try await readConfiguration()
+        guard after.auth0 == 0xFF, after.access == access else {
+            throw NFCTagError(.verificationFailed, at: profile.configurationPage * 4, "the configuration read back differs from what was written")
+        }
+    }
+
+    // MARK: - Signature
+
+    /// READ_SIG: the 32-byte ECC originality signature NXP wrote at production (NTAG21x 10.8,
+    /// MF0ULx1 8.9), returned as read; verifying it needs NXP's public key and is left to the
+    /// caller.
+    /// - Throws: ``NFCTagError/Code/notSupported`` for chips without it; `tagResponse`,
+    ///   `connectionLost`.
+    public func readSignature() async throws(NFCTagError) -> Bytes {
+        guard profile != nil else {
+            throw NFCTagError(.notSupported, "READ_SIG needs an identified NTAG21x or Ultralight EV1")
+        }
+        let answer: Bytes
+        do {
+            answer = try await reader.transceive(Bytes([Type2Command.readSignature, 0x00]), mode: .standard, timeout: commandTimeout)
+        } catch {
+            throw NFCTagError(error, during: "READ_SIG")
+        }
+        guard answer.count == 32 else {
+            throw NFCTagError(.tagResponse, "READ_SIG answered \(answer.count) bytes, not 32")
+        }
+        return answer
+    }
+}
