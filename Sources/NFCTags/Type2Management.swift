@@ -24,7 +24,7 @@ extension Type2Tag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.passwordAuthenticate] + password.password), mode: .standard, timeout: commandTimeout)
-        } catch where error.code == .nak {
+        } catch where error.code == .nak || error.code == .authenticationFailed {
             let reason = error.detail == 0x4
                 ? "the tag no longer accepts passwords (too many wrong attempts, AUTHLIM)"
                 : "the tag refused the password"
@@ -56,7 +56,7 @@ extension Type2Tag {
         let bytes: [UInt8]
         do {
             bytes = try await read(page: profile.configurationPage)
-        } catch where password == nil && error.readerError?.code == .nak {
+        } catch where password == nil && (error.readerError?.code == .nak || error.readerError?.code == .authenticationFailed) {
             throw NFCTagError(
                 .passwordRequired, at: profile.configurationPage * Type2Command.pageSize,
                 "the configuration pages are read-protected: the tag's password is needed")

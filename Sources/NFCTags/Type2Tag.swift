@@ -227,6 +227,11 @@ public struct Type2Tag: NFCNDEFTag {
     /// Reads until the TLV area parses.
     func load() async throws(NFCTagError) -> Snapshot {
         var memory: [UInt8] = []
+        if usesFastRead {
+            // One FAST_READ of pages 0–15 holds the CC and the start of the TLV area: what most
+            // tags need, in one command instead of up to four READs.
+            memory = try await fastRead(from: 0, to: Type2Command.fastReadMaxPages - 1)
+        }
         while true {
             switch Type2TLVArea.parseOrNeedMore(memory: memory) {
             case .success(let area): return Snapshot(memory: memory, area: area)
