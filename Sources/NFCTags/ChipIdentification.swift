@@ -38,6 +38,8 @@ public enum ChipIdentification {
             case 0x08: return ChipIdentity(model: "MIFARE Classic 1K", platform: "MIFARE Classic", memoryBytes: 1024)
             case 0x18: return ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic", memoryBytes: 4096)
             case 0x09: return ChipIdentity(model: "MIFARE Mini", platform: "MIFARE Classic", memoryBytes: 320)
+            case 0x10: return ChipIdentity(model: "MIFARE Plus 2K (security level 2)", platform: "unknown", memoryBytes: 2048)
+            case 0x11: return ChipIdentity(model: "MIFARE Plus 4K (security level 2)", platform: "unknown", memoryBytes: 4096)
             default: return ChipIdentity(model: "ISO 14443-A tag (SAK 0x\(Hex.encode([a.sak])))", platform: "unknown")
             }
         case .felica(let f):
@@ -88,13 +90,39 @@ public enum ChipIdentification {
         return identity
     }
 
-    /// ISO-DEP: an NFC Forum Type 4 tag when the NDEF Tag Application selects.
+    /// ISO-DEP: the NXP chip by the native GetVersion wrapped in an APDU (`90 60 00 00 00`,
+    /// answered by 7 hardware-version bytes and `91 AF` on DESFire, MIFARE Plus EV1+ and NTAG
+    /// 4xx DNA; NXP AN11004), then an NFC Forum Type 4 tag when the NDEF Tag Application selects.
     private static func identifyISODEP(_ reader: any NFCReader) async -> ChipIdentity {
+        var nxpModel: String?
+        var memory: Int?
+        let getVersion = Bytes([0x90, 0x60, 0x00, 0x00, 0x00])
+        if let answer = try? await reader.transceive(getVersion, mode: .standard, timeout: .milliseconds(300)),
+           answer.count == 9, answer[7] == 0x91, answer[8] == 0xAF, answer[0] == 0x04 {
+            (nxpModel, memory) = nxpISODEPModel(type: answer[1], major: answer[3], storage: answer[5])
+        }
         let selectNDEFApplication = Bytes([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00])
         let answer = try? await reader.transceive(selectNDEFApplication, mode: .standard, timeout: .milliseconds(500))
         let ok = answer.map { $0.count >= 2 && $0[$0.count - 2] == 0x90 && $0[$0.count - 1] == 0x00 } ?? false
-        return ChipIdentity(model: ok ? "NFC Forum Type 4 tag" : "ISO 14443-4 tag", platform: ok ? "Type 4" : "unknown",
-                            hasNDEF: ok)
+        return ChipIdentity(
+            model: nxpModel ?? (ok ? "NFC Forum Type 4 tag" : "ISO 14443-4 tag"), platform: ok ? "Type 4" : "unknown",
+            memoryBytes: memory, hasNDEF: ok)
+    }
+
+    /// Names an NXP ISO-DEP chip from its GetVersion hardware bytes: type (01 DESFire, 02 MIFARE
+    /// Plus, 04 NTAG 4xx DNA), major version (DESFire 00 EV0, 01 EV1, 12 EV2, 33 EV3) and storage
+    /// size (2^(n/2) bytes: 16 → 2K, 18 → 4K, 1A → 8K).
+    static func nxpISODEPModel(type: UInt8, major: UInt8, storage: UInt8) -> (String, Int?) {
+        let bytes = storage >> 1 < 24 ? 1 << Int(storage >> 1) : nil
+        let size = bytes.map { " \($0 / 1024 > 0 ? "\($0 / 1024)K" : "\($0) B")" } ?? ""
+        switch type {
+        case 0x01:
+            let generation = [0x00: "", 0x01: " EV1", 0x12: " EV2", 0x33: " EV3"][major] ?? " (version \(major))"
+            return ("MIFARE DESFire\(generation)\(size)", bytes)
+        case 0x02: return ("MIFARE Plus\(size)", bytes)
+        case 0x04: return ("NTAG 4xx DNA", bytes)
+        default: return ("NXP ISO-DEP chip (type \(type))", bytes)
+        }
     }
 
     /// Type 3: block 0 of service 000B is the attribute information block (T3T 1.0, 7.1):

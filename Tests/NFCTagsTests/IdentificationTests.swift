@@ -96,3 +96,38 @@ struct IdentificationTests {
         #expect(identity == ChipIdentity(model: "ICODE SLIX2", platform: "Type 5", memoryBytes: 320, hasNDEF: true))
     }
 }
+
+@Suite("ISO-DEP chips named by GetVersion")
+struct ISODEPIdentificationTests {
+    static let target = TargetInfo.iso14443A(ISO14443ATarget(
+        uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06], atqa: [0x44, 0x03], sak: 0x20, ats: [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]))
+    static let getVersion: [UInt8] = [0x90, 0x60, 0x00, 0x00, 0x00]
+    static let selectNDEF: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+
+    @Test("a DESFire EV1 4K holding the NDEF application is a Type 4 tag named by its version")
+    func desfireEV1() async {
+        let reader = ScriptedReader([
+            Self.getVersion: [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05, 0x91, 0xAF],
+            Self.selectNDEF: [0x90, 0x00],
+        ])
+        let identity = await ChipIdentification.identify(Self.target, on: reader)
+        #expect(identity == ChipIdentity(model: "MIFARE DESFire EV1 4K", platform: "Type 4", memoryBytes: 4096, hasNDEF: true))
+    }
+
+    @Test("GetVersion bytes name DESFire generations, Plus and NTAG DNA", arguments: [
+        (UInt8(0x01), UInt8(0x00), UInt8(0x16), "MIFARE DESFire 2K"),
+        (0x01, 0x12, 0x1A, "MIFARE DESFire EV2 8K"),
+        (0x01, 0x33, 0x18, "MIFARE DESFire EV3 4K"),
+        (0x02, 0x11, 0x18, "MIFARE Plus 4K"),
+        (0x04, 0x30, 0x0F, "NTAG 4xx DNA"),
+    ])
+    func names(type: UInt8, major: UInt8, storage: UInt8, model: String) {
+        #expect(ChipIdentification.nxpISODEPModel(type: type, major: major, storage: storage).0 == model)
+    }
+
+    @Test("a chip that answers no GetVersion and no NDEF application is a plain ISO 14443-4 tag")
+    func unknown() async {
+        let identity = await ChipIdentification.identify(Self.target, on: ScriptedReader([:]))
+        #expect(identity.model == "ISO 14443-4 tag" && identity.platform == "unknown" && identity.hasNDEF == false)
+    }
+}
