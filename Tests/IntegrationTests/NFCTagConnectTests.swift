@@ -1,0 +1,61 @@
+import NFCCore
+import NFCTags
+import Testing
+import VirtualTags
+
+/// Every simulated model becomes the ``NFCTag`` case of its command set, named as identification
+/// names it.
+@Suite("NFCTag.connect on every simulated model")
+struct NFCTagConnectTests {
+    @Test("each model maps to its case and model name", arguments: [
+        ("ntag213", "miFare", "NTAG213", "Type 2"),
+        ("ntag215", "miFare", "NTAG215", "Type 2"),
+        ("ntag216", "miFare", "NTAG216", "Type 2"),
+        ("ultralight", "miFare", "MIFARE Ultralight EV1 (MF0UL11)", "Type 2"),
+        ("ultralight-ev1-mf0ul21", "miFare", "MIFARE Ultralight EV1 (MF0UL21)", "Type 2"),
+        ("type4", "iso7816", "NFC Forum Type 4 tag", "Type 4"),
+        ("felica-lite-s", "feliCa", "FeliCa Lite-S", "Type 3"),
+        ("classic1k", "miFare", "MIFARE Classic 1K", "MIFARE Classic"),
+        ("slix2", "iso15693", "ICODE SLIX2", "Type 5"),
+    ])
+    func connect(name: String, kind: String, model: String, platform: String) async throws {
+        let entry = try #require(TagModel.named(name))
+        let reader = SimulatedReader(tags: [entry.make(entry.defaultUID, TagModelOptions())], emptyFieldWait: .zero)
+        let target = try #require(try await reader.poll(for: Modulation.allCases, timeout: .zero))
+        let tag = try await NFCTag.connect(to: target, on: reader)
+        let found: String = switch tag {
+        case .miFare: "miFare"
+        case .iso7816: "iso7816"
+        case .feliCa: "feliCa"
+        case .iso15693: "iso15693"
+        }
+        #expect(found == kind)
+        #expect(tag.identity.model == model)
+        #expect(tag.identity.platform == platform)
+        #expect(tag.identifier == target.identifier)
+    }
+
+    @Test("Jewel/Topaz is refused with notSupported")
+    func jewel() async throws {
+        let reader = SimulatedReader(tags: [], emptyFieldWait: .zero)
+        let target = TargetInfo.jewel(JewelTarget(sensRes: [0x0C, 0x00], id: [1, 2, 3, 4]))
+        await #expect { _ = try await NFCTag.connect(to: target, on: reader) } throws: {
+            ($0 as? NFCTagError)?.code == .notSupported
+        }
+    }
+
+    @Test("an Ultralight/NTAG is the ultralight family with a Type 2 platform; Classic has no Type 2 platform")
+    func families() async throws {
+        for (name, family) in [("ntag215", MiFareFamily.ultralight), ("classic1k", .classic)] {
+            let entry = try #require(TagModel.named(name))
+            let reader = SimulatedReader(tags: [entry.make(entry.defaultUID, TagModelOptions())], emptyFieldWait: .zero)
+            let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
+            guard case .miFare(let tag) = try await NFCTag.connect(to: target, on: reader) else {
+                Issue.record("\(name) is not miFare")
+                continue
+            }
+            #expect(tag.mifareFamily == family)
+            #expect((tag.type2 != nil) == (family == .ultralight))
+        }
+    }
+}
