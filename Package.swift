@@ -49,6 +49,9 @@ let package = Package(
         // Benchmarks (Scripts/bench-ndef), never part of the tests.
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),
         .executableTarget(name: "transport-bench", dependencies: ["NFCKit", "NFCTags", "NFCCore"], path: "Benchmarks/transport-bench", swiftSettings: strict),
+        .executableTarget(
+            name: "tag-commands-bench", dependencies: ["NDEF", "NFCCore", "NFCTags", "VirtualTags"], path: "Benchmarks/tag-commands",
+            swiftSettings: strict),
 
         // Test helpers shared by the test targets: built executables, the emulator as a child.
         .target(name: "NFCTestSupport", swiftSettings: strict),

@@ -1,5 +1,42 @@
 import NFCCore
 
+/// Pages read so far in one operation: a READ answers four pages, so the lock page's READ also
+/// brings CFG0 and CFG1 on NTAG21x, and page 2's READ brings the CC.
+struct Type2PageCache {
+    private var pages: [Int: [UInt8]] = [:]
+
+    /// Seeds the cache with `memory` read from address 0.
+    init(memory: [UInt8] = []) {
+        for page in 0..<(memory.count / Type2Command.pageSize) {
+            pages[page] = Array(memory[(page * 4)..<(page * 4 + 4)])
+        }
+    }
+
+    /// Page `page`, READ (four pages from it) when not known yet; pages past `limit` (roll-over)
+    /// are not kept.
+    mutating func page(_ page: Int, on tag: Type2Tag, limit: Int?) async throws(NFCTagError) -> [UInt8] {
+        if let known = pages[page] { return known }
+        let bytes = try await tag.read(page: page)
+        for index in 0..<4 where page + index < (limit ?? page + 4) {
+            pages[page + index] = Array(bytes[(index * 4)..<(index * 4 + 4)])
+        }
+        return Array(bytes[0..<4])
+    }
+
+    /// The configuration (CFG0, CFG1) of `profile`, from the cache or READ.
+    mutating func configuration(_ profile: Type2ChipProfile, on tag: Type2Tag) async throws(NFCTagError) -> Type2Configuration {
+        do {
+            let cfg0 = try await page(profile.configurationPage, on: tag, limit: profile.totalPages)
+            let cfg1 = try await page(profile.accessPage, on: tag, limit: profile.totalPages)
+            return try Type2Configuration(bytes: cfg0 + cfg1, page: profile.configurationPage)
+        } catch where tag.password == nil && (error.readerError?.code == .nak || error.readerError?.code == .authenticationFailed) {
+            throw NFCTagError(
+                .passwordRequired, at: profile.configurationPage * Type2Command.pageSize,
+                "the configuration pages are read-protected: the tag's password is needed")
+        }
+    }
+}
+
 /// Type 2 writeLock and format.
 extension Type2Tag {
     /// One page write of a plan.
@@ -22,18 +59,19 @@ extension Type2Tag {
         try await authenticateIfPasswordSet()
         let snapshot = try await load()
         let memory = snapshot.memory
+        var cache = Type2PageCache(memory: memory)
         var plan: [PageWrite] = []
         let cc = Array(memory[Type2CapabilityContainer.address..<(Type2CapabilityContainer.address + 4)])
         if cc[3] & 0x0F != Type2CapabilityContainer.writeAccessDenied {
             plan.append(PageWrite(page: 3, data: [cc[0], cc[1], cc[2], cc[3] | Type2CapabilityContainer.writeAccessDenied]))
         }
-        plan += try await dynamicLockWrites(area: snapshot.area)
+        plan += try await dynamicLockWrites(area: snapshot.area, cache: &cache)
         if memory[10] != 0xFF || memory[11] != 0xFF {
             plan.append(PageWrite(page: 2, data: [memory[8], memory[9], 0xFF, 0xFF]))
         }
         var configuration: Type2Configuration?
         if let profile {
-            let current = try await readConfiguration()
+            let current = try await cache.configuration(profile, on: self)
             configuration = current
             if !current.isLocked {
                 plan.append(PageWrite(
@@ -48,7 +86,7 @@ extension Type2Tag {
     /// The writes that set the dynamic lock bits (and, for a known chip, its block-locking bits),
     /// OR-ed into what the lock bytes hold now. Empty when the chip has no dynamic lock bits or
     /// they are all set.
-    func dynamicLockWrites(area: Type2TLVArea) async throws(NFCTagError) -> [PageWrite] {
+    func dynamicLockWrites(area: Type2TLVArea, cache: inout Type2PageCache) async throws(NFCTagError) -> [PageWrite] {
         var wanted: [Int: UInt8] = [:]  // byte address → bits to set
         func setBits(_ count: Int, from address: Int) {
             for bit in 0..<count { wanted[address + bit / 8, default: 0] |= 1 << UInt8(bit % 8) }
@@ -65,7 +103,7 @@ extension Type2Tag {
         }
         var writes: [PageWrite] = []
         for page in Set(wanted.keys.map { $0 / Type2Command.pageSize }).sorted() {
-            let current = Array(try await read(page: page).prefix(Type2Command.pageSize))
+            let current = try await cache.page(page, on: self, limit: profile?.totalPages)
             var data = current
             for index in 0..<Type2Command.pageSize {
                 data[index] |= wanted[page * Type2Command.pageSize + index] ?? 0
@@ -75,10 +113,12 @@ extension Type2Tag {
         return writes
     }
 
-    /// Reads back the pages of a lock plan: every bit written must be set.
+    /// Reads back the pages of a lock plan (a READ brings four pages, so one READ often checks
+    /// several): every bit written must be set.
     func verifyBits(_ plan: [PageWrite]) async throws(NFCTagError) {
-        for step in plan {
-            let read = Array(try await read(page: step.page).prefix(Type2Command.pageSize))
+        var cache = Type2PageCache()
+        for step in plan.sorted(by: { $0.page < $1.page }) {
+            let read = try await cache.page(step.page, on: self, limit: profile?.totalPages)
             for index in 0..<Type2Command.pageSize {
                 // Page 2 bytes 0–1 are UID/internal: the chip ignores what is written there.
                 if step.page == 2, index < 2 { continue }
@@ -104,8 +144,11 @@ extension Type2Tag {
     ///   `passwordRequired` — nothing written; `connectionLost`, `verificationFailed`.
     public func format(force: Bool) async throws(NFCTagError) {
         try await authenticateIfPasswordSet()
-        let head = try await read(page: 0)
-        let cc = Array(head[Type2CapabilityContainer.address..<(Type2CapabilityContainer.address + 4)])
+        // With a known model, one pass reads everything format needs: CC, user memory, and the
+        // configuration pages (is the area password-protected?).
+        let lastPage = profile.map { $0.accessPage } ?? 3
+        let all = try await read(fromPage: 0, through: lastPage * Type2Command.pageSize + 3)
+        let cc = Array(all[Type2CapabilityContainer.address..<(Type2CapabilityContainer.address + 4)])
         guard cc == [0, 0, 0, 0] else {
             try await reformat(cc: cc, force: force)
             return
@@ -113,8 +156,10 @@ extension Type2Tag {
         guard let profile else {
             throw NFCTagError(.notSupported, "the chip model is unknown, so is the memory size its capability container must declare")
         }
+        var cache = Type2PageCache(memory: Array(all.prefix((profile.accessPage + 1) * Type2Command.pageSize)))
+        let configuration = try await cache.configuration(profile, on: self)
         let userStart = profile.userPages.lowerBound * Type2Command.pageSize
-        let user = try await read(fromPage: profile.userPages.lowerBound, through: profile.userPages.upperBound * Type2Command.pageSize - 1)
+        let user = Array(all[userStart..<(profile.userPages.upperBound * Type2Command.pageSize)])
         var content = profile.emptyTLVArea
         while content.count % Type2Command.pageSize != 0 { content.append(0) }
         let holdsData = user.enumerated().contains { index, byte in
@@ -129,18 +174,17 @@ extension Type2Tag {
         var plan: [PageWrite] = []
         for page in profile.userPages {
             let offset = (page - profile.userPages.lowerBound) * Type2Command.pageSize
-            guard offset + Type2Command.pageSize <= user.count else { break }
             let current = Array(user[offset..<(offset + Type2Command.pageSize)])
             let wanted = (0..<Type2Command.pageSize).map { offset + $0 < content.count ? content[offset + $0] : 0 }
             // Only what the TLV area needs, plus any old data when forced.
             if current != wanted, offset < content.count || force { plan.append(PageWrite(page: page, data: wanted)) }
         }
         plan.append(PageWrite(page: 3, data: profile.capabilityContainer))
-        try await requireWriteAccess(toPages: plan.map(\.page))
+        try requireWriteAccess(toPages: plan.map(\.page), configuration: configuration)
         for step in plan { try await write(page: step.page, step.data) }
-        for step in plan {
-            let read = Array(try await read(page: step.page).prefix(Type2Command.pageSize))
-            guard read == step.data else {
+        var check = Type2PageCache()
+        for step in plan.sorted(by: { $0.page < $1.page }) {
+            guard try await check.page(step.page, on: self, limit: profile.totalPages) == step.data else {
                 throw NFCTagError(.verificationFailed, at: step.page * Type2Command.pageSize, "page \(step.page) read back differs from what was written")
             }
         }
