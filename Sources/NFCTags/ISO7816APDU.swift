@@ -194,7 +194,7 @@ public struct ISO7816StatusWord: RawRepresentable, Sendable, Hashable, CustomStr
     public var isSuccess: Bool { rawValue == 0x9000 || sw1 == 0x62 || sw1 == 0x63 }
 
     /// Four hex digits, `6A82`.
-    public var description: String { Hex.encode([sw1, sw2]) }
+    public var description: String { Hex.encode([sw1, sw2]).uppercased() }
 }
 
 /// A response APDU (ISO/IEC 7816-4, 5.1): data then SW1 SW2.

@@ -74,7 +74,7 @@ public struct ISO7816Tag: Sendable {
         if apdu.instructionCode == ISO7816Exchange.select, apdu.p1Parameter == ISO7816Exchange.selectByName,
             response.statusWord.isSuccess
         {
-            selection.aid = Hex.encode(apdu.data)
+            selection.aid = Hex.encode(apdu.data).uppercased()
         }
         return (response.data, response.sw1, response.sw2)
     }
@@ -159,7 +159,7 @@ public enum PaymentApplications {
         for directory in directoryNames where clashes(Array(directory.utf8)) { return directory }
         for provider in registeredProviders {
             guard let rid = try? Hex.decode(provider.rid) else { continue }
-            if clashes(Array(rid)) { return "\(Hex.encode(name)) (\(provider.scheme), RID \(provider.rid))" }
+            if clashes(Array(rid)) { return "\(Hex.encode(name).uppercased()) (\(provider.scheme), RID \(provider.rid))" }
         }
         return nil
     }

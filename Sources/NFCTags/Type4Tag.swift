@@ -334,7 +334,7 @@ public struct Type4Tag: NFCNDEFTag {
         guard application.statusWord.isSuccess else {
             throw NFCTagError(.notNDEFFormatted, "no NDEF Tag Application (D2760000850101): SELECT answered \(application.statusWord)")
         }
-        selection?.aid = Hex.encode(Type4Command.ndefTagApplicationID)
+        selection?.aid = Hex.encode(Type4Command.ndefTagApplicationID).uppercased()
         let ccSelected = try await selectFile(Type4Command.capabilityContainerFileID)
         guard ccSelected.isSuccess else {
             throw NFCTagError(.notNDEFFormatted, "no capability container file (E103): SELECT answered \(ccSelected)")
