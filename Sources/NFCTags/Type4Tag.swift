@@ -232,7 +232,8 @@ public struct Type4Tag: NFCNDEFTag {
     /// min(MLc, ``maximumChunkLength``), UPDATE BINARY NLEN = length. With `verify`, the file
     /// is read back from offset 0 and compared.
     /// - Throws: ``NFCTagError`` `invalidMessage`, `notNDEFFormatted`, `malformedTag`,
-    ///   `readOnly`, `capacityExceeded` ("by N bytes") — nothing written; `connectionLost`,
+    ///   `readOnly`, `capacityExceeded` ("by N bytes"), `notSupported` (MLc smaller than NLEN:
+    ///   no tear-safe length update) — nothing written; `connectionLost`,
     ///   `tagResponse` (old, empty or new message left); `verificationFailed`.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
         let encoded: [UInt8]
@@ -251,6 +252,7 @@ public struct Type4Tag: NFCNDEFTag {
                 .capacityExceeded,
                 "message of \(encoded.count) bytes exceeds the capacity of \(cc.capacity) by \(over) byte\(over == 1 ? "" : "s")")
         }
+        try Self.checkLengthFieldFitsOneUpdate(cc)
         let lengthField = Self.lengthField(encoded.count, cc)
         try await updateBinary(offset: 0, [UInt8](repeating: 0, count: cc.lengthFieldSize))
         guard !encoded.isEmpty else { return }
@@ -311,6 +313,7 @@ public struct Type4Tag: NFCNDEFTag {
         guard cc.isWritable else {
             throw NFCTagError(.readOnly, at: cc.writeAccessOffset, "tag is read-only (CC write access \(hexByte(cc.writeAccess)))")
         }
+        try Self.checkLengthFieldFitsOneUpdate(cc)
         let length = try await readLength(cc)
         guard length > 0 else { return }
         guard force else {
@@ -373,6 +376,17 @@ public struct Type4Tag: NFCNDEFTag {
                 .malformedTag, at: 0, "NDEF file: \(cc.isExtended ? "ENLEN" : "NLEN") \(length) exceeds the \(cc.capacity) bytes the file holds")
         }
         return length
+    }
+
+    /// NLEN/ENLEN must change in one UPDATE BINARY: in two, a tear between them would leave a
+    /// length naming bytes of the old message as a whole one.
+    /// - Throws: `notSupported` when MLc is below the length field's size.
+    static func checkLengthFieldFitsOneUpdate(_ cc: Type4CapabilityContainer) throws(NFCTagError) {
+        guard cc.maximumUpdateLength >= cc.lengthFieldSize else {
+            throw NFCTagError(
+                .notSupported, at: 5,
+                "MLc \(cc.maximumUpdateLength) is below the \(cc.lengthFieldSize)-byte NDEF length: it cannot be changed in one command, so no tear-safe write is possible; nothing was written")
+        }
     }
 
     /// The length field's bytes for `length`.
