@@ -255,6 +255,22 @@ struct Type4NDEFTests {
         }
     }
 
+    @Test("a message that cannot be encoded is invalidMessage before any APDU")
+    func invalidMessage() async throws {
+        let (reader, tag) = try await Self.open()
+        let bad = NDEFMessage(records: [NDEFPayload(format: .unknown, type: Bytes([0x01]), payload: Bytes([0x02]))])
+        await #expect { try await tag.writeNDEF(bad) } throws: { ($0 as! NFCTagError).code == .invalidMessage }
+        #expect(await Self.trace(reader).isEmpty)
+    }
+
+    @Test("writing the empty message over a stored one reads back as empty")
+    func writeEmpty() async throws {
+        let (_, tag) = try await Self.open(message: try Self.url("https://example.com/was-here"))
+        try await tag.writeNDEF(.empty)
+        #expect(try await tag.readNDEF() == .empty)
+        #expect(try await tag.queryNDEFStatus().messageLength == 3)
+    }
+
     @Test("writeLock is notSupported with its reason, and sends nothing")
     func writeLock() async throws {
         let (reader, tag) = try await Self.open(message: try Self.url("https://example.com"))
