@@ -368,12 +368,18 @@ public struct Type4Tag: NFCNDEFTag {
         return try Self.messageLength(field, cc)
     }
 
-    /// NLEN/ENLEN from the file's first bytes; beyond the reachable file it is `malformedTag`.
+    /// NLEN/ENLEN from the file's first bytes: beyond the file it is `malformedTag`, beyond
+    /// the 15-bit offsets `notSupported`.
     static func messageLength(_ file: [UInt8], _ cc: Type4CapabilityContainer) throws(NFCTagError) -> Int {
         let length = file.prefix(cc.lengthFieldSize).reduce(0) { $0 << 8 | Int($1) }
+        let name = cc.isExtended ? "ENLEN" : "NLEN"
+        guard length <= cc.maximumNDEFFileSize - cc.lengthFieldSize else {
+            throw NFCTagError(
+                .malformedTag, at: 0, "NDEF file: \(name) \(length) exceeds the \(cc.maximumNDEFFileSize - cc.lengthFieldSize) bytes the file holds")
+        }
         guard length <= cc.capacity else {
             throw NFCTagError(
-                .malformedTag, at: 0, "NDEF file: \(cc.isExtended ? "ENLEN" : "NLEN") \(length) exceeds the \(cc.capacity) bytes the file holds")
+                .notSupported, at: 0, "NDEF file: \(name) \(length) reaches past offset 7FFFh, which needs READ BINARY with an offset data object (B1), not implemented")
         }
         return length
     }

@@ -255,6 +255,25 @@ struct Type4NDEFTests {
         }
     }
 
+    @Test("a mapping 3.0 CC with the extended NDEF File Control TLV: 4-byte ENLEN, data from offset 4")
+    func extendedLengthFile() async throws {
+        let cc = Self.bytes("00 11 30 00 3B 00 34 06 08 E1 04 00 00 FF FF 00 00")
+        let (reader, tag) = try await Self.open { $0.capabilityContainer = cc }
+        #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 0x8000 - 4, messageLength: 0))
+        await reader.withField { $0.trace.removeAll() }
+        let message = try Self.url("https://www.example.com/abc")
+        try await tag.writeNDEF(message, verify: false)
+        let updates = await Self.trace(reader).filter { $0[1] == Type4Command.updateBinary }
+        #expect(updates == [
+            Self.bytes("00 D6 00 00 04 00 00 00 00"),
+            Self.bytes("00 D6 00 04 14") + (try message.encoded()),
+            Self.bytes("00 D6 00 00 04 00 00 00 14"),
+        ])
+        #expect(try await tag.readNDEF() == message)
+        // The CC is 17 bytes: a second READ BINARY fetches its last 2.
+        #expect(await Self.trace(reader).contains(Self.bytes("00 B0 00 0F 02")))
+    }
+
     @Test("a message that cannot be encoded is invalidMessage before any APDU")
     func invalidMessage() async throws {
         let (reader, tag) = try await Self.open()
