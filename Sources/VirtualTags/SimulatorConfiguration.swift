@@ -114,7 +114,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 do { options.ndefMessage = try Hex.decode(String(text)) } catch {
                     throw Self.invalid("ndef '\(text)': \(error)")
                 }
-            case "ndef-size": options.ndefFileSize = try Self.integer(try required(), "ndef-size", 3...0x7FFF)
+            case "ndef-size": options.ndefFileSize = try Self.integer(try required(), "ndef-size", Type4VirtualTag.ndefFileSizes)
             case "read-only":
                 switch value {
                 case nil, "true", "1": options.readOnly = true

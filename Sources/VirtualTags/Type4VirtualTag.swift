@@ -49,6 +49,11 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
         public static let updateBinary: UInt8 = 0xD6
     }
 
+    /// The NDEF file sizes this model offers, NLEN included: from 5, the smallest maximum file
+    /// size a CC may announce (Type 4 Tag 2.0, 5.1.2.1: 0005h–FFFEh, smaller values RFU), to
+    /// 32 767, what 15-bit READ/UPDATE BINARY offsets reach.
+    public static let ndefFileSizes = 5...0x7FFF
+
     /// The default NDEF file size, NLEN included.
     public static let defaultNDEFFileSize = 2048
 
@@ -72,7 +77,7 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     /// A tag with an empty NDEF message (NLEN 0).
     /// - Parameters:
     ///   - uid: 7 bytes.
-    ///   - ndefFileSize: bytes in the NDEF file, NLEN included: 3…32767 (Type 4 Tag 2.0, 5.1.2.1).
+    ///   - ndefFileSize: bytes in the NDEF file, NLEN included: ``ndefFileSizes``.
     ///   - readOnly: write access `FF` instead of `00`.
     ///   - maximumReadLength: MLe announced in the CC; READ BINARY with a larger Le answers 6700.
     ///   - maximumUpdateLength: MLc announced in the CC; UPDATE BINARY with more data answers 6700.
@@ -81,7 +86,7 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
         uid: [UInt8], ndefFileSize: Int = Type4VirtualTag.defaultNDEFFileSize, readOnly: Bool = false,
         maximumReadLength: Int = 0x3B, maximumUpdateLength: Int = 0x34
     ) {
-        precondition(uid.count == 7 && (3...0x7FFF).contains(ndefFileSize))
+        precondition(uid.count == 7 && (Type4VirtualTag.ndefFileSizes).contains(ndefFileSize))
         self.uid = uid
         self.ndefFile = [UInt8](repeating: 0, count: ndefFileSize)
         self.isReadOnly = readOnly
@@ -92,7 +97,7 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     /// Restores a tag from saved state (`memory` is the NDEF file); nil when it does not fit.
     public init?(state: TagState) {
         guard let uid = try? Hex.decode(state.uid), uid.count == 7,
-            let file = try? Hex.decode(state.memory), (3...0x7FFF).contains(file.count)
+            let file = try? Hex.decode(state.memory), Type4VirtualTag.ndefFileSizes.contains(file.count)
         else { return nil }
         self.uid = uid
         self.ndefFile = file

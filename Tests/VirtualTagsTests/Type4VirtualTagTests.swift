@@ -118,4 +118,12 @@ struct Type4TagTests {
         tag.powerOn()
         #expect(tag.respond(toAPDU: [0x00, 0xB0, 0x00, 0x00, 0x02]) == [0x69, 0x86])
     }
+
+    @Test("NDEF file sizes below 5 bytes (RFU in the CC) are not restored from a tag file")
+    func fileSizeRange() {
+        let small = TagState(model: "type4", uid: "04A1B2C3D4E5F6", memory: "00000000", readOnly: false)
+        #expect(Type4VirtualTag(state: small) == nil)
+        let smallest = TagState(model: "type4", uid: "04A1B2C3D4E5F6", memory: "0000000000", readOnly: false)
+        #expect(Type4VirtualTag(state: smallest)?.capabilityContainer[11...12] == [0x00, 0x05])
+    }
 }
