@@ -325,6 +325,8 @@ struct Type3NDEFTests {
     @Test("format of a blank Lite-S: SYS_OP 01 then the attribute block; 12FC answers after power-on")
     func formatBlank() async throws {
         let (reader, tag) = try await Self.open(Self.blankChip())
+        // SYS_OP 00: the card has no system 12FC, so polling cannot report one.
+        #expect(tag.feliCa.currentSystemCode == 0x88B4)
         #expect(try await tag.queryNDEFStatus().status == .notSupported)
         await reader.withField { $0.trace.removeAll() }
         try await tag.format()
@@ -332,6 +334,7 @@ struct Type3NDEFTests {
         #expect(await Self.writes(reader)[1] == FeliCaLiteS.attributeInformationBlock())
         let after = try #require(await Self.state(reader))
         let (_, tag2) = try await Self.open(try #require(FeliCaLiteS(state: after)))
+        #expect(tag2.feliCa.currentSystemCode == 0x12FC)
         #expect(try await tag2.feliCa.polling(systemCode: 0x12FC, requestCode: .systemCode).requestData.array == [0x12, 0xFC])
         #expect(try await tag2.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 208, messageLength: 0))
         try await tag2.writeNDEF(try Self.url("https://www.example.com/abc"))
