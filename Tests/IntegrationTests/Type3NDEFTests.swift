@@ -380,6 +380,47 @@ struct Type3NDEFTests {
         #expect(await Self.writeCount(reader) == 0)
     }
 
+    @Test("format of a formatted empty Lite-S writes nothing; forced over a message it writes only the attribute block")
+    func formatAgain() async throws {
+        let (reader, tag) = try await Self.open(Self.chip())
+        try await tag.format()
+        #expect(await Self.trace(reader) == ["R 0,88,1,2", "R 0,88"])
+        let (reader2, tag2) = try await Self.open(Self.chip(storing: try Self.url("https://www.example.com/abc").encoded()))
+        try await tag2.format(force: true)
+        #expect(await Self.trace(reader2) == ["R 0,88,1,2", "W 0", "R 0,88"])
+        #expect(try await tag2.readNDEF() == .empty)
+    }
+
+    /// The same virtual card seen as a FeliCa that is not a Lite-S (PMm IC type 01).
+    static func openAsOtherFeliCa(_ chip: sending FeliCaLiteS) async throws -> (SimulatedReader, Type3Tag) {
+        let (reader, liteS) = try await open(chip)
+        var target = liteS.feliCa.target
+        target.pmm = Bytes([0x01, 0x01] + FeliCaLiteS.pmm.dropFirst(2))
+        let feliCa = FeliCaTag(reader: reader, target: target, identity: ChipIdentity(model: "FeliCa (IC type 0x01)", platform: "Type 3"))
+        #expect(!feliCa.isFeliCaLiteS)
+        return (reader, Type3Tag(feliCa: feliCa))
+    }
+
+    @Test("on a FeliCa other than the Lite-S: block 0 is read alone, lock sets RWFlag only, format is notSupported")
+    func otherFeliCa() async throws {
+        let message = try Self.url("https://www.example.com/abc")
+        let (reader, tag) = try await Self.openAsOtherFeliCa(Self.chip(storing: try message.encoded()))
+        #expect(try await tag.readNDEF() == message)
+        #expect(await Self.trace(reader) == ["R 0", "R 1,2"])
+        await reader.withField { $0.trace.removeAll() }
+        try await tag.writeLock()
+        #expect(await Self.trace(reader) == ["R 0", "W 0", "R 0"])
+        #expect(try await tag.queryNDEFStatus().status == .readOnly)
+        await reader.withField { $0.trace.removeAll() }
+        do {
+            try await tag.format(force: true)
+            Issue.record("formatted a card of unknown layout")
+        } catch {
+            #expect(error.code == .notSupported)
+        }
+        #expect(await Self.trace(reader).isEmpty)
+    }
+
     // MARK: - Tearing
 
     static func makeTag(_ reader: SimulatedReader, _ target: TargetInfo) async throws -> any NFCNDEFTag {
