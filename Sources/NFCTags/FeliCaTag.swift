@@ -47,10 +47,17 @@ public struct FeliCaTag: Sendable {
     public func polling(
         systemCode: UInt16, requestCode: FeliCaPollingRequestCode = .noRequest, timeSlot: FeliCaPollingTimeSlot = .max1
     ) async throws(NFCTagError) -> (manufactureParameter: Bytes, requestData: Bytes) {
+        let answer = try await pollingAnswer(systemCode: systemCode, requestCode: requestCode, timeSlot: timeSlot)
+        return (answer.pmm, answer.requestData)
+    }
+
+    /// ``polling(systemCode:requestCode:timeSlot:)`` with the IDm of the answer, which names the
+    /// system that matched (on a multi-system card, not necessarily ``currentIDm``).
+    func pollingAnswer(
+        systemCode: UInt16, requestCode: FeliCaPollingRequestCode, timeSlot: FeliCaPollingTimeSlot
+    ) async throws(NFCTagError) -> (idm: Bytes, pmm: Bytes, requestData: Bytes) {
         let command = Bytes([Type3Command.polling, UInt8(systemCode >> 8), UInt8(systemCode & 0xFF), requestCode.rawValue, timeSlot.rawValue])
         let answer = try await send(command, what: "Polling \(Hex.encode([UInt8(systemCode >> 8), UInt8(systemCode & 0xFF)], uppercase: true))")
-        // The answer carries the IDm of the system that matched, which need not be the one
-        // selected: it is not compared.
         let expected = 1 + 2 * Type3Command.idmLength + (requestCode == .noRequest ? 0 : 2)
         guard answer.first == Type3Command.polling + 1 else {
             throw NFCTagError(.tagResponse, at: 0, "Polling answered response code \(answer.first.map { hexByte($0) } ?? "none"), not 01")
@@ -58,8 +65,8 @@ public struct FeliCaTag: Sendable {
         guard answer.count >= expected else {
             throw NFCTagError(.tagResponse, at: answer.count, "Polling answered \(answer.count) bytes, not \(expected)")
         }
-        let pmm = answer[(1 + Type3Command.idmLength)..<(1 + 2 * Type3Command.idmLength)]
-        return (pmm, answer[(1 + 2 * Type3Command.idmLength)..<expected])
+        return (answer[1..<(1 + Type3Command.idmLength)], answer[(1 + Type3Command.idmLength)..<(1 + 2 * Type3Command.idmLength)],
+                answer[(1 + 2 * Type3Command.idmLength)..<expected])
     }
 
     /// Request Service (JIS X 6319-4, 11.2.2.6): the key versions of up to 32 area or service

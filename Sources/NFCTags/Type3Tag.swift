@@ -58,9 +58,12 @@ public enum Type3LiteS {
 /// rather than return blocks that may be half old, half new; ``queryNDEFStatus()`` still
 /// answers (with Ln as stored) and ``writeNDEF(_:verify:)`` repairs the tag by writing a new
 /// message.
+///
+/// **Systems.** Operations address the system that answers Polling for `12FC`: a card that was
+/// polled for another system code (not a Lite-S) is polled for `12FC` first, one command more.
 public struct Type3Tag: NFCNDEFTag {
     /// The FeliCa card, selected, whose commands this mapping sends.
-    public let feliCa: FeliCaTag
+    public private(set) var feliCa: FeliCaTag
     /// Whether the card is a FeliCa Lite-S (PMm IC type `F1`/`F2`): first reads of 4 blocks,
     /// the MC lock and formatting.
     public var isFeliCaLiteS: Bool
@@ -87,6 +90,17 @@ public struct Type3Tag: NFCNDEFTag {
     ///   capacity Nmaxb × 16 and Ln — even with WriteF `0F` (see the type's documentation).
     /// - Throws: ``NFCTagError`` `malformedTag` (offset in block 0), `tagResponse`, `connectionLost`.
     public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
+        let system: Type3Tag
+        do {
+            system = try await ndefSystem()
+        } catch where error.code == .notNDEFFormatted {
+            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
+        }
+        return try await system.queryNDEFStatusOnNDEFSystem()
+    }
+
+    /// The body of the public method, on the FeliCa system that answers `12FC`.
+    func queryNDEFStatusOnNDEFSystem() async throws(NFCTagError) -> NDEFQuery {
         let snapshot: Snapshot
         do {
             snapshot = try await load()
@@ -105,6 +119,11 @@ public struct Type3Tag: NFCNDEFTag {
     ///   interrupted write, offset 9; or a bad field); `malformedMessage` with the tag memory
     ///   address (block × 16 + byte) of the byte at fault; `tagResponse`, `connectionLost`.
     public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
+        try await ndefSystem().readNDEFOnNDEFSystem()
+    }
+
+    /// The body of the public method, on the FeliCa system that answers `12FC`.
+    func readNDEFOnNDEFSystem() async throws(NFCTagError) -> NDEFMessage {
         var snapshot = try await load()
         let attribute = snapshot.attribute
         guard !attribute.isWriteInterrupted else {
@@ -137,6 +156,11 @@ public struct Type3Tag: NFCNDEFTag {
     ///   `readOnly` (offset 10), `capacityExceeded` ("by N bytes") — nothing written;
     ///   `tagResponse`, `connectionLost`; `verificationFailed` (offset: tag memory address).
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
+        try await ndefSystem().writeNDEFOnNDEFSystem(message, verify: verify)
+    }
+
+    /// The body of the public method, on the FeliCa system that answers `12FC`.
+    func writeNDEFOnNDEFSystem(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
         let encoded: [UInt8]
         do {
             encoded = try message.encoded()
@@ -212,6 +236,11 @@ public struct Type3Tag: NFCNDEFTag {
     ///   can no longer be changed but S_PADs are still writable (nothing written);
     ///   `tagResponse`, `connectionLost`; `verificationFailed`.
     public func writeLock() async throws(NFCTagError) {
+        try await ndefSystem().writeLockOnNDEFSystem()
+    }
+
+    /// The body of the public method, on the FeliCa system that answers `12FC`.
+    func writeLockOnNDEFSystem() async throws(NFCTagError) {
         let mcBlock = Type3LiteS.memoryConfigurationBlock
         let numbers: [UInt16] = isFeliCaLiteS ? [Type3AttributeInformation.blockNumber, mcBlock] : [Type3AttributeInformation.blockNumber]
         let blocks = try await read(numbers)
@@ -351,6 +380,28 @@ public struct Type3Tag: NFCNDEFTag {
     }
 
     // MARK: - Blocks
+
+    /// This mapping on the FeliCa system that holds the NDEF services (T3T 1.x, NDEF detection:
+    /// Polling with system code `12FC`). A card polled for another system code (libnfc polls
+    /// `FFFF`, and a multi-system card answers with system 0's IDm) is polled for `12FC` first
+    /// and addressed with the IDm that answers. A Lite-S has one IDm for `88B4` and `12FC`, and
+    /// a card polled for `12FC` is already there: neither costs a command.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted` when no system `12FC` answers.
+    func ndefSystem() async throws(NFCTagError) -> Type3Tag {
+        guard !isFeliCaLiteS, let polled = feliCa.currentSystemCode, polled != Type3SystemCode.ndef else { return self }
+        let answer: (idm: Bytes, pmm: Bytes, requestData: Bytes)
+        do {
+            answer = try await feliCa.pollingAnswer(systemCode: Type3SystemCode.ndef, requestCode: .noRequest, timeSlot: .max1)
+        } catch where error.readerError?.code == .timeout {
+            throw NFCTagError(.notNDEFFormatted, "no system 12FC answers Polling: not an NFC Forum Type 3 tag", readerError: error.readerError)
+        }
+        var target = feliCa.target
+        target.idm = answer.idm
+        target.systemCode = Type3SystemCode.ndef
+        var tag = self
+        tag.feliCa = FeliCaTag(reader: feliCa.reader, target: target, identity: feliCa.identity, commandTimeout: feliCa.commandTimeout)
+        return tag
+    }
 
     /// Block 0 (parsed) and whatever other blocks have been read, by number.
     struct Snapshot {

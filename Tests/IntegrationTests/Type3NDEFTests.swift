@@ -396,20 +396,21 @@ struct Type3NDEFTests {
         let (reader, liteS) = try await open(chip)
         var target = liteS.feliCa.target
         target.pmm = Bytes([0x01, 0x01] + FeliCaLiteS.pmm.dropFirst(2))
+        target.systemCode = 0x88B4  // as after libnfc's Polling for FFFF
         let feliCa = FeliCaTag(reader: reader, target: target, identity: ChipIdentity(model: "FeliCa (IC type 0x01)", platform: "Type 3"))
         #expect(!feliCa.isFeliCaLiteS)
         return (reader, Type3Tag(feliCa: feliCa))
     }
 
-    @Test("on a FeliCa other than the Lite-S: block 0 is read alone, lock sets RWFlag only, format is notSupported")
+    @Test("on a FeliCa other than the Lite-S: Polling 12FC first, block 0 read alone, lock sets RWFlag only, format is notSupported")
     func otherFeliCa() async throws {
         let message = try Self.url("https://www.example.com/abc")
         let (reader, tag) = try await Self.openAsOtherFeliCa(Self.chip(storing: try message.encoded()))
         #expect(try await tag.readNDEF() == message)
-        #expect(await Self.trace(reader) == ["R 0", "R 1,2"])
+        #expect(await Self.trace(reader) == ["P 12FC", "R 0", "R 1,2"])
         await reader.withField { $0.trace.removeAll() }
         try await tag.writeLock()
-        #expect(await Self.trace(reader) == ["R 0", "W 0", "R 0"])
+        #expect(await Self.trace(reader) == ["P 12FC", "R 0", "W 0", "R 0"])
         #expect(try await tag.queryNDEFStatus().status == .readOnly)
         await reader.withField { $0.trace.removeAll() }
         do {
@@ -419,6 +420,19 @@ struct Type3NDEFTests {
             #expect(error.code == .notSupported)
         }
         #expect(await Self.trace(reader).isEmpty)
+    }
+
+    @Test("a FeliCa card without system 12FC is not NDEF, whatever block 0 holds")
+    func noNDEFSystem() async throws {
+        let (reader, tag) = try await Self.openAsOtherFeliCa(Self.chip { memory in memory[Self.offset(0x88) + 3] = 0x00 })
+        #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0))
+        #expect(await Self.trace(reader) == ["P 12FC"])
+        do {
+            _ = try await tag.readNDEF()
+            Issue.record("read NDEF without system 12FC")
+        } catch {
+            #expect(error.code == .notNDEFFormatted)
+        }
     }
 
     // MARK: - Tearing
