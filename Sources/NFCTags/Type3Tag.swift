@@ -75,10 +75,10 @@ public struct Type3Tag: NFCNDEFTag {
     }
 
     /// The most blocks read per command: Nbr, capped so the answer fits a FeliCa frame
-    /// (13 + 16·n ≤ 254).
+    /// (12 + 16·n ≤ 254 bytes after the length byte).
     static func blocksPerRead(_ attribute: Type3AttributeInformation) -> Int { min(Int(attribute.nbr), 15) }
     /// The most blocks written per command: Nbw, capped so the command fits a FeliCa frame
-    /// (13 + 19·n ≤ 254).
+    /// (13 + 19·n ≤ 254 bytes with 3-byte block list elements).
     static func blocksPerWrite(_ attribute: Type3AttributeInformation) -> Int { min(Int(attribute.nbw), 12) }
 
     // MARK: - NFCNDEFTag
