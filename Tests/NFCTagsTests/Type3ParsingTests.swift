@@ -160,6 +160,33 @@ struct Type3ParsingTests {
         }
     }
 
+    @Test("every truncated prefix of a valid answer is a tagResponse error, never a trap")
+    func truncatedAnswers() async throws {
+        let idm = Self.idm
+        let read = [0x06] + idm + [0x01, 0x0B, 0x00, 0x01, 0x80, 0x00]
+        let readAnswer = [0x07] + idm + [0x00, 0x00, 0x01] + Self.liteSEmpty
+        let systemCodes = [0x0C] + idm
+        let systemCodesAnswer = [0x0D] + idm + [0x02, 0x88, 0xB4, 0x12, 0xFC]
+        let service = [0x02] + idm + [0x01, 0x0B, 0x00]
+        let serviceAnswer = [0x03] + idm + [0x01, 0x00, 0x00]
+        let polling: [UInt8] = [0x00, 0x12, 0xFC, 0x01, 0x00]
+        let pollingAnswer = [0x01] + idm + Self.pmm + [0x12, 0xFC]
+        for length in 0..<readAnswer.count {
+            let tag = Self.feliCa(ScriptedReader([
+                read: Array(readAnswer.prefix(length)), systemCodes: Array(systemCodesAnswer.prefix(length)),
+                service: Array(serviceAnswer.prefix(length)), polling: Array(pollingAnswer.prefix(length)),
+            ]))
+            await #expect(throws: NFCTagError.self) {
+                try await tag.readWithoutEncryption(serviceCodeList: [0x000B], blockList: [FeliCaBlockListElement(blockNumber: 0)])
+            }
+            if length < systemCodesAnswer.count { await #expect(throws: NFCTagError.self) { try await tag.requestSystemCode() } }
+            if length < serviceAnswer.count { await #expect(throws: NFCTagError.self) { try await tag.requestService(nodeCodeList: [0x000B]) } }
+            if length < pollingAnswer.count {
+                await #expect(throws: NFCTagError.self) { try await tag.polling(systemCode: 0x12FC, requestCode: .systemCode) }
+            }
+        }
+    }
+
     @Test("Write Without Encryption sends service 0009, the block list and the data; bad data lengths send nothing")
     func writeFraming() async throws {
         let idm = Self.idm
