@@ -109,4 +109,26 @@ struct Type3NDEFThroughLibNFCTests {
         let written = try Data(contentsOf: output)
         #expect(Array(written) == encoded)
     }
+
+    @Test("writeLock through libnfc: the same 4 commands as on the simulator; nfc-read-forum-tag3 then sees a read-only tag",
+          .enabled(if: nfcReadForumTag3 != nil, "nfc-read-forum-tag3 (libnfc-examples) is not installed"))
+    func lockThroughLibNFC() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let emulator = try EmulatorProcess(["--tag", "felica-lite-s"])
+        defer { emulator.stop() }
+        let (reader, tracer, feliCa) = try await Self.open(emulator)
+        let tag = Type3Tag(feliCa: feliCa)
+        let message = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://www.example.com/abc")])
+        try await tag.writeNDEF(message)
+        await tracer.reset()
+        try await tag.writeLock()
+        #expect(await Self.trace(tracer) == ["R 0,88", "W 0", "W 88", "R 0,88"])
+        #expect(try await tag.queryNDEFStatus().status == .readOnly)
+        await reader.close()
+
+        let run = try runTool(nfcReadForumTag3!, ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
+        #expect(run.output.contains("* NDEF Access Attribute: Read only (0x00)"), "\(run.output)")
+        #expect(Array(try Data(contentsOf: directory.appendingPathComponent("t3.ndef"))) == (try message.encoded()))
+    }
 }
