@@ -160,9 +160,12 @@ public final class FeliCaLiteS: VirtualTag {
     private var storage: [UInt8]
     private var activeMC: [UInt8] = []
 
-    /// FeliCa target information: IDm, PMm, system code `12FC`, 212 kbit/s.
+    /// FeliCa target information: IDm, PMm, 212 kbit/s, and the system code an NDEF reader
+    /// polling for `12FC` learns: `12FC` while the active MC's SYS_OP is `01`; otherwise the
+    /// card does not answer `12FC` and only its own `88B4` is there to report.
     public var targetInfo: TargetInfo {
-        .felica(FeliCaTarget(idm: Bytes(idm), pmm: Bytes(Self.pmm), systemCode: FeliCaSystemCode.ndef, bitRate: 212))
+        let code = systemCodes.contains(FeliCaSystemCode.ndef) ? FeliCaSystemCode.ndef : FeliCaSystemCode.liteS
+        return .felica(FeliCaTarget(idm: Bytes(idm), pmm: Bytes(Self.pmm), systemCode: code, bitRate: 212))
     }
 
     /// Creates a tag.
