@@ -67,6 +67,7 @@ public struct MiFareTag: Sendable {
     public var ndefPlatform: any NFCNDEFTag {
         switch mifareFamily {
         case .ultralight: Type2Tag(reader: reader, identity: identity, commandTimeout: commandTimeout)
+        case .classic: ClassicNDEFTag(tag: self)
         default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here")
         }
     }
