@@ -254,6 +254,15 @@ public enum ClassicLayout: String, Sendable, Hashable, CaseIterable {
     /// Whether `block` is a sector trailer.
     public func isTrailer(_ block: Int) -> Bool { trailerBlock(ofSector: sector(ofBlock: block)) == block }
 
+    /// Which of the four access conditions (C1C2C3 of "block" 0, 1, 2 or 3 = trailer) governs
+    /// `block`: its index in a 4-block sector; in a 16-block sector of the 4K, blocks 0–4, 5–9
+    /// and 10–14 share conditions 0, 1 and 2 (MF1S70yyX/V1, 8.7.1).
+    public func accessGroup(ofBlock block: Int) -> Int {
+        let sector = sector(ofBlock: block)
+        let index = block - firstBlock(ofSector: sector)
+        return blocks(inSector: sector) == 16 ? index / 5 : index
+    }
+
     /// The data blocks of `sector` (its blocks but the trailer; block 0 of sector 0, the
     /// manufacturer block, included).
     public func dataBlocks(ofSector sector: Int) -> Range<Int> {

@@ -211,29 +211,42 @@ public struct ClassicNDEFTag: NFCNDEFTag {
         }
     }
 
-    /// Formats a card in transport configuration for NDEF (AN1304/AN1305): MAD1 in sector 0
-    /// (every other sector an NFC sector, CRC computed), sector 0's trailer
-    /// `A0A1A2A3A4A5 78 77 88 C1 keyB`, every NFC sector's trailer `D3F7D3F7D3F7 7F 07 88 40
-    /// keyB`, and the empty NDEF TLV `03 00 FE` at the start of sector 1.
+    /// Formats a card in transport configuration for NDEF (AN1304/AN1305): the MAD (MAD1 in
+    /// sector 0; on a 4K, MAD2 in sector 16 too) listing every other sector as an NFC sector,
+    /// CRCs computed; MAD sector trailers `A0A1A2A3A4A5 78 77 88 GPB keyB` (GPB `C1` for MAD1,
+    /// `C2` for MAD2); every NFC sector's trailer `D3F7D3F7D3F7 7F 07 88 40 keyB`; and the empty
+    /// NDEF TLV `03 00 FE` at the start of sector 1.
     ///
     /// Checks first, sector by sector: the transport key A (or, for a sector formatted before,
-    /// the transport key B) authenticates and may rewrite the trailer; without `force` every
-    /// data block is read and any non-zero byte refuses the card (`alreadyFormatted`). Writes go
-    /// from the last sector down to sector 0, whose trailer (MAD key A and GPB) is written last:
-    /// until then the card is not NDEF, after it is NDEF and empty. Other data blocks are left
-    /// as they are. The 4K (MAD2) is not handled.
-    /// - Throws: ``NFCTagError`` `notSupported` (4K, or access bits that forbid the rewrite),
+    /// the transport key B) authenticates and may rewrite the trailer and the blocks written;
+    /// without `force` every data block is read and any non-zero byte refuses the card
+    /// (`alreadyFormatted`). Writes go from the last sector down to sector 0, whose trailer (MAD
+    /// key A and GPB) is written last: until then the card is not NDEF, after it is NDEF and
+    /// empty. Other data blocks are left as they are.
+    /// - Throws: ``NFCTagError`` `notSupported` (access bits that forbid the rewrite),
     ///   `authenticationFailed` (a sector refuses both transport keys), `alreadyFormatted`
     ///   (offset of the first non-zero byte), all before any WRITE; `connectionLost`,
     ///   `tagResponse`.
     public func format(force: Bool) async throws(NFCTagError) {
         let layout = tag.classicLayout
-        guard layout != .classic4K else {
-            throw NFCTagError(.notSupported, "formatting a MIFARE Classic 4K (MAD2) is not implemented")
-        }
         let session = ClassicSession(tag: tag)
-        var keys: [Int: ClassicKeyType] = [:]
+        let version: MADDirectory.Version = layout == .classic4K ? .mad2 : .mad1
+        let madSectors = version == .mad2 ? [0, 16] : [0]
+        let applications = (0..<(version == .mad2 ? 40 : 16)).map { sector -> MADApplicationIdentifier in
+            madSectors.contains(sector) ? .reserved : sector < layout.sectorCount ? .ndef : .notApplicable
+        }
+        let directory = MADDirectory(version: version, infoByte: Self.formatInfoByte, applications: applications)
+        let mad1 = directory.sector0Bytes
+        let mad2 = directory.sector16Bytes ?? []
         let firstNDEFBlock = layout.firstBlock(ofSector: 1)
+        var contents: [Int: [UInt8]] = [
+            1: Array(mad1[0..<16]), 2: Array(mad1[16..<32]),
+            firstNDEFBlock: [ClassicTLV.ndefMessage, 0x00, ClassicTLV.terminator] + [UInt8](repeating: 0, count: 13),
+        ]
+        if version == .mad2 {
+            for i in 0..<3 { contents[64 + i] = Array(mad2[(16 * i)..<(16 * i + 16)]) }
+        }
+        var keys: [Int: ClassicKeyType] = [:]
         for sector in 0..<layout.sectorCount {
             let keyType = try await chooseTransportKey(session, sector: sector)
             keys[sector] = keyType
@@ -247,9 +260,9 @@ public struct ClassicNDEFTag: NFCNDEFTag {
                 throw NFCTagError(
                     .notSupported, at: address + 6, "the access bits of sector \(sector) do not let the transport key rewrite its trailer")
             }
-            let written = sector == 0 ? [1, 2] : sector == 1 ? [firstNDEFBlock] : []
+            let written = layout.dataBlocks(ofSector: sector).filter { contents[$0] != nil }
             for block in written {
-                let condition = bits.condition(ofBlock: block - layout.firstBlock(ofSector: sector))
+                let condition = bits.condition(ofBlock: layout.accessGroup(ofBlock: block))
                 guard ClassicDataBlockAccess.forCondition(condition).write.allows(keyType) else {
                     throw NFCTagError(
                         .notSupported, at: block * ClassicLayout.blockSize, "the access bits of block \(block) forbid writing it")
@@ -265,26 +278,14 @@ public struct ClassicNDEFTag: NFCNDEFTag {
                 }
             }
         }
-        let applications = (0..<16).map { sector -> MADApplicationIdentifier in
-            sector == 0 ? .reserved : sector < layout.sectorCount ? .ndef : .notApplicable
-        }
-        let directory = MADDirectory(version: .mad1, infoByte: Self.formatInfoByte, applications: applications)
-        let emptyTLV = [ClassicTLV.ndefMessage, 0x00, ClassicTLV.terminator] + [UInt8](repeating: 0, count: 13)
         for sector in (0..<layout.sectorCount).reversed() {
-            let keyType = keys[sector] ?? .a
-            try await session.authenticate(sector: sector, keyType: keyType, key: Self.transportKey)
-            var blocks: [(Int, [UInt8])] = []
-            if sector == 0 {
-                let mad = directory.sector0Bytes
-                blocks = [(1, Array(mad[0..<16])), (2, Array(mad[16..<32]))]
-            } else if sector == 1 {
-                blocks = [(firstNDEFBlock, emptyTLV)]
-            }
-            for (block, data) in blocks where session.cached(block) != data {
+            try await session.authenticate(sector: sector, keyType: keys[sector] ?? .a, key: Self.transportKey)
+            for block in layout.dataBlocks(ofSector: sector) {
+                guard let data = contents[block], session.cached(block) != data else { continue }
                 try await session.write(block, data)
             }
             let trailer =
-                sector == 0
+                madSectors.contains(sector)
                 ? MADDirectory.publicKeyA + ClassicAccessBits.madSectorReadWrite.bytes + [directory.generalPurposeByte] + keyB
                 : Self.nfcSectorKeyA + ClassicAccessBits.nfcSectorReadWrite.bytes + [ClassicNFCSectorGPB.readWrite.rawValue] + keyB
             try await session.write(layout.trailerBlock(ofSector: sector), trailer)

@@ -444,3 +444,135 @@ struct ClassicNDEFTests {
         #expect(outcomes["empty"] ?? 0 >= 1)
     }
 }
+
+/// MIFARE Classic 4K (MAD2, sectors 32–39 of 16 blocks) against a memory image behind the
+/// reader seam: the virtual cards model the 1K only.
+@Suite("MIFARE Classic NDEF on a 4K memory image (MAD2)")
+struct Classic4KNDEFTests {
+    static let identity = ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic", memoryBytes: 4096)
+
+    static func open(_ memory: [UInt8] = Classic4KTestReader.freshMemory()) async throws -> (Classic4KTestReader, ClassicNDEFTag) {
+        let reader = Classic4KTestReader(memory: memory)
+        guard case .iso14443A(let target)? = try await reader.poll(for: [.iso14443A], timeout: .zero) else {
+            throw NFCTagError(.notSupported, "no target")
+        }
+        return (reader, ClassicNDEFTag(tag: MiFareTag(reader: reader, target: target, identity: identity)))
+    }
+
+    @Test("format writes MAD2 (sector 16, GPB C2) and NFC trailers up to sector 39; 3356 bytes fit and read back")
+    func formatAndFill() async throws {
+        let (reader, tag) = try await Self.open()
+        try await tag.format()
+        let memory = await reader.memory
+        let mad2 = Array(memory[1024..<1072])
+        #expect(MADDirectory.crc(mad2[1...]) == mad2[0])
+        #expect(Array(memory[54..<58]) == [0x78, 0x77, 0x88, 0xC2])
+        #expect(Array(memory[(67 * 16 + 6)..<(67 * 16 + 10)]) == [0x78, 0x77, 0x88, 0xC2])
+        #expect(Array(memory[(143 * 16)..<(143 * 16 + 10)]) == ClassicNDEFTag.nfcSectorKeyA + [0x7F, 0x07, 0x88, 0x40])
+        #expect(Array(memory[(255 * 16 + 6)..<(255 * 16 + 10)]) == [0x7F, 0x07, 0x88, 0x40])
+        #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 3356, messageLength: 0))
+        for size in [1500, 3356] {
+            let message = try ClassicNDEFTests.message(ofSize: size)
+            try await tag.writeNDEF(message)
+            #expect(try await tag.readNDEF() == message)
+        }
+        let over = try ClassicNDEFTests.message(ofSize: 3357)
+        await #expect(throws: NFCTagError.self) { try await tag.writeNDEF(over) }
+    }
+
+    @Test("a message running from sector 15 over the MAD2 sector into sector 17 reads back; sector 16 is untouched")
+    func acrossMAD2Sector() async throws {
+        let (reader, tag) = try await Self.open()
+        try await tag.format()
+        let before = Array(await reader.memory[1024..<1088])
+        let message = try ClassicNDEFTests.message(ofSize: 15 * 48 + 30)
+        try await tag.writeNDEF(message)
+        #expect(try await tag.readNDEF() == message)
+        #expect(Array(await reader.memory[1024..<1088]) == before)
+        #expect(await reader.memory[17 * 64] != 0)
+    }
+
+    @Test("writeLock locks both MAD sectors and every NFC sector, 16-block ones included")
+    func lock4K() async throws {
+        let (reader, tag) = try await Self.open()
+        try await tag.format()
+        try await tag.writeLock()
+        let memory = await reader.memory
+        for sector in [0, 16] {
+            let trailer = ClassicLayout.classic4K.trailerBlock(ofSector: sector) * 16
+            #expect(Array(memory[(trailer + 6)..<(trailer + 9)]) == [0x07, 0x8F, 0x0F])
+        }
+        for sector in [1, 15, 17, 32, 39] {
+            let trailer = ClassicLayout.classic4K.trailerBlock(ofSector: sector) * 16
+            #expect(Array(memory[(trailer + 6)..<(trailer + 10)]) == [0x07, 0x8F, 0x0F, 0x43])
+        }
+        #expect(try await tag.queryNDEFStatus().status == .readOnly)
+    }
+}
+
+/// A MIFARE Classic 4K memory image behind the reader seam: keys are checked against the
+/// sector trailers, READ hides key A, WRITE refuses block 0; access bits are not enforced (the
+/// virtual 1K card covers them).
+actor Classic4KTestReader: NFCReader {
+    let name = "MIFARE Classic 4K image"
+    let connectionString = "test:classic4k"
+    nonisolated var supportedModulations: [Modulation] { [.iso14443A] }
+    private(set) var memory: [UInt8]
+    private var authenticatedSector: Int?
+    private let layout = ClassicLayout.classic4K
+
+    init(memory: [UInt8]) { self.memory = memory }
+
+    /// Transport configuration: every trailer `FF…FF FF 07 80 69 FF…FF`.
+    static func freshMemory() -> [UInt8] {
+        var memory = [UInt8](repeating: 0, count: 4096)
+        memory.replaceSubrange(0..<8, with: [1, 2, 3, 4, 4, 0x18, 0x02, 0x00])
+        for sector in 0..<40 {
+            let trailer = ClassicLayout.classic4K.trailerBlock(ofSector: sector) * 16
+            memory.replaceSubrange(trailer..<(trailer + 16), with: MifareClassic1K.transportTrailer)
+        }
+        return memory
+    }
+
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+        authenticatedSector = nil
+        return .iso14443A(ISO14443ATarget(uid: Bytes([1, 2, 3, 4]), atqa: Bytes([0x02, 0x00]), sak: 0x18))
+    }
+
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+        let frame = command.array
+        guard frame.count >= 2, let sector = authenticatedSector, layout.sector(ofBlock: Int(frame[1])) == sector else {
+            authenticatedSector = nil
+            throw NFCReaderError(.nak, "NAK", detail: 4)
+        }
+        let block = Int(frame[1])
+        let range = (block * 16)..<(block * 16 + 16)
+        switch frame[0] {
+        case ClassicCommand.read:
+            var data = Array(memory[range])
+            if layout.isTrailer(block) { data.replaceSubrange(0..<6, with: [UInt8](repeating: 0, count: 6)) }
+            return Bytes(data)
+        case ClassicCommand.write where frame.count == 18 && block != 0:
+            memory.replaceSubrange(range, with: frame[2...])
+            return Bytes([0x0A])
+        default:
+            authenticatedSector = nil
+            throw NFCReaderError(.nak, "NAK", detail: 4)
+        }
+    }
+
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+        let sector = layout.sector(ofBlock: Int(block))
+        let trailer = layout.trailerBlock(ofSector: sector) * 16
+        let stored = keyType == .a ? memory[trailer..<(trailer + 6)] : memory[(trailer + 10)..<(trailer + 16)]
+        guard Array(stored) == key.array else {
+            authenticatedSector = nil
+            throw NFCReaderError(.authenticationFailed, "refused")
+        }
+        authenticatedSector = sector
+    }
+
+    func isTargetPresent() async -> Bool { true }
+    func deselect() async throws(NFCReaderError) { authenticatedSector = nil }
+    func close() async {}
+}
