@@ -133,4 +133,31 @@ struct ClassicNDEFThroughLibNFCTests {
         let extracted = try Data(contentsOf: output)
         #expect([UInt8](extracted) == (try message.encoded()))
     }
+
+    @Test("a transport card written by libfreefare's mifare-classic-write-ndef reads back here")
+    func weReadLibfreefareCard() async throws {
+        guard let tool = Executables.libnfcTool("mifare-classic-write-ndef") else {
+            Issue.record("mifare-classic-write-ndef is not installed (apt-get install libfreefare-bin)")
+            return
+        }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("classic.json").path
+        let input = directory.appendingPathComponent("ndef.bin")
+        let message = try Self.url()
+        try Data(try message.encoded()).write(to: input)
+        let emulator = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        let run = try runTool(tool, ["-y", "-i", input.path], against: emulator, timeout: 20)
+        #expect(run.status == 0, "\(run.output)")
+        emulator.stop()
+
+        let again = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        let (reader, _, tag) = try await Self.open(again)
+        #expect(try await tag.readNDEF() == message)
+        let query = try await tag.queryNDEFStatus()
+        #expect(query.status == .readWrite)
+        #expect(query.messageLength == (try message.encoded()).count)
+        await reader.close()
+        again.stop()
+    }
 }
