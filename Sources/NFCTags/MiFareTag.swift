@@ -81,6 +81,7 @@ public struct MiFareTag: Sendable {
     public var ndefPlatform: any NFCNDEFTag {
         switch mifareFamily {
         case .ultralight: Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
+        case .classic: ClassicNDEFTag(tag: self)
         default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here")
         }
     }

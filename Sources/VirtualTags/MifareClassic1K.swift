@@ -1,171 +1,6 @@
 public import NFCTags
 import NFCCore
 
-/// MIFARE Classic command codes (NXP MF1S50yyX/V1 datasheet, section 10 "MIFARE Classic
-/// commands", Table 13).
-public enum ClassicCommand {
-    /// AUTHENTICATION with key A, `60` block (run by the reader's firmware: Crypto-1).
-    public static let authenticateKeyA: UInt8 = 0x60
-    /// AUTHENTICATION with key B, `61` block.
-    public static let authenticateKeyB: UInt8 = 0x61
-    /// READ, `30` block: answers 16 bytes.
-    public static let read: UInt8 = 0x30
-    /// WRITE, `A0` block, then 16 bytes (two phases, each acknowledged).
-    public static let write: UInt8 = 0xA0
-    /// DECREMENT, `C0` block, then a 4-byte operand: block value minus operand into the
-    /// transfer buffer.
-    public static let decrement: UInt8 = 0xC0
-    /// INCREMENT, `C1` block, then a 4-byte operand: block value plus operand into the
-    /// transfer buffer.
-    public static let increment: UInt8 = 0xC1
-    /// RESTORE, `C2` block, then 4 ignored bytes: block value into the transfer buffer.
-    public static let restore: UInt8 = 0xC2
-    /// TRANSFER, `B0` block: transfer buffer into the block.
-    public static let transfer: UInt8 = 0xB0
-    /// HLTA, `50 00`.
-    public static let halt: UInt8 = 0x50
-}
-
-/// The 4-bit NAK codes of MIFARE Classic (MF1S50yyX/V1, 9.3, Table 10).
-public enum ClassicNAK {
-    /// `0h`: invalid operation, transfer buffer valid.
-    public static let invalidOperationBufferValid: UInt8 = 0x0
-    /// `1h`: parity or CRC error, transfer buffer valid.
-    public static let transmissionErrorBufferValid: UInt8 = 0x1
-    /// `4h`: invalid operation, transfer buffer invalid.
-    public static let invalidOperation: UInt8 = 0x4
-    /// `5h`: parity or CRC error, transfer buffer invalid.
-    public static let transmissionError: UInt8 = 0x5
-}
-
-/// Which keys an access condition grants (MF1S50yyX/V1, 8.7, Tables 7 and 8: "key A",
-/// "key B", "key A|B", "never").
-public struct ClassicKeys: OptionSet, Sendable, Hashable {
-    /// The raw bits.
-    public let rawValue: UInt8
-    /// Creates a set from raw bits.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    /// Key A grants the operation.
-    public static let a = ClassicKeys(rawValue: 1)
-    /// Key B grants the operation.
-    public static let b = ClassicKeys(rawValue: 2)
-    /// "key A|B".
-    public static let both: ClassicKeys = [.a, .b]
-    /// "never".
-    public static let never: ClassicKeys = []
-
-    /// Whether `keyType` is granted.
-    public func allows(_ keyType: ClassicKeyType) -> Bool {
-        contains(keyType == .a ? .a : .b)
-    }
-}
-
-/// The access bits of one sector: C1 C2 C3 for each of its 4 blocks, stored in bytes 6–8 of
-/// the sector trailer together with their inverted copies (MF1S50yyX/V1, 8.7.1, Figure 10).
-public struct ClassicAccessBits: Sendable, Hashable {
-    /// For blocks 0…3 of the sector (3 is the trailer) the condition number `C1C2C3` as a
-    /// 3-bit value (`C1` is bit 2): the row of Table 7 (trailer) or Table 8 (data blocks).
-    public var conditions: [UInt8]
-
-    /// The transport configuration: data blocks `000`, trailer `001` (bytes `FF 07 80`).
-    public static let transport = ClassicAccessBits(conditions: [0, 0, 0, 1])
-
-    /// Creates access bits from four 3-bit conditions (extra bits are ignored; missing
-    /// entries read as `000`).
-    public init(conditions: [UInt8]) {
-        self.conditions = (0..<4).map { $0 < conditions.count ? conditions[$0] & 0x07 : 0 }
-    }
-
-    /// Decodes trailer bytes 6, 7, 8; nil when a bit and its inverted copy disagree: the
-    /// "format violation" that blocks the sector (8.7.1).
-    public init?(bytes: [UInt8]) {
-        guard bytes.count >= 3 else { return nil }
-        let b6 = bytes[0], b7 = bytes[1], b8 = bytes[2]
-        let c1 = b7 >> 4, c2 = b8 & 0x0F, c3 = b8 >> 4
-        let notC1 = b6 & 0x0F, notC2 = b6 >> 4, notC3 = b7 & 0x0F
-        guard c1 ^ notC1 == 0x0F, c2 ^ notC2 == 0x0F, c3 ^ notC3 == 0x0F else { return nil }
-        conditions = (0..<4).map { i in
-            ((c1 >> i) & 1) << 2 | ((c2 >> i) & 1) << 1 | ((c3 >> i) & 1)
-        }
-    }
-
-    /// The condition `C1C2C3` of block `index` (0…3) of the sector; `000` out of range.
-    public func condition(ofBlock index: Int) -> UInt8 {
-        index >= 0 && index < conditions.count ? conditions[index] & 0x07 : 0
-    }
-
-    /// Trailer bytes 6, 7, 8 with the inverted copies.
-    public var bytes: [UInt8] {
-        var c1: UInt8 = 0, c2: UInt8 = 0, c3: UInt8 = 0
-        for i in 0..<4 {
-            let c = i < conditions.count ? conditions[i] : 0
-            c1 |= ((c >> 2) & 1) << i
-            c2 |= ((c >> 1) & 1) << i
-            c3 |= (c & 1) << i
-        }
-        return [(~c2 & 0x0F) << 4 | (~c1 & 0x0F), c1 << 4 | (~c3 & 0x0F), c3 << 4 | c2]
-    }
-}
-
-/// What a data block's access condition grants (MF1S50yyX/V1, 8.7.3, Table 8).
-public struct ClassicDataBlockAccess: Sendable, Hashable {
-    /// READ.
-    public var read: ClassicKeys
-    /// WRITE.
-    public var write: ClassicKeys
-    /// INCREMENT.
-    public var increment: ClassicKeys
-    /// DECREMENT, TRANSFER, RESTORE.
-    public var decrementTransferRestore: ClassicKeys
-
-    /// The row of Table 8 for condition `C1C2C3` (0…7).
-    public static func forCondition(_ condition: UInt8) -> ClassicDataBlockAccess {
-        switch condition & 0x07 {
-        case 0: .init(read: .both, write: .both, increment: .both, decrementTransferRestore: .both)
-        case 1: .init(read: .both, write: .never, increment: .never, decrementTransferRestore: .both)
-        case 2: .init(read: .both, write: .never, increment: .never, decrementTransferRestore: .never)
-        case 3: .init(read: .b, write: .b, increment: .never, decrementTransferRestore: .never)
-        case 4: .init(read: .both, write: .b, increment: .never, decrementTransferRestore: .never)
-        case 5: .init(read: .b, write: .never, increment: .never, decrementTransferRestore: .never)
-        case 6: .init(read: .both, write: .b, increment: .b, decrementTransferRestore: .both)
-        default: .init(read: .never, write: .never, increment: .never, decrementTransferRestore: .never)
-        }
-    }
-}
-
-/// What a sector trailer's access condition grants (MF1S50yyX/V1, 8.7.2, Table 7). Key A is
-/// never readable.
-public struct ClassicTrailerAccess: Sendable, Hashable {
-    /// Writing key A.
-    public var writeKeyA: ClassicKeys
-    /// Reading the access bits and GPB.
-    public var readAccessBits: ClassicKeys
-    /// Writing the access bits and GPB.
-    public var writeAccessBits: ClassicKeys
-    /// Reading key B (when granted, key B cannot serve for authentication).
-    public var readKeyB: ClassicKeys
-    /// Writing key B.
-    public var writeKeyB: ClassicKeys
-
-    /// Whether key B is readable, which makes it unusable for authentication (Table 7 note:
-    /// rows `000`, `010`, `001`).
-    public var keyBIsReadable: Bool { readKeyB != .never }
-
-    /// The row of Table 7 for condition `C1C2C3` (0…7).
-    public static func forCondition(_ condition: UInt8) -> ClassicTrailerAccess {
-        switch condition & 0x07 {
-        case 0: .init(writeKeyA: .a, readAccessBits: .a, writeAccessBits: .never, readKeyB: .a, writeKeyB: .a)
-        case 1: .init(writeKeyA: .a, readAccessBits: .a, writeAccessBits: .a, readKeyB: .a, writeKeyB: .a)
-        case 2: .init(writeKeyA: .never, readAccessBits: .a, writeAccessBits: .never, readKeyB: .a, writeKeyB: .never)
-        case 3: .init(writeKeyA: .b, readAccessBits: .both, writeAccessBits: .b, readKeyB: .never, writeKeyB: .b)
-        case 4: .init(writeKeyA: .b, readAccessBits: .both, writeAccessBits: .never, readKeyB: .never, writeKeyB: .b)
-        case 5: .init(writeKeyA: .never, readAccessBits: .both, writeAccessBits: .b, readKeyB: .never, writeKeyB: .never)
-        case 6: .init(writeKeyA: .never, readAccessBits: .both, writeAccessBits: .never, readKeyB: .never, writeKeyB: .never)
-        default: .init(writeKeyA: .never, readAccessBits: .both, writeAccessBits: .never, readKeyB: .never, writeKeyB: .never)
-        }
-    }
-}
-
 /// A MIFARE Classic 1K (NXP MF1S50yyX/V1, 4-byte NUID): 16 sectors of 4 blocks of 16 bytes.
 ///
 /// The reader's firmware (PN532 InDataExchange) runs Crypto-1, so the model sees plain
@@ -346,21 +181,12 @@ public final class MifareClassic1K: ClassicVirtualTag {
     /// A value block: value, inverted value, value (signed 32-bit little-endian), then address,
     /// inverted address, address, inverted address (MF1S50yyX/V1, 8.6.2.1, Figure 8).
     public static func valueBlock(_ value: Int32, address: UInt8) -> [UInt8] {
-        let v = UInt32(bitPattern: value)
-        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
-        let inverted = bytes.map { ~$0 }
-        return bytes + inverted + bytes + [address, ~address, address, ~address]
+        ClassicValueBlock(value: value, address: address).bytes
     }
 
     /// The value stored in a block in value-block format, or nil when the format is violated.
     public static func value(fromBlock block: [UInt8]) -> Int32? {
-        guard block.count == blockSize else { return nil }
-        for i in 0..<4 {
-            guard block[i] == block[i + 8], block[i] == ~block[i + 4] else { return nil }
-        }
-        guard block[12] == block[14], block[13] == block[15], block[12] == ~block[13] else { return nil }
-        let raw = (0..<4).reduce(UInt32(0)) { $0 | UInt32(block[$1]) << (8 * $1) }
-        return Int32(bitPattern: raw)
+        (try? ClassicValueBlock(bytes: block))?.value
     }
 
     // MARK: - Private

@@ -1,0 +1,533 @@
+public import NDEF
+import NFCCore
+
+/// NDEF on MIFARE Classic (NXP AN1304 "NFC Type MIFARE Classic Tag Operation", AN1305, and the
+/// MAD of AN10787) over the reader seam.
+///
+/// The MAD in sector 0 (and 16 for MAD2) names the NFC sectors (AID `E103`); their data blocks,
+/// trailers skipped, form one byte stream holding TLVs (NULL `00`, NDEF `03`, Proprietary `FD`,
+/// Terminator `FE`). The MAD is read with the public key A `A0…A5`, NFC sectors with the public
+/// key A `D3 F7 D3 F7 D3 F7`; the general purpose byte (trailer byte 9) of each NFC sector holds
+/// the mapping version and the read/write access (`40` read-write, `43` read-only).
+///
+/// Writes follow ARCHITECTURE.md: every check before the first WRITE, and the NDEF TLV's
+/// length set to 0 first, then the changed blocks, then the real length, so that a card pulled
+/// away holds the old message, an empty one or the new one. Each call reads afresh.
+public struct ClassicNDEFTag: NFCNDEFTag {
+    /// The public key A of NFC sectors (AN1304): `D3 F7 D3 F7 D3 F7`.
+    public static let nfcSectorKeyA: [UInt8] = [0xD3, 0xF7, 0xD3, 0xF7, 0xD3, 0xF7]
+    /// The transport (factory) key of both key A and key B: `FF FF FF FF FF FF`.
+    public static let transportKey: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+    /// The card publisher info byte written in MAD1 by ``format(force:)``: `01`, as the NFC
+    /// formatted cards in the field and libfreefare's reference dumps have it.
+    public static let formatInfoByte: UInt8 = 0x01
+
+    /// The card, selected.
+    public let tag: MiFareTag
+    /// Key B of the NFC and MAD sectors: written by ``format(force:)`` into every trailer and
+    /// used by ``writeLock()`` (access bits `011` let only key B rewrite a trailer). Default:
+    /// the transport key.
+    public var keyB: [UInt8]
+
+    /// NDEF on `tag`; `keyB` as ``keyB``.
+    public init(tag: MiFareTag, keyB: [UInt8] = ClassicNDEFTag.transportKey) {
+        self.tag = tag
+        self.keyB = keyB
+    }
+
+    // MARK: - NFCNDEFTag
+
+    /// The NDEF detection (AN1304): reads the MAD (sector 0 trailer for its GPB, blocks 1–2),
+    /// then the first NFC sector's trailer (GPB) and the blocks up to the NDEF TLV's length.
+    /// - Returns: `.notSupported` when there is no MAD, no NFC sector, a key is refused or no
+    ///   NDEF TLV is found; else `.readWrite`/`.readOnly` (GPB write access and the data blocks'
+    ///   access bits of the NFC sectors read), the capacity (bytes of the NFC sectors' data
+    ///   blocks from the NDEF TLV on, TLV header taken off) and the stored length.
+    /// - Throws: ``NFCTagError`` `malformedTag` (MAD CRC, inconsistent access bits, a TLV
+    ///   running past the NFC sectors), `connectionLost`, `tagResponse`.
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
+        let session = ClassicSession(tag: tag)
+        let area: ClassicNDEFArea
+        do {
+            area = try await load(session)
+        } catch where error.code == .notNDEFFormatted {
+            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
+        }
+        return NDEFQuery(
+            status: session.allEnteredWritable ? .readWrite : .readOnly, capacity: area.capacity,
+            messageLength: area.messageLength)
+    }
+
+    /// Reads the NDEF message (AN1304): the TLV stream across the NFC sectors, trailers skipped,
+    /// NULL and Proprietary TLVs stepped over. An NDEF TLV of length 0 gives
+    /// ``NDEFMessage/empty``.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `malformedTag`, `malformedMessage` (offset:
+    ///   the card address of the faulty byte), `connectionLost`, `tagResponse`.
+    public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
+        let session = ClassicSession(tag: tag)
+        let area = try await load(session)
+        guard area.messageLength > 0 else { return .empty }
+        let start = area.messageStart
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(area.messageLength)
+        for index in start..<(start + area.messageLength) { bytes.append(try await session.streamByte(index, area)) }
+        do {
+            return try NDEFMessage(bytes: bytes)
+        } catch {
+            let offset = error.offset.map { area.address(ofStreamIndex: start + min($0, area.messageLength - 1)) }
+            throw NFCTagError(.malformedMessage, at: offset, "stored NDEF message does not decode: \(error.reason)")
+        }
+    }
+
+    /// Writes `message` in place of the stored one, where the NDEF TLV is now.
+    ///
+    /// Checks first — NDEF present, every NFC sector the new TLV touches writable (GPB write
+    /// access `00` and data blocks writable with key A), message ≤ capacity — reading the
+    /// blocks the new TLV covers; a failed check sends no WRITE. Then: the block holding the
+    /// TLV's length byte with length 0, the other blocks whose content changes, that block again
+    /// with the real length (a single changed block is written once). A Terminator TLV follows
+    /// when room is left. With `verify`, the blocks are read back.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly`, `capacityExceeded` ("by N
+    ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse` (the card
+    ///   holds the old, an empty or the new message); `verificationFailed`.
+    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
+        let encoded: [UInt8]
+        do {
+            encoded = try message.encoded()
+        } catch {
+            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
+        }
+        let session = ClassicSession(tag: tag)
+        let area = try await load(session)
+        if let locked = session.firstReadOnlySector {
+            throw readOnlyError(locked)
+        }
+        guard encoded.count <= area.capacity else {
+            let over = encoded.count - area.capacity
+            throw NFCTagError(
+                .capacityExceeded,
+                "message of \(encoded.count) bytes exceeds the capacity of \(area.capacity) by \(over) byte\(over == 1 ? "" : "s")")
+        }
+        var tlv: [UInt8] = [ClassicTLV.ndefMessage]
+        if encoded.count < 0xFF {
+            tlv.append(UInt8(encoded.count))
+        } else {
+            tlv += [ClassicTLV.threeByteLengthMarker, UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)]
+        }
+        tlv += encoded
+        if area.streamLength - area.tlvStart > tlv.count { tlv.append(ClassicTLV.terminator) }
+
+        // Check: enter every sector the new TLV covers (trailer read, writability) and read
+        // its blocks, before any WRITE.
+        let firstIndex = area.tlvStart / ClassicLayout.blockSize
+        let lastIndex = (area.tlvStart + tlv.count - 1) / ClassicLayout.blockSize
+        var old: [Int: [UInt8]] = [:]
+        for index in firstIndex...lastIndex {
+            let sector = area.sector(ofStreamBlock: index)
+            try await session.enter(sector, area)
+            if let state = session.sectorStates[sector], !state.isWritable { throw readOnlyError(sector) }
+            old[index] = try await session.streamBlock(index, area)
+        }
+        var final = old
+        for (offset, byte) in tlv.enumerated() {
+            let index = (area.tlvStart + offset) / ClassicLayout.blockSize
+            final[index]?[(area.tlvStart + offset) % ClassicLayout.blockSize] = byte
+        }
+        let lengthPosition = area.tlvStart + 1
+        let lengthIndex = lengthPosition / ClassicLayout.blockSize
+        var zeroed = final[lengthIndex] ?? []
+        if zeroed.count == ClassicLayout.blockSize { zeroed[lengthPosition % ClassicLayout.blockSize] = 0 }
+        let others = (firstIndex...lastIndex).filter { $0 != lengthIndex && final[$0] != old[$0] }
+        var current = old[lengthIndex] ?? []
+        if others.count == 1, current == final[lengthIndex] {
+            try await session.writeStreamBlock(others[0], final[others[0]] ?? [], area)
+        } else if !others.isEmpty {
+            if current != zeroed {
+                try await session.writeStreamBlock(lengthIndex, zeroed, area)
+                current = zeroed
+            }
+            for index in others { try await session.writeStreamBlock(index, final[index] ?? [], area) }
+        }
+        if let target = final[lengthIndex], current != target {
+            try await session.writeStreamBlock(lengthIndex, target, area)
+        }
+
+        guard verify else { return }
+        for index in firstIndex...lastIndex {
+            let read = try await session.streamBlock(index, area, fresh: true)
+            guard let expected = final[index] else { continue }
+            for position in 0..<ClassicLayout.blockSize where read[position] != expected[position] {
+                throw NFCTagError(
+                    .verificationFailed, at: area.address(ofStreamIndex: index * ClassicLayout.blockSize + position),
+                    "read back \(hexByte(read[position])) where \(hexByte(expected[position])) was written")
+            }
+        }
+    }
+
+    /// Makes the card permanently read-only (AN1304 read-only state): every NFC sector trailer
+    /// becomes `D3F7D3F7D3F7 07 8F 0F GPB|03 keyB` (data blocks `010`: read with A|B, never
+    /// written; trailer `110`: nothing writable; GPB write access `11`), last NFC sector first
+    /// and the first one last, then the MAD sector(s) `A0A1A2A3A4A5 07 8F 0F GPB keyB` (GPB
+    /// kept), so that the MAD cannot be redirected. Key B (``keyB``) authenticates the trailer
+    /// writes (access bits `011`). Sectors already in that state are left alone, so a lock
+    /// interrupted half-way can be run again.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted`; `authenticationFailed` (key B refused by a
+    ///   sector) and `notSupported` (a trailer key B may not rewrite), both found before any
+    ///   WRITE; `connectionLost`, `tagResponse`.
+    public func writeLock() async throws(NFCTagError) {
+        let session = ClassicSession(tag: tag)
+        let area = try await load(session)
+        let layout = tag.classicLayout
+        var madSectors = [0]
+        if area.directory.version == .mad2 { madSectors.append(16) }
+        // Check every trailer with key B first.
+        var pending: [(sector: Int, trailer: [UInt8])] = []
+        for sector in madSectors + area.sectors {
+            try await session.authenticate(sector: sector, keyType: .b, key: keyB)
+            let trailerBlock = layout.trailerBlock(ofSector: sector)
+            let trailer = try await session.read(trailerBlock, fresh: true)
+            let address = trailerBlock * ClassicLayout.blockSize
+            let bits = try ClassicAccessBits(trailerBytes: trailer[6..<9], trailerAddress: address)
+            let isMAD = madSectors.contains(sector)
+            let gpb = ClassicNFCSectorGPB(rawValue: trailer[9])
+            let lockedBits = isMAD ? ClassicAccessBits.madSectorReadOnly : ClassicAccessBits.nfcSectorReadOnly
+            if bits == lockedBits && (isMAD || !gpb.isWritable) { continue }
+            let access = ClassicTrailerAccess.forCondition(bits.condition(ofBlock: 3))
+            guard access.writeKeyA.allows(.b), access.writeAccessBits.allows(.b), access.writeKeyB.allows(.b) else {
+                throw NFCTagError(
+                    .notSupported, at: address + 6,
+                    "the access bits of sector \(sector) do not let key B rewrite its trailer")
+            }
+            let keyA = isMAD ? MADDirectory.publicKeyA : Self.nfcSectorKeyA
+            let newGPB = isMAD ? trailer[9] : gpb.lockingWrites.rawValue
+            pending.append((sector, keyA + lockedBits.bytes + [newGPB] + keyB))
+        }
+        // NFC sectors from the last to the first, then the MAD (sector 16, then 0).
+        let order = area.sectors.reversed() + madSectors.reversed()
+        for sector in order {
+            guard let entry = pending.first(where: { $0.sector == sector }) else { continue }
+            try await session.authenticate(sector: sector, keyType: .b, key: keyB)
+            try await session.write(layout.trailerBlock(ofSector: sector), entry.trailer)
+        }
+    }
+
+    /// Formats a card in transport configuration for NDEF (AN1304/AN1305): the MAD (MAD1 in
+    /// sector 0; on a 4K, MAD2 in sector 16 too) listing every other sector as an NFC sector,
+    /// CRCs computed; MAD sector trailers `A0A1A2A3A4A5 78 77 88 GPB keyB` (GPB `C1` for MAD1,
+    /// `C2` for MAD2); every NFC sector's trailer `D3F7D3F7D3F7 7F 07 88 40 keyB`; and the empty
+    /// NDEF TLV `03 00 FE` at the start of sector 1.
+    ///
+    /// Checks first, sector by sector: the transport key A (or, for a sector formatted before,
+    /// the transport key B) authenticates and may rewrite the trailer and the blocks written;
+    /// without `force` every data block is read and any non-zero byte refuses the card
+    /// (`alreadyFormatted`). Writes go from the last sector down to sector 0, whose trailer (MAD
+    /// key A and GPB) is written last: until then the card is not NDEF, after it is NDEF and
+    /// empty. Other data blocks are left as they are.
+    /// - Throws: ``NFCTagError`` `notSupported` (access bits that forbid the rewrite),
+    ///   `authenticationFailed` (a sector refuses both transport keys), `alreadyFormatted`
+    ///   (offset of the first non-zero byte), all before any WRITE; `connectionLost`,
+    ///   `tagResponse`.
+    public func format(force: Bool) async throws(NFCTagError) {
+        let layout = tag.classicLayout
+        let session = ClassicSession(tag: tag)
+        let version: MADDirectory.Version = layout == .classic4K ? .mad2 : .mad1
+        let madSectors = version == .mad2 ? [0, 16] : [0]
+        let applications = (0..<(version == .mad2 ? 40 : 16)).map { sector -> MADApplicationIdentifier in
+            madSectors.contains(sector) ? .reserved : sector < layout.sectorCount ? .ndef : .notApplicable
+        }
+        let directory = MADDirectory(version: version, infoByte: Self.formatInfoByte, applications: applications)
+        let mad1 = directory.sector0Bytes
+        let mad2 = directory.sector16Bytes ?? []
+        let firstNDEFBlock = layout.firstBlock(ofSector: 1)
+        var contents: [Int: [UInt8]] = [
+            1: Array(mad1[0..<16]), 2: Array(mad1[16..<32]),
+            firstNDEFBlock: [ClassicTLV.ndefMessage, 0x00, ClassicTLV.terminator] + [UInt8](repeating: 0, count: 13),
+        ]
+        if version == .mad2 {
+            for i in 0..<3 { contents[64 + i] = Array(mad2[(16 * i)..<(16 * i + 16)]) }
+        }
+        var keys: [Int: ClassicKeyType] = [:]
+        for sector in 0..<layout.sectorCount {
+            let keyType = try await chooseTransportKey(session, sector: sector)
+            keys[sector] = keyType
+            let trailerBlock = layout.trailerBlock(ofSector: sector)
+            let trailer = try await session.read(trailerBlock, fresh: true)
+            let address = trailerBlock * ClassicLayout.blockSize
+            let bits = try ClassicAccessBits(trailerBytes: trailer[6..<9], trailerAddress: address)
+            let access = ClassicTrailerAccess.forCondition(bits.condition(ofBlock: 3))
+            guard access.writeKeyA.allows(keyType), access.writeAccessBits.allows(keyType), access.writeKeyB.allows(keyType)
+            else {
+                throw NFCTagError(
+                    .notSupported, at: address + 6, "the access bits of sector \(sector) do not let the transport key rewrite its trailer")
+            }
+            let written = layout.dataBlocks(ofSector: sector).filter { contents[$0] != nil }
+            for block in written {
+                let condition = bits.condition(ofBlock: layout.accessGroup(ofBlock: block))
+                guard ClassicDataBlockAccess.forCondition(condition).write.allows(keyType) else {
+                    throw NFCTagError(
+                        .notSupported, at: block * ClassicLayout.blockSize, "the access bits of block \(block) forbid writing it")
+                }
+            }
+            let checked = force ? written : Array(layout.dataBlocks(ofSector: sector).filter { $0 != 0 })
+            for block in checked {
+                let data = try await session.read(block)
+                if !force, let position = data.firstIndex(where: { $0 != 0 }) {
+                    throw NFCTagError(
+                        .alreadyFormatted, at: block * ClassicLayout.blockSize + position,
+                        "block \(block) holds data; format(force: true) overwrites it")
+                }
+            }
+        }
+        for sector in (0..<layout.sectorCount).reversed() {
+            try await session.authenticate(sector: sector, keyType: keys[sector] ?? .a, key: Self.transportKey)
+            for block in layout.dataBlocks(ofSector: sector) {
+                guard let data = contents[block], session.cached(block) != data else { continue }
+                try await session.write(block, data)
+            }
+            let trailer =
+                madSectors.contains(sector)
+                ? MADDirectory.publicKeyA + ClassicAccessBits.madSectorReadWrite.bytes + [directory.generalPurposeByte] + keyB
+                : Self.nfcSectorKeyA + ClassicAccessBits.nfcSectorReadWrite.bytes + [ClassicNFCSectorGPB.readWrite.rawValue] + keyB
+            try await session.write(layout.trailerBlock(ofSector: sector), trailer)
+        }
+    }
+
+    // MARK: - Private
+
+    private func readOnlyError(_ sector: Int) -> NFCTagError {
+        let address = tag.classicLayout.trailerBlock(ofSector: sector) * ClassicLayout.blockSize + 9
+        return NFCTagError(.readOnly, at: address, "NFC sector \(sector) is read-only (GPB write access or access bits)")
+    }
+
+    /// Key A `FF…FF`, else (a sector formatted before) key B `FF…FF`.
+    private func chooseTransportKey(_ session: ClassicSession, sector: Int) async throws(NFCTagError) -> ClassicKeyType {
+        do {
+            try await session.authenticate(sector: sector, keyType: .a, key: Self.transportKey)
+            return .a
+        } catch where error.code == .authenticationFailed {}
+        do {
+            try await session.authenticate(sector: sector, keyType: .b, key: Self.transportKey)
+            return .b
+        } catch where error.code == .authenticationFailed {
+            throw NFCTagError(
+                .authenticationFailed, at: error.offset,
+                "sector \(sector) accepts neither transport key A nor B: the card cannot be formatted")
+        }
+    }
+
+    /// The MAD, the NFC sectors and the NDEF TLV's place.
+    func load(_ session: ClassicSession) async throws(NFCTagError) -> ClassicNDEFArea {
+        let layout = tag.classicLayout
+        do {
+            try await session.authenticate(sector: 0, keyType: .a, key: MADDirectory.publicKeyA)
+        } catch where error.code == .authenticationFailed {
+            throw NFCTagError(.notNDEFFormatted, at: error.offset, "sector 0 refuses the public MAD key A: no MAD")
+        }
+        let trailerAddress = layout.trailerBlock(ofSector: 0) * ClassicLayout.blockSize
+        let trailer = try await session.read(layout.trailerBlock(ofSector: 0))
+        guard let version = MADDirectory.version(generalPurposeByte: trailer[9]) else {
+            throw NFCTagError(
+                .notNDEFFormatted, at: trailerAddress + 9, "sector 0 GPB \(hexByte(trailer[9])) announces no MAD")
+        }
+        guard version == .mad1 || layout == .classic4K else {
+            throw NFCTagError(.malformedTag, at: trailerAddress + 9, "MAD2 announced on a card without sector 16")
+        }
+        let mad1 = try await session.read(1) + session.read(2)
+        var mad2: [UInt8]?
+        if version == .mad2 {
+            do {
+                try await session.authenticate(sector: 16, keyType: .a, key: MADDirectory.publicKeyA)
+            } catch where error.code == .authenticationFailed {
+                throw NFCTagError(.malformedTag, at: error.offset, "sector 16 refuses the public MAD key A")
+            }
+            mad2 = try await session.read(64) + session.read(65) + session.read(66)
+        }
+        let directory = try MADDirectory(sector0: mad1, sector16: mad2)
+        let sectors = directory.ndefSectors.filter { $0 < layout.sectorCount }
+        guard !sectors.isEmpty else {
+            throw NFCTagError(.notNDEFFormatted, at: MADDirectory.mad1Address, "the MAD lists no NFC sector")
+        }
+        var area = ClassicNDEFArea(
+            layout: layout, directory: directory, sectors: sectors,
+            dataBlocks: sectors.flatMap { Array(layout.dataBlocks(ofSector: $0)) })
+        // The TLVs up to the NDEF TLV.
+        var index = 0
+        let total = area.streamLength
+        while true {
+            guard index < total else {
+                throw NFCTagError(.notNDEFFormatted, at: area.address(ofStreamIndex: total - 1), "no NDEF TLV in the NFC sectors")
+            }
+            let type = try await session.streamByte(index, area)
+            if type == ClassicTLV.null {
+                index += 1
+                continue
+            }
+            if type == ClassicTLV.terminator {
+                throw NFCTagError(.notNDEFFormatted, at: area.address(ofStreamIndex: index), "Terminator TLV before any NDEF TLV")
+            }
+            guard index + 1 < total else { throw truncated(area, index) }
+            var length = Int(try await session.streamByte(index + 1, area))
+            var lengthSize = 1
+            if length == Int(ClassicTLV.threeByteLengthMarker) {
+                guard index + 3 < total else { throw truncated(area, index) }
+                length = Int(try await session.streamByte(index + 2, area)) << 8 | Int(try await session.streamByte(index + 3, area))
+                lengthSize = 3
+                guard length != 0xFFFF else {
+                    throw NFCTagError(.malformedTag, at: area.address(ofStreamIndex: index + 1), "TLV length FF FF FF is reserved")
+                }
+            }
+            guard index + 1 + lengthSize + length <= total else { throw truncated(area, index) }
+            if type == ClassicTLV.ndefMessage {
+                area.tlvStart = index
+                area.lengthFieldSize = lengthSize
+                area.messageLength = length
+                return area
+            }
+            index += 1 + lengthSize + length
+        }
+    }
+
+    private func truncated(_ area: ClassicNDEFArea, _ index: Int) -> NFCTagError {
+        NFCTagError(.malformedTag, at: area.address(ofStreamIndex: index), "TLV runs past the end of the NFC sectors")
+    }
+}
+
+/// TLV types of the NFC sectors' data (AN1304, "TLV blocks", as Type 2 Tag 1.2 2.3).
+public enum ClassicTLV {
+    /// NULL TLV (`00`): one byte, skipped.
+    public static let null: UInt8 = 0x00
+    /// NDEF Message TLV (`03`).
+    public static let ndefMessage: UInt8 = 0x03
+    /// Proprietary TLV (`FD`).
+    public static let proprietary: UInt8 = 0xFD
+    /// Terminator TLV (`FE`).
+    public static let terminator: UInt8 = 0xFE
+    /// First byte of the 3-byte length form (`FF`, then two bytes big-endian).
+    public static let threeByteLengthMarker: UInt8 = 0xFF
+}
+
+/// The NDEF area as found by the detection: MAD, NFC sectors, data blocks in stream order, and
+/// the NDEF TLV's place in the stream.
+struct ClassicNDEFArea {
+    var layout: ClassicLayout
+    var directory: MADDirectory
+    var sectors: [Int]
+    /// Data blocks of the NFC sectors, in stream order.
+    var dataBlocks: [Int]
+    var tlvStart = 0
+    var lengthFieldSize = 1
+    var messageLength = 0
+
+    var streamLength: Int { dataBlocks.count * ClassicLayout.blockSize }
+    var messageStart: Int { tlvStart + 1 + lengthFieldSize }
+    /// See ``Type2TLVArea/capacity(usableBytes:)``: the same TLV length rules.
+    var capacity: Int { Type2TLVArea.capacity(usableBytes: streamLength - tlvStart) }
+
+    func block(ofStreamBlock index: Int) -> Int { dataBlocks[index] }
+    func sector(ofStreamBlock index: Int) -> Int { layout.sector(ofBlock: dataBlocks[index]) }
+    func address(ofStreamIndex index: Int) -> Int {
+        let clamped = max(0, min(index, streamLength - 1))
+        return dataBlocks[clamped / ClassicLayout.blockSize] * ClassicLayout.blockSize + clamped % ClassicLayout.blockSize
+    }
+}
+
+/// What a trailer read says about an NFC sector.
+struct ClassicNFCSectorState {
+    var gpb: ClassicNFCSectorGPB
+    var accessBits: ClassicAccessBits
+    /// GPB grants writing and key A may write every data block.
+    var isWritable: Bool
+}
+
+/// The commands of one NDEF operation: remembers the authenticated sector (so a sector is
+/// authenticated once while it is worked on), the blocks read and the NFC sectors entered.
+/// Lives inside one call; never shared.
+final class ClassicSession {
+    let tag: MiFareTag
+    private var authenticated: (sector: Int, keyType: ClassicKeyType, key: [UInt8])?
+    private var blocks: [Int: [UInt8]] = [:]
+    private(set) var sectorStates: [Int: ClassicNFCSectorState] = [:]
+
+    init(tag: MiFareTag) { self.tag = tag }
+
+    /// Whether every NFC sector entered so far is writable.
+    var allEnteredWritable: Bool { sectorStates.values.allSatisfy(\.isWritable) }
+    /// The first NFC sector entered that is not writable.
+    var firstReadOnlySector: Int? { sectorStates.filter { !$0.value.isWritable }.keys.min() }
+
+    func cached(_ block: Int) -> [UInt8]? { blocks[block] }
+
+    func authenticate(sector: Int, keyType: ClassicKeyType, key: [UInt8]) async throws(NFCTagError) {
+        if let current = authenticated, current.sector == sector, current.keyType == keyType, current.key == key { return }
+        authenticated = nil
+        try await tag.authenticate(sector: sector, keyType: keyType, key: Bytes(key))
+        authenticated = (sector, keyType, key)
+    }
+
+    func read(_ block: Int, fresh: Bool = false) async throws(NFCTagError) -> [UInt8] {
+        if !fresh, let known = blocks[block] { return known }
+        do {
+            let data = try await tag.readBlock(block)
+            blocks[block] = data
+            return data
+        } catch {
+            authenticated = nil
+            throw error
+        }
+    }
+
+    func write(_ block: Int, _ data: [UInt8]) async throws(NFCTagError) {
+        do {
+            try await tag.writeBlock(block, data)
+            blocks[block] = data
+        } catch {
+            authenticated = nil
+            blocks[block] = nil
+            throw error
+        }
+    }
+
+    /// Authenticates an NFC sector with the public key A; the first time, reads its trailer and
+    /// checks its GPB (major version 1, read access granted) and access bits.
+    func enter(_ sector: Int, _ area: ClassicNDEFArea) async throws(NFCTagError) {
+        let trailerBlock = area.layout.trailerBlock(ofSector: sector)
+        let address = trailerBlock * ClassicLayout.blockSize
+        do {
+            try await authenticate(sector: sector, keyType: .a, key: ClassicNDEFTag.nfcSectorKeyA)
+        } catch where error.code == .authenticationFailed {
+            throw NFCTagError(.notNDEFFormatted, at: address, "NFC sector \(sector) refuses the public NFC key A")
+        }
+        guard sectorStates[sector] == nil else { return }
+        let trailer = try await read(trailerBlock)
+        let gpb = ClassicNFCSectorGPB(rawValue: trailer[9])
+        guard gpb.majorVersion == 1 else {
+            throw NFCTagError(
+                .notNDEFFormatted, at: address + 9, "NFC sector \(sector) GPB \(hexByte(gpb.rawValue)): mapping version \(gpb.majorVersion).\(gpb.minorVersion) is not 1.x")
+        }
+        guard gpb.isReadable else {
+            throw NFCTagError(.notNDEFFormatted, at: address + 9, "NFC sector \(sector) GPB \(hexByte(gpb.rawValue)) refuses read access")
+        }
+        let bits = try ClassicAccessBits(trailerBytes: trailer[6..<9], trailerAddress: address)
+        let dataWritable = (0..<3).allSatisfy { ClassicDataBlockAccess.forCondition(bits.condition(ofBlock: $0)).write.allows(.a) }
+        sectorStates[sector] = ClassicNFCSectorState(gpb: gpb, accessBits: bits, isWritable: gpb.isWritable && dataWritable)
+    }
+
+    /// The 16 bytes of stream block `index` (entering its sector as needed).
+    func streamBlock(_ index: Int, _ area: ClassicNDEFArea, fresh: Bool = false) async throws(NFCTagError) -> [UInt8] {
+        let block = area.block(ofStreamBlock: index)
+        if !fresh, let known = blocks[block] { return known }
+        try await enter(area.sector(ofStreamBlock: index), area)
+        return try await read(block, fresh: fresh)
+    }
+
+    /// Byte `index` of the stream.
+    func streamByte(_ index: Int, _ area: ClassicNDEFArea) async throws(NFCTagError) -> UInt8 {
+        try await streamBlock(index / ClassicLayout.blockSize, area)[index % ClassicLayout.blockSize]
+    }
+
+    /// Writes stream block `index` with the public key A of its sector.
+    func writeStreamBlock(_ index: Int, _ data: [UInt8], _ area: ClassicNDEFArea) async throws(NFCTagError) {
+        try await enter(area.sector(ofStreamBlock: index), area)
+        try await write(area.block(ofStreamBlock: index), data)
+    }
+}
