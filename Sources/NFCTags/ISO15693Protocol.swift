@@ -197,12 +197,12 @@ public struct ISO15693SystemInfo: Sendable, Hashable {
     public init(answer: some Collection<UInt8>) throws(NFCTagError) {
         let bytes = Array(answer)
         var index = 0
-        func take(_ count: Int, _ what: String) throws(NFCTagError) -> ArraySlice<UInt8> {
+        func take(_ count: Int, _ what: String) throws(NFCTagError) -> [UInt8] {
             guard bytes.count - index >= count else {
                 throw NFCTagError(.tagResponse, at: bytes.count, "system information ends before its \(what) (\(bytes.count) bytes)")
             }
             defer { index += count }
-            return bytes[index..<index + count]
+            return Array(bytes[index..<index + count])
         }
         let flags = try take(1, "info flags")[0]
         guard flags & 0xF0 == 0 else {
@@ -214,8 +214,8 @@ public struct ISO15693SystemInfo: Sendable, Hashable {
         if flags & Self.afiPresent != 0 { afi = try take(1, "AFI")[0] }
         if flags & Self.memorySizePresent != 0 {
             let size = try take(2, "memory size")
-            blockCount = Int(size[size.startIndex]) + 1
-            blockSize = Int(size[size.startIndex + 1] & 0x1F) + 1
+            blockCount = Int(size[0]) + 1
+            blockSize = Int(size[1] & 0x1F) + 1
         }
         if flags & Self.icReferencePresent != 0 { icReference = try take(1, "IC reference")[0] }
         guard index == bytes.count else {

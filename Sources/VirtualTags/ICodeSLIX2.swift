@@ -19,7 +19,8 @@ import NFCCore
 ///
 /// Block 79 is the 16-bit counter (``counterBlock``). Not modelled: passwords, privacy mode
 /// and the counter's read-password protection, EAS/AFI protection, NXP custom commands
-/// (`A0`–`BF`, answered "not supported"), the originality signature, 16-slot timing (an
+/// (`A0`–`BF`: framed with the manufacturer code `04`, answered "not supported"; another
+/// manufacturer code is not answered), the originality signature, 16-slot timing (an
 /// Inventory with 16 slots is answered as if in the first slot).
 public final class ICodeSLIX2: VirtualTag {
     /// Blocks, counter included (Get System Information reports `4F` = 80 − 1).
@@ -45,6 +46,10 @@ public final class ICodeSLIX2: VirtualTag {
     /// the memory), `01` (Read Multiple Blocks supported); then an empty NDEF TLV `03 00` and a
     /// terminator `FE`.
     public static let freshNDEFArea: [UInt8] = [0xE1, 0x40, 0x27, 0x01, 0x03, 0x00, 0xFE]
+
+    /// The IC manufacturer code, NXP (`04`): UID byte 2, and the byte custom commands
+    /// (`A0`–`DF`) carry before the UID.
+    public static let manufacturerCode: UInt8 = 0x04
 
     /// The chip's name.
     public let modelName = "ICODE SLIX2"
@@ -135,6 +140,12 @@ public final class ICodeSLIX2: VirtualTag {
             return command == ISO15693Command.inventory ? inventory(flags: flags, parameters: Array(frame.dropFirst(2))) : .silence
         }
         var rest = Array(frame.dropFirst(2))
+        if (ISO15693Command.firstCustom...ISO15693Command.lastCustom).contains(command) {
+            // Custom commands carry the IC manufacturer code before the UID; another
+            // manufacturer's command is not answered (ISO/IEC 15693-3, "Custom commands").
+            guard rest.first == Self.manufacturerCode else { return .silence }
+            rest.removeFirst()
+        }
         let addressed = flags & ISO15693RequestFlag.address != 0
         if addressed {
             guard rest.count >= 8 else { return .silence }
