@@ -129,20 +129,21 @@ public struct Type5Tag: NFCNDEFTag {
         let readsEmpty = snapshot.memory[start] == Type5TLVType.ndefMessage && snapshot.memory[lengthAddress] == 0
         if others.count == 1, current == block(final, lengthBlock) {
             // One block changes: one write takes the tag from the old message to the new.
-            try await write(block: others[0], block(final, others[0]), extended: cc.usesExtendedCommands)
+            try await write(block: others[0], block(final, others[0]), cc: cc)
         } else if !others.isEmpty {
             if !readsEmpty, current != block(zeroed, lengthBlock) {
-                try await write(block: lengthBlock, block(zeroed, lengthBlock), extended: cc.usesExtendedCommands)
+                try await write(block: lengthBlock, block(zeroed, lengthBlock), cc: cc)
                 current = block(zeroed, lengthBlock)
             }
-            for b in others { try await write(block: b, block(final, b), extended: cc.usesExtendedCommands) }
+            for b in others { try await write(block: b, block(final, b), cc: cc) }
         }
         if current != block(final, lengthBlock) {
-            try await write(block: lengthBlock, block(final, lengthBlock), extended: cc.usesExtendedCommands)
+            try await write(block: lengthBlock, block(final, lengthBlock), cc: cc)
         }
 
         guard verify else { return }
         var check = Snapshot(memory: [], blockSize: size, lockedBlocks: [], capabilityContainer: cc)
+        check.readMultipleRefused = snapshot.readMultipleRefused
         check.memory = [UInt8](repeating: 0, count: blocks[0] * size)
         try await check.extend(through: start + tlv.count - 1, using: self)
         for address in start..<(start + tlv.count) where check.memory[address] != final[address] {
@@ -176,12 +177,13 @@ public struct Type5Tag: NFCNDEFTag {
             }
             var first = Array(snapshot.memory[0..<size])
             first[1] = (cc.versionAndAccess & 0xFC) | Type5CapabilityContainer.writeAccessNever
-            try await write(block: 0, first, extended: cc.usesExtendedCommands)
+            try await write(block: 0, first, cc: cc)
         }
         let areaBlocks = ccBlocks.upperBound..<((cc.areaEnd + size - 1) / size)
         for b in Array(areaBlocks) + Array(ccBlocks) where !snapshot.isLocked(b) {
             do throws(NFCTagError) {
-                if cc.usesExtendedCommands { try await tag.extendedLockBlock(b) } else { try await tag.lockBlock(b) }
+                let io = commands(for: cc)
+                if cc.usesExtendedCommands { try await io.extendedLockBlock(b) } else { try await io.lockBlock(b) }
             } catch where ISO15693Error.code(in: error) == ISO15693Error.alreadyLocked {
                 continue
             }
@@ -237,9 +239,9 @@ public struct Type5Tag: NFCNDEFTag {
         if ccBlocks > 1, changing.contains(where: { $0 > 0 && $0 < ccBlocks }), snapshot.memory[0] != 0 {
             var invalid = block(snapshot.memory, 0)
             invalid[0] = 0
-            try await write(block: 0, invalid, extended: cc.usesExtendedCommands)
+            try await write(block: 0, invalid, cc: cc)
         }
-        for b in changing.reversed() { try await write(block: b, block(final, b), extended: cc.usesExtendedCommands) }
+        for b in changing.reversed() { try await write(block: b, block(final, b), cc: cc) }
     }
 
     // MARK: - Memory
@@ -251,6 +253,8 @@ public struct Type5Tag: NFCNDEFTag {
         var lockedBlocks: [Bool]
         /// Known once parsed: says whether Read Multiple Blocks and the extended commands apply.
         var capabilityContainer: Type5CapabilityContainer?
+        /// Set when the chip refused Read Multiple Blocks although the CC announced it.
+        var readMultipleRefused = false
 
         func isLocked(_ block: Int) -> Bool { block < lockedBlocks.count && lockedBlocks[block] }
 
@@ -266,19 +270,34 @@ public struct Type5Tag: NFCNDEFTag {
         /// Read Multiple Blocks applies, so as to save a later command).
         mutating func extend(through address: Int, ahead: Int? = nil, using tag: Type5Tag) async throws(NFCTagError) {
             guard address >= memory.count else { return }
-            let multiple = (capabilityContainer?.supportsReadMultipleBlocks ?? false) && tag.maxBlocksPerRead > 1
+            var multiple = (capabilityContainer?.supportsReadMultipleBlocks ?? false) && tag.maxBlocksPerRead > 1
+                && !readMultipleRefused
             let extended = capabilityContainer?.usesExtendedCommands ?? false
-            let target = multiple ? max(address, ahead ?? address) : address
+            var target = multiple ? max(address, ahead ?? address) : address
             while memory.count <= target {
                 let first = memory.count / blockSize
                 let last = target / blockSize
                 if multiple && last > first {
                     let end = min(last, first + tag.maxBlocksPerRead - 1)
-                    append(try await tag.readBlocks(first...end, extended: extended))
+                    do throws(NFCTagError) {
+                        append(try await tag.readBlocks(first...end, extended: extended))
+                    } catch where Self.refusesCommand(error) {
+                        // The CC promised Read Multiple Blocks but the chip refuses it: single
+                        // blocks from now on, and no read-ahead.
+                        multiple = false
+                        readMultipleRefused = true
+                        target = address
+                    }
                 } else {
                     append([try await tag.readBlock(first, extended: extended)])
                 }
             }
+        }
+
+        /// Whether `error` is the tag refusing a command (error `01`, `02` or `03`).
+        static func refusesCommand(_ error: NFCTagError) -> Bool {
+            guard error.code == .tagResponse, let code = ISO15693Error.code(in: error) else { return false }
+            return [ISO15693Error.commandNotSupported, ISO15693Error.commandNotRecognized, ISO15693Error.optionNotSupported].contains(code)
         }
 
         /// Reads through `address` trying Read Multiple Blocks first; when the tag answers it
@@ -292,7 +311,7 @@ public struct Type5Tag: NFCNDEFTag {
                     do throws(NFCTagError) {
                         append(try await tag.readBlocks(first...min(last, first + tag.maxBlocksPerRead - 1), extended: extended))
                         continue
-                    } catch where error.code == .tagResponse && ISO15693Error.code(in: error) != nil {
+                    } catch where Self.refusesCommand(error) {
                         works = false
                     }
                 }
@@ -343,13 +362,23 @@ public struct Type5Tag: NFCNDEFTag {
         try await tag.readMultiple(range.lowerBound..<(range.upperBound + 1), extended: extended, securityStatus: true)
     }
 
-    /// Write single block (extended form for `E2`), with the block's byte address on errors.
-    func write(block: Int, _ data: [UInt8], extended: Bool) async throws(NFCTagError) {
+    /// The tag's commands as `cc` asks: the option flag on write-alike commands when the CC
+    /// wants the special frame (feature bit 4: the tag answers after the reader's EOF).
+    func commands(for cc: Type5CapabilityContainer) -> ISO15693Tag {
+        var io = tag
+        if cc.needsSpecialFrame { io.writeOptionFlag = true }
+        return io
+    }
+
+    /// Write single block (extended form for `E2`, option flag for the special frame), with the
+    /// block's byte address on errors.
+    func write(block: Int, _ data: [UInt8], cc: Type5CapabilityContainer) async throws(NFCTagError) {
+        let io = commands(for: cc)
         do {
-            if extended {
-                try await tag.extendedWriteSingleBlock(block, data: Bytes(data))
+            if cc.usesExtendedCommands {
+                try await io.extendedWriteSingleBlock(block, data: Bytes(data))
             } else {
-                try await tag.writeSingleBlock(block, data: Bytes(data))
+                try await io.writeSingleBlock(block, data: Bytes(data))
             }
         } catch {
             var located = error

@@ -327,6 +327,47 @@ struct Type5NDEFTests {
         }
     }
 
+    @Test("a CC asking for the special frame (feature bit 4) puts the option flag on every write")
+    func specialFrame() async throws {
+        var memory = Self.fresh
+        memory[3] = 0x11
+        let (reader, tag) = try await Self.open(ICodeSLIX2(uid: Self.uid, memory: memory))
+        try await tag.writeNDEF(try Self.url("https://www.example.com/abc"))
+        let flags = await reader.withField { $0.trace.map(\.command).filter { $0[1] == ISO15693Command.writeSingleBlock }.map { $0[0] } }
+        #expect(flags.count == 6 && flags.allSatisfy { $0 == 0x62 })
+    }
+
+    @Test("a chip refusing Read Multiple Blocks despite the CC is read block by block")
+    func readMultipleRefused() async throws {
+        let message = try Self.url("https://www.example.com/abc")
+        let (simulator, slix) = try await Self.open(try Self.slix2(message: message))
+        let adapter = CommandAdapter(simulator, refuseReadMultiple: true)
+        let tag = Type5Tag(tag: ISO15693Tag(reader: adapter, target: slix.target, identity: Self.identity))
+        #expect(try await tag.readNDEF() == message)
+        let codes = await adapter.log.map { $0[1] }
+        // READ 0, READ MULTIPLE 1–8 refused, READ 1…6.
+        #expect(codes == [0x20, 0x23, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20])
+    }
+
+    @Test("a CC with magic E2 switches reads, writes and locks to the extended commands")
+    func extendedCommands() async throws {
+        var memory = Self.fresh
+        memory[0] = 0xE2
+        let (simulator, slix) = try await Self.open(ICodeSLIX2(uid: Self.uid, memory: memory))
+        let adapter = CommandAdapter(simulator, refuseReadMultiple: false)
+        let tag = Type5Tag(tag: ISO15693Tag(reader: adapter, target: slix.target, identity: Self.identity))
+        let message = try Self.url("https://www.example.com/abc")
+        try await tag.writeNDEF(message)
+        #expect(try await tag.readNDEF() == message)
+        let codes = Set(await adapter.log.dropFirst().map { $0[1] })
+        #expect(codes.isSubset(of: [0x20, 0x31, 0x33]) && codes.contains(0x31) && codes.contains(0x33))
+        let first = await adapter.log.first { $0[1] == 0x31 }
+        #expect(first.map { Array($0[10...11]) } == [2, 0])
+        try await tag.writeLock()
+        #expect(await adapter.log.contains { $0[1] == 0x32 })
+        #expect(!(await adapter.log.contains { $0[1] == 0x22 }))
+    }
+
     // MARK: - Lock
 
     /// writeLock on a fresh SLIX2: READ 0, READ MULTIPLE 1–8; WRITE 0 (CC byte 1 = `43`); LOCK
@@ -449,4 +490,53 @@ struct Type5NDEFTests {
             operation: { tag throws(NFCTagError) in try await tag.format(force: true) }, classify: classify)
         #expect(forced["empty", default: 0] >= 1)
     }
+}
+
+/// A reader between the tests and the simulator: records what it is asked, refuses Read
+/// Multiple Blocks when told to (error `01`), and turns the extended commands `30`–`33`, which
+/// the SLIX2 lacks, into `20`–`23` so that the `E2` path can run against the model.
+actor CommandAdapter: NFCReader {
+    let inner: SimulatedReader
+    let refuseReadMultiple: Bool
+    /// Every frame asked for, as received.
+    var log: [[UInt8]] = []
+
+    init(_ inner: SimulatedReader, refuseReadMultiple: Bool) {
+        self.inner = inner
+        self.refuseReadMultiple = refuseReadMultiple
+    }
+
+    nonisolated var name: String { "adapter" }
+    nonisolated var connectionString: String { "adapter:" }
+    nonisolated var supportedModulations: [Modulation] { [.iso15693] }
+
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+        try await inner.poll(for: modulations, timeout: timeout)
+    }
+
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+        var frame = command.array
+        log.append(frame)
+        guard frame.count >= 10 else { return try await inner.transceive(command, mode: mode, timeout: timeout) }
+        if refuseReadMultiple && frame[1] == 0x23 { return Bytes([0x01, 0x01]) }
+        switch frame[1] {
+        case 0x30, 0x31, 0x32:
+            frame[1] -= 0x10
+            frame.remove(at: 11)
+        case 0x33:
+            frame[1] = 0x23
+            frame.remove(at: 13)
+            frame.remove(at: 11)
+        default: break
+        }
+        return try await inner.transceive(Bytes(frame), mode: mode, timeout: timeout)
+    }
+
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+        throw NFCReaderError(.notSupported, "no MIFARE Classic here")
+    }
+
+    func isTargetPresent() async -> Bool { await inner.isTargetPresent() }
+    func deselect() async throws(NFCReaderError) { try await inner.deselect() }
+    func close() async { await inner.close() }
 }
