@@ -161,7 +161,7 @@ public struct Type5Tag: NFCNDEFTag {
     /// Irreversible.
     /// - Throws: ``NFCTagError`` `notSupported` when neither the CC (feature bit 3) nor the chip
     ///   has Lock Block (nothing sent after the reads); `notNDEFFormatted`; `malformedTag`;
-    ///   `readOnly` when the CC block is locked while its write access is still granted;
+    ///   `readOnly` when the CC block is locked while its write access is not yet `11`b;
     ///   `connectionLost`, `tagResponse`.
     public func writeLock() async throws(NFCTagError) {
         let (snapshot, area) = try await load()
@@ -171,9 +171,9 @@ public struct Type5Tag: NFCNDEFTag {
         }
         let size = snapshot.blockSize
         let ccBlocks = 0..<((cc.size + size - 1) / size)
-        if cc.isWritable {
+        if cc.writeAccess != Type5CapabilityContainer.writeAccessNever {
             guard !snapshot.isLocked(0) else {
-                throw NFCTagError(.readOnly, at: 0, "the CC block is locked while its write access is granted")
+                throw NFCTagError(.readOnly, at: 0, "the CC block is locked while its write access is \(cc.writeAccess), not 3")
             }
             var first = Array(snapshot.memory[0..<size])
             first[1] = (cc.versionAndAccess & 0xFC) | Type5CapabilityContainer.writeAccessNever
@@ -197,7 +197,7 @@ public struct Type5Tag: NFCNDEFTag {
     /// Lock Block when the chip is known to have it.
     ///
     /// Memory (the CC and area to be) is read first: a tag holding anything but zeros or an
-    /// empty NDEF message is refused unless `force`. Blocks are written TLV first and the CC
+    /// empty NDEF message (with nothing but NULL TLVs before it) is refused unless `force`. Blocks are written TLV first and the CC
     /// block last, so that an interruption leaves the old state or an empty NDEF tag; blocks
     /// that already hold the wanted bytes are not written.
     /// - Throws: ``NFCTagError`` `alreadyFormatted` (data present, not forced; nothing written);
@@ -218,7 +218,9 @@ public struct Type5Tag: NFCNDEFTag {
         cc.features = features
         let holdsData: Bool
         switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory) {
-        case .success(let area): holdsData = area.messageLength > 0
+        case .success(let area):
+            // A message, or any TLV before the NDEF TLV other than NULL, is data.
+            holdsData = area.messageLength > 0 || snapshot.memory[area.capabilityContainer.size..<area.ndefTLVAddress].contains { $0 != 0 }
         default: holdsData = snapshot.memory.contains { $0 != 0 }
         }
         if holdsData && !force {

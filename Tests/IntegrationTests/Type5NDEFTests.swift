@@ -431,6 +431,29 @@ struct Type5NDEFTests {
         #expect(try await tag.readNDEF() == .empty)
         // An empty NDEF tag needs no force.
         try await tag.format()
+        // A proprietary TLV before an empty NDEF TLV is data.
+        var memory = Self.fresh
+        memory.replaceSubrange(4..<11, with: [0xFD, 0x02, 0xAA, 0xBB, 0x03, 0x00, 0xFE])
+        let (other, proprietary) = try await Self.open(ICodeSLIX2(uid: Self.uid, memory: memory))
+        #expect(try await proprietary.queryNDEFStatus().messageLength == 0)
+        await #expect { try await proprietary.format() } throws: { ($0 as! NFCTagError).code == .alreadyFormatted }
+        #expect(await Self.writes(other) == 0)
+    }
+
+    @Test("through NFCTag.connect: identification names the SLIX2 and .ndef is the Type 5 mapping")
+    func throughTheTagEnum() async throws {
+        let reader = SimulatedReader(tags: [ICodeSLIX2(uid: Self.uid)], emptyFieldWait: .zero)
+        let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
+        let tag = try await NFCTag.connect(to: target, on: reader)
+        #expect(tag.identity.model == "ICODE SLIX2")
+        let message = try Self.url("https://enum.example")
+        try await tag.ndef.writeNDEF(message)
+        #expect(try await tag.ndef.readNDEF() == message)
+        guard case .iso15693(let vicinity) = tag else {
+            Issue.record("not .iso15693: \(tag)")
+            return
+        }
+        #expect(vicinity.ndefPlatform is Type5Tag)
     }
 
     // MARK: - Tearing
