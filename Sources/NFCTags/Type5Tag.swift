@@ -172,12 +172,14 @@ public struct Type5Tag: NFCNDEFTag {
         let size = snapshot.blockSize
         let ccBlocks = 0..<((cc.size + size - 1) / size)
         if cc.writeAccess != Type5CapabilityContainer.writeAccessNever {
-            guard !snapshot.isLocked(0) else {
-                throw NFCTagError(.readOnly, at: 0, "the CC block is locked while its write access is \(cc.writeAccess), not 3")
+            // CC byte 1 is in block 0 unless blocks are a single byte long.
+            let accessBlock = 1 / size
+            guard !snapshot.isLocked(accessBlock) else {
+                throw NFCTagError(.readOnly, at: 1, "the CC block is locked while its write access is \(cc.writeAccess), not 3")
             }
-            var first = Array(snapshot.memory[0..<size])
-            first[1] = (cc.versionAndAccess & 0xFC) | Type5CapabilityContainer.writeAccessNever
-            try await write(block: 0, first, cc: cc)
+            var data = Array(snapshot.memory[(accessBlock * size)..<((accessBlock + 1) * size)])
+            data[1 % size] = (cc.versionAndAccess & 0xFC) | Type5CapabilityContainer.writeAccessNever
+            try await write(block: accessBlock, data, cc: cc)
         }
         let areaBlocks = ccBlocks.upperBound..<((cc.areaEnd + size - 1) / size)
         for b in Array(areaBlocks) + Array(ccBlocks) where !snapshot.isLocked(b) {
@@ -260,8 +262,13 @@ public struct Type5Tag: NFCNDEFTag {
 
         func isLocked(_ block: Int) -> Bool { block < lockedBlocks.count && lockedBlocks[block] }
 
-        mutating func append(_ blocks: [ISO15693Block]) {
+        mutating func append(_ blocks: [ISO15693Block]) throws(NFCTagError) {
             for b in blocks {
+                guard b.data.count == blockSize else {
+                    throw NFCTagError(
+                        .tagResponse, at: b.number * blockSize,
+                        "block \(b.number) came back with \(b.data.count) bytes where blocks are \(blockSize) bytes long")
+                }
                 memory += b.data.array
                 if lockedBlocks.count < b.number { lockedBlocks += [Bool](repeating: false, count: b.number - lockedBlocks.count) }
                 lockedBlocks.append(b.isLocked)
@@ -282,7 +289,7 @@ public struct Type5Tag: NFCNDEFTag {
                 if multiple && last > first {
                     let end = min(last, first + tag.maxBlocksPerRead - 1)
                     do throws(NFCTagError) {
-                        append(try await tag.readBlocks(first...end, extended: extended))
+                        try append(try await tag.readBlocks(first...end, extended: extended))
                     } catch where Self.refusesCommand(error) {
                         // The CC promised Read Multiple Blocks but the chip refuses it: single
                         // blocks from now on, and no read-ahead.
@@ -291,7 +298,7 @@ public struct Type5Tag: NFCNDEFTag {
                         target = address
                     }
                 } else {
-                    append([try await tag.readBlock(first, extended: extended)])
+                    try append([try await tag.readBlock(first, extended: extended)])
                 }
             }
         }
@@ -311,13 +318,13 @@ public struct Type5Tag: NFCNDEFTag {
                 let last = address / blockSize
                 if works && last > first {
                     do throws(NFCTagError) {
-                        append(try await tag.readBlocks(first...min(last, first + tag.maxBlocksPerRead - 1), extended: extended))
+                        try append(try await tag.readBlocks(first...min(last, first + tag.maxBlocksPerRead - 1), extended: extended))
                         continue
                     } catch where Self.refusesCommand(error) {
                         works = false
                     }
                 }
-                append([try await tag.readBlock(first, extended: extended)])
+                try append([try await tag.readBlock(first, extended: extended)])
             }
             return works
         }
@@ -328,7 +335,7 @@ public struct Type5Tag: NFCNDEFTag {
         let first = try await readBlock(0, extended: false)
         guard !first.data.isEmpty else { throw NFCTagError(.tagResponse, at: 0, "READ SINGLE BLOCK 0 answered no data") }
         var snapshot = Snapshot(memory: [], blockSize: first.data.count, lockedBlocks: [], capabilityContainer: nil)
-        snapshot.append([first])
+        try snapshot.append([first])
         while true {
             switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory) {
             case .success(let area):

@@ -368,6 +368,23 @@ struct Type5NDEFTests {
         #expect(!(await adapter.log.contains { $0[1] == 0x22 }))
     }
 
+    @Test("answers of any shape from a hostile tag give typed errors, never a trap")
+    func hostileAnswers() async throws {
+        let reader = HostileReader(seed: 0x7515)
+        let tag = Type5Tag(tag: ISO15693Tag(reader: reader, target: ISO15693Target(uid: Bytes(Self.uid)), identity: Self.identity))
+        let message = try Self.url("https://www.example.com/abc")
+        for _ in 0..<400 {
+            _ = try? await tag.queryNDEFStatus()
+            _ = try? await tag.readNDEF()
+            try? await tag.writeNDEF(message)
+            try? await tag.format(force: true)
+            try? await tag.writeLock()
+            _ = try? await tag.tag.getSystemInfo()
+            _ = try? await tag.tag.readMultipleBlocks(0..<4)
+        }
+        #expect(await reader.answered > 2000)
+    }
+
     // MARK: - Lock
 
     /// writeLock on a fresh SLIX2: READ 0, READ MULTIPLE 1–8; WRITE 0 (CC byte 1 = `43`); LOCK
@@ -562,4 +579,50 @@ actor CommandAdapter: NFCReader {
     func isTargetPresent() async -> Bool { await inner.isTargetPresent() }
     func deselect() async throws(NFCReaderError) { try await inner.deselect() }
     func close() async { await inner.close() }
+}
+
+/// A reader whose tag answers pseudo-random bytes: mostly a success flag `00` with a plausible
+/// block-sized or random tail, sometimes an error response, sometimes nothing. Exercises every
+/// parser of the Type 5 mapping with shapes a real tag could send.
+actor HostileReader: NFCReader {
+    private var state: UInt64
+    /// How many commands were answered.
+    var answered = 0
+
+    init(seed: UInt64) { state = seed }
+
+    nonisolated var name: String { "hostile" }
+    nonisolated var connectionString: String { "hostile:" }
+    nonisolated var supportedModulations: [Modulation] { [.iso15693] }
+
+    private func next() -> Int {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Int(state >> 33)
+    }
+
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? { nil }
+
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+        answered += 1
+        switch next() % 10 {
+        case 0: return Bytes()
+        case 1: return Bytes([0x01, UInt8(truncatingIfNeeded: next())])
+        case 2: throw NFCReaderError(.timeout, "no answer")
+        case 3...6:
+            // A block-shaped answer: flags 00, then 1–12 blocks of 4 or 5 bytes with CC-like bytes.
+            let per = next() % 2 == 0 ? 4 : 5
+            let pool: [UInt8] = [0x00, 0x01, 0x03, 0x27, 0x40, 0x43, 0xE1, 0xE2, 0xFD, 0xFE, 0xFF, 0x14, 0x08]
+            return Bytes([0x00] + (0..<(per * (1 + next() % 12))).map { _ in pool[next() % pool.count] })
+        default:
+            return Bytes((0..<(next() % 24)).map { _ in UInt8(truncatingIfNeeded: next()) })
+        }
+    }
+
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+        throw NFCReaderError(.notSupported, "no MIFARE Classic here")
+    }
+
+    func isTargetPresent() async -> Bool { true }
+    func deselect() async throws(NFCReaderError) {}
+    func close() async {}
 }
