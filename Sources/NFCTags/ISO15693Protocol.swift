@@ -233,3 +233,83 @@ public struct ISO15693SystemInfo: Sendable, Hashable {
         return bytes
     }
 }
+
+/// What Extended get system information (`3B`) answers (ISO/IEC 15693-3:2019, "Extended get
+/// system information"): like ``ISO15693SystemInfo`` with a 2-byte block count, plus the memory
+/// organisation indicator and the VICC command list.
+public struct ISO15693ExtendedSystemInfo: Sendable, Hashable {
+    /// Info flag bit 1: DSFID present.
+    public static let dsfidPresent: UInt8 = 0x01
+    /// Info flag bit 2: AFI present.
+    public static let afiPresent: UInt8 = 0x02
+    /// Info flag bit 3: memory size present (3 bytes: block count − 1 least significant byte
+    /// first, then block size − 1 in 5 bits).
+    public static let memorySizePresent: UInt8 = 0x04
+    /// Info flag bit 4: IC reference present.
+    public static let icReferencePresent: UInt8 = 0x08
+    /// Info flag bit 5: memory organisation indicator (no data: 2-byte block addressing when set).
+    public static let twoByteAddressing: UInt8 = 0x10
+    /// Info flag bit 6: the 4-byte VICC command list follows.
+    public static let commandListPresent: UInt8 = 0x20
+    /// Info flag bit 7: cryptographic suite information follows (not decoded here).
+    public static let cryptoSuitesPresent: UInt8 = 0x40
+    /// Info flag bit 8: the info flags field is extended (not decoded here).
+    public static let infoFlagsExtended: UInt8 = 0x80
+    /// The request byte asking for everything decoded here (bits 1–6).
+    public static let decodableRequest: UInt8 = 0x3F
+
+    /// The info flags byte as answered.
+    public var infoFlags: UInt8
+    /// The UID, most significant byte first.
+    public var uid: Bytes
+    /// Data storage format identifier, when present.
+    public var dsfid: UInt8?
+    /// Application family identifier, when present.
+    public var afi: UInt8?
+    /// Number of blocks (up to 65536), when the memory size is present.
+    public var blockCount: Int?
+    /// Bytes per block, when the memory size is present.
+    public var blockSize: Int?
+    /// The IC reference byte, when present.
+    public var icReference: UInt8?
+    /// The VICC command list (4 bytes, a bit per optional command), when present.
+    public var commandList: Bytes?
+
+    /// Whether blocks take 2-byte numbers (the memory organisation indicator).
+    public var usesTwoByteAddressing: Bool { infoFlags & Self.twoByteAddressing != 0 }
+
+    /// Decodes the answer without its response flags byte: info flags, UID (least significant
+    /// byte first), then the announced fields in order.
+    /// - Throws: ``NFCTagError`` `tagResponse` with the offset (in the answer) of a missing byte,
+    ///   trailing bytes, or flags announcing cryptographic suites or extended flags, which are
+    ///   not decoded.
+    public init(answer: some Collection<UInt8>) throws(NFCTagError) {
+        let bytes = Array(answer)
+        var index = 0
+        func take(_ count: Int, _ what: String) throws(NFCTagError) -> [UInt8] {
+            guard bytes.count - index >= count else {
+                throw NFCTagError(.tagResponse, at: bytes.count, "extended system information ends before its \(what) (\(bytes.count) bytes)")
+            }
+            defer { index += count }
+            return Array(bytes[index..<index + count])
+        }
+        let flags = try take(1, "info flags")[0]
+        guard flags & (Self.cryptoSuitesPresent | Self.infoFlagsExtended) == 0 else {
+            throw NFCTagError(.tagResponse, at: 0, "extended system information flags \(hexByte(flags)) announce fields not decoded here")
+        }
+        infoFlags = flags
+        uid = Bytes(try take(8, "UID").reversed())
+        if flags & Self.dsfidPresent != 0 { dsfid = try take(1, "DSFID")[0] }
+        if flags & Self.afiPresent != 0 { afi = try take(1, "AFI")[0] }
+        if flags & Self.memorySizePresent != 0 {
+            let size = try take(3, "memory size")
+            blockCount = (Int(size[0]) | Int(size[1]) << 8) + 1
+            blockSize = Int(size[2] & 0x1F) + 1
+        }
+        if flags & Self.icReferencePresent != 0 { icReference = try take(1, "IC reference")[0] }
+        if flags & Self.commandListPresent != 0 { commandList = Bytes(try take(4, "command list")) }
+        guard index == bytes.count else {
+            throw NFCTagError(.tagResponse, at: index, "extended system information has \(bytes.count - index) trailing bytes")
+        }
+    }
+}

@@ -226,12 +226,15 @@ public struct ISO15693Tag: Sendable {
         try await securityStatus(range, extended: true)
     }
 
-    /// Extended get system information (`3B`) asking for `parameters` (info request byte,
-    /// ISO/IEC 15693-3:2019: bit 1 DSFID, 2 AFI, 3 memory size, 4 IC reference, 5 MOI, 6 command
-    /// list, 7 CSI, 8 extended flags): the answer after the response flags, undecoded.
-    /// - Throws: ``NFCTagError`` `tagResponse` (e.g. `01` on an ICODE SLIX2), `connectionLost`.
-    public func extendedGetSystemInfo(request: UInt8 = 0x0F) async throws(NFCTagError) -> Bytes {
-        Bytes(try await send(ISO15693Command.extendedGetSystemInformation, [request], what: "EXTENDED GET SYSTEM INFORMATION"))
+    /// Extended get system information (`3B`), asking for every field
+    /// ``ISO15693ExtendedSystemInfo`` decodes (request byte `3F`).
+    /// - Throws: ``NFCTagError`` `tagResponse` (e.g. `01` on an ICODE SLIX2, or an answer that
+    ///   does not decode), `connectionLost`.
+    public func extendedGetSystemInfo() async throws(NFCTagError) -> ISO15693ExtendedSystemInfo {
+        let answer = try await send(
+            ISO15693Command.extendedGetSystemInformation, [ISO15693ExtendedSystemInfo.decodableRequest],
+            what: "EXTENDED GET SYSTEM INFORMATION")
+        return try ISO15693ExtendedSystemInfo(answer: answer)
     }
 
     /// A custom command (`A0`–`DF`): the frame carries the IC manufacturer code

@@ -222,6 +222,22 @@ struct Type5ParsingTests {
         #expect { _ = try ISO15693SystemInfo(answer: [0x1F] + answer.dropFirst()) } throws: { ($0 as! NFCTagError).offset == 0 }
     }
 
+    @Test("Extended get system information: 2-byte block count, IC reference, command list")
+    func extendedSystemInformation() throws {
+        let answer: [UInt8] = [0x3F] + Self.uid.reversed() + [0x11, 0x22, 0xFF, 0x07, 0x03, 0x51, 0x3F, 0x00, 0x00, 0x00]
+        let info = try ISO15693ExtendedSystemInfo(answer: answer)
+        #expect(info.uid == Bytes(Self.uid) && info.dsfid == 0x11 && info.afi == 0x22)
+        #expect(info.blockCount == 2048 && info.blockSize == 4 && info.icReference == 0x51 && info.usesTwoByteAddressing)
+        #expect(info.commandList == Bytes([0x3F, 0x00, 0x00, 0x00]))
+        for length in 0..<answer.count {
+            #expect {
+                _ = try ISO15693ExtendedSystemInfo(answer: answer.prefix(length))
+            } throws: { ($0 as! NFCTagError).offset == length }
+        }
+        #expect { _ = try ISO15693ExtendedSystemInfo(answer: [0x40] + Self.uid) } throws: { ($0 as! NFCTagError).offset == 0 }
+        #expect { _ = try ISO15693ExtendedSystemInfo(answer: answer + [1]) } throws: { ($0 as! NFCTagError).offset == answer.count }
+    }
+
     @Test("ISO 15693 error codes: named, 12 is readOnly, the rest tagResponse, the code recoverable", arguments: [
         (UInt8(0x01), "command not supported"), (0x02, "command not recognised"), (0x03, "option not supported"),
         (0x0F, "unknown error"), (0x10, "block not available"), (0x11, "block already locked"),
