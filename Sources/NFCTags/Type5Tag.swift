@@ -199,9 +199,11 @@ public struct Type5Tag: NFCNDEFTag {
     /// Lock Block when the chip is known to have it.
     ///
     /// Memory (the CC and area to be) is read first: a tag holding anything but zeros or an
-    /// empty NDEF message (with nothing but NULL TLVs before it) is refused unless `force`. Blocks are written TLV first and the CC
-    /// block last, so that an interruption leaves the old state or an empty NDEF tag; blocks
-    /// that already hold the wanted bytes are not written.
+    /// empty NDEF message (with nothing but NULL TLVs before it) is refused unless `force`.
+    /// Blocks are written TLV first and the CC block last, so that an interruption leaves the
+    /// old state or an empty NDEF tag; blocks that already hold the wanted bytes are not
+    /// written. The block count comes from Get system information (at most 256 blocks), so the
+    /// CC written is `E1`.
     /// - Throws: ``NFCTagError`` `alreadyFormatted` (data present, not forced; nothing written);
     ///   `notSupported` when system information has no memory size; `readOnly` when a block to
     ///   write is locked (nothing written); `connectionLost`, `tagResponse`.
@@ -212,7 +214,7 @@ public struct Type5Tag: NFCNDEFTag {
         }
         var features = chipHasLockBlock ? Type5CapabilityContainer.featureLockBlock : 0
         var cc = Type5CapabilityContainer.forMemory(size: memorySize, features: 0)
-        if (info.blockCount ?? 0) > 0x100 { cc.magic = Type5CapabilityContainer.magicTwoByteAddress }
+        // Get system information counts at most 256 blocks: block numbers fit one byte (E1).
         // Read what the CC and the area will cover, with each block's security status.
         var snapshot = Snapshot(memory: [], blockSize: blockSize, lockedBlocks: [], capabilityContainer: nil)
         let multipleWorks = try await snapshot.extendProbingReadMultiple(through: cc.areaEnd - 1, using: self, extended: cc.usesExtendedCommands)

@@ -327,6 +327,22 @@ struct Type5NDEFTests {
         }
     }
 
+    /// 8-byte CC `E1 40 00 01 00 00 00 26`: MLEN 0x26 × 8 = 304 bytes from byte 8; the CC's
+    /// second half is in block 1, so the NDEF TLV starts in block 2.
+    @Test("the 8-byte CC form: area from byte 8, message written and read back")
+    func eightByteCC() async throws {
+        var memory = [UInt8](repeating: 0, count: 320)
+        memory.replaceSubrange(0..<11, with: [0xE1, 0x40, 0x00, 0x01, 0x00, 0x00, 0x00, 0x26, 0x03, 0x00, 0xFE])
+        let (reader, tag) = try await Self.open(ICodeSLIX2(uid: Self.uid, memory: memory))
+        #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 300, messageLength: 0))
+        #expect(await Self.trace(reader) == [[0x20, 0], [0x20, 1], [0x23, 2]])
+        let message = try Self.url("https://eight.example/cc")
+        try await tag.writeNDEF(message)
+        #expect(try await tag.readNDEF() == message)
+        let chip = try #require(await Self.chip(reader))
+        #expect(Array(chip.memory[0..<10]) == [0xE1, 0x40, 0x00, 0x01, 0x00, 0x00, 0x00, 0x26, 0x03, UInt8(try message.encoded().count)])
+    }
+
     @Test("a CC asking for the special frame (feature bit 4) puts the option flag on every write")
     func specialFrame() async throws {
         var memory = Self.fresh
