@@ -513,6 +513,17 @@ struct Type5NDEFTests {
         #expect(outcomes["empty", default: 0] >= 1)
     }
 
+    @Test("tearing sweep of the first write on a fresh tag (no zero-length write): empty or new")
+    func tearingFirstWrite() async throws {
+        let newMessage = try Self.url("https://www.example.com/abc")
+        let outcomes = try await TearingSweep.run(
+            "type 5 first write", initial: ICodeSLIX2(uid: Self.uid).tagState, modulations: [.iso15693],
+            makeTag: Self.makeTag, operation: { tag throws(NFCTagError) in try await tag.writeNDEF(newMessage) },
+            classify: TearingSweep.messageClassifier(old: .empty, new: newMessage))
+        #expect(outcomes["commands"] == 9)
+        #expect(outcomes["new", default: 0] >= 1 && outcomes["old", default: 0] >= 1)
+    }
+
     @Test("tearing sweep of writeLock: the message stays, read-write or read-only, never corrupt")
     func tearingLock() async throws {
         let message = try Self.url("https://lock.example")
