@@ -1,79 +1,8 @@
 public import NFCTags
 import NFCCore
 
-/// ISO/IEC 15693-3 command codes the ICODE SLIX2 answers (NXP SL2S2602 data sheet,
-/// command set; ISO/IEC 15693-3, "Mandatory commands" and "Optional commands").
-public enum ISO15693Command {
-    /// Inventory `01`.
-    public static let inventory: UInt8 = 0x01
-    /// Stay quiet `02` (addressed only; no answer).
-    public static let stayQuiet: UInt8 = 0x02
-    /// Read single block `20`.
-    public static let readSingleBlock: UInt8 = 0x20
-    /// Write single block `21`.
-    public static let writeSingleBlock: UInt8 = 0x21
-    /// Lock block `22`.
-    public static let lockBlock: UInt8 = 0x22
-    /// Read multiple blocks `23`.
-    public static let readMultipleBlocks: UInt8 = 0x23
-    /// Select `25`.
-    public static let select: UInt8 = 0x25
-    /// Reset to ready `26`.
-    public static let resetToReady: UInt8 = 0x26
-    /// Write AFI `27`.
-    public static let writeAFI: UInt8 = 0x27
-    /// Lock AFI `28`.
-    public static let lockAFI: UInt8 = 0x28
-    /// Write DSFID `29`.
-    public static let writeDSFID: UInt8 = 0x29
-    /// Lock DSFID `2A`.
-    public static let lockDSFID: UInt8 = 0x2A
-    /// Get system information `2B`.
-    public static let getSystemInformation: UInt8 = 0x2B
-    /// Get multiple block security status `2C`.
-    public static let getMultipleBlockSecurityStatus: UInt8 = 0x2C
-}
-
-/// Request flags (ISO/IEC 15693-3, 7.3.1, Tables 3–5).
-public enum ISO15693RequestFlag {
-    /// Bit 1: two subcarriers.
-    public static let subcarrier: UInt8 = 0x01
-    /// Bit 2: high data rate.
-    public static let dataRate: UInt8 = 0x02
-    /// Bit 3: this is an Inventory request (bits 5–8 then take Table 5's meaning).
-    public static let inventory: UInt8 = 0x04
-    /// Bit 4: protocol format extension.
-    public static let protocolExtension: UInt8 = 0x08
-    /// Bit 5 (not inventory): only a tag in the selected state answers.
-    public static let select: UInt8 = 0x10
-    /// Bit 6 (not inventory): the request carries the UID after the command code.
-    public static let address: UInt8 = 0x20
-    /// Bit 7: option flag (reads: security status byte before each block's data).
-    public static let option: UInt8 = 0x40
-    /// Bit 5 (inventory): an AFI byte follows the command code.
-    public static let afi: UInt8 = 0x10
-    /// Bit 6 (inventory): one slot instead of 16.
-    public static let oneSlot: UInt8 = 0x20
-}
-
-/// Response error codes (ISO/IEC 15693-3, 7.4.2, Table 7): an error response is flags `01`
-/// followed by one of these.
-public enum ISO15693Error {
-    /// `01`: the command is not supported.
-    public static let commandNotSupported: UInt8 = 0x01
-    /// `02`: the command is not recognized, e.g. a format error.
-    public static let commandNotRecognized: UInt8 = 0x02
-    /// `03`: the option is not supported.
-    public static let optionNotSupported: UInt8 = 0x03
-    /// `0F`: unknown error.
-    public static let unknown: UInt8 = 0x0F
-    /// `10`: the block is not available (does not exist).
-    public static let blockNotAvailable: UInt8 = 0x10
-    /// `11`: the block is already locked and cannot be locked again.
-    public static let alreadyLocked: UInt8 = 0x11
-    /// `12`: the block is locked, its content cannot be changed.
-    public static let lockedBlockCannotBeChanged: UInt8 = 0x12
-}
+// Command codes, request flags and error codes: ISO15693Command, ISO15693RequestFlag and
+// ISO15693Error in NFCTags (ISO15693Protocol.swift), shared with the reader side.
 
 /// An NXP ICODE SLIX2 (SL2S2602): ISO/IEC 15693, NFC Forum Type 5, 80 blocks of 4 bytes.
 ///
@@ -90,7 +19,8 @@ public enum ISO15693Error {
 ///
 /// Block 79 is the 16-bit counter (``counterBlock``). Not modelled: passwords, privacy mode
 /// and the counter's read-password protection, EAS/AFI protection, NXP custom commands
-/// (`A0`–`BF`, answered "not supported"), the originality signature, 16-slot timing (an
+/// (`A0`–`BF`: framed with the manufacturer code `04`, answered "not supported"; another
+/// manufacturer code is not answered), the originality signature, 16-slot timing (an
 /// Inventory with 16 slots is answered as if in the first slot).
 public final class ICodeSLIX2: VirtualTag {
     /// Blocks, counter included (Get System Information reports `4F` = 80 − 1).
@@ -116,6 +46,10 @@ public final class ICodeSLIX2: VirtualTag {
     /// the memory), `01` (Read Multiple Blocks supported); then an empty NDEF TLV `03 00` and a
     /// terminator `FE`.
     public static let freshNDEFArea: [UInt8] = [0xE1, 0x40, 0x27, 0x01, 0x03, 0x00, 0xFE]
+
+    /// The IC manufacturer code, NXP (`04`): UID byte 2, and the byte custom commands
+    /// (`A0`–`DF`) carry before the UID.
+    public static let manufacturerCode: UInt8 = 0x04
 
     /// The chip's name.
     public let modelName = "ICODE SLIX2"
@@ -206,6 +140,12 @@ public final class ICodeSLIX2: VirtualTag {
             return command == ISO15693Command.inventory ? inventory(flags: flags, parameters: Array(frame.dropFirst(2))) : .silence
         }
         var rest = Array(frame.dropFirst(2))
+        if (ISO15693Command.firstCustom...ISO15693Command.lastCustom).contains(command) {
+            // Custom commands carry the IC manufacturer code before the UID; another
+            // manufacturer's command is not answered (ISO/IEC 15693-3, "Custom commands").
+            guard rest.first == Self.manufacturerCode else { return .silence }
+            rest.removeFirst()
+        }
         let addressed = flags & ISO15693RequestFlag.address != 0
         if addressed {
             guard rest.count >= 8 else { return .silence }

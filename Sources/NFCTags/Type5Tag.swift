@@ -1,0 +1,400 @@
+public import NDEF
+import NFCCore
+
+/// NDEF on an NFC Forum Type 5 Tag (ISO 15693: ICODE SLIX2 and kin) over ``ISO15693Tag``'s
+/// commands: the NDEF detection, read and write procedures of Type 5 Tag 1.0 (7.5), with every
+/// check before the first write and the tear-safe write order of ARCHITECTURE.md.
+///
+/// Reads use the option flag, so each block comes with its security status: a block locked with
+/// Lock Block is known before anything is written, at no extra command. Read Multiple Blocks is
+/// used when the CC announces it (feature bit 0) and the chip has it, at most
+/// ``maxBlocksPerRead`` blocks per command; else Read Single Block. Block numbers take 2 bytes
+/// (the extended commands) when the CC magic is `E2`.
+///
+/// libnfc cannot inventory ISO 15693 tags with a PN532, so this mapping is proven against the
+/// ICODE SLIX2 model through the in-process simulator only.
+public struct Type5Tag: NFCNDEFTag {
+    /// The tag's commands.
+    public let tag: ISO15693Tag
+    /// The most blocks one Read Multiple Blocks asks for: 32 (128 bytes of 4-byte blocks, plus
+    /// their status bytes, well inside any reader's frame); 0 never uses the command.
+    public var maxBlocksPerRead: Int
+    /// Whether the chip is known to have Lock Block even when the CC does not say so (ICODE
+    /// SLI/SLIX/SLIX2: SL2S2602 data sheet, "LOCK BLOCK").
+    public var chipHasLockBlock: Bool
+    /// How many blocks the detection procedure reads at once past the CC when Read Multiple
+    /// Blocks is allowed: 8 blocks hold the TLV header and a short message, so reading a short
+    /// message costs no further command.
+    public var readAheadBlocks = 8
+
+    /// The mapping over `tag`; ICODE chips (by identification) are known to have Lock Block.
+    public init(tag: ISO15693Tag, maxBlocksPerRead: Int = 32) {
+        self.tag = tag
+        self.maxBlocksPerRead = maxBlocksPerRead
+        self.chipHasLockBlock = tag.identity.model.hasPrefix("ICODE")
+    }
+
+    /// The NDEF detection procedure (Type 5 Tag 1.0, 7.5.1): block 0 (the CC), then the T5T area
+    /// up to the NDEF TLV.
+    /// - Returns: `.notSupported` (capacity 0) when the CC or the area says not NDEF;
+    ///   `.readWrite`/`.readOnly` from the CC write access, the capacity
+    ///   (``Type5TLVArea/capacity``) and the stored message length.
+    /// - Throws: ``NFCTagError`` `malformedTag` (with the byte address), `connectionLost`,
+    ///   `tagResponse`.
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
+        let area: Type5TLVArea
+        do {
+            area = try await load().area
+        } catch where error.code == .notNDEFFormatted {
+            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
+        }
+        return NDEFQuery(
+            status: area.capabilityContainer.isWritable ? .readWrite : .readOnly, capacity: area.capacity,
+            messageLength: area.messageLength)
+    }
+
+    /// Reads the stored NDEF message (Type 5 Tag 1.0, 7.5.2); an NDEF TLV of length 0 gives
+    /// ``NDEFMessage/empty``.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted`; `malformedTag`; `malformedMessage` (offset =
+    ///   tag memory address of the faulty byte); `connectionLost`, `tagResponse`.
+    public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
+        var (snapshot, area) = try await load()
+        guard area.messageLength > 0 else { return .empty }
+        let range = area.messageAddresses
+        try await snapshot.extend(through: range.upperBound - 1, using: self)
+        do throws(NDEFError) {
+            return try NDEFMessage(bytes: Array(snapshot.memory[range]))
+        } catch {
+            let offset = error.offset.map { range.lowerBound + min($0, range.count - 1) }
+            throw NFCTagError(.malformedMessage, at: offset, "stored NDEF message does not decode: \(error.reason)")
+        }
+    }
+
+    /// Writes `message` in place of the stored one (Type 5 Tag 1.0, 7.5.3).
+    ///
+    /// Checks first — NDEF formatted, CC write access, message ≤ capacity, no block to be
+    /// changed locked — and a failed check sends no write. Then: (1) the block holding the first
+    /// L byte is written with L = 0 (`03 00` reads as an empty NDEF TLV) unless the tag already
+    /// holds an empty message there, (2) the other blocks whose content changes, (3) that block
+    /// with the real length. A single changing block is written once. A Terminator TLV follows
+    /// the message when a byte is left in the area. With `verify`, the written blocks are read
+    /// back and compared.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly` (CC or a locked block),
+    ///   `capacityExceeded` ("by N bytes"), `invalidMessage` (nothing written); `connectionLost`,
+    ///   `tagResponse` (the tag holds the old, an empty or the new message); `verificationFailed`.
+    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
+        let encoded: [UInt8]
+        do {
+            encoded = try message.encoded()
+        } catch {
+            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
+        }
+        var (snapshot, area) = try await load()
+        let cc = area.capabilityContainer
+        guard cc.isWritable else {
+            throw NFCTagError(.readOnly, at: 1, "tag is read-only (CC write access \(cc.writeAccess), byte 1 = \(hexByte(cc.versionAndAccess)))")
+        }
+        guard encoded.count <= area.capacity else {
+            let over = encoded.count - area.capacity
+            throw NFCTagError(
+                .capacityExceeded,
+                "message of \(encoded.count) bytes exceeds the capacity of \(area.capacity) by \(over) byte\(over == 1 ? "" : "s")")
+        }
+        var tlv: [UInt8] = [Type5TLVType.ndefMessage]
+        if encoded.count < 0xFF {
+            tlv.append(UInt8(encoded.count))
+        } else {
+            tlv += [Type5TLVType.threeByteLengthMarker, UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)]
+        }
+        tlv += encoded
+        if area.usableBytes > tlv.count { tlv.append(Type5TLVType.terminator) }
+        let start = area.ndefTLVAddress
+        try await snapshot.extend(through: start + tlv.count - 1, using: self)
+
+        var final = snapshot.memory
+        final.replaceSubrange(start..<(start + tlv.count), with: tlv)
+        let size = snapshot.blockSize
+        let lengthAddress = start + 1
+        let lengthBlock = lengthAddress / size
+        var zeroed = final
+        zeroed[lengthAddress] = 0
+        func block(_ memory: [UInt8], _ b: Int) -> [UInt8] { Array(memory[(b * size)..<((b + 1) * size)]) }
+        let blocks = Array((start / size)...((start + tlv.count - 1) / size))
+        let changing = blocks.filter { block(final, $0) != block(snapshot.memory, $0) }
+        if let locked = changing.first(where: { snapshot.isLocked($0) }) {
+            throw NFCTagError(.readOnly, at: locked * size, "block \(locked) is locked (Lock Block); nothing was written")
+        }
+        let others = changing.filter { $0 != lengthBlock }
+        var current = block(snapshot.memory, lengthBlock)
+        let readsEmpty = snapshot.memory[start] == Type5TLVType.ndefMessage && snapshot.memory[lengthAddress] == 0
+        if others.count == 1, current == block(final, lengthBlock) {
+            // One block changes: one write takes the tag from the old message to the new.
+            try await write(block: others[0], block(final, others[0]), cc: cc)
+        } else if !others.isEmpty {
+            if !readsEmpty, current != block(zeroed, lengthBlock) {
+                try await write(block: lengthBlock, block(zeroed, lengthBlock), cc: cc)
+                current = block(zeroed, lengthBlock)
+            }
+            for b in others { try await write(block: b, block(final, b), cc: cc) }
+        }
+        if current != block(final, lengthBlock) {
+            try await write(block: lengthBlock, block(final, lengthBlock), cc: cc)
+        }
+
+        guard verify else { return }
+        var check = Snapshot(memory: [], blockSize: size, lockedBlocks: [], capabilityContainer: cc)
+        check.readMultipleRefused = snapshot.readMultipleRefused
+        check.memory = [UInt8](repeating: 0, count: blocks[0] * size)
+        try await check.extend(through: start + tlv.count - 1, using: self)
+        for address in start..<(start + tlv.count) where check.memory[address] != final[address] {
+            throw NFCTagError(
+                .verificationFailed, at: address,
+                "read back \(hexByte(check.memory[address])) where \(hexByte(final[address])) was written")
+        }
+    }
+
+    /// Makes the tag permanently read-only (Type 5 Tag 1.0, 7.5.4 and the SL2S2602 Lock Block):
+    /// (1) CC byte 1's write access becomes `11`b (never), so that readers see read-only at once;
+    /// (2) Lock Block on every block of the T5T area; (3) Lock Block on the CC block(s) last.
+    /// Interrupted, the tag holds its message and reads read-write (before 1) or read-only;
+    /// running it again finishes the job (a block already locked, error `11`, counts as done).
+    /// Irreversible.
+    /// - Throws: ``NFCTagError`` `notSupported` when neither the CC (feature bit 3) nor the chip
+    ///   has Lock Block (nothing sent after the reads); `notNDEFFormatted`; `malformedTag`;
+    ///   `readOnly` when the CC block is locked while its write access is not yet `11`b;
+    ///   `connectionLost`, `tagResponse`.
+    public func writeLock() async throws(NFCTagError) {
+        let (snapshot, area) = try await load()
+        let cc = area.capabilityContainer
+        guard cc.supportsLockBlock || chipHasLockBlock else {
+            throw NFCTagError(.notSupported, "neither the CC (feature bit 3) nor the chip offers Lock Block; the tag was not changed")
+        }
+        let size = snapshot.blockSize
+        let ccBlocks = 0..<((cc.size + size - 1) / size)
+        if cc.writeAccess != Type5CapabilityContainer.writeAccessNever {
+            // CC byte 1 is in block 0 unless blocks are a single byte long.
+            let accessBlock = 1 / size
+            guard !snapshot.isLocked(accessBlock) else {
+                throw NFCTagError(.readOnly, at: 1, "the CC block is locked while its write access is \(cc.writeAccess), not 3")
+            }
+            var data = Array(snapshot.memory[(accessBlock * size)..<((accessBlock + 1) * size)])
+            data[1 % size] = (cc.versionAndAccess & 0xFC) | Type5CapabilityContainer.writeAccessNever
+            try await write(block: accessBlock, data, cc: cc)
+        }
+        let areaBlocks = ccBlocks.upperBound..<((cc.areaEnd + size - 1) / size)
+        for b in Array(areaBlocks) + Array(ccBlocks) where !snapshot.isLocked(b) {
+            do throws(NFCTagError) {
+                let io = commands(for: cc)
+                if cc.usesExtendedCommands { try await io.extendedLockBlock(b) } else { try await io.lockBlock(b) }
+            } catch where ISO15693Error.code(in: error) == ISO15693Error.alreadyLocked {
+                continue
+            }
+        }
+    }
+
+    /// Formats the tag for NDEF (Type 5 Tag 1.0, 4.3 and 4.4): from Get system information, a CC
+    /// (`E1`, version 1.0, read/write, MLEN = the largest whole 8-byte T5T area after it; 4-byte
+    /// form up to 2040 bytes, else 8-byte), then an empty NDEF TLV `03 00` and a Terminator
+    /// `FE`. Feature bits: Read Multiple Blocks when the chip answered it while memory was read,
+    /// Lock Block when the chip is known to have it.
+    ///
+    /// Memory (the CC and area to be) is read first: a tag holding anything but zeros or an
+    /// empty NDEF message (with nothing but NULL TLVs before it) is refused unless `force`.
+    /// Blocks are written TLV first and the CC block last, so that an interruption leaves the
+    /// old state or an empty NDEF tag; blocks that already hold the wanted bytes are not
+    /// written. The block count comes from Get system information (at most 256 blocks), so the
+    /// CC written is `E1`.
+    /// - Throws: ``NFCTagError`` `alreadyFormatted` (data present, not forced; nothing written);
+    ///   `notSupported` when system information has no memory size; `readOnly` when a block to
+    ///   write is locked (nothing written); `connectionLost`, `tagResponse`.
+    public func format(force: Bool) async throws(NFCTagError) {
+        let info = try await tag.getSystemInfo()
+        guard let memorySize = info.memorySize, let blockSize = info.blockSize, memorySize >= 16 else {
+            throw NFCTagError(.notSupported, "system information gives no memory size to format")
+        }
+        var features = chipHasLockBlock ? Type5CapabilityContainer.featureLockBlock : 0
+        var cc = Type5CapabilityContainer.forMemory(size: memorySize, features: 0)
+        // Get system information counts at most 256 blocks: block numbers fit one byte (E1).
+        // Read what the CC and the area will cover, with each block's security status.
+        var snapshot = Snapshot(memory: [], blockSize: blockSize, lockedBlocks: [], capabilityContainer: nil)
+        let multipleWorks = try await snapshot.extendProbingReadMultiple(through: cc.areaEnd - 1, using: self, extended: cc.usesExtendedCommands)
+        if multipleWorks { features |= Type5CapabilityContainer.featureReadMultipleBlocks }
+        cc.features = features
+        let holdsData: Bool
+        switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory) {
+        case .success(let area):
+            // A message, or any TLV before the NDEF TLV other than NULL, is data.
+            holdsData = area.messageLength > 0 || snapshot.memory[area.capabilityContainer.size..<area.ndefTLVAddress].contains { $0 != 0 }
+        default: holdsData = snapshot.memory.contains { $0 != 0 }
+        }
+        if holdsData && !force {
+            throw NFCTagError(.alreadyFormatted, "the tag holds data; format(force: true) erases it")
+        }
+        var final = snapshot.memory
+        let layout = cc.bytes + [Type5TLVType.ndefMessage, 0x00, Type5TLVType.terminator]
+        final.replaceSubrange(0..<layout.count, with: layout)
+        func block(_ memory: [UInt8], _ b: Int) -> [UInt8] { Array(memory[(b * blockSize)..<((b + 1) * blockSize)]) }
+        let touched = Array(0...((layout.count - 1) / blockSize))
+        let changing = touched.filter { block(final, $0) != block(snapshot.memory, $0) }
+        if let locked = changing.first(where: { snapshot.isLocked($0) }) {
+            throw NFCTagError(.readOnly, at: locked * blockSize, "block \(locked) is locked (Lock Block); nothing was written")
+        }
+        // When the CC spans several blocks, block 0 loses its magic first so that no half-old
+        // CC is ever read.
+        let ccBlocks = (cc.size + blockSize - 1) / blockSize
+        if ccBlocks > 1, changing.contains(where: { $0 > 0 && $0 < ccBlocks }), snapshot.memory[0] != 0 {
+            var invalid = block(snapshot.memory, 0)
+            invalid[0] = 0
+            try await write(block: 0, invalid, cc: cc)
+        }
+        for b in changing.reversed() { try await write(block: b, block(final, b), cc: cc) }
+    }
+
+    // MARK: - Memory
+
+    /// Tag memory read so far, from block 0, with the lock state of each block read.
+    struct Snapshot {
+        var memory: [UInt8]
+        var blockSize: Int
+        var lockedBlocks: [Bool]
+        /// Known once parsed: says whether Read Multiple Blocks and the extended commands apply.
+        var capabilityContainer: Type5CapabilityContainer?
+        /// Set when the chip refused Read Multiple Blocks although the CC announced it.
+        var readMultipleRefused = false
+
+        func isLocked(_ block: Int) -> Bool { block < lockedBlocks.count && lockedBlocks[block] }
+
+        mutating func append(_ blocks: [ISO15693Block]) throws(NFCTagError) {
+            for b in blocks {
+                guard b.data.count == blockSize else {
+                    throw NFCTagError(
+                        .tagResponse, at: b.number * blockSize,
+                        "block \(b.number) came back with \(b.data.count) bytes where blocks are \(blockSize) bytes long")
+                }
+                memory += b.data.array
+                if lockedBlocks.count < b.number { lockedBlocks += [Bool](repeating: false, count: b.number - lockedBlocks.count) }
+                lockedBlocks.append(b.isLocked)
+            }
+        }
+
+        /// Reads on until `memory` covers `address` (and, with `ahead`, up to that address when
+        /// Read Multiple Blocks applies, so as to save a later command).
+        mutating func extend(through address: Int, ahead: Int? = nil, using tag: Type5Tag) async throws(NFCTagError) {
+            guard address >= memory.count else { return }
+            var multiple = (capabilityContainer?.supportsReadMultipleBlocks ?? false) && tag.maxBlocksPerRead > 1
+                && !readMultipleRefused
+            let extended = capabilityContainer?.usesExtendedCommands ?? false
+            var target = multiple ? max(address, ahead ?? address) : address
+            while memory.count <= target {
+                let first = memory.count / blockSize
+                let last = target / blockSize
+                if multiple && last > first {
+                    let end = min(last, first + tag.maxBlocksPerRead - 1)
+                    do throws(NFCTagError) {
+                        try append(try await tag.readBlocks(first...end, extended: extended))
+                    } catch where Self.refusesCommand(error) {
+                        // The CC promised Read Multiple Blocks but the chip refuses it: single
+                        // blocks from now on, and no read-ahead.
+                        multiple = false
+                        readMultipleRefused = true
+                        target = address
+                    }
+                } else {
+                    try append([try await tag.readBlock(first, extended: extended)])
+                }
+            }
+        }
+
+        /// Whether `error` is the tag refusing a command (error `01`, `02` or `03`).
+        static func refusesCommand(_ error: NFCTagError) -> Bool {
+            guard error.code == .tagResponse, let code = ISO15693Error.code(in: error) else { return false }
+            return [ISO15693Error.commandNotSupported, ISO15693Error.commandNotRecognized, ISO15693Error.optionNotSupported].contains(code)
+        }
+
+        /// Reads through `address` trying Read Multiple Blocks first; when the tag answers it
+        /// with an error (not supported), goes on with single blocks. Returns whether it worked.
+        mutating func extendProbingReadMultiple(through address: Int, using tag: Type5Tag, extended: Bool) async throws(NFCTagError) -> Bool {
+            var works = tag.maxBlocksPerRead > 1
+            while memory.count <= address {
+                let first = memory.count / blockSize
+                let last = address / blockSize
+                if works && last > first {
+                    do throws(NFCTagError) {
+                        try append(try await tag.readBlocks(first...min(last, first + tag.maxBlocksPerRead - 1), extended: extended))
+                        continue
+                    } catch where Self.refusesCommand(error) {
+                        works = false
+                    }
+                }
+                try append([try await tag.readBlock(first, extended: extended)])
+            }
+            return works
+        }
+    }
+
+    /// Reads block 0, then on until the T5T area parses (the detection procedure).
+    func load() async throws(NFCTagError) -> (snapshot: Snapshot, area: Type5TLVArea) {
+        let first = try await readBlock(0, extended: false)
+        guard !first.data.isEmpty else { throw NFCTagError(.tagResponse, at: 0, "READ SINGLE BLOCK 0 answered no data") }
+        var snapshot = Snapshot(memory: [], blockSize: first.data.count, lockedBlocks: [], capabilityContainer: nil)
+        try snapshot.append([first])
+        while true {
+            switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory) {
+            case .success(let area):
+                snapshot.capabilityContainer = area.capabilityContainer
+                return (snapshot, area)
+            case .failure(let error): throw error
+            case .needMore(let address):
+                if snapshot.capabilityContainer == nil, case .success(let cc) = Type5CapabilityContainer.parse(Array(snapshot.memory.prefix(8))) {
+                    snapshot.capabilityContainer = cc
+                }
+                let ahead = snapshot.capabilityContainer.map { cc in
+                    min(cc.areaEnd - 1, (address / snapshot.blockSize + readAheadBlocks) * snapshot.blockSize - 1)
+                }
+                try await snapshot.extend(through: address, ahead: ahead, using: self)
+            }
+        }
+    }
+
+    /// Read single block with its security status (extended form for `E2`).
+    func readBlock(_ number: Int, extended: Bool) async throws(NFCTagError) -> ISO15693Block {
+        if !extended { return try await tag.readSingleBlockWithSecurityStatus(number) }
+        let answer = try await tag.send(
+            ISO15693Command.extendedReadSingleBlock, try ISO15693Tag.extendedBlockBytes(number), option: true,
+            what: "EXTENDED READ SINGLE BLOCK \(number)")
+        guard answer.count > 1 else {
+            throw NFCTagError(.tagResponse, "EXTENDED READ SINGLE BLOCK \(number) answered \(answer.count) bytes")
+        }
+        return ISO15693Block(number: number, data: Bytes(answer.dropFirst()), securityStatus: answer[0])
+    }
+
+    /// Read multiple blocks with their security status (extended form for `E2`).
+    func readBlocks(_ range: ClosedRange<Int>, extended: Bool) async throws(NFCTagError) -> [ISO15693Block] {
+        try await tag.readMultiple(range.lowerBound..<(range.upperBound + 1), extended: extended, securityStatus: true)
+    }
+
+    /// The tag's commands as `cc` asks: the option flag on write-alike commands when the CC
+    /// wants the special frame (feature bit 4: the tag answers after the reader's EOF).
+    func commands(for cc: Type5CapabilityContainer) -> ISO15693Tag {
+        var io = tag
+        if cc.needsSpecialFrame { io.writeOptionFlag = true }
+        return io
+    }
+
+    /// Write single block (extended form for `E2`, option flag for the special frame), with the
+    /// block's byte address on errors.
+    func write(block: Int, _ data: [UInt8], cc: Type5CapabilityContainer) async throws(NFCTagError) {
+        let io = commands(for: cc)
+        do {
+            if cc.usesExtendedCommands {
+                try await io.extendedWriteSingleBlock(block, data: Bytes(data))
+            } else {
+                try await io.writeSingleBlock(block, data: Bytes(data))
+            }
+        } catch {
+            var located = error
+            located.offset = located.offset ?? block * data.count
+            throw located
+        }
+    }
+}
