@@ -77,11 +77,13 @@ public struct MiFareTag: Sendable {
         }
     }
 
-    /// The NDEF mapping of this tag's family.
+    /// The NDEF mapping of this tag's family: Type 2 for Ultralight/NTAG, AN1304 for Classic,
+    /// Type 4 for DESFire and Plus in ISO-DEP mode.
     public var ndefPlatform: any NFCNDEFTag {
         switch mifareFamily {
         case .ultralight: Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
         case .classic: ClassicNDEFTag(tag: self)
+        case .desfire where target.supportsISODEP, .plus where target.supportsISODEP: Type4Tag(reader: reader, commandTimeout: commandTimeout)
         default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here")
         }
     }

@@ -4,7 +4,8 @@ public import NFCCore
 /// readers and the simulator alike. Each case exposes its protocol's commands and, through
 /// ``ndef``, the NDEF operations of its NFC Forum platform.
 public enum NFCTag: Sendable {
-    /// ISO 14443-A tags without ISO-DEP: MIFARE Ultralight / NTAG (Type 2), MIFARE Classic.
+    /// MIFARE tags: Ultralight / NTAG (Type 2), Classic, and the ISO-DEP DESFire and Plus (Type 4
+    /// NDEF through APDUs).
     case miFare(MiFareTag)
     /// ISO-DEP tags (ISO 14443-4, A or B) spoken to with APDUs: Type 4 tags, DESFire, smart cards.
     case iso7816(ISO7816Tag)
@@ -21,6 +22,10 @@ public enum NFCTag: Sendable {
     ) async throws(NFCTagError) -> NFCTag {
         let identity = await ChipIdentification.identify(target, on: reader)
         switch target {
+        case .iso14443A(let a) where a.supportsISODEP && (identity.model.hasPrefix("MIFARE DESFire") || identity.model.hasPrefix("MIFARE Plus")):
+            // As CoreNFC does: DESFire and Plus are MIFARE tags that also take APDUs
+            // (``MiFareTag/sendMiFareISO7816Command(_:allowsPaymentApplications:)``).
+            return .miFare(MiFareTag(reader: reader, target: a, identity: identity, commandTimeout: commandTimeout))
         case .iso14443A(let a) where a.supportsISODEP:
             return .iso7816(ISO7816Tag(reader: reader, target: target, identity: identity, commandTimeout: commandTimeout))
         case .iso14443A(let a):

@@ -131,3 +131,23 @@ struct ISODEPIdentificationTests {
         #expect(identity.model == "ISO 14443-4 tag" && identity.platform == "unknown" && identity.hasNDEF == false)
     }
 }
+
+@Suite("DESFire as CoreNFC shows it")
+struct DESFireConnectTests {
+    @Test("a DESFire is a MIFARE tag of the desfire family whose NDEF is Type 4")
+    func desfireIsMiFare() async throws {
+        let reader = ScriptedReader([
+            ISODEPIdentificationTests.getVersion: [0x04, 0x01, 0x01, 0x12, 0x00, 0x18, 0x05, 0x91, 0xAF],
+            ISODEPIdentificationTests.selectNDEF: [0x90, 0x00],
+        ])
+        let tag = try await NFCTag.connect(to: ISODEPIdentificationTests.target, on: reader)
+        guard case .miFare(let mifare) = tag else {
+            Issue.record("DESFire not reported as miFare")
+            return
+        }
+        #expect(mifare.mifareFamily == .desfire)
+        #expect(mifare.identity.model == "MIFARE DESFire EV2 4K")
+        #expect(mifare.ndefPlatform is Type4Tag)
+        #expect(mifare.type2 == nil)
+    }
+}
