@@ -1,6 +1,7 @@
 // Counts the RF commands each NDEF operation sends on each tag platform, on the in-process
 // simulator (the same code drives libnfc), next to the fewest the datasheets allow. Prints a
 // Markdown table; Scripts/bench-commands writes it into docs/benchmarks.md.
+import Foundation
 import NDEF
 import NFCCore
 import NFCTags
@@ -10,71 +11,151 @@ import VirtualTags
 struct Platform {
     /// The row label.
     var label: String
-    /// The `sim:` model holding an NDEF-formatted, empty tag.
-    var model: String
-    /// The `sim:` model of a blank tag for `format`, when the platform has one here.
-    var blankModel: String?
-    /// Datasheet minimum per operation, with the reasoning, by operation name.
-    var minimum: [String: (Int, String)]
+    /// A fresh tag as delivered for NDEF (formatted and empty, or formatted by `format()` first
+    /// when `formatFirst`).
+    var formatted: @Sendable () -> any VirtualTag
+    /// Whether `formatted` is a blank tag that `format()` prepares first.
+    var formatFirst = false
+    /// A blank chip for the `format` row, when the platform can format one; else the row formats
+    /// (forced) a tag holding the message.
+    var blank: (@Sendable () -> any VirtualTag)?
+    /// Datasheet minimum per operation (nil: the operation does not exist) and what our extra
+    /// commands buy.
+    var minimum: [String: (Int?, String)]
 }
 
 let url = "https://example.com/abc"  // a 20-byte URI record
 let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: url)])
 
-/// A fresh tag of `model` (holding `stored` when given), connected and re-selected; the tracing
-/// reader's log is empty.
-func connect(_ model: String, stored: NDEFMessage? = nil) async throws -> (TracingReader, NFCTag) {
-    guard let entry = TagModel.named(model) else { fatalError("no model \(model)") }
-    let reader = await TracingReader(SimulatedReader(tags: [entry.make(entry.defaultUID, TagModelOptions())], emptyFieldWait: .zero))
-    guard let target = try await reader.poll(for: Modulation.allCases, timeout: .zero) else { fatalError("no tag") }
-    let tag = try await NFCTag.connect(to: target, on: reader)
-    _ = try await reader.poll(for: Modulation.allCases, timeout: .zero)
+/// The tag made by `make`, connected and re-selected, formatted first and holding `stored` when
+/// asked; the tracing reader's log is then emptied.
+func connect(_ make: () -> any VirtualTag, format: Bool, stored: NDEFMessage?) async throws -> (TracingReader, NFCTag) {
+    let reader = await TracingReader(SimulatedReader(tags: [make()], emptyFieldWait: .zero))
+    func select() async throws -> TargetInfo {
+        guard let target = try await reader.poll(for: Modulation.allCases, timeout: .zero) else { fatalError("no tag") }
+        return target
+    }
+    let tag = try await NFCTag.connect(to: try await select(), on: reader)
+    _ = try await select()
+    if format { try await tag.ndef.format(force: false) }
     if let stored { try await tag.ndef.writeNDEF(stored) }
-    _ = try await reader.poll(for: Modulation.allCases, timeout: .zero)
+    _ = try await select()
     await reader.reset()
     return (reader, tag)
 }
 
-/// Runs `operation` on a fresh tag and returns the commands it sent (nil when unsupported).
-func count(_ model: String, stored: NDEFMessage? = nil, _ operation: (any NFCNDEFTag) async throws(NFCTagError) -> Void) async throws -> Int? {
-    let (reader, tag) = try await connect(model, stored: stored)
-    do {
-        try await operation(tag.ndef)
-    } catch where error.code == .notSupported {
-        return nil
-    }
-    return await reader.commands.count
+/// The NXP Type 2 blank chip, FeliCa Lite-S with block 0 and SYS_OP cleared, an all-zero SLIX2.
+let blankLiteS: @Sendable () -> any VirtualTag = {
+    var memory = FeliCaLiteS(idm: TagModel.named("felica-lite-s")?.defaultUID ?? []).memory
+    memory.replaceSubrange(0..<16, with: [UInt8](repeating: 0, count: 16))
+    if let mc = FeliCaLiteS.blockNumbers.firstIndex(of: 0x88) { memory[mc * FeliCaLiteS.blockSize + 3] = 0 }
+    return FeliCaLiteS(idm: TagModel.named("felica-lite-s")?.defaultUID ?? [], memory: memory)
+}
+
+func model(_ name: String) -> @Sendable () -> any VirtualTag {
+    { guard let entry = TagModel.named(name) else { fatalError("no model \(name)") }
+      return entry.make(entry.defaultUID, TagModelOptions()) }
 }
 
 let platforms: [Platform] = [
     Platform(
-        label: "Type 2 (NTAG215)", model: "ntag215", blankModel: "ultralight-ev1-mf0ul21",
+        label: "Type 2: NTAG215 (format: blank MF0UL21)", formatted: model("ntag215"), blank: model("ultralight-ev1-mf0ul21"),
         minimum: [
-            "query": (1, "one FAST_READ of pages 0–15 (CC + TLV area)"),
-            "read": (1, "one FAST_READ covering CC and the 25-byte TLV"),
-            "write": (8, "read CC/TLV, 6 WRITEs (pages 4–9), 1 FAST_READ verify; +1 WRITE for tear safety"),
-            "writeLock": (4, "WRITE CC3, dynamic lock page, static lock page, CFG1 (CFGLCK)"),
-            "format": (2, "WRITE page 4 (empty TLV), WRITE CC"),
+            "query": (1, "–"),
+            "read": (1, "–"),
+            "write": (7, "+1 WRITE: length 0 first (tear safety); +1 READ of CFG0/CFG1 (password check before writing); +1 FAST_READ verify"),
+            "writeLock": (4, "+1 FAST_READ (is it NDEF?), +1 READ (lock bytes and CFG in one), +2 READs verify"),
+            "format": (2, "+3 FAST_READs (refuse a chip holding data; CFG), +1 READ verify"),
+            "format (forced, over a message)": (1, "+1 FAST_READ (TLV), +1 READ of CFG (password), +1 FAST_READ verify"),
+        ]),
+    Platform(
+        label: "Type 3: FeliCa Lite-S", formatted: model("felica-lite-s"), blank: blankLiteS,
+        minimum: [
+            "query": (1, "–"),
+            "read": (1, "–"),
+            "write": (4, "+1 WRITE: attribute block with WriteF 0F first (the spec's tear guard); +1 READ verify"),
+            "writeLock": (3, "+1 READ verify of block 0 and MC"),
+            "format": (3, "+4 READs: prove the S_PADs blank before writing"),
+            "format (forced, over a message)": (2, "+1 READ (attribute block), +1 READ verify"),
+        ]),
+    Platform(
+        label: "Type 4: NDEF application, 2 KiB file", formatted: model("type4"),
+        minimum: [
+            "query": (5, "–"),
+            "read": (6, "−1: NLEN and the message come in one READ BINARY"),
+            "write": (5, "+2 UPDATE BINARY: NLEN 0 first and NLEN last (tear safety); +1 READ BINARY verify"),
+            "writeLock": (nil, "no permanent lock exists in Type 4: refused, nothing sent"),
+            "format (forced, over a message)": (6, "–: detection, then NLEN 0"),
+        ]),
+    Platform(
+        label: "Type 5: ICODE SLIX2 (format: blank)", formatted: model("slix2"),
+        blank: { ICodeSLIX2(uid: TagModel.named("slix2")?.defaultUID ?? [], memory: [UInt8](repeating: 0, count: 320)) },
+        minimum: [
+            "query": (1, "+1: READ MULTIPLE is used only once the CC says the chip has it"),
+            "read": (1, "+1: as query"),
+            "write": (6, "+2 READs (CC, TLV area), +1 READ MULTIPLE verify"),
+            "writeLock": (80, "+2 READs (CC, TLV area); 79 LOCK BLOCKs + CC write is the mechanism"),
+            "format": (3, "+3 READ MULTIPLE: refuse a chip holding data (GET SYSTEM INFO + 2 WRITEs are the minimum)"),
+            "format (forced, over a message)": (2, "re-initialised like a blank tag (TLV block, then CC): +1 GET SYSTEM INFO (size for the CC), +3 READ MULTIPLE (every block's lock status, before any write)"),
+        ]),
+    Platform(
+        label: "MIFARE Classic 1K (MAD, 15 NDEF sectors)", formatted: model("classic1k"), formatFirst: true,
+        blank: model("classic1k"),
+        minimum: [
+            "query": (5, "+2 READs of the sector trailers' GPB, which detection needs"),
+            "read": (6, "+2 GPB READs, as query"),
+            "write": (7, "+1 WRITE: length 0 first; +3 READs (detection, GPB); +2 READs verify"),
+            "writeLock": (32, "+7 detection; +32: every trailer AUTH'd with key B and read before the first write; −1 AUTH reused"),
+            "format": (35, "+1 AUTH probing for a MAD; +79 AUTH/READs proving every sector blank and its keys before the first write; −1 AUTH reused"),
+            "format (forced, over a message)": (2, "AUTH + WRITE of the TLV length; +6 detection READs/AUTH (MAD, GPB, TLV), +1 READ verify"),
         ]),
 ]
 
-let operations: [(String, String?, NDEFMessage?, (any NFCNDEFTag) async throws(NFCTagError) -> Void)] = [
-    ("query", nil, nil, { tag throws(NFCTagError) in _ = try await tag.queryNDEFStatus() }),
-    ("read", nil, message, { tag throws(NFCTagError) in _ = try await tag.readNDEF() }),
-    ("write", nil, nil, { tag throws(NFCTagError) in try await tag.writeNDEF(message) }),
-    ("writeLock", nil, message, { tag throws(NFCTagError) in try await tag.writeLock() }),
-    ("format", "blank", nil, { tag throws(NFCTagError) in try await tag.format(force: false) }),
+/// The commands `operation` sends on a fresh tag, or "refused" when the platform does not
+/// support it.
+func measure(
+    _ make: () -> any VirtualTag, formatFirst: Bool, stored: NDEFMessage?,
+    _ operation: (any NFCNDEFTag) async throws(NFCTagError) -> Void
+) async throws -> String {
+    let (reader, tag) = try await connect(make, format: formatFirst, stored: stored)
+    var refused = false
+    do {
+        try await operation(tag.ndef)
+    } catch {
+        guard error.code == .notSupported else { throw error }
+        refused = true
+    }
+    let count = await reader.commands.count
+    if CommandLine.arguments.contains("--trace") {
+        for command in await reader.commands { print("    ", Hex.encode(command.command.prefix(12))) }
+    }
+    return refused ? "refused (\(count) sent)" : String(count)
+}
+
+let operations: [(String, (any NFCNDEFTag) async throws(NFCTagError) -> Void)] = [
+    ("query", { tag throws(NFCTagError) in _ = try await tag.queryNDEFStatus() }),
+    ("read", { tag throws(NFCTagError) in _ = try await tag.readNDEF() }),
+    ("write", { tag throws(NFCTagError) in try await tag.writeNDEF(message) }),
+    ("writeLock", { tag throws(NFCTagError) in try await tag.writeLock() }),
+    ("format", { tag throws(NFCTagError) in try await tag.format(force: false) }),
+    ("format (forced, over a message)", { tag throws(NFCTagError) in try await tag.format(force: true) }),
 ]
 
-print("| platform | operation | NFCKit commands | datasheet minimum | minimum's commands |")
+if CommandLine.arguments.contains("--help") {
+    print("usage: tag-commands-bench [--trace]   (--trace lists each operation's commands in hex)")
+    exit(0)
+}
+print("| platform | operation | NFCKit commands | datasheet minimum | what the difference buys |")
 print("|---|---|---:|---:|---|")
 for platform in platforms {
-    for (name, which, stored, operation) in operations {
-        let model = which == "blank" ? platform.blankModel : platform.model
-        guard let model else { continue }
-        let sent = try await count(model, stored: stored, operation)
-        let (minimum, why) = platform.minimum[name] ?? (0, "")
-        let shown = sent.map(String.init) ?? "not supported"
-        print("| \(platform.label)\(which == "blank" ? " (blank \(model))" : "") | \(name) | \(shown) | \(minimum == 0 ? "–" : String(minimum)) | \(why) |")
+    for (name, operation) in operations {
+        // "format" needs a blank chip; "format (forced…)" runs on every platform over a message.
+        if name == "format" && platform.blank == nil { continue }
+        let stored: NDEFMessage? = ["read", "writeLock", "format (forced, over a message)"].contains(name) ? message : nil
+        let make = name == "format" ? (platform.blank ?? platform.formatted) : platform.formatted
+        let formatFirst = platform.formatFirst && name != "format"
+        let shown = try await measure(make, formatFirst: formatFirst, stored: stored, operation)
+        let (minimum, why) = platform.minimum[name] ?? (nil, "")
+        print("| \(platform.label) | \(name) | \(shown) | \(minimum.map(String.init) ?? "–") | \(why) |")
     }
 }

@@ -99,6 +99,12 @@ public struct ClassicNDEFTag: NFCNDEFTag {
         }
         let session = ClassicSession(tag: tag)
         let area = try await load(session)
+        try await writeTLV(message: encoded, session: session, area: area, verify: verify)
+    }
+
+    /// Lays `encoded` out as the NDEF TLV of `area` and writes it in the tear-safe order of
+    /// ``writeNDEF(_:verify:)``, after the read-only and capacity checks.
+    func writeTLV(message encoded: [UInt8], session: ClassicSession, area: ClassicNDEFArea, verify: Bool) async throws(NFCTagError) {
         if let locked = session.firstReadOnlySector {
             throw readOnlyError(locked)
         }
@@ -223,11 +229,29 @@ public struct ClassicNDEFTag: NFCNDEFTag {
     /// (`alreadyFormatted`). Writes go from the last sector down to sector 0, whose trailer (MAD
     /// key A and GPB) is written last: until then the card is not NDEF, after it is NDEF and
     /// empty. Other data blocks are left as they are.
+    ///
+    /// A card that is already NDEF formatted is left alone when its message is empty, and only
+    /// emptied (TLV length 0, as ``writeNDEF(_:verify:)`` would write it) when forced.
     /// - Throws: ``NFCTagError`` `notSupported` (access bits that forbid the rewrite),
     ///   `authenticationFailed` (a sector refuses both transport keys), `alreadyFormatted`
     ///   (offset of the first non-zero byte), all before any WRITE; `connectionLost`,
     ///   `tagResponse`.
     public func format(force: Bool) async throws(NFCTagError) {
+        // Already NDEF: nothing to do when empty; emptied (TLV length 0) only when forced.
+        let probe = ClassicSession(tag: tag)
+        do throws(NFCTagError) {
+            let area = try await load(probe)
+            guard area.messageLength > 0 else { return }
+            guard force else {
+                throw NFCTagError(
+                    .alreadyFormatted, at: area.address(ofStreamIndex: area.tlvStart),
+                    "the card holds an NDEF message of \(area.messageLength) bytes; force to erase it")
+            }
+            try await writeTLV(message: [], session: probe, area: area, verify: true)
+            return
+        } catch where error.code == .notNDEFFormatted || error.code == .malformedTag || error.code == .malformedMessage {
+            // Not (well) formatted: the full format below, which refuses data unless forced.
+        }
         let layout = tag.classicLayout
         let session = ClassicSession(tag: tag)
         let version: MADDirectory.Version = layout == .classic4K ? .mad2 : .mad1

@@ -144,18 +144,20 @@ extension Type2Tag {
     ///   `passwordRequired` — nothing written; `connectionLost`, `verificationFailed`.
     public func format(force: Bool) async throws(NFCTagError) {
         try await authenticateIfPasswordSet()
-        // With a known model, one pass reads everything format needs: CC, user memory, and the
-        // configuration pages (is the area password-protected?).
-        let lastPage = profile.map { $0.accessPage } ?? 3
-        let all = try await read(fromPage: 0, through: lastPage * Type2Command.pageSize + 3)
-        let cc = Array(all[Type2CapabilityContainer.address..<(Type2CapabilityContainer.address + 4)])
+        let head = usesFastRead
+            ? try await fastRead(from: 0, to: Type2Command.fastReadMaxPages - 1) : try await read(page: 0)
+        let cc = Array(head[Type2CapabilityContainer.address..<(Type2CapabilityContainer.address + 4)])
         guard cc == [0, 0, 0, 0] else {
-            try await reformat(cc: cc, force: force)
+            try await reformat(cc: cc, head: head, force: force)
             return
         }
         guard let profile else {
             throw NFCTagError(.notSupported, "the chip model is unknown, so is the memory size its capability container must declare")
         }
+        // A blank chip: the rest of memory through CFG1 (user memory must be blank; is the area
+        // password-protected?).
+        let all = head + (try await read(
+            fromPage: head.count / Type2Command.pageSize, through: profile.accessPage * Type2Command.pageSize + 3))
         var cache = Type2PageCache(memory: Array(all.prefix((profile.accessPage + 1) * Type2Command.pageSize)))
         let configuration = try await cache.configuration(profile, on: self)
         let userStart = profile.userPages.lowerBound * Type2Command.pageSize
@@ -192,7 +194,7 @@ extension Type2Tag {
 
     /// ``format(force:)`` of a tag whose CC is not blank: an NDEF CC with a message is emptied
     /// when forced; an empty one is left as it is.
-    private func reformat(cc: [UInt8], force: Bool) async throws(NFCTagError) {
+    private func reformat(cc: [UInt8], head: [UInt8], force: Bool) async throws(NFCTagError) {
         let container: Type2CapabilityContainer
         do {
             container = try Type2CapabilityContainer(bytes: cc)
@@ -206,7 +208,7 @@ extension Type2Tag {
         }
         let snapshot: Snapshot
         do {
-            snapshot = try await load()
+            snapshot = try await load(startingWith: head)
         } catch where error.code == .malformedTag || error.code == .notNDEFFormatted {
             guard force else {
                 throw NFCTagError(.alreadyFormatted, at: error.offset, "the TLV area does not parse (\(error.reason)); force to rewrite it")

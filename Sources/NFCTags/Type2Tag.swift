@@ -224,10 +224,11 @@ public struct Type2Tag: NFCNDEFTag {
         }
     }
 
-    /// Reads until the TLV area parses.
-    func load() async throws(NFCTagError) -> Snapshot {
-        var memory: [UInt8] = []
-        if usesFastRead {
+    /// Reads until the TLV area parses, starting from `initial` (memory from address 0 already
+    /// read).
+    func load(startingWith initial: [UInt8] = []) async throws(NFCTagError) -> Snapshot {
+        var memory = initial
+        if usesFastRead, memory.isEmpty {
             // One FAST_READ of pages 0–15 holds the CC and the start of the TLV area: what most
             // tags need, in one command instead of up to four READs.
             memory = try await fastRead(from: 0, to: Type2Command.fastReadMaxPages - 1)

@@ -313,10 +313,11 @@ struct ClassicNDEFTests {
         #expect(memory == Self.formattedMemory())
         let trace = await Self.trace(reader)
         #expect(trace.filter { $0.hasPrefix("WRITE") }.count == 19)
-        // Checks: 16 × (AUTH, READ trailer, READ data blocks) = 16 + 16 + 47; writes: sectors 15…0,
-        // sector 15 still authenticated from the checks: 15 AUTH + 19 WRITE.
-        #expect(trace.filter { $0.hasPrefix("AUTH") }.count == 31)
-        #expect(trace.count == 79 + 34)
+        // Probe: the MAD key A is refused (not NDEF yet): 1 AUTH. Checks: 16 × (AUTH, READ
+        // trailer, READ data blocks) = 16 + 16 + 47; writes: sectors 15…0, sector 15 still
+        // authenticated from the checks: 15 AUTH + 19 WRITE.
+        #expect(trace.filter { $0.hasPrefix("AUTH") }.count == 32)
+        #expect(trace.count == 1 + 79 + 34)
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 716, messageLength: 0))
     }
 
@@ -331,8 +332,17 @@ struct ClassicNDEFTests {
             #expect(error.code == .alreadyFormatted)
         }
         #expect(await Self.writes(reader) == 0)
+        // Forced on an NDEF card: only the TLV length changes (one WRITE), keys and MAD stay.
         try await tag.format(force: true)
+        #expect(await Self.writes(reader) == 1)
         #expect(try await tag.readNDEF() == .empty)
+        let after = await Self.memory(reader)
+        #expect(Array(after[64..<67]) == [0x03, 0x00, 0xFE])
+        #expect(Array(after[0..<64]) == Array(Self.formattedMemory()[0..<64]))
+        for sector in 1..<16 { #expect(Self.trailer(after, sector: sector) == Self.nfcKey + [0x7F, 0x07, 0x88, 0x40] + Self.ffKey) }
+        // Formatted and empty: nothing to do, nothing written.
+        try await tag.format()
+        #expect(await Self.writes(reader) == 1)
         // A transport card with data in sector 5 is refused at that byte.
         var memory = MifareClassic1K.freshMemory(uid: Self.uid)
         memory[5 * 64 + 17] = 0x42

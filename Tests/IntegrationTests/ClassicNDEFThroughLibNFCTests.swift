@@ -50,7 +50,7 @@ struct ClassicNDEFThroughLibNFCTests {
         await tracing.reset()
         try await tag.format()
         let formatCommands = await tracing.commands.count
-        #expect(formatCommands == 113)
+        #expect(formatCommands == 114)
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 716, messageLength: 0))
         #expect(try await tag.readNDEF() == .empty)
 
