@@ -91,12 +91,7 @@ public struct ClassicNDEFTag: NFCNDEFTag {
     ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse` (the card
     ///   holds the old, an empty or the new message); `verificationFailed`.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        let encoded: [UInt8]
-        do {
-            encoded = try message.encoded()
-        } catch {
-            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
-        }
+        let encoded = try message.encodedForTag()
         let session = ClassicSession(tag: tag)
         let area = try await load(session)
         try await writeTLV(message: encoded, session: session, area: area, verify: verify)
@@ -108,20 +103,8 @@ public struct ClassicNDEFTag: NFCNDEFTag {
         if let locked = session.firstReadOnlySector {
             throw readOnlyError(locked)
         }
-        guard encoded.count <= area.capacity else {
-            let over = encoded.count - area.capacity
-            throw NFCTagError(
-                .capacityExceeded,
-                "message of \(encoded.count) bytes exceeds the capacity of \(area.capacity) by \(over) byte\(over == 1 ? "" : "s")")
-        }
-        var tlv: [UInt8] = [ClassicTLV.ndefMessage]
-        if encoded.count < 0xFF {
-            tlv.append(UInt8(encoded.count))
-        } else {
-            tlv += [ClassicTLV.threeByteLengthMarker, UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)]
-        }
-        tlv += encoded
-        if area.streamLength - area.tlvStart > tlv.count { tlv.append(ClassicTLV.terminator) }
+        try NFCTagError.checkCapacity(encoded.count, fits: area.capacity)
+        let tlv = NDEFTLV.wrap(encoded, room: area.streamLength - area.tlvStart)
 
         // Check: enter every sector the new TLV covers (trailer read, writability) and read
         // its blocks, before any WRITE.

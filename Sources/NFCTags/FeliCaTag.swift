@@ -1,4 +1,3 @@
-public import NDEF
 public import NFCCore
 
 /// A FeliCa tag (JIS X 6319-4): CoreNFC's `NFCFeliCaTag`. NDEF goes through the NFC Forum
@@ -242,17 +241,5 @@ public struct FeliCaTag: Sendable {
     }
 }
 
-extension FeliCaTag: NFCNDEFTag {
-    /// ``NFCNDEFTag/queryNDEFStatus()`` of the Type 3 mapping.
-    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await ndefPlatform.queryNDEFStatus() }
-    /// ``NFCNDEFTag/readNDEF()`` of the Type 3 mapping.
-    public func readNDEF() async throws(NFCTagError) -> NDEFMessage { try await ndefPlatform.readNDEF() }
-    /// ``NFCNDEFTag/writeNDEF(_:verify:)`` of the Type 3 mapping.
-    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        try await ndefPlatform.writeNDEF(message, verify: verify)
-    }
-    /// ``NFCNDEFTag/writeLock()`` of the Type 3 mapping.
-    public func writeLock() async throws(NFCTagError) { try await ndefPlatform.writeLock() }
-    /// ``NFCNDEFTag/format(force:)`` of the Type 3 mapping.
-    public func format(force: Bool) async throws(NFCTagError) { try await ndefPlatform.format(force: force) }
-}
+/// NDEF through the Type 3 mapping (``ndefPlatform``).
+extension FeliCaTag: NFCNDEFPlatformTag {}

@@ -1,4 +1,3 @@
-public import NDEF
 public import NFCCore
 
 /// An ISO 15693 vicinity tag: CoreNFC's `NFCISO15693Tag`, async with a typed error. NDEF goes
@@ -396,17 +395,5 @@ public struct ISO15693Block: Sendable, Hashable {
     public var isLocked: Bool { (securityStatus ?? 0) & Self.lockedStatus != 0 }
 }
 
-extension ISO15693Tag: NFCNDEFTag {
-    /// ``NFCNDEFTag/queryNDEFStatus()`` of the Type 5 mapping.
-    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await ndefPlatform.queryNDEFStatus() }
-    /// ``NFCNDEFTag/readNDEF()`` of the Type 5 mapping.
-    public func readNDEF() async throws(NFCTagError) -> NDEFMessage { try await ndefPlatform.readNDEF() }
-    /// ``NFCNDEFTag/writeNDEF(_:verify:)`` of the Type 5 mapping.
-    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        try await ndefPlatform.writeNDEF(message, verify: verify)
-    }
-    /// ``NFCNDEFTag/writeLock()`` of the Type 5 mapping.
-    public func writeLock() async throws(NFCTagError) { try await ndefPlatform.writeLock() }
-    /// ``NFCNDEFTag/format(force:)`` of the Type 5 mapping.
-    public func format(force: Bool) async throws(NFCTagError) { try await ndefPlatform.format(force: force) }
-}
+/// NDEF through the Type 5 mapping (``ndefPlatform``).
+extension ISO15693Tag: NFCNDEFPlatformTag {}

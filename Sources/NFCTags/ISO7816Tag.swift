@@ -1,4 +1,3 @@
-public import NDEF
 public import NFCCore
 import Synchronization
 
@@ -87,20 +86,8 @@ public struct ISO7816Tag: Sendable {
     }
 }
 
-extension ISO7816Tag: NFCNDEFTag {
-    /// ``NFCNDEFTag/queryNDEFStatus()`` of the Type 4 mapping.
-    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await ndefPlatform.queryNDEFStatus() }
-    /// ``NFCNDEFTag/readNDEF()`` of the Type 4 mapping.
-    public func readNDEF() async throws(NFCTagError) -> NDEFMessage { try await ndefPlatform.readNDEF() }
-    /// ``NFCNDEFTag/writeNDEF(_:verify:)`` of the Type 4 mapping.
-    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        try await ndefPlatform.writeNDEF(message, verify: verify)
-    }
-    /// ``NFCNDEFTag/writeLock()`` of the Type 4 mapping.
-    public func writeLock() async throws(NFCTagError) { try await ndefPlatform.writeLock() }
-    /// ``NFCNDEFTag/format(force:)`` of the Type 4 mapping.
-    public func format(force: Bool) async throws(NFCTagError) { try await ndefPlatform.format(force: force) }
-}
+/// NDEF through the Type 4 mapping (``ndefPlatform``).
+extension ISO7816Tag: NFCNDEFPlatformTag {}
 
 /// The selected application, shared by the copies of an ``ISO7816Tag`` value.
 final class ISO7816Selection: Sendable {

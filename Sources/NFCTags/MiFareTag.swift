@@ -89,20 +89,8 @@ public struct MiFareTag: Sendable {
     }
 }
 
-extension MiFareTag: NFCNDEFTag {
-    /// ``NFCNDEFTag/queryNDEFStatus()`` of the family's platform.
-    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await ndefPlatform.queryNDEFStatus() }
-    /// ``NFCNDEFTag/readNDEF()`` of the family's platform.
-    public func readNDEF() async throws(NFCTagError) -> NDEFMessage { try await ndefPlatform.readNDEF() }
-    /// ``NFCNDEFTag/writeNDEF(_:verify:)`` of the family's platform.
-    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        try await ndefPlatform.writeNDEF(message, verify: verify)
-    }
-    /// ``NFCNDEFTag/writeLock()`` of the family's platform.
-    public func writeLock() async throws(NFCTagError) { try await ndefPlatform.writeLock() }
-    /// ``NFCNDEFTag/format(force:)`` of the family's platform.
-    public func format(force: Bool) async throws(NFCTagError) { try await ndefPlatform.format(force: force) }
-}
+/// NDEF through the family's platform (``ndefPlatform``).
+extension MiFareTag: NFCNDEFPlatformTag {}
 
 /// The NDEF operations of a tag without an NDEF mapping: every call throws
 /// ``NFCTagError/Code/notSupported`` except ``queryNDEFStatus()``, which answers `.notSupported`.

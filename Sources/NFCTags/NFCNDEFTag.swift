@@ -41,3 +41,65 @@ extension NFCNDEFTag {
         try await format(force: false)
     }
 }
+
+extension NDEFMessage {
+    /// The bytes a platform writes, or ``NFCTagError/Code/invalidMessage`` (nothing is written).
+    func encodedForTag() throws(NFCTagError) -> [UInt8] {
+        do {
+            return try encoded()
+        } catch {
+            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
+        }
+    }
+}
+
+extension NFCTagError {
+    /// Throws ``Code/capacityExceeded``, saying by how many bytes, when `length` exceeds
+    /// `capacity`.
+    static func checkCapacity(_ length: Int, fits capacity: Int) throws(NFCTagError) {
+        guard length > capacity else { return }
+        let over = length - capacity
+        throw NFCTagError(
+            .capacityExceeded, "message of \(length) bytes exceeds the capacity of \(capacity) by \(over) byte\(over == 1 ? "" : "s")")
+    }
+}
+
+/// The NDEF TLV that Type 2, Type 5 and MIFARE Classic share (T = 03, a 1-byte length below
+/// FFh, else FF and a 2-byte length; a Terminator TLV FE after it when room is left).
+enum NDEFTLV {
+    /// `encoded` as an NDEF TLV, followed by a Terminator TLV when `room` (usable bytes from the T
+    /// byte on) leaves at least one byte.
+    static func wrap(_ encoded: [UInt8], room: Int) -> [UInt8] {
+        var tlv: [UInt8] = [Type2TLVType.ndefMessage]
+        if encoded.count < 0xFF {
+            tlv.append(UInt8(encoded.count))
+        } else {
+            tlv += [Type2TLVType.threeByteLengthMarker, UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)]
+        }
+        tlv += encoded
+        if room > tlv.count { tlv.append(Type2TLVType.terminator) }
+        return tlv
+    }
+}
+
+/// A protocol-command tag (``MiFareTag``, ``ISO7816Tag``, ``FeliCaTag``, ``ISO15693Tag``) whose
+/// NDEF operations are those of its platform mapping, as CoreNFC's tag types are NDEF tags too.
+public protocol NFCNDEFPlatformTag: NFCNDEFTag {
+    /// The NFC Forum platform mapping that does the NDEF work.
+    var ndefPlatform: any NFCNDEFTag { get }
+}
+
+extension NFCNDEFPlatformTag {
+    /// ``NFCNDEFTag/queryNDEFStatus()`` of ``ndefPlatform``.
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await ndefPlatform.queryNDEFStatus() }
+    /// ``NFCNDEFTag/readNDEF()`` of ``ndefPlatform``.
+    public func readNDEF() async throws(NFCTagError) -> NDEFMessage { try await ndefPlatform.readNDEF() }
+    /// ``NFCNDEFTag/writeNDEF(_:verify:)`` of ``ndefPlatform``.
+    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
+        try await ndefPlatform.writeNDEF(message, verify: verify)
+    }
+    /// ``NFCNDEFTag/writeLock()`` of ``ndefPlatform``.
+    public func writeLock() async throws(NFCTagError) { try await ndefPlatform.writeLock() }
+    /// ``NFCNDEFTag/format(force:)`` of ``ndefPlatform``.
+    public func format(force: Bool) async throws(NFCTagError) { try await ndefPlatform.format(force: force) }
+}

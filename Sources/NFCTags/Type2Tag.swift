@@ -112,12 +112,7 @@ public struct Type2Tag: NFCNDEFTag {
     ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse` (the tag
     ///   holds the old, an empty or the new message); `verificationFailed`.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        let encoded: [UInt8]
-        do {
-            encoded = try message.encoded()
-        } catch {
-            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
-        }
+        let encoded = try message.encodedForTag()
         try await authenticateIfPasswordSet()
         let snapshot = try await load()
         try await writeTLV(message: encoded, on: snapshot, verify: verify)
@@ -133,21 +128,9 @@ public struct Type2Tag: NFCNDEFTag {
                 .readOnly, at: Type2CapabilityContainer.address + 3,
                 "tag is read-only (CC3 = \(hexByte(area.capabilityContainer.access)))")
         }
-        guard encoded.count <= area.capacity else {
-            let over = encoded.count - area.capacity
-            throw NFCTagError(
-                .capacityExceeded,
-                "message of \(encoded.count) bytes exceeds the capacity of \(area.capacity) by \(over) byte\(over == 1 ? "" : "s")")
-        }
+        try NFCTagError.checkCapacity(encoded.count, fits: area.capacity)
         // Lay out the new TLV on the usable addresses.
-        var tlv: [UInt8] = [Type2TLVType.ndefMessage]
-        if encoded.count < 0xFF {
-            tlv.append(UInt8(encoded.count))
-        } else {
-            tlv += [Type2TLVType.threeByteLengthMarker, UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)]
-        }
-        tlv += encoded
-        if area.ndefAddresses.count > tlv.count { tlv.append(Type2TLVType.terminator) }
+        let tlv = NDEFTLV.wrap(encoded, room: area.ndefAddresses.count)
         guard area.ndefAddresses.count >= tlv.count else {
             throw NFCTagError(.capacityExceeded, "NDEF TLV of \(tlv.count) bytes does not fit \(area.ndefAddresses.count) usable bytes")
         }

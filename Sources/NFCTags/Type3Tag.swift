@@ -161,23 +161,13 @@ public struct Type3Tag: NFCNDEFTag {
 
     /// The body of the public method, on the FeliCa system that answers `12FC`.
     func writeNDEFOnNDEFSystem(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        let encoded: [UInt8]
-        do {
-            encoded = try message.encoded()
-        } catch {
-            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
-        }
+        let encoded = try message.encodedForTag()
         var snapshot = try await load()
         let attribute = snapshot.attribute
         guard attribute.isWritable else {
             throw NFCTagError(.readOnly, at: Type3AttributeInformation.Offset.rwFlag, "tag is read-only (RWFlag 00)")
         }
-        guard encoded.count <= attribute.capacity else {
-            let over = encoded.count - attribute.capacity
-            throw NFCTagError(
-                .capacityExceeded,
-                "message of \(encoded.count) bytes exceeds the capacity of \(attribute.capacity) by \(over) byte\(over == 1 ? "" : "s")")
-        }
+        try NFCTagError.checkCapacity(encoded.count, fits: attribute.capacity)
         var final = attribute
         final.writeFlag = Type3AttributeInformation.writeDone
         final.length = encoded.count

@@ -236,22 +236,12 @@ public struct Type4Tag: NFCNDEFTag {
     ///   no tear-safe length update) — nothing written; `connectionLost`,
     ///   `tagResponse` (old, empty or new message left); `verificationFailed`.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        let encoded: [UInt8]
-        do {
-            encoded = try message.encoded()
-        } catch {
-            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
-        }
+        let encoded = try message.encodedForTag()
         let cc = try await detect()
         guard cc.isWritable else {
             throw NFCTagError(.readOnly, at: cc.writeAccessOffset, "tag is read-only (CC write access \(hexByte(cc.writeAccess)))")
         }
-        guard encoded.count <= cc.capacity else {
-            let over = encoded.count - cc.capacity
-            throw NFCTagError(
-                .capacityExceeded,
-                "message of \(encoded.count) bytes exceeds the capacity of \(cc.capacity) by \(over) byte\(over == 1 ? "" : "s")")
-        }
+        try NFCTagError.checkCapacity(encoded.count, fits: cc.capacity)
         try Self.checkLengthFieldFitsOneUpdate(cc)
         let lengthField = Self.lengthField(encoded.count, cc)
         try await updateBinary(offset: 0, [UInt8](repeating: 0, count: cc.lengthFieldSize))

@@ -83,31 +83,14 @@ public struct Type5Tag: NFCNDEFTag {
     ///   `capacityExceeded` ("by N bytes"), `invalidMessage` (nothing written); `connectionLost`,
     ///   `tagResponse` (the tag holds the old, an empty or the new message); `verificationFailed`.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
-        let encoded: [UInt8]
-        do {
-            encoded = try message.encoded()
-        } catch {
-            throw NFCTagError(.invalidMessage, "message cannot be encoded: \(error.reason)")
-        }
+        let encoded = try message.encodedForTag()
         var (snapshot, area) = try await load()
         let cc = area.capabilityContainer
         guard cc.isWritable else {
             throw NFCTagError(.readOnly, at: 1, "tag is read-only (CC write access \(cc.writeAccess), byte 1 = \(hexByte(cc.versionAndAccess)))")
         }
-        guard encoded.count <= area.capacity else {
-            let over = encoded.count - area.capacity
-            throw NFCTagError(
-                .capacityExceeded,
-                "message of \(encoded.count) bytes exceeds the capacity of \(area.capacity) by \(over) byte\(over == 1 ? "" : "s")")
-        }
-        var tlv: [UInt8] = [Type5TLVType.ndefMessage]
-        if encoded.count < 0xFF {
-            tlv.append(UInt8(encoded.count))
-        } else {
-            tlv += [Type5TLVType.threeByteLengthMarker, UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)]
-        }
-        tlv += encoded
-        if area.usableBytes > tlv.count { tlv.append(Type5TLVType.terminator) }
+        try NFCTagError.checkCapacity(encoded.count, fits: area.capacity)
+        let tlv = NDEFTLV.wrap(encoded, room: area.usableBytes)
         let start = area.ndefTLVAddress
         try await snapshot.extend(through: start + tlv.count - 1, using: self)
 
