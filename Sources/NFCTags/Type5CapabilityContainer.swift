@@ -134,19 +134,9 @@ public struct Type5CapabilityContainer: Sendable, Hashable {
     }
 }
 
-/// TLV block types of the T5T area (NFC Forum Type 5 Tag 1.0, 4.4).
-public enum Type5TLVType {
-    /// NULL TLV: one byte, no length (`00`).
-    public static let null: UInt8 = 0x00
-    /// NDEF Message TLV (`03`).
-    public static let ndefMessage: UInt8 = 0x03
-    /// Proprietary TLV (`FD`).
-    public static let proprietary: UInt8 = 0xFD
-    /// Terminator TLV: one byte, no length (`FE`).
-    public static let terminator: UInt8 = 0xFE
-    /// First byte of the 3-byte length form (`FF`, then two bytes big-endian).
-    public static let threeByteLengthMarker: UInt8 = 0xFF
-}
+/// TLV block types of the T5T area (NFC Forum Type 5 Tag 1.0, 4.4): the values and names of
+/// Type 2 (NULL 00, NDEF 03, Proprietary FD, Terminator FE, 3-byte length marker FF).
+public typealias Type5TLVType = Type2TLVType
 
 /// The T5T area as the NDEF detection procedure finds it (Type 5 Tag 1.0, 4.4 and 7.5.1): the
 /// capability container, where the NDEF TLV starts and how long its message is.
