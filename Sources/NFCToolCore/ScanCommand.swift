@@ -49,7 +49,7 @@ struct ScanCommand: ToolCommand {
         do {
             reader = try await ReaderConnection.open(connection)
         } catch {
-            throw .failure("cannot open reader '\(connection)': \(error)")
+            throw CommandError("cannot open reader '\(connection)': \(error)", exitCode: .noReader)
         }
         do {
             if isContinuous {

@@ -10,6 +10,15 @@ struct HelpTests {
           0   success
           1   failure (reader, tag or I/O error)
           2   no tag came within the timeout
+          3   no reader (none found, or it could not be opened)
+          4   the tag holds no NDEF (not formatted, or not an NDEF tag)
+          5   the tag is read-only; nothing was written
+          6   the message does not fit the tag; nothing was written
+          7   the tag left the field during the operation
+          8   the tag does not hold what was expected or written
+          9   password or key refused, or needed and not given
+          10  the tag or reader cannot do this
+          11  the tag holds data the command would overwrite (use --force)
           64  usage error (unknown command or option, missing or bad value)
           65  data error (malformed input)
 

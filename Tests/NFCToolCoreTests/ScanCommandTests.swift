@@ -58,7 +58,7 @@ struct ScanCommandTests {
     @Test("a reader that cannot be opened fails with the reason", arguments: ["sim:nosuch", "pn532_uart:/dev/nfckit-none"])
     func badDevice(device: String) async {
         let run = await runNFCTool(["scan", "--device", device, "--timeout", "0.2"])
-        #expect(run.status == .failure)
+        #expect(run.status == .noReader)
         #expect(run.standardError.hasPrefix("Error: cannot open reader"))
     }
 
