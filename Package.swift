@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "VirtualTags", targets: ["VirtualTags"]),
         .library(name: "PN532Emulator", targets: ["PN532Emulator"]),
         .library(name: "NFCKit", targets: ["NFCKit"]),
+        .library(name: "Provisioning", targets: ["Provisioning"]),
         .executable(name: "nfctool", targets: ["nfctool"]),
         .executable(name: "pn532-emulator", targets: ["pn532-emulator"]),
     ],
@@ -28,6 +29,8 @@ let package = Package(
             pkgConfig: "libnfc",
             providers: [.apt(["libnfc-dev", "libusb-1.0-0-dev"])]
         ),
+        // SQLite, for the provisioning ledger; Debian: libsqlite3-dev.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Bytes, hex, cursors: no dependencies.
         .target(name: "NFCCore", swiftSettings: strict),
         // NDEF messages and records (NFC Forum NDEF 1.0 and RTDs).
@@ -43,6 +46,8 @@ let package = Package(
         .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"], swiftSettings: strict),
         // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "VirtualTags"], swiftSettings: strict),
+        // Batch provisioning: the SQLite ledger, URL templates, manifests.
+        .target(name: "Provisioning", dependencies: ["NFCCore", "CSQLite"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
         .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "NFCKit"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),
@@ -57,6 +62,7 @@ let package = Package(
         .target(name: "NFCTestSupport", swiftSettings: strict),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
+        .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
         .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF", "NFCTestSupport"], swiftSettings: strict),

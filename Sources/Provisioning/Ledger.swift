@@ -1,0 +1,362 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// A ledger failure: SQLite's message and result code, or a refusal of ours.
+public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public var message: String
+    /// SQLite's result code (0 when the error is ours).
+    public var code: Int32
+
+    /// Creates an error.
+    public init(_ message: String, code: Int32 = 0) {
+        self.message = message
+        self.code = code
+    }
+
+    /// The message, with SQLite's code when there is one.
+    public var description: String { code == 0 ? message : "\(message) (SQLite \(code))" }
+}
+
+/// One provisioning attempt on one tag, as the ledger keeps it.
+public struct LedgerAttempt: Sendable, Hashable, Codable {
+    /// The attempt's row id (0 before it is recorded).
+    public var id: Int64 = 0
+    /// The run it belongs to.
+    public var run: Int64
+    /// The tag's UID, upper-case hex.
+    public var uid: String
+    /// The chip model.
+    public var model: String
+    /// The manifest row (0-based), when a manifest drove the run.
+    public var row: Int?
+    /// The counter value `{n}` it got, when the template uses one.
+    public var counter: Int?
+    /// What was written, in a few words (`URI https://…`).
+    public var summary: String
+    /// Bytes of NDEF message written.
+    public var bytes: Int
+    /// Whether the read-back matched.
+    public var verified: Bool
+    /// Whether the tag was locked.
+    public var locked: Bool
+    /// Whether a password was set.
+    public var protected: Bool
+    /// The error, for a failed attempt.
+    public var error: String?
+    /// When the tag was found (ISO 8601).
+    public var started: String
+    /// When the attempt ended (ISO 8601).
+    public var finished: String
+    /// The reader's connection string.
+    public var reader: String
+    /// `done` (written and verified) or `failed`.
+    public var status: String
+
+    /// Creates an attempt.
+    public init(
+        run: Int64, uid: String, model: String, row: Int? = nil, counter: Int? = nil, summary: String, bytes: Int,
+        verified: Bool, locked: Bool = false, protected: Bool = false, error: String? = nil, started: String,
+        finished: String, reader: String, status: String
+    ) {
+        self.run = run
+        self.uid = uid
+        self.model = model
+        self.row = row
+        self.counter = counter
+        self.summary = summary
+        self.bytes = bytes
+        self.verified = verified
+        self.locked = locked
+        self.protected = protected
+        self.error = error
+        self.started = started
+        self.finished = finished
+        self.reader = reader
+        self.status = status
+    }
+}
+
+/// Totals over a ledger.
+public struct LedgerStats: Sendable, Hashable, Codable {
+    /// Runs started.
+    public var runs: Int
+    /// Attempts recorded.
+    public var attempts: Int
+    /// Tags done (distinct UIDs with a verified attempt).
+    public var done: Int
+    /// Failed attempts.
+    public var failed: Int
+    /// Tags locked.
+    public var locked: Int
+    /// The next counter value to be handed out.
+    public var nextCounter: Int?
+}
+
+/// The provisioning ledger: a SQLite database in WAL mode recording every attempt, with one
+/// transaction per tag written only after the tag was verified, so a crash can never leave a tag
+/// marked done that was not. Counters are allocated from it, so two runs (or two processes) on
+/// the same ledger never hand out the same `{n}`.
+///
+/// Thread-safe: one connection behind a mutex; SQLite's own locking (busy timeout 5 s) orders
+/// processes.
+public final class Ledger: Sendable {
+    /// The SQLite connection: used only while `lock` is held (SQLite's FULLMUTEX mode guards
+    /// single calls; the lock keeps a transaction's statements together).
+    private nonisolated(unsafe) let handle: OpaquePointer
+    private let lock = Mutex(())
+    /// The database file.
+    public let path: String
+
+    /// Opens (creating if needed) the ledger at `path`.
+    public init(path: String) throws(LedgerError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw LedgerError("cannot open the ledger \(path): \(message)", code: status)
+        }
+        sqlite3_busy_timeout(handle, 5000)
+        self.handle = handle
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=FULL")
+        try execute("""
+            CREATE TABLE IF NOT EXISTS runs(
+                id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, template TEXT, manifest TEXT,
+                readers TEXT NOT NULL)
+            """)
+        try execute("""
+            CREATE TABLE IF NOT EXISTS attempts(
+                id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), uid TEXT NOT NULL, model TEXT NOT NULL,
+                row INTEGER, counter INTEGER, summary TEXT NOT NULL, bytes INTEGER NOT NULL, verified INTEGER NOT NULL,
+                locked INTEGER NOT NULL, protected INTEGER NOT NULL, error TEXT, started TEXT NOT NULL,
+                finished TEXT NOT NULL, reader TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('done', 'failed')))
+            """)
+        try execute("CREATE INDEX IF NOT EXISTS attempts_uid ON attempts(uid, status)")
+        try execute("CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Starts a run and returns its id.
+    public func startRun(template: String?, manifest: String?, readers: [String]) throws(LedgerError) -> Int64 {
+        try insert(
+            "INSERT INTO runs(started, template, manifest, readers) VALUES(?, ?, ?, ?)",
+            [.text(Self.now()), template.map(SQLValue.text) ?? .null, manifest.map(SQLValue.text) ?? .null,
+             .text(readers.joined(separator: " "))])
+    }
+
+    /// Marks run `id` finished.
+    public func finishRun(_ id: Int64) throws(LedgerError) {
+        try execute("UPDATE runs SET finished = ? WHERE id = ?", [.text(Self.now()), .integer(id)])
+    }
+
+    /// Hands out the next counter value: at least `start`, never one handed out before on this
+    /// ledger (by any run or process), even if the tag that got it failed.
+    public func allocateCounter(start: Int) throws(LedgerError) -> Int {
+        try transaction { db throws(LedgerError) -> Int in
+            let rows = try db.query("SELECT next FROM counters WHERE name = 'n'")
+            let next = max(start, rows.first?.first?.integer.map(Int.init) ?? start)
+            try db.execute(
+                "INSERT INTO counters(name, next) VALUES('n', ?) ON CONFLICT(name) DO UPDATE SET next = excluded.next",
+                [.integer(Int64(next + 1))])
+            return next
+        }
+    }
+
+    /// Records an attempt in one transaction; returns its id. Call it after verification.
+    @discardableResult
+    public func record(_ attempt: LedgerAttempt) throws(LedgerError) -> Int64 {
+        try transaction { db throws(LedgerError) -> Int64 in
+            try db.insert(
+                """
+                INSERT INTO attempts(run, uid, model, row, counter, summary, bytes, verified, locked, protected, error,
+                    started, finished, reader, status) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.integer(attempt.run), .text(attempt.uid), .text(attempt.model),
+                 attempt.row.map { .integer(Int64($0)) } ?? .null, attempt.counter.map { .integer(Int64($0)) } ?? .null,
+                 .text(attempt.summary), .integer(Int64(attempt.bytes)), .integer(attempt.verified ? 1 : 0),
+                 .integer(attempt.locked ? 1 : 0), .integer(attempt.protected ? 1 : 0),
+                 attempt.error.map(SQLValue.text) ?? .null, .text(attempt.started), .text(attempt.finished),
+                 .text(attempt.reader), .text(attempt.status)])
+        }
+    }
+
+    /// The manifest rows already done (written and verified) in any run.
+    public func doneRows() throws(LedgerError) -> Set<Int> {
+        Set(try query("SELECT DISTINCT row FROM attempts WHERE status = 'done' AND row IS NOT NULL").compactMap { $0.first?.integer.map(Int.init) })
+    }
+
+    /// Whether a tag with `uid` was already provisioned (a `done` attempt).
+    public func isDone(uid: String) throws(LedgerError) -> Bool {
+        !(try query("SELECT 1 FROM attempts WHERE uid = ? AND status = 'done' LIMIT 1", [.text(uid.uppercased())])).isEmpty
+    }
+
+    /// Every attempt, oldest first.
+    public func attempts() throws(LedgerError) -> [LedgerAttempt] {
+        try query("""
+            SELECT id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished,
+                reader, status FROM attempts ORDER BY id
+            """).map { r in
+            var attempt = LedgerAttempt(
+                run: r[1].integer ?? 0, uid: r[2].text ?? "", model: r[3].text ?? "", row: r[4].integer.map(Int.init),
+                counter: r[5].integer.map(Int.init), summary: r[6].text ?? "", bytes: Int(r[7].integer ?? 0),
+                verified: r[8].integer == 1, locked: r[9].integer == 1, protected: r[10].integer == 1, error: r[11].text,
+                started: r[12].text ?? "", finished: r[13].text ?? "", reader: r[14].text ?? "", status: r[15].text ?? "")
+            attempt.id = r[0].integer ?? 0
+            return attempt
+        }
+    }
+
+    /// Totals.
+    public func stats() throws(LedgerError) -> LedgerStats {
+        func count(_ sql: String) throws(LedgerError) -> Int { Int(try query(sql).first?.first?.integer ?? 0) }
+        return LedgerStats(
+            runs: try count("SELECT COUNT(*) FROM runs"), attempts: try count("SELECT COUNT(*) FROM attempts"),
+            done: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done'"),
+            failed: try count("SELECT COUNT(*) FROM attempts WHERE status = 'failed'"),
+            locked: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND locked = 1"),
+            nextCounter: try query("SELECT next FROM counters WHERE name = 'n'").first?.first?.integer.map(Int.init))
+    }
+
+    /// Every attempt as CSV (header first; RFC 4180 quoting).
+    public func exportCSV() throws(LedgerError) -> String {
+        let columns = ["id", "run", "uid", "model", "row", "counter", "summary", "bytes", "verified", "locked", "protected",
+                       "error", "started", "finished", "reader", "status"]
+        var lines = [columns.joined(separator: ",")]
+        for a in try attempts() {
+            let values: [String] = [
+                String(a.id), String(a.run), a.uid, a.model, a.row.map(String.init) ?? "", a.counter.map(String.init) ?? "",
+                a.summary, String(a.bytes), String(a.verified), String(a.locked), String(a.protected), a.error ?? "",
+                a.started, a.finished, a.reader, a.status,
+            ]
+            lines.append(values.map(Self.csvField).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every attempt as JSON lines (stable keys, sorted).
+    public func exportJSONL() throws(LedgerError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var out = ""
+        for attempt in try attempts() {
+            guard let data = try? encoder.encode(attempt) else { continue }
+            out += String(decoding: data, as: UTF8.self) + "\n"
+        }
+        return out
+    }
+
+    private static func csvField(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Now, ISO 8601 in UTC with milliseconds.
+    public static func now() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+
+    // MARK: - SQLite
+
+    /// A value bound to or read from a statement.
+    enum SQLValue: Sendable, Hashable {
+        case integer(Int64)
+        case text(String)
+        case null
+
+        var integer: Int64? { if case .integer(let v) = self { v } else { nil } }
+        var text: String? { if case .text(let v) = self { v } else { nil } }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, holding the connection the whole time so no
+    /// other thread's statement lands inside the transaction.
+    private func transaction<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
+        let result: Result<T, LedgerError> = lock.withLock { _ in
+            let db = Connection(db: handle)
+            do throws(LedgerError) {
+                try db.execute("BEGIN IMMEDIATE")
+                do throws(LedgerError) {
+                    let value = try body(db)
+                    try db.execute("COMMIT")
+                    return .success(value)
+                } catch {
+                    try? db.execute("ROLLBACK")
+                    return .failure(error)
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private func execute(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) {
+        _ = try locked { db throws(LedgerError) in try db.run(sql, values) }
+    }
+
+    private func insert(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> Int64 {
+        try locked { db throws(LedgerError) in try db.insert(sql, values) }
+    }
+
+    private func query(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) -> [[SQLValue]] {
+        try locked { db throws(LedgerError) in try db.query(sql, values) }
+    }
+
+    private func locked<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
+        let result: Result<T, LedgerError> = lock.withLock { _ in
+            do throws(LedgerError) { return .success(try body(Connection(db: handle))) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The open connection, used only while the mutex is held.
+    struct Connection {
+        let db: OpaquePointer
+
+        func execute(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) { _ = try run(sql, values) }
+        func insert(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> Int64 { try run(sql, values).lastRowID }
+        func query(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) -> [[SQLValue]] { try run(sql, values).rows }
+
+        func run(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> (rows: [[SQLValue]], lastRowID: Int64) {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+                throw LedgerError(String(cString: sqlite3_errmsg(db)), code: sqlite3_errcode(db))
+            }
+            defer { sqlite3_finalize(statement) }
+            let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+            for (index, value) in values.enumerated() {
+                let position = Int32(index + 1)
+                switch value {
+                case .integer(let v): sqlite3_bind_int64(statement, position, v)
+                case .text(let v): sqlite3_bind_text(statement, position, v, -1, transient)
+                case .null: sqlite3_bind_null(statement, position)
+                }
+            }
+            var rows: [[SQLValue]] = []
+            while true {
+                let step = sqlite3_step(statement)
+                if step == SQLITE_DONE { break }
+                guard step == SQLITE_ROW else { throw LedgerError(String(cString: sqlite3_errmsg(db)), code: step) }
+                var row: [SQLValue] = []
+                for column in 0..<sqlite3_column_count(statement) {
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
+                    case SQLITE_NULL: row.append(.null)
+                    default: row.append(sqlite3_column_text(statement, column).map { .text(String(cString: $0)) } ?? .null)
+                    }
+                }
+                rows.append(row)
+            }
+            return (rows, sqlite3_last_insert_rowid(db))
+        }
+    }
+}
