@@ -47,7 +47,7 @@ let package = Package(
         // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "VirtualTags"], swiftSettings: strict),
         // Batch provisioning: the SQLite ledger, URL templates, manifests.
-        .target(name: "Provisioning", dependencies: ["NFCCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
         .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "NFCKit"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),
@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "NFCTestSupport", swiftSettings: strict),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
-        .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCTestSupport", "VirtualTags", "NFCTags", "NDEF"], swiftSettings: strict),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
         .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF", "NFCTestSupport"], swiftSettings: strict),

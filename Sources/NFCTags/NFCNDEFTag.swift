@@ -44,7 +44,7 @@ extension NFCNDEFTag {
 
 extension NDEFMessage {
     /// The bytes a platform writes, or ``NFCTagError/Code/invalidMessage`` (nothing is written).
-    func encodedForTag() throws(NFCTagError) -> [UInt8] {
+    public func encodedForTag() throws(NFCTagError) -> [UInt8] {
         do {
             return try encoded()
         } catch {

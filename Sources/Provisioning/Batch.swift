@@ -1,0 +1,317 @@
+public import NDEF
+import NFCCore
+public import NFCTags
+
+/// What one tag gets: its message and how the ledger describes it.
+public struct BatchItem: Sendable {
+    /// The message to write.
+    public var message: NDEFMessage
+    /// A few words for the ledger and the operator (`URI https://…`).
+    public var summary: String
+    /// The manifest row it came from.
+    public var row: Int?
+    /// The counter value it used.
+    public var counter: Int?
+}
+
+/// Where each tag's data comes from.
+public enum BatchSource: Sendable {
+    /// A template: `build(uid, counter)` makes the message; a counter is allocated from the
+    /// ledger per tag (at least `start`) when `usesCounter`.
+    case template(usesCounter: Bool, start: Int, build: @Sendable (_ uid: [UInt8], _ counter: Int?) throws -> NDEFMessage)
+    /// A manifest: rows consumed in order, skipping rows the ledger has done, or — with
+    /// `matchByUID` — the row whose `uid` column names the tag.
+    case manifest(rows: [ManifestRow], matchByUID: Bool, build: @Sendable (_ row: ManifestRow, _ uid: [UInt8]) throws -> NDEFMessage)
+}
+
+/// How a batch runs.
+public struct BatchOptions: Sendable {
+    /// Stop after this many tags done (nil: until the data or the operator stops it).
+    public var count: Int?
+    /// Stop after this many failed tags (nil: never).
+    public var maxFailures: Int?
+    /// Format blank (not NDEF) tags first.
+    public var format = false
+    /// Lock each tag after its verified write.
+    public var lock = false
+    /// Protect each NTAG21x with this password after the write (and the lock, if any).
+    public var password: NTAGPassword?
+    /// Write a tag whose UID the ledger already has as done.
+    public var allowRewrite = false
+    /// How long one poll waits before checking for a stop.
+    public var pollSlice: Duration = .milliseconds(200)
+    /// The command timeout for tag operations.
+    public var commandTimeout: Duration = .seconds(1)
+
+    /// Creates options.
+    public init(count: Int? = nil, maxFailures: Int? = nil) {
+        self.count = count
+        self.maxFailures = maxFailures
+    }
+}
+
+/// What a batch tells the operator, as it happens.
+public enum BatchEvent: Sendable, Hashable {
+    /// Waiting for a tag on `reader`.
+    case waiting(reader: String)
+    /// A tag was written, verified (and locked/protected) and recorded.
+    case done(reader: String, uid: String, summary: String)
+    /// A tag failed; the ledger has the attempt.
+    case failed(reader: String, uid: String, error: String)
+    /// A tag was refused before any write (already provisioned, no data for it).
+    case skipped(reader: String, uid: String, reason: String)
+    /// The operator should take the tag away; the next is accepted once it has left.
+    case removeTag(reader: String, uid: String)
+    /// The reader failed (unplugged, closed); the worker stopped.
+    case readerFailed(reader: String, error: String)
+}
+
+/// The totals of a batch.
+public struct BatchSummary: Sendable, Hashable, Codable {
+    /// Tags written, verified and recorded.
+    public var done = 0
+    /// Tags that failed.
+    public var failed = 0
+    /// Tags refused before any write.
+    public var skipped = 0
+    /// The last UID done.
+    public var lastUID: String?
+    /// Why the batch stopped.
+    public var stopReason = ""
+}
+
+/// Hands out each tag's data and keeps the totals for every worker of a run: manifest rows and
+/// counters are never handed out twice, and the stop conditions (count, failures, data exhausted,
+/// the operator) are decided in one place.
+public actor BatchCoordinator {
+    /// The ledger everything is recorded in.
+    public let ledger: Ledger
+    /// The run's id in the ledger.
+    public let runID: Int64
+    let source: BatchSource
+    let options: BatchOptions
+    private var doneRows: Set<Int>
+    private var claimedRows: Set<Int> = []
+    private var uidsThisRun: Set<String> = []
+    private var inFlight = 0
+    /// The totals so far.
+    public private(set) var summary = BatchSummary()
+    private var stopped = false
+
+    /// A coordinator for `source` on `ledger` (rows the ledger has done are skipped: `--resume`).
+    public init(ledger: Ledger, runID: Int64, source: BatchSource, options: BatchOptions) throws(LedgerError) {
+        self.ledger = ledger
+        self.runID = runID
+        self.source = source
+        self.options = options
+        doneRows = try ledger.doneRows()
+    }
+
+    /// Whether workers should stop taking tags.
+    public var shouldStop: Bool {
+        if stopped { return true }
+        if let count = options.count, summary.done + inFlight >= count { return true }
+        if let max = options.maxFailures, summary.failed >= max { return true }
+        if case .manifest(let rows, let byUID, _) = source, !byUID,
+           !rows.contains(where: { !doneRows.contains($0.index) && !claimedRows.contains($0.index) }) {
+            return true
+        }
+        return false
+    }
+
+    /// Stops the run (Ctrl-C): tags in progress finish, no new tag is taken.
+    public func stop(_ reason: String) {
+        if !stopped { summary.stopReason = reason }
+        stopped = true
+    }
+
+    /// The data for the tag `uid`, or a reason to skip it.
+    func claim(uid: [UInt8]) throws -> Result<BatchItem, SkipReason> {
+        let hex = Hex.encode(uid, uppercase: true)
+        let inLedger = options.allowRewrite ? false : try ledger.isDone(uid: hex)
+        if uidsThisRun.contains(hex) || inLedger {
+            return .failure(SkipReason("already provisioned (in the ledger); --allow-rewrite writes it again"))
+        }
+        switch source {
+        case .template(let usesCounter, let start, let build):
+            let counter = usesCounter ? try ledger.allocateCounter(start: start) : nil
+            let message = try build(uid, counter)
+            inFlight += 1
+            uidsThisRun.insert(hex)
+            return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
+        case .manifest(let rows, let byUID, let build):
+            let free = rows.filter { !doneRows.contains($0.index) && !claimedRows.contains($0.index) }
+            let row = byUID ? free.first { $0.value("uid")?.uppercased() == hex } : free.first
+            guard let row else {
+                return .failure(SkipReason(byUID ? "no manifest row for this UID" : "the manifest has no row left"))
+            }
+            let message = try build(row, uid)
+            claimedRows.insert(row.index)
+            inFlight += 1
+            uidsThisRun.insert(hex)
+            return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil))
+        }
+    }
+
+    /// Records the end of a claimed tag: a failed tag gives its manifest row back (a counter is
+    /// never given back).
+    func finish(uid: String, item: BatchItem, success: Bool) {
+        inFlight -= 1
+        if success {
+            summary.done += 1
+            summary.lastUID = uid
+            if let row = item.row { doneRows.insert(row) }
+        } else {
+            summary.failed += 1
+            uidsThisRun.remove(uid)
+            if let row = item.row { claimedRows.remove(row) }
+        }
+        if let count = options.count, summary.done >= count { stop("count reached") }
+        if let max = options.maxFailures, summary.failed >= max { stop("\(max) failures") }
+    }
+
+    /// Counts a tag refused before any write.
+    func skipped() { summary.skipped += 1 }
+
+    /// `URI https://…`, `Text "…"`, or the record types.
+    static func describe(_ message: NDEFMessage) -> String {
+        message.records.map { record -> String in
+            switch try? record.content() {
+            case .uri(let uri)?: "URI \(uri)"
+            case .text(let text)?: "Text \"\(text.text)\""
+            default: "\(record.typeNameFormat) \(String(decoding: record.type.array, as: UTF8.self))"
+            }
+        }.joined(separator: "; ")
+    }
+
+    /// Why a tag was skipped.
+    struct SkipReason: Error {
+        var text: String
+        init(_ text: String) { self.text = text }
+    }
+}
+
+/// One reader's loop: wait for a tag, provision it, record it, wait until it has left.
+public struct BatchWorker: Sendable {
+    /// The reader.
+    public let reader: any NFCReader
+    /// The run's coordinator.
+    public let coordinator: BatchCoordinator
+    /// Where events go (progress display, logs).
+    public let events: @Sendable (BatchEvent) -> Void
+
+    /// Creates a worker.
+    public init(reader: any NFCReader, coordinator: BatchCoordinator, events: @escaping @Sendable (BatchEvent) -> Void) {
+        self.reader = reader
+        self.coordinator = coordinator
+        self.events = events
+    }
+
+    /// Runs until the coordinator says stop or the task is cancelled (then the tag in progress
+    /// is finished first: it is never left half-written by the stop).
+    public func run() async {
+        let name = await reader.connectionString
+        let modulations = await reader.supportedModulations.filter { $0 != .jewel }
+        var announced = false
+        while !Task.isCancelled, !(await coordinator.shouldStop) {
+            if !announced { events(.waiting(reader: name)); announced = true }
+            let target: TargetInfo?
+            do {
+                target = try await reader.poll(for: modulations, timeout: coordinator.options.pollSlice)
+            } catch {
+                events(.readerFailed(reader: name, error: error.description))
+                return
+            }
+            guard let target else { continue }
+            announced = false
+            // The tag's work runs to its end even when the run is cancelled meanwhile.
+            let worker = self
+            await Task { await worker.provision(target, readerName: name) }.value
+            await waitUntilGone()
+        }
+    }
+
+    /// Everything for one tag.
+    func provision(_ target: TargetInfo, readerName: String) async {
+        let uid = Hex.encode(target.identifier, uppercase: true)
+        let started = Ledger.now()
+        let tag: NFCTag
+        do {
+            tag = try await NFCTag.connect(to: target, on: reader, commandTimeout: coordinator.options.commandTimeout)
+            _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(300))
+        } catch {
+            events(.skipped(reader: readerName, uid: uid, reason: error.description))
+            await coordinator.skipped()
+            events(.removeTag(reader: readerName, uid: uid))
+            return
+        }
+        let item: BatchItem
+        do {
+            switch try await coordinator.claim(uid: target.identifier.array) {
+            case .success(let claimed): item = claimed
+            case .failure(let reason):
+                events(.skipped(reader: readerName, uid: uid, reason: reason.text))
+                await coordinator.skipped()
+                events(.removeTag(reader: readerName, uid: uid))
+                return
+            }
+        } catch {
+            events(.failed(reader: readerName, uid: uid, error: "\(error)"))
+            await coordinator.stop("ledger or data error: \(error)")
+            return
+        }
+        let options = coordinator.options
+        var locked = false, protected = false
+        var failure: String?
+        var bytes = 0
+        do throws(NFCTagError) {
+            bytes = try item.message.encodedForTag().count
+            let ndef = tag.ndef
+            if options.format, try await ndef.queryNDEFStatus().status == .notSupported {
+                try await ndef.format(force: false)
+            }
+            try await ndef.writeNDEF(item.message, verify: true)
+            if options.lock {
+                try await ndef.writeLock()
+                locked = true
+            }
+            if let password = options.password {
+                guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
+                    throw NFCTagError(.notSupported, "password protection needs an NTAG21x or Ultralight EV1")
+                }
+                try await type2.setPassword(password)
+                protected = true
+            }
+        } catch {
+            failure = error.description
+        }
+        let attempt = LedgerAttempt(
+            run: coordinator.runID, uid: uid, model: tag.identity.model, row: item.row, counter: item.counter,
+            summary: item.summary, bytes: bytes, verified: failure == nil, locked: locked, protected: protected,
+            error: failure, started: started, finished: Ledger.now(), reader: readerName, status: failure == nil ? "done" : "failed")
+        do {
+            // Written only now, after the verify: a crash before this line leaves no "done".
+            try coordinator.ledger.record(attempt)
+        } catch {
+            failure = failure ?? "the ledger could not record the tag: \(error)"
+            await coordinator.stop("ledger error: \(error)")
+        }
+        await coordinator.finish(uid: uid, item: item, success: failure == nil)
+        if let failure {
+            events(.failed(reader: readerName, uid: uid, error: failure))
+        } else {
+            events(.done(reader: readerName, uid: uid, summary: item.summary))
+        }
+        events(.removeTag(reader: readerName, uid: uid))
+    }
+
+    /// Deselects the tag and waits until it has left the field, so one sticker is never taken
+    /// twice: a halted tag does not answer polling until it re-enters the field.
+    func waitUntilGone() async {
+        try? await reader.deselect()
+        while await reader.isTargetPresent() {
+            if Task.isCancelled { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
