@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
-        .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport", "Provisioning"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

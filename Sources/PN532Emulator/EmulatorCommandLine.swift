@@ -1,4 +1,6 @@
 public import VirtualTags
+import Foundation
+import NFCCore
 import NFCTags
 
 /// The chip models the emulator hosts: the ``VirtualTags/TagModel`` registry, plus the models
@@ -54,8 +56,10 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     public struct TagSpecification: Sendable, Hashable {
         /// The model, e.g. `ntag215`.
         public var model: TagModel
-        /// A tag file, when given.
+        /// A tag file, when given (a directory of `<UID>.json` files for a `MODEL*N` stack).
         public var file: String?
+        /// Whether ``file`` names a directory (one file per tag of a stack, named by UID).
+        public var isDirectory = false
     }
 
     /// The tags, in stack order.
@@ -70,6 +74,9 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     public var delayModel: PN532DelayModel = .none
     /// `--leave-after N` and `--rf-error-on N,M`: faults injected by the field.
     public var faultPlan = FaultPlan.none
+    /// `--hand-out deselect`: when the host deselects the tag (InDeselect), it leaves the field
+    /// and the next tag of the stack comes, as an operator would swap stickers.
+    public var handsOutOnDeselect = false
     /// `-h` / `--help`.
     public var wantsHelp = false
 
@@ -81,11 +88,14 @@ public struct EmulatorCommandLine: Sendable, Hashable {
         USAGE: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>]
                               [--control <fifo>] [--delay-model none|datasheet]
                               [--leave-after <n>] [--rf-error-on <n>[,<n>...]]
+                              [--hand-out deselect|never]
 
         OPTIONS:
           --tag <model>[:<file>]  A tag in the field; several make a stack presented one after
                                   another (UIDs count up). With a tag file, the tag is loaded
                                   from it (created when missing) and saved after every change.
+                                  <model>*<n>[:<dir>] adds a stack of n tags, each in its own
+                                  file <dir>/<uid>.json when a directory is given.
                                   Models: \(EmulatedTagModels.knownNames).
           --link <path>           Also make <path> a symbolic link to the pty.
           --trace <file>          Log every frame and control event with a timestamp.
@@ -94,6 +104,9 @@ public struct EmulatorCommandLine: Sendable, Hashable {
                                   at 115200 baud with real tags.
           --leave-after <n>       The tag leaves the field after the n-th command sent to it.
           --rf-error-on <n,...>   The answers to these commands (1-based) are lost to RF errors.
+          --hand-out <when>       deselect: a tag the host deselects leaves the field and the
+                                  next of the stack comes (an operator swapping stickers);
+                                  never (default): only the 'next' control command does it.
           -h, --help              Show this help.
 
         The first line printed is the pty path. Control commands, one per line: remove, present,
@@ -124,14 +137,32 @@ public struct EmulatorCommandLine: Sendable, Hashable {
             case "--tag":
                 let text = try value(argument)
                 let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-                guard let name = parts.first, let model = EmulatedTagModels.named(name) else {
+                // MODEL*N: a stack of N tags of the model; its ':' part is then a directory.
+                let nameAndCount = (parts.first ?? "").split(separator: "*", maxSplits: 1).map(String.init)
+                guard let name = nameAndCount.first, let model = EmulatedTagModels.named(name) else {
                     throw UsageError(description: "unknown tag model '\(text)' (known: \(EmulatedTagModels.knownNames))")
+                }
+                var count = 1
+                if nameAndCount.count == 2 {
+                    guard let n = Int(nameAndCount[1]), (1...10_000).contains(n) else {
+                        throw UsageError(description: "a stack is MODEL*N with N from 1 to 10000, got '\(parts[0])'")
+                    }
+                    count = n
                 }
                 let file = parts.count > 1 ? parts[1] : nil
                 if file != nil && TagModel.named(model.name) == nil {
                     throw UsageError(description: "model \(model.name) has no tag file support yet; drop ':\(parts[1])'")
                 }
-                result.tags.append(TagSpecification(model: model, file: file))
+                for _ in 0..<count {
+                    result.tags.append(TagSpecification(model: model, file: file, isDirectory: nameAndCount.count == 2))
+                }
+            case "--hand-out":
+                let text = try value(argument)
+                switch text {
+                case "deselect": result.handsOutOnDeselect = true
+                case "never": result.handsOutOnDeselect = false
+                default: throw UsageError(description: "--hand-out is 'deselect' or 'never', got '\(text)'")
+                }
             case "--leave-after":
                 let text = try value(argument)
                 guard let count = Int(text), count > 0 else { throw UsageError(description: "--leave-after needs a positive number, got '\(text)'") }
@@ -173,9 +204,19 @@ public struct EmulatorCommandLine: Sendable, Hashable {
             // Tag i of the stack gets the model's default UID plus i: every UID differs.
             let model = specification.model
             let uid = EmulatedTagModels.uid(model.defaultUID, plus: index)
-            guard let path = specification.file else {
+            guard let named = specification.file else {
                 made.append(model.make(uid, TagModelOptions()))
                 continue
+            }
+            var path = named
+            if specification.isDirectory {
+                do {
+                    try FileManager.default.createDirectory(atPath: named, withIntermediateDirectories: true)
+                } catch {
+                    throw TagFileError(.invalidState, "cannot create the tag directory \(named): \(error.localizedDescription)")
+                }
+                // As `sim:…?dir=` names them: the lower-case hex UID.
+                path = (named.hasSuffix("/") ? named : named + "/") + Hex.encode(uid) + ".json"
             }
             let file = TagFile(path: path)
             let tag: any VirtualTag
@@ -193,6 +234,8 @@ public struct EmulatorCommandLine: Sendable, Hashable {
         }
         let field = VirtualField(tags: made, faultPlan: faultPlan)
         for (tag, file) in files { field.persist(tag, in: file) }
-        return TagField(field: field)
+        let tagField = TagField(field: field)
+        tagField.handsOutOnDeselect = handsOutOnDeselect
+        return tagField
     }
 }

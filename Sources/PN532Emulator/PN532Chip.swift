@@ -488,6 +488,8 @@ public final class PN532Chip {
             target.deselected = true
             tagHalted = true
             self.target = target
+            // An operator takes the sticker away; the next of the stack comes.
+            if field.handsOutOnDeselect, isInField(target) { field.next() }
         }
         return status(.success)
     }

@@ -11,6 +11,8 @@ public final class TagField {
     /// Bumped whenever the tag in the field changes by a control action, so the chip notices
     /// that an activated target is gone even when the same tag comes back.
     public private(set) var generation = 0
+    /// Whether a deselected tag leaves and the next of the stack comes (`--hand-out deselect`).
+    public var handsOutOnDeselect = false
 
     /// A field over `field`.
     public init(field: VirtualField) {
