@@ -55,6 +55,9 @@ let package = Package(
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),
         .executableTarget(name: "transport-bench", dependencies: ["NFCKit", "NFCTags", "NFCCore"], path: "Benchmarks/transport-bench", swiftSettings: strict),
         .executableTarget(
+            name: "batch-bench", dependencies: ["NDEF", "NFCCore", "NFCKit", "NFCTags", "Provisioning"], path: "Benchmarks/batch-bench",
+            swiftSettings: strict),
+        .executableTarget(
             name: "tag-commands-bench", dependencies: ["NDEF", "NFCCore", "NFCTags", "VirtualTags"], path: "Benchmarks/tag-commands",
             swiftSettings: strict),
 

@@ -77,6 +77,8 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     /// `--hand-out deselect`: when the host deselects the tag (InDeselect), it leaves the field
     /// and the next tag of the stack comes, as an operator would swap stickers.
     public var handsOutOnDeselect = false
+    /// `--uid HEX`: the first tag's UID (the model's default otherwise); the stack counts up.
+    public var firstUID: [UInt8]?
     /// `-h` / `--help`.
     public var wantsHelp = false
 
@@ -88,7 +90,7 @@ public struct EmulatorCommandLine: Sendable, Hashable {
         USAGE: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>]
                               [--control <fifo>] [--delay-model none|datasheet]
                               [--leave-after <n>] [--rf-error-on <n>[,<n>...]]
-                              [--hand-out deselect|never]
+                              [--hand-out deselect|never] [--uid <hex>]
 
         OPTIONS:
           --tag <model>[:<file>]  A tag in the field; several make a stack presented one after
@@ -104,6 +106,7 @@ public struct EmulatorCommandLine: Sendable, Hashable {
                                   at 115200 baud with real tags.
           --leave-after <n>       The tag leaves the field after the n-th command sent to it.
           --rf-error-on <n,...>   The answers to these commands (1-based) are lost to RF errors.
+          --uid <hex>             The first tag's UID (default: the model's); a stack counts up.
           --hand-out <when>       deselect: a tag the host deselects leaves the field and the
                                   next of the stack comes (an operator swapping stickers);
                                   never (default): only the 'next' control command does it.
@@ -156,6 +159,12 @@ public struct EmulatorCommandLine: Sendable, Hashable {
                 for _ in 0..<count {
                     result.tags.append(TagSpecification(model: model, file: file, isDirectory: nameAndCount.count == 2))
                 }
+            case "--uid":
+                let text = try value(argument)
+                guard let uid = try? Hex.decode(text), (4...10).contains(uid.count) else {
+                    throw UsageError(description: "--uid needs 4 to 10 bytes of hex, got '\(text)'")
+                }
+                result.firstUID = uid
             case "--hand-out":
                 let text = try value(argument)
                 switch text {
@@ -203,7 +212,10 @@ public struct EmulatorCommandLine: Sendable, Hashable {
         for (index, specification) in tags.enumerated() {
             // Tag i of the stack gets the model's default UID plus i: every UID differs.
             let model = specification.model
-            let uid = EmulatedTagModels.uid(model.defaultUID, plus: index)
+            if let firstUID, firstUID.count != model.defaultUID.count {
+                throw TagFileError(.invalidState, "--uid has \(firstUID.count) bytes; \(model.name) needs \(model.defaultUID.count)")
+            }
+            let uid = EmulatedTagModels.uid(firstUID ?? model.defaultUID, plus: index)
             guard let named = specification.file else {
                 made.append(model.make(uid, TagModelOptions()))
                 continue
