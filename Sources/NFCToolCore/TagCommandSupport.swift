@@ -53,9 +53,8 @@ enum TagCommandSupport {
             }
             let tag: NFCTag
             do {
+                // Identification leaves the tag selected (it re-selects a chip its GET_VERSION sent idle).
                 tag = try await NFCTag.connect(to: target, on: reader)
-                // Identification may leave a chip idle (an unanswered GET_VERSION): select again.
-                _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
             } catch {
                 throw map(error)
             }

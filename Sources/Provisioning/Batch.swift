@@ -237,8 +237,8 @@ public struct BatchWorker: Sendable {
         let started = Ledger.now()
         let tag: NFCTag
         do {
+            // Identification leaves the tag selected (it re-selects a chip its GET_VERSION sent idle).
             tag = try await NFCTag.connect(to: target, on: reader, commandTimeout: coordinator.options.commandTimeout)
-            _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(300))
         } catch {
             events(.skipped(reader: readerName, uid: uid, reason: error.description))
             await coordinator.skipped()
