@@ -20,7 +20,7 @@ struct APDUCommand: ToolCommand {
             --allow-payment is given; so is a tag that does not speak ISO-DEP.
 
             Examples:
-              nfctool apdu --device sim:type4 00A4040007D2760000850101 00A4000C02E103 00B000000F
+              nfctool apdu --device sim:type4 00A4040007D2760000850101 00A4000C02E103
               nfctool apdu --json 00A4040007D2760000850101
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, allowPayment, TagCommandSupport.json],
