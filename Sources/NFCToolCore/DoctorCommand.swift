@@ -76,6 +76,11 @@ struct DoctorSystem: Sendable {
     func mode(_ path: String) -> Int? {
         ((try? FileManager.default.attributesOfItem(atPath: self.path(path)))?[.posixPermissions] as? NSNumber)?.intValue
     }
+
+    /// The group owning a file (its ID), if it exists.
+    func groupID(_ path: String) -> Int? {
+        ((try? FileManager.default.attributesOfItem(atPath: self.path(path)))?[.groupOwnerAccountID] as? NSNumber)?.intValue
+    }
 }
 
 /// One USB reader model: vendor and product ID, as lsusb shows them.
@@ -239,10 +244,20 @@ struct DoctorReport: Encodable, Sendable {
                 continue
             }
             let bits = String(mode & 0o777, radix: 8)
-            let canOpen = mode & 0o006 == 0o006 || (geteuid() != 0 && access(system.path(node), R_OK | W_OK) == 0)
-            plugged.append(canOpen
-                ? DoctorItem(name: "USB permissions", status: .ok, detail: "\(model.name) at \(node) (mode \(bits)) opens for non-root users", fix: "")
-                : DoctorItem(name: "USB permissions", status: .problem, detail: "\(model.name) at \(node) (mode \(bits)): non-root users cannot open it", fix: install))
+            // Open to all; to a group other than root's (plugdev, with the rule); or to this
+            // (non-root) user through a group or a uaccess ACL.
+            let group = system.groupID(node) ?? 0
+            if mode & 0o006 == 0o006 {
+                plugged.append(DoctorItem(name: "USB permissions", status: .ok, detail: "\(model.name) at \(node) (mode \(bits)) opens for every user", fix: ""))
+            } else if mode & 0o060 == 0o060 && group != 0 {
+                plugged.append(DoctorItem(
+                    name: "USB permissions", status: .ok,
+                    detail: "\(model.name) at \(node) (mode \(bits)) opens for group \(group) members", fix: ""))
+            } else if geteuid() != 0 && access(system.path(node), R_OK | W_OK) == 0 {
+                plugged.append(DoctorItem(name: "USB permissions", status: .ok, detail: "\(model.name) at \(node) (mode \(bits)) opens for you", fix: ""))
+            } else {
+                plugged.append(DoctorItem(name: "USB permissions", status: .problem, detail: "\(model.name) at \(node) (mode \(bits)): non-root users cannot open it", fix: install))
+            }
         }
         checks += plugged.isEmpty
             ? [DoctorItem(name: "USB permissions", status: .ok, detail: "no known USB reader plugged in", fix: "")]
