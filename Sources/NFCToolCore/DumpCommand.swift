@@ -71,6 +71,9 @@ struct DumpCommand: ToolCommand {
             (tag, reader) async throws(CommandError) -> TagDump in
             try await TagDump.read(tag, reader: reader, classicKeys: keys)
         }
+        guard dump.units.contains(where: { $0.bytes != nil }) else {
+            throw CommandError("nothing could be read: the tag left the field or refuses every read", exitCode: .tagLost)
+        }
         let bytes: [UInt8] = writesBinary ? dump.binary : Array((printsJSON ? toolJSON(dump) : dump.listing).utf8)
         if let outputPath {
             try writeFileBytes(bytes, to: outputPath)

@@ -466,4 +466,20 @@ struct InspectionCommandTests {
             #expect(text.contains("ATTRS{idVendor}==\"\(reader.vendor)\", ATTRS{idProduct}==\"\(reader.product)\", GROUP=\"plugdev\", MODE=\"0660\", TAG+=\"uaccess\""))
         }
     }
+
+    // MARK: - robustness
+
+    @Test("info on a tag that leaves the field after any command: exit 0, the rest unknown", arguments: 1...8)
+    func infoWhenTheTagLeaves(after command: Int) async {
+        let run = await runNFCTool(["info", "--device", "sim:ntag215?leave-after=\(command)&poll-wait=0", "--timeout", "1"])
+        #expect(run.status == .success, "\(run.standardError)")
+        #expect(run.standardOutput.contains("  model:        NTAG215\n"))
+        if command <= 3 { #expect(run.standardOutput.contains("unknown (")) }
+    }
+
+    @Test("dump of a tag that leaves before anything is read exits 7 (tag lost)", arguments: ["ntag215", "type4", "slix2"])
+    func dumpWhenTheTagLeaves(model: String) async {
+        let run = await runNFCTool(["dump", "--device", "sim:\(model)?leave-after=1&poll-wait=0", "--timeout", "1"])
+        #expect(run.status == .tagLost, "\(run.standardOutput)")
+    }
 }
