@@ -131,4 +131,59 @@ struct InspectionCommandsThroughLibNFCTests {
         defer { notISODEP.stop() }
         #expect(try Self.run("apdu", ["00A4040000"], on: notISODEP).status == 10)
     }
+
+    /// Runs `body` on the emulator's tag (connected through libnfc) stored in `file`.
+    static func prepare(_ model: String, file: String, _ body: (NFCTag) async throws -> Void) async throws {
+        let emulator = try EmulatorProcess(["--tag", "\(model):\(file)"])
+        defer { emulator.stop() }
+        let reader = try await LibNFCReader.open(emulator.connectionString)
+        let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
+        let tag = try await NFCTag.connect(to: target, on: reader)
+        _ = try await reader.poll(for: [.iso14443A], timeout: .seconds(2))
+        try await body(tag)
+        await reader.close()
+    }
+
+    @Test("info of a locked NTAG215: read-only, CC3 0F and the lock bytes set")
+    func lockedType2() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("tag.json").path
+        try await Self.prepare("ntag215", file: file) { tag in
+            try await tag.ndef.writeNDEF(NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com")]))
+            try await tag.ndef.writeLock()
+        }
+        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        defer { emulator.stop() }
+        let info = try Self.run("info", on: emulator)
+        #expect(info.status == 0, "\(info.output)")
+        #expect(info.output.contains("  lock:         read-only\n"))
+        #expect(info.output.contains("    CC3: 0F (no write access)\n"))
+        #expect(!info.output.contains("    static lock bytes: 00 00\n"))
+        #expect(try Self.run("verify", ["--expect-read-only", "--expect-url", "https://example.com"], on: emulator).status == 0)
+    }
+
+    @Test("info and dump of an NFC-formatted Classic 1K: the MAD GPB, each NFC sector's GPB and access bits")
+    func formattedClassic() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("tag.json").path
+        try await Self.prepare("classic1k", file: file) { tag in try await tag.ndef.format(force: false) }
+        let emulator = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        defer { emulator.stop() }
+        let info = try Self.run("info", on: emulator)
+        #expect(info.status == 0, "\(info.output)")
+        #expect(info.output.contains("  NDEF:         read-write\n"))
+        #expect(info.output.contains("  lock:         read-write\n"))
+        #expect(info.output.contains("    MAD GPB: C1\n"))
+        #expect(info.output.contains("    sector 1: GPB 40 (read-write), access 7F 07 88\n"))
+        #expect(info.output.contains("    sector 15: GPB 40 (read-write)"))
+        // The MAD key opens sector 0, the NFC key the others; the transport key none of them.
+        let dump = try Self.run("dump", ["--binary", "--output", directory.appendingPathComponent("c.mfd").path], on: emulator)
+        #expect(dump.status == 0, "\(dump.output)")
+        let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent("c.mfd")))
+        #expect(bytes.count == 1024)
+        #expect(Array(bytes[48..<54]) == MADDirectory.publicKeyA)
+        #expect(Array(bytes[112..<118]) == ClassicNDEFTag.nfcSectorKeyA)
+    }
 }
