@@ -117,7 +117,7 @@ struct TagInfoReport: Encodable, Sendable {
 
     /// The block a person reads, 80 columns at most.
     var text: String {
-        var lines = ["Tag on \(reader)", line("technology", technology), line("UID", spacedHex(uid))]
+        var lines = ["Tag on \(reader)", line("technology", technology), line(pmm == nil ? "UID" : "IDm", spacedHex(uid))]
         if let atqa { lines.append(line("ATQA", spacedHex(atqa))) }
         if let sak { lines.append(line("SAK", sak)) }
         if let ats { lines.append(line("ATS", spacedHex(ats))) }
