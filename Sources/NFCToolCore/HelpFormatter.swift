@@ -26,8 +26,9 @@ struct HelpFormatter {
         return version + [Self.helpOption]
     }
 
-    /// More options and arguments than this, and the usage line shows `<options>` instead of
-    /// the options (swift-argument-parser's rule; every option here is optional).
+    /// More options and arguments than this (or a line wider than 80 columns), and the usage
+    /// line shows `<options>` instead of the options (swift-argument-parser's rule; every
+    /// option here is optional).
     static let maximumUsageElements = 12
 
     /// `nfctool devices [--json] [--verbose]`, `nfctool ndef <subcommand>`, or for a command
@@ -37,8 +38,10 @@ struct HelpFormatter {
         if !configuration.subcommands.isEmpty { return "\(name) <subcommand>" }
         let options = configuration.options.map(\.usageSynopsis)
         let arguments = configuration.arguments.map(\.usageSynopsis)
-        if options.count + arguments.count <= Self.maximumUsageElements {
-            return ([name] + options + arguments).joined(separator: " ")
+        let full = ([name] + options + arguments).joined(separator: " ")
+        // Also when the whole line would not fit in 80 columns after `USAGE: `.
+        if options.count + arguments.count <= Self.maximumUsageElements, full.count + 7 <= 80 {
+            return full
         }
         if arguments.isEmpty || arguments.count > Self.maximumUsageElements { return "\(name) <options>" }
         return ([name, "[<options>]"] + arguments).joined(separator: " ")

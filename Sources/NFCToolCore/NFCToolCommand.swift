@@ -17,7 +17,7 @@ struct NFCToolCommand: CommandGroup {
         abstract: "Read, write and provision NFC tags through libnfc.",
         discussion: "Exit status:\n" + ExitCode.allCases.map(exitStatusLine).joined(separator: "\n"),
         version: nfctoolVersion,
-        subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self]
+        subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, InfoCommand.self, DumpCommand.self, VerifyCommand.self, APDUCommand.self, DoctorCommand.self]
     )
 
     /// `  64  usage error (…)`.

@@ -9,7 +9,8 @@ struct CLIDocsTests {
         .appendingPathComponent("docs/cli.md")
 
     @Test("every command's help text appears verbatim in docs/cli.md (run Scripts/gen-cli-docs)",
-          arguments: [[], ["devices"], ["scan"], ["ndef"], ["ndef", "encode"], ["ndef", "decode"]])
+          arguments: [[], ["devices"], ["scan"], ["ndef"], ["ndef", "encode"], ["ndef", "decode"],
+                     ["info"], ["dump"], ["verify"], ["apdu"], ["doctor"]])
     func helpIsDocumented(command: [String]) async throws {
         let docs = try String(contentsOf: Self.docsPath, encoding: .utf8)
         let help = await runNFCTool(command + ["--help"]).standardOutput

@@ -32,6 +32,15 @@ struct HelpTests {
           devices                 List the NFC readers libnfc finds.
           scan                    Wait for a tag; show its UID, model and NDEF state.
           ndef                    Encode and decode NDEF messages without a tag.
+          info                    Show a tag's identifiers, chip, NDEF state, locks and
+                                  protection.
+          dump                    Dump a tag's readable memory as a hex listing or raw
+                                  bytes.
+          verify                  Check that a tag holds what is expected.
+          apdu                    Send ISO 7816 APDUs to an ISO-DEP tag; print each
+                                  answer.
+          doctor                  Check the Linux set-up for NFC readers: libnfc,
+                                  drivers, permissions.
 
           See 'nfctool help <subcommand>' for detailed help.
 

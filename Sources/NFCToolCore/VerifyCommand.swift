@@ -1,0 +1,140 @@
+import Foundation
+import NDEF
+import NFCCore
+import NFCTags
+
+/// `nfctool verify`: checks that the tag holds what is expected; exit 8 with a diff otherwise.
+struct VerifyCommand: ToolCommand {
+    static let expectURL = CommandOption.option(
+        "expect-url", valueName: "url", help: "The first URI record must be this URL.")
+    static let expectNDEF = CommandOption.option(
+        "expect-ndef", valueName: "file", help: "The NDEF message must equal this one (raw bytes or hex text in the file).")
+    static let expectReadOnly = CommandOption.flag(
+        "expect-read-only", help: "The tag's NDEF must be read-only (locked).")
+    static let expectModel = CommandOption.option(
+        "expect-model", valueName: "model", help: "The chip must be this model, e.g. NTAG215 (case-insensitive).")
+
+    static let configuration = CommandConfiguration(
+        name: "verify",
+        abstract: "Check that a tag holds what is expected.",
+        discussion: """
+            Give one or more checks; all must hold. Exits 0 when the tag matches, 8 when it does \
+            not, printing each check with what was expected and what was found.
+
+            Examples:
+              nfctool verify --expect-url https://example.com
+              nfctool verify --expect-ndef message.ndef --expect-read-only
+              nfctool verify --expect-model NTAG215 --json
+            """,
+        options: [
+            TagCommandSupport.device, TagCommandSupport.timeout, expectURL, expectNDEF, expectReadOnly, expectModel,
+            TagCommandSupport.json,
+        ]
+    )
+
+    let connection: String?
+    let seconds: Double
+    let url: String?
+    let ndefPath: String?
+    let readOnly: Bool
+    let model: String?
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        connection = arguments.value(of: TagCommandSupport.device)
+        seconds = try TagCommandSupport.timeoutSeconds(arguments)
+        url = arguments.value(of: Self.expectURL)
+        ndefPath = arguments.value(of: Self.expectNDEF)
+        readOnly = arguments.contains(Self.expectReadOnly)
+        model = arguments.value(of: Self.expectModel)
+        printsJSON = arguments.contains(TagCommandSupport.json)
+        guard url != nil || ndefPath != nil || readOnly || model != nil else {
+            throw .usage("nothing to verify: give --expect-url, --expect-ndef, --expect-read-only or --expect-model")
+        }
+    }
+
+    /// One check and its outcome.
+    struct Check: Encodable, Sendable {
+        var check: String
+        var expected: String
+        var found: String
+        var ok: Bool
+    }
+
+    /// What `--json` prints.
+    struct Report: Encodable, Sendable {
+        var match: Bool
+        var checks: [Check]
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        var expectedMessage: NDEFMessage?
+        var expectedBytes: [UInt8] = []
+        if let ndefPath {
+            expectedBytes = NDEFDecodeCommand.hexOrRaw(try readFileBytes(ndefPath, what: "expected NDEF file"))
+            do {
+                expectedMessage = try NDEFMessage(bytes: expectedBytes)
+            } catch {
+                throw .dataError("\(ndefPath) is not an NDEF message: \(error)")
+            }
+        }
+        let connection = connection ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let (url, readOnly, model) = (self.url, self.readOnly, self.model)
+        let checks = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
+            (tag, _) async throws(CommandError) -> [Check] in
+            var checks: [Check] = []
+            if let model {
+                let found = tag.identity.model
+                checks.append(Check(check: "model", expected: model, found: found, ok: found.caseInsensitiveCompare(model) == .orderedSame))
+            }
+            if readOnly {
+                let found: String
+                do {
+                    found = try await tag.ndef.queryNDEFStatus().status == .readOnly ? "read-only" : "writable"
+                } catch {
+                    found = unknown(error)
+                }
+                checks.append(Check(check: "read-only", expected: "read-only", found: found, ok: found == "read-only"))
+            }
+            if url != nil || expectedMessage != nil {
+                let message: NDEFMessage?
+                let failure: String?
+                do throws(NFCTagError) {
+                    message = try await tag.ndef.readNDEF()
+                    failure = nil
+                } catch {
+                    message = nil
+                    failure = error.code == .notNDEFFormatted ? "no NDEF" : unknown(error)
+                }
+                if let url {
+                    let found = message.map { $0.records.lazy.compactMap { $0.wellKnownTypeURIPayload() }.first ?? "no URI record" } ?? failure ?? "unknown"
+                    checks.append(Check(check: "url", expected: url, found: found, ok: found == url))
+                }
+                if let expectedMessage {
+                    let expectedHex = Hex.encode(expectedBytes, uppercase: true)
+                    let found = message.map { (try? Hex.encode($0.encoded(), uppercase: true)) ?? "unencodable" } ?? failure ?? "unknown"
+                    checks.append(Check(check: "ndef", expected: expectedHex, found: found, ok: message == expectedMessage))
+                }
+            }
+            return checks
+        }
+        let report = Report(match: checks.allSatisfy { $0.ok }, checks: checks)
+        if printsJSON {
+            context.io.write(toolJSON(report))
+        } else {
+            for check in checks {
+                if check.ok {
+                    context.io.printLine("ok        \(check.check): \(check.found)")
+                } else {
+                    context.io.printLine("MISMATCH  \(check.check)")
+                    context.io.printLine("  expected: \(check.expected)")
+                    context.io.printLine("  found:    \(check.found)")
+                }
+            }
+        }
+        if !report.match {
+            let failed = checks.filter { !$0.ok }.map { $0.check }.joined(separator: ", ")
+            throw CommandError("the tag does not match: \(failed)", exitCode: .verifyMismatch)
+        }
+    }
+}

@@ -1,0 +1,485 @@
+import Foundation
+import NFCTestSupport
+import Testing
+@testable import NFCToolCore
+
+/// The inspection and set-up commands: info, dump, verify, apdu, doctor. Help texts in whole,
+/// then each command as a user runs it (the built nfctool) against the simulator.
+@Suite("nfctool info, dump, verify, apdu and doctor")
+struct InspectionCommandTests {
+    static let infoHelp = """
+        OVERVIEW: Show a tag's identifiers, chip, NDEF state, locks and protection.
+
+        Reports the technology and UID (ATQA/SAK/ATS, FeliCa IDm/PMm/system code, or
+        ISO 15693 DSFID/AFI), the chip model and memory size, the NDEF status, capacity
+        and message length, the lock state (Type 2: CC3, static and dynamic lock bytes,
+        CFGLCK; Type 3: RWFlag and MC; Type 5: CC access and block security; Classic:
+        GPB of the NFC sectors; Type 4: CC write access), the password protection (Type
+        2: AUTH0 and PROT) and the originality signature (READ_SIG). Whatever the tag
+        refuses to tell is shown as unknown.
+
+        Examples:
+          nfctool info --device sim:ntag215
+          nfctool info --device pn532_uart:/dev/ttyUSB0 --json
+
+        USAGE: nfctool info [--device <conn>] [--timeout <s>] [--json]
+
+        OPTIONS:
+          -d, --device <conn>     The reader: a libnfc connection string such as
+                                  pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
+                                  default device, or sim:MODEL (default:
+                                  $NFCTOOL_DEVICE, else sim:ntag215).
+          -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
+          --json                  Print JSON on standard output.
+          -h, --help              Show help information.
+
+
+        """
+
+    static let dumpHelp = """
+        OVERVIEW: Dump a tag's readable memory as a hex listing or raw bytes.
+
+        Lists every page (Type 2), block (Type 3, Type 5, MIFARE Classic) or file (Type
+        4: the CC and NDEF files) with its number; what the tag refuses to read is
+        marked unreadable. MIFARE Classic sectors are tried with --key, then
+        FFFFFFFFFFFF, A0A1A2A3A4A5 and D3F7D3F7D3F7 as key A. --binary writes the raw
+        bytes (unreadable ones as 00): for Type 2 the 4 bytes of each page from page 0,
+        which 'nfc-mfultralight w' takes; for Classic the 1024-byte .mfd of
+        nfc-mfclassic, key A filled in with the key that opened the sector.
+
+        Examples:
+          nfctool dump --device sim:ntag215
+          nfctool dump --binary --output tag.mfd
+          nfctool dump --device sim:classic1k --key A0A1A2A3A4A5 --json
+
+        USAGE: nfctool dump <options>
+
+        OPTIONS:
+          -d, --device <conn>     The reader: a libnfc connection string such as
+                                  pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
+                                  default device, or sim:MODEL (default:
+                                  $NFCTOOL_DEVICE, else sim:ntag215).
+          -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
+          -o, --output <file>     Write the dump to this file rather than standard
+                                  output.
+          --binary                Write raw bytes: Type 2 in nfc-mfultralight's .mfd
+                                  layout, Classic in nfc-mfclassic's.
+          -k, --key <hex>         A MIFARE Classic key A (12 hex digits) to try before
+                                  the default keys.
+          --json                  Print JSON on standard output.
+          -h, --help              Show help information.
+
+
+        """
+
+    static let verifyHelp = """
+        OVERVIEW: Check that a tag holds what is expected.
+
+        Give one or more checks; all must hold. Exits 0 when the tag matches, 8 when it
+        does not, printing each check with what was expected and what was found.
+
+        Examples:
+          nfctool verify --expect-url https://example.com
+          nfctool verify --expect-ndef message.ndef --expect-read-only
+          nfctool verify --expect-model NTAG215 --json
+
+        USAGE: nfctool verify <options>
+
+        OPTIONS:
+          -d, --device <conn>     The reader: a libnfc connection string such as
+                                  pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
+                                  default device, or sim:MODEL (default:
+                                  $NFCTOOL_DEVICE, else sim:ntag215).
+          -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
+          --expect-url <url>      The first URI record must be this URL.
+          --expect-ndef <file>    The NDEF message must equal this one (raw bytes or
+                                  hex text in the file).
+          --expect-read-only      The tag's NDEF must be read-only (locked).
+          --expect-model <model>  The chip must be this model, e.g. NTAG215
+                                  (case-insensitive).
+          --json                  Print JSON on standard output.
+          -h, --help              Show help information.
+
+
+        """
+
+    static let apduHelp = """
+        OVERVIEW: Send ISO 7816 APDUs to an ISO-DEP tag; print each answer.
+
+        Sends the APDUs in order (each one after the previous answer) to an ISO-DEP
+        tag: a Type 4 tag, a smart card, or a MIFARE DESFire. Prints the response data
+        and SW1SW2 of each. A SELECT of a payment application is refused (exit 10)
+        unless --allow-payment is given; so is a tag that does not speak ISO-DEP.
+
+        Examples:
+          nfctool apdu --device sim:type4 00A4040007D2760000850101 00A4000C02E103
+          nfctool apdu --json 00A4040007D2760000850101
+
+        USAGE: nfctool apdu [<options>] <apdu> ...
+
+        ARGUMENTS:
+          <apdu>                  A command APDU in hex (spaces allowed within one
+                                  argument), e.g. 00A4040007D2760000850101.
+
+        OPTIONS:
+          -d, --device <conn>     The reader: a libnfc connection string such as
+                                  pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
+                                  default device, or sim:MODEL (default:
+                                  $NFCTOOL_DEVICE, else sim:ntag215).
+          -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
+          --allow-payment         Allow SELECT of payment applications (PPSE, card
+                                  schemes); refused otherwise.
+          --json                  Print JSON on standard output.
+          -h, --help              Show help information.
+
+
+        """
+
+    static let doctorHelp = """
+        OVERVIEW: Check the Linux set-up for NFC readers: libnfc, drivers, permissions.
+
+        Checks that libnfc is there, which readers it finds, that the kernel's
+        pn533_usb, pn533 and nfc modules do not hold USB readers (and are blacklisted),
+        that udev lets non-root users open the readers, what /etc/nfc/libnfc.conf and
+        /etc/nfc/devices.d say, and which LIBNFC_* variables are set. Each item is ok,
+        warning or problem, with one line on how to fix it. Exits 1 when something is a
+        problem, 0 otherwise.
+
+        Examples:
+          nfctool doctor
+          nfctool doctor --json
+
+        USAGE: nfctool doctor [--json]
+
+        OPTIONS:
+          --json                  Print the checks as JSON.
+          -h, --help              Show help information.
+
+
+        """
+
+    @Test("each command's --help is the whole text above", arguments: [
+        ("info", InspectionCommandTests.infoHelp), ("dump", InspectionCommandTests.dumpHelp),
+        ("verify", InspectionCommandTests.verifyHelp), ("apdu", InspectionCommandTests.apduHelp),
+        ("doctor", InspectionCommandTests.doctorHelp),
+    ])
+    func help(command: String, text: String) async {
+        let run = await runNFCTool([command, "--help"])
+        #expect(run.status == .success)
+        #expect(run.standardOutput == text)
+        #expect(await runNFCTool(["help", command]).standardOutput == text)
+    }
+
+    // MARK: - info
+
+    @Test("info names each simulated model, its platform, NDEF state and lock state", arguments: [
+        ("ntag215", "NTAG215", "Type 2", "CC3: 00 (write access granted)"),
+        ("classic1k", "MIFARE Classic 1K", "MIFARE Classic", "MAD: unknown"),
+        ("felica-lite-s", "FeliCa Lite-S", "Type 3", "RWFlag: 01 (read-write)"),
+        ("type4", "NFC Forum Type 4 tag", "Type 4", "CC write access: 00 (granted)"),
+        ("slix2", "ICODE SLIX2", "Type 5", "locked blocks: 0 of 80"),
+    ])
+    func infoPerModel(model: String, chip: String, platform: String, lockLine: String) throws {
+        let run = try runBuiltNFCTool(["info", "--device", "sim:\(model)", "--timeout", "2"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("  model:        \(chip)\n"))
+        #expect(run.standardOutput.contains("  platform:     \(platform)\n"))
+        #expect(run.standardOutput.contains("    \(lockLine)"))
+        #expect(run.standardOutput.split(separator: "\n").allSatisfy { $0.count <= 80 })
+    }
+
+    @Test("info on a factory NTAG215: the whole report, with AUTH0, CFGLCK and the signature")
+    func infoNTAG215Whole() throws {
+        let run = try runBuiltNFCTool(["info", "--device", "sim:ntag215"])
+        #expect(run.status == 0)
+        let lines = run.standardOutput.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(17)) == [
+            "Tag on sim:ntag215",
+            "  technology:   ISO 14443-3 A",
+            "  UID:          04 53 49 4D 00 00 01",
+            "  ATQA:         00 44",
+            "  SAK:          00",
+            "  model:        NTAG215",
+            "  platform:     Type 2",
+            "  memory:       504 bytes",
+            "  NDEF:         read-write",
+            "  capacity:     492 bytes",
+            "  message:      0 bytes",
+            "  lock:         read-write",
+            "    CC3: 00 (write access granted)",
+            "    static lock bytes: 00 00",
+            "    dynamic lock bytes: 00 00 00",
+            "    CFGLCK: clear",
+            "  password:     none (AUTH0 FF)",
+        ])
+        let signature = try #require(lines.last)
+        #expect(signature.hasPrefix("  signature:    ") && signature.count == 16 + 64)
+    }
+
+    @Test("info --json has the same keys for every platform; a message's length is reported")
+    func infoJSONKeys() throws {
+        var keySets: [Set<String>] = []
+        for model in ["ntag215?ndef=D1010C55026578616D706C652E636F6D", "classic1k", "felica-lite-s", "type4", "slix2"] {
+            let run = try runBuiltNFCTool(["info", "--json", "--device", "sim:\(model)"])
+            #expect(run.status == 0)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+            keySets.append(Set(object.keys))
+            let ndef = try #require(object["ndef"] as? [String: Any])
+            #expect(Set(ndef.keys) == ["status", "capacity", "messageLength"])
+            if model.hasPrefix("ntag215") { #expect(ndef["messageLength"] as? Int == 16) }
+        }
+        #expect(Set(keySets) == [[
+            "reader", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
+            "platform", "memoryBytes", "ndef", "lock", "password", "signature",
+        ]])
+    }
+
+    @Test("info: no tag exits 2, a bad timeout 64, an unknown simulator model 3")
+    func infoErrors() throws {
+        #expect(try runBuiltNFCTool(["info", "--device", "sim:empty", "--timeout", "0.2"]).status == 2)
+        #expect(try runBuiltNFCTool(["info", "--timeout", "-1"]).status == 64)
+        #expect(try runBuiltNFCTool(["info", "--device", "sim:nosuchtag"]).status == 3)
+        #expect(try runBuiltNFCTool(["info", "extra"]).status == 64)
+    }
+
+    // MARK: - dump
+
+    @Test("dump of an NTAG215 lists its 135 pages; --binary writes the same 540 bytes", arguments: [false, true])
+    func dumpNTAG215(toFile: Bool) throws {
+        let device = "sim:ntag215?ndef=D1010C55026578616D706C652E636F6D"
+        let listing = try runBuiltNFCTool(["dump", "--device", device])
+        #expect(listing.status == 0)
+        let lines = listing.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "NTAG215 04 53 49 4D 00 00 01: 135 pages, 135 readable")
+        #expect(lines[1] == "page   0: 04 53 49 96  |.SI.|")
+        #expect(lines[5] == "page   4: 03 10 D1 01  |....|")
+        #expect(lines.count == 136)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("tag.mfd").path
+        let binary = try runBuiltNFCTool(["dump", "--device", device, "--binary", "--output", file])
+        #expect(binary.status == 0)
+        #expect(binary.standardError == "wrote 540 bytes to \(file)\n")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(bytes.count == 540)
+        #expect(Array(bytes[16..<20]) == [0x03, 0x10, 0xD1, 0x01])
+        #expect(Array(bytes[12..<16]) == [0xE1, 0x10, 0x3E, 0x00])
+    }
+
+    @Test("dump of a Classic 1K: 64 blocks; --binary is the 1024-byte .mfd with key A filled in")
+    func dumpClassic() async throws {
+        let listing = try runBuiltNFCTool(["dump", "--device", "sim:classic1k"])
+        #expect(listing.status == 0)
+        #expect(listing.standardOutput.hasPrefix("MIFARE Classic 1K 53 49 4D 01: 64 blocks, 64 readable\n"))
+        #expect(listing.standardOutput.contains("block  3: 00 00 00 00 00 00 FF 07 80 69 FF FF FF FF FF FF"))
+        let binary = await runNFCTool(["dump", "--device", "sim:classic1k", "--binary"])
+        #expect(binary.status == .success)
+        #expect(binary.standardOutputBytes.count == 1024)
+        #expect(Array(binary.standardOutputBytes[48..<64]) == [UInt8](repeating: 0xFF, count: 6) + [0xFF, 0x07, 0x80, 0x69] + [UInt8](repeating: 0xFF, count: 6))
+        let json = try runBuiltNFCTool(["dump", "--json", "--device", "sim:classic1k", "--key", "A0A1A2A3A4A5"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect((object["units"] as? [Any])?.count == 64)
+        #expect(object["unit"] as? String == "block")
+    }
+
+    @Test("dump of the other platforms: blocks or files", arguments: [
+        ("felica-lite-s", "FeliCa Lite-S 01 2E 53 49 4D 00 00 01: 23 blocks"),
+        ("slix2", "ICODE SLIX2 E0 04 01 18 53 49 4D 01: 80 blocks, 80 readable"),
+        ("type4", "NFC Forum Type 4 tag 04 53 49 4D 00 00 01: 2 files, 2 readable"),
+    ])
+    func dumpOthers(model: String, header: String) throws {
+        let run = try runBuiltNFCTool(["dump", "--device", "sim:\(model)"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.hasPrefix(header))
+        #expect(run.standardOutput.split(separator: "\n").allSatisfy { $0.count <= 80 })
+    }
+
+    @Test("dump: a bad key, --binary with --json, or --binary to a terminal are usage errors (64)")
+    func dumpBadInput() throws {
+        let badKey = try runBuiltNFCTool(["dump", "--device", "sim:classic1k", "--key", "FFFF"])
+        #expect(badKey.status == 64)
+        #expect(badKey.standardError.hasPrefix("Error: The value 'FFFF' is invalid for '--key <hex>': a key is 6 bytes"))
+        #expect(try runBuiltNFCTool(["dump", "--binary", "--json"]).status == 64)
+        #expect(try runBuiltNFCTool(["dump", "--output", "/nonexistent/dir/x.mfd"]).status == 1)
+    }
+
+    // MARK: - verify
+
+    @Test("verify: a matching URL, model and NDEF file exit 0")
+    func verifyMatches() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verify-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("m.ndef")
+        try Data("D1010C55026578616D706C652E636F6D\n".utf8).write(to: file)
+        let run = try runBuiltNFCTool([
+            "verify", "--device", "sim:ntag215?ndef=D1010C55026578616D706C652E636F6D",
+            "--expect-url", "https://www.example.com", "--expect-model", "ntag215", "--expect-ndef", file.path,
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput == """
+            ok        model: NTAG215
+            ok        url: https://www.example.com
+            ok        ndef: D1010C55026578616D706C652E636F6D
+
+            """)
+    }
+
+    @Test("verify: a mismatch exits 8 with expected and found; --json gives each check")
+    func verifyMismatch() throws {
+        let run = try runBuiltNFCTool(["verify", "--device", "sim:ntag215", "--expect-url", "https://x.example", "--expect-read-only"])
+        #expect(run.status == 8)
+        #expect(run.standardOutput == """
+            MISMATCH  read-only
+              expected: read-only
+              found:    writable
+            MISMATCH  url
+              expected: https://x.example
+              found:    no URI record
+
+            """)
+        #expect(run.standardError == "Error: the tag does not match: read-only, url\n")
+        let json = try runBuiltNFCTool(["verify", "--json", "--device", "sim:type4?read-only", "--expect-read-only", "--expect-model", "NTAG213"])
+        #expect(json.status == 8)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(object["match"] as? Bool == false)
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.map { $0["check"] as? String } == ["model", "read-only"])
+        #expect(checks.map { $0["ok"] as? Bool } == [false, true])
+    }
+
+    @Test("verify: no check is a usage error (64); an expected file that is not NDEF is a data error (65)")
+    func verifyBadInput() throws {
+        #expect(try runBuiltNFCTool(["verify"]).status == 64)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verify-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bad.ndef")
+        try Data([0x01, 0x02]).write(to: file)
+        #expect(try runBuiltNFCTool(["verify", "--expect-ndef", file.path]).status == 65)
+        #expect(try runBuiltNFCTool(["verify", "--expect-ndef", directory.appendingPathComponent("none").path]).status == 1)
+    }
+
+    // MARK: - apdu
+
+    @Test("apdu: SELECT of the NDEF application and READ BINARY of the CC on a Type 4 tag")
+    func apduType4() throws {
+        let run = try runBuiltNFCTool(["apdu", "--device", "sim:type4", "00A4040007D2760000850101", "00A4000C02E103", "00 B0 00 00 0F"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput == """
+            > 00 A4 04 00 07 D2 76 00 00 85 01 01
+            < SW 9000
+            > 00 A4 00 0C 02 E1 03
+            < SW 9000
+            > 00 B0 00 00 0F
+            < 00 0F 20 00 3B 00 34 04 06 E1 04 08 00 00 00
+            < SW 9000
+
+            """)
+        let json = try runBuiltNFCTool(["apdu", "--json", "--device", "sim:type4", "00A4040007D2760000850101"])
+        #expect(json.standardOutput.contains("\"sw\" : \"9000\""))
+    }
+
+    @Test("apdu: a payment SELECT and a tag without ISO-DEP exit 10; bad APDUs exit 64")
+    func apduRefusals() throws {
+        let payment = try runBuiltNFCTool(["apdu", "--device", "sim:type4", "00A404000E325041592E5359532E4444463031"])
+        #expect(payment.status == 10)
+        #expect(payment.standardError.contains("--allow-payment"))
+        #expect(try runBuiltNFCTool(["apdu", "--device", "sim:type4", "--allow-payment", "00A404000E325041592E5359532E4444463031"]).status == 0)
+        #expect(try runBuiltNFCTool(["apdu", "--device", "sim:ntag215", "00A4040000"]).status == 10)
+        #expect(try runBuiltNFCTool(["apdu", "--device", "sim:felica-lite-s", "00A4040000"]).status == 10)
+        let badHex = try runBuiltNFCTool(["apdu", "zz"])
+        #expect(badHex.status == 64)
+        #expect(badHex.standardError.hasPrefix("Error: The value 'zz' is invalid for '<apdu>'"))
+        #expect(try runBuiltNFCTool(["apdu", "00A4"]).status == 64)
+        #expect(try runBuiltNFCTool(["apdu"]).status == 64)
+    }
+
+    // MARK: - doctor
+
+    /// A copy of a fixture tree with the USB device node's mode set (git keeps no modes).
+    static func doctorRoot(_ name: String, deviceNode: String, mode: Int) throws -> URL {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/doctor/\(name)")
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: fixtures, to: copy)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: copy.path + deviceNode)
+        return copy
+    }
+
+    @Test("doctor on a set-up machine: no problem, exit 0")
+    func doctorHealthy() throws {
+        let root = try Self.doctorRoot("healthy", deviceNode: "/dev/bus/usb/001/004", mode: 0o666)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try runBuiltNFCTool(["doctor"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path, "LIBNFC_LOG_LEVEL": "0"])
+        #expect(run.status == 0, "\(run.standardOutput)")
+        let lines = run.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("[ok]      kernel drivers: pn533_usb and pn533 not loaded and blacklisted"))
+        #expect(lines.contains("[ok]      udev rules: a udev rule covers the common USB readers"))
+        #expect(lines.contains("[ok]      USB permissions: ACS ACR122U at /dev/bus/usb/001/004 (mode 666) opens"))
+        #expect(lines.contains { $0.hasPrefix("[ok]      libnfc.conf: libnfc.conf: device.name = \"ACR122U\"") })
+        #expect(lines.contains("[ok]      environment: LIBNFC_LOG_LEVEL=0"))
+        #expect(lines.allSatisfy { $0.count <= 80 })
+    }
+
+    @Test("doctor on a machine where pn533_usb holds a root-only reader: problems, exit 1, how to fix")
+    func doctorBroken() throws {
+        let root = try Self.doctorRoot("broken", deviceNode: "/dev/bus/usb/003/007", mode: 0o664)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try runBuiltNFCTool(["doctor"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
+        #expect(run.status == 1)
+        #expect(run.standardError == "Error: 2 problems found\n")
+        #expect(run.standardOutput.contains("""
+            [problem] kernel drivers: loaded: pn533_usb, pn533, nfc (they claim USB readers
+                      before libnfc)
+                      fix: sudo modprobe -r pn533_usb pn533 nfc, then blacklist them in
+                           /etc/modprobe.d/blacklist-nfc.conf (docs/hardware.md)
+
+            """))
+        #expect(run.standardOutput.contains("[warning] udev rules: no udev rule for NFC readers"))
+        #expect(run.standardOutput.contains("[problem] USB permissions: NXP PN533 at /dev/bus/usb/003/007 (mode 664):"))
+        #expect(run.standardOutput.contains("[warning] libnfc.conf: libnfc.conf: allow_intrusive_scan = true |\n          devices.d/pn532.conf:"))
+        let json = try runBuiltNFCTool(["doctor", "--json"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(object["problems"] as? Int == 2)
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.map { $0["name"] as? String } == [
+            "libnfc", "readers", "kernel drivers", "udev rules", "USB permissions", "libnfc.conf", "environment",
+        ])
+        #expect(checks.allSatisfy { Set($0.keys) == ["name", "status", "detail", "fix"] })
+    }
+
+    @Test("doctor: an unknown option or an argument is a usage error (64)")
+    func doctorBadInput() throws {
+        #expect(try runBuiltNFCTool(["doctor", "--root", "/"]).status == 64)
+        #expect(try runBuiltNFCTool(["doctor", "now"]).status == 64)
+    }
+
+    @Test("the shipped udev rule is the one doctor recognises, for every reader it knows")
+    func udevRuleCoversKnownReaders() throws {
+        let rules = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/udev/99-nfckit.rules")
+        let text = try String(contentsOf: rules, encoding: .utf8)
+        for reader in USBReaderID.known {
+            #expect(text.contains("ATTRS{idVendor}==\"\(reader.vendor)\", ATTRS{idProduct}==\"\(reader.product)\", GROUP=\"plugdev\", MODE=\"0660\", TAG+=\"uaccess\""))
+        }
+    }
+
+    // MARK: - robustness
+
+    @Test("info on a tag that leaves the field after any command: exit 0, the rest unknown", arguments: 1...8)
+    func infoWhenTheTagLeaves(after command: Int) async {
+        let run = await runNFCTool(["info", "--device", "sim:ntag215?leave-after=\(command)&poll-wait=0", "--timeout", "1"])
+        #expect(run.status == .success, "\(run.standardError)")
+        #expect(run.standardOutput.contains("  model:        NTAG215\n"))
+        if command <= 3 { #expect(run.standardOutput.contains("unknown (")) }
+    }
+
+    @Test("dump of a tag that leaves before anything is read exits 7 (tag lost)", arguments: ["ntag215", "type4", "slix2"])
+    func dumpWhenTheTagLeaves(model: String) async {
+        let run = await runNFCTool(["dump", "--device", "sim:\(model)?leave-after=1&poll-wait=0", "--timeout", "1"])
+        #expect(run.status == .tagLost, "\(run.standardOutput)")
+    }
+}
