@@ -44,6 +44,22 @@ struct HelpFormatter {
         return ([name, "[<options>]"] + arguments).joined(separator: " ")
     }
 
+    /// A usage line longer than the screen, broken before a `[` element, the following lines
+    /// indented under the first option as swift-argument-parser indents them.
+    static func wrappedUsage(_ line: String) -> String {
+        guard line.count > screenWidth, let first = line.range(of: " [") else { return line }
+        let indent = String(repeating: " ", count: line.distance(from: line.startIndex, to: first.lowerBound) + 1)
+        var lines = [String(line[..<first.lowerBound])]
+        for element in line[first.upperBound...].components(separatedBy: " [").map({ "[" + $0 }) {
+            if lines[lines.count - 1].count + 1 + element.count > screenWidth {
+                lines.append(indent + element)
+            } else {
+                lines[lines.count - 1] += " " + element
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The whole help, exactly as `--help` prints it (ending in a newline).
     var helpText: String {
         var overview = configuration.abstract
@@ -51,7 +67,7 @@ struct HelpFormatter {
             overview += (overview.isEmpty ? "" : "\n\n") + configuration.discussion
         }
         var text = overview.isEmpty ? "" : "OVERVIEW: \(overview)".wrapped(to: Self.screenWidth) + "\n\n"
-        text += "USAGE: \(usageLine)\n\n"
+        text += Self.wrappedUsage("USAGE: \(usageLine)") + "\n\n"
         let sections = [
             section("ARGUMENTS", configuration.arguments.map { ("<\($0.valueName)>", $0.help) }),
             section("OPTIONS", (configuration.options + builtInOptions).map { ($0.helpLabel, $0.help) }),

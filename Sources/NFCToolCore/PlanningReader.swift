@@ -71,6 +71,9 @@ actor PlanningReader: NFCReader {
             }
             return Bytes(answer)
         }
+        if bytes.count == 5, bytes[0] == 0x1B, let pack = plannedAcknowledge(forPassword: Array(bytes[1...])) {
+            return Bytes(pack)
+        }
         let answer = try await base.transceive(command, mode: mode, timeout: timeout)
         guard !plannedPages.isEmpty, bytes.count >= 2, bytes[0] == 0x30 || bytes[0] == 0x3A else { return answer }
         var overlaid = answer.array
@@ -81,6 +84,15 @@ actor PlanningReader: NFCReader {
             }
         }
         return Bytes(overlaid)
+    }
+
+    /// The PACK planned with `password`: PWD_AUTH (`1B`) with a password only planned, never
+    /// written, is answered here as the tag will answer it, rather than sent and counted as a
+    /// failed attempt (AUTHLIM). PWD and PACK are consecutive pages on every NTAG21x and
+    /// Ultralight EV1 (NTAG21x 8.8.1).
+    private func plannedAcknowledge(forPassword password: [UInt8]) -> [UInt8]? {
+        guard let page = plannedPages.first(where: { $0.value == password })?.key else { return nil }
+        return Array((plannedPages[page + 1] ?? [0, 0]).prefix(2))
     }
 
     func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
