@@ -207,7 +207,7 @@ struct PlanStep: Encodable, Sendable, Hashable {
                     }
                 }
             }
-            location = "block" + (blocks.count == 1 ? " " : "s ") + blocks.map { "0x" + String($0, radix: 16) }.joined(separator: ",")
+            location = "block" + (blocks.count == 1 ? " " : "s ") + blocks.map { "\($0) (0x\(Hex.encode([UInt8(truncatingIfNeeded: $0)], uppercase: true)))" }.joined(separator: ",")
             data = hex(c[min(index, c.count)...])
             if blocks.contains(0x88) {
                 irreversible = "FeliCa Lite-S MC (memory configuration can make blocks read-only for good)"
