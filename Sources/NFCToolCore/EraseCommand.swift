@@ -61,7 +61,7 @@ struct EraseCommand: ToolCommand {
         } else if printsJSON {
             context.io.write(toolJSON(EraseReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: capacity)))
         } else {
-            context.io.printLine("Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it holds an empty NDEF message, \(capacity) bytes free.")
+            TagWriteSupport.say("Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): empty NDEF message, \(capacity) bytes free.", context)
         }
     }
 

@@ -63,7 +63,7 @@ struct FormatCommand: ToolCommand {
             context.io.write(toolJSON(FormatReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: query.capacity)))
         } else {
-            context.io.printLine("Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free.")
+            TagWriteSupport.say("Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free.", context)
         }
     }
 

@@ -87,7 +87,7 @@ struct HelpFormatter {
     func errorText(_ error: CommandError) -> String {
         var text = "Error: \(error.message)\n"
         if error.exitCode == .usage {
-            text += "Usage: \(usageLine)\n"
+            text += Self.wrappedUsage("Usage: \(usageLine)") + "\n"
             text += "  See '\(path.names.joined(separator: " ")) --help' for more information.\n"
         }
         return text

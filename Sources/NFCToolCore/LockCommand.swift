@@ -61,7 +61,7 @@ struct LockCommand: ToolCommand {
         } else if printsJSON {
             context.io.write(toolJSON(LockReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, readOnly: true)))
         } else {
-            context.io.printLine("Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only.")
+            TagWriteSupport.say("Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only.", context)
         }
     }
 

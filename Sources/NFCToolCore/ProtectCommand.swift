@@ -77,8 +77,8 @@ struct ProtectCommand: ToolCommand {
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
                 protected: true, firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)))
         } else {
-            let what = protection.readProtected ? "reading and writing need" : "writing needs"
-            context.io.printLine("Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): from page \(protection.firstProtectedPage) on, \(what) the password.")
+            let what = protection.readProtected ? "read and write" : "write"
+            TagWriteSupport.say("Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what).", context)
         }
     }
 }

@@ -75,7 +75,7 @@ struct ReadCommand: ToolCommand {
         }
         let access = query.status == .readOnly ? "read-only" : "read-write"
         var text = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)), NDEF \(access), "
-        text += "\(query.messageLength) of \(query.capacity) bytes used\n"
+        text = (text + "\(query.messageLength) of \(query.capacity) bytes used").wrapped(to: HelpFormatter.screenWidth) + "\n"
         if isEmpty {
             return text + "The tag holds an empty NDEF message (no records).\n"
         }

@@ -63,7 +63,7 @@ enum TagWriteSupport {
         guard context.io.isStandardInputTerminal else {
             throw .usage("\(warning) Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
-        context.io.write(warning + " Type 'yes' to go on: ", to: .standardError)
+        context.io.write((warning + " Type 'yes' to go on:").wrapped(to: HelpFormatter.screenWidth) + " ", to: .standardError)
         let answer = context.io.readStandardInputLine()?.trimmingWhitespace.lowercased()
         guard answer == "yes" || answer == "y" else {
             throw .failure("not confirmed; nothing was written")
@@ -86,6 +86,11 @@ enum TagWriteSupport {
         return type2
     }
 
+    /// Prints `text` and a newline on standard output, wrapped to 80 columns.
+    static func say(_ text: String, _ context: CommandContext) {
+        context.io.write(text.wrapped(to: HelpFormatter.screenWidth) + "\n")
+    }
+
     /// `04 53 49 4D 00 00 01`.
     static func spacedHex(_ bytes: some Collection<UInt8>) -> String {
         Hex.encode(Array(bytes), uppercase: true, separator: " ")
@@ -104,14 +109,14 @@ enum TagWriteSupport {
             return
         }
         let count = writes.count
-        var text = "Plan for \(operation) on \(tag.identity.model) \(spacedHex(tag.identifier)): "
-        text += "\(count) write\(count == 1 ? "" : "s"); nothing was sent.\n"
+        var text = "Plan for \(operation) on \(tag.identity.model) \(spacedHex(tag.identifier)): \(count) write\(count == 1 ? "" : "s"); nothing was sent."
+            .wrapped(to: HelpFormatter.screenWidth) + "\n"
         for step in steps {
             text += "  \(step.location.padding(toLength: 16, withPad: " ", startingAt: 0)) \(step.data)\n"
             if let note = step.irreversible {
-                text += "      IRREVERSIBLE: \(note)\n"
+                text += "IRREVERSIBLE: \(note)".wrapped(to: HelpFormatter.screenWidth, indent: 6) + "\n"
             } else if let note = step.note {
-                text += "      \(note)\n"
+                text += note.wrapped(to: HelpFormatter.screenWidth, indent: 6) + "\n"
             }
         }
         let irreversible = steps.filter { $0.irreversible != nil }.count

@@ -56,7 +56,7 @@ struct UnprotectCommand: ToolCommand {
         } else if printsJSON {
             context.io.write(toolJSON(ProtectReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, protected: false)))
         } else {
-            context.io.printLine("Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password is needed any more.")
+            TagWriteSupport.say("Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password is needed any more.", context)
         }
     }
 }

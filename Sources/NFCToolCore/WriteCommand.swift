@@ -197,7 +197,7 @@ struct WriteCommand: ToolCommand {
             lines.append("Wrote \(bytes) bytes (\(records) record\(records == 1 ? "" : "s")) to \(model) \(TagWriteSupport.spacedHex(tag.identifier)), capacity \(capacity) bytes.")
             lines.append(verified ? "Verified: the message read back is the one written." : "Not verified (--no-verify).")
             if locked { lines.append("Locked: the tag is now read-only for good.") }
-            return lines.joined(separator: "\n") + "\n"
+            return lines.map { $0.wrapped(to: HelpFormatter.screenWidth) }.joined(separator: "\n") + "\n"
         }
     }
 }
