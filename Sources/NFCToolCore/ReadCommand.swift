@@ -13,17 +13,18 @@ struct ReadCommand: ToolCommand {
         discussion: """
             Each record is decoded as 'nfctool ndef decode' shows it; --json prints the message \
             in the JSON form of docs/ndef.md with the tag's uid and model. An NDEF tag holding \
-            no message says so and exits 0; a tag without NDEF exits 4.
+            no message says so and exits 0; a tag without NDEF exits 4. A read-protected \
+            NTAG21x needs its password (--password-file or NFCTOOL_PASSWORD).
 
             Examples:
               nfctool read --device sim:ntag215
               nfctool read --device pn532_uart:/dev/ttyUSB0 --json
               nfctool read --raw | nfctool ndef decode
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw]
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile]
     )
 
-    let connectionOption: ParsedArguments
+    let connectionOption: ParsedArguments  // --device, --password-file
     let seconds: Double
     let printsJSON: Bool
     let printsRaw: Bool
@@ -38,9 +39,22 @@ struct ReadCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let connection = TagCommandSupport.connection(connectionOption, context.environment)
+        let password = try TagWriteSupport.password(
+            file: connectionOption.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
+            environment: context.environment, variable: "NFCTOOL_PASSWORD")
         let output = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (tag, _) async throws(CommandError) -> String in
-            let query = try await TagWriteSupport.query(tag)
+            (found, _) async throws(CommandError) -> String in
+            let tag = TagWriteSupport.tag(found, password: password)
+            let query: NDEFQuery
+            do throws(NFCTagError) {
+                query = try await tag.ndef.queryNDEFStatus()
+            } catch {
+                var mapped = TagCommandSupport.map(error)
+                if error.code == .tagResponse, password == nil, case .miFare = tag {
+                    mapped.message += " (a read-protected NTAG needs its password: --password-file or NFCTOOL_PASSWORD)"
+                }
+                throw mapped
+            }
             guard query.status != .notSupported else {
                 throw CommandError("the \(tag.identity.model) holds no NDEF (not formatted for NDEF)", exitCode: .notNDEF)
             }

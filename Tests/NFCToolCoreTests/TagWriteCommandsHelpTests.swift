@@ -9,7 +9,9 @@ struct TagWriteCommandsHelpTests {
 
         Each record is decoded as 'nfctool ndef decode' shows it; --json prints the
         message in the JSON form of docs/ndef.md with the tag's uid and model. An NDEF
-        tag holding no message says so and exits 0; a tag without NDEF exits 4.
+        tag holding no message says so and exits 0; a tag without NDEF exits 4. A
+        read-protected NTAG21x needs its password (--password-file or
+        NFCTOOL_PASSWORD).
 
         Examples:
           nfctool read --device sim:ntag215
@@ -17,6 +19,7 @@ struct TagWriteCommandsHelpTests {
           nfctool read --raw | nfctool ndef decode
 
         USAGE: nfctool read [--device <conn>] [--timeout <s>] [--json] [--raw]
+                            [--password-file <file>]
 
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
@@ -27,6 +30,8 @@ struct TagWriteCommandsHelpTests {
           --json                  Print JSON on standard output.
           --raw                   Print the message as hex (its encoded bytes) instead
                                   of decoding it.
+          --password-file <file>  NTAG21x password PWD[:PACK] in hex (8[+4] digits),
+                                  read from this file (or set NFCTOOL_PASSWORD).
           -h, --help              Show help information.
 
 
