@@ -24,13 +24,13 @@ struct ReadCommand: ToolCommand {
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile]
     )
 
-    let connectionOption: ParsedArguments  // --device, --password-file
+    let arguments: ParsedArguments
     let seconds: Double
     let printsJSON: Bool
     let printsRaw: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        connectionOption = arguments
+        self.arguments = arguments
         seconds = try TagCommandSupport.timeoutSeconds(arguments)
         printsJSON = arguments.contains(TagCommandSupport.json)
         printsRaw = arguments.contains(Self.raw)
@@ -38,9 +38,9 @@ struct ReadCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(connectionOption, context.environment)
+        let connection = TagCommandSupport.connection(arguments, context.environment)
         let password = try TagWriteSupport.password(
-            file: connectionOption.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
+            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
         let output = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (found, _) async throws(CommandError) -> String in

@@ -154,6 +154,22 @@ struct TagWriteCommandsEndToEndTests {
         #expect(try runBuiltNFCTool(["write", "--device", Self.device(dir), "--url", "https://b.example"]).status == 0)
     }
 
+    @Test("protect again needs the current password (9 without it); --current-password-file changes it")
+    func changePassword() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let first = dir.appendingPathComponent("first.pwd"), second = dir.appendingPathComponent("second.pwd")
+        try Data("12345678".utf8).write(to: first)
+        try Data("CAFEBABE:1234".utf8).write(to: second)
+        #expect(try runBuiltNFCTool(["protect", "--device", Self.device(dir), "--password-file", first.path]).status == 0)
+        #expect(try runBuiltNFCTool(["protect", "--device", Self.device(dir), "--password-file", second.path]).status == 9)
+        let change = try runBuiltNFCTool(["protect", "--device", Self.device(dir), "--password-file", second.path, "--current-password-file", first.path, "--read-protect"])
+        #expect(change.status == 0)
+        #expect(change.standardOutput == "Protected NTAG215 04 53 49 4D 00 00 01: pages 4 on need the password to read\nand write.\n")
+        #expect(try runBuiltNFCTool(["read", "--device", Self.device(dir), "--password-file", first.path]).status == 9)
+        #expect(try runBuiltNFCTool(["read", "--device", Self.device(dir), "--password-file", second.path]).status == 0)
+    }
+
     @Test("a password that is not hex is a usage error that does not repeat it")
     func badPassword() throws {
         let run = try runBuiltNFCTool(["protect", "--device", "sim:ntag215"], environment: ["NFCTOOL_PASSWORD": "secretword"])
@@ -173,8 +189,11 @@ struct TagWriteCommandsEndToEndTests {
         let big = try runBuiltNFCTool(["write", "--device", "sim:ntag213", "--text", String(repeating: "x", count: 200)])
         #expect(big.status == 6)
         #expect(big.standardError == "Error: the message of 207 bytes is too big by 70 bytes: the NTAG213 holds at most 137; nothing was written\n")
-        #expect(try runBuiltNFCTool(["read", "--device", "sim:empty", "--timeout", "0.3"]).status == 2)
-        #expect(try runBuiltNFCTool(["write", "--device", "sim:empty", "--timeout", "0.3", "--url", "https://a.example"]).status == 2)
+        for arguments in [["read"], ["write", "--url", "https://a.example"], ["lock", "--yes"], ["format"], ["erase"], ["protect"], ["unprotect"]] {
+            let run = try runBuiltNFCTool(arguments + ["--device", "sim:empty", "--timeout", "0.3"], environment: ["NFCTOOL_PASSWORD": "12345678"])
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.standardError == "Error: no tag within 0.3 s on sim:empty\n")
+        }
         #expect(try runBuiltNFCTool(["read", "--device", "pn532_uart:/dev/nfctool-no-such-port"]).status == 3)
         let torn = try runBuiltNFCTool(["write", "--device", "sim:ntag215?leave-after=12", "--url", "https://example.com/" + String(repeating: "a", count: 100)])
         #expect(torn.status == 7)
