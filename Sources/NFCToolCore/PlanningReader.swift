@@ -41,8 +41,11 @@ actor PlanningReader: NFCReader {
     /// Type 2 pages as planned: page → 4 bytes.
     private var plannedPages: [Int: [UInt8]] = [:]
 
+    /// The base reader's name.
     let name: String
+    /// The base reader's connection string.
     let connectionString: String
+    /// The base reader's modulations.
     let supportedModulations: [Modulation]
 
     /// Wraps `base`.
@@ -56,12 +59,15 @@ actor PlanningReader: NFCReader {
     /// The selected target, which decides how commands are read.
     private var target: TargetInfo?
 
+    /// Passes on, keeping the selected target (it tells how commands are read).
     func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
         let found = try await base.poll(for: modulations, timeout: timeout)
         if let found { target = found }
         return found
     }
 
+    /// Holds back and answers a write-class command; passes anything else on (Type 2 reads with
+    /// the planned pages laid over them).
     func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
         let bytes = command.array
         if let (technology, answer) = Self.writeClass(bytes, on: target) {
@@ -95,14 +101,18 @@ actor PlanningReader: NFCReader {
         return Array((plannedPages[page + 1] ?? [0, 0]).prefix(2))
     }
 
+    /// Passes on: authentication writes nothing.
     func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
         try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
     }
 
+    /// Passes on.
     func isTargetPresent() async -> Bool { await base.isTargetPresent() }
 
+    /// Passes on.
     func deselect() async throws(NFCReaderError) { try await base.deselect() }
 
+    /// Passes on.
     func close() async { await base.close() }
 
     /// Whether `command`, sent to `target`, is a write-class command, and the answer of a tag

@@ -95,6 +95,26 @@ struct PlanningReaderTests {
         await planner.close()
     }
 
+    @Test("lock's check after locking: a tag that still reports read-write exits 8, a locked one passes")
+    func lockCheck() async throws {
+        let base = try await ReaderConnection.open("sim:ntag215")
+        let planner = await PlanningReader(base)
+        let target = try #require(try await planner.poll(for: [.iso14443A], timeout: .seconds(1)))
+        let tag = try await NFCTag.connect(to: target, on: planner)
+        _ = try await planner.poll(for: [.iso14443A], timeout: .seconds(1))
+        // The lock bits go to the planner only: the tag itself stays writable.
+        try await LockCommand.lock(tag, planning: true)
+        await #expect(throws: CommandError("after locking, the tag still reports readWrite, not read-only", exitCode: .verifyMismatch)) {
+            try await LockCommand.requireReadOnly(after: tag, on: base, password: nil)
+        }
+        // Done for real, the same check passes.
+        let real = try await NFCTag.connect(to: target, on: base)
+        _ = try await base.poll(for: [.iso14443A], timeout: .seconds(1))
+        try await LockCommand.lock(real, planning: false)
+        try await LockCommand.requireReadOnly(after: real, on: base, password: nil)
+        await base.close()
+    }
+
     @Test("commands are told apart by the selected target's technology", arguments: [
         ([0xA2, 0x04, 1, 2, 3, 4], "iso14443a", true), ([0x30, 0x04], "iso14443a", false), ([0x3A, 0x21, 0x22], "iso14443a", false),
         ([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], "iso-dep", true), ([0x00, 0xB0, 0x00, 0x00, 0x02], "iso-dep", false),
