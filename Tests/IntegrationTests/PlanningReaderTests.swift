@@ -84,6 +84,27 @@ struct PlanningReaderTests {
         await planner.close()
     }
 
+    @Test("lock of a formatted MIFARE Classic: trailers that freeze their access bits are marked irreversible, nothing written")
+    func classicLockPlanned() async throws {
+        let base = try await ReaderConnection.open("sim:classic1k")
+        let tracer = await TracingReader(base)
+        let planner = await PlanningReader(tracer)
+        let target = try #require(try await planner.poll(for: [.iso14443A], timeout: .seconds(1)))
+        // Formatted for real on the reader underneath, then locked through the planner.
+        try await NFCTag.connect(to: target, on: base).ndef.format(force: false)
+        _ = try await planner.poll(for: [.iso14443A], timeout: .seconds(1))
+        let tag = try await NFCTag.connect(to: target, on: planner)
+        _ = try await planner.poll(for: [.iso14443A], timeout: .seconds(1))
+        await tracer.reset()
+        try await LockCommand.lock(tag, planning: true)
+        #expect(!(await tracer.commands).contains { Self.isWrite($0, .classic) })
+        let steps = await planner.writes.map { PlanStep($0, profile: nil) }
+        #expect(!steps.isEmpty)
+        #expect(steps.allSatisfy { $0.irreversible?.hasPrefix("sector trailer whose access bits") == true })
+        #expect(try await tag.ndef.queryNDEFStatus().status == .readWrite)
+        await planner.close()
+    }
+
     @Test("Type 2 planned pages are laid over later reads; PWD_AUTH with a planned password is answered, not sent")
     func overlay() async throws {
         let (tag, planner, tracer) = try await Self.open("sim:ntag215")
