@@ -39,12 +39,29 @@ struct HelpFormatter {
         let options = configuration.options.map(\.usageSynopsis)
         let arguments = configuration.arguments.map(\.usageSynopsis)
         let full = ([name] + options + arguments).joined(separator: " ")
-        // Also when the whole line would not fit in 80 columns after `USAGE: `.
-        if options.count + arguments.count <= Self.maximumUsageElements, full.count + 7 <= 80 {
+        // A long line is wrapped where it is printed (``wrappedUsage(_:)``), as
+        // swift-argument-parser does; only very many elements become `<options>`.
+        if options.count + arguments.count <= Self.maximumUsageElements {
             return full
         }
         if arguments.isEmpty || arguments.count > Self.maximumUsageElements { return "\(name) <options>" }
         return ([name, "[<options>]"] + arguments).joined(separator: " ")
+    }
+
+    /// A usage line longer than the screen, broken before a `[` element, the following lines
+    /// indented under the first option as swift-argument-parser indents them.
+    static func wrappedUsage(_ line: String) -> String {
+        guard line.count > screenWidth, let first = line.range(of: " [") else { return line }
+        let indent = String(repeating: " ", count: line.distance(from: line.startIndex, to: first.lowerBound) + 1)
+        var lines = [String(line[..<first.lowerBound])]
+        for element in line[first.upperBound...].components(separatedBy: " [").map({ "[" + $0 }) {
+            if lines[lines.count - 1].count + 1 + element.count > screenWidth {
+                lines.append(indent + element)
+            } else {
+                lines[lines.count - 1] += " " + element
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The whole help, exactly as `--help` prints it (ending in a newline).
@@ -54,7 +71,7 @@ struct HelpFormatter {
             overview += (overview.isEmpty ? "" : "\n\n") + configuration.discussion
         }
         var text = overview.isEmpty ? "" : "OVERVIEW: \(overview)".wrapped(to: Self.screenWidth) + "\n\n"
-        text += "USAGE: \(usageLine)\n\n"
+        text += Self.wrappedUsage("USAGE: \(usageLine)") + "\n\n"
         let sections = [
             section("ARGUMENTS", configuration.arguments.map { ("<\($0.valueName)>", $0.help) }),
             section("OPTIONS", (configuration.options + builtInOptions).map { ($0.helpLabel, $0.help) }),
@@ -74,7 +91,7 @@ struct HelpFormatter {
     func errorText(_ error: CommandError) -> String {
         var text = "Error: \(error.message)\n"
         if error.exitCode == .usage {
-            text += "Usage: \(usageLine)\n"
+            text += Self.wrappedUsage("Usage: \(usageLine)") + "\n"
             text += "  See '\(path.names.joined(separator: " ")) --help' for more information.\n"
         }
         return text

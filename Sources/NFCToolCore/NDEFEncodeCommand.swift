@@ -78,7 +78,7 @@ struct NDEFEncodeCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let message = NDEFMessage(records: try buildRecords(context))
+        let message = NDEFMessage(records: try Self.buildRecords(from: occurrences, context))
         let bytes: [UInt8]
         do {
             bytes = try message.encoded(chunkSize: chunk)
@@ -113,7 +113,11 @@ struct NDEFEncodeCommand: ToolCommand {
         case fromJSON([NDEFPayload])
     }
 
-    private func buildRecords(_ context: CommandContext) throws(CommandError) -> [NDEFPayload] {
+    /// The records the record options among `occurrences` describe, in command-line order (other
+    /// options are skipped): shared with `nfctool write`.
+    /// - Throws: ``CommandError`` (usage) for a bad value, a modifier without its record, an
+    ///   unreadable file or a record that cannot be built.
+    static func buildRecords(from occurrences: [ParsedArguments.Occurrence], _ context: CommandContext) throws(CommandError) -> [NDEFPayload] {
         var drafts: [(draft: Draft, id: String?, starter: CommandOption)] = []
 
         func requireDraft(_ o: ParsedArguments.Occurrence, _ allowed: String) throws(CommandError) -> Int {

@@ -50,6 +50,11 @@ public struct StandardIO: ToolIO {
         }
     }
 
+    /// One line from the process's standard input (through the C library's buffering).
+    public func readStandardInputLine() -> String? {
+        Swift.readLine(strippingNewline: true)
+    }
+
     /// Whether file descriptor 0 is a terminal.
     public var isStandardInputTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 

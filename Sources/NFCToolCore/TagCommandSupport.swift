@@ -27,16 +27,18 @@ enum TagCommandSupport {
 
     /// Opens the reader named by `connection`, waits up to `seconds` for a tag, connects it as an
     /// ``NFCTag`` (identified, then selected again) and runs `body`; the reader is closed
-    /// afterwards whatever happens.
+    /// afterwards whatever happens. `wrapping` may put a reader in front of the opened one
+    /// (``PlanningReader`` for `--plan`); the tag and `body` then use that one.
     /// - Throws: ``ExitCode/noReader`` when the reader cannot be opened, ``ExitCode/noTag`` when
     ///   no tag comes, and what `body` throws.
     static func withTag<T: Sendable>(
         connection: String, seconds: Double,
+        wrapping: (any NFCReader) async -> any NFCReader = { $0 },
         _ body: (NFCTag, any NFCReader) async throws(CommandError) -> T
     ) async throws(CommandError) -> T {
         let reader: any NFCReader
         do {
-            reader = try await ReaderConnection.open(connection)
+            reader = await wrapping(try await ReaderConnection.open(connection))
         } catch {
             throw CommandError("cannot open reader '\(connection)': \(error)", exitCode: .noReader)
         }

@@ -10,6 +10,10 @@ public protocol ToolIO: Sendable {
     /// - Throws: ``CommandError`` (``ExitCode/failure``) when reading fails.
     func readStandardInput() throws(CommandError) -> [UInt8]
 
+    /// Reads one line of standard input (an answer to a prompt), without its newline; `nil` at
+    /// the end of input.
+    func readStandardInputLine() -> String?
+
     /// Whether standard input is a terminal (nobody piped anything in).
     var isStandardInputTerminal: Bool { get }
 
@@ -26,6 +30,12 @@ public enum ToolOutputStream: Sendable, Hashable {
 }
 
 extension ToolIO {
+    /// The first line of what ``readStandardInput()`` returns (for I/O that keeps input whole).
+    public func readStandardInputLine() -> String? {
+        guard let bytes = try? readStandardInput(), !bytes.isEmpty else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+
     /// Writes `text` as UTF-8, with no newline added.
     public func write(_ text: String, to stream: ToolOutputStream = .standardOutput) {
         write(Array(text.utf8), to: stream)

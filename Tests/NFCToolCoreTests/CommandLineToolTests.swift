@@ -83,7 +83,8 @@ struct CommandLineToolTests {
             run.standardOutput == """
                 OVERVIEW: Encode records.
 
-                USAGE: sample encode [<options>] [<input> ...]
+                USAGE: sample encode [--url <uri> ...] [--text <text> ...] [--output <file>]
+                                     [--force] [--count <n>] [<input> ...]
 
                 ARGUMENTS:
                   <input>                 Files to read.

@@ -32,6 +32,13 @@ struct HelpTests {
           devices                 List the NFC readers libnfc finds.
           scan                    Wait for a tag; show its UID, model and NDEF state.
           ndef                    Encode and decode NDEF messages without a tag.
+          read                    Read the NDEF message of a tag and show its records.
+          write                   Write an NDEF message to a tag.
+          lock                    Make a tag read-only for good (cannot be undone).
+          format                  Format a blank tag for NDEF, holding an empty message.
+          erase                   Empty the NDEF message of a tag (it stays formatted).
+          protect                 Protect an NTAG21x or Ultralight EV1 with a password.
+          unprotect               Remove the password of an NTAG21x or Ultralight EV1.
           info                    Show a tag's identifiers, chip, NDEF state, locks and
                                   protection.
           dump                    Dump a tag's readable memory as a hex listing or raw

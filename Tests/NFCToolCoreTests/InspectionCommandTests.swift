@@ -52,7 +52,8 @@ struct InspectionCommandTests {
           nfctool dump --binary --output tag.mfd
           nfctool dump --device sim:classic1k --key A0A1A2A3A4A5 --json
 
-        USAGE: nfctool dump <options>
+        USAGE: nfctool dump [--device <conn>] [--timeout <s>] [--output <file>]
+                            [--binary] [--key <hex> ...] [--json]
 
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
@@ -83,7 +84,9 @@ struct InspectionCommandTests {
           nfctool verify --expect-ndef message.ndef --expect-read-only
           nfctool verify --expect-model NTAG215 --json
 
-        USAGE: nfctool verify <options>
+        USAGE: nfctool verify [--device <conn>] [--timeout <s>] [--expect-url <url>]
+                              [--expect-ndef <file>] [--expect-read-only]
+                              [--expect-model <model>] [--json]
 
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
@@ -115,7 +118,8 @@ struct InspectionCommandTests {
           nfctool apdu --device sim:type4 00A4040007D2760000850101 00A4000C02E103
           nfctool apdu --json 00A4040007D2760000850101
 
-        USAGE: nfctool apdu [<options>] <apdu> ...
+        USAGE: nfctool apdu [--device <conn>] [--timeout <s>] [--allow-payment]
+                            [--json] <apdu> ...
 
         ARGUMENTS:
           <apdu>                  A command APDU in hex (spaces allowed within one

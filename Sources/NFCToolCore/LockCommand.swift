@@ -1,0 +1,118 @@
+import NFCCore
+import NFCTags
+
+/// `nfctool lock`: makes a tag permanently read-only.
+struct LockCommand: ToolCommand {
+    static let configuration = CommandConfiguration(
+        name: "lock",
+        abstract: "Make a tag read-only for good (cannot be undone).",
+        discussion: """
+            Uses the platform's own mechanism: Type 2 lock bits, CC write access and CFGLCK; \
+            MIFARE Classic access conditions; Type 3 and Type 5 lock mechanisms. Names the tag \
+            and asks first; without a terminal it needs --yes (else exit 64). Afterwards the tag \
+            is selected again and must report read-only (else exit 8). A Type 4 tag has no \
+            permanent lock: exit 10. --plan lists the writes and sends none.
+
+            Examples:
+              nfctool lock --device sim:ntag215
+              nfctool lock --device pn532_uart:/dev/ttyUSB0 --yes
+              nfctool lock --plan
+            """,
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
+                  TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
+    )
+
+    let arguments: ParsedArguments
+    let seconds: Double
+    let printsJSON: Bool
+    let confirmed: Bool
+    let planning: Bool
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        self.arguments = arguments
+        seconds = try TagCommandSupport.timeoutSeconds(arguments)
+        printsJSON = arguments.contains(TagCommandSupport.json)
+        confirmed = arguments.contains(TagWriteSupport.yes)
+        planning = TagWriteSupport.isPlan(arguments)
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        if !planning && !confirmed && !context.io.isStandardInputTerminal {
+            throw .usage("lock makes the tag read-only for good and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
+        }
+        let password = try TagWriteSupport.password(
+            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
+            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let connection = TagCommandSupport.connection(arguments, context.environment)
+        let planning = planning
+        let confirmed = confirmed
+        let (tag, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
+            (found, reader, planner) async throws(CommandError) -> (NFCTag, [PlannedWrite]?) in
+            let tag = TagWriteSupport.tag(found, password: password)
+            if !planning {
+                try TagWriteSupport.confirm(Self.warning(tag), confirmed: confirmed, context)
+            }
+            try await Self.lock(tag, planning: planning)
+            if !planning { try await Self.requireReadOnly(after: tag, on: reader, password: password) }
+            return (found, await planner?.writes)
+        }
+        if let planned {
+            TagWriteSupport.printPlan(planned, of: tag, operation: "lock", json: printsJSON, context)
+        } else if printsJSON {
+            context.io.write(toolJSON(LockReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, readOnly: true)))
+        } else {
+            TagWriteSupport.say("Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only.", context)
+        }
+    }
+
+    /// What is said before locking: the tag, and that it is for good.
+    static func warning(_ tag: NFCTag) -> String {
+        "the \(tag.identity.model) with UID \(TagWriteSupport.spacedHex(tag.identifier)) becomes read-only for good: this cannot be undone."
+    }
+
+    /// `writeLock()` of the tag's platform. When planning, a failed read-back of lock bits that
+    /// were never sent is expected and passed over.
+    /// - Throws: the mapped tag error (`unsupported` for a Type 4 tag, with the platform's reason).
+    static func lock(_ tag: NFCTag, planning: Bool) async throws(CommandError) {
+        do throws(NFCTagError) {
+            try await tag.ndef.writeLock()
+        } catch {
+            if planning && error.code == .verificationFailed { return }
+            throw TagCommandSupport.map(error)
+        }
+    }
+
+    /// Selects the tag again (lock bits take effect at the next activation), connects it afresh
+    /// and checks (with `password` for a read-protected NTAG) that it reports read-only.
+    /// - Throws: ``ExitCode/verifyMismatch`` when it still reports writable or no longer
+    ///   answers as an NDEF tag; ``ExitCode/tagLost`` when it is gone.
+    static func requireReadOnly(after tag: NFCTag, on reader: any NFCReader, password: NTAGPassword?) async throws(CommandError) {
+        let target: TargetInfo?
+        do {
+            target = try await reader.poll(for: ScanCommand.modulations(await reader.supportedModulations), timeout: .seconds(2))
+        } catch {
+            throw CommandError("the tag could not be selected again after locking: \(error)", exitCode: .tagLost)
+        }
+        guard let target, target.identifier == tag.identifier else {
+            throw CommandError("the tag left the field before it could be checked: run lock again to complete and check it", exitCode: .tagLost)
+        }
+        let status: NDEFStatus
+        do {
+            let fresh = TagWriteSupport.tag(try await NFCTag.connect(to: target, on: reader), password: password)
+            _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
+            status = try await fresh.ndef.queryNDEFStatus().status
+        } catch {
+            throw CommandError("after locking, the tag's NDEF state cannot be read: \(error)", exitCode: .verifyMismatch)
+        }
+        guard status == .readOnly else {
+            throw CommandError("after locking, the tag still reports \(status.rawValue), not read-only", exitCode: .verifyMismatch)
+        }
+    }
+
+    /// `lock --json`.
+    private struct LockReport: Encodable {
+        var uid: String
+        var model: String
+        var readOnly: Bool
+    }
+}

@@ -1,0 +1,142 @@
+import NFCCore
+import NFCTags
+
+/// One write-class command a ``PlanningReader`` held back instead of sending.
+struct PlannedWrite: Sendable, Hashable {
+    /// The technology whose command set it belongs to.
+    enum Technology: String, Sendable, Hashable {
+        /// NFC Forum Type 2 (NTAG, Ultralight): WRITE `A2`.
+        case type2 = "Type 2"
+        /// MIFARE Classic: WRITE `A0` block + 16 bytes.
+        case classic = "MIFARE Classic"
+        /// NFC Forum Type 3 (FeliCa): Write Without Encryption `08`.
+        case type3 = "Type 3"
+        /// NFC Forum Type 4 (ISO-DEP): UPDATE BINARY `D6`.
+        case type4 = "Type 4"
+        /// NFC Forum Type 5 (ISO 15693): write and lock commands.
+        case type5 = "Type 5"
+    }
+
+    /// Which command set.
+    var technology: Technology
+    /// The command exactly as the platform code built it.
+    var command: Bytes
+}
+
+/// A reader for `--plan` / `--dry-run`: reads go to the real reader, write-class commands are
+/// recorded and answered as a tag answers a successful write, and never sent.
+///
+/// What counts as a write, per technology: Type 2 WRITE `A2` and COMPATIBILITY_WRITE `A0` (2
+/// bytes); MIFARE Classic WRITE `A0` + block + 16 bytes; FeliCa Write Without Encryption `08`;
+/// ISO 7816 UPDATE BINARY `D6`; ISO 15693 Write Single Block `21`, Lock Block `22`, Write
+/// Multiple Blocks `24`, Write AFI `27`, Lock AFI `28`, Write DSFID `29`, Lock DSFID `2A` and the
+/// extended `31`, `32`, `34`. Type 2 writes are also laid over later READ (`30`) and FAST_READ
+/// (`3A`) answers, so an operation that reads back what it planned (format then write, lock's
+/// verification) sees its own plan.
+actor PlanningReader: NFCReader {
+    /// The reader that does the reads.
+    let base: any NFCReader
+    /// The write-class commands held back, oldest first.
+    private(set) var writes: [PlannedWrite] = []
+    /// Type 2 pages as planned: page → 4 bytes.
+    private var plannedPages: [Int: [UInt8]] = [:]
+
+    /// The base reader's name.
+    let name: String
+    /// The base reader's connection string.
+    let connectionString: String
+    /// The base reader's modulations.
+    let supportedModulations: [Modulation]
+
+    /// Wraps `base`.
+    init(_ base: any NFCReader) async {
+        self.base = base
+        name = await base.name
+        connectionString = await base.connectionString
+        supportedModulations = await base.supportedModulations
+    }
+
+    /// The selected target, which decides how commands are read.
+    private var target: TargetInfo?
+
+    /// Passes on, keeping the selected target (it tells how commands are read).
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+        let found = try await base.poll(for: modulations, timeout: timeout)
+        if let found { target = found }
+        return found
+    }
+
+    /// Holds back and answers a write-class command; passes anything else on (Type 2 reads with
+    /// the planned pages laid over them).
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+        let bytes = command.array
+        if let (technology, answer) = Self.writeClass(bytes, on: target) {
+            writes.append(PlannedWrite(technology: technology, command: command))
+            if technology == .type2, bytes[0] == 0xA2, bytes.count == 6 {
+                plannedPages[Int(bytes[1])] = Array(bytes[2..<6])
+            }
+            return Bytes(answer)
+        }
+        if bytes.count == 5, bytes[0] == 0x1B, let pack = plannedAcknowledge(forPassword: Array(bytes[1...])) {
+            return Bytes(pack)
+        }
+        let answer = try await base.transceive(command, mode: mode, timeout: timeout)
+        guard !plannedPages.isEmpty, bytes.count >= 2, bytes[0] == 0x30 || bytes[0] == 0x3A else { return answer }
+        var overlaid = answer.array
+        let first = Int(bytes[1])
+        for index in 0..<(overlaid.count / 4) {
+            if let page = plannedPages[first + index] {
+                overlaid.replaceSubrange(index * 4..<(index * 4 + 4), with: page)
+            }
+        }
+        return Bytes(overlaid)
+    }
+
+    /// The PACK planned with `password`: PWD_AUTH (`1B`) with a password only planned, never
+    /// written, is answered here as the tag will answer it, rather than sent and counted as a
+    /// failed attempt (AUTHLIM). PWD and PACK are consecutive pages on every NTAG21x and
+    /// Ultralight EV1 (NTAG21x 8.8.1).
+    private func plannedAcknowledge(forPassword password: [UInt8]) -> [UInt8]? {
+        guard let page = plannedPages.first(where: { $0.value == password })?.key else { return nil }
+        return Array((plannedPages[page + 1] ?? [0, 0]).prefix(2))
+    }
+
+    /// Passes on: authentication writes nothing.
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+        try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
+    }
+
+    /// Passes on.
+    func isTargetPresent() async -> Bool { await base.isTargetPresent() }
+
+    /// Passes on.
+    func deselect() async throws(NFCReaderError) { try await base.deselect() }
+
+    /// Passes on.
+    func close() async { await base.close() }
+
+    /// Whether `command`, sent to `target`, is a write-class command, and the answer of a tag
+    /// that did it.
+    static func writeClass(_ command: [UInt8], on target: TargetInfo?) -> (PlannedWrite.Technology, [UInt8])? {
+        guard let code = command.first else { return nil }
+        switch target {
+        case .iso14443A(let a) where !a.supportsISODEP:
+            if code == 0xA2 && command.count == 6 { return (.type2, []) }  // ACK: empty, as easy framing gives it
+            if code == 0xA0 && command.count == 18 { return (.classic, []) }
+            if code == 0xA0 && command.count == 2 { return (.type2, []) }
+            return nil
+        case .iso14443A, .iso14443B:
+            // An APDU: CLA, INS D6, P1, P2, Lc, data.
+            return command.count >= 5 && command[1] == 0xD6 ? (.type4, [0x90, 0x00]) : nil
+        case .felica:
+            // Response code 09, the IDm, status flags 00 00 (FeliCa Lite-S user's manual 5.4).
+            return code == 0x08 && command.count >= 10 ? (.type3, [0x09] + command[1..<9] + [0x00, 0x00]) : nil
+        case .iso15693:
+            // Flags, command code, …: answered by flags 00 (no error).
+            let writes: Set<UInt8> = [0x21, 0x22, 0x24, 0x27, 0x28, 0x29, 0x2A, 0x31, 0x32, 0x34]
+            return command.count >= 2 && writes.contains(command[1]) ? (.type5, [0x00]) : nil
+        case .jewel, nil:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import NFCCore
+import NFCTags
+
+/// `nfctool protect`: sets an NTAG21x / Ultralight EV1 password.
+struct ProtectCommand: ToolCommand {
+    static let passwordFile = CommandOption.option(
+        "password-file", valueName: "file",
+        help: "The new password PWD[:PACK] in hex (8[+4] digits), read from this file (or set NFCTOOL_PASSWORD).")
+    static let currentPasswordFile = CommandOption.option(
+        "current-password-file", valueName: "file", help: "The current password, when the tag is protected already (to change it).")
+    static let readProtect = CommandOption.flag("read-protect", help: "Reading needs the password too (phones then cannot read the tag).")
+    static let fromPage = CommandOption.option("from-page", valueName: "n", help: "The first protected page (AUTH0; default 4, the whole NDEF area).")
+
+    static let configuration = CommandConfiguration(
+        name: "protect",
+        abstract: "Protect an NTAG21x or Ultralight EV1 with a password.",
+        discussion: """
+            Writes need the password from then on (reads too with --read-protect). Passwords \
+            never go in arguments: the new one comes from --password-file or NFCTOOL_PASSWORD, \
+            the current one from --current-password-file. The capability container is not \
+            touched, so phones still read an unprotected NDEF area. --plan lists the writes \
+            (the password pages without their bytes) and sends none.
+
+            Examples:
+              NFCTOOL_PASSWORD=12345678:ABCD nfctool protect
+              nfctool protect --password-file new.pwd --current-password-file old.pwd
+              nfctool protect --password-file pwd.txt --read-protect --from-page 16
+            """,
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
+                  currentPasswordFile, readProtect, fromPage, TagWriteSupport.plan, TagWriteSupport.dryRun]
+    )
+
+    let arguments: ParsedArguments
+    let seconds: Double
+    let printsJSON: Bool
+    let protection: NTAGProtection
+    let planning: Bool
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        self.arguments = arguments
+        seconds = try TagCommandSupport.timeoutSeconds(arguments)
+        printsJSON = arguments.contains(TagCommandSupport.json)
+        planning = TagWriteSupport.isPlan(arguments)
+        let first = try arguments.value(of: Self.fromPage) { Int($0).flatMap { (3...255).contains($0) ? $0 : nil } } ?? 4
+        protection = NTAGProtection(firstProtectedPage: first, readProtected: arguments.contains(Self.readProtect))
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        guard let new = try TagWriteSupport.password(
+            file: arguments.value(of: Self.passwordFile), option: Self.passwordFile,
+            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        else {
+            throw .usage("no password given: use --password-file FILE or set NFCTOOL_PASSWORD (never on the command line)")
+        }
+        let current = try TagWriteSupport.password(
+            file: arguments.value(of: Self.currentPasswordFile), option: Self.currentPasswordFile,
+            environment: context.environment, variable: nil)
+        let connection = TagCommandSupport.connection(arguments, context.environment)
+        let protection = protection
+        let (tag, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
+            (found, _, planner) async throws(CommandError) -> (NFCTag, [PlannedWrite]?) in
+            let type2 = try TagWriteSupport.type2(TagWriteSupport.tag(found, password: current), for: "a password")
+            do throws(NFCTagError) {
+                try await type2.setPassword(new, protection: protection)
+            } catch {
+                // When planning, the new password was never written, so it cannot authenticate.
+                if !(planner != nil && (error.code == .authenticationFailed || error.code == .verificationFailed)) {
+                    throw TagCommandSupport.map(error)
+                }
+            }
+            return (found, await planner?.writes)
+        }
+        if let planned {
+            TagWriteSupport.printPlan(planned, of: tag, operation: "protect", json: printsJSON, context)
+        } else if printsJSON {
+            context.io.write(toolJSON(ProtectReport(
+                uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
+                protected: true, firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)))
+        } else {
+            let what = protection.readProtected ? "read and write" : "write"
+            TagWriteSupport.say("Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what).", context)
+        }
+    }
+}
+
+/// `protect --json` and `unprotect --json`.
+struct ProtectReport: Encodable {
+    var uid: String
+    var model: String
+    var protected: Bool
+    var firstProtectedPage: Int?
+    var readProtected: Bool?
+}

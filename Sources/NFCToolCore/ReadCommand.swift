@@ -1,0 +1,122 @@
+import Foundation
+import NDEF
+import NFCCore
+import NFCTags
+
+/// `nfctool read`: prints the NDEF message a tag holds.
+struct ReadCommand: ToolCommand {
+    static let raw = CommandOption.flag("raw", help: "Print the message as hex (its encoded bytes) instead of decoding it.")
+
+    static let configuration = CommandConfiguration(
+        name: "read",
+        abstract: "Read the NDEF message of a tag and show its records.",
+        discussion: """
+            Each record is decoded as 'nfctool ndef decode' shows it; --json prints the message \
+            in the JSON form of docs/ndef.md with the tag's uid and model. An NDEF tag holding \
+            no message says so and exits 0; a tag without NDEF exits 4. A read-protected \
+            NTAG21x needs its password (--password-file or NFCTOOL_PASSWORD).
+
+            Examples:
+              nfctool read --device sim:ntag215
+              nfctool read --device pn532_uart:/dev/ttyUSB0 --json
+              nfctool read --raw | nfctool ndef decode
+            """,
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile]
+    )
+
+    let arguments: ParsedArguments
+    let seconds: Double
+    let printsJSON: Bool
+    let printsRaw: Bool
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        self.arguments = arguments
+        seconds = try TagCommandSupport.timeoutSeconds(arguments)
+        printsJSON = arguments.contains(TagCommandSupport.json)
+        printsRaw = arguments.contains(Self.raw)
+        if printsJSON && printsRaw { throw .usage("--json and --raw cannot be used together") }
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let connection = TagCommandSupport.connection(arguments, context.environment)
+        let password = try TagWriteSupport.password(
+            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
+            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let output = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
+            (found, _) async throws(CommandError) -> String in
+            let tag = TagWriteSupport.tag(found, password: password)
+            let query: NDEFQuery
+            do throws(NFCTagError) {
+                query = try await tag.ndef.queryNDEFStatus()
+            } catch {
+                var mapped = TagCommandSupport.map(error)
+                if error.code == .tagResponse, password == nil, case .miFare = tag {
+                    mapped.message += " (a read-protected NTAG needs its password: --password-file or NFCTOOL_PASSWORD)"
+                }
+                throw mapped
+            }
+            guard query.status != .notSupported else {
+                throw CommandError("the \(tag.identity.model) holds no NDEF (not formatted for NDEF)", exitCode: .notNDEF)
+            }
+            let message: NDEFMessage
+            do throws(NFCTagError) {
+                message = try await tag.ndef.readNDEF()
+            } catch {
+                throw TagCommandSupport.map(error)
+            }
+            return try render(message, query: query, tag: tag)
+        }
+        context.io.write(output)
+    }
+
+    /// What is printed for `message`.
+    private func render(_ message: NDEFMessage, query: NDEFQuery, tag: NFCTag) throws(CommandError) -> String {
+        let isEmpty = query.messageLength == 0 || message.records.allSatisfy { $0.typeNameFormat == .empty }
+        let encoded: [UInt8]
+        do {
+            encoded = try message.encoded()
+        } catch {
+            throw .dataError("the message read cannot be encoded again: \(error)")
+        }
+        if printsJSON {
+            return toolJSON(ReadOutput(
+                uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
+                status: query.status.rawValue, capacity: query.capacity, messageLength: query.messageLength,
+                message: message))
+        }
+        if printsRaw {
+            return isEmpty ? "\n" : Hex.encode(encoded) + "\n"
+        }
+        let access = query.status == .readOnly ? "read-only" : "read-write"
+        var text = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)), NDEF \(access), "
+        text = (text + "\(query.messageLength) of \(query.capacity) bytes used").wrapped(to: HelpFormatter.screenWidth) + "\n"
+        if isEmpty {
+            return text + "The tag holds an empty NDEF message (no records).\n"
+        }
+        return text + NDEFDisplay.describe(message, byteCount: encoded.count)
+    }
+
+    /// `read --json`: the message's JSON form (docs/ndef.md) with the tag's fields beside it.
+    private struct ReadOutput: Encodable {
+        var uid: String
+        var model: String
+        var status: String
+        var capacity: Int
+        var messageLength: Int
+        var message: NDEFMessage
+
+        private enum CodingKeys: String, CodingKey {
+            case uid, model, status, capacity, messageLength
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try message.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(uid, forKey: .uid)
+            try container.encode(model, forKey: .model)
+            try container.encode(status, forKey: .status)
+            try container.encode(capacity, forKey: .capacity)
+            try container.encode(messageLength, forKey: .messageLength)
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import NDEF
+import NFCCore
+import NFCTags
+
+/// `nfctool write`: writes an NDEF message to a tag, checked first and read back after.
+struct WriteCommand: ToolCommand {
+    static let ndef = CommandOption.option("ndef", valueName: "file", help: "Write this NDEF message: raw bytes or hex text ('-' for standard input).")
+    static let noVerify = CommandOption.flag("no-verify", help: "Do not read the message back after writing it.")
+    static let lock = CommandOption.flag("lock", help: "Make the tag read-only for good after a verified write (asks, or needs --yes).")
+    static let format = CommandOption.flag("format", help: "Format a blank tag for NDEF first (a formatted tag is left as it is).")
+
+    /// The record options of `ndef encode`, which build the message here too.
+    static let recordOptions: [CommandOption] = [
+        NDEFEncodeCommand.url, NDEFEncodeCommand.text, NDEFEncodeCommand.mime, NDEFEncodeCommand.external,
+        NDEFEncodeCommand.absoluteURI, NDEFEncodeCommand.aar, NDEFEncodeCommand.wifiSSID, NDEFEncodeCommand.smartPoster,
+        NDEFEncodeCommand.bluetooth, NDEFEncodeCommand.jsonFile, NDEFEncodeCommand.lang, NDEFEncodeCommand.utf16,
+        NDEFEncodeCommand.data, NDEFEncodeCommand.dataHex, NDEFEncodeCommand.dataFile, NDEFEncodeCommand.id,
+        NDEFEncodeCommand.wifiAuth, NDEFEncodeCommand.wifiEncryption, NDEFEncodeCommand.wifiKeyFile,
+        NDEFEncodeCommand.wifiMAC, NDEFEncodeCommand.title, NDEFEncodeCommand.action, NDEFEncodeCommand.btName,
+        NDEFEncodeCommand.btClass,
+    ]
+    /// The record options that start a record.
+    static let recordStarters: Set<CommandOption> = [
+        NDEFEncodeCommand.url, NDEFEncodeCommand.text, NDEFEncodeCommand.mime, NDEFEncodeCommand.external,
+        NDEFEncodeCommand.absoluteURI, NDEFEncodeCommand.aar, NDEFEncodeCommand.wifiSSID, NDEFEncodeCommand.smartPoster,
+        NDEFEncodeCommand.bluetooth, NDEFEncodeCommand.jsonFile,
+    ]
+
+    static let configuration = CommandConfiguration(
+        name: "write",
+        abstract: "Write an NDEF message to a tag.",
+        discussion: """
+            The message is built from the record options of 'nfctool ndef encode' (records in \
+            the order given) or read with --ndef. Nothing is written unless the tag holds NDEF, \
+            is writable and the message fits (exit 6 says by how many bytes it is too big). The \
+            message is read back afterwards (--no-verify to skip). --plan lists the pages or \
+            blocks that would be written, irreversible ones marked, and sends no write command.
+
+            A password-protected NTAG21x needs its password: --password-file FILE or \
+            NFCTOOL_PASSWORD, 8 hex digits (PWD), optionally ':' and 4 more (PACK).
+
+            Examples:
+              nfctool write --url https://example.com/t/42
+              nfctool write --text Hello --lang en --url https://example.com
+              nfctool write --ndef message.ndef --device pn532_uart:/dev/ttyUSB0
+              nfctool write --url https://example.com --lock --yes
+              nfctool write --url https://example.com --plan
+            """,
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
+            + recordOptions
+            + [ndef, noVerify, lock, TagWriteSupport.yes, format, TagWriteSupport.passwordFile,
+               TagWriteSupport.plan, TagWriteSupport.dryRun]
+    )
+
+    let arguments: ParsedArguments
+    let seconds: Double
+    let printsJSON: Bool
+    let ndefPath: String?
+    let verifies: Bool
+    let locks: Bool
+    let confirmed: Bool
+    let formats: Bool
+    let planning: Bool
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        self.arguments = arguments
+        seconds = try TagCommandSupport.timeoutSeconds(arguments)
+        printsJSON = arguments.contains(TagCommandSupport.json)
+        ndefPath = arguments.value(of: Self.ndef)
+        verifies = !arguments.contains(Self.noVerify)
+        locks = arguments.contains(Self.lock)
+        confirmed = arguments.contains(TagWriteSupport.yes)
+        formats = arguments.contains(Self.format)
+        planning = TagWriteSupport.isPlan(arguments)
+        let hasRecords = arguments.occurrences.contains { Self.recordStarters.contains($0.option) }
+        if ndefPath != nil && hasRecords {
+            throw .usage("give the message either with --ndef or with record options, not both")
+        }
+        if ndefPath == nil && !hasRecords {
+            throw .usage("no message given: add --ndef FILE or record options such as --url, --text, --mime, --json-file")
+        }
+        if locks && !verifies {
+            throw .usage("--lock needs the read-back: it cannot be used with --no-verify")
+        }
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let message = try buildMessage(context)
+        let encodedLength: Int
+        do {
+            encodedLength = try message.encoded().count
+        } catch {
+            throw .usage("cannot encode the message: \(error)")
+        }
+        let password = try TagWriteSupport.password(
+            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
+            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        if locks && !planning && !confirmed && !context.io.isStandardInputTerminal {
+            throw .usage("--lock makes the tag read-only for good. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
+        }
+        let connection = TagCommandSupport.connection(arguments, context.environment)
+        let verifies = verifies && !planning
+        let report = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
+            (found, reader, planner) async throws(CommandError) -> WriteReport in
+            let tag = TagWriteSupport.tag(found, password: password)
+            var query = try await TagWriteSupport.query(tag)
+            var formatted = false
+            if formats && query.status == .notSupported {
+                do throws(NFCTagError) {
+                    try await tag.ndef.format(force: false)
+                } catch {
+                    throw TagCommandSupport.map(error)
+                }
+                formatted = true
+                query = try await TagWriteSupport.query(tag)
+            }
+            switch query.status {
+            case .notSupported:
+                throw CommandError(
+                    "the \(tag.identity.model) holds no NDEF\(formats ? "" : " (a blank tag: add --format)"); nothing was written",
+                    exitCode: .notNDEF)
+            case .readOnly:
+                throw CommandError("the \(tag.identity.model) is read-only; nothing was written", exitCode: .readOnly)
+            case .readWrite:
+                break
+            }
+            if encodedLength > query.capacity {
+                let over = encodedLength - query.capacity
+                throw CommandError(
+                    "the message of \(encodedLength) bytes is too big by \(over) byte\(over == 1 ? "" : "s"): the \(tag.identity.model) holds at most \(query.capacity); nothing was written",
+                    exitCode: .capacityExceeded)
+            }
+            if locks && !planning {
+                try TagWriteSupport.confirm(
+                    "After writing, \(LockCommand.warning(tag))", confirmed: confirmed, context)
+            }
+            do throws(NFCTagError) {
+                try await tag.ndef.writeNDEF(message, verify: verifies)
+            } catch {
+                throw TagCommandSupport.map(error)
+            }
+            var locked = false
+            if locks {
+                try await LockCommand.lock(tag, planning: planning)
+                if !planning { try await LockCommand.requireReadOnly(after: tag, on: reader, password: password) }
+                locked = true
+            }
+            return WriteReport(
+                uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, bytes: encodedLength,
+                records: message.records.count, capacity: query.capacity, formatted: formatted, verified: verifies,
+                locked: locked, planned: await planner?.writes, tag: found)
+        }
+        if let planned = report.planned {
+            TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, context)
+        } else if printsJSON {
+            context.io.write(toolJSON(report))
+        } else {
+            context.io.write(report.text)
+        }
+    }
+
+    /// The message from `--ndef` or the record options.
+    private func buildMessage(_ context: CommandContext) throws(CommandError) -> NDEFMessage {
+        guard let ndefPath else {
+            return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: arguments.occurrences, context))
+        }
+        let raw = ndefPath == "-" ? try context.io.readStandardInput() : try readFileBytes(ndefPath, what: "NDEF file")
+        let bytes = NDEFDecodeCommand.hexOrRaw(raw)
+        do {
+            return try NDEFMessage(bytes: bytes)
+        } catch {
+            throw .dataError("'\(ndefPath)' is not a valid NDEF message: \(error)")
+        }
+    }
+
+    /// What a write did.
+    private struct WriteReport: Encodable, Sendable {
+        var uid: String
+        var model: String
+        var bytes: Int
+        var records: Int
+        var capacity: Int
+        var formatted: Bool
+        var verified: Bool
+        var locked: Bool
+        var planned: [PlannedWrite]?
+        var tag: NFCTag
+
+        private enum CodingKeys: String, CodingKey {
+            case uid, model, bytes, records, capacity, formatted, verified, locked
+        }
+
+        var text: String {
+            var lines: [String] = []
+            if formatted { lines.append("Formatted the \(model) for NDEF.") }
+            lines.append("Wrote \(bytes) bytes (\(records) record\(records == 1 ? "" : "s")) to \(model) \(TagWriteSupport.spacedHex(tag.identifier)), capacity \(capacity) bytes.")
+            lines.append(verified ? "Verified: the message read back is the one written." : "Not verified (--no-verify).")
+            if locked { lines.append("Locked: the tag is now read-only for good.") }
+            return lines.map { $0.wrapped(to: HelpFormatter.screenWidth) }.joined(separator: "\n") + "\n"
+        }
+    }
+}
