@@ -96,6 +96,8 @@ public actor NFCTagReaderSession {
 
     /// How long one poll of the reader lasts: the loop checks for cancellation between polls.
     private let pollSlice = Duration.milliseconds(250)
+    /// The shortest an empty poll round lasts.
+    private let minimumEmptyPoll = Duration.milliseconds(50)
     /// How often a tag already reported is checked for having left the field.
     private let presenceInterval = Duration.milliseconds(100)
 
@@ -294,6 +296,7 @@ public actor NFCTagReaderSession {
         guard let reader else { return }
         while !Task.isCancelled, case .active = state {
             let target: TargetInfo?
+            let started = ContinuousClock.now
             do {
                 target = try await reader.poll(for: modulations, timeout: pollSlice)
             } catch {
@@ -303,6 +306,9 @@ public actor NFCTagReaderSession {
             if Task.isCancelled { return }
             guard let target else {
                 lastReported = nil
+                // A reader that answers an empty field at once (`sim:…?poll-wait=0`) is not spun on.
+                let elapsed = ContinuousClock.now - started
+                if elapsed < minimumEmptyPoll { try? await Task.sleep(for: minimumEmptyPoll - elapsed) }
                 continue
             }
             if target.identifier == lastReported {
