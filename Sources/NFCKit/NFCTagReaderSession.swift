@@ -248,6 +248,8 @@ public actor NFCTagReaderSession {
         previous?.cancel()
         await previous?.value
         guard case .active = state else { throw sessionInvalidated() }
+        // A restart running at the same time has already started the next poll.
+        guard pollingTask == previous else { return }
         if currentTag != nil {
             currentTag = nil
             try? await reader.deselect()
@@ -300,7 +302,7 @@ public actor NFCTagReaderSession {
             do {
                 target = try await reader.poll(for: modulations, timeout: pollSlice)
             } catch {
-                if !Task.isCancelled { await finish(NFCReaderSessionError(error)) }
+                if !Task.isCancelled { await finish(NFCReaderSessionError(error), fromPolling: true) }
                 return
             }
             if Task.isCancelled { return }
@@ -337,13 +339,19 @@ public actor NFCTagReaderSession {
         }
     }
 
-    private func finish(_ reason: NFCReaderSessionError) async {
+    /// Ends the session. Unless called by the polling task itself, waits for it to stop first: a
+    /// reader must not be closed (by the session or, once invalidate returns, by its owner) in
+    /// the middle of a poll.
+    private func finish(_ reason: NFCReaderSessionError, fromPolling: Bool = false) async {
         if case .invalidated = state { return }
         state = .invalidated(reason)
-        pollingTask?.cancel()
+        let polling = pollingTask
+        pollingTask = nil
+        polling?.cancel()
         timeoutTask?.cancel()
         currentTag = nil
         finishStreams(reason)
+        if !fromPolling { await polling?.value }
         if ownsReader, let reader { await reader.close() }
         for key in leases { ReaderLease.release(key) }
         leases = []
