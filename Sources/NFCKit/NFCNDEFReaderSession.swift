@@ -5,7 +5,7 @@ public import NFCTags
 /// `NFCNDEFReaderSession`, in async Swift.
 ///
 /// It polls for every tag family the reader supports, reads each new tag's message and reports it
-/// on ``messages``; an NDEF-formatted empty tag gives ``NDEFMessage/empty``. Tags without NDEF,
+/// on ``messages``; an NDEF-formatted empty tag gives `NDEFMessage.empty`. Tags without NDEF,
 /// and tags that leave before their message is read, are skipped. With
 /// `invalidateAfterFirstRead` (the default, as in CoreNFC) the session ends after the first
 /// message with ``NFCReaderSessionError/Code/firstNDEFTagRead`` and ``messages`` ends normally;

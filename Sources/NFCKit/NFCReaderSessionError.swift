@@ -4,8 +4,8 @@ public import NFCTags
 /// as one typed error with a stable ``code`` users can match and a human ``reason``.
 ///
 /// Errors of the layers below are mapped rather than passed through, so callers match one type:
-/// ``init(_:)-(NFCTagError)`` maps an ``NFCTagError`` from a tag operation and
-/// ``init(_:)-(NFCReaderError)`` an ``NFCReaderError``; the original stays in ``tagError`` or
+/// ``init(_:)-(NFCTagError)`` maps an `NFCTagError` from a tag operation and
+/// ``init(_:)-(NFCReaderError)`` an `NFCReaderError`; the original stays in ``tagError`` or
 /// ``readerError``.
 public struct NFCReaderSessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as a stable name.

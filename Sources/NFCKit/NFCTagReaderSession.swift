@@ -2,7 +2,7 @@ import NFCCore
 public import NFCTags
 
 /// A session that polls a reader for tags and hands each one to the app: CoreNFC's
-/// `NFCTagReaderSession`, in async Swift, over any ``NFCReader`` (libnfc or the simulator).
+/// `NFCTagReaderSession`, in async Swift, over any `NFCReader` (libnfc or the simulator).
 ///
 /// ```swift
 /// let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso18092], connection: "sim:ntag215")
@@ -20,7 +20,7 @@ public import NFCTags
 ///   (60 s by default, as CoreNFC's) counts from here.
 /// - Each tag found is identified and reported on ``tags``; polling then pauses until
 ///   ``restartPolling()``. A tag that stays in the field is reported once: after a restart it is
-///   skipped until it has left (the reader's ``NFCReader/isTargetPresent()`` says so) or another
+///   skipped until it has left (the reader's `NFCReader.isTargetPresent()` says so) or another
 ///   tag came.
 /// - ``invalidate(errorMessage:)``, the timeout, a reader failure, or cancelling the task that
 ///   iterates ``tags`` ends the session for good: every later call fails with
