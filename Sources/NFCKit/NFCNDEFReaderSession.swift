@@ -94,8 +94,11 @@ public actor NFCNDEFReaderSession {
         do {
             try await tagSession.begin()
         } catch {
-            continuation.yield(.failure(error))
-            continuation.finish()
+            // A second begin() leaves a running session's messages alone.
+            if error.code != .sessionInvalidated {
+                continuation.yield(.failure(error))
+                continuation.finish()
+            }
             throw error
         }
         readingTask = Task { await self.readTags() }

@@ -181,6 +181,11 @@ public actor NFCTagReaderSession {
         switch source {
         case .reader(let given):
             reader = given
+            // The same libnfc device may not be opened by another session from its string.
+            let connectionString = await given.connectionString
+            if !(connectionString == "sim" || connectionString.hasPrefix("sim:")) {
+                try take(.connection(connectionString), named: connectionString)
+            }
         case .connection(let string):
             let name = string ?? "default"
             if !(name == "sim" || name.hasPrefix("sim:")) {

@@ -1,6 +1,7 @@
+import Foundation
 import NDEF
 import NFCCore
-import NFCKit
+@testable import NFCKit
 import NFCTags
 import Testing
 import VirtualTags
@@ -224,6 +225,17 @@ struct SessionSimulatorTests {
         #expect(await session.invalidationReason?.code == .userCanceled)
     }
 
+    @Test("beginning a running NDEF session again fails with sessionInvalidated and leaves it running")
+    func ndefBeginTwice() async throws {
+        let session = NFCNDEFReaderSession(invalidateAfterFirstRead: false, connection: "sim:ntag215*2?poll-wait=20")
+        try await session.begin()
+        #expect(await sessionErrorCode { try await session.begin() } == .sessionInvalidated)
+        let messages = SessionCollector(session.messages)
+        #expect(await messages.wait(forCount: 2))
+        #expect(await session.isReady)
+        await session.invalidate()
+    }
+
     @Test("an NDEF session that times out ends its messages with sessionTimeout")
     func ndefTimeout() async throws {
         let session = NFCNDEFReaderSession(connection: "sim:empty", timeout: .milliseconds(200))
@@ -280,5 +292,22 @@ struct SessionSimulatorTests {
         #expect(ok.readerName == "simulator (ntag215)")
         #expect(await NFCReaderAvailability.check(connection: "sim:bogus").status == .invalidConnectionString)
         #expect(await NFCReaderAvailability.check(connection: "pn532_uart:/dev/no-such-reader").status == .noReader)
+    }
+
+    @Test("the device node of a libnfc connection string is the part after the driver, without the speed")
+    func devicePath() {
+        #expect(NFCReaderAvailability.devicePath(in: "pn532_uart:/dev/ttyUSB0:115200") == "/dev/ttyUSB0")
+        #expect(NFCReaderAvailability.devicePath(in: "pn532_uart:/dev/pts/3") == "/dev/pts/3")
+        #expect(NFCReaderAvailability.devicePath(in: "pn53x_usb:") == nil)
+        #expect(NFCReaderAvailability.devicePath(in: "acr122_usb:001:004") == nil)
+    }
+
+    @Test("a device node this user may not open read-write is permissionDenied (not checkable as root)",
+          .enabled(if: getuid() != 0))
+    func permissionDenied() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("session-node-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o000]))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(await NFCReaderAvailability.check(connection: "pn532_uart:\(path)").status == .permissionDenied)
     }
 }

@@ -54,6 +54,15 @@ struct SessionThroughLibNFCTests {
 
         let vicinity = NFCTagReaderSession(pollingOption: [.iso15693], connection: emulator.connectionString)
         #expect(await sessionErrorCode { try await vicinity.begin() } == .unsupportedFeature)
+
+        // A reader opened by the caller is held by its connection string too.
+        let reader = try await ReaderConnection.open(emulator.connectionString)
+        let onReader = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
+        try await onReader.begin()
+        let byString = NFCNDEFReaderSession(connection: emulator.connectionString)
+        #expect(await sessionErrorCode { try await byString.begin() } == .readerBusy)
+        await onReader.invalidate()
+        await reader.close()
     }
 
     @Test("through libnfc: a tag left in the field is reported once; the next of the stack after restartPolling; a removed tag is tagConnectionLost")
