@@ -73,7 +73,7 @@ public actor LibNFCReader: NFCReader {
     }
 
     public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
-        let device = try openDevice()
+        var device = try openDevice()
         if modulations.contains(.iso15693) && modulations.count == 1 {
             throw NFCReaderError(.notSupported, "this reader cannot poll ISO 15693: libnfc 1.8.0 has no such modulation")
         }
@@ -106,9 +106,11 @@ public actor LibNFCReader: NFCReader {
                     return info
                 }
             }
-            if clock.now >= deadline { return nil }
+            if clock.now >= deadline || Task.isCancelled { return nil }
             // Selection returns at once without a tag: wait a little before the next round.
             try? await Task.sleep(for: min(.milliseconds(50), deadline - clock.now))
+            // The reader may have been closed while this poll slept: never use a freed device.
+            device = try openDevice()
         }
     }
 

@@ -7,7 +7,7 @@ import LibNFC
 /// see docs/simulator.md).
 public enum ReaderConnection {
     /// Opens the reader a connection string names; `nil` opens libnfc's default device.
-    /// - Throws: ``NFCReaderError`` `deviceNotFound` when nothing can be opened there, or
+    /// - Throws: `NFCReaderError` `deviceNotFound` when nothing can be opened there, or
     ///   `invalidArgument` for a malformed `sim:` string.
     public static func open(_ connectionString: String?) async throws(NFCReaderError) -> any NFCReader {
         if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {

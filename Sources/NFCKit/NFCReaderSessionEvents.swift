@@ -1,0 +1,46 @@
+/// What a session reports, as an `AsyncSequence` with a typed error: the tags an
+/// ``NFCTagReaderSession`` detects, or the messages an ``NFCNDEFReaderSession`` reads.
+///
+/// The sequence ends when the session is invalidated. It ends normally when the app invalidated
+/// the session (``NFCReaderSessionError/Code/userCanceled``) or an NDEF session read its one
+/// message (``NFCReaderSessionError/Code/firstNDEFTagRead``), and throws the invalidation
+/// reason otherwise (``NFCReaderSessionError/Code/sessionTimeout``,
+/// ``NFCReaderSessionError/Code/readerUnavailable``, …). Iterate it from one task.
+public struct NFCReaderSessionEvents<Element: Sendable>: AsyncSequence, Sendable {
+    /// The error that ends the sequence.
+    public typealias Failure = NFCReaderSessionError
+
+    let base: AsyncStream<Result<Element, NFCReaderSessionError>>
+
+    /// Iterates the events of one session.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Result<Element, NFCReaderSessionError>>.Iterator
+
+        /// The next event; `nil` when the session ended normally.
+        /// - Throws: ``NFCReaderSessionError``: why the session ended, when not normally.
+        public mutating func next() async throws(NFCReaderSessionError) -> Element? {
+            try Self.unwrap(await base.next())
+        }
+
+        /// The next event, iterating on `actor`; `nil` when the session ended normally.
+        /// - Throws: ``NFCReaderSessionError``: why the session ended, when not normally.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NFCReaderSessionError)
+            -> Element?
+        {
+            try Self.unwrap(await base.next(isolation: actor))
+        }
+
+        private static func unwrap(_ event: Result<Element, NFCReaderSessionError>?) throws(NFCReaderSessionError)
+            -> Element?
+        {
+            switch event {
+            case nil: return nil
+            case .success(let element): return element
+            case .failure(let error): throw error
+            }
+        }
+    }
+
+    /// An iterator over the session's events.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+}

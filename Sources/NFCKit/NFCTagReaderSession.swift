@@ -1,0 +1,372 @@
+import NFCCore
+public import NFCTags
+
+/// A session that polls a reader for tags and hands each one to the app: CoreNFC's
+/// `NFCTagReaderSession`, in async Swift, over any `NFCReader` (libnfc or the simulator).
+///
+/// ```swift
+/// let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso18092], connection: "sim:ntag215")
+/// try await session.begin()
+/// for try await tag in session.tags {
+///     try await session.connect(to: tag)
+///     let message = try await tag.ndef.readNDEF()
+///     await session.invalidate()
+/// }
+/// ```
+///
+/// The life of a session:
+/// - ``begin()`` takes the reader (one active session per reader: a second gets
+///   ``NFCReaderSessionError/Code/readerBusy``) and starts polling. The session's ``timeout``
+///   (60 s by default, as CoreNFC's) counts from here.
+/// - Each tag found is identified and reported on ``tags``; polling then pauses until
+///   ``restartPolling()``. A tag that stays in the field is reported once: after a restart it is
+///   skipped until it has left (the reader's `NFCReader.isTargetPresent()` says so) or another
+///   tag came.
+/// - ``invalidate(errorMessage:)``, the timeout, a reader failure, or cancelling the task that
+///   iterates ``tags`` ends the session for good: every later call fails with
+///   ``NFCReaderSessionError/Code/sessionInvalidated``. A reader the session opened from a
+///   connection string is closed then; a reader handed to it is left open.
+///
+/// ``prompts`` stands in for CoreNFC's alert sheet: it carries ``alertMessage`` when the session
+/// begins or the message changes, and the error message of ``invalidate(errorMessage:)``.
+public actor NFCTagReaderSession {
+    /// The tag families to poll for, as CoreNFC names them.
+    public struct PollingOption: OptionSet, Sendable, Hashable {
+        /// The option bits.
+        public let rawValue: Int
+
+        /// Creates options from their bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// ISO 14443 type A and B: MIFARE, NTAG, Type 4, ISO-DEP cards.
+        public static let iso14443 = PollingOption(rawValue: 1 << 0)
+        /// ISO 15693 vicinity tags (Type 5). libnfc readers cannot poll these.
+        public static let iso15693 = PollingOption(rawValue: 1 << 1)
+        /// FeliCa (JIS X 6319-4, the ISO 18092 passive mode) at 212 and 424 kbit/s.
+        public static let iso18092 = PollingOption(rawValue: 1 << 2)
+
+        /// The reader modulations the options stand for.
+        var modulations: [Modulation] {
+            var modulations: [Modulation] = []
+            if contains(.iso14443) { modulations += [.iso14443A, .iso14443B] }
+            if contains(.iso18092) { modulations += [.felica212, .felica424] }
+            if contains(.iso15693) { modulations.append(.iso15693) }
+            return modulations
+        }
+    }
+
+    /// CoreNFC's session limit: 60 seconds.
+    public static let defaultTimeout: Duration = .seconds(60)
+
+    /// The tag families this session polls for (those the reader supports).
+    public nonisolated let pollingOption: PollingOption
+    /// How long the session lives after ``begin()`` before it ends with
+    /// ``NFCReaderSessionError/Code/sessionTimeout``.
+    public nonisolated let timeout: Duration
+    /// The tags detected, in order; see ``NFCReaderSessionEvents`` for how it ends.
+    public nonisolated let tags: NFCReaderSessionEvents<NFCTag>
+    /// What a user should be told: the ``alertMessage`` and invalidation messages. Finishes when
+    /// the session is invalidated.
+    public nonisolated let prompts: AsyncStream<String>
+    /// The message for the user while the session runs (CoreNFC's `alertMessage`).
+    public private(set) var alertMessage: String
+
+    private enum Source {
+        case reader(any NFCReader)
+        case connection(String?)
+    }
+
+    private enum State {
+        case idle, starting, active
+        case invalidated(NFCReaderSessionError)
+    }
+
+    private let source: Source
+    private var state = State.idle
+    private var reader: (any NFCReader)?
+    private var ownsReader = false
+    private var leases: [ReaderLease.Key] = []
+    private var modulations: [Modulation] = []
+    private var currentTag: NFCTag?
+    private var lastReported: Bytes?
+    private var pollingTask: Task<Void, Never>?
+    private var timeoutTask: Task<Void, Never>?
+    private let tagContinuation: AsyncStream<Result<NFCTag, NFCReaderSessionError>>.Continuation
+    private let promptContinuation: AsyncStream<String>.Continuation
+
+    /// How long one poll of the reader lasts: the loop checks for cancellation between polls.
+    private let pollSlice = Duration.milliseconds(250)
+    /// The shortest an empty poll round lasts.
+    private let minimumEmptyPoll = Duration.milliseconds(50)
+    /// How often a tag already reported is checked for having left the field.
+    private let presenceInterval = Duration.milliseconds(100)
+
+    /// A session on a reader the caller opened (and closes): the session never closes it.
+    /// - Parameters:
+    ///   - pollingOption: the tag families to look for.
+    ///   - reader: the reader to poll.
+    ///   - timeout: the session's lifetime after ``begin()``; 60 s by default.
+    ///   - alertMessage: the first message for the user, sent on ``prompts`` at ``begin()``.
+    public init(
+        pollingOption: PollingOption, reader: any NFCReader, timeout: Duration = defaultTimeout,
+        alertMessage: String = ""
+    ) {
+        self.init(pollingOption: pollingOption, source: .reader(reader), timeout: timeout, alertMessage: alertMessage)
+    }
+
+    /// A session that opens its reader at ``begin()`` from a connection string (libnfc's,
+    /// `sim:…`, or `nil`/`default` for libnfc's default device; see ``ReaderConnection``) and
+    /// closes it when invalidated.
+    /// - Parameters:
+    ///   - pollingOption: the tag families to look for.
+    ///   - connection: the reader's connection string; `nil` for the default device.
+    ///   - timeout: the session's lifetime after ``begin()``; 60 s by default.
+    ///   - alertMessage: the first message for the user, sent on ``prompts`` at ``begin()``.
+    public init(
+        pollingOption: PollingOption, connection: String?, timeout: Duration = defaultTimeout,
+        alertMessage: String = ""
+    ) {
+        self.init(pollingOption: pollingOption, source: .connection(connection), timeout: timeout, alertMessage: alertMessage)
+    }
+
+    private init(pollingOption: PollingOption, source: Source, timeout: Duration, alertMessage: String) {
+        self.pollingOption = pollingOption
+        self.source = source
+        self.timeout = timeout
+        self.alertMessage = alertMessage
+        let (tagStream, tagContinuation) = AsyncStream.makeStream(of: Result<NFCTag, NFCReaderSessionError>.self)
+        let (promptStream, promptContinuation) = AsyncStream.makeStream(of: String.self)
+        self.tags = NFCReaderSessionEvents(base: tagStream)
+        self.tagContinuation = tagContinuation
+        self.prompts = promptStream
+        self.promptContinuation = promptContinuation
+        tagContinuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination, let self else { return }
+            Task { await self.invalidate() }
+        }
+    }
+
+    /// Whether the session has begun and is not invalidated (CoreNFC's `isReady`).
+    public var isReady: Bool {
+        if case .active = state { return true }
+        return false
+    }
+
+    /// Why the session ended; `nil` while it has not.
+    public var invalidationReason: NFCReaderSessionError? {
+        if case .invalidated(let reason) = state { return reason }
+        return nil
+    }
+
+    /// Changes the message for the user and sends it on ``prompts``.
+    public func setAlertMessage(_ message: String) {
+        alertMessage = message
+        if case .active = state { promptContinuation.yield(message) }
+    }
+
+    /// Takes the reader and starts polling.
+    /// - Throws: ``NFCReaderSessionError``: ``NFCReaderSessionError/Code/sessionInvalidated``
+    ///   when the session has already begun or ended (a session is not reusable);
+    ///   ``NFCReaderSessionError/Code/readerBusy`` when another session holds the reader;
+    ///   ``NFCReaderSessionError/Code/readerUnavailable`` or
+    ///   ``NFCReaderSessionError/Code/invalidParameter`` when the connection string cannot be
+    ///   opened; ``NFCReaderSessionError/Code/unsupportedFeature`` when the reader can poll none
+    ///   of the ``pollingOption``. Every failure also invalidates the session.
+    public func begin() async throws(NFCReaderSessionError) {
+        guard case .idle = state else {
+            throw NFCReaderSessionError(.sessionInvalidated, "the session has already begun; a session is not reusable")
+        }
+        state = .starting
+        let reader: any NFCReader
+        switch source {
+        case .reader(let given):
+            reader = given
+            // The same libnfc device may not be opened by another session from its string.
+            let connectionString = await given.connectionString
+            if !(connectionString == "sim" || connectionString.hasPrefix("sim:")) {
+                try take(.connection(connectionString), named: connectionString)
+            }
+        case .connection(let string):
+            let name = string ?? "default"
+            if !(name == "sim" || name.hasPrefix("sim:")) {
+                try take(.connection(name == "default" ? "default" : name), named: name)
+            }
+            do {
+                reader = try await ReaderConnection.open(string)
+            } catch {
+                let code: NFCReaderSessionError.Code = error.code == .invalidArgument ? .invalidParameter : .readerUnavailable
+                let failure = NFCReaderSessionError(code, "cannot open reader '\(name)': \(error.reason)", readerError: error)
+                await finish(failure)
+                throw failure
+            }
+            ownsReader = true
+        }
+        self.reader = reader
+        if case .invalidated = state {
+            // Invalidated while the reader was opening.
+            if ownsReader { await reader.close() }
+            for key in leases { ReaderLease.release(key) }
+            leases = []
+            throw sessionInvalidated()
+        }
+        try take(.reader(ObjectIdentifier(reader)), named: await reader.connectionString)
+        let supported = await reader.supportedModulations
+        modulations = pollingOption.modulations.filter { supported.contains($0) }
+        guard !modulations.isEmpty else {
+            let failure = NFCReaderSessionError(.unsupportedFeature, "the reader '\(await reader.name)' cannot poll for any of the requested tag types")
+            await finish(failure)
+            throw failure
+        }
+        guard case .starting = state else { throw sessionInvalidated() }
+        state = .active
+        if !alertMessage.isEmpty { promptContinuation.yield(alertMessage) }
+        let timeout = timeout
+        timeoutTask = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled, let self else { return }
+            await self.expire()
+        }
+        pollingTask = Task { await self.pollForTag() }
+    }
+
+    /// Makes sure `tag` is the tag this session detected last and is still in the field, ready
+    /// for commands (CoreNFC's `connect(to:)`).
+    /// - Throws: ``NFCReaderSessionError``: ``NFCReaderSessionError/Code/sessionInvalidated``
+    ///   after invalidation; ``NFCReaderSessionError/Code/tagConnectionLost`` when `tag` is not
+    ///   the current tag or has left the field.
+    public func connect(to tag: NFCTag) async throws(NFCReaderSessionError) {
+        guard case .active = state, let reader else { throw sessionInvalidated() }
+        guard let currentTag, currentTag.identifier == tag.identifier else {
+            throw NFCReaderSessionError(.tagConnectionLost, "this is not the tag the session detected last")
+        }
+        guard await reader.isTargetPresent() else {
+            throw NFCReaderSessionError(.tagConnectionLost, "the tag has left the field")
+        }
+    }
+
+    /// Lets go of the current tag (deselecting it: a simulated stack hands out its next tag) and
+    /// polls again. The tag just reported is not reported again until it has left the field.
+    /// - Throws: ``NFCReaderSessionError/Code/sessionInvalidated`` after invalidation.
+    public func restartPolling() async throws(NFCReaderSessionError) {
+        guard case .active = state, let reader else { throw sessionInvalidated() }
+        let previous = pollingTask
+        previous?.cancel()
+        await previous?.value
+        guard case .active = state else { throw sessionInvalidated() }
+        // A restart running at the same time has already started the next poll.
+        guard pollingTask == previous else { return }
+        if currentTag != nil {
+            currentTag = nil
+            try? await reader.deselect()
+        }
+        guard case .active = state else { throw sessionInvalidated() }
+        pollingTask = Task { await self.pollForTag() }
+    }
+
+    /// Ends the session (CoreNFC's `invalidate()` / `invalidate(errorMessage:)`): polling stops,
+    /// ``tags`` ends with ``NFCReaderSessionError/Code/userCanceled``, an `errorMessage` is sent
+    /// on ``prompts`` first. Invalidating an ended session does nothing.
+    public func invalidate(errorMessage: String? = nil) async {
+        if case .invalidated = state { return }
+        if let errorMessage { promptContinuation.yield(errorMessage) }
+        await finish(NFCReaderSessionError(.userCanceled, "the session was invalidated"))
+    }
+
+    /// Ends the session with `reason` (the NDEF session's `firstNDEFTagRead`).
+    func invalidate(reason: NFCReaderSessionError) async {
+        await finish(reason)
+    }
+
+    private func expire() async {
+        await finish(NFCReaderSessionError(.sessionTimeout, "the session timed out after \(timeout)"))
+    }
+
+    private func sessionInvalidated() -> NFCReaderSessionError {
+        NFCReaderSessionError(.sessionInvalidated, "the session has been invalidated; a session is not reusable")
+    }
+
+    private func take(_ key: ReaderLease.Key, named name: String) throws(NFCReaderSessionError) {
+        guard ReaderLease.acquire(key) else {
+            let failure = NFCReaderSessionError(.readerBusy, "the reader '\(name)' is in use by another session")
+            state = .invalidated(failure)
+            finishStreams(failure)
+            for key in leases { ReaderLease.release(key) }
+            leases = []
+            throw failure
+        }
+        leases.append(key)
+    }
+
+    /// Polls until a new tag is found, identifies it and reports it; returns when it did, when
+    /// cancelled, or when the reader failed (which ends the session).
+    private func pollForTag() async {
+        guard let reader else { return }
+        while !Task.isCancelled, case .active = state {
+            let target: TargetInfo?
+            let started = ContinuousClock.now
+            do {
+                target = try await reader.poll(for: modulations, timeout: pollSlice)
+            } catch {
+                if !Task.isCancelled { await finish(NFCReaderSessionError(error), fromPolling: true) }
+                return
+            }
+            if Task.isCancelled { return }
+            guard let target else {
+                lastReported = nil
+                // A reader that answers an empty field at once (`sim:…?poll-wait=0`) is not spun on.
+                let elapsed = ContinuousClock.now - started
+                if elapsed < minimumEmptyPoll { try? await Task.sleep(for: minimumEmptyPoll - elapsed) }
+                continue
+            }
+            if target.identifier == lastReported {
+                // Still in the field since it was reported: wait for it to leave.
+                while !Task.isCancelled, await reader.isTargetPresent() {
+                    try? await Task.sleep(for: presenceInterval)
+                }
+                continue
+            }
+            let tag: NFCTag
+            do {
+                tag = try await NFCTag.connect(to: target, on: reader)
+                // Identification may leave a chip idle (an unanswered GET_VERSION): select again.
+                _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
+            } catch {
+                // A tag no NFCTag case covers (Jewel): skipped until it leaves.
+                lastReported = target.identifier
+                continue
+            }
+            if Task.isCancelled { return }
+            guard case .active = state else { return }
+            lastReported = target.identifier
+            currentTag = tag
+            tagContinuation.yield(.success(tag))
+            return
+        }
+    }
+
+    /// Ends the session. Unless called by the polling task itself, waits for it to stop first: a
+    /// reader must not be closed (by the session or, once invalidate returns, by its owner) in
+    /// the middle of a poll.
+    private func finish(_ reason: NFCReaderSessionError, fromPolling: Bool = false) async {
+        if case .invalidated = state { return }
+        state = .invalidated(reason)
+        let polling = pollingTask
+        pollingTask = nil
+        polling?.cancel()
+        timeoutTask?.cancel()
+        currentTag = nil
+        finishStreams(reason)
+        if !fromPolling { await polling?.value }
+        if ownsReader, let reader { await reader.close() }
+        for key in leases { ReaderLease.release(key) }
+        leases = []
+    }
+
+    private func finishStreams(_ reason: NFCReaderSessionError) {
+        if reason.code != .userCanceled && reason.code != .firstNDEFTagRead {
+            tagContinuation.yield(.failure(reason))
+        }
+        tagContinuation.finish()
+        promptContinuation.finish()
+    }
+}
