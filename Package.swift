@@ -49,7 +49,7 @@ let package = Package(
         // Batch provisioning: the SQLite ledger, URL templates, manifests.
         .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
-        .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "NFCKit"], swiftSettings: strict),
+        .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "NFCKit", "Provisioning"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),
         // Benchmarks (Scripts/bench-ndef), never part of the tests.
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),

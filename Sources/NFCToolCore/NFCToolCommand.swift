@@ -17,7 +17,7 @@ struct NFCToolCommand: CommandGroup {
         abstract: "Read, write and provision NFC tags through libnfc.",
         discussion: "Exit status:\n" + ExitCode.allCases.map(exitStatusLine).joined(separator: "\n"),
         version: nfctoolVersion,
-        subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, ReadCommand.self, WriteCommand.self,
+        subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, ReadCommand.self, WriteCommand.self, BatchCommand.self, LedgerCommand.self,
                       LockCommand.self, FormatCommand.self, EraseCommand.self, ProtectCommand.self, UnprotectCommand.self,
                       InfoCommand.self, DumpCommand.self, VerifyCommand.self, APDUCommand.self, DoctorCommand.self]
     )

@@ -40,6 +40,8 @@ public struct BatchOptions: Sendable {
     public var allowRewrite = false
     /// How long one poll waits before checking for a stop.
     public var pollSlice: Duration = .milliseconds(200)
+    /// Stop when no tag has come for this long (nil: wait for ever).
+    public var idleTimeout: Duration?
     /// The command timeout for tag operations.
     public var commandTimeout: Duration = .seconds(1)
 
@@ -85,9 +87,9 @@ public struct BatchSummary: Sendable, Hashable, Codable {
 /// the operator) are decided in one place.
 public actor BatchCoordinator {
     /// The ledger everything is recorded in.
-    public let ledger: Ledger
+    public nonisolated let ledger: Ledger
     /// The run's id in the ledger.
-    public let runID: Int64
+    public nonisolated let runID: Int64
     let source: BatchSource
     let options: BatchOptions
     private var doneRows: Set<Int>
@@ -213,8 +215,14 @@ public struct BatchWorker: Sendable {
         let name = await reader.connectionString
         let modulations = await reader.supportedModulations.filter { $0 != .jewel }
         var announced = false
+        let clock = ContinuousClock()
+        var idleSince = clock.now
         while !Task.isCancelled, !(await coordinator.shouldStop) {
             if !announced { events(.waiting(reader: name)); announced = true }
+            if let idle = coordinator.options.idleTimeout, clock.now - idleSince > idle {
+                await coordinator.stop("no tag for \(idle)")
+                return
+            }
             let target: TargetInfo?
             do {
                 target = try await reader.poll(for: modulations, timeout: coordinator.options.pollSlice)
@@ -224,10 +232,12 @@ public struct BatchWorker: Sendable {
             }
             guard let target else { continue }
             announced = false
+            idleSince = clock.now
             // The tag's work runs to its end even when the run is cancelled meanwhile.
             let worker = self
             await Task { await worker.provision(target, readerName: name) }.value
             await waitUntilGone()
+            idleSince = clock.now
         }
     }
 

@@ -34,6 +34,9 @@ struct HelpTests {
           ndef                    Encode and decode NDEF messages without a tag.
           read                    Read the NDEF message of a tag and show its records.
           write                   Write an NDEF message to a tag.
+          batch                   Provision a run of tags: own data per tag, verified,
+                                  recorded in a ledger.
+          ledger                  Export or summarise a batch ledger.
           lock                    Make a tag read-only for good (cannot be undone).
           format                  Format a blank tag for NDEF, holding an empty message.
           erase                   Empty the NDEF message of a tag (it stays formatted).

@@ -1,0 +1,318 @@
+import Dispatch
+import Synchronization
+import Foundation
+import NDEF
+import NFCCore
+import NFCKit
+import NFCTags
+import Provisioning
+
+/// `nfctool batch`: provisions a run of tags, each with its own data from a template or a
+/// manifest, verified, optionally locked or protected, and recorded in a SQLite ledger.
+struct BatchCommand: ToolCommand {
+    static let device = CommandOption.option(
+        "device", short: "d", valueName: "conn",
+        help: "A reader (libnfc connection string, 'default', or sim:MODEL); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else sim:ntag215).", repeatable: true)
+    static let idle = CommandOption.option(
+        "timeout", short: "t", valueName: "s", help: "Stop when no tag has come for this many seconds (default: wait until --count or Ctrl-C).")
+    static let manifest = CommandOption.option(
+        "manifest", valueName: "file", help: "Data per tag from a CSV (header row) or JSONL manifest: columns named after the record options (url, text, lang, mime, data, ...); rows used in order.")
+    static let matchUID = CommandOption.flag("match-uid", help: "Give each tag the manifest row whose 'uid' column names it, instead of the next row.")
+    static let ledger = CommandOption.option(
+        "ledger", valueName: "file", help: "The SQLite ledger recording every attempt (default: nfctool-ledger.db).")
+    static let resume = CommandOption.option(
+        "resume", valueName: "file", help: "Continue the run of this existing ledger: manifest rows and counters already used are skipped.")
+    static let start = CommandOption.option("start", valueName: "n", help: "The first {n} of a new ledger (default 1); a ledger never hands out a value twice.")
+    static let count = CommandOption.option("count", short: "n", valueName: "n", help: "Stop after n tags done.")
+    static let maxFailures = CommandOption.option("max-failures", valueName: "n", help: "Stop after n failed tags.")
+    static let format = CommandOption.flag("format", help: "Format blank tags first.")
+    static let lock = CommandOption.flag("lock", help: "Make each tag read-only for good after its verified write (needs --yes).")
+    static let protect = CommandOption.flag("protect", help: "Protect each NTAG21x with the password of --password-file or NFCTOOL_PASSWORD after the write.")
+    static let allowRewrite = CommandOption.flag("allow-rewrite", help: "Write a tag the ledger already has as done.")
+
+    static let configuration = CommandConfiguration(
+        name: "batch",
+        abstract: "Provision a run of tags: own data per tag, verified, recorded in a ledger.",
+        discussion: """
+            Per tag: wait for it, identify it, refuse it when the ledger already has its UID, \
+            write its message (checked first, read back after), optionally lock or protect it, \
+            record it in the ledger (after the verification, in one transaction), tell the \
+            operator to take it away, and wait until it has left before taking the next.
+
+            Record option values may hold placeholders: {uid}, {uid:lower}, {n}, {n:05} (a \
+            counter from the ledger, never handed out twice), {hmac:KEYFILE} (HMAC-SHA-256 of \
+            the UID). Progress goes to standard error, the summary to standard output (--json \
+            for scripts). Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
+            failed, 1 otherwise.
+
+            Examples:
+              nfctool batch --url 'https://ex.io/t/{uid}?n={n:05}' --count 100
+              nfctool batch --manifest stickers.csv --ledger run1.db --lock --yes
+              nfctool batch --resume run1.db --manifest stickers.csv
+              nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
+            """,
+        options: [device, idle, TagCommandSupport.json] + WriteCommand.recordOptions
+            + [manifest, matchUID, ledger, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
+               TagWriteSupport.passwordFile, allowRewrite, TagWriteSupport.dryRun]
+    )
+
+    let arguments: ParsedArguments
+    let devices: [String]
+    let idleSeconds: Double?
+    let printsJSON: Bool
+    let manifestPath: String?
+    let ledgerPath: String
+    let resuming: Bool
+    let startValue: Int
+    let countValue: Int?
+    let maxFailuresValue: Int?
+    let dryRun: Bool
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        self.arguments = arguments
+        devices = arguments.values(of: Self.device)
+        idleSeconds = try arguments.value(of: Self.idle) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } }
+        printsJSON = arguments.contains(TagCommandSupport.json)
+        manifestPath = arguments.value(of: Self.manifest)
+        let resumePath = arguments.value(of: Self.resume)
+        if resumePath != nil && arguments.value(of: Self.ledger) != nil { throw .usage("give --ledger or --resume, not both") }
+        ledgerPath = resumePath ?? arguments.value(of: Self.ledger) ?? "nfctool-ledger.db"
+        resuming = resumePath != nil
+        startValue = try arguments.value(of: Self.start) { Int($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 1
+        countValue = try arguments.value(of: Self.count) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        maxFailuresValue = try arguments.value(of: Self.maxFailures) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        dryRun = arguments.contains(TagWriteSupport.dryRun)
+        let hasRecords = arguments.occurrences.contains { WriteCommand.recordStarters.contains($0.option) }
+        if hasRecords == (manifestPath != nil) {
+            throw .usage("give the data either as record options (--url 'https://ex.io/{uid}', ...) or with --manifest, one of the two")
+        }
+        if arguments.contains(Self.matchUID) && manifestPath == nil { throw .usage("--match-uid needs --manifest") }
+        if arguments.contains(Self.lock) && !arguments.contains(TagWriteSupport.yes) && !dryRun {
+            throw .usage("--lock makes every tag read-only for good; add --yes to confirm")
+        }
+    }
+
+    /// The record options with their values parsed as templates, in command-line order.
+    private func templates() throws(CommandError) -> [(ParsedArguments.Occurrence, ProvisioningTemplate?)] {
+        var result: [(ParsedArguments.Occurrence, ProvisioningTemplate?)] = []
+        for occurrence in arguments.occurrences where WriteCommand.recordOptions.contains(occurrence.option) {
+            guard let value = occurrence.value else { result.append((occurrence, nil)); continue }
+            do {
+                result.append((occurrence, try ProvisioningTemplate(value)))
+            } catch {
+                throw .usage("\(occurrence.option.synopsis) '\(value)': \(error)")
+            }
+        }
+        return result
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let connections = devices.isEmpty ? [context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"] : devices
+        // Every input is checked before a reader is opened.
+        let source: BatchSource
+        var templateText: String?
+        if let manifestPath {
+            let text: String
+            do {
+                text = String(decoding: try readFileBytes(manifestPath, what: "manifest"), as: UTF8.self)
+            } catch {
+                throw .usage(error.message)
+            }
+            let rows: [ManifestRow]
+            do {
+                rows = try Manifest.parse(text, format: Manifest.format(forPath: manifestPath))
+            } catch {
+                throw .dataError("manifest \(manifestPath): \(error)")
+            }
+            let byName = Dictionary(WriteCommand.recordOptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            for row in rows {
+                for field in row.fields where field.name.lowercased() != "uid" && byName[field.name.lowercased()] == nil {
+                    throw .dataError("manifest \(manifestPath) line \(row.line): column '\(field.name)' is not a record option")
+                }
+            }
+            let contextCopy = context
+            let build: @Sendable (ManifestRow, [UInt8]) throws -> NDEFMessage = { row, _ in
+                let occurrences = row.fields.compactMap { field -> ParsedArguments.Occurrence? in
+                    guard let option = byName[field.name.lowercased()] else { return nil }
+                    return ParsedArguments.Occurrence(option: option, value: option.isFlag ? nil : field.value)
+                }
+                return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: occurrences, contextCopy))
+            }
+            // Every row must build before the first tag is touched.
+            for row in rows {
+                do { _ = try build(row, []) } catch { throw .dataError("manifest \(manifestPath) line \(row.line): \(error)") }
+            }
+            source = .manifest(rows: rows, matchByUID: arguments.contains(Self.matchUID), build: build)
+        } else {
+            let parts = try templates()
+            templateText = parts.compactMap { $0.0.value }.joined(separator: " ")
+            let usesCounter = parts.contains { $0.1?.usesCounter == true }
+            let contextCopy = context
+            let build: @Sendable ([UInt8], Int?) throws -> NDEFMessage = { uid, counter in
+                let occurrences = parts.map { occurrence, template in
+                    ParsedArguments.Occurrence(option: occurrence.option, value: template?.render(uid: uid, counter: counter) ?? occurrence.value)
+                }
+                return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: occurrences, contextCopy))
+            }
+            // The message must build for a sample UID before the first tag is touched.
+            do { _ = try build([0x04, 0, 0, 0, 0, 0, 0], startValue) } catch { throw .usage("\(error)") }
+            source = .template(usesCounter: usesCounter, start: startValue, build: build)
+        }
+        let password = try TagWriteSupport.password(
+            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
+            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        if arguments.contains(Self.protect) && password == nil {
+            throw .usage("--protect needs the password: --password-file FILE or NFCTOOL_PASSWORD")
+        }
+        if resuming && !FileManager.default.fileExists(atPath: ledgerPath) {
+            throw .usage("--resume \(ledgerPath): no such ledger")
+        }
+        let ledger: Ledger
+        do { ledger = try Ledger(path: ledgerPath) } catch { throw .failure("\(error)") }
+        if dryRun {
+            try preview(source, ledger: ledger, context)
+            return
+        }
+
+        var options = BatchOptions(count: countValue, maxFailures: maxFailuresValue)
+        options.format = arguments.contains(Self.format)
+        options.lock = arguments.contains(Self.lock)
+        options.password = arguments.contains(Self.protect) ? password : nil
+        options.allowRewrite = arguments.contains(Self.allowRewrite)
+        options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
+
+        var readers: [any NFCReader] = []
+        for connection in connections {
+            do {
+                readers.append(try await ReaderConnection.open(connection))
+            } catch {
+                for reader in readers { await reader.close() }
+                throw CommandError("cannot open reader '\(connection)': \(error)", exitCode: .noReader)
+            }
+        }
+        let coordinator: BatchCoordinator
+        do {
+            let run = try ledger.startRun(template: templateText, manifest: manifestPath, readers: connections)
+            coordinator = try BatchCoordinator(ledger: ledger, runID: run, source: source, options: options)
+        } catch {
+            throw .failure("\(error)")
+        }
+        let progress = BatchProgress(total: countValue, io: context.io)
+        // Ctrl-C: the tags in progress finish, no new one is taken.
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
+        signal(SIGINT, SIG_IGN)
+        interrupt.setEventHandler { Task { await coordinator.stop("interrupted") } }
+        interrupt.resume()
+        defer {
+            interrupt.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for reader in readers {
+                group.addTask {
+                    await BatchWorker(reader: reader, coordinator: coordinator, events: { progress.handle($0, started: started) }).run()
+                    // A worker that stops (reader gone, or done) stops the run only when it was the last.
+                }
+            }
+        }
+        for reader in readers { await reader.close() }
+        try? ledger.finishRun(coordinator.runID)
+        var summary = await coordinator.summary
+        if summary.stopReason.isEmpty { summary.stopReason = "every reader stopped" }
+        let seconds = Self.seconds(ContinuousClock.now - started)
+        if printsJSON {
+            let report = BatchReport(
+                done: summary.done, failed: summary.failed, skipped: summary.skipped, lastUID: summary.lastUID,
+                stopReason: summary.stopReason, seconds: seconds, ledger: ledgerPath)
+            context.io.write(toolJSON(report))
+        } else {
+            context.io.printLine(
+                "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledgerPath)")
+        }
+        if summary.failed > 0 { throw CommandError("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger", exitCode: .failure) }
+    }
+
+    /// `--dry-run`: what the next tags would get, without a reader and without using a counter.
+    private func preview(_ source: BatchSource, ledger: Ledger, _ context: CommandContext) throws(CommandError) {
+        let shown = min(countValue ?? 5, 20)
+        let sampleUID: [UInt8] = [0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01]
+        var lines: [String] = []
+        switch source {
+        case .template(let usesCounter, let start, let build):
+            let next = (try? ledger.stats().nextCounter) ?? nil
+            for i in 0..<shown {
+                let counter = usesCounter ? max(start, next ?? start) + i : nil
+                let message = (try? build(sampleUID, counter)).map(Self.describe) ?? "(cannot build)"
+                lines.append("tag \(i + 1)\(counter.map { " (n = \($0))" } ?? ""): \(message)")
+            }
+            lines.append("({uid} shown for the sample UID \(Hex.encode(sampleUID, uppercase: true)); nothing was written)")
+        case .manifest(let rows, _, let build):
+            let done = (try? ledger.doneRows()) ?? []
+            for row in rows.filter({ !done.contains($0.index) }).prefix(shown) {
+                let message = (try? build(row, sampleUID)).map(Self.describe) ?? "(cannot build)"
+                lines.append("row \(row.index + 1) (line \(row.line)): \(message)")
+            }
+            lines.append("(\(done.count) row\(done.count == 1 ? "" : "s") already done in the ledger; nothing was written)")
+        }
+        for line in lines { context.io.printLine(line) }
+    }
+
+    static func describe(_ message: NDEFMessage) -> String {
+        message.records.map { record -> String in
+            switch try? record.content() {
+            case .uri(let uri)?: "URI \(uri)"
+            case .text(let text)?: "Text \"\(text.text)\""
+            default: "\(record.typeNameFormat) record"
+            }
+        }.joined(separator: "; ")
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
+/// The summary `--json` prints.
+struct BatchReport: Encodable {
+    var done: Int
+    var failed: Int
+    var skipped: Int
+    var lastUID: String?
+    var stopReason: String
+    var seconds: Double
+    var ledger: String
+}
+
+/// Progress lines on standard error: done / total, failures, rate, the last UID, and what the
+/// operator should do.
+final class BatchProgress: Sendable {
+    let total: Int?
+    let io: any ToolIO
+    private let counts = Mutex((done: 0, failed: 0))
+
+    init(total: Int?, io: any ToolIO) {
+        self.total = total
+        self.io = io
+    }
+
+    func handle(_ event: BatchEvent, started: ContinuousClock.Instant) {
+        switch event {
+        case .waiting(let reader):
+            io.printErrorLine("[\(reader)] waiting for a tag")
+        case .done(let reader, let uid, let summary):
+            let (done, failed) = counts.withLock { $0.done += 1; return ($0.done, $0.failed) }
+            let rate = Double(done) / max(BatchCommand.seconds(ContinuousClock.now - started), 0.001)
+            io.printErrorLine("[\(reader)] \(done)\(total.map { "/\($0)" } ?? "") done \(uid): \(summary) (\(failed) failed, \(String(format: "%.1f", rate)) tags/s)")
+        case .failed(let reader, let uid, let error):
+            counts.withLock { $0.failed += 1 }
+            io.printErrorLine("[\(reader)] FAILED \(uid): \(error)")
+        case .skipped(let reader, let uid, let reason):
+            io.printErrorLine("[\(reader)] skipped \(uid): \(reason)")
+        case .removeTag(let reader, let uid):
+            io.printErrorLine("[\(reader)] take \(uid) away")
+        case .readerFailed(let reader, let error):
+            io.printErrorLine("[\(reader)] reader failed: \(error)")
+        }
+    }
+}
