@@ -109,13 +109,20 @@ public actor BatchCoordinator {
         doneRows = try ledger.doneRows()
     }
 
-    /// Whether workers should stop taking tags.
-    public var shouldStop: Bool {
+    /// Whether workers should stop taking tags; the first reason found is kept in the summary.
+    public func shouldStop() -> Bool {
         if stopped { return true }
-        if let count = options.count, summary.done + inFlight >= count { return true }
-        if let max = options.maxFailures, summary.failed >= max { return true }
+        if let count = options.count, summary.done + inFlight >= count {
+            if inFlight == 0 { stop("count reached") }
+            return true
+        }
+        if let max = options.maxFailures, summary.failed >= max {
+            stop("\(max) failures")
+            return true
+        }
         if case .manifest(let rows, let byUID, _) = source, !byUID,
            !rows.contains(where: { !doneRows.contains($0.index) && !claimedRows.contains($0.index) }) {
+            if inFlight == 0 { stop("the manifest has no row left") }
             return true
         }
         return false
@@ -217,7 +224,7 @@ public struct BatchWorker: Sendable {
         var announced = false
         let clock = ContinuousClock()
         var idleSince = clock.now
-        while !Task.isCancelled, !(await coordinator.shouldStop) {
+        while !Task.isCancelled, !(await coordinator.shouldStop()) {
             if !announced { events(.waiting(reader: name)); announced = true }
             if let idle = coordinator.options.idleTimeout, clock.now - idleSince > idle {
                 await coordinator.stop("no tag for \(idle)")
