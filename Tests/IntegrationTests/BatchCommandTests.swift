@@ -134,4 +134,98 @@ struct BatchCommandTests {
             if case .failure(let error) = content { Issue.record("tag \(uid) does not read: \(error)") }
         }
     }
+
+    /// Starts nfctool with `arguments`, its standard error in a file; returns the process and the
+    /// file.
+    static func start(_ arguments: [String], environment: [String: String], in directory: URL) throws -> (Process, URL, URL) {
+        let errors = directory.appendingPathComponent("stderr-\(UUID().uuidString).log")
+        let output = directory.appendingPathComponent("stdout-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try nfctool())
+        process.arguments = arguments
+        process.environment = environment
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, errors, output)
+    }
+
+    /// Waits until `file` holds more than `count` occurrences of `text`, or 30 s.
+    static func waitFor(_ text: String, count: Int, in file: URL) async throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if ((try? String(contentsOf: file, encoding: .utf8)) ?? "").components(separatedBy: text).count > count { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("'\(text)' did not appear \(count) times in \(file.lastPathComponent)")
+    }
+
+    @Test("Ctrl-C (SIGINT): the tag in progress is finished, the summary printed, the ledger consistent")
+    func interrupted() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledgerPath = directory.appendingPathComponent("run.db").path
+        let (process, errors, output) = try Self.start(
+            ["batch", "--device", "sim:ntag215*5000?poll-wait=0", "--url", "https://ex.io/{uid}/{n}", "--ledger", ledgerPath, "--json"],
+            environment: ProcessInfo.processInfo.environment, in: directory)
+        try await Self.waitFor(" done ", count: 2, in: errors)
+        kill(process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!process.isRunning, "nfctool batch did not stop after SIGINT")
+        reap(process)
+        #expect(process.terminationStatus == 0)
+        let summary = try String(contentsOf: output, encoding: .utf8)
+        #expect(summary.contains("\"stopReason\" : \"interrupted\""), "\(summary)")
+        let attempts = try Ledger(path: ledgerPath).attempts()
+        let allDone = attempts.allSatisfy { $0.status == "done" && $0.verified }
+        #expect(allDone)
+        #expect(summary.contains("\"done\" : \(attempts.count)"), "\(summary) vs \(attempts.count)")
+        #expect(attempts.count < 5000)
+    }
+
+    @Test("two readers at once: every tag once, every counter once")
+    func twoReaders() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledgerPath = directory.appendingPathComponent("run.db").path
+        let run = try runTool(
+            try Self.nfctool(),
+            ["batch", "-d", "sim:ntag215*6?poll-wait=0&uid=04A10000000001", "-d", "sim:ntag213*6?poll-wait=0&uid=04B10000000001",
+             "--url", "https://ex.io/{n}", "--ledger", ledgerPath, "--timeout", "0.5"],
+            environment: ProcessInfo.processInfo.environment, timeout: 30)
+        #expect(run.status == 0, "\(run.output)")
+        let attempts = try Ledger(path: ledgerPath).attempts()
+        #expect(attempts.count == 12)
+        #expect(Set(attempts.map(\.uid)).count == 12)
+        #expect(Set(attempts.compactMap(\.counter)) == Set(1...12))
+    }
+
+    @Test("the reader vanishes mid-run (emulator killed): the run ends, says so, and the ledger holds only verified tags")
+    func readerVanishes() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledgerPath = directory.appendingPathComponent("run.db").path
+        let emulator = try EmulatorProcess(["--tag", "ntag215*50", "--hand-out", "deselect", "--delay-model", "datasheet"])
+        let (process, errors, _) = try Self.start(
+            ["batch", "--device", emulator.connectionString, "--url", "https://ex.io/{uid}/{n}", "--ledger", ledgerPath],
+            environment: emulator.libnfcEnvironment, in: directory)
+        try await Self.waitFor(" done ", count: 2, in: errors)
+        kill(emulator.process.processIdentifier, SIGKILL)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!process.isRunning, "nfctool batch did not end after its reader vanished")
+        if process.isRunning { process.terminate() }
+        reap(process)
+        emulator.stop()
+        let log = try String(contentsOf: errors, encoding: .utf8)
+        #expect(log.contains("reader failed"), "\(log)")
+        let attempts = try Ledger(path: ledgerPath).attempts()
+        let done = attempts.filter { $0.status == "done" }
+        #expect(done.allSatisfy { $0.verified })
+        #expect(attempts.filter { $0.status == "done" }.count >= 2)
+    }
 }

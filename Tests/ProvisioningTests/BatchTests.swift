@@ -153,3 +153,57 @@ final class EventLog: Sendable {
     func append(_ event: BatchEvent) { events.withLock { $0.append(event) } }
     var all: [BatchEvent] { events.withLock { $0 } }
 }
+
+@Suite("Batch: a tag pulled away at every step of its sequence")
+struct BatchTearingSweepTests {
+    @Test("for every cut point k of the first tag's sequence: the ledger says done only for a tag that holds its message; a failed tag holds no half message; the run goes on")
+    func sweep() async throws {
+        // The commands one tag costs: identification 2, detection 1, CFG 1, 12 WRITEs, verify 1
+        // (docs/benchmarks.md); k = 18 cuts nothing.
+        let total = 17
+        var outcomes: [String: Int] = [:]
+        for k in 1...(total + 1) {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let ledger = try Ledger(path: directory.appendingPathComponent("l.db").path)
+            let template = try ProvisioningTemplate("https://ex.io/t/{uid}?n={n:05}")
+            let coordinator = try BatchCoordinator(
+                ledger: ledger, runID: try ledger.startRun(template: template.text, manifest: nil, readers: []),
+                source: .template(usesCounter: true, start: 1) { uid, n in try BatchTests.url(template.render(uid: uid, counter: n)) },
+                options: BatchOptions(count: 2))
+            let reader = try SimulatorConfiguration.makeReader("sim:ntag215*3?poll-wait=0&leave-after=\(k)")
+            await BatchWorker(reader: reader, coordinator: coordinator, events: { _ in }).run()
+            let attempts = try ledger.attempts()
+            #expect(attempts.filter { $0.status == "done" }.count == 2, "k = \(k)")
+            let states = await reader.withField { field in
+                (field.removedTags + (field.currentTag.map { [$0] } ?? []) + field.waitingTags).compactMap { ($0 as? any PersistentVirtualTag)?.tagState }
+            }
+            for state in states {
+                guard let (check, target) = try await BatchTests.open(state) else { continue }
+                let read: NDEFMessage
+                do {
+                    read = try await NFCTag.connect(to: target, on: check).ndef.readNDEF()
+                } catch {
+                    Issue.record("k = \(k): tag \(state.uid) does not read: \(error)")
+                    continue
+                }
+                let uid = state.uid.uppercased()
+                if let done = attempts.first(where: { $0.uid == uid && $0.status == "done" }) {
+                    #expect(read == (try BatchTests.url("https://ex.io/t/\(uid)?n=" + String(format: "%05d", done.counter ?? 0))), "k = \(k)")
+                } else if let failed = attempts.first(where: { $0.uid == uid }) {
+                    // Cut after its last WRITE but before the read-back: the whole new message,
+                    // reported as a failure (the operator re-presents it); else the old (empty) one.
+                    let new = try BatchTests.url("https://ex.io/t/\(uid)?n=" + String(format: "%05d", failed.counter ?? 0))
+                    #expect(read.isEmpty || read == new, "k = \(k): a failed tag holds \(read)")
+                } else {
+                    #expect(read.isEmpty, "k = \(k): an untouched tag holds \(read)")
+                }
+            }
+            let first = attempts.first
+            let outcome = first?.status == "failed" ? "first tag failed, recorded" : "first tag done"
+            outcomes[outcome, default: 0] += 1
+        }
+        print("batch tearing sweep, \(total + 1) cut points: \(outcomes.sorted { $0.key < $1.key })")
+        #expect(outcomes["first tag failed, recorded", default: 0] >= 10)
+    }
+}
