@@ -95,6 +95,22 @@ struct BatchTests {
         for row in 2..<5 { #expect(onTags[byRow[row] ?? ""] == (try Self.url("https://ex.io/row/\(row)"))) }
     }
 
+    @Test("--match-uid: each tag gets the row naming its UID, whatever the order; a tag without a row is skipped")
+    func matchByUID() async throws {
+        let (ledger, directory) = try Self.ledger()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rows = try Manifest.parseCSV("uid,url\n0453494D000002,https://ex.io/two\n0453494d000001,https://ex.io/one\n")
+        let coordinator = try BatchCoordinator(
+            ledger: ledger, runID: try ledger.startRun(template: nil, manifest: nil, readers: []),
+            source: .manifest(rows: rows, matchByUID: true) { row, _ in try Self.url(row.value("url") ?? "") }, options: BatchOptions(count: 2))
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215*3?poll-wait=0")
+        await BatchWorker(reader: reader, coordinator: coordinator, events: { _ in }).run()
+        let onTags = await Self.messages(reader)
+        #expect(onTags["0453494D000001"] == (try Self.url("https://ex.io/one")))
+        #expect(onTags["0453494D000002"] == (try Self.url("https://ex.io/two")))
+        #expect(try ledger.attempts().map(\.row) == [1, 0])
+    }
+
     @Test("two readers share one run: no counter or tag used twice")
     func twoReaders() async throws {
         let (ledger, directory) = try Self.ledger()
