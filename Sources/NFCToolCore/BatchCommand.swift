@@ -158,9 +158,7 @@ struct BatchCommand: ToolCommand {
             do { _ = try build([0x04, 0, 0, 0, 0, 0, 0], startValue) } catch { throw .usage("\(error)") }
             source = .template(usesCounter: usesCounter, start: startValue, build: build)
         }
-        let password = try TagWriteSupport.password(
-            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
-            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let password = try TagWriteSupport.password(arguments, context)
         if arguments.contains(Self.protect) && password == nil {
             throw .usage("--protect needs the password: --password-file FILE or NFCTOOL_PASSWORD")
         }

@@ -33,9 +33,7 @@ struct EraseCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let password = try TagWriteSupport.password(
-            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
-            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let password = try TagWriteSupport.password(arguments, context)
         let connection = TagCommandSupport.connection(arguments, context.environment)
         let (tag, capacity, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
             (found, _, planner) async throws(CommandError) -> (NFCTag, Int, [PlannedWrite]?) in

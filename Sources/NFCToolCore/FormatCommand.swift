@@ -39,9 +39,7 @@ struct FormatCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let password = try TagWriteSupport.password(
-            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
-            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let password = try TagWriteSupport.password(arguments, context)
         let connection = TagCommandSupport.connection(arguments, context.environment)
         let forced = forced
         let (tag, query, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {

@@ -40,9 +40,7 @@ struct LockCommand: ToolCommand {
         if !planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("lock makes the tag read-only for good and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
-        let password = try TagWriteSupport.password(
-            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
-            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let password = try TagWriteSupport.password(arguments, context)
         let connection = TagCommandSupport.connection(arguments, context.environment)
         let planning = planning
         let confirmed = confirmed

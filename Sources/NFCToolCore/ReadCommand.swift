@@ -39,9 +39,7 @@ struct ReadCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let connection = TagCommandSupport.connection(arguments, context.environment)
-        let password = try TagWriteSupport.password(
-            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
-            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let password = try TagWriteSupport.password(arguments, context)
         let output = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (found, _) async throws(CommandError) -> String in
             let tag = TagWriteSupport.tag(found, password: password)

@@ -54,6 +54,13 @@ enum TagWriteSupport {
         }
     }
 
+    /// The password of `--password-file`, else of `NFCTOOL_PASSWORD`; nil when neither is given.
+    static func password(_ arguments: ParsedArguments, _ context: CommandContext) throws(CommandError) -> NTAGPassword? {
+        try password(
+            file: arguments.value(of: passwordFile), option: passwordFile, environment: context.environment,
+            variable: "NFCTOOL_PASSWORD")
+    }
+
     /// Asks before an irreversible step: goes on with `--yes`; else refuses (exit 64) when
     /// standard input is not a terminal, and asks on standard error when it is.
     /// - Throws: ``CommandError`` usage without `--yes` and no terminal; failure when the answer is

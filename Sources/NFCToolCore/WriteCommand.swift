@@ -93,9 +93,7 @@ struct WriteCommand: ToolCommand {
         } catch {
             throw .usage("cannot encode the message: \(error)")
         }
-        let password = try TagWriteSupport.password(
-            file: arguments.value(of: TagWriteSupport.passwordFile), option: TagWriteSupport.passwordFile,
-            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let password = try TagWriteSupport.password(arguments, context)
         if locks && !planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("--lock makes the tag read-only for good. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
