@@ -35,7 +35,7 @@ final class SessionCollector<Element: Sendable>: Sendable {
     var ended: Result<Void, NFCReaderSessionError>? { state.withLock { $0.ended } }
 
     /// Waits until `count` elements came (true) or `limit` passed (false).
-    func wait(forCount count: Int, within limit: Duration = .seconds(5)) async -> Bool {
+    func wait(forCount count: Int, within limit: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if elements.count >= count { return true }
@@ -45,7 +45,7 @@ final class SessionCollector<Element: Sendable>: Sendable {
     }
 
     /// Waits for the sequence to end; its ending, or nil when it did not within `limit`.
-    func waitForEnd(within limit: Duration = .seconds(5)) async -> Result<Void, NFCReaderSessionError>? {
+    func waitForEnd(within limit: Duration = .seconds(30)) async -> Result<Void, NFCReaderSessionError>? {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if let ended { return ended }
