@@ -5,10 +5,17 @@
 /// first use, never before, and lives as long as the process. Opening a device for polling and
 /// exchanging frames will hand out one actor per open device, each created here.
 ///
-/// libnfc's calls block (a USB or serial round trip); they run on this actor's executor.
+/// libnfc's calls block (a USB or serial round trip, a bus scan); they run on this actor's
+/// own thread, never on the cooperative pool (two threads on a 2-core machine), as each
+/// device's do.
 public actor LibNFCContext {
     /// The process's one context.
     public static let shared = LibNFCContext()
+
+    /// The thread every context call runs on; it lives as long as the process.
+    private let executor = DeviceThreadExecutor(name: "libnfc context")
+    /// Runs the actor on ``executor``.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// The most devices ``listDevices()`` reports, as libnfc's own `nfc-list` does.
     public static let maximumDeviceCount = 16
