@@ -104,6 +104,7 @@ public struct EmulatedType4Tag: Sendable, Hashable {
     private mutating func select(_ apdu: ISO7816APDU) -> Bytes {
         switch (apdu.p1Parameter, apdu.p2Parameter) {
         case (0x04, 0x00), (0x04, 0x0C):
+            guard !apdu.data.isEmpty else { return Self.answer(.wrongLength) }
             applicationSelected = apdu.data == Self.applicationName
             selectedFile = nil
             return Self.answer(applicationSelected ? .success : .fileNotFound)

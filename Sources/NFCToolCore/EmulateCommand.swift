@@ -8,6 +8,8 @@ import NFCTags
 struct EmulateCommand: ToolCommand {
     static let readOnly = CommandOption.flag("read-only", help: "Refuse writes: the tag announces itself read-only and answers UPDATE BINARY with 6982.")
     static let save = CommandOption.option("save", valueName: "file", help: "Save the message an external reader wrote (raw NDEF bytes) to this file.")
+    static let ndef = CommandOption.option(
+        "ndef", valueName: "file", help: "The message the tag holds: raw bytes or hex text ('-' for standard input).")
     static let timeout = CommandOption.option(
         "timeout", short: "t", valueName: "s", help: "How long to wait for an external reader, in seconds (default 60).")
 
@@ -31,7 +33,7 @@ struct EmulateCommand: ToolCommand {
             """,
         options: [TagCommandSupport.device, timeout, TagCommandSupport.json]
             + WriteCommand.recordOptions
-            + [WriteCommand.ndef, readOnly, save]
+            + [ndef, readOnly, save]
     )
 
     let arguments: ParsedArguments
@@ -45,7 +47,7 @@ struct EmulateCommand: ToolCommand {
         self.arguments = arguments
         seconds = try arguments.value(of: Self.timeout) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } } ?? 60
         printsJSON = arguments.contains(TagCommandSupport.json)
-        ndefPath = arguments.value(of: WriteCommand.ndef)
+        ndefPath = arguments.value(of: Self.ndef)
         isReadOnly = arguments.contains(Self.readOnly)
         savePath = arguments.value(of: Self.save)
         let hasRecords = arguments.occurrences.contains { WriteCommand.recordStarters.contains($0.option) }
