@@ -84,7 +84,8 @@ struct EmulateCommand: ToolCommand {
             throw CommandError("cannot emulate a tag on '\(connection)': \(error.reason)",
                                exitCode: error.code == .unsupportedFeature ? .unsupported : .noReader)
         }
-        context.io.write("Emulating an NFC Forum Type 4 tag (\(encoded.count)-byte message\(isReadOnly ? ", read-only" : "")) on \(connection); waiting for a reader...\n", to: .standardError)
+        let waiting = "Emulating an NFC Forum Type 4 tag (\(encoded.count)-byte message\(isReadOnly ? ", read-only" : "")) on \(connection); waiting for a reader..."
+        context.io.write(waiting.wrapped(to: HelpFormatter.screenWidth) + "\n", to: .standardError)
         var report = EmulateReport(connection: connection, readOnly: isReadOnly)
         var ending: NFCReaderSessionError?
         for await event in session.events {
@@ -138,7 +139,7 @@ struct EmulateCommand: ToolCommand {
             context.io.write(toolJSON(report))
             return
         }
-        var lines = ["A reader came and left after \(report.commands) command\(report.commands == 1 ? "" : "s")."]
+        var lines = ["The reader left after \(report.commands) command\(report.commands == 1 ? "" : "s")."]
         if report.refusedUpdates > 0 {
             lines.append("Refused \(report.refusedUpdates) write\(report.refusedUpdates == 1 ? "" : "s") (--read-only).")
         }

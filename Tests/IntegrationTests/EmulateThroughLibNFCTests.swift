@@ -39,7 +39,7 @@ struct EmulateThroughLibNFCTests {
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
         let run = try Self.nfctool(["--url", "https://example.com", "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("A reader came and left after 6 commands.\nIt wrote nothing.\n"))
+        #expect(run.output.contains("The reader left after 6 commands.\nIt wrote nothing.\n"))
         #expect(Self.readerLog(log) == [
             "activated uid 0800B00B atqa 0400 sak 20",
             "> 00A4040007D276000085010100", "< 9000",
@@ -74,7 +74,7 @@ struct EmulateThroughLibNFCTests {
         let bytes = try [UInt8](Data(contentsOf: saved))
         #expect(bytes.map { String(format: "%02X", $0) }.joined() == Self.textMessage)
         #expect(run.output.contains("""
-            A reader came and left after 7 commands.
+            The reader left after 7 commands.
             It wrote a 15-byte message, saved to \(saved.path):
             NDEF message: 1 record, 15 bytes
 
