@@ -43,12 +43,14 @@ public actor NFCCardSession {
         /// The command APDU as received.
         public let payload: Bytes
         let session: NFCCardSession
+        /// Which command of the session this is (from 1), so a late second answer is refused.
+        let number: Int
 
         /// Sends the answer (response data then SW1 SW2) to the reader.
         /// - Throws: ``NFCReaderSessionError`` `tagConnectionLost` when the reader is gone,
         ///   `sessionInvalidated` after the session ended.
         public func respond(_ response: Bytes) async throws(NFCReaderSessionError) {
-            try await session.send(response)
+            try await session.send(response, answering: number)
         }
     }
 
@@ -61,6 +63,8 @@ public actor NFCCardSession {
     private var driver: Task<Void, Never>?
     private var responded: CheckedContinuation<Void, Never>?
     private var invalidated = false
+    /// How many commands were received; the one with this number waits for its answer.
+    private var commandNumber = 0
 
     /// How long the session waits for each command of a reader in the field before it counts
     /// the reader as gone.
@@ -98,6 +102,11 @@ public actor NFCCardSession {
 
     private func begin() {
         driver = Task { await self.run() }
+        // Whoever iterates ``events`` stopped (its task was cancelled): end the session.
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            Task { await self.invalidate() }
+        }
     }
 
     /// Ends the session: target mode is left, the reader closed, and the stream finishes after
@@ -142,16 +151,18 @@ public actor NFCCardSession {
             } catch {
                 return
             }
+            commandNumber += 1
+            let number = commandNumber
             await withCheckedContinuation { (waiting: CheckedContinuation<Void, Never>) in
                 responded = waiting
-                continuation.yield(.received(APDU(payload: command, session: self)))
+                continuation.yield(.received(APDU(payload: command, session: self, number: number)))
             }
         }
     }
 
-    fileprivate func send(_ response: Bytes) async throws(NFCReaderSessionError) {
+    fileprivate func send(_ response: Bytes, answering number: Int) async throws(NFCReaderSessionError) {
         guard !invalidated else { throw NFCReaderSessionError(.sessionInvalidated, "the session has ended") }
-        guard let waiting = responded else {
+        guard number == commandNumber, let waiting = responded else {
             throw NFCReaderSessionError(.invalidParameter, "this command was answered already")
         }
         responded = nil
