@@ -45,6 +45,9 @@ public struct EmulatedType4Tag: Sendable, Hashable {
     public let isReadOnly: Bool
     /// Whether an UPDATE BINARY changed the NDEF file.
     public private(set) var wasUpdated = false
+    /// Whether a READ BINARY of the NDEF file reached the last byte of the message (the reader
+    /// read it to its end; an empty message counts once NLEN was read).
+    public private(set) var messageWasRead = false
 
     private var applicationSelected = false
     private var selectedFile: UInt16?
@@ -122,13 +125,16 @@ public struct EmulatedType4Tag: Sendable, Hashable {
         }
     }
 
-    private func readBinary(_ apdu: ISO7816APDU) -> Bytes {
+    private mutating func readBinary(_ apdu: ISO7816APDU) -> Bytes {
         guard let selectedFile else { return Self.answer(.noCurrentEF) }
         let file = selectedFile == Self.ndefFileID ? ndefFile : capabilityContainer
         let offset = Int(apdu.p1Parameter) << 8 | Int(apdu.p2Parameter)
         guard apdu.data.isEmpty, let wanted = apdu.expectedResponseLength else { return Self.answer(.wrongLength) }
         guard offset < file.count else { return Self.answer(.wrongP1P2) }
         let count = min(wanted, file.count - offset, Self.maximumDataLength)
+        if selectedFile == Self.ndefFileID, offset + count >= 2 + (Int(ndefFile[0]) << 8 | Int(ndefFile[1])) {
+            messageWasRead = true
+        }
         return Bytes(file[offset..<(offset + count)] + [0x90, 0x00])
     }
 

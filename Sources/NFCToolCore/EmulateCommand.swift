@@ -116,6 +116,7 @@ struct EmulateCommand: ToolCommand {
 
     private func finish(_ report: inout EmulateReport, tag: EmulatedType4Tag, _ context: CommandContext) throws(CommandError) {
         report.written = tag.wasUpdated
+        report.readMessage = tag.messageWasRead
         var written: NDEFMessage?
         if tag.wasUpdated {
             guard let bytes = tag.message else {
@@ -140,6 +141,7 @@ struct EmulateCommand: ToolCommand {
             return
         }
         var lines = ["The reader left after \(report.commands) command\(report.commands == 1 ? "" : "s")."]
+        if tag.messageWasRead { lines.append("It read the whole message.") }
         if report.refusedUpdates > 0 {
             lines.append("Refused \(report.refusedUpdates) write\(report.refusedUpdates == 1 ? "" : "s") (--read-only).")
         }
@@ -164,13 +166,14 @@ struct EmulateCommand: ToolCommand {
         var readerCame = false
         var commands = 0
         var refusedUpdates = 0
+        var readMessage = false
         var written = false
         var bytes = 0
         var saved: String?
         var message: NDEFMessage?
 
         private enum CodingKeys: String, CodingKey {
-            case connection, readOnly, readerCame, commands, refusedUpdates, written, bytes, saved, message
+            case connection, readOnly, readerCame, commands, readMessage, refusedUpdates, written, bytes, saved, message
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -179,6 +182,7 @@ struct EmulateCommand: ToolCommand {
             try container.encode(readOnly, forKey: .readOnly)
             try container.encode(readerCame, forKey: .readerCame)
             try container.encode(commands, forKey: .commands)
+            try container.encode(readMessage, forKey: .readMessage)
             try container.encode(refusedUpdates, forKey: .refusedUpdates)
             try container.encode(written, forKey: .written)
             try container.encode(bytes, forKey: .bytes)

@@ -39,7 +39,7 @@ struct EmulateThroughLibNFCTests {
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
         let run = try Self.nfctool(["--url", "https://example.com", "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("The reader left after 6 commands.\nIt wrote nothing.\n"))
+        #expect(run.output.contains("The reader left after 6 commands.\nIt read the whole message.\nIt wrote nothing.\n"))
         #expect(Self.readerLog(log) == [
             "activated uid 0800B00B atqa 0400 sak 20",
             "> 00A4040007D276000085010100", "< 9000",
@@ -96,6 +96,7 @@ struct EmulateThroughLibNFCTests {
         #expect(Self.readerLog(log).suffix(4) == ["> 00D60000020000", "< 6982", "refused update-nlen-0 6982", "left"])
         #expect(run.output.contains("\"refusedUpdates\" : 1"))
         #expect(run.output.contains("\"written\" : false"))
+        #expect(run.output.contains("\"readMessage\" : false"))
         // The capability container announces write access FF.
         #expect(Self.readerLog(log).contains("< 000F20008000800406E104080000FF9000"))
     }

@@ -28,7 +28,10 @@ struct EmulatedType4TagTests {
         #expect(tag.respond(to: Self.hex("00B000000F")) == Self.hex("000F20008000800406E104080000009000"))
         #expect(tag.respond(to: Self.hex("00A4000C02E104")) == Self.hex("9000"))
         #expect(tag.respond(to: Self.hex("00B0000002")) == Self.hex("00109000"))
+        #expect(tag.respond(to: Self.hex("00B000020F")).count == 15 + 2)
+        #expect(tag.messageWasRead == false)
         #expect(tag.respond(to: Self.hex("00B0000210")) == Bytes(Self.message.array + [0x90, 0x00]))
+        #expect(tag.messageWasRead)
         #expect(tag.wasUpdated == false)
         #expect(tag.message == Self.message)
     }
