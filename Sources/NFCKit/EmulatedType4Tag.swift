@@ -7,7 +7,7 @@ import NFCTags
 /// reader has left.
 ///
 /// ```swift
-/// var tag = try EmulatedType4Tag(message: NDEFMessage(records: [.uri("https://example.com")]).encoded())
+/// var tag = try EmulatedType4Tag(message: Bytes(try message.encoded()), readOnly: false)
 /// let answer = tag.respond(to: apdu)   // R-APDU: data then SW1 SW2
 /// ```
 public struct EmulatedType4Tag: Sendable, Hashable {

@@ -24,7 +24,7 @@ public struct EmulatedCardIdentity: Sendable, Hashable {
 
 /// A reader that can act as a card (target mode): an external reader (a phone, a door reader)
 /// selects it and exchanges APDUs with it. Only PN53x readers driven through libnfc have
-/// target mode; ``ReaderConnection``-style openers refuse the others with
+/// target mode; NFCKit's `ReaderConnection.openCardEmulator` refuses the others with
 /// ``NFCReaderError/Code/notSupported``.
 public protocol NFCCardEmulator: Actor {
     /// The connection string the reader was opened with.
