@@ -122,9 +122,12 @@ public struct EmulatorCommandLine: Sendable, Hashable {
                                   PICC), runs the procedure, then leaves the field:
                                   type4-read (the NFC Forum Type 4 NDEF read procedure) or
                                   type4-write:<hex> (the update procedure writing that NDEF
-                                  message). Without --tag, the field holds no tag.
+                                  message), or script:<file> (one hex C-APDU a line, sent in
+                                  order whatever the answers). Without --tag, the field
+                                  holds no tag.
           --reader-log <file>     Log the external reader's APDUs and outcome (read <hex>,
-                                  wrote <n> bytes, refused <step> <sw>, failed <reason>).
+                                  wrote <n> bytes, ran <n> commands, refused <step> <sw>,
+                                  failed <reason>).
           -h, --help              Show this help.
 
         The first line printed is the pty path. Control commands, one per line: remove, present,
@@ -201,7 +204,7 @@ public struct EmulatorCommandLine: Sendable, Hashable {
             case "--external-reader":
                 let text = try value(argument)
                 guard let procedure = ExternalReaderProcedure(argument: text) else {
-                    throw UsageError(description: "--external-reader is 'type4-read' or 'type4-write:<hex NDEF message>', got '\(text)'")
+                    throw UsageError(description: "--external-reader is 'type4-read', 'type4-write:<hex NDEF message>' or 'script:<file of hex APDUs>', got '\(text)'")
                 }
                 result.externalReader = procedure
             case "--reader-log": result.readerLogPath = try value(argument)

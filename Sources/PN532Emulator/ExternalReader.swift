@@ -1,3 +1,4 @@
+import Foundation
 import NFCCore
 
 /// The procedure the emulator's virtual external reader runs against the host in target mode
@@ -11,9 +12,26 @@ public enum ExternalReaderProcedure: Sendable, Hashable {
     /// selections, then UPDATE BINARY NLEN 0000, the message in parts of at most MLc bytes, and
     /// the real NLEN.
     case type4Write([UInt8])
+    /// A script: these C-APDUs in order, whatever the answers (`script:<file>`, one hex APDU a
+    /// line; blank lines and lines starting with `#` are skipped).
+    case script([[UInt8]])
 
-    /// Parses `type4-read` or `type4-write:<hex NDEF message>`; nil when it is neither.
+    /// Parses `type4-read`, `type4-write:<hex NDEF message>` or `script:<file>` (the file is
+    /// read now); nil when it is none of them, or the file is unreadable, empty or not hex.
     public init?(argument: String) {
+        if argument.hasPrefix("script:") {
+            guard let text = try? String(contentsOfFile: String(argument.dropFirst("script:".count)), encoding: .utf8) else { return nil }
+            var commands: [[UInt8]] = []
+            for line in text.split(whereSeparator: \.isNewline) {
+                let trimmed = String(line).trimmingWhitespace()
+                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+                guard let apdu = try? Hex.decode(trimmed), apdu.count >= 4, apdu.count <= 261 else { return nil }
+                commands.append(apdu)
+            }
+            guard !commands.isEmpty else { return nil }
+            self = .script(commands)
+            return
+        }
         if argument == "type4-read" {
             self = .type4Read
             return
@@ -39,6 +57,8 @@ public final class ExternalReader {
         case read([UInt8])
         /// The update procedure wrote its whole message.
         case wrote(Int)
+        /// The script sent all its commands.
+        case ranScript(Int)
         /// A step was refused: the step's name and the status word.
         case refused(String, UInt16)
         /// The host's answers made no sense (short answer, bad capability container).
@@ -72,6 +92,7 @@ public final class ExternalReader {
     private var message: [UInt8] = []
     private var offset = 0
     private var lastCommand: [UInt8] = []
+    private var scriptIndex = 0
 
     /// SELECT by name (P1 04) of the NDEF application D2760000850101 (T4T 2.0 §5.4.2).
     static let selectApplication: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
@@ -98,21 +119,10 @@ public final class ExternalReader {
     /// The C-APDU to send next; nil when the reader is done and leaves the field.
     public func nextCommand() -> [UInt8]? {
         let command: [UInt8]?
-        switch step {
-        case .selectApplication: command = Self.selectApplication
-        case .selectCapabilityContainer: command = [0x00, 0xA4, 0x00, 0x0C, 0x02] + Self.capabilityContainerID
-        case .readCapabilityContainer: command = [0x00, 0xB0, 0x00, 0x00, 0x0F]
-        case .selectNDEFFile: command = [0x00, 0xA4, 0x00, 0x0C, 0x02] + ndefFileID
-        case .readLength: command = [0x00, 0xB0, 0x00, 0x00, 0x02]
-        case .readData:
-            let count = min(maximumRead, messageLength - offset, 0xFF)
-            command = readBinary(offset: offset + 2, count: count)
-        case .clearLength: command = updateBinary(offset: 0, [0x00, 0x00])
-        case .writeData:
-            let count = min(maximumUpdate, message.count - offset, 0xFF)
-            command = updateBinary(offset: offset + 2, Array(message[offset..<offset + count]))
-        case .writeLength: command = updateBinary(offset: 0, [UInt8(message.count >> 8), UInt8(message.count & 0xFF)])
-        case .done: command = nil
+        if case .script(let commands) = procedure {
+            command = step == .done ? nil : commands[scriptIndex]
+        } else {
+            command = procedureCommand()
         }
         if let command {
             lastCommand = command
@@ -123,10 +133,33 @@ public final class ExternalReader {
         return command
     }
 
+    /// The next command of a Type 4 procedure, per ``step``.
+    private func procedureCommand() -> [UInt8]? {
+        switch step {
+        case .selectApplication: Self.selectApplication
+        case .selectCapabilityContainer: [0x00, 0xA4, 0x00, 0x0C, 0x02] + Self.capabilityContainerID
+        case .readCapabilityContainer: [0x00, 0xB0, 0x00, 0x00, 0x0F]
+        case .selectNDEFFile: [0x00, 0xA4, 0x00, 0x0C, 0x02] + ndefFileID
+        case .readLength: [0x00, 0xB0, 0x00, 0x00, 0x02]
+        case .readData: readBinary(offset: offset + 2, count: min(maximumRead, messageLength - offset, 0xFF))
+        case .clearLength: updateBinary(offset: 0, [0x00, 0x00])
+        case .writeData:
+            updateBinary(offset: offset + 2, Array(message[offset..<offset + min(maximumUpdate, message.count - offset, 0xFF)]))
+        case .writeLength: updateBinary(offset: 0, [UInt8(message.count >> 8), UInt8(message.count & 0xFF)])
+        case .done: nil
+        }
+    }
+
     /// Takes the host's answer to the last command.
     public func receive(_ response: [UInt8]) {
         record("< \(TraceLog.hex(response).replacingSpaces)")
         guard step != .done else { return }
+        if case .script(let commands) = procedure {
+            // A script goes on whatever the answers.
+            scriptIndex += 1
+            if scriptIndex == commands.count { finish(.ranScript(commands.count)) }
+            return
+        }
         guard response.count >= 2 else { return finish(.failed("an answer of \(response.count) bytes has no status word")) }
         let word = UInt16(response[response.count - 2]) << 8 | UInt16(response[response.count - 1])
         let data = Array(response.dropLast(2))
@@ -203,6 +236,7 @@ public final class ExternalReader {
         switch result {
         case .read(let bytes): record("read \(TraceLog.hex(bytes).replacingSpaces)")
         case .wrote(let count): record("wrote \(count) bytes")
+        case .ranScript(let count): record("ran \(count) commands")
         case .refused(let name, let word): record("refused \(name) \(TraceLog.hex([UInt8(word >> 8), UInt8(word & 0xFF)]).replacingSpaces)")
         case .failed(let reason): record("failed \(reason)")
         }

@@ -112,4 +112,24 @@ struct EmulateThroughLibNFCTests {
         #expect(Date().timeIntervalSince(started) < 6)
         #expect(emulator.trace.contains { $0.contains("> D4 8C 05") })
     }
+
+    @Test("a scripted reader: every APDU of the file is sent whatever the answers, each answer logged")
+    func scriptedReader() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = dir.appendingPathComponent("reader.apdu")
+        try Data("# a phone probing the tag\n00A4040007D276000085010100\n00CA000000\n\n00A4000C02E103\n00B000000F\n".utf8).write(to: script)
+        let (emulator, log) = try Self.emulator("script:\(script.path)")
+        defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
+        let run = try Self.nfctool(["--text", "Hi", "--timeout", "5"], emulator)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("The reader left after 4 commands.\nIt wrote nothing.\n"))
+        #expect(Array(Self.readerLog(log).dropFirst()) == [
+            "> 00A4040007D276000085010100", "< 9000",
+            "> 00CA000000", "< 6D00",
+            "> 00A4000C02E103", "< 9000",
+            "> 00B000000F", "< 000F20008000800406E104080000009000",
+            "ran 4 commands", "left",
+        ])
+    }
 }
