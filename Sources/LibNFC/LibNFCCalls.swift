@@ -192,6 +192,64 @@ func libnfcDeselect(_ device: DeviceHandle) throws(LibNFCError) {
     try check(nfc_initiator_deselect_target(device.pointer), device, "deselecting the tag")
 }
 
+// MARK: - Target mode (card emulation)
+
+/// `nfc_target_init` with an ISO/IEC 14443-4 type A target: the chip waits (at most
+/// `timeoutMilliseconds`, 0 for ever) for an external reader to select it and send RATS,
+/// which a PN532 answers itself. `uid` is 4 bytes, the first `08` (the PN53x hard-wires it);
+/// `atqa` is SENS_RES in over-the-air order; SAK should have bit 6 (`20`, ISO/IEC 14443-4).
+/// - Throws: ``LibNFCError`` `timeout` when no reader came; `notSupportedByDevice` from
+///   drivers without target mode (only the PN53x family has one); `invalidArgument` for a UID
+///   the chip cannot announce.
+func libnfcTargetInit(
+    _ device: DeviceHandle, uid: [UInt8], atqa: [UInt8], sak: UInt8, timeoutMilliseconds: Int32
+) throws(LibNFCError) {
+    guard uid.count == 4, atqa.count == 2 else { throw LibNFCError(.invalidArgument, "a target needs a 4-byte UID and a 2-byte ATQA") }
+    var target = nfc_target()
+    target.nm.nmt = NMT_ISO14443A
+    target.nm.nbr = NBR_UNDEFINED
+    // libnfc keeps SENS_RES most significant byte first, the reverse of the air order.
+    withUnsafeMutableBytes(of: &target.nti.nai.abtAtqa) { $0[0] = atqa[1]; $0[1] = atqa[0] }
+    withUnsafeMutableBytes(of: &target.nti.nai.abtUid) { bytes in
+        for (index, byte) in uid.enumerated() { bytes[index] = byte }
+    }
+    target.nti.nai.szUidLen = 4
+    target.nti.nai.btSak = sak
+    target.nti.nai.szAtsLen = 0
+    var received = [UInt8](repeating: 0, count: 264)
+    let result = received.withUnsafeMutableBufferPointer { rx in
+        nfc_target_init(device.pointer, &target, rx.baseAddress, rx.count, timeoutMilliseconds)
+    }
+    try check(result, device, "waiting for an external reader in target mode")
+}
+
+/// `nfc_target_receive_bytes`: the next command the external reader sent (an APDU, with ISO
+/// 14443-4 handled by the chip), waiting at most `timeoutMilliseconds` (0 for ever).
+/// - Throws: ``LibNFCError`` `targetReleased` when the reader released the target or left the
+///   field, `timeout` when it sent nothing in time.
+func libnfcTargetReceive(_ device: DeviceHandle, timeoutMilliseconds: Int32) throws(LibNFCError) -> [UInt8] {
+    var received = [UInt8](repeating: 0, count: 264)
+    let count = received.withUnsafeMutableBufferPointer { rx in
+        nfc_target_receive_bytes(device.pointer, rx.baseAddress, rx.count, timeoutMilliseconds)
+    }
+    try check(count, device, "receiving from the external reader")
+    return Array(received.prefix(Int(count)))
+}
+
+/// `nfc_target_send_bytes`: answers the external reader's last command.
+/// - Throws: ``LibNFCError`` `targetReleased` when the reader is gone.
+func libnfcTargetSend(_ device: DeviceHandle, _ bytes: [UInt8], timeoutMilliseconds: Int32) throws(LibNFCError) {
+    let result = bytes.withUnsafeBufferPointer { tx in
+        nfc_target_send_bytes(device.pointer, tx.baseAddress, tx.count, timeoutMilliseconds)
+    }
+    try check(result, device, "answering the external reader")
+}
+
+/// `nfc_idle`: ends target mode (the PN532 releases and powers down until the next command).
+func libnfcIdle(_ device: DeviceHandle) throws(LibNFCError) {
+    try check(nfc_idle(device.pointer), device, "ending target mode")
+}
+
 /// Throws the typed error for a negative libnfc result (`nfc_strerror` gives the words).
 private func check(_ result: Int32, _ device: DeviceHandle, _ doing: String) throws(LibNFCError) {
     guard result < 0 else { return }

@@ -178,7 +178,7 @@ public actor LibNFCReader: NFCReader {
         executor.stop()
     }
 
-    private func openDevice() throws(NFCReaderError) -> DeviceHandle {
+    func openDevice() throws(NFCReaderError) -> DeviceHandle {
         guard let device else { throw NFCReaderError(.closed, "the reader \(connectionString) is closed") }
         return device
     }

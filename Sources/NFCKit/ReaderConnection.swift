@@ -15,4 +15,14 @@ public enum ReaderConnection {
         }
         return try await LibNFCReader.open(connectionString == "default" ? nil : connectionString)
     }
+
+    /// Opens the reader a connection string names for card emulation (target mode).
+    /// - Throws: `NFCReaderError` `notSupported` for the simulator (`sim:`), which has no target
+    ///   mode; `deviceNotFound` when nothing can be opened there.
+    public static func openCardEmulator(_ connectionString: String?) async throws(NFCReaderError) -> any NFCCardEmulator {
+        if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
+            throw NFCReaderError(.notSupported, "the simulator '\(connectionString)' has no target mode: card emulation needs a PN53x reader through libnfc")
+        }
+        return try await LibNFCReader.open(connectionString == "default" ? nil : connectionString)
+    }
 }

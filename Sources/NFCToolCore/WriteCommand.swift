@@ -160,6 +160,12 @@ struct WriteCommand: ToolCommand {
 
     /// The message from `--ndef` or the record options.
     private func buildMessage(_ context: CommandContext) throws(CommandError) -> NDEFMessage {
+        try Self.message(ndefPath: ndefPath, arguments: arguments, context)
+    }
+
+    /// The message from `--ndef FILE` (raw or hex, '-' for standard input) or else from the
+    /// record options of `arguments`; shared with `emulate`.
+    static func message(ndefPath: String?, arguments: ParsedArguments, _ context: CommandContext) throws(CommandError) -> NDEFMessage {
         guard let ndefPath else {
             return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: arguments.occurrences, context))
         }

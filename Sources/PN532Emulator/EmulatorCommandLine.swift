@@ -79,6 +79,11 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     public var handsOutOnDeselect = false
     /// `--uid HEX`: the first tag's UID (the model's default otherwise); the stack counts up.
     public var firstUID: [UInt8]?
+    /// `--external-reader`: a virtual external reader that comes when the host enters target
+    /// mode and runs this procedure.
+    public var externalReader: ExternalReaderProcedure?
+    /// `--reader-log FILE`: the external reader's log (its APDUs and the outcome).
+    public var readerLogPath: String?
     /// `-h` / `--help`.
     public var wantsHelp = false
 
@@ -91,6 +96,7 @@ public struct EmulatorCommandLine: Sendable, Hashable {
                               [--control <fifo>] [--delay-model none|datasheet]
                               [--leave-after <n>] [--rf-error-on <n>[,<n>...]]
                               [--hand-out deselect|never] [--uid <hex>]
+                              [--external-reader <procedure>] [--reader-log <file>]
 
         OPTIONS:
           --tag <model>[:<file>]  A tag in the field; several make a stack presented one after
@@ -110,6 +116,18 @@ public struct EmulatorCommandLine: Sendable, Hashable {
           --hand-out <when>       deselect: a tag the host deselects leaves the field and the
                                   next of the stack comes (an operator swapping stickers);
                                   never (default): only the 'next' control command does it.
+          --external-reader <procedure>
+                                  A virtual external reader (a phone) that comes once when the
+                                  host enters target mode (TgInitAsTarget as an ISO 14443-4
+                                  PICC), runs the procedure, then leaves the field:
+                                  type4-read (the NFC Forum Type 4 NDEF read procedure) or
+                                  type4-write:<hex> (the update procedure writing that NDEF
+                                  message), or script:<file> (one hex C-APDU a line, sent in
+                                  order whatever the answers). Without --tag, the field
+                                  holds no tag.
+          --reader-log <file>     Log the external reader's APDUs and outcome (read <hex>,
+                                  wrote <n> bytes, ran <n> commands, refused <step> <sw>,
+                                  failed <reason>).
           -h, --help              Show this help.
 
         The first line printed is the pty path. Control commands, one per line: remove, present,
@@ -183,6 +201,13 @@ public struct EmulatorCommandLine: Sendable, Hashable {
                     throw UsageError(description: "--rf-error-on needs positive numbers separated by commas, got '\(text)'")
                 }
                 result.faultPlan.rfErrorOnCommands.formUnion(numbers.compactMap { $0 })
+            case "--external-reader":
+                let text = try value(argument)
+                guard let procedure = ExternalReaderProcedure(argument: text) else {
+                    throw UsageError(description: "--external-reader is 'type4-read', 'type4-write:<hex NDEF message>' or 'script:<file of hex APDUs>', got '\(text)'")
+                }
+                result.externalReader = procedure
+            case "--reader-log": result.readerLogPath = try value(argument)
             case "--link": result.linkPath = try value(argument)
             case "--trace": result.tracePath = try value(argument)
             case "--control": result.controlPath = try value(argument)
@@ -196,8 +221,8 @@ public struct EmulatorCommandLine: Sendable, Hashable {
             }
             index += 1
         }
-        if !result.wantsHelp && result.tags.isEmpty {
-            throw UsageError(description: "give at least one --tag")
+        if !result.wantsHelp && result.tags.isEmpty && result.externalReader == nil {
+            throw UsageError(description: "give at least one --tag (or an --external-reader)")
         }
         return result
     }

@@ -211,13 +211,12 @@ public final class PN532Chip {
         case .inRelease: return inRelease(p)
         case .inSelect: return inSelect(p)
         case .inAutoPoll: return inAutoPoll(p)
-        case .tgGetTargetStatus: return [0x00, 0x00]
-        case .tgInitAsTarget:
-            // No initiator ever comes: the chip waits until the host aborts.
-            pending = .waitForInitiator
-            return nil
+        case .tgGetTargetStatus: return [isActivatedAsTarget ? 0x01 : 0x00, 0x00]
+        case .tgInitAsTarget: return tgInitAsTarget(p)
+        case .tgGetData: return tgGetData(p)
+        case .tgSetData: return tgSetData(p)
         case .rfRegulationTest, .inJumpForDEP, .inJumpForPSL, .inATR, .inPSL, .tgSetGeneralBytes,
-             .tgGetData, .tgSetData, .tgSetMetaData, .tgGetInitiatorCommand, .tgResponseToInitiator:
+             .tgSetMetaData, .tgGetInitiatorCommand, .tgResponseToInitiator:
             return status(.commandNotAcceptable)
         }
     }
@@ -494,10 +493,15 @@ public final class PN532Chip {
         return status(.success)
     }
 
-    /// InRelease (UM0701 §7.3.11): Tg (0 = all) → Status. The target's information is dropped.
+    /// InRelease (UM0701 §7.3.11): Tg (0 = all) → Status. The target's information is dropped;
+    /// in target mode it ends the emulation (libnfc's `pn53x_idle` uses it so).
     private func inRelease(_ p: [UInt8]) -> [UInt8]? {
         guard let tg = p.first else { return nil }
         guard tg <= 0x01 else { return status(.commandNotAcceptable) }
+        if isActivatedAsTarget {
+            externalReader?.interrupt()
+            isActivatedAsTarget = false
+        }
         if let target, isInField(target) { target.tag.halt() }
         target = nil
         return status(.success)
@@ -693,6 +697,75 @@ public final class PN532Chip {
         let sak: UInt8 = level == levels - 1 ? a.sak : ISO14443ACommand.sakUIDIncomplete
         let rxCRC = registers.isSet(PN532Register.crcEnable, in: PN532Register.rxMode)
         return rxCRC ? [sak] : ISO14443ACRC.appending(to: [sak])
+    }
+
+    // MARK: - Target mode
+
+    /// TgInitAsTarget Mode bit 2, PICCOnly: answer only as an ISO/IEC 14443-4 PICC
+    /// (UM0701 §7.3.14).
+    static let piccOnly: UInt8 = 0x04
+    /// SetParameters bit 5, fISO14443-4_PICC: the firmware handles ISO/IEC 14443-4 (RATS,
+    /// blocks) in target mode (UM0701 §7.2.9).
+    static let iso14443_4PICC: UInt8 = 0x20
+    /// The mode byte TgInitAsTarget answers for a 106 kbps type A activation as an ISO/IEC
+    /// 14443-4 PICC: baud rate bits 4–6 `000`, bit 3 ISO/IEC 14443-4 PICC, framing `00`
+    /// (UM0701 §7.3.14).
+    static let activatedPICCMode: UInt8 = 0x08
+    /// The first command of the external reader once it selected the target: RATS `E0`, FSDI 8
+    /// (256 bytes), CID 0 (ISO/IEC 14443-4 §5.6.1). The firmware answers it itself in PICC mode.
+    static let rats: [UInt8] = [0xE0, 0x80]
+
+    /// The virtual external reader that comes when the host enters target mode
+    /// (`--external-reader`); with none, TgInitAsTarget waits until the host aborts it.
+    public var externalReader: ExternalReader?
+    /// Whether an external reader activated the chip as a target and has not released it.
+    public private(set) var isActivatedAsTarget = false
+
+    /// TgInitAsTarget (UM0701 §7.3.14): Mode, MifareParams (SENS_RES 2, NFCID1t 3, SEL_RES 1),
+    /// FeliCaParams (18), NFCID3t (10), LenGt, Gt, LenTk, Tk → Mode, InitiatorCommand.
+    private func tgInitAsTarget(_ p: [UInt8]) -> [UInt8]? {
+        guard p.count >= 37 else { return nil }
+        let generalBytes = Int(p[35])
+        guard p.count >= 37 + generalBytes, p.count == 37 + generalBytes + Int(p[36 + generalBytes]) else { return nil }
+        switchField(on: false)
+        isActivatedAsTarget = false
+        guard let reader = externalReader, !reader.hasCome else {
+            // No initiator comes: the chip waits until the host aborts.
+            pending = .waitForInitiator
+            return nil
+        }
+        // The PN532 hard-wires the first UID byte to 08 (a random UID, ISO/IEC 14443-3 §6.5.4).
+        let uid = [0x08] + Array(p[3...5])
+        let sak = p[6]
+        guard p[0] & Self.piccOnly != 0, parameters & Self.iso14443_4PICC != 0, sak & 0x20 != 0 else {
+            reader.reject("the target is not an ISO/IEC 14443-4 PICC (mode \(TraceLog.hex([p[0]])), parameters \(TraceLog.hex([parameters])), SAK \(TraceLog.hex([sak])))")
+            pending = .waitForInitiator
+            return nil
+        }
+        reader.activate(uid: uid, atqa: [p[1], p[2]], sak: sak)
+        isActivatedAsTarget = true
+        lastError = PN532Status.success.rawValue
+        return [Self.activatedPICCMode] + Self.rats
+    }
+
+    /// TgGetData (UM0701 §7.3.16): → Status, DataIn: the external reader's next C-APDU, or
+    /// status 29 (released) once it left the field.
+    private func tgGetData(_ p: [UInt8]) -> [UInt8]? {
+        guard p.isEmpty else { return nil }
+        guard isActivatedAsTarget, let reader = externalReader else { return status(.commandNotAcceptable) }
+        guard let command = reader.nextCommand() else {
+            isActivatedAsTarget = false
+            return status(.targetReleased)
+        }
+        delay(.milliseconds(5))
+        return status(.success) + command
+    }
+
+    /// TgSetData (UM0701 §7.3.17): DataOut → Status: the host's R-APDU goes to the reader.
+    private func tgSetData(_ p: [UInt8]) -> [UInt8]? {
+        guard isActivatedAsTarget, let reader = externalReader else { return status(.targetReleased) }
+        reader.receive(p)
+        return status(.success)
     }
 
     private func delay(_ tagTime: Duration) {

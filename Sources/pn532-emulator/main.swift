@@ -4,7 +4,7 @@ import PN532Emulator
 import Glibc
 #endif
 
-let usage = "Usage: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>] [--control <fifo>] [--delay-model none|datasheet] [--leave-after <n>] [--rf-error-on <n>[,<n>...]]"
+let usage = "Usage: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>] [--control <fifo>] [--delay-model none|datasheet] [--leave-after <n>] [--rf-error-on <n>[,<n>...]] [--external-reader <procedure>] [--reader-log <file>]"
 
 /// Writes `text` and a newline straight to a file descriptor (unbuffered: the pty path must
 /// reach the parent at once).
@@ -77,6 +77,19 @@ do {
     fail(error.description, status: 1)
 }
 let chip = PN532Chip(field: field, delayModel: options.delayModel)
+if let procedure = options.externalReader {
+    let reader = ExternalReader(procedure: procedure)
+    var readerLog: TraceLog?
+    if let path = options.readerLogPath {
+        guard let log = TraceLog(path: path) else { fail("cannot write the reader log '\(path)'", status: 1) }
+        readerLog = log
+    }
+    reader.onLog = { [trace] line in
+        trace?.log("#", "external reader: \(line)")
+        readerLog?.log("#", line)
+    }
+    chip.externalReader = reader
+}
 let host = PN532Host(chip: chip, terminal: terminal, trace: trace)
 emit(terminal.slavePath, to: STDOUT_FILENO)
 host.run(control: control) { line in

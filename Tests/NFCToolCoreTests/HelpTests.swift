@@ -49,6 +49,8 @@ struct HelpTests {
           verify                  Check that a tag holds what is expected.
           apdu                    Send ISO 7816 APDUs to an ISO-DEP tag; print each
                                   answer.
+          emulate                 Act as an NFC Forum Type 4 tag for a phone or another
+                                  reader.
           doctor                  Check the Linux set-up for NFC readers: libnfc,
                                   drivers, permissions.
 

@@ -1,0 +1,193 @@
+import NDEF
+import NFCCore
+import NFCKit
+import NFCTags
+
+/// `nfctool emulate`: the reader becomes an NFC Forum Type 4 tag for external readers
+/// (phones), over libnfc target mode.
+struct EmulateCommand: ToolCommand {
+    static let readOnly = CommandOption.flag("read-only", help: "Refuse writes: the tag announces itself read-only and answers UPDATE BINARY with 6982.")
+    static let save = CommandOption.option("save", valueName: "file", help: "Save the message an external reader wrote (raw NDEF bytes) to this file.")
+    static let ndef = CommandOption.option(
+        "ndef", valueName: "file", help: "The message the tag holds: raw bytes or hex text ('-' for standard input).")
+    static let timeout = CommandOption.option(
+        "timeout", short: "t", valueName: "s", help: "How long to wait for an external reader, in seconds (default 60).")
+
+    static let configuration = CommandConfiguration(
+        name: "emulate",
+        abstract: "Act as an NFC Forum Type 4 tag for a phone or another reader.",
+        discussion: """
+            The reader goes into target mode (card emulation) and answers as an NFC Forum Type \
+            4 tag holding the message, built from the record options of 'nfctool ndef encode' \
+            or read with --ndef. When an external reader has come and left, what it did is \
+            printed: whether it wrote, and the message it wrote (--save keeps it in a file). \
+            --read-only refuses writes. Waiting for a reader ends after --timeout (exit 2).
+
+            Only PN53x readers (PN532, PN533) driven by libnfc have target mode; other \
+            readers and the simulator (sim:) fail with exit 10.
+
+            Examples:
+              nfctool emulate --url https://example.com --device pn532_uart:/dev/ttyUSB0
+              nfctool emulate --text Hello --read-only --timeout 30
+              nfctool emulate --ndef message.ndef --save written.ndef --json
+            """,
+        options: [TagCommandSupport.device, timeout, TagCommandSupport.json]
+            + WriteCommand.recordOptions
+            + [ndef, readOnly, save]
+    )
+
+    let arguments: ParsedArguments
+    let seconds: Double
+    let printsJSON: Bool
+    let ndefPath: String?
+    let isReadOnly: Bool
+    let savePath: String?
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        self.arguments = arguments
+        seconds = try arguments.value(of: Self.timeout) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } } ?? 60
+        printsJSON = arguments.contains(TagCommandSupport.json)
+        ndefPath = arguments.value(of: Self.ndef)
+        isReadOnly = arguments.contains(Self.readOnly)
+        savePath = arguments.value(of: Self.save)
+        let hasRecords = arguments.occurrences.contains { WriteCommand.recordStarters.contains($0.option) }
+        if ndefPath != nil && hasRecords {
+            throw .usage("give the message either with --ndef or with record options, not both")
+        }
+        if ndefPath == nil && !hasRecords {
+            throw .usage("no message given: add --ndef FILE or record options such as --url, --text, --mime, --json-file")
+        }
+        if isReadOnly && savePath != nil {
+            throw .usage("--save keeps what a reader wrote, and --read-only refuses every write: use one of them")
+        }
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let message = try WriteCommand.message(ndefPath: ndefPath, arguments: arguments, context)
+        let encoded: [UInt8]
+        do {
+            encoded = try message.encoded()
+        } catch {
+            throw .usage("cannot encode the message: \(error)")
+        }
+        var tag: EmulatedType4Tag
+        do {
+            tag = try EmulatedType4Tag(message: Bytes(encoded), readOnly: isReadOnly)
+        } catch {
+            throw CommandError("the message of \(encoded.count) bytes is too big: \(error)", exitCode: .capacityExceeded)
+        }
+        let connection = TagCommandSupport.connection(arguments, context.environment)
+        let session: NFCCardSession
+        do {
+            session = try await NFCCardSession.start(connection: connection, timeout: .milliseconds(Int(seconds * 1000)))
+        } catch {
+            throw CommandError("cannot emulate a tag on '\(connection)': \(error.reason)",
+                               exitCode: error.code == .unsupportedFeature ? .unsupported : .noReader)
+        }
+        let waiting = "Emulating an NFC Forum Type 4 tag (\(encoded.count)-byte message\(isReadOnly ? ", read-only" : "")) on \(connection); waiting for a reader..."
+        context.io.write(waiting.wrapped(to: HelpFormatter.screenWidth) + "\n", to: .standardError)
+        var report = EmulateReport(connection: connection, readOnly: isReadOnly)
+        var ending: NFCReaderSessionError?
+        for await event in session.events {
+            switch event {
+            case .readerDetected:
+                report.readerCame = true
+                context.io.write("A reader came.\n", to: .standardError)
+            case .received(let apdu):
+                report.commands += 1
+                let isUpdate = apdu.payload.count > 1 && apdu.payload[1] == EmulatedType4Tag.Instruction.updateBinary
+                let answer = tag.respond(to: apdu.payload)
+                if isUpdate && answer.count == 2 && answer[0] != 0x90 { report.refusedUpdates += 1 }
+                try? await apdu.respond(answer)
+            case .readerDeselected:
+                await session.invalidate()
+            case .sessionInvalidated(let reason):
+                ending = reason
+            }
+        }
+        guard report.readerCame else {
+            if let ending, ending.code != .sessionTimeout && ending.code != .userCanceled {
+                throw .failure("emulation on \(connection) failed: \(ending.reason)")
+            }
+            throw .noTag("no reader came within \(ScanCommand.format(seconds)) s on \(connection)")
+        }
+        try finish(&report, tag: tag, context)
+    }
+
+    private func finish(_ report: inout EmulateReport, tag: EmulatedType4Tag, _ context: CommandContext) throws(CommandError) {
+        report.written = tag.wasUpdated
+        report.readMessage = tag.messageWasRead
+        var written: NDEFMessage?
+        if tag.wasUpdated {
+            guard let bytes = tag.message else {
+                throw .dataError("the reader left the NDEF file inconsistent (NLEN larger than the file)")
+            }
+            report.bytes = bytes.count
+            if let savePath {
+                try writeFileBytes(bytes.array, to: savePath)
+                report.saved = savePath
+            }
+            if !bytes.isEmpty {
+                do {
+                    written = try NDEFMessage(bytes: bytes.array)
+                } catch {
+                    throw .dataError("the reader wrote \(bytes.count) bytes that are not a valid NDEF message: \(error)")
+                }
+            }
+        }
+        report.message = written
+        if printsJSON {
+            context.io.write(toolJSON(report))
+            return
+        }
+        var lines = ["The reader left after \(report.commands) command\(report.commands == 1 ? "" : "s")."]
+        if tag.messageWasRead { lines.append("It read the whole message.") }
+        if report.refusedUpdates > 0 {
+            lines.append("Refused \(report.refusedUpdates) write\(report.refusedUpdates == 1 ? "" : "s") (--read-only).")
+        }
+        var text = lines.map { $0.wrapped(to: HelpFormatter.screenWidth) }.joined(separator: "\n") + "\n"
+        guard let bytes = tag.message, tag.wasUpdated else {
+            context.io.write(text + "It wrote nothing.\n")
+            return
+        }
+        if let written {
+            text += "It wrote a \(bytes.count)-byte message\(savePath.map { ", saved to \($0)" } ?? ""):\n"
+            text += NDEFDisplay.describe(written, byteCount: bytes.count)
+        } else {
+            text += "It wrote an empty NDEF message\(savePath.map { ", saved to \($0)" } ?? "").\n"
+        }
+        context.io.write(text)
+    }
+
+    /// What happened while emulating; `emulate --json` prints it.
+    private struct EmulateReport: Encodable {
+        var connection: String
+        var readOnly: Bool
+        var readerCame = false
+        var commands = 0
+        var refusedUpdates = 0
+        var readMessage = false
+        var written = false
+        var bytes = 0
+        var saved: String?
+        var message: NDEFMessage?
+
+        private enum CodingKeys: String, CodingKey {
+            case connection, readOnly, readerCame, commands, readMessage, refusedUpdates, written, bytes, saved, message
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(connection, forKey: .connection)
+            try container.encode(readOnly, forKey: .readOnly)
+            try container.encode(readerCame, forKey: .readerCame)
+            try container.encode(commands, forKey: .commands)
+            try container.encode(readMessage, forKey: .readMessage)
+            try container.encode(refusedUpdates, forKey: .refusedUpdates)
+            try container.encode(written, forKey: .written)
+            try container.encode(bytes, forKey: .bytes)
+            try container.encode(saved, forKey: .saved)
+            try container.encode(message, forKey: .message)
+        }
+    }
+}
