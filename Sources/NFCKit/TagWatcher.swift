@@ -292,7 +292,8 @@ public struct TagWatcher: AsyncSequence, Sendable {
                     continue
                 }
                 if var current = present {
-                    let missing = current.missingSince ?? now
+                    // Not seen since this poll began, at the latest.
+                    let missing = current.missingSince ?? started
                     current.missingSince = missing
                     present = current
                     if target != nil || now - missing >= options.debounce {

@@ -51,6 +51,8 @@ struct HelpTests {
                                   answer.
           doctor                  Check the Linux set-up for NFC readers: libnfc,
                                   drivers, permissions.
+          watch                   Report tags as they arrive and leave; run a handler
+                                  for each.
 
           See 'nfctool help <subcommand>' for detailed help.
 
