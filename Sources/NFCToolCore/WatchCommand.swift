@@ -87,16 +87,23 @@ struct WatchCommand: ToolCommand {
         }
         let handlers = command.map { HandlerQueue(command: $0, timeout: .milliseconds(Int(handlerSeconds * 1000)), environment: context.environment, io: context.io) }
         let io = context.io
+        let outputClosed = Atomic<Bool>(false)
         let task = Task { () -> NFCReaderError? in
             do throws(NFCReaderError) {
-                for try await event in watcher { self.handle(event, io: io, handlers: handlers) }
+                for try await event in watcher {
+                    self.handle(event, io: io, handlers: handlers)
+                    // Nobody reads any more (`| head`, when SIGPIPE is ignored): stop.
+                    if io is StandardIO, Self.isStandardOutputClosed() {
+                        outputClosed.store(true, ordering: .relaxed)
+                        return nil
+                    }
+                }
                 return nil
             } catch {
                 return error
             }
         }
         // SIGINT and SIGTERM stop the watch; so does the --timeout.
-        signal(SIGPIPE, SIG_IGN)
         let sources = [SIGINT, SIGTERM].map { number in
             let source = DispatchSource.makeSignalSource(signal: number)
             signal(number, SIG_IGN)
@@ -123,6 +130,13 @@ struct WatchCommand: ToolCommand {
         if let failure {
             throw .failure("the watch on \(connection) ended: \(failure)")
         }
+        if outputClosed.load(ordering: .relaxed) { throw .failure("standard output was closed") }
+    }
+
+    /// Whether standard output is a pipe whose reading end was closed.
+    static func isStandardOutputClosed() -> Bool {
+        var descriptor = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+        return poll(&descriptor, 1, 0) > 0 && descriptor.revents & Int16(POLLERR) != 0
     }
 
     /// Prints `event` and queues its handler.
@@ -282,6 +296,12 @@ final class HandlerQueue: Sendable {
         // Written from a thread of its own: a handler that reads nothing must not block the watch.
         let writer = input.fileHandleForWriting
         Thread.detachNewThread {
+            // A handler that exits without reading makes the write fail (EPIPE) rather than
+            // send SIGPIPE to nfctool: the signal is blocked in this thread only.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             try? writer.write(contentsOf: json)
             try? writer.close()
         }

@@ -30,6 +30,21 @@ struct WatchCommandTests {
         #expect(records.first?["uri"] as? String == "https://www.example.com")
     }
 
+    @Test("SIGINT ends the watch with status 0, a handler's queue dropped; a closed standard output ends it as for any tool")
+    func interruptAndClosedOutput() async throws {
+        let watch = try WatchProcess(["--device", "sim:ntag215*50?poll-wait=20", "--exec", "sleep 0.2"])
+        #expect(await watch.waitForLines(3))
+        let started = Date()
+        #expect(watch.terminate(SIGINT) == 0, "\(watch.standardError)")
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(!watch.standardError.contains("handler"))
+
+        let piped = try runTool("/bin/sh", ["-c", "'\(try Self.nfctool())' watch --device 'sim:ntag215*100000?poll-wait=0' | head -n 1"],
+                                environment: [:], timeout: 20)
+        #expect(!piped.timedOut)
+        #expect(piped.output.hasPrefix("arrived 0453494D000001 NTAG215"))
+    }
+
     @Test("a tag file whose NDEF TLV is broken is reported unreadable, in JSON and for people; the watch goes on")
     func malformedTagFile() async throws {
         let directory = try temporaryDirectory()
@@ -199,12 +214,12 @@ final class WatchProcess {
         return standardError.contains(text)
     }
 
-    /// Sends SIGTERM and waits (5 s, then SIGKILL) for the exit status.
-    func terminate() -> Int32 {
+    /// Sends `signal` (SIGTERM) and waits (5 s, then SIGKILL) for the exit status.
+    func terminate(_ signal: Int32 = SIGTERM) -> Int32 {
         if let status { return status }
         let pid = process.processIdentifier
         var raw: Int32 = 0
-        kill(pid, SIGTERM)
+        kill(pid, signal)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
             let reaped = waitpid(pid, &raw, WNOHANG)
