@@ -135,6 +135,32 @@ struct WatchCommandTests {
         #expect(watch.objects.first?["model"] as? String == "NTAG215")
     }
 
+    @Test("through libnfc: a stack handed out on deselect, tags kept in files, arrives and leaves tag by tag with their messages")
+    func emulatorStackHandedOut() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Three tags written first through the simulator's files, then handed to the emulator.
+        let written = try runTool(
+            try Self.nfctool(),
+            ["batch", "--device", "sim:ntag215*3?dir=\(directory.path)", "--url", "https://example.com/{n}", "--count", "3", "--ledger", directory.appendingPathComponent("ledger.db").path],
+            environment: [:], timeout: 30)
+        #expect(written.status == 0, "\(written.output)")
+        let emulator = try EmulatorProcess(["--tag", "ntag215*3:\(directory.path)", "--hand-out", "deselect"])
+        defer { emulator.stop() }
+        let watch = try WatchProcess(["--device", emulator.connectionString, "--json", "--events", "arrive,leave"],
+                                     environment: emulator.libnfcEnvironment)
+        #expect(await watch.waitForLines(6))
+        #expect(watch.terminate() == 0, "\(watch.standardError)")
+        let events = watch.objects.map { "\($0["event"] as? String ?? "?") \($0["uid"] as? String ?? "?")" }
+        #expect(events == [
+            "arrived 0453494D000001", "left 0453494D000001", "arrived 0453494D000002", "left 0453494D000002",
+            "arrived 0453494D000003", "left 0453494D000003",
+        ])
+        let urls = watch.objects.compactMap { ($0["records"] as? [[String: Any]])?.first?["uri"] as? String }
+        #expect(urls.count == 3)
+        #expect(Set(urls).count == 3)
+    }
+
     @Test("through libnfc: the emulator killed and started again on the same link; watch reconnects and reports the next tag")
     func emulatorRestarted() async throws {
         let directory = try temporaryDirectory()
