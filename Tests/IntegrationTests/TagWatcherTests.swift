@@ -28,7 +28,11 @@ struct TagWatcherTests {
         let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20&ndef=\(Self.exampleNDEF)")
         let events = WatchCollector(TagWatcher(reader: reader))
         #expect(await events.wait(forCount: 1))
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(200))
+        // Read once: while it stays, the tag gets no more commands.
+        let commands = await reader.commandCount
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(await reader.commandCount == commands)
         #expect(events.summaries == ["+0453494d000001"])
         guard case .arrived(let arrival) = events.elements.first else { Issue.record("no arrival"); return }
         #expect(arrival.identity.model == "NTAG215")
