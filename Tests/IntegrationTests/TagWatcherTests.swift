@@ -77,13 +77,13 @@ struct TagWatcherTests {
     @Test("an absence shorter than the debounce time is neither a departure nor a new arrival")
     func debounce() async throws {
         let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20")
-        let events = WatchCollector(TagWatcher(reader: reader, options: .init(debounce: .milliseconds(600))))
+        let events = WatchCollector(TagWatcher(reader: reader, options: .init(debounce: .seconds(1))))
         #expect(await events.wait(forCount: 1))
         try await Task.sleep(for: .milliseconds(200))
         await reader.withField { $0.removeTag() }
         try await Task.sleep(for: .milliseconds(150))
         await reader.withField { field in if let tag = field.removedTags.last { field.present(tag) } }
-        try await Task.sleep(for: .milliseconds(900))
+        try await Task.sleep(for: .milliseconds(1300))
         #expect(events.summaries == ["+0453494d000001"])
         await reader.withField { $0.removeTag() }
         #expect(await events.wait(forCount: 2))
@@ -172,7 +172,7 @@ final class WatchCollector: Sendable {
     func stop() { task.cancel() }
 
     /// Waits until `count` events came (true) or `limit` passed.
-    func wait(forCount count: Int, within limit: Duration = .seconds(5)) async -> Bool {
+    func wait(forCount count: Int, within limit: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if elements.count >= count { return true }
@@ -182,7 +182,7 @@ final class WatchCollector: Sendable {
     }
 
     /// Waits for the sequence to end; its ending, or nil.
-    func waitForEnd(within limit: Duration = .seconds(5)) async -> Result<Void, NFCReaderError>? {
+    func waitForEnd(within limit: Duration = .seconds(30)) async -> Result<Void, NFCReaderError>? {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if let ended = state.withLock({ $0.ended }) { return ended }

@@ -16,7 +16,7 @@ struct WatchCommandTests {
     func simulatedStack() async throws {
         let watch = try WatchProcess(["--device", "sim:ntag215*3?poll-wait=20&ndef=\(Self.url)", "--json", "--events", "arrive,leave"])
         #expect(await watch.waitForLines(6))
-        let status = watch.terminate()
+        let status = await watch.terminate()
         #expect(status == 0, "\(watch.standardError)")
         let events = watch.objects.map { "\($0["event"] as? String ?? "?") \($0["uid"] as? String ?? "?")" }
         #expect(events == [
@@ -35,11 +35,11 @@ struct WatchCommandTests {
         let watch = try WatchProcess(["--device", "sim:ntag215*50?poll-wait=20", "--exec", "sleep 0.2"])
         #expect(await watch.waitForLines(3))
         let started = Date()
-        #expect(watch.terminate(SIGINT) == 0, "\(watch.standardError)")
+        #expect(await watch.terminate(SIGINT) == 0, "\(watch.standardError)")
         #expect(Date().timeIntervalSince(started) < 2)
         #expect(!watch.standardError.contains("handler"))
 
-        let piped = try runTool("/bin/sh", ["-c", "'\(try Self.nfctool())' watch --device 'sim:ntag215*100000?poll-wait=0' | head -n 1"],
+        let piped = try await runToolOffPool("/bin/sh", ["-c", "'\(try Self.nfctool())' watch --device 'sim:ntag215*100000?poll-wait=0' | head -n 1"],
                                 environment: [:], timeout: 20)
         #expect(!piped.timedOut)
         #expect(piped.output.hasPrefix("arrived 0453494D000001 NTAG215"))
@@ -51,21 +51,21 @@ struct WatchCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("broken.json").path
         // A fresh tag file, then an NDEF TLV announcing 4095 bytes on a 496-byte tag.
-        let made = try runTool(try Self.nfctool(), ["scan", "--device", "sim:ntag215?file=\(file)"], environment: [:])
+        let made = try await runToolOffPool(try Self.nfctool(), ["scan", "--device", "sim:ntag215?file=\(file)"], environment: [:])
         #expect(made.status == 0, "\(made.output)")
         var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
         let memory = try #require(state["memory"] as? String)
         state["memory"] = String(memory.prefix(32)) + "03ff0fff" + String(memory.dropFirst(40))
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: file))
 
-        let json = try runTool(try Self.nfctool(), ["watch", "--device", "sim:ntag215?file=\(file)&poll-wait=20", "--json", "--timeout", "1"], environment: [:])
+        let json = try await runToolOffPool(try Self.nfctool(), ["watch", "--device", "sim:ntag215?file=\(file)&poll-wait=20", "--json", "--timeout", "1"], environment: [:])
         #expect(json.status == 0, "\(json.output)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(object["event"] as? String == "arrived")
         #expect(object["errorCode"] as? String == "malformedTag")
         #expect(object["records"] == nil)
 
-        let human = try runTool(try Self.nfctool(), ["watch", "--device", "sim:ntag215?file=\(file)&poll-wait=20", "--timeout", "1"], environment: [:])
+        let human = try await runToolOffPool(try Self.nfctool(), ["watch", "--device", "sim:ntag215?file=\(file)&poll-wait=20", "--timeout", "1"], environment: [:])
         #expect(human.status == 0)
         #expect(human.output.hasPrefix("arrived 0453494D000001 NTAG215 (Type 2): unreadable: "))
         #expect(human.output.split(separator: "\n").allSatisfy { $0.count <= 80 })
@@ -81,7 +81,7 @@ struct WatchCommandTests {
             exec sleep 30
             """
         let started = Date()
-        let run = try runTool(
+        let run = try await runToolOffPool(
             try Self.nfctool(),
             ["watch", "--device", "sim:ntag215*2?poll-wait=20&ndef=\(Self.url)", "--json", "--exec", handler,
              "--handler-timeout", "1", "--timeout", "2.5"],
@@ -100,13 +100,13 @@ struct WatchCommandTests {
     }
 
     @Test("bad --events and --debounce values are usage errors")
-    func usage() throws {
-        let events = try runTool(try Self.nfctool(), ["watch", "--events", "arrive,depart"], environment: [:])
+    func usage() async throws {
+        let events = try await runToolOffPool(try Self.nfctool(), ["watch", "--events", "arrive,depart"], environment: [:])
         #expect(events.status == 64)
         #expect(events.output.contains("--events takes arrive, leave or arrive,leave, not 'depart'"))
-        let debounce = try runTool(try Self.nfctool(), ["watch", "--debounce", "-5"], environment: [:])
+        let debounce = try await runToolOffPool(try Self.nfctool(), ["watch", "--debounce", "-5"], environment: [:])
         #expect(debounce.status == 64)
-        let reader = try runTool(try Self.nfctool(), ["watch", "--device", "pn532_uart:/dev/nfckit-none"], environment: [:])
+        let reader = try await runToolOffPool(try Self.nfctool(), ["watch", "--device", "pn532_uart:/dev/nfckit-none"], environment: [:])
         #expect(reader.status == 3)
     }
 
@@ -126,7 +126,7 @@ struct WatchCommandTests {
         #expect(try emulator.control("next").hasPrefix("ok"))
         #expect(await watch.waitForLines(5))
         try await Task.sleep(for: .milliseconds(300))
-        #expect(watch.terminate() == 0, "\(watch.standardError)")
+        #expect(await watch.terminate() == 0, "\(watch.standardError)")
         let events = watch.objects.map { "\($0["event"] as? String ?? "?") \($0["uid"] as? String ?? "?")" }
         #expect(events == [
             "arrived 04A1000000000A", "left 04A1000000000A", "arrived 04A1000000000A", "left 04A1000000000A",
@@ -140,7 +140,7 @@ struct WatchCommandTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // Three tags written first through the simulator's files, then handed to the emulator.
-        let written = try runTool(
+        let written = try await runToolOffPool(
             try Self.nfctool(),
             ["batch", "--device", "sim:ntag215*3?dir=\(directory.path)", "--url", "https://example.com/{n}", "--count", "3", "--ledger", directory.appendingPathComponent("ledger.db").path],
             environment: [:], timeout: 30)
@@ -150,7 +150,7 @@ struct WatchCommandTests {
         let watch = try WatchProcess(["--device", emulator.connectionString, "--json", "--events", "arrive,leave"],
                                      environment: emulator.libnfcEnvironment)
         #expect(await watch.waitForLines(6))
-        #expect(watch.terminate() == 0, "\(watch.standardError)")
+        #expect(await watch.terminate() == 0, "\(watch.standardError)")
         let events = watch.objects.map { "\($0["event"] as? String ?? "?") \($0["uid"] as? String ?? "?")" }
         #expect(events == [
             "arrived 0453494D000001", "left 0453494D000001", "arrived 0453494D000002", "left 0453494D000002",
@@ -175,13 +175,23 @@ struct WatchCommandTests {
         let second = try EmulatorProcess(["--tag", "ntag215", "--uid", "04B20000000001", "--link", link])
         defer { second.stop() }
         #expect(await watch.waitForLines(2, within: 20))
-        #expect(watch.terminate() == 0)
+        #expect(await watch.terminate() == 0)
         #expect(watch.objects.map { $0["uid"] as? String } == ["04B10000000001", "04B20000000001"])
         #expect(watch.standardError.contains("nfctool watch: reader pn532_uart:\(link) is back"))
     }
 
     static func nfctool() throws -> String {
         try #require(Executables.built("nfctool")).path
+    }
+}
+
+/// `runTool` on a thread of its own: it waits for the tool synchronously, which must not hold
+/// one of the few threads of the cooperative pool that every other test shares.
+func runToolOffPool(_ tool: String, _ arguments: [String], environment: [String: String], timeout: Double = 10) async throws -> ToolRun {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try runTool(tool, arguments, environment: environment, timeout: timeout) })
+        }
     }
 }
 
@@ -208,7 +218,7 @@ final class WatchProcess {
     }
 
     deinit {
-        _ = terminate()
+        stop()
         try? FileManager.default.removeItem(at: outputURL)
         try? FileManager.default.removeItem(at: errorURL)
     }
@@ -221,7 +231,7 @@ final class WatchProcess {
     }
 
     /// Waits until standard output has `count` lines.
-    func waitForLines(_ count: Int, within seconds: Double = 10) async -> Bool {
+    func waitForLines(_ count: Int, within seconds: Double = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if lines.count >= count { return true }
@@ -231,7 +241,7 @@ final class WatchProcess {
     }
 
     /// Waits until standard error contains `text`.
-    func waitForError(containing text: String, within seconds: Double = 10) async -> Bool {
+    func waitForError(containing text: String, within seconds: Double = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if standardError.contains(text) { return true }
@@ -240,32 +250,37 @@ final class WatchProcess {
         return standardError.contains(text)
     }
 
-    /// Sends `signal` (SIGTERM) and waits (5 s, then SIGKILL) for the exit status.
-    func terminate(_ signal: Int32 = SIGTERM) -> Int32 {
+    /// Sends `signal` (SIGTERM) and waits (5 s, then SIGKILL) for the exit status, sleeping
+    /// rather than blocking between looks.
+    func terminate(_ signal: Int32 = SIGTERM) async -> Int32 {
         if let status { return status }
-        let pid = process.processIdentifier
-        var raw: Int32 = 0
-        kill(pid, signal)
+        kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            let reaped = waitpid(pid, &raw, WNOHANG)
-            if reaped == pid {
-                let value = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-                status = value
-                return value
-            }
-            if reaped == -1 {
-                // Reaped by Foundation: its record of the exit.
-                while process.isRunning && Date() < deadline { usleep(5_000) }
-                if process.isRunning { break }
-                let value = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-                status = value
-                return value
-            }
-            usleep(5_000)
+            if let value = exitStatus() { return value }
+            try? await Task.sleep(for: .milliseconds(10))
         }
+        return stop()
+    }
+
+    /// The exit status once the process has exited (reaped here or by Foundation).
+    private func exitStatus() -> Int32? {
+        var raw: Int32 = 0
+        let reaped = waitpid(process.processIdentifier, &raw, WNOHANG)
+        if reaped == process.processIdentifier {
+            status = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        } else if reaped == -1, !process.isRunning {
+            status = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        }
+        return status
+    }
+
+    /// Ends the process at once (SIGTERM, then SIGKILL), for clean-up.
+    @discardableResult
+    func stop() -> Int32 {
+        if let status { return status }
         reap(process)
-        status = -1
-        return -1
+        status = exitStatus() ?? -1
+        return status ?? -1
     }
 }

@@ -73,7 +73,7 @@ struct WatchCommandHelpTests {
 
     @Test("in process: --events leave prints only departures, --timeout ends the watch with status 0")
     func leaveOnly() async {
-        let run = await runNFCTool(["watch", "--device", "sim:ntag213*2?poll-wait=20", "--events", "leave", "--timeout", "0.8"])
+        let run = await runNFCTool(["watch", "--device", "sim:ntag213*2?poll-wait=20", "--events", "leave", "--timeout", "3"])
         #expect(run.status == .success, "\(run.standardError)")
         let lines = run.standardOutput.split(separator: "\n")
         #expect(lines.count == 2)
