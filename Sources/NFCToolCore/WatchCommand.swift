@@ -119,11 +119,12 @@ struct WatchCommand: ToolCommand {
         }
         let failure = await task.value
         timer?.cancel()
-        let failures = await handlers?.finish() ?? 0
+        // A second Ctrl-C or SIGTERM while the last handler finishes ends nfctool at once.
         for (source, number) in zip(sources, [SIGINT, SIGTERM]) {
             source.cancel()
             signal(number, SIG_DFL)
         }
+        let failures = await handlers?.finish() ?? 0
         if failures > 0 {
             context.io.printErrorLine("nfctool watch: \(failures) handler\(failures == 1 ? "" : "s") failed")
         }
