@@ -289,6 +289,8 @@ public struct TagWatcher: AsyncSequence, Sendable {
                     }
                     current.missingSince = .now
                     present = current
+                    // Not spun on when the reader cannot tell presence (always false).
+                    try? await Task.sleep(for: options.presenceInterval)
                     continue
                 }
                 if var current = present {
@@ -329,9 +331,12 @@ public struct TagWatcher: AsyncSequence, Sendable {
                 return TagArrival(identifier: target.identifier, technology: target.modulation, identity: identity, message: .failure(error))
             }
             // Identification may leave a chip idle (an unanswered GET_VERSION): select it again.
-            _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
+            let again = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
             let message: Result<NDEFMessage, NFCTagError>
             do throws(NFCTagError) {
+                if let again, again.identifier != target.identifier {
+                    throw NFCTagError(.connectionLost, "another tag answered before the message could be read")
+                }
                 let query = try await tag.ndef.queryNDEFStatus()
                 if query.status == .notSupported {
                     throw NFCTagError(.notNDEFFormatted, "the \(tag.identity.model) holds no NDEF (not formatted for NDEF)")
