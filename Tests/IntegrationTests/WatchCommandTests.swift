@@ -78,7 +78,7 @@ struct WatchCommandTests {
         let handler = """
             cat > '\(directory.path)'/"$NFC_UID.json"; echo "$NFC_TYPE|$NFC_MODEL|$NFC_URL" > '\(directory.path)'/"$NFC_UID.env"
             if [ "$NFC_UID" = 0453494D000001 ]; then exit 3; fi
-            exec sleep 30
+            sleep 2; touch '\(directory.path)'/survived
             """
         let started = Date()
         let run = try await runToolOffPool(
@@ -97,6 +97,9 @@ struct WatchCommandTests {
         #expect((object["records"] as? [[String: Any]])?.first?["uri"] as? String == "https://www.example.com")
         let environment = try String(contentsOf: directory.appendingPathComponent("0453494D000002.env"), encoding: .utf8)
         #expect(environment == "Type 2|NTAG215|https://www.example.com\n")
+        // Killed with its process group: the shell's sleep did not live on to touch the file.
+        try await Task.sleep(for: .seconds(max(0, 4 - Date().timeIntervalSince(started))))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("survived").path))
     }
 
     @Test("bad --events and --debounce values are usage errors")
