@@ -19,7 +19,8 @@ struct NFCToolCommand: CommandGroup {
         version: nfctoolVersion,
         subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, ReadCommand.self, WriteCommand.self, BatchCommand.self, LedgerCommand.self,
                       LockCommand.self, FormatCommand.self, EraseCommand.self, ProtectCommand.self, UnprotectCommand.self,
-                      InfoCommand.self, DumpCommand.self, VerifyCommand.self, APDUCommand.self, EmulateCommand.self, DoctorCommand.self]
+                      InfoCommand.self, DumpCommand.self, VerifyCommand.self, APDUCommand.self, EmulateCommand.self, DoctorCommand.self,
+                      WatchCommand.self]
     )
 
     /// `  64  usage error (…)`.

@@ -53,6 +53,8 @@ struct HelpTests {
                                   reader.
           doctor                  Check the Linux set-up for NFC readers: libnfc,
                                   drivers, permissions.
+          watch                   Report tags as they arrive and leave; run a handler
+                                  for each.
 
           See 'nfctool help <subcommand>' for detailed help.
 

@@ -1,0 +1,351 @@
+public import NDEF
+public import NFCCore
+public import NFCTags
+
+/// A tag that came into the field, as ``TagWatcher`` reports it.
+public struct TagArrival: Sendable {
+    /// The tag's identifier: UID, IDm or PUPI.
+    public var identifier: Bytes
+    /// The modulation it answered.
+    public var technology: Modulation
+    /// What identification found: model, platform, memory size.
+    public var identity: ChipIdentity
+    /// The NDEF message the tag holds, or why it could not be read: a tag without NDEF
+    /// (``NFCTagError/Code/notNDEFFormatted``), a malformed NDEF area or message, a tag that left
+    /// in the middle. A failure here never ends the watch.
+    public var message: Result<NDEFMessage, NFCTagError>
+
+    /// An arrival.
+    public init(identifier: Bytes, technology: Modulation, identity: ChipIdentity, message: Result<NDEFMessage, NFCTagError>) {
+        self.identifier = identifier
+        self.technology = technology
+        self.identity = identity
+        self.message = message
+    }
+}
+
+/// A tag that left the field, as ``TagWatcher`` reports it.
+public struct TagDeparture: Sendable {
+    /// The tag's identifier, as its arrival had it.
+    public var identifier: Bytes
+    /// What identification found when it arrived.
+    public var identity: ChipIdentity
+    /// How long it stayed: from its arrival to the moment it was last seen.
+    public var duration: Duration
+
+    /// A departure.
+    public init(identifier: Bytes, identity: ChipIdentity, duration: Duration) {
+        self.identifier = identifier
+        self.identity = identity
+        self.duration = duration
+    }
+}
+
+/// What ``TagWatcher`` reports.
+public enum TagWatchEvent: Sendable {
+    /// A tag came into the field (once per stay).
+    case arrived(TagArrival)
+    /// A tag left the field (after the debounce time without it).
+    case departed(TagDeparture)
+    /// The reader failed (unplugged, closed, its link gone); the watcher tries to open it again.
+    case readerLost(NFCReaderError)
+    /// The reader could be opened again after ``readerLost(_:)``; carries its connection string.
+    case readerReconnected(String)
+}
+
+/// Tags coming and going on a reader, as an `AsyncSequence` of ``TagWatchEvent``.
+///
+/// ```swift
+/// for try await event in TagWatcher(connection: "pn532_uart:/dev/ttyUSB0") {
+///     if case .arrived(let tag) = event { print(tag.identity.model, tag.message) }
+/// }
+/// ```
+///
+/// Each tag found is identified and its NDEF message read, then it is released (deselected:
+/// a simulated stack, or the emulator with `--hand-out deselect`, then presents its next tag,
+/// which counts as the first one leaving). A tag that stays is reported once: the watcher polls
+/// it again and then waits while `NFCReader.isTargetPresent()` says it is there. It is reported
+/// again only after it has left. A tag missing for less than ``Options/debounce`` has not left:
+/// no departure is reported and its return is no new arrival.
+///
+/// When the reader fails, the sequence reports ``TagWatchEvent/readerLost(_:)`` (and the
+/// departure of the tag in the field, if any), then opens the reader again, waiting longer after
+/// each failed attempt (``Options/reconnectDelay`` doubling up to
+/// ``Options/maximumReconnectDelay``), and reports ``TagWatchEvent/readerReconnected(_:)``.
+/// Only a watcher that opens its reader itself (from a connection string or an opening
+/// function) reconnects; one given a reader ends by throwing the reader's error.
+///
+/// The sequence never ends by itself otherwise: cancel the task iterating it (or drop the
+/// iterator) to stop. Its work runs in its own task, which sleeps rather than blocks between
+/// polls. Failures that end it: the first opening of the reader, a reader that can poll none
+/// of the requested modulations, a reader handed in that fails.
+public struct TagWatcher: AsyncSequence, Sendable {
+    /// The events.
+    public typealias Element = TagWatchEvent
+    /// Why the sequence ended.
+    public typealias Failure = NFCReaderError
+
+    /// How the watcher behaves.
+    public struct Options: Sendable {
+        /// A tag missing for less than this has not left (flaky placement); default zero.
+        public var debounce: Duration
+        /// What to poll for; `nil`: every modulation the reader supports.
+        public var modulations: [Modulation]?
+        /// The first wait before opening a lost reader again.
+        public var reconnectDelay: Duration
+        /// The longest wait between two attempts to open a lost reader.
+        public var maximumReconnectDelay: Duration
+        /// How long one poll lasts.
+        public var pollSlice: Duration
+        /// How often a tag in the field is checked for still being there.
+        public var presenceInterval: Duration
+
+        /// Options; the defaults suit a person placing tags by hand.
+        public init(
+            debounce: Duration = .zero, modulations: [Modulation]? = nil, reconnectDelay: Duration = .milliseconds(250),
+            maximumReconnectDelay: Duration = .seconds(5), pollSlice: Duration = .milliseconds(250),
+            presenceInterval: Duration = .milliseconds(100)
+        ) {
+            self.debounce = debounce
+            self.modulations = modulations
+            self.reconnectDelay = reconnectDelay
+            self.maximumReconnectDelay = maximumReconnectDelay
+            self.pollSlice = pollSlice
+            self.presenceInterval = presenceInterval
+        }
+    }
+
+    /// Opens a reader.
+    public typealias Opener = @Sendable () async throws(NFCReaderError) -> any NFCReader
+
+    private enum Source: Sendable {
+        case reader(any NFCReader)
+        case opener(Opener)
+    }
+
+    private let source: Source
+    /// How the watcher behaves.
+    public let options: Options
+
+    /// Watches the reader `connection` names (see ``ReaderConnection``; `nil` for libnfc's
+    /// default device), opening it again when it is lost; it is closed when the watch ends.
+    public init(connection: String?, options: Options = Options()) {
+        self.init(options: options) { () async throws(NFCReaderError) -> any NFCReader in
+            try await ReaderConnection.open(connection)
+        }
+    }
+
+    /// Watches the readers `open` opens: once at the start and again after each loss. Each is
+    /// closed when lost or when the watch ends.
+    public init(options: Options = Options(), open: @escaping Opener) {
+        self.source = .opener(open)
+        self.options = options
+    }
+
+    /// Watches `reader`, which the caller opened and closes; a reader failure ends the sequence.
+    public init(reader: any NFCReader, options: Options = Options()) {
+        self.source = .reader(reader)
+        self.options = options
+    }
+
+    /// Iterates the events of one watch.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Result<TagWatchEvent, NFCReaderError>>.Iterator
+        let stopper: Stopper
+
+        /// The next event.
+        /// - Throws: ``NFCReaderError``: why the watch ended.
+        public mutating func next() async throws(NFCReaderError) -> TagWatchEvent? {
+            try Self.unwrap(await base.next())
+        }
+
+        /// The next event, iterating on `actor`.
+        /// - Throws: ``NFCReaderError``: why the watch ended.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NFCReaderError) -> TagWatchEvent? {
+            try Self.unwrap(await base.next(isolation: actor))
+        }
+
+        private static func unwrap(_ event: Result<TagWatchEvent, NFCReaderError>?) throws(NFCReaderError) -> TagWatchEvent? {
+            switch event {
+            case nil: return nil
+            case .success(let event): return event
+            case .failure(let error): throw error
+            }
+        }
+    }
+
+    /// Cancels the watch when the last iterator copy goes away.
+    final class Stopper: Sendable {
+        let task: Task<Void, Never>
+        init(_ task: Task<Void, Never>) { self.task = task }
+        deinit { task.cancel() }
+    }
+
+    /// Starts the watch; each iterator is a watch of its own.
+    public func makeAsyncIterator() -> AsyncIterator {
+        let (stream, continuation) = AsyncStream.makeStream(of: Result<TagWatchEvent, NFCReaderError>.self)
+        let loop = WatchLoop(source: source, options: options, continuation: continuation)
+        let task = Task { await loop.run() }
+        continuation.onTermination = { _ in task.cancel() }
+        return AsyncIterator(base: stream.makeAsyncIterator(), stopper: Stopper(task))
+    }
+
+    /// The work of one watch.
+    private struct WatchLoop: Sendable {
+        let source: Source
+        let options: Options
+        let continuation: AsyncStream<Result<TagWatchEvent, NFCReaderError>>.Continuation
+
+        /// The tag in the field.
+        struct Present {
+            var identifier: Bytes
+            var identity: ChipIdentity
+            var arrived: ContinuousClock.Instant
+            /// When it was last seen, once it went missing.
+            var missingSince: ContinuousClock.Instant?
+        }
+
+        func run() async {
+            var reader: any NFCReader
+            switch source {
+            case .reader(let given):
+                reader = given
+            case .opener(let open):
+                do {
+                    reader = try await open()
+                } catch {
+                    continuation.yield(.failure(error))
+                    continuation.finish()
+                    return
+                }
+            }
+            var present: Present?
+            while !Task.isCancelled {
+                let failure = await watch(reader, present: &present)
+                guard let failure, !Task.isCancelled else { break }
+                guard case .opener(let open) = source, Self.isRecoverable(failure) else {
+                    if case .opener = source { await reader.close() }
+                    continuation.yield(.failure(failure))
+                    continuation.finish()
+                    return
+                }
+                await reader.close()
+                continuation.yield(.success(.readerLost(failure)))
+                if let gone = present {
+                    let duration = (gone.missingSince ?? .now) - gone.arrived
+                    continuation.yield(.success(.departed(TagDeparture(identifier: gone.identifier, identity: gone.identity, duration: duration))))
+                    present = nil
+                }
+                guard let reopened = await reopen(open) else { break }
+                reader = reopened
+                continuation.yield(.success(.readerReconnected(await reader.connectionString)))
+            }
+            if case .opener = source { await reader.close() }
+            continuation.finish()
+        }
+
+        /// Whether opening the reader again may help after `error`.
+        static func isRecoverable(_ error: NFCReaderError) -> Bool {
+            switch error.code {
+            case .notSupported, .invalidArgument: false
+            default: true
+            }
+        }
+
+        /// Opens the reader again, backing off; nil when cancelled.
+        func reopen(_ open: Opener) async -> (any NFCReader)? {
+            var delay = options.reconnectDelay
+            while !Task.isCancelled {
+                try? await Task.sleep(for: delay)
+                if Task.isCancelled { return nil }
+                if let reader = try? await open() { return reader }
+                delay = Swift.min(delay * 2, options.maximumReconnectDelay)
+            }
+            return nil
+        }
+
+        /// Watches `reader` until cancelled (nil) or until it fails (its error).
+        func watch(_ reader: any NFCReader, present: inout Present?) async -> NFCReaderError? {
+            let supported = await reader.supportedModulations
+            let modulations = (options.modulations ?? supported).filter { supported.contains($0) }
+            guard !modulations.isEmpty else {
+                return NFCReaderError(.notSupported, "the reader '\(await reader.name)' can poll none of the requested modulations")
+            }
+            while !Task.isCancelled {
+                let started = ContinuousClock.now
+                let target: TargetInfo?
+                do {
+                    target = try await reader.poll(for: modulations, timeout: options.pollSlice)
+                } catch {
+                    return error
+                }
+                if Task.isCancelled { return nil }
+                let now = ContinuousClock.now
+                if let target, var current = present, current.identifier == target.identifier {
+                    // Still there, or back within the debounce time: wait while it stays.
+                    current.missingSince = nil
+                    while !Task.isCancelled, await reader.isTargetPresent() {
+                        try? await Task.sleep(for: options.presenceInterval)
+                    }
+                    current.missingSince = .now
+                    present = current
+                    // Not spun on when the reader cannot tell presence (always false).
+                    try? await Task.sleep(for: options.presenceInterval)
+                    continue
+                }
+                if var current = present {
+                    // Not seen since this poll began, at the latest.
+                    let missing = current.missingSince ?? started
+                    current.missingSince = missing
+                    present = current
+                    if target != nil || now - missing >= options.debounce {
+                        continuation.yield(.success(.departed(TagDeparture(
+                            identifier: current.identifier, identity: current.identity, duration: missing - current.arrived))))
+                        present = nil
+                    }
+                }
+                guard let target else {
+                    // A reader that answers an empty field at once is not spun on.
+                    let elapsed = ContinuousClock.now - started
+                    let minimum = Duration.milliseconds(50)
+                    if elapsed < minimum { try? await Task.sleep(for: minimum - elapsed) }
+                    continue
+                }
+                let arrival = await read(target, on: reader)
+                if Task.isCancelled { return nil }
+                continuation.yield(.success(.arrived(arrival)))
+                present = Present(identifier: target.identifier, identity: arrival.identity, arrived: now)
+                // Released: a stack that hands out on deselect presents its next tag.
+                try? await reader.deselect()
+            }
+            return nil
+        }
+
+        /// Identifies the tag `reader` has just selected and reads its NDEF message.
+        func read(_ target: TargetInfo, on reader: any NFCReader) async -> TagArrival {
+            let tag: NFCTag
+            do {
+                tag = try await NFCTag.connect(to: target, on: reader)
+            } catch {
+                let identity = await ChipIdentification.identify(target, on: reader)
+                return TagArrival(identifier: target.identifier, technology: target.modulation, identity: identity, message: .failure(error))
+            }
+            // Identification may leave a chip idle (an unanswered GET_VERSION): select it again.
+            let again = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
+            let message: Result<NDEFMessage, NFCTagError>
+            do throws(NFCTagError) {
+                if let again, again.identifier != target.identifier {
+                    throw NFCTagError(.connectionLost, "another tag answered before the message could be read")
+                }
+                let query = try await tag.ndef.queryNDEFStatus()
+                if query.status == .notSupported {
+                    throw NFCTagError(.notNDEFFormatted, "the \(tag.identity.model) holds no NDEF (not formatted for NDEF)")
+                }
+                message = .success(try await tag.ndef.readNDEF())
+            } catch {
+                message = .failure(error)
+            }
+            return TagArrival(identifier: target.identifier, technology: target.modulation, identity: tag.identity, message: message)
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import NDEF
+import NFCCore
+import NFCKit
+import NFCTags
+import Testing
+import VirtualTags
+
+/// `TagWatcher` on the simulator: a tag reported once while it stays, departures, stacks,
+/// debounce, unreadable tags, and a reader lost and opened again.
+@Suite("Tag watcher on the simulator")
+struct TagWatcherTests {
+    /// `https://www.example.com` as an encoded message.
+    static let exampleNDEF = "D1010C55026578616D706C652E636F6D"
+
+    /// Events in a compact form tests compare: `+UID`, `-UID`, `lost`, `back`.
+    static func summary(_ event: TagWatchEvent) -> String {
+        switch event {
+        case .arrived(let tag): "+" + Hex.encode(tag.identifier)
+        case .departed(let tag): "-" + Hex.encode(tag.identifier)
+        case .readerLost: "lost"
+        case .readerReconnected: "back"
+        }
+    }
+
+    @Test("a tag that stays is reported once, with its identity and message; taking it away reports its departure")
+    func arriveOnceThenLeave() async throws {
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20&ndef=\(Self.exampleNDEF)")
+        let events = WatchCollector(TagWatcher(reader: reader))
+        #expect(await events.wait(forCount: 1))
+        try await Task.sleep(for: .milliseconds(200))
+        // Read once: while it stays, the tag gets no more commands.
+        let commands = await reader.commandCount
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(await reader.commandCount == commands)
+        #expect(events.summaries == ["+0453494d000001"])
+        guard case .arrived(let arrival) = events.elements.first else { Issue.record("no arrival"); return }
+        #expect(arrival.identity.model == "NTAG215")
+        #expect(arrival.technology == .iso14443A)
+        let message = try arrival.message.get()
+        #expect(message.records.count == 1)
+        #expect(Hex.encode(try message.encoded()) == Self.exampleNDEF.lowercased())
+
+        await reader.withField { $0.removeTag() }
+        #expect(await events.wait(forCount: 2))
+        guard case .departed(let departure) = events.elements.last else { Issue.record("no departure"); return }
+        #expect(departure.identifier == arrival.identifier)
+        #expect(departure.duration >= .milliseconds(500))
+        events.stop()
+    }
+
+    @Test("the same tag taken away and brought back is a new arrival")
+    func sameTagTwice() async throws {
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag213?poll-wait=20")
+        let events = WatchCollector(TagWatcher(reader: reader))
+        #expect(await events.wait(forCount: 1))
+        await reader.withField { $0.removeTag() }
+        #expect(await events.wait(forCount: 2))
+        await reader.withField { field in if let tag = field.removedTags.last { field.present(tag) } }
+        #expect(await events.wait(forCount: 3))
+        #expect(events.summaries == ["+0453494d000001", "-0453494d000001", "+0453494d000001"])
+        events.stop()
+    }
+
+    @Test("a stack handed out on deselect arrives and leaves tag by tag")
+    func stack() async throws {
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215*3?poll-wait=20")
+        let events = WatchCollector(TagWatcher(reader: reader))
+        #expect(await events.wait(forCount: 6))
+        #expect(events.summaries == [
+            "+0453494d000001", "-0453494d000001", "+0453494d000002", "-0453494d000002",
+            "+0453494d000003", "-0453494d000003",
+        ])
+        events.stop()
+    }
+
+    @Test("an absence shorter than the debounce time is neither a departure nor a new arrival")
+    func debounce() async throws {
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20")
+        let events = WatchCollector(TagWatcher(reader: reader, options: .init(debounce: .seconds(1))))
+        #expect(await events.wait(forCount: 1))
+        try await Task.sleep(for: .milliseconds(200))
+        await reader.withField { $0.removeTag() }
+        try await Task.sleep(for: .milliseconds(150))
+        await reader.withField { field in if let tag = field.removedTags.last { field.present(tag) } }
+        try await Task.sleep(for: .milliseconds(1300))
+        #expect(events.summaries == ["+0453494d000001"])
+        await reader.withField { $0.removeTag() }
+        #expect(await events.wait(forCount: 2))
+        #expect(events.summaries == ["+0453494d000001", "-0453494d000001"])
+        events.stop()
+    }
+
+    @Test("a tag whose NDEF area is broken arrives with a typed read error; the watch goes on")
+    func malformedTag() async throws {
+        // A record header announcing more payload than the TLV holds.
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215*2?poll-wait=20&ndef=D1010C5502")
+        let events = WatchCollector(TagWatcher(reader: reader))
+        #expect(await events.wait(forCount: 3))
+        guard case .arrived(let arrival) = events.elements.first else { Issue.record("no arrival"); return }
+        guard case .failure(let error) = arrival.message else { Issue.record("read a broken message"); return }
+        #expect([.malformedMessage, .malformedTag].contains(error.code))
+        #expect(events.summaries.prefix(3) == ["+0453494d000001", "-0453494d000001", "+0453494d000002"])
+        events.stop()
+    }
+
+    @Test("a reader that fails is reported lost, opened again with back-off, and the next tag is reported")
+    func reconnect() async throws {
+        let opened = Locked<[SimulatedReader]>([])
+        let attempts = Locked(0)
+        let watcher = TagWatcher(options: .init(reconnectDelay: .milliseconds(20))) { () async throws(NFCReaderError) -> any NFCReader in
+            let attempt = attempts.withLock { $0 += 1; return $0 }
+            // The second opening fails as an unplugged reader would.
+            if attempt == 2 { throw NFCReaderError(.deviceNotFound, "unplugged") }
+            let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20&uid=04A0000000000\(attempt)")
+            opened.withLock { $0.append(reader) }
+            return reader
+        }
+        let events = WatchCollector(watcher)
+        #expect(await events.wait(forCount: 1))
+        let first = try #require(opened.withLock { $0.first })
+        await first.close()
+        #expect(await events.wait(forCount: 5))
+        #expect(events.summaries == ["+04a00000000001", "lost", "-04a00000000001", "back", "+04a00000000003"])
+        #expect(attempts.withLock { $0 } == 3)
+        events.stop()
+    }
+
+    @Test("a reader handed in that fails ends the sequence with its error")
+    func givenReaderFails() async throws {
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20")
+        let events = WatchCollector(TagWatcher(reader: reader))
+        #expect(await events.wait(forCount: 1))
+        await reader.close()
+        #expect(await events.waitForEnd() != nil)
+        #expect(events.endError?.code == .closed)
+    }
+
+    @Test("a connection string that cannot be opened ends the sequence at once")
+    func cannotOpen() async {
+        let events = WatchCollector(TagWatcher(connection: "sim:nosuchmodel"))
+        #expect(await events.waitForEnd() != nil)
+        #expect(events.endError?.code == .invalidArgument)
+    }
+}
+
+/// Collects a watcher's events in a task of its own.
+final class WatchCollector: Sendable {
+    private let state = Locked<(elements: [TagWatchEvent], ended: Result<Void, NFCReaderError>?)>(([], nil))
+    private let task: Task<Void, Never>
+
+    init(_ watcher: TagWatcher) {
+        let state = self.state
+        task = Task {
+            do throws(NFCReaderError) {
+                for try await event in watcher { state.withLock { $0.elements.append(event) } }
+                state.withLock { $0.ended = .success(()) }
+            } catch {
+                state.withLock { $0.ended = .failure(error) }
+            }
+        }
+    }
+
+    var elements: [TagWatchEvent] { state.withLock { $0.elements } }
+    var summaries: [String] { elements.map(TagWatcherTests.summary) }
+    var endError: NFCReaderError? {
+        if case .failure(let error) = state.withLock({ $0.ended }) { return error }
+        return nil
+    }
+
+    /// Stops the watch.
+    func stop() { task.cancel() }
+
+    /// Waits until `count` events came (true) or `limit` passed.
+    func wait(forCount count: Int, within limit: Duration = .seconds(30)) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if elements.count >= count { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return elements.count >= count
+    }
+
+    /// Waits for the sequence to end; its ending, or nil.
+    func waitForEnd(within limit: Duration = .seconds(30)) async -> Result<Void, NFCReaderError>? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let ended = state.withLock({ $0.ended }) { return ended }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return state.withLock { $0.ended }
+    }
+}
