@@ -13,6 +13,10 @@ struct EmulateCommand: ToolCommand {
     static let timeout = CommandOption.option(
         "timeout", short: "t", valueName: "s", help: "How long to wait for an external reader, in seconds (default 60).")
 
+    /// `--device`: the simulator has no target mode, so the default is libnfc's default device.
+    static let device = CommandOption.option(
+        "device", short: "d", valueName: "conn",
+        help: "The reader that becomes the tag: a libnfc connection string such as pn532_uart:/dev/ttyUSB0 (a PN53x: only they have target mode), or 'default' (default: $NFCTOOL_DEVICE, else libnfc's default device).")
     static let configuration = CommandConfiguration(
         name: "emulate",
         abstract: "Act as an NFC Forum Type 4 tag for a phone or another reader.",
@@ -31,7 +35,7 @@ struct EmulateCommand: ToolCommand {
               nfctool emulate --text Hello --read-only --timeout 30
               nfctool emulate --ndef message.ndef --save written.ndef --json
             """,
-        options: [TagCommandSupport.device, timeout, TagCommandSupport.json]
+        options: [device, timeout, TagCommandSupport.json]
             + WriteCommand.recordOptions
             + [ndef, readOnly, save]
     )
@@ -76,7 +80,7 @@ struct EmulateCommand: ToolCommand {
         } catch {
             throw CommandError("the message of \(encoded.count) bytes is too big: \(error)", exitCode: .capacityExceeded)
         }
-        let connection = TagCommandSupport.connection(arguments, context.environment)
+        let connection = arguments.value(of: Self.device) ?? context.environment["NFCTOOL_DEVICE"] ?? "default"
         let session: NFCCardSession
         do {
             session = try await NFCCardSession.start(connection: connection, timeout: .milliseconds(Int(seconds * 1000)))

@@ -26,10 +26,10 @@ struct EmulateCommandTests {
         USAGE: nfctool emulate <options>
 
         OPTIONS:
-          -d, --device <conn>     The reader: a libnfc connection string such as
-                                  pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+          -d, --device <conn>     The reader that becomes the tag: a libnfc connection
+                                  string such as pn532_uart:/dev/ttyUSB0 (a PN53x: only
+                                  they have target mode), or 'default' (default:
+                                  $NFCTOOL_DEVICE, else libnfc's default device).
           -t, --timeout <s>       How long to wait for an external reader, in seconds
                                   (default 60).
           --json                  Print JSON on standard output.
