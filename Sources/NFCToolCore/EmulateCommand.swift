@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import NDEF
 import NFCCore
 import NFCKit
@@ -92,6 +94,15 @@ struct EmulateCommand: ToolCommand {
         context.io.write(waiting.wrapped(to: HelpFormatter.screenWidth) + "\n", to: .standardError)
         var report = EmulateReport(connection: connection, readOnly: isReadOnly)
         var ending: NFCReaderSessionError?
+        // Ctrl-C ends the session: what a reader wrote so far is still reported.
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
+        signal(SIGINT, SIG_IGN)
+        interrupt.setEventHandler { Task { await session.invalidate() } }
+        interrupt.resume()
+        defer {
+            interrupt.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
         for await event in session.events {
             switch event {
             case .readerDetected:
@@ -113,6 +124,7 @@ struct EmulateCommand: ToolCommand {
             if let ending, ending.code != .sessionTimeout && ending.code != .userCanceled {
                 throw .failure("emulation on \(connection) failed: \(ending.reason)")
             }
+            if ending?.code == .userCanceled { throw .noTag("stopped before a reader came on \(connection)") }
             throw .noTag("no reader came within \(ScanCommand.format(seconds)) s on \(connection)")
         }
         try finish(&report, tag: tag, context)

@@ -113,6 +113,38 @@ struct EmulateThroughLibNFCTests {
         #expect(emulator.trace.contains { $0.contains("> D4 8C 05") })
     }
 
+    @Test("Ctrl-C (SIGINT) while waiting for a reader ends the emulation cleanly: exit 2, says it was stopped")
+    func interrupted() async throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
+        var environment = emulator.libnfcEnvironment
+        environment["LIBNFC_LOG_LEVEL"] = "0"
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("emulate-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = ["emulate", "--url", "https://example.com", "--timeout", "30", "--device", emulator.connectionString]
+        process.environment = environment
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Once target mode has started (TgInitAsTarget on the wire), interrupt.
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !emulator.trace.contains(where: { $0.contains("> D4 8C 05") }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGINT)
+        let end = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < end { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!process.isRunning, "nfctool emulate did not stop on SIGINT")
+        reap(process)
+        #expect(process.terminationStatus == 2)
+        let log = try String(contentsOf: errors, encoding: .utf8)
+        #expect(log.contains("Error: stopped before a reader came"), "\(log)")
+    }
+
     @Test("a scripted reader: every APDU of the file is sent whatever the answers, each answer logged")
     func scriptedReader() throws {
         let dir = try temporaryDirectory()
