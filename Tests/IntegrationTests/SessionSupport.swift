@@ -13,6 +13,16 @@ final class Locked<Value: Sendable>: Sendable {
     func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }
 
+/// Polls `condition` every 20 ms until it holds (true) or `limit` has passed (false).
+func eventually(within limit: Duration, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
+
 /// Collects what a session reports, in a task of its own, so that tests can wait for "the next
 /// tag" with a deadline and see how the sequence ended.
 final class SessionCollector<Element: Sendable>: Sendable {
@@ -36,21 +46,12 @@ final class SessionCollector<Element: Sendable>: Sendable {
 
     /// Waits until `count` elements came (true) or `limit` passed (false).
     func wait(forCount count: Int, within limit: Duration = .seconds(30)) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if elements.count >= count { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return elements.count >= count
+        await eventually(within: limit) { elements.count >= count }
     }
 
     /// Waits for the sequence to end; its ending, or nil when it did not within `limit`.
     func waitForEnd(within limit: Duration = .seconds(30)) async -> Result<Void, NFCReaderSessionError>? {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let ended { return ended }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(within: limit) { ended != nil }
         return ended
     }
 

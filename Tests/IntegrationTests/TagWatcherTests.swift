@@ -173,21 +173,12 @@ final class WatchCollector: Sendable {
 
     /// Waits until `count` events came (true) or `limit` passed.
     func wait(forCount count: Int, within limit: Duration = .seconds(30)) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if elements.count >= count { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return elements.count >= count
+        await eventually(within: limit) { elements.count >= count }
     }
 
     /// Waits for the sequence to end; its ending, or nil.
     func waitForEnd(within limit: Duration = .seconds(30)) async -> Result<Void, NFCReaderError>? {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let ended = state.withLock({ $0.ended }) { return ended }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(within: limit) { state.withLock { $0.ended } != nil }
         return state.withLock { $0.ended }
     }
 }
