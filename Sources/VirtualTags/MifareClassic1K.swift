@@ -45,6 +45,8 @@ public final class MifareClassic1K: ClassicVirtualTag {
     }
 
     private var storage: [UInt8]
+    /// Whether a refused authentication left the card idle until the next selection.
+    private var isIdle = false
     private var authenticated: (sector: Int, keyType: ClassicKeyType)?
     private var pending: PendingCommand?
     private var transferBuffer: (value: Int32, address: UInt8)?
@@ -107,8 +109,12 @@ public final class MifareClassic1K: ClassicVirtualTag {
     /// passes but every later access is refused (8.7.2: key B "cannot serve for
     /// authentication").
     public func authenticate(block: UInt8, keyType: ClassicKeyType, key: [UInt8]) -> Bool {
+        guard !isIdle else { return false }
         authenticated = nil
         pending = nil
+        // A refused authentication leaves the card IDLE (MF1S50 datasheet, 8.5): it answers
+        // nothing until it is selected again.
+        isIdle = true
         let blockNumber = Int(block)
         guard blockNumber < Self.sectorCount * Self.blocksPerSector else { return false }
         let sector = blockNumber / Self.blocksPerSector
@@ -117,11 +123,13 @@ public final class MifareClassic1K: ClassicVirtualTag {
         let stored = keyType == .a ? storage[offset..<offset + 6] : storage[offset + 10..<offset + 16]
         guard key.count == 6, Array(stored) == key else { return false }
         authenticated = (sector, keyType)
+        isIdle = false
         return true
     }
 
     /// Answers READ, WRITE, INCREMENT, DECREMENT, RESTORE, TRANSFER and HLTA (section 10).
     public func respond(to frame: [UInt8]) -> TagAnswer {
+        if isIdle { return .silence }
         if let pending {
             self.pending = nil
             return completePending(pending, data: frame, singleFrame: false)
@@ -167,6 +175,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
         authenticated = nil
         pending = nil
         transferBuffer = nil
+        isIdle = false
     }
 
     /// HLTA: the authentication is dropped.

@@ -66,9 +66,17 @@ struct ClassicTests {
     func authenticationWrongKey(keyType: ClassicKeyType) {
         let card = Self.card(sector1: [0, 0, 0, 3])
         #expect(!card.authenticate(block: 5, keyType: keyType, key: keyType == .a ? Self.keyB : Self.keyA))
+        // A refused key leaves the card idle: it answers nothing, not even the right key, until
+        // it is selected again (MF1S50 8.5).
+        #expect(card.respond(to: [ClassicCommand.read, 4]) == .silence)
+        #expect(!card.authenticate(block: 5, keyType: keyType, key: keyType == .a ? Self.keyA : Self.keyB))
+        card.powerOn()
         #expect(!card.authenticate(block: 5, keyType: keyType, key: [0xA0]))
+        card.powerOn()
         #expect(!card.authenticate(block: 5, keyType: keyType, key: Self.transport))
+        card.powerOn()
         #expect(!card.authenticate(block: 64, keyType: keyType, key: Self.transport))
+        card.powerOn()
         // Failed authentication leaves nothing authenticated.
         #expect(card.respond(to: [ClassicCommand.read, 4]) == .nak(ClassicNAK.invalidOperation))
     }
@@ -222,6 +230,7 @@ struct ClassicTests {
         #expect(Self.writeBlock(card, 7, broken) == [.ack, .ack])  // the chip takes it: sector lost
         #expect(card.accessBits(sector: 1) == nil)
         #expect(!card.authenticate(block: 4, keyType: .a, key: Self.transport))
+        card.powerOn()  // the refusal left the card idle
         #expect(card.authenticate(block: 8, keyType: .a, key: Self.transport))
     }
 
