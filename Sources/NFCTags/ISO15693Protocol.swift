@@ -195,15 +195,8 @@ public struct ISO15693SystemInfo: Sendable, Hashable {
     /// - Throws: ``NFCTagError`` `tagResponse` with the offset (in the answer, the flags byte
     ///   excluded) of a missing byte, a reserved flag, or trailing bytes.
     public init(answer: some Collection<UInt8>) throws(NFCTagError) {
-        let bytes = Array(answer)
-        var index = 0
-        func take(_ count: Int, _ what: String) throws(NFCTagError) -> [UInt8] {
-            guard bytes.count - index >= count else {
-                throw NFCTagError(.tagResponse, at: bytes.count, "system information ends before its \(what) (\(bytes.count) bytes)")
-            }
-            defer { index += count }
-            return Array(bytes[index..<index + count])
-        }
+        var reader = SystemInfoAnswer(answer, name: "system information")
+        func take(_ count: Int, _ what: String) throws(NFCTagError) -> [UInt8] { try reader.take(count, what) }
         let flags = try take(1, "info flags")[0]
         guard flags & 0xF0 == 0 else {
             throw NFCTagError(.tagResponse, at: 0, "system information info flags \(hexByte(flags)) set reserved bits")
@@ -218,9 +211,7 @@ public struct ISO15693SystemInfo: Sendable, Hashable {
             blockSize = Int(size[1] & 0x1F) + 1
         }
         if flags & Self.icReferencePresent != 0 { icReference = try take(1, "IC reference")[0] }
-        guard index == bytes.count else {
-            throw NFCTagError(.tagResponse, at: index, "system information has \(bytes.count - index) trailing bytes")
-        }
+        try reader.finish()
     }
 
     /// Encodes the answer (without the response flags byte): the inverse of ``init(answer:)``.
@@ -284,15 +275,8 @@ public struct ISO15693ExtendedSystemInfo: Sendable, Hashable {
     ///   trailing bytes, or flags announcing cryptographic suites or extended flags, which are
     ///   not decoded.
     public init(answer: some Collection<UInt8>) throws(NFCTagError) {
-        let bytes = Array(answer)
-        var index = 0
-        func take(_ count: Int, _ what: String) throws(NFCTagError) -> [UInt8] {
-            guard bytes.count - index >= count else {
-                throw NFCTagError(.tagResponse, at: bytes.count, "extended system information ends before its \(what) (\(bytes.count) bytes)")
-            }
-            defer { index += count }
-            return Array(bytes[index..<index + count])
-        }
+        var reader = SystemInfoAnswer(answer, name: "extended system information")
+        func take(_ count: Int, _ what: String) throws(NFCTagError) -> [UInt8] { try reader.take(count, what) }
         let flags = try take(1, "info flags")[0]
         guard flags & (Self.cryptoSuitesPresent | Self.infoFlagsExtended) == 0 else {
             throw NFCTagError(.tagResponse, at: 0, "extended system information flags \(hexByte(flags)) announce fields not decoded here")
@@ -308,8 +292,35 @@ public struct ISO15693ExtendedSystemInfo: Sendable, Hashable {
         }
         if flags & Self.icReferencePresent != 0 { icReference = try take(1, "IC reference")[0] }
         if flags & Self.commandListPresent != 0 { commandList = Bytes(try take(4, "command list")) }
+        try reader.finish()
+    }
+}
+
+/// Reads the fields of a (extended) Get system information answer in order, failing with the
+/// offset of a missing byte or of trailing bytes.
+private struct SystemInfoAnswer {
+    let bytes: [UInt8]
+    let name: String
+    var index = 0
+
+    init(_ answer: some Collection<UInt8>, name: String) {
+        bytes = Array(answer)
+        self.name = name
+    }
+
+    /// The next `count` bytes, the field being `what`.
+    mutating func take(_ count: Int, _ what: String) throws(NFCTagError) -> [UInt8] {
+        guard bytes.count - index >= count else {
+            throw NFCTagError(.tagResponse, at: bytes.count, "\(name) ends before its \(what) (\(bytes.count) bytes)")
+        }
+        defer { index += count }
+        return Array(bytes[index..<index + count])
+    }
+
+    /// Throws unless every byte was read.
+    func finish() throws(NFCTagError) {
         guard index == bytes.count else {
-            throw NFCTagError(.tagResponse, at: index, "extended system information has \(bytes.count - index) trailing bytes")
+            throw NFCTagError(.tagResponse, at: index, "\(name) has \(bytes.count - index) trailing bytes")
         }
     }
 }

@@ -184,20 +184,10 @@ public struct Type2TLVArea: Sendable, Hashable {
     ///   `malformedTag` with the byte address for a TLV running past the data area, a control
     ///   TLV whose length is not 3, an FF FF FF length, or memory that ends too early.
     public static func parse(memory: [UInt8]) throws(NFCTagError) -> Type2TLVArea {
-        switch parseOrNeedMore(memory: memory) {
-        case .success(let area): return area
-        case .failure(let error): throw error
-        case .needMore(let address):
-            throw NFCTagError(.malformedTag, at: address, "tag memory ends at \(memory.count), before the TLV area does")
-        }
+        try parseOrNeedMore(memory: memory).get(memoryCount: memory.count)
     }
 
-    enum Outcome {
-        case success(Type2TLVArea)
-        case failure(NFCTagError)
-        /// The parse needs the byte at this address, past the end of `memory`.
-        case needMore(Int)
-    }
+    typealias Outcome = PartialParse<Type2TLVArea>
 
     static func parseOrNeedMore(memory: [UInt8]) -> Outcome {
         let ccAddress = Type2CapabilityContainer.address
@@ -314,6 +304,25 @@ public struct Type2TLVArea: Sendable, Hashable {
                     reserved.append(area)
                 }
             }
+        }
+    }
+}
+
+/// The result of parsing tag memory read so far: the structure, a fault, or the address of the
+/// first byte still to read (the platforms read on and parse again).
+enum PartialParse<Value> {
+    case success(Value)
+    case failure(NFCTagError)
+    /// The parse needs the byte at this address, past the end of what was read.
+    case needMore(Int)
+
+    /// The value; memory that ended too early (`memoryCount` bytes) is `malformedTag`.
+    func get(memoryCount: Int) throws(NFCTagError) -> Value {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        case .needMore(let address):
+            throw NFCTagError(.malformedTag, at: address, "tag memory ends at \(memoryCount), before the TLV area does")
         }
     }
 }

@@ -100,13 +100,7 @@ public struct Type5CapabilityContainer: Sendable, Hashable {
         }
     }
 
-    enum Outcome {
-        case success(Type5CapabilityContainer)
-        case failure(NFCTagError)
-        case needMore(Int)
-    }
-
-    static func parse(_ cc: [UInt8]) -> Outcome {
+    static func parse(_ cc: [UInt8]) -> PartialParse<Type5CapabilityContainer> {
         guard cc.count >= 4 else { return .needMore(cc.count) }
         guard cc[0] == magicOneByteAddress || cc[0] == magicTwoByteAddress else {
             return .failure(NFCTagError(.notNDEFFormatted, at: 0, "CC byte 0 is \(hexByte(cc[0])), not the NDEF magic number E1 or E2"))
@@ -182,22 +176,10 @@ public struct Type5TLVArea: Sendable, Hashable {
     ///   first); `malformedTag` with the byte address for a TLV whose length runs past the area
     ///   or memory that ends before the TLVs do.
     public static func parse(memory: [UInt8]) throws(NFCTagError) -> Type5TLVArea {
-        switch parseOrNeedMore(memory: memory) {
-        case .success(let area): return area
-        case .failure(let error): throw error
-        case .needMore(let address):
-            throw NFCTagError(.malformedTag, at: address, "tag memory ends at \(memory.count), before the TLV area does")
-        }
+        try parseOrNeedMore(memory: memory).get(memoryCount: memory.count)
     }
 
-    enum Outcome {
-        case success(Type5TLVArea)
-        case failure(NFCTagError)
-        /// The parse needs the byte at this address, past the end of `memory`.
-        case needMore(Int)
-    }
-
-    static func parseOrNeedMore(memory: [UInt8]) -> Outcome {
+    static func parseOrNeedMore(memory: [UInt8]) -> PartialParse<Type5TLVArea> {
         let cc: Type5CapabilityContainer
         switch Type5CapabilityContainer.parse(Array(memory.prefix(8))) {
         case .success(let found): cc = found
