@@ -337,11 +337,13 @@ public struct TagWatcher: AsyncSequence, Sendable {
                 if let again, again.identifier != target.identifier {
                     throw NFCTagError(.connectionLost, "another tag answered before the message could be read")
                 }
-                let query = try await tag.ndef.queryNDEFStatus()
-                if query.status == .notSupported {
+                // readNDEF runs the detection procedure itself: no separate query (one pass
+                // over the tag's memory, not two).
+                do {
+                    message = .success(try await tag.ndef.readNDEF())
+                } catch where error.code == .notNDEFFormatted || error.code == .notSupported {
                     throw NFCTagError(.notNDEFFormatted, "the \(tag.identity.model) holds no NDEF (not formatted for NDEF)")
                 }
-                message = .success(try await tag.ndef.readNDEF())
             } catch {
                 message = .failure(error)
             }

@@ -27,14 +27,16 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
 /// datasheet 10.1, MF0ULx1 8.3), FeliCa PMm IC type, ICODE UID fields (NXP AN10787).
 public enum ChipIdentification {
     /// Names the chip of a selected target, sending the few commands identification needs
-    /// (GET_VERSION, a READ of the capability container, SELECT of the NDEF application).
-    /// Never fails: what cannot be told is reported as unknown.
-    public static func identify(_ target: TargetInfo, on reader: any NFCReader) async -> ChipIdentity {
+    /// (GET_VERSION, SELECT of the NDEF application) and, with `probesNDEF`, one read that
+    /// fills ``ChipIdentity/hasNDEF`` (the Type 2 CC, the Type 3 attribute block, the Type 5 CC).
+    /// Callers that run the NDEF detection procedure next anyway pass `false` (``hasNDEF`` then
+    /// stays nil) and spare the tag that read. Never fails: what cannot be told is unknown.
+    public static func identify(_ target: TargetInfo, on reader: any NFCReader, probesNDEF: Bool = true) async -> ChipIdentity {
         switch target {
         case .iso14443A(let a):
             if a.sak & 0x20 != 0 { return await identifyISODEP(reader) }
             switch a.sak {
-            case 0x00: return await identifyType2(reader)
+            case 0x00: return await identifyType2(reader, probesNDEF: probesNDEF)
             case 0x08: return ChipIdentity(model: "MIFARE Classic 1K", platform: "MIFARE Classic", memoryBytes: 1024)
             case 0x18: return ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic", memoryBytes: 4096)
             case 0x09: return ChipIdentity(model: "MIFARE Mini", platform: "MIFARE Classic", memoryBytes: 320)
@@ -50,10 +52,10 @@ public enum ChipIdentification {
             case 0xF0: identity = ChipIdentity(model: "FeliCa Lite", platform: "Type 3", memoryBytes: 224)
             default: identity = ChipIdentity(model: "FeliCa (IC type 0x\(Hex.encode([icType])))", platform: f.systemCode == 0x12FC ? "Type 3" : "unknown")
             }
-            identity.hasNDEF = await type3HasNDEF(f, reader)
+            if probesNDEF { identity.hasNDEF = await type3HasNDEF(f, reader) }
             return identity
         case .iso15693(let v):
-            return await identifyType5(v, reader)
+            return await identifyType5(v, reader, probesNDEF: probesNDEF)
         case .iso14443B:
             return ChipIdentity(model: "ISO 14443-B tag", platform: "unknown")
         case .jewel:
@@ -63,7 +65,7 @@ public enum ChipIdentification {
 
     /// NTAG / Ultralight by GET_VERSION (sent raw: on a PN532, 0x60 through InDataExchange would
     /// be taken for a MIFARE Classic authentication).
-    private static func identifyType2(_ reader: any NFCReader) async -> ChipIdentity {
+    private static func identifyType2(_ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
         var identity = ChipIdentity(model: "MIFARE Ultralight", platform: "Type 2", memoryBytes: 48)
         if let version = try? await reader.transceive(Bytes([0x60]), mode: .raw, timeout: .milliseconds(200)),
            version.count == 8, version[1] == 0x04 {
@@ -83,7 +85,7 @@ public enum ChipIdentification {
             _ = try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200))
         }
         // READ page 3 (capability container): magic 0xE1 means NDEF-formatted (T2T 6.1).
-        if let pages = try? await reader.transceive(Bytes([0x30, 0x03]), mode: .standard, timeout: .milliseconds(200)),
+        if probesNDEF, let pages = try? await reader.transceive(Bytes([0x30, 0x03]), mode: .standard, timeout: .milliseconds(200)),
            pages.count >= 1 {
             identity.hasNDEF = pages[0] == 0xE1
         }
@@ -141,7 +143,7 @@ public enum ChipIdentification {
 
     /// ICODE by UID (AN10787): E0, manufacturer 04 (NXP), type 01 = SLIX family; bits 37-36
     /// tell SLIX2 (01) from SLIX (10). NDEF: block 0 holds a Type 5 CC (E1 or E2).
-    private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader) async -> ChipIdentity {
+    private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
         let uid = target.uid
         var identity = ChipIdentity(model: "ISO 15693 tag", platform: "Type 5")
         if uid.count == 8, uid[0] == 0xE0, uid[1] == 0x04 {
@@ -155,7 +157,7 @@ public enum ChipIdentification {
             }
         }
         // READ SINGLE BLOCK 0 (flags: high data rate).
-        if let block = try? await reader.transceive(Bytes([0x02, 0x20, 0x00]), mode: .standard, timeout: .milliseconds(200)),
+        if probesNDEF, let block = try? await reader.transceive(Bytes([0x02, 0x20, 0x00]), mode: .standard, timeout: .milliseconds(200)),
            block.count >= 2, block[0] & 0x01 == 0 {
             identity.hasNDEF = block[1] == 0xE1 || block[1] == 0xE2
         }

@@ -14,13 +14,16 @@ public enum NFCTag: Sendable {
     /// ISO 15693 vicinity tags: Type 5 tags such as ICODE SLIX2.
     case iso15693(ISO15693Tag)
 
-    /// Identifies the target `reader` has just selected and wraps it in its case.
+    /// Identifies the target `reader` has just selected and wraps it in its case
+    /// (``ChipIdentity/hasNDEF`` is left nil: ``ndef`` tells, with the platform's own detection).
     /// - Throws: ``NFCTagError/Code/notSupported`` for a target no case covers (Jewel/Topaz, an
     ///   ISO 14443-B tag without ISO-DEP).
     public static func connect(
         to target: TargetInfo, on reader: any NFCReader, commandTimeout: Duration = .seconds(1)
     ) async throws(NFCTagError) -> NFCTag {
-        let identity = await ChipIdentification.identify(target, on: reader)
+        // Every NDEF operation runs its platform's detection procedure, so identification
+        // need not read the CC as well.
+        let identity = await ChipIdentification.identify(target, on: reader, probesNDEF: false)
         switch target {
         case .iso14443A(let a) where a.supportsISODEP && (identity.model.hasPrefix("MIFARE DESFire") || identity.model.hasPrefix("MIFARE Plus")):
             // As CoreNFC does: DESFire and Plus are MIFARE tags that also take APDUs
