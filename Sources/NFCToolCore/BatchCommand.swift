@@ -241,29 +241,19 @@ struct BatchCommand: ToolCommand {
             let next = (try? ledger.stats().nextCounter) ?? nil
             for i in 0..<shown {
                 let counter = usesCounter ? max(start, next ?? start) + i : nil
-                let message = (try? build(sampleUID, counter)).map(Self.describe) ?? "(cannot build)"
+                let message = (try? build(sampleUID, counter)).map(BatchCoordinator.describe) ?? "(cannot build)"
                 lines.append("tag \(i + 1)\(counter.map { " (n = \($0))" } ?? ""): \(message)")
             }
             lines.append("({uid} shown for the sample UID \(Hex.encode(sampleUID, uppercase: true)); nothing was written)")
         case .manifest(let rows, _, let build):
             let done = (try? ledger.doneRows()) ?? []
             for row in rows.filter({ !done.contains($0.index) }).prefix(shown) {
-                let message = (try? build(row, sampleUID)).map(Self.describe) ?? "(cannot build)"
+                let message = (try? build(row, sampleUID)).map(BatchCoordinator.describe) ?? "(cannot build)"
                 lines.append("row \(row.index + 1) (line \(row.line)): \(message)")
             }
             lines.append("(\(done.count) row\(done.count == 1 ? "" : "s") already done in the ledger; nothing was written)")
         }
         for line in lines { context.io.printLine(line) }
-    }
-
-    static func describe(_ message: NDEFMessage) -> String {
-        message.records.map { record -> String in
-            switch try? record.content() {
-            case .uri(let uri)?: "URI \(uri)"
-            case .text(let text)?: "Text \"\(text.text)\""
-            default: "\(record.typeNameFormat) record"
-            }
-        }.joined(separator: "; ")
     }
 
     static func seconds(_ d: Duration) -> Double {

@@ -154,11 +154,11 @@ struct ScanReport: Encodable {
 
     /// The block a person reads.
     var text: String {
-        var lines = ["Tag on \(reader)", "  technology: \(technology)", "  UID:        \(spaced(uid))"]
-        if let atqa { lines.append("  ATQA:       \(spaced(atqa))") }
+        var lines = ["Tag on \(reader)", "  technology: \(technology)", "  UID:        \(spacedHex(uid))"]
+        if let atqa { lines.append("  ATQA:       \(spacedHex(atqa))") }
         if let sak { lines.append("  SAK:        \(sak)") }
-        if let ats { lines.append("  ATS:        \(spaced(ats))") }
-        if let pmm { lines.append("  PMm:        \(spaced(pmm))") }
+        if let ats { lines.append("  ATS:        \(spacedHex(ats))") }
+        if let pmm { lines.append("  PMm:        \(spacedHex(pmm))") }
         if let systemCode { lines.append("  system:     \(systemCode)") }
         lines.append("  model:      \(model) (\(platform)\(memoryBytes.map { ", \($0) bytes" } ?? ""))")
         lines.append("  NDEF:       \(ndef.map { $0 ? "yes" : "no" } ?? "unknown")")
@@ -168,12 +168,5 @@ struct ScanReport: Encodable {
     /// One line for `--continuous`.
     var line: String {
         "\(event ?? "found") \(technology) \(uid) \(model)\(ndef == true ? " NDEF" : "")\n"
-    }
-
-    private func spaced(_ hex: String) -> String {
-        stride(from: 0, to: hex.count, by: 2).map { i -> String in
-            let start = hex.index(hex.startIndex, offsetBy: i)
-            return String(hex[start..<hex.index(start, offsetBy: 2)])
-        }.joined(separator: " ")
     }
 }

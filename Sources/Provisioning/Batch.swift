@@ -182,8 +182,9 @@ public actor BatchCoordinator {
     /// Counts a tag refused before any write.
     func skipped() { summary.skipped += 1 }
 
-    /// `URI https://…`, `Text "…"`, or the record types.
-    static func describe(_ message: NDEFMessage) -> String {
+    /// `URI https://…`, `Text "…"`, or the record types: how the ledger and the operator see a
+    /// message.
+    public static func describe(_ message: NDEFMessage) -> String {
         message.records.map { record -> String in
             switch try? record.content() {
             case .uri(let uri)?: "URI \(uri)"
