@@ -53,15 +53,8 @@ extension Type2Tag {
         guard let profile else {
             throw NFCTagError(.notSupported, "the chip model is unknown, so are its configuration pages")
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try await read(page: profile.configurationPage)
-        } catch where password == nil && (error.readerError?.code == .nak || error.readerError?.code == .authenticationFailed) {
-            throw NFCTagError(
-                .passwordRequired, at: profile.configurationPage * Type2Command.pageSize,
-                "the configuration pages are read-protected: the tag's password is needed")
-        }
-        return try Type2Configuration(bytes: bytes, page: profile.configurationPage)
+        var cache = Type2PageCache()
+        return try await cache.configuration(profile, on: self)
     }
 
     /// Throws ``NFCTagError/Code/passwordRequired`` (before anything is written) when a page

@@ -149,7 +149,7 @@ public actor BatchCoordinator {
             uidsThisRun.insert(hex)
             return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
         case .manifest(let rows, let byUID, let build):
-            let free = rows.filter { !doneRows.contains($0.index) && !claimedRows.contains($0.index) }
+            let free = rows.lazy.filter { !self.doneRows.contains($0.index) && !self.claimedRows.contains($0.index) }
             let row = byUID ? free.first { $0.value("uid")?.uppercased() == hex } : free.first
             guard let row else {
                 return .failure(SkipReason(byUID ? "no manifest row for this UID" : "the manifest has no row left"))
