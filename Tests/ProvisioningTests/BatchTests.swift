@@ -174,8 +174,8 @@ final class EventLog: Sendable {
 struct BatchTearingSweepTests {
     @Test("for every cut point k of the first tag's sequence: the ledger says done only for a tag that holds its message; a failed tag holds no half message; the run goes on")
     func sweep() async throws {
-        // The commands one tag costs: identification 2, detection 1, CFG 1, 12 WRITEs, verify 1
-        // (docs/benchmarks.md); k = 18 cuts nothing.
+        // The commands one tag costs: identification (GET_VERSION) 1, detection 1, CFG 1,
+        // 12 WRITEs, verify 1 = 16 (docs/benchmarks.md); k = 17 and 18 cut nothing.
         let total = 17
         var outcomes: [String: Int] = [:]
         for k in 1...(total + 1) {
