@@ -78,7 +78,7 @@ struct VerifyCommand: ToolCommand {
                 throw .dataError("\(ndefPath) is not an NDEF message: \(error)")
             }
         }
-        let connection = connection ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let connection = TagCommandSupport.connection(connection, context.environment)
         let (url, readOnly, model) = (self.url, self.readOnly, self.model)
         let checks = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (tag, _) async throws(CommandError) -> [Check] in
