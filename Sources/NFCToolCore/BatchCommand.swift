@@ -300,7 +300,7 @@ final class BatchProgress: Sendable {
         case .done(let reader, let uid, let summary):
             let (done, failed) = counts.withLock { $0.done += 1; return ($0.done, $0.failed) }
             let rate = Double(done) / max(BatchCommand.seconds(ContinuousClock.now - started), 0.001)
-            io.printErrorLine("[\(reader)] \(done)\(total.map { "/\($0)" } ?? "") done \(uid): \(summary) (\(failed) failed, \(String(format: "%.1f", rate)) tags/s)")
+            io.printErrorLine("[\(reader)] \(done)\(total.map { "/\($0)" } ?? "") done \(uid): \(TerminalSafeText.escaping(summary, newlines: .escape)) (\(failed) failed, \(String(format: "%.1f", rate)) tags/s)")
         case .failed(let reader, let uid, let error):
             counts.withLock { $0.failed += 1 }
             io.printErrorLine("[\(reader)] FAILED \(uid): \(error)")

@@ -124,11 +124,11 @@ struct VerifyCommand: ToolCommand {
         } else {
             for check in checks {
                 if check.ok {
-                    context.io.printLine("ok        \(check.check): \(check.found)")
+                    context.io.printLine("ok        \(check.check): \(TerminalSafeText.escaping(check.found, newlines: .escape))")
                 } else {
                     context.io.printLine("MISMATCH  \(check.check)")
-                    context.io.printLine("  expected: \(check.expected)")
-                    context.io.printLine("  found:    \(check.found)")
+                    context.io.printLine("  expected: \(TerminalSafeText.escaping(check.expected, newlines: .escape))")
+                    context.io.printLine("  found:    \(TerminalSafeText.escaping(check.found, newlines: .escape))")
                 }
             }
         }

@@ -214,7 +214,7 @@ struct WatchReport: Encodable, Sendable {
             } else {
                 what = "empty"
             }
-            text = "arrived \(uid) \(model) (\(type)): \(what)"
+            text = "arrived \(uid) \(model) (\(type)): \(TerminalSafeText.escaping(what, newlines: .escape))"
         }
         return (text.count > HelpFormatter.screenWidth ? String(text.prefix(HelpFormatter.screenWidth - 1)) + "…" : text) + "\n"
     }
