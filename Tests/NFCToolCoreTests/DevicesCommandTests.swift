@@ -1,5 +1,6 @@
 import Foundation
 import LibNFC
+import NFCKit
 import Testing
 @testable import NFCToolCore
 
@@ -37,8 +38,8 @@ struct DevicesCommandTests {
 @Suite("What nfctool devices prints for readers")
 struct DevicesReportTests {
     static let readers = [
-        DeviceDescription(name: "ACS / ACR122U PICC Interface", connectionString: "acr122_usb:001:004"),
-        DeviceDescription(name: nil, connectionString: "pn532_uart:/dev/ttyUSB0"),
+        NFCReaderDescription(name: "ACS / ACR122U PICC Interface", connectionString: "acr122_usb:001:004"),
+        NFCReaderDescription(name: nil, connectionString: "pn532_uart:/dev/ttyUSB0"),
     ]
 
     @Test("text: one entry per reader, with its name and connection string")
