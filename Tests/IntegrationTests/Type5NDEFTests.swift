@@ -10,7 +10,7 @@ import VirtualTags
 /// the simulator is the only reader these run on.
 @Suite("Type 5 NDEF on a virtual ICODE SLIX2")
 struct Type5NDEFTests {
-    static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x18, 0x53, 0x49, 0x4D, 0x05]
+    static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x05]
     static let identity = ChipIdentity(model: "ICODE SLIX2", platform: "Type 5", memoryBytes: 320)
     static let fresh = Array(ICodeSLIX2(uid: uid).memory)
 
@@ -82,7 +82,7 @@ struct Type5NDEFTests {
         #expect(try await tag.dataStorageFormatIdentifier() == 0x11)
         #expect(try await tag.applicationFamilyIdentifier() == 0x22)
         #expect(tag.icManufacturerCode == 0x04)
-        #expect(tag.icSerialNumber == Bytes([0x01, 0x18, 0x53, 0x49, 0x4D, 0x05]))
+        #expect(tag.icSerialNumber == Bytes([0x01, 0x08, 0x53, 0x49, 0x4D, 0x05]))
         // Addressed, high data rate: flags 22, then the UID least significant byte first.
         let first = await reader.withField { $0.trace.first?.command }
         #expect(first == [0x22, 0x2B] + Self.uid.reversed())
