@@ -178,6 +178,28 @@ struct Type5NDEFTests {
         #expect(try await tag.readNDEF() == .empty)
     }
 
+    /// Android's NFC stack formats an ICODE SLIX2 with MLEN = blocks × block size / 8 = `28`
+    /// (AOSP `rw_i93.cc`), an area that takes in the counter block 79 and runs 4 bytes past the
+    /// memory; its detection (`rw_t5t.cc`) takes the area from MLEN alone. NFCKit cuts the area
+    /// at the SLIX2's user memory, so such a tag offers the same 308 bytes as one with MLEN `27`
+    /// and a full message never writes the counter block.
+    @Test("a SLIX2 formatted as Android does (MLEN 28h): capacity 308, a full message leaves the counter block alone")
+    func androidFormattedSLIX2() async throws {
+        var memory = Self.fresh
+        memory.replaceSubrange(0..<4, with: [0xE1, 0x40, 0x28, 0x01])
+        let (reader, tag) = try await Self.open(ICodeSLIX2(uid: Self.uid, memory: memory))
+        #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 308, messageLength: 0))
+        let full = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/" + String(repeating: "f", count: 288))])
+        #expect(try full.encoded().count == 308)
+        let tooBig = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/" + String(repeating: "f", count: 289))])
+        await #expect(throws: NFCTagError.self) { try await tag.writeNDEF(tooBig) }
+        try await tag.writeNDEF(full)
+        let stored = await reader.withField { field in (field.currentTag as? ICodeSLIX2)?.memory ?? [] }
+        #expect(stored.count == 320)
+        #expect(Array(stored.suffix(4)) == [0x00, 0x00, 0x00, 0x00])
+        #expect(try await tag.readNDEF() == full)
+    }
+
     /// Blank (formatted) SLIX2, 20-byte message: TLV `03 14` + 20 bytes + `FE` = 23 bytes at
     /// 4…26, blocks 1–6. READ SINGLE 0, READ MULTIPLE 1–8; the tag reads empty already (`03 00`),
     /// so no zero-length write is needed: WRITE 2…6 then WRITE 1 (the length) last; read-back
