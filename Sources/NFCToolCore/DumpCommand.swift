@@ -65,7 +65,7 @@ struct DumpCommand: ToolCommand {
         if writesBinary, outputPath == nil, context.io.isStandardOutputTerminal {
             throw .usage("--binary would write raw bytes to the terminal: pass --output FILE or redirect standard output")
         }
-        let connection = connection ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let connection = TagCommandSupport.connection(connection, context.environment)
         let keys = self.keys + Self.defaultClassicKeys
         let dump = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (tag, reader) async throws(CommandError) -> TagDump in

@@ -35,7 +35,7 @@ struct InfoCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = connection ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let connection = TagCommandSupport.connection(connection, context.environment)
         let report = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (tag, reader) async throws(CommandError) -> TagInfoReport in
             await TagInfoReport.inspect(tag, reader: reader, connection: connection)
