@@ -89,8 +89,10 @@ struct USBReaderID: Sendable, Hashable {
     let product: String
     let name: String
 
-    /// The USB readers libnfc drives (pn53x_usb and acr122_usb); the same list as
-    /// Scripts/udev/99-nfckit.rules.
+    /// The USB readers libnfc 1.8.0 drives: the device tables of its `pn53x_usb` driver
+    /// (`pn53x_usb_model` list) and its `acr122_usb` driver (ACR122, Touchatag, ACR1222); the
+    /// same list as Scripts/udev/99-nfckit.rules. libnfc's own `contrib/udev/93-pn53x.rules`
+    /// lacks the ACR1222 (`072f:2214`).
     static let known: [USBReaderID] = [
         USBReaderID(vendor: "04cc", product: "0531", name: "Philips/NXP PN531"),
         USBReaderID(vendor: "054c", product: "0193", name: "Sony PN531"),
@@ -101,6 +103,7 @@ struct USBReaderID: Sendable, Hashable {
         USBReaderID(vendor: "054c", product: "02e1", name: "Sony RC-S360"),
         USBReaderID(vendor: "072f", product: "2200", name: "ACS ACR122U"),
         USBReaderID(vendor: "072f", product: "90cc", name: "Touchatag (ACR122U)"),
+        USBReaderID(vendor: "072f", product: "2214", name: "ACS ACR1222"),
     ]
 }
 

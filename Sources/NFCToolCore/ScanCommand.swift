@@ -118,6 +118,8 @@ struct ScanReport: Encodable {
     var atqa: String?
     var sak: String?
     var ats: String?
+    var applicationData: String?
+    var protocolInfo: String?
     var pmm: String?
     var systemCode: String?
     var model: String
@@ -140,6 +142,10 @@ struct ScanReport: Encodable {
             atqa = String(format: "%04X", a.atqaValue)  // as nfc-list shows it: NTAG 0044
             sak = Hex.encode([a.sak], uppercase: true)
             ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
+        case .iso14443B(let b):
+            // The ATQB fields, as nfc-list shows them.
+            applicationData = Hex.encode(b.applicationData, uppercase: true)
+            protocolInfo = Hex.encode(b.protocolInfo, uppercase: true)
         case .felica(let f):
             pmm = Hex.encode(f.pmm, uppercase: true)
             systemCode = f.systemCode.map { String(format: "%04X", $0) }
@@ -153,6 +159,8 @@ struct ScanReport: Encodable {
         if let atqa { lines.append("  ATQA:       \(spacedHex(atqa))") }
         if let sak { lines.append("  SAK:        \(sak)") }
         if let ats { lines.append("  ATS:        \(spacedHex(ats))") }
+        if let applicationData { lines.append("  app data:   \(spacedHex(applicationData))") }
+        if let protocolInfo { lines.append("  protocol:   \(spacedHex(protocolInfo))") }
         if let pmm { lines.append("  PMm:        \(spacedHex(pmm))") }
         if let systemCode { lines.append("  system:     \(systemCode)") }
         lines.append("  model:      \(model) (\(platform)\(memoryBytes.map { ", \($0) bytes" } ?? ""))")

@@ -293,7 +293,7 @@ struct InspectionCommandTests {
 
     @Test("dump of the other platforms: blocks or files", arguments: [
         ("felica-lite-s", "FeliCa Lite-S 01 2E 53 49 4D 00 00 01: 23 blocks"),
-        ("slix2", "ICODE SLIX2 E0 04 01 18 53 49 4D 01: 80 blocks, 80 readable"),
+        ("slix2", "ICODE SLIX2 E0 04 01 08 53 49 4D 01: 80 blocks, 80 readable"),
         ("type4", "NFC Forum Type 4 tag 04 53 49 4D 00 00 01: 2 files, 2 readable"),
     ])
     func dumpOthers(model: String, header: String) throws {
@@ -473,6 +473,21 @@ struct InspectionCommandTests {
         for reader in USBReaderID.known {
             #expect(text.contains("ATTRS{idVendor}==\"\(reader.vendor)\", ATTRS{idProduct}==\"\(reader.product)\", GROUP=\"plugdev\", MODE=\"0660\", TAG+=\"uaccess\""))
         }
+    }
+
+    @Test("doctor and the udev rule know exactly the USB readers libnfc 1.8.0's drivers list (ACR1222 included)")
+    func knownReadersMatchLibNFCDriverTables() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let fixture = try String(contentsOf: root.appendingPathComponent("Fixtures/libnfc/usb-readers-1.8.0.txt"), encoding: .utf8)
+        let libnfc = Set(fixture.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: " ").first.map(String.init) })
+        #expect(libnfc.count == 10)
+        #expect(Set(USBReaderID.known.map { "\($0.vendor):\($0.product)" }) == libnfc)
+        let rules = try String(contentsOf: root.deletingLastPathComponent().appendingPathComponent("Scripts/udev/99-nfckit.rules"), encoding: .utf8)
+        let ruleIDs = Set(rules.split(separator: "\n").filter { $0.hasPrefix("ATTRS{idVendor}") }.map { line -> String in
+            let quoted = line.split(separator: "\"")
+            return quoted.count > 3 ? "\(quoted[1]):\(quoted[3])" : String(line)
+        })
+        #expect(ruleIDs == libnfc)
     }
 
     // MARK: - robustness
