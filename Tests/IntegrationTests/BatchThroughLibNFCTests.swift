@@ -10,7 +10,7 @@ import VirtualTags
 
 /// Batch provisioning through real libnfc and the PN532 emulator handing out a stack of
 /// stickers: each deselect takes the tag away and brings the next, as an operator would.
-@Suite("Batch provisioning through real libnfc and the PN532 emulator", .serialized)
+@Suite("Batch provisioning through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct BatchThroughLibNFCTests {
     @Test("a stack of 5 NTAG215 in tag files: each written, verified and recorded; the files hold exactly the ledger's data")
     func stack() async throws {

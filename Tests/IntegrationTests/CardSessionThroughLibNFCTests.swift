@@ -6,7 +6,7 @@ import Testing
 
 /// `NFCCardSession` over real libnfc target mode against the PN532 emulator's virtual external
 /// reader: the events in order, and the refusals.
-@Suite("NFCCardSession through real libnfc target mode", .serialized)
+@Suite("NFCCardSession through real libnfc target mode", .serialized, .timeLimit(.minutes(10)))
 struct CardSessionThroughLibNFCTests {
     @Test("events: readerDetected, one received per APDU, readerDeselected, then sessionInvalidated on invalidate")
     func eventSequence() async throws {

@@ -7,7 +7,7 @@ import VirtualTags
 /// NDEF on MIFARE Classic (AN1304/AN1305, MAD of AN10787) over the reader seam against the
 /// virtual MIFARE Classic 1K in the simulator: detection, read, write, lock, format, tear
 /// safety and "no WRITE before every check passes", asserted on the field's command trace.
-@Suite("MIFARE Classic NDEF on a virtual MIFARE Classic 1K")
+@Suite("MIFARE Classic NDEF on a virtual MIFARE Classic 1K", .timeLimit(.minutes(10)))
 struct ClassicNDEFTests {
     static let uid: [UInt8] = [0xDE, 0xAD, 0xBE, 0xEF]
     static let identity = ChipIdentity(model: "MIFARE Classic 1K", platform: "MIFARE Classic", memoryBytes: 1024)
@@ -457,7 +457,7 @@ struct ClassicNDEFTests {
 
 /// MIFARE Classic 4K (MAD2, sectors 32–39 of 16 blocks) against a memory image behind the
 /// reader seam: the virtual cards model the 1K only.
-@Suite("MIFARE Classic NDEF on a 4K memory image (MAD2)")
+@Suite("MIFARE Classic NDEF on a 4K memory image (MAD2)", .timeLimit(.minutes(10)))
 struct Classic4KNDEFTests {
     static let identity = ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic", memoryBytes: 4096)
 

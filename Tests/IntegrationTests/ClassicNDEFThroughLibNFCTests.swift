@@ -11,7 +11,7 @@ import VirtualTags
 /// "firmware", READ/WRITE through InDataExchange), and interoperability: a card formatted and
 /// written here is read by libfreefare's `mifare-classic-read-ndef`, an independent
 /// implementation of AN1304 over libnfc.
-@Suite("MIFARE Classic NDEF through real libnfc and the PN532 emulator", .serialized)
+@Suite("MIFARE Classic NDEF through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct ClassicNDEFThroughLibNFCTests {
     /// A 20-byte URI message.
     static func url() throws -> NDEFMessage {
@@ -107,12 +107,9 @@ struct ClassicNDEFThroughLibNFCTests {
         emulator.stop()
     }
 
-    @Test("libfreefare's mifare-classic-read-ndef finds the MAD and the NDEF message of a card formatted and written here")
+    @Test("libfreefare's mifare-classic-read-ndef finds the MAD and the NDEF message of a card formatted and written here", ExternalTool.mifareClassicReadNDEF.trait)
     func libfreefareReadsOurCard() async throws {
-        guard let tool = Executables.libnfcTool("mifare-classic-read-ndef") else {
-            Issue.record("mifare-classic-read-ndef is not installed (apt-get install libfreefare-bin)")
-            return
-        }
+        let tool = try ExternalTool.mifareClassicReadNDEF.require()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("classic.json").path
@@ -134,12 +131,9 @@ struct ClassicNDEFThroughLibNFCTests {
         #expect([UInt8](extracted) == (try message.encoded()))
     }
 
-    @Test("a transport card written by libfreefare's mifare-classic-write-ndef reads back here")
+    @Test("a transport card written by libfreefare's mifare-classic-write-ndef reads back here", ExternalTool.mifareClassicWriteNDEF.trait)
     func weReadLibfreefareCard() async throws {
-        guard let tool = Executables.libnfcTool("mifare-classic-write-ndef") else {
-            Issue.record("mifare-classic-write-ndef is not installed (apt-get install libfreefare-bin)")
-            return
-        }
+        let tool = try ExternalTool.mifareClassicWriteNDEF.require()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("classic.json").path

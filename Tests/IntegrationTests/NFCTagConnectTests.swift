@@ -5,7 +5,7 @@ import VirtualTags
 
 /// Every simulated model becomes the ``NFCTag`` case of its command set, named as identification
 /// names it.
-@Suite("NFCTag.connect on every simulated model")
+@Suite("NFCTag.connect on every simulated model", .timeLimit(.minutes(10)))
 struct NFCTagConnectTests {
     @Test("each model maps to its case and model name", arguments: [
         ("ntag213", "miFare", "NTAG213", "Type 2"),

@@ -10,7 +10,7 @@ import Testing
 /// ``PlanningReader``: every platform's write-class commands are held back and answered, reads
 /// pass through; asserted with a ``TracingReader`` underneath (what really reached the reader)
 /// and through libnfc with the PN532 emulator's frame trace.
-@Suite("PlanningReader: --plan sends no write command on any platform")
+@Suite("PlanningReader: --plan sends no write command on any platform", .timeLimit(.minutes(10)))
 struct PlanningReaderTests {
     /// `connection` opened, traced, planned, polled and connected.
     static func open(_ connection: String) async throws -> (NFCTag, PlanningReader, TracingReader) {

@@ -8,7 +8,7 @@ import VirtualTags
 
 /// Reader sessions against the in-process simulator: stacks of tags presented in turn, faults,
 /// timeouts, cancellation and the one-session-per-reader rule.
-@Suite("Reader sessions on the simulator")
+@Suite("Reader sessions on the simulator", .timeLimit(.minutes(10)))
 struct SessionSimulatorTests {
     static let url = "https://example.com/session"
 
@@ -65,9 +65,11 @@ struct SessionSimulatorTests {
         #expect(await tags.wait(forCount: 1))
         try await session.restartPolling()
         #expect(await !tags.wait(forCount: 2, within: .milliseconds(700)))
-        // Taken away long enough for an empty poll, then brought back.
+        // Taken away until the session has polled the empty field (the event, not a duration),
+        // then brought back.
+        let emptyBefore = await reader.emptyPollCount
         await reader.withField { $0.removeTag() }
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(await eventuallyAsync(within: .seconds(30)) { await reader.emptyPollCount > emptyBefore }, "no empty poll")
         let entry = try #require(TagModel.named("ntag215"))
         await reader.withField { $0.present(entry.make(entry.defaultUID, TagModelOptions())) }
         #expect(await tags.wait(forCount: 2))

@@ -7,7 +7,7 @@ import VirtualTags
 /// Type 2 NDEF over the reader seam against virtual NTAG21x chips in the simulator: detection,
 /// read, write, tear safety and "no write before every check passes", asserted on the field's
 /// command trace.
-@Suite("Type 2 NDEF on virtual NTAG21x")
+@Suite("Type 2 NDEF on virtual NTAG21x", .timeLimit(.minutes(10)))
 struct Type2NDEFTests {
     static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
 

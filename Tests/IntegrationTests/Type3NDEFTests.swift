@@ -7,7 +7,7 @@ import VirtualTags
 /// Type 3 NDEF over the reader seam against a virtual FeliCa Lite-S in the simulator:
 /// detection, read, write, lock, format, "no write before every check passes" and tear safety,
 /// asserted on the field's command trace.
-@Suite("Type 3 NDEF on a virtual FeliCa Lite-S")
+@Suite("Type 3 NDEF on a virtual FeliCa Lite-S", .timeLimit(.minutes(10)))
 struct Type3NDEFTests {
     static let idm: [UInt8] = [0x01, 0x2E, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
 

@@ -8,7 +8,7 @@ import VirtualTags
 /// detection, read, write, lock, format, "no write before every check passes" and tear safety,
 /// asserted on the field's command trace. libnfc's PN532 driver cannot inventory ISO 15693, so
 /// the simulator is the only reader these run on.
-@Suite("Type 5 NDEF on a virtual ICODE SLIX2")
+@Suite("Type 5 NDEF on a virtual ICODE SLIX2", .timeLimit(.minutes(10)))
 struct Type5NDEFTests {
     static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x18, 0x53, 0x49, 0x4D, 0x05]
     static let identity = ChipIdentity(model: "ICODE SLIX2", platform: "Type 5", memoryBytes: 320)

@@ -5,7 +5,7 @@ import NFCCore
 /// Capability container and TLV area parsing (NFC Forum Type 5 Tag 1.0, 4.3–4.4), ISO 15693
 /// Get system information decoding and error codes (ISO/IEC 15693-3, Table 7), on the ICODE
 /// SLIX2 image (SL2S2602: 80 blocks of 4 bytes, CC `E1 40 27 01`) and on malformed images.
-@Suite("Type 5 CC, TLV and ISO 15693 answer parsing")
+@Suite("Type 5 CC, TLV and ISO 15693 answer parsing", .timeLimit(.minutes(5)))
 struct Type5ParsingTests {
     /// Memory of `size` bytes starting with `prefix`, zeros after.
     static func image(_ prefix: [UInt8], size: Int = 320) -> [UInt8] {

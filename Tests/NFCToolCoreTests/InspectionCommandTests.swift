@@ -5,7 +5,7 @@ import Testing
 
 /// The inspection and set-up commands: info, dump, verify, apdu, doctor. Help texts in whole,
 /// then each command as a user runs it (the built nfctool) against the simulator.
-@Suite("nfctool info, dump, verify, apdu and doctor")
+@Suite("nfctool info, dump, verify, apdu and doctor", .timeLimit(.minutes(5)))
 struct InspectionCommandTests {
     static let infoHelp = """
         OVERVIEW: Show a tag's identifiers, chip, NDEF state, locks and protection.

@@ -10,7 +10,7 @@ import VirtualTags
 
 /// Batch provisioning on simulated stacks of tags: every tag gets its own data, the ledger
 /// holds exactly what the tags hold, counters and rows are never used twice.
-@Suite("Batch provisioning on the simulator")
+@Suite("Batch provisioning on the simulator", .timeLimit(.minutes(5)))
 struct BatchTests {
     /// What every tag handed out by `reader` holds now, by UID.
     static func messages(_ reader: SimulatedReader) async -> [String: NDEFMessage] {
@@ -127,7 +127,9 @@ struct BatchTests {
         await withTaskGroup(of: Void.self) { group in
             for worker in workers { group.addTask { await worker.run() } }
             group.addTask {
-                while await coordinator.summary.done < 8 { try? await Task.sleep(for: .milliseconds(20)) }
+                // Bounded: a worker that never finishes fails the count below instead of hanging.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while await coordinator.summary.done < 8 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
                 await coordinator.stop("both stacks done")
             }
         }
@@ -170,7 +172,7 @@ final class EventLog: Sendable {
     var all: [BatchEvent] { events.withLock { $0 } }
 }
 
-@Suite("Batch: a tag pulled away at every step of its sequence")
+@Suite("Batch: a tag pulled away at every step of its sequence", .timeLimit(.minutes(5)))
 struct BatchTearingSweepTests {
     @Test("for every cut point k of the first tag's sequence: the ledger says done only for a tag that holds its message; a failed tag holds no half message; the run goes on")
     func sweep() async throws {

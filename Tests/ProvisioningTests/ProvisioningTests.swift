@@ -6,7 +6,7 @@ import Testing
 private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures/manifests")
 
-@Suite("SHA-256 and HMAC against published vectors")
+@Suite("SHA-256 and HMAC against published vectors", .timeLimit(.minutes(5)))
 struct SHA256Tests {
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
@@ -32,7 +32,7 @@ struct SHA256Tests {
     }
 }
 
-@Suite("Provisioning templates")
+@Suite("Provisioning templates", .timeLimit(.minutes(5)))
 struct TemplateTests {
     static let uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
 
@@ -71,7 +71,7 @@ struct TemplateTests {
     }
 }
 
-@Suite("Manifests: CSV and JSONL")
+@Suite("Manifests: CSV and JSONL", .timeLimit(.minutes(5)))
 struct ManifestTests {
     @Test("the CSV and JSONL fixtures give the same rows, in field order, empty values left out")
     func fixturesAgree() throws {
@@ -141,7 +141,7 @@ struct ManifestTests {
     }
 }
 
-@Suite("The provisioning ledger (SQLite, WAL)")
+@Suite("The provisioning ledger (SQLite, WAL)", .timeLimit(.minutes(5)))
 struct LedgerTests {
     static func attempt(_ ledger: Ledger, run: Int64, uid: String, row: Int? = nil, counter: Int? = nil, status: String = "done") -> LedgerAttempt {
         LedgerAttempt(

@@ -5,7 +5,7 @@ import Testing
 
 @testable import VirtualTags
 
-@Suite("Outside data never traps")
+@Suite("Outside data never traps", .timeLimit(.minutes(5)))
 struct RobustnessTests {
     @Test("a known Type 2 command of the wrong length gets no answer", arguments: [
         (UInt8(0x60), 1), (0x30, 2), (0x3A, 3), (0xA2, 6), (0xA0, 2), (0x39, 2), (0x1B, 5), (0x3C, 2),
