@@ -434,6 +434,18 @@ struct ClassicNDEFTests {
         #expect(outcomes["read-only"] ?? 0 >= 1)
     }
 
+    @Test("tearing a forced format over a message at every cut leaves the old message or an empty one")
+    func tearingForcedFormat() async throws {
+        let old = try Self.message(ofSize: 200)
+        let initial = Self.card(Self.formattedMemory(message: try old.encoded())).tagState
+        let outcomes = try await TearingSweep.run(
+            "classic forced format", initial: initial, makeTag: Self.sweepTag,
+            operation: { tag throws(NFCTagError) in try await tag.format(force: true) },
+            classify: TearingSweep.messageClassifier(old: old, new: .empty))
+        #expect(outcomes["empty"] ?? 0 >= 1)
+        #expect(outcomes["old"] ?? 0 >= 1)
+    }
+
     @Test("tearing a format at every command leaves a card that is not NDEF yet (and formats when forced) or empty NDEF")
     func tearingFormat() async throws {
         let initial = Self.card().tagState

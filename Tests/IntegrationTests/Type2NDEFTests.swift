@@ -198,7 +198,7 @@ struct Type2NDEFTests {
             let start = await reader.commandCount
             await reader.withField { $0.faultPlan = FaultPlan(rfErrorOnCommands: [start + k]) }
             await #expect(throws: NFCTagError.self) { try await tag.writeNDEF(new) }
-            guard let state = await Self.state(reader) else { return }
+            let state = try #require(await Self.state(reader), "no chip state after k = \(k)")
             let (_, again) = try await Self.open(.ntag213, state: state)
             let read = try await again.readNDEF()
             #expect(read == old || read == .empty || read == new, "k = \(k)")

@@ -490,6 +490,18 @@ struct Type3NDEFTests {
         #expect(outcomes["locked"] ?? 0 > 0)
     }
 
+    @Test("a forced format over a message torn at any cut leaves the old message, WriteF 0F, or an empty one")
+    func tearingForcedFormat() async throws {
+        let old = try Self.url("https://old.example/" + String(repeating: "o", count: 40))
+        let initial = Self.chip(storing: try old.encoded()).tagState
+        let outcomes = try await TearingSweep.run(
+            "Type 3 forced format", initial: initial, modulations: [.felica212], makeTag: Self.makeTag,
+            operation: { tag throws(NFCTagError) in try await tag.format(force: true) },
+            classify: Self.writeClassifier(old: old, new: .empty))
+        #expect(outcomes["new"] ?? 0 > 0)  // "new" is the empty message here
+        #expect(outcomes["old"] ?? 0 > 0 || outcomes["interrupted (WriteF 0F)"] ?? 0 > 0)
+    }
+
     @Test("a format torn after any command leaves a blank, SYS_OP-only or formatted tag")
     func tearingFormat() async throws {
         let initial = Self.blankChip().tagState

@@ -163,8 +163,9 @@ struct Type5ParsingTests {
         }
     }
 
-    @Test("arbitrary memory never traps the TLV parser")
+    @Test("arbitrary memory never traps the TLV parser: an area, or a typed error at an offset inside the memory")
     func noTrap() {
+        var parsed = 0, refused = 0
         var state: UInt64 = 0x5EED
         for _ in 0..<3000 {
             var bytes: [UInt8] = [0xE1, 0x40]
@@ -174,8 +175,17 @@ struct Type5ParsingTests {
                 state = state &* 6364136223846793005 &+ 1442695040888963407
                 bytes.append(UInt8(truncatingIfNeeded: state >> 33))
             }
-            _ = try? Type5TLVArea.parse(memory: bytes)
+            do {
+                _ = try Type5TLVArea.parse(memory: bytes)
+                parsed += 1
+            } catch {
+                refused += 1
+                #expect(!error.reason.isEmpty)
+                if let offset = error.offset { #expect((0...bytes.count).contains(offset), "offset \(offset) of \(bytes.count) bytes") }
+            }
         }
+        #expect(parsed + refused == 3000)
+        #expect(refused > 0)
     }
 
     // MARK: - ISO 15693 answers

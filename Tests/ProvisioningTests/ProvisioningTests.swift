@@ -128,15 +128,20 @@ struct ManifestTests {
         }
     }
 
-    @Test("random bytes never crash either parser")
+    @Test("random bytes never crash either parser: rows, or an error naming a line and column")
     func totality() {
         var generator = SeededGenerator(seed: 7)
         let alphabet = Array("{}[]\",:\\nu0123abc \r\n\t-.eE".unicodeScalars)
         for _ in 0..<3000 {
             let length = Int.random(in: 0..<40, using: &generator)
             let text = String(String.UnicodeScalarView((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
-            _ = try? Manifest.parseCSV(text)
-            _ = try? Manifest.parseJSONL(text)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count + 1
+            func check(_ error: ProvisioningInputError) {
+                #expect(!error.reason.isEmpty)
+                if let line = error.line { #expect(line >= 1 && line <= lines, "\(error)") }
+            }
+            do { _ = try Manifest.parseCSV(text) } catch { check(error) }
+            do { _ = try Manifest.parseJSONL(text) } catch { check(error) }
         }
     }
 }
