@@ -34,7 +34,7 @@ struct ClassicNDEFThroughLibNFCTests {
 
     /// The MIFARE commands the emulator saw through InDataExchange (`D4 40 01 <code>`).
     static func exchanges(_ emulator: EmulatorProcess, code: UInt8) -> Int {
-        emulator.trace.filter { $0.contains("> D4 40 01 \(Hex.encode([code])) ") }.count
+        emulator.trace.filter { $0.contains("> D4 40 01 \(Hex.encode([code]).uppercased()) ") }.count
     }
 
     @Test("format, query, write and read back through libnfc; the tag file holds the AN1304 layout")
