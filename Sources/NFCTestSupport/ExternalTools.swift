@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Testing
 
 /// Whether the tests run in CI (`CI=true` or `CI=1`): there an independent oracle or a libnfc tool
@@ -92,6 +92,8 @@ public struct ExternalTool: Sendable {
     public static let mifareClassicReadNDEF = program("mifare-classic-read-ndef", package: "libfreefare-bin")
     /// `mifare-classic-write-ndef` (libfreefare-bin).
     public static let mifareClassicWriteNDEF = program("mifare-classic-write-ndef", package: "libfreefare-bin")
+    /// `setpriv` (util-linux): runs a check as another user (`nobody`) when the tests run as root.
+    public static let setpriv = program("setpriv", package: "util-linux")
     /// Python with ndeflib (`import ndef`).
     public static let ndeflib = python(importing: "ndef", package: "ndeflib")
     /// Python with nfcpy (`import nfc`): `NFCPY_PYTHON` if set, else `python3`. nfcpy opens a
@@ -111,4 +113,11 @@ public struct MissingExternalTool: Error, CustomStringConvertible {
     public let message: String
     /// The message.
     public var description: String { message }
+}
+
+/// Runs `executable` with `arguments` as the unprivileged user `nobody` (uid and gid 65534, no
+/// supplementary groups) through `setpriv`: a root test run checks the paths a normal user takes.
+public func runAsNobody(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Double = 120) throws -> ToolRun {
+    try runTool(try ExternalTool.setpriv.require(), ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments,
+                environment: environment, timeout: timeout)
 }
