@@ -469,17 +469,18 @@ struct Type3NDEFTests {
         #expect(outcomes["new"] ?? 0 > 0)
     }
 
-    @Test("a lock torn after any command leaves the message readable, unlocked, soft-locked or locked")
+    @Test("a lock torn at any cut leaves the message readable and the tag unchanged, soft-locked (RWFlag 00) or locked; never changed yet read-write")
     func tearingLock() async throws {
         let message = try Self.url("https://www.example.com/abc")
         let initial = Self.chip(storing: try message.encoded()).tagState
         let outcomes = try await TearingSweep.run(
             "Type 3 lock", initial: initial, modulations: [.felica212], makeTag: Self.makeTag,
             operation: { tag throws(NFCTagError) in try await tag.writeLock() },
-            classify: { tag in
+            classifyState: { state, tag in
                 guard (try? await tag.readNDEF()) == message else { return "corrupt: message lost" }
+                if state == initial { return "unchanged" }
                 let status = try await tag.queryNDEFStatus().status
-                guard status == .readOnly else { return "unlocked" }
+                guard status == .readOnly else { return "corrupt: changed but reads read-write" }
                 // Whether S_PAD1 is still reachable through the read/write service 0009 (the
                 // Lite-S answers A8 for a read-only block): the MC written applies from power-on.
                 let type3 = try #require(tag as? Type3Tag)

@@ -559,17 +559,25 @@ struct Type5NDEFTests {
         #expect(outcomes["new", default: 0] >= 1 && outcomes["old", default: 0] >= 1)
     }
 
-    @Test("tearing sweep of writeLock: the message stays, read-write or read-only, never corrupt")
+    @Test("tearing sweep of writeLock: unchanged, or read-only with the message kept (a rerun completes); never half-locked while reading read-write")
     func tearingLock() async throws {
         let message = try Self.url("https://lock.example")
+        let initial = try Self.slix2(message: message).tagState
         let outcomes = try await TearingSweep.run(
-            "type 5 lock", initial: try Self.slix2(message: message).tagState, modulations: [.iso15693],
+            "type 5 lock", initial: initial, modulations: [.iso15693],
             makeTag: Self.makeTag, operation: { tag throws(NFCTagError) in try await tag.writeLock() },
-            classify: { tag in
+            classifyState: { state, tag in
                 guard try await tag.readNDEF() == message else { return "corrupt: message changed" }
-                return try await tag.queryNDEFStatus().status == .readOnly ? "old, read-only" : "old, read-write"
+                if state == initial { return "unchanged" }
+                guard try await tag.queryNDEFStatus().status == .readOnly else { return "corrupt: half-locked but reads read-write" }
+                try await tag.writeLock()
+                guard try await tag.queryNDEFStatus().status == .readOnly, try await tag.readNDEF() == message else {
+                    return "corrupt: a rerun does not complete the lock"
+                }
+                return "read-only, message kept"
             })
-        #expect(outcomes["old, read-only", default: 0] >= 1)
+        #expect(outcomes["read-only, message kept", default: 0] >= 1)
+        #expect(outcomes["unchanged", default: 0] >= 1)
         #expect(outcomes["commands"] == 82)
     }
 
