@@ -34,7 +34,7 @@ public enum NFCTag: Sendable {
                     ?? "the tag left the field during identification")
         }
         switch target {
-        case .iso14443A(let a) where a.supportsISODEP && (identity.model.hasPrefix("MIFARE DESFire") || identity.model.hasPrefix("MIFARE Plus")):
+        case .iso14443A(let a) where a.supportsISODEP && (identity.family == .desfire || identity.family == .mifarePlus):
             // As CoreNFC does: DESFire and Plus are MIFARE tags that also take APDUs
             // (``MiFareTag/sendMiFareISO7816Command(_:allowsPaymentApplications:)``).
             return .miFare(MiFareTag(reader: reader, target: a, identity: identity, commandTimeout: commandTimeout))

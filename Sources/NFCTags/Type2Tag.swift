@@ -185,14 +185,14 @@ public struct Type2Tag: NFCNDEFTag {
     ) {
         self.init(
             reader: reader, usesFastRead: Self.hasFastRead(identity),
-            profile: identity.platform == "Type 2" ? Type2ChipProfile.named(identity.model) : nil,
+            profile: identity.platform == .type2 ? Type2ChipProfile.named(identity.model) : nil,
             password: password, commandTimeout: commandTimeout)
     }
 
     /// Whether the identified chip has FAST_READ (NTAG21x, Ultralight EV1).
     public static func hasFastRead(_ identity: ChipIdentity) -> Bool {
-        identity.platform == "Type 2"
-            && (identity.model.hasPrefix("NTAG21") || identity.model.hasPrefix("MIFARE Ultralight EV1"))
+        identity.platform == .type2
+            && (identity.family == .ntag21x || identity.family == .ultralightEV1)
     }
 
     // MARK: - Commands
