@@ -228,4 +228,80 @@ struct BatchCommandTests {
         #expect(done.allSatisfy { $0.verified })
         #expect(attempts.filter { $0.status == "done" }.count >= 2)
     }
+
+    @Test(
+        "issue 18: one tag left on the reader, --count 2 --timeout 3: written once, never skipped, ends after its idle timeout with five lines",
+        arguments: ["sim:ntag215", "sim:ntag215?presence=field", "sim:ntag215?presence=none"])
+    func tagLeftOnReader(device: String) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = directory.appendingPathComponent("l.db").path
+        // The command from the issue, word for word but for the ledger's folder; the process is
+        // waited for with a deadline far beyond its idle timeout.
+        let run = try await runToolOffPool(
+            try Self.nfctool(), ["batch", "--device", device, "--url", "https://ex.io/{n}", "--count", "2", "--ledger", ledger, "--timeout", "3"],
+            environment: ProcessInfo.processInfo.environment, timeout: 90)
+        #expect(!run.timedOut, "nfctool batch did not end: \(run.output.prefix(600))")
+        #expect(run.status == 0, "\(run.output.prefix(600))")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "\(lines.prefix(12))")
+        #expect(lines.filter { $0.contains(" skipped 04") }.isEmpty)
+        #expect(lines.filter { $0.contains("done 0453494D000001") }.count == 1)
+        #expect(lines.filter { $0.contains("waiting for a tag") }.count == 2)
+        #expect(lines.contains { $0.hasPrefix("Batch: 1 done, 0 failed, 0 skipped in ") && $0.contains("(no new tag for 3 s)") }, "\(lines)")
+        let attempts = try Ledger(path: ledger).attempts()
+        #expect(attempts.map(\.uid) == ["0453494D000001"] && attempts.map(\.counter) == [1])
+    }
+
+    @Test("issue 18 through libnfc and the emulator: a tag left on the reader is written once and polled rarely; taken away and brought back it is refused once; the run ends after its idle timeout")
+    func tagLeftOnReaderThroughLibNFC() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tagFile = directory.appendingPathComponent("tags/0453494d000001.json").path
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tags"), withIntermediateDirectories: true)
+        let emulator = try EmulatorProcess(["--tag", "ntag215:\(tagFile)"])
+        defer { emulator.stop() }
+        let ledgerPath = directory.appendingPathComponent("l.db").path
+        let (process, errors, output) = try Self.start(
+            ["batch", "--device", emulator.connectionString, "--url", "https://ex.io/{n}", "--count", "2", "--ledger", ledgerPath, "--timeout", "3"],
+            environment: emulator.libnfcEnvironment, in: directory)
+        try await Self.waitFor("take 0453494D000001 away", count: 0, in: errors)
+        // The tag stays for a while: count the polls (InListPassiveTarget) meanwhile.
+        let polls = { emulator.trace.filter { $0.contains("> D4 4A") }.count }
+        let before = polls()
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await Task.sleep(for: .seconds(1))
+        let whileStaying = polls() - before
+        let stayed = clock.now - started
+        #expect(whileStaying <= Int(stayed / .milliseconds(100)) + 3, "\(whileStaying) polls in \(stayed)")
+        // Taken away until the batch has polled an empty field, then brought back.
+        _ = try emulator.control("remove")
+        let deadline = Date().addingTimeInterval(30)
+        let removedAt = polls()
+        let removed = clock.now
+        // Empty polls seen, and the debounce time (0.3 s) well passed: a wait that can only be
+        // longer on a loaded machine, never too short.
+        while polls() < removedAt + 4 || clock.now - removed < .seconds(1), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        _ = try emulator.control("present")
+        // The run ends by itself, after its idle timeout.
+        while process.isRunning, Date() < deadline.addingTimeInterval(30) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!process.isRunning, "nfctool batch did not end")
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        reap(process)
+        emulator.stop()
+        #expect(process.terminationStatus == 0)
+        let log = try String(contentsOf: errors, encoding: .utf8).split(separator: "\n")
+        #expect(log.count == 7, "\(log.prefix(12))")
+        #expect(log.filter { $0.contains("skipped 0453494D000001: already provisioned") }.count == 1, "\(log.prefix(12))")
+        let summary = try String(contentsOf: output, encoding: .utf8)
+        #expect(summary.hasPrefix("Batch: 1 done, 0 failed, 1 skipped in ") && summary.contains("(no new tag for 3 s)"), "\(summary)")
+        // The tag file, read afresh, holds what the ledger says.
+        let attempts = try Ledger(path: ledgerPath).attempts()
+        #expect(attempts.map(\.counter) == [1])
+        let files = try await Self.tagFiles(directory.appendingPathComponent("tags").path)
+        #expect(try files["0453494D000001"]?.get() == (try Self.url("https://ex.io/1")))
+    }
 }
