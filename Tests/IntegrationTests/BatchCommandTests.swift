@@ -304,4 +304,51 @@ struct BatchCommandTests {
         let files = try await Self.tagFiles(directory.appendingPathComponent("tags").path)
         #expect(try files["0453494D000001"]?.get() == (try Self.url("https://ex.io/1")))
     }
+
+    @Test("issue 15: four nfctool batch processes, each with its own simulated stack, on one SQLite ledger: none fails with 'locked', no counter twice, every tag file holds what the ledger says")
+    func fourProcessesOneLedger() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledgerPath = directory.appendingPathComponent("shared.db").path
+        let perProcess = 25
+        let letters = ["A", "B", "C", "D"]
+        // All four start at once on a ledger none has created yet.
+        var started: [(Process, URL, URL)] = []
+        for letter in letters {
+            let tags = directory.appendingPathComponent("tags\(letter)").path
+            started.append(try Self.start(
+                ["batch", "--device", "sim:ntag215*\(perProcess)?poll-wait=0&dir=\(tags)&uid=04\(letter)10000000001",
+                 "--url", "https://ex.io/t/{uid}?n={n:04}", "--ledger", ledgerPath, "--count", "\(perProcess)", "--timeout", "5"],
+                environment: ProcessInfo.processInfo.environment, in: directory))
+        }
+        let deadline = Date().addingTimeInterval(120)
+        for (process, _, _) in started {
+            while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        for (index, (process, errors, output)) in started.enumerated() {
+            #expect(!process.isRunning, "process \(letters[index]) did not end")
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            reap(process)
+            let log = (try String(contentsOf: errors, encoding: .utf8)) + (try String(contentsOf: output, encoding: .utf8))
+            #expect(process.terminationStatus == 0, "\(letters[index]): \(log.suffix(400))")
+            #expect(!log.contains("locked"), "\(letters[index]): \(log.suffix(400))")
+            #expect(log.contains("Batch: \(perProcess) done, 0 failed"), "\(letters[index]): \(log.suffix(400))")
+        }
+        // The ledger, read afresh: every tag once, every counter once.
+        let done = try Ledger(path: ledgerPath).attempts().filter { $0.status == "done" }
+        #expect(done.count == letters.count * perProcess)
+        #expect(Set(done.map(\.uid)).count == done.count)
+        let counters = done.compactMap(\.counter)
+        #expect(Set(counters) == Set(1...(letters.count * perProcess)))
+        // Every tag file holds what the ledger says it got.
+        var files: [String: Result<NDEFMessage, NFCTagError>] = [:]
+        for letter in letters {
+            files.merge(try await Self.tagFiles(directory.appendingPathComponent("tags\(letter)").path)) { a, _ in a }
+        }
+        #expect(files.count == done.count)
+        for attempt in done {
+            let expected = try Self.url("https://ex.io/t/\(attempt.uid)?n=" + String(format: "%04d", attempt.counter ?? 0))
+            #expect(try files[attempt.uid]?.get() == expected, "\(attempt.uid)")
+        }
+    }
 }
