@@ -168,7 +168,7 @@ struct WatchReport: Encodable, Sendable {
     init(_ arrival: TagArrival) {
         event = "arrived"
         uid = Hex.encode(arrival.identifier, uppercase: true)
-        type = arrival.identity.platform
+        type = arrival.identity.platform.rawValue
         model = arrival.identity.model
         technology = arrival.technology.rawValue
         switch arrival.message {
@@ -182,7 +182,7 @@ struct WatchReport: Encodable, Sendable {
     init(_ departure: TagDeparture) {
         event = "left"
         uid = Hex.encode(departure.identifier, uppercase: true)
-        type = departure.identity.platform
+        type = departure.identity.platform.rawValue
         model = departure.identity.model
         let parts = departure.duration.components
         seconds = ((Double(parts.seconds) + Double(parts.attoseconds) / 1e18) * 1000).rounded() / 1000
