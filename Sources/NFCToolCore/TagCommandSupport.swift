@@ -91,3 +91,47 @@ enum TagCommandSupport {
         CommandError(error.description, exitCode: exitCode(error.code))
     }
 }
+
+/// Which reader a tag command used, for its JSON (`reader`, `readerName`): the connection
+/// string, and the reader's name where it has one (libnfc's device name, `simulator (ntag215)`).
+struct ReaderLabel: Sendable, Hashable {
+    /// The connection string the reader was opened with.
+    var connection: String
+    /// The reader's own name; nil when it has none.
+    var name: String?
+
+    /// The label of an open reader.
+    init(_ reader: any NFCReader) async {
+        connection = await reader.connectionString
+        let name = await reader.name
+        self.name = name.isEmpty ? nil : name
+    }
+}
+
+/// A command's JSON report with the reader beside its own keys: `reader` (the connection
+/// string) and `readerName` (null when unknown), so a script can tell which reader did the work.
+struct ReaderTagged<Report: Encodable & Sendable>: Encodable, Sendable {
+    /// The command's own report.
+    var report: Report
+    /// The reader it used.
+    var reader: ReaderLabel
+
+    private enum CodingKeys: String, CodingKey { case reader, readerName }
+
+    init(_ report: Report, reader: ReaderLabel) {
+        self.report = report
+        self.reader = reader
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(reader.connection, forKey: .reader)
+        try container.encode(reader.name, forKey: .readerName)
+    }
+}
+
+/// `report` as pretty JSON with `reader` and `readerName` beside its keys.
+func taggedJSON<Report: Encodable & Sendable>(_ reader: ReaderLabel, _ report: Report, pretty: Bool = true) -> String {
+    toolJSON(ReaderTagged(report, reader: reader), pretty: pretty)
+}

@@ -106,11 +106,11 @@ enum TagWriteSupport {
     /// What `--plan` prints: one line per held-back write, irreversible ones marked, or a JSON
     /// object.
     static func printPlan(
-        _ writes: [PlannedWrite], of tag: NFCTag, operation: String, json: Bool, _ context: CommandContext
+        _ writes: [PlannedWrite], of tag: NFCTag, operation: String, json: Bool, reader: ReaderLabel, _ context: CommandContext
     ) {
         let steps = writes.map { PlanStep($0, profile: Type2ChipProfile.named(tag.identity.model)) }
         if json {
-            context.io.write(toolJSON(PlanOutput(
+            context.io.write(taggedJSON(reader, PlanOutput(
                 operation: operation, uid: spacedHex(tag.identifier).replacingOccurrences(of: " ", with: ""),
                 model: tag.identity.model, written: false, writes: steps)))
             return
@@ -134,7 +134,7 @@ enum TagWriteSupport {
     }
 
     /// The JSON of a plan.
-    private struct PlanOutput: Encodable {
+    private struct PlanOutput: Encodable, Sendable {
         var operation: String
         var uid: String
         var model: String
@@ -278,6 +278,18 @@ extension TagWriteSupport {
             wrapping: { reader in planning ? await PlanningReader(reader) : reader }
         ) { (tag, reader) async throws(CommandError) -> T in
             try await body(tag, reader, reader as? PlanningReader)
+        }
+    }
+
+    /// ``withTag(connection:seconds:planning:_:)``, also returning which reader was used (for
+    /// the JSON's `reader` and `readerName`).
+    static func withLabelledTag<T: Sendable>(
+        connection: String, seconds: Double, planning: Bool,
+        _ body: (NFCTag, any NFCReader, PlanningReader?) async throws(CommandError) -> T
+    ) async throws(CommandError) -> (T, ReaderLabel) {
+        try await withTag(connection: connection, seconds: seconds, planning: planning) {
+            (tag, reader, planner) async throws(CommandError) -> (T, ReaderLabel) in
+            (try await body(tag, reader, planner), await ReaderLabel(reader))
         }
     }
 

@@ -147,12 +147,12 @@ struct WriteCommand: ToolCommand {
             return WriteReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, bytes: encodedLength,
                 records: message.records.count, capacity: query.capacity, formatted: formatted, verified: verifies,
-                locked: locked, planned: await planner?.writes, tag: found)
+                locked: locked, planned: await planner?.writes, tag: found, reader: await ReaderLabel(reader))
         }
         if let planned = report.planned {
-            TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, context)
+            TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, reader: report.reader, context)
         } else if printsJSON {
-            context.io.write(toolJSON(report))
+            context.io.write(toolJSON(ReaderTagged(report, reader: report.reader)))
         } else {
             context.io.write(report.text)
         }
@@ -190,6 +190,7 @@ struct WriteCommand: ToolCommand {
         var locked: Bool
         var planned: [PlannedWrite]?
         var tag: NFCTag
+        var reader: ReaderLabel
 
         private enum CodingKeys: String, CodingKey {
             case uid, model, bytes, records, capacity, formatted, verified, locked
