@@ -68,7 +68,7 @@ struct ScanCommand: ToolCommand {
         let seconds = timeoutSeconds ?? 10
         let target: TargetInfo?
         do {
-            target = try await reader.poll(for: Self.modulations(await reader.supportedModulations), timeout: .milliseconds(Int(seconds * 1000)))
+            target = try await TagCommandSupport.pollUntilDeadline(reader, for: Self.modulations(await reader.supportedModulations), seconds: seconds)
         } catch {
             throw .failure("polling failed on \(await reader.connectionString): \(error)")
         }

@@ -46,7 +46,7 @@ enum TagCommandSupport {
             let modulations = ScanCommand.modulations(await reader.supportedModulations)
             let target: TargetInfo?
             do {
-                target = try await reader.poll(for: modulations, timeout: .milliseconds(Int(seconds * 1000)))
+                target = try await pollUntilDeadline(reader, for: modulations, seconds: seconds)
             } catch {
                 throw CommandError.failure("polling failed on \(connection): \(error)")
             }
@@ -66,6 +66,24 @@ enum TagCommandSupport {
         } catch {
             await reader.close()
             throw error
+        }
+    }
+
+    /// Polls `reader` until a tag answers or `seconds` have passed, whatever each poll's own
+    /// wait (a reader may give up early: `sim:empty?poll-wait=0`, libnfc's finite retries), so
+    /// "no tag within N s" is only said after N seconds. Polls that come back at once are spaced
+    /// 10 ms apart.
+    static func pollUntilDeadline(
+        _ reader: any NFCReader, for modulations: [Modulation], seconds: Double
+    ) async throws(NFCReaderError) -> TargetInfo? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+        while true {
+            let started = clock.now
+            let remaining = deadline - started
+            if let target = try await reader.poll(for: modulations, timeout: max(remaining, .zero)) { return target }
+            if clock.now >= deadline || Task.isCancelled { return nil }
+            if clock.now - started < .milliseconds(10) { try? await Task.sleep(for: .milliseconds(10)) }
         }
     }
 

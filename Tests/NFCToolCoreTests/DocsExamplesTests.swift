@@ -18,6 +18,9 @@ import Testing
 /// - `<!-- example: hardware REASON -->` or `<!-- example: skip REASON -->` on the line before a
 ///   fence keeps it from running (a reader is needed, or it builds or installs something); the
 ///   test lists them.
+/// - `<!-- example: built -->` runs a fence that builds first with the build taken as done:
+///   `Scripts/setup && ` and `swift build … && ` are dropped, `.build/release/nfctool` is the
+///   built tool, and a `Scripts/test` line (this suite) is left out.
 ///
 /// Outputs are compared after ``DocExamples/normalise(_:)``: rates, durations, timestamps,
 /// temporary paths and pty numbers do not count.
@@ -27,9 +30,13 @@ enum DocExamples {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// README.md and docs/*.md, relative to the root.
+    /// `DOCS_EXAMPLES=docs/batch.md,README.md` limits the run to those (to work on one page).
     static let documents: [String] = {
         let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
-        return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        let all = ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        guard let only = ProcessInfo.processInfo.environment["DOCS_EXAMPLES"] else { return all }
+        let chosen = Set(only.split(separator: ",").map(String.init))
+        return all.filter { chosen.contains($0) }
     }()
 
     /// One command of a session and what the doc says it prints.
@@ -64,18 +71,30 @@ enum DocExamples {
             let language = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces)
             var end = index + 1
             while end < lines.count, !lines[end].hasPrefix("```") { end += 1 }
-            let body = Array(lines[(index + 1)..<min(end, lines.count)])
+            var body = Array(lines[(index + 1)..<min(end, lines.count)])
             defer { index = end + 1 }
             let isSession = body.first?.hasPrefix("$ ") == true
             guard language == "sh" || language == "console" || isSession else { continue }
             var skip: String?
-            if index > 0, let marker = markerText(lines[index - 1]) { skip = marker }
+            if index > 0, let marker = markerText(lines[index - 1]) {
+                if marker == "built" { body = withoutBuild(body) } else { skip = marker }
+            }
             examples.append(Example(document: document, line: index + 1, skipReason: skip, steps: steps(of: body)))
         }
         return examples
     }
 
-    /// `hardware …` or `skip …` from `<!-- example: … -->`, else nil.
+    /// A fence's lines with its build steps taken as done (see `built` above).
+    static func withoutBuild(_ body: [String]) -> [String] {
+        body.filter { $0.trimmingCharacters(in: .whitespaces) != "Scripts/test" }.map { line in
+            line.replacingOccurrences(of: "Scripts/setup && ", with: "")
+                .replacingOccurrences(of: #"swift build [^&]*&& "#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: ".build/release/", with: "")
+                .replacingOccurrences(of: ".build/debug/", with: "")
+        }
+    }
+
+    /// `hardware …`, `skip …` or `built` from `<!-- example: … -->`, else nil.
     static func markerText(_ line: String) -> String? {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("<!-- example:"), trimmed.hasSuffix("-->") else { return nil }
@@ -159,7 +178,7 @@ enum DocExamples {
     /// The script that runs `examples` in order, printing the separator, the step number and
     /// the status after each command.
     static func script(_ examples: [Example]) -> String {
-        var script = "exec 2>&1\ncd \"$1\"\ntrap 'kill $(jobs -p) 2>/dev/null' EXIT\n"
+        var script = "exec 2>&1\ncd \"$1\"\ntrap 'kill $(jobs -p) 2>/dev/null' EXIT\ntrap 'exit 143' TERM\n"
         var number = 0
         for example in examples where example.skipReason == nil {
             for step in example.steps {
@@ -186,36 +205,17 @@ enum DocExamples {
         defer { try? FileManager.default.removeItem(at: work) }
         let scriptURL = work.appendingPathComponent(".examples.sh")
         try Data(script(examples).utf8).write(to: scriptURL)
-        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("docs-examples-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outputURL) }
-        let output = try FileHandle(forWritingTo: outputURL)
-
         var environment = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("LIBNFC_") && !$0.key.hasPrefix("NFCTOOL_")
         }
         environment["PATH"] = tools.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["LC_ALL"] = "C.UTF-8"
-        let process = Process()
-        // Foundation starts the shell in a process group of its own: the examples' background
-        // jobs (an emulator) are in it, and are ended with it below.
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [scriptURL.path, work.path]
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        let timedOut = process.isRunning
-        let pid = process.processIdentifier
-        if getpgid(pid) == pid || !process.isRunning { kill(-pid, SIGKILL) }
-        if timedOut { kill(pid, SIGKILL) }
-        process.waitUntilExit()
-        try output.close()
-        let transcript = String(decoding: try Data(contentsOf: outputURL), as: UTF8.self)
-        #expect(!timedOut, "the examples did not finish within \(timeout)")
+        // NFCTestSupport's runner: reaps with waitpid (Foundation's isRunning can miss the exit)
+        // and kills the shell at the time limit; the script's traps end its background jobs.
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let run = try runTool("/bin/bash", [scriptURL.path, work.path], environment: environment, timeout: seconds, in: work)
+        let transcript = run.output
+        #expect(!run.timedOut, "the examples did not finish within \(timeout):\n\(transcript)")
         var outcomes: [Outcome] = []
         var pending = ""
         for chunk in transcript.components(separatedBy: separator).enumerated() {
@@ -245,7 +245,7 @@ struct DocsExamplesTests {
         }
         let running = examples.filter { $0.skipReason == nil }
         guard !running.isEmpty else { return }
-        let (outcomes, transcript) = try DocExamples.run(running, timeout: .seconds(150))
+        let (outcomes, transcript) = try DocExamples.run(running, timeout: .seconds(90))
         var number = 0
         for example in running {
             for step in example.steps {
