@@ -12,8 +12,9 @@ struct DevicesCommand: ToolCommand {
         abstract: "List the NFC readers libnfc finds.",
         discussion: """
             Shows each reader's name and the connection string that selects it, and the version of \
-            libnfc in use. Finding no reader is not an error. Without --verbose nothing from libnfc \
-            reaches standard error, unless LIBNFC_LOG_LEVEL is set.
+            libnfc in use. Exits 3 when it finds no reader (the list, empty, is still printed). \
+            Without --verbose nothing from libnfc reaches standard error, unless LIBNFC_LOG_LEVEL \
+            is set.
             """,
         options: [json, verbose]
     )
@@ -39,5 +40,8 @@ struct DevicesCommand: ToolCommand {
         }
         let report = DevicesReport(libnfcVersion: LibNFCContext.version, devices: devices)
         context.io.write(printsJSON ? report.json : report.text)
+        if devices.isEmpty {
+            throw CommandError("no NFC reader found", exitCode: .noReader)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NFCCore
 import LibNFC
 
 /// What `nfctool devices` prints, as text for people or JSON for scripts.
@@ -41,7 +42,7 @@ struct DevicesReport: Sendable, Hashable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding strings and optional strings cannot fail.
         let data = (try? encoder.encode(JSONForm(self))) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return TerminalSafeText.escapingInJSON(String(decoding: data, as: UTF8.self)) + "\n"
     }
 
     /// The JSON shape: stable key names independent of the Swift property names.

@@ -7,7 +7,7 @@ import NFCTags
 struct ScanCommand: ToolCommand {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL (default: $NFCTOOL_DEVICE, else sim:ntag215).")
+        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
     static let timeout = CommandOption.option(
         "timeout", short: "t", valueName: "s",
         help: "How long to wait for a tag (default 10); with --continuous, how long to run (default: until interrupted).")
@@ -44,13 +44,8 @@ struct ScanCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = deviceString ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
-        let reader: any NFCReader
-        do {
-            reader = try await ReaderConnection.open(connection)
-        } catch {
-            throw CommandError("cannot open reader '\(connection)': \(error)", exitCode: .noReader)
-        }
+        let connection = TagCommandSupport.connection(deviceString, context.environment)
+        let reader = try await TagCommandSupport.openReader(connection)
         do {
             if isContinuous {
                 try await watch(reader, context)

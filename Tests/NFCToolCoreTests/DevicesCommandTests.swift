@@ -8,12 +8,12 @@ struct DevicesCommandTests {
     static let noReader = ProcessInfo.processInfo.environment["LIBNFC_DEFAULT_DEVICE"] == nil
 
     @Test(
-        "without a reader: a clear message and hints, success, nothing on standard error",
+        "without a reader: a clear message and hints, exit 3, one error line",
         .enabled(if: noReader, "LIBNFC_DEFAULT_DEVICE names a reader"))
     func noReaderFound() async {
         let run = await runNFCTool(["devices"])
-        #expect(run.status == .success)
-        #expect(run.standardError == "")
+        #expect(run.status == .noReader)
+        #expect(run.standardError == "Error: no NFC reader found\n")
         #expect(
             run.standardOutput == "No NFC reader found (libnfc \(LibNFCContext.version)).\n"
                 + DevicesReport.noReaderHints + "\n")
@@ -23,8 +23,8 @@ struct DevicesCommandTests {
     @Test("--json without a reader: libnfc's version and an empty list", .enabled(if: noReader, "LIBNFC_DEFAULT_DEVICE names a reader"))
     func noReaderJSON() async throws {
         let run = await runNFCTool(["devices", "--json"])
-        #expect(run.status == .success)
-        #expect(run.standardError == "")
+        #expect(run.status == .noReader)
+        #expect(run.standardError == "Error: no NFC reader found\n")
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(run.standardOutputBytes)) as? [String: Any])
         #expect(Set(object.keys) == ["libnfc", "devices"])
