@@ -60,6 +60,7 @@ struct EraseCommand: ToolCommand {
             context.io.write(taggedJSON(reader, EraseReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: capacity)))
         } else {
             TagWriteSupport.say("Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): empty NDEF message, \(capacity) bytes free.", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 

@@ -62,6 +62,7 @@ struct FormatCommand: ToolCommand {
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: query.capacity)))
         } else {
             TagWriteSupport.say("Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free.", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 

@@ -60,6 +60,7 @@ struct LockCommand: ToolCommand {
             context.io.write(taggedJSON(reader, LockReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, readOnly: true)))
         } else {
             TagWriteSupport.say("Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only.", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 

@@ -79,6 +79,7 @@ struct ProtectCommand: ToolCommand {
         } else {
             let what = protection.readProtected ? "read and write" : "write"
             TagWriteSupport.say("Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what).", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 }

@@ -98,6 +98,16 @@ enum TagWriteSupport {
         context.io.write(text.wrapped(to: HelpFormatter.screenWidth) + "\n")
     }
 
+    /// After a change to a tag, names the reader that made it when the command line did not
+    /// (`NFCTOOL_DEVICE` or libnfc's default device chose it), where a mix-up is possible:
+    /// `Reader: ACS ACR122U PICC Interface (acr122_usb:001:004), libnfc's default device.`
+    static func sayReader(_ reader: ReaderLabel, _ arguments: ParsedArguments, _ context: CommandContext) {
+        guard arguments.value(of: TagCommandSupport.device) == nil else { return }
+        let chosen = (context.environment["NFCTOOL_DEVICE"] ?? "").isEmpty ? "libnfc's default device" : "from NFCTOOL_DEVICE"
+        let name = reader.name.map { "\($0) (\(reader.connection))" } ?? reader.connection
+        context.io.printLine("Reader: \(name), \(chosen).")
+    }
+
     /// `04 53 49 4D 00 00 01`.
     static func spacedHex(_ bytes: some Collection<UInt8>) -> String {
         Hex.encode(Array(bytes), uppercase: true, separator: " ")

@@ -57,6 +57,7 @@ struct UnprotectCommand: ToolCommand {
             context.io.write(taggedJSON(reader, ProtectReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, protected: false)))
         } else {
             TagWriteSupport.say("Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password is needed any more.", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 }

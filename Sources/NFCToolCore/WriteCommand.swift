@@ -155,6 +155,7 @@ struct WriteCommand: ToolCommand {
             context.io.write(toolJSON(ReaderTagged(report, reader: report.reader)))
         } else {
             context.io.write(report.text)
+            TagWriteSupport.sayReader(report.reader, arguments, context)
         }
     }
 

@@ -87,7 +87,7 @@ struct NDEFCommandTests {
         (["ndef", "encode", "--text", "x", "--lang", String(repeating: "a", count: 64)], "at most 63"),
         (["ndef", "encode", "--wifi-ssid", "x", "--wifi-auth", "wpa3"], "wpa2-personal"),
         (["ndef", "encode", "--wifi-ssid", "x", "--wifi-auth", "wpa2-personal"], "needs a network key"),
-        (["ndef", "encode", "--wifi-ssid", String(repeating: "s", count: 33)], "1 to 32 bytes"),
+        (["ndef", "encode", "--wifi-ssid", String(repeating: "s", count: 33), "--wifi-auth", "open"], "1 to 32 bytes"),
         (["ndef", "encode", "--lang", "en", "--url", "https://a.b"], "must follow --text or --title"),
         (["ndef", "encode", "--url", "https://a.b", "--data", "x"], "must follow --mime"),
         (["ndef", "encode", "--mime", "nope", "--data", "x"], "type/subtype"),
