@@ -147,6 +147,10 @@ public struct Type5TLVArea: Sendable, Hashable {
     public var lengthFieldSize: Int
     /// The stored message's length (the L field).
     public var messageLength: Int
+    /// Where the memory NDEF may use ends, when the chip is known: the T5T area is cut there
+    /// even when the CC's MLEN reaches further (an ICODE SLIX2 formatted by Android carries MLEN
+    /// `28`, the whole 320 bytes, counter block included, and 4 bytes past the memory).
+    public var memoryEnd: Int?
 
     /// Creates an area.
     public init(capabilityContainer: Type5CapabilityContainer, ndefTLVAddress: Int, lengthFieldSize: Int, messageLength: Int) {
@@ -156,8 +160,9 @@ public struct Type5TLVArea: Sendable, Hashable {
         self.messageLength = messageLength
     }
 
-    /// Bytes from the NDEF TLV's T byte to the end of the T5T area: where a new NDEF TLV goes.
-    public var usableBytes: Int { max(0, capabilityContainer.areaEnd - ndefTLVAddress) }
+    /// Bytes from the NDEF TLV's T byte to the end of the T5T area (or of ``memoryEnd`` when
+    /// that comes first): where a new NDEF TLV goes.
+    public var usableBytes: Int { max(0, min(capabilityContainer.areaEnd, memoryEnd ?? Int.max) - ndefTLVAddress) }
 
     /// The longest message that fits: the usable bytes less the T byte and a 1-byte length (up to
     /// 254 bytes of message) or a 3-byte length (255 and more); the Terminator TLV is written only

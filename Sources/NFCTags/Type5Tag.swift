@@ -26,12 +26,21 @@ public struct Type5Tag: NFCNDEFTag {
     /// Blocks is allowed: 8 blocks hold the TLV header and a short message, so reading a short
     /// message costs no further command.
     public var readAheadBlocks = 8
+    /// Where the memory NDEF may use ends, when identification knows the chip: its memory size,
+    /// less the ICODE SLIX2's counter block 79 (SL2S2602 data sheet, "Counter": a write there
+    /// presets or increments the counter). The T5T area is cut there whatever the CC's MLEN says
+    /// (Android's NFC stack formats a SLIX2 with MLEN `28`, counter block included).
+    public var memoryEnd: Int?
+
+    /// The ICODE SLIX2's user memory: blocks 0–78 of 4 bytes; block 79 holds the counter.
+    public static let icodeSLIX2UserMemory = 79 * 4
 
     /// The mapping over `tag`; ICODE chips (by identification) are known to have Lock Block.
     public init(tag: ISO15693Tag, maxBlocksPerRead: Int = 32) {
         self.tag = tag
         self.maxBlocksPerRead = maxBlocksPerRead
-        self.chipHasLockBlock = tag.identity.model.hasPrefix("ICODE")
+        self.chipHasLockBlock = tag.identity.family == .icode
+        self.memoryEnd = tag.identity.model == "ICODE SLIX2" ? Self.icodeSLIX2UserMemory : tag.identity.memoryBytes
     }
 
     /// The NDEF detection procedure (Type 5 Tag 1.0, 7.5.1): block 0 (the CC), then the T5T area
@@ -323,8 +332,9 @@ public struct Type5Tag: NFCNDEFTag {
         try snapshot.append([first])
         while true {
             switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory) {
-            case .success(let area):
+            case .success(var area):
                 snapshot.capabilityContainer = area.capabilityContainer
+                area.memoryEnd = memoryEnd
                 return (snapshot, area)
             case .failure(let error): throw error
             case .needMore(let address):

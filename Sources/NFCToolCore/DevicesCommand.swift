@@ -1,4 +1,4 @@
-import LibNFC
+import NFCKit
 
 /// `nfctool devices [--json] [--verbose]`: the readers libnfc finds, and libnfc's version.
 struct DevicesCommand: ToolCommand {
@@ -30,15 +30,14 @@ struct DevicesCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let libnfc = LibNFCContext.shared
-        await libnfc.setLogging(isVerbose ? .debug : .silent)
-        let devices: [DeviceDescription]
-        do throws(LibNFCError) {
-            devices = try await libnfc.listDevices()
+        await NFCReaderDiscovery.setVerboseLogging(isVerbose)
+        let devices: [NFCReaderDescription]
+        do {
+            devices = try await NFCReaderDiscovery.listReaders()
         } catch {
-            throw .failure("libnfc could not list readers: \(error)")
+            throw .failure(error.reason)
         }
-        let report = DevicesReport(libnfcVersion: LibNFCContext.version, devices: devices)
+        let report = DevicesReport(libnfcVersion: NFCReaderDiscovery.libnfcVersion, devices: devices)
         context.io.write(printsJSON ? report.json : report.text)
         if devices.isEmpty {
             throw CommandError("no NFC reader found", exitCode: .noReader)

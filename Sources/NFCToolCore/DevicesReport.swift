@@ -1,13 +1,13 @@
 import Foundation
 import NFCCore
-import LibNFC
+import NFCKit
 
 /// What `nfctool devices` prints, as text for people or JSON for scripts.
 struct DevicesReport: Sendable, Hashable {
     /// libnfc's version, e.g. `1.8.0`.
     let libnfcVersion: String
     /// The readers found, in libnfc's order.
-    let devices: [DeviceDescription]
+    let devices: [NFCReaderDescription]
 
     /// Where to look when no reader shows up.
     static let noReaderHints = """

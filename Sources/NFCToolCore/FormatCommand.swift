@@ -56,9 +56,9 @@ struct FormatCommand: ToolCommand {
             return (found, try await TagWriteSupport.query(tag), await planner?.writes)
         }
         if let planned {
-            TagWriteSupport.printPlan(planned, of: tag, operation: "format", json: printsJSON, reader: reader, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "format", json: printsJSON, reader: reader, context)
         } else if printsJSON {
-            context.io.write(taggedJSON(reader, FormatReport(
+            context.io.write(try taggedJSON(reader, FormatReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: query.capacity)))
         } else {
             TagWriteSupport.say("Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free.", context)

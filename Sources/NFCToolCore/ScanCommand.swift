@@ -73,7 +73,7 @@ struct ScanCommand: ToolCommand {
         let identity = await ChipIdentification.identify(target, on: reader)
         var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: nil)
         report.readerName = await ReaderLabel(reader).name
-        context.io.write(printsJSON ? toolJSON(report) : report.text)
+        context.io.write(printsJSON ? try toolJSON(report) : report.text)
     }
 
     private func watch(_ reader: any NFCReader, _ context: CommandContext) async throws(CommandError) {
@@ -91,14 +91,14 @@ struct ScanCommand: ToolCommand {
             let identity = await ChipIdentification.identify(target, on: reader)
             var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: "arrived")
             report.readerName = await ReaderLabel(reader).name
-            context.io.write(printsJSON ? toolJSON(report, pretty: false) : report.line)
+            context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)
             // Reported once; again only after it has left the field.
             while await reader.isTargetPresent() {
                 if let end, clock.now >= end { return }
                 try? await Task.sleep(for: .milliseconds(100))
             }
             report.event = "left"
-            context.io.write(printsJSON ? toolJSON(report, pretty: false) : report.line)
+            context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)
         }
     }
 
@@ -122,6 +122,8 @@ struct ScanReport: Encodable {
     var atqa: String?
     var sak: String?
     var ats: String?
+    var applicationData: String?
+    var protocolInfo: String?
     var pmm: String?
     var systemCode: String?
     var model: String
@@ -135,7 +137,7 @@ struct ScanReport: Encodable {
         self.technology = target.modulation.rawValue
         self.uid = Hex.encode(target.identifier, uppercase: true)
         self.model = identity.model
-        self.platform = identity.platform
+        self.platform = identity.platform.rawValue
         self.memoryBytes = identity.memoryBytes
         self.ndef = identity.hasNDEF
         self.event = event
@@ -144,6 +146,10 @@ struct ScanReport: Encodable {
             atqa = String(format: "%04X", a.atqaValue)  // as nfc-list shows it: NTAG 0044
             sak = Hex.encode([a.sak], uppercase: true)
             ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
+        case .iso14443B(let b):
+            // The ATQB fields, as nfc-list shows them.
+            applicationData = Hex.encode(b.applicationData, uppercase: true)
+            protocolInfo = Hex.encode(b.protocolInfo, uppercase: true)
         case .felica(let f):
             pmm = Hex.encode(f.pmm, uppercase: true)
             systemCode = f.systemCode.map { String(format: "%04X", $0) }
@@ -157,6 +163,8 @@ struct ScanReport: Encodable {
         if let atqa { lines.append("  ATQA:       \(spacedHex(atqa))") }
         if let sak { lines.append("  SAK:        \(sak)") }
         if let ats { lines.append("  ATS:        \(spacedHex(ats))") }
+        if let applicationData { lines.append("  app data:   \(spacedHex(applicationData))") }
+        if let protocolInfo { lines.append("  protocol:   \(spacedHex(protocolInfo))") }
         if let pmm { lines.append("  PMm:        \(spacedHex(pmm))") }
         if let systemCode { lines.append("  system:     \(systemCode)") }
         lines.append("  model:      \(model) (\(platform)\(memoryBytes.map { ", \($0) bytes" } ?? ""))")

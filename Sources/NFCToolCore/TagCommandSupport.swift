@@ -180,6 +180,6 @@ struct ReaderTagged<Report: Encodable & Sendable>: Encodable, Sendable {
 }
 
 /// `report` as pretty JSON with `reader` and `readerName` beside its keys.
-func taggedJSON<Report: Encodable & Sendable>(_ reader: ReaderLabel, _ report: Report, pretty: Bool = true) -> String {
-    toolJSON(ReaderTagged(report, reader: reader), pretty: pretty)
+func taggedJSON<Report: Encodable & Sendable>(_ reader: ReaderLabel, _ report: Report, pretty: Bool = true) throws(CommandError) -> String {
+    try toolJSON(ReaderTagged(report, reader: reader), pretty: pretty)
 }

@@ -120,7 +120,7 @@ struct VerifyCommand: ToolCommand {
         }
         let report = Report(match: checks.allSatisfy { $0.ok }, checks: checks)
         if printsJSON {
-            context.io.write(taggedJSON(reader, report))
+            context.io.write(try taggedJSON(reader, report))
         } else {
             for check in checks {
                 if check.ok {

@@ -150,9 +150,9 @@ struct WriteCommand: ToolCommand {
                 locked: locked, planned: await planner?.writes, tag: found, reader: await ReaderLabel(reader))
         }
         if let planned = report.planned {
-            TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, reader: report.reader, context)
+            try TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, reader: report.reader, context)
         } else if printsJSON {
-            context.io.write(toolJSON(ReaderTagged(report, reader: report.reader)))
+            context.io.write(try toolJSON(ReaderTagged(report, reader: report.reader)))
         } else {
             context.io.write(report.text)
             TagWriteSupport.sayReader(report.reader, arguments, context)

@@ -1,9 +1,10 @@
 import Foundation
 import LibNFC
+import NFCKit
 import Testing
 @testable import NFCToolCore
 
-@Suite("nfctool devices")
+@Suite("nfctool devices", .timeLimit(.minutes(5)))
 struct DevicesCommandTests {
     static let noReader = ProcessInfo.processInfo.environment["LIBNFC_DEFAULT_DEVICE"] == nil
 
@@ -34,11 +35,11 @@ struct DevicesCommandTests {
     }
 }
 
-@Suite("What nfctool devices prints for readers")
+@Suite("What nfctool devices prints for readers", .timeLimit(.minutes(5)))
 struct DevicesReportTests {
     static let readers = [
-        DeviceDescription(name: "ACS / ACR122U PICC Interface", connectionString: "acr122_usb:001:004"),
-        DeviceDescription(name: nil, connectionString: "pn532_uart:/dev/ttyUSB0"),
+        NFCReaderDescription(name: "ACS / ACR122U PICC Interface", connectionString: "acr122_usb:001:004"),
+        NFCReaderDescription(name: nil, connectionString: "pn532_uart:/dev/ttyUSB0"),
     ]
 
     @Test("text: one entry per reader, with its name and connection string")

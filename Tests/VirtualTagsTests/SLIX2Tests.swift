@@ -4,7 +4,7 @@ import Testing
 import VirtualTags
 
 /// ICODE SLIX2 against ISO/IEC 15693-3 and the SL2S2602 datasheet.
-@Suite("ICODE SLIX2")
+@Suite("ICODE SLIX2", .timeLimit(.minutes(5)))
 struct SLIX2Tests {
     static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x08, 0x12, 0x34, 0x56, 0x78]
     static let uidOnAir: [UInt8] = uid.reversed()
@@ -14,6 +14,15 @@ struct SLIX2Tests {
     static let addressed: UInt8 = ISO15693RequestFlag.dataRate | ISO15693RequestFlag.address
 
     static func error(_ code: UInt8) -> TagAnswer { .data([0x01, code]) }
+
+    @Test("the sim:slix2 default UID carries the SLIX2 type indicator (UID bits 37–36 = 01), so it identifies as a SLIX2")
+    func defaultUIDIdentifiesAsSLIX2() async throws {
+        let model = try #require(TagModel.named("slix2"))
+        let reader = SimulatedReader(tags: [model.make(model.defaultUID, TagModelOptions())], emptyFieldWait: .zero)
+        let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
+        #expect(model.defaultUID[3] & 0x18 == 0x08)
+        #expect(await ChipIdentification.identify(target, on: reader).model == "ICODE SLIX2")
+    }
 
     @Test("Inventory answers flags 00, DSFID and the UID least significant byte first")
     func inventory() {
