@@ -3,8 +3,9 @@ import VirtualTags
 
 extension ReaderConnection {
     /// The in-process simulator for a `sim:` connection string (docs/simulator.md). `sim:empty`
-    /// is a reader with nothing in its field: a poll waits its whole timeout, or at most
-    /// `poll-wait=MS` (`sim:empty?poll-wait=0` answers at once), then finds nothing.
+    /// is a reader with nothing in its field: a poll waits at most `poll-wait=MS` (default 50 ms,
+    /// so sessions and watchers notice their own deadlines; `sim:empty?poll-wait=0` answers at
+    /// once), then finds nothing. Commands poll again until their `--timeout` is over.
     static func openSimulator(_ connectionString: String) async throws(NFCReaderError) -> any NFCReader {
         if let wait = try emptyFieldWait(connectionString) {
             return SimulatedReader(tags: [], name: "simulator (empty field)", connectionString: connectionString,
@@ -13,15 +14,13 @@ extension ReaderConnection {
         return try SimulatorConfiguration.makeReader(connectionString)
     }
 
-    /// For `sim:empty[?poll-wait=MS]`, the longest an empty poll waits (the poll's own timeout
-    /// when no poll-wait is given); nil for other strings.
+    /// For `sim:empty[?poll-wait=MS]`, the longest an empty poll waits; nil for other strings.
     /// - Throws: ``NFCReaderError`` `invalidArgument` for an option other than poll-wait or a bad value.
     static func emptyFieldWait(_ connectionString: String) throws(NFCReaderError) -> Duration? {
         let prefix = "sim:empty"
         guard connectionString.hasPrefix(prefix) else { return nil }
         let rest = connectionString.dropFirst(prefix.count)
-        // No poll-wait: every poll waits its whole timeout, as an empty reader does.
-        var wait = Duration.seconds(Int64(Int32.max))
+        var wait = Duration.milliseconds(50)
         if rest.isEmpty { return wait }
         guard rest.first == "?" else { return nil }
         for item in rest.dropFirst().split(separator: "&") {
