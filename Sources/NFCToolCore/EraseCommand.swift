@@ -20,48 +20,37 @@ struct EraseCommand: ToolCommand {
                   TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
     )
 
-    let arguments: ParsedArguments
-    let seconds: Double
-    let printsJSON: Bool
-    let planning: Bool
+    let options: TagCommandOptions
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        self.arguments = arguments
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
-        planning = TagWriteSupport.isPlan(arguments)
+        options = try TagCommandOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let password = try TagWriteSupport.password(arguments, context)
-        let connection = TagCommandSupport.connection(arguments, context.environment)
-        let ((tag, capacity, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
-            (found, _, planner) async throws(CommandError) -> (NFCTag, Int, [PlannedWrite]?) in
-            let tag = TagWriteSupport.tag(found, password: password)
-            let query = try await TagWriteSupport.query(tag)
-            switch query.status {
-            case .notSupported:
-                throw CommandError("the \(tag.identity.model) holds no NDEF: nothing to erase (see 'nfctool format')", exitCode: .notNDEF)
-            case .readOnly:
-                throw CommandError("the \(tag.identity.model) is read-only; nothing was written", exitCode: .readOnly)
-            case .readWrite:
-                break
-            }
-            do throws(NFCTagError) {
-                try await tag.ndef.format(force: true)
-            } catch {
-                throw TagCommandSupport.map(error)
-            }
-            return (found, query.capacity, await planner?.writes)
-        }
-        if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "erase", json: printsJSON, reader: reader, context)
-        } else if printsJSON {
-            context.io.write(try taggedJSON(reader, EraseReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: capacity)))
-        } else {
-            TagWriteSupport.say("Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): empty NDEF message, \(capacity) bytes free.", context)
-            TagWriteSupport.sayReader(reader, arguments, context)
-        }
+        let password = try TagWriteSupport.password(options.arguments, context)
+        try await TagWriteOperation.run(
+            "erase", options, password: password, context,
+            body: { (tag, _, _) async throws(CommandError) -> Int in
+                let query = try await TagWriteSupport.query(tag)
+                switch query.status {
+                case .notSupported:
+                    throw CommandError("the \(tag.identity.model) holds no NDEF: nothing to erase (see 'nfctool format')", exitCode: .notNDEF)
+                case .readOnly:
+                    throw CommandError("the \(tag.identity.model) is read-only; nothing was written", exitCode: .readOnly)
+                case .readWrite:
+                    break
+                }
+                do throws(NFCTagError) {
+                    try await tag.ndef.format(force: true)
+                } catch {
+                    throw TagCommandSupport.map(error)
+                }
+                return query.capacity
+            },
+            report: { tag, capacity in EraseReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, capacity: capacity) },
+            sentence: { tag, capacity in
+                "Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): empty NDEF message, \(capacity) bytes free."
+            })
     }
 
     /// `erase --json`.

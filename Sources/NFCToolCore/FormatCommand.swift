@@ -24,46 +24,34 @@ struct FormatCommand: ToolCommand {
                   TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
     )
 
-    let arguments: ParsedArguments
-    let seconds: Double
-    let printsJSON: Bool
+    let options: TagCommandOptions
     let forced: Bool
-    let planning: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        self.arguments = arguments
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
+        options = try TagCommandOptions(arguments)
         forced = arguments.contains(Self.force)
-        planning = TagWriteSupport.isPlan(arguments)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let password = try TagWriteSupport.password(arguments, context)
-        let connection = TagCommandSupport.connection(arguments, context.environment)
+        let password = try TagWriteSupport.password(options.arguments, context)
         let forced = forced
-        let ((tag, query, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
-            (found, _, planner) async throws(CommandError) -> (NFCTag, NDEFQuery, [PlannedWrite]?) in
-            let tag = TagWriteSupport.tag(found, password: password)
-            do throws(NFCTagError) {
-                try await tag.ndef.format(force: forced)
-            } catch {
-                if error.code == .alreadyFormatted {
-                    throw CommandError("\(error.reason); nothing was written (add --force to empty it)", exitCode: .holdsData)
+        try await TagWriteOperation.run(
+            "format", options, password: password, context,
+            body: { (tag, _, _) async throws(CommandError) -> NDEFQuery in
+                do throws(NFCTagError) {
+                    try await tag.ndef.format(force: forced)
+                } catch {
+                    if error.code == .alreadyFormatted {
+                        throw CommandError("\(error.reason); nothing was written (add --force to empty it)", exitCode: .holdsData)
+                    }
+                    throw TagCommandSupport.map(error)
                 }
-                throw TagCommandSupport.map(error)
-            }
-            return (found, try await TagWriteSupport.query(tag), await planner?.writes)
-        }
-        if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "format", json: printsJSON, reader: reader, context)
-        } else if printsJSON {
-            context.io.write(try taggedJSON(reader, FormatReport(
-                uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: query.capacity)))
-        } else {
-            TagWriteSupport.say("Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free.", context)
-            TagWriteSupport.sayReader(reader, arguments, context)
-        }
+                return try await TagWriteSupport.query(tag)
+            },
+            report: { tag, query in FormatReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, capacity: query.capacity) },
+            sentence: { tag, query in
+                "Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free."
+            })
     }
 
     /// `format --json`.

@@ -22,46 +22,31 @@ struct LockCommand: ToolCommand {
                   TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
     )
 
-    let arguments: ParsedArguments
-    let seconds: Double
-    let printsJSON: Bool
+    let options: TagCommandOptions
     let confirmed: Bool
-    let planning: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        self.arguments = arguments
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
+        options = try TagCommandOptions(arguments)
         confirmed = arguments.contains(TagWriteSupport.yes)
-        planning = TagWriteSupport.isPlan(arguments)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        if !planning && !confirmed && !context.io.isStandardInputTerminal {
+        if !options.planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("lock makes the tag read-only for good and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
-        let password = try TagWriteSupport.password(arguments, context)
-        let connection = TagCommandSupport.connection(arguments, context.environment)
-        let planning = planning
+        let password = try TagWriteSupport.password(options.arguments, context)
         let confirmed = confirmed
-        let ((tag, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
-            (found, reader, planner) async throws(CommandError) -> (NFCTag, [PlannedWrite]?) in
-            let tag = TagWriteSupport.tag(found, password: password)
-            if !planning {
-                try TagWriteSupport.confirm(Self.warning(tag), confirmed: confirmed, context)
-            }
-            try await Self.lock(tag, planning: planning)
-            if !planning { try await Self.requireReadOnly(after: tag, on: reader, password: password) }
-            return (found, await planner?.writes)
-        }
-        if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "lock", json: printsJSON, reader: reader, context)
-        } else if printsJSON {
-            context.io.write(try taggedJSON(reader, LockReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, readOnly: true)))
-        } else {
-            TagWriteSupport.say("Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only.", context)
-            TagWriteSupport.sayReader(reader, arguments, context)
-        }
+        try await TagWriteOperation.run(
+            "lock", options, password: password, context,
+            body: { (tag, reader, planning) async throws(CommandError) -> Void in
+                if !planning {
+                    try TagWriteSupport.confirm(Self.warning(tag), confirmed: confirmed, context)
+                }
+                try await Self.lock(tag, planning: planning)
+                if !planning { try await Self.requireReadOnly(after: tag, on: reader, password: password) }
+            },
+            report: { tag, _ in LockReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, readOnly: true) },
+            sentence: { tag, _ in "Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only." })
     }
 
     /// What is said before locking: the tag, and that it is for good.

@@ -30,57 +30,48 @@ struct ProtectCommand: ToolCommand {
                   currentPasswordFile, readProtect, fromPage, TagWriteSupport.plan, TagWriteSupport.dryRun]
     )
 
-    let arguments: ParsedArguments
-    let seconds: Double
-    let printsJSON: Bool
+    let options: TagCommandOptions
     let protection: NTAGProtection
-    let planning: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        self.arguments = arguments
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
-        planning = TagWriteSupport.isPlan(arguments)
+        options = try TagCommandOptions(arguments)
         let first = try arguments.value(of: Self.fromPage) { Int($0).flatMap { (3...255).contains($0) ? $0 : nil } } ?? 4
         protection = NTAGProtection(firstProtectedPage: first, readProtected: arguments.contains(Self.readProtect))
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
         guard let new = try TagWriteSupport.password(
-            file: arguments.value(of: Self.passwordFile), option: Self.passwordFile,
+            file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
         else {
             throw .usage("no password given: use --password-file FILE or set NFCTOOL_PASSWORD (never on the command line)")
         }
         let current = try TagWriteSupport.password(
-            file: arguments.value(of: Self.currentPasswordFile), option: Self.currentPasswordFile,
+            file: options.arguments.value(of: Self.currentPasswordFile), option: Self.currentPasswordFile,
             environment: context.environment, variable: nil)
-        let connection = TagCommandSupport.connection(arguments, context.environment)
         let protection = protection
-        let ((tag, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
-            (found, _, planner) async throws(CommandError) -> (NFCTag, [PlannedWrite]?) in
-            let type2 = try TagWriteSupport.type2(TagWriteSupport.tag(found, password: current), for: "a password")
-            do throws(NFCTagError) {
-                try await type2.setPassword(new, protection: protection)
-            } catch {
-                // When planning, the new password was never written, so it cannot authenticate.
-                if !(planner != nil && (error.code == .authenticationFailed || error.code == .verificationFailed)) {
-                    throw TagCommandSupport.map(error)
+        try await TagWriteOperation.run(
+            "protect", options, password: current, context,
+            body: { (tag, _, planning) async throws(CommandError) -> Void in
+                let type2 = try TagWriteSupport.type2(tag, for: "a password")
+                do throws(NFCTagError) {
+                    try await type2.setPassword(new, protection: protection)
+                } catch {
+                    // When planning, the new password was never written, so it cannot authenticate.
+                    if !(planning && (error.code == .authenticationFailed || error.code == .verificationFailed)) {
+                        throw TagCommandSupport.map(error)
+                    }
                 }
-            }
-            return (found, await planner?.writes)
-        }
-        if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "protect", json: printsJSON, reader: reader, context)
-        } else if printsJSON {
-            context.io.write(try taggedJSON(reader, ProtectReport(
-                uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
-                protected: true, firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)))
-        } else {
-            let what = protection.readProtected ? "read and write" : "write"
-            TagWriteSupport.say("Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what).", context)
-            TagWriteSupport.sayReader(reader, arguments, context)
-        }
+            },
+            report: { tag, _ in
+                ProtectReport(
+                    uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true,
+                    firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)
+            },
+            sentence: { tag, _ in
+                let what = protection.readProtected ? "read and write" : "write"
+                return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what)."
+            })
     }
 }
 

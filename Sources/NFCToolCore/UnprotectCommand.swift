@@ -24,40 +24,29 @@ struct UnprotectCommand: ToolCommand {
                   TagWriteSupport.plan, TagWriteSupport.dryRun]
     )
 
-    let arguments: ParsedArguments
-    let seconds: Double
-    let printsJSON: Bool
-    let planning: Bool
+    let options: TagCommandOptions
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        self.arguments = arguments
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
-        planning = TagWriteSupport.isPlan(arguments)
+        options = try TagCommandOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let current = try TagWriteSupport.password(
-            file: arguments.value(of: Self.passwordFile), option: Self.passwordFile,
+            file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
-        let connection = TagCommandSupport.connection(arguments, context.environment)
-        let ((tag, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
-            (found, _, planner) async throws(CommandError) -> (NFCTag, [PlannedWrite]?) in
-            let type2 = try TagWriteSupport.type2(TagWriteSupport.tag(found, password: current), for: "a password")
-            do throws(NFCTagError) {
-                try await type2.removePassword()
-            } catch {
-                if !(planner != nil && error.code == .verificationFailed) { throw TagCommandSupport.map(error) }
-            }
-            return (found, await planner?.writes)
-        }
-        if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "unprotect", json: printsJSON, reader: reader, context)
-        } else if printsJSON {
-            context.io.write(try taggedJSON(reader, ProtectReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, protected: false)))
-        } else {
-            TagWriteSupport.say("Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password is needed any more.", context)
-            TagWriteSupport.sayReader(reader, arguments, context)
-        }
+        try await TagWriteOperation.run(
+            "unprotect", options, password: current, context,
+            body: { (tag, _, planning) async throws(CommandError) -> Void in
+                let type2 = try TagWriteSupport.type2(tag, for: "a password")
+                do throws(NFCTagError) {
+                    try await type2.removePassword()
+                } catch {
+                    if !(planning && error.code == .verificationFailed) { throw TagCommandSupport.map(error) }
+                }
+            },
+            report: { tag, _ in ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: false) },
+            sentence: { tag, _ in
+                "Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password is needed any more."
+            })
     }
 }
