@@ -174,17 +174,25 @@ public struct Type5TLVArea: Sendable, Hashable {
     /// - Throws: ``NFCTagError`` from ``Type5CapabilityContainer/init(memory:)``;
     ///   `notNDEFFormatted` when the area holds no NDEF TLV (a Terminator, or its end, comes
     ///   first); `malformedTag` with the byte address for a TLV whose length runs past the area
-    ///   or memory that ends before the TLVs do.
-    public static func parse(memory: [UInt8]) throws(NFCTagError) -> Type5TLVArea {
-        try parseOrNeedMore(memory: memory).get(memoryCount: memory.count)
+    ///   or memory that ends before the TLVs do; with `memoryEnd`, `malformedTag` at MLEN's
+    ///   offset (2, or 6 in the 8-byte form) when the area runs past it.
+    /// - Parameter memoryEnd: the chip's real memory size in bytes, when the chip is identified
+    ///   (an MLEN claiming more is a lie: nothing past it is read or written).
+    public static func parse(memory: [UInt8], memoryEnd: Int? = nil) throws(NFCTagError) -> Type5TLVArea {
+        try parseOrNeedMore(memory: memory, memoryEnd: memoryEnd).get(memoryCount: memory.count)
     }
 
-    static func parseOrNeedMore(memory: [UInt8]) -> PartialParse<Type5TLVArea> {
+    static func parseOrNeedMore(memory: [UInt8], memoryEnd: Int? = nil) -> PartialParse<Type5TLVArea> {
         let cc: Type5CapabilityContainer
         switch Type5CapabilityContainer.parse(Array(memory.prefix(8))) {
         case .success(let found): cc = found
         case .failure(let error): return .failure(error)
         case .needMore(let address): return .needMore(address)
+        }
+        if let memoryEnd, cc.areaEnd > memoryEnd {
+            return .failure(NFCTagError(
+                .malformedTag, at: cc.size == 4 ? 2 : 6,
+                "MLEN announces a \(cc.areaSize)-byte T5T area but the chip has \(memoryEnd) bytes of memory"))
         }
         var address = cc.size
         let end = cc.areaEnd

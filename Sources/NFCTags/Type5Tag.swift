@@ -322,7 +322,7 @@ public struct Type5Tag: NFCNDEFTag {
         var snapshot = Snapshot(memory: [], blockSize: first.data.count, lockedBlocks: [], capabilityContainer: nil)
         try snapshot.append([first])
         while true {
-            switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory) {
+            switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory, memoryEnd: tag.identity.memoryBytes) {
             case .success(let area):
                 snapshot.capabilityContainer = area.capabilityContainer
                 return (snapshot, area)
