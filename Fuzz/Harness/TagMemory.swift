@@ -21,14 +21,24 @@ func checkType2Memory(_ bytes: [UInt8]) {
             if area.addresses.isEmpty || area.addresses.lowerBound < 0 { fail("control TLV area \(area.addresses) is empty", bytes) }
         }
     }
+    // The chip's bound, taken from the input (byte 0, UID0 on a real tag): a CC that fits it
+    // parses as without the bound; one that does not is refused at CC2 (offset 14).
+    let bound = 16 + 8 * Int(bytes.first ?? 0)
+    let bounded = Result { () throws(NFCTagError) in try Type2TLVArea.parse(memory: bytes, userMemoryEnd: bound) }
     let area: Type2TLVArea
     do {
         area = try Type2TLVArea.parse(memory: bytes)
     } catch {
         checkOffset(error.offset, within: max(bytes.count, 16 + 255 * 8), "Type 2 TLV area", bytes)
+        if case .success = bounded { fail("parses with the chip's bound but not without: \(error)", bytes) }
         return
     }
     let dataEnd = 16 + area.capabilityContainer.dataAreaSize
+    switch bounded {
+    case .success(let same) where dataEnd <= bound && same == area: break
+    case .failure(let error) where dataEnd > bound && error.code == .malformedTag && error.offset == 14: break
+    default: fail("with the bound \(bound) the data area ending at \(dataEnd) gives \(bounded)", bytes)
+    }
     var previous = 15
     for address in area.ndefAddresses {
         if address <= previous || address >= dataEnd { fail("NDEF address \(address) out of order or outside 16..<\(dataEnd)", bytes) }
@@ -83,14 +93,22 @@ func checkType5Memory(_ bytes: [UInt8]) {
         if cc.size == 8 { expected[4] = stored[4]; expected[5] = stored[5] }  // RFU bytes are kept as found
         if stored != expected { fail("Type 5 CC \(stored) encodes back as \(cc.bytes)", bytes) }
     }
+    // The chip's memory size, taken from the input's length (as a tag of exactly this memory).
+    let bounded = Result { () throws(NFCTagError) in try Type5TLVArea.parse(memory: bytes, memoryEnd: bytes.count) }
     let area: Type5TLVArea
     do {
         area = try Type5TLVArea.parse(memory: bytes)
     } catch {
         checkOffset(error.offset, within: max(bytes.count, 8 + 0xFFFF * 8), "Type 5 TLV area", bytes)
+        if case .success = bounded { fail("parses with the chip's bound but not without: \(error)", bytes) }
         return
     }
     let cc = area.capabilityContainer
+    switch bounded {
+    case .success(let same) where cc.areaEnd <= bytes.count && same == area: break
+    case .failure(let error) where cc.areaEnd > bytes.count && error.code == .malformedTag && (error.offset == 2 || error.offset == 6): break
+    default: fail("with the memory bound \(bytes.count) the area ending at \(cc.areaEnd) gives \(bounded)", bytes)
+    }
     let message = area.messageAddresses
     if area.ndefTLVAddress < cc.size || message.upperBound > cc.areaEnd { fail("message \(message) outside the area \(cc.size)..<\(cc.areaEnd)", bytes) }
     if area.capacity < 0 || area.capacity > area.usableBytes { fail("capacity \(area.capacity) of \(area.usableBytes)", bytes) }

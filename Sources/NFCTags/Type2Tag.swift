@@ -109,7 +109,9 @@ public struct Type2Tag: NFCNDEFTag {
     /// is written once (one page write goes from old to new). A Terminator TLV follows the message when a byte is left in the data area.
     /// With `verify`, the written range is read back and compared.
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly`, `capacityExceeded` ("by N
-    ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse` (the tag
+    ///   bytes"), `invalidMessage`, `malformedTag` (a TLV area that does not parse, or a CC
+    ///   announcing more than the identified chip's user memory) — nothing written;
+    ///   `connectionLost`, `tagResponse` (the tag
     ///   holds the old, an empty or the new message); `verificationFailed`.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
         let encoded = try message.encodedForTag()

@@ -235,7 +235,9 @@ public struct Type4Tag: NFCNDEFTag {
     /// Writes `message` in place of the stored one (Type 4 Tag 2.0, 5.4.7).
     ///
     /// Every check first — NDEF application and CC present, write access `00`, message ≤
-    /// capacity, message encodable — and a failed check sends no UPDATE BINARY. Then, so that a
+    /// capacity, message encodable, the file as large as the CC says (a 1-byte READ BINARY of the
+    /// last byte the message reaches: a CC announcing more than the tag has is `malformedTag`)
+    /// — and a failed check sends no UPDATE BINARY. Then, so that a
     /// tag pulled away at any moment holds the old message, an empty one or the new one:
     /// UPDATE BINARY NLEN = 0, the message from offset 2 (4 with ENLEN) in chunks of
     /// min(MLc, ``maximumChunkLength``), UPDATE BINARY NLEN = length. With `verify`, the file
