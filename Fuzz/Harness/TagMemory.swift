@@ -93,8 +93,15 @@ func checkType5Memory(_ bytes: [UInt8]) {
         if cc.size == 8 { expected[4] = stored[4]; expected[5] = stored[5] }  // RFU bytes are kept as found
         if stored != expected { fail("Type 5 CC \(stored) encodes back as \(cc.bytes)", bytes) }
     }
-    // The chip's memory size, taken from the input's length (as a tag of exactly this memory).
+    // The chip's memory size, taken from the input's length (as a tag of exactly this memory):
+    // the walk is cut there, and a TLV running past it is refused.
     let bounded = Result { () throws(NFCTagError) in try Type5TLVArea.parse(memory: bytes, memoryEnd: bytes.count) }
+    if case .success(let inside) = bounded {
+        if inside.messageAddresses.upperBound > bytes.count { fail("bounded parse names message bytes past memory", bytes) }
+        if inside.capacity > inside.usableBytes || inside.ndefTLVAddress + inside.usableBytes > bytes.count {
+            fail("bounded capacity \(inside.capacity) reaches past memory", bytes)
+        }
+    }
     let area: Type5TLVArea
     do {
         area = try Type5TLVArea.parse(memory: bytes)
@@ -104,10 +111,15 @@ func checkType5Memory(_ bytes: [UInt8]) {
         return
     }
     let cc = area.capabilityContainer
-    switch bounded {
-    case .success(let same) where cc.areaEnd <= bytes.count && same == area: break
-    case .failure(let error) where cc.areaEnd > bytes.count && error.code == .malformedTag && (error.offset == 2 || error.offset == 6): break
-    default: fail("with the memory bound \(bytes.count) the area ending at \(cc.areaEnd) gives \(bounded)", bytes)
+    if case .success(let inside) = bounded, inside.ndefTLVAddress != area.ndefTLVAddress || inside.messageLength != area.messageLength {
+        fail("the bound changed which NDEF TLV was found", bytes)
+    }
+    if case .failure = bounded, area.messageAddresses.upperBound <= bytes.count, area.capacity >= 0 {
+        // Without the bound the message lies inside memory; with it the walk may only fail where
+        // the area is cut before the NDEF TLV's value ends.
+        if area.ndefTLVAddress + 1 + area.lengthFieldSize + area.messageLength <= bytes.count, cc.areaEnd <= bytes.count {
+            fail("a TLV area inside memory was refused with the bound: \(bounded)", bytes)
+        }
     }
     let message = area.messageAddresses
     if area.ndefTLVAddress < cc.size || message.upperBound > cc.areaEnd { fail("message \(message) outside the area \(cc.size)..<\(cc.areaEnd)", bytes) }

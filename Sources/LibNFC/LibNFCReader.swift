@@ -132,6 +132,9 @@ public actor LibNFCReader: NFCReader {
             defer { if mode == .raw { try? libnfcSetProperty(device, .easyFraming, true) } }
             answer = try libnfcTransceive(device, frame, timeoutMilliseconds: milliseconds)
         } catch {
+            if error.code == .radioFrequencyTransmission, mode == .standard, case .iso14443A(let a)? = selectedInfo, !a.supportsISODEP {
+                throw classifyRFFailure(device, a, error)
+            }
             throw Self.readerError(error)
         }
         guard isFeliCa else { return Bytes(answer) }
@@ -139,6 +142,31 @@ public actor LibNFCReader: NFCReader {
             throw NFCReaderError(.rfError, "a FeliCa answer whose length byte does not match its \(answer.count) bytes")
         }
         return Bytes(answer.dropFirst())
+    }
+
+    /// READ page 0 (`30 00`), libnfc's own presence ping for Ultralight-class tags.
+    static let presencePing: [UInt8] = [0x30, 0x00]
+
+    /// Tells what an NFC_ERFTRANS from a MIFARE / Type 2 command was. The PN532 reports a tag's
+    /// 4-bit NAK as status 13 (invalid received frame), a lost answer as 01 (time out) or 02
+    /// (CRC error), and libnfc 1.8 maps all three to NFC_ERFTRANS without telling which. A
+    /// refusing tag goes to IDLE (NTAG21x and MF0ULx1 datasheets, "NAK"; MIFARE Classic after
+    /// a refused READ/WRITE), a tag whose answer was lost stays ACTIVE: so READ page 0 answered
+    /// means the answer was lost (`rfError`); no answer, but the tag re-selected by its UID
+    /// means it refused (`nak`, without the nibble, which the PN532 keeps; the tag is selected
+    /// again); neither means it left (`tagLost`).
+    private func classifyRFFailure(_ device: DeviceHandle, _ target: ISO14443ATarget, _ error: LibNFCError) -> NFCReaderError {
+        if (try? libnfcTransceive(device, Self.presencePing, timeoutMilliseconds: 100)) != nil {
+            return NFCReaderError(.rfError, error.description)
+        }
+        if let handle = try? libnfcSelectPassiveTarget(device, .iso14443A, bitRate: 106, initData: target.uid.array),
+           case .iso14443A(let again)? = Self.targetInfo(handle), again.uid == target.uid {
+            selected = handle
+            return NFCReaderError(.nak, "the tag refused the command (a NAK, which the PN532 reports as an invalid received frame); it was selected again")
+        }
+        selected = nil
+        selectedInfo = nil
+        return NFCReaderError(.tagLost, "the tag no longer answers: \(error.description)")
     }
 
     public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {

@@ -68,7 +68,7 @@ public struct NFCReaderAvailability: Sendable, Hashable, CustomStringConvertible
                     status: .permissionDenied,
                     reason: "\(path) cannot be opened read-write by this user: add a udev rule or join the group that owns it (dialout, plugdev)")
             }
-        } else if name == "default", (try? await LibNFCContext.shared.listDevices())?.isEmpty ?? true {
+        } else if name == "default", (try? await NFCReaderDiscovery.listReaders())?.isEmpty ?? true {
             return unopened("libnfc found no reader", connection: name)
         }
         do {
@@ -87,7 +87,7 @@ public struct NFCReaderAvailability: Sendable, Hashable, CustomStringConvertible
     /// The verdict for a reader that did not open: the kernel module when it could be the cause.
     private static func unopened(_ reason: String, connection: String) -> NFCReaderAvailability {
         let usb = connection == "default" || connection.contains("usb")
-        if usb && FileManager.default.fileExists(atPath: "/sys/module/pn533_usb") {
+        if usb && KernelNFCDrivers.loaded()?.contains("pn533_usb") == true {
             return NFCReaderAvailability(
                 status: .claimedByKernelModule,
                 reason: "\(reason); the kernel module pn533_usb is loaded and claims USB readers: sudo modprobe -r pn533_usb pn533 nfc")

@@ -56,7 +56,9 @@ public enum ChipIdentification {
             return identity
         case .iso15693(let v):
             return await identifyType5(v, reader, probesNDEF: probesNDEF)
-        case .iso14443B:
+        case .iso14443B(let b):
+            // An ISO-DEP card over type B takes the same APDUs as over type A.
+            if b.supportsISODEP { return await identifyISODEP(reader) }
             return ChipIdentity(model: "ISO 14443-B tag", platform: "unknown")
         case .jewel:
             return ChipIdentity(model: "Innovision Jewel / Topaz", platform: "Type 1")
@@ -141,16 +143,27 @@ public enum ChipIdentification {
         return block[0] >> 4 == 1 && checksum == Int(block[14]) << 8 | Int(block[15])
     }
 
-    /// ICODE by UID (AN10787): E0, manufacturer 04 (NXP), type 01 = SLIX family; bits 37-36
-    /// tell SLIX2 (01) from SLIX (10). NDEF: block 0 holds a Type 5 CC (E1 or E2).
+    /// ICODE by UID (AN10787, "ICODE UID format"): E0, manufacturer 04 (NXP), ICODE type 01 =
+    /// the SLI/SLIX/SLIX2 family, whose type indicator is UID bits 37–36: byte 3 (most
+    /// significant byte first) masked with ``icodeTypeIndicatorMask`` — `08` SLIX2, `10` SLIX,
+    /// `00` SLI. NDEF: block 0 holds a Type 5 CC (E1 or E2).
+    /// UID bits 37–36, the ICODE type indicator of ICODE type `01` (AN10787): bits 4–3 of UID
+    /// byte 3, most significant byte first (`E0 04 01 xx …`).
+    public static let icodeTypeIndicatorMask: UInt8 = 0x18
+    /// Type indicator `01` (bits 37–36): ICODE SLIX2.
+    public static let icodeSLIX2Indicator: UInt8 = 0x08
+    /// Type indicator `10` (bits 37–36): ICODE SLIX.
+    public static let icodeSLIXIndicator: UInt8 = 0x10
+
     private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
         let uid = target.uid
         var identity = ChipIdentity(model: "ISO 15693 tag", platform: "Type 5")
         if uid.count == 8, uid[0] == 0xE0, uid[1] == 0x04 {
-            switch (uid[2], (uid[3] >> 4) & 0x03) {
-            case (0x01, 0x01): identity.model = "ICODE SLIX2"; identity.memoryBytes = 320
-            case (0x01, 0x02): identity.model = "ICODE SLIX"; identity.memoryBytes = 112
-            case (0x01, _): identity.model = "ICODE SLI"; identity.memoryBytes = 112
+            switch (uid[2], uid[3] & icodeTypeIndicatorMask) {
+            case (0x01, icodeSLIX2Indicator): identity.model = "ICODE SLIX2"; identity.memoryBytes = 320
+            case (0x01, icodeSLIXIndicator): identity.model = "ICODE SLIX"; identity.memoryBytes = 112
+            case (0x01, 0x00): identity.model = "ICODE SLI"; identity.memoryBytes = 112
+            case (0x01, _): identity.model = "NXP ICODE (SLIX family, unknown type indicator)"
             case (0x02, _): identity.model = "ICODE SLIX-S"
             case (0x03, _): identity.model = "ICODE SLIX-L"
             default: identity.model = "NXP ISO 15693 tag"

@@ -5,6 +5,12 @@ public import NFCCore
 /// NXP ICODE SLIX2 (SL2S2602 data sheet, command set) answers `01`–`2C` but none of the
 /// extended commands and not Write multiple blocks `24`.
 public enum ISO15693Command {
+    /// The commands that change the tag: writes and locks of blocks, AFI and DSFID, plain and
+    /// extended (what `--plan` holds back).
+    public static let writeClass: Set<UInt8> = [
+        writeSingleBlock, lockBlock, writeMultipleBlocks, writeAFI, lockAFI, writeDSFID, lockDSFID,
+        extendedWriteSingleBlock, extendedLockBlock, extendedWriteMultipleBlocks,
+    ]
     /// Inventory `01`.
     public static let inventory: UInt8 = 0x01
     /// Stay quiet `02` (addressed only; no answer).

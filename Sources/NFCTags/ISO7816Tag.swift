@@ -79,7 +79,11 @@ public struct ISO7816Tag: Sendable {
     }
 
     /// The NDEF mapping (NFC Forum Type 4).
-    public var ndefPlatform: any NFCNDEFTag {
+    public var ndefPlatform: any NFCNDEFTag { type4Platform }
+
+    /// The NFC Forum Type 4 mapping itself, for what only it offers (its capability container
+    /// and files, read for inspection).
+    public var type4Platform: Type4Tag {
         var tag = Type4Tag(reader: reader, commandTimeout: commandTimeout)
         tag.selection = selection
         return tag

@@ -33,8 +33,10 @@ public enum NFCTag: Sendable {
             return .iso7816(ISO7816Tag(reader: reader, target: target, identity: identity, commandTimeout: commandTimeout))
         case .iso14443A(let a):
             return .miFare(MiFareTag(reader: reader, target: a, identity: identity, commandTimeout: commandTimeout))
-        case .iso14443B:
+        case .iso14443B(let b) where b.supportsISODEP:
             return .iso7816(ISO7816Tag(reader: reader, target: target, identity: identity, commandTimeout: commandTimeout))
+        case .iso14443B:
+            throw NFCTagError(.notSupported, "ISO 14443-B tags without ISO-DEP (ISO 14443-4) are not supported")
         case .felica(let f):
             return .feliCa(FeliCaTag(reader: reader, target: f, identity: identity, commandTimeout: commandTimeout))
         case .iso15693(let v):

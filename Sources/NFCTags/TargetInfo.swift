@@ -92,6 +92,13 @@ public struct ISO14443BTarget: Sendable, Hashable {
         self.applicationData = applicationData
         self.protocolInfo = protocolInfo
     }
+
+    /// Whether the card speaks ISO-DEP (ISO/IEC 14443-4): protocol info byte 2, protocol type
+    /// bit 0 (ISO/IEC 14443-3 §7.9.4; libnfc's `PI_ISO14443_4_SUPPORTED` tests the same bit).
+    public var supportsISODEP: Bool { protocolInfo.count >= 2 && protocolInfo[1] & 0x01 != 0 }
+
+    /// Whether the card supports a CID (protocol info byte 3, FO bit 0; ISO/IEC 14443-3 §7.9.4).
+    public var supportsCID: Bool { protocolInfo.count >= 3 && protocolInfo[2] & 0x01 != 0 }
 }
 
 /// A FeliCa tag as polled (JIS X 6319-4 Polling response).

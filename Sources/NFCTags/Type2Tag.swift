@@ -7,6 +7,9 @@ public enum Type2Command {
     public static let read: UInt8 = 0x30
     /// WRITE (0xA2, page, 4 bytes): one page, answered by an ACK (T2T 1.2, 5.2; NTAG21x 10.4).
     public static let write: UInt8 = 0xA2
+    /// COMPATIBILITY_WRITE (0xA0, page), then 16 bytes of which the first 4 are written: the
+    /// MIFARE Classic-shaped write of Ultralight and NTAG21x (NTAG21x 10.5).
+    public static let compatibilityWrite: UInt8 = 0xA0
     /// The 4-bit ACK (0xA) some readers hand back as a byte; others return an empty answer.
     public static let ack: UInt8 = 0x0A
     /// FAST_READ (0x3A, start page, end page): pages start…end in one answer (NTAG21x 10.3).

@@ -324,6 +324,71 @@ public struct Type4Tag: NFCNDEFTag {
         try await updateBinary(offset: 0, [UInt8](repeating: 0, count: cc.lengthFieldSize))
     }
 
+    // MARK: - Files, for inspection
+
+    /// The capability container file as the tag holds it: SELECT the NDEF Tag Application and
+    /// the CC file (E103), READ BINARY its first 15 bytes, then the rest CCLEN names, up to
+    /// ``maximumInspectedCapabilityContainerLength`` bytes (a CCLEN of FFFF is a claim, not a
+    /// size to allocate). For `nfctool info` and `dump`.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted` when the application or file is missing,
+    ///   `tagResponse` for a refused READ BINARY, `connectionLost`.
+    public func readCapabilityContainerFile() async throws(NFCTagError) -> [UInt8] {
+        let application = try await send(
+            ISO7816APDU(
+                unchecked: 0x00, Type4Command.select, Type4Command.selectByNameP1, 0x00,
+                data: Bytes(Type4Command.ndefTagApplicationID), expectedResponseLength: 256),
+            "SELECT NDEF Tag Application")
+        guard application.statusWord.isSuccess else {
+            throw NFCTagError(.notNDEFFormatted, "no NDEF Tag Application (D2760000850101): SELECT answered \(application.statusWord)")
+        }
+        let ccSelected = try await selectFile(Type4Command.capabilityContainerFileID)
+        guard ccSelected.isSuccess else {
+            throw NFCTagError(.notNDEFFormatted, "no capability container file (E103): SELECT answered \(ccSelected)")
+        }
+        var bytes = try await readBinary(offset: 0, length: Type4CapabilityContainer.basicLength)
+        guard bytes.count >= 2 else { return bytes }
+        let total = min(Int(bytes[0]) << 8 | Int(bytes[1]), Self.maximumInspectedCapabilityContainerLength)
+        while bytes.count < total {
+            let chunk = try await readBinary(offset: bytes.count, length: min(maximumChunkLength, total - bytes.count))
+            guard !chunk.isEmpty else { break }
+            bytes += chunk
+        }
+        return bytes
+    }
+
+    /// The capability container, parsed (``readCapabilityContainerFile()``).
+    /// - Throws: ``NFCTagError`` as ``readCapabilityContainerFile()``, or `malformedTag` with
+    ///   the CC offset at fault.
+    public func readCapabilityContainer() async throws(NFCTagError) -> Type4CapabilityContainer {
+        try Type4CapabilityContainer(bytes: try await readCapabilityContainerFile())
+    }
+
+    /// The most CC bytes ``readCapabilityContainerFile()`` reads.
+    public static let maximumInspectedCapabilityContainerLength = 256
+
+    /// An elementary file of the selected application with a length field first (an NDEF
+    /// file: NLEN, or ENLEN with `lengthFieldSize` 4): SELECT it by `id`, READ BINARY the length
+    /// field, then as many bytes as it names, in chunks of ``maximumChunkLength``. Stops at the
+    /// 32 768 bytes 15-bit offsets reach, and where the tag answers no more data: memory grows
+    /// with what the tag returns, never with what its length field claims.
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted` when the file cannot be selected,
+    ///   `tagResponse` for a refused READ BINARY, `connectionLost`.
+    public func readFile(id: UInt16, lengthFieldSize: Int = 2) async throws(NFCTagError) -> [UInt8] {
+        let selected = try await selectFile(id)
+        guard selected.isSuccess else {
+            throw NFCTagError(.notNDEFFormatted, "file \(hexByte(UInt8(id >> 8)))\(hexByte(UInt8(id & 0xFF))) cannot be selected: SELECT answered \(selected)")
+        }
+        var bytes = try await readBinary(offset: 0, length: lengthFieldSize)
+        guard bytes.count == lengthFieldSize else { return bytes }
+        let total = min(bytes.reduce(0) { $0 << 8 | Int($1) } + lengthFieldSize, Type4Command.maximumOffset + 1)
+        while bytes.count < total {
+            let chunk = try await readBinary(offset: bytes.count, length: min(maximumChunkLength, total - bytes.count))
+            guard !chunk.isEmpty else { break }
+            bytes += chunk
+        }
+        return bytes
+    }
+
     // MARK: - Procedures
 
     /// SELECT the NDEF Tag Application, SELECT and READ the CC, check read access, SELECT the

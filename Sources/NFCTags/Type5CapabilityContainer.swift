@@ -147,6 +147,10 @@ public struct Type5TLVArea: Sendable, Hashable {
     public var lengthFieldSize: Int
     /// The stored message's length (the L field).
     public var messageLength: Int
+    /// Where the memory NDEF may use ends, when the chip is known: the T5T area is cut there
+    /// even when the CC's MLEN reaches further (an ICODE SLIX2 formatted by Android carries MLEN
+    /// `28`, the whole 320 bytes, counter block included, and 4 bytes past the memory).
+    public var memoryEnd: Int?
 
     /// Creates an area.
     public init(capabilityContainer: Type5CapabilityContainer, ndefTLVAddress: Int, lengthFieldSize: Int, messageLength: Int) {
@@ -156,8 +160,9 @@ public struct Type5TLVArea: Sendable, Hashable {
         self.messageLength = messageLength
     }
 
-    /// Bytes from the NDEF TLV's T byte to the end of the T5T area: where a new NDEF TLV goes.
-    public var usableBytes: Int { max(0, capabilityContainer.areaEnd - ndefTLVAddress) }
+    /// Bytes from the NDEF TLV's T byte to the end of the T5T area (or of ``memoryEnd`` when
+    /// that comes first): where a new NDEF TLV goes.
+    public var usableBytes: Int { max(0, min(capabilityContainer.areaEnd, memoryEnd ?? Int.max) - ndefTLVAddress) }
 
     /// The longest message that fits: the usable bytes less the T byte and a 1-byte length (up to
     /// 254 bytes of message) or a 3-byte length (255 and more); the Terminator TLV is written only
@@ -174,10 +179,11 @@ public struct Type5TLVArea: Sendable, Hashable {
     /// - Throws: ``NFCTagError`` from ``Type5CapabilityContainer/init(memory:)``;
     ///   `notNDEFFormatted` when the area holds no NDEF TLV (a Terminator, or its end, comes
     ///   first); `malformedTag` with the byte address for a TLV whose length runs past the area
-    ///   or memory that ends before the TLVs do; with `memoryEnd`, `malformedTag` at MLEN's
-    ///   offset (2, or 6 in the 8-byte form) when the area runs past it.
-    /// - Parameter memoryEnd: the chip's real memory size in bytes, when the chip is identified
-    ///   (an MLEN claiming more is a lie: nothing past it is read or written).
+    ///   or memory that ends before the TLVs do.
+    /// - Parameter memoryEnd: where the chip's memory for NDEF ends, when the chip is known
+    ///   (``memoryEnd``): the TLV walk stops there even when MLEN reaches further (a CC may
+    ///   overstate the area, as Android's formatting of a SLIX2 does), and a TLV whose value runs
+    ///   past it is `malformedTag` — nothing past the chip's memory is read as NDEF data.
     public static func parse(memory: [UInt8], memoryEnd: Int? = nil) throws(NFCTagError) -> Type5TLVArea {
         try parseOrNeedMore(memory: memory, memoryEnd: memoryEnd).get(memoryCount: memory.count)
     }
@@ -189,13 +195,9 @@ public struct Type5TLVArea: Sendable, Hashable {
         case .failure(let error): return .failure(error)
         case .needMore(let address): return .needMore(address)
         }
-        if let memoryEnd, cc.areaEnd > memoryEnd {
-            return .failure(NFCTagError(
-                .malformedTag, at: cc.size == 4 ? 2 : 6,
-                "MLEN announces a \(cc.areaSize)-byte T5T area but the chip has \(memoryEnd) bytes of memory"))
-        }
         var address = cc.size
-        let end = cc.areaEnd
+        // The area as the CC states it, cut at the chip's memory.
+        let end = min(cc.areaEnd, memoryEnd ?? Int.max)
         while address < end {
             guard address < memory.count else { return .needMore(address) }
             let type = memory[address]
@@ -231,7 +233,9 @@ public struct Type5TLVArea: Sendable, Hashable {
                     "TLV \(hexByte(type)) of \(length) bytes runs \(valueEnd - end) bytes past the area end \(end)"))
             }
             if type == Type5TLVType.ndefMessage {
-                return .success(Type5TLVArea(capabilityContainer: cc, ndefTLVAddress: address, lengthFieldSize: lengthSize, messageLength: length))
+                var area = Type5TLVArea(capabilityContainer: cc, ndefTLVAddress: address, lengthFieldSize: lengthSize, messageLength: length)
+                area.memoryEnd = memoryEnd
+                return .success(area)
             }
             address = valueEnd
         }

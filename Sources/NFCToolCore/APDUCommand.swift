@@ -64,7 +64,7 @@ struct APDUCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = connection ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let connection = TagCommandSupport.connection(connection, context.environment)
         let (commands, allowsPayment) = (self.commands, self.allowsPayment)
         let exchanges = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (tag, _) async throws(CommandError) -> [Exchange] in

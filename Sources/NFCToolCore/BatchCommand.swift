@@ -12,7 +12,7 @@ import Provisioning
 struct BatchCommand: ToolCommand {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "A reader (libnfc connection string, 'default', or sim:MODEL); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else sim:ntag215).", repeatable: true)
+        help: "A reader (libnfc connection string, 'default', or sim:MODEL); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else libnfc's default device).", repeatable: true)
     static let idle = CommandOption.option(
         "timeout", short: "t", valueName: "s", help: "Stop when no tag has come for this many seconds (default: wait until --count or Ctrl-C).")
     static let manifest = CommandOption.option(
@@ -107,7 +107,7 @@ struct BatchCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connections = devices.isEmpty ? [context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"] : devices
+        let connections = devices.isEmpty ? [TagCommandSupport.connection(nil, context.environment)] : devices
         // Every input is checked before a reader is opened.
         let source: BatchSource
         var templateText: String?
@@ -165,9 +165,9 @@ struct BatchCommand: ToolCommand {
         if resuming && !FileManager.default.fileExists(atPath: ledgerPath) {
             throw .usage("--resume \(ledgerPath): no such ledger")
         }
-        let ledger: Ledger
-        do { ledger = try Ledger(path: ledgerPath) } catch { throw .failure("\(error)") }
         if dryRun {
+            let ledger: Ledger
+            do { ledger = try Ledger(path: ledgerPath) } catch { throw .failure("\(error)") }
             try preview(source, ledger: ledger, context)
             return
         }
@@ -181,18 +181,27 @@ struct BatchCommand: ToolCommand {
 
         var readers: [any NFCReader] = []
         for connection in connections {
-            do {
-                readers.append(try await ReaderConnection.open(connection))
+            do throws(CommandError) {
+                readers.append(try await TagCommandSupport.openReader(connection))
             } catch {
                 for reader in readers { await reader.close() }
-                throw CommandError("cannot open reader '\(connection)': \(error)", exitCode: .noReader)
+                throw error
             }
+        }
+        // The ledger file is created only once every reader is open: no reader, nothing done.
+        let ledger: Ledger
+        do {
+            ledger = try Ledger(path: ledgerPath)
+        } catch {
+            for reader in readers { await reader.close() }
+            throw .failure("\(error)")
         }
         let coordinator: BatchCoordinator
         do {
             let run = try ledger.startRun(template: templateText, manifest: manifestPath, readers: connections)
             coordinator = try BatchCoordinator(ledger: ledger, runID: run, source: source, options: options)
         } catch {
+            for reader in readers { await reader.close() }
             throw .failure("\(error)")
         }
         let progress = BatchProgress(total: countValue, io: context.io)
@@ -291,7 +300,7 @@ final class BatchProgress: Sendable {
         case .done(let reader, let uid, let summary):
             let (done, failed) = counts.withLock { $0.done += 1; return ($0.done, $0.failed) }
             let rate = Double(done) / max(BatchCommand.seconds(ContinuousClock.now - started), 0.001)
-            io.printErrorLine("[\(reader)] \(done)\(total.map { "/\($0)" } ?? "") done \(uid): \(summary) (\(failed) failed, \(String(format: "%.1f", rate)) tags/s)")
+            io.printErrorLine("[\(reader)] \(done)\(total.map { "/\($0)" } ?? "") done \(uid): \(TerminalSafeText.escaping(summary, newlines: .escape)) (\(failed) failed, \(String(format: "%.1f", rate)) tags/s)")
         case .failed(let reader, let uid, let error):
             counts.withLock { $0.failed += 1 }
             io.printErrorLine("[\(reader)] FAILED \(uid): \(error)")

@@ -1,4 +1,4 @@
-import LibNFC
+import NFCKit
 
 /// `nfctool devices [--json] [--verbose]`: the readers libnfc finds, and libnfc's version.
 struct DevicesCommand: ToolCommand {
@@ -12,8 +12,9 @@ struct DevicesCommand: ToolCommand {
         abstract: "List the NFC readers libnfc finds.",
         discussion: """
             Shows each reader's name and the connection string that selects it, and the version of \
-            libnfc in use. Finding no reader is not an error. Without --verbose nothing from libnfc \
-            reaches standard error, unless LIBNFC_LOG_LEVEL is set.
+            libnfc in use. Exits 3 when it finds no reader (the list, empty, is still printed). \
+            Without --verbose nothing from libnfc reaches standard error, unless LIBNFC_LOG_LEVEL \
+            is set.
             """,
         options: [json, verbose]
     )
@@ -29,15 +30,17 @@ struct DevicesCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let libnfc = LibNFCContext.shared
-        await libnfc.setLogging(isVerbose ? .debug : .silent)
-        let devices: [DeviceDescription]
-        do throws(LibNFCError) {
-            devices = try await libnfc.listDevices()
+        await NFCReaderDiscovery.setVerboseLogging(isVerbose)
+        let devices: [NFCReaderDescription]
+        do {
+            devices = try await NFCReaderDiscovery.listReaders()
         } catch {
-            throw .failure("libnfc could not list readers: \(error)")
+            throw .failure(error.reason)
         }
-        let report = DevicesReport(libnfcVersion: LibNFCContext.version, devices: devices)
+        let report = DevicesReport(libnfcVersion: NFCReaderDiscovery.libnfcVersion, devices: devices)
         context.io.write(printsJSON ? report.json : report.text)
+        if devices.isEmpty {
+            throw CommandError("no NFC reader found", exitCode: .noReader)
+        }
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
-import LibNFC
+import NFCCore
+import NFCKit
 
 /// What `nfctool devices` prints, as text for people or JSON for scripts.
 struct DevicesReport: Sendable, Hashable {
     /// libnfc's version, e.g. `1.8.0`.
     let libnfcVersion: String
     /// The readers found, in libnfc's order.
-    let devices: [DeviceDescription]
+    let devices: [NFCReaderDescription]
 
     /// Where to look when no reader shows up.
     static let noReaderHints = """
@@ -41,7 +42,7 @@ struct DevicesReport: Sendable, Hashable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding strings and optional strings cannot fail.
         let data = (try? encoder.encode(JSONForm(self))) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return TerminalSafeText.escapingInJSON(String(decoding: data, as: UTF8.self)) + "\n"
     }
 
     /// The JSON shape: stable key names independent of the Swift property names.

@@ -1,5 +1,6 @@
 import Foundation
-import LibNFC
+import NFCKit
+import NFCTags
 
 /// `nfctool doctor`: the Linux set-up checklist for libnfc readers.
 ///
@@ -34,17 +35,16 @@ struct DoctorCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let root = context.environment["NFCTOOL_DOCTOR_ROOT"] ?? "/"
-        let libnfc = LibNFCContext.shared
-        await libnfc.setLogging(.silent)
-        let readers: Result<[DeviceDescription], LibNFCError>
-        do throws(LibNFCError) {
-            readers = .success(try await libnfc.listDevices())
+        await NFCReaderDiscovery.setVerboseLogging(false)
+        let readers: Result<[NFCReaderDescription], NFCReaderError>
+        do throws(NFCReaderError) {
+            readers = .success(try await NFCReaderDiscovery.listReaders())
         } catch {
             readers = .failure(error)
         }
         let report = DoctorReport.make(
             system: DoctorSystem(root: root), environment: context.environment,
-            libnfcVersion: LibNFCContext.version, readers: readers)
+            libnfcVersion: NFCReaderDiscovery.libnfcVersion, readers: readers)
         context.io.write(printsJSON ? toolJSON(report) : report.text)
         if report.problems > 0 {
             throw CommandError("\(report.problems) problem\(report.problems == 1 ? "" : "s") found", exitCode: .failure)
@@ -89,8 +89,10 @@ struct USBReaderID: Sendable, Hashable {
     let product: String
     let name: String
 
-    /// The USB readers libnfc drives (pn53x_usb and acr122_usb); the same list as
-    /// Scripts/udev/99-nfckit.rules.
+    /// The USB readers libnfc 1.8.0 drives: the device tables of its `pn53x_usb` driver
+    /// (`pn53x_usb_model` list) and its `acr122_usb` driver (ACR122, Touchatag, ACR1222); the
+    /// same list as Scripts/udev/99-nfckit.rules. libnfc's own `contrib/udev/93-pn53x.rules`
+    /// lacks the ACR1222 (`072f:2214`).
     static let known: [USBReaderID] = [
         USBReaderID(vendor: "04cc", product: "0531", name: "Philips/NXP PN531"),
         USBReaderID(vendor: "054c", product: "0193", name: "Sony PN531"),
@@ -101,6 +103,7 @@ struct USBReaderID: Sendable, Hashable {
         USBReaderID(vendor: "054c", product: "02e1", name: "Sony RC-S360"),
         USBReaderID(vendor: "072f", product: "2200", name: "ACS ACR122U"),
         USBReaderID(vendor: "072f", product: "90cc", name: "Touchatag (ACR122U)"),
+        USBReaderID(vendor: "072f", product: "2214", name: "ACS ACR1222"),
     ]
 }
 
@@ -154,15 +157,13 @@ struct DoctorReport: Encodable, Sendable {
         return String(first) + "\n" + rest
     }
 
-    /// The modules that claim PN533-based USB readers before libnfc can.
-    static let kernelModules = ["pn533_usb", "pn533", "nfc"]
     /// The blacklist file doctor and docs/hardware.md recommend.
     static let blacklistFile = "/etc/modprobe.d/blacklist-nfc.conf"
 
     /// Runs every check.
     static func make(
         system: DoctorSystem, environment: [String: String], libnfcVersion: String,
-        readers: Result<[DeviceDescription], LibNFCError>
+        readers: Result<[NFCReaderDescription], NFCReaderError>
     ) -> DoctorReport {
         var checks = [DoctorItem(name: "libnfc", status: .ok, detail: "libnfc \(libnfcVersion) loaded", fix: "")]
         switch readers {
@@ -175,7 +176,7 @@ struct DoctorReport: Encodable, Sendable {
             checks.append(DoctorItem(name: "readers", status: .ok, detail: "\(devices.count) found: \(names)", fix: ""))
         case .failure(let error):
             checks.append(DoctorItem(
-                name: "readers", status: .problem, detail: "libnfc could not list readers: \(error)",
+                name: "readers", status: .problem, detail: error.reason,
                 fix: "run 'nfctool devices --verbose' to see libnfc's log"))
         }
         checks.append(kernelCheck(system))
@@ -194,11 +195,9 @@ struct DoctorReport: Encodable, Sendable {
             }
         })
         let fix = "sudo modprobe -r pn533_usb pn533 nfc, then blacklist them in \(blacklistFile) (docs/hardware.md)"
-        guard let modules = system.text("/proc/modules") else {
+        guard let loadedNFC = KernelNFCDrivers.loaded(root: system.root) else {
             return DoctorItem(name: "kernel drivers", status: .warning, detail: "cannot read /proc/modules", fix: fix)
         }
-        let loaded = Set(modules.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) })
-        let loadedNFC = kernelModules.filter(loaded.contains)
         let missing = ["pn533_usb", "pn533"].filter { !blacklisted.contains($0) }
         if !loadedNFC.isEmpty {
             return DoctorItem(

@@ -65,7 +65,7 @@ struct DumpCommand: ToolCommand {
         if writesBinary, outputPath == nil, context.io.isStandardOutputTerminal {
             throw .usage("--binary would write raw bytes to the terminal: pass --output FILE or redirect standard output")
         }
-        let connection = connection ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let connection = TagCommandSupport.connection(connection, context.environment)
         let keys = self.keys + Self.defaultClassicKeys
         let dump = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (tag, reader) async throws(CommandError) -> TagDump in
@@ -287,19 +287,15 @@ struct TagDump: Encodable, Sendable {
     /// Type 4: the CC file and the NDEF file it names (NLEN and message).
     static func type4Files(_ iso: ISO7816Tag) async -> [Unit] {
         var units: [Unit] = []
-        let ccBytes = try? await Type4Inspection.readCapabilityContainerBytes(iso)
+        let type4 = iso.type4Platform
+        let ccBytes = try? await type4.readCapabilityContainerFile()
         units.append(Unit(label: "CC", bytes: ccBytes, size: 15))
         guard let ccBytes, let cc = try? Type4CapabilityContainer(bytes: ccBytes) else {
             units.append(Unit(label: "NDEF", bytes: nil, size: 0))
             return units
         }
         let ndef: [UInt8]?
-        do {
-            try await Type4Inspection.selectFile(iso, id: cc.ndefFileID)
-            ndef = try await Type4Inspection.readFile(iso) { $0 + 2 }
-        } catch {
-            ndef = nil
-        }
+        ndef = try? await type4.readFile(id: cc.ndefFileID, lengthFieldSize: cc.lengthFieldSize)
         units.append(Unit(label: String(format: "%04X", cc.ndefFileID), bytes: ndef, size: 0))
         return units
     }

@@ -82,7 +82,7 @@ struct EmulateCommand: ToolCommand {
         } catch {
             throw CommandError("the message of \(encoded.count) bytes is too big: \(error)", exitCode: .capacityExceeded)
         }
-        let connection = arguments.value(of: Self.device) ?? context.environment["NFCTOOL_DEVICE"] ?? "default"
+        let connection = TagCommandSupport.connection(arguments.value(of: Self.device), context.environment)
         let session: NFCCardSession
         do {
             session = try await NFCCardSession.start(connection: connection, timeout: .milliseconds(Int(seconds * 1000)))

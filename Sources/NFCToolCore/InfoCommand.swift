@@ -35,7 +35,7 @@ struct InfoCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = connection ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let connection = TagCommandSupport.connection(connection, context.environment)
         let report = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (tag, reader) async throws(CommandError) -> TagInfoReport in
             await TagInfoReport.inspect(tag, reader: reader, connection: connection)
@@ -284,7 +284,7 @@ struct TagInfoReport: Encodable, Sendable {
     /// Type 4: the CC's read and write access bytes.
     private mutating func inspectType4(_ iso: ISO7816Tag) async {
         do {
-            let cc = try await Type4Inspection.readCapabilityContainer(iso)
+            let cc = try await iso.type4Platform.readCapabilityContainer()
             lock.append(InfoItem(name: "CC read access", value: hexByte(cc.readAccess)))
             lock.append(InfoItem(name: "CC write access", value: hexByte(cc.writeAccess) + (cc.isWritable ? " (granted)" : " (denied)")))
             lockState = cc.isWritable ? "read-write" : "read-only"
@@ -351,70 +351,6 @@ struct TagInfoReport: Encodable, Sendable {
             } catch {
                 lock.append(InfoItem(name: "locked blocks", value: unknown(error)))
             }
-        }
-    }
-}
-
-/// Reading a Type 4 tag's capability container with plain APDUs (Type 4 Tag 2.0, 5.1).
-enum Type4Inspection {
-    /// SELECT the NDEF application, SELECT the CC file, READ BINARY its 15 bytes.
-    /// - Throws: ``NFCTagError`` for a refused SELECT or READ, or a malformed CC.
-    static func readCapabilityContainer(_ iso: ISO7816Tag) async throws(NFCTagError) -> Type4CapabilityContainer {
-        try Type4CapabilityContainer(bytes: try await readCapabilityContainerBytes(iso))
-    }
-
-    /// The CC file's bytes (its length from its first two bytes).
-    static func readCapabilityContainerBytes(_ iso: ISO7816Tag) async throws(NFCTagError) -> [UInt8] {
-        try await selectFile(iso, name: Type4Command.ndefTagApplicationID)
-        try await selectFile(iso, id: Type4Command.capabilityContainerFileID)
-        return try await readFile(iso) { $0 }
-    }
-
-    /// SELECT by name (DF name / AID).
-    static func selectFile(_ iso: ISO7816Tag, name: [UInt8]) async throws(NFCTagError) {
-        let apdu = try ISO7816APDU(
-            instructionClass: 0x00, instructionCode: Type4Command.select, p1Parameter: Type4Command.selectByNameP1,
-            p2Parameter: 0x00, data: Bytes(name), expectedResponseLength: nil)
-        try check(try await iso.sendCommand(apdu: apdu), what: "SELECT of the NDEF application")
-    }
-
-    /// SELECT by file identifier.
-    static func selectFile(_ iso: ISO7816Tag, id: UInt16) async throws(NFCTagError) {
-        let apdu = try ISO7816APDU(
-            instructionClass: 0x00, instructionCode: Type4Command.select, p1Parameter: Type4Command.selectByFileIDP1,
-            p2Parameter: Type4Command.selectByFileIDP2, data: Bytes([UInt8(id >> 8), UInt8(id & 0xFF)]),
-            expectedResponseLength: nil)
-        try check(try await iso.sendCommand(apdu: apdu), what: "SELECT of file \(String(format: "%04X", id))")
-    }
-
-    /// READ BINARY of the selected file, in chunks of at most 128 bytes: its first two bytes,
-    /// then as many bytes in all as `totalLength` says from their big-endian value (CCLEN for
-    /// the CC file, NLEN + 2 for the NDEF file), at most 32 768.
-    static func readFile(_ iso: ISO7816Tag, totalLength: (Int) -> Int) async throws(NFCTagError) -> [UInt8] {
-        var bytes = try await readBinary(iso, offset: 0, count: 2)
-        guard bytes.count == 2 else { throw NFCTagError(.tagResponse, "READ BINARY answered \(bytes.count) bytes, not 2") }
-        let total = min(max(2, totalLength(Int(bytes[0]) << 8 | Int(bytes[1]))), Type4Command.maximumOffset + 1)
-        while bytes.count < total {
-            let chunk = try await readBinary(iso, offset: bytes.count, count: min(128, total - bytes.count))
-            guard !chunk.isEmpty else { break }
-            bytes += chunk
-        }
-        return Array(bytes.prefix(total))
-    }
-
-    /// One READ BINARY.
-    static func readBinary(_ iso: ISO7816Tag, offset: Int, count: Int) async throws(NFCTagError) -> [UInt8] {
-        let apdu = try ISO7816APDU(
-            instructionClass: 0x00, instructionCode: Type4Command.readBinary, p1Parameter: UInt8(offset >> 8 & 0x7F),
-            p2Parameter: UInt8(offset & 0xFF), expectedResponseLength: count)
-        let answer = try await iso.sendCommand(apdu: apdu)
-        try check(answer, what: "READ BINARY at \(offset)")
-        return answer.0.array
-    }
-
-    private static func check(_ answer: (Bytes, UInt8, UInt8), what: String) throws(NFCTagError) {
-        guard answer.1 == 0x90, answer.2 == 0x00 else {
-            throw NFCTagError(.tagResponse, "\(what) answered \(hexByte(answer.1))\(hexByte(answer.2))")
         }
     }
 }

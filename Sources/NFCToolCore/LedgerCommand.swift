@@ -1,4 +1,5 @@
 import Foundation
+import NFCCore
 import Provisioning
 
 /// `nfctool ledger`: reads a batch ledger.
@@ -49,7 +50,7 @@ struct LedgerExportCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let ledger = try LedgerCommand.open(arguments)
         do {
-            context.io.write(arguments.contains(Self.jsonl) ? try ledger.exportJSONL() : try ledger.exportCSV())
+            context.io.write(arguments.contains(Self.jsonl) ? TerminalSafeText.escapingInJSON(try ledger.exportJSONL()) : try ledger.exportCSV())
         } catch {
             throw .failure("\(error)")
         }

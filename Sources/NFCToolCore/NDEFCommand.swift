@@ -51,5 +51,6 @@ func toolJSON<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return "{}" }
-    return String(decoding: data, as: UTF8.self) + "\n"
+    // The exact value, with DEL, C1 and bidirectional controls as \uXXXX escapes: safe on a terminal.
+    return TerminalSafeText.escapingInJSON(String(decoding: data, as: UTF8.self)) + "\n"
 }

@@ -134,7 +134,9 @@ enum NDEFDisplay {
         for (index, record) in message.records.enumerated() {
             out += "\nRecord \(index + 1): \(title(record))\n"
             for (name, value) in fields(record) {
-                out += "  " + name + ": " + String(repeating: " ", count: max(0, 10 - name.count)) + value + "\n"
+                // A value stays on its line: a tag cannot forge lines of output.
+                out += "  " + name + ": " + String(repeating: " ", count: max(0, 10 - name.count))
+                    + TerminalSafeText.escaping(value, newlines: .escape) + "\n"
             }
         }
         return out
@@ -157,7 +159,7 @@ enum NDEFDisplay {
         case .empty: kind = "Empty"
         case nil: kind = "Malformed"
         }
-        let type = record.typeString.map { "\"\($0)\"" } ?? "0x" + Hex.encode(record.type)
+        let type = record.typeString.map { "\"\(TerminalSafeText.escaping($0, newlines: .escape))\"" } ?? "0x" + Hex.encode(record.type)
         let tnf = record.typeNameFormat
         let typePart = tnf == .empty || tnf == .unknown ? tnf.name : "\(tnf.name) \(type)"
         return "\(kind) (\(typePart)), payload \(record.payload.count) byte\(record.payload.count == 1 ? "" : "s")"
@@ -208,7 +210,7 @@ enum NDEFDisplay {
     }
 
     private static func quoted(_ bytes: Bytes) -> String {
-        "\"" + String(decoding: bytes, as: UTF8.self) + "\""
+        "\"" + TerminalSafeText.escaping(utf8: bytes, newlines: .escape) + "\""
     }
 
     /// Printable UTF-8 as a quoted string, anything else as hex; long data shortened.

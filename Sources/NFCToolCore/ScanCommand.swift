@@ -7,7 +7,7 @@ import NFCTags
 struct ScanCommand: ToolCommand {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL (default: $NFCTOOL_DEVICE, else sim:ntag215).")
+        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
     static let timeout = CommandOption.option(
         "timeout", short: "t", valueName: "s",
         help: "How long to wait for a tag (default 10); with --continuous, how long to run (default: until interrupted).")
@@ -44,13 +44,8 @@ struct ScanCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = deviceString ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
-        let reader: any NFCReader
-        do {
-            reader = try await ReaderConnection.open(connection)
-        } catch {
-            throw CommandError("cannot open reader '\(connection)': \(error)", exitCode: .noReader)
-        }
+        let connection = TagCommandSupport.connection(deviceString, context.environment)
+        let reader = try await TagCommandSupport.openReader(connection)
         do {
             if isContinuous {
                 try await watch(reader, context)
@@ -123,6 +118,8 @@ struct ScanReport: Encodable {
     var atqa: String?
     var sak: String?
     var ats: String?
+    var applicationData: String?
+    var protocolInfo: String?
     var pmm: String?
     var systemCode: String?
     var model: String
@@ -145,6 +142,10 @@ struct ScanReport: Encodable {
             atqa = String(format: "%04X", a.atqaValue)  // as nfc-list shows it: NTAG 0044
             sak = Hex.encode([a.sak], uppercase: true)
             ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
+        case .iso14443B(let b):
+            // The ATQB fields, as nfc-list shows them.
+            applicationData = Hex.encode(b.applicationData, uppercase: true)
+            protocolInfo = Hex.encode(b.protocolInfo, uppercase: true)
         case .felica(let f):
             pmm = Hex.encode(f.pmm, uppercase: true)
             systemCode = f.systemCode.map { String(format: "%04X", $0) }
@@ -158,6 +159,8 @@ struct ScanReport: Encodable {
         if let atqa { lines.append("  ATQA:       \(spacedHex(atqa))") }
         if let sak { lines.append("  SAK:        \(sak)") }
         if let ats { lines.append("  ATS:        \(spacedHex(ats))") }
+        if let applicationData { lines.append("  app data:   \(spacedHex(applicationData))") }
+        if let protocolInfo { lines.append("  protocol:   \(spacedHex(protocolInfo))") }
         if let pmm { lines.append("  PMm:        \(spacedHex(pmm))") }
         if let systemCode { lines.append("  system:     \(systemCode)") }
         lines.append("  model:      \(model) (\(platform)\(memoryBytes.map { ", \($0) bytes" } ?? ""))")

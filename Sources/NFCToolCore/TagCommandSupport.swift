@@ -8,16 +8,51 @@ enum TagCommandSupport {
     /// `--device`, as `scan` words it.
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL (default: $NFCTOOL_DEVICE, else sim:ntag215).")
+        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
     /// `--timeout`: how long to wait for a tag.
     static let timeout = CommandOption.option(
         "timeout", short: "t", valueName: "s", help: "How long to wait for a tag, in seconds (default 10).")
     /// `--json`.
     static let json = CommandOption.flag("json", help: "Print JSON on standard output.")
 
-    /// The connection string: `--device`, else `$NFCTOOL_DEVICE`, else `sim:ntag215`.
+    /// The connection string: `--device`, else `$NFCTOOL_DEVICE`, else libnfc's default device
+    /// (`default`). Never the simulator: `sim:` is used only when named.
     static func connection(_ arguments: ParsedArguments, _ environment: [String: String]) -> String {
-        arguments.value(of: device) ?? environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        connection(arguments.value(of: device), environment)
+    }
+
+    /// The connection string from a `--device` value already read: the value, else
+    /// `$NFCTOOL_DEVICE`, else `default` (libnfc's default device).
+    static func connection(_ value: String?, _ environment: [String: String]) -> String {
+        if let value { return value }
+        if let named = environment["NFCTOOL_DEVICE"], !named.isEmpty { return named }
+        return "default"
+    }
+
+    /// Opens the reader `connection` names.
+    /// - Throws: ``ExitCode/usage`` for a malformed connection string (an unknown `sim:` model),
+    ///   ``ExitCode/failure`` for an I/O error (a tag file that cannot be read or written), and
+    ///   ``ExitCode/noReader`` with the hints `nfctool devices` prints when no reader is there.
+    static func openReader(_ connection: String) async throws(CommandError) -> any NFCReader {
+        do {
+            return try await ReaderConnection.open(connection)
+        } catch {
+            throw openFailure(connection, error)
+        }
+    }
+
+    /// The command error for a reader that `connection` could not open.
+    static func openFailure(_ connection: String, _ error: NFCReaderError) -> CommandError {
+        switch error.code {
+        case .invalidArgument:
+            return .usage("invalid device '\(connection)': \(error.reason)")
+        case .io:
+            return .failure("cannot open reader '\(connection)': \(error.reason)")
+        default:
+            let what = connection == "default" ? "libnfc's default device" : "'\(connection)'"
+            return CommandError(
+                "cannot open reader \(what): \(error.reason)\n\(DevicesReport.noReaderHints)", exitCode: .noReader)
+        }
     }
 
     /// The `--timeout` value (0 < s ≤ 86400), default 10 s.
@@ -36,12 +71,7 @@ enum TagCommandSupport {
         wrapping: (any NFCReader) async -> any NFCReader = { $0 },
         _ body: (NFCTag, any NFCReader) async throws(CommandError) -> T
     ) async throws(CommandError) -> T {
-        let reader: any NFCReader
-        do {
-            reader = await wrapping(try await ReaderConnection.open(connection))
-        } catch {
-            throw CommandError("cannot open reader '\(connection)': \(error)", exitCode: .noReader)
-        }
+        let reader = await wrapping(try await openReader(connection))
         do throws(CommandError) {
             let modulations = ScanCommand.modulations(await reader.supportedModulations)
             let target: TargetInfo?

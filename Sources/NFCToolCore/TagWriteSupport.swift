@@ -108,7 +108,7 @@ enum TagWriteSupport {
     static func printPlan(
         _ writes: [PlannedWrite], of tag: NFCTag, operation: String, json: Bool, _ context: CommandContext
     ) {
-        let steps = writes.map { PlanStep($0, profile: Type2ChipProfile.named(tag.identity.model)) }
+        let steps = writes.map { PlannedWriteDescription($0, profile: Type2ChipProfile.named(tag.identity.model)) }
         if json {
             context.io.write(toolJSON(PlanOutput(
                 operation: operation, uid: spacedHex(tag.identifier).replacingOccurrences(of: " ", with: ""),
@@ -139,120 +139,7 @@ enum TagWriteSupport {
         var uid: String
         var model: String
         var written: Bool
-        var writes: [PlanStep]
-    }
-}
-
-/// One held-back write, described in its technology's words.
-struct PlanStep: Encodable, Sendable, Hashable {
-    /// Its technology's name.
-    var technology: String
-    /// Where it writes: `page 4`, `block 12`, `offset 0x0002`.
-    var location: String
-    /// The bytes written, spaced hex (a password is not shown).
-    var data: String
-    /// Why it cannot be undone, when it cannot.
-    var irreversible: String?
-    /// What the step is, when that is worth saying.
-    var note: String?
-
-    /// Describes `write`; `profile` names a Type 2 chip's lock and configuration pages.
-    init(_ write: PlannedWrite, profile: Type2ChipProfile?) {
-        technology = write.technology.rawValue
-        let c = write.command.array
-        func hex(_ bytes: ArraySlice<UInt8>) -> String { TagWriteSupport.spacedHex(bytes) }
-        switch write.technology {
-        case .type2:
-            let page = Int(c[1])
-            location = "page \(page) (0x\(Hex.encode([c[1]], uppercase: true)))"
-            data = hex(c.dropFirst(2))
-            if page == 2 {
-                irreversible = "static lock bytes (one-time programmable)"
-            } else if page == 3 {
-                irreversible = "capability container (one-time programmable bits)"
-            } else if let profile {
-                if page == profile.dynamicLockPage {
-                    irreversible = "dynamic lock bytes (one-time programmable)"
-                } else if page == profile.accessPage, c.count > 2, c[2] & Type2Configuration.configurationLockBit != 0 {
-                    irreversible = "ACCESS with CFGLCK: the configuration is frozen for good"
-                } else if page == profile.accessPage {
-                    note = "CFG1 (ACCESS: PROT, AUTHLIM)"
-                } else if page == profile.configurationPage {
-                    note = "CFG0 (AUTH0: first protected page)"
-                } else if page == profile.passwordPage || page == profile.packPage {
-                    data = "(password, not shown)"
-                    note = page == profile.passwordPage ? "PWD" : "PACK"
-                }
-            }
-        case .classic:
-            let block = Int(c[1])
-            location = "block \(block)"
-            data = hex(c.dropFirst(2))
-            let isTrailer = block < 128 ? block % 4 == 3 : block % 16 == 15
-            if isTrailer {
-                // Trailer access bits C1 C2 C3 (MF1S50 8.7): 000, 010, 100, 110 and 111 leave the
-                // access bits unwritable for good.
-                let c1 = (c[2 + 7] >> 7) & 1, c2 = (c[2 + 8] >> 3) & 1, c3 = (c[2 + 8] >> 7) & 1
-                let bits = (c1 << 2) | (c2 << 1) | c3
-                if [0b000, 0b010, 0b100, 0b110, 0b111].contains(bits) {
-                    irreversible = "sector trailer whose access bits can never be changed again"
-                } else {
-                    note = "sector trailer (keys and access bits)"
-                }
-            }
-        case .type3:
-            var blocks: [Int] = []
-            var index = 9
-            if index < c.count {
-                index += 1 + 2 * Int(c[index])
-                if index < c.count {
-                    let count = Int(c[index])
-                    index += 1
-                    for _ in 0..<count where index + 1 < c.count {
-                        if c[index] & 0x80 != 0 {
-                            blocks.append(Int(c[index + 1]))
-                            index += 2
-                        } else {
-                            blocks.append(index + 2 < c.count ? Int(c[index + 1]) | Int(c[index + 2]) << 8 : -1)
-                            index += 3
-                        }
-                    }
-                }
-            }
-            location = "block" + (blocks.count == 1 ? " " : "s ") + blocks.map { "\($0) (0x\(Hex.encode([UInt8(truncatingIfNeeded: $0)], uppercase: true)))" }.joined(separator: ",")
-            data = hex(c[min(index, c.count)...])
-            if blocks.contains(0x88) {
-                irreversible = "FeliCa Lite-S MC (memory configuration can make blocks read-only for good)"
-            }
-        case .type4:
-            location = "offset 0x" + Hex.encode([c[2], c[3]], uppercase: true)
-            data = hex(c.dropFirst(5))
-            note = "UPDATE BINARY of the selected file"
-        case .type5:
-            let addressed = c[0] & 0x20 != 0
-            let start = 2 + (addressed ? 8 : 0)
-            let extended = [0x31, 0x32, 0x34].contains(c[1])
-            var block = -1
-            if extended, start + 1 < c.count { block = Int(c[start]) | Int(c[start + 1]) << 8 }
-            if !extended, start < c.count { block = Int(c[start]) }
-            let dataStart = min(start + (extended ? 2 : 1) + ([0x24, 0x34].contains(c[1]) ? (extended ? 2 : 1) : 0), c.count)
-            switch c[1] {
-            case 0x22, 0x32:
-                location = "block \(block)"
-                data = "LOCK BLOCK"
-                irreversible = "the block is locked for good (ISO 15693 LOCK BLOCK)"
-            case 0x27, 0x29:
-                location = c[1] == 0x27 ? "AFI" : "DSFID"
-                data = hex(c[min(start, c.count)...])
-            case 0x28, 0x2A:
-                location = c[1] == 0x28 ? "AFI" : "DSFID"
-                data = "LOCK"
-                irreversible = "locked for good (ISO 15693 LOCK \(location))"
-            default:
-                location = "block \(block)"
-                data = hex(c[dataStart...])
-            }
-        }
+        var writes: [PlannedWriteDescription]
     }
 }
 

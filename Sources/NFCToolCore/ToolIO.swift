@@ -1,3 +1,5 @@
+import NFCCore
+
 /// Where a command's output goes and its input comes from.
 ///
 /// The real tool uses ``StandardIO``; tests use ``CapturedIO``, which keeps everything in
@@ -36,9 +38,13 @@ extension ToolIO {
         return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
     }
 
-    /// Writes `text` as UTF-8, with no newline added.
+    /// Writes `text` as UTF-8, with no newline added, made terminal-safe: a control character,
+    /// DEL, a C1 control or a bidirectional override that reached the text (from a tag, a file, a
+    /// reader's name) is shown escaped (``TerminalSafeText``), never sent raw. JSON from
+    /// ``toolJSON(_:pretty:)`` passes unchanged: it holds none of them raw. Bytes that must stay
+    /// exact (binary dumps, encoded messages) go through ``write(_:to:)`` with `[UInt8]`.
     public func write(_ text: String, to stream: ToolOutputStream = .standardOutput) {
-        write(Array(text.utf8), to: stream)
+        write(Array(TerminalSafeText.escaping(text).utf8), to: stream)
     }
 
     /// Writes `line` and a newline to standard output.

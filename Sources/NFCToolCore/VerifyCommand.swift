@@ -78,7 +78,7 @@ struct VerifyCommand: ToolCommand {
                 throw .dataError("\(ndefPath) is not an NDEF message: \(error)")
             }
         }
-        let connection = connection ?? context.environment["NFCTOOL_DEVICE"] ?? "sim:ntag215"
+        let connection = TagCommandSupport.connection(connection, context.environment)
         let (url, readOnly, model) = (self.url, self.readOnly, self.model)
         let checks = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
             (tag, _) async throws(CommandError) -> [Check] in
@@ -124,11 +124,11 @@ struct VerifyCommand: ToolCommand {
         } else {
             for check in checks {
                 if check.ok {
-                    context.io.printLine("ok        \(check.check): \(check.found)")
+                    context.io.printLine("ok        \(check.check): \(TerminalSafeText.escaping(check.found, newlines: .escape))")
                 } else {
                     context.io.printLine("MISMATCH  \(check.check)")
-                    context.io.printLine("  expected: \(check.expected)")
-                    context.io.printLine("  found:    \(check.found)")
+                    context.io.printLine("  expected: \(TerminalSafeText.escaping(check.expected, newlines: .escape))")
+                    context.io.printLine("  found:    \(TerminalSafeText.escaping(check.found, newlines: .escape))")
                 }
             }
         }

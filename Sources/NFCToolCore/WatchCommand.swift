@@ -72,12 +72,7 @@ struct WatchCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let connection = TagCommandSupport.connection(arguments, context.environment)
-        let first: any NFCReader
-        do {
-            first = try await ReaderConnection.open(connection)
-        } catch {
-            throw CommandError("cannot open reader '\(connection)': \(error)", exitCode: .noReader)
-        }
+        let first = try await TagCommandSupport.openReader(connection)
         // The reader just opened serves first; a lost one is opened again from the string.
         let pending = Mutex<(any NFCReader)?>(first)
         let watcher = TagWatcher(options: .init(debounce: .milliseconds(debounceMilliseconds))) {
@@ -219,7 +214,7 @@ struct WatchReport: Encodable, Sendable {
             } else {
                 what = "empty"
             }
-            text = "arrived \(uid) \(model) (\(type)): \(what)"
+            text = "arrived \(uid) \(model) (\(type)): \(TerminalSafeText.escaping(what, newlines: .escape))"
         }
         return (text.count > HelpFormatter.screenWidth ? String(text.prefix(HelpFormatter.screenWidth - 1)) + "…" : text) + "\n"
     }

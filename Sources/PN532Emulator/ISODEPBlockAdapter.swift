@@ -33,7 +33,7 @@ struct ISODEPBlockAdapter {
             chained += frame[header...]
             if pcb & 0x10 != 0 {
                 // Chaining from the reader: acknowledge with R(ACK) of the same block number.
-                return .frame(.data([0xA2 | (pcb & 0x01)] + (hasCID ? [frame[1]] : [])))
+                return .frame(.data([0xA2 | (pcb & 0x09)] + (hasCID ? [frame[1]] : [])))
             }
             let apdu = chained
             chained = []
@@ -48,7 +48,7 @@ struct ISODEPBlockAdapter {
             }
         case 0x80 where pcb & 0x26 == 0x22:  // R-block
             if let lastResponse { return .frame(.data(lastResponse)) }
-            return .frame(.data([0xA2 | (pcb & 0x01)] + (hasCID ? [frame[1]] : [])))
+            return .frame(.data([0xA2 | (pcb & 0x09)] + (hasCID ? [frame[1]] : [])))
         case 0xC0 where pcb & 0x37 == 0x02:  // S(DESELECT)
             tag.halt()
             reset()

@@ -53,6 +53,10 @@ public final class PN532Chip {
 
     /// The first byte of ATQB, `50` (ISO/IEC 14443-3 §7.9).
     static let atqbCode: UInt8 = 0x50
+    /// The CID the PN532 gives a type B card in its ATTRIB (libnfc 1.8 `pn53x.c`: "if on
+    /// PN532, CID=1"; its presence check sends R(NAK) `BA 01`). A card that supports CID
+    /// (protocol info FO bit 0) answers ATTRIB with it and then takes only blocks carrying it.
+    static let typeBCID: UInt8 = 0x01
 
     /// The field with the tags in front of the antenna.
     public let field: TagField
@@ -75,7 +79,7 @@ public final class PN532Chip {
     public private(set) var responseDelay: Duration = .zero
 
     private struct ActiveTarget {
-        enum Kind { case typeA(isoDEP: Bool), felica, typeB, jewel }
+        enum Kind { case typeA(isoDEP: Bool), felica, typeB(cid: UInt8?), jewel }
         let tag: any VirtualTag
         let kind: Kind
         let generation: Int
@@ -382,9 +386,23 @@ public final class PN532Chip {
             data = [UInt8(answer.count + 1)] + answer
             kind = .felica
         case (.iso14443B106, .iso14443B(let b)):
+            // InitiatorData: AFI, and optionally the polling method (UM0701 §7.3.5). AFI 00
+            // wakes every card; otherwise the family (high nibble) must match, and the
+            // sub-family too unless it is 0 (ISO/IEC 14443-3 §7.9.2).
+            guard let afi = initiatorData.first, initiatorData.count <= 2 else { return nil }
+            let cardAFI = b.applicationData.first ?? 0
+            if afi != 0 {
+                guard afi >> 4 == cardAFI >> 4, afi & 0x0F == 0 || afi & 0x0F == cardAFI & 0x0F else { return nil }
+            }
             select(tag)
-            data = [Self.atqbCode] + b.pupi.array + b.applicationData.array + b.protocolInfo.array + [0x01, 0x00]
-            kind = .typeB
+            // TargetData: ATQB (12 bytes), ATTRIB_RES length, ATTRIB_RES (UM0701 §7.3.5; libnfc's
+            // pn53x_decode_target_data reads the first ATTRIB_RES byte as the card identifier).
+            // ATTRIB_RES byte 1: MBLI 0 (no information) and the CID the card was given, or 0
+            // when it does not support CID (ISO/IEC 14443-3 §7.11).
+            let cid: UInt8? = b.supportsCID ? Self.typeBCID : nil
+            data = [Self.atqbCode] + b.pupi.array + b.applicationData.array + b.protocolInfo.array + [0x01, cid ?? 0x00]
+            kind = .typeB(cid: cid)
+            responseDelay = delayModel == .datasheet ? .milliseconds(5) : .zero
         case (.jewel106, .jewel(let j)):
             select(tag)
             data = j.sensRes.array + j.id.array
@@ -518,24 +536,9 @@ public final class PN532Chip {
         guard isInField(target), !tagHalted else { return status(.timeout) }
         switch target.kind {
         case .typeA(isoDEP: true):
-            if tg & Self.moreInformation != 0 {
-                // The host chains a long APDU: keep the part, ask for the next one.
-                outgoingChain += frame
-                return status(.success)
-            }
-            if frame.isEmpty, !incomingChain.isEmpty {
-                return nextChainedPart()
-            }
-            let apdu = outgoingChain + frame
-            outgoingChain = []
-            delay(.milliseconds(5))
-            switch field.field.exchange(apdu: apdu) {
-            case .apdu(let response):
-                incomingChain = response
-                return nextChainedPart()
-            case .rfError: return status(.crcError)
-            default: return status(.timeout)
-            }
+            return isoDEPExchange(tg: tg, frame)
+        case .typeB where target.tag is any ISODEPVirtualTag:
+            return isoDEPExchange(tg: tg, frame)
         case .typeA(isoDEP: false):
             return mifareExchange(target.tag, frame)
         case .felica:
@@ -547,14 +550,40 @@ public final class PN532Chip {
         }
     }
 
+    /// InDataExchange to an ISO-DEP target, type A or B: the firmware does the block framing;
+    /// the host sees APDUs, chained with MI when long (UM0701 §7.3.8).
+    private func isoDEPExchange(tg: UInt8, _ frame: [UInt8]) -> [UInt8] {
+        if tg & Self.moreInformation != 0 {
+            // The host chains a long APDU: keep the part, ask for the next one.
+            outgoingChain += frame
+            return status(.success)
+        }
+        if frame.isEmpty, !incomingChain.isEmpty {
+            return nextChainedPart()
+        }
+        let apdu = outgoingChain + frame
+        outgoingChain = []
+        delay(.milliseconds(5))
+        switch field.field.exchange(apdu: apdu) {
+        case .apdu(let response):
+            incomingChain = response
+            return nextChainedPart()
+        case .rfError: return status(.crcError)
+        default: return status(.timeout)
+        }
+    }
+
     /// The status and data InDataExchange returns for a tag's answer: data → 00 and the data,
-    /// 4-bit ACK → 00 alone, 4-bit NAK → 14, silence or no tag → 01 (time out), an RF error
+    /// 4-bit ACK → 00 alone, 4-bit NAK → 13 (invalid received frame: the firmware wanted a
+    /// frame or an ACK and got a 4-bit NAK; libnfc's `utils/mifare.c` expects a READ/WRITE
+    /// refused after a good selection to come back so, as NFC_ERFTRANS, whereas 14 is what a
+    /// refused MIFARE Classic authentication gives), silence or no tag → 01 (time out), an RF error
     /// injected by the field's fault plan → 02 (CRC error).
     private func mapped(_ answer: FieldAnswer) -> [UInt8] {
         switch answer {
         case .frame(.data(let d)): return status(.success) + d
         case .frame(.ack): return status(.success)
-        case .frame(.nak): return status(.mifareAuthenticationError)
+        case .frame(.nak): return status(.invalidReceivedFrame)
         case .rfError: return status(.crcError)
         default: return status(.timeout)
         }
@@ -659,6 +688,22 @@ public final class PN532Chip {
                 return status(.crcError)
             default:
                 return status(.timeout)
+            }
+        case .iso14443B:
+            guard framing == 0x03 else { return status(.timeout) }
+            // An ISO-DEP card activated by InListPassiveTarget takes blocks; it answers only
+            // those carrying the CID it was given (ISO/IEC 14443-4 §7.1.1.2), so other type B
+            // discovery frames (B', SRx, CTS, as nfc-list sends them) meet silence, as does a
+            // card that was deselected (halted).
+            guard let target, isInField(target), !target.deselected, !tagHalted,
+                  case .typeB(let cid) = target.kind, let dep = tag as? any ISODEPVirtualTag else { return status(.timeout) }
+            if let cid {
+                guard p.count >= 2, p[0] & 0x08 != 0, p[1] & 0x0F == cid else { return status(.timeout) }
+            }
+            switch blockAdapter.respond(to: p, tag: dep, exchange: { field.field.exchange(apdu: $0) }) {
+            case .frame(.data(let d)): return status(.success) + d
+            case .rfError: return status(.crcError)
+            default: return status(.timeout)
             }
         default:
             guard case .frame(.data(let d)) = field.field.exchange(frame: p) else { return status(.timeout) }

@@ -143,8 +143,8 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         if let uid, let model, uid.count != model.uidLength {
             throw Self.invalid("model \(model.name) needs a \(model.uidLength)-byte uid, got \(uid.count) bytes")
         }
-        if options.ndefFileSize != nil || options.readOnly, let model, model.name != "type4" {
-            throw Self.invalid("ndef-size and read-only apply to type4 only")
+        if options.ndefFileSize != nil || options.readOnly, let model, model.name != "type4" && model.name != "type4b" {
+            throw Self.invalid("ndef-size and read-only apply to type4 and type4b only")
         }
     }
 

@@ -51,6 +51,15 @@ public struct TagModel: Sendable, Hashable {
                     readOnly: options.readOnly)
             },
             restore: { Type4VirtualTag(state: $0) }),
+        TagModel(
+            name: "type4b",
+            summary: "NFC Forum Type 4 tag over ISO 14443-B (ATQB, ATTRIB, NDEF application, 2048-byte NDEF file)",
+            uidLength: 4, defaultUID: [0x0B, 0x53, 0x49, 0x01],
+            make: { uid, options in
+                Type4VirtualTag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4VirtualTag.defaultNDEFFileSize,
+                    readOnly: options.readOnly, airInterface: .typeB)
+            },
+            restore: { Type4VirtualTag(state: $0, airInterface: .typeB) }),
     ] + felicaClassicSLIX2
 
     /// The model called `name` (case-insensitive), or nil.

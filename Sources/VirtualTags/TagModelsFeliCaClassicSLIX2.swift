@@ -73,7 +73,7 @@ extension TagModel {
             make: { uid, _ in MifareClassic1K(uid: uid) }, restore: { MifareClassic1K(state: $0) }),
         TagModel(
             name: "slix2", summary: "NXP ICODE SLIX2 (ISO 15693), 320 bytes, NFC Forum Type 5 formatted",
-            uidLength: 8, defaultUID: [0xE0, 0x04, 0x01, 0x18, 0x53, 0x49, 0x4D, 0x01],
+            uidLength: 8, defaultUID: [0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x01],
             make: { uid, _ in ICodeSLIX2(uid: uid) }, restore: { ICodeSLIX2(state: $0) }),
     ]
 }

@@ -65,13 +65,16 @@ public struct Type2Layout: Sendable, Hashable {
         factoryCapabilityContainer: [0, 0, 0, 0], factoryUserData: [],
         factoryDynamicLock: [], factoryConfiguration: [0x00, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00])
     /// MIFARE Ultralight EV1 MF0UL21: 41 pages, 128 bytes of user memory (04h–23h), dynamic lock
-    /// bytes at 24h, CFG at 25h–28h (MF0ULx1 datasheet 8.5). Not NDEF formatted.
+    /// bytes at 24h delivered as `00 00 00 BD` (the fourth byte RFUI, BDh as on NTAG21x: MF0ULx1
+    /// datasheet 8.5.2; Flipper Zero's `nfc_data_generator.c` makes MF0UL21 so), CFG at 25h–28h
+    /// with CFG0 `00 00 00 FF` (no STRG_MOD_EN on the 17 pF MF0UL21, unlike the MF0ULH21) and
+    /// CFG1 `00 05 00 00` (VCTID 05h) (MF0ULx1 datasheet 8.5). Not NDEF formatted.
     public static let ultralightEV1MF0UL21 = Type2Layout(
         productName: "MIFARE Ultralight EV1 (MF0UL21)", totalPages: 41, userPages: 4..<36,
         dynamicLockPage: 0x24, dynamicLockPagesPerBit: 2, configurationPage: 0x25,
         version: [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0E, 0x03], hasNFCCounter: false,
         factoryCapabilityContainer: [0, 0, 0, 0], factoryUserData: [],
-        factoryDynamicLock: [0x00, 0x00, 0x00, 0x00],
+        factoryDynamicLock: [0x00, 0x00, 0x00, 0xBD],
         factoryConfiguration: [0x00, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00])
 
     /// An NTAG21x layout: user memory from page 4 to the dynamic lock page, then CFG0, CFG1, PWD,

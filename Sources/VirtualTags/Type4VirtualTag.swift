@@ -32,7 +32,28 @@ public enum StatusWord {
 /// `E104` (NLEN, 2 bytes, then the message). Commands: SELECT by AID (`00 A4 04 00 07
 /// D2760000850101`), SELECT by file ID (`00 A4 00 0C 02 E103`; P2 `00` of mapping 1.0 readers is
 /// accepted too, answering no FCI), READ BINARY (`B0`), UPDATE BINARY (`D6`) (section 5.4).
+///
+/// The same card answers on ISO/IEC 14443 type A (a 7-byte UID, SAK `20`, an ATS) or, as
+/// ``AirInterface/typeB``, on type B (a 4-byte PUPI, ATQB application data and protocol info,
+/// ATTRIB): the NDEF application is the same over either (NFC Forum Type 4 Tag 2.0 covers
+/// NFC-A and NFC-B).
 public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
+    /// Which ISO/IEC 14443 air interface the card answers on.
+    public enum AirInterface: Sendable, Hashable {
+        /// Type A: a 7-byte UID, ATQA `44 03`, SAK `20`, the ATS.
+        case typeA
+        /// Type B: a 4-byte PUPI, ATQB with ``Type4VirtualTag/typeBApplicationData`` and
+        /// ``Type4VirtualTag/typeBProtocolInfo``.
+        case typeB
+    }
+
+    /// ATQB application data of the type B card (ISO/IEC 14443-3 §7.9.3): AFI `00` (any
+    /// application family), CRC_B(AID) `00 00`, number of applications `00`.
+    public static let typeBApplicationData: [UInt8] = [0x00, 0x00, 0x00, 0x00]
+    /// ATQB protocol info of the type B card (ISO/IEC 14443-3 §7.9.4): bit rates `00` (106 kbit/s
+    /// only), `81` (maximum frame size code 8 = 256 bytes, protocol type 1 = ISO/IEC 14443-4
+    /// compliant), `71` (FWI 7 ≈ 38.7 ms, ADC 00, FO 01 = CID supported, NAD not).
+    public static let typeBProtocolInfo: [UInt8] = [0x00, 0x81, 0x71]
     /// The NDEF Tag Application's AID (Type 4 Tag 2.0, 5.4.2).
     public static let ndefApplicationID: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
     /// The capability container's file identifier.
@@ -57,8 +78,10 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     /// The default NDEF file size, NLEN included.
     public static let defaultNDEFFileSize = 2048
 
-    /// The 7-byte UID.
+    /// The 7-byte UID (type A) or the 4-byte PUPI (type B).
     public let uid: [UInt8]
+    /// The air interface the card answers on.
+    public let airInterface: AirInterface
     /// The NDEF file: NLEN (2 bytes, big-endian) then the message; its count is the file size.
     public private(set) var ndefFile: [UInt8]
     /// Whether the NDEF file is read-only: write access `FF` in the CC, UPDATE BINARY answers
@@ -76,7 +99,8 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
 
     /// A tag with an empty NDEF message (NLEN 0).
     /// - Parameters:
-    ///   - uid: 7 bytes.
+    ///   - uid: 7 bytes (type A) or the 4-byte PUPI (type B).
+    ///   - airInterface: type A (the default) or type B.
     ///   - ndefFileSize: bytes in the NDEF file, NLEN included: ``ndefFileSizes``.
     ///   - readOnly: write access `FF` instead of `00`.
     ///   - maximumReadLength: MLe announced in the CC; READ BINARY with a larger Le answers 6700.
@@ -84,22 +108,32 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     /// - Precondition: `uid` has 7 bytes and the size is in range.
     public init(
         uid: [UInt8], ndefFileSize: Int = Type4VirtualTag.defaultNDEFFileSize, readOnly: Bool = false,
-        maximumReadLength: Int = 0x3B, maximumUpdateLength: Int = 0x34
+        maximumReadLength: Int = 0x3B, maximumUpdateLength: Int = 0x34, airInterface: AirInterface = .typeA
     ) {
-        precondition(uid.count == 7 && (Type4VirtualTag.ndefFileSizes).contains(ndefFileSize))
+        precondition(uid.count == Type4VirtualTag.uidLength(airInterface) && (Type4VirtualTag.ndefFileSizes).contains(ndefFileSize))
         self.uid = uid
+        self.airInterface = airInterface
         self.ndefFile = [UInt8](repeating: 0, count: ndefFileSize)
         self.isReadOnly = readOnly
         self.maximumReadLength = maximumReadLength
         self.maximumUpdateLength = maximumUpdateLength
     }
 
-    /// Restores a tag from saved state (`memory` is the NDEF file); nil when it does not fit.
-    public init?(state: TagState) {
-        guard let uid = try? Hex.decode(state.uid), uid.count == 7,
+    /// The identifier length: a 7-byte UID on type A, a 4-byte PUPI on type B.
+    public static func uidLength(_ airInterface: AirInterface) -> Int { airInterface == .typeA ? 7 : 4 }
+
+    /// The tag file model name: `type4` (type A) or `type4b`.
+    public static func modelName(_ airInterface: AirInterface) -> String { airInterface == .typeA ? "type4" : "type4b" }
+
+    /// Restores a tag from saved state (`memory` is the NDEF file); nil when it does not fit
+    /// (or the file is another model's).
+    public init?(state: TagState, airInterface: AirInterface = .typeA) {
+        guard state.model == Type4VirtualTag.modelName(airInterface),
+            let uid = try? Hex.decode(state.uid), uid.count == Type4VirtualTag.uidLength(airInterface),
             let file = try? Hex.decode(state.memory), Type4VirtualTag.ndefFileSizes.contains(file.count)
         else { return nil }
         self.uid = uid
+        self.airInterface = airInterface
         self.ndefFile = file
         self.isReadOnly = state.readOnly ?? false
         self.maximumReadLength = 0x3B
@@ -146,14 +180,21 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
         ]
     }
 
-    /// `NFC Forum Type 4 tag`.
-    public var modelName: String { "NFC Forum Type 4 tag" }
+    /// `NFC Forum Type 4 tag`, with `(ISO 14443-B)` on type B.
+    public var modelName: String { airInterface == .typeA ? "NFC Forum Type 4 tag" : "NFC Forum Type 4 tag (ISO 14443-B)" }
     /// ATS `06 75 77 81 02 80` (DESFire EV1: FSCI 5, TA/TB/TC present, one historical byte 80h).
     public var ats: [UInt8] { [0x06, 0x75, 0x77, 0x81, 0x02, 0x80] }
     /// ATQA `44 03` in arrival order (libnfc prints it MSB first: `03 44`), SAK `20` (ISO-DEP),
     /// the ATS.
+    /// On type B: the PUPI, ``typeBApplicationData`` and ``typeBProtocolInfo`` of the ATQB.
     public var targetInfo: TargetInfo {
-        .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: [0x44, 0x03], sak: 0x20, ats: Bytes(ats)))
+        switch airInterface {
+        case .typeA:
+            .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: [0x44, 0x03], sak: 0x20, ats: Bytes(ats)))
+        case .typeB:
+            .iso14443B(ISO14443BTarget(
+                pupi: Bytes(uid), applicationData: Bytes(Self.typeBApplicationData), protocolInfo: Bytes(Self.typeBProtocolInfo)))
+        }
     }
 
     /// Raw (non-ISO-DEP) frames: this model answers none.
@@ -171,7 +212,7 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     /// The state a tag file stores: the NDEF file and the read-only flag.
     public var tagState: TagState {
         TagState(
-            model: "type4", uid: Hex.encode(uid), memory: Hex.encode(ndefFile), readOnly: isReadOnly,
+            model: Self.modelName(airInterface), uid: Hex.encode(uid), memory: Hex.encode(ndefFile), readOnly: isReadOnly,
             attributes: capabilityContainerOverride.map { [Self.capabilityContainerAttribute: Hex.encode($0)] })
     }
 

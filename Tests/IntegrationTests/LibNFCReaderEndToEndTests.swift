@@ -58,6 +58,53 @@ struct LibNFCReaderEndToEndTests {
         await reader.close()
     }
 
+    /// A NAK comes from the PN532 as status 13 and from libnfc as NFC_ERFTRANS, like a lost
+    /// answer (status 02) or a tag gone (01). The reader tells them apart by the tag: one that
+    /// NAKed is IDLE and answers only a re-selection; one whose answer was lost still answers.
+    @Test("NFC_ERFTRANS told apart: a NAK is .nak (tag selected again), a lost answer .rfError, a gone tag .tagLost")
+    func refusedLostAndGone() async throws {
+        let refuse = try EmulatorProcess(["--tag", "ntag215"])
+        let reader = try await LibNFCReader.open(refuse.connectionString)
+        _ = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
+        do {
+            _ = try await reader.transceive(Bytes([0xA2, 0x00, 1, 2, 3, 4]), mode: .standard, timeout: .seconds(1))
+            Issue.record("a write to page 0 was accepted")
+        } catch {
+            #expect(error.code == .nak, "\(error)")
+        }
+        #expect(refuse.trace.contains { $0.hasSuffix("< D5 41 13") })
+        // Selected again: the next command is answered without a poll.
+        #expect(try await reader.transceive(Bytes([0x30, 0x04]), mode: .standard, timeout: .seconds(1)).count == 16)
+        await reader.close()
+        refuse.stop()
+
+        // The answer to the 1st command sent to the tag after the poll is lost (status 02).
+        let lossy = try EmulatorProcess(["--tag", "ntag215", "--rf-error-on", "1"])
+        let second = try await LibNFCReader.open(lossy.connectionString)
+        _ = try #require(try await second.poll(for: [.iso14443A], timeout: .seconds(2)))
+        do {
+            _ = try await second.transceive(Bytes([0x30, 0x04]), mode: .standard, timeout: .seconds(1))
+            Issue.record("a lost answer was taken for data")
+        } catch {
+            #expect(error.code == .rfError, "\(error)")
+        }
+        await second.close()
+        lossy.stop()
+
+        let leaving = try EmulatorProcess(["--tag", "ntag215", "--leave-after", "1"])
+        let third = try await LibNFCReader.open(leaving.connectionString)
+        _ = try #require(try await third.poll(for: [.iso14443A], timeout: .seconds(2)))
+        _ = try await third.transceive(Bytes([0x30, 0x04]), mode: .standard, timeout: .seconds(1))
+        do {
+            _ = try await third.transceive(Bytes([0x30, 0x08]), mode: .standard, timeout: .seconds(1))
+            Issue.record("a gone tag answered")
+        } catch {
+            #expect(error.code == .tagLost, "\(error)")
+        }
+        await third.close()
+        leaving.stop()
+    }
+
     @Test("MIFARE Classic 1K: the transport key authenticates and reads a block; a wrong key is refused")
     func classic() async throws {
         let (emulator, reader) = try await Self.open("classic1k")

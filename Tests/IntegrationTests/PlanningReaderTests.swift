@@ -10,7 +10,7 @@ import Testing
 /// ``PlanningReader``: every platform's write-class commands are held back and answered, reads
 /// pass through; asserted with a ``TracingReader`` underneath (what really reached the reader)
 /// and through libnfc with the PN532 emulator's frame trace.
-@Suite("PlanningReader: --plan sends no write command on any platform")
+@Suite("PlanningReader: --plan sends no write command on any platform", .timeLimit(.minutes(2)))
 struct PlanningReaderTests {
     /// `connection` opened, traced, planned, polled and connected.
     static func open(_ connection: String) async throws -> (NFCTag, PlanningReader, TracingReader) {
@@ -72,7 +72,7 @@ struct PlanningReaderTests {
             }
             let planned = await planner.writes
             #expect(!(await tracer.commands).contains { Self.isWrite($0, technology) })
-            let steps = planned.map { PlanStep($0, profile: nil) }
+            let steps = planned.map { PlannedWriteDescription($0, profile: nil) }
             #expect(steps.contains { $0.irreversible?.contains(irreversible) == true }, "\(connection)")
             #expect(try await tag.ndef.queryNDEFStatus().status == .readWrite)
             await planner.close()
@@ -98,7 +98,7 @@ struct PlanningReaderTests {
         await tracer.reset()
         try await LockCommand.lock(tag, planning: true)
         #expect(!(await tracer.commands).contains { Self.isWrite($0, .classic) })
-        let steps = await planner.writes.map { PlanStep($0, profile: nil) }
+        let steps = await planner.writes.map { PlannedWriteDescription($0, profile: nil) }
         #expect(!steps.isEmpty)
         #expect(steps.allSatisfy { $0.irreversible?.hasPrefix("sector trailer whose access bits") == true })
         #expect(try await tag.ndef.queryNDEFStatus().status == .readWrite)

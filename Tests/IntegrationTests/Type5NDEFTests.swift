@@ -10,7 +10,7 @@ import VirtualTags
 /// the simulator is the only reader these run on.
 @Suite("Type 5 NDEF on a virtual ICODE SLIX2")
 struct Type5NDEFTests {
-    static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x18, 0x53, 0x49, 0x4D, 0x05]
+    static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x05]
     static let identity = ChipIdentity(model: "ICODE SLIX2", platform: "Type 5", memoryBytes: 320)
     static let fresh = Array(ICodeSLIX2(uid: uid).memory)
 
@@ -82,7 +82,7 @@ struct Type5NDEFTests {
         #expect(try await tag.dataStorageFormatIdentifier() == 0x11)
         #expect(try await tag.applicationFamilyIdentifier() == 0x22)
         #expect(tag.icManufacturerCode == 0x04)
-        #expect(tag.icSerialNumber == Bytes([0x01, 0x18, 0x53, 0x49, 0x4D, 0x05]))
+        #expect(tag.icSerialNumber == Bytes([0x01, 0x08, 0x53, 0x49, 0x4D, 0x05]))
         // Addressed, high data rate: flags 22, then the UID least significant byte first.
         let first = await reader.withField { $0.trace.first?.command }
         #expect(first == [0x22, 0x2B] + Self.uid.reversed())
@@ -176,6 +176,28 @@ struct Type5NDEFTests {
         #expect(frames[0] == [0x62, 0x20] + Self.uid.reversed() + [0])
         #expect(frames[1] == [0x62, 0x23] + Self.uid.reversed() + [1, 7])
         #expect(try await tag.readNDEF() == .empty)
+    }
+
+    /// Android's NFC stack formats an ICODE SLIX2 with MLEN = blocks × block size / 8 = `28`
+    /// (AOSP `rw_i93.cc`), an area that takes in the counter block 79 and runs 4 bytes past the
+    /// memory; its detection (`rw_t5t.cc`) takes the area from MLEN alone. NFCKit cuts the area
+    /// at the SLIX2's user memory, so such a tag offers the same 308 bytes as one with MLEN `27`
+    /// and a full message never writes the counter block.
+    @Test("a SLIX2 formatted as Android does (MLEN 28h): capacity 308, a full message leaves the counter block alone")
+    func androidFormattedSLIX2() async throws {
+        var memory = Self.fresh
+        memory.replaceSubrange(0..<4, with: [0xE1, 0x40, 0x28, 0x01])
+        let (reader, tag) = try await Self.open(ICodeSLIX2(uid: Self.uid, memory: memory))
+        #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 308, messageLength: 0))
+        let full = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/" + String(repeating: "f", count: 288))])
+        #expect(try full.encoded().count == 308)
+        let tooBig = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/" + String(repeating: "f", count: 289))])
+        await #expect(throws: NFCTagError.self) { try await tag.writeNDEF(tooBig) }
+        try await tag.writeNDEF(full)
+        let stored = await reader.withField { field in (field.currentTag as? ICodeSLIX2)?.memory ?? [] }
+        #expect(stored.count == 320)
+        #expect(Array(stored.suffix(4)) == [0x00, 0x00, 0x00, 0x00])
+        #expect(try await tag.readNDEF() == full)
     }
 
     /// Blank (formatted) SLIX2, 20-byte message: TLV `03 14` + 20 bytes + `FE` = 23 bytes at

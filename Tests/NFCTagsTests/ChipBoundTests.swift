@@ -28,14 +28,19 @@ struct ChipBoundTests {
         #expect(area.capacity == 142)
     }
 
-    @Test("Type 5: MLEN past the chip's memory is malformedTag at MLEN (2 in the 4-byte CC, 6 in the 8-byte one)")
+    @Test("Type 5: the walk is cut at the chip's memory (MLEN may overstate it); a TLV running past the memory is malformedTag")
     func type5MLENPastChip() throws {
-        let four = [0xE1, 0x40, 0xFF, 0x01, 0x03, 0x00, 0xFE] + [UInt8](repeating: 0, count: 313)
-        let eight = [0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0x00, 0xFE] + [UInt8](repeating: 0, count: 309)
-        #expect { _ = try Type5TLVArea.parse(memory: four, memoryEnd: 320) } throws: { Self.isMalformed($0, at: 2) }
-        #expect { _ = try Type5TLVArea.parse(memory: eight, memoryEnd: 320) } throws: { Self.isMalformed($0, at: 6) }
-        var fits = four
-        fits[2] = 0x27  // 312 bytes after the 4-byte CC: exactly the SLIX2's 320
-        #expect(try Type5TLVArea.parse(memory: fits, memoryEnd: 320).capacity == 308)
+        let four = [0xE1, 0x40, 0xFF, 0x01, 0x03, 0x00, 0xFE] + [UInt8](repeating: 0, count: 309)
+        let area = try Type5TLVArea.parse(memory: four, memoryEnd: 316)
+        #expect(area.capabilityContainer.areaEnd == 2044)
+        #expect(area.capacity == 308)  // 312 usable bytes up to 316, not 2040
+        // An NDEF TLV of 65 534 bytes behind an 8-byte CC with MLEN FFFF: refused at its length.
+        let eight = [0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0xFF, 0xFF, 0xFE] + [UInt8](repeating: 0, count: 304)
+        #expect { _ = try Type5TLVArea.parse(memory: eight, memoryEnd: 316) } throws: { Self.isMalformed($0, at: 9) }
+        // NULL TLVs to the end of memory: no NDEF TLV where the memory ends, not a read past it.
+        let nulls = [0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 308)
+        #expect { _ = try Type5TLVArea.parse(memory: nulls, memoryEnd: 316) } throws: { error in
+            (error as? NFCTagError)?.code == .notNDEFFormatted && (error as? NFCTagError)?.offset == 316
+        }
     }
 }

@@ -90,12 +90,26 @@ struct IdentificationTests {
 
     @Test("ICODE SLIX2 is named from its UID and its CC checked")
     func slix2() async {
-        let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, 0x18, 0x01, 0x02, 0x03, 0x04]))
+        let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, 0x08, 0x01, 0x02, 0x03, 0x04]))
         let reader = ScriptedReader([[0x02, 0x20, 0x00]: [0x00, 0xE1, 0x40, 0x28, 0x01]])
         let identity = await ChipIdentification.identify(target, on: reader)
         #expect(identity == ChipIdentity(model: "ICODE SLIX2", platform: "Type 5", memoryBytes: 320, hasNDEF: true))
     }
-}
+
+    /// The ICODE type indicator is UID bits 37–36 (NXP AN10787; Flipper Zero's `SlixUidLayout`
+    /// reads the same two bits): byte 3 & 18h, 08h SLIX2, 10h SLIX, 00h SLI. Bits 39–38 and
+    /// 35–33 are serial number and must not matter.
+    @Test("ICODE type indicator: UID bits 37–36 tell SLI, SLIX and SLIX2 apart", arguments: [
+        (0x08, "ICODE SLIX2"), (0xC8, "ICODE SLIX2"), (0x0F, "ICODE SLIX2"),
+        (0x10, "ICODE SLIX"), (0x37, "ICODE SLIX"), (0xD3, "ICODE SLIX"),
+        (0x00, "ICODE SLI"), (0xE7, "ICODE SLI"),
+        (0x18, "NXP ICODE (SLIX family, unknown type indicator)"),
+    ] as [(UInt8, String)])
+    func icodeTypeIndicator(byte3: UInt8, model: String) async {
+        let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, byte3, 0x53, 0x49, 0x4D, 0x01]))
+        let identity = await ChipIdentification.identify(target, on: ScriptedReader([:]), probesNDEF: false)
+        #expect(identity.model == model)
+    }}
 
 @Suite("ISO-DEP chips named by GetVersion")
 struct ISODEPIdentificationTests {

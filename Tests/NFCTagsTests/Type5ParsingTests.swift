@@ -180,7 +180,7 @@ struct Type5ParsingTests {
 
     // MARK: - ISO 15693 answers
 
-    static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x18, 0x53, 0x49, 0x4D, 0x01]
+    static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x01]
 
     @Test("Get system information: all four fields, in order, UID turned most significant first")
     func systemInformation() throws {

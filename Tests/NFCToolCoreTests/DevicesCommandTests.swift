@@ -1,5 +1,6 @@
 import Foundation
 import LibNFC
+import NFCKit
 import Testing
 @testable import NFCToolCore
 
@@ -8,12 +9,12 @@ struct DevicesCommandTests {
     static let noReader = ProcessInfo.processInfo.environment["LIBNFC_DEVICE"] == nil
 
     @Test(
-        "without a reader: a clear message and hints, success, nothing on standard error",
+        "without a reader: a clear message and hints, exit 3, one error line",
         .enabled(if: noReader, "LIBNFC_DEVICE names a reader"))
     func noReaderFound() async {
         let run = await runNFCTool(["devices"])
-        #expect(run.status == .success)
-        #expect(run.standardError == "")
+        #expect(run.status == .noReader)
+        #expect(run.standardError == "Error: no NFC reader found\n")
         #expect(
             run.standardOutput == "No NFC reader found (libnfc \(LibNFCContext.version)).\n"
                 + DevicesReport.noReaderHints + "\n")
@@ -23,8 +24,8 @@ struct DevicesCommandTests {
     @Test("--json without a reader: libnfc's version and an empty list", .enabled(if: noReader, "LIBNFC_DEVICE names a reader"))
     func noReaderJSON() async throws {
         let run = await runNFCTool(["devices", "--json"])
-        #expect(run.status == .success)
-        #expect(run.standardError == "")
+        #expect(run.status == .noReader)
+        #expect(run.standardError == "Error: no NFC reader found\n")
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(run.standardOutputBytes)) as? [String: Any])
         #expect(Set(object.keys) == ["libnfc", "devices"])
@@ -37,8 +38,8 @@ struct DevicesCommandTests {
 @Suite("What nfctool devices prints for readers")
 struct DevicesReportTests {
     static let readers = [
-        DeviceDescription(name: "ACS / ACR122U PICC Interface", connectionString: "acr122_usb:001:004"),
-        DeviceDescription(name: nil, connectionString: "pn532_uart:/dev/ttyUSB0"),
+        NFCReaderDescription(name: "ACS / ACR122U PICC Interface", connectionString: "acr122_usb:001:004"),
+        NFCReaderDescription(name: nil, connectionString: "pn532_uart:/dev/ttyUSB0"),
     ]
 
     @Test("text: one entry per reader, with its name and connection string")

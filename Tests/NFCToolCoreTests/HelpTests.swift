@@ -64,8 +64,9 @@ struct HelpTests {
         OVERVIEW: List the NFC readers libnfc finds.
 
         Shows each reader's name and the connection string that selects it, and the
-        version of libnfc in use. Finding no reader is not an error. Without --verbose
-        nothing from libnfc reaches standard error, unless LIBNFC_LOG_LEVEL is set.
+        version of libnfc in use. Exits 3 when it finds no reader (the list, empty, is
+        still printed). Without --verbose nothing from libnfc reaches standard error,
+        unless LIBNFC_LOG_LEVEL is set.
 
         USAGE: nfctool devices [--json] [--verbose]
 

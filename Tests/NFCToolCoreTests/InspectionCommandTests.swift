@@ -27,8 +27,9 @@ struct InspectionCommandTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --json                  Print JSON on standard output.
           -h, --help              Show help information.
@@ -58,8 +59,9 @@ struct InspectionCommandTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           -o, --output <file>     Write the dump to this file rather than standard
                                   output.
@@ -91,8 +93,9 @@ struct InspectionCommandTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --expect-url <url>      The first URI record must be this URL.
           --expect-ndef <file>    The NDEF message must equal this one (raw bytes or
@@ -128,8 +131,9 @@ struct InspectionCommandTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --allow-payment         Allow SELECT of payment applications (PPSE, card
                                   schemes); refused otherwise.
@@ -238,11 +242,11 @@ struct InspectionCommandTests {
         ]])
     }
 
-    @Test("info: no tag exits 2, a bad timeout 64, an unknown simulator model 3")
+    @Test("info: no tag exits 2, a bad timeout 64, an unknown simulator model 64")
     func infoErrors() throws {
         #expect(try runBuiltNFCTool(["info", "--device", "sim:empty", "--timeout", "0.2"]).status == 2)
         #expect(try runBuiltNFCTool(["info", "--timeout", "-1"]).status == 64)
-        #expect(try runBuiltNFCTool(["info", "--device", "sim:nosuchtag"]).status == 3)
+        #expect(try runBuiltNFCTool(["info", "--device", "sim:nosuchtag"]).status == 64)
         #expect(try runBuiltNFCTool(["info", "extra"]).status == 64)
     }
 
@@ -289,7 +293,7 @@ struct InspectionCommandTests {
 
     @Test("dump of the other platforms: blocks or files", arguments: [
         ("felica-lite-s", "FeliCa Lite-S 01 2E 53 49 4D 00 00 01: 23 blocks"),
-        ("slix2", "ICODE SLIX2 E0 04 01 18 53 49 4D 01: 80 blocks, 80 readable"),
+        ("slix2", "ICODE SLIX2 E0 04 01 08 53 49 4D 01: 80 blocks, 80 readable"),
         ("type4", "NFC Forum Type 4 tag 04 53 49 4D 00 00 01: 2 files, 2 readable"),
     ])
     func dumpOthers(model: String, header: String) throws {
@@ -305,7 +309,7 @@ struct InspectionCommandTests {
         #expect(badKey.status == 64)
         #expect(badKey.standardError.hasPrefix("Error: The value 'FFFF' is invalid for '--key <hex>': a key is 6 bytes"))
         #expect(try runBuiltNFCTool(["dump", "--binary", "--json"]).status == 64)
-        #expect(try runBuiltNFCTool(["dump", "--output", "/nonexistent/dir/x.mfd"]).status == 1)
+        #expect(try runBuiltNFCTool(["dump", "--device", "sim:ntag215", "--output", "/nonexistent/dir/x.mfd"]).status == 1)
     }
 
     // MARK: - verify
@@ -469,6 +473,21 @@ struct InspectionCommandTests {
         for reader in USBReaderID.known {
             #expect(text.contains("ATTRS{idVendor}==\"\(reader.vendor)\", ATTRS{idProduct}==\"\(reader.product)\", GROUP=\"plugdev\", MODE=\"0660\", TAG+=\"uaccess\""))
         }
+    }
+
+    @Test("doctor and the udev rule know exactly the USB readers libnfc 1.8.0's drivers list (ACR1222 included)")
+    func knownReadersMatchLibNFCDriverTables() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let fixture = try String(contentsOf: root.appendingPathComponent("Fixtures/libnfc/usb-readers-1.8.0.txt"), encoding: .utf8)
+        let libnfc = Set(fixture.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: " ").first.map(String.init) })
+        #expect(libnfc.count == 10)
+        #expect(Set(USBReaderID.known.map { "\($0.vendor):\($0.product)" }) == libnfc)
+        let rules = try String(contentsOf: root.deletingLastPathComponent().appendingPathComponent("Scripts/udev/99-nfckit.rules"), encoding: .utf8)
+        let ruleIDs = Set(rules.split(separator: "\n").filter { $0.hasPrefix("ATTRS{idVendor}") }.map { line -> String in
+            let quoted = line.split(separator: "\"")
+            return quoted.count > 3 ? "\(quoted[1]):\(quoted[3])" : String(line)
+        })
+        #expect(ruleIDs == libnfc)
     }
 
     // MARK: - robustness

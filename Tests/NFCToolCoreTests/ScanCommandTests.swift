@@ -55,19 +55,29 @@ struct ScanCommandTests {
         #expect(run.standardError.contains("no tag within 0.2 s"))
     }
 
-    @Test("a reader that cannot be opened fails with the reason", arguments: ["sim:nosuch", "pn532_uart:/dev/nfckit-none"])
-    func badDevice(device: String) async {
-        let run = await runNFCTool(["scan", "--device", device, "--timeout", "0.2"])
+    @Test("a reader that cannot be opened fails with the reason and the hints (3)")
+    func badDevice() async {
+        let run = await runNFCTool(["scan", "--device", "pn532_uart:/dev/nfckit-none", "--timeout", "0.2"])
         #expect(run.status == .noReader)
-        #expect(run.standardError.hasPrefix("Error: cannot open reader"))
+        #expect(run.standardError.hasPrefix("Error: cannot open reader 'pn532_uart:/dev/nfckit-none'"))
+        #expect(run.standardError.contains(DevicesReport.noReaderHints))
     }
 
-    @Test("without --device, NFCTOOL_DEVICE chooses the reader, else the simulator")
+    @Test("an unknown simulator model is a usage error (64), not 'no reader'")
+    func unknownSimulatorModel() async {
+        let run = await runNFCTool(["scan", "--device", "sim:nosuch", "--timeout", "0.2"])
+        #expect(run.status == .usage)
+        #expect(run.standardError.hasPrefix("Error: invalid device 'sim:nosuch': unknown tag model 'nosuch'"))
+    }
+
+    @Test("without --device, NFCTOOL_DEVICE chooses the reader, else libnfc's default device (none here: 3), never the simulator")
     func defaultDevice() async {
         let fromEnvironment = await runNFCTool(["scan", "--timeout", "0.2"], environment: ["NFCTOOL_DEVICE": "sim:classic1k"])
         #expect(fromEnvironment.standardOutput.contains("MIFARE Classic 1K"))
-        let builtIn = await runNFCTool(["scan", "--timeout", "1"])
-        #expect(builtIn.standardOutput.contains("NTAG215"))
+        let noDevice = await runNFCTool(["scan", "--timeout", "1"])
+        #expect(noDevice.status == .noReader)
+        #expect(noDevice.standardOutput == "")
+        #expect(noDevice.standardError.hasPrefix("Error: cannot open reader libnfc's default device: "))
     }
 
     @Test("--continuous reports a tag once while it stays, then ends at the timeout")

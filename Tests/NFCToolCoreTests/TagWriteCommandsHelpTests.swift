@@ -24,8 +24,9 @@ struct TagWriteCommandsHelpTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --json                  Print JSON on standard output.
           --raw                   Print the message as hex (its encoded bytes) instead
@@ -62,8 +63,9 @@ struct TagWriteCommandsHelpTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --json                  Print JSON on standard output.
           --url <uri>             Add a URI record (a scheme is required: https://,
@@ -152,8 +154,9 @@ struct TagWriteCommandsHelpTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --json                  Print JSON on standard output.
           -y, --yes               Do the irreversible step without asking (required
@@ -188,8 +191,9 @@ struct TagWriteCommandsHelpTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --json                  Print JSON on standard output.
           --force                 Empty a tag that already holds an NDEF message
@@ -222,8 +226,9 @@ struct TagWriteCommandsHelpTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --json                  Print JSON on standard output.
           --password-file <file>  NTAG21x password PWD[:PACK] in hex (8[+4] digits),
@@ -257,8 +262,9 @@ struct TagWriteCommandsHelpTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --json                  Print JSON on standard output.
           --password-file <file>  The new password PWD[:PACK] in hex (8[+4] digits),
@@ -297,8 +303,9 @@ struct TagWriteCommandsHelpTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           -t, --timeout <s>       How long to wait for a tag, in seconds (default 10).
           --json                  Print JSON on standard output.
           --password-file <file>  The current password PWD[:PACK] in hex, read from

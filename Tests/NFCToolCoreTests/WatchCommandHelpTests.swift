@@ -31,8 +31,9 @@ struct WatchCommandHelpTests {
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
                                   pn532_uart:/dev/ttyUSB0, 'default' for libnfc's
-                                  default device, or sim:MODEL (default:
-                                  $NFCTOOL_DEVICE, else sim:ntag215).
+                                  default device, or sim:MODEL for the simulator
+                                  (default: $NFCTOOL_DEVICE, else libnfc's default
+                                  device).
           --json                  Print one JSON object per line on standard output.
           --events <list>         Which events to print: arrive, leave or arrive,leave
                                   (default arrive).

@@ -55,6 +55,38 @@ struct EndToEndTests {
         }
     }
 
+    /// libnfc lists a type B target as `ISO/IEC 14443-4B (106 kbps) target:` with PUPI,
+    /// Application Data and Protocol Info (`target-subr.c`, `snprint_nfc_iso14443b_info`);
+    /// `-v` decodes the protocol info. The output is parsed field by field.
+    @Test("nfc-list lists the Type 4 tag over ISO 14443-B as libnfc lists a type B target",
+          .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    func nfcListTypeB() throws {
+        try withEmulator(["--tag", "type4b"]) { emulator in
+            let run = try runTool(nfcList!, ["-v"], against: emulator)
+            #expect(!run.timedOut)
+            #expect(run.status == 0, "\(run.output)")
+            let lines = run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            func field(_ name: String) -> String? {
+                lines.first { $0.hasPrefix(name + ":") }.map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+            }
+            #expect(lines.contains("1 ISO14443B passive target(s) found:"), "\(run.output)")
+            #expect(lines.contains("ISO/IEC 14443-4B (106 kbps) target:"))
+            #expect(field("PUPI") == "0b  53  49  01")
+            #expect(field("Application Data") == "00  00  00  00")
+            #expect(field("Protocol Info") == "00  81  71")
+            #expect(lines.contains("* PICC supports only 106 kbits/s in both directions"))
+            #expect(lines.contains("* Maximum frame sizes: 256 bytes"))
+            #expect(lines.contains("* Protocol types supported: ISO/IEC 14443-4"))
+            // Protocol info byte 3 is 71h: FO bit 0 = CID supported (ISO/IEC 14443-3; Flipper's
+            // ISO14443_3B_FRAME_OPTION_CID). libnfc 1.8.0's target-subr.c has the two FO bits
+            // swapped (PI_NAD_SUPPORTED 01h), so it prints "NAD" for it, as for a real card.
+            #expect(lines.contains("* Frame options supported: NAD"))
+            // Nothing else answers: no type A, FeliCa, B', SRx, CTS or Jewel target.
+            let found = lines.filter { $0.hasSuffix("passive target(s) found:") && !$0.hasPrefix("0 ") }
+            #expect(found == ["1 ISO14443B passive target(s) found:"], "\(run.output)")
+        }
+    }
+
     @Test("nfc-list finds the FeliCa Lite-S", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
     func nfcListFeliCa() throws {
         try withEmulator(["--tag", "felica-lite-s"]) { emulator in
@@ -85,6 +117,66 @@ struct EndToEndTests {
             let again = try runTool(nfcMfUltralight!, ["r", "again.mfd"], against: emulator, in: directory)
             #expect(again.status == 0)
             #expect(try Data(contentsOf: directory.appendingPathComponent("again.mfd")) == Data(dump))
+        }
+    }
+
+    /// A refused WRITE comes back from a real PN532 as status 13 (invalid received frame),
+    /// which libnfc maps to NFC_ERFTRANS; `nfc_initiator_mifare_cmd` (utils/mifare.c) takes
+    /// that quietly as "not permitted", and nfc-mfultralight counts the page as failed. With
+    /// status 14 libnfc would report "Mifare Authentication Failed" for every page.
+    @Test("nfc-mfultralight w on locked pages: they fail quietly, as on a chip (NAK = status 13, NFC_ERFTRANS)",
+          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-bin) is not installed"))
+    func mfUltralightWriteLockedPages() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try withEmulator(["--tag", "ntag215"]) { emulator in
+            let read = try runTool(nfcMfUltralight!, ["r", "first.mfd"], against: emulator, in: directory)
+            #expect(read.output.contains("Done, 135 of 135 pages read (0 pages failed)."))
+            var dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
+            // Static lock bytes (page 2, bytes 2-3) all set, a Text record "A" in pages 4-5: the
+            // locks take effect at the next activation (NTAG21x 8.5.2), so this run writes all.
+            dump.replaceSubrange(10..<12, with: [0xFF, 0xFF])
+            dump.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x41, 0xFE])
+            try Data(dump).write(to: directory.appendingPathComponent("locked.mfd"))
+            // OTP no, lock bytes yes, dynamic lock bytes no, UID no.
+            let lock = try runTool(nfcMfUltralight!, ["w", "locked.mfd"], against: emulator, input: "n\ny\nn\nn\n", in: directory)
+            #expect(lock.output.contains("0 pages failed"), "\(lock.output)")
+            // Now pages 3-15 are read-only: a dump with "B" there and new bytes in page 16.
+            var second = dump
+            second.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x42, 0xFE])
+            second.replaceSubrange(64..<68, with: [0xAA, 0xBB, 0xCC, 0xDD])
+            try Data(second).write(to: directory.appendingPathComponent("second.mfd"))
+            let write = try runTool(nfcMfUltralight!, ["w", "second.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            #expect(write.output.contains("Done, 118 of 135 pages written (5 pages skipped, 12 pages failed)."), "\(write.output)")
+            #expect(!write.output.contains("Mifare Authentication Failed"), "\(write.output)")
+            #expect(!write.output.contains("nfc_initiator_transceive_bytes"), "\(write.output)")
+            // The refusals were status 13 on the wire, never 14.
+            #expect(emulator.trace.contains { $0.hasSuffix("< D5 41 13") })
+            #expect(!emulator.trace.contains { $0.hasSuffix("< D5 41 14") })
+            let again = try runTool(nfcMfUltralight!, ["r", "again.mfd"], against: emulator, in: directory)
+            #expect(again.output.contains("Done, 135 of 135 pages read"))
+            let after = try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd")))
+            #expect(Array(after[16..<24]) == Array(dump[16..<24]))
+            #expect(Array(after[64..<68]) == [0xAA, 0xBB, 0xCC, 0xDD])
+        }
+    }
+
+    /// A refused Classic authentication is status 14 on a chip too: libnfc reports it as
+    /// NFC_EMFCAUTHFAIL and nfc-mfclassic gives up on the sector.
+    @Test("nfc-mfclassic with wrong keys: authentication fails (status 14), as on a chip",
+          .enabled(if: nfcMfClassic != nil, "nfc-mfclassic (libnfc-bin) is not installed"))
+    func mfClassicWrongKey() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A key file for this card (block 0 starts with its UID, as nfc-mfclassic checks) whose
+        // keys are all 00…00: the card has the transport keys FF…FF.
+        var keys = [UInt8](repeating: 0, count: 1024)
+        keys.replaceSubrange(0..<4, with: [0x53, 0x49, 0x4D, 0x01])
+        try Data(keys).write(to: directory.appendingPathComponent("keys.mfd"))
+        try withEmulator(["--tag", "classic1k"]) { emulator in
+            let run = try runTool(nfcMfClassic!, ["r", "a", "u", "dump.mfd", "keys.mfd"], against: emulator, in: directory)
+            #expect(run.output.contains("Error: authentication failed for block 0x3f"), "\(run.output)")
+            #expect(emulator.trace.contains { $0.hasSuffix("< D5 41 14") })
         }
     }
 

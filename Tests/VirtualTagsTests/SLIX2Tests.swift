@@ -15,6 +15,15 @@ struct SLIX2Tests {
 
     static func error(_ code: UInt8) -> TagAnswer { .data([0x01, code]) }
 
+    @Test("the sim:slix2 default UID carries the SLIX2 type indicator (UID bits 37–36 = 01), so it identifies as a SLIX2")
+    func defaultUIDIdentifiesAsSLIX2() async throws {
+        let model = try #require(TagModel.named("slix2"))
+        let reader = SimulatedReader(tags: [model.make(model.defaultUID, TagModelOptions())], emptyFieldWait: .zero)
+        let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
+        #expect(model.defaultUID[3] & 0x18 == 0x08)
+        #expect(await ChipIdentification.identify(target, on: reader).model == "ICODE SLIX2")
+    }
+
     @Test("Inventory answers flags 00, DSFID and the UID least significant byte first")
     func inventory() {
         let tag = ICodeSLIX2(uid: Self.uid, dsfid: 0x42)

@@ -52,7 +52,7 @@ struct SimulatorConfigurationTests {
         ("sim:ntag215?color=red", "unknown option 'color'"),
         ("sim:ntag215?file=", "needs a value"),
         ("sim:ntag215*2?file=/tmp/x.json", "holds one tag"),
-        ("sim:ntag213?read-only", "type4 only"),
+        ("sim:ntag213?read-only", "type4 and type4b only"),
         ("sim:ntag213?file=a.json&dir=b", "not both"),
         ("sim:?dir=b", "names no model"),
         ("sim:type4?ndef-size=2", "ndef-size"),

@@ -96,8 +96,8 @@ save("classic-mad2-on-1k", "classic1k", C_UID, classic(0xC2, [0x03, len(URI)] + 
 def slix2(memory):
     memory = bytes(memory)
     return memory + bytes(320 - len(memory)) + bytes(83)
-S_UID = "e004011853494d01"
+S_UID = "e004010853494d01"
 # 8-byte CC with MLEN FFFF (524 280 bytes; the chip has 320) and an NDEF TLV of 65534 bytes.
-save("t5-mlen-huge", "slix2", S_UID, slix2([0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0xFF, 0xFF, 0xFE] + list(URI)))
+save("t5-mlen-huge", "slix2", S_UID, slix2([0xE1, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0xFF, 0xFF, 0xFE] + list(URI)))
 # 4-byte CC with MLEN FF (2040 bytes) and a short, valid message.
 save("t5-cc-past-chip", "slix2", S_UID, slix2([0xE1, 0x40, 0xFF, 0x01, 0x03, len(URI)] + list(URI) + [0xFE]))

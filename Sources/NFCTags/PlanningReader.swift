@@ -1,10 +1,9 @@
-import NFCCore
-import NFCTags
+public import NFCCore
 
 /// One write-class command a ``PlanningReader`` held back instead of sending.
-struct PlannedWrite: Sendable, Hashable {
+public struct PlannedWrite: Sendable, Hashable {
     /// The technology whose command set it belongs to.
-    enum Technology: String, Sendable, Hashable {
+    public enum Technology: String, Sendable, Hashable {
         /// NFC Forum Type 2 (NTAG, Ultralight): WRITE `A2`.
         case type2 = "Type 2"
         /// MIFARE Classic: WRITE `A0` block + 16 bytes.
@@ -18,9 +17,15 @@ struct PlannedWrite: Sendable, Hashable {
     }
 
     /// Which command set.
-    var technology: Technology
+    public var technology: Technology
     /// The command exactly as the platform code built it.
-    var command: Bytes
+    public var command: Bytes
+
+    /// A held-back write.
+    public init(technology: Technology, command: Bytes) {
+        self.technology = technology
+        self.command = command
+    }
 }
 
 /// A reader for `--plan` / `--dry-run`: reads go to the real reader, write-class commands are
@@ -33,23 +38,26 @@ struct PlannedWrite: Sendable, Hashable {
 /// extended `31`, `32`, `34`. Type 2 writes are also laid over later READ (`30`) and FAST_READ
 /// (`3A`) answers, so an operation that reads back what it planned (format then write, lock's
 /// verification) sees its own plan.
-actor PlanningReader: NFCReader {
+///
+/// Used by `nfctool --plan`, and by any front end that wants to show what an operation would
+/// write before it writes it.
+public actor PlanningReader: NFCReader {
     /// The reader that does the reads.
-    let base: any NFCReader
+    public let base: any NFCReader
     /// The write-class commands held back, oldest first.
-    private(set) var writes: [PlannedWrite] = []
+    public private(set) var writes: [PlannedWrite] = []
     /// Type 2 pages as planned: page → 4 bytes.
     private var plannedPages: [Int: [UInt8]] = [:]
 
     /// The base reader's name.
-    let name: String
+    public let name: String
     /// The base reader's connection string.
-    let connectionString: String
+    public let connectionString: String
     /// The base reader's modulations.
-    let supportedModulations: [Modulation]
+    public let supportedModulations: [Modulation]
 
     /// Wraps `base`.
-    init(_ base: any NFCReader) async {
+    public init(_ base: any NFCReader) async {
         self.base = base
         name = await base.name
         connectionString = await base.connectionString
@@ -60,7 +68,7 @@ actor PlanningReader: NFCReader {
     private var target: TargetInfo?
 
     /// Passes on, keeping the selected target (it tells how commands are read).
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
         let found = try await base.poll(for: modulations, timeout: timeout)
         if let found { target = found }
         return found
@@ -68,20 +76,22 @@ actor PlanningReader: NFCReader {
 
     /// Holds back and answers a write-class command; passes anything else on (Type 2 reads with
     /// the planned pages laid over them).
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
         let bytes = command.array
         if let (technology, answer) = Self.writeClass(bytes, on: target) {
             writes.append(PlannedWrite(technology: technology, command: command))
-            if technology == .type2, bytes[0] == 0xA2, bytes.count == 6 {
+            if technology == .type2, bytes[0] == Type2Command.write, bytes.count == 6 {
                 plannedPages[Int(bytes[1])] = Array(bytes[2..<6])
             }
             return Bytes(answer)
         }
-        if bytes.count == 5, bytes[0] == 0x1B, let pack = plannedAcknowledge(forPassword: Array(bytes[1...])) {
+        if bytes.count == 5, bytes[0] == Type2Command.passwordAuthenticate, let pack = plannedAcknowledge(forPassword: Array(bytes[1...])) {
             return Bytes(pack)
         }
         let answer = try await base.transceive(command, mode: mode, timeout: timeout)
-        guard !plannedPages.isEmpty, bytes.count >= 2, bytes[0] == 0x30 || bytes[0] == 0x3A else { return answer }
+        guard !plannedPages.isEmpty, bytes.count >= 2, bytes[0] == Type2Command.read || bytes[0] == Type2Command.fastRead else {
+            return answer
+        }
         var overlaid = answer.array
         let first = Int(bytes[1])
         for index in 0..<(overlaid.count / 4) {
@@ -102,39 +112,39 @@ actor PlanningReader: NFCReader {
     }
 
     /// Passes on: authentication writes nothing.
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
         try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
     }
 
     /// Passes on.
-    func isTargetPresent() async -> Bool { await base.isTargetPresent() }
+    public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
 
     /// Passes on.
-    func deselect() async throws(NFCReaderError) { try await base.deselect() }
+    public func deselect() async throws(NFCReaderError) { try await base.deselect() }
 
     /// Passes on.
-    func close() async { await base.close() }
+    public func close() async { await base.close() }
 
     /// Whether `command`, sent to `target`, is a write-class command, and the answer of a tag
     /// that did it.
-    static func writeClass(_ command: [UInt8], on target: TargetInfo?) -> (PlannedWrite.Technology, [UInt8])? {
+    public static func writeClass(_ command: [UInt8], on target: TargetInfo?) -> (PlannedWrite.Technology, [UInt8])? {
         guard let code = command.first else { return nil }
         switch target {
         case .iso14443A(let a) where !a.supportsISODEP:
-            if code == 0xA2 && command.count == 6 { return (.type2, []) }  // ACK: empty, as easy framing gives it
-            if code == 0xA0 && command.count == 18 { return (.classic, []) }
-            if code == 0xA0 && command.count == 2 { return (.type2, []) }
+            if code == Type2Command.write && command.count == 6 { return (.type2, []) }  // ACK: empty, as easy framing gives it
+            if code == ClassicCommand.write && command.count == 18 { return (.classic, []) }
+            if code == Type2Command.compatibilityWrite && command.count == 2 { return (.type2, []) }
             return nil
         case .iso14443A, .iso14443B:
             // An APDU: CLA, INS D6, P1, P2, Lc, data.
-            return command.count >= 5 && command[1] == 0xD6 ? (.type4, [0x90, 0x00]) : nil
+            return command.count >= 5 && command[1] == Type4Command.updateBinary ? (.type4, [0x90, 0x00]) : nil
         case .felica:
             // Response code 09, the IDm, status flags 00 00 (FeliCa Lite-S user's manual 5.4).
-            return code == 0x08 && command.count >= 10 ? (.type3, [0x09] + command[1..<9] + [0x00, 0x00]) : nil
+            return code == Type3Command.writeWithoutEncryption && command.count >= 10
+                ? (.type3, [Type3Command.writeWithoutEncryption + 1] + command[1..<9] + [0x00, 0x00]) : nil
         case .iso15693:
             // Flags, command code, …: answered by flags 00 (no error).
-            let writes: Set<UInt8> = [0x21, 0x22, 0x24, 0x27, 0x28, 0x29, 0x2A, 0x31, 0x32, 0x34]
-            return command.count >= 2 && writes.contains(command[1]) ? (.type5, [0x00]) : nil
+            return command.count >= 2 && ISO15693Command.writeClass.contains(command[1]) ? (.type5, [0x00]) : nil
         case .jewel, nil:
             return nil
         }

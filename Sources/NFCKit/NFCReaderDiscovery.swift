@@ -1,0 +1,60 @@
+import Foundation
+public import NFCTags
+import LibNFC
+
+/// A reader found on this machine: what `nfctool devices` lists and `doctor` counts.
+public struct NFCReaderDescription: Sendable, Hashable {
+    /// The name its driver reports once opened, e.g. `ACS / ACR122U PICC Interface`; `nil`
+    /// when it could not be opened to ask (busy, no permission, gone since the scan).
+    public var name: String?
+    /// The connection string that opens it, e.g. `pn53x_usb:001:004`.
+    public var connectionString: String
+
+    /// A reader description.
+    public init(name: String?, connectionString: String) {
+        self.name = name
+        self.connectionString = connectionString
+    }
+}
+
+/// Finding the readers of this machine, whatever stack drives them (libnfc today).
+public enum NFCReaderDiscovery {
+    /// libnfc's version, e.g. `1.8.0`.
+    public static var libnfcVersion: String { LibNFCContext.version }
+
+    /// Whether libnfc's own log, down to debug messages, reaches standard error (`LIBNFC_LOG_LEVEL`
+    /// set by the user wins over this).
+    public static func setVerboseLogging(_ verbose: Bool) async {
+        await LibNFCContext.shared.setLogging(verbose ? .debug : .silent)
+    }
+
+    /// The readers libnfc finds, in libnfc's order.
+    /// - Throws: ``NFCReaderError`` `io` when libnfc cannot be initialised or cannot list.
+    public static func listReaders() async throws(NFCReaderError) -> [NFCReaderDescription] {
+        do {
+            return try await LibNFCContext.shared.listDevices().map {
+                NFCReaderDescription(name: $0.name, connectionString: $0.connectionString)
+            }
+        } catch {
+            throw NFCReaderError(.io, "libnfc could not list readers: \(error)")
+        }
+    }
+}
+
+/// The Linux kernel's own NFC drivers, which claim USB readers before libnfc can open them: the
+/// one place that tells whether they are loaded (read from `/proc/modules`).
+public enum KernelNFCDrivers {
+    /// The modules that claim PN53x USB readers, `pn533_usb` first.
+    public static let modules = ["pn533_usb", "pn533", "nfc"]
+
+    /// The NFC modules loaded now, in ``modules`` order; `nil` when `/proc/modules` (under
+    /// `root`, for tests against fixture trees) cannot be read.
+    public static func loaded(root: String = "/") -> [String]? {
+        let path = (root == "/" ? "" : (root.hasSuffix("/") ? String(root.dropLast()) : root)) + "/proc/modules"
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let names = Set(String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+            $0.split(separator: " ").first.map(String.init)
+        })
+        return modules.filter(names.contains)
+    }
+}

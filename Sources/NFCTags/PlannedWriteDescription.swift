@@ -1,0 +1,118 @@
+import NFCCore
+
+/// One write a ``PlanningReader`` held back, described in its technology's words: where it
+/// writes, what, and whether it can be undone (what `nfctool --plan` prints).
+public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
+    /// Its technology's name.
+    public var technology: String
+    /// Where it writes: `page 4`, `block 12`, `offset 0x0002`.
+    public var location: String
+    /// The bytes written, spaced hex (a password is not shown).
+    public var data: String
+    /// Why it cannot be undone, when it cannot.
+    public var irreversible: String?
+    /// What the step is, when that is worth saying.
+    public var note: String?
+
+
+    /// Describes `write`; `profile` names a Type 2 chip's lock and configuration pages.
+    public init(_ write: PlannedWrite, profile: Type2ChipProfile?) {
+        technology = write.technology.rawValue
+        let c = write.command.array
+        func hex(_ bytes: ArraySlice<UInt8>) -> String { Hex.encode(Array(bytes), uppercase: true, separator: " ") }
+        switch write.technology {
+        case .type2:
+            let page = Int(c[1])
+            location = "page \(page) (0x\(Hex.encode([c[1]], uppercase: true)))"
+            data = hex(c.dropFirst(2))
+            if page == 2 {
+                irreversible = "static lock bytes (one-time programmable)"
+            } else if page == 3 {
+                irreversible = "capability container (one-time programmable bits)"
+            } else if let profile {
+                if page == profile.dynamicLockPage {
+                    irreversible = "dynamic lock bytes (one-time programmable)"
+                } else if page == profile.accessPage, c.count > 2, c[2] & Type2Configuration.configurationLockBit != 0 {
+                    irreversible = "ACCESS with CFGLCK: the configuration is frozen for good"
+                } else if page == profile.accessPage {
+                    note = "CFG1 (ACCESS: PROT, AUTHLIM)"
+                } else if page == profile.configurationPage {
+                    note = "CFG0 (AUTH0: first protected page)"
+                } else if page == profile.passwordPage || page == profile.packPage {
+                    data = "(password, not shown)"
+                    note = page == profile.passwordPage ? "PWD" : "PACK"
+                }
+            }
+        case .classic:
+            let block = Int(c[1])
+            location = "block \(block)"
+            data = hex(c.dropFirst(2))
+            let isTrailer = block < 128 ? block % 4 == 3 : block % 16 == 15
+            if isTrailer {
+                // Trailer access bits C1 C2 C3 (MF1S50 8.7): 000, 010, 100, 110 and 111 leave the
+                // access bits unwritable for good.
+                let c1 = (c[2 + 7] >> 7) & 1, c2 = (c[2 + 8] >> 3) & 1, c3 = (c[2 + 8] >> 7) & 1
+                let bits = (c1 << 2) | (c2 << 1) | c3
+                if [0b000, 0b010, 0b100, 0b110, 0b111].contains(bits) {
+                    irreversible = "sector trailer whose access bits can never be changed again"
+                } else {
+                    note = "sector trailer (keys and access bits)"
+                }
+            }
+        case .type3:
+            var blocks: [Int] = []
+            var index = 9
+            if index < c.count {
+                index += 1 + 2 * Int(c[index])
+                if index < c.count {
+                    let count = Int(c[index])
+                    index += 1
+                    for _ in 0..<count where index + 1 < c.count {
+                        if c[index] & 0x80 != 0 {
+                            blocks.append(Int(c[index + 1]))
+                            index += 2
+                        } else {
+                            blocks.append(index + 2 < c.count ? Int(c[index + 1]) | Int(c[index + 2]) << 8 : -1)
+                            index += 3
+                        }
+                    }
+                }
+            }
+            location = "block" + (blocks.count == 1 ? " " : "s ") + blocks.map { "\($0) (0x\(Hex.encode([UInt8(truncatingIfNeeded: $0)], uppercase: true)))" }.joined(separator: ",")
+            data = hex(c[min(index, c.count)...])
+            if blocks.contains(Int(Type3LiteS.memoryConfigurationBlock)) {
+                irreversible = "FeliCa Lite-S MC (memory configuration can make blocks read-only for good)"
+            }
+        case .type4:
+            location = "offset 0x" + Hex.encode([c[2], c[3]], uppercase: true)
+            data = hex(c.dropFirst(5))
+            note = "UPDATE BINARY of the selected file"
+        case .type5:
+            let addressed = c[0] & ISO15693RequestFlag.address != 0
+            let start = 2 + (addressed ? 8 : 0)
+            let extended = [ISO15693Command.extendedWriteSingleBlock, ISO15693Command.extendedLockBlock,
+                            ISO15693Command.extendedWriteMultipleBlocks].contains(c[1])
+            var block = -1
+            if extended, start + 1 < c.count { block = Int(c[start]) | Int(c[start + 1]) << 8 }
+            if !extended, start < c.count { block = Int(c[start]) }
+            let dataStart = min(start + (extended ? 2 : 1) + ([ISO15693Command.writeMultipleBlocks, ISO15693Command.extendedWriteMultipleBlocks].contains(c[1]) ? (extended ? 2 : 1) : 0), c.count)
+            switch c[1] {
+            case ISO15693Command.lockBlock, ISO15693Command.extendedLockBlock:
+                location = "block \(block)"
+                data = "LOCK BLOCK"
+                irreversible = "the block is locked for good (ISO 15693 LOCK BLOCK)"
+            case ISO15693Command.writeAFI, ISO15693Command.writeDSFID:
+                location = c[1] == ISO15693Command.writeAFI ? "AFI" : "DSFID"
+                data = hex(c[min(start, c.count)...])
+            case ISO15693Command.lockAFI, ISO15693Command.lockDSFID:
+                location = c[1] == ISO15693Command.lockAFI ? "AFI" : "DSFID"
+                data = "LOCK"
+                irreversible = "locked for good (ISO 15693 LOCK \(location))"
+            default:
+                location = "block \(block)"
+                data = hex(c[dataStart...])
+            }
+        }
+    }
+}
+
