@@ -101,3 +101,23 @@ S_UID = "e004010853494d01"
 save("t5-mlen-huge", "slix2", S_UID, slix2([0xE1, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0xFF, 0xFF, 0xFE] + list(URI)))
 # 4-byte CC with MLEN FF (2040 bytes) and a short, valid message.
 save("t5-cc-past-chip", "slix2", S_UID, slix2([0xE1, 0x40, 0xFF, 0x01, 0x03, len(URI)] + list(URI) + [0xFE]))
+
+# --- The same structures as fuzz seeds (Fuzz/corpus/TARGET/hostile-*.bin), so the fuzzers start
+# from each lie too.
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+def seed(target, name, data):
+    directory = os.path.join(ROOT, "Fuzz", "corpus", target)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "hostile-" + name + ".bin"), "wb") as f:
+        f.write(bytes(data))
+for name in ["t2-cc-past-chip", "t2-tlv-length-65534", "t2-tlvs-never-end", "t2-control-tlvs-outside",
+             "t2-record-past-tlv", "t2-chunks-without-end", "t2-tlv-past-data-area"]:
+    with open(os.path.join(HERE, name + ".json")) as f:
+        seed("type2-memory", name, bytes.fromhex(json.load(f)["memory"])[:160])
+for name in ["t5-mlen-huge", "t5-cc-past-chip"]:
+    with open(os.path.join(HERE, name + ".json")) as f:
+        seed("type5-memory", name, bytes.fromhex(json.load(f)["memory"])[:316])
+seed("type3-attribute", "t3-nmaxb-absurd", attribute(0xFFFF, 0x0FFFF0))
+seed("type3-attribute", "t3-bad-checksum", attribute(0xFFFF, 0x0FFFF0, checksum_delta=1))
+seed("type4-cc", "t4-cc-ffff-file", type4_cc(0xFFFE))
+seed("classic-mad", "mad-all-ndef", classic(0xC1, [])[16:48])
