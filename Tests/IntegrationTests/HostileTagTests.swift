@@ -115,7 +115,11 @@ struct HostileTagTests {
     }
 
     static func memory(_ state: [String: Any]) -> [UInt8] {
-        let hex = Array(((state["memory"] as? String) ?? "").utf8)
+        memory(hex: (state["memory"] as? String) ?? "")
+    }
+
+    static func memory(hex text: String) -> [UInt8] {
+        let hex = Array(text.utf8)
         return stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0...($0 + 1)], as: UTF8.self), radix: 16) }
     }
 
@@ -137,7 +141,7 @@ struct HostileTagTests {
     }
 
     @Test("every command on each hostile image through the simulator: documented status, bounded, no write outside user memory",
-          arguments: images)
+          .serialized, arguments: images)
     func throughSimulator(_ image: HostileImage) async throws {
         for (key, arguments) in Self.commands {
             let (directory, file, before) = try Self.copy(image)
@@ -160,29 +164,65 @@ struct HostileTagTests {
         }
     }
 
+    /// What one command left behind, through libnfc and the emulator.
+    struct EmulatorRun: Sendable {
+        let key: String
+        let run: ToolRun
+        let commandFrames: Int
+        let writeFrames: [String]
+        let before: [String: String]
+        let after: [String: String]
+    }
+
+    /// Runs every command on a fresh copy of `image` in a fresh emulator, two at a time, on
+    /// threads of their own: starting the emulator and waiting for nfctool block, which must not
+    /// hold one of the few threads of the cooperative pool that every other test shares.
+    static func runThroughEmulator(_ image: HostileImage, tool: String) async throws -> [EmulatorRun] {
+        func lane(_ first: Int) -> @Sendable () throws -> [EmulatorRun] {
+            { try stride(from: first, to: commands.count, by: 2).map { try runOne(image, commands[$0], tool: tool) } }
+        }
+        async let even = runOnThread(lane(0))
+        async let odd = runOnThread(lane(1))
+        return try await even + odd
+    }
+
+    /// `body` on a new thread, its result handed back.
+    static func runOnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// One command on a fresh copy of `image` in a fresh emulator (blocking).
+    static func runOne(_ image: HostileImage, _ command: (key: String, arguments: [String]), tool: String) throws -> EmulatorRun {
+        let (directory, file, before) = try copy(image)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let emulator = try EmulatorProcess(["--tag", "\(image.model):\(file.path)"])
+        defer { emulator.stop() }
+        var environment = emulator.libnfcEnvironment
+        environment["LIBNFC_LOG_LEVEL"] = "0"
+        let run = try runTool(
+            tool, command.arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment, timeout: 20)
+        let trace = emulator.trace
+        emulator.stop()
+        return EmulatorRun(
+            key: command.key, run: run, commandFrames: trace.filter { $0.contains("> D4 ") }.count, writeFrames: writeFrames(trace),
+            before: before.mapValues { "\($0)" }, after: try state(file).mapValues { "\($0)" })
+    }
+
     @Test("every command on each hostile image through nfctool, real libnfc and the PN532 emulator",
-          arguments: images.filter(\.throughEmulator))
-    func throughLibNFC(_ image: HostileImage) throws {
+          .serialized, arguments: images.filter(\.throughEmulator))
+    func throughLibNFC(_ image: HostileImage) async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
-        for (key, arguments) in Self.commands {
-            let (directory, file, before) = try Self.copy(image)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let emulator = try EmulatorProcess(["--tag", "\(image.model):\(file.path)"])
-            defer { emulator.stop() }
-            var environment = emulator.libnfcEnvironment
-            environment["LIBNFC_LOG_LEVEL"] = "0"
-            let run = try runTool(
-                tool.path, arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment, timeout: 20)
+        for result in try await Self.runThroughEmulator(image, tool: tool.path) {
+            let (key, run) = (result.key, result.run)
             #expect(!run.timedOut, "\(image.name) \(key) did not end on its own")
             #expect(run.status == image.expected[key], "\(image.name) \(key): \(run.output)")
-            let trace = emulator.trace
-            let frames = trace.filter { $0.contains("> D4 ") }.count
-            #expect(frames <= Self.commandBound, "\(image.name) \(key): \(frames) PN532 commands")
+            #expect(result.commandFrames <= Self.commandBound, "\(image.name) \(key): \(result.commandFrames) PN532 commands")
             if run.status != 0 {
-                #expect(Self.writeFrames(trace).isEmpty, "\(image.name) \(key) exited \(run.status) after write commands")
+                #expect(result.writeFrames.isEmpty, "\(image.name) \(key) exited \(run.status) after write commands")
             }
-            emulator.stop()
-            Self.checkWrites(image, command: key, status: run.status, before: before, after: try Self.state(file))
+            Self.checkWrites(image, command: key, status: run.status, before: result.before, after: result.after)
         }
     }
 }
