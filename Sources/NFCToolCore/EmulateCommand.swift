@@ -95,14 +95,8 @@ struct EmulateCommand: ToolCommand {
         var report = EmulateReport(connection: connection, readOnly: isReadOnly)
         var ending: NFCReaderSessionError?
         // Ctrl-C ends the session: what a reader wrote so far is still reported.
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        signal(SIGINT, SIG_IGN)
-        interrupt.setEventHandler { Task { await session.invalidate() } }
-        interrupt.resume()
-        defer {
-            interrupt.cancel()
-            signal(SIGINT, SIG_DFL)
-        }
+        let interrupt = SignalTrap { Task { await session.invalidate() } }
+        defer { interrupt.stop() }
         for await event in session.events {
             switch event {
             case .readerDetected:
@@ -153,7 +147,7 @@ struct EmulateCommand: ToolCommand {
         }
         report.message = written
         if printsJSON {
-            context.io.write(toolJSON(report))
+            context.io.write(try toolJSON(report))
             return
         }
         var lines = ["The reader left after \(report.commands) command\(report.commands == 1 ? "" : "s")."]

@@ -99,13 +99,7 @@ struct WatchCommand: ToolCommand {
             }
         }
         // SIGINT and SIGTERM stop the watch; so does the --timeout.
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number)
-            signal(number, SIG_IGN)
-            source.setEventHandler { task.cancel() }
-            source.resume()
-            return source
-        }
+        let interrupt = SignalTrap([SIGINT, SIGTERM]) { task.cancel() }
         let timer = runSeconds.map { seconds in
             Task {
                 try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
@@ -115,10 +109,7 @@ struct WatchCommand: ToolCommand {
         let failure = await task.value
         timer?.cancel()
         // A second Ctrl-C or SIGTERM while the last handler finishes ends nfctool at once.
-        for (source, number) in zip(sources, [SIGINT, SIGTERM]) {
-            source.cancel()
-            signal(number, SIG_DFL)
-        }
+        interrupt.stop()
         let failures = await handlers?.finish() ?? 0
         if failures > 0 {
             context.io.printErrorLine("nfctool watch: \(failures) handler\(failures == 1 ? "" : "s") failed")
@@ -135,16 +126,26 @@ struct WatchCommand: ToolCommand {
         return poll(&descriptor, 1, 0) > 0 && descriptor.revents & Int16(POLLERR) != 0
     }
 
+    /// Prints one event line: JSON or text.
+    private func print(_ report: WatchReport, io: any ToolIO) {
+        guard printsJSON else { return io.write(report.line) }
+        do {
+            io.write(try toolJSON(report, pretty: false))
+        } catch {
+            io.printErrorLine("nfctool watch: \(error.message)")
+        }
+    }
+
     /// Prints `event` and queues its handler.
     private func handle(_ event: TagWatchEvent, io: any ToolIO, handlers: HandlerQueue?) {
         switch event {
         case .arrived(let arrival):
             let report = WatchReport(arrival)
-            if printsArrivals { io.write(printsJSON ? toolJSON(report, pretty: false) : report.line) }
+            if printsArrivals { print(report, io: io) }
             handlers?.enqueue(report)
         case .departed(let departure):
             let report = WatchReport(departure)
-            if printsDepartures { io.write(printsJSON ? toolJSON(report, pretty: false) : report.line) }
+            if printsDepartures { print(report, io: io) }
         case .readerLost(let error):
             io.printErrorLine("nfctool watch: reader lost (\(error)); opening it again")
         case .readerReconnected(let connection):
@@ -168,7 +169,7 @@ struct WatchReport: Encodable, Sendable {
     init(_ arrival: TagArrival) {
         event = "arrived"
         uid = Hex.encode(arrival.identifier, uppercase: true)
-        type = arrival.identity.platform
+        type = arrival.identity.platform.rawValue
         model = arrival.identity.model
         technology = arrival.technology.rawValue
         switch arrival.message {
@@ -182,7 +183,7 @@ struct WatchReport: Encodable, Sendable {
     init(_ departure: TagDeparture) {
         event = "left"
         uid = Hex.encode(departure.identifier, uppercase: true)
-        type = departure.identity.platform
+        type = departure.identity.platform.rawValue
         model = departure.identity.model
         let parts = departure.duration.components
         seconds = ((Double(parts.seconds) + Double(parts.attoseconds) / 1e18) * 1000).rounded() / 1000
@@ -288,7 +289,12 @@ final class HandlerQueue: Sendable {
         } catch {
             return "could not start: \(error.localizedDescription)"
         }
-        let json = Data(toolJSON(report, pretty: false).utf8)
+        let json: Data
+        do {
+            json = Data(try toolJSON(report, pretty: false).utf8)
+        } catch {
+            return error.message
+        }
         // Written from a thread of its own: a handler that reads nothing must not block the watch.
         let writer = input.fileHandleForWriting
         Thread.detachNewThread {

@@ -68,7 +68,7 @@ final class QuirkyType4Tag: ISODEPVirtualTag {
 
 /// NFC Forum Type 4 NDEF over the reader seam against the virtual Type 4 tag in the simulator:
 /// the exact APDUs, every check before the first UPDATE BINARY, tear safety.
-@Suite("Type 4 NDEF on the virtual Type 4 tag")
+@Suite("Type 4 NDEF on the virtual Type 4 tag", .timeLimit(.minutes(10)))
 struct Type4NDEFTests {
     static let uid: [UInt8] = [0x04, 0x54, 0x34, 0x00, 0x00, 0x00, 0x01]
 
@@ -355,7 +355,7 @@ struct Type4NDEFTests {
             Issue.record("not an ISO 7816 tag")
             return
         }
-        #expect(tag.identity.platform == "Type 4")
+        #expect(tag.identity.platform == .type4)
         let message = try Self.url("https://example.com/iso7816")
         try await tag.writeNDEF(message)
         #expect(try await tag.readNDEF() == message)

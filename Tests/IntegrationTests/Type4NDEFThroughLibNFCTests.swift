@@ -8,7 +8,7 @@ import Testing
 
 /// Type 4 NDEF through real libnfc and the PN532 emulator: the PN532 firmware (emulated) frames
 /// the APDUs in ISO-DEP blocks, as with a real reader.
-@Suite("Type 4 NDEF through real libnfc and the PN532 emulator", .serialized)
+@Suite("Type 4 NDEF through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct Type4NDEFThroughLibNFCTests {
     @Test("query, a 200-byte message written and read back in chunks through libnfc, persisted in the tag file")
     func writeAndReadBack() async throws {
@@ -23,7 +23,7 @@ struct Type4NDEFThroughLibNFCTests {
             Issue.record("the Type 4 tag did not connect as an ISO 7816 tag")
             return
         }
-        #expect(tag.identity.platform == "Type 4")
+        #expect(tag.identity.platform == .type4)
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 2046, messageLength: 0))
         #expect(try await tag.readNDEF().isEmpty)
 

@@ -3,7 +3,7 @@ import Testing
 
 /// The MIFARE Application Directory codec (AN10787), the access bits and value blocks of the
 /// MF1S50yyX/V1 datasheet, and the 1K/4K geometry, against known vectors.
-@Suite("MAD, access bits, value blocks")
+@Suite("MAD, access bits, value blocks", .timeLimit(.minutes(5)))
 struct MADTests {
     /// MAD1 body (info byte + 15 AIDs) whose AIDs are `n` NFC AIDs then free sectors.
     static func ndefBody(_ n: Int, info: UInt8 = 0x01) -> [UInt8] {
@@ -205,7 +205,7 @@ struct MADTests {
         var trailers = 0
         for block in 0..<big.blockCount where big.isTrailer(block) { trailers += 1 }
         #expect(trailers == 40)
-        #expect(ClassicLayout(identity: ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic")) == .classic4K)
-        #expect(ClassicLayout(identity: ChipIdentity(model: "MIFARE Mini", platform: "MIFARE Classic")) == .mini)
+        #expect(ClassicLayout(identity: ChipIdentity(model: "MIFARE Classic 4K", platform: .mifareClassic, family: .mifareClassic)) == .classic4K)
+        #expect(ClassicLayout(identity: ChipIdentity(model: "MIFARE Mini", platform: .mifareClassic, family: .mifareClassic)) == .mini)
     }
 }
