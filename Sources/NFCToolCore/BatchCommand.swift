@@ -14,7 +14,7 @@ struct BatchCommand: ToolCommand {
         "device", short: "d", valueName: "conn",
         help: "A reader (libnfc connection string, 'default', or sim:MODEL); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else libnfc's default device).", repeatable: true)
     static let idle = CommandOption.option(
-        "timeout", short: "t", valueName: "s", help: "Stop when no tag has come for this many seconds (default: wait until --count or Ctrl-C).")
+        "timeout", short: "t", valueName: "s", help: "Stop when no new tag has come for this many seconds; a tag left on the reader is not new (default: wait until --count or Ctrl-C).")
     static let manifest = CommandOption.option(
         "manifest", valueName: "file", help: "Data per tag from a CSV (header row) or JSONL manifest: columns named after the record options (url, text, lang, mime, data, ...); rows used in order.")
     static let matchUID = CommandOption.flag("match-uid", help: "Give each tag the manifest row whose 'uid' column names it, instead of the next row.")
