@@ -33,7 +33,9 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
     public var uid: String
     /// The chip model.
     public var model: String
-    /// The manifest row (0-based), when a manifest drove the run.
+    /// The manifest row, 1-based (the n-th data row, as the dry run numbers them), when a
+    /// manifest drove the run. Ledgers written before schema version 1 counted from 0; opening
+    /// one migrates it.
     public var row: Int?
     /// The counter value `{n}` it got, when the template uses one.
     public var counter: Int?
@@ -154,6 +156,22 @@ public final class Ledger: Sendable {
             """)
         try execute("CREATE INDEX IF NOT EXISTS attempts_uid ON attempts(uid, status)")
         try execute("CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
+        try migrate()
+    }
+
+    /// The schema version this code writes (`PRAGMA user_version`). Version 0 stored manifest
+    /// rows from 0; version 1 stores them from 1, as the dry run and the docs number them.
+    public static let schemaVersion: Int64 = 1
+
+    /// Brings a ledger of an older schema up to ``schemaVersion``, in one transaction (two
+    /// processes opening the same old ledger migrate it once).
+    private func migrate() throws(LedgerError) {
+        try transaction { db throws(LedgerError) in
+            let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
+            guard version < Self.schemaVersion else { return }
+            if version < 1 { try db.execute("UPDATE attempts SET row = row + 1 WHERE row IS NOT NULL") }
+            try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
+        }
     }
 
     deinit {

@@ -226,7 +226,18 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 throw TagFileError(.unreadable, "tag file \(path) does not exist; name a model to create it")
             }
             let tag = try makeTag(model, uid: uid)
-            if let persistent = tag as? any PersistentVirtualTag { try tagFile.save(persistent.tagState) }
+            if let persistent = tag as? any PersistentVirtualTag {
+                // A new tag file in a folder that does not exist yet: make the folder, as dir= does.
+                let folder = (path as NSString).deletingLastPathComponent
+                if !folder.isEmpty {
+                    do {
+                        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    } catch {
+                        throw TagFileError(.unwritable, "cannot create the folder \(folder) for tag file \(path): \(error.localizedDescription)")
+                    }
+                }
+                try tagFile.save(persistent.tagState)
+            }
             return (tag, tagFile)
         } catch {
             throw NFCReaderError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
