@@ -90,7 +90,7 @@ public let platforms: [Platform] = [
         minimum: [
             "query": (5, "–"),
             "read": (6, "−1: NLEN and the message come in one READ BINARY"),
-            "write": (5, "+2 UPDATE BINARY: NLEN 0 first and NLEN last (tear safety); +1 READ BINARY verify"),
+            "write": (5, "+1 READ BINARY of the last byte to write (the file is as large as the CC says); +2 UPDATE BINARY: NLEN 0 first and NLEN last (tear safety); +1 READ BINARY verify"),
             "writeLock": (nil, "no permanent lock exists in Type 4: refused, nothing sent"),
             "format (forced, over a message)": (6, "–: detection, then NLEN 0"),
         ]),

@@ -97,6 +97,15 @@ extension Type2Tag {
             setBits(profile.dynamicLockBits, from: address)
             wanted[address + 2, default: 0] |= UInt8(truncatingIfNeeded: (1 << profile.dynamicBlockLockBits) - 1)
         } else if let lockArea = area.reservedAreas.first(where: { $0.kind == .lockBits && $0.bitCount > 0 }) {
+            // A Lock Control TLV is tag data: it may not point at the UID, static lock or CC pages,
+            // nor past the last page a WRITE reaches.
+            guard lockArea.addresses.lowerBound >= Type2CapabilityContainer.dataAreaAddress,
+                  lockArea.addresses.upperBound <= 0x100 * Type2Command.pageSize
+            else {
+                throw NFCTagError(
+                    .malformedTag, at: lockArea.addresses.lowerBound,
+                    "the Lock Control TLV points at bytes \(lockArea.addresses.lowerBound)..<\(lockArea.addresses.upperBound), outside the tag's data memory")
+            }
             setBits(lockArea.bitCount, from: lockArea.addresses.lowerBound)
         } else {
             return []
@@ -205,6 +214,11 @@ extension Type2Tag {
         }
         guard container.isWritable else {
             throw NFCTagError(.readOnly, at: Type2CapabilityContainer.address + 3, "tag is read-only (CC3 = \(hexByte(container.access)))")
+        }
+        if let userMemoryEnd, Type2CapabilityContainer.dataAreaAddress + container.dataAreaSize > userMemoryEnd {
+            throw NFCTagError(
+                .malformedTag, at: Type2CapabilityContainer.address + 2,
+                "the one-time programmable CC announces a \(container.dataAreaSize)-byte data area, more than the chip's user memory: this tag cannot be NDEF formatted")
         }
         let snapshot: Snapshot
         do {

@@ -182,14 +182,19 @@ public struct Type2TLVArea: Sendable, Hashable {
     /// - Throws: ``NFCTagError`` from ``Type2CapabilityContainer/init(bytes:)``;
     ///   `notNDEFFormatted` when the data area has no NDEF TLV or read access is refused;
     ///   `malformedTag` with the byte address for a TLV running past the data area, a control
-    ///   TLV whose length is not 3, an FF FF FF length, or memory that ends too early.
-    public static func parse(memory: [UInt8]) throws(NFCTagError) -> Type2TLVArea {
-        try parseOrNeedMore(memory: memory).get(memoryCount: memory.count)
+    ///   TLV whose length is not 3, an FF FF FF length, or memory that ends too early; with
+    ///   `userMemoryEnd`, `malformedTag` at offset 14 when the CC announces a data area that runs
+    ///   past it.
+    /// - Parameter userMemoryEnd: the byte address just past the chip's real user memory, when
+    ///   the chip is identified (a CC claiming more is a lie: nothing past it is read or
+    ///   written as NDEF data).
+    public static func parse(memory: [UInt8], userMemoryEnd: Int? = nil) throws(NFCTagError) -> Type2TLVArea {
+        try parseOrNeedMore(memory: memory, userMemoryEnd: userMemoryEnd).get(memoryCount: memory.count)
     }
 
     typealias Outcome = PartialParse<Type2TLVArea>
 
-    static func parseOrNeedMore(memory: [UInt8]) -> Outcome {
+    static func parseOrNeedMore(memory: [UInt8], userMemoryEnd: Int? = nil) -> Outcome {
         let ccAddress = Type2CapabilityContainer.address
         guard memory.count >= ccAddress + 4 else { return .needMore(memory.count) }
         let cc: Type2CapabilityContainer
@@ -203,6 +208,11 @@ public struct Type2TLVArea: Sendable, Hashable {
         }
         let dataStart = Type2CapabilityContainer.dataAreaAddress
         let dataEnd = dataStart + cc.dataAreaSize
+        if let userMemoryEnd, dataEnd > userMemoryEnd {
+            return .failure(NFCTagError(
+                .malformedTag, at: ccAddress + 2,
+                "CC2 announces a \(cc.dataAreaSize)-byte data area but the chip's user memory has \(max(0, userMemoryEnd - dataStart)) bytes"))
+        }
         var reserved: [Type2ReservedArea] = []
         var sawLockControl = false
         var address = dataStart

@@ -126,7 +126,9 @@ public struct Type2Tag: NFCNDEFTag {
     /// is written once (one page write goes from old to new). A Terminator TLV follows the message when a byte is left in the data area.
     /// With `verify`, the written range is read back and compared.
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly`, `capacityExceeded` ("by N
-    ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse` (the tag
+    ///   bytes"), `invalidMessage`, `malformedTag` (a TLV area that does not parse, or a CC
+    ///   announcing more than the identified chip's user memory) — nothing written;
+    ///   `connectionLost`, `tagResponse` (the tag
     ///   holds the old, an empty or the new message); `verificationFailed`.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
         let encoded = try message.encodedForTag()
@@ -224,6 +226,11 @@ public struct Type2Tag: NFCNDEFTag {
         }
     }
 
+    /// The byte address just past the chip's user memory, when its profile is known: a CC that
+    /// announces more is refused (``Type2TLVArea/parse(memory:userMemoryEnd:)``), so nothing is
+    /// read past it as NDEF data and no write sized from it is sent.
+    var userMemoryEnd: Int? { profile.map { $0.userPages.upperBound * Type2Command.pageSize } }
+
     /// Reads until the TLV area parses, starting from `initial` (memory from address 0 already
     /// read).
     func load(startingWith initial: [UInt8] = []) async throws(NFCTagError) -> Snapshot {
@@ -234,7 +241,7 @@ public struct Type2Tag: NFCNDEFTag {
             memory = try await fastRead(from: 0, to: Type2Command.fastReadMaxPages - 1)
         }
         while true {
-            switch Type2TLVArea.parseOrNeedMore(memory: memory) {
+            switch Type2TLVArea.parseOrNeedMore(memory: memory, userMemoryEnd: userMemoryEnd) {
             case .success(let area): return Snapshot(memory: memory, area: area)
             case .failure(let error): throw error
             case .needMore(let address):
@@ -266,7 +273,7 @@ public struct Type2Tag: NFCNDEFTag {
 
     /// FAST_READ (0x3A): pages `start`…`end`.
     func fastRead(from start: Int, to end: Int) async throws(NFCTagError) -> [UInt8] {
-        guard end <= 0xFF else {
+        guard start >= 0, start <= end, end <= 0xFF else {
             throw NFCTagError(.malformedTag, at: end * Type2Command.pageSize, "page \(end) is beyond a FAST_READ's reach")
         }
         let answer: Bytes
@@ -287,7 +294,7 @@ public struct Type2Tag: NFCNDEFTag {
 
     /// READ (0x30): 16 bytes from `page`.
     func read(page: Int) async throws(NFCTagError) -> [UInt8] {
-        guard page <= 0xFF else {
+        guard (0...0xFF).contains(page) else {
             throw NFCTagError(.malformedTag, at: page * Type2Command.pageSize, "page \(page) is beyond a READ's reach")
         }
         let answer: Bytes
@@ -305,6 +312,9 @@ public struct Type2Tag: NFCNDEFTag {
 
     /// WRITE (0xA2): 4 bytes to `page`; an empty answer or an ACK (0x0A) is success.
     func write(page: Int, _ data: [UInt8]) async throws(NFCTagError) {
+        guard (0...0xFF).contains(page) else {
+            throw NFCTagError(.malformedTag, at: page * Type2Command.pageSize, "page \(page) is beyond a WRITE's reach")
+        }
         let answer: Bytes
         do {
             answer = try await reader.transceive(

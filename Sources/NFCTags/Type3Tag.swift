@@ -235,6 +235,7 @@ public struct Type3Tag: NFCNDEFTag {
         let numbers: [UInt16] = isFeliCaLiteS ? [Type3AttributeInformation.blockNumber, mcBlock] : [Type3AttributeInformation.blockNumber]
         let blocks = try await read(numbers)
         let attribute = try Type3AttributeInformation(parsing: blocks[0])
+        try checkFitsChip(attribute)
         var locked = attribute
         locked.rwFlag = Type3AttributeInformation.readOnly
         var writes: [(UInt16, [UInt8])] = []
@@ -409,11 +410,24 @@ public struct Type3Tag: NFCNDEFTag {
         }
     }
 
+    /// An attribute block is tag data: on a FeliCa Lite-S, whose NDEF data can only be in
+    /// S_PAD1–S_PAD13, an Nmaxb beyond 13 blocks is a lie (blocks past them are REG and system
+    /// blocks, or do not exist), so nothing is read or written from it.
+    /// - Throws: `malformedTag` at the Nmaxb offset (3).
+    func checkFitsChip(_ attribute: Type3AttributeInformation) throws(NFCTagError) {
+        let dataBlocks = Int(Type3LiteS.userBlocks.upperBound)  // S_PAD1…S_PAD13 after the attribute block
+        guard isFeliCaLiteS, Int(attribute.nmaxb) > dataBlocks else { return }
+        throw NFCTagError(
+            .malformedTag, at: Type3AttributeInformation.Offset.nmaxb,
+            "Nmaxb announces \(attribute.nmaxb) blocks but a FeliCa Lite-S has \(dataBlocks) for NDEF data")
+    }
+
     /// The first read: block 0, with blocks 1–3 on a Lite-S.
     func load() async throws(NFCTagError) -> Snapshot {
         let count = isFeliCaLiteS ? Type3LiteS.maximumReadBlocks : 1
         let blocks = try await read((0..<count).map(UInt16.init))
         let attribute = try Type3AttributeInformation(parsing: blocks[0])
+        try checkFitsChip(attribute)
         var known: [Int: [UInt8]] = [:]
         for (index, block) in blocks.enumerated() where index > 0 { known[index] = block }
         return Snapshot(attribute: attribute, blocks: known)

@@ -209,7 +209,16 @@ public struct Type4Tag: NFCNDEFTag {
         guard length > 0 else { return .empty }
         let end = cc.lengthFieldSize + length
         while file.count < end {
-            let more = try await readBinary(offset: file.count, length: min(chunk, end - file.count))
+            let more: [UInt8]
+            do {
+                more = try await readBinary(offset: file.count, length: min(chunk, end - file.count))
+            } catch where error.code == .tagResponse && error.readerError == nil {
+                // The tag answered with an error status inside the file the CC and NLEN claim:
+                // the file is smaller than they say.
+                throw NFCTagError(
+                    .malformedTag, at: file.count,
+                    "the CC and NLEN claim \(end) bytes of NDEF file but the tag refuses to read at offset \(file.count): \(error.reason)")
+            }
             guard !more.isEmpty else {
                 throw NFCTagError(.tagResponse, at: file.count, "READ BINARY of the NDEF file answered no data at offset \(file.count)")
             }
@@ -226,7 +235,9 @@ public struct Type4Tag: NFCNDEFTag {
     /// Writes `message` in place of the stored one (Type 4 Tag 2.0, 5.4.7).
     ///
     /// Every check first — NDEF application and CC present, write access `00`, message ≤
-    /// capacity, message encodable — and a failed check sends no UPDATE BINARY. Then, so that a
+    /// capacity, message encodable, the file as large as the CC says (a 1-byte READ BINARY of the
+    /// last byte the message reaches: a CC announcing more than the tag has is `malformedTag`)
+    /// — and a failed check sends no UPDATE BINARY. Then, so that a
     /// tag pulled away at any moment holds the old message, an empty one or the new one:
     /// UPDATE BINARY NLEN = 0, the message from offset 2 (4 with ENLEN) in chunks of
     /// min(MLc, ``maximumChunkLength``), UPDATE BINARY NLEN = length. With `verify`, the file
@@ -244,6 +255,7 @@ public struct Type4Tag: NFCNDEFTag {
         try NFCTagError.checkCapacity(encoded.count, fits: cc.capacity)
         try Self.checkLengthFieldFitsOneUpdate(cc)
         let lengthField = Self.lengthField(encoded.count, cc)
+        try await checkFileReaches(cc.lengthFieldSize + encoded.count - 1)
         try await updateBinary(offset: 0, [UInt8](repeating: 0, count: cc.lengthFieldSize))
         guard !encoded.isEmpty else { return }
         let chunk = min(cc.maximumUpdateLength, maximumChunkLength)
@@ -432,6 +444,21 @@ public struct Type4Tag: NFCNDEFTag {
                 .notSupported, at: 0, "NDEF file: \(name) \(length) reaches past offset 7FFFh, which needs READ BINARY with an offset data object (B1), not implemented")
         }
         return length
+    }
+
+    /// The CC's file size is tag data: before the first UPDATE BINARY, the last byte a write
+    /// will reach is read (one READ BINARY of 1 byte; nothing when only the length field is
+    /// written), so a CC announcing a larger file than the tag has is caught with nothing written.
+    /// - Throws: `malformedTag` at `offset` when the tag refuses to read it.
+    func checkFileReaches(_ offset: Int) async throws(NFCTagError) {
+        guard offset >= 2 else { return }
+        do {
+            _ = try await readBinary(offset: offset, length: 1)
+        } catch where error.code == .tagResponse && error.readerError == nil {
+            throw NFCTagError(
+                .malformedTag, at: offset,
+                "the CC announces a larger NDEF file than the tag has: it refuses to read offset \(offset) (\(error.reason)); nothing was written")
+        }
     }
 
     /// NLEN/ENLEN must change in one UPDATE BINARY: in two, a tear between them would leave a

@@ -180,11 +180,15 @@ public struct Type5TLVArea: Sendable, Hashable {
     ///   `notNDEFFormatted` when the area holds no NDEF TLV (a Terminator, or its end, comes
     ///   first); `malformedTag` with the byte address for a TLV whose length runs past the area
     ///   or memory that ends before the TLVs do.
-    public static func parse(memory: [UInt8]) throws(NFCTagError) -> Type5TLVArea {
-        try parseOrNeedMore(memory: memory).get(memoryCount: memory.count)
+    /// - Parameter memoryEnd: where the chip's memory for NDEF ends, when the chip is known
+    ///   (``memoryEnd``): the TLV walk stops there even when MLEN reaches further (a CC may
+    ///   overstate the area, as Android's formatting of a SLIX2 does), and a TLV whose value runs
+    ///   past it is `malformedTag` — nothing past the chip's memory is read as NDEF data.
+    public static func parse(memory: [UInt8], memoryEnd: Int? = nil) throws(NFCTagError) -> Type5TLVArea {
+        try parseOrNeedMore(memory: memory, memoryEnd: memoryEnd).get(memoryCount: memory.count)
     }
 
-    static func parseOrNeedMore(memory: [UInt8]) -> PartialParse<Type5TLVArea> {
+    static func parseOrNeedMore(memory: [UInt8], memoryEnd: Int? = nil) -> PartialParse<Type5TLVArea> {
         let cc: Type5CapabilityContainer
         switch Type5CapabilityContainer.parse(Array(memory.prefix(8))) {
         case .success(let found): cc = found
@@ -192,7 +196,8 @@ public struct Type5TLVArea: Sendable, Hashable {
         case .needMore(let address): return .needMore(address)
         }
         var address = cc.size
-        let end = cc.areaEnd
+        // The area as the CC states it, cut at the chip's memory.
+        let end = min(cc.areaEnd, memoryEnd ?? Int.max)
         while address < end {
             guard address < memory.count else { return .needMore(address) }
             let type = memory[address]
@@ -228,7 +233,9 @@ public struct Type5TLVArea: Sendable, Hashable {
                     "TLV \(hexByte(type)) of \(length) bytes runs \(valueEnd - end) bytes past the area end \(end)"))
             }
             if type == Type5TLVType.ndefMessage {
-                return .success(Type5TLVArea(capabilityContainer: cc, ndefTLVAddress: address, lengthFieldSize: lengthSize, messageLength: length))
+                var area = Type5TLVArea(capabilityContainer: cc, ndefTLVAddress: address, lengthFieldSize: lengthSize, messageLength: length)
+                area.memoryEnd = memoryEnd
+                return .success(area)
             }
             address = valueEnd
         }

@@ -147,7 +147,8 @@ public struct Type5Tag: NFCNDEFTag {
 
     /// Makes the tag permanently read-only (Type 5 Tag 1.0, 7.5.4 and the SL2S2602 Lock Block):
     /// (1) CC byte 1's write access becomes `11`b (never), so that readers see read-only at once;
-    /// (2) Lock Block on every block of the T5T area; (3) Lock Block on the CC block(s) last.
+    /// (2) Lock Block on every block of the T5T area, cut at ``memoryEnd`` (an MLEN overstating
+    /// the memory locks no block past it, nor the SLIX2 counter); (3) Lock Block on the CC block(s) last.
     /// Interrupted, the tag holds its message and reads read-write (before 1) or read-only;
     /// running it again finishes the job (a block already locked, error `11`, counts as done).
     /// Irreversible.
@@ -173,7 +174,10 @@ public struct Type5Tag: NFCNDEFTag {
             data[1 % size] = (cc.versionAndAccess & 0xFC) | Type5CapabilityContainer.writeAccessNever
             try await write(block: accessBlock, data, cc: cc)
         }
-        let areaBlocks = ccBlocks.upperBound..<((cc.areaEnd + size - 1) / size)
+        // The area as the CC states it, cut at the chip's memory (MLEN may overstate it: locking
+        // blocks past the memory would fail half-way, or lock the SLIX2's counter block).
+        let areaEnd = min(cc.areaEnd, memoryEnd ?? Int.max)
+        let areaBlocks = ccBlocks.upperBound..<max(ccBlocks.upperBound, (areaEnd + size - 1) / size)
         for b in Array(areaBlocks) + Array(ccBlocks) where !snapshot.isLocked(b) {
             do throws(NFCTagError) {
                 let io = commands(for: cc)
@@ -331,7 +335,7 @@ public struct Type5Tag: NFCNDEFTag {
         var snapshot = Snapshot(memory: [], blockSize: first.data.count, lockedBlocks: [], capabilityContainer: nil)
         try snapshot.append([first])
         while true {
-            switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory) {
+            switch Type5TLVArea.parseOrNeedMore(memory: snapshot.memory, memoryEnd: memoryEnd) {
             case .success(var area):
                 snapshot.capabilityContainer = area.capabilityContainer
                 area.memoryEnd = memoryEnd

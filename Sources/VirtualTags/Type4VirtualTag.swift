@@ -138,7 +138,19 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
         self.isReadOnly = state.readOnly ?? false
         self.maximumReadLength = 0x3B
         self.maximumUpdateLength = 0x34
+        if let text = state.attributes?[Self.capabilityContainerAttribute] {
+            guard let cc = try? Hex.decode(text), (1...0xFF).contains(cc.count) else { return nil }
+            self.capabilityContainerOverride = cc
+        }
     }
+
+    /// The tag-file attribute holding a capability container file (hex) that replaces the one
+    /// the tag derives from its NDEF file: for tags whose CC lies (hostile-tag tests). The tag
+    /// still enforces its real file size.
+    public static let capabilityContainerAttribute = "capabilityContainer"
+
+    /// A CC file served instead of ``capabilityContainer``'s derived one, from a tag file.
+    public private(set) var capabilityContainerOverride: [UInt8]?
 
     /// Replaces the NDEF message (NLEN is set from it), as a tool would before handing the tag
     /// out. Returns false when it does not fit the file.
@@ -153,6 +165,7 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
 
     /// The capability container file (15 bytes, Type 4 Tag 2.0, 5.1).
     public var capabilityContainer: [UInt8] {
+        if let capabilityContainerOverride { return capabilityContainerOverride }
         let size = ndefFile.count
         return [
             0x00, 0x0F,  // CCLEN
@@ -198,7 +211,9 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
 
     /// The state a tag file stores: the NDEF file and the read-only flag.
     public var tagState: TagState {
-        TagState(model: Self.modelName(airInterface), uid: Hex.encode(uid), memory: Hex.encode(ndefFile), readOnly: isReadOnly)
+        TagState(
+            model: Self.modelName(airInterface), uid: Hex.encode(uid), memory: Hex.encode(ndefFile), readOnly: isReadOnly,
+            attributes: capabilityContainerOverride.map { [Self.capabilityContainerAttribute: Hex.encode($0)] })
     }
 
     /// Answers one command APDU (data + SW1 SW2).

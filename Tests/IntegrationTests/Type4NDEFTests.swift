@@ -116,8 +116,9 @@ struct Type4NDEFTests {
         #expect(await Self.updates(reader) == 0)
     }
 
-    /// Blank tag, 20-byte message: detection (4 APDUs), UPDATE NLEN 0, UPDATE 20 bytes at offset
-    /// 2 (≤ MLc 52), UPDATE NLEN 20, read-back READ BINARY of 22 bytes.
+    /// Blank tag, 20-byte message: detection (4 APDUs), READ BINARY of the last byte the write
+    /// reaches (offset 21: the file must be as large as the CC says), UPDATE NLEN 0, UPDATE 20
+    /// bytes at offset 2 (≤ MLc 52), UPDATE NLEN 20, read-back READ BINARY of 22 bytes.
     @Test("writing a 20-byte URL record sends exactly the documented APDUs")
     func exactWriteTrace() async throws {
         let (reader, tag) = try await Self.open()
@@ -127,6 +128,7 @@ struct Type4NDEFTests {
         try await tag.writeNDEF(message)
         #expect(
             await Self.trace(reader) == Self.detection + [
+                Self.bytes("00 B0 00 15 01"),
                 Self.bytes("00 D6 00 00 02 00 00"),
                 Self.bytes("00 D6 00 02 14") + encoded,
                 Self.bytes("00 D6 00 00 02 00 14"),

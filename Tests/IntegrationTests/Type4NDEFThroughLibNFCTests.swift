@@ -33,10 +33,11 @@ struct Type4NDEFThroughLibNFCTests {
         await reader.reset()
         try await tag.writeNDEF(message)
         let commands = await reader.commands.map(\.command)
-        // 4 APDUs of detection, NLEN 0, the data in MLc (52-byte) chunks, NLEN, read-back in MLe (59-byte) chunks.
+        // 4 APDUs of detection, a 1-byte READ BINARY of the last byte to write (the file is as large
+        // as the CC says), NLEN 0, the data in MLc (52-byte) chunks, NLEN, read-back in MLe (59-byte) chunks.
         let updates = commands.filter { $0.count > 1 && $0[1] == Type4Command.updateBinary }
         #expect(updates.count == 2 + (length + 51) / 52)
-        #expect(commands.count == 4 + updates.count + (length + 2 + 58) / 59)
+        #expect(commands.count == 4 + 1 + updates.count + (length + 2 + 58) / 59)
         #expect(updates.first?.array == [0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00])
         #expect(updates.last?.array == [0x00, 0xD6, 0x00, 0x00, 0x02, UInt8(length >> 8), UInt8(length & 0xFF)])
         #expect(try await tag.readNDEF() == message)

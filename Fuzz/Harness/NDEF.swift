@@ -1,4 +1,4 @@
-// libFuzzer harness for the NDEF codec, built and run by `Scripts/fuzz-ndef`.
+// Fuzz target `ndef`: the NDEF codec (built and run by `Scripts/fuzz ndef`).
 //
 // For every input it checks properties that must hold for any bytes whatsoever. A broken
 // property traps (`fatalError`), which libFuzzer reports as a crash and saves as an input file.
@@ -15,13 +15,6 @@
 //    content that reads, and builds a record again, reads back the same; the CoreNFC-style
 //    accessors (`wellKnownTypeURIPayload()`, `wellKnownTypeTextPayload()`) agree with it.
 import NDEF
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func ndefFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes: [UInt8] = if let data, size > 0 { Array(UnsafeBufferPointer(start: data, count: size)) } else { [] }
-    checkDecoders(bytes)
-    return 0
-}
 
 /// Runs every property on one input.
 func checkDecoders(_ bytes: [UInt8]) {
@@ -114,10 +107,3 @@ func readContents(of message: NDEFMessage, _ input: [UInt8]) {
     }
 }
 
-func fail(_ property: String, _ input: [UInt8]) -> Never {
-    let hex = input.prefix(64).map { byte in
-        let digits = String(byte, radix: 16)
-        return byte < 16 ? "0" + digits : digits
-    }.joined()
-    fatalError("NDEF fuzz property broken: \(property)\n  input (\(input.count) bytes): \(hex)\(input.count > 64 ? "…" : "")")
-}
