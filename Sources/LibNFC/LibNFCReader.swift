@@ -55,9 +55,24 @@ public actor LibNFCReader: NFCReader {
         }
         let reader = LibNFCReader(device: device, connectionString: connectionString ?? "default device",
                                   executor: DeviceThreadExecutor(name: "libnfc \(connectionString ?? "default")"))
-        try await reader.configure()
-        return reader
+        // A PN532 on a serial line can miss a frame right after its wake-up, and a busy host can
+        // read its answer late: initialization is tried again before the reader is given up.
+        var attempt = 1
+        while true {
+            do throws(NFCReaderError) {
+                try await reader.configure()
+                return reader
+            } catch where attempt < initializationAttempts && (error.code == .timeout || error.code == .io) {
+                attempt += 1
+            } catch {
+                await reader.close()
+                throw error
+            }
+        }
     }
+
+    /// How often ``open(_:context:)`` tries to put a device in reader mode before it fails.
+    public static let initializationAttempts = 3
 
     /// Initiator mode; selection returns at once when no tag answers; ISO-DEP tags activated.
     private func configure() throws(NFCReaderError) {
