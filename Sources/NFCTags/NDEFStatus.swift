@@ -95,12 +95,16 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
         self.readerError = readerError
     }
 
-    /// Maps a reader failure: lost/timeout/RF error → ``Code/connectionLost``, others →
-    /// ``Code/tagResponse``.
+    /// Maps a reader failure: lost/timeout/RF error → ``Code/connectionLost``, a reader that
+    /// cannot carry the command → ``Code/notSupported``, others → ``Code/tagResponse``.
     public init(_ readerError: NFCReaderError, during what: String) {
         switch readerError.code {
         case .tagLost, .timeout, .rfError, .closed, .aborted:
             self.init(.connectionLost, "\(what): \(readerError.reason)", readerError: readerError)
+        case .notSupported:
+            // The reader cannot carry the command (e.g. a PC/SC reader without a transparent
+            // session): nothing reached the tag.
+            self.init(.notSupported, "\(what): \(readerError.reason)", readerError: readerError)
         default:
             self.init(.tagResponse, "\(what): \(readerError.reason)", readerError: readerError)
         }
