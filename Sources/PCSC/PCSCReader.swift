@@ -226,6 +226,48 @@ public actor PCSCReader: NFCReader {
         }
     }
 
+    /// Throws `notSupported` for a command the generic profile cannot carry to the selected
+    /// card; sends nothing.
+    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError) {
+        guard let info = selectedInfo else { return }
+        let frame = command.array
+        switch info {
+        case .iso14443A(let a) where a.supportsISODEP && mode == .standard:
+            return
+        case .iso14443A(let a) where a.sak == 0x00:
+            if Self.type2Carries(frame) { return }
+            throw notCarried(frame, "a Type 2 tag")
+        case .iso15693:
+            if Self.iso15693Carries(frame) { return }
+            throw notCarried(frame, "an ISO 15693 tag", name: frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil)
+        default:
+            throw notCarried(frame, "this card")
+        }
+    }
+
+    /// Whether a Type 2 frame is one the profile maps: READ, FAST_READ, WRITE.
+    static func type2Carries(_ frame: [UInt8]) -> Bool {
+        switch (frame.first, frame.count) {
+        case (Type2Command.read, 2), (Type2Command.write, 2 + PCSCPart3.type2PageLength): true
+        case (Type2Command.fastRead, 3): frame[2] >= frame[1]
+        default: false
+        }
+    }
+
+    /// Whether an ISO 15693 request is one the profile maps: READ SINGLE BLOCK, READ MULTIPLE
+    /// BLOCKS, WRITE SINGLE BLOCK.
+    static func iso15693Carries(_ frame: [UInt8]) -> Bool {
+        guard frame.count >= 2 else { return false }
+        let addressed = frame[0] & ISO15693RequestFlag.address != 0
+        let parameters = frame.count - 2 - (addressed ? 8 : 0)
+        switch frame[1] {
+        case ISO15693Command.readSingleBlock: return parameters == 1
+        case ISO15693Command.readMultipleBlocks: return parameters == 2
+        case ISO15693Command.writeSingleBlock: return parameters >= 2
+        default: return false
+        }
+    }
+
     /// Type 2 commands as storage-card pseudo-APDUs: READ (`30`) and FAST_READ (`3A`) as READ
     /// BINARY, WRITE (`A2`) as UPDATE BINARY of one page.
     private func type2(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
@@ -295,7 +337,9 @@ public actor PCSCReader: NFCReader {
 
     /// The error for a command the generic profile cannot carry; nothing was sent.
     private func notCarried(_ frame: [UInt8], _ target: String, name commandName: String? = nil) -> NFCReaderError {
-        let shown = commandName.map { "\($0) (\(Hex.encode(Array(frame.prefix(2)))))" } ?? "the command \(Hex.encode(Array(frame.prefix(2))))…"
+        // ISO 15693 requests are named by their command byte, after the flags.
+        let shown = commandName.map { "\($0) (command \(Hex.encode(Array(frame.dropFirst().prefix(1)))))" }
+            ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
         return NFCReaderError(
             .notSupported,
             "the PC/SC reader \(name) (generic Part 3 profile) cannot send \(shown) to \(target): it offers only GET DATA, READ BINARY and UPDATE BINARY; raw tag commands need a reader with a transparent session, which NFCKit does not drive yet (nothing was sent)")
