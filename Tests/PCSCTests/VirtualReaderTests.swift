@@ -42,7 +42,7 @@ struct VirtualReaderTests {
         #expect(run.output.contains("04 53 49 4D 00 00 01 90 00"), "\(run.output)")
         #expect(run.output.contains("6C 07"), "Le shorter than the UID: 6C and the exact length\n\(run.output)")
         #expect(run.output.contains("6A 81"), "\(run.output)")
-        #expect(reader.receivedAPDUs.prefix(4) == ["ffca000000", "ffca000004", "ff12000000", "ffb0000010"] || reader.receivedAPDUs.contains("ffca000000"))
+        #expect(reader.receivedAPDUs == ["ffca000000", "ffca000004", "ff12000000", "ffb0000010"])
     }
 
     @Test(
@@ -70,7 +70,8 @@ struct VirtualReaderTests {
         // ISO 15693 part 3 (SS 0B), card name 0000: TCK is the Ultralight ATR's 68 with SS 03→0B and
         // card name 0003→0000 changed, 68 ^ 08 ^ 03 = 63.
         #expect(run.output.contains("ATR 3b8f8001804f0ca0000003060b00000000000063"), "\(run.output)")
-        #expect(run.output.contains("UID 014d5308080104e0 9000") || run.output.contains("UID 014d4953080104e0 9000"), "\(run.output)")
+        // The model's UID E0 04 01 08 53 49 4D 01, least significant byte first.
+        #expect(run.output.contains("UID 014d4953080104e0 9000"), "\(run.output)")
         #expect(run.output.contains("BLOCK0 e1"), "the SLIX2 model is NDEF formatted: its CC starts E1\n\(run.output)")
         #expect(run.output.contains("ATS 6a81"), "no ATS on an ISO 15693 card\n\(run.output)")
     }
