@@ -236,7 +236,7 @@ public actor PCSCReader: NFCReader {
             return
         case .iso14443A(let a) where a.sak == 0x00:
             if Self.type2Carries(frame) { return }
-            throw notCarried(frame, "a Type 2 tag")
+            throw notCarried(frame, "a Type 2 tag", name: frame.first.flatMap { Self.type2Names[$0] })
         case .iso15693:
             if Self.iso15693Carries(frame) { return }
             throw notCarried(frame, "an ISO 15693 tag", name: frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil)
@@ -290,7 +290,7 @@ public actor PCSCReader: NFCReader {
             try updateBinary(address: Int(frame[1]), Array(frame[2...]), what: "WRITE page \(frame[1])")
             return Bytes()
         default:
-            throw notCarried(frame, "a Type 2 tag")
+            throw notCarried(frame, "a Type 2 tag", name: Self.type2Names[command])
         }
     }
 
@@ -327,6 +327,12 @@ public actor PCSCReader: NFCReader {
         }
     }
 
+    /// Names of the Type 2 / NTAG commands the profile cannot carry, for error messages.
+    static let type2Names: [UInt8: String] = [
+        0x60: "GET_VERSION", Type2Command.passwordAuthenticate: "PWD_AUTH", Type2Command.readSignature: "READ_SIG",
+        Type2Command.compatibilityWrite: "COMPATIBILITY_WRITE",
+    ]
+
     static let iso15693Names: [UInt8: String] = [
         ISO15693Command.lockBlock: "LOCK BLOCK", ISO15693Command.getSystemInformation: "GET SYSTEM INFORMATION",
         ISO15693Command.writeMultipleBlocks: "WRITE MULTIPLE BLOCKS", ISO15693Command.extendedReadSingleBlock: "EXTENDED READ SINGLE BLOCK",
@@ -338,7 +344,8 @@ public actor PCSCReader: NFCReader {
     /// The error for a command the generic profile cannot carry; nothing was sent.
     private func notCarried(_ frame: [UInt8], _ target: String, name commandName: String? = nil) -> NFCReaderError {
         // ISO 15693 requests are named by their command byte, after the flags.
-        let shown = commandName.map { "\($0) (command \(Hex.encode(Array(frame.dropFirst().prefix(1)))))" }
+        let code = target.contains("15693") ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
+        let shown = commandName.map { "\($0) (command \(Hex.encode(code)))" }
             ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
         return NFCReaderError(
             .notSupported,

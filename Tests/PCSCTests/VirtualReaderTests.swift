@@ -138,6 +138,23 @@ struct VirtualReaderTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
     }
 
+    @Test("read with an NTAG password through the generic profile: notSupported (exit 10) naming PWD_AUTH, no PWD_AUTH sent")
+    func passwordReadIsNotSupported() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon()
+        defer { daemon.stop() }
+        let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+        defer { reader.stop() }
+        let passwordFile = daemon.directory.appendingPathComponent("password").path
+        try "12345678".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let read = try runTool(
+            tool, ["read", "--device", "pcsc", "--password-file", passwordFile, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(read.status == 10, "\(read.output)")
+        #expect(read.output.contains("PWD_AUTH"), "\(read.output)")
+        #expect(read.output.contains("transparent session"), "\(read.output)")
+        #expect(reader.receivedAPDUs.allSatisfy { $0.hasPrefix("ffca") || $0.hasPrefix("ffb0") }, "only identification and reads: \(reader.receivedAPDUs)")
+    }
+
     @Test("nfctool devices lists the PC/SC reader as pcsc:NAME; a name no reader has gives exit 3")
     func devicesAndUnknownReader() throws {
         let tool = try Self.nfctool()
