@@ -2,12 +2,60 @@ import NFCCore
 
 /// What a tag is, as far as a reader can tell without keys: the chip model and whether it holds
 /// an NDEF-formatted area.
+/// The NFC Forum platform (or MIFARE Classic mapping) a chip's NDEF goes through. Encoded as its
+/// name (`"Type 2"`), as `nfctool --json` prints it.
+public enum NFCPlatform: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// NFC Forum Type 1 (Innovision Jewel/Topaz): identified, no NDEF mapping here.
+    case type1 = "Type 1"
+    /// NFC Forum Type 2 (NTAG21x, MIFARE Ultralight).
+    case type2 = "Type 2"
+    /// NFC Forum Type 3 (FeliCa with system code 12FC).
+    case type3 = "Type 3"
+    /// NFC Forum Type 4 (ISO-DEP with the NDEF Tag Application).
+    case type4 = "Type 4"
+    /// NFC Forum Type 5 (ISO 15693).
+    case type5 = "Type 5"
+    /// MIFARE Classic with the MAD-based NDEF mapping (NXP AN1304).
+    case mifareClassic = "MIFARE Classic"
+    /// None that is known.
+    case unknown
+
+    /// The name: `Type 2`, `MIFARE Classic`, `unknown`.
+    public var description: String { rawValue }
+}
+
+/// The family a chip belongs to, for the behaviour a family shares (commands, memory layout).
+public enum ChipFamily: String, Sendable, Hashable, Codable, CaseIterable {
+    /// NTAG210/212/213/215/216: GET_VERSION, FAST_READ, READ_SIG, PWD_AUTH, CFG pages.
+    case ntag21x
+    /// The original MIFARE Ultralight and unknown NXP Type 2 chips.
+    case ultralight
+    /// MIFARE Ultralight EV1 (MF0UL11, MF0UL21): NTAG21x-like commands.
+    case ultralightEV1
+    /// MIFARE Classic 1K, 4K and Mini.
+    case mifareClassic
+    /// MIFARE Plus (any security level).
+    case mifarePlus
+    /// MIFARE DESFire (EV1, EV2, EV3).
+    case desfire
+    /// NTAG 413/424 DNA.
+    case ntagDNA
+    /// FeliCa Lite and Lite-S.
+    case feliCaLite
+    /// NXP ICODE SLI, SLIX, SLIX2, SLIX-S, SLIX-L.
+    case icode
+    /// Anything else.
+    case other
+}
+
 public struct ChipIdentity: Sendable, Hashable, Codable {
     /// The chip as users know it: `NTAG215`, `MIFARE Ultralight EV1 (MF0UL11)`, `FeliCa Lite-S`.
     public var model: String
     /// The NFC Forum platform it maps to: `Type 2`, `Type 3`, `Type 4`, `Type 5`, `MIFARE Classic`,
     /// or `unknown`.
-    public var platform: String
+    public var platform: NFCPlatform
+    /// The chip family (``ChipFamily/other`` when it does not matter or is not known).
+    public var family: ChipFamily
     /// User memory in bytes, when the model tells.
     public var memoryBytes: Int?
     /// Whether an NDEF capability container / attribute block / application was found; `nil`
@@ -15,9 +63,10 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
     public var hasNDEF: Bool?
 
     /// Creates an identity.
-    public init(model: String, platform: String, memoryBytes: Int? = nil, hasNDEF: Bool? = nil) {
+    public init(model: String, platform: NFCPlatform, family: ChipFamily = .other, memoryBytes: Int? = nil, hasNDEF: Bool? = nil) {
         self.model = model
         self.platform = platform
+        self.family = family
         self.memoryBytes = memoryBytes
         self.hasNDEF = hasNDEF
     }
@@ -37,20 +86,20 @@ public enum ChipIdentification {
             if a.sak & 0x20 != 0 { return await identifyISODEP(reader) }
             switch a.sak {
             case 0x00: return await identifyType2(reader, probesNDEF: probesNDEF)
-            case 0x08: return ChipIdentity(model: "MIFARE Classic 1K", platform: "MIFARE Classic", memoryBytes: 1024)
-            case 0x18: return ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic", memoryBytes: 4096)
-            case 0x09: return ChipIdentity(model: "MIFARE Mini", platform: "MIFARE Classic", memoryBytes: 320)
-            case 0x10: return ChipIdentity(model: "MIFARE Plus 2K (security level 2)", platform: "unknown", memoryBytes: 2048)
-            case 0x11: return ChipIdentity(model: "MIFARE Plus 4K (security level 2)", platform: "unknown", memoryBytes: 4096)
-            default: return ChipIdentity(model: "ISO 14443-A tag (SAK 0x\(Hex.encode([a.sak])))", platform: "unknown")
+            case 0x08: return ChipIdentity(model: "MIFARE Classic 1K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 1024)
+            case 0x18: return ChipIdentity(model: "MIFARE Classic 4K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
+            case 0x09: return ChipIdentity(model: "MIFARE Mini", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 320)
+            case 0x10: return ChipIdentity(model: "MIFARE Plus 2K (security level 2)", platform: .unknown, family: .mifarePlus, memoryBytes: 2048)
+            case 0x11: return ChipIdentity(model: "MIFARE Plus 4K (security level 2)", platform: .unknown, family: .mifarePlus, memoryBytes: 4096)
+            default: return ChipIdentity(model: "ISO 14443-A tag (SAK 0x\(Hex.encode([a.sak])))", platform: .unknown)
             }
         case .felica(let f):
             let icType = f.pmm.count >= 2 ? f.pmm[1] : 0
             var identity: ChipIdentity
             switch icType {
-            case 0xF1: identity = ChipIdentity(model: "FeliCa Lite-S", platform: "Type 3", memoryBytes: 224)
-            case 0xF0: identity = ChipIdentity(model: "FeliCa Lite", platform: "Type 3", memoryBytes: 224)
-            default: identity = ChipIdentity(model: "FeliCa (IC type 0x\(Hex.encode([icType])))", platform: f.systemCode == 0x12FC ? "Type 3" : "unknown")
+            case 0xF1: identity = ChipIdentity(model: "FeliCa Lite-S", platform: .type3, family: .feliCaLite, memoryBytes: 224)
+            case 0xF0: identity = ChipIdentity(model: "FeliCa Lite", platform: .type3, family: .feliCaLite, memoryBytes: 224)
+            default: identity = ChipIdentity(model: "FeliCa (IC type 0x\(Hex.encode([icType])))", platform: f.systemCode == Type3SystemCode.ndef ? .type3 : .unknown)
             }
             if probesNDEF { identity.hasNDEF = await type3HasNDEF(f, reader) }
             return identity
@@ -59,23 +108,23 @@ public enum ChipIdentification {
         case .iso14443B(let b):
             // An ISO-DEP card over type B takes the same APDUs as over type A.
             if b.supportsISODEP { return await identifyISODEP(reader) }
-            return ChipIdentity(model: "ISO 14443-B tag", platform: "unknown")
+            return ChipIdentity(model: "ISO 14443-B tag", platform: .unknown)
         case .jewel:
-            return ChipIdentity(model: "Innovision Jewel / Topaz", platform: "Type 1")
+            return ChipIdentity(model: "Innovision Jewel / Topaz", platform: .type1)
         }
     }
 
     /// NTAG / Ultralight by GET_VERSION (sent raw: on a PN532, 0x60 through InDataExchange would
     /// be taken for a MIFARE Classic authentication).
     private static func identifyType2(_ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
-        var identity = ChipIdentity(model: "MIFARE Ultralight", platform: "Type 2", memoryBytes: 48)
+        var identity = ChipIdentity(model: "MIFARE Ultralight", platform: .type2, family: .ultralight, memoryBytes: 48)
         let getVersion = Bytes([0x60])
         do {
             try await reader.checkCanSend(getVersion, mode: .raw)
         } catch {
             // The reader cannot send GET_VERSION (a PC/SC reader's generic profile): the model
             // stays unknown rather than guessed; NDEF works from the CC all the same.
-            identity = ChipIdentity(model: "Type 2 tag (model unknown: the reader cannot send GET_VERSION)", platform: "Type 2")
+            identity = ChipIdentity(model: "Type 2 tag (model unknown: the reader cannot send GET_VERSION)", platform: .type2, family: .other)
             if probesNDEF, let pages = try? await reader.transceive(Bytes([0x30, 0x03]), mode: .standard, timeout: .milliseconds(200)),
                pages.count >= 1 {
                 identity.hasNDEF = pages[0] == 0xE1
@@ -86,14 +135,14 @@ public enum ChipIdentification {
            version.count == 8, version[1] == 0x04 {
             let productType = version[2], storage = version[6]
             switch (productType, storage) {
-            case (0x04, 0x0B): identity = ChipIdentity(model: "NTAG210", platform: "Type 2", memoryBytes: 48)
-            case (0x04, 0x0E): identity = ChipIdentity(model: "NTAG212", platform: "Type 2", memoryBytes: 128)
-            case (0x04, 0x0F): identity = ChipIdentity(model: "NTAG213", platform: "Type 2", memoryBytes: 144)
-            case (0x04, 0x11): identity = ChipIdentity(model: "NTAG215", platform: "Type 2", memoryBytes: 504)
-            case (0x04, 0x13): identity = ChipIdentity(model: "NTAG216", platform: "Type 2", memoryBytes: 888)
-            case (0x03, 0x0B): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL11)", platform: "Type 2", memoryBytes: 48)
-            case (0x03, 0x0E): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21)", platform: "Type 2", memoryBytes: 128)
-            default: identity = ChipIdentity(model: "NXP Type 2 tag (version \(Hex.encode(version)))", platform: "Type 2")
+            case (0x04, 0x0B): identity = ChipIdentity(model: "NTAG210", platform: .type2, family: .ntag21x, memoryBytes: 48)
+            case (0x04, 0x0E): identity = ChipIdentity(model: "NTAG212", platform: .type2, family: .ntag21x, memoryBytes: 128)
+            case (0x04, 0x0F): identity = ChipIdentity(model: "NTAG213", platform: .type2, family: .ntag21x, memoryBytes: 144)
+            case (0x04, 0x11): identity = ChipIdentity(model: "NTAG215", platform: .type2, family: .ntag21x, memoryBytes: 504)
+            case (0x04, 0x13): identity = ChipIdentity(model: "NTAG216", platform: .type2, family: .ntag21x, memoryBytes: 888)
+            case (0x03, 0x0B): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL11)", platform: .type2, family: .ultralightEV1, memoryBytes: 48)
+            case (0x03, 0x0E): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21)", platform: .type2, family: .ultralightEV1, memoryBytes: 128)
+            default: identity = ChipIdentity(model: "NXP Type 2 tag (version \(Hex.encode(version)))", platform: .type2, family: .ultralight)
             }
         } else {
             // No answer to GET_VERSION leaves the tag idle: select it again before reading.
@@ -113,17 +162,19 @@ public enum ChipIdentification {
     private static func identifyISODEP(_ reader: any NFCReader) async -> ChipIdentity {
         var nxpModel: String?
         var memory: Int?
+        var family = ChipFamily.other
         let getVersion = Bytes([0x90, 0x60, 0x00, 0x00, 0x00])
         if let answer = try? await reader.transceive(getVersion, mode: .standard, timeout: .milliseconds(300)),
            answer.count == 9, answer[7] == 0x91, answer[8] == 0xAF, answer[0] == 0x04 {
             (nxpModel, memory) = nxpISODEPModel(type: answer[1], major: answer[3], storage: answer[5])
+            family = [0x01: ChipFamily.desfire, 0x02: .mifarePlus, 0x04: .ntagDNA][answer[1]] ?? .other
         }
         let selectNDEFApplication = Bytes([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00])
         let answer = try? await reader.transceive(selectNDEFApplication, mode: .standard, timeout: .milliseconds(500))
         let ok = answer.map { $0.count >= 2 && $0[$0.count - 2] == 0x90 && $0[$0.count - 1] == 0x00 } ?? false
         return ChipIdentity(
-            model: nxpModel ?? (ok ? "NFC Forum Type 4 tag" : "ISO 14443-4 tag"), platform: ok ? "Type 4" : "unknown",
-            memoryBytes: memory, hasNDEF: ok)
+            model: nxpModel ?? (ok ? "NFC Forum Type 4 tag" : "ISO 14443-4 tag"), platform: ok ? .type4 : .unknown,
+            family: family, memoryBytes: memory, hasNDEF: ok)
     }
 
     /// Names an NXP ISO-DEP chip from its GetVersion hardware bytes: type (01 DESFire, 02 MIFARE
@@ -170,8 +221,9 @@ public enum ChipIdentification {
 
     private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
         let uid = target.uid
-        var identity = ChipIdentity(model: "ISO 15693 tag", platform: "Type 5")
+        var identity = ChipIdentity(model: "ISO 15693 tag", platform: .type5)
         if uid.count == 8, uid[0] == 0xE0, uid[1] == 0x04 {
+            identity.family = [0x01, 0x02, 0x03].contains(uid[2]) ? .icode : .other
             switch (uid[2], uid[3] & icodeTypeIndicatorMask) {
             case (0x01, icodeSLIX2Indicator): identity.model = "ICODE SLIX2"; identity.memoryBytes = 320
             case (0x01, icodeSLIXIndicator): identity.model = "ICODE SLIX"; identity.memoryBytes = 112

@@ -54,9 +54,9 @@ public struct MiFareTag: Sendable {
     /// The family, from the identified platform.
     public var mifareFamily: MiFareFamily {
         switch identity.platform {
-        case "Type 2": .ultralight
-        case "MIFARE Classic": .classic
-        default: identity.model.contains("DESFire") ? .desfire : identity.model.contains("Plus") ? .plus : .unknown
+        case .type2: .ultralight
+        case .mifareClassic: .classic
+        default: identity.family == .desfire ? .desfire : identity.family == .mifarePlus ? .plus : .unknown
         }
     }
 

@@ -25,7 +25,7 @@ public enum NFCTag: Sendable {
         // need not read the CC as well.
         let identity = await ChipIdentification.identify(target, on: reader, probesNDEF: false)
         switch target {
-        case .iso14443A(let a) where a.supportsISODEP && (identity.model.hasPrefix("MIFARE DESFire") || identity.model.hasPrefix("MIFARE Plus")):
+        case .iso14443A(let a) where a.supportsISODEP && (identity.family == .desfire || identity.family == .mifarePlus):
             // As CoreNFC does: DESFire and Plus are MIFARE tags that also take APDUs
             // (``MiFareTag/sendMiFareISO7816Command(_:allowsPaymentApplications:)``).
             return .miFare(MiFareTag(reader: reader, target: a, identity: identity, commandTimeout: commandTimeout))

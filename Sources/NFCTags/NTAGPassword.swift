@@ -73,11 +73,11 @@ public struct NTAGProtection: Sendable, Hashable {
 /// CFG0 and CFG1 of an NTAG21x / Ultralight EV1, as READ returns them.
 public struct Type2Configuration: Sendable, Hashable {
     /// ACCESS bit 7: reads need the password too.
-    public static let protBit: UInt8 = 0x80
+    public static let protBit: UInt8 = NTAGAccess.readProtection
     /// ACCESS bit 6: CFG0/CFG1 are locked for good.
-    public static let configurationLockBit: UInt8 = 0x40
+    public static let configurationLockBit: UInt8 = NTAGAccess.configurationLock
     /// ACCESS bits 2–0: AUTHLIM.
-    public static let authenticationLimitMask: UInt8 = 0x07
+    public static let authenticationLimitMask: UInt8 = NTAGAccess.authenticationLimitMask
 
     /// CFG0: `MIRROR/MOD, RFUI, MIRROR_PAGE, AUTH0`.
     public var cfg0: [UInt8]

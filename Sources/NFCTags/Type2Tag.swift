@@ -3,6 +3,20 @@ import NFCCore
 
 /// Type 2 Tag commands used by the NDEF mapping (Type 2 Tag 1.2, 5; NTAG213/215/216 datasheet 10).
 public enum Type2Command {
+    /// GET_VERSION (0x60): 8 bytes naming vendor, type and storage size (NTAG21x 10.1;
+    /// MF0ULx1 9.2).
+    public static let getVersion: UInt8 = 0x60
+    /// READ_CNT (0x39, counter): a 24-bit counter, least significant byte first (NTAG21x 10.6;
+    /// MF0ULx1 9.10).
+    public static let readCounter: UInt8 = 0x39
+    /// INCR_CNT (0xA5, counter, 4 bytes): adds to a one-way counter (MF0ULx1 9.11 only).
+    public static let incrementCounter: UInt8 = 0xA5
+    /// CHECK_TEARING_EVENT (0x3E, counter): whether the last increment was torn; BDh = not
+    /// torn (MF0ULx1 9.12 only).
+    public static let checkTearingEvent: UInt8 = 0x3E
+    /// VCSL (0x4B + 16-byte installation identifier + 4-byte PCD capabilities): answers the
+    /// VCTID byte (MF0ULx1 9.13 only).
+    public static let virtualCardSelectLast: UInt8 = 0x4B
     /// READ (0x30, page): 16 bytes, four pages from `page` (T2T 1.2, 5.1; NTAG21x 10.2).
     public static let read: UInt8 = 0x30
     /// WRITE (0xA2, page, 4 bytes): one page, answered by an ACK (T2T 1.2, 5.2; NTAG21x 10.4).
@@ -185,14 +199,14 @@ public struct Type2Tag: NFCNDEFTag {
     ) {
         self.init(
             reader: reader, usesFastRead: Self.hasFastRead(identity),
-            profile: identity.platform == "Type 2" ? Type2ChipProfile.named(identity.model) : nil,
+            profile: identity.platform == .type2 ? Type2ChipProfile.named(identity.model) : nil,
             password: password, commandTimeout: commandTimeout)
     }
 
     /// Whether the identified chip has FAST_READ (NTAG21x, Ultralight EV1).
     public static func hasFastRead(_ identity: ChipIdentity) -> Bool {
-        identity.platform == "Type 2"
-            && (identity.model.hasPrefix("NTAG21") || identity.model.hasPrefix("MIFARE Ultralight EV1"))
+        identity.platform == .type2
+            && (identity.family == .ntag21x || identity.family == .ultralightEV1)
     }
 
     // MARK: - Commands

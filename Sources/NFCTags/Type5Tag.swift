@@ -39,7 +39,7 @@ public struct Type5Tag: NFCNDEFTag {
     public init(tag: ISO15693Tag, maxBlocksPerRead: Int = 32) {
         self.tag = tag
         self.maxBlocksPerRead = maxBlocksPerRead
-        self.chipHasLockBlock = tag.identity.model.hasPrefix("ICODE")
+        self.chipHasLockBlock = tag.identity.family == .icode
         self.memoryEnd = tag.identity.model == "ICODE SLIX2" ? Self.icodeSLIX2UserMemory : tag.identity.memoryBytes
     }
 

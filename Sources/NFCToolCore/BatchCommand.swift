@@ -206,14 +206,8 @@ struct BatchCommand: ToolCommand {
         }
         let progress = BatchProgress(total: countValue, io: context.io)
         // Ctrl-C: the tags in progress finish, no new one is taken.
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        signal(SIGINT, SIG_IGN)
-        interrupt.setEventHandler { Task { await coordinator.stop("interrupted") } }
-        interrupt.resume()
-        defer {
-            interrupt.cancel()
-            signal(SIGINT, SIG_DFL)
-        }
+        let interrupt = SignalTrap { Task { await coordinator.stop("interrupted") } }
+        defer { interrupt.stop() }
         let started = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
             for reader in readers {

@@ -95,14 +95,8 @@ struct EmulateCommand: ToolCommand {
         var report = EmulateReport(connection: connection, readOnly: isReadOnly)
         var ending: NFCReaderSessionError?
         // Ctrl-C ends the session: what a reader wrote so far is still reported.
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT)
-        signal(SIGINT, SIG_IGN)
-        interrupt.setEventHandler { Task { await session.invalidate() } }
-        interrupt.resume()
-        defer {
-            interrupt.cancel()
-            signal(SIGINT, SIG_DFL)
-        }
+        let interrupt = SignalTrap { Task { await session.invalidate() } }
+        defer { interrupt.stop() }
         for await event in session.events {
             switch event {
             case .readerDetected:

@@ -149,7 +149,7 @@ struct TagInfoReport: Encodable, Sendable {
         let identity = tag.identity
         var report = TagInfoReport(
             reader: connection, technology: "", uid: Hex.encode(tag.identifier, uppercase: true),
-            model: identity.model, platform: identity.platform, memoryBytes: identity.memoryBytes,
+            model: identity.model, platform: identity.platform.rawValue, memoryBytes: identity.memoryBytes,
             ndefStatus: "unknown", lockState: "unknown", lock: [], password: "not applicable",
             signature: "not available")
         do {
@@ -358,7 +358,7 @@ struct TagInfoReport: Encodable, Sendable {
 extension Type2ChipProfile {
     /// The profile of an identified Type 2 chip, or nil.
     static func named(identity: ChipIdentity) -> Type2ChipProfile? {
-        identity.platform == "Type 2" ? Type2ChipProfile.named(identity.model) : nil
+        identity.platform == .type2 ? Type2ChipProfile.named(identity.model) : nil
     }
 }
 

@@ -133,7 +133,7 @@ struct ScanReport: Encodable {
         self.technology = target.modulation.rawValue
         self.uid = Hex.encode(target.identifier, uppercase: true)
         self.model = identity.model
-        self.platform = identity.platform
+        self.platform = identity.platform.rawValue
         self.memoryBytes = identity.memoryBytes
         self.ndef = identity.hasNDEF
         self.event = event

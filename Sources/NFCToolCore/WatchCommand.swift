@@ -99,13 +99,7 @@ struct WatchCommand: ToolCommand {
             }
         }
         // SIGINT and SIGTERM stop the watch; so does the --timeout.
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number)
-            signal(number, SIG_IGN)
-            source.setEventHandler { task.cancel() }
-            source.resume()
-            return source
-        }
+        let interrupt = SignalTrap([SIGINT, SIGTERM]) { task.cancel() }
         let timer = runSeconds.map { seconds in
             Task {
                 try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
@@ -115,10 +109,7 @@ struct WatchCommand: ToolCommand {
         let failure = await task.value
         timer?.cancel()
         // A second Ctrl-C or SIGTERM while the last handler finishes ends nfctool at once.
-        for (source, number) in zip(sources, [SIGINT, SIGTERM]) {
-            source.cancel()
-            signal(number, SIG_DFL)
-        }
+        interrupt.stop()
         let failures = await handlers?.finish() ?? 0
         if failures > 0 {
             context.io.printErrorLine("nfctool watch: \(failures) handler\(failures == 1 ? "" : "s") failed")
@@ -168,7 +159,7 @@ struct WatchReport: Encodable, Sendable {
     init(_ arrival: TagArrival) {
         event = "arrived"
         uid = Hex.encode(arrival.identifier, uppercase: true)
-        type = arrival.identity.platform
+        type = arrival.identity.platform.rawValue
         model = arrival.identity.model
         technology = arrival.technology.rawValue
         switch arrival.message {
@@ -182,7 +173,7 @@ struct WatchReport: Encodable, Sendable {
     init(_ departure: TagDeparture) {
         event = "left"
         uid = Hex.encode(departure.identifier, uppercase: true)
-        type = departure.identity.platform
+        type = departure.identity.platform.rawValue
         model = departure.identity.model
         let parts = departure.duration.components
         seconds = ((Double(parts.seconds) + Double(parts.attoseconds) / 1e18) * 1000).rounded() / 1000

@@ -414,7 +414,7 @@ public final class PN532Chip {
         blockAdapter.reset()
         outgoingChain = []
         incomingChain = []
-        registers[PN532Register.status2] &= ~MIFARECommand.crypto1On
+        registers[PN532Register.status2] &= ~MIFAREExchange.crypto1On
         setFraming(for: modulation)
         target = ActiveTarget(tag: tag, kind: kind, generation: field.generation)
         return data
@@ -602,13 +602,13 @@ public final class PN532Chip {
     private func mifareExchange(_ tag: any VirtualTag, _ frame: [UInt8]) -> [UInt8] {
         guard let command = frame.first else { return status(.invalidParameter) }
         switch (command, frame.count) {
-        case (ClassicKeyType.a.rawValue, MIFARECommand.authenticationFrameLength),
-             (ClassicKeyType.b.rawValue, MIFARECommand.authenticationFrameLength):
+        case (ClassicKeyType.a.rawValue, MIFAREExchange.authenticationFrameLength),
+             (ClassicKeyType.b.rawValue, MIFAREExchange.authenticationFrameLength):
             delay(.milliseconds(2))
             let keyType: ClassicKeyType = command == ClassicKeyType.a.rawValue ? .a : .b
             switch field.field.authenticate(block: frame[1], keyType: keyType, key: Array(frame[2..<8])) {
             case .authenticated(true):
-                registers[PN532Register.status2] |= MIFARECommand.crypto1On
+                registers[PN532Register.status2] |= MIFAREExchange.crypto1On
                 return status(.success)
             case .rfError:
                 return status(.crcError)
@@ -620,19 +620,19 @@ public final class PN532Chip {
                 tagHalted = true
                 return status(.mifareAuthenticationError)
             }
-        case (MIFARECommand.write, 18):
+        case (ClassicCommand.write, 18):
             delay(.milliseconds(5))
             let first = field.field.exchange(frame: Array(frame[0..<2]))
             guard case .frame(.ack) = first else { return mapped(first) }
             return mapped(field.field.exchange(frame: Array(frame[2...])))
-        case (MIFARECommand.decrement, 6), (MIFARECommand.increment, 6), (MIFARECommand.restore, 6):
+        case (ClassicCommand.decrement, 6), (ClassicCommand.increment, 6), (ClassicCommand.restore, 6):
             delay(.milliseconds(2))
             let first = field.field.exchange(frame: Array(frame[0..<2]))
             guard case .frame(.ack) = first else { return mapped(first) }
             _ = field.field.exchange(frame: Array(frame[2...]))
             return status(.success)
         default:
-            let isWrite = command == MIFARECommand.ultralightWrite || command == MIFARECommand.transfer
+            let isWrite = command == Type2Command.write || command == ClassicCommand.transfer
             delay(.milliseconds(isWrite ? 5 : 1))
             return mapped(exchangeRawTypeA(frame))
         }

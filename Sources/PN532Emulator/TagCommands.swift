@@ -20,24 +20,9 @@ enum ISO14443ACommand {
     static let shortFrameBits: UInt8 = 7
 }
 
-/// MIFARE commands the PN532 firmware runs in several RF exchanges through InDataExchange
-/// (UM0701-02 §7.3.8, "MIFARE commands"; MF1S50yyX data sheet §12).
-enum MIFARECommand {
-    /// READ, `30` + block: 16 bytes.
-    static let read: UInt8 = 0x30
-    /// WRITE, `A0` + block, then 16 bytes; each part answered by a 4-bit ACK. On Ultralight and
-    /// NTAG this is COMPATIBILITY_WRITE (the first 4 bytes are written).
-    static let write: UInt8 = 0xA0
-    /// Ultralight / NTAG WRITE, `A2` + page + 4 bytes.
-    static let ultralightWrite: UInt8 = 0xA2
-    /// DECREMENT, `C0` + block, then a 4-byte value.
-    static let decrement: UInt8 = 0xC0
-    /// INCREMENT, `C1` + block, then a 4-byte value.
-    static let increment: UInt8 = 0xC1
-    /// RESTORE, `C2` + block, then 4 bytes.
-    static let restore: UInt8 = 0xC2
-    /// TRANSFER, `B0` + block.
-    static let transfer: UInt8 = 0xB0
+/// What the PN532 firmware adds to the MIFARE commands it runs through InDataExchange (UM0701-02
+/// §7.3.8): the command codes themselves are NFCTags' (`ClassicCommand`, `Type2Command`).
+enum MIFAREExchange {
     /// Length of an authentication frame: command, block, key (6), UID (4).
     static let authenticationFrameLength = 12
     /// CIU_Status2 bit 3, MFCrypto1On: set by a successful authentication.

@@ -1,42 +1,6 @@
 public import NFCTags
 import NFCCore
 
-/// FeliCa command codes (Sony FeliCa Lite-S User's Manual, "Commands"; JIS X 6319-4).
-/// The response code is the command code plus one.
-public enum FeliCaCommand {
-    /// Polling `00`: system code (2 bytes, big-endian), request code, time slot number.
-    public static let polling: UInt8 = 0x00
-    /// Request Service `02`: key versions of the listed services.
-    public static let requestService: UInt8 = 0x02
-    /// Request Response `04`: the current mode.
-    public static let requestResponse: UInt8 = 0x04
-    /// Read Without Encryption `06`.
-    public static let readWithoutEncryption: UInt8 = 0x06
-    /// Write Without Encryption `08`.
-    public static let writeWithoutEncryption: UInt8 = 0x08
-    /// Request System Code `0C`.
-    public static let requestSystemCode: UInt8 = 0x0C
-}
-
-/// FeliCa Lite-S service codes (User's Manual, "Services"), little-endian on the air.
-public enum FeliCaServiceCode {
-    /// `000B`: read-only access to every readable block.
-    public static let readOnly: UInt16 = 0x000B
-    /// `0009`: read/write access to the blocks writable under MC; the only service Write
-    /// Without Encryption accepts. Reading a read-only block through it answers `A8`.
-    public static let readWrite: UInt16 = 0x0009
-}
-
-/// FeliCa system codes (User's Manual, "System code"; NFC Forum Type 3 Tag).
-public enum FeliCaSystemCode {
-    /// `12FC`: NFC Forum Type 3 (NDEF), answered when MC's SYS_OP is `01`.
-    public static let ndef: UInt16 = 0x12FC
-    /// `88B4`: the FeliCa Lite-S's own system code.
-    public static let liteS: UInt16 = 0x88B4
-    /// `FFFF`: wildcard; `FF` in either byte matches any value.
-    public static let wildcard: UInt16 = 0xFFFF
-}
-
 /// Status flags of Read/Write Without Encryption (FeliCa Lite-S User's Manual, "Status
 /// Flag"; FeliCa Card User's Manual, status flag 2 table). Status flag 1 is `00` on success,
 /// `FF` for an error not tied to a block list element, else a bit naming the element (`01`
@@ -164,7 +128,7 @@ public final class FeliCaLiteS: VirtualTag {
     /// polling for `12FC` learns: `12FC` while the active MC's SYS_OP is `01`; otherwise the
     /// card does not answer `12FC` and only its own `88B4` is there to report.
     public var targetInfo: TargetInfo {
-        let code = systemCodes.contains(FeliCaSystemCode.ndef) ? FeliCaSystemCode.ndef : FeliCaSystemCode.liteS
+        let code = systemCodes.contains(Type3SystemCode.ndef) ? Type3SystemCode.ndef : Type3SystemCode.feliCaLite
         return .felica(FeliCaTarget(idm: Bytes(idm), pmm: Bytes(Self.pmm), systemCode: code, bitRate: 212))
     }
 
@@ -210,15 +174,15 @@ public final class FeliCaLiteS: VirtualTag {
     /// and Request System Code (see the type's documentation for framing).
     public func respond(to frame: [UInt8]) -> TagAnswer {
         guard let command = frame.first else { return .silence }
-        if command == FeliCaCommand.polling { return poll(frame) }
+        if command == Type3Command.polling { return poll(frame) }
         guard frame.count >= 9, Array(frame[1..<9]) == idm else { return .silence }
         let body = Array(frame[9...])
         switch command {
-        case FeliCaCommand.readWithoutEncryption: return readWithoutEncryption(body)
-        case FeliCaCommand.writeWithoutEncryption: return writeWithoutEncryption(body)
-        case FeliCaCommand.requestResponse: return .data([0x05] + idm + [0x00])
-        case FeliCaCommand.requestService: return requestService(body)
-        case FeliCaCommand.requestSystemCode:
+        case Type3Command.readWithoutEncryption: return readWithoutEncryption(body)
+        case Type3Command.writeWithoutEncryption: return writeWithoutEncryption(body)
+        case Type3Command.requestResponse: return .data([0x05] + idm + [0x00])
+        case Type3Command.requestService: return requestService(body)
+        case Type3Command.requestSystemCode:
             let codes = systemCodes
             return .data([0x0D] + idm + [UInt8(codes.count)] + codes.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
         default: return .silence
@@ -250,7 +214,7 @@ public final class FeliCaLiteS: VirtualTag {
     }
 
     private var systemCodes: [UInt16] {
-        activeMC[3] == 0x01 ? [FeliCaSystemCode.liteS, FeliCaSystemCode.ndef] : [FeliCaSystemCode.liteS]
+        activeMC[3] == 0x01 ? [Type3SystemCode.feliCaLite, Type3SystemCode.ndef] : [Type3SystemCode.feliCaLite]
     }
 
     private func bit(_ byteIndex: Int, _ bit: Int) -> Bool {
@@ -283,7 +247,7 @@ public final class FeliCaLiteS: VirtualTag {
         var answer: [UInt8] = [0x03] + idm + [count]
         for i in 0..<Int(count) {
             let code = UInt16(body[1 + 2 * i]) | UInt16(body[2 + 2 * i]) << 8
-            let exists = code == FeliCaServiceCode.readOnly || code == FeliCaServiceCode.readWrite
+            let exists = code == Type3ServiceCode.ndefRead || code == Type3ServiceCode.ndefWrite
             answer += exists ? [0x00, 0x00] : [0xFF, 0xFF]
         }
         return .data(answer)
@@ -344,18 +308,18 @@ public final class FeliCaLiteS: VirtualTag {
     }
 
     private func readWithoutEncryption(_ body: [UInt8]) -> TagAnswer {
-        let response = [FeliCaCommand.readWithoutEncryption + 1] + idm
+        let response = [Type3Command.readWithoutEncryption + 1] + idm
         switch parse(body, maximumBlocks: Self.maximumReadBlocks, withData: false) {
         case .malformed: return .silence
         case .status(let flag1, let flag2): return .data(response + [flag1, flag2])
         case .request(let request):
-            guard request.serviceCode == FeliCaServiceCode.readOnly || request.serviceCode == FeliCaServiceCode.readWrite else {
+            guard request.serviceCode == Type3ServiceCode.ndefRead || request.serviceCode == Type3ServiceCode.ndefWrite else {
                 return .data(response + [0x01, FeliCaStatusFlag.illegalServiceCode])
             }
             var data: [UInt8] = []
             for (i, element) in request.elements.enumerated() {
                 if let error = elementError(element) { return .data(response + [1 << UInt8(i), error]) }
-                if request.serviceCode == FeliCaServiceCode.readWrite && !isWritable(element.block) {
+                if request.serviceCode == Type3ServiceCode.ndefWrite && !isWritable(element.block) {
                     // The read/write service reaches only blocks writable under MC; the
                     // read-only service 000B reads them all.
                     return .data(response + [1 << UInt8(i), FeliCaStatusFlag.illegalBlockNumber])
@@ -386,12 +350,12 @@ public final class FeliCaLiteS: VirtualTag {
     }
 
     private func writeWithoutEncryption(_ body: [UInt8]) -> TagAnswer {
-        let response = [FeliCaCommand.writeWithoutEncryption + 1] + idm
+        let response = [Type3Command.writeWithoutEncryption + 1] + idm
         switch parse(body, maximumBlocks: Self.maximumWriteBlocks, withData: true) {
         case .malformed: return .silence
         case .status(let flag1, let flag2): return .data(response + [flag1, flag2])
         case .request(let request):
-            guard request.serviceCode == FeliCaServiceCode.readWrite else {
+            guard request.serviceCode == Type3ServiceCode.ndefWrite else {
                 return .data(response + [0x01, FeliCaStatusFlag.illegalServiceCode])
             }
             for (i, element) in request.elements.enumerated() {

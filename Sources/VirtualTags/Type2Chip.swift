@@ -1,4 +1,5 @@
 import NFCCore
+import NFCTags
 
 /// The behaviour shared by NTAG21x and MIFARE Ultralight EV1, over a ``Type2Layout``: memory,
 /// static and dynamic lock bits, the OTP capability container, password protection and
@@ -179,31 +180,31 @@ struct Type2Chip {
         }
         guard let command = frame.first else { return goIdle() }
         switch (command, frame.count) {
-        case (NTAGCommand.getVersion, 1):
+        case (Type2Command.getVersion, 1):
             return .data(layout.version)
-        case (NTAGCommand.read, 2):
+        case (Type2Command.read, 2):
             return read(from: Int(frame[1]))
-        case (NTAGCommand.fastRead, 3):
+        case (Type2Command.fastRead, 3):
             return fastRead(from: Int(frame[1]), to: Int(frame[2]))
-        case (NTAGCommand.write, 6):
+        case (Type2Command.write, 6):
             return write(page: Int(frame[1]), Array(frame[2..<6]))
-        case (NTAGCommand.compatibilityWrite, 2):
+        case (Type2Command.compatibilityWrite, 2):
             let page = Int(frame[1])
             guard page >= 2, page < layout.totalPages else { return .nak(NTAGAcknowledge.invalidArgument) }
             pendingCompatibilityWrite = page
             return .ack
-        case (NTAGCommand.readCounter, 2):
+        case (Type2Command.readCounter, 2):
             return readCounter(Int(frame[1]))
-        case (NTAGCommand.incrementCounter, 6) where !layout.hasNFCCounter:
+        case (Type2Command.incrementCounter, 6) where !layout.hasNFCCounter:
             return incrementCounter(Int(frame[1]), Array(frame[2..<6]))
-        case (NTAGCommand.checkTearingEvent, 2) where !layout.hasNFCCounter:
+        case (Type2Command.checkTearingEvent, 2) where !layout.hasNFCCounter:
             guard frame[1] < 3 else { return .nak(NTAGAcknowledge.invalidArgument) }
             return .data([0xBD])  // the counters are never torn here
-        case (NTAGCommand.virtualCardSelectLast, 21) where !layout.hasNFCCounter:
+        case (Type2Command.virtualCardSelectLast, 21) where !layout.hasNFCCounter:
             return .data([byte(page: layout.accessPage, 1)])  // VCTID, CFG1 byte 1
-        case (NTAGCommand.passwordAuthenticate, 5):
+        case (Type2Command.passwordAuthenticate, 5):
             return passwordAuthenticate(Array(frame[1..<5]))
-        case (NTAGCommand.readSignature, 2):
+        case (Type2Command.readSignature, 2):
             guard frame[1] == 0 else { return .nak(NTAGAcknowledge.invalidArgument) }
             return .data(signature)
         default:

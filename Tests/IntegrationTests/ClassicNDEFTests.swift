@@ -10,7 +10,7 @@ import VirtualTags
 @Suite("MIFARE Classic NDEF on a virtual MIFARE Classic 1K")
 struct ClassicNDEFTests {
     static let uid: [UInt8] = [0xDE, 0xAD, 0xBE, 0xEF]
-    static let identity = ChipIdentity(model: "MIFARE Classic 1K", platform: "MIFARE Classic", memoryBytes: 1024)
+    static let identity = ChipIdentity(model: "MIFARE Classic 1K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 1024)
     static let madKey: [UInt8] = [0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5]
     static let nfcKey: [UInt8] = [0xD3, 0xF7, 0xD3, 0xF7, 0xD3, 0xF7]
     static let ffKey = [UInt8](repeating: 0xFF, count: 6)
@@ -459,7 +459,7 @@ struct ClassicNDEFTests {
 /// reader seam: the virtual cards model the 1K only.
 @Suite("MIFARE Classic NDEF on a 4K memory image (MAD2)")
 struct Classic4KNDEFTests {
-    static let identity = ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic", memoryBytes: 4096)
+    static let identity = ChipIdentity(model: "MIFARE Classic 4K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
 
     static func open(_ memory: [UInt8] = Classic4KTestReader.freshMemory()) async throws -> (Classic4KTestReader, ClassicNDEFTag) {
         let reader = Classic4KTestReader(memory: memory)

@@ -31,7 +31,7 @@ struct NFCTagConnectTests {
         }
         #expect(found == kind)
         #expect(tag.identity.model == model)
-        #expect(tag.identity.platform == platform)
+        #expect(tag.identity.platform.rawValue == platform)
         #expect(tag.identifier == target.identifier)
     }
 

@@ -42,7 +42,7 @@ struct Type3NDEFTests {
     /// The platform object for a polled FeliCa target.
     static func type3(_ reader: any NFCReader, _ target: TargetInfo) throws -> Type3Tag {
         guard case .felica(let f) = target else { throw NFCTagError(.notSupported, "not FeliCa") }
-        return Type3Tag(feliCa: FeliCaTag(reader: reader, target: f, identity: ChipIdentity(model: "FeliCa Lite-S", platform: "Type 3")))
+        return Type3Tag(feliCa: FeliCaTag(reader: reader, target: f, identity: ChipIdentity(model: "FeliCa Lite-S", platform: .type3, family: .feliCaLite)))
     }
 
     /// A traced simulator with `chip` on it, polled and selected.
@@ -397,7 +397,7 @@ struct Type3NDEFTests {
         var target = liteS.feliCa.target
         target.pmm = Bytes([0x01, 0x01] + FeliCaLiteS.pmm.dropFirst(2))
         target.systemCode = 0x88B4  // as after libnfc's Polling for FFFF
-        let feliCa = FeliCaTag(reader: reader, target: target, identity: ChipIdentity(model: "FeliCa (IC type 0x01)", platform: "Type 3"))
+        let feliCa = FeliCaTag(reader: reader, target: target, identity: ChipIdentity(model: "FeliCa (IC type 0x01)", platform: .type3))
         #expect(!feliCa.isFeliCaLiteS)
         return (reader, Type3Tag(feliCa: feliCa))
     }

@@ -38,7 +38,7 @@ struct Type4BThroughLibNFCTests {
             Issue.record("an ISO-DEP B card did not connect as .iso7816")
             return
         }
-        #expect(tag.identity.platform == "Type 4")
+        #expect(tag.identity.platform == .type4)
         #expect(tag.identity.model == "NFC Forum Type 4 tag")
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 2046, messageLength: 0))
         #expect(await reader.isTargetPresent())

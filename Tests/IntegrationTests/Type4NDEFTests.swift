@@ -353,7 +353,7 @@ struct Type4NDEFTests {
             Issue.record("not an ISO 7816 tag")
             return
         }
-        #expect(tag.identity.platform == "Type 4")
+        #expect(tag.identity.platform == .type4)
         let message = try Self.url("https://example.com/iso7816")
         try await tag.writeNDEF(message)
         #expect(try await tag.readNDEF() == message)

@@ -23,7 +23,7 @@ struct Type4NDEFThroughLibNFCTests {
             Issue.record("the Type 4 tag did not connect as an ISO 7816 tag")
             return
         }
-        #expect(tag.identity.platform == "Type 4")
+        #expect(tag.identity.platform == .type4)
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 2046, messageLength: 0))
         #expect(try await tag.readNDEF().isEmpty)
 

@@ -11,7 +11,7 @@ import VirtualTags
 @Suite("Type 5 NDEF on a virtual ICODE SLIX2")
 struct Type5NDEFTests {
     static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x05]
-    static let identity = ChipIdentity(model: "ICODE SLIX2", platform: "Type 5", memoryBytes: 320)
+    static let identity = ChipIdentity(model: "ICODE SLIX2", platform: .type5, family: .icode, memoryBytes: 320)
     static let fresh = Array(ICodeSLIX2(uid: uid).memory)
 
     /// A traced simulator holding `chip`, inventoried, and the ISO 15693 tag on it.
@@ -455,7 +455,7 @@ struct Type5NDEFTests {
     @Test("writeLock without Lock Block (unknown chip, CC feature bit 3 clear) is notSupported and sends no write")
     func writeLockUnsupported() async throws {
         let (reader, slix) = try await Self.open(ICodeSLIX2(uid: Self.uid))
-        let unknown = ISO15693Tag(reader: reader, target: slix.target, identity: ChipIdentity(model: "ISO 15693 tag", platform: "Type 5"))
+        let unknown = ISO15693Tag(reader: reader, target: slix.target, identity: ChipIdentity(model: "ISO 15693 tag", platform: .type5))
         await #expect { try await Type5Tag(tag: unknown).writeLock() } throws: { ($0 as! NFCTagError).code == .notSupported }
         #expect(await Self.writes(reader) == 0)
     }

@@ -42,7 +42,7 @@ private let isoDEPTarget = TargetInfo.iso14443A(
 
 private func isoTag(_ reader: SequenceReader, initialSelectedAID: String? = nil, allowsPayment: Bool = false) -> ISO7816Tag {
     ISO7816Tag(
-        reader: reader, target: isoDEPTarget, identity: ChipIdentity(model: "test", platform: "Type 4"),
+        reader: reader, target: isoDEPTarget, identity: ChipIdentity(model: "test", platform: .type4),
         initialSelectedAID: initialSelectedAID, allowsPaymentApplications: allowsPayment)
 }
 
@@ -202,7 +202,7 @@ struct APDUTests {
         #expect(await reader.sent.isEmpty)
         let mifare = MiFareTag(
             reader: reader, target: ISO14443ATarget(uid: [4, 1, 2, 3, 4, 5, 6], atqa: [0x44, 0x03], sak: 0x20, ats: [0x05, 0x75, 0x77, 0x81, 0x02]),
-            identity: ChipIdentity(model: "MIFARE DESFire EV1", platform: "Type 4"))
+            identity: ChipIdentity(model: "MIFARE DESFire EV1", platform: .type4, family: .desfire))
         await #expect {
             _ = try await mifare.sendMiFareISO7816Command(select)
         } throws: { ($0 as? NFCTagError)?.code == .refused }
@@ -235,7 +235,7 @@ struct APDUTests {
         let reader = SequenceReader([hex("90 00")])
         let ntag = MiFareTag(
             reader: reader, target: ISO14443ATarget(uid: [4, 1, 2, 3, 4, 5, 6], atqa: [0x44, 0x00], sak: 0x00),
-            identity: ChipIdentity(model: "NTAG215", platform: "Type 2"))
+            identity: ChipIdentity(model: "NTAG215", platform: .type2, family: .ntag21x))
         await #expect {
             _ = try await ntag.sendMiFareISO7816Command(try apdu(0x90, 0x60, 0, 0, le: 256))
         } throws: { ($0 as? NFCTagError)?.code == .notSupported }

@@ -52,7 +52,7 @@ struct IdentificationTests {
     func type2(version: [UInt8], model: String, memory: Int) async {
         let reader = ScriptedReader([[0x60]: version, [0x30, 0x03]: [0xE1, 0x10, 0x3E, 0x00] + [UInt8](repeating: 0, count: 12)])
         let identity = await ChipIdentification.identify(Self.ntagTarget, on: reader)
-        #expect(identity == ChipIdentity(model: model, platform: "Type 2", memoryBytes: memory, hasNDEF: true))
+        #expect(identity == ChipIdentity(model: model, platform: .type2, family: model.hasPrefix("NTAG") ? .ntag21x : .ultralightEV1, memoryBytes: memory, hasNDEF: true))
     }
 
     @Test("a Type 2 tag without GET_VERSION is an original Ultralight; a blank CC means no NDEF")
@@ -76,7 +76,7 @@ struct IdentificationTests {
         let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
         let target = TargetInfo.iso14443A(ISO14443ATarget(uid: [1, 2, 3, 4, 5, 6, 7], atqa: [0x03, 0x44], sak: 0x20, ats: [0x05, 0x78, 0x80, 0x70, 0x02]))
         let yes = await ChipIdentification.identify(target, on: ScriptedReader([select: [0x90, 0x00]]))
-        #expect(yes == ChipIdentity(model: "NFC Forum Type 4 tag", platform: "Type 4", hasNDEF: true))
+        #expect(yes == ChipIdentity(model: "NFC Forum Type 4 tag", platform: .type4, hasNDEF: true))
         let no = await ChipIdentification.identify(target, on: ScriptedReader([select: [0x6A, 0x82]]))
         #expect(no.hasNDEF == false)
     }
@@ -93,7 +93,7 @@ struct IdentificationTests {
         let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, 0x08, 0x01, 0x02, 0x03, 0x04]))
         let reader = ScriptedReader([[0x02, 0x20, 0x00]: [0x00, 0xE1, 0x40, 0x28, 0x01]])
         let identity = await ChipIdentification.identify(target, on: reader)
-        #expect(identity == ChipIdentity(model: "ICODE SLIX2", platform: "Type 5", memoryBytes: 320, hasNDEF: true))
+        #expect(identity == ChipIdentity(model: "ICODE SLIX2", platform: .type5, family: .icode, memoryBytes: 320, hasNDEF: true))
     }
 
     /// The ICODE type indicator is UID bits 37–36 (NXP AN10787; Flipper Zero's `SlixUidLayout`
@@ -125,7 +125,7 @@ struct ISODEPIdentificationTests {
             Self.selectNDEF: [0x90, 0x00],
         ])
         let identity = await ChipIdentification.identify(Self.target, on: reader)
-        #expect(identity == ChipIdentity(model: "MIFARE DESFire EV1 4K", platform: "Type 4", memoryBytes: 4096, hasNDEF: true))
+        #expect(identity == ChipIdentity(model: "MIFARE DESFire EV1 4K", platform: .type4, family: .desfire, memoryBytes: 4096, hasNDEF: true))
     }
 
     @Test("GetVersion bytes name DESFire generations, Plus and NTAG DNA", arguments: [
@@ -142,7 +142,7 @@ struct ISODEPIdentificationTests {
     @Test("a chip that answers no GetVersion and no NDEF application is a plain ISO 14443-4 tag")
     func unknown() async {
         let identity = await ChipIdentification.identify(Self.target, on: ScriptedReader([:]))
-        #expect(identity.model == "ISO 14443-4 tag" && identity.platform == "unknown" && identity.hasNDEF == false)
+        #expect(identity.model == "ISO 14443-4 tag" && identity.platform == .unknown && identity.hasNDEF == false)
     }
 }
 

@@ -205,7 +205,7 @@ struct MADTests {
         var trailers = 0
         for block in 0..<big.blockCount where big.isTrailer(block) { trailers += 1 }
         #expect(trailers == 40)
-        #expect(ClassicLayout(identity: ChipIdentity(model: "MIFARE Classic 4K", platform: "MIFARE Classic")) == .classic4K)
-        #expect(ClassicLayout(identity: ChipIdentity(model: "MIFARE Mini", platform: "MIFARE Classic")) == .mini)
+        #expect(ClassicLayout(identity: ChipIdentity(model: "MIFARE Classic 4K", platform: .mifareClassic, family: .mifareClassic)) == .classic4K)
+        #expect(ClassicLayout(identity: ChipIdentity(model: "MIFARE Mini", platform: .mifareClassic, family: .mifareClassic)) == .mini)
     }
 }

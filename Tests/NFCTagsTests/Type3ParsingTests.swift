@@ -21,7 +21,7 @@ struct Type3ParsingTests {
     static func feliCa(_ reader: ScriptedReader) -> FeliCaTag {
         FeliCaTag(
             reader: reader, target: FeliCaTarget(idm: Bytes(idm), pmm: Bytes(pmm), systemCode: 0x12FC),
-            identity: ChipIdentity(model: "FeliCa Lite-S", platform: "Type 3"))
+            identity: ChipIdentity(model: "FeliCa Lite-S", platform: .type3, family: .feliCaLite))
     }
 
     @Test("the empty Lite-S attribute block parses to its fields and encodes back to the same 16 bytes")

@@ -14,11 +14,11 @@ struct FeliCaLiteSTests {
     static func element(_ block: UInt8) -> [UInt8] { [0x80, block] }
 
     static func read(_ service: [UInt8], _ elements: [[UInt8]]) -> [UInt8] {
-        [FeliCaCommand.readWithoutEncryption] + idm + [0x01] + service + [UInt8(elements.count)] + elements.flatMap { $0 }
+        [Type3Command.readWithoutEncryption] + idm + [0x01] + service + [UInt8(elements.count)] + elements.flatMap { $0 }
     }
 
     static func write(_ service: [UInt8], _ elements: [[UInt8]], _ data: [UInt8]) -> [UInt8] {
-        [FeliCaCommand.writeWithoutEncryption] + idm + [0x01] + service + [UInt8(elements.count)] + elements.flatMap { $0 } + data
+        [Type3Command.writeWithoutEncryption] + idm + [0x01] + service + [UInt8(elements.count)] + elements.flatMap { $0 } + data
     }
 
     static func writeStatus(_ flag1: UInt8, _ flag2: UInt8) -> TagAnswer { .data([0x09] + idm + [flag1, flag2]) }
@@ -29,20 +29,20 @@ struct FeliCaLiteSTests {
           arguments: [[0xFF, 0xFF], [0x12, 0xFC], [0x12, 0xFF], [0xFF, 0xFC], [0x88, 0xB4]] as [[UInt8]])
     func pollingMatchingSystemCode(systemCode: [UInt8]) {
         let tag = FeliCaLiteS(idm: Self.idm)
-        #expect(tag.respond(to: [FeliCaCommand.polling] + systemCode + [0x00, 0x00]) == .data([0x01] + Self.idm + FeliCaLiteS.pmm))
+        #expect(tag.respond(to: [Type3Command.polling] + systemCode + [0x00, 0x00]) == .data([0x01] + Self.idm + FeliCaLiteS.pmm))
     }
 
     @Test("Polling with another system code is not answered", arguments: [[0xFE, 0x00], [0x00, 0x03], [0x12, 0xFD]] as [[UInt8]])
     func pollingOtherSystemCode(systemCode: [UInt8]) {
         let tag = FeliCaLiteS(idm: Self.idm)
-        #expect(tag.respond(to: [FeliCaCommand.polling] + systemCode + [0x00, 0x00]) == .silence)
+        #expect(tag.respond(to: [Type3Command.polling] + systemCode + [0x00, 0x00]) == .silence)
     }
 
     @Test("Polling with request code 01 appends the matched system code: 12FC when asked, 88B4 for FFFF")
     func pollingRequestCode() {
         let tag = FeliCaLiteS(idm: Self.idm)
-        #expect(tag.respond(to: [FeliCaCommand.polling, 0x12, 0xFC, 0x01, 0x00]) == .data([0x01] + Self.idm + FeliCaLiteS.pmm + [0x12, 0xFC]))
-        #expect(tag.respond(to: [FeliCaCommand.polling, 0xFF, 0xFF, 0x01, 0x00]) == .data([0x01] + Self.idm + FeliCaLiteS.pmm + [0x88, 0xB4]))
+        #expect(tag.respond(to: [Type3Command.polling, 0x12, 0xFC, 0x01, 0x00]) == .data([0x01] + Self.idm + FeliCaLiteS.pmm + [0x12, 0xFC]))
+        #expect(tag.respond(to: [Type3Command.polling, 0xFF, 0xFF, 0x01, 0x00]) == .data([0x01] + Self.idm + FeliCaLiteS.pmm + [0x88, 0xB4]))
         #expect(FeliCaLiteS.pmm[1] == 0xF1)
         #expect(tag.targetInfo == .felica(FeliCaTarget(idm: .init(Self.idm), pmm: .init(FeliCaLiteS.pmm), systemCode: 0x12FC, bitRate: 212)))
     }
@@ -53,10 +53,10 @@ struct FeliCaLiteSTests {
         var mc = FeliCaLiteS.ndefMemoryConfiguration
         mc[3] = 0x00
         #expect(tag.respond(to: Self.write(Self.readWrite, [Self.element(0x88)], mc)) == Self.writeStatus(0, 0))
-        #expect(tag.respond(to: [FeliCaCommand.polling, 0x12, 0xFC, 0x00, 0x00]) != .silence)  // until power-on
+        #expect(tag.respond(to: [Type3Command.polling, 0x12, 0xFC, 0x00, 0x00]) != .silence)  // until power-on
         tag.powerOn()
-        #expect(tag.respond(to: [FeliCaCommand.polling, 0x12, 0xFC, 0x00, 0x00]) == .silence)
-        #expect(tag.respond(to: [FeliCaCommand.polling, 0x88, 0xB4, 0x00, 0x00]) != .silence)
+        #expect(tag.respond(to: [Type3Command.polling, 0x12, 0xFC, 0x00, 0x00]) == .silence)
+        #expect(tag.respond(to: [Type3Command.polling, 0x88, 0xB4, 0x00, 0x00]) != .silence)
     }
 
     @Test("The fresh attribute information block: Ver 10, Nbr 4, Nbw 1, Nmaxb 13, RW, checksum 0023")
@@ -108,7 +108,7 @@ struct FeliCaLiteSTests {
           arguments: [
             (read(readOnly, []), readStatus(0xFF, FeliCaStatusFlag.illegalNumberOfBlocks)),
             (read(readOnly, [element(0), element(1), element(2), element(3), element(4)]), readStatus(0xFF, FeliCaStatusFlag.illegalNumberOfBlocks)),
-            ([FeliCaCommand.readWithoutEncryption] + idm + [0x02, 0x0B, 0x00, 0x09, 0x00, 0x01, 0x80, 0x00], readStatus(0xFF, FeliCaStatusFlag.illegalNumberOfServices)),
+            ([Type3Command.readWithoutEncryption] + idm + [0x02, 0x0B, 0x00, 0x09, 0x00, 0x01, 0x80, 0x00], readStatus(0xFF, FeliCaStatusFlag.illegalNumberOfServices)),
             (read([0x0F, 0x10], [element(0)]), readStatus(0x01, FeliCaStatusFlag.illegalServiceCode)),
             (read(readOnly, [element(0), [0x81, 0x01]]), readStatus(0x02, FeliCaStatusFlag.illegalServiceCodeListOrder)),
             (read(readOnly, [[0x90, 0x01]]), readStatus(0x01, FeliCaStatusFlag.illegalAccessMode)),
@@ -191,10 +191,10 @@ struct FeliCaLiteSTests {
     }
 
     @Test("Commands for another IDm, truncated or unknown are not answered", arguments: [
-        [], [FeliCaCommand.polling, 0xFF], [FeliCaCommand.readWithoutEncryption] + [UInt8](repeating: 0, count: 8) + [1, 0x0B, 0, 1, 0x80, 0],
-        [FeliCaCommand.readWithoutEncryption] + idm, [FeliCaCommand.readWithoutEncryption] + idm + [1, 0x0B],
-        [FeliCaCommand.readWithoutEncryption] + idm + [1, 0x0B, 0, 1, 0x00, 0x01],
-        [FeliCaCommand.writeWithoutEncryption] + idm + [1, 0x09, 0, 1, 0x80, 0x01, 0xAA], [0x40] + idm,
+        [], [Type3Command.polling, 0xFF], [Type3Command.readWithoutEncryption] + [UInt8](repeating: 0, count: 8) + [1, 0x0B, 0, 1, 0x80, 0],
+        [Type3Command.readWithoutEncryption] + idm, [Type3Command.readWithoutEncryption] + idm + [1, 0x0B],
+        [Type3Command.readWithoutEncryption] + idm + [1, 0x0B, 0, 1, 0x00, 0x01],
+        [Type3Command.writeWithoutEncryption] + idm + [1, 0x09, 0, 1, 0x80, 0x01, 0xAA], [0x40] + idm,
     ] as [[UInt8]])
     func silence(command: [UInt8]) {
         let tag = FeliCaLiteS(idm: Self.idm)
@@ -204,10 +204,10 @@ struct FeliCaLiteSTests {
     @Test("Request Response, Request Service and Request System Code")
     func requestCommands() {
         let tag = FeliCaLiteS(idm: Self.idm)
-        #expect(tag.respond(to: [FeliCaCommand.requestResponse] + Self.idm) == .data([0x05] + Self.idm + [0x00]))
-        #expect(tag.respond(to: [FeliCaCommand.requestService] + Self.idm + [2, 0x0B, 0x00, 0x48, 0x10])
+        #expect(tag.respond(to: [Type3Command.requestResponse] + Self.idm) == .data([0x05] + Self.idm + [0x00]))
+        #expect(tag.respond(to: [Type3Command.requestService] + Self.idm + [2, 0x0B, 0x00, 0x48, 0x10])
             == .data([0x03] + Self.idm + [2, 0x00, 0x00, 0xFF, 0xFF]))
-        #expect(tag.respond(to: [FeliCaCommand.requestSystemCode] + Self.idm) == .data([0x0D] + Self.idm + [2, 0x88, 0xB4, 0x12, 0xFC]))
+        #expect(tag.respond(to: [Type3Command.requestSystemCode] + Self.idm) == .data([0x0D] + Self.idm + [2, 0x88, 0xB4, 0x12, 0xFC]))
     }
 
     @Test("Memory round-trips through the accessor; a wrong length is ignored")
@@ -234,7 +234,7 @@ struct FeliCaLiteSTests {
             if body.count >= 1 && generator.next() % 2 == 0 { body[0] = 1 }  // one service, mostly
             if body.count >= 3 && generator.next() % 2 == 0 { body[1] = 0x09; body[2] = 0 }
             if body.count >= 4 { body[3] = UInt8(generator.next() % 5) }
-            let frame = command == FeliCaCommand.polling ? [command] + body : [command] + Self.idm + body
+            let frame = command == Type3Command.polling ? [command] + body : [command] + Self.idm + body
             _ = tag.respond(to: frame)
             if generator.next() % 64 == 0 { tag.powerOn() }
         }

@@ -1,0 +1,29 @@
+/// The 4-bit acknowledge and NAK values of a Type 2 chip (NTAG21x datasheet 9.3).
+public enum NTAGAcknowledge {
+    /// ACK (`A`): the command succeeded.
+    public static let ack: UInt8 = 0xA
+    /// NAK `0`: invalid argument (an invalid page address, a locked or protected page, a wrong
+    /// password).
+    public static let invalidArgument: UInt8 = 0x0
+    /// NAK `1`: parity or CRC error.
+    public static let crcError: UInt8 = 0x1
+    /// NAK `4`: invalid authentication counter overflow (AUTHLIM reached, counter overflow).
+    public static let counterOverflow: UInt8 = 0x4
+    /// NAK `5`: EEPROM write error.
+    public static let eepromWriteError: UInt8 = 0x5
+}
+
+/// Bits of the ACCESS configuration byte (NTAG21x datasheet 8.5.7; MF0ULx1 8.5.7).
+public enum NTAGAccess {
+    /// PROT (bit 7): 1 = read and write access are password protected, 0 = only write access.
+    public static let readProtection: UInt8 = 0x80
+    /// CFGLCK (bit 6): the configuration pages are permanently locked (PWD and PACK excepted).
+    public static let configurationLock: UInt8 = 0x40
+    /// NFC_CNT_EN (bit 4, NTAG21x only): the NFC counter counts the first READ/FAST_READ after
+    /// each power-on.
+    public static let nfcCounterEnabled: UInt8 = 0x10
+    /// NFC_CNT_PWD_PROT (bit 3, NTAG21x only): READ_CNT needs a prior PWD_AUTH.
+    public static let nfcCounterPasswordProtected: UInt8 = 0x08
+    /// AUTHLIM (bits 2…0): the number of wrong passwords allowed; 0 = unlimited.
+    public static let authenticationLimitMask: UInt8 = 0x07
+}
