@@ -138,6 +138,23 @@ struct VirtualReaderTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
     }
 
+    @Test("lock on an NTAG215 through the generic profile: notSupported (exit 10) because GET_VERSION cannot be sent; no UPDATE BINARY, the tag file unchanged")
+    func lockNTAGIsNotSupported() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon()
+        defer { daemon.stop() }
+        let file = daemon.directory.appendingPathComponent("ntag215.json").path
+        let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon)
+        defer { reader.stop() }
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(lock.status == 10, "\(lock.output)")
+        #expect(lock.output.contains("GET_VERSION"), "\(lock.output)")
+        #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing was written: \(reader.receivedAPDUs)")
+        reader.stop()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
+    }
+
     @Test("read with an NTAG password through the generic profile: notSupported (exit 10) naming PWD_AUTH, no PWD_AUTH sent")
     func passwordReadIsNotSupported() throws {
         let tool = try Self.nfctool()
