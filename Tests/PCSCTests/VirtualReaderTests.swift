@@ -120,6 +120,26 @@ struct VirtualReaderTests {
         #expect(back.output.contains("vicinity via PC/SC"), "\(back.output)")
     }
 
+    @Test("nfctool write --device pcsc on a virtual Type 4 tag: plain APDUs through pcscd; the tag file holds the message")
+    func writeType4ThroughPCSC() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon()
+        defer { daemon.stop() }
+        let file = daemon.directory.appendingPathComponent("type4.json").path
+        let reader = try VirtualReaderProcess(tag: "sim:type4?file=\(file)", daemon: daemon)
+        defer { reader.stop() }
+        let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(scan.output.contains("SAK:        20"), "an ISO-DEP ATR gives SAK 20\n\(scan.output)")
+        let write = try runTool(
+            tool, ["write", "--device", "pcsc", "--url", "https://example.com/type4-via-pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(write.status == 0, "\(write.output)")
+        // SELECT of the NDEF Tag Application went to the tag as it is.
+        #expect(reader.receivedAPDUs.contains("00a4040007d2760000850101" + "00"), "\(reader.receivedAPDUs)")
+        reader.stop()
+        let back = try runTool(tool, ["read", "--device", "sim:type4?file=\(file)"], environment: daemon.environment, timeout: 30)
+        #expect(back.output.contains("https://example.com/type4-via-pcsc"), "\(back.output)")
+    }
+
     @Test("lock on an ICODE SLIX2 through the generic profile: notSupported (exit 10) naming the reader's limit, nothing written")
     func lockSLIX2IsNotSupported() throws {
         let tool = try Self.nfctool()
