@@ -67,8 +67,11 @@ let package = Package(
             name: "batch-bench", dependencies: ["NDEF", "NFCCore", "NFCKit", "NFCTags", "Provisioning"], path: "Benchmarks/batch-bench",
             swiftSettings: strict),
         .executableTarget(
-            name: "tag-commands-bench", dependencies: ["NDEF", "NFCCore", "NFCTags", "VirtualTags"], path: "Benchmarks/tag-commands",
+            name: "tag-commands-bench", dependencies: ["TagCommandCounts"], path: "Benchmarks/tag-commands",
             swiftSettings: strict),
+        // The commands-per-operation measurement, shared by tag-commands-bench and the tests
+        // that hold docs/benchmarks.md to it.
+        .target(name: "TagCommandCounts", dependencies: ["NDEF", "NFCCore", "NFCTags", "VirtualTags"], path: "Benchmarks/TagCommandCounts", swiftSettings: strict),
 
         // Test helpers shared by the test targets: built executables, the emulator as a child.
         .target(name: "NFCTestSupport", swiftSettings: strict),
@@ -83,7 +86,7 @@ let package = Package(
         .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "PCSCReaderEmulator", "NFCKit", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport", "Provisioning"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport", "Provisioning", "TagCommandCounts"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

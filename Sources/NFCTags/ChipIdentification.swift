@@ -81,11 +81,22 @@ public enum ChipIdentification {
     /// Callers that run the NDEF detection procedure next anyway pass `false` (``hasNDEF`` then
     /// stays nil) and spare the tag that read. Never fails: what cannot be told is unknown.
     public static func identify(_ target: TargetInfo, on reader: any NFCReader, probesNDEF: Bool = true) async -> ChipIdentity {
+        var reselected: TargetInfo?? = nil
+        return await identify(target, on: reader, probesNDEF: probesNDEF, reselected: &reselected)
+    }
+
+    /// ``identify(_:on:probesNDEF:)``, telling what answered when identification had to select
+    /// the tag again (an unanswered GET_VERSION leaves a chip idle): `reselected` is then set to
+    /// the target that answered, or to nil when none did. A caller about to write must check it
+    /// is still `target`: in a stack or after a swap, another tag may have answered.
+    static func identify(
+        _ target: TargetInfo, on reader: any NFCReader, probesNDEF: Bool, reselected: inout TargetInfo??
+    ) async -> ChipIdentity {
         switch target {
         case .iso14443A(let a):
             if a.sak & 0x20 != 0 { return await identifyISODEP(reader) }
             switch a.sak {
-            case 0x00: return await identifyType2(reader, probesNDEF: probesNDEF)
+            case 0x00: return await identifyType2(reader, probesNDEF: probesNDEF, reselected: &reselected)
             case 0x08: return ChipIdentity(model: "MIFARE Classic 1K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 1024)
             case 0x18: return ChipIdentity(model: "MIFARE Classic 4K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
             case 0x09: return ChipIdentity(model: "MIFARE Mini", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 320)
@@ -116,7 +127,7 @@ public enum ChipIdentification {
 
     /// NTAG / Ultralight by GET_VERSION (sent raw: on a PN532, 0x60 through InDataExchange would
     /// be taken for a MIFARE Classic authentication).
-    private static func identifyType2(_ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
+    private static func identifyType2(_ reader: any NFCReader, probesNDEF: Bool, reselected: inout TargetInfo??) async -> ChipIdentity {
         var identity = ChipIdentity(model: "MIFARE Ultralight", platform: .type2, family: .ultralight, memoryBytes: 48)
         let getVersion = Bytes([0x60])
         do {
@@ -145,8 +156,9 @@ public enum ChipIdentification {
             default: identity = ChipIdentity(model: "NXP Type 2 tag (version \(Hex.encode(version)))", platform: .type2, family: .ultralight)
             }
         } else {
-            // No answer to GET_VERSION leaves the tag idle: select it again before reading.
-            _ = try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200))
+            // No answer to GET_VERSION leaves the tag idle: select it again before reading (and
+            // tell the caller what answered).
+            reselected = .some(try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200)))
         }
         // READ page 3 (capability container): magic 0xE1 means NDEF-formatted (T2T 6.1).
         if probesNDEF, let pages = try? await reader.transceive(Bytes([0x30, 0x03]), mode: .standard, timeout: .milliseconds(200)),

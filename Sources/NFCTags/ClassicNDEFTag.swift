@@ -155,8 +155,9 @@ public struct ClassicNDEFTag: NFCNDEFTag {
 
     /// Makes the card permanently read-only (AN1304 read-only state): every NFC sector trailer
     /// becomes `D3F7D3F7D3F7 07 8F 0F GPB|03 keyB` (data blocks `010`: read with A|B, never
-    /// written; trailer `110`: nothing writable; GPB write access `11`), last NFC sector first
-    /// and the first one last, then the MAD sector(s) `A0A1A2A3A4A5 07 8F 0F GPB keyB` (GPB
+    /// written; trailer `110`: nothing writable; GPB write access `11`), the first NFC sector
+    /// first (detection reads it: the card reads as read-only from then on), then the others from
+    /// the last down, then the MAD sector(s) `A0A1A2A3A4A5 07 8F 0F GPB keyB` (GPB
     /// kept), so that the MAD cannot be redirected. Key B (``keyB``) authenticates the trailer
     /// writes (access bits `011`). Sectors already in that state are left alone, so a lock
     /// interrupted half-way can be run again.
@@ -171,7 +172,8 @@ public struct ClassicNDEFTag: NFCNDEFTag {
         if area.directory.version == .mad2 { madSectors.append(16) }
         // Check every trailer with key B first.
         var pending: [(sector: Int, trailer: [UInt8])] = []
-        for sector in madSectors + area.sectors {
+        // (The first NFC sector last: it is the first written, so its authentication is reused.)
+        for sector in madSectors + area.sectors.dropFirst() + area.sectors.prefix(1) {
             try await session.authenticate(sector: sector, keyType: .b, key: keyB)
             let trailerBlock = layout.trailerBlock(ofSector: sector)
             let trailer = try await session.read(trailerBlock, fresh: true)
@@ -191,8 +193,12 @@ public struct ClassicNDEFTag: NFCNDEFTag {
             let newGPB = isMAD ? trailer[9] : gpb.lockingWrites.rawValue
             pending.append((sector, keyA + lockedBits.bytes + [newGPB] + keyB))
         }
-        // NFC sectors from the last to the first, then the MAD (sector 16, then 0).
-        let order = area.sectors.reversed() + madSectors.reversed()
+        // The first NFC sector first: detection always enters it (the TLV starts there), so from
+        // this write on the card reads as read-only, as Type 2's CC3 does, and a lock cut short
+        // is never a half-locked card that reads read-write. Then the other NFC sectors from the
+        // last down, then the MAD (sector 16, then 0) so the directory cannot be redirected.
+        let nfcOrder = area.sectors.prefix(1) + area.sectors.dropFirst().reversed()
+        let order = Array(nfcOrder) + madSectors.reversed()
         for sector in order {
             guard let entry = pending.first(where: { $0.sector == sector }) else { continue }
             try await session.authenticate(sector: sector, keyType: .b, key: keyB)

@@ -17,13 +17,22 @@ public enum NFCTag: Sendable {
     /// Identifies the target `reader` has just selected and wraps it in its case
     /// (``ChipIdentity/hasNDEF`` is left nil: ``ndef`` tells, with the platform's own detection).
     /// - Throws: ``NFCTagError/Code/notSupported`` for a target no case covers (Jewel/Topaz, an
-    ///   ISO 14443-B tag without ISO-DEP).
+    ///   ISO 14443-B tag without ISO-DEP); ``NFCTagError/Code/connectionLost`` when identification
+    ///   had to select the tag again and it was gone, or another tag answered (a stack, a swap):
+    ///   what follows would otherwise go to that other tag.
     public static func connect(
         to target: TargetInfo, on reader: any NFCReader, commandTimeout: Duration = .seconds(1)
     ) async throws(NFCTagError) -> NFCTag {
         // Every NDEF operation runs its platform's detection procedure, so identification
         // need not read the CC as well.
-        let identity = await ChipIdentification.identify(target, on: reader, probesNDEF: false)
+        var reselected: TargetInfo?? = nil
+        let identity = await ChipIdentification.identify(target, on: reader, probesNDEF: false, reselected: &reselected)
+        if case .some(let again) = reselected, again?.identifier != target.identifier {
+            throw NFCTagError(
+                .connectionLost,
+                again.map { "another tag (UID \(Hex.encode($0.identifier, uppercase: true))) answered when this one was selected again after identification" }
+                    ?? "the tag left the field during identification")
+        }
         switch target {
         case .iso14443A(let a) where a.supportsISODEP && (identity.family == .desfire || identity.family == .mifarePlus):
             // As CoreNFC does: DESFire and Plus are MIFARE tags that also take APDUs

@@ -316,13 +316,17 @@ enum PartialParse<Value> {
     /// The parse needs the byte at this address, past the end of what was read.
     case needMore(Int)
 
-    /// The value; memory that ended too early (`memoryCount` bytes) is `malformedTag`.
+    /// The value; memory that ended too early (`memoryCount` bytes) is `malformedTag` at the
+    /// first missing byte (the parse may have needed one further on, past a skipped TLV: the
+    /// offset stays inside what can be addressed).
     func get(memoryCount: Int) throws(NFCTagError) -> Value {
         switch self {
         case .success(let value): return value
         case .failure(let error): throw error
         case .needMore(let address):
-            throw NFCTagError(.malformedTag, at: address, "tag memory ends at \(memoryCount), before the TLV area does")
+            throw NFCTagError(
+                .malformedTag, at: min(address, memoryCount),
+                "tag memory ends at \(memoryCount), before the TLV area does (the parse needs byte \(address))")
         }
     }
 }

@@ -94,7 +94,7 @@ struct APDUCommand: ToolCommand {
             return exchanges
         }
         if printsJSON {
-            context.io.write(toolJSON(exchanges))
+            context.io.write(try toolJSON(exchanges))
             return
         }
         for exchange in exchanges {

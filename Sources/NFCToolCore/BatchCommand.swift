@@ -226,7 +226,7 @@ struct BatchCommand: ToolCommand {
             let report = BatchReport(
                 done: summary.done, failed: summary.failed, skipped: summary.skipped, lastUID: summary.lastUID,
                 stopReason: summary.stopReason, seconds: seconds, ledger: ledgerPath)
-            context.io.write(toolJSON(report))
+            context.io.write(try toolJSON(report))
         } else {
             context.io.printLine(
                 "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledgerPath)")

@@ -45,7 +45,7 @@ struct DoctorCommand: ToolCommand {
         let report = DoctorReport.make(
             system: DoctorSystem(root: root), environment: context.environment,
             libnfcVersion: NFCReaderDiscovery.libnfcVersion, readers: readers)
-        context.io.write(printsJSON ? toolJSON(report) : report.text)
+        context.io.write(printsJSON ? try toolJSON(report) : report.text)
         if report.problems > 0 {
             throw CommandError("\(report.problems) problem\(report.problems == 1 ? "" : "s") found", exitCode: .failure)
         }

@@ -74,7 +74,7 @@ struct DumpCommand: ToolCommand {
         guard dump.units.contains(where: { $0.bytes != nil }) else {
             throw CommandError("nothing could be read: the tag left the field or refuses every read", exitCode: .tagLost)
         }
-        let bytes: [UInt8] = writesBinary ? dump.binary : Array((printsJSON ? toolJSON(dump) : dump.listing).utf8)
+        let bytes: [UInt8] = writesBinary ? dump.binary : Array((printsJSON ? try toolJSON(dump) : dump.listing).utf8)
         if let outputPath {
             try writeFileBytes(bytes, to: outputPath)
             context.io.printErrorLine("wrote \(bytes.count) bytes to \(outputPath)")

@@ -147,7 +147,7 @@ struct EmulateCommand: ToolCommand {
         }
         report.message = written
         if printsJSON {
-            context.io.write(toolJSON(report))
+            context.io.write(try toolJSON(report))
             return
         }
         var lines = ["The reader left after \(report.commands) command\(report.commands == 1 ? "" : "s")."]

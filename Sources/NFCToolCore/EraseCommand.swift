@@ -55,9 +55,9 @@ struct EraseCommand: ToolCommand {
             return (found, query.capacity, await planner?.writes)
         }
         if let planned {
-            TagWriteSupport.printPlan(planned, of: tag, operation: "erase", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "erase", json: printsJSON, context)
         } else if printsJSON {
-            context.io.write(toolJSON(EraseReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: capacity)))
+            context.io.write(try toolJSON(EraseReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: capacity)))
         } else {
             TagWriteSupport.say("Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): empty NDEF message, \(capacity) bytes free.", context)
         }

@@ -56,9 +56,9 @@ struct FormatCommand: ToolCommand {
             return (found, try await TagWriteSupport.query(tag), await planner?.writes)
         }
         if let planned {
-            TagWriteSupport.printPlan(planned, of: tag, operation: "format", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "format", json: printsJSON, context)
         } else if printsJSON {
-            context.io.write(toolJSON(FormatReport(
+            context.io.write(try toolJSON(FormatReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: query.capacity)))
         } else {
             TagWriteSupport.say("Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free.", context)

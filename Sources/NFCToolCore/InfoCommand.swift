@@ -40,7 +40,7 @@ struct InfoCommand: ToolCommand {
             (tag, reader) async throws(CommandError) -> TagInfoReport in
             await TagInfoReport.inspect(tag, reader: reader, connection: connection)
         }
-        context.io.write(printsJSON ? toolJSON(report) : report.text)
+        context.io.write(printsJSON ? try toolJSON(report) : report.text)
     }
 }
 

@@ -79,7 +79,7 @@ struct LedgerStatsCommand: ToolCommand {
         let stats: LedgerStats
         do { stats = try ledger.stats() } catch { throw .failure("\(error)") }
         if arguments.contains(TagCommandSupport.json) {
-            context.io.write(toolJSON(stats))
+            context.io.write(try toolJSON(stats))
         } else {
             context.io.printLine("runs:         \(stats.runs)")
             context.io.printLine("attempts:     \(stats.attempts)")

@@ -55,9 +55,9 @@ struct LockCommand: ToolCommand {
             return (found, await planner?.writes)
         }
         if let planned {
-            TagWriteSupport.printPlan(planned, of: tag, operation: "lock", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "lock", json: printsJSON, context)
         } else if printsJSON {
-            context.io.write(toolJSON(LockReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, readOnly: true)))
+            context.io.write(try toolJSON(LockReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, readOnly: true)))
         } else {
             TagWriteSupport.say("Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only.", context)
         }

@@ -47,10 +47,17 @@ private func describeFileError(_ error: any Error) -> String {
 }
 
 /// JSON as the tool prints it: keys sorted, slashes unescaped, one value per run.
-func toolJSON<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
+/// - Throws: ``CommandError`` (failure) when the value cannot be encoded (a non-finite number):
+///   never an empty object in place of the answer.
+func toolJSON<T: Encodable>(_ value: T, pretty: Bool = true) throws(CommandError) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "{}" }
+    let data: Data
+    do {
+        data = try encoder.encode(value)
+    } catch {
+        throw .failure("the result cannot be written as JSON: \(error)")
+    }
     // The exact value, with DEL, C1 and bidirectional controls as \uXXXX escapes: safe on a terminal.
     return TerminalSafeText.escapingInJSON(String(decoding: data, as: UTF8.self)) + "\n"
 }

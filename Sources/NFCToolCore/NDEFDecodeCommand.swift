@@ -65,9 +65,9 @@ struct NDEFDecodeCommand: ToolCommand {
 
         if printsJSON {
             if isLenient {
-                context.io.write(toolJSON(LenientOutput(records: message.records, warnings: warnings.map(WarningOutput.init))))
+                context.io.write(try toolJSON(LenientOutput(records: message.records, warnings: warnings.map(WarningOutput.init))))
             } else {
-                context.io.write(toolJSON(message))
+                context.io.write(try toolJSON(message))
             }
         } else {
             context.io.write(NDEFDisplay.describe(message, byteCount: bytes.count))

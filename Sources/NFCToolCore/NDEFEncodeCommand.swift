@@ -90,7 +90,7 @@ struct NDEFEncodeCommand: ToolCommand {
             context.io.printErrorLine("Wrote \(bytes.count) bytes (\(message.records.count) record\(message.records.count == 1 ? "" : "s")) to \(outputPath).")
         }
         if printsJSON {
-            context.io.write(toolJSON(message))
+            context.io.write(try toolJSON(message))
         } else if writesRaw {
             guard !context.io.isStandardOutputTerminal else {
                 throw .usage("--raw would write binary to the terminal; redirect standard output or use --output")

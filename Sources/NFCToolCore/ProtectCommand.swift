@@ -71,9 +71,9 @@ struct ProtectCommand: ToolCommand {
             return (found, await planner?.writes)
         }
         if let planned {
-            TagWriteSupport.printPlan(planned, of: tag, operation: "protect", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "protect", json: printsJSON, context)
         } else if printsJSON {
-            context.io.write(toolJSON(ProtectReport(
+            context.io.write(try toolJSON(ProtectReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
                 protected: true, firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)))
         } else {

@@ -77,7 +77,7 @@ struct ReadCommand: ToolCommand {
             throw .dataError("the message read cannot be encoded again: \(error)")
         }
         if printsJSON {
-            return toolJSON(ReadOutput(
+            return try toolJSON(ReadOutput(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
                 status: query.status.rawValue, capacity: query.capacity, messageLength: query.messageLength,
                 message: message))

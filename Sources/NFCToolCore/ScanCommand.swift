@@ -72,7 +72,7 @@ struct ScanCommand: ToolCommand {
         }
         let identity = await ChipIdentification.identify(target, on: reader)
         let report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: nil)
-        context.io.write(printsJSON ? toolJSON(report) : report.text)
+        context.io.write(printsJSON ? try toolJSON(report) : report.text)
     }
 
     private func watch(_ reader: any NFCReader, _ context: CommandContext) async throws(CommandError) {
@@ -89,14 +89,14 @@ struct ScanCommand: ToolCommand {
             guard let target else { continue }
             let identity = await ChipIdentification.identify(target, on: reader)
             var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: "arrived")
-            context.io.write(printsJSON ? toolJSON(report, pretty: false) : report.line)
+            context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)
             // Reported once; again only after it has left the field.
             while await reader.isTargetPresent() {
                 if let end, clock.now >= end { return }
                 try? await Task.sleep(for: .milliseconds(100))
             }
             report.event = "left"
-            context.io.write(printsJSON ? toolJSON(report, pretty: false) : report.line)
+            context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)
         }
     }
 

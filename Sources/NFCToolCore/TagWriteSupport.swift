@@ -107,10 +107,10 @@ enum TagWriteSupport {
     /// object.
     static func printPlan(
         _ writes: [PlannedWrite], of tag: NFCTag, operation: String, json: Bool, _ context: CommandContext
-    ) {
+    ) throws(CommandError) {
         let steps = writes.map { PlannedWriteDescription($0, profile: Type2ChipProfile.named(tag.identity.model)) }
         if json {
-            context.io.write(toolJSON(PlanOutput(
+            context.io.write(try toolJSON(PlanOutput(
                 operation: operation, uid: spacedHex(tag.identifier).replacingOccurrences(of: " ", with: ""),
                 model: tag.identity.model, written: false, writes: steps)))
             return

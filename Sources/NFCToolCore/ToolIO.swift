@@ -41,7 +41,7 @@ extension ToolIO {
     /// Writes `text` as UTF-8, with no newline added, made terminal-safe: a control character,
     /// DEL, a C1 control or a bidirectional override that reached the text (from a tag, a file, a
     /// reader's name) is shown escaped (``TerminalSafeText``), never sent raw. JSON from
-    /// ``toolJSON(_:pretty:)`` passes unchanged: it holds none of them raw. Bytes that must stay
+    /// ``try toolJSON(_:pretty:)`` passes unchanged: it holds none of them raw. Bytes that must stay
     /// exact (binary dumps, encoded messages) go through ``write(_:to:)`` with `[UInt8]`.
     public func write(_ text: String, to stream: ToolOutputStream = .standardOutput) {
         write(Array(TerminalSafeText.escaping(text).utf8), to: stream)

@@ -52,9 +52,9 @@ struct UnprotectCommand: ToolCommand {
             return (found, await planner?.writes)
         }
         if let planned {
-            TagWriteSupport.printPlan(planned, of: tag, operation: "unprotect", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "unprotect", json: printsJSON, context)
         } else if printsJSON {
-            context.io.write(toolJSON(ProtectReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, protected: false)))
+            context.io.write(try toolJSON(ProtectReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, protected: false)))
         } else {
             TagWriteSupport.say("Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password is needed any more.", context)
         }

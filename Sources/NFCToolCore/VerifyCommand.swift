@@ -120,7 +120,7 @@ struct VerifyCommand: ToolCommand {
         }
         let report = Report(match: checks.allSatisfy { $0.ok }, checks: checks)
         if printsJSON {
-            context.io.write(toolJSON(report))
+            context.io.write(try toolJSON(report))
         } else {
             for check in checks {
                 if check.ok {

@@ -126,16 +126,26 @@ struct WatchCommand: ToolCommand {
         return poll(&descriptor, 1, 0) > 0 && descriptor.revents & Int16(POLLERR) != 0
     }
 
+    /// Prints one event line: JSON or text.
+    private func print(_ report: WatchReport, io: any ToolIO) {
+        guard printsJSON else { return io.write(report.line) }
+        do {
+            io.write(try toolJSON(report, pretty: false))
+        } catch {
+            io.printErrorLine("nfctool watch: \(error.message)")
+        }
+    }
+
     /// Prints `event` and queues its handler.
     private func handle(_ event: TagWatchEvent, io: any ToolIO, handlers: HandlerQueue?) {
         switch event {
         case .arrived(let arrival):
             let report = WatchReport(arrival)
-            if printsArrivals { io.write(printsJSON ? toolJSON(report, pretty: false) : report.line) }
+            if printsArrivals { print(report, io: io) }
             handlers?.enqueue(report)
         case .departed(let departure):
             let report = WatchReport(departure)
-            if printsDepartures { io.write(printsJSON ? toolJSON(report, pretty: false) : report.line) }
+            if printsDepartures { print(report, io: io) }
         case .readerLost(let error):
             io.printErrorLine("nfctool watch: reader lost (\(error)); opening it again")
         case .readerReconnected(let connection):
@@ -279,7 +289,12 @@ final class HandlerQueue: Sendable {
         } catch {
             return "could not start: \(error.localizedDescription)"
         }
-        let json = Data(toolJSON(report, pretty: false).utf8)
+        let json: Data
+        do {
+            json = Data(try toolJSON(report, pretty: false).utf8)
+        } catch {
+            return error.message
+        }
         // Written from a thread of its own: a handler that reads nothing must not block the watch.
         let writer = input.fileHandleForWriting
         Thread.detachNewThread {

@@ -150,9 +150,9 @@ struct WriteCommand: ToolCommand {
                 locked: locked, planned: await planner?.writes, tag: found)
         }
         if let planned = report.planned {
-            TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, context)
         } else if printsJSON {
-            context.io.write(toolJSON(report))
+            context.io.write(try toolJSON(report))
         } else {
             context.io.write(report.text)
         }

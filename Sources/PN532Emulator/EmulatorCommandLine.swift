@@ -72,7 +72,7 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     public var controlPath: String?
     /// `--delay-model`.
     public var delayModel: PN532DelayModel = .none
-    /// `--leave-after N` and `--rf-error-on N,M`: faults injected by the field.
+    /// `--leave-after N`, `--leave-during N` and `--rf-error-on N,M`: faults injected by the field.
     public var faultPlan = FaultPlan.none
     /// `--hand-out deselect`: when the host deselects the tag (InDeselect), it leaves the field
     /// and the next tag of the stack comes, as an operator would swap stickers.
@@ -94,8 +94,8 @@ public struct EmulatorCommandLine: Sendable, Hashable {
 
         USAGE: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>]
                               [--control <fifo>] [--delay-model none|datasheet]
-                              [--leave-after <n>] [--rf-error-on <n>[,<n>...]]
-                              [--hand-out deselect|never] [--uid <hex>]
+                              [--leave-after <n>] [--leave-during <n>]
+                              [--rf-error-on <n>[,<n>...]] [--hand-out deselect|never] [--uid <hex>]
                               [--external-reader <procedure>] [--reader-log <file>]
 
         OPTIONS:
@@ -111,6 +111,8 @@ public struct EmulatorCommandLine: Sendable, Hashable {
           --delay-model <model>   none (default) or datasheet: answer as slowly as a real PN532
                                   at 115200 baud with real tags.
           --leave-after <n>       The tag leaves the field after the n-th command sent to it.
+          --leave-during <n>      The tag acts on the n-th command (a write is done) but leaves
+                                  the field before its answer: the host sees a timeout.
           --rf-error-on <n,...>   The answers to these commands (1-based) are lost to RF errors.
           --uid <hex>             The first tag's UID (default: the model's); a stack counts up.
           --hand-out <when>       deselect: a tag the host deselects leaves the field and the
@@ -194,6 +196,10 @@ public struct EmulatorCommandLine: Sendable, Hashable {
                 let text = try value(argument)
                 guard let count = Int(text), count > 0 else { throw UsageError(description: "--leave-after needs a positive number, got '\(text)'") }
                 result.faultPlan.leaveAfterCommand = count
+            case "--leave-during":
+                let text = try value(argument)
+                guard let count = Int(text), count > 0 else { throw UsageError(description: "--leave-during needs a positive number, got '\(text)'") }
+                result.faultPlan.leaveDuringCommand = count
             case "--rf-error-on":
                 let text = try value(argument)
                 let numbers = text.split(separator: ",").map { Int($0) }

@@ -58,6 +58,12 @@ public actor SimulatedReader: NFCReader {
     /// Commands sent to tags so far.
     public var commandCount: Int { field.commandCount }
 
+    /// Polls that selected a tag, so far.
+    public private(set) var selectingPollCount = 0
+    /// Polls that found no tag answering, so far (counted when the poll returns): a test waits
+    /// for one ("the watcher has seen the field empty") instead of assuming how long a poll takes.
+    public private(set) var emptyPollCount = 0
+
     /// Presents the next tag if the field is empty (powering it on), selects it (``ActivatableVirtualTag/activate()``,
     /// else ``VirtualTag/powerOn()``), and returns its target information when its modulation is
     /// asked for.
@@ -72,11 +78,13 @@ public actor SimulatedReader: NFCReader {
         {
             if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
             selected = true
+            selectingPollCount += 1
             return tag.targetInfo
         }
         selected = false
         let wait = min(timeout, emptyFieldWait)
         if wait > .zero { try? await Task.sleep(for: wait) }
+        emptyPollCount += 1
         return nil
     }
 

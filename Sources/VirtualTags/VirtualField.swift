@@ -9,11 +9,16 @@ public struct FaultPlan: Sendable, Hashable {
     /// Commands whose answer is corrupted on the air: the tag executes the command (a write
     /// happens) but the reader sees an RF error.
     public var rfErrorOnCommands: Set<Int>
+    /// The tag leaves the field inside command k: it acts on the command (a WRITE is done) but
+    /// leaves before its answer reaches the reader, which sees no tag (`tagLost`); later commands
+    /// find no tag either. The cut a tearing sweep cannot reach between commands.
+    public var leaveDuringCommand: Int?
 
     /// Creates a plan; the default injects nothing.
-    public init(leaveAfterCommand: Int? = nil, rfErrorOnCommands: Set<Int> = []) {
+    public init(leaveAfterCommand: Int? = nil, rfErrorOnCommands: Set<Int> = [], leaveDuringCommand: Int? = nil) {
         self.leaveAfterCommand = leaveAfterCommand
         self.rfErrorOnCommands = rfErrorOnCommands
+        self.leaveDuringCommand = leaveDuringCommand
     }
 
     /// A plan that injects nothing.
@@ -170,6 +175,10 @@ public final class VirtualField {
         }
         if faultPlan.rfErrorOnCommands.contains(number) { answer = .rfError }
         if faultPlan.leaveAfterCommand == number { removeTag() }
+        if faultPlan.leaveDuringCommand == number {
+            answer = .noTag
+            removeTag()
+        }
         if isTracing { trace.append(FieldExchange(number: number, kind: kind, command: command, answer: answer)) }
         return answer
     }

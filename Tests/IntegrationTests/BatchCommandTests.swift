@@ -9,7 +9,7 @@ import VirtualTags
 
 /// `nfctool batch` as users run it: the built tool in a subprocess, on simulated stacks and on
 /// the PN532 emulator through real libnfc, killed and resumed.
-@Suite("nfctool batch end to end", .serialized)
+@Suite("nfctool batch end to end", .serialized, .timeLimit(.minutes(10)))
 struct BatchCommandTests {
     static func nfctool() throws -> String {
         try #require(Executables.built("nfctool"), "nfctool is not next to the test runner").path

@@ -7,7 +7,7 @@ import VirtualTags
 /// NDEF on MIFARE Classic (AN1304/AN1305, MAD of AN10787) over the reader seam against the
 /// virtual MIFARE Classic 1K in the simulator: detection, read, write, lock, format, tear
 /// safety and "no WRITE before every check passes", asserted on the field's command trace.
-@Suite("MIFARE Classic NDEF on a virtual MIFARE Classic 1K")
+@Suite("MIFARE Classic NDEF on a virtual MIFARE Classic 1K", .timeLimit(.minutes(10)))
 struct ClassicNDEFTests {
     static let uid: [UInt8] = [0xDE, 0xAD, 0xBE, 0xEF]
     static let identity = ChipIdentity(model: "MIFARE Classic 1K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 1024)
@@ -415,23 +415,38 @@ struct ClassicNDEFTests {
         #expect((outcomes["new"] ?? 0) >= 1)
     }
 
-    @Test("tearing a lock at every command leaves the message readable, and the lock can be run again")
+    @Test("tearing a lock at every cut: unchanged, or read-only (every sector trailer written so far is seen) and a rerun completes; never half-locked while reading read-write")
     func tearingLock() async throws {
         let message = try Self.url20()
         let initial = Self.card(Self.formattedMemory(message: try message.encoded())).tagState
         let outcomes = try await TearingSweep.run(
             "classic lock", initial: initial, makeTag: Self.sweepTag,
             operation: { tag throws(NFCTagError) in try await tag.writeLock() },
-            classify: { tag in
+            classifyState: { state, tag in
                 guard try await tag.readNDEF() == message else { return "corrupt: message changed" }
+                if state.memory == initial.memory { return "unchanged" }
                 let status = try await tag.queryNDEFStatus().status
+                guard status == .readOnly else { return "corrupt: half-locked but reads read-write" }
                 try await tag.writeLock()
                 guard try await tag.queryNDEFStatus().status == .readOnly, try await tag.readNDEF() == message else {
                     return "corrupt: lock cannot be completed"
                 }
-                return status == .readOnly ? "read-only" : "read-write, lock completed on retry"
+                return "read-only, lock completed on rerun"
             })
-        #expect(outcomes["read-only"] ?? 0 >= 1)
+        #expect(outcomes["unchanged"] ?? 0 >= 1)
+        #expect(outcomes["read-only, lock completed on rerun"] ?? 0 >= 1)
+    }
+
+    @Test("tearing a forced format over a message at every cut leaves the old message or an empty one")
+    func tearingForcedFormat() async throws {
+        let old = try Self.message(ofSize: 200)
+        let initial = Self.card(Self.formattedMemory(message: try old.encoded())).tagState
+        let outcomes = try await TearingSweep.run(
+            "classic forced format", initial: initial, makeTag: Self.sweepTag,
+            operation: { tag throws(NFCTagError) in try await tag.format(force: true) },
+            classify: TearingSweep.messageClassifier(old: old, new: .empty))
+        #expect(outcomes["empty"] ?? 0 >= 1)
+        #expect(outcomes["old"] ?? 0 >= 1)
     }
 
     @Test("tearing a format at every command leaves a card that is not NDEF yet (and formats when forced) or empty NDEF")
@@ -457,7 +472,7 @@ struct ClassicNDEFTests {
 
 /// MIFARE Classic 4K (MAD2, sectors 32–39 of 16 blocks) against a memory image behind the
 /// reader seam: the virtual cards model the 1K only.
-@Suite("MIFARE Classic NDEF on a 4K memory image (MAD2)")
+@Suite("MIFARE Classic NDEF on a 4K memory image (MAD2)", .timeLimit(.minutes(10)))
 struct Classic4KNDEFTests {
     static let identity = ChipIdentity(model: "MIFARE Classic 4K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
 

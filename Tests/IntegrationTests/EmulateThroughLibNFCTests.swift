@@ -6,7 +6,7 @@ import Testing
 /// `nfc_target_receive_bytes`, `nfc_target_send_bytes` on `pn532_uart`) against the PN532
 /// emulator, whose virtual external reader runs the NFC Forum Type 4 procedures and logs what it
 /// read or wrote (`--reader-log`).
-@Suite("nfctool emulate through real libnfc target mode", .serialized)
+@Suite("nfctool emulate through real libnfc target mode", .serialized, .timeLimit(.minutes(10)))
 struct EmulateThroughLibNFCTests {
     /// `https://example.com` as one URI record (prefix 04 "https://").
     static let urlMessage = "D1010C55046578616D706C652E636F6D"

@@ -4,7 +4,7 @@ import Testing
 
 /// The card side of a Type 4 tag, APDU by APDU (no reader needed): the answers T4T 2.0 §5.4
 /// prescribes, and one negative test per rule.
-@Suite("EmulatedType4Tag answers a reader's APDUs")
+@Suite("EmulatedType4Tag answers a reader's APDUs", .timeLimit(.minutes(10)))
 struct EmulatedType4TagTests {
     static let message = Bytes([0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8))
 

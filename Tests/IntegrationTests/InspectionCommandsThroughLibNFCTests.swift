@@ -9,7 +9,7 @@ import Testing
 /// `nfctool info`, `dump`, `verify` and `apdu` as a user runs them (the built binary) through
 /// real libnfc and the PN532 emulator; `dump --binary` taken back by libnfc's own
 /// `nfc-mfultralight w`.
-@Suite("nfctool info, dump, verify and apdu through real libnfc and the PN532 emulator", .serialized)
+@Suite("nfctool info, dump, verify and apdu through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct InspectionCommandsThroughLibNFCTests {
     /// The built nfctool.
     static func nfctool() throws -> String {
@@ -75,9 +75,9 @@ struct InspectionCommandsThroughLibNFCTests {
         #expect(!dump.output.contains("12 34 56 78"))
     }
 
-    @Test("dump --binary of an NTAG215 is taken by nfc-mfultralight w; the copy verifies")
+    @Test("dump --binary of an NTAG215 is taken by nfc-mfultralight w; the copy verifies", ExternalTool.nfcMfUltralight.trait)
     func dumpRestoredByNfcMfultralight() async throws {
-        let mfultralight = try #require(Executables.libnfcTool("nfc-mfultralight"), "libnfc-examples is not installed")
+        let mfultralight = try ExternalTool.nfcMfUltralight.require()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let dumpFile = directory.appendingPathComponent("tag.mfd").path

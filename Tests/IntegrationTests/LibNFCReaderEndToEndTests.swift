@@ -8,7 +8,7 @@ import Testing
 
 /// The real libnfc (`pn532_uart`) driving the PN532 emulator on a pty, through NFCKit's
 /// `LibNFCReader`: what a user with a PN532 on a serial port gets.
-@Suite("LibNFCReader through real libnfc and the PN532 emulator", .serialized)
+@Suite("LibNFCReader through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct LibNFCReaderEndToEndTests {
     /// Starts the emulator with one tag and opens a reader on it.
     static func open(_ tag: String) async throws -> (EmulatorProcess, LibNFCReader) {

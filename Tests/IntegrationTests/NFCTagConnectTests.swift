@@ -5,7 +5,7 @@ import VirtualTags
 
 /// Every simulated model becomes the ``NFCTag`` case of its command set, named as identification
 /// names it.
-@Suite("NFCTag.connect on every simulated model")
+@Suite("NFCTag.connect on every simulated model", .timeLimit(.minutes(10)))
 struct NFCTagConnectTests {
     @Test("each model maps to its case and model name", arguments: [
         ("ntag213", "miFare", "NTAG213", "Type 2"),
@@ -57,5 +57,21 @@ struct NFCTagConnectTests {
             #expect(tag.mifareFamily == family)
             #expect((tag.type2 != nil) == (family == .ultralight))
         }
+    }
+
+    @Test("a tag lost inside GET_VERSION: connect refuses the next tag of the stack that answers the re-select (connectionLost), and nothing is written to it")
+    func lostDuringIdentification() async throws {
+        let first = NTAG21xTag(.ntag215, uid: [0x04, 0xA1, 0, 0, 0, 0, 0x01])
+        let second = NTAG21xTag(.ntag215, uid: [0x04, 0xA1, 0, 0, 0, 0, 0x02])
+        let reader = SimulatedReader(tags: [first, second], faultPlan: FaultPlan(leaveDuringCommand: 1), emptyFieldWait: .zero)
+        await reader.withField { $0.isTracing = true }
+        let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
+        await #expect {
+            _ = try await NFCTag.connect(to: target, on: reader)
+        } throws: { error in
+            let error = error as? NFCTagError
+            return error?.code == .connectionLost && error?.reason.contains("04A10000000002") == true
+        }
+        #expect(await reader.withField { $0.trace.filter { $0.command.first == 0xA2 }.count } == 0)
     }
 }

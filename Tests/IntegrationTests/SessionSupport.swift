@@ -23,6 +23,16 @@ func eventually(within limit: Duration, _ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
+/// Waits until the asynchronous `condition` holds (true) or `limit` passed (false).
+func eventuallyAsync(within limit: Duration, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
+
 /// Collects what a session reports, in a task of its own, so that tests can wait for "the next
 /// tag" with a deadline and see how the sequence ended.
 final class SessionCollector<Element: Sendable>: Sendable {

@@ -5,7 +5,7 @@ import NFCTestSupport
 import Testing
 
 /// Reader sessions through real libnfc and the PN532 emulator: what a user with a PN532 gets.
-@Suite("Reader sessions through real libnfc and the PN532 emulator", .serialized)
+@Suite("Reader sessions through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct SessionThroughLibNFCTests {
     @Test("availability, then a tag session: detect, connect, query, write, read back; an NDEF session reads it")
     func detectQueryWriteRead() async throws {

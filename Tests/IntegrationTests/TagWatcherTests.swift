@@ -8,7 +8,7 @@ import VirtualTags
 
 /// `TagWatcher` on the simulator: a tag reported once while it stays, departures, stacks,
 /// debounce, unreadable tags, and a reader lost and opened again.
-@Suite("Tag watcher on the simulator")
+@Suite("Tag watcher on the simulator", .timeLimit(.minutes(10)))
 struct TagWatcherTests {
     /// `https://www.example.com` as an encoded message.
     static let exampleNDEF = "D1010C55026578616D706C652E636F6D"
@@ -77,14 +77,18 @@ struct TagWatcherTests {
     @Test("an absence shorter than the debounce time is neither a departure nor a new arrival")
     func debounce() async throws {
         let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20")
-        let events = WatchCollector(TagWatcher(reader: reader, options: .init(debounce: .seconds(1))))
+        // 5 s of debounce: the absence below lasts one empty poll (20 ms idle), far less even on
+        // a loaded machine; each step waits for the watcher's own polls, not for a duration.
+        let events = WatchCollector(TagWatcher(reader: reader, options: .init(debounce: .seconds(5))))
         #expect(await events.wait(forCount: 1))
-        try await Task.sleep(for: .milliseconds(200))
+        let emptyBefore = await reader.emptyPollCount
         await reader.withField { $0.removeTag() }
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(await eventuallyAsync(within: .seconds(30)) { await reader.emptyPollCount > emptyBefore }, "the watcher never saw the field empty")
+        let selectedBefore = await reader.selectingPollCount
         await reader.withField { field in if let tag = field.removedTags.last { field.present(tag) } }
-        try await Task.sleep(for: .milliseconds(1300))
+        #expect(await eventuallyAsync(within: .seconds(30)) { await reader.selectingPollCount > selectedBefore }, "the watcher never saw the tag back")
         #expect(events.summaries == ["+0453494d000001"])
+        // Gone for good: the departure comes once the debounce time has passed.
         await reader.withField { $0.removeTag() }
         #expect(await events.wait(forCount: 2))
         #expect(events.summaries == ["+0453494d000001", "-0453494d000001"])

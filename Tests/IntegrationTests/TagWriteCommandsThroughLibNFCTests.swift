@@ -5,7 +5,7 @@ import Testing
 /// The tag-writing commands of the built nfctool through real libnfc (`pn532_uart`) and the
 /// PN532 emulator, asserting on the emulator's frame trace that a refused or planned operation
 /// sends no write command.
-@Suite("nfctool read, write, lock, format, erase, protect, unprotect through real libnfc", .serialized)
+@Suite("nfctool read, write, lock, format, erase, protect, unprotect through real libnfc", .serialized, .timeLimit(.minutes(10)))
 struct TagWriteCommandsThroughLibNFCTests {
     /// The built nfctool run against `emulator`, libnfc quiet.
     static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess, environment extra: [String: String] = [:]) throws -> ToolRun {

@@ -22,20 +22,54 @@ enum TearingSweep {
         await reader.withField { field in ((field.currentTag ?? field.removedTags.last) as? any PersistentVirtualTag)?.tagState }
     }
 
-    /// Runs the sweep.
-    /// - Parameters:
-    ///   - initial: the tag before the operation.
-    ///   - makeTag: the platform object for a selected target.
-    ///   - operation: what is interrupted.
-    ///   - classify: names what a tag holds afterwards (e.g. "old", "empty", "new"); a name
-    ///     starting with "corrupt" fails the test.
-    /// - Returns: how often each outcome came, plus the number of commands of the whole operation
-    ///   under key "commands".
+    /// Where a sweep cuts: right after command k was answered, or inside command k (the tag acts
+    /// on it, e.g. a WRITE is done, but its answer is lost as the tag leaves).
+    enum Cut: Hashable, CustomStringConvertible {
+        case after(Int)
+        case during(Int)
+
+        var description: String {
+            switch self {
+            case .after(let k): "after command \(k)"
+            case .during(let k): "inside command \(k)"
+            }
+        }
+
+        /// The fault plan for a field whose command count is `start` now.
+        func plan(from start: Int) -> FaultPlan {
+            switch self {
+            case .after(let k): FaultPlan(leaveAfterCommand: start + k)
+            case .during(let k): FaultPlan(leaveDuringCommand: start + k)
+            }
+        }
+    }
+
+    /// Runs the sweep with a classifier of the tag alone.
     static func run(
         _ label: String, initial: TagState, modulations: [Modulation] = [.iso14443A],
         makeTag: @escaping (SimulatedReader, TargetInfo) async throws -> any NFCNDEFTag,
         operation: (any NFCNDEFTag) async throws(NFCTagError) -> Void,
         classify: (any NFCNDEFTag) async throws -> String
+    ) async throws -> [String: Int] {
+        try await run(label, initial: initial, modulations: modulations, makeTag: makeTag, operation: operation,
+                      classifyState: { _, tag in try await classify(tag) })
+    }
+
+    /// Runs the sweep: every cut point after a command and inside a command of the operation.
+    /// - Parameters:
+    ///   - initial: the tag before the operation.
+    ///   - makeTag: the platform object for a selected target.
+    ///   - operation: what is interrupted.
+    ///   - classifyState: names what a tag holds afterwards (e.g. "old", "empty", "new") from
+    ///     its state and the platform object on a fresh reader; a name starting with "corrupt"
+    ///     fails the test.
+    /// - Returns: how often each outcome came, plus the number of commands of the whole operation
+    ///   under key "commands" and the number of cut points under "cut points".
+    static func run(
+        _ label: String, initial: TagState, modulations: [Modulation] = [.iso14443A],
+        makeTag: @escaping (SimulatedReader, TargetInfo) async throws -> any NFCNDEFTag,
+        operation: (any NFCNDEFTag) async throws(NFCTagError) -> Void,
+        classifyState: (TagState, any NFCNDEFTag) async throws -> String
     ) async throws -> [String: Int] {
         let (referenceReader, referenceTarget) = try await open(initial, modulations: modulations)
         let referenceTag = try await makeTag(referenceReader, referenceTarget)
@@ -44,32 +78,37 @@ enum TearingSweep {
         let total = await referenceReader.commandCount - before
         #expect(total > 0)
         var outcomes: [String: Int] = [:]
-        for k in 1...max(total, 1) {
+        let cuts = (1...max(total, 1)).map(Cut.after) + (1...max(total, 1)).map(Cut.during)
+        for cut in cuts {
             let (reader, target) = try await open(initial, modulations: modulations)
             let tag = try await makeTag(reader, target)
             let start = await reader.commandCount
-            await reader.withField { $0.faultPlan = FaultPlan(leaveAfterCommand: start + k) }
+            await reader.withField { $0.faultPlan = cut.plan(from: start) }
             var interrupted = false
             do {
                 try await operation(tag)
             } catch {
                 interrupted = true
-                #expect(error.code == .connectionLost, "\(label) k = \(k): \(error)")
+                #expect(error.code == .connectionLost, "\(label) \(cut): \(error)")
             }
-            #expect(interrupted == (k < total), "\(label): k = \(k) of \(total)")
-            let after = try #require(await state(reader), "no tag state after k = \(k)")
+            switch cut {
+            case .after(let k): #expect(interrupted == (k < total), "\(label): \(cut) of \(total)")
+            case .during: #expect(interrupted, "\(label): \(cut) of \(total) reported success")
+            }
+            let after = try #require(await state(reader), "no tag state \(cut)")
             let (freshReader, freshTarget) = try await open(after, modulations: modulations)
-            let outcome = try await classify(try await makeTag(freshReader, freshTarget))
-            #expect(!outcome.hasPrefix("corrupt"), "\(label) k = \(k): \(outcome)")
+            let outcome = try await classifyState(after, try await makeTag(freshReader, freshTarget))
+            #expect(!outcome.hasPrefix("corrupt"), "\(label) \(cut): \(outcome)")
             outcomes[outcome, default: 0] += 1
         }
-        print("tearing sweep \(label), \(total) cut points: \(outcomes.sorted { $0.key < $1.key })")
+        print("tearing sweep \(label), \(total) commands, \(cuts.count) cut points (after and inside each command): \(outcomes.sorted { $0.key < $1.key })")
         outcomes["commands"] = total
+        outcomes["cut points"] = cuts.count
         return outcomes
     }
 
-    /// The usual classifier of a write: "old", "empty" or "new" by the message read; anything
-    /// else (including a read error) is "corrupt: …".
+    /// The usual classifier of a write: "old" (exactly the old message), "empty" or "new" by
+    /// the message read; anything else (including a read error) is "corrupt: …".
     static func messageClassifier(old: NDEFMessage, new: NDEFMessage) -> (any NFCNDEFTag) async throws -> String {
         { tag in
             do {

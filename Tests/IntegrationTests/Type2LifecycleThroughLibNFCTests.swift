@@ -6,18 +6,12 @@ import NFCTags
 import NFCTestSupport
 import Testing
 
-private let nfcMfUltralight = Executables.libnfcTool("nfc-mfultralight")
 private let oracleScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Oracle/type2_dump_ndef.py")
-private let ndeflibAvailable: Bool = {
-    guard let run = try? runTool("/usr/bin/env", ["python3", "-c", "import ndef"], environment: ProcessInfo.processInfo.environment)
-    else { return false }
-    return run.status == 0
-}()
 
 /// The whole life of an NTAG through real libnfc and the PN532 emulator — write, protect, lock —
 /// with the exact commands on the wire, and what libnfc's own tool and ndeflib make of the result.
-@Suite("Type 2 write, password and lock through real libnfc and the PN532 emulator", .serialized)
+@Suite("Type 2 write, password and lock through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct Type2LifecycleThroughLibNFCTests {
     /// The tag on `reader` as ``NFCTag/connect(to:on:commandTimeout:)`` makes it, re-selected
     /// after identification, with the trace cleared.
@@ -84,11 +78,12 @@ struct Type2LifecycleThroughLibNFCTests {
     }
 
     @Test("what we write, nfc-mfultralight dumps and ndeflib decodes; what nfc-mfultralight writes, we read",
-          .enabled(if: nfcMfUltralight != nil && ndeflibAvailable, "needs nfc-mfultralight (libnfc-examples) and python3 with ndeflib"))
+          ExternalTool.nfcMfUltralight.trait, ExternalTool.ndeflib.trait)
     func interoperability() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let tool = try #require(nfcMfUltralight)
+        let tool = try ExternalTool.nfcMfUltralight.require()
+        let python = try ExternalTool.ndeflib.require()
         let url = "https://example.org/interop/" + String(repeating: "x", count: 200)
         do {
             let emulator = try EmulatorProcess(["--tag", "ntag216"])
@@ -101,7 +96,7 @@ struct Type2LifecycleThroughLibNFCTests {
             #expect(dump.output.contains("0 pages failed"))
         }
         let oracle = try runTool(
-            "/usr/bin/env", ["python3", oracleScript.path, directory.appendingPathComponent("ours.mfd").path],
+            python, [oracleScript.path, directory.appendingPathComponent("ours.mfd").path],
             environment: ProcessInfo.processInfo.environment)
         #expect(oracle.status == 0, "\(oracle.output)")
         #expect(oracle.output.contains("\"uris\": [\"\(url)\"]"), "\(oracle.output)")

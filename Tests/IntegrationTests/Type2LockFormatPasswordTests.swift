@@ -7,7 +7,7 @@ import VirtualTags
 /// Type 2 writeLock, format, password protection and READ_SIG against virtual NTAG21x and
 /// Ultralight EV1 chips: the bytes the chip ends up holding, the exact writes, and that the chip
 /// itself (not only our code) then refuses what it should.
-@Suite("Type 2 lock, format, password")
+@Suite("Type 2 lock, format, password", .timeLimit(.minutes(10)))
 struct Type2LockFormatPasswordTests {
     static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
 

@@ -7,7 +7,7 @@ import VirtualTags
 /// Type 2 NDEF over the reader seam against virtual NTAG21x chips in the simulator: detection,
 /// read, write, tear safety and "no write before every check passes", asserted on the field's
 /// command trace.
-@Suite("Type 2 NDEF on virtual NTAG21x")
+@Suite("Type 2 NDEF on virtual NTAG21x", .timeLimit(.minutes(10)))
 struct Type2NDEFTests {
     static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
 
@@ -198,7 +198,7 @@ struct Type2NDEFTests {
             let start = await reader.commandCount
             await reader.withField { $0.faultPlan = FaultPlan(rfErrorOnCommands: [start + k]) }
             await #expect(throws: NFCTagError.self) { try await tag.writeNDEF(new) }
-            guard let state = await Self.state(reader) else { return }
+            let state = try #require(await Self.state(reader), "no chip state after k = \(k)")
             let (_, again) = try await Self.open(.ntag213, state: state)
             let read = try await again.readNDEF()
             #expect(read == old || read == .empty || read == new, "k = \(k)")

@@ -7,7 +7,7 @@ import NFCTestSupport
 import Testing
 
 /// Type 2 NDEF through real libnfc and the PN532 emulator: what a user with a PN532 gets.
-@Suite("Type 2 NDEF through real libnfc and the PN532 emulator", .serialized)
+@Suite("Type 2 NDEF through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct Type2NDEFThroughLibNFCTests {
     @Test("a factory NTAG215 queries as empty read-write; a URL written through libnfc reads back, and is on the tag file")
     func writeAndReadBack() async throws {

@@ -7,7 +7,7 @@ import VirtualTags
 /// Type 3 NDEF over the reader seam against a virtual FeliCa Lite-S in the simulator:
 /// detection, read, write, lock, format, "no write before every check passes" and tear safety,
 /// asserted on the field's command trace.
-@Suite("Type 3 NDEF on a virtual FeliCa Lite-S")
+@Suite("Type 3 NDEF on a virtual FeliCa Lite-S", .timeLimit(.minutes(10)))
 struct Type3NDEFTests {
     static let idm: [UInt8] = [0x01, 0x2E, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
 
@@ -469,17 +469,18 @@ struct Type3NDEFTests {
         #expect(outcomes["new"] ?? 0 > 0)
     }
 
-    @Test("a lock torn after any command leaves the message readable, unlocked, soft-locked or locked")
+    @Test("a lock torn at any cut leaves the message readable and the tag unchanged, soft-locked (RWFlag 00) or locked; never changed yet read-write")
     func tearingLock() async throws {
         let message = try Self.url("https://www.example.com/abc")
         let initial = Self.chip(storing: try message.encoded()).tagState
         let outcomes = try await TearingSweep.run(
             "Type 3 lock", initial: initial, modulations: [.felica212], makeTag: Self.makeTag,
             operation: { tag throws(NFCTagError) in try await tag.writeLock() },
-            classify: { tag in
+            classifyState: { state, tag in
                 guard (try? await tag.readNDEF()) == message else { return "corrupt: message lost" }
+                if state == initial { return "unchanged" }
                 let status = try await tag.queryNDEFStatus().status
-                guard status == .readOnly else { return "unlocked" }
+                guard status == .readOnly else { return "corrupt: changed but reads read-write" }
                 // Whether S_PAD1 is still reachable through the read/write service 0009 (the
                 // Lite-S answers A8 for a read-only block): the MC written applies from power-on.
                 let type3 = try #require(tag as? Type3Tag)
@@ -488,6 +489,18 @@ struct Type3NDEFTests {
                 return refused ? "locked" : "RWFlag 00 only"
             })
         #expect(outcomes["locked"] ?? 0 > 0)
+    }
+
+    @Test("a forced format over a message torn at any cut leaves the old message, WriteF 0F, or an empty one")
+    func tearingForcedFormat() async throws {
+        let old = try Self.url("https://old.example/" + String(repeating: "o", count: 40))
+        let initial = Self.chip(storing: try old.encoded()).tagState
+        let outcomes = try await TearingSweep.run(
+            "Type 3 forced format", initial: initial, modulations: [.felica212], makeTag: Self.makeTag,
+            operation: { tag throws(NFCTagError) in try await tag.format(force: true) },
+            classify: Self.writeClassifier(old: old, new: .empty))
+        #expect(outcomes["new"] ?? 0 > 0)  // "new" is the empty message here
+        #expect(outcomes["old"] ?? 0 > 0 || outcomes["interrupted (WriteF 0F)"] ?? 0 > 0)
     }
 
     @Test("a format torn after any command leaves a blank, SYS_OP-only or formatted tag")

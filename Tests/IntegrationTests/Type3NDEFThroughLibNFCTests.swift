@@ -6,10 +6,9 @@ import NFCTags
 import NFCTestSupport
 import Testing
 
-private let nfcReadForumTag3 = Executables.libnfcTool("nfc-read-forum-tag3")
 
 /// Type 3 NDEF through real libnfc and the PN532 emulator hosting a virtual FeliCa Lite-S.
-@Suite("Type 3 NDEF through real libnfc and the PN532 emulator", .serialized)
+@Suite("Type 3 NDEF through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct Type3NDEFThroughLibNFCTests {
     /// Opens libnfc on `emulator`, polls FeliCa 212 kbit/s and wraps the reader in a tracer.
     static func open(_ emulator: EmulatorProcess) async throws -> (LibNFCReader, TracingReader, FeliCaTag) {
@@ -85,7 +84,7 @@ struct Type3NDEFThroughLibNFCTests {
     }
 
     @Test("libnfc's nfc-read-forum-tag3 reads back the message NFCKit wrote",
-          .enabled(if: nfcReadForumTag3 != nil, "nfc-read-forum-tag3 (libnfc-examples) is not installed"))
+          ExternalTool.nfcReadForumTag3.trait)
     func nfcReadForumTag3ReadsOurWrite() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -102,7 +101,7 @@ struct Type3NDEFThroughLibNFCTests {
         await reader.close()
 
         let output = directory.appendingPathComponent("t3.ndef")
-        let run = try runTool(nfcReadForumTag3!, ["-o", output.path], against: emulator)
+        let run = try runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", output.path], against: emulator)
         #expect(!run.timedOut)
         #expect(run.output.contains("* Checksum: ok"), "\(run.output)")
         #expect(run.output.contains("* NDEF message length: \(encoded.count) bytes"), "\(run.output)")
@@ -111,7 +110,7 @@ struct Type3NDEFThroughLibNFCTests {
     }
 
     @Test("writeLock through libnfc: the same 4 commands as on the simulator; nfc-read-forum-tag3 then sees a read-only tag",
-          .enabled(if: nfcReadForumTag3 != nil, "nfc-read-forum-tag3 (libnfc-examples) is not installed"))
+          ExternalTool.nfcReadForumTag3.trait)
     func lockThroughLibNFC() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -127,7 +126,7 @@ struct Type3NDEFThroughLibNFCTests {
         #expect(try await tag.queryNDEFStatus().status == .readOnly)
         await reader.close()
 
-        let run = try runTool(nfcReadForumTag3!, ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
+        let run = try runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
         #expect(run.output.contains("* NDEF Access Attribute: Read only (0x00)"), "\(run.output)")
         #expect(Array(try Data(contentsOf: directory.appendingPathComponent("t3.ndef"))) == (try message.encoded()))
     }

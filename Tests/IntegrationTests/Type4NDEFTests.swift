@@ -68,7 +68,7 @@ final class QuirkyType4Tag: ISODEPVirtualTag {
 
 /// NFC Forum Type 4 NDEF over the reader seam against the virtual Type 4 tag in the simulator:
 /// the exact APDUs, every check before the first UPDATE BINARY, tear safety.
-@Suite("Type 4 NDEF on the virtual Type 4 tag")
+@Suite("Type 4 NDEF on the virtual Type 4 tag", .timeLimit(.minutes(10)))
 struct Type4NDEFTests {
     static let uid: [UInt8] = [0x04, 0x54, 0x34, 0x00, 0x00, 0x00, 0x01]
 

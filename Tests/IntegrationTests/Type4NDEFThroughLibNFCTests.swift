@@ -8,7 +8,7 @@ import Testing
 
 /// Type 4 NDEF through real libnfc and the PN532 emulator: the PN532 firmware (emulated) frames
 /// the APDUs in ISO-DEP blocks, as with a real reader.
-@Suite("Type 4 NDEF through real libnfc and the PN532 emulator", .serialized)
+@Suite("Type 4 NDEF through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct Type4NDEFThroughLibNFCTests {
     @Test("query, a 200-byte message written and read back in chunks through libnfc, persisted in the tag file")
     func writeAndReadBack() async throws {

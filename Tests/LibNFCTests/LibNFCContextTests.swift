@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import LibNFC
 
-@Suite("The libnfc context")
+@Suite("The libnfc context", .timeLimit(.minutes(5)))
 struct LibNFCContextTests {
     @Test("libnfc's version is a dotted version such as 1.8.0")
     func versionLooksLikeAVersion() {

@@ -27,7 +27,7 @@ let libnfcErrorNumbers: [LibNFCErrorNumber] = [
     .init(cName: "NFC_ECHIP", value: -90, code: .chip),
 ]
 
-@Suite("libnfc error numbers become LibNFCError codes")
+@Suite("libnfc error numbers become LibNFCError codes", .timeLimit(.minutes(5)))
 struct LibNFCErrorTests {
     @Test("each libnfc error number maps to its code, which names the C error", arguments: libnfcErrorNumbers)
     func errorNumberMapsToCode(_ number: LibNFCErrorNumber) {

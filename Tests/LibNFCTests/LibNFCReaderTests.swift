@@ -2,7 +2,7 @@ import NFCTags
 import Testing
 @testable import LibNFC
 
-@Suite("LibNFCReader without hardware")
+@Suite("LibNFCReader without hardware", .timeLimit(.minutes(5)))
 struct LibNFCReaderTests {
     @Test("a connection string nothing answers on is deviceNotFound, with the string in the reason")
     func missingDevice() async {

@@ -9,7 +9,7 @@ import Testing
 /// property (see its README). Each file goes through strict and lenient decoding, and the same
 /// properties the harness `Fuzz/NDEFFuzz/main.swift` checks, so a past crash stays fixed without
 /// running the fuzzer.
-@Suite("Fuzz corpus replay")
+@Suite("Fuzz corpus replay", .timeLimit(.minutes(5)))
 struct FuzzCorpusReplayTests {
     /// `Tests/Fixtures/ndef`, found from this file's path.
     static let fixtures = URL(fileURLWithPath: #filePath)

@@ -34,7 +34,7 @@ func randomRecord(_ g: inout SeededGenerator) -> NDEFPayload {
     return record
 }
 
-@Suite("Round trips and the JSON form")
+@Suite("Round trips and the JSON form", .timeLimit(.minutes(5)))
 struct JSONAndPropertyTests {
     @Test("decode(encode(m)) == m for random messages, with and without chunking")
     func randomRoundTrips() throws {

@@ -3,7 +3,7 @@ import NFCCore
 import Testing
 @testable import NDEF
 
-@Suite("NDEF 1.0 message codec")
+@Suite("NDEF 1.0 message codec", .timeLimit(.minutes(5)))
 struct MessageCodecTests {
     struct Vector: Decodable, CustomTestStringConvertible {
         var name: String
@@ -136,7 +136,7 @@ struct MessageCodecTests {
     }
 }
 
-@Suite("NDEF 1.0 decoding rules: one negative test each")
+@Suite("NDEF 1.0 decoding rules: one negative test each", .timeLimit(.minutes(5)))
 struct DecodingRuleTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String

@@ -6,7 +6,7 @@ import Testing
 
 /// ndeflib (PyPI), an independent implementation, checks our decoder and encoder both ways.
 /// Its driver is Tests/Oracle/ndeflib_oracle.py; Scripts/setup installs ndeflib.
-@Suite("ndeflib as an independent oracle", .enabled(if: Oracle.available, "python3 with ndeflib is not installed: run Scripts/setup"))
+@Suite("ndeflib as an independent oracle", ExternalTool.ndeflib.trait, .timeLimit(.minutes(5)))
 struct NdeflibOracleTests {
     struct Generated: Decodable {
         var hex: String
@@ -66,32 +66,16 @@ struct NdeflibOracleTests {
 enum Oracle {
     static let script = fixturesDirectory.deletingLastPathComponent().appendingPathComponent("Oracle/ndeflib_oracle.py")
 
-    static let available: Bool = (try? run(["-c", "import ndef"], script: false)) != nil
-
+    /// Runs python3 (with ndeflib) on the oracle script (or on `arguments` alone), killed after
+    /// 120 seconds; standard error is merged into the answer, so warnings are switched off.
     static func run(_ arguments: [String], input: String? = nil, script useScript: Bool = true) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + (useScript ? [script.path] : []) + arguments
-        let stdout = Pipe(), stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardInput = stdin
-        try process.run()
-        if let input {
-            // Write on another thread so a large answer cannot deadlock against a full pipe.
-            let handle = stdin.fileHandleForWriting
-            let data = Data(input.utf8)
-            Thread.detachNewThread {
-                handle.write(data)
-                try? handle.close()
-            }
-        } else {
-            try stdin.fileHandleForWriting.close()
-        }
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw OracleFailure(status: process.terminationStatus) }
-        return String(decoding: data, as: UTF8.self)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONWARNINGS"] = "ignore"
+        let run = try runTool(try ExternalTool.ndeflib.require(), (useScript ? [script.path] : []) + arguments,
+                              environment: environment, input: input ?? "", timeout: 120)
+        guard run.status == 0, !run.timedOut else { throw OracleFailure(status: run.status, output: run.output) }
+        return run.output
     }
 
-    struct OracleFailure: Error { var status: Int32 }
+    struct OracleFailure: Error { var status: Int32; var output: String }
 }

@@ -3,7 +3,7 @@ import NFCCore
 import Testing
 @testable import NDEF
 
-@Suite("URI records (RTD-URI 1.0)")
+@Suite("URI records (RTD-URI 1.0)", .timeLimit(.minutes(5)))
 struct URIRecordTests {
     @Test("all 36 abbreviation codes decode to their prefix", arguments: 0..<36)
     func everyPrefixDecodes(code: Int) throws {
@@ -80,7 +80,7 @@ struct URIRecordTests {
     }
 }
 
-@Suite("Text records (RTD-Text 1.0)")
+@Suite("Text records (RTD-Text 1.0)", .timeLimit(.minutes(5)))
 struct TextRecordTests {
     @Test("UTF-8 and UTF-16 texts round-trip with their language", arguments: NDEFText.Encoding.allCases)
     func roundTrip(encoding: NDEFText.Encoding) throws {
@@ -123,7 +123,7 @@ struct TextRecordTests {
     }
 }
 
-@Suite("Smart Poster, MIME, absolute URI, external, AAR")
+@Suite("Smart Poster, MIME, absolute URI, external, AAR", .timeLimit(.minutes(5)))
 struct OtherRecordTests {
     @Test("a Smart Poster with every field round-trips")
     func smartPosterRoundTrip() throws {
@@ -211,7 +211,7 @@ struct OtherRecordTests {
     }
 }
 
-@Suite("Wi-Fi Simple Configuration and Bluetooth OOB records")
+@Suite("Wi-Fi Simple Configuration and Bluetooth OOB records", .timeLimit(.minutes(5)))
 struct HandoverRecordTests {
     @Test("a WPA2 credential round-trips and has the WSC layout")
     func wifi() throws {

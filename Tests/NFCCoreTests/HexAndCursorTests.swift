@@ -1,7 +1,7 @@
 import NFCCore
 import Testing
 
-@Suite("Hex text and the byte cursor")
+@Suite("Hex text and the byte cursor", .timeLimit(.minutes(5)))
 struct HexAndCursorTests {
     @Test("hex decodes with separators, either case and a 0x prefix")
     func hexDecodes() throws {

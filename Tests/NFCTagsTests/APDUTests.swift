@@ -50,7 +50,7 @@ private func apdu(_ cla: UInt8, _ ins: UInt8, _ p1: UInt8, _ p2: UInt8, _ data: 
     try ISO7816APDU(instructionClass: cla, instructionCode: ins, p1Parameter: p1, p2Parameter: p2, data: Bytes(data), expectedResponseLength: le)
 }
 
-@Suite("ISO 7816-4 APDUs: encoding, parsing, chaining, payment refusal")
+@Suite("ISO 7816-4 APDUs: encoding, parsing, chaining, payment refusal", .timeLimit(.minutes(5)))
 struct APDUTests {
     static let bytes256 = [UInt8](repeating: 0xAB, count: 256)
 

@@ -29,7 +29,7 @@ actor ScriptedReader: NFCReader {
     func close() async {}
 }
 
-@Suite("Target information and chip identification")
+@Suite("Target information and chip identification", .timeLimit(.minutes(5)))
 struct IdentificationTests {
     static let ntagTarget = TargetInfo.iso14443A(ISO14443ATarget(uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], atqa: [0x44, 0x00], sak: 0x00))
 
@@ -111,7 +111,7 @@ struct IdentificationTests {
         #expect(identity.model == model)
     }}
 
-@Suite("ISO-DEP chips named by GetVersion")
+@Suite("ISO-DEP chips named by GetVersion", .timeLimit(.minutes(5)))
 struct ISODEPIdentificationTests {
     static let target = TargetInfo.iso14443A(ISO14443ATarget(
         uid: [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06], atqa: [0x44, 0x03], sak: 0x20, ats: [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]))
@@ -146,7 +146,7 @@ struct ISODEPIdentificationTests {
     }
 }
 
-@Suite("DESFire as CoreNFC shows it")
+@Suite("DESFire as CoreNFC shows it", .timeLimit(.minutes(5)))
 struct DESFireConnectTests {
     @Test("a DESFire is a MIFARE tag of the desfire family whose NDEF is Type 4")
     func desfireIsMiFare() async throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// The MIFARE Application Directory codec (AN10787), the access bits and value blocks of the
 /// MF1S50yyX/V1 datasheet, and the 1K/4K geometry, against known vectors.
-@Suite("MAD, access bits, value blocks")
+@Suite("MAD, access bits, value blocks", .timeLimit(.minutes(5)))
 struct MADTests {
     /// MAD1 body (info byte + 15 AIDs) whose AIDs are `n` NFC AIDs then free sectors.
     static func ndefBody(_ n: Int, info: UInt8 = 0x01) -> [UInt8] {

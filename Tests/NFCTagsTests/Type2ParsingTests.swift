@@ -20,7 +20,7 @@ enum Type2Images {
 
 }
 
-@Suite("Type 2 CC and TLV parsing")
+@Suite("Type 2 CC and TLV parsing", .timeLimit(.minutes(5)))
 struct Type2ParsingTests {
     /// NTAG213: data area CC2 0x12 × 8 = 144 bytes (pages 4–39). The Lock Control TLV
     /// `01 03 A0 0C 34` puts 12 lock bits (2 bytes) at page 0xA × 2^4 = byte 160 (page 40), past the
@@ -197,7 +197,7 @@ actor MemoryType2Reader: NFCReader {
     func close() async {}
 }
 
-@Suite("Type 2 NDEF over a libnfc-like reader")
+@Suite("Type 2 NDEF over a libnfc-like reader", .timeLimit(.minutes(5)))
 struct Type2ReaderSeamTests {
     /// NTAG213 factory image with 16 bytes to spare past the data area (lock/config pages).
     static var ntag213: [UInt8] { Type2Images.ntag213 + [UInt8](repeating: 0, count: 20) }

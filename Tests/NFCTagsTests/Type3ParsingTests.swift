@@ -4,7 +4,7 @@ import Testing
 
 /// The Type 3 attribute information block, FeliCa block list elements, and the FeliCa commands
 /// of ``FeliCaTag`` against scripted answers (well-formed and malformed).
-@Suite("Type 3 attribute block and FeliCa command framing")
+@Suite("Type 3 attribute block and FeliCa command framing", .timeLimit(.minutes(5)))
 struct Type3ParsingTests {
     static let idm: [UInt8] = [0x01, 0x2E, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
     static let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]

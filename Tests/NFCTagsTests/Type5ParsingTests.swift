@@ -5,7 +5,7 @@ import NFCCore
 /// Capability container and TLV area parsing (NFC Forum Type 5 Tag 1.0, 4.3–4.4), ISO 15693
 /// Get system information decoding and error codes (ISO/IEC 15693-3, Table 7), on the ICODE
 /// SLIX2 image (SL2S2602: 80 blocks of 4 bytes, CC `E1 40 27 01`) and on malformed images.
-@Suite("Type 5 CC, TLV and ISO 15693 answer parsing")
+@Suite("Type 5 CC, TLV and ISO 15693 answer parsing", .timeLimit(.minutes(5)))
 struct Type5ParsingTests {
     /// Memory of `size` bytes starting with `prefix`, zeros after.
     static func image(_ prefix: [UInt8], size: Int = 320) -> [UInt8] {
@@ -163,8 +163,9 @@ struct Type5ParsingTests {
         }
     }
 
-    @Test("arbitrary memory never traps the TLV parser")
+    @Test("arbitrary memory never traps the TLV parser: an area, or a typed error at an offset inside the memory")
     func noTrap() {
+        var parsed = 0, refused = 0
         var state: UInt64 = 0x5EED
         for _ in 0..<3000 {
             var bytes: [UInt8] = [0xE1, 0x40]
@@ -174,8 +175,20 @@ struct Type5ParsingTests {
                 state = state &* 6364136223846793005 &+ 1442695040888963407
                 bytes.append(UInt8(truncatingIfNeeded: state >> 33))
             }
-            _ = try? Type5TLVArea.parse(memory: bytes)
+            do {
+                _ = try Type5TLVArea.parse(memory: bytes)
+                parsed += 1
+            } catch {
+                refused += 1
+                #expect(!error.reason.isEmpty)
+                // Inside the memory given, or at most the end of the T5T area its CC declares
+                // (MLEN × 8 bytes after a 4-byte CC): "no NDEF TLV before the area ends here".
+                let areaEnd = 4 + Int(bytes.count > 2 ? bytes[2] : 0) * 8
+                if let offset = error.offset { #expect((0...max(bytes.count, areaEnd)).contains(offset), "offset \(offset) of \(bytes.count) bytes: \(error)") }
+            }
         }
+        #expect(parsed + refused == 3000)
+        #expect(refused > 0)
     }
 
     // MARK: - ISO 15693 answers

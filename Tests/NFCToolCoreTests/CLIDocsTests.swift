@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import NFCToolCore
 
-@Suite("docs/cli.md matches the tool")
+@Suite("docs/cli.md matches the tool", .timeLimit(.minutes(5)))
 struct CLIDocsTests {
     static let docsPath = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

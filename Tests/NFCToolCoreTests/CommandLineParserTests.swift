@@ -1,7 +1,7 @@
 import Testing
 @testable import NFCToolCore
 
-@Suite("Parsing a command's options and arguments")
+@Suite("Parsing a command's options and arguments", .timeLimit(.minutes(5)))
 struct CommandLineParserTests {
     typealias Encode = SampleTool.Encode
 

@@ -1,7 +1,7 @@
 import Testing
 @testable import NFCToolCore
 
-@Suite("Running commands: help, validation, errors and exit statuses")
+@Suite("Running commands: help, validation, errors and exit statuses", .timeLimit(.minutes(5)))
 struct CommandLineToolTests {
     let tool = SampleTool.tool
 

@@ -22,7 +22,7 @@ enum CommandTree {
     }
 }
 
-@Suite("nfctool's command declarations")
+@Suite("nfctool's command declarations", .timeLimit(.minutes(5)))
 struct CommandDeclarationTests {
     @Test("names, options and arguments are well formed", arguments: CommandTree.all(from: NFCToolCommand.self))
     func declarationIsWellFormed(_ node: CommandTree.Node) {

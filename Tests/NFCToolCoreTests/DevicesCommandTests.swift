@@ -4,7 +4,7 @@ import NFCKit
 import Testing
 @testable import NFCToolCore
 
-@Suite("nfctool devices")
+@Suite("nfctool devices", .timeLimit(.minutes(5)))
 struct DevicesCommandTests {
     static let noReader = ProcessInfo.processInfo.environment["LIBNFC_DEVICE"] == nil
 
@@ -35,7 +35,7 @@ struct DevicesCommandTests {
     }
 }
 
-@Suite("What nfctool devices prints for readers")
+@Suite("What nfctool devices prints for readers", .timeLimit(.minutes(5)))
 struct DevicesReportTests {
     static let readers = [
         NFCReaderDescription(name: "ACS / ACR122U PICC Interface", connectionString: "acr122_usb:001:004"),

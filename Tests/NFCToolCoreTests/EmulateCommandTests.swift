@@ -3,7 +3,7 @@ import Testing
 
 /// `nfctool emulate` in-process: its help, usage errors, and the simulator's lack of target
 /// mode. Through real libnfc it is tested in IntegrationTests/EmulateThroughLibNFCTests.
-@Suite("nfctool emulate")
+@Suite("nfctool emulate", .timeLimit(.minutes(5)))
 struct EmulateCommandTests {
     static let help = """
         OVERVIEW: Act as an NFC Forum Type 4 tag for a phone or another reader.

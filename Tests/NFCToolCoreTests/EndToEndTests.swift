@@ -40,16 +40,23 @@ func runBuiltNFCTool(_ arguments: [String], environment: [String: String] = [:])
     process.standardOutput = output
     process.standardError = error
     try process.run()
-    process.waitUntilExit()
+    // Bounded: a child that never exits is killed (and the test fails) instead of hanging CI.
+    let deadline = Date().addingTimeInterval(120)
+    while process.isRunning && Date() < deadline { usleep(2_000) }
+    let timedOut = process.isRunning
+    if timedOut {
+        reap(process)
+        Issue.record("nfctool \(arguments) did not exit within 120 s")
+    }
     try output.close()
     try error.close()
     return ProcessRun(
-        status: process.terminationStatus,
+        status: timedOut ? -1 : process.terminationStatus,
         standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
         standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
 }
 
-@Suite("The built nfctool, run as a user runs it")
+@Suite("The built nfctool, run as a user runs it", .timeLimit(.minutes(10)))
 struct EndToEndTests {
     @Test("--version prints the version and exits 0")
     func version() throws {

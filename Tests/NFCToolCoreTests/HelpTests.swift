@@ -1,7 +1,7 @@
 import Testing
 @testable import NFCToolCore
 
-@Suite("nfctool's help and version")
+@Suite("nfctool's help and version", .timeLimit(.minutes(5)))
 struct HelpTests {
     static let rootHelp = """
         OVERVIEW: Read, write and provision NFC tags through libnfc.

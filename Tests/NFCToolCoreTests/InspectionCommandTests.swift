@@ -5,7 +5,7 @@ import Testing
 
 /// The inspection and set-up commands: info, dump, verify, apdu, doctor. Help texts in whole,
 /// then each command as a user runs it (the built nfctool) against the simulator.
-@Suite("nfctool info, dump, verify, apdu and doctor")
+@Suite("nfctool info, dump, verify, apdu and doctor", .timeLimit(.minutes(5)))
 struct InspectionCommandTests {
     static let infoHelp = """
         OVERVIEW: Show a tag's identifiers, chip, NDEF state, locks and protection.
@@ -411,7 +411,10 @@ struct InspectionCommandTests {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/doctor/\(name)")
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString)")
-        try FileManager.default.copyItem(at: fixtures, to: copy)
+        // cp, not FileManager.copyItem: the copy belongs to whoever runs the tests (copyItem
+        // keeps the checkout's owner, which a user other than its owner may not set).
+        let copied = try runTool("/bin/cp", ["-R", fixtures.path, copy.path], environment: ProcessInfo.processInfo.environment)
+        try #require(copied.status == 0, "\(copied.output)")
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: copy.path + deviceNode)
         return copy
     }
@@ -431,23 +434,17 @@ struct InspectionCommandTests {
         #expect(lines.allSatisfy { $0.count <= 80 })
     }
 
-    @Test("doctor on a machine where pn533_usb holds a root-only reader: problems, exit 1, how to fix")
+    @Test("doctor on a machine where pn533_usb holds a root-only reader: problems, exit 1, how to fix; as this user and, under root, as nobody")
     func doctorBroken() throws {
-        let root = try Self.doctorRoot("broken", deviceNode: "/dev/bus/usb/003/007", mode: 0o664)
+        // Root-only: owned by root, mode 664. Not root, the copy is this user's own: mode 444
+        // keeps even its owner from writing, which is what doctor must see.
+        let mode = getuid() == 0 ? 0o664 : 0o444
+        let root = try Self.doctorRoot("broken", deviceNode: "/dev/bus/usb/003/007", mode: mode)
         defer { try? FileManager.default.removeItem(at: root) }
         let run = try runBuiltNFCTool(["doctor"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
         #expect(run.status == 1)
         #expect(run.standardError == "Error: 2 problems found\n")
-        #expect(run.standardOutput.contains("""
-            [problem] kernel drivers: loaded: pn533_usb, pn533, nfc (they claim USB readers
-                      before libnfc)
-                      fix: sudo modprobe -r pn533_usb pn533 nfc, then blacklist them in
-                           /etc/modprobe.d/blacklist-nfc.conf (docs/hardware.md)
-
-            """))
-        #expect(run.standardOutput.contains("[warning] udev rules: no udev rule for NFC readers"))
-        #expect(run.standardOutput.contains("[problem] USB permissions: NXP PN533 at /dev/bus/usb/003/007 (mode 664):"))
-        #expect(run.standardOutput.contains("[warning] libnfc.conf: libnfc.conf: allow_intrusive_scan = true |\n          devices.d/pn532.conf:"))
+        Self.expectBrokenReport(run.standardOutput, mode: mode)
         let json = try runBuiltNFCTool(["doctor", "--json"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
         #expect(json.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
@@ -457,6 +454,29 @@ struct InspectionCommandTests {
             "libnfc", "readers", "kernel drivers", "udev rules", "USB permissions", "libnfc.conf", "environment",
         ])
         #expect(checks.allSatisfy { Set($0.keys) == ["name", "status", "detail", "fix"] })
+        guard getuid() == 0 else { return }
+        // The same machine seen by an unprivileged user.
+        let nfctool = try #require(BuiltProducts.nfctool, "nfctool is not next to the test runner")
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
+        environment["NFCTOOL_DOCTOR_ROOT"] = root.path
+        let nobody = try runAsNobody(nfctool.path, ["doctor"], environment: environment)
+        #expect(nobody.status == 1, "\(nobody.output)")
+        #expect(nobody.output.contains("Error: 2 problems found\n"))
+        Self.expectBrokenReport(nobody.output, mode: mode)
+    }
+
+    /// What doctor reports on the broken fixture.
+    static func expectBrokenReport(_ output: String, mode: Int) {
+        #expect(output.contains("""
+            [problem] kernel drivers: loaded: pn533_usb, pn533, nfc (they claim USB readers
+                      before libnfc)
+                      fix: sudo modprobe -r pn533_usb pn533 nfc, then blacklist them in
+                           /etc/modprobe.d/blacklist-nfc.conf (docs/hardware.md)
+
+            """), "\(output)")
+        #expect(output.contains("[warning] udev rules: no udev rule for NFC readers"))
+        #expect(output.contains("[problem] USB permissions: NXP PN533 at /dev/bus/usb/003/007 (mode \(String(mode, radix: 8))):"), "\(output)")
+        #expect(output.contains("[warning] libnfc.conf: libnfc.conf: allow_intrusive_scan = true |\n          devices.d/pn532.conf:"))
     }
 
     @Test("doctor: an unknown option or an argument is a usage error (64)")

@@ -4,7 +4,7 @@ import NFCCore
 import Testing
 @testable import NFCToolCore
 
-@Suite("nfctool ndef encode and decode")
+@Suite("nfctool ndef encode and decode", .timeLimit(.minutes(5)))
 struct NDEFCommandTests {
     @Test("encode prints hex of records in the order of their flags")
     func encodeOrder() async throws {

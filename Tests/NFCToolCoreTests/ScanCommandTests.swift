@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import NFCToolCore
 
-@Suite("nfctool scan on the simulator")
+@Suite("nfctool scan on the simulator", .timeLimit(.minutes(5)))
 struct ScanCommandTests {
     struct Expected: Sendable, CustomTestStringConvertible {
         var model: String

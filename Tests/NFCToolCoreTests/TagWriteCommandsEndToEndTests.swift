@@ -4,7 +4,7 @@ import Testing
 
 /// The tag-writing commands run as a user runs them: the built nfctool in a subprocess, against
 /// a simulated NTAG kept in a tag file between runs (`sim:ntag215?file=…`).
-@Suite("read, write, lock, format, erase, protect and unprotect: the built nfctool on a tag file")
+@Suite("read, write, lock, format, erase, protect and unprotect: the built nfctool on a tag file", .timeLimit(.minutes(10)))
 struct TagWriteCommandsEndToEndTests {
     /// A fresh directory for tag and password files, removed by the caller.
     static func directory() throws -> URL {

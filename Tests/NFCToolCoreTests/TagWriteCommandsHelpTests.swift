@@ -2,7 +2,7 @@ import Testing
 @testable import NFCToolCore
 
 /// The whole help of each tag-writing command, as `--help`, `-h` and `help <command>` print it.
-@Suite("Help of read, write, lock, format, erase, protect and unprotect")
+@Suite("Help of read, write, lock, format, erase, protect and unprotect", .timeLimit(.minutes(5)))
 struct TagWriteCommandsHelpTests {
     static let readHelp = """
         OVERVIEW: Read the NDEF message of a tag and show its records.

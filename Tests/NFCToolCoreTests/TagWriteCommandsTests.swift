@@ -4,7 +4,7 @@ import Testing
 
 /// The tag-writing commands in-process: the confirmation asked on a terminal, and what is
 /// refused before any reader is opened.
-@Suite("read, write, lock, format, erase, protect, unprotect in-process")
+@Suite("read, write, lock, format, erase, protect, unprotect in-process", .timeLimit(.minutes(5)))
 struct TagWriteCommandsTests {
     /// Runs nfctool in-process with standard input a terminal that answers `answer`.
     static func runInteractive(_ arguments: [String], answer: String) async -> (ExitCode, CapturedIO) {

@@ -8,7 +8,7 @@ struct RejectedCommandLine: Sendable, CustomTestStringConvertible {
     var testDescription: String { arguments.joined(separator: " ") }
 }
 
-@Suite("nfctool's usage errors")
+@Suite("nfctool's usage errors", .timeLimit(.minutes(5)))
 struct UsageErrorTests {
     static let devicesUsage = """
         Usage: nfctool devices [--json] [--verbose]

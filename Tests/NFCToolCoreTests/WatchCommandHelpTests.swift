@@ -2,7 +2,7 @@ import Testing
 @testable import NFCToolCore
 
 /// `nfctool watch`'s whole help, and its option checks (in process).
-@Suite("nfctool watch help and options")
+@Suite("nfctool watch help and options", .timeLimit(.minutes(5)))
 struct WatchCommandHelpTests {
     static let help = """
         OVERVIEW: Report tags as they arrive and leave; run a handler for each.

@@ -13,7 +13,7 @@ func respond(_ chip: PN532Chip, _ data: [UInt8], sourceLocation: SourceLocation 
     return Array(bytes.dropFirst())
 }
 
-@Suite("PN532 command set (UM0701 §7)")
+@Suite("PN532 command set (UM0701 §7)", .timeLimit(.minutes(5)))
 struct ChipTests {
     @Test("GetFirmwareVersion answers IC 32, Ver 01, Rev 06, Support 07")
     func firmwareVersion() {

@@ -1,19 +1,9 @@
 import NFCTestSupport
 import Foundation
+import NFCCore
 import Testing
 @testable import PN532Emulator
 
-private let nfcList = Executables.libnfcTool("nfc-list")
-private let nfcPoll = Executables.libnfcTool("nfc-poll")
-private let nfcMfUltralight = Executables.libnfcTool("nfc-mfultralight")
-private let nfcMfClassic = Executables.libnfcTool("nfc-mfclassic")
-private let nfcReadForumTag3 = Executables.libnfcTool("nfc-read-forum-tag3")
-
-/// A Python with nfcpy, named by `NFCPY_PYTHON` (nfcpy is not a project dependency).
-enum NFCPy {
-    static let python: String? = ProcessInfo.processInfo.environment["NFCPY_PYTHON"]
-        .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
-}
 
 /// Runs `body` with an emulator started with `arguments`, stopping it afterwards.
 private func withEmulator<T>(_ arguments: [String], _ body: (EmulatorProcess) throws -> T) throws -> T {
@@ -22,12 +12,12 @@ private func withEmulator<T>(_ arguments: [String], _ body: (EmulatorProcess) th
     return try body(emulator)
 }
 
-@Suite("libnfc's own tools against pn532-emulator on a pty")
+@Suite("libnfc's own tools against pn532-emulator on a pty", .timeLimit(.minutes(10)))
 struct EndToEndTests {
-    @Test("nfc-list prints the NTAG215's ATQA, UID and SAK", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    @Test("nfc-list prints the NTAG215's ATQA, UID and SAK", ExternalTool.nfcList.trait)
     func nfcListNTAG() throws {
         try withEmulator(["--tag", "ntag215"]) { emulator in
-            let run = try runTool(nfcList!, [], against: emulator)
+            let run = try runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(!run.timedOut)
             #expect(run.status == 0)
             #expect(run.output.contains("1 ISO14443A passive target(s) found:"))
@@ -44,10 +34,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test("nfc-list -v prints a Type 4 tag's ATS", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    @Test("nfc-list -v prints a Type 4 tag's ATS", ExternalTool.nfcList.trait)
     func nfcListType4() throws {
         try withEmulator(["--tag", "type4"]) { emulator in
-            let run = try runTool(nfcList!, ["-v"], against: emulator)
+            let run = try runTool(ExternalTool.nfcList.require(), ["-v"], against: emulator)
             #expect(run.status == 0)
             #expect(run.output.contains("SAK (SEL_RES): 20"))
             #expect(run.output.contains("ATS: 75  77  81  02  80"))
@@ -59,10 +49,10 @@ struct EndToEndTests {
     /// Application Data and Protocol Info (`target-subr.c`, `snprint_nfc_iso14443b_info`);
     /// `-v` decodes the protocol info. The output is parsed field by field.
     @Test("nfc-list lists the Type 4 tag over ISO 14443-B as libnfc lists a type B target",
-          .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+          ExternalTool.nfcList.trait)
     func nfcListTypeB() throws {
         try withEmulator(["--tag", "type4b"]) { emulator in
-            let run = try runTool(nfcList!, ["-v"], against: emulator)
+            let run = try runTool(ExternalTool.nfcList.require(), ["-v"], against: emulator)
             #expect(!run.timedOut)
             #expect(run.status == 0, "\(run.output)")
             let lines = run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -87,10 +77,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test("nfc-list finds the FeliCa Lite-S", .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+    @Test("nfc-list finds the FeliCa Lite-S", ExternalTool.nfcList.trait)
     func nfcListFeliCa() throws {
         try withEmulator(["--tag", "felica-lite-s"]) { emulator in
-            let run = try runTool(nfcList!, [], against: emulator)
+            let run = try runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(run.output.contains("1 Felica (212 kbps) passive target(s) found:"))
             #expect(run.output.contains("ID (NFCID2): 01  2e  53  49  4d  00  00  01"))
             #expect(run.output.contains("System Code (SC): 88  b4"))
@@ -98,12 +88,12 @@ struct EndToEndTests {
     }
 
     @Test("nfc-mfultralight reads all 135 NTAG215 pages, writes a dump back and reads it again",
-          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-examples) is not installed"))
+          ExternalTool.nfcMfUltralight.trait)
     func mfUltralightReadWrite() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try withEmulator(["--tag", "ntag215"]) { emulator in
-            let read = try runTool(nfcMfUltralight!, ["r", "first.mfd"], against: emulator, in: directory)
+            let read = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
             #expect(read.output.contains("NTAG Type: NTAG215 (504 user bytes)"))
             #expect(read.output.contains("Done, 135 of 135 pages read (0 pages failed)."))
             var dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
@@ -112,9 +102,9 @@ struct EndToEndTests {
             // Page 4 onwards: an NDEF TLV with a Text record "A".
             dump.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x41, 0xFE])
             try Data(dump).write(to: directory.appendingPathComponent("new.mfd"))
-            let write = try runTool(nfcMfUltralight!, ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            let write = try runTool(ExternalTool.nfcMfUltralight.require(), ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
             #expect(write.output.contains("Done, 130 of 135 pages written (5 pages skipped, 0 pages failed)."))
-            let again = try runTool(nfcMfUltralight!, ["r", "again.mfd"], against: emulator, in: directory)
+            let again = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
             #expect(again.status == 0)
             #expect(try Data(contentsOf: directory.appendingPathComponent("again.mfd")) == Data(dump))
         }
@@ -125,12 +115,12 @@ struct EndToEndTests {
     /// that quietly as "not permitted", and nfc-mfultralight counts the page as failed. With
     /// status 14 libnfc would report "Mifare Authentication Failed" for every page.
     @Test("nfc-mfultralight w on locked pages: they fail quietly, as on a chip (NAK = status 13, NFC_ERFTRANS)",
-          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-bin) is not installed"))
+          ExternalTool.nfcMfUltralight.trait)
     func mfUltralightWriteLockedPages() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try withEmulator(["--tag", "ntag215"]) { emulator in
-            let read = try runTool(nfcMfUltralight!, ["r", "first.mfd"], against: emulator, in: directory)
+            let read = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
             #expect(read.output.contains("Done, 135 of 135 pages read (0 pages failed)."))
             var dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
             // Static lock bytes (page 2, bytes 2-3) all set, a Text record "A" in pages 4-5: the
@@ -139,21 +129,21 @@ struct EndToEndTests {
             dump.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x41, 0xFE])
             try Data(dump).write(to: directory.appendingPathComponent("locked.mfd"))
             // OTP no, lock bytes yes, dynamic lock bytes no, UID no.
-            let lock = try runTool(nfcMfUltralight!, ["w", "locked.mfd"], against: emulator, input: "n\ny\nn\nn\n", in: directory)
+            let lock = try runTool(ExternalTool.nfcMfUltralight.require(), ["w", "locked.mfd"], against: emulator, input: "n\ny\nn\nn\n", in: directory)
             #expect(lock.output.contains("0 pages failed"), "\(lock.output)")
             // Now pages 3-15 are read-only: a dump with "B" there and new bytes in page 16.
             var second = dump
             second.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x42, 0xFE])
             second.replaceSubrange(64..<68, with: [0xAA, 0xBB, 0xCC, 0xDD])
             try Data(second).write(to: directory.appendingPathComponent("second.mfd"))
-            let write = try runTool(nfcMfUltralight!, ["w", "second.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            let write = try runTool(ExternalTool.nfcMfUltralight.require(), ["w", "second.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
             #expect(write.output.contains("Done, 118 of 135 pages written (5 pages skipped, 12 pages failed)."), "\(write.output)")
             #expect(!write.output.contains("Mifare Authentication Failed"), "\(write.output)")
             #expect(!write.output.contains("nfc_initiator_transceive_bytes"), "\(write.output)")
             // The refusals were status 13 on the wire, never 14.
             #expect(emulator.trace.contains { $0.hasSuffix("< D5 41 13") })
             #expect(!emulator.trace.contains { $0.hasSuffix("< D5 41 14") })
-            let again = try runTool(nfcMfUltralight!, ["r", "again.mfd"], against: emulator, in: directory)
+            let again = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
             #expect(again.output.contains("Done, 135 of 135 pages read"))
             let after = try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd")))
             #expect(Array(after[16..<24]) == Array(dump[16..<24]))
@@ -164,7 +154,7 @@ struct EndToEndTests {
     /// A refused Classic authentication is status 14 on a chip too: libnfc reports it as
     /// NFC_EMFCAUTHFAIL and nfc-mfclassic gives up on the sector.
     @Test("nfc-mfclassic with wrong keys: authentication fails (status 14), as on a chip",
-          .enabled(if: nfcMfClassic != nil, "nfc-mfclassic (libnfc-bin) is not installed"))
+          ExternalTool.nfcMfClassic.trait)
     func mfClassicWrongKey() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -174,42 +164,42 @@ struct EndToEndTests {
         keys.replaceSubrange(0..<4, with: [0x53, 0x49, 0x4D, 0x01])
         try Data(keys).write(to: directory.appendingPathComponent("keys.mfd"))
         try withEmulator(["--tag", "classic1k"]) { emulator in
-            let run = try runTool(nfcMfClassic!, ["r", "a", "u", "dump.mfd", "keys.mfd"], against: emulator, in: directory)
+            let run = try runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "dump.mfd", "keys.mfd"], against: emulator, in: directory)
             #expect(run.output.contains("Error: authentication failed for block 0x3f"), "\(run.output)")
             #expect(emulator.trace.contains { $0.hasSuffix("< D5 41 14") })
         }
     }
 
     @Test("A tag file keeps what nfc-mfultralight wrote for the next emulator run",
-          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-examples) is not installed"))
+          ExternalTool.nfcMfUltralight.trait)
     func tagFilePersists() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tagFile = directory.appendingPathComponent("tag.json").path
         var written: [UInt8] = []
         try withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
-            _ = try runTool(nfcMfUltralight!, ["r", "first.mfd"], against: emulator, in: directory)
+            _ = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
             written = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
             written.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x42, 0xFE])
             try Data(written).write(to: directory.appendingPathComponent("new.mfd"))
-            let write = try runTool(nfcMfUltralight!, ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            let write = try runTool(ExternalTool.nfcMfUltralight.require(), ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
             #expect(write.output.contains("0 pages failed"))
         }
         #expect(FileManager.default.fileExists(atPath: tagFile))
         try withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
-            let read = try runTool(nfcMfUltralight!, ["r", "again.mfd"], against: emulator, in: directory)
+            let read = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
             #expect(read.output.contains("Done, 45 of 45 pages read (0 pages failed)."))
             #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd"))) == written)
         }
     }
 
     @Test("A tag that leaves the field after 10 commands leaves nfc-mfultralight with failed pages",
-          .enabled(if: nfcMfUltralight != nil, "nfc-mfultralight (libnfc-examples) is not installed"))
+          ExternalTool.nfcMfUltralight.trait)
     func tagLeavesField() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try withEmulator(["--tag", "ntag215", "--leave-after", "10"]) { emulator in
-            let run = try runTool(nfcMfUltralight!, ["r", "dump.mfd"], against: emulator, in: directory)
+            let run = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "dump.mfd"], against: emulator, in: directory)
             #expect(run.output.contains("Done, 36 of 135 pages read (99 pages failed)."))
             #expect(run.output.contains("Warning! Read failed - partial data written to file!"))
             #expect(try emulator.control("status") == "ok empty (NTAG215 0453494d000001 removed), 0 waiting")
@@ -217,12 +207,12 @@ struct EndToEndTests {
     }
 
     @Test("nfc-mfclassic reads a Classic 1K with the default keys",
-          .enabled(if: nfcMfClassic != nil, "nfc-mfclassic (libnfc-examples) is not installed"))
+          ExternalTool.nfcMfClassic.trait)
     func mfClassicRead() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try withEmulator(["--tag", "classic1k"]) { emulator in
-            let run = try runTool(nfcMfClassic!, ["r", "a", "u", "dump.mfd"], against: emulator, in: directory)
+            let run = try runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "dump.mfd"], against: emulator, in: directory)
             #expect(run.output.contains("Guessing size: seems to be a 1024-byte card"))
             #expect(run.output.contains("Done, 64 of 64 blocks read."))
             let dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("dump.mfd")))
@@ -232,19 +222,19 @@ struct EndToEndTests {
     }
 
     @Test("nfc-mfclassic writes a dump and reads it back (1.8.0 writes the first block of sectors 1-15 only)",
-          .enabled(if: nfcMfClassic != nil, "nfc-mfclassic (libnfc-examples) is not installed"))
+          ExternalTool.nfcMfClassic.trait)
     func mfClassicWrite() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try withEmulator(["--tag", "classic1k"]) { emulator in
-            _ = try runTool(nfcMfClassic!, ["r", "a", "u", "first.mfd"], against: emulator, in: directory)
+            _ = try runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "first.mfd"], against: emulator, in: directory)
             var dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
             dump.replaceSubrange(0x40..<0x50, with: Array("NFCKit emulator!".utf8))
             dump.replaceSubrange(0x3C0..<0x3D0, with: [UInt8](repeating: 0x5A, count: 16))
             try Data(dump).write(to: directory.appendingPathComponent("new.mfd"))
-            let write = try runTool(nfcMfClassic!, ["w", "a", "u", "new.mfd"], against: emulator, in: directory)
+            let write = try runTool(ExternalTool.nfcMfClassic.require(), ["w", "a", "u", "new.mfd"], against: emulator, in: directory)
             #expect(write.output.contains("Done, 60 of 64 blocks written."), "\(write.output)")
-            let again = try runTool(nfcMfClassic!, ["r", "a", "u", "again.mfd"], against: emulator, in: directory)
+            let again = try runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "again.mfd"], against: emulator, in: directory)
             #expect(again.output.contains("Done, 64 of 64 blocks read."))
             let back = try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd")))
             #expect(Array(back[0x40..<0x50]) == Array("NFCKit emulator!".utf8))
@@ -253,12 +243,12 @@ struct EndToEndTests {
     }
 
     @Test("nfc-read-forum-tag3 reads the Lite-S attribute information block",
-          .enabled(if: nfcReadForumTag3 != nil, "nfc-read-forum-tag3 (libnfc-examples) is not installed"))
+          ExternalTool.nfcReadForumTag3.trait)
     func readForumTag3() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try withEmulator(["--tag", "felica-lite-s"]) { emulator in
-            let run = try runTool(nfcReadForumTag3!, ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
+            let run = try runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
             #expect(run.output.contains("* Mapping version: 1.0"))
             #expect(run.output.contains("* Maximum nr of blocks available for NDEF data:     13 blocks (208 bytes)"))
             #expect(run.output.contains("* NDEF Access Attribute: Read/Write (0x01)"))
@@ -267,15 +257,15 @@ struct EndToEndTests {
     }
 
     @Test("A stack of tags: 'next' presents the second UID, 'remove' empties the field",
-          .enabled(if: nfcList != nil, "nfc-list (libnfc-bin) is not installed"))
+          ExternalTool.nfcList.trait)
     func stackOfTags() throws {
         try withEmulator(["--tag", "ntag215", "--tag", "ntag215"]) { emulator in
             #expect(try emulator.control("status") == "ok NTAG215 0453494d000001 present, 1 waiting")
-            #expect(try runTool(nfcList!, [], against: emulator).output.contains("4d  00  00  01"))
+            #expect(try runTool(ExternalTool.nfcList.require(), [], against: emulator).output.contains("4d  00  00  01"))
             #expect(try emulator.control("next") == "ok NTAG215 0453494d000002 present, 0 waiting")
-            #expect(try runTool(nfcList!, [], against: emulator).output.contains("4d  00  00  02"))
+            #expect(try runTool(ExternalTool.nfcList.require(), [], against: emulator).output.contains("4d  00  00  02"))
             #expect(try emulator.control("remove") == "ok empty (NTAG215 0453494d000002 removed), 0 waiting")
-            let empty = try runTool(nfcList!, [], against: emulator)
+            let empty = try runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(!empty.output.contains("passive target(s) found"))
             #expect(empty.status == 0)
             #expect(try emulator.control("dance").hasPrefix("error: unknown control command 'dance'"))
@@ -283,14 +273,14 @@ struct EndToEndTests {
     }
 
     @Test("nfc-poll waits for a tag: presenting it ends the poll, removing it ends the presence check",
-          .enabled(if: nfcPoll != nil, "nfc-poll (libnfc-bin) is not installed"))
+          ExternalTool.nfcPoll.trait)
     func pollWaitsForTag() throws {
         try withEmulator(["--tag", "classic1k"]) { emulator in
             try emulator.control("remove")
             let environment = emulator.libnfcEnvironment
             let process = Process()
             let output = Pipe()
-            process.executableURL = URL(fileURLWithPath: nfcPoll!)
+            process.executableURL = URL(fileURLWithPath: try ExternalTool.nfcPoll.require())
             process.environment = environment
             process.standardOutput = output
             process.standardError = output
@@ -317,26 +307,42 @@ struct EndToEndTests {
         }
     }
 
-    @Test("nfcpy (tty:NAME:pn532 through --link /dev/NAME) writes an NDEF URI record",
-          .enabled(if: NFCPy.python != nil && FileManager.default.isWritableFile(atPath: "/dev"),
-                   "set NFCPY_PYTHON to a python with nfcpy, and run where /dev is writable"),
-          arguments: ["ntag215", "type4"])
+    @Test("nfcpy (tty:NAME:pn532 through --link /dev/NAME) writes an NDEF URI record; a fresh nfcpy process and the tag file hold its bytes",
+          ExternalTool.nfcpy.trait, arguments: ["ntag215", "type4"])
     func nfcpy(model: String) throws {
+        let python = try ExternalTool.nfcpy.require()
         let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
-        try withEmulator(["--tag", model, "--link", "/dev/\(name)"]) { emulator in
-            let script = """
-                import nfc, ndef
-                clf = nfc.ContactlessFrontend('tty:\(name):pn532')
-                tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
-                print('tag', tag)
-                tag.ndef.records = [ndef.UriRecord('https://example.org/nfckit')]
-                print('records', tag.ndef.records)
-                clf.close()
-                """
-            let run = try runTool(NFCPy.python!, ["-c", script], against: emulator, timeout: 20)
-            #expect(run.output.contains(model == "type4" ? "tag Type4ATag" : "tag Type2Tag 'NXP NTAG215' ID=0453494D000001"), "\(run.output)")
-            #expect(run.output.contains("records [ndef.uri.UriRecord('https://example.org/nfckit')]"), "\(run.output)")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tagFile = directory.appendingPathComponent("tag.json").path
+        // The record by hand (NFC Forum URI RTD): MB ME SR, TNF 1, type "U", payload 0x13 bytes,
+        // prefix 04 ("https://"), then "example.org/nfckit".
+        let expected = [0xD1, 0x01, 0x13, 0x55, 0x04] + Array("example.org/nfckit".utf8)
+        func session(_ body: String) throws -> ToolRun {
+            try withEmulator(["--tag", "\(model):\(tagFile)", "--link", "/dev/\(name)"]) { emulator in
+                let script = """
+                    import nfc, ndef
+                    clf = nfc.ContactlessFrontend('tty:\(name):pn532')
+                    tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
+                    print('tag', tag)
+                    \(body)
+                    clf.close()
+                    """
+                return try runTool(python, ["-c", script], against: emulator, timeout: 30)
+            }
         }
+        let write = try session("tag.ndef.records = [ndef.UriRecord('https://example.org/nfckit')]")
+        #expect(write.status == 0 && !write.timedOut, "\(write.output)")
+        #expect(write.output.contains(model == "type4" ? "tag Type4ATag" : "tag Type2Tag 'NXP NTAG215' ID=0453494D000001"), "\(write.output)")
+        // nfcpy caches what its setter was given: only a fresh process reading the tag proves the write.
+        let read = try session("print('octets', bytes(tag.ndef.octets).hex())")
+        #expect(read.status == 0 && !read.timedOut, "\(read.output)")
+        #expect(read.output.contains("octets " + Hex.encode(expected).lowercased()), "\(read.output)")
+        // And the emulator's tag file, read as plain JSON, holds the same bytes.
+        let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tagFile))) as? [String: Any]
+        let stored = try Hex.decode(try #require(state?["memory"] as? String, "no memory in the tag file"))
+        let needle = model == "type4" ? [0x00, UInt8(expected.count)] + expected : [0x03, UInt8(expected.count)] + expected
+        #expect(stored.firstRange(of: needle) != nil, "the tag file lacks \(Hex.encode(needle))")
     }
 
     @Test("Bad command lines exit 64 with Error and Usage; --help exits 0")
@@ -354,8 +360,11 @@ struct EndToEndTests {
             // A command line that is accepted would serve for ever: give up after 5 seconds.
             let deadline = Date().addingTimeInterval(5)
             while process.isRunning && Date() < deadline { usleep(2_000) }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            if process.isRunning {
+                reap(process)
+                Issue.record("pn532-emulator \(arguments) was still running after 5 s")
+                continue
+            }
             #expect(process.terminationStatus == status, "\(arguments)")
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             if status == 64 {

@@ -1,7 +1,7 @@
 import Testing
 @testable import PN532Emulator
 
-@Suite("PN532 host link frames (UM0701 §6.2.1)")
+@Suite("PN532 host link frames (UM0701 §6.2.1)", .timeLimit(.minutes(5)))
 struct FrameCodecTests {
     /// GetFirmwareVersion as libnfc sends it.
     static let getFirmwareVersion: [UInt8] = [0x00, 0x00, 0xFF, 0x02, 0xFE, 0xD4, 0x02, 0x2A, 0x00]

@@ -6,6 +6,17 @@ import Testing
 import Glibc
 #endif
 
+/// Waits (at most `timeout` seconds) until a line of `emulator`'s trace ends with `suffix`: the
+/// event itself, not an assumed duration, on a loaded machine.
+private func waitForTrace(_ emulator: EmulatorProcess, endingWith suffix: String, timeout: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if emulator.trace.contains(where: { $0.hasSuffix(suffix) || $0.contains(suffix) }) { return true }
+        usleep(5_000)
+    }
+    return false
+}
+
 /// A raw serial client on the emulator's pty: writes bytes, reads what arrives within a time.
 private final class SerialClient {
     let descriptor: Int32
@@ -26,7 +37,7 @@ private final class SerialClient {
     }
 
     /// Reads until `count` bytes came or `timeout` seconds passed.
-    func receive(_ count: Int, timeout: Double = 2) -> [UInt8] {
+    func receive(_ count: Int, timeout: Double = 10) -> [UInt8] {
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
         while received.count < count {
@@ -43,7 +54,7 @@ private final class SerialClient {
     }
 }
 
-@Suite("The host link on the pty: ACK, NACK, abort, wake-up, checksum errors (UM0701 §6.2)")
+@Suite("The host link on the pty: ACK, NACK, abort, wake-up, checksum errors (UM0701 §6.2)", .timeLimit(.minutes(5)))
 struct HostLinkTests {
     static let getFirmwareVersion = PN532Frame.command([0x02]).encoded
     static let firmwareResponse = PN532Frame.response([0x03, 0x32, 0x01, 0x06, 0x07]).encoded
@@ -86,7 +97,9 @@ struct HostLinkTests {
         var bad = Self.getFirmwareVersion
         bad[7] &+= 1
         client.send(bad)
-        #expect(client.receive(1, timeout: 0.15).isEmpty)
+        // The emulator has judged the frame once it traced it; nothing may have come back.
+        #expect(waitForTrace(emulator, endingWith: "> BAD dataChecksumMismatch at byte 7"))
+        #expect(client.receive(1, timeout: 0.05).isEmpty)
         client.send(Self.getFirmwareVersion)
         #expect(client.receive(6 + Self.firmwareResponse.count) == PN532Frame.ackBytes + Self.firmwareResponse)
         #expect(emulator.trace.contains { $0.hasSuffix("> BAD dataChecksumMismatch at byte 7") })
@@ -98,9 +111,15 @@ struct HostLinkTests {
         defer { emulator.stop() }
         let client = try SerialClient(path: emulator.ptyPath)
         client.send(Array(PN532Frame.command([UInt8](repeating: 0x06, count: 40)).encoded.prefix(12)))
-        usleep(200_000)
+        // The emulator notices the silence when the next bytes come: make sure it has read the
+        // partial frame (a control round trip runs its loop), then stay quiet for longer than
+        // its 100 ms inter-byte timeout, however slowly this machine runs.
+        usleep(150_000)
+        _ = try emulator.control("status")
+        usleep(UInt32(PN532Host.interByteTimeout * 2_000_000))
         client.send([0x55, 0x55] + [UInt8](repeating: 0, count: 14) + Self.getFirmwareVersion)
         #expect(client.receive(6 + Self.firmwareResponse.count) == PN532Frame.ackBytes + Self.firmwareResponse)
+        #expect(waitForTrace(emulator, endingWith: "BAD partial frame dropped"))
     }
 
     @Test("An unknown command gets ACK and the error frame")
@@ -122,7 +141,8 @@ struct HostLinkTests {
         #expect(client.receive(6) == PN532Frame.ackBytes)
         #expect(client.receive(1, timeout: 0.1).isEmpty)
         client.send(PN532Frame.ackBytes)
-        usleep(50_000)
+        // Present the tag only once the emulator has taken the ACK as an abort.
+        #expect(waitForTrace(emulator, endingWith: "# aborted by host ACK"))
         try emulator.control("present")
         #expect(client.receive(1, timeout: 0.1).isEmpty)
         client.send(Self.getFirmwareVersion)
@@ -137,10 +157,10 @@ struct HostLinkTests {
         try emulator.control("remove")
         let client = try SerialClient(path: emulator.ptyPath)
         client.send(PN532Frame.command([0x4A, 0x01, 0x00]).encoded)
-        #expect(client.receive(6) == PN532Frame.ackBytes)
+        #expect(client.receive(6, timeout: 10) == PN532Frame.ackBytes)
         try emulator.control("present")
         let expected = PN532Frame.response([0x4B, 0x01, 0x01, 0x00, 0x44, 0x00, 0x07, 0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]).encoded
-        #expect(client.receive(expected.count) == expected)
+        #expect(client.receive(expected.count, timeout: 10) == expected)
     }
 
     @Test("The datasheet delay model answers no sooner than the link time at 115200 baud")

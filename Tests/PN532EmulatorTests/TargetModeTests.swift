@@ -3,7 +3,7 @@ import Testing
 
 /// Target mode of the emulated PN532 (UM0701 §7.3.14–7.3.18) with the virtual external reader,
 /// frame by frame.
-@Suite("PN532 target mode with a virtual external reader")
+@Suite("PN532 target mode with a virtual external reader", .timeLimit(.minutes(5)))
 struct TargetModeTests {
     /// TgInitAsTarget as libnfc's `pn53x_target_init` sends it for an ISO 14443-4 PICC: mode 05,
     /// SENS_RES 04 00, NFCID1t 00 B0 0B, SEL_RES 20, no FeliCa or DEP part, no general or

@@ -10,7 +10,7 @@ import VirtualTags
 
 /// Batch provisioning on simulated stacks of tags: every tag gets its own data, the ledger
 /// holds exactly what the tags hold, counters and rows are never used twice.
-@Suite("Batch provisioning on the simulator")
+@Suite("Batch provisioning on the simulator", .timeLimit(.minutes(5)))
 struct BatchTests {
     /// What every tag handed out by `reader` holds now, by UID.
     static func messages(_ reader: SimulatedReader) async -> [String: NDEFMessage] {
@@ -127,7 +127,9 @@ struct BatchTests {
         await withTaskGroup(of: Void.self) { group in
             for worker in workers { group.addTask { await worker.run() } }
             group.addTask {
-                while await coordinator.summary.done < 8 { try? await Task.sleep(for: .milliseconds(20)) }
+                // Bounded: a worker that never finishes fails the count below instead of hanging.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while await coordinator.summary.done < 8 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
                 await coordinator.stop("both stacks done")
             }
         }
@@ -170,15 +172,14 @@ final class EventLog: Sendable {
     var all: [BatchEvent] { events.withLock { $0 } }
 }
 
-@Suite("Batch: a tag pulled away at every step of its sequence")
+@Suite("Batch: a tag pulled away at every step of its sequence", .timeLimit(.minutes(5)))
 struct BatchTearingSweepTests {
     @Test("for every cut point k of the first tag's sequence: the ledger says done only for a tag that holds its message; a failed tag holds no half message; the run goes on")
     func sweep() async throws {
-        // The commands one tag costs: identification (GET_VERSION) 1, detection 1, CFG 1,
-        // 12 WRITEs, verify 1 = 16 (docs/benchmarks.md); k = 17 and 18 cut nothing.
-        let total = 17
-        var outcomes: [String: Int] = [:]
-        for k in 1...(total + 1) {
+        // The commands one tag costs, from the trace of an uninterrupted run of one tag
+        // (docs/benchmarks.md: GET_VERSION, FAST_READ, CFG READ, 12 WRITEs, FAST_READ verify = 16).
+        let perTag: Int
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let ledger = try Ledger(path: directory.appendingPathComponent("l.db").path)
@@ -186,8 +187,38 @@ struct BatchTearingSweepTests {
             let coordinator = try BatchCoordinator(
                 ledger: ledger, runID: try ledger.startRun(template: template.text, manifest: nil, readers: []),
                 source: .template(usesCounter: true, start: 1) { uid, n in try BatchTests.url(template.render(uid: uid, counter: n)) },
-                options: BatchOptions(count: 2))
-            let reader = try SimulatorConfiguration.makeReader("sim:ntag215*3?poll-wait=0&leave-after=\(k)")
+                options: BatchOptions(count: 1))
+            let reader = try SimulatorConfiguration.makeReader("sim:ntag215*3?poll-wait=0")
+            await reader.withField { $0.isTracing = true }
+            await BatchWorker(reader: reader, coordinator: coordinator, events: { _ in }).run()
+            perTag = await reader.withField { field in field.trace.filter { $0.answer != .noTag }.count }
+            #expect(try ledger.attempts().map(\.status) == ["done"])
+        }
+        #expect(perTag > 10, "the traced sequence has \(perTag) commands")
+        // Cut after each command of the first tag's sequence, after its last and inside the
+        // second tag's first; then inside each command of the first tag's sequence.
+        let cuts = (1...(perTag + 1)).map { FaultPlan(leaveAfterCommand: $0) } + (1...perTag).map { FaultPlan(leaveDuringCommand: $0) }
+        let total = cuts.count
+        var outcomes: [String: Int] = [:]
+        for (index, plan) in cuts.enumerated() {
+            let k = "\(index < perTag + 1 ? "after" : "inside") \(plan.leaveAfterCommand ?? plan.leaveDuringCommand ?? 0)"
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let ledger = try Ledger(path: directory.appendingPathComponent("l.db").path)
+            let template = try ProvisioningTemplate("https://ex.io/t/{uid}?n={n:05}")
+            let coordinator = try BatchCoordinator(
+                ledger: ledger, runID: try ledger.startRun(template: template.text, manifest: nil, readers: []),
+                source: .template(usesCounter: true, start: 1) { uid, n in try BatchTests.url(template.render(uid: uid, counter: n)) },
+                options: {
+                    // A stack that runs dry ends the run (no test may spin for ever).
+                    var options = BatchOptions(count: 2)
+                    options.idleTimeout = .seconds(2)
+                    return options
+                }())
+            // 4 tags: a tag lost inside identification makes the worker select the next one,
+            // which it then refuses (another UID answered) and hands out unwritten.
+            let reader = try SimulatorConfiguration.makeReader("sim:ntag215*4?poll-wait=0")
+            await reader.withField { $0.faultPlan = plan }
             await BatchWorker(reader: reader, coordinator: coordinator, events: { _ in }).run()
             let attempts = try ledger.attempts()
             #expect(attempts.filter { $0.status == "done" }.count == 2, "k = \(k)")
@@ -219,7 +250,7 @@ struct BatchTearingSweepTests {
             let outcome = first?.status == "failed" ? "first tag failed, recorded" : "first tag done"
             outcomes[outcome, default: 0] += 1
         }
-        print("batch tearing sweep, \(total + 1) cut points: \(outcomes.sorted { $0.key < $1.key })")
+        print("batch tearing sweep, \(perTag) commands per tag, \(total) cut points: \(outcomes.sorted { $0.key < $1.key })")
         #expect(outcomes["first tag failed, recorded", default: 0] >= 10)
     }
 }

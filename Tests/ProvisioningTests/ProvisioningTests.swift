@@ -6,7 +6,7 @@ import Testing
 private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures/manifests")
 
-@Suite("SHA-256 and HMAC against published vectors")
+@Suite("SHA-256 and HMAC against published vectors", .timeLimit(.minutes(5)))
 struct SHA256Tests {
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
@@ -32,7 +32,7 @@ struct SHA256Tests {
     }
 }
 
-@Suite("Provisioning templates")
+@Suite("Provisioning templates", .timeLimit(.minutes(5)))
 struct TemplateTests {
     static let uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
 
@@ -71,7 +71,7 @@ struct TemplateTests {
     }
 }
 
-@Suite("Manifests: CSV and JSONL")
+@Suite("Manifests: CSV and JSONL", .timeLimit(.minutes(5)))
 struct ManifestTests {
     @Test("the CSV and JSONL fixtures give the same rows, in field order, empty values left out")
     func fixturesAgree() throws {
@@ -128,20 +128,26 @@ struct ManifestTests {
         }
     }
 
-    @Test("random bytes never crash either parser")
+    @Test("random bytes never crash either parser: rows, or an error naming a line and column")
     func totality() {
         var generator = SeededGenerator(seed: 7)
         let alphabet = Array("{}[]\",:\\nu0123abc \r\n\t-.eE".unicodeScalars)
         for _ in 0..<3000 {
             let length = Int.random(in: 0..<40, using: &generator)
             let text = String(String.UnicodeScalarView((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
-            _ = try? Manifest.parseCSV(text)
-            _ = try? Manifest.parseJSONL(text)
+            // Lines end at \n, \r or \r\n: at most one line per separator, plus the last.
+            let lines = text.unicodeScalars.filter { $0 == "\n" || $0 == "\r" }.count + 2
+            func check(_ error: ProvisioningInputError) {
+                #expect(!error.reason.isEmpty)
+                if let line = error.line { #expect(line >= 1 && line <= lines, "\(error)") }
+            }
+            do { _ = try Manifest.parseCSV(text) } catch { check(error) }
+            do { _ = try Manifest.parseJSONL(text) } catch { check(error) }
         }
     }
 }
 
-@Suite("The provisioning ledger (SQLite, WAL)")
+@Suite("The provisioning ledger (SQLite, WAL)", .timeLimit(.minutes(5)))
 struct LedgerTests {
     static func attempt(_ ledger: Ledger, run: Int64, uid: String, row: Int? = nil, counter: Int? = nil, status: String = "done") -> LedgerAttempt {
         LedgerAttempt(

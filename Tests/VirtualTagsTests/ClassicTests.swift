@@ -4,7 +4,7 @@ import Testing
 import VirtualTags
 
 /// MIFARE Classic 1K against the MF1S50yyX/V1 datasheet, section 8.7 and 10.
-@Suite("MIFARE Classic 1K")
+@Suite("MIFARE Classic 1K", .timeLimit(.minutes(5)))
 struct ClassicTests {
     static let uid: [UInt8] = [0xDE, 0xAD, 0xBE, 0xEF]
     static let keyA: [UInt8] = [0xA0, 0xA1, 0xA2, 0xA3, 0xA4, 0xA5]

@@ -4,7 +4,7 @@ import Testing
 import VirtualTags
 
 /// FeliCa Lite-S against the FeliCa Lite-S User's Manual and NFC Forum Type 3 Tag.
-@Suite("FeliCa Lite-S")
+@Suite("FeliCa Lite-S", .timeLimit(.minutes(5)))
 struct FeliCaLiteSTests {
     static let idm: [UInt8] = [0x01, 0x2E, 0x3C, 0x4D, 0x5E, 0x6F, 0x70, 0x81]
     static let readOnly: [UInt8] = [0x0B, 0x00]

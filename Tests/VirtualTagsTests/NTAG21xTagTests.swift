@@ -28,7 +28,7 @@ extension VirtualTag {
 
 func ntagPage(_ tag: NTAG21xTag, _ number: Int) -> [UInt8] { Array(tag.memory[(number * 4)..<(number * 4 + 4)]) }
 
-@Suite("NTAG21x chip model")
+@Suite("NTAG21x chip model", .timeLimit(.minutes(5)))
 struct NTAG21xTagTests {
     @Test("total pages per model", arguments: [
         (NTAG21xTag.Model.ntag213, 45), (.ntag215, 135), (.ntag216, 231),
@@ -249,7 +249,7 @@ struct NTAG21xTagTests {
     }
 }
 
-@Suite("NTAG21x password protection and counter")
+@Suite("NTAG21x password protection and counter", .timeLimit(.minutes(5)))
 struct NTAG21xPasswordTests {
     /// NTAG213 with PWD 11223344, PACK ABCD, AUTH0 = page 10h, ACCESS `access`.
     func protectedTag(access: UInt8) -> NTAG21xTag {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import VirtualTags
 
-@Suite("Outside data never traps")
+@Suite("Outside data never traps", .timeLimit(.minutes(5)))
 struct RobustnessTests {
     @Test("a known Type 2 command of the wrong length gets no answer", arguments: [
         (UInt8(0x60), 1), (0x30, 2), (0x3A, 3), (0xA2, 6), (0xA0, 2), (0x39, 2), (0x1B, 5), (0x3C, 2),
@@ -17,15 +17,29 @@ struct RobustnessTests {
         }
     }
 
-    @Test("every command byte with every short argument is answered without trapping", arguments: NTAG21xTag.Model.allCases)
+    @Test("every command byte with every short argument is answered without trapping: data, ACK, a datasheet NAK or silence", arguments: NTAG21xTag.Model.allCases)
     func everyCommandByte(model: NTAG21xTag.Model) {
+        var kinds: [String: Int] = [:]
         for command in 0...255 {
             for argument in [0x00, 0x02, 0x2C, 0xE6, 0xFF] {
                 let tag = freshNTAG(model)
-                _ = tag.respond(to: [UInt8(command), UInt8(argument), UInt8(argument)])
-                _ = tag.respond(to: [UInt8(command), UInt8(argument)])
+                for frame in [[UInt8(command), UInt8(argument), UInt8(argument)], [UInt8(command), UInt8(argument)]] {
+                    switch tag.respond(to: frame) {
+                    case .data(let bytes):
+                        #expect(!bytes.isEmpty, "\(Hex.encode(frame)): an empty data answer")
+                        kinds["data", default: 0] += 1
+                    case .ack: kinds["ack", default: 0] += 1
+                    case .nak(let code):
+                        // NTAG21x datasheet 9.3: 0h invalid argument, 1h CRC, 4h counter/auth, 5h EEPROM.
+                        #expect([0x0, 0x1, 0x4, 0x5].contains(code), "\(Hex.encode(frame)): NAK \(code)")
+                        kinds["nak", default: 0] += 1
+                    case .silence: kinds["silence", default: 0] += 1
+                    }
+                }
             }
         }
+        // READ 00 answers data, an out-of-range READ a NAK, an unknown command silence.
+        #expect(kinds["data", default: 0] > 0 && kinds["nak", default: 0] > 0 && kinds["silence", default: 0] > 0, "\(kinds)")
         #expect(freshNTAG(model).respond(to: []) == .silence)
     }
 

@@ -4,7 +4,7 @@ import Testing
 import VirtualTags
 
 /// ICODE SLIX2 against ISO/IEC 15693-3 and the SL2S2602 datasheet.
-@Suite("ICODE SLIX2")
+@Suite("ICODE SLIX2", .timeLimit(.minutes(5)))
 struct SLIX2Tests {
     static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x08, 0x12, 0x34, 0x56, 0x78]
     static let uidOnAir: [UInt8] = uid.reversed()

@@ -18,7 +18,7 @@ func readerError(_ body: () async throws -> Void) async -> NFCReaderError? {
     }
 }
 
-@Suite("Simulated reader")
+@Suite("Simulated reader", .timeLimit(.minutes(5)))
 struct SimulatedReaderTests {
     @Test("poll returns the tag's target info, transceive reaches the tag")
     func pollAndTransceive() async throws {

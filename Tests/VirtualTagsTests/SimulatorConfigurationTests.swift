@@ -5,7 +5,7 @@ import Testing
 
 @testable import VirtualTags
 
-@Suite("sim: connection strings")
+@Suite("sim: connection strings", .timeLimit(.minutes(5)))
 struct SimulatorConfigurationTests {
     @Test("every registered model parses", arguments: TagModel.all.map(\.name))
     func models(name: String) throws {
@@ -95,7 +95,7 @@ struct SimulatorConfigurationTests {
         let r = try SimulatorConfiguration.makeReader("sim:ntag216*3?poll-wait=0")
         #expect(await r.connectionString == "sim:ntag216*3?poll-wait=0")
         var seen: [Bytes] = []
-        while let info = try await r.poll(for: [.iso14443A], timeout: .seconds(1)) {
+        while seen.count < 10, let info = try await r.poll(for: [.iso14443A], timeout: .seconds(1)) {
             seen.append(info.identifier)
             try await r.deselect()
         }
@@ -123,14 +123,14 @@ struct SimulatorConfigurationTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         #expect(names == ["0453494d000001.json", "0453494d000002.json", "0453494d000003.json"])
         var index: UInt8 = 0
-        while try await first.poll(for: [.iso14443A], timeout: .seconds(1)) != nil {
+        while index < 10, try await first.poll(for: [.iso14443A], timeout: .seconds(1)) != nil {
             index += 1
             _ = try await first.transceive(Bytes([0xA2, 0x04, index, index, index, index]))
             try await first.deselect()
         }
         let second = try SimulatorConfiguration.makeReader("sim:ntag215*3?dir=\(directory)&poll-wait=0")
         var seen: [UInt8] = []
-        while try await second.poll(for: [.iso14443A], timeout: .seconds(1)) != nil {
+        while seen.count < 10, try await second.poll(for: [.iso14443A], timeout: .seconds(1)) != nil {
             seen.append(try await second.transceive(Bytes([0x30, 0x04]))[0])
             try await second.deselect()
         }

@@ -10,7 +10,7 @@ func temporaryTagFilePath(_ name: String = "tag.json") -> String {
     return dir.appendingPathComponent(name).path
 }
 
-@Suite("Tag files")
+@Suite("Tag files", .timeLimit(.minutes(5)))
 struct TagFileTests {
     @Test("an NTAG's state survives save and load", arguments: NTAG21xTag.Model.allCases)
     func ntagRoundTrip(model: NTAG21xTag.Model) throws {

@@ -18,7 +18,7 @@ func readyType4(readOnly: Bool = false, size: Int = 2048) -> Type4VirtualTag {
     return tag
 }
 
-@Suite("NFC Forum Type 4 tag model")
+@Suite("NFC Forum Type 4 tag model", .timeLimit(.minutes(5)))
 struct Type4TagTests {
     @Test("target info: SAK 20h, ATQA 44 03, DESFire-like ATS")
     func targetInfo() {

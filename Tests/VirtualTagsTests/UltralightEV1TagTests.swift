@@ -3,7 +3,7 @@ import Testing
 
 @testable import VirtualTags
 
-@Suite("MIFARE Ultralight EV1 chip model")
+@Suite("MIFARE Ultralight EV1 chip model", .timeLimit(.minutes(5)))
 struct UltralightEV1TagTests {
     @Test("GET_VERSION and page count per model", arguments: [
         (UltralightEV1Tag.Model.mf0ul11, [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03] as [UInt8], 20),

@@ -3,7 +3,7 @@ import Testing
 
 @testable import VirtualTags
 
-@Suite("Virtual field and fault plan")
+@Suite("Virtual field and fault plan", .timeLimit(.minutes(5)))
 struct VirtualFieldTests {
     func ntags(_ n: Int) -> [NTAG21xTag] {
         (0..<n).map { NTAG21xTag(.ntag213, uid: [0x04, 0, 0, 0, 0, 0, UInt8($0)]) }
@@ -89,7 +89,7 @@ struct VirtualFieldTests {
     }
 }
 
-@Suite("Tag file save failures")
+@Suite("Tag file save failures", .timeLimit(.minutes(5)))
 struct TagFileSaveFailureTests {
     @Test("a failed save is reported for that command only, and the reader maps it to io")
     func saveFailure() async throws {
