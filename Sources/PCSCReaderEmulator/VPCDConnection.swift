@@ -35,6 +35,8 @@ public final class VPCDConnection {
     }
 
     private let socket: Int32
+    /// The socket's descriptor, for `poll`.
+    public var descriptor: Int32 { socket }
 
     /// Connects to vpcd at `host` (an IPv4 address) and `port`.
     /// - Throws: ``Failure`` when nothing listens there.
@@ -103,15 +105,37 @@ public final class VPCDConnection {
 
 /// Serves one vpcd connection with a reader until vpcd closes it.
 public enum VPCDService {
-    /// Answers vpcd's messages with `reader` until the connection ends; `log` gets one line per
-    /// exchange (`> APDU` / `< response`) when given.
-    public static func serve(_ connection: VPCDConnection, reader: GenericPart3Reader, log: ((String) -> Void)? = nil) {
-        while let message = connection.receive() {
+    /// Why ``serve(_:reader:control:log:)`` returned.
+    public enum End: Sendable, Hashable {
+        /// vpcd closed the connection (pcscd stopped).
+        case closed
+        /// A `remove` line came on the control descriptor: the card is to leave the reader.
+        case removeRequested
+    }
+
+    /// Answers vpcd's messages with `reader` until the connection ends or a `remove` line comes
+    /// on `control` (end of file there is ignored); `log` gets one line per exchange (`> APDU`
+    /// / `< response`) when given.
+    public static func serve(
+        _ connection: VPCDConnection, reader: GenericPart3Reader, control: LineReader? = nil, log: ((String) -> Void)? = nil
+    ) -> End {
+        while true {
+            if let control, control.isOpen {
+                var fds = [pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: control.descriptor, events: Int16(POLLIN), revents: 0)]
+                guard poll(&fds, 2, -1) >= 0 else { continue }
+                if fds[1].revents != 0 {
+                    let lines = control.readLines()
+                    if lines.contains("remove") { return .removeRequested }
+                    if fds[0].revents == 0 { continue }
+                }
+            }
+            guard let message = connection.receive() else { return .closed }
             switch message {
             case .control(let byte):
                 switch VPCDConnection.Control(rawValue: byte) {
                 case .atrRequest:
-                    guard connection.send(reader.atr?.array ?? []) else { return }
+                    guard connection.send(reader.atr?.array ?? []) else { return .closed }
                 case .powerOn, .reset:
                     reader.reset()
                 case .powerOff:
@@ -123,7 +147,7 @@ public enum VPCDService {
                 let response = reader.respond(to: apdu)
                 log?("> " + apdu.map { hex2($0) }.joined())
                 log?("< " + response.map { hex2($0) }.joined())
-                guard connection.send(response) else { return }
+                guard connection.send(response) else { return .closed }
             }
         }
     }
@@ -131,5 +155,54 @@ public enum VPCDService {
     private static func hex2(_ b: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
+    }
+}
+
+/// Lines from a file descriptor (the emulator's standard input), read without blocking once
+/// `poll` says there is something.
+public final class LineReader {
+    /// The descriptor read.
+    public let descriptor: Int32
+    /// False after end of file.
+    public private(set) var isOpen = true
+    private var pending: [UInt8] = []
+
+    /// Reads lines from `descriptor`.
+    public init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Reads what is there (one `read`) and returns the complete lines, trimmed.
+    public func readLines() -> [String] {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let got = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        if got <= 0 {
+            isOpen = false
+            return []
+        }
+        pending += buffer.prefix(got)
+        var lines: [String] = []
+        while let end = pending.firstIndex(of: 0x0A) {
+            lines.append(String(decoding: pending[..<end], as: UTF8.self).trimmingSpaces())
+            pending.removeSubrange(...end)
+        }
+        return lines
+    }
+
+    /// Blocks until a line equal to `wanted` comes; false at end of file.
+    public func wait(for wanted: String) -> Bool {
+        while isOpen {
+            var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 1, -1) >= 0 else { continue }
+            if readLines().contains(wanted) { return true }
+        }
+        return false
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        var scalars = Substring(self)
+        while let last = scalars.last, last == " " || last == "\r" || last == "\t" { scalars.removeLast() }
+        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
+        return String(scalars)
     }
 }

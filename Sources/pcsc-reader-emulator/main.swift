@@ -14,6 +14,8 @@ let usage = """
       --wait  how long to retry connecting while vpcd is not up yet; default 10
       --log   append every APDU and response to this file
     Prints `connected <host>:<port>` once vpcd has the card, and exits 0 when vpcd closes.
+    Standard input takes `remove` (the card leaves the reader: the connection to vpcd closes,
+    `removed` is printed) and `present` (it comes back: connected again).
     """
 
 /// Writes `text` and a newline straight to a file descriptor (unbuffered: the parent waits for
@@ -78,24 +80,34 @@ if let logPath {
     if logFile == nil { fail("cannot write the log file '\(logPath)'", status: 1) }
 }
 
-var connection: VPCDConnection?
-let start = timespec.now
-while connection == nil {
-    do {
-        connection = try VPCDConnection(host: host, port: port)
-    } catch {
-        if timespec.now - start > waitSeconds { fail(error.description, status: 1) }
-        usleep(100_000)
+let control = LineReader(descriptor: STDIN_FILENO)
+var start = timespec.now
+while true {
+    var connection: VPCDConnection?
+    while connection == nil {
+        do {
+            connection = try VPCDConnection(host: host, port: port)
+        } catch {
+            if timespec.now - start > waitSeconds { fail(error.description, status: 1) }
+            usleep(100_000)
+        }
     }
-}
-emit("connected \(host):\(port)", to: STDOUT_FILENO)
-if let connection {
-    VPCDService.serve(connection, reader: reader) { line in
+    guard let connection else { break }
+    emit("connected \(host):\(port)", to: STDOUT_FILENO)
+    let end = VPCDService.serve(connection, reader: reader, control: control) { line in
         if let logFile {
             fputs(line + "\n", logFile)
             fflush(logFile)
         }
     }
+    guard end == .removeRequested else { break }
+    // The card leaves: vpcd sees the connection close. A `present` line brings it back.
+    connection.close()
+    reader.field.currentTag?.halt()
+    emit("removed", to: STDOUT_FILENO)
+    guard control.wait(for: "present") else { break }
+    reader.reset()
+    start = timespec.now
 }
 exit(0)
 

@@ -118,6 +118,9 @@ final class PrivatePCSCDaemon {
 final class VirtualReaderProcess {
     let process = Process()
     let logPath: String
+    let outputPath: String
+    /// The emulator's standard input: `remove` / `present` lines.
+    let control = Pipe()
 
     /// Starts the emulator with `tag` (a `sim:` string) and waits for its `connected` line and
     /// for pcscd to see the card (up to 15 s).
@@ -133,6 +136,8 @@ final class VirtualReaderProcess {
         process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath]
         process.standardOutput = handle
         process.standardError = handle
+        process.standardInput = control
+        outputPath = output.path
         try process.run()
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
@@ -152,6 +157,21 @@ final class VirtualReaderProcess {
     /// The command APDUs the emulator received, as lowercase hex, in order.
     var receivedAPDUs: [String] {
         ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) }
+    }
+
+    /// Sends a control line (`remove`, `present`) and waits up to 10 s for the emulator to
+    /// answer it (`removed`, or one more `connected`).
+    func send(_ line: String) throws {
+        let before = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+        try control.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        let wanted = line == "remove" ? "removed" : "connected"
+        let count = before.components(separatedBy: wanted).count
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").components(separatedBy: wanted).count > count { return }
+            usleep(20_000)
+        }
+        throw PCSCFixtureError("the emulator did not answer '\(line)'")
     }
 
     /// Ends it: vpcd sees the card leave.

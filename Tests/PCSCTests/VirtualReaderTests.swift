@@ -140,6 +140,38 @@ struct VirtualReaderTests {
         #expect(back.output.contains("https://example.com/type4-via-pcsc"), "\(back.output)")
     }
 
+    @Test("nfctool watch --device pcsc reports the tag's arrival, its removal (card taken off the reader) and its return")
+    func watchSeesArrivalAndRemoval() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon()
+        defer { daemon.stop() }
+        let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+        defer { reader.stop() }
+        let output = daemon.directory.appendingPathComponent("watch.out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: tool)
+        watch.arguments = ["watch", "--device", "pcsc", "--events", "arrive,leave", "--timeout", "60"]
+        watch.environment = daemon.environment
+        watch.standardOutput = try FileHandle(forWritingTo: output)
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        defer { reap(watch) }
+        func waitFor(_ text: String, count: Int) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if ((try? String(contentsOf: output, encoding: .utf8)) ?? "").components(separatedBy: text).count > count { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(waitFor("arrived 0453494D000001", count: 0), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        try reader.send("remove")
+        #expect(waitFor("left 0453494D000001", count: 0), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        try reader.send("present")
+        #expect(waitFor("arrived 0453494D000001", count: 1), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+    }
+
     @Test("lock on an ICODE SLIX2 through the generic profile: notSupported (exit 10) naming the reader's limit, nothing written")
     func lockSLIX2IsNotSupported() throws {
         let tool = try Self.nfctool()
