@@ -44,7 +44,7 @@ public actor LibNFCContext {
         applyLogging()
     }
 
-    /// The readers libnfc finds: those configured (`/etc/nfc`, `LIBNFC_DEVICE`), then those its
+    /// The readers libnfc finds: those configured (`/etc/nfc`, `LIBNFC_DEFAULT_DEVICE`), then those its
     /// drivers' scans find, at most ``maximumDeviceCount``. Each one is opened briefly to ask
     /// its name; one that cannot be opened is listed without a name.
     ///

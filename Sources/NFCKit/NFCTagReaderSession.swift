@@ -88,18 +88,14 @@ public actor NFCTagReaderSession {
     private var leases: [ReaderLease.Key] = []
     private var modulations: [Modulation] = []
     private var currentTag: NFCTag?
-    private var lastReported: Bytes?
+    /// What is in the field: a tag already reported is not reported again until it has left
+    /// (the one arrival rule of NFCTags' `TagPresenceTracker`, shared with `TagWatcher` and
+    /// batch), and polling never spins, whatever the reader can tell of presence.
+    private var tracker = TagPresenceTracker(options: .init(pollSlice: .milliseconds(250)))
     private var pollingTask: Task<Void, Never>?
     private var timeoutTask: Task<Void, Never>?
     private let tagContinuation: AsyncStream<Result<NFCTag, NFCReaderSessionError>>.Continuation
     private let promptContinuation: AsyncStream<String>.Continuation
-
-    /// How long one poll of the reader lasts: the loop checks for cancellation between polls.
-    private let pollSlice = Duration.milliseconds(250)
-    /// The shortest an empty poll round lasts.
-    private let minimumEmptyPoll = Duration.milliseconds(50)
-    /// How often a tag already reported is checked for having left the field.
-    private let presenceInterval = Duration.milliseconds(100)
 
     /// A session on a reader the caller opened (and closes): the session never closes it.
     /// - Parameters:
@@ -301,43 +297,30 @@ public actor NFCTagReaderSession {
     /// cancelled, or when the reader failed (which ends the session).
     private func pollForTag() async {
         guard let reader else { return }
+        var tracker = self.tracker
+        defer { self.tracker = tracker }
         while !Task.isCancelled, case .active = state {
-            let target: TargetInfo?
-            let started = ContinuousClock.now
+            let seen: TagPresenceTracker.Observation
             do {
-                target = try await reader.poll(for: modulations, timeout: pollSlice)
+                seen = try await tracker.step(on: reader, for: modulations)
             } catch {
                 if !Task.isCancelled { await finish(NFCReaderSessionError(error), fromPolling: true) }
                 return
             }
             if Task.isCancelled { return }
-            guard let target else {
-                lastReported = nil
-                // A reader that answers an empty field at once (`sim:…?poll-wait=0`) is not spun on.
-                let elapsed = ContinuousClock.now - started
-                if elapsed < minimumEmptyPoll { try? await Task.sleep(for: minimumEmptyPoll - elapsed) }
-                continue
-            }
-            if target.identifier == lastReported {
-                // Still in the field since it was reported: wait for it to leave.
-                while !Task.isCancelled, await reader.isTargetPresent() {
-                    try? await Task.sleep(for: presenceInterval)
-                }
-                continue
-            }
+            // Nothing new: an empty field, or a tag already reported that stays.
+            guard let target = seen.arrival else { continue }
             let tag: NFCTag
             do {
                 tag = try await NFCTag.connect(to: target, on: reader)
                 // Identification may leave a chip idle (an unanswered GET_VERSION): select again.
                 _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
             } catch {
-                // A tag no NFCTag case covers (Jewel): skipped until it leaves.
-                lastReported = target.identifier
+                // A tag no NFCTag case covers (Jewel): the tracker skips it until it leaves.
                 continue
             }
             if Task.isCancelled { return }
             guard case .active = state else { return }
-            lastReported = target.identifier
             currentTag = tag
             tagContinuation.yield(.success(tag))
             return

@@ -64,9 +64,11 @@ public enum TagWatchEvent: Sendable {
 /// Each tag found is identified and its NDEF message read, then it is released (deselected:
 /// a simulated stack, or the emulator with `--hand-out deselect`, then presents its next tag,
 /// which counts as the first one leaving). A tag that stays is reported once: the watcher polls
-/// it again and then waits while `NFCReader.isTargetPresent()` says it is there. It is reported
-/// again only after it has left. A tag missing for less than ``Options/debounce`` has not left:
-/// no departure is reported and its return is no new arrival.
+/// it again and then waits while `NFCReader.isTargetPresent()` says it is there; a reader that
+/// re-detects it at every poll (PC/SC) is polled less and less often. It is reported again only
+/// after it has left. A tag missing for less than ``Options/debounce`` has not left: no
+/// departure is reported and its return is no new arrival. `NFCTags.TagPresenceTracker` makes
+/// these decisions, for the batch workers as well.
 ///
 /// When the reader fails, the sequence reports ``TagWatchEvent/readerLost(_:)`` (and the
 /// departure of the tag in the field, if any), then opens the reader again, waiting longer after
@@ -99,12 +101,22 @@ public struct TagWatcher: AsyncSequence, Sendable {
         public var pollSlice: Duration
         /// How often a tag in the field is checked for still being there.
         public var presenceInterval: Duration
+        /// The longest pause before polling again for a tag the reader keeps re-detecting but
+        /// cannot check for presence (as PC/SC readers do); the pause doubles up to this.
+        public var maximumPresenceInterval: Duration
+
+        /// How arrivals and departures are told apart (``TagPresenceTracker``'s options).
+        public var presence: TagPresenceTracker.Options {
+            TagPresenceTracker.Options(
+                debounce: debounce, pollSlice: pollSlice, presenceInterval: presenceInterval,
+                maximumPresenceInterval: maximumPresenceInterval)
+        }
 
         /// Options; the defaults suit a person placing tags by hand.
         public init(
             debounce: Duration = .zero, modulations: [Modulation]? = nil, reconnectDelay: Duration = .milliseconds(250),
             maximumReconnectDelay: Duration = .seconds(5), pollSlice: Duration = .milliseconds(250),
-            presenceInterval: Duration = .milliseconds(100)
+            presenceInterval: Duration = .milliseconds(100), maximumPresenceInterval: Duration = .milliseconds(500)
         ) {
             self.debounce = debounce
             self.modulations = modulations
@@ -112,6 +124,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
             self.maximumReconnectDelay = maximumReconnectDelay
             self.pollSlice = pollSlice
             self.presenceInterval = presenceInterval
+            self.maximumPresenceInterval = maximumPresenceInterval
         }
     }
 
@@ -196,15 +209,6 @@ public struct TagWatcher: AsyncSequence, Sendable {
         let options: Options
         let continuation: AsyncStream<Result<TagWatchEvent, NFCReaderError>>.Continuation
 
-        /// The tag in the field.
-        struct Present {
-            var identifier: Bytes
-            var identity: ChipIdentity
-            var arrived: ContinuousClock.Instant
-            /// When it was last seen, once it went missing.
-            var missingSince: ContinuousClock.Instant?
-        }
-
         func run() async {
             var reader: any NFCReader
             switch source {
@@ -219,9 +223,11 @@ public struct TagWatcher: AsyncSequence, Sendable {
                     return
                 }
             }
-            var present: Present?
+            // What is in the field, and the identity of the tag there.
+            var tracker = TagPresenceTracker(options: options.presence)
+            var identity: ChipIdentity?
             while !Task.isCancelled {
-                let failure = await watch(reader, present: &present)
+                let failure = await watch(reader, tracker: &tracker, identity: &identity)
                 guard let failure, !Task.isCancelled else { break }
                 guard case .opener(let open) = source, Self.isRecoverable(failure) else {
                     if case .opener = source { await reader.close() }
@@ -231,11 +237,10 @@ public struct TagWatcher: AsyncSequence, Sendable {
                 }
                 await reader.close()
                 continuation.yield(.success(.readerLost(failure)))
-                if let gone = present {
-                    let duration = (gone.missingSince ?? .now) - gone.arrived
-                    continuation.yield(.success(.departed(TagDeparture(identifier: gone.identifier, identity: gone.identity, duration: duration))))
-                    present = nil
+                if let gone = tracker.forget(), let known = identity {
+                    continuation.yield(.success(.departed(TagDeparture(identifier: gone.identifier, identity: known, duration: gone.duration))))
                 }
+                identity = nil
                 guard let reopened = await reopen(open) else { break }
                 reader = reopened
                 continuation.yield(.success(.readerReconnected(await reader.connectionString)))
@@ -264,59 +269,33 @@ public struct TagWatcher: AsyncSequence, Sendable {
             return nil
         }
 
-        /// Watches `reader` until cancelled (nil) or until it fails (its error).
-        func watch(_ reader: any NFCReader, present: inout Present?) async -> NFCReaderError? {
+        /// Watches `reader` until cancelled (nil) or until it fails (its error). What counts as
+        /// an arrival or a departure is the tracker's to decide (shared with the batch workers).
+        func watch(_ reader: any NFCReader, tracker: inout TagPresenceTracker, identity: inout ChipIdentity?) async -> NFCReaderError? {
             let supported = await reader.supportedModulations
             let modulations = (options.modulations ?? supported).filter { supported.contains($0) }
             guard !modulations.isEmpty else {
                 return NFCReaderError(.notSupported, "the reader '\(await reader.name)' can poll none of the requested modulations")
             }
             while !Task.isCancelled {
-                let started = ContinuousClock.now
-                let target: TargetInfo?
+                let seen: TagPresenceTracker.Observation
                 do {
-                    target = try await reader.poll(for: modulations, timeout: options.pollSlice)
+                    seen = try await tracker.step(on: reader, for: modulations)
                 } catch {
                     return error
                 }
                 if Task.isCancelled { return nil }
-                let now = ContinuousClock.now
-                if let target, var current = present, current.identifier == target.identifier {
-                    // Still there, or back within the debounce time: wait while it stays.
-                    current.missingSince = nil
-                    while !Task.isCancelled, await reader.isTargetPresent() {
-                        try? await Task.sleep(for: options.presenceInterval)
-                    }
-                    current.missingSince = .now
-                    present = current
-                    // Not spun on when the reader cannot tell presence (always false).
-                    try? await Task.sleep(for: options.presenceInterval)
-                    continue
+                if let gone = seen.departure, let known = identity {
+                    continuation.yield(.success(.departed(TagDeparture(identifier: gone.identifier, identity: known, duration: gone.duration))))
+                    identity = nil
                 }
-                if var current = present {
-                    // Not seen since this poll began, at the latest.
-                    let missing = current.missingSince ?? started
-                    current.missingSince = missing
-                    present = current
-                    if target != nil || now - missing >= options.debounce {
-                        continuation.yield(.success(.departed(TagDeparture(
-                            identifier: current.identifier, identity: current.identity, duration: missing - current.arrived))))
-                        present = nil
-                    }
-                }
-                guard let target else {
-                    // A reader that answers an empty field at once is not spun on.
-                    let elapsed = ContinuousClock.now - started
-                    let minimum = Duration.milliseconds(50)
-                    if elapsed < minimum { try? await Task.sleep(for: minimum - elapsed) }
-                    continue
-                }
+                guard let target = seen.arrival else { continue }
                 let arrival = await read(target, on: reader)
                 if Task.isCancelled { return nil }
                 continuation.yield(.success(.arrived(arrival)))
-                present = Present(identifier: target.identifier, identity: arrival.identity, arrived: now)
+                identity = arrival.identity
                 // Released: a stack that hands out on deselect presents its next tag.
-                try? await reader.deselect()
+                await tracker.release(on: reader)
             }
             return nil
         }

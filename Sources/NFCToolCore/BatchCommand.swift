@@ -14,7 +14,7 @@ struct BatchCommand: ToolCommand {
         "device", short: "d", valueName: "conn",
         help: "A reader (libnfc connection string, 'default', or sim:MODEL); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else libnfc's default device).", repeatable: true)
     static let idle = CommandOption.option(
-        "timeout", short: "t", valueName: "s", help: "Stop when no tag has come for this many seconds (default: wait until --count or Ctrl-C).")
+        "timeout", short: "t", valueName: "s", help: "Stop when no new tag has come for this many seconds; a tag left on the reader is not new (default: wait until --count or Ctrl-C).")
     static let manifest = CommandOption.option(
         "manifest", valueName: "file", help: "Data per tag from a CSV (header row) or JSONL manifest: columns named after the record options (url, text, lang, mime, data, ...); rows used in order.")
     static let matchUID = CommandOption.flag("match-uid", help: "Give each tag the manifest row whose 'uid' column names it, instead of the next row.")
@@ -28,6 +28,8 @@ struct BatchCommand: ToolCommand {
     static let format = CommandOption.flag("format", help: "Format blank tags first.")
     static let lock = CommandOption.flag("lock", help: "Make each tag read-only for good after its verified write (needs --yes).")
     static let protect = CommandOption.flag("protect", help: "Protect each NTAG21x with the password of --password-file or NFCTOOL_PASSWORD after the write.")
+    /// `--plan` (batch's own words; `--dry-run` is its alias, as for the other writing commands).
+    static let plan = CommandOption.flag("plan", help: "Print what the next tags would get (row or counter, message); touch no reader and no counter.")
     static let allowRewrite = CommandOption.flag("allow-rewrite", help: "Write a tag the ledger already has as done.")
 
     static let configuration = CommandConfiguration(
@@ -41,7 +43,7 @@ struct BatchCommand: ToolCommand {
 
             Record option values may hold placeholders: {uid}, {uid:lower}, {n}, {n:05} (a \
             counter from the ledger, never handed out twice), {hmac:KEYFILE} (HMAC-SHA-256 of \
-            the UID). Progress goes to standard error, the summary to standard output (--json \
+            the UID under the key in KEYFILE, at least 16 bytes). Progress goes to standard error, the summary to standard output (--json \
             for scripts). Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
             failed, 1 otherwise.
 
@@ -53,7 +55,7 @@ struct BatchCommand: ToolCommand {
             """,
         options: [device, idle, TagCommandSupport.json] + WriteCommand.recordOptions
             + [manifest, matchUID, ledger, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
-               TagWriteSupport.passwordFile, allowRewrite, TagWriteSupport.dryRun]
+               TagWriteSupport.passwordFile, allowRewrite, plan, TagWriteSupport.dryRun]
     )
 
     let arguments: ParsedArguments
@@ -81,7 +83,7 @@ struct BatchCommand: ToolCommand {
         startValue = try arguments.value(of: Self.start) { Int($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 1
         countValue = try arguments.value(of: Self.count) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         maxFailuresValue = try arguments.value(of: Self.maxFailures) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
-        dryRun = arguments.contains(TagWriteSupport.dryRun)
+        dryRun = arguments.contains(Self.plan) || arguments.contains(TagWriteSupport.dryRun)
         let hasRecords = arguments.occurrences.contains { WriteCommand.recordStarters.contains($0.option) }
         if hasRecords == (manifestPath != nil) {
             throw .usage("give the data either as record options (--url 'https://ex.io/{uid}', ...) or with --manifest, one of the two")
@@ -234,7 +236,7 @@ struct BatchCommand: ToolCommand {
         if summary.failed > 0 { throw CommandError("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger", exitCode: .failure) }
     }
 
-    /// `--dry-run`: what the next tags would get, without a reader and without using a counter.
+    /// `--plan` / `--dry-run`: what the next tags would get, without a reader and without using a counter.
     private func preview(_ source: BatchSource, ledger: Ledger, _ context: CommandContext) throws(CommandError) {
         let shown = min(countValue ?? 5, 20)
         let sampleUID: [UInt8] = [0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01]
@@ -252,7 +254,7 @@ struct BatchCommand: ToolCommand {
             let done = (try? ledger.doneRows()) ?? []
             for row in rows.filter({ !done.contains($0.index) }).prefix(shown) {
                 let message = (try? build(row, sampleUID)).map(BatchCoordinator.describe) ?? "(cannot build)"
-                lines.append("row \(row.index + 1) (line \(row.line)): \(message)")
+                lines.append("row \(row.index) (line \(row.line)): \(message)")
             }
             lines.append("(\(done.count) row\(done.count == 1 ? "" : "s") already done in the ledger; nothing was written)")
         }

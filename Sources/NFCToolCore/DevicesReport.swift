@@ -15,7 +15,7 @@ struct DevicesReport: Sendable, Hashable {
           - USB reader: check the cable, and that the kernel's pn533_usb module has not
             claimed it (sudo modprobe -r pn533_usb pn533 nfc).
           - Serial reader: libnfc finds one only when told where it is, e.g.
-            LIBNFC_DEVICE=pn532_uart:/dev/ttyUSB0 nfctool devices
+            LIBNFC_DEFAULT_DEVICE=pn532_uart:/dev/ttyUSB0 nfctool devices
           - Permissions: a udev rule for the reader, or the plugdev/dialout group.
           - 'nfctool devices --verbose' shows libnfc's own log.
         """

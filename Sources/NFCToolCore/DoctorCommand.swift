@@ -170,7 +170,7 @@ struct DoctorReport: Encodable, Sendable {
         case .success(let devices) where devices.isEmpty:
             checks.append(DoctorItem(
                 name: "readers", status: .warning, detail: "libnfc finds no reader",
-                fix: "plug a reader in; for a serial one set LIBNFC_DEVICE or add /etc/nfc/devices.d/NAME.conf"))
+                fix: "plug a reader in; for a serial one set LIBNFC_DEFAULT_DEVICE or add /etc/nfc/devices.d/NAME.conf"))
         case .success(let devices):
             let names = devices.map { $0.name ?? $0.connectionString }.joined(separator: ", ")
             checks.append(DoctorItem(name: "readers", status: .ok, detail: "\(devices.count) found: \(names)", fix: ""))

@@ -67,14 +67,14 @@ struct DumpCommand: ToolCommand {
         }
         let connection = TagCommandSupport.connection(connection, context.environment)
         let keys = self.keys + Self.defaultClassicKeys
-        let dump = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (tag, reader) async throws(CommandError) -> TagDump in
-            try await TagDump.read(tag, reader: reader, classicKeys: keys)
+        let (dump, reader) = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
+            (tag, reader) async throws(CommandError) -> (TagDump, ReaderLabel) in
+            (try await TagDump.read(tag, reader: reader, classicKeys: keys), await ReaderLabel(reader))
         }
         guard dump.units.contains(where: { $0.bytes != nil }) else {
             throw CommandError("nothing could be read: the tag left the field or refuses every read", exitCode: .tagLost)
         }
-        let bytes: [UInt8] = writesBinary ? dump.binary : Array((printsJSON ? try toolJSON(dump) : dump.listing).utf8)
+        let bytes: [UInt8] = writesBinary ? dump.binary : Array((printsJSON ? try taggedJSON(reader, dump) : dump.listing).utf8)
         if let outputPath {
             try writeFileBytes(bytes, to: outputPath)
             context.io.printErrorLine("wrote \(bytes.count) bytes to \(outputPath)")

@@ -35,7 +35,7 @@ struct EraseCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let password = try TagWriteSupport.password(arguments, context)
         let connection = TagCommandSupport.connection(arguments, context.environment)
-        let (tag, capacity, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
+        let ((tag, capacity, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
             (found, _, planner) async throws(CommandError) -> (NFCTag, Int, [PlannedWrite]?) in
             let tag = TagWriteSupport.tag(found, password: password)
             let query = try await TagWriteSupport.query(tag)
@@ -55,16 +55,17 @@ struct EraseCommand: ToolCommand {
             return (found, query.capacity, await planner?.writes)
         }
         if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "erase", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "erase", json: printsJSON, reader: reader, context)
         } else if printsJSON {
-            context.io.write(try toolJSON(EraseReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: capacity)))
+            context.io.write(try taggedJSON(reader, EraseReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: capacity)))
         } else {
             TagWriteSupport.say("Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): empty NDEF message, \(capacity) bytes free.", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 
     /// `erase --json`.
-    private struct EraseReport: Encodable {
+    private struct EraseReport: Encodable, Sendable {
         var uid: String
         var model: String
         var capacity: Int

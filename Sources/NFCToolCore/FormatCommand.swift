@@ -42,7 +42,7 @@ struct FormatCommand: ToolCommand {
         let password = try TagWriteSupport.password(arguments, context)
         let connection = TagCommandSupport.connection(arguments, context.environment)
         let forced = forced
-        let (tag, query, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
+        let ((tag, query, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
             (found, _, planner) async throws(CommandError) -> (NFCTag, NDEFQuery, [PlannedWrite]?) in
             let tag = TagWriteSupport.tag(found, password: password)
             do throws(NFCTagError) {
@@ -56,17 +56,18 @@ struct FormatCommand: ToolCommand {
             return (found, try await TagWriteSupport.query(tag), await planner?.writes)
         }
         if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "format", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "format", json: printsJSON, reader: reader, context)
         } else if printsJSON {
-            context.io.write(try toolJSON(FormatReport(
+            context.io.write(try taggedJSON(reader, FormatReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, capacity: query.capacity)))
         } else {
             TagWriteSupport.say("Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free.", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 
     /// `format --json`.
-    private struct FormatReport: Encodable {
+    private struct FormatReport: Encodable, Sendable {
         var uid: String
         var model: String
         var capacity: Int

@@ -56,6 +56,8 @@ struct InfoItem: Encodable, Sendable, Hashable {
 /// does not apply), so scripts can rely on them.
 struct TagInfoReport: Encodable, Sendable {
     var reader: String
+    /// The reader's name, where it has one.
+    var readerName: String?
     var technology: String
     var uid: String
     var atqa: String?
@@ -82,7 +84,7 @@ struct TagInfoReport: Encodable, Sendable {
     var signature: String
 
     private enum CodingKeys: String, CodingKey {
-        case reader, technology, uid, atqa, sak, ats, pmm, systemCode, dsfid, afi, model, platform, memoryBytes
+        case reader, readerName, technology, uid, atqa, sak, ats, pmm, systemCode, dsfid, afi, model, platform, memoryBytes
         case ndef, lock, password, signature
     }
 
@@ -92,6 +94,7 @@ struct TagInfoReport: Encodable, Sendable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(reader, forKey: .reader)
+        try container.encode(readerName, forKey: .readerName)
         try container.encode(technology, forKey: .technology)
         try container.encode(uid, forKey: .uid)
         try container.encode(atqa, forKey: .atqa)
@@ -152,6 +155,7 @@ struct TagInfoReport: Encodable, Sendable {
             model: identity.model, platform: identity.platform.rawValue, memoryBytes: identity.memoryBytes,
             ndefStatus: "unknown", lockState: "unknown", lock: [], password: "not applicable",
             signature: "not available")
+        report.readerName = await ReaderLabel(reader).name
         do {
             let query = try await tag.ndef.queryNDEFStatus()
             switch query.status {

@@ -44,7 +44,7 @@ struct LockCommand: ToolCommand {
         let connection = TagCommandSupport.connection(arguments, context.environment)
         let planning = planning
         let confirmed = confirmed
-        let (tag, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
+        let ((tag, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
             (found, reader, planner) async throws(CommandError) -> (NFCTag, [PlannedWrite]?) in
             let tag = TagWriteSupport.tag(found, password: password)
             if !planning {
@@ -55,11 +55,12 @@ struct LockCommand: ToolCommand {
             return (found, await planner?.writes)
         }
         if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "lock", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "lock", json: printsJSON, reader: reader, context)
         } else if printsJSON {
-            context.io.write(try toolJSON(LockReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, readOnly: true)))
+            context.io.write(try taggedJSON(reader, LockReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, readOnly: true)))
         } else {
             TagWriteSupport.say("Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only.", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 
@@ -108,7 +109,7 @@ struct LockCommand: ToolCommand {
     }
 
     /// `lock --json`.
-    private struct LockReport: Encodable {
+    private struct LockReport: Encodable, Sendable {
         var uid: String
         var model: String
         var readOnly: Bool

@@ -275,10 +275,11 @@ struct NDEFEncodeCommand: ToolCommand {
                 case .aar(let name): built = [try .androidApplicationRecord(packageName: name)]
                 case .wifi(let ssid, let auth, let enc, let key, let mac):
                     let keyBytes = key ?? context.environment["NFCTOOL_WIFI_KEY"].map { Bytes(utf8: $0) } ?? Bytes()
-                    let authentication = auth ?? (keyBytes.isEmpty ? .open : .wpa2Personal)
+                    // No silent downgrade: without --wifi-auth the network is wpa2-personal, which needs a key.
+                    let authentication = auth ?? .wpa2Personal
                     let encryption = enc ?? (authentication == .open ? .none : .aes)
                     if authentication != .open && keyBytes.isEmpty {
-                        throw NDEFError(.invalidValue, "\(authentication.name) needs a network key: --wifi-key-file FILE or NFCTOOL_WIFI_KEY")
+                        throw NDEFError(.invalidValue, "\(authentication.name) needs a network key: --wifi-key-file FILE or NFCTOOL_WIFI_KEY (for an open network, say --wifi-auth open)")
                     }
                     built = [try .wifiCredentialPayload(WiFiCredential(
                         ssid: Bytes(utf8: ssid), authentication: authentication, encryption: encryption,

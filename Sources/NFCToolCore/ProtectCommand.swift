@@ -57,7 +57,7 @@ struct ProtectCommand: ToolCommand {
             environment: context.environment, variable: nil)
         let connection = TagCommandSupport.connection(arguments, context.environment)
         let protection = protection
-        let (tag, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
+        let ((tag, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
             (found, _, planner) async throws(CommandError) -> (NFCTag, [PlannedWrite]?) in
             let type2 = try TagWriteSupport.type2(TagWriteSupport.tag(found, password: current), for: "a password")
             do throws(NFCTagError) {
@@ -71,20 +71,21 @@ struct ProtectCommand: ToolCommand {
             return (found, await planner?.writes)
         }
         if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "protect", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "protect", json: printsJSON, reader: reader, context)
         } else if printsJSON {
-            context.io.write(try toolJSON(ProtectReport(
+            context.io.write(try taggedJSON(reader, ProtectReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
                 protected: true, firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)))
         } else {
             let what = protection.readProtected ? "read and write" : "write"
             TagWriteSupport.say("Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what).", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 }
 
 /// `protect --json` and `unprotect --json`.
-struct ProtectReport: Encodable {
+struct ProtectReport: Encodable, Sendable {
     var uid: String
     var model: String
     var protected: Bool

@@ -41,7 +41,7 @@ struct ReadCommand: ToolCommand {
         let connection = TagCommandSupport.connection(arguments, context.environment)
         let password = try TagWriteSupport.password(arguments, context)
         let output = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (found, _) async throws(CommandError) -> String in
+            (found, reader) async throws(CommandError) -> String in
             let tag = TagWriteSupport.tag(found, password: password)
             let query: NDEFQuery
             do throws(NFCTagError) {
@@ -62,13 +62,13 @@ struct ReadCommand: ToolCommand {
             } catch {
                 throw TagCommandSupport.map(error)
             }
-            return try render(message, query: query, tag: tag)
+            return try render(message, query: query, tag: tag, reader: await ReaderLabel(reader))
         }
         context.io.write(output)
     }
 
     /// What is printed for `message`.
-    private func render(_ message: NDEFMessage, query: NDEFQuery, tag: NFCTag) throws(CommandError) -> String {
+    private func render(_ message: NDEFMessage, query: NDEFQuery, tag: NFCTag, reader: ReaderLabel) throws(CommandError) -> String {
         let isEmpty = query.messageLength == 0 || message.records.allSatisfy { $0.typeNameFormat == .empty }
         let encoded: [UInt8]
         do {
@@ -77,13 +77,14 @@ struct ReadCommand: ToolCommand {
             throw .dataError("the message read cannot be encoded again: \(error)")
         }
         if printsJSON {
-            return try toolJSON(ReadOutput(
+            return try toolJSON(ReaderTagged(ReadOutput(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
                 status: query.status.rawValue, capacity: query.capacity, messageLength: query.messageLength,
-                message: message))
+                message: message), reader: reader))
         }
         if printsRaw {
-            return isEmpty ? "\n" : Hex.encode(encoded) + "\n"
+            // The empty message is D0 00 00, as verify --expect-ndef and ndef decode call it; never an empty line.
+            return Hex.encode(encoded) + "\n"
         }
         let access = query.status == .readOnly ? "read-only" : "read-write"
         var text = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)), NDEF \(access), "
@@ -95,7 +96,7 @@ struct ReadCommand: ToolCommand {
     }
 
     /// `read --json`: the message's JSON form (docs/ndef.md) with the tag's fields beside it.
-    private struct ReadOutput: Encodable {
+    private struct ReadOutput: Encodable, Sendable {
         var uid: String
         var model: String
         var status: String

@@ -63,7 +63,7 @@ struct ScanCommand: ToolCommand {
         let seconds = timeoutSeconds ?? 10
         let target: TargetInfo?
         do {
-            target = try await reader.poll(for: Self.modulations(await reader.supportedModulations), timeout: .milliseconds(Int(seconds * 1000)))
+            target = try await TagCommandSupport.pollUntilDeadline(reader, for: Self.modulations(await reader.supportedModulations), seconds: seconds)
         } catch {
             throw .failure("polling failed on \(await reader.connectionString): \(error)")
         }
@@ -71,7 +71,8 @@ struct ScanCommand: ToolCommand {
             throw .noTag("no tag within \(Self.format(seconds)) s on \(await reader.connectionString)")
         }
         let identity = await ChipIdentification.identify(target, on: reader)
-        let report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: nil)
+        var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: nil)
+        report.readerName = await ReaderLabel(reader).name
         context.io.write(printsJSON ? try toolJSON(report) : report.text)
     }
 
@@ -89,6 +90,7 @@ struct ScanCommand: ToolCommand {
             guard let target else { continue }
             let identity = await ChipIdentification.identify(target, on: reader)
             var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: "arrived")
+            report.readerName = await ReaderLabel(reader).name
             context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)
             // Reported once; again only after it has left the field.
             while await reader.isTargetPresent() {
@@ -113,6 +115,8 @@ struct ScanCommand: ToolCommand {
 /// One tag as `scan` reports it.
 struct ScanReport: Encodable {
     var reader: String
+    /// The reader's name, where it has one.
+    var readerName: String?
     var technology: String
     var uid: String
     var atqa: String?

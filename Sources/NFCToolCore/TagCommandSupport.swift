@@ -76,7 +76,7 @@ enum TagCommandSupport {
             let modulations = ScanCommand.modulations(await reader.supportedModulations)
             let target: TargetInfo?
             do {
-                target = try await reader.poll(for: modulations, timeout: .milliseconds(Int(seconds * 1000)))
+                target = try await pollUntilDeadline(reader, for: modulations, seconds: seconds)
             } catch {
                 throw CommandError.failure("polling failed on \(connection): \(error)")
             }
@@ -96,6 +96,24 @@ enum TagCommandSupport {
         } catch {
             await reader.close()
             throw error
+        }
+    }
+
+    /// Polls `reader` until a tag answers or `seconds` have passed, whatever each poll's own
+    /// wait (a reader may give up early: `sim:empty?poll-wait=0`, libnfc's finite retries), so
+    /// "no tag within N s" is only said after N seconds. Polls that come back at once are spaced
+    /// 10 ms apart.
+    static func pollUntilDeadline(
+        _ reader: any NFCReader, for modulations: [Modulation], seconds: Double
+    ) async throws(NFCReaderError) -> TargetInfo? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+        while true {
+            let started = clock.now
+            let remaining = deadline - started
+            if let target = try await reader.poll(for: modulations, timeout: max(remaining, .zero)) { return target }
+            if clock.now >= deadline || Task.isCancelled { return nil }
+            if clock.now - started < .milliseconds(10) { try? await Task.sleep(for: .milliseconds(10)) }
         }
     }
 
@@ -120,4 +138,48 @@ enum TagCommandSupport {
     static func map(_ error: NFCTagError) -> CommandError {
         CommandError(error.description, exitCode: exitCode(error.code))
     }
+}
+
+/// Which reader a tag command used, for its JSON (`reader`, `readerName`): the connection
+/// string, and the reader's name where it has one (libnfc's device name, `simulator (ntag215)`).
+struct ReaderLabel: Sendable, Hashable {
+    /// The connection string the reader was opened with.
+    var connection: String
+    /// The reader's own name; nil when it has none.
+    var name: String?
+
+    /// The label of an open reader.
+    init(_ reader: any NFCReader) async {
+        connection = await reader.connectionString
+        let name = await reader.name
+        self.name = name.isEmpty ? nil : name
+    }
+}
+
+/// A command's JSON report with the reader beside its own keys: `reader` (the connection
+/// string) and `readerName` (null when unknown), so a script can tell which reader did the work.
+struct ReaderTagged<Report: Encodable & Sendable>: Encodable, Sendable {
+    /// The command's own report.
+    var report: Report
+    /// The reader it used.
+    var reader: ReaderLabel
+
+    private enum CodingKeys: String, CodingKey { case reader, readerName }
+
+    init(_ report: Report, reader: ReaderLabel) {
+        self.report = report
+        self.reader = reader
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(reader.connection, forKey: .reader)
+        try container.encode(reader.name, forKey: .readerName)
+    }
+}
+
+/// `report` as pretty JSON with `reader` and `readerName` beside its keys.
+func taggedJSON<Report: Encodable & Sendable>(_ reader: ReaderLabel, _ report: Report, pretty: Bool = true) throws(CommandError) -> String {
+    try toolJSON(ReaderTagged(report, reader: reader), pretty: pretty)
 }

@@ -98,6 +98,16 @@ enum TagWriteSupport {
         context.io.write(text.wrapped(to: HelpFormatter.screenWidth) + "\n")
     }
 
+    /// After a change to a tag, names the reader that made it when the command line did not
+    /// (`NFCTOOL_DEVICE` or libnfc's default device chose it), where a mix-up is possible:
+    /// `Reader: ACS ACR122U PICC Interface (acr122_usb:001:004), libnfc's default device.`
+    static func sayReader(_ reader: ReaderLabel, _ arguments: ParsedArguments, _ context: CommandContext) {
+        guard arguments.value(of: TagCommandSupport.device) == nil else { return }
+        let chosen = (context.environment["NFCTOOL_DEVICE"] ?? "").isEmpty ? "libnfc's default device" : "from NFCTOOL_DEVICE"
+        let name = reader.name.map { "\($0) (\(reader.connection))" } ?? reader.connection
+        context.io.printLine("Reader: \(name), \(chosen).")
+    }
+
     /// `04 53 49 4D 00 00 01`.
     static func spacedHex(_ bytes: some Collection<UInt8>) -> String {
         Hex.encode(Array(bytes), uppercase: true, separator: " ")
@@ -106,11 +116,11 @@ enum TagWriteSupport {
     /// What `--plan` prints: one line per held-back write, irreversible ones marked, or a JSON
     /// object.
     static func printPlan(
-        _ writes: [PlannedWrite], of tag: NFCTag, operation: String, json: Bool, _ context: CommandContext
+        _ writes: [PlannedWrite], of tag: NFCTag, operation: String, json: Bool, reader: ReaderLabel, _ context: CommandContext
     ) throws(CommandError) {
         let steps = writes.map { PlannedWriteDescription($0, profile: Type2ChipProfile.named(tag.identity.model)) }
         if json {
-            context.io.write(try toolJSON(PlanOutput(
+            context.io.write(try taggedJSON(reader, PlanOutput(
                 operation: operation, uid: spacedHex(tag.identifier).replacingOccurrences(of: " ", with: ""),
                 model: tag.identity.model, written: false, writes: steps)))
             return
@@ -134,7 +144,7 @@ enum TagWriteSupport {
     }
 
     /// The JSON of a plan.
-    private struct PlanOutput: Encodable {
+    private struct PlanOutput: Encodable, Sendable {
         var operation: String
         var uid: String
         var model: String
@@ -165,6 +175,18 @@ extension TagWriteSupport {
             wrapping: { reader in planning ? await PlanningReader(reader) : reader }
         ) { (tag, reader) async throws(CommandError) -> T in
             try await body(tag, reader, reader as? PlanningReader)
+        }
+    }
+
+    /// ``withTag(connection:seconds:planning:_:)``, also returning which reader was used (for
+    /// the JSON's `reader` and `readerName`).
+    static func withLabelledTag<T: Sendable>(
+        connection: String, seconds: Double, planning: Bool,
+        _ body: (NFCTag, any NFCReader, PlanningReader?) async throws(CommandError) -> T
+    ) async throws(CommandError) -> (T, ReaderLabel) {
+        try await withTag(connection: connection, seconds: seconds, planning: planning) {
+            (tag, reader, planner) async throws(CommandError) -> (T, ReaderLabel) in
+            (try await body(tag, reader, planner), await ReaderLabel(reader))
         }
     }
 

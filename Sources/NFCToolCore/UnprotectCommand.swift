@@ -41,7 +41,7 @@ struct UnprotectCommand: ToolCommand {
             file: arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
         let connection = TagCommandSupport.connection(arguments, context.environment)
-        let (tag, planned) = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
+        let ((tag, planned), reader) = try await TagWriteSupport.withLabelledTag(connection: connection, seconds: seconds, planning: planning) {
             (found, _, planner) async throws(CommandError) -> (NFCTag, [PlannedWrite]?) in
             let type2 = try TagWriteSupport.type2(TagWriteSupport.tag(found, password: current), for: "a password")
             do throws(NFCTagError) {
@@ -52,11 +52,12 @@ struct UnprotectCommand: ToolCommand {
             return (found, await planner?.writes)
         }
         if let planned {
-            try TagWriteSupport.printPlan(planned, of: tag, operation: "unprotect", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: tag, operation: "unprotect", json: printsJSON, reader: reader, context)
         } else if printsJSON {
-            context.io.write(try toolJSON(ProtectReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, protected: false)))
+            context.io.write(try taggedJSON(reader, ProtectReport(uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, protected: false)))
         } else {
             TagWriteSupport.say("Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password is needed any more.", context)
+            TagWriteSupport.sayReader(reader, arguments, context)
         }
     }
 }

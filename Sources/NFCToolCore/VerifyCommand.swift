@@ -80,8 +80,8 @@ struct VerifyCommand: ToolCommand {
         }
         let connection = TagCommandSupport.connection(connection, context.environment)
         let (url, readOnly, model) = (self.url, self.readOnly, self.model)
-        let checks = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (tag, _) async throws(CommandError) -> [Check] in
+        let (checks, reader) = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
+            (tag, reader) async throws(CommandError) -> ([Check], ReaderLabel) in
             var checks: [Check] = []
             if let model {
                 let found = tag.identity.model
@@ -116,11 +116,11 @@ struct VerifyCommand: ToolCommand {
                     checks.append(Check(check: "ndef", expected: expectedHex, found: found, ok: message == expectedMessage))
                 }
             }
-            return checks
+            return (checks, await ReaderLabel(reader))
         }
         let report = Report(match: checks.allSatisfy { $0.ok }, checks: checks)
         if printsJSON {
-            context.io.write(try toolJSON(report))
+            context.io.write(try taggedJSON(reader, report))
         } else {
             for check in checks {
                 if check.ok {

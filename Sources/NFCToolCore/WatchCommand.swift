@@ -73,6 +73,7 @@ struct WatchCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let connection = TagCommandSupport.connection(arguments, context.environment)
         let first = try await TagCommandSupport.openReader(connection)
+        let reader = await ReaderLabel(first)
         // The reader just opened serves first; a lost one is opened again from the string.
         let pending = Mutex<(any NFCReader)?>(first)
         let watcher = TagWatcher(options: .init(debounce: .milliseconds(debounceMilliseconds))) {
@@ -86,7 +87,7 @@ struct WatchCommand: ToolCommand {
         let task = Task { () -> NFCReaderError? in
             do throws(NFCReaderError) {
                 for try await event in watcher {
-                    self.handle(event, io: io, handlers: handlers)
+                    self.handle(event, reader: reader, io: io, handlers: handlers)
                     // Nobody reads any more (`| head`, when SIGPIPE is ignored): stop.
                     if io is StandardIO, Self.isStandardOutputClosed() {
                         outputClosed.store(true, ordering: .relaxed)
@@ -137,14 +138,18 @@ struct WatchCommand: ToolCommand {
     }
 
     /// Prints `event` and queues its handler.
-    private func handle(_ event: TagWatchEvent, io: any ToolIO, handlers: HandlerQueue?) {
+    private func handle(_ event: TagWatchEvent, reader: ReaderLabel, io: any ToolIO, handlers: HandlerQueue?) {
         switch event {
         case .arrived(let arrival):
-            let report = WatchReport(arrival)
+            var report = WatchReport(arrival)
+            report.reader = reader.connection
+            report.readerName = reader.name
             if printsArrivals { print(report, io: io) }
             handlers?.enqueue(report)
         case .departed(let departure):
-            let report = WatchReport(departure)
+            var report = WatchReport(departure)
+            report.reader = reader.connection
+            report.readerName = reader.name
             if printsDepartures { print(report, io: io) }
         case .readerLost(let error):
             io.printErrorLine("nfctool watch: reader lost (\(error)); opening it again")
@@ -165,6 +170,10 @@ struct WatchReport: Encodable, Sendable {
     var error: String?
     var errorCode: String?
     var seconds: Double?
+    /// The connection string of the reader the tag was on.
+    var reader: String?
+    /// The reader's name, where it has one.
+    var readerName: String?
 
     init(_ arrival: TagArrival) {
         event = "arrived"

@@ -147,14 +147,15 @@ struct WriteCommand: ToolCommand {
             return WriteReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, bytes: encodedLength,
                 records: message.records.count, capacity: query.capacity, formatted: formatted, verified: verifies,
-                locked: locked, planned: await planner?.writes, tag: found)
+                locked: locked, planned: await planner?.writes, tag: found, reader: await ReaderLabel(reader))
         }
         if let planned = report.planned {
-            try TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, context)
+            try TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, reader: report.reader, context)
         } else if printsJSON {
-            context.io.write(try toolJSON(report))
+            context.io.write(try toolJSON(ReaderTagged(report, reader: report.reader)))
         } else {
             context.io.write(report.text)
+            TagWriteSupport.sayReader(report.reader, arguments, context)
         }
     }
 
@@ -190,6 +191,7 @@ struct WriteCommand: ToolCommand {
         var locked: Bool
         var planned: [PlannedWrite]?
         var tag: NFCTag
+        var reader: ReaderLabel
 
         private enum CodingKeys: String, CodingKey {
             case uid, model, bytes, records, capacity, formatted, verified, locked

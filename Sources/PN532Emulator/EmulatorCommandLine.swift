@@ -68,7 +68,8 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     public var linkPath: String?
     /// `--trace FILE`.
     public var tracePath: String?
-    /// `--control FIFO`; standard input when nil.
+    /// `--control FIFO` (`-`: standard input, even a terminal); when nil, standard input unless
+    /// it is a terminal.
     public var controlPath: String?
     /// `--delay-model`.
     public var delayModel: PN532DelayModel = .none
@@ -107,7 +108,9 @@ public struct EmulatorCommandLine: Sendable, Hashable {
                                   Models: \(EmulatedTagModels.knownNames).
           --link <path>           Also make <path> a symbolic link to the pty.
           --trace <file>          Log every frame and control event with a timestamp.
-          --control <fifo>        Read control commands from <fifo> instead of standard input.
+          --control <fifo>        Read control commands from <fifo>; '-' for standard input.
+                                  Default: standard input unless it is a terminal (so that
+                                  'pn532-emulator ... &' runs in the background unstopped).
           --delay-model <model>   none (default) or datasheet: answer as slowly as a real PN532
                                   at 115200 baud with real tags.
           --leave-after <n>       The tag leaves the field after the n-th command sent to it.

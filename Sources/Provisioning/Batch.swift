@@ -38,9 +38,17 @@ public struct BatchOptions: Sendable {
     public var password: NTAGPassword?
     /// Write a tag whose UID the ledger already has as done.
     public var allowRewrite = false
-    /// How long one poll waits before checking for a stop.
-    public var pollSlice: Duration = .milliseconds(200)
-    /// Stop when no tag has come for this long (nil: wait for ever).
+    /// How a new tag is told from one that stays: a tag just handled is no new arrival until
+    /// the reader has found an empty field for `debounce` (or a different tag); polls back off
+    /// while a tag stays. See ``NFCTags/TagPresenceTracker``.
+    public var presence = TagPresenceTracker.Options(debounce: .milliseconds(300), pollSlice: .milliseconds(200))
+    /// How long one poll waits before checking for a stop (``presence``'s poll slice).
+    public var pollSlice: Duration {
+        get { presence.pollSlice }
+        set { presence.pollSlice = newValue }
+    }
+    /// Stop when no new tag has come for this long (nil: wait for ever). A tag left on the
+    /// reader is not a new tag.
     public var idleTimeout: Duration?
     /// The command timeout for tag operations.
     public var commandTimeout: Duration = .seconds(1)
@@ -217,36 +225,52 @@ public struct BatchWorker: Sendable {
         self.events = events
     }
 
-    /// Runs until the coordinator says stop or the task is cancelled (then the tag in progress
-    /// is finished first: it is never left half-written by the stop).
+    /// Runs until the coordinator says stop, the idle timeout passes without a new tag, or the
+    /// task is cancelled (then the tag in progress is finished first: it is never left
+    /// half-written by the stop).
+    ///
+    /// Each tag is handled once per stay in the field: after its work the worker says "take it
+    /// away" and releases it; while it stays (found again at every poll, as PC/SC readers do,
+    /// or reported present) it is neither handled nor skipped again, and the polls back off. It
+    /// counts as new only after the reader has found an empty field for the debounce time, or a
+    /// different tag.
     public func run() async {
         let name = await reader.connectionString
         let modulations = await reader.supportedModulations.filter { $0 != .jewel }
+        let options = coordinator.options
+        var tracker = TagPresenceTracker(options: options.presence)
         var announced = false
         let clock = ContinuousClock()
         var idleSince = clock.now
         while !Task.isCancelled, !(await coordinator.shouldStop()) {
             if !announced { events(.waiting(reader: name)); announced = true }
-            if let idle = coordinator.options.idleTimeout, clock.now - idleSince > idle {
-                await coordinator.stop("no tag for \(idle)")
+            if let idle = options.idleTimeout, clock.now - idleSince >= idle {
+                await coordinator.stop("no new tag for \(Self.describe(idle))")
                 return
             }
-            let target: TargetInfo?
+            let seen: TagPresenceTracker.Observation
             do {
-                target = try await reader.poll(for: modulations, timeout: coordinator.options.pollSlice)
+                seen = try await tracker.step(on: reader, for: modulations)
             } catch {
                 events(.readerFailed(reader: name, error: error.description))
                 return
             }
-            guard let target else { continue }
+            guard let target = seen.arrival else { continue }
             announced = false
-            idleSince = clock.now
             // The tag's work runs to its end even when the run is cancelled meanwhile.
             let worker = self
             await Task { await worker.provision(target, readerName: name) }.value
-            await waitUntilGone()
+            // Released: a stack handed out on deselect presents its next tag; a tag that stays
+            // is not taken again.
+            await tracker.release(on: reader)
             idleSince = clock.now
         }
+    }
+
+    /// `3 s`, `0.5 s`: a duration for the operator.
+    static func describe(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
     /// Everything for one tag.
@@ -321,15 +345,5 @@ public struct BatchWorker: Sendable {
             events(.done(reader: readerName, uid: uid, summary: item.summary))
         }
         events(.removeTag(reader: readerName, uid: uid))
-    }
-
-    /// Deselects the tag and waits until it has left the field, so one sticker is never taken
-    /// twice: a halted tag does not answer polling until it re-enters the field.
-    func waitUntilGone() async {
-        try? await reader.deselect()
-        while await reader.isTargetPresent() {
-            if Task.isCancelled { return }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
     }
 }

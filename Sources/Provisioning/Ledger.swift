@@ -17,6 +17,10 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The message, with SQLite's code when there is one.
     public var description: String { code == 0 ? message : "\(message) (SQLite \(code))" }
+
+    /// Whether another connection holds the database: `SQLITE_BUSY` (5) or `SQLITE_LOCKED` (6),
+    /// extended codes included.
+    public var isLockContention: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 }
 
 /// One provisioning attempt on one tag, as the ledger keeps it.
@@ -29,7 +33,9 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
     public var uid: String
     /// The chip model.
     public var model: String
-    /// The manifest row (0-based), when a manifest drove the run.
+    /// The manifest row, 1-based (the n-th data row, as the dry run numbers them), when a
+    /// manifest drove the run. Ledgers written before schema version 1 counted from 0; opening
+    /// one migrates it.
     public var row: Int?
     /// The counter value `{n}` it got, when the template uses one.
     public var counter: Int?
@@ -99,8 +105,12 @@ public struct LedgerStats: Sendable, Hashable, Codable {
 /// marked done that was not. Counters are allocated from it, so two runs (or two processes) on
 /// the same ledger never hand out the same `{n}`.
 ///
-/// Thread-safe: one connection behind a mutex; SQLite's own locking (busy timeout 5 s) orders
-/// processes.
+/// Thread-safe: one connection behind a mutex. Several processes may share one ledger file
+/// (each batch with its own readers): SQLite's locking orders them, and every statement and
+/// transaction that finds the file locked by another process (`SQLITE_BUSY`, `SQLITE_LOCKED`,
+/// including the cases where SQLite's busy handler is not called) is retried whole, backing
+/// off, for up to ``lockWait``; only then does it fail, with an error saying the ledger stayed
+/// locked.
 public final class Ledger: Sendable {
     /// The SQLite connection: used only while `lock` is held (SQLite's FULLMUTEX mode guards
     /// single calls; the lock keeps a transaction's statements together).
@@ -108,10 +118,17 @@ public final class Ledger: Sendable {
     private let lock = Mutex(())
     /// The database file.
     public let path: String
+    /// How long a statement or transaction waits, retrying, for another process to release the
+    /// ledger before it fails.
+    public let lockWait: Duration
 
-    /// Opens (creating if needed) the ledger at `path`.
-    public init(path: String) throws(LedgerError) {
+    /// Opens (creating if needed) the ledger at `path`; `lockWait` bounds how long any one
+    /// operation waits for another process holding the file (default 60 s).
+    /// - Throws: ``LedgerError``: the file cannot be opened or is not a ledger, or it stayed
+    ///   locked for `lockWait`.
+    public init(path: String, lockWait: Duration = .seconds(60)) throws(LedgerError) {
         self.path = path
+        self.lockWait = lockWait
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
@@ -120,7 +137,8 @@ public final class Ledger: Sendable {
             sqlite3_close(handle)
             throw LedgerError("cannot open the ledger \(path): \(message)", code: status)
         }
-        sqlite3_busy_timeout(handle, 5000)
+        // SQLite's own wait, per attempt; the retries around each operation make up the rest.
+        sqlite3_busy_timeout(handle, Int32(min(Self.milliseconds(lockWait), 1000)))
         self.handle = handle
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
@@ -138,6 +156,22 @@ public final class Ledger: Sendable {
             """)
         try execute("CREATE INDEX IF NOT EXISTS attempts_uid ON attempts(uid, status)")
         try execute("CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
+        try migrate()
+    }
+
+    /// The schema version this code writes (`PRAGMA user_version`). Version 0 stored manifest
+    /// rows from 0; version 1 stores them from 1, as the dry run and the docs number them.
+    public static let schemaVersion: Int64 = 1
+
+    /// Brings a ledger of an older schema up to ``schemaVersion``, in one transaction (two
+    /// processes opening the same old ledger migrate it once).
+    private func migrate() throws(LedgerError) {
+        try transaction { db throws(LedgerError) in
+            let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
+            guard version < Self.schemaVersion else { return }
+            if version < 1 { try db.execute("UPDATE attempts SET row = row + 1 WHERE row IS NOT NULL") }
+            try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
+        }
     }
 
     deinit {
@@ -278,25 +312,59 @@ public final class Ledger: Sendable {
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, holding the connection the whole time so no
-    /// other thread's statement lands inside the transaction.
+    /// other thread's statement lands inside the transaction. A transaction that finds the
+    /// ledger locked is rolled back and run again whole (see ``retryingWhileLocked(_:)``).
     private func transaction<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
-        let result: Result<T, LedgerError> = lock.withLock { _ in
-            let db = Connection(db: handle)
-            do throws(LedgerError) {
-                try db.execute("BEGIN IMMEDIATE")
+        try retryingWhileLocked { () throws(LedgerError) -> T in
+            let result: Result<T, LedgerError> = lock.withLock { _ in
+                let db = Connection(db: handle)
                 do throws(LedgerError) {
-                    let value = try body(db)
-                    try db.execute("COMMIT")
-                    return .success(value)
+                    try db.execute("BEGIN IMMEDIATE")
+                    do throws(LedgerError) {
+                        let value = try body(db)
+                        try db.execute("COMMIT")
+                        return .success(value)
+                    } catch {
+                        try? db.execute("ROLLBACK")
+                        return .failure(error)
+                    }
                 } catch {
-                    try? db.execute("ROLLBACK")
                     return .failure(error)
                 }
-            } catch {
-                return .failure(error)
+            }
+            return try result.get()
+        }
+    }
+
+    /// Runs `attempt` (each time taking the mutex itself), again and again while it fails because another process
+    /// holds the ledger (`SQLITE_BUSY` or `SQLITE_LOCKED`, after SQLite's own busy wait, or at
+    /// once where SQLite does not wait: a stale WAL snapshot, a recovery), sleeping 5 ms
+    /// doubling to 250 ms (with jitter, so processes fall out of step) between attempts, for up
+    /// to ``lockWait`` in all. Any other failure is thrown at once.
+    private func retryingWhileLocked<T>(_ attempt: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        let clock = ContinuousClock()
+        let deadline = clock.now + lockWait
+        var pause = Duration.milliseconds(5)
+        var tries = 0
+        while true {
+            tries += 1
+            do throws(LedgerError) {
+                return try attempt()
+            } catch where error.isLockContention {
+                guard clock.now < deadline else {
+                    throw LedgerError(
+                        "the ledger \(path) stayed locked by another process for \(Self.milliseconds(lockWait) / 1000) s (\(tries) attempts); "
+                            + "is another nfctool stuck on it? Last error: \(error.message)", code: error.code)
+                }
+                let jittered = pause * Double.random(in: 0.5...1.5)
+                usleep(useconds_t(clamping: Self.milliseconds(min(jittered, deadline - clock.now)) * 1000))
+                pause = min(pause * 2, .milliseconds(250))
             }
         }
-        return try result.get()
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        max(0, Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000))
     }
 
     private func execute(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) {
@@ -311,11 +379,15 @@ public final class Ledger: Sendable {
         try locked { db throws(LedgerError) in try db.query(sql, values) }
     }
 
+    /// Runs one statement (its own transaction) under the mutex, retried while the ledger is
+    /// locked by another process.
     private func locked<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
-        let result: Result<T, LedgerError> = lock.withLock { _ in
-            do throws(LedgerError) { return .success(try body(Connection(db: handle))) } catch { return .failure(error) }
+        try retryingWhileLocked { () throws(LedgerError) -> T in
+            let result: Result<T, LedgerError> = lock.withLock { _ in
+                do throws(LedgerError) { return .success(try body(Connection(db: handle))) } catch { return .failure(error) }
+            }
+            return try result.get()
         }
-        return try result.get()
     }
 
     /// The open connection, used only while the mutex is held.

@@ -3,7 +3,8 @@ import Foundation
 /// One row of a provisioning manifest: the fields in the order they were written (the order of
 /// the records they build), where it came from, and the UID it is meant for, if any.
 public struct ManifestRow: Sendable, Hashable {
-    /// 0-based position among the data rows (the ledger's `row`).
+    /// 1-based position among the data rows: the first row under the CSV header (or the first
+    /// JSONL object) is row 1. The ledger's `row` and the dry run's `row N` use this number.
     public var index: Int
     /// The 1-based line of the manifest it starts on.
     public var line: Int
@@ -132,7 +133,7 @@ public enum Manifest {
                 throw ProvisioningInputError("\(record.fields.count) fields where the header has \(names.count)", line: record.line)
             }
             let pairs = zip(names, record.fields).filter { !$0.1.isEmpty }.map { (name: $0.0, value: $0.1) }
-            rows.append(ManifestRow(index: rows.count, line: record.line, fields: pairs))
+            rows.append(ManifestRow(index: rows.count + 1, line: record.line, fields: pairs))
         }
         return rows
     }
@@ -147,7 +148,7 @@ public enum Manifest {
             let trimmed = lineText.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty { continue }
             var parser = FlatJSONParser(Array(trimmed.unicodeScalars), line: number + 1)
-            rows.append(ManifestRow(index: rows.count, line: number + 1, fields: try parser.object()))
+            rows.append(ManifestRow(index: rows.count + 1, line: number + 1, fields: try parser.object()))
         }
         return rows
     }

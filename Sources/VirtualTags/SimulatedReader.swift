@@ -22,17 +22,35 @@ public actor SimulatedReader: NFCReader {
     /// The longest a poll waits when no tag is in the field (the smaller of this and the poll's
     /// own timeout); `.zero` answers nil at once.
     public let emptyFieldWait: Duration
+    /// How ``isTargetPresent()`` answers.
+    public let presence: PresenceCheck
+
+    /// How a reader answers a presence check: readers differ, and code waiting for a tag to
+    /// leave must cope with each.
+    public enum PresenceCheck: Sendable, Hashable {
+        /// As a PN532 through libnfc: the selected tag is there and answers; false once it is
+        /// deselected (the next poll finds it again).
+        case selectedTag
+        /// As many PC/SC readers: a card is in the field, deselected or not (the next poll finds
+        /// it again at once).
+        case anyTag
+        /// A reader that cannot tell: always false; only polling finds the tag again.
+        case never
+    }
 
     private let field: VirtualField
+    /// Polls so far: to check that waiting for a tag does not poll in a busy loop.
+    public private(set) var pollCount = 0
     private var isClosed = false
     private var selected = false
 
     /// A reader over `field`.
     public init(
         field: sending VirtualField, name: String = "simulator", connectionString: String = "sim:",
-        removesTagOnDeselect: Bool = false, emptyFieldWait: Duration = .seconds(1)
+        removesTagOnDeselect: Bool = false, emptyFieldWait: Duration = .seconds(1), presence: PresenceCheck = .selectedTag
     ) {
         self.field = field
+        self.presence = presence
         self.name = name
         self.connectionString = connectionString
         self.removesTagOnDeselect = removesTagOnDeselect
@@ -42,11 +60,12 @@ public actor SimulatedReader: NFCReader {
     /// A reader over a new field holding `tags` (the first presented at once).
     public init(
         tags: sending [any VirtualTag], faultPlan: FaultPlan = .none, name: String = "simulator",
-        connectionString: String = "sim:", removesTagOnDeselect: Bool = false, emptyFieldWait: Duration = .seconds(1)
+        connectionString: String = "sim:", removesTagOnDeselect: Bool = false, emptyFieldWait: Duration = .seconds(1),
+        presence: PresenceCheck = .selectedTag
     ) {
         self.init(
             field: VirtualField(tags: tags, faultPlan: faultPlan), name: name, connectionString: connectionString,
-            removesTagOnDeselect: removesTagOnDeselect, emptyFieldWait: emptyFieldWait)
+            removesTagOnDeselect: removesTagOnDeselect, emptyFieldWait: emptyFieldWait, presence: presence)
     }
 
     /// Runs `body` on the field inside the actor: to inspect tags, present or remove one, or
@@ -72,6 +91,7 @@ public actor SimulatedReader: NFCReader {
     /// - Throws: ``NFCReaderError`` `closed`.
     public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
         try checkOpen()
+        pollCount += 1
         if field.currentTag == nil { field.presentNext() }
         if let tag = field.currentTag, modulations.contains(tag.targetInfo.modulation)
             || (tag.targetInfo.modulation == .felica212 && modulations.contains(.felica424))
@@ -133,8 +153,16 @@ public actor SimulatedReader: NFCReader {
         }
     }
 
-    /// Whether a tag is in the field and selected.
-    public func isTargetPresent() async -> Bool { !isClosed && selected && field.isTagPresent }
+    /// Whether the tag is there, as ``presence`` says: by default whether a tag is in the field
+    /// and selected.
+    public func isTargetPresent() async -> Bool {
+        guard !isClosed else { return false }
+        switch presence {
+        case .selectedTag: return selected && field.isTagPresent
+        case .anyTag: return field.isTagPresent
+        case .never: return false
+        }
+    }
 
     /// Halts the selected tag; with ``removesTagOnDeselect`` also takes it out of the field.
     /// - Throws: ``NFCReaderError`` `closed`.

@@ -11,7 +11,7 @@ import Foundation
 /// ```
 ///
 /// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
-/// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`.
+/// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`, `presence=selected|field|none`.
 public struct SimulatorConfiguration: Sendable, Hashable {
     /// The largest stack.
     public static let maximumCount = 100_000
@@ -34,6 +34,8 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public var pollWait: Duration
     /// Whether deselect takes the tag away; default: when `count > 1`.
     public var handOutOnDeselect: Bool?
+    /// How the reader answers a presence check (`presence=`); default: as a PN532.
+    public var presence: SimulatedReader.PresenceCheck = .selectedTag
     /// The string parsed.
     public var connectionString: String
 
@@ -129,9 +131,16 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 case "never": handOutOnDeselect = false
                 default: throw Self.invalid("hand-out is 'deselect' or 'never'")
                 }
+            case "presence":
+                switch try required() {
+                case "selected": presence = .selectedTag
+                case "field": presence = .anyTag
+                case "none": presence = .never
+                default: throw Self.invalid("presence is 'selected', 'field' or 'none'")
+                }
             default:
                 throw Self.invalid(
-                    "unknown option '\(key)'; options: file, dir, uid, count, ndef, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out"
+                    "unknown option '\(key)'; options: file, dir, uid, count, ndef, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out, presence"
                 )
             }
         }
@@ -217,7 +226,18 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 throw TagFileError(.unreadable, "tag file \(path) does not exist; name a model to create it")
             }
             let tag = try makeTag(model, uid: uid)
-            if let persistent = tag as? any PersistentVirtualTag { try tagFile.save(persistent.tagState) }
+            if let persistent = tag as? any PersistentVirtualTag {
+                // A new tag file in a folder that does not exist yet: make the folder, as dir= does.
+                let folder = (path as NSString).deletingLastPathComponent
+                if !folder.isEmpty {
+                    do {
+                        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    } catch {
+                        throw TagFileError(.unwritable, "cannot create the folder \(folder) for tag file \(path): \(error.localizedDescription)")
+                    }
+                }
+                try tagFile.save(persistent.tagState)
+            }
             return (tag, tagFile)
         } catch {
             throw NFCReaderError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
@@ -245,7 +265,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         return SimulatedReader(
             field: field, name: "simulator (\(label)\(count > 1 ? " ×\(count)" : ""))",
             connectionString: connectionString, removesTagOnDeselect: handOutOnDeselect ?? (count > 1),
-            emptyFieldWait: pollWait)
+            emptyFieldWait: pollWait, presence: presence)
     }
 
     /// Parses `string` and makes its reader.

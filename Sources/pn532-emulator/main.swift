@@ -62,12 +62,18 @@ if let path = options.tracePath {
     guard let log = TraceLog(path: path) else { fail("cannot write the trace file '\(path)'", status: 1) }
     trace = log
 }
-var control: Int32 = STDIN_FILENO
-if let path = options.controlPath {
+// Control commands come from standard input when it is not a terminal (a parent process's
+// pipe) or when asked with `--control -`; a terminal is left alone otherwise, so that
+// `pn532-emulator … &` in an interactive shell is not stopped for reading it ("Stopped (tty input)").
+var control: Int32? = isatty(STDIN_FILENO) == 1 ? nil : STDIN_FILENO
+if options.controlPath == "-" {
+    control = STDIN_FILENO
+} else if let path = options.controlPath {
     if access(path, F_OK) != 0 && mkfifo(path, 0o600) != 0 { fail("cannot make the FIFO '\(path)'", status: 1) }
     // Read and write, so the FIFO never reports end of file between two writers.
-    control = open(path, O_RDWR)
-    if control < 0 { fail("cannot open the control FIFO '\(path)'", status: 1) }
+    let descriptor = open(path, O_RDWR)
+    if descriptor < 0 { fail("cannot open the control FIFO '\(path)'", status: 1) }
+    control = descriptor
 }
 
 let field: TagField

@@ -208,8 +208,13 @@ struct LibNFCReaderEndToEndTests {
         let viaSimulator = try runTool(nfctool.path, ["scan", "--device", "sim:ntag215", "--json", "--timeout", "3"], environment: environment)
         func fields(_ json: String) throws -> [String: String] {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-            return object.filter { $0.key != "reader" }.mapValues { "\($0)" }
+            return object.filter { $0.key != "reader" && $0.key != "readerName" }.mapValues { "\($0)" }
         }
         #expect(try fields(viaLibNFC.output) == fields(viaSimulator.output))
+        // Each names its own reader: the connection string, and libnfc's name for the emulated PN532.
+        let libnfcObject = try #require(try JSONSerialization.jsonObject(with: Data(viaLibNFC.output.utf8)) as? [String: Any])
+        #expect(libnfcObject["reader"] as? String == emulator.connectionString)
+        let name = try #require(libnfcObject["readerName"] as? String, "\(viaLibNFC.output)")
+        #expect(!name.isEmpty && !name.hasPrefix("simulator"), "\(viaLibNFC.output)")
     }
 }

@@ -40,6 +40,39 @@ struct SessionSimulatorTests {
         #expect(await !session.isReady)
     }
 
+    @Test(
+        "after restartPolling, a tag the reader keeps re-detecting (PC/SC-like presence, or none) is not reported again and not polled in a busy loop",
+        arguments: ["field", "none", "selected"])
+    func restartWithRedetectingReader(presence: String) async throws {
+        let reader = try Self.reader("sim:ntag215?poll-wait=20&presence=\(presence)")
+        let session = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
+        try await session.begin()
+        let tags = SessionCollector(session.tags)
+        #expect(await tags.wait(forCount: 1))
+        try await session.restartPolling()
+        let clock = ContinuousClock()
+        let polledBefore = await reader.pollCount
+        let started = clock.now
+        try await Task.sleep(for: .seconds(1))
+        let polls = await reader.pollCount - polledBefore
+        let elapsed = clock.now - started
+        // At most one poll per presence interval (100 ms) while it stays (the old loop polled
+        // thousands of times a second on a reader that cannot tell presence).
+        #expect(polls <= Int(elapsed / .milliseconds(100)) + 2, "\(polls) polls in \(elapsed)")
+        #expect(tags.elements.count == 1)
+        // Taken away and put back: a new arrival.
+        let beforeRemoval = await reader.pollCount
+        await reader.withField { $0.removeTag() }
+        // Wait for the session to see the empty field (two polls), then bring the tag back.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while await reader.pollCount < beforeRemoval + 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        await reader.withField { field in if let tag = field.removedTags.last { field.present(tag) } }
+        #expect(await tags.wait(forCount: 2))
+        await session.invalidate()
+    }
+
     @Test("a stack of three tags is reported one after another with restartPolling, each once")
     func stackInTurn() async throws {
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: "sim:ntag215*3?poll-wait=20")

@@ -95,6 +95,28 @@ struct TagWatcherTests {
         events.stop()
     }
 
+    @Test(
+        "a tag the reader keeps re-detecting (PC/SC-like presence, or none) is reported once, polled ever less often, and leaves when taken away",
+        arguments: ["field", "none"])
+    func redetectingReader(presence: String) async throws {
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20&presence=\(presence)")
+        let events = WatchCollector(TagWatcher(reader: reader))
+        #expect(await events.wait(forCount: 1))
+        let clock = ContinuousClock()
+        let polledBefore = await reader.pollCount
+        let started = clock.now
+        try await Task.sleep(for: .seconds(1))
+        let polls = await reader.pollCount - polledBefore
+        let elapsed = clock.now - started
+        // At most one poll per presence interval (100 ms) while it stays; the pauses grow to 500 ms.
+        #expect(polls <= Int(elapsed / .milliseconds(100)) + 2, "\(polls) polls in \(elapsed)")
+        #expect(events.summaries == ["+0453494d000001"])
+        await reader.withField { $0.removeTag() }
+        #expect(await events.wait(forCount: 2))
+        #expect(events.summaries == ["+0453494d000001", "-0453494d000001"])
+        events.stop()
+    }
+
     @Test("a tag whose NDEF area is broken arrives with a typed read error; the watch goes on")
     func malformedTag() async throws {
         // A record header announcing more payload than the TLV holds.

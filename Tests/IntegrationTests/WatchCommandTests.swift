@@ -115,6 +115,31 @@ struct WatchCommandTests {
         #expect(reader.status == 3)
     }
 
+    @Test(
+        "issue 18: a tag left on the reader is reported once until --timeout, whatever the reader says of its presence",
+        arguments: ["sim:ntag215", "sim:ntag215?presence=field", "sim:ntag215?presence=none"])
+    func tagLeftOnReader(device: String) async throws {
+        let run = try await runToolOffPool(
+            try Self.nfctool(), ["watch", "--device", device, "--events", "arrive,leave", "--timeout", "2"],
+            environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(!run.timedOut && run.status == 0, "\(run.output.prefix(600))")
+        #expect(run.output.split(separator: "\n") == ["arrived 0453494D000001 NTAG215 (Type 2): empty"], "\(run.output.prefix(600))")
+    }
+
+    @Test("issue 18 through libnfc: a tag left on the emulator is reported once until --timeout and polled rarely")
+    func emulatorTagLeftOnReader() async throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        defer { emulator.stop() }
+        let run = try await runToolOffPool(
+            try Self.nfctool(), ["watch", "--device", emulator.connectionString, "--events", "arrive,leave", "--timeout", "2"],
+            environment: emulator.libnfcEnvironment, timeout: 60)
+        #expect(!run.timedOut && run.status == 0, "\(run.output.prefix(600))")
+        #expect(run.output.split(separator: "\n") == ["arrived 0453494D000001 NTAG215 (Type 2): empty"], "\(run.output.prefix(600))")
+        // Found once, then checked for presence: a handful of InListPassiveTarget, not a poll loop.
+        let polls = emulator.trace.filter { $0.contains("> D4 4A") }.count
+        #expect(polls <= 10, "\(polls) polls")
+    }
+
     @Test("through libnfc: a tag taken away and brought back, then the next of the stack, each reported once")
     func emulatorRemovePresentNext() async throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215*2", "--uid", "04A1000000000A"])

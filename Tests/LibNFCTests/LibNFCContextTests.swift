@@ -14,8 +14,8 @@ struct LibNFCContextTests {
     @Test(
         "without a reader, listing devices finds none and does not throw, every time",
         .disabled(
-            if: ProcessInfo.processInfo.environment["LIBNFC_DEVICE"] != nil,
-            "LIBNFC_DEVICE names a reader, which libnfc lists without probing")
+            if: ProcessInfo.processInfo.environment["LIBNFC_DEFAULT_DEVICE"] != nil,
+            "LIBNFC_DEFAULT_DEVICE names a reader, which libnfc lists without probing")
     )
     func listingWithoutHardwareIsEmpty() async throws {
         let first = try await LibNFCContext.shared.listDevices()

@@ -6,11 +6,11 @@ import Testing
 
 @Suite("nfctool devices", .timeLimit(.minutes(5)))
 struct DevicesCommandTests {
-    static let noReader = ProcessInfo.processInfo.environment["LIBNFC_DEVICE"] == nil
+    static let noReader = ProcessInfo.processInfo.environment["LIBNFC_DEFAULT_DEVICE"] == nil
 
     @Test(
         "without a reader: a clear message and hints, exit 3, one error line",
-        .enabled(if: noReader, "LIBNFC_DEVICE names a reader"))
+        .enabled(if: noReader, "LIBNFC_DEFAULT_DEVICE names a reader"))
     func noReaderFound() async {
         let run = await runNFCTool(["devices"])
         #expect(run.status == .noReader)
@@ -21,7 +21,7 @@ struct DevicesCommandTests {
         #expect(run.standardOutput.hasPrefix("No NFC reader found (libnfc 1.8"))
     }
 
-    @Test("--json without a reader: libnfc's version and an empty list", .enabled(if: noReader, "LIBNFC_DEVICE names a reader"))
+    @Test("--json without a reader: libnfc's version and an empty list", .enabled(if: noReader, "LIBNFC_DEFAULT_DEVICE names a reader"))
     func noReaderJSON() async throws {
         let run = await runNFCTool(["devices", "--json"])
         #expect(run.status == .noReader)

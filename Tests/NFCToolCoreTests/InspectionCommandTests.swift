@@ -237,7 +237,7 @@ struct InspectionCommandTests {
             if model.hasPrefix("ntag215") { #expect(ndef["messageLength"] as? Int == 16) }
         }
         #expect(Set(keySets) == [[
-            "reader", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
+            "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
             "platform", "memoryBytes", "ndef", "lock", "password", "signature",
         ]])
     }

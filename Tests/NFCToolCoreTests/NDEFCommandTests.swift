@@ -62,8 +62,21 @@ struct NDEFCommandTests {
         guard case .wifi(let w) = try message.records[0].content() else { Issue.record("not wifi"); return }
         #expect(w.networkKey == Bytes(utf8: "pw12345678"))
         #expect(w.authentication == .wpa2Personal)
-        let open = await runNFCTool(["ndef", "encode", "--wifi-ssid", "Cafe", "--json"])
-        #expect(open.standardOutput.contains(#""auth" : "open""#))
+    }
+
+    @Test("a Wi-Fi record without a key is refused (64) unless --wifi-auth open is given: no silent open network")
+    func wifiWithoutKeyIsRefused() async throws {
+        let refused = await runNFCTool(["ndef", "encode", "--wifi-ssid", "Guest", "--json"])
+        #expect(refused.status == .usage)
+        #expect(refused.standardOutput.isEmpty)
+        #expect(refused.standardError.contains("wpa2-personal needs a network key"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("--wifi-auth open"), "\(refused.standardError)")
+        let open = await runNFCTool(["ndef", "encode", "--wifi-ssid", "Cafe", "--wifi-auth", "open", "--json"])
+        #expect(open.status == .success)
+        let message = try JSONDecoder().decode(NDEFMessage.self, from: Data(open.standardOutput.utf8))
+        guard case .wifi(let w) = try message.records[0].content() else { Issue.record("not wifi"); return }
+        #expect(w.authentication == .open)
+        #expect(w.networkKey.isEmpty)
     }
 
     @Test("bad input is a usage error (64) that says what is wrong", arguments: [
@@ -74,7 +87,7 @@ struct NDEFCommandTests {
         (["ndef", "encode", "--text", "x", "--lang", String(repeating: "a", count: 64)], "at most 63"),
         (["ndef", "encode", "--wifi-ssid", "x", "--wifi-auth", "wpa3"], "wpa2-personal"),
         (["ndef", "encode", "--wifi-ssid", "x", "--wifi-auth", "wpa2-personal"], "needs a network key"),
-        (["ndef", "encode", "--wifi-ssid", String(repeating: "s", count: 33)], "1 to 32 bytes"),
+        (["ndef", "encode", "--wifi-ssid", String(repeating: "s", count: 33), "--wifi-auth", "open"], "1 to 32 bytes"),
         (["ndef", "encode", "--lang", "en", "--url", "https://a.b"], "must follow --text or --title"),
         (["ndef", "encode", "--url", "https://a.b", "--data", "x"], "must follow --mime"),
         (["ndef", "encode", "--mime", "nope", "--data", "x"], "type/subtype"),

@@ -79,6 +79,21 @@ struct TagWriteCommandsEndToEndTests {
         #expect(try runBuiltNFCTool(["read", "--device", Self.device(dir)]).standardOutput.hasSuffix("(no records).\n"))
     }
 
+    @Test("read --raw of the empty message prints d00000, which ndef decode accepts and verify --expect-ndef calls equal")
+    func rawEmptyMessage() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let raw = try runBuiltNFCTool(["read", "--device", Self.device(dir), "--raw"])
+        #expect(raw.status == 0)
+        #expect(raw.standardOutput == "d00000\n")
+        let decoded = try runBuiltNFCTool(["ndef", "decode", raw.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(decoded.status == 0, "\(decoded.standardError)")
+        let expected = dir.appendingPathComponent("empty.hex")
+        try Data(raw.standardOutput.utf8).write(to: expected)
+        let verify = try runBuiltNFCTool(["verify", "--device", Self.device(dir), "--expect-ndef", expected.path])
+        #expect(verify.status == 0, "\(verify.standardOutput)\(verify.standardError)")
+    }
+
     @Test("a blank Ultralight EV1: read exits 4, write exits 4 without --format and writes with it; format --force")
     func blankTag() throws {
         let dir = try Self.directory()

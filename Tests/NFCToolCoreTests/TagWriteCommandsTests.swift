@@ -82,6 +82,8 @@ struct TagWriteCommandsTests {
               "formatted" : false,
               "locked" : false,
               "model" : "NTAG215",
+              "reader" : "sim:ntag215",
+              "readerName" : "simulator (ntag215)",
               "records" : 1,
               "uid" : "0453494D000001",
               "verified" : true

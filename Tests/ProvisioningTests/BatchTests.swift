@@ -74,13 +74,13 @@ struct BatchTests {
     func manifestResume() async throws {
         let (ledger, directory) = try Self.ledger()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let rows = try Manifest.parseCSV("url\n" + (0..<5).map { "https://ex.io/row/\($0)" }.joined(separator: "\n") + "\n")
+        let rows = try Manifest.parseCSV("url\n" + (1...5).map { "https://ex.io/row/\($0)" }.joined(separator: "\n") + "\n")
         let source = BatchSource.manifest(rows: rows, matchByUID: false) { row, _ in try Self.url(row.value("url") ?? "") }
         let first = try BatchCoordinator(ledger: ledger, runID: try ledger.startRun(template: nil, manifest: "m.csv", readers: []),
                                          source: source, options: BatchOptions(count: 2))
         let reader1 = try SimulatorConfiguration.makeReader("sim:ntag215*2?poll-wait=0")
         await BatchWorker(reader: reader1, coordinator: first, events: { _ in }).run()
-        #expect(try ledger.doneRows() == [0, 1])
+        #expect(try ledger.doneRows() == [1, 2])  // rows count from 1, as the dry run says
 
         // The same two tags come back first (refused: already provisioned), then three new ones.
         let again = try BatchCoordinator(ledger: ledger, runID: try ledger.startRun(template: nil, manifest: "m.csv", readers: []),
@@ -89,10 +89,10 @@ struct BatchTests {
         await BatchWorker(reader: reader2, coordinator: again, events: { _ in }).run()
         let summary = await again.summary
         #expect(summary.done == 3 && summary.skipped == 2)
-        #expect(try ledger.doneRows() == [0, 1, 2, 3, 4])
+        #expect(try ledger.doneRows() == [1, 2, 3, 4, 5])
         let byRow = Dictionary(try ledger.attempts().filter { $0.status == "done" }.map { ($0.row ?? -1, $0.uid) }, uniquingKeysWith: { a, _ in a })
         let onTags = await Self.messages(reader2)
-        for row in 2..<5 { #expect(onTags[byRow[row] ?? ""] == (try Self.url("https://ex.io/row/\(row)"))) }
+        for row in 3...5 { #expect(onTags[byRow[row] ?? ""] == (try Self.url("https://ex.io/row/\(row)"))) }
     }
 
     @Test("--match-uid: each tag gets the row naming its UID, whatever the order; a tag without a row is skipped")
@@ -108,7 +108,7 @@ struct BatchTests {
         let onTags = await Self.messages(reader)
         #expect(onTags["0453494D000001"] == (try Self.url("https://ex.io/one")))
         #expect(onTags["0453494D000002"] == (try Self.url("https://ex.io/two")))
-        #expect(try ledger.attempts().map(\.row) == [1, 0])
+        #expect(try ledger.attempts().map(\.row) == [2, 1])
     }
 
     @Test("two readers share one run: no counter or tag used twice")
@@ -153,7 +153,7 @@ struct BatchTests {
         await BatchWorker(reader: reader, coordinator: coordinator, events: { events.append($0) }).run()
         let attempts = try ledger.attempts()
         #expect(attempts.map(\.status) == ["failed", "done"])
-        #expect(attempts.map(\.row) == [0, 0])
+        #expect(attempts.map(\.row) == [1, 1])
         let onTags = await Self.messages(reader)
         #expect(onTags[attempts[0].uid] == nil)  // nothing readable as a message…
         // …and what it holds parses: the empty message (old = factory-empty), never half of one.

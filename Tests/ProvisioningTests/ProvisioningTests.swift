@@ -156,6 +156,46 @@ struct LedgerTests {
             reader: "sim:ntag215", status: status)
     }
 
+    /// Runs `script` with python3 (its sqlite3 module: a reader of the file independent of ours).
+    static func python(_ script: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("a ledger written before rows counted from 1 is migrated once on opening: row 0 becomes row 1")
+    func migratesZeroBasedRows() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("old.db").path
+        // The schema of schema version 0, written by sqlite3 itself: rows 0 and 2 done.
+        _ = try Self.python("""
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, template TEXT, manifest TEXT, readers TEXT NOT NULL)")
+            db.execute("CREATE TABLE attempts(id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), uid TEXT NOT NULL, model TEXT NOT NULL, row INTEGER, counter INTEGER, summary TEXT NOT NULL, bytes INTEGER NOT NULL, verified INTEGER NOT NULL, locked INTEGER NOT NULL, protected INTEGER NOT NULL, error TEXT, started TEXT NOT NULL, finished TEXT NOT NULL, reader TEXT NOT NULL, status TEXT NOT NULL)")
+            db.execute("INSERT INTO runs(started, readers) VALUES('2026-11-01T00:00:00Z', 'sim:ntag215')")
+            for uid, row in [("04AA", 0), ("04BB", 2), ("04CC", None)]:
+                db.execute("INSERT INTO attempts(run, uid, model, row, summary, bytes, verified, locked, protected, started, finished, reader, status) VALUES(1, ?, 'NTAG215', ?, 'URI x', 5, 1, 0, 0, 't', 't', 'sim:ntag215', 'done')", (uid, row))
+            db.commit()
+            """, [path])
+        #expect(try Ledger(path: path).doneRows() == [1, 3])
+        #expect(try Ledger(path: path).doneRows() == [1, 3])  // the second opening changes nothing
+        let stored = try Self.python("""
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            print(db.execute("PRAGMA user_version").fetchone()[0], [r[0] for r in db.execute("SELECT row FROM attempts ORDER BY id")])
+            """, [path])
+        #expect(stored == "1 [1, 3, None]\n")
+    }
+
     @Test("attempts, done rows and UIDs, stats and exports survive reopening")
     func roundTrip() throws {
         let directory = try temporaryDirectory()
@@ -164,13 +204,13 @@ struct LedgerTests {
         do {
             let ledger = try Ledger(path: path)
             let run = try ledger.startRun(template: "https://ex.io/{uid}", manifest: nil, readers: ["sim:ntag215"])
-            try ledger.record(Self.attempt(ledger, run: run, uid: "04AA", row: 0))
-            try ledger.record(Self.attempt(ledger, run: run, uid: "04BB", row: 1, status: "failed"))
-            try ledger.record(Self.attempt(ledger, run: run, uid: "04CC, \"x\"", row: 2))
+            try ledger.record(Self.attempt(ledger, run: run, uid: "04AA", row: 1))
+            try ledger.record(Self.attempt(ledger, run: run, uid: "04BB", row: 2, status: "failed"))
+            try ledger.record(Self.attempt(ledger, run: run, uid: "04CC, \"x\"", row: 3))
             try ledger.finishRun(run)
         }
         let ledger = try Ledger(path: path)
-        #expect(try ledger.doneRows() == [0, 2])
+        #expect(try ledger.doneRows() == [1, 3])
         #expect(try ledger.isDone(uid: "04aa"))
         #expect(try !ledger.isDone(uid: "04BB"))
         let stats = try ledger.stats()
