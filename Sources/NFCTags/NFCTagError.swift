@@ -3,8 +3,9 @@
 /// reader failure that caused it, if any.
 ///
 /// Reader failures are mapped rather than passed through, so that callers match one type:
-/// `tagLost`, `timeout` and `rfError` become ``Code/connectionLost``; a NAK or an answer of the
-/// wrong shape becomes ``Code/tagResponse``; the original stays in ``readerError``.
+/// `tagLost`, `timeout` and `rfError` become ``Code/connectionLost``; a reader's `notSupported`
+/// (a command it cannot carry, nothing sent) stays ``Code/notSupported``; a NAK or an answer of
+/// the wrong shape becomes ``Code/tagResponse``; the original stays in ``readerError``.
 public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Stable error codes.
     public enum Code: String, Sendable, Hashable, CaseIterable {
