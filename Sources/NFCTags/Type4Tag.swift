@@ -321,18 +321,7 @@ public struct Type4Tag: NFCNDEFTag {
     /// - Throws: ``NFCTagError`` `notNDEFFormatted` when the application or file is missing,
     ///   `tagResponse` for a refused READ BINARY, `connectionLost`.
     public func readCapabilityContainerFile() async throws(NFCTagError) -> [UInt8] {
-        let application = try await send(
-            ISO7816APDU(
-                unchecked: 0x00, Type4Command.select, Type4Command.selectByNameP1, 0x00,
-                data: Bytes(Type4Command.ndefTagApplicationID), expectedResponseLength: 256),
-            "SELECT NDEF Tag Application")
-        guard application.statusWord.isSuccess else {
-            throw NFCTagError(.notNDEFFormatted, "no NDEF Tag Application (D2760000850101): SELECT answered \(application.statusWord)")
-        }
-        let ccSelected = try await selectFile(Type4Command.capabilityContainerFileID)
-        guard ccSelected.isSuccess else {
-            throw NFCTagError(.notNDEFFormatted, "no capability container file (E103): SELECT answered \(ccSelected)")
-        }
+        try await selectCapabilityContainer()
         var bytes = try await readBinary(offset: 0, length: Type4CapabilityContainer.basicLength)
         guard bytes.count >= 2 else { return bytes }
         let total = min(Int(bytes[0]) << 8 | Int(bytes[1]), Self.maximumInspectedCapabilityContainerLength)
@@ -384,19 +373,7 @@ public struct Type4Tag: NFCNDEFTag {
     /// - Throws: `notNDEFFormatted` without offset when the application or CC file is missing,
     ///   with the CC offset for an unsupported version or read access refused.
     func detect() async throws(NFCTagError) -> Type4CapabilityContainer {
-        let application = try await send(
-            ISO7816APDU(
-                unchecked: 0x00, Type4Command.select, Type4Command.selectByNameP1, 0x00,
-                data: Bytes(Type4Command.ndefTagApplicationID), expectedResponseLength: 256),
-            "SELECT NDEF Tag Application")
-        guard application.statusWord.isSuccess else {
-            throw NFCTagError(.notNDEFFormatted, "no NDEF Tag Application (D2760000850101): SELECT answered \(application.statusWord)")
-        }
-        selection?.aid = Hex.encode(Type4Command.ndefTagApplicationID).uppercased()
-        let ccSelected = try await selectFile(Type4Command.capabilityContainerFileID)
-        guard ccSelected.isSuccess else {
-            throw NFCTagError(.notNDEFFormatted, "no capability container file (E103): SELECT answered \(ccSelected)")
-        }
+        try await selectCapabilityContainer()
         var bytes = try await readBinary(offset: 0, length: Type4CapabilityContainer.basicLength)
         let needed = Type4CapabilityContainer.requiredLength(bytes)
         if bytes.count == Type4CapabilityContainer.basicLength, needed > bytes.count {
@@ -412,6 +389,24 @@ public struct Type4Tag: NFCNDEFTag {
                 .malformedTag, at: 9, "the NDEF file the CC names cannot be selected: SELECT answered \(ndefSelected)")
         }
         return cc
+    }
+
+    /// SELECT the NDEF Tag Application (recorded as the selected AID), then the CC file.
+    /// - Throws: `notNDEFFormatted` when either is missing.
+    func selectCapabilityContainer() async throws(NFCTagError) {
+        let application = try await send(
+            ISO7816APDU(
+                unchecked: 0x00, Type4Command.select, Type4Command.selectByNameP1, 0x00,
+                data: Bytes(Type4Command.ndefTagApplicationID), expectedResponseLength: 256),
+            "SELECT NDEF Tag Application")
+        guard application.statusWord.isSuccess else {
+            throw NFCTagError(.notNDEFFormatted, "no NDEF Tag Application (D2760000850101): SELECT answered \(application.statusWord)")
+        }
+        selection?.aid = Hex.encode(Type4Command.ndefTagApplicationID).uppercased()
+        let ccSelected = try await selectFile(Type4Command.capabilityContainerFileID)
+        guard ccSelected.isSuccess else {
+            throw NFCTagError(.notNDEFFormatted, "no capability container file (E103): SELECT answered \(ccSelected)")
+        }
     }
 
     /// READ BINARY of the length field (NLEN or ENLEN), checked against the file size.
