@@ -17,10 +17,12 @@ let package = Package(
         .library(name: "LibNFC", targets: ["LibNFC"]),
         .library(name: "VirtualTags", targets: ["VirtualTags"]),
         .library(name: "PN532Emulator", targets: ["PN532Emulator"]),
+        .library(name: "PCSC", targets: ["PCSC"]),
         .library(name: "NFCKit", targets: ["NFCKit"]),
         .library(name: "Provisioning", targets: ["Provisioning"]),
         .executable(name: "nfctool", targets: ["nfctool"]),
         .executable(name: "pn532-emulator", targets: ["pn532-emulator"]),
+        .executable(name: "pcsc-reader-emulator", targets: ["pcsc-reader-emulator"]),
     ],
     targets: [
         // The C library, found through pkg-config; Debian: libnfc-dev.
@@ -29,6 +31,8 @@ let package = Package(
             pkgConfig: "libnfc",
             providers: [.apt(["libnfc-dev", "libusb-1.0-0-dev"])]
         ),
+        // pcsc-lite, for PC/SC readers through pcscd; Debian: libpcsclite-dev.
+        .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
         // SQLite, for the provisioning ledger; Debian: libsqlite3-dev.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Bytes, hex, cursors: no dependencies.
@@ -39,13 +43,18 @@ let package = Package(
         .target(name: "NFCTags", dependencies: ["NFCCore", "NDEF"], swiftSettings: strict),
         // The one place that imports libnfc.
         .target(name: "LibNFC", dependencies: ["NFCCore", "NFCTags", "CLibNFC"], swiftSettings: strict),
+        // The one place that imports pcsc-lite: PC/SC readers (generic Part 3 profile).
+        .target(name: "PCSC", dependencies: ["NFCCore", "NFCTags", "CPCSCLite"], swiftSettings: strict),
         // Chip models from the datasheets, tag files, fault injection, the in-process simulator.
         .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
         // The PN532 host protocol over a pseudo-terminal, hosting virtual tags.
         .target(name: "PN532Emulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
         .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"], swiftSettings: strict),
+        // A contactless PC/SC reader (generic Part 3 profile) behind vpcd, hosting virtual tags.
+        .target(name: "PCSCReaderEmulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
+        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator"], swiftSettings: strict),
         // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
-        .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "VirtualTags"], swiftSettings: strict),
+        .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
         // Batch provisioning: the SQLite ledger, URL templates, manifests.
         .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
@@ -76,6 +85,7 @@ let package = Package(
         .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "PCSCReaderEmulator", "NFCKit", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport", "Provisioning", "TagCommandCounts"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

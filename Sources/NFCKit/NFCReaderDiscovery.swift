@@ -1,6 +1,7 @@
 import Foundation
 public import NFCTags
 import LibNFC
+import PCSC
 
 /// A reader found on this machine: what `nfctool devices` lists and `doctor` counts.
 public struct NFCReaderDescription: Sendable, Hashable {
@@ -17,7 +18,7 @@ public struct NFCReaderDescription: Sendable, Hashable {
     }
 }
 
-/// Finding the readers of this machine, whatever stack drives them (libnfc today).
+/// Finding the readers of this machine, whatever stack drives them: libnfc's, then pcscd's.
 public enum NFCReaderDiscovery {
     /// libnfc's version, e.g. `1.8.0`.
     public static var libnfcVersion: String { LibNFCContext.version }
@@ -28,16 +29,25 @@ public enum NFCReaderDiscovery {
         await LibNFCContext.shared.setLogging(verbose ? .debug : .silent)
     }
 
-    /// The readers libnfc finds, in libnfc's order.
+    /// The readers libnfc finds, in libnfc's order, then the PC/SC readers pcscd knows (as
+    /// `pcsc:NAME`, in pcscd's order); none of the latter when pcscd is not running.
     /// - Throws: ``NFCReaderError`` `io` when libnfc cannot be initialised or cannot list.
     public static func listReaders() async throws(NFCReaderError) -> [NFCReaderDescription] {
+        let libnfc: [NFCReaderDescription]
         do {
-            return try await LibNFCContext.shared.listDevices().map {
+            libnfc = try await LibNFCContext.shared.listDevices().map {
                 NFCReaderDescription(name: $0.name, connectionString: $0.connectionString)
             }
         } catch {
             throw NFCReaderError(.io, "libnfc could not list readers: \(error)")
         }
+        return libnfc + (await listPCSCReaders())
+    }
+
+    /// The PC/SC readers pcscd knows, in its order; empty when pcscd is not running or fails.
+    public static func listPCSCReaders() async -> [NFCReaderDescription] {
+        let names = (try? await PCSCReader.readerNames()) ?? []
+        return names.map { NFCReaderDescription(name: $0, connectionString: "pcsc:" + $0) }
     }
 }
 

@@ -1,10 +1,12 @@
 public import NFCTags
 import LibNFC
+import PCSC
 
 /// Opens readers from connection strings: libnfc's (`pn532_uart:/dev/ttyUSB0`, `pn53x_usb:`,
 /// `acr122_usb:`, …), `default` for libnfc's default device (`LIBNFC_DEFAULT_DEVICE`,
-/// `/etc/nfc/libnfc.conf`, else the first reader found), or the in-process simulator's (`sim:…`,
-/// see docs/simulator.md).
+/// `/etc/nfc/libnfc.conf`, else the first reader found), PC/SC readers through pcscd (`pcsc` the
+/// first, `pcsc:NAME` the first whose name starts with NAME, `pcsc:#N` the N-th from 0, as
+/// `pcsc_scan` lists them), or the in-process simulator's (`sim:…`, see docs/simulator.md).
 public enum ReaderConnection {
     /// Opens the reader a connection string names; `nil` opens libnfc's default device.
     /// - Throws: `NFCReaderError` `deviceNotFound` when nothing can be opened there, or
@@ -12,6 +14,9 @@ public enum ReaderConnection {
     public static func open(_ connectionString: String?) async throws(NFCReaderError) -> any NFCReader {
         if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
             return try await openSimulator(connectionString)
+        }
+        if let connectionString, PCSCReader.Selector.accepts(connectionString) {
+            return try await PCSCReader.open(connectionString)
         }
         return try await LibNFCReader.open(connectionString == "default" ? nil : connectionString)
     }
@@ -22,6 +27,9 @@ public enum ReaderConnection {
     public static func openCardEmulator(_ connectionString: String?) async throws(NFCReaderError) -> any NFCCardEmulator {
         if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
             throw NFCReaderError(.notSupported, "the simulator '\(connectionString)' has no target mode: card emulation needs a PN53x reader through libnfc")
+        }
+        if let connectionString, PCSCReader.Selector.accepts(connectionString) {
+            throw NFCReaderError(.notSupported, "the PC/SC reader '\(connectionString)' has no target mode in NFCKit: card emulation needs a PN53x reader through libnfc")
         }
         return try await LibNFCReader.open(connectionString == "default" ? nil : connectionString)
     }

@@ -129,7 +129,20 @@ public enum ChipIdentification {
     /// be taken for a MIFARE Classic authentication).
     private static func identifyType2(_ reader: any NFCReader, probesNDEF: Bool, reselected: inout TargetInfo??) async -> ChipIdentity {
         var identity = ChipIdentity(model: "MIFARE Ultralight", platform: .type2, family: .ultralight, memoryBytes: 48)
-        if let version = try? await reader.transceive(Bytes([0x60]), mode: .raw, timeout: .milliseconds(200)),
+        let getVersion = Bytes([0x60])
+        do {
+            try await reader.checkCanSend(getVersion, mode: .raw)
+        } catch {
+            // The reader cannot send GET_VERSION (a PC/SC reader's generic profile): the model
+            // stays unknown rather than guessed; NDEF works from the CC all the same.
+            identity = ChipIdentity(model: "Type 2 tag (model unknown: the reader cannot send GET_VERSION)", platform: .type2, family: .other)
+            if probesNDEF, let pages = try? await reader.transceive(Bytes([0x30, 0x03]), mode: .standard, timeout: .milliseconds(200)),
+               pages.count >= 1 {
+                identity.hasNDEF = pages[0] == 0xE1
+            }
+            return identity
+        }
+        if let version = try? await reader.transceive(getVersion, mode: .raw, timeout: .milliseconds(200)),
            version.count == 8, version[1] == 0x04 {
             let productType = version[2], storage = version[6]
             switch (productType, storage) {

@@ -33,6 +33,14 @@ public protocol NFCReader: Actor {
     /// Whether the selected target still answers (to wait until a tag is taken away).
     func isTargetPresent() async -> Bool
 
+    /// Checks, without sending anything, that this reader can carry `command` to the selected
+    /// target: a multi-step operation asks before its first irreversible step (e.g. Type 5
+    /// lock before it writes the CC), so a reader that cannot do a later step leaves the tag
+    /// unchanged. Readers that carry any frame (libnfc, the simulator) keep the default, which
+    /// never throws.
+    /// - Throws: ``NFCReaderError`` `notSupported` naming the reader's limit.
+    func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError)
+
     /// Deselects the current target (HLTA / DESELECT); polling can find it again.
     func deselect() async throws(NFCReaderError)
 
@@ -60,6 +68,9 @@ public enum ClassicKeyType: UInt8, Sendable, Hashable {
 }
 
 extension NFCReader {
+    /// Every command can be carried: the default for readers that send any frame.
+    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError) {}
+
     /// ``transceive(_:mode:timeout:)`` with the standard framing and a 1-second timeout.
     public func transceive(_ command: Bytes) async throws(NFCReaderError) -> Bytes {
         try await transceive(command, mode: .standard, timeout: .seconds(1))

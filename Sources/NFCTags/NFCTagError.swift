@@ -3,8 +3,9 @@
 /// reader failure that caused it, if any.
 ///
 /// Reader failures are mapped rather than passed through, so that callers match one type:
-/// `tagLost`, `timeout` and `rfError` become ``Code/connectionLost``; a NAK or an answer of the
-/// wrong shape becomes ``Code/tagResponse``; the original stays in ``readerError``.
+/// `tagLost`, `timeout` and `rfError` become ``Code/connectionLost``; a reader's `notSupported`
+/// (a command it cannot carry, nothing sent) stays ``Code/notSupported``; a NAK or an answer of
+/// the wrong shape becomes ``Code/tagResponse``; the original stays in ``readerError``.
 public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Stable error codes.
     public enum Code: String, Sendable, Hashable, CaseIterable {
@@ -64,12 +65,16 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
         self.readerError = readerError
     }
 
-    /// Maps a reader failure: lost/timeout/RF error → ``Code/connectionLost``, others →
-    /// ``Code/tagResponse``.
+    /// Maps a reader failure: lost/timeout/RF error → ``Code/connectionLost``, a reader that
+    /// cannot carry the command → ``Code/notSupported``, others → ``Code/tagResponse``.
     public init(_ readerError: NFCReaderError, during what: String) {
         switch readerError.code {
         case .tagLost, .timeout, .rfError, .closed, .aborted:
             self.init(.connectionLost, "\(what): \(readerError.reason)", readerError: readerError)
+        case .notSupported:
+            // The reader cannot carry the command (e.g. a PC/SC reader without a transparent
+            // session): nothing reached the tag.
+            self.init(.notSupported, "\(what): \(readerError.reason)", readerError: readerError)
         default:
             self.init(.tagResponse, "\(what): \(readerError.reason)", readerError: readerError)
         }

@@ -56,6 +56,19 @@ extension Type2Tag {
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `passwordRequired` (nothing written);
     ///   `connectionLost` (the tag is partly locked: run again), `verificationFailed`.
     public func writeLock() async throws(NFCTagError) {
+        if profile == nil {
+            // The model is unknown because the reader cannot send GET_VERSION (a PC/SC reader's
+            // generic profile), not because the chip lacks it: the NFC Forum default lock area
+            // would then miss an NTAG21x's dynamic lock bytes. Refuse before anything is sent.
+            do {
+                try await reader.checkCanSend(Bytes([0x60]), mode: .raw)
+            } catch {
+                throw NFCTagError(
+                    .notSupported,
+                    "lock needs the chip model, which this reader cannot learn (GET_VERSION): \(error.reason); the tag was not changed",
+                    readerError: error)
+            }
+        }
         try await authenticateIfPasswordSet()
         let snapshot = try await load()
         let memory = snapshot.memory

@@ -164,6 +164,15 @@ public struct Type5Tag: NFCNDEFTag {
         }
         let size = snapshot.blockSize
         let ccBlocks = 0..<((cc.size + size - 1) / size)
+        // A reader that cannot carry Lock Block (a PC/SC reader's generic profile) is found out
+        // before the CC is written: the tag stays as it was.
+        let lockCommand = cc.usesExtendedCommands ? ISO15693Command.extendedLockBlock : ISO15693Command.lockBlock
+        let lockParameters = cc.usesExtendedCommands ? try ISO15693Tag.extendedBlockBytes(0) : [UInt8(0)]
+        do {
+            try await tag.reader.checkCanSend(Bytes(commands(for: cc).frame(lockCommand, lockParameters)), mode: .standard)
+        } catch {
+            throw NFCTagError(error, during: "LOCK BLOCK (checked before anything was written; the tag was not changed)")
+        }
         if cc.writeAccess != Type5CapabilityContainer.writeAccessNever {
             // CC byte 1 is in block 0 unless blocks are a single byte long.
             let accessBlock = 1 / size

@@ -14,14 +14,15 @@ struct LayeringTests {
         "NFCCore": 0,
         "NDEF": 1,
         "NFCTags": 2,
-        "LibNFC": 3, "VirtualTags": 3,
-        "PN532Emulator": 4, "NFCKit": 4, "Provisioning": 4,
+        "LibNFC": 3, "PCSC": 3, "VirtualTags": 3,
+        "PN532Emulator": 4, "PCSCReaderEmulator": 4, "NFCKit": 4, "Provisioning": 4,
         "NFCToolCore": 5,
     ]
 
     /// The only targets that may use each C module.
     static let cModuleOwners: [String: Set<String>] = [
         "CLibNFC": ["LibNFC"],
+        "CPCSCLite": ["PCSC"],
         "CSQLite": ["Provisioning"],
     ]
 

@@ -1,0 +1,502 @@
+public import NFCCore
+import CPCSCLite
+public import NFCTags
+
+/// A contactless reader driven through pcsc-lite (pcscd): ACR1252U, ACR1552U, uTrust, OMNIKEY…,
+/// or the virtual reader of `pcsc-reader-emulator` behind vpcd.
+///
+/// This is the generic PC/SC Part 3 profile: the card is identified from the ATR the reader
+/// builds and from GET DATA (`FF CA`); Type 2 pages and ISO 15693 blocks are read and written
+/// with READ BINARY (`FF B0`) and UPDATE BINARY (`FF D6`); ISO-DEP cards get their APDUs as
+/// they are. A tag command the profile cannot carry (GET_VERSION, PWD_AUTH, LOCK BLOCK, GET
+/// SYSTEM INFORMATION…) fails with ``NFCReaderError/Code/notSupported`` and sends nothing.
+///
+/// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
+/// ``open(_:)``.
+public actor PCSCReader: NFCReader {
+    private let executor: PCSCThreadExecutor
+    /// Where this actor's jobs run.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private var context: ContextHandle?
+    private var card: CardHandle?
+    private var selectedInfo: TargetInfo?
+    /// The reader's name as pcscd gives it (`ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00`).
+    public let name: String
+    /// The connection string it was opened with (`pcsc`, `pcsc:ACS`, `pcsc:#1`).
+    public let connectionString: String
+    /// What the generic profile reaches: ISO 14443-A (Type 2 storage cards and ISO-DEP) and ISO
+    /// 15693 storage cards.
+    public nonisolated var supportedModulations: [Modulation] { [.iso14443A, .iso15693] }
+
+    private init(context: ContextHandle, name: String, connectionString: String, executor: PCSCThreadExecutor) {
+        self.context = context
+        self.name = name
+        self.connectionString = connectionString
+        self.executor = executor
+    }
+
+    /// Which reader a connection string names: `pcsc` the first, `pcsc:NAME` the first whose
+    /// name starts with NAME, `pcsc:#N` the N-th (from 0, as `pcsc_scan` numbers them).
+    public enum Selector: Sendable, Hashable {
+        /// The first reader.
+        case first
+        /// The first reader whose name starts with this.
+        case namePrefix(String)
+        /// The reader at this index.
+        case index(Int)
+
+        /// Whether `connectionString` is a PC/SC one (`pcsc` or `pcsc:…`).
+        public static func accepts(_ connectionString: String) -> Bool {
+            connectionString == "pcsc" || connectionString.hasPrefix("pcsc:")
+        }
+
+        /// Parses `pcsc`, `pcsc:NAME`, `pcsc:#N`.
+        /// - Throws: ``NFCReaderError`` `invalidArgument` for anything else.
+        public init(parsing connectionString: String) throws(NFCReaderError) {
+            guard Self.accepts(connectionString) else {
+                throw NFCReaderError(.invalidArgument, "'\(connectionString)' is not a PC/SC connection string (pcsc, pcsc:NAME, pcsc:#N)")
+            }
+            let rest = connectionString.dropFirst(4).drop { $0 == ":" }
+            if rest.isEmpty {
+                self = .first
+            } else if rest.hasPrefix("#") {
+                guard let n = Int(rest.dropFirst()), n >= 0 else {
+                    throw NFCReaderError(.invalidArgument, "'\(connectionString)': after pcsc:# comes a reader number from 0")
+                }
+                self = .index(n)
+            } else {
+                self = .namePrefix(String(rest))
+            }
+        }
+
+        /// The reader of `names` this selector names, or nil.
+        public func pick(from names: [String]) -> String? {
+            switch self {
+            case .first: names.first
+            case .namePrefix(let prefix): names.first { $0.hasPrefix(prefix) }
+            case .index(let n): n < names.count ? names[n] : nil
+            }
+        }
+    }
+
+    /// The names of the PC/SC readers pcscd knows, in its order (`pcsc:#N` numbering).
+    /// - Throws: ``NFCReaderError`` `deviceNotFound` when pcscd is not running, `io` for other
+    ///   failures.
+    public static func readerNames() async throws(NFCReaderError) -> [String] {
+        let executor = PCSCThreadExecutor(name: "pcsc list")
+        defer { executor.stop() }
+        return try await PCSCListing(executor: executor).names()
+    }
+
+    /// Opens the PC/SC reader a connection string names (see ``Selector``).
+    /// - Throws: ``NFCReaderError`` `deviceNotFound` (pcscd not running, no such reader),
+    ///   `invalidArgument` (a malformed string), `io`.
+    public static func open(_ connectionString: String) async throws(NFCReaderError) -> PCSCReader {
+        let selector = try Selector(parsing: connectionString)
+        let executor = PCSCThreadExecutor(name: "pcsc \(connectionString)")
+        let opened: (ContextHandle, String)
+        do {
+            opened = try await PCSCListing(executor: executor).open(selector, connectionString)
+        } catch {
+            executor.stop()
+            throw error
+        }
+        return PCSCReader(context: opened.0, name: opened.1, connectionString: connectionString, executor: executor)
+    }
+
+    // MARK: - Polling
+
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+        let context = try openContext()
+        if let card {
+            pcscDisconnect(card)
+            self.card = nil
+        }
+        selectedInfo = nil
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var state: DWORD = 0
+        while true {
+            let remaining = max(Duration.zero, deadline - clock.now)
+            // At most 200 ms per wait, so a cancelled task or a closed reader is noticed.
+            let wait = min(remaining, .milliseconds(200))
+            let milliseconds = DWORD(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+            do {
+                state = try pcscGetStatusChange(context, reader: name, current: state, milliseconds: milliseconds)
+            } catch {
+                throw Self.readerError(error)
+            }
+            if state & pcscStatePresent != 0, state & pcscStateMute == 0 {
+                if let info = try select(context), modulations.contains(info.modulation) {
+                    selectedInfo = info
+                    return info
+                }
+                // A card of another kind: wait for it to change rather than ask again at once.
+                if let card { pcscDisconnect(card) }
+                card = nil
+            }
+            if clock.now >= deadline || Task.isCancelled { return nil }
+            if state & pcscStatePresent != 0 {
+                try? await Task.sleep(for: min(.milliseconds(50), max(.zero, deadline - clock.now)))
+            }
+            _ = try openContext()
+        }
+    }
+
+    /// Connects to the card and tells what it is from its ATR and GET DATA.
+    private func select(_ context: ContextHandle) throws(NFCReaderError) -> TargetInfo? {
+        let card: CardHandle
+        let atr: [UInt8]
+        do {
+            card = try pcscConnect(context, reader: name)
+            atr = try pcscStatus(card).atr
+        } catch where error.meansCardGone {
+            return nil
+        } catch {
+            throw Self.readerError(error)
+        }
+        self.card = card
+        let parsed: PCSCContactlessATR
+        do {
+            parsed = try PCSCContactlessATR(parsing: Bytes(atr))
+        } catch {
+            throw NFCReaderError(.notSupported, "the card's ATR \(Hex.encode(atr)) is not a contactless card's as PC/SC Part 3 builds it: \(error.reason)")
+        }
+        let uid = try getData(PCSCPart3.getDataUID, what: "the UID")
+        switch parsed {
+        case .storageCard(let standard, let cardName):
+            switch standard {
+            case PCSCPart3.Standard.iso14443APart3:
+                // PC/SC gives neither ATQA nor SAK: the SAK follows from the card name, the
+                // ATQA stays unknown (empty).
+                let sak: UInt8 =
+                    switch cardName {
+                    case PCSCPart3.CardName.mifareClassic1K: 0x08
+                    case PCSCPart3.CardName.mifareClassic4K: 0x18
+                    case PCSCPart3.CardName.mifareMini: 0x09
+                    default: 0x00
+                    }
+                return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: sak))
+            case PCSCPart3.Standard.iso15693Part3:
+                return .iso15693(ISO15693Target(uid: Self.mostSignificantFirst(uid)))
+            default:
+                throw NFCReaderError(
+                    .notSupported,
+                    "the card on \(name) uses PC/SC standard 0x\(Hex.encode([standard])); the generic PC/SC profile handles ISO 14443-A part 3 and ISO 15693 part 3 storage cards and ISO-DEP cards")
+            }
+        case .isoDEP:
+            var ats = try getData(PCSCPart3.getDataATS, what: "the ATS")
+            // Readers give the ATS with or without its length byte TL: NFCKit keeps it whole.
+            if ats.isEmpty || Int(ats[0]) != ats.count { ats = Bytes([UInt8(truncatingIfNeeded: ats.count + 1)] + ats.array) }
+            return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: 0x20, ats: ats))
+        }
+    }
+
+    /// An ISO 15693 UID most significant byte first: readers give it as it is sent on the air
+    /// (least significant byte first) or already turned; the most significant byte is `E0`.
+    static func mostSignificantFirst(_ uid: Bytes) -> Bytes {
+        uid.count == 8 && uid[7] == 0xE0 && uid[0] != 0xE0 ? Bytes(uid.array.reversed()) : uid
+    }
+
+    /// GET DATA (`FF CA P1 00 00`): the data without SW1 SW2.
+    private func getData(_ p1: UInt8, what: String) throws(NFCReaderError) -> Bytes {
+        let (data, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.getData, p1, 0x00, 0x00])
+        guard sw == PCSCPart3.StatusWord.success else {
+            throw Self.statusError(sw, "GET DATA (\(what))", reader: name)
+        }
+        return Bytes(data)
+    }
+
+    // MARK: - Commands
+
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+        _ = try openContext()
+        guard card != nil, let info = selectedInfo else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+        switch info {
+        case .iso14443A(let a) where a.supportsISODEP && mode == .standard:
+            let (data, sw) = try transmit(command.array)
+            return Bytes(data + [UInt8(sw >> 8), UInt8(sw & 0xFF)])
+        case .iso14443A(let a) where a.sak == 0x00:
+            return try type2(command.array)
+        case .iso15693:
+            return try iso15693(command.array)
+        default:
+            throw notCarried(command.array, "this card")
+        }
+    }
+
+    /// Throws `notSupported` for a command the generic profile cannot carry to the selected
+    /// card; sends nothing.
+    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError) {
+        guard let info = selectedInfo else { return }
+        let frame = command.array
+        switch info {
+        case .iso14443A(let a) where a.supportsISODEP && mode == .standard:
+            return
+        case .iso14443A(let a) where a.sak == 0x00:
+            if Self.type2Carries(frame) { return }
+            throw notCarried(frame, "a Type 2 tag", name: frame.first.flatMap { Self.type2Names[$0] })
+        case .iso15693:
+            if Self.iso15693Carries(frame) { return }
+            throw notCarried(frame, "an ISO 15693 tag", name: frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil)
+        default:
+            throw notCarried(frame, "this card")
+        }
+    }
+
+    /// Whether a Type 2 frame is one the profile maps: READ, FAST_READ, WRITE.
+    static func type2Carries(_ frame: [UInt8]) -> Bool {
+        switch (frame.first, frame.count) {
+        case (Type2Command.read, 2), (Type2Command.write, 2 + PCSCPart3.type2PageLength): true
+        case (Type2Command.fastRead, 3): frame[2] >= frame[1]
+        default: false
+        }
+    }
+
+    /// Whether an ISO 15693 request is one the profile maps: READ SINGLE BLOCK, READ MULTIPLE
+    /// BLOCKS, WRITE SINGLE BLOCK.
+    static func iso15693Carries(_ frame: [UInt8]) -> Bool {
+        guard frame.count >= 2 else { return false }
+        let addressed = frame[0] & ISO15693RequestFlag.address != 0
+        let parameters = frame.count - 2 - (addressed ? 8 : 0)
+        switch frame[1] {
+        case ISO15693Command.readSingleBlock: return parameters == 1
+        case ISO15693Command.readMultipleBlocks: return parameters == 2
+        case ISO15693Command.writeSingleBlock: return parameters >= 2
+        default: return false
+        }
+    }
+
+    /// Type 2 commands as storage-card pseudo-APDUs: READ (`30`) and FAST_READ (`3A`) as READ
+    /// BINARY, WRITE (`A2`) as UPDATE BINARY of one page.
+    private func type2(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
+        guard let command = frame.first else { throw NFCReaderError(.invalidArgument, "an empty frame") }
+        switch (command, frame.count) {
+        case (Type2Command.read, 2):
+            return Bytes(try readBinary(address: Int(frame[1]), length: PCSCPart3.type2ReadLength, what: "READ page \(frame[1])"))
+        case (Type2Command.fastRead, 3) where frame[2] >= frame[1]:
+            var bytes: [UInt8] = []
+            var page = Int(frame[1])
+            let end = Int(frame[2])
+            while page <= end {
+                let pages = min(end - page + 1, PCSCPart3.type2ReadLength / PCSCPart3.type2PageLength)
+                let data = try readBinary(address: page, length: PCSCPart3.type2ReadLength, what: "FAST_READ page \(page)")
+                bytes += data.prefix(pages * PCSCPart3.type2PageLength)
+                page += pages
+            }
+            return Bytes(bytes)
+        case (Type2Command.write, 2 + PCSCPart3.type2PageLength):
+            try updateBinary(address: Int(frame[1]), Array(frame[2...]), what: "WRITE page \(frame[1])")
+            return Bytes()
+        default:
+            throw notCarried(frame, "a Type 2 tag", name: Self.type2Names[command])
+        }
+    }
+
+    /// ISO 15693 requests as storage-card pseudo-APDUs: READ SINGLE BLOCK and READ MULTIPLE
+    /// BLOCKS as READ BINARY per block, WRITE SINGLE BLOCK as UPDATE BINARY. The answer is built
+    /// as the tag's would be (flags `00`); with the option flag each block gets a security
+    /// status byte `00`, because READ BINARY does not tell a block's lock state.
+    private func iso15693(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
+        guard frame.count >= 2 else { throw NFCReaderError(.invalidArgument, "an ISO 15693 request of \(frame.count) bytes") }
+        let flags = frame[0], command = frame[1]
+        var parameters = Array(frame.dropFirst(2))
+        if flags & ISO15693RequestFlag.address != 0 {
+            guard parameters.count >= 8 else { throw NFCReaderError(.invalidArgument, "an addressed ISO 15693 request without its UID") }
+            parameters.removeFirst(8)
+        }
+        let option = flags & ISO15693RequestFlag.option != 0
+        let status: [UInt8] = option ? [0x00] : []
+        switch (command, parameters.count) {
+        case (ISO15693Command.readSingleBlock, 1):
+            let block = try readBinary(address: Int(parameters[0]), length: 0, what: "READ SINGLE BLOCK \(parameters[0])")
+            return Bytes([0x00] + status + block)
+        case (ISO15693Command.readMultipleBlocks, 2):
+            var answer: [UInt8] = [0x00]
+            let first = Int(parameters[0])
+            for block in first...(first + Int(parameters[1])) {
+                answer += status + (try readBinary(address: block, length: 0, what: "READ MULTIPLE BLOCKS (block \(block))"))
+            }
+            return Bytes(answer)
+        case (ISO15693Command.writeSingleBlock, 2...):
+            try updateBinary(address: Int(parameters[0]), Array(parameters.dropFirst()), what: "WRITE SINGLE BLOCK \(parameters[0])")
+            return Bytes([0x00])
+        default:
+            throw notCarried(frame, "an ISO 15693 tag", name: Self.iso15693Names[command])
+        }
+    }
+
+    /// Names of the Type 2 / NTAG commands the profile cannot carry, for error messages.
+    static let type2Names: [UInt8: String] = [
+        0x60: "GET_VERSION", Type2Command.passwordAuthenticate: "PWD_AUTH", Type2Command.readSignature: "READ_SIG",
+        Type2Command.compatibilityWrite: "COMPATIBILITY_WRITE",
+    ]
+
+    static let iso15693Names: [UInt8: String] = [
+        ISO15693Command.lockBlock: "LOCK BLOCK", ISO15693Command.getSystemInformation: "GET SYSTEM INFORMATION",
+        ISO15693Command.writeMultipleBlocks: "WRITE MULTIPLE BLOCKS", ISO15693Command.extendedReadSingleBlock: "EXTENDED READ SINGLE BLOCK",
+        ISO15693Command.extendedWriteSingleBlock: "EXTENDED WRITE SINGLE BLOCK", ISO15693Command.getMultipleBlockSecurityStatus: "GET MULTIPLE BLOCK SECURITY STATUS",
+        ISO15693Command.writeAFI: "WRITE AFI", ISO15693Command.lockAFI: "LOCK AFI", ISO15693Command.writeDSFID: "WRITE DSFID",
+        ISO15693Command.lockDSFID: "LOCK DSFID",
+    ]
+
+    /// The error for a command the generic profile cannot carry; nothing was sent.
+    private func notCarried(_ frame: [UInt8], _ target: String, name commandName: String? = nil) -> NFCReaderError {
+        // ISO 15693 requests are named by their command byte, after the flags.
+        let code = target.contains("15693") ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
+        let shown = commandName.map { "\($0) (command \(Hex.encode(code)))" }
+            ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
+        return NFCReaderError(
+            .notSupported,
+            "the PC/SC reader \(name) (generic Part 3 profile) cannot send \(shown) to \(target): it offers only GET DATA, READ BINARY and UPDATE BINARY; raw tag commands need a reader with a transparent session, which NFCKit does not drive yet (nothing was sent)")
+    }
+
+    /// READ BINARY of `length` bytes (0: what the card's unit holds) at `address`.
+    private func readBinary(address: Int, length: Int, what: String) throws(NFCReaderError) -> [UInt8] {
+        guard address <= 0x7FFF else { throw NFCReaderError(.invalidArgument, "\(what): address \(address) beyond READ BINARY's 15 bits") }
+        let (data, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.readBinary, UInt8(address >> 8), UInt8(address & 0xFF), UInt8(length & 0xFF)])
+        guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "\(what) (READ BINARY)", reader: name) }
+        guard length == 0 || data.count == length else {
+            throw NFCReaderError(.rfError, "\(what) (READ BINARY) answered \(data.count) bytes, not \(length)")
+        }
+        return data
+    }
+
+    /// UPDATE BINARY of `data` at `address`.
+    private func updateBinary(address: Int, _ data: [UInt8], what: String) throws(NFCReaderError) {
+        guard address <= 0x7FFF, data.count <= 0xFF else { throw NFCReaderError(.invalidArgument, "\(what): address or length beyond UPDATE BINARY's reach") }
+        let (_, sw) = try transmit(
+            [PCSCPart3.pseudoClass, PCSCPart3.updateBinary, UInt8(address >> 8), UInt8(address & 0xFF), UInt8(data.count)] + data)
+        guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "\(what) (UPDATE BINARY)", reader: name) }
+    }
+
+    /// SCardTransmit, split into data and status word.
+    private func transmit(_ apdu: [UInt8]) throws(NFCReaderError) -> ([UInt8], UInt16) {
+        guard let card else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+        let response: [UInt8]
+        do {
+            response = try pcscTransmit(card, apdu)
+        } catch {
+            if error.meansCardGone {
+                pcscDisconnect(card)
+                self.card = nil
+                selectedInfo = nil
+            }
+            throw Self.readerError(error)
+        }
+        guard response.count >= 2 else { throw NFCReaderError(.rfError, "the reader answered \(response.count) bytes, without a status word") }
+        let sw = UInt16(response[response.count - 2]) << 8 | UInt16(response[response.count - 1])
+        return (Array(response.dropLast(2)), sw)
+    }
+
+    /// A status word other than 9000 as the seam's error: the card refusing (an address out of
+    /// range, a locked block) reads as a NAK, what the reader cannot do as `notSupported`.
+    static func statusError(_ sw: UInt16, _ what: String, reader: String) -> NFCReaderError {
+        let text = "\(what): the reader \(reader) answered \(PCSCPart3.StatusWord.describe(sw))"
+        switch sw {
+        case PCSCPart3.StatusWord.functionNotSupported, PCSCPart3.StatusWord.commandIncompatible,
+             PCSCPart3.StatusWord.instructionNotSupported, PCSCPart3.StatusWord.notAllowed:
+            return NFCReaderError(.notSupported, text)
+        case PCSCPart3.StatusWord.addressOutOfRange, PCSCPart3.StatusWord.securityNotSatisfied, PCSCPart3.StatusWord.wrongParameter,
+             PCSCPart3.StatusWord.endReached:
+            return NFCReaderError(.nak, text, detail: 0)
+        case PCSCPart3.StatusWord.noInformation:
+            return NFCReaderError(.timeout, text)
+        default:
+            return NFCReaderError(.chip, text)
+        }
+    }
+
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+        throw NFCReaderError(
+            .notSupported,
+            "the PC/SC reader \(name) (generic Part 3 profile): MIFARE Classic LOAD KEY / AUTHENTICATE (FF 82 / FF 86) is not built yet (nothing was sent)")
+    }
+
+    public func isTargetPresent() async -> Bool {
+        guard let card, selectedInfo != nil else { return false }
+        guard let status = try? pcscStatus(card) else { return false }
+        return status.state & DWORD(SCARD_PRESENT) != 0
+    }
+
+    public func deselect() async throws(NFCReaderError) {
+        _ = try openContext()
+        if let card { pcscDisconnect(card) }
+        card = nil
+        selectedInfo = nil
+    }
+
+    public func close() async {
+        if let card { pcscDisconnect(card) }
+        if let context { pcscReleaseContext(context) }
+        card = nil
+        context = nil
+        selectedInfo = nil
+    }
+
+    deinit {
+        if let card { pcscDisconnect(card) }
+        if let context { pcscReleaseContext(context) }
+        executor.stop()
+    }
+
+    private func openContext() throws(NFCReaderError) -> ContextHandle {
+        guard let context else { throw NFCReaderError(.closed, "the reader \(connectionString) is closed") }
+        return context
+    }
+
+    /// pcsc-lite's error as the seam's.
+    static func readerError(_ error: PCSCError) -> NFCReaderError {
+        let code: NFCReaderError.Code =
+            switch error.code {
+            case _ where error.meansCardGone: .tagLost
+            case PCSCError.timeout: .timeout
+            case PCSCError.sharingViolation: .busy
+            case PCSCError.noService, PCSCError.serviceStopped, PCSCError.unknownReader, PCSCError.noReadersAvailable: .deviceNotFound
+            case PCSCError.invalidParameter, PCSCError.invalidValue: .invalidArgument
+            case PCSCError.insufficientBuffer: .overflow
+            case PCSCError.cancelled: .aborted
+            case PCSCError.unsupportedFeature, PCSCError.protocolMismatch: .notSupported
+            default: .io
+            }
+        return NFCReaderError(code, "pcsc-lite: \(error.description)")
+    }
+}
+
+/// Listing and opening, run on a PC/SC thread (the calls block).
+actor PCSCListing {
+    private let executor: PCSCThreadExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    init(executor: PCSCThreadExecutor) { self.executor = executor }
+
+    func names() throws(NFCReaderError) -> [String] {
+        let context: ContextHandle
+        do { context = try pcscEstablishContext() } catch { throw PCSCReader.readerError(error) }
+        defer { pcscReleaseContext(context) }
+        do { return try pcscListReaders(context) } catch { throw PCSCReader.readerError(error) }
+    }
+
+    func open(_ selector: PCSCReader.Selector, _ connectionString: String) throws(NFCReaderError) -> (ContextHandle, String) {
+        let context: ContextHandle
+        do {
+            context = try pcscEstablishContext()
+        } catch {
+            throw NFCReaderError(.deviceNotFound, "cannot open \(connectionString): \(error.code == PCSCError.noService ? "pcscd is not running (SCARD_E_NO_SERVICE)" : error.description)")
+        }
+        let names: [String]
+        do {
+            names = try pcscListReaders(context)
+        } catch {
+            pcscReleaseContext(context)
+            throw PCSCReader.readerError(error)
+        }
+        guard let name = selector.pick(from: names) else {
+            pcscReleaseContext(context)
+            let known = names.isEmpty ? "pcscd sees no reader" : "pcscd sees: " + names.enumerated().map { "#\($0.offset) \($0.element)" }.joined(separator: ", ")
+            throw NFCReaderError(.deviceNotFound, "no PC/SC reader matches \(connectionString) (\(known))")
+        }
+        return (context, name)
+    }
+}

@@ -1,0 +1,162 @@
+public import NFCTags
+public import VirtualTags
+public import NFCCore
+
+/// A contactless PC/SC reader with the generic PC/SC Part 3 profile, holding the tags of a
+/// ``VirtualField``: it builds the Part 3 ATR of the tag in the field, answers GET DATA (`FF CA`),
+/// READ BINARY (`FF B0`) and UPDATE BINARY (`FF D6`) on Type 2 pages and ISO 15693 blocks by
+/// sending the tag its own commands, and passes other APDUs to an ISO-DEP tag.
+///
+/// Status words: `9000`; `6282` when Le asks more than there is; `6Cxx` when Le is shorter than
+/// the data; `6700` a wrong Lc; `6A81` a function the card or profile lacks; `6A82` an address
+/// the tag refuses; `6982` a locked ISO 15693 block; `6B00` a wrong P1-P2; `6300` when the tag
+/// does not answer.
+public final class GenericPart3Reader {
+    /// The field whose current tag is "on the reader".
+    public let field: VirtualField
+
+    /// A reader over `field`.
+    public init(field: VirtualField) { self.field = field }
+
+    /// The ATR of the tag in the field, or nil when there is none.
+    public var atr: Bytes? {
+        guard let tag = field.currentTag else { return nil }
+        return Self.atr(for: tag.targetInfo).bytes
+    }
+
+    /// The Part 3 ATR of a card: ISO-DEP cards by their ATS's historical bytes, storage cards
+    /// by standard and card name (ISO 15693 and unknown chips with card name `0000`).
+    public static func atr(for info: TargetInfo) -> PCSCContactlessATR {
+        switch info {
+        case .iso14443A(let a) where a.supportsISODEP:
+            return .isoDEP(historicalBytes: a.historicalBytes)
+        case .iso14443A(let a):
+            let name: UInt16 =
+                switch a.sak {
+                case 0x08: PCSCPart3.CardName.mifareClassic1K
+                case 0x18: PCSCPart3.CardName.mifareClassic4K
+                case 0x09: PCSCPart3.CardName.mifareMini
+                case 0x00: PCSCPart3.CardName.mifareUltralight
+                default: PCSCPart3.CardName.none
+                }
+            return .storageCard(standard: PCSCPart3.Standard.iso14443APart3, cardName: name)
+        case .iso15693:
+            return .storageCard(standard: PCSCPart3.Standard.iso15693Part3, cardName: PCSCPart3.CardName.none)
+        case .felica:
+            return .storageCard(standard: PCSCPart3.Standard.felica, cardName: PCSCPart3.CardName.none)
+        case .iso14443B:
+            return .storageCard(standard: PCSCPart3.Standard.iso14443BPart3, cardName: PCSCPart3.CardName.none)
+        case .jewel:
+            return .storageCard(standard: PCSCPart3.Standard.iso14443APart3, cardName: PCSCPart3.CardName.none)
+        }
+    }
+
+    /// Powers the tag in the field on again (a card reset).
+    public func reset() {
+        guard let tag = field.currentTag else { return }
+        if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
+    }
+
+    /// The response APDU (data and SW1 SW2) to a command APDU.
+    public func respond(to apdu: [UInt8]) -> [UInt8] {
+        guard let tag = field.currentTag else { return Self.sw(PCSCPart3.StatusWord.noInformation) }
+        guard apdu.count >= 4 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
+        guard apdu[0] == PCSCPart3.pseudoClass else {
+            guard tag is any ISODEPVirtualTag else { return Self.sw(PCSCPart3.StatusWord.functionNotSupported) }
+            switch field.exchange(apdu: apdu) {
+            case .apdu(let answer): return answer
+            default: return Self.sw(PCSCPart3.StatusWord.noInformation)
+            }
+        }
+        let ins = apdu[1], p1 = apdu[2], p2 = apdu[3]
+        switch ins {
+        case PCSCPart3.getData:
+            guard apdu.count == 5 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
+            guard p2 == 0 else { return Self.sw(PCSCPart3.StatusWord.wrongParameter) }
+            let data: [UInt8]
+            switch p1 {
+            case PCSCPart3.getDataUID:
+                // ISO 15693 UIDs go as on the air, least significant byte first.
+                if case .iso15693(let v) = tag.targetInfo { data = v.uid.array.reversed() } else { data = tag.targetInfo.identifier.array }
+            case PCSCPart3.getDataATS:
+                guard case .iso14443A(let a) = tag.targetInfo, a.supportsISODEP else { return Self.sw(PCSCPart3.StatusWord.functionNotSupported) }
+                data = a.ats.array
+            default:
+                return Self.sw(PCSCPart3.StatusWord.wrongParameter)
+            }
+            return Self.answer(data, le: Int(apdu[4]))
+        case PCSCPart3.readBinary:
+            guard apdu.count == 5 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
+            return readBinary(tag, address: Int(p1) << 8 | Int(p2), le: Int(apdu[4]))
+        case PCSCPart3.updateBinary:
+            guard apdu.count >= 6, Int(apdu[4]) == apdu.count - 5 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
+            return updateBinary(tag, address: Int(p1) << 8 | Int(p2), Array(apdu[5...]))
+        default:
+            return Self.sw(PCSCPart3.StatusWord.functionNotSupported)
+        }
+    }
+
+    /// Data with `9000`, cut to Le (`6Cxx` when Le is shorter, `6282` when longer; Le 0: all).
+    static func answer(_ data: [UInt8], le: Int) -> [UInt8] {
+        if le == 0 || le == data.count { return data + sw(PCSCPart3.StatusWord.success) }
+        if le < data.count { return [PCSCPart3.StatusWord.wrongLeHigh, UInt8(data.count)] }
+        return data + sw(PCSCPart3.StatusWord.endReached)
+    }
+
+    private func readBinary(_ tag: any VirtualTag, address: Int, le: Int) -> [UInt8] {
+        switch tag.targetInfo {
+        case .iso14443A(let a) where !a.supportsISODEP && a.sak == 0x00:
+            guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }
+            guard le == 0 || le <= PCSCPart3.type2ReadLength else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
+            switch field.exchange(frame: [Type2Command.read, UInt8(address)]) {
+            case .frame(.data(let bytes)) where bytes.count == PCSCPart3.type2ReadLength:
+                return Array(bytes.prefix(le == 0 ? PCSCPart3.type2ReadLength : le)) + Self.sw(PCSCPart3.StatusWord.success)
+            case .frame(.nak): return Self.sw(PCSCPart3.StatusWord.addressOutOfRange)
+            default: return Self.sw(PCSCPart3.StatusWord.noInformation)
+            }
+        case .iso15693:
+            guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }
+            switch field.exchange(frame: [ISO15693RequestFlag.dataRate, ISO15693Command.readSingleBlock, UInt8(address)]) {
+            case .frame(.data(let bytes)) where bytes.first == 0x00 && bytes.count > 1:
+                return Self.answer(Array(bytes.dropFirst()), le: le)
+            case .frame(.data(let bytes)) where bytes.count == 2 && bytes[0] & ISO15693ResponseFlag.error != 0:
+                return Self.sw(PCSCPart3.StatusWord.addressOutOfRange)
+            default: return Self.sw(PCSCPart3.StatusWord.noInformation)
+            }
+        default:
+            return Self.sw(PCSCPart3.StatusWord.functionNotSupported)
+        }
+    }
+
+    private func updateBinary(_ tag: any VirtualTag, address: Int, _ data: [UInt8]) -> [UInt8] {
+        switch tag.targetInfo {
+        case .iso14443A(let a) where !a.supportsISODEP && a.sak == 0x00:
+            guard data.count == PCSCPart3.type2PageLength else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
+            guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }
+            switch field.exchange(frame: [Type2Command.write, UInt8(address)] + data) {
+            case .frame(.ack): return Self.sw(PCSCPart3.StatusWord.success)
+            case .frame(.nak): return Self.sw(PCSCPart3.StatusWord.addressOutOfRange)
+            default: return Self.sw(PCSCPart3.StatusWord.noInformation)
+            }
+        case .iso15693:
+            guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }
+            switch field.exchange(frame: [ISO15693RequestFlag.dataRate, ISO15693Command.writeSingleBlock, UInt8(address)] + data) {
+            case .frame(.data(let bytes)) where bytes == [0x00]:
+                return Self.sw(PCSCPart3.StatusWord.success)
+            case .frame(.data(let bytes)) where bytes.count == 2 && bytes[0] & ISO15693ResponseFlag.error != 0:
+                switch bytes[1] {
+                case ISO15693Error.lockedBlockCannotBeChanged, ISO15693Error.alreadyLocked:
+                    return Self.sw(PCSCPart3.StatusWord.securityNotSatisfied)
+                case ISO15693Error.blockNotAvailable: return Self.sw(PCSCPart3.StatusWord.addressOutOfRange)
+                case ISO15693Error.programmingFailed: return Self.sw(PCSCPart3.StatusWord.memoryFailure)
+                default: return Self.sw(PCSCPart3.StatusWord.wrongLength)
+                }
+            default: return Self.sw(PCSCPart3.StatusWord.noInformation)
+            }
+        default:
+            return Self.sw(PCSCPart3.StatusWord.functionNotSupported)
+        }
+    }
+
+    static func sw(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+}

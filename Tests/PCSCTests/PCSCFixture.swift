@@ -1,0 +1,185 @@
+import Foundation
+import NFCTestSupport
+
+/// A pcscd of the tests' own, in a private mount namespace: its socket lives in a temporary
+/// directory bind-mounted on /run/pcscd for it alone, so it neither meets the machine's pcscd
+/// (pcsc-lite 1.9.9 serves one fixed socket path) nor shows its readers to other processes.
+/// Clients reach it through pcsc-lite's `PCSCLITE_CSOCK_NAME` (``environment``). Its one
+/// reader.conf.d entry is vpcd (vsmartcard) on a free port, slot 0 of which the
+/// `pcsc-reader-emulator` connects to.
+final class PrivatePCSCDaemon {
+    let directory: URL
+    let port: UInt16
+    let process = Process()
+    /// pcscd's name for the vpcd slot the emulator uses.
+    let readerName: String
+    var socketPath: String { directory.appendingPathComponent("run/pcscd.comm").path }
+
+    static let pcscd = "/usr/sbin/pcscd"
+    static let vpcdDriver = "/usr/lib/pcsc/drivers/serial/libifdvpcd.so"
+    static let unshare = "/usr/bin/unshare"
+
+    /// Whether this machine can run one: root (for the mount namespace), pcscd, vpcd, unshare.
+    static let available: Bool = geteuid() == 0 && [pcscd, vpcdDriver, unshare].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) || FileManager.default.fileExists(atPath: $0) }
+
+    /// Starts pcscd and waits (up to 15 s) until it lists the vpcd reader.
+    init() throws {
+        directory = try temporaryDirectory()
+        port = try Self.freePortPair()
+        readerName = "NFCKit test PCD \(port) 00 00"
+        let conf = directory.appendingPathComponent("conf", isDirectory: true)
+        let run = directory.appendingPathComponent("run", isDirectory: true)
+        try FileManager.default.createDirectory(at: conf, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: run, withIntermediateDirectories: true)
+        // vpcd's reader.conf format (vsmartcard's reader.conf.in): DEVICENAME /dev/null:<port>
+        // makes it listen on <port> (slot 0) and <port>+1 (slot 1) for a virtual card.
+        let entry = """
+            FRIENDLYNAME "NFCKit test PCD \(port)"
+            DEVICENAME   /dev/null:0x\(String(port, radix: 16, uppercase: true))
+            LIBPATH      \(Self.vpcdDriver)
+            CHANNELID    0x\(String(port, radix: 16, uppercase: true))
+
+            """
+        try entry.write(to: conf.appendingPathComponent("vpcd"), atomically: true, encoding: .utf8)
+        let log = directory.appendingPathComponent("pcscd.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.executableURL = URL(fileURLWithPath: Self.unshare)
+        process.arguments = [
+            "-m", "--propagation", "private", "sh", "-c",
+            "mkdir -p /run/pcscd && mount --bind '\(run.path)' /run/pcscd && exec \(Self.pcscd) -f -c '\(conf.path)'",
+        ]
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: socketPath),
+               let listing = try? runTool("/usr/bin/pcsc_scan", ["-r"], environment: environment, timeout: 5),
+               listing.output.contains(readerName) {
+                return
+            }
+            usleep(100_000)
+        }
+        stop()
+        throw PCSCFixtureError("pcscd did not list \(readerName) within 15 s: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+    }
+
+    /// This process's environment pointed at this pcscd, libnfc told not to probe.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") && $0.key != "NFCTOOL_DEVICE" }
+        environment["PCSCLITE_CSOCK_NAME"] = socketPath
+        environment["LIBNFC_AUTO_SCAN"] = "false"
+        environment["LIBNFC_INTRUSIVE_SCAN"] = "false"
+        return environment
+    }
+
+    /// Stops pcscd (SIGTERM, then SIGKILL) and removes its directory.
+    func stop() {
+        reap(process)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A port whose successor is free too (vpcd's slot 1), from the kernel's ephemeral range.
+    static func freePortPair() throws -> UInt16 {
+        for _ in 0..<20 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { break }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = INADDR_ANY
+            address.sin_port = 0
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            }
+            close(fd)
+            let port = UInt16(bigEndian: address.sin_port)
+            if bound, port < 65000, isFree(port + 1) { return port }
+        }
+        throw PCSCFixtureError("no free pair of TCP ports")
+    }
+
+    private static func isFree(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = INADDR_ANY
+        address.sin_port = port.bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// `pcsc-reader-emulator` holding one virtual tag, connected to a ``PrivatePCSCDaemon``'s vpcd.
+final class VirtualReaderProcess {
+    let process = Process()
+    let logPath: String
+    let outputPath: String
+    /// The emulator's standard input: `remove` / `present` lines.
+    let control = Pipe()
+
+    /// Starts the emulator with `tag` (a `sim:` string) and waits for its `connected` line and
+    /// for pcscd to see the card (up to 15 s).
+    init(tag: String, daemon: PrivatePCSCDaemon) throws {
+        guard let emulator = Executables.built("pcsc-reader-emulator") else {
+            throw PCSCFixtureError("pcsc-reader-emulator is not built")
+        }
+        logPath = daemon.directory.appendingPathComponent("emulator-\(UUID().uuidString).log").path
+        let output = daemon.directory.appendingPathComponent("emulator-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        process.executableURL = emulator
+        process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath]
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = control
+        outputPath = output.path
+        try process.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if text.contains("Error") { break }
+            if text.contains("connected"),
+               let cards = try? runTool("/usr/bin/pcsc_scan", ["-c", "-t", "1"], environment: daemon.environment, timeout: 5),
+               cards.output.contains("3B 8") {
+                return
+            }
+            usleep(100_000)
+        }
+        stop()
+        throw PCSCFixtureError("the virtual reader did not come up: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+    }
+
+    /// The command APDUs the emulator received, as lowercase hex, in order.
+    var receivedAPDUs: [String] {
+        ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) }
+    }
+
+    /// Sends a control line (`remove`, `present`) and waits up to 10 s for the emulator to
+    /// answer it (`removed`, or one more `connected`).
+    func send(_ line: String) throws {
+        let before = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+        try control.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        let wanted = line == "remove" ? "removed" : "connected"
+        let count = before.components(separatedBy: wanted).count
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").components(separatedBy: wanted).count > count { return }
+            usleep(20_000)
+        }
+        throw PCSCFixtureError("the emulator did not answer '\(line)'")
+    }
+
+    /// Ends it: vpcd sees the card leave.
+    func stop() { reap(process) }
+}
+
+/// Why the PC/SC fixture could not start.
+struct PCSCFixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
