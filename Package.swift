@@ -32,7 +32,9 @@ let package = Package(
             providers: [.apt(["libnfc-dev", "libusb-1.0-0-dev"])]
         ),
         // pcsc-lite, for PC/SC readers through pcscd; Debian: libpcsclite-dev.
-        .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
+        // Not through pkg-config: its Cflags carry -pthread, which SwiftPM refuses with a warning on every
+        // build; the PCSC target adds pcsc-lite's include directory itself.
+        .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
         // SQLite, for the provisioning ledger; Debian: libsqlite3-dev.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Bytes, hex, cursors: no dependencies.
@@ -44,7 +46,7 @@ let package = Package(
         // The one place that imports libnfc.
         .target(name: "LibNFC", dependencies: ["NFCCore", "NFCTags", "CLibNFC"], swiftSettings: strict),
         // The one place that imports pcsc-lite: PC/SC readers (generic Part 3 profile).
-        .target(name: "PCSC", dependencies: ["NFCCore", "NFCTags", "CPCSCLite"], swiftSettings: strict),
+        .target(name: "PCSC", dependencies: ["NFCCore", "NFCTags", "CPCSCLite"], swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
         // Chip models from the datasheets, tag files, fault injection, the in-process simulator.
         .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
         // The PN532 host protocol over a pseudo-terminal, hosting virtual tags.

@@ -1,4 +1,4 @@
-// pcsc-lite's PC/SC API (pkg-config libpcsclite adds -I/usr/include/PCSC); Debian: libpcsclite-dev.
+// pcsc-lite's PC/SC API (the PCSC target adds -I/usr/include/PCSC); Debian: libpcsclite-dev.
 #include <winscard.h>
 #include <reader.h>
 
