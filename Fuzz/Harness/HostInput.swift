@@ -31,13 +31,13 @@ func checkPN532Frames(_ bytes: [UInt8]) {
 }
 
 /// `manifest`: the input is a manifest's text (invalid UTF-8 repaired as a file read would be).
-/// CSV and JSONL parsing never trap; rows are numbered in order from their lines.
+/// CSV and JSONL parsing never trap; rows are numbered 1, 2, … in order of their lines.
 func checkManifest(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     for format in [Manifest.Format.csv, .jsonl] {
         guard let rows = try? Manifest.parse(text, format: format) else { continue }
         for (index, row) in rows.enumerated() {
-            if row.index != index { fail("\(format) row \(index) is numbered \(row.index)", bytes) }
+            if row.index != index + 1 { fail("\(format) row \(index + 1) is numbered \(row.index)", bytes) }
             if index > 0, row.line <= rows[index - 1].line { fail("\(format) row lines out of order", bytes) }
         }
     }

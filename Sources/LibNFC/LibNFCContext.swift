@@ -1,3 +1,5 @@
+import NFCTags
+
 /// The process's libnfc context: the one door to libnfc.
 ///
 /// libnfc contexts are not thread-safe, so one actor owns the process's only context and every

@@ -14,7 +14,7 @@ public import NFCTags
 /// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
 /// ``open(_:)``.
 public actor PCSCReader: NFCReader {
-    private let executor: PCSCThreadExecutor
+    private let executor: DeviceThreadExecutor
     /// Where this actor's jobs run.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -29,7 +29,7 @@ public actor PCSCReader: NFCReader {
     /// 15693 storage cards.
     public nonisolated var supportedModulations: [Modulation] { [.iso14443A, .iso15693] }
 
-    private init(context: ContextHandle, name: String, connectionString: String, executor: PCSCThreadExecutor) {
+    private init(context: ContextHandle, name: String, connectionString: String, executor: DeviceThreadExecutor) {
         self.context = context
         self.name = name
         self.connectionString = connectionString
@@ -84,7 +84,7 @@ public actor PCSCReader: NFCReader {
     /// - Throws: ``NFCReaderError`` `deviceNotFound` when pcscd is not running, `io` for other
     ///   failures.
     public static func readerNames() async throws(NFCReaderError) -> [String] {
-        let executor = PCSCThreadExecutor(name: "pcsc list")
+        let executor = DeviceThreadExecutor(name: "pcsc list")
         defer { executor.stop() }
         return try await PCSCListing(executor: executor).names()
     }
@@ -94,7 +94,7 @@ public actor PCSCReader: NFCReader {
     ///   `invalidArgument` (a malformed string), `io`.
     public static func open(_ connectionString: String) async throws(NFCReaderError) -> PCSCReader {
         let selector = try Selector(parsing: connectionString)
-        let executor = PCSCThreadExecutor(name: "pcsc \(connectionString)")
+        let executor = DeviceThreadExecutor(name: "pcsc \(connectionString)")
         let opened: (ContextHandle, String)
         do {
             opened = try await PCSCListing(executor: executor).open(selector, connectionString)
@@ -466,10 +466,10 @@ public actor PCSCReader: NFCReader {
 
 /// Listing and opening, run on a PC/SC thread (the calls block).
 actor PCSCListing {
-    private let executor: PCSCThreadExecutor
+    private let executor: DeviceThreadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    init(executor: PCSCThreadExecutor) { self.executor = executor }
+    init(executor: DeviceThreadExecutor) { self.executor = executor }
 
     func names() throws(NFCReaderError) -> [String] {
         let context: ContextHandle
