@@ -50,7 +50,14 @@ struct LedgerExportCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let ledger = try LedgerCommand.open(arguments)
         do {
-            context.io.write(arguments.contains(Self.jsonl) ? TerminalSafeText.escapingInJSON(try ledger.exportJSONL()) : try ledger.exportCSV())
+            if arguments.contains(Self.jsonl) {
+                context.io.write(TerminalSafeText.escapingInJSON(try ledger.exportJSONL()))
+            } else if context.io.isStandardOutputTerminal {
+                context.io.write(try ledger.exportCSV())  // on a screen: terminal-safe
+            } else {
+                // Into a file or a pipe: the exact values (a right-to-left mark in a name stays one).
+                context.io.write(Array(try ledger.exportCSV().utf8), to: .standardOutput)
+            }
         } catch {
             throw .failure("\(error)")
         }

@@ -46,7 +46,8 @@ enum TagCommandSupport {
         switch error.code {
         case .invalidArgument:
             return .usage("invalid device '\(connection)': \(error.reason)")
-        case .io:
+        case .io where connection.hasPrefix("sim:"):
+            // The simulator's tag file could not be read or written: an I/O error, not "no reader".
             return .failure("cannot open reader '\(connection)': \(error.reason)")
         default:
             let what = connection == "default" ? "libnfc's default device" : "'\(connection)'"

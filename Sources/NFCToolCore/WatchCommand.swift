@@ -230,7 +230,7 @@ struct WatchReport: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case event, uid, type, model, technology, records, error, errorCode, seconds
+        case event, uid, type, model, technology, records, error, errorCode, seconds, reader, readerName
     }
 }
 

@@ -128,7 +128,15 @@ public actor PCSCReader: NFCReader {
                 throw Self.readerError(error)
             }
             if state & pcscStatePresent != 0, state & pcscStateMute == 0 {
-                if let info = try select(context), modulations.contains(info.modulation) {
+                // A card that left while it was being identified, or one the generic profile
+                // cannot handle (another standard, a foreign ATR), is no tag: batch and watch go on.
+                let found: TargetInfo?
+                do throws(NFCReaderError) {
+                    found = try select(context)
+                } catch where error.code == .notSupported || error.code == .tagLost {
+                    found = nil
+                }
+                if let info = found, modulations.contains(info.modulation) {
                     selectedInfo = info
                     return info
                 }

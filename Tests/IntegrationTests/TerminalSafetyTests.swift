@@ -109,6 +109,8 @@ struct TerminalSafetyTests {
             let object = try JSONSerialization.jsonObject(with: Data((arguments[0] == "watch" ? json : run.output).utf8))
             #expect(Self.strings(in: object).contains(Self.hostileText), "\(run.output)")
             #expect(Self.strings(in: object).contains { $0.contains("\u{202E}txt.exe\u{1B}[31m") }, "\(run.output)")
+            // Every tag command's JSON names its reader (watch's events too).
+            #expect((object as? [String: Any])?["reader"] as? String == device, "\(run.output)")
         }
     }
 
@@ -122,7 +124,7 @@ struct TerminalSafetyTests {
         }
     }
 
-    @Test("batch progress, summary and the ledger's human forms escape what a manifest row carries")
+    @Test("batch progress, summary and the ledger's human forms escape what a manifest row carries; the CSV export into a file keeps it exact")
     func batchAndLedger() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -141,11 +143,15 @@ struct TerminalSafetyTests {
         #expect(batch.status == 0, "\(batch.output)")
         #expect(batch.output.contains(#"https://ex.io/\u{202E}1"#), "\(batch.output)")
         #expect(Self.rawControls(in: batch.output) == [], "\(batch.output.debugDescription)")
-        for arguments in [["ledger", "stats", ledger], ["ledger", "export", ledger], ["ledger", "export", "--jsonl", ledger]] {
+        for arguments in [["ledger", "stats", ledger], ["ledger", "export", "--jsonl", ledger]] {
             let run = try Self.nfctool(arguments)
             #expect(run.status == 0, "\(arguments) \(run.output)")
             #expect(Self.rawControls(in: run.output) == [], "\(arguments): \(run.output.debugDescription)")
         }
+        // The CSV export into a file is data: the exact values, not their escaped display.
+        let csv = try Self.nfctool(["ledger", "export", ledger])
+        #expect(csv.status == 0)
+        #expect(csv.output.contains("https://ex.io/\u{202E}1; Text \"\"one\u{1B}[2J\"\""), "\(csv.output.debugDescription)")
     }
 
     @Test("emulate: a message an external reader wrote is reported escaped")
