@@ -152,7 +152,8 @@ public struct TagPresenceTracker: Sendable {
         guard let target else {
             // A reader that answers an empty field at once is not spun on.
             let elapsed = clock.now - started
-            if elapsed < options.minimumPollInterval { await pause(options.minimumPollInterval - elapsed) }
+            let floor = max(options.minimumPollInterval, Self.shortestPause)
+            if elapsed < floor { await pause(floor - elapsed) }
             return observation
         }
         observation.arrival = target
@@ -196,7 +197,12 @@ public struct TagPresenceTracker: Sendable {
         }
     }
 
+    /// Sleeps, at least ``shortestPause`` whatever the options say: a zero interval set by a
+    /// caller must not turn the waits into a busy loop.
     private func pause(_ duration: Duration) async {
-        try? await Task.sleep(for: duration)
+        try? await Task.sleep(for: max(duration, Self.shortestPause))
     }
+
+    /// The shortest pause between two reader commands of the tracker.
+    public static let shortestPause = Duration.milliseconds(1)
 }

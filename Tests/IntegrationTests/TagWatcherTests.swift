@@ -208,3 +208,21 @@ final class WatchCollector: Sendable {
         return state.withLock { $0.ended }
     }
 }
+
+/// The tracker under options a caller set to zero: still no busy loop.
+@Suite("TagPresenceTracker with zero intervals", .timeLimit(.minutes(1)))
+struct TagPresenceTrackerZeroOptionsTests {
+    @Test("zero presence and poll intervals on a reader that answers an empty field at once: at most one poll per millisecond")
+    func zeroIntervalsDoNotSpin() async throws {
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=0")
+        await reader.withField { $0.removeTag() }
+        var tracker = TagPresenceTracker(options: .init(pollSlice: .zero, presenceInterval: .zero, maximumPresenceInterval: .zero, minimumPollInterval: .zero))
+        let clock = ContinuousClock()
+        let started = clock.now
+        for _ in 0..<50 { _ = try await tracker.step(on: reader, for: [.iso14443A]) }
+        let elapsed = clock.now - started
+        // 50 polls took at least 50 pauses of 1 ms.
+        #expect(elapsed >= .milliseconds(50), "\(elapsed)")
+        #expect(await reader.pollCount == 50)
+    }
+}
