@@ -1,0 +1,167 @@
+import Foundation
+import NFCCore
+import NFCTags
+
+/// What `info` reads per platform: locks, access bits, protection, system information.
+extension TagInfoReport {
+    mutating func fillISO14443A(_ a: ISO14443ATarget) {
+        technology = a.supportsISODEP ? "ISO 14443-4 A (ISO-DEP)" : "ISO 14443-3 A"
+        atqa = String(format: "%04X", a.atqaValue)
+        sak = Hex.encode([a.sak], uppercase: true)
+        ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
+    }
+
+    /// Type 2: CC3, lock bytes, CFGLCK, AUTH0/PROT, READ_SIG.
+    mutating func inspectType2(_ mifare: MiFareTag, reader: any NFCReader) async {
+        let profile = Type2ChipProfile.named(identity: mifare.identity)
+        do {
+            let head = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, 2])).array
+            guard head.count >= 8 else { throw NFCTagError(.tagResponse, "READ answered \(head.count) bytes") }
+            let cc3 = head[7]
+            lock.append(InfoItem(name: "CC3", value: hexByte(cc3) + (cc3 & 0x0F == 0 ? " (write access granted)" : " (no write access)")))
+            lock.append(InfoItem(name: "static lock bytes", value: Hex.encode(head[2...3], uppercase: true, separator: " ")))
+            if lockState == "unknown" { lockState = cc3 & 0x0F == 0 && head[2] == 0 && head[3] == 0 ? "read-write" : "read-only" }
+        } catch {
+            lock.append(InfoItem(name: "CC3", value: unknown(error)))
+            await reselect(reader, .iso14443A)
+        }
+        if let page = profile?.dynamicLockPage {
+            do {
+                let bytes = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, UInt8(page)])).array
+                lock.append(InfoItem(name: "dynamic lock bytes", value: Hex.encode(bytes.prefix(3), uppercase: true, separator: " ")))
+            } catch {
+                lock.append(InfoItem(name: "dynamic lock bytes", value: unknown(error)))
+                await reselect(reader, .iso14443A)
+            }
+        }
+        guard let type2 = mifare.type2, profile != nil else {
+            password = "not applicable"
+            return
+        }
+        do {
+            let configuration = try await type2.readConfiguration()
+            lock.append(InfoItem(name: "CFGLCK", value: configuration.isLocked ? "set (configuration locked)" : "clear"))
+            if configuration.auth0 >= (profile?.totalPages ?? 256) {
+                password = "none (AUTH0 \(hexByte(UInt8(configuration.auth0))))"
+            } else {
+                let kind = configuration.readProtected ? "read/write" : "write"
+                password = "\(kind)-protected from page \(configuration.auth0)"
+            }
+        } catch where error.code == .passwordRequired {
+            lock.append(InfoItem(name: "CFGLCK", value: "unknown (read-protected)"))
+            password = "read-protected"
+            await reselect(reader, .iso14443A)
+        } catch {
+            lock.append(InfoItem(name: "CFGLCK", value: unknown(error)))
+            password = unknown(error)
+            await reselect(reader, .iso14443A)
+        }
+        do {
+            signature = Hex.encode(try await type2.readSignature(), uppercase: true)
+        } catch {
+            await reselect(reader, .iso14443A)
+        }
+    }
+
+    /// Classic: the GPB and access bits of each NFC sector the MAD lists.
+    mutating func inspectClassic(_ mifare: MiFareTag) async {
+        let layout = mifare.classicLayout
+        do {
+            try await mifare.authenticate(sector: 0, keyType: .a, key: Bytes(MADDirectory.publicKeyA))
+            let sector0 = try await mifare.readBlock(1) + (try await mifare.readBlock(2))
+            let trailer0 = try await mifare.readBlock(3)
+            let directory = try MADDirectory(sector0: sector0)
+            lock.append(InfoItem(name: "MAD GPB", value: hexByte(trailer0[9])))
+            var readOnly = 0
+            for sector in directory.ndefSectors where sector < layout.sectorCount {
+                do {
+                    try await mifare.authenticate(sector: sector, keyType: .a, key: Bytes(ClassicNDEFTag.nfcSectorKeyA))
+                    let trailer = try await mifare.readBlock(layout.trailerBlock(ofSector: sector))
+                    let gpb = ClassicNFCSectorGPB(rawValue: trailer[9])
+                    if !gpb.isWritable { readOnly += 1 }
+                    lock.append(InfoItem(
+                        name: "sector \(sector)",
+                        value: "GPB \(hexByte(trailer[9])) (\(gpb.isWritable ? "read-write" : "read-only")), access \(Hex.encode(trailer[6...8], uppercase: true, separator: " "))"))
+                } catch {
+                    lock.append(InfoItem(name: "sector \(sector)", value: unknown(error)))
+                }
+            }
+            if !directory.ndefSectors.isEmpty { lockState = readOnly == 0 ? "read-write" : "read-only" }
+        } catch {
+            lock.append(InfoItem(name: "MAD", value: unknown(error)))
+        }
+    }
+
+    /// Type 4: the CC's read and write access bytes.
+    mutating func inspectType4(_ iso: ISO7816Tag) async {
+        do {
+            let cc = try await iso.type4Platform.readCapabilityContainer()
+            lock.append(InfoItem(name: "CC read access", value: hexByte(cc.readAccess)))
+            lock.append(InfoItem(name: "CC write access", value: hexByte(cc.writeAccess) + (cc.isWritable ? " (granted)" : " (denied)")))
+            lockState = cc.isWritable ? "read-write" : "read-only"
+        } catch {
+            lock.append(InfoItem(name: "CC", value: unknown(error)))
+        }
+    }
+
+    /// Type 3: the attribute block's RWFlag, and MC on a FeliCa Lite-S.
+    mutating func inspectType3(_ felica: FeliCaTag) async {
+        do {
+            let read = try await felica.readWithoutEncryption(
+                serviceCodeList: [Type3ServiceCode.ndefRead], blockList: [FeliCaBlockListElement(blockNumber: 0)])
+            let attribute = try Type3AttributeInformation(parsing: read.blocks.first?.array ?? [])
+            lock.append(InfoItem(name: "RWFlag", value: hexByte(attribute.rwFlag) + (attribute.isWritable ? " (read-write)" : " (read-only)")))
+            lockState = attribute.isWritable ? "read-write" : "read-only"
+        } catch {
+            lock.append(InfoItem(name: "RWFlag", value: unknown(error)))
+        }
+        guard felica.isFeliCaLiteS else { return }
+        do {
+            let read = try await felica.readWithoutEncryption(
+                serviceCodeList: [Type3ServiceCode.ndefRead],
+                blockList: [FeliCaBlockListElement(blockNumber: Type3LiteS.memoryConfigurationBlock)])
+            let mc = read.blocks.first?.array ?? []
+            guard mc.count == 16 else { throw NFCTagError(.tagResponse, "MC is \(mc.count) bytes") }
+            lock.append(InfoItem(name: "MC", value: Hex.encode(mc.prefix(5), uppercase: true, separator: " ") + " (MC_SP, MC_ALL, SYS_OP, RF_PRM)"))
+        } catch {
+            lock.append(InfoItem(name: "MC", value: unknown(error)))
+        }
+    }
+
+    /// Type 5: DSFID, AFI, CC access and how many blocks are locked.
+    mutating func inspectType5(_ vicinity: ISO15693Tag) async {
+        var blockCount: Int?
+        do {
+            let info = try await vicinity.getSystemInfo()
+            dsfid = info.dsfid.map(hexByte)
+            afi = info.afi.map(hexByte)
+            blockCount = info.blockCount
+        } catch {
+            dsfid = unknown(error)
+            afi = unknown(error)
+        }
+        do {
+            let cc = try Type5CapabilityContainer(memory: try await vicinity.readSingleBlock(0).array + (try await vicinity.readSingleBlock(1).array))
+            lock.append(InfoItem(name: "CC read access", value: hexByte(cc.readAccess)))
+            lock.append(InfoItem(name: "CC write access", value: hexByte(cc.writeAccess) + (cc.isWritable ? " (granted)" : " (denied)")))
+            if lockState == "unknown" { lockState = cc.isWritable ? "read-write" : "read-only" }
+        } catch {
+            lock.append(InfoItem(name: "CC", value: unknown(error)))
+        }
+        if let blockCount {
+            do {
+                var statuses: [UInt8] = []
+                var first = 0
+                while first < blockCount {
+                    let end = min(first + 32, blockCount)
+                    statuses += try await vicinity.getMultipleBlockSecurityStatus(first..<end)
+                    first = end
+                }
+                let locked = statuses.filter { $0 & ISO15693Block.lockedStatus != 0 }.count
+                lock.append(InfoItem(name: "locked blocks", value: "\(locked) of \(blockCount)"))
+            } catch {
+                lock.append(InfoItem(name: "locked blocks", value: unknown(error)))
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import NFCCore
+import NFCTags
+
+/// One named fact of the lock state, as `info` shows it: `CC3: 00 (read-write)`.
+struct InfoItem: Encodable, Sendable, Hashable {
+    /// What it is: `CC3`, `static lock bytes`.
+    var name: String
+    /// Its value as read, or `unknown (why)`.
+    var value: String
+}
+
+/// What `info` reports about one tag. Every key is always present in the JSON (null when it
+/// does not apply), so scripts can rely on them.
+struct TagInfoReport: Encodable, Sendable {
+    var reader: String
+    /// The reader's name, where it has one.
+    var readerName: String?
+    var technology: String
+    var uid: String
+    var atqa: String?
+    var sak: String?
+    var ats: String?
+    var pmm: String?
+    var systemCode: String?
+    var dsfid: String?
+    var afi: String?
+    var model: String
+    var platform: String
+    var memoryBytes: Int?
+    /// `read-write`, `read-only`, `not NDEF` or `unknown (why)`.
+    var ndefStatus: String
+    var ndefCapacity: Int?
+    var ndefMessageLength: Int?
+    /// `read-write`, `read-only` or `unknown`.
+    var lockState: String
+    var lock: [InfoItem]
+    /// `none`, `write-protected from page N`, `read/write-protected from page N`,
+    /// `read-protected`, `not applicable` or `unknown (why)`.
+    var password: String
+    /// The READ_SIG bytes in hex; `not available` when the chip has none or refused.
+    var signature: String
+
+    private enum CodingKeys: String, CodingKey {
+        case reader, readerName, technology, uid, atqa, sak, ats, pmm, systemCode, dsfid, afi, model, platform, memoryBytes
+        case ndef, lock, password, signature
+    }
+
+    private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
+    private enum LockKeys: String, CodingKey { case state, details }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(reader, forKey: .reader)
+        try container.encode(readerName, forKey: .readerName)
+        try container.encode(technology, forKey: .technology)
+        try container.encode(uid, forKey: .uid)
+        try container.encode(atqa, forKey: .atqa)
+        try container.encode(sak, forKey: .sak)
+        try container.encode(ats, forKey: .ats)
+        try container.encode(pmm, forKey: .pmm)
+        try container.encode(systemCode, forKey: .systemCode)
+        try container.encode(dsfid, forKey: .dsfid)
+        try container.encode(afi, forKey: .afi)
+        try container.encode(model, forKey: .model)
+        try container.encode(platform, forKey: .platform)
+        try container.encode(memoryBytes, forKey: .memoryBytes)
+        var ndef = container.nestedContainer(keyedBy: NDEFKeys.self, forKey: .ndef)
+        try ndef.encode(ndefStatus, forKey: .status)
+        try ndef.encode(ndefCapacity, forKey: .capacity)
+        try ndef.encode(ndefMessageLength, forKey: .messageLength)
+        var lockContainer = container.nestedContainer(keyedBy: LockKeys.self, forKey: .lock)
+        try lockContainer.encode(lockState, forKey: .state)
+        try lockContainer.encode(lock, forKey: .details)
+        try container.encode(password, forKey: .password)
+        try container.encode(signature, forKey: .signature)
+    }
+
+    /// The block a person reads, 80 columns at most.
+    var text: String {
+        var lines = ["Tag on \(reader)", line("technology", technology), line(pmm == nil ? "UID" : "IDm", spacedHex(uid))]
+        if let atqa { lines.append(line("ATQA", spacedHex(atqa))) }
+        if let sak { lines.append(line("SAK", sak)) }
+        if let ats { lines.append(line("ATS", spacedHex(ats))) }
+        if let pmm { lines.append(line("PMm", spacedHex(pmm))) }
+        if let systemCode { lines.append(line("system code", systemCode)) }
+        if let dsfid { lines.append(line("DSFID", dsfid)) }
+        if let afi { lines.append(line("AFI", afi)) }
+        lines.append(line("model", model))
+        lines.append(line("platform", platform))
+        lines.append(line("memory", memoryBytes.map { "\($0) bytes" } ?? "unknown"))
+        lines.append(line("NDEF", ndefStatus))
+        if let ndefCapacity { lines.append(line("capacity", "\(ndefCapacity) bytes")) }
+        if let ndefMessageLength { lines.append(line("message", "\(ndefMessageLength) bytes")) }
+        lines.append(line("lock", lockState))
+        for item in lock { lines.append("    \(item.name): \(item.value)") }
+        lines.append(line("password", password))
+        lines.append(line("signature", signature))
+        return lines.map { String($0.prefix(80)) }.joined(separator: "\n") + "\n"
+    }
+
+    private func line(_ label: String, _ value: String) -> String {
+        "  " + label + ":" + String(repeating: " ", count: max(1, 13 - label.count)) + value
+    }
+
+    // MARK: - Inspection
+
+    /// Reads everything `info` shows from `tag`; never throws: what fails is `unknown`.
+    static func inspect(_ tag: NFCTag, reader: any NFCReader, connection: String) async -> TagInfoReport {
+        let identity = tag.identity
+        var report = TagInfoReport(
+            reader: connection, technology: "", uid: Hex.encode(tag.identifier, uppercase: true),
+            model: identity.model, platform: identity.platform.rawValue, memoryBytes: identity.memoryBytes,
+            ndefStatus: "unknown", lockState: "unknown", lock: [], password: "not applicable",
+            signature: "not available")
+        report.readerName = await ReaderLabel(reader).name
+        do {
+            let query = try await tag.ndef.queryNDEFStatus()
+            switch query.status {
+            case .readWrite: report.ndefStatus = "read-write"; report.lockState = "read-write"
+            case .readOnly: report.ndefStatus = "read-only"; report.lockState = "read-only"
+            case .notSupported: report.ndefStatus = "not NDEF"
+            }
+            if query.status != .notSupported {
+                report.ndefCapacity = query.capacity
+                report.ndefMessageLength = query.messageLength
+            }
+        } catch {
+            report.ndefStatus = unknown(error)
+        }
+        switch tag {
+        case .miFare(let mifare):
+            report.fillISO14443A(mifare.target)
+            await reselect(reader, .iso14443A)
+            switch mifare.mifareFamily {
+            case .ultralight: await report.inspectType2(mifare, reader: reader)
+            case .classic: await report.inspectClassic(mifare)
+            default: break
+            }
+        case .iso7816(let iso):
+            switch iso.target {
+            case .iso14443A(let a): report.fillISO14443A(a); report.technology = "ISO 14443-4 A (ISO-DEP)"
+            default: report.technology = "ISO 14443-4 B (ISO-DEP)"
+            }
+            await report.inspectType4(iso)
+        case .feliCa(let felica):
+            report.technology = "FeliCa (JIS X 6319-4)"
+            report.pmm = Hex.encode(felica.target.pmm, uppercase: true)
+            report.systemCode = felica.currentSystemCode.map { String(format: "%04X", $0) }
+            await report.inspectType3(felica)
+        case .iso15693(let vicinity):
+            report.technology = "ISO 15693"
+            await report.inspectType5(vicinity)
+        }
+        return report
+    }
+}
