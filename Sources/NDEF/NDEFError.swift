@@ -53,10 +53,6 @@ public struct NDEFError: Error, Sendable, Hashable, CustomStringConvertible {
         case fieldTooLong
         /// A value outside what the record type allows (e.g. an unknown Wi-Fi authentication).
         case invalidValue
-        /// A record is not of the type the caller asked to read it as.
-        case wrongRecordType
-        /// Records nested deeper than the decoder allows.
-        case nestingTooDeep
     }
 
     /// The stable error code.

@@ -11,8 +11,9 @@ public struct TracedCommand: Sendable, Hashable {
 }
 
 /// A reader that passes everything on to another and records each command: to assert the exact
-/// command sequence an operation sends (through libnfc as through the simulator), and for
-/// `--trace` output. Classic authentications are recorded as commands `60`/`61` + block.
+/// command sequence an operation sends (through libnfc as through the simulator), and to count
+/// commands per operation (docs/benchmarks.md). Classic authentications are recorded as commands
+/// `60`/`61` + block.
 public actor TracingReader: NFCReader {
     /// The reader doing the work.
     public let base: any NFCReader

@@ -3,13 +3,12 @@ import Foundation
 import NFCCore
 import NFCTags
 
-/// The chip models the emulator hosts: the ``VirtualTags/TagModel`` registry, plus the models
-/// of `VirtualTags` that are not registered there yet (FeliCa Lite-S, MIFARE Classic 1K). ISO
-/// 15693 models are left out: a PN532 cannot talk to them.
+/// The chip models the emulator hosts: the ``VirtualTags/TagModel`` registry (the one `sim:`
+/// uses) without the ISO 15693 models, which a PN532 cannot talk to.
 public enum EmulatedTagModels {
     /// Every model `--tag` accepts, registry first, without the ISO 15693 ones.
     public static var all: [TagModel] {
-        (TagModel.all + extras.filter { TagModel.named($0.name) == nil }).filter { model in
+        TagModel.all.filter { model in
             if case .iso15693 = model.make(model.defaultUID, TagModelOptions()).targetInfo { return false }
             return true
         }
@@ -22,17 +21,6 @@ public enum EmulatedTagModels {
 
     /// The known names, comma separated.
     public static var knownNames: String { all.map(\.name).joined(separator: ", ") }
-
-    private static let extras: [TagModel] = [
-        TagModel(
-            name: "felica-lite-s", summary: "Sony FeliCa Lite-S (RC-S966), NFC Forum Type 3, NDEF formatted",
-            uidLength: 8, defaultUID: [0x01, 0x2E, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01],
-            make: { uid, _ in FeliCaLiteS(idm: uid) }, restore: { _ in nil }),
-        TagModel(
-            name: "classic1k", summary: "NXP MIFARE Classic 1K, transport keys FF…FF",
-            uidLength: 4, defaultUID: [0x53, 0x49, 0x4D, 0x01],
-            make: { uid, _ in MifareClassic1K(uid: uid) }, restore: { _ in nil }),
-    ]
 
     /// The UID of tag `index` of a stack: `first` plus `index`, counting in the bytes after the
     /// first (as `sim:` stacks do).
