@@ -172,6 +172,21 @@ struct VirtualReaderTests {
         #expect(waitFor("arrived 0453494D000001", count: 1), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
     }
 
+    @Test("a card the generic profile cannot handle (FeliCa) is no tag: watch goes on to its timeout and ends cleanly, scan says no tag (2)")
+    func unsupportedCardIsNoTag() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon()
+        defer { daemon.stop() }
+        let reader = try VirtualReaderProcess(tag: "sim:felica-lite-s", daemon: daemon)
+        defer { reader.stop() }
+        // Before: PCSCReader.poll threw notSupported, which TagWatcher treats as fatal.
+        let watch = try runTool(tool, ["watch", "--device", "pcsc", "--timeout", "2"], environment: daemon.environment, timeout: 30)
+        #expect(watch.status == 0, "\(watch.output)")
+        #expect(!watch.output.contains("arrived"), "\(watch.output)")
+        let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "1"], environment: daemon.environment, timeout: 30)
+        #expect(scan.status == 2, "\(scan.output)")
+    }
+
     @Test("lock on an ICODE SLIX2 through the generic profile: notSupported (exit 10) naming the reader's limit, nothing written")
     func lockSLIX2IsNotSupported() throws {
         let tool = try Self.nfctool()
