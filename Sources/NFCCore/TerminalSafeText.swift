@@ -53,47 +53,20 @@ public enum TerminalSafeText {
     /// ones escaped), every byte of an invalid sequence as `\xNN`.
     public static func escaping(utf8 bytes: some Collection<UInt8>, newlines: Newlines = .keep) -> String {
         let bytes = Array(bytes)
-        var out = String.UnicodeScalarView()
-        var i = 0
-        while i < bytes.count {
-            if let (scalar, length) = scalar(in: bytes, at: i) {
-                append(scalar, newlines: newlines, to: &out)
-                i += length
-            } else {
-                out.append(contentsOf: hexEscape(bytes[i]).unicodeScalars)
-                i += 1
-            }
+        var out = ""
+        var start = 0
+        // The valid run up to the first invalid byte (UnicodeValidation decides), then that byte
+        // as \xNN, then on after it.
+        while start < bytes.count {
+            let run = bytes[start...]
+            let invalid = run.withUnsafeBufferPointer { UnicodeValidation.firstInvalidUTF8Offset($0) }
+            let end = invalid.map { start + $0 } ?? bytes.count
+            out += escaping(String(decoding: bytes[start..<end], as: UTF8.self), newlines: newlines)
+            guard end < bytes.count else { break }
+            out += hexEscape(bytes[end])
+            start = end + 1
         }
-        return String(out)
-    }
-
-    /// The scalar whose UTF-8 sequence starts at `i`, and the sequence's length; `nil` when the
-    /// bytes there are not a valid sequence (RFC 3629: no overlong forms, no surrogates, nothing
-    /// above U+10FFFF).
-    private static func scalar(in bytes: [UInt8], at i: Int) -> (Unicode.Scalar, Int)? {
-        let lead = bytes[i]
-        if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
-        let length: Int
-        var second: ClosedRange<UInt8> = 0x80...0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; second = 0xA0...0xBF
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; second = 0x80...0x9F
-        case 0xF0: length = 4; second = 0x90...0xBF
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; second = 0x80...0x8F
-        default: return nil
-        }
-        guard i + length <= bytes.count, second.contains(bytes[i + 1]) else { return nil }
-        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-        for k in 1..<length {
-            let byte = bytes[i + k]
-            guard byte & 0xC0 == 0x80 else { return nil }
-            value = value << 6 | UInt32(byte & 0x3F)
-        }
-        guard let scalar = Unicode.Scalar(value) else { return nil }
-        return (scalar, length)
+        return out
     }
 
     /// A JSON text with every unsafe character written as a `\uXXXX` escape (valid JSON with the
