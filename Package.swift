@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "NFCCore", targets: ["NFCCore"]),
+        .library(name: "CommandLineKit", targets: ["CommandLineKit"]),
         .library(name: "NDEF", targets: ["NDEF"]),
         .library(name: "NFCTags", targets: ["NFCTags"]),
         .library(name: "LibNFC", targets: ["LibNFC"]),
@@ -39,6 +40,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Bytes, hex, cursors: no dependencies.
         .target(name: "NFCCore", swiftSettings: strict),
+        // Commands, options, typed values, help and usage text, exit statuses: the command-line
+        // framework of nfctool and both emulators.
+        .target(name: "CommandLineKit", dependencies: ["NFCCore"], swiftSettings: strict),
         // NDEF messages and records (NFC Forum NDEF 1.0 and RTDs).
         .target(name: "NDEF", dependencies: ["NFCCore"], swiftSettings: strict),
         // The reader seam (poll, transceive, presence) and what a target is.
@@ -50,17 +54,17 @@ let package = Package(
         // Chip models from the datasheets, tag files, fault injection, the in-process simulator.
         .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
         // The PN532 host protocol over a pseudo-terminal, hosting virtual tags.
-        .target(name: "PN532Emulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
+        .target(name: "PN532Emulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags", "CommandLineKit"], swiftSettings: strict),
         .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"], swiftSettings: strict),
         // A contactless PC/SC reader (generic Part 3 profile) behind vpcd, hosting virtual tags.
         .target(name: "PCSCReaderEmulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
-        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator"], swiftSettings: strict),
+        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "CommandLineKit"], swiftSettings: strict),
         // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
         // Batch provisioning: the SQLite ledger, URL templates, manifests.
         .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
-        .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning"], swiftSettings: strict),
+        .target(name: "NFCToolCore", dependencies: ["CommandLineKit", "NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),
         // Benchmarks (Scripts/bench-ndef), never part of the tests.
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),
@@ -79,6 +83,7 @@ let package = Package(
         .target(name: "NFCTestSupport", swiftSettings: strict),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCTestSupport", "VirtualTags", "NFCTags", "NDEF"], swiftSettings: strict),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),

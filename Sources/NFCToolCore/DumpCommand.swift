@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NFCCore
 import NFCTags
@@ -8,9 +9,10 @@ struct DumpCommand: ToolCommand {
         "output", short: "o", valueName: "file", help: "Write the dump to this file rather than standard output.")
     static let binary = CommandOption.flag(
         "binary", help: "Write raw bytes: Type 2 in nfc-mfultralight's .mfd layout, Classic in nfc-mfclassic's.")
-    static let key = CommandOption.option(
-        "key", short: "k", valueName: "hex", help: "A MIFARE Classic key A (12 hex digits) to try before the default keys.",
-        repeatable: true)
+    static let key = TypedOption(
+        .option("key", short: "k", valueName: "hex", help: "A MIFARE Classic key A (12 hex digits) to try before the default keys.",
+                repeatable: true),
+        ValueType(reason: "a key is 6 bytes, 12 hex digits") { (try? Hex.decode($0)).flatMap { $0.count == 6 ? $0 : nil } })
 
     static let configuration = CommandConfiguration(
         name: "dump",
@@ -29,7 +31,8 @@ struct DumpCommand: ToolCommand {
               nfctool dump --binary --output tag.mfd
               nfctool dump --device sim:classic1k --key A0A1A2A3A4A5 --json
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, output, binary, key, TagCommandSupport.json]
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, output, binary, key.option, TagCommandSupport.json],
+        exclusions: [CommandExclusion(binary, TagCommandSupport.json, message: "--binary and --json cannot be combined")]
     )
 
     /// The Classic keys tried after `--key`: transport, MAD and NFC public keys.
@@ -37,44 +40,27 @@ struct DumpCommand: ToolCommand {
         [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], MADDirectory.publicKeyA, ClassicNDEFTag.nfcSectorKeyA,
     ]
 
-    let connection: String?
-    let seconds: Double
-    let outputPath: String?
-    let writesBinary: Bool
+    let options: TagCommandOptions
     let keys: [[UInt8]]
-    let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        connection = arguments.value(of: TagCommandSupport.device)
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        outputPath = arguments.value(of: Self.output)
-        writesBinary = arguments.contains(Self.binary)
-        printsJSON = arguments.contains(TagCommandSupport.json)
-        if writesBinary && printsJSON { throw .usage("--binary and --json cannot be combined") }
-        var keys: [[UInt8]] = []
-        for text in arguments.values(of: Self.key) {
-            guard let key = try? Hex.decode(text), key.count == 6 else {
-                throw .invalidValue(text, for: Self.key, reason: "a key is 6 bytes, 12 hex digits")
-            }
-            keys.append(key)
-        }
-        self.keys = keys
+        options = try TagCommandOptions(arguments)
+        keys = try arguments.values(of: Self.key)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
+        let (writesBinary, outputPath) = (options.arguments.contains(Self.binary), options.arguments.value(of: Self.output))
         if writesBinary, outputPath == nil, context.io.isStandardOutputTerminal {
             throw .usage("--binary would write raw bytes to the terminal: pass --output FILE or redirect standard output")
         }
-        let connection = TagCommandSupport.connection(connection, context.environment)
         let keys = self.keys + Self.defaultClassicKeys
-        let (dump, reader) = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (tag, reader) async throws(CommandError) -> (TagDump, ReaderLabel) in
-            (try await TagDump.read(tag, reader: reader, classicKeys: keys), await ReaderLabel(reader))
+        let (dump, reader) = try await TagOperation(options, context).run { tag, reader in
+            try await TagDump.read(tag, reader: reader, classicKeys: keys)
         }
         guard dump.units.contains(where: { $0.bytes != nil }) else {
             throw CommandError("nothing could be read: the tag left the field or refuses every read", exitCode: .tagLost)
         }
-        let bytes: [UInt8] = writesBinary ? dump.binary : Array((printsJSON ? try taggedJSON(reader, dump) : dump.listing).utf8)
+        let bytes: [UInt8] = writesBinary ? dump.binary : Array((options.printsJSON ? try taggedJSON(reader, dump) : dump.listing).utf8)
         if let outputPath {
             try writeFileBytes(bytes, to: outputPath)
             context.io.printErrorLine("wrote \(bytes.count) bytes to \(outputPath)")
@@ -149,8 +135,8 @@ struct TagDump: Encodable, Sendable {
     // MARK: - Reading
 
     /// Reads all `tag`'s memory it lets be read.
-    /// - Throws: ``CommandError`` when the tag is lost or its platform is not covered.
-    static func read(_ tag: NFCTag, reader: any NFCReader, classicKeys: [[UInt8]]) async throws(CommandError) -> TagDump {
+    /// - Throws: ``CommandError`` for a platform not covered, ``NFCTagError`` when the tag is lost.
+    static func read(_ tag: NFCTag, reader: any NFCReader, classicKeys: [[UInt8]]) async throws -> TagDump {
         let uid = Hex.encode(tag.identifier, uppercase: true)
         let model = tag.identity.model
         switch tag {
@@ -266,13 +252,8 @@ struct TagDump: Encodable, Sendable {
     }
 
     /// Type 5: every block GET SYSTEM INFO announces, READ SINGLE BLOCK each.
-    static func type5Blocks(_ vicinity: ISO15693Tag) async throws(CommandError) -> [Unit] {
-        let info: ISO15693SystemInfo
-        do {
-            info = try await vicinity.getSystemInfo()
-        } catch {
-            throw TagCommandSupport.map(error)
-        }
+    static func type5Blocks(_ vicinity: ISO15693Tag) async throws -> [Unit] {
+        let info = try await vicinity.getSystemInfo()
         guard let count = info.blockCount, let size = info.blockSize else {
             throw CommandError("the tag does not tell its memory size (GET SYSTEM INFO)", exitCode: .unsupported)
         }

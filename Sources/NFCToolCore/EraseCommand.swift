@@ -1,3 +1,4 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
@@ -17,7 +18,7 @@ struct EraseCommand: ToolCommand {
               nfctool erase --plan
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json,
-                  TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -27,24 +28,13 @@ struct EraseCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let password = try TagWriteSupport.password(options.arguments, context)
+        let password = try options.password(context)
         try await TagWriteOperation.run(
             "erase", options, password: password, context,
-            body: { (tag, _, _) async throws(CommandError) -> Int in
-                let query = try await TagWriteSupport.query(tag)
-                switch query.status {
-                case .notSupported:
-                    throw CommandError("the \(tag.identity.model) holds no NDEF: nothing to erase (see 'nfctool format')", exitCode: .notNDEF)
-                case .readOnly:
-                    throw CommandError("the \(tag.identity.model) is read-only; nothing was written", exitCode: .readOnly)
-                case .readWrite:
-                    break
-                }
-                do throws(NFCTagError) {
-                    try await tag.ndef.format(force: true)
-                } catch {
-                    throw TagCommandSupport.map(error)
-                }
+            body: { tag, _, _ in
+                let query = try await tag.ndef.queryNDEFStatus()
+                try TagWriteSupport.requireWritable(query, tag, noNDEF: "holds no NDEF: nothing to erase (see 'nfctool format')")
+                try await tag.ndef.format(force: true)
                 return query.capacity
             },
             report: { tag, capacity in EraseReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, capacity: capacity) },

@@ -1,3 +1,4 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
@@ -21,7 +22,7 @@ struct FormatCommand: ToolCommand {
               nfctool format --plan --json
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, force,
-                  TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -33,20 +34,17 @@ struct FormatCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let password = try TagWriteSupport.password(options.arguments, context)
+        let password = try options.password(context)
         let forced = forced
         try await TagWriteOperation.run(
             "format", options, password: password, context,
-            body: { (tag, _, _) async throws(CommandError) -> NDEFQuery in
-                do throws(NFCTagError) {
+            body: { tag, _, _ in
+                do {
                     try await tag.ndef.format(force: forced)
-                } catch {
-                    if error.code == .alreadyFormatted {
-                        throw CommandError("\(error.reason); nothing was written (add --force to empty it)", exitCode: .holdsData)
-                    }
-                    throw TagCommandSupport.map(error)
+                } catch let error as NFCTagError where error.code == .alreadyFormatted {
+                    throw CommandError("\(error.reason); nothing was written (add --force to empty it)", exitCode: .holdsData)
                 }
-                return try await TagWriteSupport.query(tag)
+                return try await tag.ndef.queryNDEFStatus()
             },
             report: { tag, query in FormatReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, capacity: query.capacity) },
             sentence: { tag, query in

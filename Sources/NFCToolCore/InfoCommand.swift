@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NFCCore
 import NFCTags
@@ -24,22 +25,16 @@ struct InfoCommand: ToolCommand {
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
     )
 
-    let connection: String?
-    let seconds: Double
-    let printsJSON: Bool
+    let options: TagCommandOptions
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        connection = arguments.value(of: TagCommandSupport.device)
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
+        options = try TagCommandOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(connection, context.environment)
-        let report = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (tag, reader) async throws(CommandError) -> TagInfoReport in
+        let connection = options.connection(context.environment)
+        try await TagOperation(options, context).report(tagsReader: false) { tag, reader in
             await TagInfoReport.inspect(tag, reader: reader, connection: connection)
-        }
-        context.io.write(printsJSON ? try toolJSON(report) : report.text)
+        } text: { $0.text }
     }
 }

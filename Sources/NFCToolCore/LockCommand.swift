@@ -1,3 +1,4 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
@@ -19,7 +20,7 @@ struct LockCommand: ToolCommand {
               nfctool lock --plan
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
-                  TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -34,11 +35,11 @@ struct LockCommand: ToolCommand {
         if !options.planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("lock makes the tag read-only for good and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
-        let password = try TagWriteSupport.password(options.arguments, context)
+        let password = try options.password(context)
         let confirmed = confirmed
         try await TagWriteOperation.run(
             "lock", options, password: password, context,
-            body: { (tag, reader, planning) async throws(CommandError) -> Void in
+            body: { tag, reader, planning in
                 if !planning {
                     try TagWriteSupport.confirm(Self.warning(tag), confirmed: confirmed, context)
                 }
@@ -56,14 +57,9 @@ struct LockCommand: ToolCommand {
 
     /// `writeLock()` of the tag's platform. When planning, a failed read-back of lock bits that
     /// were never sent is expected and passed over.
-    /// - Throws: the mapped tag error (`unsupported` for a Type 4 tag, with the platform's reason).
-    static func lock(_ tag: NFCTag, planning: Bool) async throws(CommandError) {
-        do throws(NFCTagError) {
-            try await tag.ndef.writeLock()
-        } catch {
-            if planning && error.code == .verificationFailed { return }
-            throw TagCommandSupport.map(error)
-        }
+    /// - Throws: the tag error (`notSupported` for a Type 4 tag, with the platform's reason).
+    static func lock(_ tag: NFCTag, planning: Bool) async throws {
+        try await TagWriteSupport.write(planning: planning) { try await tag.ndef.writeLock() }
     }
 
     /// Selects the tag again (lock bits take effect at the next activation), connects it afresh

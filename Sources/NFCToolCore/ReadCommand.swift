@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NDEF
 import NFCCore
@@ -21,48 +22,32 @@ struct ReadCommand: ToolCommand {
               nfctool read --device pn532_uart:/dev/ttyUSB0 --json
               nfctool read --raw | nfctool ndef decode
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile]
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile],
+        exclusions: [CommandExclusion(TagCommandSupport.json, raw)]
     )
 
-    let arguments: ParsedArguments
-    let seconds: Double
-    let printsJSON: Bool
-    let printsRaw: Bool
+    let options: TagCommandOptions
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        self.arguments = arguments
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
-        printsRaw = arguments.contains(Self.raw)
-        if printsJSON && printsRaw { throw .usage("--json and --raw cannot be used together") }
+        options = try TagCommandOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(arguments, context.environment)
-        let password = try TagWriteSupport.password(arguments, context)
-        let output = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (found, reader) async throws(CommandError) -> String in
-            let tag = TagWriteSupport.tag(found, password: password)
+        let password = try options.password(context)
+        let (output, _) = try await TagOperation(options, context).run(password: password) { tag, reader in
             let query: NDEFQuery
-            do throws(NFCTagError) {
+            do {
                 query = try await tag.ndef.queryNDEFStatus()
-            } catch {
-                var mapped = TagCommandSupport.map(error)
-                if error.code == .tagResponse, password == nil, case .miFare = tag {
-                    mapped.message += " (a read-protected NTAG needs its password: --password-file or NFCTOOL_PASSWORD)"
-                }
-                throw mapped
+            } catch let error as NFCTagError where error.code == .tagResponse && password == nil {
+                guard case .miFare = tag else { throw error }
+                throw CommandError(
+                    error.description + " (a read-protected NTAG needs its password: --password-file or NFCTOOL_PASSWORD)",
+                    exitCode: TagCommandSupport.exitCode(error.code))
             }
             guard query.status != .notSupported else {
                 throw CommandError("the \(tag.identity.model) holds no NDEF (not formatted for NDEF)", exitCode: .notNDEF)
             }
-            let message: NDEFMessage
-            do throws(NFCTagError) {
-                message = try await tag.ndef.readNDEF()
-            } catch {
-                throw TagCommandSupport.map(error)
-            }
-            return try render(message, query: query, tag: tag, reader: await ReaderLabel(reader))
+            return try render(try await tag.ndef.readNDEF(), query: query, tag: tag, reader: await ReaderLabel(reader))
         }
         context.io.write(output)
     }
@@ -76,13 +61,13 @@ struct ReadCommand: ToolCommand {
         } catch {
             throw .dataError("the message read cannot be encoded again: \(error)")
         }
-        if printsJSON {
+        if options.printsJSON {
             return try toolJSON(ReaderTagged(ReadOutput(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
                 status: query.status.rawValue, capacity: query.capacity, messageLength: query.messageLength,
                 message: message), reader: reader))
         }
-        if printsRaw {
+        if options.arguments.contains(Self.raw) {
             // The empty message is D0 00 00, as verify --expect-ndef and ndef decode call it; never an empty line.
             return Hex.encode(encoded) + "\n"
         }

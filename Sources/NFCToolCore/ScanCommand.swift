@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NFCCore
 import NFCKit
@@ -5,12 +6,10 @@ import NFCTags
 
 /// `nfctool scan`: waits for a tag and says what it is.
 struct ScanCommand: ToolCommand {
-    static let device = CommandOption.option(
-        "device", short: "d", valueName: "conn",
-        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
-    static let timeout = CommandOption.option(
-        "timeout", short: "t", valueName: "s",
-        help: "How long to wait for a tag (default 10); with --continuous, how long to run (default: until interrupted).")
+    static let timeout = TypedOption(
+        .option("timeout", short: "t", valueName: "s",
+                help: "How long to wait for a tag (default 10); with --continuous, how long to run (default: until interrupted)."),
+        .seconds(upTo: 86_400))
     static let continuous = CommandOption.flag(
         "continuous", help: "Report tags as they arrive and leave, one line each, until the timeout or Ctrl-C.")
     static let json = CommandOption.flag("json", help: "Print JSON (one object per line with --continuous).")
@@ -28,23 +27,23 @@ struct ScanCommand: ToolCommand {
               nfctool scan --device pn532_uart:/dev/ttyUSB0 --json
               nfctool scan --continuous --timeout 60
             """,
-        options: [device, timeout, continuous, json]
+        options: [TagCommandSupport.device, timeout.option, continuous, json]
     )
 
-    let deviceString: String?
+    let connection: String?
     let timeoutSeconds: Double?
     let isContinuous: Bool
     let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        deviceString = arguments.value(of: Self.device)
-        timeoutSeconds = try arguments.value(of: Self.timeout) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } }
+        connection = arguments.value(of: TagCommandSupport.device)
+        timeoutSeconds = try arguments.value(of: Self.timeout)
         isContinuous = arguments.contains(Self.continuous)
         printsJSON = arguments.contains(Self.json)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(deviceString, context.environment)
+        let connection = TagCommandSupport.connection(connection, context.environment)
         let reader = try await TagCommandSupport.openReader(connection)
         do {
             if isContinuous {

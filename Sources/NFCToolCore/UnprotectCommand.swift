@@ -1,3 +1,4 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
@@ -21,7 +22,7 @@ struct UnprotectCommand: ToolCommand {
               nfctool unprotect --password-file pwd.txt --device pn532_uart:/dev/ttyUSB0
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -36,13 +37,9 @@ struct UnprotectCommand: ToolCommand {
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
         try await TagWriteOperation.run(
             "unprotect", options, password: current, context,
-            body: { (tag, _, planning) async throws(CommandError) -> Void in
+            body: { tag, _, planning in
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
-                do throws(NFCTagError) {
-                    try await type2.removePassword()
-                } catch {
-                    if !(planning && error.code == .verificationFailed) { throw TagCommandSupport.map(error) }
-                }
+                try await TagWriteSupport.write(planning: planning) { try await type2.removePassword() }
             },
             report: { tag, _ in ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: false) },
             sentence: { tag, _ in
