@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"], swiftSettings: strict),
         // A contactless PC/SC reader (generic Part 3 profile) behind vpcd, hosting virtual tags.
         .target(name: "PCSCReaderEmulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
-        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "CommandLineKit"], swiftSettings: strict),
+        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "NFCTags", "CommandLineKit"], swiftSettings: strict),
         // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
         // Batch provisioning: the SQLite ledger, URL templates, manifests.

@@ -4,8 +4,6 @@ import PN532Emulator
 import Glibc
 #endif
 
-let usage = "Usage: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>] [--control <fifo>] [--delay-model none|datasheet] [--leave-after <n>] [--rf-error-on <n>[,<n>...]] [--external-reader <procedure>] [--reader-log <file>]"
-
 /// Writes `text` and a newline straight to a file descriptor (unbuffered: the pty path must
 /// reach the parent at once).
 func emit(_ text: String, to descriptor: Int32) {
@@ -20,7 +18,6 @@ func emit(_ text: String, to descriptor: Int32) {
 
 func fail(_ message: String, status: Int32) -> Never {
     emit("Error: \(message)", to: STDERR_FILENO)
-    if status == 64 { emit(usage, to: STDERR_FILENO) }
     exit(status)
 }
 
@@ -28,7 +25,9 @@ let options: EmulatorCommandLine
 do {
     options = try EmulatorCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    fail(error.description, status: 64)
+    // Error, usage line and where to find help, as nfctool words a usage error (exit 64).
+    emit(String(EmulatorCommandLine.errorText(error).dropLast()), to: STDERR_FILENO)
+    exit(64)
 }
 if options.wantsHelp {
     emit(EmulatorCommandLine.help, to: STDOUT_FILENO)
