@@ -37,16 +37,9 @@ struct EraseCommand: ToolCommand {
                 try await tag.ndef.format(force: true)
                 return query.capacity
             },
-            report: { tag, capacity in EraseReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, capacity: capacity) },
+            report: { tag, capacity in TagCapacityReport(tag, capacity: capacity) },
             sentence: { tag, capacity in
                 "Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): empty NDEF message, \(capacity) bytes free."
             })
-    }
-
-    /// `erase --json`.
-    private struct EraseReport: Encodable, Sendable {
-        var uid: String
-        var model: String
-        var capacity: Int
     }
 }

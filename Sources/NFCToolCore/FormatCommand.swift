@@ -46,16 +46,9 @@ struct FormatCommand: ToolCommand {
                 }
                 return try await tag.ndef.queryNDEFStatus()
             },
-            report: { tag, query in FormatReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, capacity: query.capacity) },
+            report: { tag, query in TagCapacityReport(tag, capacity: query.capacity) },
             sentence: { tag, query in
                 "Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free."
             })
-    }
-
-    /// `format --json`.
-    private struct FormatReport: Encodable, Sendable {
-        var uid: String
-        var model: String
-        var capacity: Int
     }
 }

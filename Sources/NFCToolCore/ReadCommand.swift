@@ -62,10 +62,10 @@ struct ReadCommand: ToolCommand {
             throw .dataError("the message read cannot be encoded again: \(error)")
         }
         if options.printsJSON {
-            return try toolJSON(ReaderTagged(ReadOutput(
+            let fields = ReadFields(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
-                status: query.status.rawValue, capacity: query.capacity, messageLength: query.messageLength,
-                message: message), reader: reader))
+                status: query.status.rawValue, capacity: query.capacity, messageLength: query.messageLength)
+            return try taggedJSON(reader, MergedJSON(first: message, second: fields))
         }
         if options.arguments.contains(Self.raw) {
             // The empty message is D0 00 00, as verify --expect-ndef and ndef decode call it; never an empty line.
@@ -81,26 +81,11 @@ struct ReadCommand: ToolCommand {
     }
 
     /// `read --json`: the message's JSON form (docs/ndef.md) with the tag's fields beside it.
-    private struct ReadOutput: Encodable, Sendable {
+    private struct ReadFields: Encodable, Sendable {
         var uid: String
         var model: String
         var status: String
         var capacity: Int
         var messageLength: Int
-        var message: NDEFMessage
-
-        private enum CodingKeys: String, CodingKey {
-            case uid, model, status, capacity, messageLength
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            try message.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(uid, forKey: .uid)
-            try container.encode(model, forKey: .model)
-            try container.encode(status, forKey: .status)
-            try container.encode(capacity, forKey: .capacity)
-            try container.encode(messageLength, forKey: .messageLength)
-        }
     }
 }

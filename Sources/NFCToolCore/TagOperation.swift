@@ -162,3 +162,28 @@ enum TagWriteOperation {
     /// `UID` in upper-case hex, as the reports print it.
     static func uid(_ tag: NFCTag) -> String { Hex.encode(tag.identifier, uppercase: true) }
 }
+
+/// `erase --json` and `format --json`: the tag and the room its empty message leaves.
+struct TagCapacityReport: Encodable, Sendable {
+    var uid: String
+    var model: String
+    var capacity: Int
+
+    init(_ tag: NFCTag, capacity: Int) {
+        uid = TagWriteOperation.uid(tag)
+        model = tag.identity.model
+        self.capacity = capacity
+    }
+}
+
+/// Two values encoded as one JSON object: the keys of both (`read --json`: the message's JSON
+/// form with the tag's fields beside it).
+struct MergedJSON<First: Encodable & Sendable, Second: Encodable & Sendable>: Encodable, Sendable {
+    var first: First
+    var second: Second
+
+    func encode(to encoder: any Encoder) throws {
+        try first.encode(to: encoder)
+        try second.encode(to: encoder)
+    }
+}
