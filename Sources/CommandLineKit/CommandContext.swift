@@ -16,4 +16,25 @@ public struct CommandContext: Sendable {
         self.commandPath = commandPath
         self.helpText = helpText
     }
+
+    /// Prints `text` and a newline on standard output, wrapped to 80 columns.
+    public func say(_ text: String) {
+        io.write(text.wrapped(to: HelpFormatter.screenWidth) + "\n")
+    }
+
+    /// Asks before an irreversible step: goes on when `confirmed` (`--yes`); else refuses (exit
+    /// 64) when standard input is not a terminal, and asks on standard error when it is.
+    /// - Throws: ``CommandError`` usage when not confirmed and nobody can be asked; failure when
+    ///   the answer is not yes (nothing was done).
+    public func confirm(_ warning: String, confirmed: Bool) throws(CommandError) {
+        if confirmed { return }
+        guard io.isStandardInputTerminal else {
+            throw .usage("\(warning) Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
+        }
+        io.write((warning + " Type 'yes' to go on:").wrapped(to: HelpFormatter.screenWidth) + " ", to: .standardError)
+        let answer = io.readStandardInputLine().map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased() }
+        guard answer == "yes" || answer == "y" else {
+            throw .failure("not confirmed; nothing was written")
+        }
+    }
 }

@@ -76,7 +76,7 @@ public struct TagMemoryDump: Encodable, Sendable {
     /// Type 2: READ of 4 pages at a time from page 0 to the chip's last page (16 pages when the
     /// model is unknown); pages refused are unreadable.
     static func type2Pages(_ mifare: MiFareTag, reader: any NFCReader) async -> [Unit] {
-        let total = (mifare.identity.platform == .type2 ? Type2ChipProfile.named(mifare.identity.model) : nil)?.totalPages ?? 16
+        let total = Type2ChipProfile.named(identity: mifare.identity)?.totalPages ?? 16
         var units: [Unit] = []
         var page = 0
         while page < total {

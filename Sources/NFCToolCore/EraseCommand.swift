@@ -3,7 +3,7 @@ import NFCCore
 import NFCTags
 
 /// `nfctool erase`: empties the NDEF message of a formatted tag.
-struct EraseCommand: ToolCommand {
+struct EraseCommand: TagCommand {
     static let configuration = CommandConfiguration(
         name: "erase",
         abstract: "Empty the NDEF message of a tag (it stays formatted).",
@@ -22,10 +22,6 @@ struct EraseCommand: ToolCommand {
     )
 
     let options: TagCommandOptions
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let password = try options.password(context)

@@ -5,7 +5,7 @@ import NFCTags
 
 /// `nfctool info`: everything the tag tells about itself: identifiers, chip, NDEF state, locks,
 /// password protection and originality signature. What cannot be read is reported as unknown.
-struct InfoCommand: ToolCommand {
+struct InfoCommand: TagCommand {
     static let configuration = CommandConfiguration(
         name: "info",
         abstract: "Show a tag's identifiers, chip, NDEF state, locks and protection.",
@@ -26,10 +26,6 @@ struct InfoCommand: ToolCommand {
     )
 
     let options: TagCommandOptions
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let connection = options.connection(context.environment)

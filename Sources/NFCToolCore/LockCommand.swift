@@ -41,7 +41,7 @@ struct LockCommand: ToolCommand {
             "lock", options, password: password, context,
             body: { tag, reader, planning in
                 if !planning {
-                    try TagWriteSupport.confirm(Self.warning(tag), confirmed: confirmed, context)
+                    try context.confirm(Self.warning(tag), confirmed: confirmed)
                 }
                 try await Self.lock(tag, planning: planning)
                 if !planning { try await Self.requireReadOnly(after: tag, on: reader, password: password) }

@@ -5,7 +5,7 @@ import NFCCore
 import NFCTags
 
 /// `nfctool read`: prints the NDEF message a tag holds.
-struct ReadCommand: ToolCommand {
+struct ReadCommand: TagCommand {
     static let raw = CommandOption.flag("raw", help: "Print the message as hex (its encoded bytes) instead of decoding it.")
 
     static let configuration = CommandConfiguration(
@@ -27,10 +27,6 @@ struct ReadCommand: ToolCommand {
     )
 
     let options: TagCommandOptions
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let password = try options.password(context)

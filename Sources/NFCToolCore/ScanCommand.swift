@@ -43,35 +43,15 @@ struct ScanCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(connection, context.environment)
-        let reader = try await TagCommandSupport.openReader(connection)
-        do {
-            if isContinuous {
-                try await watch(reader, context)
-            } else {
-                try await scanOnce(reader, context)
-            }
-        } catch {
-            await reader.close()
-            throw error
+        try await TagCommandSupport.withReader(TagCommandSupport.connection(connection, context.environment)) {
+            (reader) async throws(CommandError) in
+            try await isContinuous ? watch(reader, context) : scanOnce(reader, context)
         }
-        await reader.close()
     }
 
     private func scanOnce(_ reader: any NFCReader, _ context: CommandContext) async throws(CommandError) {
-        let seconds = timeoutSeconds ?? 10
-        let target: TargetInfo?
-        do {
-            target = try await TagCommandSupport.pollUntilDeadline(reader, for: Self.modulations(await reader.supportedModulations), seconds: seconds)
-        } catch {
-            throw .failure("polling failed on \(await reader.connectionString): \(error)")
-        }
-        guard let target else {
-            throw .noTag("no tag within \(Self.format(seconds)) s on \(await reader.connectionString)")
-        }
-        let identity = await ChipIdentification.identify(target, on: reader)
-        var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: nil)
-        report.readerName = await ReaderLabel(reader).name
+        let target = try await TagCommandSupport.waitForTarget(reader, await reader.connectionString, seconds: timeoutSeconds ?? 10)
+        let report = await ScanReport.identifying(target, on: reader, event: nil)
         context.io.write(printsJSON ? try toolJSON(report) : report.text)
     }
 
@@ -87,9 +67,7 @@ struct ScanCommand: ToolCommand {
                 throw .failure("polling failed on \(await reader.connectionString): \(error)")
             }
             guard let target else { continue }
-            let identity = await ChipIdentification.identify(target, on: reader)
-            var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: "arrived")
-            report.readerName = await ReaderLabel(reader).name
+            var report = await ScanReport.identifying(target, on: reader, event: "arrived")
             context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)
             // Reported once; again only after it has left the field.
             while await reader.isTargetPresent() {
@@ -154,6 +132,14 @@ struct ScanReport: Encodable {
             systemCode = f.systemCode.map { String(format: "%04X", $0) }
         default: break
         }
+    }
+
+    /// The report of `target`, identified on `reader`.
+    static func identifying(_ target: TargetInfo, on reader: any NFCReader, event: String?) async -> ScanReport {
+        let identity = await ChipIdentification.identify(target, on: reader)
+        var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: event)
+        report.readerName = await ReaderLabel(reader).name
+        return report
     }
 
     /// The block a person reads.

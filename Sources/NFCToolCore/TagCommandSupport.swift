@@ -45,6 +45,36 @@ enum TagCommandSupport {
         }
     }
 
+    /// Opens the reader `connection` names, runs `body` with it and closes it, whatever happens.
+    /// - Throws: as ``openReader(_:)``, and what `body` throws.
+    static func withReader<T: Sendable>(
+        _ connection: String, _ body: (any NFCReader) async throws(CommandError) -> T
+    ) async throws(CommandError) -> T {
+        let reader = try await openReader(connection)
+        do {
+            let result = try await body(reader)
+            await reader.close()
+            return result
+        } catch {
+            await reader.close()
+            throw error
+        }
+    }
+
+    /// Waits up to `seconds` for a tag on `reader` (everything it can poll for); `connection`
+    /// names the reader in the errors.
+    /// - Throws: ``ExitCode/failure`` when polling fails, ``ExitCode/noTag`` when no tag comes.
+    static func waitForTarget(_ reader: any NFCReader, _ connection: String, seconds: Double) async throws(CommandError) -> TargetInfo {
+        let target: TargetInfo?
+        do {
+            target = try await pollUntilDeadline(reader, for: ScanCommand.modulations(await reader.supportedModulations), seconds: seconds)
+        } catch {
+            throw .failure("polling failed on \(connection): \(error)")
+        }
+        guard let target else { throw .noTag("no tag within \(ScanCommand.format(seconds)) s on \(connection)") }
+        return target
+    }
+
     /// The command error for a reader that `connection` could not open.
     static func openFailure(_ connection: String, _ error: NFCReaderError) -> CommandError {
         switch error.code {

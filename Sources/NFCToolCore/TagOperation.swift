@@ -34,6 +34,20 @@ struct TagCommandOptions: Sendable {
     }
 }
 
+/// A command whose options are only the shared ones (and flags it reads from them): its
+/// `init` from the command line is ``TagCommandOptions``'.
+protocol TagCommand: ToolCommand {
+    /// Creates the command from its checked options.
+    init(options: TagCommandOptions)
+}
+
+extension TagCommand {
+    /// Reads and checks the shared options.
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        self.init(options: try TagCommandOptions(arguments))
+    }
+}
+
 /// How a command that works on one tag runs, once for all of them: open the reader, wait for
 /// the tag, connect it (behind a ``PlanningReader`` for `--plan`), run the command's body, map
 /// what it throws to an exit status (``NFCTagError`` through ``TagCommandSupport/map(_:)``),
@@ -57,33 +71,16 @@ struct TagOperation: Sendable {
         _ body: (NFCTag, any NFCReader) async throws -> T
     ) async throws(CommandError) -> (T, ReaderLabel) {
         let connection = options.connection(context.environment)
-        let opened = try await TagCommandSupport.openReader(connection)
-        let reader: any NFCReader = planning ? await PlanningReader(opened) : opened
-        do throws(CommandError) {
-            let modulations = ScanCommand.modulations(await reader.supportedModulations)
-            let target: TargetInfo?
-            do {
-                target = try await TagCommandSupport.pollUntilDeadline(reader, for: modulations, seconds: options.seconds)
-            } catch {
-                throw CommandError.failure("polling failed on \(connection): \(error)")
-            }
-            guard let target else {
-                throw CommandError.noTag("no tag within \(ScanCommand.format(options.seconds)) s on \(connection)")
-            }
-            let result: T
+        return try await TagCommandSupport.withReader(connection) { (opened) async throws(CommandError) -> (T, ReaderLabel) in
+            let reader: any NFCReader = planning ? await PlanningReader(opened) : opened
+            let target = try await TagCommandSupport.waitForTarget(reader, connection, seconds: options.seconds)
             do {
                 // Identification leaves the tag selected (it re-selects a chip its GET_VERSION sent idle).
                 let tag = try await NFCTag.connect(to: target, on: reader)
-                result = try await body(TagWriteSupport.tag(tag, password: password), reader)
+                return (try await body(TagWriteSupport.tag(tag, password: password), reader), await ReaderLabel(reader))
             } catch {
                 throw Self.commandError(error)
             }
-            let label = await ReaderLabel(reader)
-            await reader.close()
-            return (result, label)
-        } catch {
-            await reader.close()
-            throw error
         }
     }
 
@@ -154,7 +151,7 @@ enum TagWriteOperation {
         if options.printsJSON {
             context.io.write(try taggedJSON(reader, report))
         } else {
-            TagWriteSupport.say(sentence, context)
+            context.say(sentence)
             TagWriteSupport.sayReader(reader, options.arguments, context)
         }
     }

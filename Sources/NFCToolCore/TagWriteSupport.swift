@@ -56,22 +56,6 @@ enum TagWriteSupport {
             variable: "NFCTOOL_PASSWORD")
     }
 
-    /// Asks before an irreversible step: goes on with `--yes`; else refuses (exit 64) when
-    /// standard input is not a terminal, and asks on standard error when it is.
-    /// - Throws: ``CommandError`` usage without `--yes` and no terminal; failure when the answer is
-    ///   not yes (nothing was done).
-    static func confirm(_ warning: String, confirmed: Bool, _ context: CommandContext) throws(CommandError) {
-        if confirmed { return }
-        guard context.io.isStandardInputTerminal else {
-            throw .usage("\(warning) Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
-        }
-        context.io.write((warning + " Type 'yes' to go on:").wrapped(to: HelpFormatter.screenWidth) + " ", to: .standardError)
-        let answer = context.io.readStandardInputLine()?.trimmingWhitespace.lowercased()
-        guard answer == "yes" || answer == "y" else {
-            throw .failure("not confirmed; nothing was written")
-        }
-    }
-
     /// The tag with `password` set, for the Type 2 operations that need it; other tags as they
     /// are.
     static func tag(_ tag: NFCTag, password: NTAGPassword?) -> NFCTag {
@@ -86,11 +70,6 @@ enum TagWriteSupport {
             throw CommandError("\(what) needs an NTAG21x or MIFARE Ultralight EV1; this is a \(tag.identity.model)", exitCode: .unsupported)
         }
         return type2
-    }
-
-    /// Prints `text` and a newline on standard output, wrapped to 80 columns.
-    static func say(_ text: String, _ context: CommandContext) {
-        context.io.write(text.wrapped(to: HelpFormatter.screenWidth) + "\n")
     }
 
     /// After a change to a tag, names the reader that made it when the command line did not

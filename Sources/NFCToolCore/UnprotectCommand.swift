@@ -3,7 +3,7 @@ import NFCCore
 import NFCTags
 
 /// `nfctool unprotect`: removes an NTAG21x / Ultralight EV1 password.
-struct UnprotectCommand: ToolCommand {
+struct UnprotectCommand: TagCommand {
     static let passwordFile = CommandOption.option(
         "password-file", valueName: "file",
         help: "The current password PWD[:PACK] in hex, read from this file (or set NFCTOOL_PASSWORD).")
@@ -26,10 +26,6 @@ struct UnprotectCommand: ToolCommand {
     )
 
     let options: TagCommandOptions
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let current = try TagWriteSupport.password(

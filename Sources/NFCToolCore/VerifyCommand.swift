@@ -56,6 +56,12 @@ struct VerifyCommand: ToolCommand {
         var expected: String
         var found: String
         var ok: Bool
+
+        /// `ok  check: found`, or `MISMATCH  check` with what was expected and found.
+        var text: String {
+            let (expected, found) = (TerminalSafeText.escaping(expected, newlines: .escape), TerminalSafeText.escaping(found, newlines: .escape))
+            return ok ? "ok        \(check): \(found)\n" : "MISMATCH  \(check)\n  expected: \(expected)\n  found:    \(found)\n"
+        }
     }
 
     /// What `--json` prints.
@@ -114,19 +120,7 @@ struct VerifyCommand: ToolCommand {
             return checks
         }
         let report = Report(match: checks.allSatisfy { $0.ok }, checks: checks)
-        if options.printsJSON {
-            context.io.write(try taggedJSON(reader, report))
-        } else {
-            for check in checks {
-                if check.ok {
-                    context.io.printLine("ok        \(check.check): \(TerminalSafeText.escaping(check.found, newlines: .escape))")
-                } else {
-                    context.io.printLine("MISMATCH  \(check.check)")
-                    context.io.printLine("  expected: \(TerminalSafeText.escaping(check.expected, newlines: .escape))")
-                    context.io.printLine("  found:    \(TerminalSafeText.escaping(check.found, newlines: .escape))")
-                }
-            }
-        }
+        context.io.write(options.printsJSON ? try taggedJSON(reader, report) : checks.map(\.text).joined())
         if !report.match {
             let failed = checks.filter { !$0.ok }.map { $0.check }.joined(separator: ", ")
             throw CommandError("the tag does not match: \(failed)", exitCode: .verifyMismatch)

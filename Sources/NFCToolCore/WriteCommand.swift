@@ -113,8 +113,7 @@ struct WriteCommand: ToolCommand {
                     exitCode: .capacityExceeded)
             }
             if locks && !planning {
-                try TagWriteSupport.confirm(
-                    "After writing, \(LockCommand.warning(tag))", confirmed: confirmed, context)
+                try context.confirm("After writing, \(LockCommand.warning(tag))", confirmed: confirmed)
             }
             try await tag.ndef.writeNDEF(message, verify: verifies)
             if locks {
