@@ -126,6 +126,8 @@ enum RecordOptions {
             var reason = error.error.reason
             if error.problem == .missing && error.field == .networkKey {
                 reason += ": --wifi-key-file FILE or NFCTOOL_WIFI_KEY (for an open network, say --wifi-auth open)"
+            } else if error.field == .identifier && error.error.code == .invalidValue {
+                reason = "--id applies to one non-empty record"
             }
             return .usage("record \(record + 1) (\(starters[record].element.option.synopsis)): \(reason)")
         }

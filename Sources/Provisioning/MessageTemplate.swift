@@ -99,16 +99,25 @@ public struct MessageTemplate: Sendable {
         return NDEFMessage(records: try NDEFRecordSpecification.payloads(of: specifications))
     }
 
-    /// `error` told with the entries' labels: `record 2 (url): …` for a record that cannot be
-    /// built, `title: …` for a field that cannot be read.
+    /// `error` told with the entries' labels (for a manifest, its column names):
+    /// `record 2 (wifi-ssid): …` for a record that cannot be built, `title must follow
+    /// smart-poster, not url` for a field out of place, `lang 'x y': …` for a bad value.
     public func describe(_ error: NDEFSpecificationError) -> String {
-        let starters = entries.filter { $0.field.startsRecord }
+        let starters = entries.enumerated().filter { $0.element.field.startsRecord }
         if let record = error.record, record < starters.count {
-            return "record \(record + 1) (\(starters[record].label)): \(error.error.reason)"
+            let hint = error.problem == .missing && error.field == .networkKey
+                ? " (give a wifi-key-file column, or wifi-auth open for an open network)" : ""
+            return "record \(record + 1) (\(starters[record].element.label)): \(error.error.reason)\(hint)"
         }
-        if let position = error.position, position < entries.count {
-            return "\(entries[position].label) '\(entries[position].template.text)': \(error.error.reason)"
+        guard let position = error.position, position < entries.count else { return error.description }
+        let entry = entries[position]
+        switch error.problem {
+        case .misplaced(let expected, let found):
+            let names = expected.compactMap { field in Self.columns.filter { $0.value.field == field && $0.value.source == .value }.keys.first }
+            let after = found != nil ? starters.last { $0.offset < position }.map { ", not \($0.element.label)" } ?? "" : ""
+            return "\(entry.label) must follow \(names.isEmpty ? "a record" : names.joined(separator: " or "))\(after)"
+        default:
+            return "\(entry.label) '\(entry.template.text)': \(error.error.reason)"
         }
-        return error.description
     }
 }
