@@ -6,42 +6,34 @@ import Provisioning
 /// The record options of `ndef encode`, `write`, `emulate` and `batch`, and their mapping onto
 /// NDEF's record specification (``NDEFRecordSpecification``), where the records are built.
 enum RecordOptions {
-    // Record-starting options: each begins a new record, in command-line order.
-    static let url = CommandOption.option("url", valueName: "uri", help: "Add a URI record (a scheme is required: https://, tel:, mailto:, …).", repeatable: true)
-    static let text = CommandOption.option("text", valueName: "text", help: "Add a Text record (language from --lang, default en).", repeatable: true)
-    static let mime = CommandOption.option("mime", valueName: "type", help: "Add a MIME record of this media type; its data from --data, --data-hex or --data-file.", repeatable: true)
-    static let external = CommandOption.option("external", valueName: "domain:type", help: "Add an NFC Forum external type record; data as for --mime.", repeatable: true)
-    static let absoluteURI = CommandOption.option("absolute-uri", valueName: "uri", help: "Add a record whose type is this absolute URI; data as for --mime.", repeatable: true)
-    static let aar = CommandOption.option("aar", valueName: "package", help: "Add an Android Application Record (e.g. com.example.app).", repeatable: true)
-    static let wifiSSID = CommandOption.option("wifi-ssid", valueName: "ssid", help: "Add a Wi-Fi credential record for this network (see --wifi-*).", repeatable: true)
-    static let smartPoster = CommandOption.option("smart-poster", valueName: "uri", help: "Add a Smart Poster for this URI (see --title, --action).", repeatable: true)
-    static let bluetooth = CommandOption.option("bluetooth", valueName: "address", help: "Add a Bluetooth OOB pairing record for AA:BB:CC:DD:EE:FF (see --bt-*).", repeatable: true)
-    static let jsonFile = CommandOption.option("json-file", valueName: "file", help: "Add the records of a JSON message file (docs/ndef.md); '-' reads standard input.", repeatable: true)
-    // Modifiers of the record started last.
-    static let lang = CommandOption.option("lang", valueName: "tag", help: "Language of the preceding --text or --title (default en).", repeatable: true)
-    static let utf16 = CommandOption.flag("utf16", help: "Store the preceding --text or --title as UTF-16.", repeatable: true)
-    static let data = CommandOption.option("data", valueName: "text", help: "Data (UTF-8 text) of the preceding --mime, --external or --absolute-uri.", repeatable: true)
-    static let dataHex = CommandOption.option("data-hex", valueName: "hex", help: "Data, as hex, of the preceding --mime, --external or --absolute-uri.", repeatable: true)
-    static let dataFile = CommandOption.option("data-file", valueName: "file", help: "Data, read from a file, of the preceding --mime, --external or --absolute-uri.", repeatable: true)
-    static let id = CommandOption.option("id", valueName: "id", help: "Record ID of the preceding record.", repeatable: true)
-    static let wifiAuth = CommandOption.option("wifi-auth", valueName: "auth", help: "open, wpa-personal, wpa2-personal (default), wpa-wpa2-personal, shared, wpa-enterprise, wpa2-enterprise.", repeatable: true)
-    static let wifiEncryption = CommandOption.option("wifi-encryption", valueName: "enc", help: "none, wep, tkip, aes (default; none for an open network), aes-tkip.", repeatable: true)
-    static let wifiKeyFile = CommandOption.option("wifi-key-file", valueName: "file", help: "Read the network key from a file (or set NFCTOOL_WIFI_KEY); keys never go in arguments.", repeatable: true)
-    static let wifiMAC = CommandOption.option("wifi-mac", valueName: "mac", help: "The access point's MAC address (default FF:FF:FF:FF:FF:FF, any).", repeatable: true)
-    static let title = CommandOption.option("title", valueName: "text", help: "Add a title to the preceding --smart-poster (language from a following --lang).", repeatable: true)
-    static let action = CommandOption.option("action", valueName: "action", help: "Recommended action of the preceding --smart-poster: do, save or edit.", repeatable: true)
-    static let btName = CommandOption.option("bt-name", valueName: "name", help: "Local name of the preceding --bluetooth device.", repeatable: true)
-    static let btClass = CommandOption.option("bt-class", valueName: "hex", help: "24-bit class of device of the preceding --bluetooth device, e.g. 0x240404.", repeatable: true)
-
-    /// Each record option, in help order, with the field it gives and whether its value is a file holding the field's value.
+    /// Each record option, in help order, with the specification field it gives and whether its value
+    /// is that field's value or the path of a file holding it. The first ten start a record; the
+    /// others change the record started last.
     static let fields: [(option: CommandOption, field: NDEFRecordSpecification.Field, source: MessageTemplate.Source)] = [
-        (url, .uri, .value), (text, .text, .value), (mime, .mimeType, .value), (external, .externalType, .value),
-        (absoluteURI, .absoluteURI, .value), (aar, .packageName, .value), (wifiSSID, .ssid, .value),
-        (smartPoster, .smartPoster, .value), (bluetooth, .bluetoothAddress, .value), (jsonFile, .records, .file),
-        (lang, .language, .value), (utf16, .utf16, .value), (data, .data, .value), (dataHex, .dataHex, .value),
-        (dataFile, .data, .file), (id, .identifier, .value), (wifiAuth, .authentication, .value),
-        (wifiEncryption, .encryption, .value), (wifiKeyFile, .networkKey, .file), (wifiMAC, .macAddress, .value),
-        (title, .title, .value), (action, .action, .value), (btName, .deviceName, .value), (btClass, .deviceClass, .value),
+        (.option("url", valueName: "uri", help: "Add a URI record (a scheme is required: https://, tel:, mailto:, …).", repeatable: true), .uri, .value),
+        (.option("text", valueName: "text", help: "Add a Text record (language from --lang, default en).", repeatable: true), .text, .value),
+        (.option("mime", valueName: "type", help: "Add a MIME record of this media type; its data from --data, --data-hex or --data-file.", repeatable: true), .mimeType, .value),
+        (.option("external", valueName: "domain:type", help: "Add an NFC Forum external type record; data as for --mime.", repeatable: true), .externalType, .value),
+        (.option("absolute-uri", valueName: "uri", help: "Add a record whose type is this absolute URI; data as for --mime.", repeatable: true), .absoluteURI, .value),
+        (.option("aar", valueName: "package", help: "Add an Android Application Record (e.g. com.example.app).", repeatable: true), .packageName, .value),
+        (.option("wifi-ssid", valueName: "ssid", help: "Add a Wi-Fi credential record for this network (see --wifi-*).", repeatable: true), .ssid, .value),
+        (.option("smart-poster", valueName: "uri", help: "Add a Smart Poster for this URI (see --title, --action).", repeatable: true), .smartPoster, .value),
+        (.option("bluetooth", valueName: "address", help: "Add a Bluetooth OOB pairing record for AA:BB:CC:DD:EE:FF (see --bt-*).", repeatable: true), .bluetoothAddress, .value),
+        (.option("json-file", valueName: "file", help: "Add the records of a JSON message file (docs/ndef.md); '-' reads standard input.", repeatable: true), .records, .file),
+        (.option("lang", valueName: "tag", help: "Language of the preceding --text or --title (default en).", repeatable: true), .language, .value),
+        (.flag("utf16", help: "Store the preceding --text or --title as UTF-16.", repeatable: true), .utf16, .value),
+        (.option("data", valueName: "text", help: "Data (UTF-8 text) of the preceding --mime, --external or --absolute-uri.", repeatable: true), .data, .value),
+        (.option("data-hex", valueName: "hex", help: "Data, as hex, of the preceding --mime, --external or --absolute-uri.", repeatable: true), .dataHex, .value),
+        (.option("data-file", valueName: "file", help: "Data, read from a file, of the preceding --mime, --external or --absolute-uri.", repeatable: true), .data, .file),
+        (.option("id", valueName: "id", help: "Record ID of the preceding record.", repeatable: true), .identifier, .value),
+        (.option("wifi-auth", valueName: "auth", help: "open, wpa-personal, wpa2-personal (default), wpa-wpa2-personal, shared, wpa-enterprise, wpa2-enterprise.", repeatable: true), .authentication, .value),
+        (.option("wifi-encryption", valueName: "enc", help: "none, wep, tkip, aes (default; none for an open network), aes-tkip.", repeatable: true), .encryption, .value),
+        (.option("wifi-key-file", valueName: "file", help: "Read the network key from a file (or set NFCTOOL_WIFI_KEY); keys never go in arguments.", repeatable: true), .networkKey, .file),
+        (.option("wifi-mac", valueName: "mac", help: "The access point's MAC address (default FF:FF:FF:FF:FF:FF, any).", repeatable: true), .macAddress, .value),
+        (.option("title", valueName: "text", help: "Add a title to the preceding --smart-poster (language from a following --lang).", repeatable: true), .title, .value),
+        (.option("action", valueName: "action", help: "Recommended action of the preceding --smart-poster: do, save or edit.", repeatable: true), .action, .value),
+        (.option("bt-name", valueName: "name", help: "Local name of the preceding --bluetooth device.", repeatable: true), .deviceName, .value),
+        (.option("bt-class", valueName: "hex", help: "24-bit class of device of the preceding --bluetooth device, e.g. 0x240404.", repeatable: true), .deviceClass, .value),
     ]
     /// The record options, in help order.
     static let all = fields.map(\.option)
