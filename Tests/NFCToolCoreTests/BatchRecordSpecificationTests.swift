@@ -1,4 +1,5 @@
 import Foundation
+import Provisioning
 import Testing
 @testable import NFCToolCore
 
@@ -10,6 +11,16 @@ struct BatchRecordSpecificationTests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("nfctool-recspec-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    @Test("docs/batch.md's promise: every record option is a manifest column of the same name giving the same field")
+    func columnsAreTheRecordOptions() {
+        for (option, field, source) in RecordOptions.fields {
+            let column = MessageTemplate.columns[option.name]
+            #expect(column?.field == field, "\(option.name)")
+            #expect(column?.source == source, "\(option.name)")
+        }
+        #expect(MessageTemplate.columns.count == RecordOptions.fields.count)
     }
 
     @Test("file columns are read, every row is checked first, and a bad cell is named by line and column (exit 65)")
