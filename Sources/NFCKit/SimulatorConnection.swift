@@ -7,7 +7,7 @@ extension ReaderConnection {
     /// a poll waits at most `poll-wait=MS` (default 50 ms, so sessions and watchers notice their
     /// own deadlines; `sim:empty?poll-wait=0` answers at once), then finds nothing. Commands poll
     /// again until their `--timeout` is over.
-    static func openSimulator(_ connectionString: String) async throws(NFCReaderError) -> any NFCReader {
+    static func openSimulator(_ connectionString: String) async throws(NFCReaderDeviceError) -> any NFCReader {
         try SimulatorConfiguration.makeReader(connectionString)
     }
 }

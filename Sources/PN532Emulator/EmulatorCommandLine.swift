@@ -62,7 +62,7 @@ public struct EmulatorCommandLine: Sendable, Hashable {
             (UIDs count up). Models: \(EmulatedTagModels.knownNames).
             """, repeatable: true),
         ValueType<SimulatorConfiguration> { text -> Result<SimulatorConfiguration, ValueTypeError> in
-            do throws(NFCReaderError) {
+            do throws(NFCReaderDeviceError) {
                 let configuration = try SimulatorConfiguration(tagSpecification: text)
                 if let model = configuration.model, EmulatedTagModels.named(model.name) == nil {
                     return .failure(ValueTypeError("\(model.name) is an ISO 15693 tag, which a PN532 cannot talk to"))
@@ -177,9 +177,9 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     /// Makes the tags the command line names, in a field: from tag files when they exist
     /// (created from the model when not), saved after every change. Tag `i` of the whole stack
     /// gets the first UID (`--uid`, else the model's) plus `i`.
-    /// - Throws: ``NFCReaderError`` when a tag file cannot be read or written, or holds another
+    /// - Throws: ``NFCReaderDeviceError`` when a tag file cannot be read or written, or holds another
     ///   model.
-    public func makeField() throws(NFCReaderError) -> TagField {
+    public func makeField() throws(NFCReaderDeviceError) -> TagField {
         var made: [(tag: any VirtualTag, file: TagFile?)] = []
         var faults = faultPlan
         for specification in tags {

@@ -51,9 +51,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public static func accepts(_ string: String) -> Bool { string.hasPrefix("sim:") }
 
     /// Parses a `sim:` connection string.
-    /// - Throws: ``NFCReaderError`` `invalidArgument`, with a reason naming the bad part (an
+    /// - Throws: ``NFCReaderDeviceError`` `invalidArgument`, with a reason naming the bad part (an
     ///   unknown model lists the known ones).
-    public init(parsing string: String) throws(NFCReaderError) {
+    public init(parsing string: String) throws(NFCReaderDeviceError) {
         connectionString = string
         guard string.hasPrefix("sim:") else { throw Self.invalid("'\(string)' does not start with 'sim:'") }
         let rest = string.dropFirst(4)
@@ -104,7 +104,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             if isEmptyField && key != "poll-wait" {
                 throw Self.invalid("sim:empty takes one option, poll-wait=MS; got '\(item)'")
             }
-            func required() throws(NFCReaderError) -> Substring {
+            func required() throws(NFCReaderDeviceError) -> Substring {
                 guard let value, !value.isEmpty else { throw Self.invalid("option '\(key)' needs a value") }
                 return value
             }
@@ -164,8 +164,8 @@ public struct SimulatorConfiguration: Sendable, Hashable {
 
     /// The emulators' `--tag` value: a `sim:` string, or the same without `sim:`, where
     /// `MODEL:PATH` stands for `MODEL?file=PATH` and `MODEL*N:DIR` for `MODEL*N?dir=DIR`.
-    /// - Throws: ``NFCReaderError`` `invalidArgument`, as ``init(parsing:)``.
-    public init(tagSpecification specification: String) throws(NFCReaderError) {
+    /// - Throws: ``NFCReaderDeviceError`` `invalidArgument`, as ``init(parsing:)``.
+    public init(tagSpecification specification: String) throws(NFCReaderDeviceError) {
         if specification.hasPrefix("sim:") {
             try self.init(parsing: specification)
             return
@@ -185,7 +185,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     }
 
     /// The checks across options.
-    private func validate() throws(NFCReaderError) {
+    private func validate() throws(NFCReaderDeviceError) {
         if isEmptyField { return }
         let string = connectionString
         if model == nil, file == nil {
@@ -220,10 +220,10 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// from the model (and saved, when a file or directory is named), each with the tag file it
     /// persists to. Tag `i` gets ``uid(ofTag:)`` of `uidOffset + i`, from `firstUID` when given
     /// (the emulator's `--uid`, across all its `--tag`s).
-    /// - Throws: ``NFCReaderError`` `invalidArgument` for a tag file that is not valid or names
+    /// - Throws: ``NFCReaderDeviceError`` `invalidArgument` for a tag file that is not valid or names
     ///   another model, or a `firstUID` of the wrong length; `io` when a file cannot be read or
     ///   written.
-    public func makeTags(uidOffset: Int = 0, firstUID: [UInt8]? = nil) throws(NFCReaderError) -> [(tag: any VirtualTag, file: TagFile?)] {
+    public func makeTags(uidOffset: Int = 0, firstUID: [UInt8]? = nil) throws(NFCReaderDeviceError) -> [(tag: any VirtualTag, file: TagFile?)] {
         var configuration = self
         if let firstUID {
             if let model, firstUID.count != model.uidLength {
@@ -241,7 +241,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             var tags: [(tag: any VirtualTag, file: TagFile?)] = []
             for index in 0..<count {
                 do { tags.append((try makeTag(model, uid: configuration.uid(ofTag: uidOffset + index)), nil)) } catch {
-                    throw NFCReaderError(.invalidArgument, error.reason)
+                    throw NFCReaderDeviceError(.invalidArgument, error.reason)
                 }
             }
             return tags
@@ -249,7 +249,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw NFCReaderError(.io, "cannot create tag directory \(directory): \(error.localizedDescription)")
+            throw NFCReaderDeviceError(.io, "cannot create tag directory \(directory): \(error.localizedDescription)")
         }
         var loaded: [(tag: any VirtualTag, file: TagFile?)] = []
         for index in 0..<count {
@@ -263,7 +263,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// The tags of ``makeTags(uidOffset:firstUID:)`` in a field with the fault plan, each saved to
     /// its tag file after every change.
     /// - Throws: as ``makeTags(uidOffset:firstUID:)``.
-    public func makeField() throws(NFCReaderError) -> VirtualField {
+    public func makeField() throws(NFCReaderDeviceError) -> VirtualField {
         let made = try makeTags()
         return Self.field(made, faultPlan: faultPlan)
     }
@@ -278,7 +278,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     }
 
     /// The tag a tag file holds, or a new one of ``model`` saved to it when the file is absent.
-    private func loadOrCreate(path: String, uid: [UInt8]) throws(NFCReaderError) -> (any VirtualTag, TagFile) {
+    private func loadOrCreate(path: String, uid: [UInt8]) throws(NFCReaderDeviceError) -> (any VirtualTag, TagFile) {
         let tagFile = TagFile(path: path)
         do throws(TagFileError) {
             if tagFile.exists {
@@ -306,7 +306,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             }
             return (tag, tagFile)
         } catch {
-            throw NFCReaderError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
+            throw NFCReaderDeviceError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
         }
     }
 
@@ -325,7 +325,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
 
     /// Makes the simulated reader the string describes.
     /// - Throws: as ``makeField()``.
-    public func makeReader() throws(NFCReaderError) -> SimulatedReader {
+    public func makeReader() throws(NFCReaderDeviceError) -> SimulatedReader {
         let field = try makeField()
         let label = isEmptyField ? "empty field" : model?.name ?? file ?? "tag file"
         return SimulatedReader(
@@ -335,15 +335,15 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     }
 
     /// Parses `string` and makes its reader.
-    /// - Throws: ``NFCReaderError`` `invalidArgument` or `io`, as ``init(parsing:)`` and
+    /// - Throws: ``NFCReaderDeviceError`` `invalidArgument` or `io`, as ``init(parsing:)`` and
     ///   ``makeField()``.
-    public static func makeReader(_ string: String) throws(NFCReaderError) -> SimulatedReader {
+    public static func makeReader(_ string: String) throws(NFCReaderDeviceError) -> SimulatedReader {
         try SimulatorConfiguration(parsing: string).makeReader()
     }
 
-    private static func invalid(_ reason: String) -> NFCReaderError { NFCReaderError(.invalidArgument, reason) }
+    private static func invalid(_ reason: String) -> NFCReaderDeviceError { NFCReaderDeviceError(.invalidArgument, reason) }
 
-    private static func integer(_ text: Substring, _ what: String, _ range: ClosedRange<Int>) throws(NFCReaderError)
+    private static func integer(_ text: Substring, _ what: String, _ range: ClosedRange<Int>) throws(NFCReaderDeviceError)
         -> Int
     {
         guard let value = Int(text), range.contains(value) else {

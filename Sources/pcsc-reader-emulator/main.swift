@@ -13,7 +13,7 @@ enum Options {
     static let tag = TypedOption(
         .option("tag", valueName: "tag", help: "The tag on the reader, in the simulator's grammar (docs/simulator.md): a sim: string such as sim:ntag215?file=tag.json, or the same without 'sim:' (MODEL[:FILE])."),
         ValueType<SimulatorConfiguration> { text -> Result<SimulatorConfiguration, ValueTypeError> in
-            do throws(NFCReaderError) {
+            do throws(NFCReaderDeviceError) {
                 return .success(try SimulatorConfiguration(tagSpecification: text))
             } catch {
                 return .failure(ValueTypeError(error.reason))
