@@ -38,20 +38,11 @@ enum Options {
         options: [tag.option, port.option, host, wait.option, log])
 }
 
-/// Writes `text` and a newline straight to a file descriptor (unbuffered: the parent waits for
-/// the `connected` line).
-func emit(_ text: String, to descriptor: Int32) {
-    let bytes = Array((text + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written <= 0 { return }
-        offset += written
-    }
-}
+/// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
+let io = StandardIO()
 
 func fail(_ message: String, status: Int32) -> Never {
-    emit("Error: \(message)", to: STDERR_FILENO)
+    io.printErrorLine("Error: \(message)")
     exit(status)
 }
 
@@ -63,7 +54,7 @@ let waitSeconds: Double
 let logPath: String?
 do throws(CommandError) {
     guard case .run(let arguments) = try formatter.parser.parse(CommandLine.arguments.dropFirst()) else {
-        emit(String(formatter.helpText.dropLast()), to: STDOUT_FILENO)
+        io.printLine(String(formatter.helpText.dropLast()))
         exit(0)
     }
     guard let tag = try arguments.value(of: Options.tag) else { throw .usage("--tag is required") }
@@ -73,7 +64,7 @@ do throws(CommandError) {
     waitSeconds = try arguments.value(of: Options.wait) ?? 10
     logPath = arguments.value(of: Options.log)
 } catch {
-    emit(String(formatter.errorText(error).dropLast()), to: STDERR_FILENO)
+    io.printErrorLine(String(formatter.errorText(error).dropLast()))
     exit(64)
 }
 signal(SIGPIPE, SIG_IGN)
@@ -105,7 +96,7 @@ while true {
         }
     }
     guard let connection else { break }
-    emit("connected \(host):\(port)", to: STDOUT_FILENO)
+    io.printLine("connected \(host):\(port)")
     let end = VPCDService.serve(connection, reader: reader, control: control) { line in
         if let logFile {
             fputs(line + "\n", logFile)
@@ -116,7 +107,7 @@ while true {
     // The card leaves: vpcd sees the connection close. A `present` line brings it back.
     connection.close()
     reader.field.currentTag?.halt()
-    emit("removed", to: STDOUT_FILENO)
+    io.printLine("removed")
     guard control.wait(for: "present") else { break }
     reader.reset()
     start = timespec.now
