@@ -7,7 +7,7 @@ public enum ScriptedReply: Sendable, Hashable {
     /// The tag answers these bytes (an empty answer is what libnfc returns for a Type 2 ACK).
     case answer(Bytes)
     /// The reader reports this failure (a timeout when the tag ignores the command, a NAK…).
-    case error(NFCReaderError)
+    case error(NFCReaderDeviceError)
     /// The tag leaves the field during this command: it fails with `tagLost`, and so does every
     /// later command; ``ScriptedReader/isTargetPresent()`` is false and polling finds nothing.
     case tagRemoved
@@ -15,9 +15,9 @@ public enum ScriptedReply: Sendable, Hashable {
     /// The tag answers `bytes`.
     public static func answer(_ bytes: [UInt8]) -> ScriptedReply { .answer(Bytes(bytes)) }
     /// The tag stays silent: a reader timeout.
-    public static var timeout: ScriptedReply { .error(NFCReaderError(.timeout, "no answer (scripted)")) }
+    public static var timeout: ScriptedReply { .error(NFCReaderDeviceError(.timeout, "no answer (scripted)")) }
     /// A 4-bit NAK with `detail`.
-    public static func nak(_ detail: UInt8) -> ScriptedReply { .error(NFCReaderError(.nak, "NAK (scripted)", detail: detail)) }
+    public static func nak(_ detail: UInt8) -> ScriptedReply { .error(NFCReaderDeviceError(.nak, "NAK (scripted)", detail: detail)) }
 }
 
 /// One step of a ``ScriptedReader``'s script: the command the code under test must send next,
@@ -61,9 +61,9 @@ public struct ScriptedExchange: Sendable, Hashable {
 /// ``ScriptedReader/tag(as:)``.
 public protocol ScriptedTag: Sendable {
     /// Answers `command`, or throws the reader error the tag's behaviour causes.
-    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderError) -> Bytes
+    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderDeviceError) -> Bytes
     /// A MIFARE Classic authentication; the default refuses (`notSupported`).
-    mutating func authenticate(block: UInt8, keyType: ClassicKeyType, key: Bytes) throws(NFCReaderError)
+    mutating func authenticate(block: UInt8, keyType: ClassicKeyType, key: Bytes) throws(NFCReaderDeviceError)
     /// The reader selected the tag (a poll found it); the default does nothing.
     mutating func selected()
     /// The reader deselected the tag; the default does nothing.
@@ -72,8 +72,8 @@ public protocol ScriptedTag: Sendable {
 
 extension ScriptedTag {
     /// Refuses: the tag is no MIFARE Classic.
-    public mutating func authenticate(block: UInt8, keyType: ClassicKeyType, key: Bytes) throws(NFCReaderError) {
-        throw NFCReaderError(.notSupported, "no MIFARE Classic here (scripted tag)")
+    public mutating func authenticate(block: UInt8, keyType: ClassicKeyType, key: Bytes) throws(NFCReaderDeviceError) {
+        throw NFCReaderDeviceError(.notSupported, "no MIFARE Classic here (scripted tag)")
     }
     /// Nothing to do.
     public mutating func selected() {}
@@ -210,7 +210,7 @@ public actor ScriptedReader: NFCReader {
     // MARK: NFCReader
 
     /// The target given, once per poll, until the tag is removed; the base's when interposed.
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         switch behaviour {
         case .interposer(let base, _):
             return try await base.poll(for: modulations, timeout: timeout)
@@ -225,10 +225,10 @@ public actor ScriptedReader: NFCReader {
     }
 
     /// Answers from the script, table, tag or base; see the type's documentation.
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
-        let result: Result<Bytes, NFCReaderError>
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+        let result: Result<Bytes, NFCReaderDeviceError>
         if removed {
-            result = .failure(NFCReaderError(.tagLost, "the tag was taken away (scripted)"))
+            result = .failure(NFCReaderDeviceError(.tagLost, "the tag was taken away (scripted)"))
         } else if case .interposer(let base, let rewrite) = behaviour {
             switch rewrite(command, mode) {
             case .forward(let frame):
@@ -244,11 +244,11 @@ public actor ScriptedReader: NFCReader {
     }
 
     /// A script or table step with the command `60|61 block`; the tag model's own check.
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
         let command = Bytes([keyType.rawValue, block])
-        let result: Result<Bytes, NFCReaderError>
+        let result: Result<Bytes, NFCReaderDeviceError>
         if removed {
-            result = .failure(NFCReaderError(.tagLost, "the tag was taken away (scripted)"))
+            result = .failure(NFCReaderDeviceError(.tagLost, "the tag was taken away (scripted)"))
         } else {
             switch behaviour {
             case .interposer(let base, _):
@@ -257,7 +257,7 @@ public actor ScriptedReader: NFCReader {
                     result = .success(Bytes())
                 } catch { result = .failure(error) }
             case .tag(var tag):
-                do throws(NFCReaderError) {
+                do throws(NFCReaderDeviceError) {
                     try tag.authenticate(block: block, keyType: keyType, key: key)
                     result = .success(Bytes())
                 } catch { result = .failure(error) }
@@ -277,7 +277,7 @@ public actor ScriptedReader: NFCReader {
     }
 
     /// Tells the tag model; passes on when interposed.
-    public func deselect() async throws(NFCReaderError) {
+    public func deselect() async throws(NFCReaderDeviceError) {
         switch behaviour {
         case .interposer(let base, _):
             try await base.deselect()
@@ -296,7 +296,7 @@ public actor ScriptedReader: NFCReader {
 
     // MARK: Answering
 
-    private func respond(to command: Bytes, mode: TransceiveMode) -> Result<Bytes, NFCReaderError> {
+    private func respond(to command: Bytes, mode: TransceiveMode) -> Result<Bytes, NFCReaderDeviceError> {
         switch behaviour {
         case .script(let steps, let afterScript):
             guard nextStep < steps.count else {
@@ -316,8 +316,8 @@ public actor ScriptedReader: NFCReader {
             if let reply = table[command] ?? otherwise { return apply(reply) }
             return unexpected("\(hexString(command)), which the table does not hold")
         case .tag(var tag):
-            let result: Result<Bytes, NFCReaderError>
-            do throws(NFCReaderError) { result = .success(try tag.answer(command, mode: mode)) } catch { result = .failure(error) }
+            let result: Result<Bytes, NFCReaderDeviceError>
+            do throws(NFCReaderDeviceError) { result = .success(try tag.answer(command, mode: mode)) } catch { result = .failure(error) }
             behaviour = .tag(tag)
             return result
         case .interposer:
@@ -325,22 +325,22 @@ public actor ScriptedReader: NFCReader {
         }
     }
 
-    private func apply(_ reply: ScriptedReply) -> Result<Bytes, NFCReaderError> {
+    private func apply(_ reply: ScriptedReply) -> Result<Bytes, NFCReaderDeviceError> {
         switch reply {
         case .answer(let bytes): return .success(bytes)
         case .error(let error): return .failure(error)
         case .tagRemoved:
             removed = true
-            return .failure(NFCReaderError(.tagLost, "the tag was taken away (scripted)"))
+            return .failure(NFCReaderDeviceError(.tagLost, "the tag was taken away (scripted)"))
         }
     }
 
     /// Records the test issue at the line that made the reader, with the trace so far, and
     /// fails the command so that the code under test stops.
-    private func unexpected(_ what: String) -> Result<Bytes, NFCReaderError> {
+    private func unexpected(_ what: String) -> Result<Bytes, NFCReaderDeviceError> {
         let sentSoFar = trace.isEmpty ? "nothing" : "\n" + trace.lines.joined(separator: "\n")
         Issue.record("ScriptedReader: unexpected command \(what); sent before it: \(sentSoFar)", sourceLocation: sourceLocation)
-        return .failure(NFCReaderError(.io, "unexpected command (not in the test's script)"))
+        return .failure(NFCReaderDeviceError(.io, "unexpected command (not in the test's script)"))
     }
 
     private static func describe(_ step: ScriptedExchange) -> String {

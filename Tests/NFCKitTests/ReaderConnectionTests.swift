@@ -29,7 +29,7 @@ struct ReaderConnectionTests {
     func malformedSimulator(connection: String) async {
         await #expect {
             _ = try await ReaderConnection.open(connection)
-        } throws: { ($0 as? NFCReaderError)?.code == .invalidArgument }
+        } throws: { ($0 as? NFCReaderDeviceError)?.code == .invalidArgument }
     }
 
     @Test("card emulation refuses the simulator and PC/SC readers: notSupported, naming why", arguments: ["sim:ntag215", "sim", "pcsc", "pcsc:ACS"])
@@ -37,7 +37,7 @@ struct ReaderConnectionTests {
         await #expect {
             _ = try await ReaderConnection.openCardEmulator(connection)
         } throws: { error in
-            let error = error as? NFCReaderError
+            let error = error as? NFCReaderDeviceError
             return error?.code == .notSupported && error?.reason.contains("target mode") == true
         }
     }

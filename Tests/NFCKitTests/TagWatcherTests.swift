@@ -135,10 +135,10 @@ struct TagWatcherTests {
     func reconnect() async throws {
         let opened = Locked<[SimulatedReader]>([])
         let attempts = Locked(0)
-        let watcher = TagWatcher(options: .init(reconnectDelay: .milliseconds(20))) { () async throws(NFCReaderError) -> any NFCReader in
+        let watcher = TagWatcher(options: .init(reconnectDelay: .milliseconds(20))) { () async throws(NFCReaderDeviceError) -> any NFCReader in
             let attempt = attempts.withLock { $0 += 1; return $0 }
             // The second opening fails as an unplugged reader would.
-            if attempt == 2 { throw NFCReaderError(.deviceNotFound, "unplugged") }
+            if attempt == 2 { throw NFCReaderDeviceError(.deviceNotFound, "unplugged") }
             let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20&uid=04A0000000000\(attempt)")
             opened.withLock { $0.append(reader) }
             return reader

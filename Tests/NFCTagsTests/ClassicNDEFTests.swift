@@ -569,11 +569,11 @@ struct Classic4KMemory: ScriptedTag {
     mutating func selected() { authenticatedSector = nil }
     mutating func deselected() { authenticatedSector = nil }
 
-    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderError) -> Bytes {
+    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderDeviceError) -> Bytes {
         let frame = command.array
         guard frame.count >= 2, let sector = authenticatedSector, layout.sector(ofBlock: Int(frame[1])) == sector else {
             authenticatedSector = nil
-            throw NFCReaderError(.nak, "NAK", detail: 4)
+            throw NFCReaderDeviceError(.nak, "NAK", detail: 4)
         }
         let block = Int(frame[1])
         let range = (block * 16)..<(block * 16 + 16)
@@ -587,17 +587,17 @@ struct Classic4KMemory: ScriptedTag {
             return Bytes([0x0A])
         default:
             authenticatedSector = nil
-            throw NFCReaderError(.nak, "NAK", detail: 4)
+            throw NFCReaderDeviceError(.nak, "NAK", detail: 4)
         }
     }
 
-    mutating func authenticate(block: UInt8, keyType: ClassicKeyType, key: Bytes) throws(NFCReaderError) {
+    mutating func authenticate(block: UInt8, keyType: ClassicKeyType, key: Bytes) throws(NFCReaderDeviceError) {
         let sector = layout.sector(ofBlock: Int(block))
         let trailer = layout.trailerBlock(ofSector: sector) * 16
         let stored = keyType == .a ? memory[trailer..<(trailer + 6)] : memory[(trailer + 10)..<(trailer + 16)]
         guard Array(stored) == key.array else {
             authenticatedSector = nil
-            throw NFCReaderError(.authenticationFailed, "refused")
+            throw NFCReaderDeviceError(.authenticationFailed, "refused")
         }
         authenticatedSector = sector
     }

@@ -17,7 +17,7 @@ struct ScriptedReaderTests {
             ScriptedExchange([0x30, 0x04], .nak(0)),
         ])
         #expect(try await reader.transceive(Bytes(Self.read3)).array == [0xE1, 0x10, 0x3E, 0x00])
-        await #expect(throws: NFCReaderError(.nak, "NAK (scripted)", detail: 0)) { try await reader.transceive(Bytes([0x30, 0x04])) }
+        await #expect(throws: NFCReaderDeviceError(.nak, "NAK (scripted)", detail: 0)) { try await reader.transceive(Bytes([0x30, 0x04])) }
         #expect(await reader.trace.lines == ["30 03 -> E1 10 3E 00", "30 04 !! nak"])
         await reader.expectScriptFinished()
     }
@@ -26,7 +26,7 @@ struct ScriptedReaderTests {
     func unexpectedCommand() async {
         let reader = ScriptedReader(script: [ScriptedExchange(Self.read3, answer: [0x00])])
         await withKnownIssue {
-            await #expect(throws: NFCReaderError.self) { try await reader.transceive(Bytes([0x30, 0x04])) }
+            await #expect(throws: NFCReaderDeviceError.self) { try await reader.transceive(Bytes([0x30, 0x04])) }
         } matching: { issue in
             issue.comments.contains { $0.rawValue.contains("unexpected command 30 04 at exchange 1; the script expects 30 03") }
         }
@@ -36,7 +36,7 @@ struct ScriptedReaderTests {
     func afterTheScript() async throws {
         let strict = ScriptedReader(script: [])
         await withKnownIssue {
-            await #expect(throws: NFCReaderError.self) { try await strict.transceive(Bytes(Self.read3)) }
+            await #expect(throws: NFCReaderDeviceError.self) { try await strict.transceive(Bytes(Self.read3)) }
         } matching: { $0.comments.contains { $0.rawValue.contains("after the script's 0 exchange(s) ended") } }
         let lenient = ScriptedReader(script: [], afterScript: .answer([0x0A]))
         #expect(try await lenient.transceive(Bytes(Self.read3)).array == [0x0A])
@@ -55,10 +55,10 @@ struct ScriptedReaderTests {
         let strict = ScriptedReader(answers: [Self.read3: [0x01]])
         #expect(try await strict.transceive(Bytes(Self.read3)).array == [0x01])
         await withKnownIssue {
-            await #expect(throws: NFCReaderError.self) { try await strict.transceive(Bytes([0x60])) }
+            await #expect(throws: NFCReaderDeviceError.self) { try await strict.transceive(Bytes([0x60])) }
         } matching: { $0.comments.contains { $0.rawValue.contains("unexpected command 60, which the table does not hold") } }
         let ignoring = ScriptedReader(answers: [:], otherwise: .timeout)
-        await #expect(throws: NFCReaderError.self) { try await ignoring.transceive(Bytes([0x60])) }
+        await #expect(throws: NFCReaderDeviceError.self) { try await ignoring.transceive(Bytes([0x60])) }
         #expect(await ignoring.trace.lines == ["60 !! timeout"])
     }
 
@@ -71,7 +71,7 @@ struct ScriptedReaderTests {
         _ = try await reader.transceive(Bytes(Self.read3))
         #expect(await reader.isTargetPresent())
         for command in [[0x30, 0x04], [0x30, 0x05]] as [[UInt8]] {
-            await #expect { try await reader.transceive(Bytes(command)) } throws: { ($0 as? NFCReaderError)?.code == .tagLost }
+            await #expect { try await reader.transceive(Bytes(command)) } throws: { ($0 as? NFCReaderDeviceError)?.code == .tagLost }
         }
         #expect(await !reader.isTargetPresent())
         #expect(try await reader.poll(for: [.iso14443A], timeout: .zero) == nil)
@@ -81,10 +81,10 @@ struct ScriptedReaderTests {
     func authentication() async throws {
         let reader = ScriptedReader(script: [
             ScriptedExchange([0x60, 0x04], answer: []),
-            ScriptedExchange([0x61, 0x08], .error(NFCReaderError(.authenticationFailed, "refused"))),
+            ScriptedExchange([0x61, 0x08], .error(NFCReaderDeviceError(.authenticationFailed, "refused"))),
         ])
         try await reader.authenticateClassic(block: 4, keyType: .a, key: Bytes([0xFF]), uid: Bytes([1, 2, 3, 4]))
-        await #expect(throws: NFCReaderError.self) {
+        await #expect(throws: NFCReaderDeviceError.self) {
             try await reader.authenticateClassic(block: 8, keyType: .b, key: Bytes([0xFF]), uid: Bytes([1, 2, 3, 4]))
         }
         #expect(await reader.trace.commandLines == ["60 04", "61 08"])

@@ -166,21 +166,21 @@ struct Type2Memory: ScriptedTag {
     var stuckPages: Set<Int> = []
     var writes = 0
 
-    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderError) -> Bytes {
+    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderDeviceError) -> Bytes {
         let c = command.array
         switch c.first {
         case Type2Command.read? where c.count == 2:
             let start = Int(c[1]) * 4
-            guard start + 16 <= memory.count else { throw NFCReaderError(.nak, "out of range", detail: 0) }
+            guard start + 16 <= memory.count else { throw NFCReaderDeviceError(.nak, "out of range", detail: 0) }
             return Bytes(memory[start..<(start + 16)])
         case Type2Command.write? where c.count == 6:
             let page = Int(c[1])
-            guard page * 4 + 4 <= memory.count else { throw NFCReaderError(.nak, "out of range", detail: 0) }
+            guard page * 4 + 4 <= memory.count else { throw NFCReaderDeviceError(.nak, "out of range", detail: 0) }
             writes += 1
             if !stuckPages.contains(page) { memory.replaceSubrange((page * 4)..<(page * 4 + 4), with: c[2...]) }
             return Bytes()
         default:
-            throw NFCReaderError(.nak, "unknown command", detail: 0)
+            throw NFCReaderDeviceError(.nak, "unknown command", detail: 0)
         }
     }
 

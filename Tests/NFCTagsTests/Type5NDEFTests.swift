@@ -153,7 +153,7 @@ struct Type5NDEFTests {
         // A custom command carries the manufacturer code 04 before the UID.
         #expect(frames.last == [0x22, 0xAB, 0x04] + Self.uid.reversed())
         // The virtual SLIX2 ignores a custom command with another manufacturer's code.
-        await #expect(throws: NFCReaderError.self) {
+        await #expect(throws: NFCReaderDeviceError.self) {
             _ = try await reader.transceive(Bytes([0x22, 0xAB, 0x07] + Self.uid.reversed()))
         }
         _ = await reader.withField { $0.trace.removeLast() }
@@ -643,11 +643,11 @@ struct HostileType5Tag: ScriptedTag {
         return Int(state >> 33)
     }
 
-    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderError) -> Bytes {
+    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderDeviceError) -> Bytes {
         switch next() % 10 {
         case 0: return Bytes()
         case 1: return Bytes([0x01, UInt8(truncatingIfNeeded: next())])
-        case 2: throw NFCReaderError(.timeout, "no answer")
+        case 2: throw NFCReaderDeviceError(.timeout, "no answer")
         case 3...6:
             // A block-shaped answer: flags 00, then 1–12 blocks of 4 or 5 bytes with CC-like bytes.
             let per = next() % 2 == 0 ? 4 : 5

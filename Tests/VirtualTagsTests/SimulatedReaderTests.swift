@@ -10,8 +10,8 @@ func simulatedReader(_ tags: sending [any VirtualTag], faults: FaultPlan = .none
 }
 
 /// The reader error `body` throws, or nil when it throws none.
-func readerError(_ body: () async throws -> Void) async -> NFCReaderError? {
-    await thrownError(NFCReaderError.self, by: body)
+func readerError(_ body: () async throws -> Void) async -> NFCReaderDeviceError? {
+    await thrownError(NFCReaderDeviceError.self, by: body)
 }
 
 @Suite("Simulated reader", .timeLimit(.minutes(5)))
