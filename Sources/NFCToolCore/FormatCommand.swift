@@ -3,7 +3,7 @@ import NFCCore
 import NFCTags
 
 /// `nfctool format`: initialises a blank tag for NDEF.
-struct FormatCommand: ToolCommand {
+struct FormatCommand: TagCommand {
     static let force = CommandOption.flag("force", help: "Empty a tag that already holds an NDEF message instead of refusing.")
 
     static let configuration = CommandConfiguration(
@@ -26,16 +26,10 @@ struct FormatCommand: ToolCommand {
     )
 
     let options: TagCommandOptions
-    let forced: Bool
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-        forced = arguments.contains(Self.force)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let password = try options.password(context)
-        let forced = forced
+        let forced = options.arguments.contains(Self.force)
         try await TagWriteOperation.run(
             "format", options, password: password, context,
             body: { tag, _, _ in

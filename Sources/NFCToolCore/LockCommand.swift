@@ -3,7 +3,7 @@ import NFCCore
 import NFCTags
 
 /// `nfctool lock`: makes a tag permanently read-only.
-struct LockCommand: ToolCommand {
+struct LockCommand: TagCommand {
     static let configuration = CommandConfiguration(
         name: "lock",
         abstract: "Make a tag read-only for good (cannot be undone).",
@@ -24,19 +24,13 @@ struct LockCommand: ToolCommand {
     )
 
     let options: TagCommandOptions
-    let confirmed: Bool
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-        confirmed = arguments.contains(TagWriteSupport.yes)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
+        let confirmed = options.arguments.contains(TagWriteSupport.yes)
         if !options.planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("lock makes the tag read-only for good and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
         let password = try options.password(context)
-        let confirmed = confirmed
         try await TagWriteOperation.run(
             "lock", options, password: password, context,
             body: { tag, reader, planning in
