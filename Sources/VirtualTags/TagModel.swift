@@ -74,7 +74,11 @@ public struct TagModel: Sendable, Hashable {
         TagModel(
             name: model.rawValue,
             summary: "NXP \(model.layout.productName), \(model.layout.userPages.count * 4) bytes, NDEF formatted",
-            make: { uid, _ in NTAG21xTag(model, uid: uid) },
+            make: { uid, options in
+                let tag = NTAG21xTag(model, uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
             restore: { NTAG21xTag(model, state: $0) })
     }
 
@@ -82,7 +86,11 @@ public struct TagModel: Sendable, Hashable {
         TagModel(
             name: model.rawValue,
             summary: "NXP \(model.layout.productName), \(model.layout.userPages.count * 4) bytes, not formatted",
-            make: { uid, _ in UltralightEV1Tag(model, uid: uid) },
+            make: { uid, options in
+                let tag = UltralightEV1Tag(model, uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
             restore: { UltralightEV1Tag(model, state: $0) })
     }
 }
@@ -96,12 +104,16 @@ public struct TagModelOptions: Sendable, Hashable {
     /// An NDEF message (encoded) every new tag is delivered with (models adopting
     /// ``NDEFPreloadable``).
     public var ndefMessage: [UInt8]?
+    /// The 32-byte originality signature new tags answer (NTAG21x, Ultralight EV1, ICODE
+    /// SLIX2), instead of the invalid stand-in.
+    public var signature: [UInt8]?
 
     /// Creates options.
-    public init(ndefFileSize: Int? = nil, readOnly: Bool = false, ndefMessage: [UInt8]? = nil) {
+    public init(ndefFileSize: Int? = nil, readOnly: Bool = false, ndefMessage: [UInt8]? = nil, signature: [UInt8]? = nil) {
         self.ndefFileSize = ndefFileSize
         self.readOnly = readOnly
         self.ndefMessage = ndefMessage
+        self.signature = signature
     }
 }
 

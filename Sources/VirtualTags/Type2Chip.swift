@@ -7,7 +7,9 @@ import NFCTags
 struct Type2Chip {
     let layout: Type2Layout
     let uid: [UInt8]
-    let signature: [UInt8]
+    /// The 32-byte originality signature READ_SIG answers: a fixed invalid stand-in unless a
+    /// signature was given (`signature=` in a `sim:` string, `attributes.signature` in a tag file).
+    var signature: [UInt8]
     var memory: [UInt8]
     var counters: [UInt32]
     var authenticationFailures: Int
@@ -51,6 +53,10 @@ struct Type2Chip {
         guard let uid = try? Hex.decode(state.uid), let memory = try? Hex.decode(state.memory) else { return nil }
         self.init(layout: layout, uid: uid, memory: memory, counters: state.counters,
                   authenticationFailures: state.authenticationFailures)
+        if let text = state.attributes?[Type2Chip.signatureAttribute] {
+            guard let signature = try? Hex.decode(text), signature.count == 32 else { return nil }
+            self.signature = signature
+        }
     }
 
     init?(layout: Type2Layout, uid: [UInt8], memory: [UInt8], counters: [UInt32]?, authenticationFailures: Int?) {
@@ -65,6 +71,14 @@ struct Type2Chip {
         }
         self.authenticationFailures = max(0, authenticationFailures ?? 0)
         activate()
+    }
+
+    /// The tag-file attribute holding a given originality signature, in hex.
+    static let signatureAttribute = "signature"
+
+    /// The attributes a tag file stores: the signature, when it is not the stand-in.
+    var attributes: [String: String]? {
+        signature == Type2Chip.fakeSignature(uid: uid) ? nil : [Type2Chip.signatureAttribute: Hex.encode(signature)]
     }
 
     /// UID0 UID1 UID2 BCC0 | UID3 UID4 UID5 UID6 | BCC1: BCC0 = CT (88h) ⊕ UID0 ⊕ UID1 ⊕ UID2,
