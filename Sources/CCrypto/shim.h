@@ -8,3 +8,7 @@
 #include <openssl/evp.h>
 #include <openssl/opensslv.h>
 #include <openssl/params.h>
+
+// EVP_PKEY_PUBLIC_KEY is a macro of macros, which Swift does not import: the selection for
+// EVP_PKEY_fromdata, as a constant.
+static const int ccrypto_evp_pkey_public_key = EVP_PKEY_PUBLIC_KEY;

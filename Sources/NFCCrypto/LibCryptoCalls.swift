@@ -70,15 +70,20 @@ func libcryptoPKeyFromPublicPoint(_ context: PKeyContextHandle, curve: String, p
     var key: OpaquePointer?
     var curveName = Array(curve.utf8CString)
     var pointBytes = point
-    let result: Int32 = curveName.withUnsafeMutableBufferPointer { name in
-        pointBytes.withUnsafeMutableBytes { pointBuffer in
-            var parameters = [
-                OSSL_PARAM_construct_utf8_string("group", name.baseAddress, 0),
-                OSSL_PARAM_construct_octet_string("pub", pointBuffer.baseAddress, pointBuffer.count),
-                OSSL_PARAM_construct_end(),
-            ]
-            return parameters.withUnsafeMutableBufferPointer { list in
-                EVP_PKEY_fromdata(context.pointer, &key, Int32(EVP_PKEY_PUBLIC_KEY), list.baseAddress)
+    // OSSL_PARAM keeps the pointers it is given: every string must outlive EVP_PKEY_fromdata.
+    let result: Int32 = OSSL_PKEY_PARAM_GROUP_NAME.withCString { groupKey in
+        OSSL_PKEY_PARAM_PUB_KEY.withCString { publicKey in
+            curveName.withUnsafeMutableBufferPointer { name in
+                pointBytes.withUnsafeMutableBytes { pointBuffer in
+                    var parameters = [
+                        OSSL_PARAM_construct_utf8_string(groupKey, name.baseAddress, 0),
+                        OSSL_PARAM_construct_octet_string(publicKey, pointBuffer.baseAddress, pointBuffer.count),
+                        OSSL_PARAM_construct_end(),
+                    ]
+                    return parameters.withUnsafeMutableBufferPointer { list in
+                        EVP_PKEY_fromdata(context.pointer, &key, ccrypto_evp_pkey_public_key, list.baseAddress)
+                    }
+                }
             }
         }
     }
@@ -144,10 +149,10 @@ func libcryptoECDSASignature(r: [UInt8], s: [UInt8]) -> ECDSASignatureHandle? {
 /// after it).
 func libcryptoECDSASignature(der: [UInt8]) -> ECDSASignatureHandle? {
     der.withUnsafeBufferPointer { buffer -> ECDSASignatureHandle? in
-        guard var cursor = buffer.baseAddress else { return nil }
-        let start = cursor
+        guard let start = buffer.baseAddress else { return nil }
+        var cursor: UnsafePointer<UInt8>? = start
         guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else { return nil }
-        guard cursor - start == buffer.count else {
+        guard let end = cursor, end - start == buffer.count else {
             ECDSA_SIG_free(signature)
             return nil
         }

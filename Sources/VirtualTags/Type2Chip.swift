@@ -240,6 +240,28 @@ struct Type2Chip {
         return Array(memory[(page * 4)..<(page * 4 + 4)])
     }
 
+    /// A page as READ/FAST_READ present it: ``readablePage(_:)`` with the ASCII mirror laid over
+    /// it (NTAG21x 8.7): MIRROR_CONF in CFG0 byte 0 bits 7–6 selects UID, NFC counter or both
+    /// (joined by `x`), from page MIRROR_PAGE (CFG0 byte 2, 4 or more), byte MIRROR_BYTE (bits
+    /// 5–4), inside user memory only. The counter shown is the current one, after the
+    /// increment of this read.
+    func presentedPage(_ page: Int) -> [UInt8] {
+        var bytes = readablePage(page)
+        guard layout.hasNFCCounter, layout.userPages.contains(page) else { return bytes }
+        let mirrorByte = byte(page: layout.configurationPage, 0)
+        guard let mirror = NTAGMirror(mirrorByte: mirrorByte) else { return bytes }
+        let mirrorPage = Int(byte(page: layout.configurationPage, NTAGMirrorBits.pageIndex))
+        guard mirrorPage >= NTAGMirrorBits.firstPage else { return bytes }
+        let start = mirrorPage * 4 + Int((mirrorByte & NTAGMirrorBits.byteMask) >> NTAGMirrorBits.byteShift)
+        let end = min(start + mirror.length, layout.userPages.upperBound * 4)
+        let text = mirror.presentation(uid: uid, counter: counters[0])
+        for index in 0..<4 {
+            let address = page * 4 + index
+            if address >= start, address < end { bytes[index] = text[address - start] }
+        }
+        return bytes
+    }
+
     mutating func countReadIfEnabled() {
         guard layout.hasNFCCounter, !counterCountedSincePowerOn, access & NTAGAccess.nfcCounterEnabled != 0 else {
             return
@@ -260,10 +282,10 @@ struct Type2Chip {
             guard start < auth0 else { return .nak(NTAGAcknowledge.invalidArgument) }
             end = auth0
         }
+        countReadIfEnabled()
         var out = [UInt8]()
         out.reserveCapacity(16)
-        for i in 0..<4 { out += readablePage((start + i) % end) }
-        countReadIfEnabled()
+        for i in 0..<4 { out += presentedPage((start + i) % end) }
         return .data(out)
     }
 
@@ -272,10 +294,10 @@ struct Type2Chip {
     mutating func fastRead(from start: Int, to end: Int) -> TagAnswer {
         guard start <= end, end < layout.totalPages else { return .nak(NTAGAcknowledge.invalidArgument) }
         if readProtected, end >= auth0 { return .nak(NTAGAcknowledge.invalidArgument) }
+        countReadIfEnabled()
         var out = [UInt8]()
         out.reserveCapacity((end - start + 1) * 4)
-        for page in start...end { out += readablePage(page) }
-        countReadIfEnabled()
+        for page in start...end { out += presentedPage(page) }
         return .data(out)
     }
 
