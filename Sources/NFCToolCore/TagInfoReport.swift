@@ -1,6 +1,7 @@
 import Foundation
 import NFCCore
 import NFCTags
+import Originality
 
 /// One named fact of the lock state, as `info` shows it: `CC3: 00 (read-write)`.
 struct InfoItem: Encodable, Sendable, Hashable {
@@ -40,10 +41,13 @@ struct TagInfoReport: Encodable, Sendable {
     var password: String
     /// The READ_SIG bytes in hex; `not available` when the chip has none or refused.
     var signature: String
+    /// The originality verdict on the signature (NXP's keys): JSON `genuine` true/false/null
+    /// and `signatureKey`.
+    var genuine: OriginalityVerdict = .noSignature("not read")
 
     private enum CodingKeys: String, CodingKey {
         case reader, readerName, technology, uid, atqa, sak, ats, pmm, systemCode, dsfid, afi, model, platform, memoryBytes
-        case ndef, lock, password, signature
+        case ndef, lock, password, signature, genuine, signatureKey
     }
 
     private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
@@ -74,6 +78,8 @@ struct TagInfoReport: Encodable, Sendable {
         try lockContainer.encode(lock, forKey: .details)
         try container.encode(password, forKey: .password)
         try container.encode(signature, forKey: .signature)
+        try container.encode(genuine.isGenuine, forKey: .genuine)
+        try container.encode(genuine.key?.name, forKey: .signatureKey)
     }
 
     /// The block a person reads, 80 columns at most.
@@ -96,6 +102,7 @@ struct TagInfoReport: Encodable, Sendable {
         for item in lock { lines.append("    \(item.name): \(item.value)") }
         lines.append(line("password", password))
         lines.append(line("signature", signature))
+        lines.append(line("genuine", genuine.summary))
         return lines.map { String($0.prefix(80)) }.joined(separator: "\n") + "\n"
     }
 
@@ -151,6 +158,9 @@ struct TagInfoReport: Encodable, Sendable {
         case .iso15693(let vicinity):
             report.technology = "ISO 15693"
             await report.inspectType5(vicinity)
+            let originality = await OriginalityVerifier().check(tag)
+            report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
+            report.genuine = originality.verdict
         }
         return report
     }
