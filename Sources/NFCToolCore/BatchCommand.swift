@@ -6,6 +6,7 @@ import NFCCore
 import NFCKit
 import NFCTags
 import Provisioning
+import Originality
 
 /// `nfctool batch`: provisions a run of tags, each with its own data from a template or a
 /// manifest, verified, optionally locked or protected, and recorded in a SQLite ledger.
@@ -31,6 +32,8 @@ struct BatchCommand: ToolCommand {
     /// `--plan` (batch's own words; `--dry-run` is its alias, as for the other writing commands).
     static let plan = CommandOption.flag("plan", help: "Print what the next tags would get (row or counter, message); touch no reader and no counter.")
     static let allowRewrite = CommandOption.flag("allow-rewrite", help: "Write a tag the ledger already has as done.")
+    static let requireGenuine = CommandOption.flag(
+        "require-genuine", help: "Skip a tag whose originality signature is not valid under NXP's keys, recording it in the ledger as failed ('counterfeit').")
 
     static let configuration = CommandConfiguration(
         name: "batch",
@@ -55,7 +58,7 @@ struct BatchCommand: ToolCommand {
             """,
         options: [device, idle, TagCommandSupport.json] + WriteCommand.recordOptions
             + [manifest, matchUID, ledger, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
-               TagWriteSupport.passwordFile, allowRewrite, plan, TagWriteSupport.dryRun]
+               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, plan, TagWriteSupport.dryRun]
     )
 
     let arguments: ParsedArguments
@@ -179,6 +182,7 @@ struct BatchCommand: ToolCommand {
         options.lock = arguments.contains(Self.lock)
         options.password = arguments.contains(Self.protect) ? password : nil
         options.allowRewrite = arguments.contains(Self.allowRewrite)
+        if arguments.contains(Self.requireGenuine) { options.admission = GenuineAdmission.check }
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
 
         var readers: [any NFCReader] = []
@@ -307,5 +311,15 @@ final class BatchProgress: Sendable {
         case .readerFailed(let reader, let error):
             io.printErrorLine("[\(reader)] reader failed: \(error)")
         }
+    }
+}
+
+/// `batch --require-genuine`: a tag is admitted only when its originality signature is valid
+/// under one of NXP's keys (``Originality/OriginalityVerifier``).
+enum GenuineAdmission {
+    /// Nil for a genuine chip; else the ledger's reason, starting `counterfeit:`.
+    @Sendable static func check(_ tag: NFCTag) async -> String? {
+        let verdict = await OriginalityVerifier().check(tag).verdict
+        return verdict.isGenuine == true ? nil : "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))"
     }
 }

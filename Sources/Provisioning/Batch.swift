@@ -52,6 +52,10 @@ public struct BatchOptions: Sendable {
     public var idleTimeout: Duration?
     /// The command timeout for tag operations.
     public var commandTimeout: Duration = .seconds(1)
+    /// A check each tag must pass before anything is claimed or written for it (e.g. its
+    /// originality signature): nil admits the tag; a reason refuses it, and the tag is skipped
+    /// and recorded in the ledger as `failed` with that reason (no row, no counter used).
+    public var admission: (@Sendable (NFCTag) async -> String?)?
 
     /// Creates options.
     public init(count: Int? = nil, maxFailures: Int? = nil) {
@@ -283,6 +287,20 @@ public struct BatchWorker: Sendable {
             tag = try await NFCTag.connect(to: target, on: reader, commandTimeout: coordinator.options.commandTimeout)
         } catch {
             events(.skipped(reader: readerName, uid: uid, reason: error.description))
+            await coordinator.skipped()
+            events(.removeTag(reader: readerName, uid: uid))
+            return
+        }
+        if let admission = coordinator.options.admission, let refusal = await admission(tag) {
+            let attempt = LedgerAttempt(
+                run: coordinator.runID, uid: uid, model: tag.identity.model, summary: "refused", bytes: 0, verified: false,
+                error: refusal, started: started, finished: Ledger.now(), reader: readerName, status: "failed")
+            do {
+                try coordinator.ledger.record(attempt)
+            } catch {
+                await coordinator.stop("ledger error: \(error)")
+            }
+            events(.skipped(reader: readerName, uid: uid, reason: refusal))
             await coordinator.skipped()
             events(.removeTag(reader: readerName, uid: uid))
             return
