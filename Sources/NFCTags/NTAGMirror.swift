@@ -53,6 +53,19 @@ public enum NTAGMirror: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Where the placeholder sits in an encoded message: the offset of its only occurrence,
+    /// nil when it is absent or occurs more than once (then it cannot be told apart).
+    public func placeholderOffset(in encoded: [UInt8]) -> Int? {
+        let pattern = placeholder
+        guard encoded.count >= pattern.count else { return nil }
+        var found: Int?
+        for start in 0...(encoded.count - pattern.count) where encoded[start..<(start + pattern.count)].elementsEqual(pattern) {
+            if found != nil { return nil }
+            found = start
+        }
+        return found
+    }
+
     /// The mirror of a MIRROR byte (CFG0 byte 0), nil when MIRROR_CONF is `00b`.
     public init?(mirrorByte: UInt8) {
         switch mirrorByte & NTAGMirrorBits.configurationMask {

@@ -46,7 +46,9 @@ struct BatchCommand: ToolCommand {
 
             Record option values may hold placeholders: {uid}, {uid:lower}, {n}, {n:05} (a \
             counter from the ledger, never handed out twice), {hmac:KEYFILE} (HMAC-SHA-256 of \
-            the UID under the key in KEYFILE, at least 16 bytes). Progress goes to standard error, the summary to standard output (--json \
+            the UID under the key in KEYFILE, at least 16 bytes). A --url may also hold an \
+            NTAG213/215/216 mirror, {mirror:uid}, {mirror:counter} or \
+            {mirror:uid}x{mirror:counter}, as in 'nfctool write'. Progress goes to standard error, the summary to standard output (--json \
             for scripts). Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
             failed, 1 otherwise.
 
@@ -101,7 +103,8 @@ struct BatchCommand: ToolCommand {
     private func templates() throws(CommandError) -> [(ParsedArguments.Occurrence, ProvisioningTemplate?)] {
         var result: [(ParsedArguments.Occurrence, ProvisioningTemplate?)] = []
         for occurrence in arguments.occurrences where WriteCommand.recordOptions.contains(occurrence.option) {
-            guard let value = occurrence.value else { result.append((occurrence, nil)); continue }
+            guard var value = occurrence.value else { result.append((occurrence, nil)); continue }
+            if occurrence.option == NDEFEncodeCommand.url { value = try MirrorSupport.placeholderText(value) }
             do {
                 result.append((occurrence, try ProvisioningTemplate(value)))
             } catch {
@@ -160,7 +163,13 @@ struct BatchCommand: ToolCommand {
                 return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: occurrences, contextCopy))
             }
             // The message must build for a sample UID before the first tag is touched.
-            do { _ = try build([0x04, 0, 0, 0, 0, 0, 0], startValue) } catch { throw .usage("\(error)") }
+            do {
+                let sample = try build([0x04, 0, 0, 0, 0, 0, 0], startValue)
+                if let mirror = try MirrorSupport.mirror(arguments.occurrences),
+                   mirror.placeholderOffset(in: try sample.encodedForTag()) == nil {
+                    throw CommandError.usage("the mirror's placeholder must occur once in the message; other text holds the same characters")
+                }
+            } catch let error as CommandError { throw error } catch { throw .usage("\(error)") }
             source = .template(usesCounter: usesCounter, start: startValue, build: build)
         }
         let password = try TagWriteSupport.password(arguments, context)
@@ -183,6 +192,7 @@ struct BatchCommand: ToolCommand {
         options.password = arguments.contains(Self.protect) ? password : nil
         options.allowRewrite = arguments.contains(Self.allowRewrite)
         if arguments.contains(Self.requireGenuine) { options.admission = GenuineAdmission.check }
+        options.mirror = manifestPath == nil ? try MirrorSupport.mirror(arguments.occurrences) : nil
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
 
         var readers: [any NFCReader] = []

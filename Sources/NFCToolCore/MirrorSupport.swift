@@ -16,6 +16,27 @@ enum MirrorSupport {
         var offset: Int
     }
 
+    /// `value` with its mirror placeholder replaced by the placeholder characters (unchanged
+    /// without one), for batch templates.
+    static func placeholderText(_ value: String) throws(CommandError) -> String {
+        do { return try NTAGMirrorTemplate(value)?.text ?? value } catch { throw .usage("--url '\(value)': \(error.reason)") }
+    }
+
+    /// The mirror of the `--url` occurrences, nil without one.
+    /// - Throws: a usage error for a malformed placeholder or more than one mirror.
+    static func mirror(_ occurrences: [ParsedArguments.Occurrence]) throws(CommandError) -> NTAGMirror? {
+        var found: NTAGMirror?
+        for occurrence in occurrences where occurrence.option == NDEFEncodeCommand.url {
+            guard let value = occurrence.value else { continue }
+            let template: NTAGMirrorTemplate?
+            do { template = try NTAGMirrorTemplate(value) } catch { throw .usage("--url '\(value)': \(error.reason)") }
+            guard let template else { continue }
+            if found != nil { throw .usage("an NTAG21x has one mirror: only one --url may hold {mirror:…}") }
+            found = template.mirror
+        }
+        return found
+    }
+
     /// The mirror plan of the record options `occurrences`, nil when no `--url` has a mirror
     /// placeholder.
     /// - Throws: a usage error for a malformed placeholder or more than one mirror.

@@ -56,6 +56,9 @@ public struct BatchOptions: Sendable {
     /// originality signature): nil admits the tag; a reason refuses it, and the tag is skipped
     /// and recorded in the ledger as `failed` with that reason (no row, no counter used).
     public var admission: (@Sendable (NFCTag) async -> String?)?
+    /// Each message holds this NTAG21x mirror's placeholder characters once: tags are written
+    /// with ``NFCTags/Type2Tag/writeNDEF(_:mirror:at:verify:)`` (NTAG213/215/216 only).
+    public var mirror: NTAGMirror?
 
     /// Creates options.
     public init(count: Int? = nil, maxFailures: Int? = nil) {
@@ -330,7 +333,17 @@ public struct BatchWorker: Sendable {
             if options.format, try await ndef.queryNDEFStatus().status == .notSupported {
                 try await ndef.format(force: false)
             }
-            try await ndef.writeNDEF(item.message, verify: true)
+            if let mirror = options.mirror {
+                guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
+                    throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216")
+                }
+                guard let offset = mirror.placeholderOffset(in: try item.message.encodedForTag()) else {
+                    throw NFCTagError(.invalidParameter, "the message does not hold the mirror's placeholder exactly once")
+                }
+                try await type2.writeNDEF(item.message, mirror: mirror, at: offset, verify: true)
+            } else {
+                try await ndef.writeNDEF(item.message, verify: true)
+            }
             if options.lock {
                 try await ndef.writeLock()
                 locked = true

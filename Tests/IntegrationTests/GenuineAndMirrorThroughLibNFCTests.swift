@@ -140,4 +140,46 @@ struct GenuineAndMirrorThroughLibNFCTests {
         #expect(refused.status == 10, "\(refused.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: ultralight)) == ev1Before)
     }
+
+    @Test("batch --url with a mirror: every tag file holds the placeholder and the mirror configuration; reads show each UID")
+    func batchMirror() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tags = directory.appendingPathComponent("tags").path
+        let run = try runTool(
+            try Self.nfctool(),
+            ["batch", "--device", "sim:ntag216*2?dir=\(tags)", "--url", "https://ex.io/{n}?u={mirror:uid}",
+             "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1"],
+            environment: [:], timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        for (index, uid) in ["0453494D000001", "0453494D000002"].enumerated() {
+            let file = "\(tags)/\(uid.lowercased()).json"
+            let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            let memory = try Hex.decode(try #require(state?["memory"] as? String, "no tag file \(file)"))
+            #expect(memory.firstRange(of: Array("ex.io/\(index + 1)?u=00000000000000".utf8)) != nil)
+            #expect(memory[0xE3 * 4] & 0xC0 == 0x40, "MIRROR_CONF: UID")
+            let read = try runTool(try Self.nfctool(), ["read", "--device", "sim:?file=\(file)"], environment: [:], timeout: 30)
+            #expect(read.output.contains("https://ex.io/\(index + 1)?u=\(uid)"), "\(read.output)")
+        }
+    }
+
+    @Test("batch --require-genuine writes the genuine chip, skips the counterfeit and records it in the ledger")
+    func batchRequireGenuine() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = directory.appendingPathComponent("l.db").path
+        // A stack of two: the first with a real chip's UID and signature, the next (UID + 1) with
+        // the same signature, which is not its own.
+        let run = try runTool(
+            try Self.nfctool(),
+            ["batch", "--device", "sim:ntag215*2?uid=\(Self.realUID)&signature=\(Self.realSignature)", "--url", "https://ex.io/{uid}",
+             "--require-genuine", "--ledger", ledger, "-t", "1"],
+            environment: [:], timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("1 done, 0 failed, 1 skipped"), "\(run.output)")
+        let export = try runTool(try Self.nfctool(), ["ledger", "export", "--csv", ledger], environment: [:], timeout: 30)
+        let rows = export.output.split(separator: "\n")
+        #expect(rows.contains { $0.contains(Self.realUID) && $0.hasSuffix(",done") }, "\(export.output)")
+        #expect(rows.contains { $0.contains("04E10CDA993C81") && $0.contains("counterfeit") && $0.hasSuffix(",failed") }, "\(export.output)")
+    }
 }
