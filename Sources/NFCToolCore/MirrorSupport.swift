@@ -6,6 +6,9 @@ import NFCTags
 /// placement rules and the writes live in NFCTags (``NFCTags/NTAGMirrorTemplate``,
 /// ``NFCTags/Type2Tag/writeNDEF(_:mirror:at:verify:)``).
 enum MirrorSupport {
+    /// The record option whose value may hold a mirror placeholder: `--url`.
+    static let urlOption = "url"
+
     /// A message to write with a mirror.
     struct Plan: Sendable {
         /// The message, holding the placeholder characters.
@@ -26,7 +29,7 @@ enum MirrorSupport {
     /// - Throws: a usage error for a malformed placeholder or more than one mirror.
     static func mirror(_ occurrences: [ParsedArguments.Occurrence]) throws(CommandError) -> NTAGMirror? {
         var found: NTAGMirror?
-        for occurrence in occurrences where occurrence.option == NDEFEncodeCommand.url {
+        for occurrence in occurrences where occurrence.option.name == MirrorSupport.urlOption {
             guard let value = occurrence.value else { continue }
             let template: NTAGMirrorTemplate?
             do { template = try NTAGMirrorTemplate(value) } catch { throw .usage("--url '\(value)': \(error.reason)") }
@@ -42,7 +45,7 @@ enum MirrorSupport {
     /// - Throws: a usage error for a malformed placeholder or more than one mirror.
     static func plan(_ occurrences: [ParsedArguments.Occurrence], _ context: CommandContext) throws(CommandError) -> Plan? {
         var found: (index: Int, template: NTAGMirrorTemplate)?
-        for (index, occurrence) in occurrences.enumerated() where occurrence.option == NDEFEncodeCommand.url {
+        for (index, occurrence) in occurrences.enumerated() where occurrence.option.name == MirrorSupport.urlOption {
             guard let value = occurrence.value else { continue }
             let template: NTAGMirrorTemplate?
             do { template = try NTAGMirrorTemplate(value) } catch { throw .usage("--url '\(value)': \(error.reason)") }
@@ -53,8 +56,8 @@ enum MirrorSupport {
         guard let (index, template) = found else { return nil }
         func message(_ text: String) throws(CommandError) -> NDEFMessage {
             var replaced = occurrences
-            replaced[index] = ParsedArguments.Occurrence(option: NDEFEncodeCommand.url, value: text)
-            return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: replaced, context))
+            replaced[index] = ParsedArguments.Occurrence(option: occurrences[index].option, value: text)
+            return NDEFMessage(records: try RecordOptions.records(replaced, context))
         }
         let written = try message(template.text)
         let probe = try message(template.probe)
