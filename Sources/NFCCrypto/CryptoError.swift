@@ -11,6 +11,11 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The signature is not `r ‖ s` of twice the curve's field length, or `r`/`s` cannot be
         /// turned into a DER `ECDSA-Sig-Value`.
         case invalidSignature
+        /// A symmetric key of the wrong length (AES-128: 16 bytes).
+        case invalidKey
+        /// Data a cipher cannot take: not whole blocks (no padding is added), an IV of the wrong
+        /// length.
+        case invalidInput
         /// libcrypto does not know the curve (a build of OpenSSL without it).
         case unknownCurve
         /// libcrypto failed in a way the input does not explain (allocation, provider loading).

@@ -188,3 +188,138 @@ func libcryptoECDSASignatureDER(_ signature: ECDSASignatureHandle) -> [UInt8]? {
 func libcryptoECDSASignatureFree(_ signature: ECDSASignatureHandle) {
     ECDSA_SIG_free(signature.pointer)
 }
+
+// MARK: - symmetric ciphers
+
+/// An `EVP_CIPHER *` fetched from a provider; freed once, by ``libcryptoCipherFree(_:)``.
+struct CipherHandle {
+    fileprivate let pointer: OpaquePointer
+}
+
+/// An `EVP_CIPHER_CTX *`; freed once, by ``libcryptoCipherContextFree(_:)``.
+struct CipherContextHandle {
+    fileprivate let pointer: OpaquePointer
+}
+
+/// `EVP_CIPHER_fetch(NULL, name, NULL)`: the cipher `name` (`AES-128-ECB`, `AES-128-CBC`); nil
+/// when no provider offers it.
+func libcryptoCipherFetch(_ name: String) -> CipherHandle? {
+    EVP_CIPHER_fetch(nil, name, nil).map(CipherHandle.init(pointer:))
+}
+
+/// `EVP_CIPHER_free`.
+func libcryptoCipherFree(_ cipher: CipherHandle) {
+    EVP_CIPHER_free(cipher.pointer)
+}
+
+/// `EVP_CIPHER_CTX_new`: nil on allocation failure.
+func libcryptoCipherContextNew() -> CipherContextHandle? {
+    EVP_CIPHER_CTX_new().map(CipherContextHandle.init(pointer:))
+}
+
+/// `EVP_CIPHER_CTX_free`.
+func libcryptoCipherContextFree(_ context: CipherContextHandle) {
+    EVP_CIPHER_CTX_free(context.pointer)
+}
+
+/// `EVP_CipherInit_ex2(ctx, cipher, key, iv, enc, NULL)`: prepares to encrypt (`encrypt`) or
+/// decrypt with `key` and `iv` (nil for ECB); false on failure.
+func libcryptoCipherInit(_ context: CipherContextHandle, _ cipher: CipherHandle, key: [UInt8], iv: [UInt8]?, encrypt: Bool) -> Bool {
+    key.withUnsafeBufferPointer { keyBuffer in
+        if let iv {
+            return iv.withUnsafeBufferPointer { ivBuffer in
+                EVP_CipherInit_ex2(context.pointer, cipher.pointer, keyBuffer.baseAddress, ivBuffer.baseAddress, encrypt ? 1 : 0, nil) == 1
+            }
+        }
+        return EVP_CipherInit_ex2(context.pointer, cipher.pointer, keyBuffer.baseAddress, nil, encrypt ? 1 : 0, nil) == 1
+    }
+}
+
+/// `EVP_CIPHER_CTX_set_padding(ctx, 0)`: no padding (the data is whole blocks); false on failure.
+func libcryptoCipherDisablePadding(_ context: CipherContextHandle) -> Bool {
+    EVP_CIPHER_CTX_set_padding(context.pointer, 0) == 1
+}
+
+/// `EVP_CipherUpdate`: the output for `input` (as many bytes, whole blocks without padding);
+/// nil on failure.
+func libcryptoCipherUpdate(_ context: CipherContextHandle, _ input: [UInt8]) -> [UInt8]? {
+    var output = [UInt8](repeating: 0, count: input.count + 16)
+    var written: Int32 = 0
+    let ok = output.withUnsafeMutableBufferPointer { out in
+        input.withUnsafeBufferPointer { inp in
+            EVP_CipherUpdate(context.pointer, out.baseAddress, &written, inp.baseAddress, Int32(inp.count)) == 1
+        }
+    }
+    guard ok, written >= 0 else { return nil }
+    return Array(output.prefix(Int(written)))
+}
+
+/// `EVP_CipherFinal_ex`: what remains (nothing without padding); nil on failure (data that is
+/// not whole blocks).
+func libcryptoCipherFinal(_ context: CipherContextHandle) -> [UInt8]? {
+    var output = [UInt8](repeating: 0, count: 32)
+    var written: Int32 = 0
+    let ok = output.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(context.pointer, $0.baseAddress, &written) == 1 }
+    guard ok, written >= 0 else { return nil }
+    return Array(output.prefix(Int(written)))
+}
+
+// MARK: - MAC
+
+/// An `EVP_MAC *`; freed once, by ``libcryptoMACFree(_:)``.
+struct MACHandle {
+    fileprivate let pointer: OpaquePointer
+}
+
+/// An `EVP_MAC_CTX *`; freed once, by ``libcryptoMACContextFree(_:)``.
+struct MACContextHandle {
+    fileprivate let pointer: OpaquePointer
+}
+
+/// `EVP_MAC_fetch(NULL, name, NULL)`: the MAC algorithm `name` (`CMAC`); nil when absent.
+func libcryptoMACFetch(_ name: String) -> MACHandle? {
+    EVP_MAC_fetch(nil, name, nil).map(MACHandle.init(pointer:))
+}
+
+/// `EVP_MAC_free`.
+func libcryptoMACFree(_ mac: MACHandle) {
+    EVP_MAC_free(mac.pointer)
+}
+
+/// `EVP_MAC_CTX_new`: nil on allocation failure.
+func libcryptoMACContextNew(_ mac: MACHandle) -> MACContextHandle? {
+    EVP_MAC_CTX_new(mac.pointer).map(MACContextHandle.init(pointer:))
+}
+
+/// `EVP_MAC_CTX_free`.
+func libcryptoMACContextFree(_ context: MACContextHandle) {
+    EVP_MAC_CTX_free(context.pointer)
+}
+
+/// `EVP_MAC_init(ctx, key, keylen, params)` with `cipher` = `cipherName`
+/// (`OSSL_MAC_PARAM_CIPHER`): prepares a CMAC under `key`; false on failure.
+func libcryptoMACInit(_ context: MACContextHandle, key: [UInt8], cipherName: String) -> Bool {
+    var name = Array(cipherName.utf8CString)
+    return OSSL_MAC_PARAM_CIPHER.withCString { cipherKey in
+        name.withUnsafeMutableBufferPointer { nameBuffer in
+            let parameters = [OSSL_PARAM_construct_utf8_string(cipherKey, nameBuffer.baseAddress, 0), OSSL_PARAM_construct_end()]
+            return parameters.withUnsafeBufferPointer { list in
+                key.withUnsafeBufferPointer { EVP_MAC_init(context.pointer, $0.baseAddress, $0.count, list.baseAddress) == 1 }
+            }
+        }
+    }
+}
+
+/// `EVP_MAC_update`: adds `data`; false on failure.
+func libcryptoMACUpdate(_ context: MACContextHandle, _ data: [UInt8]) -> Bool {
+    data.withUnsafeBufferPointer { EVP_MAC_update(context.pointer, $0.baseAddress, $0.count) == 1 }
+}
+
+/// `EVP_MAC_final`: the MAC (at most 64 bytes); nil on failure.
+func libcryptoMACFinal(_ context: MACContextHandle) -> [UInt8]? {
+    var output = [UInt8](repeating: 0, count: 64)
+    var written = 0
+    let ok = output.withUnsafeMutableBufferPointer { EVP_MAC_final(context.pointer, $0.baseAddress, &written, $0.count) == 1 }
+    guard ok else { return nil }
+    return Array(output.prefix(written))
+}
