@@ -101,7 +101,9 @@ struct TagInfoReport: Encodable, Sendable {
         lines.append(line("lock", lockState))
         for item in lock { lines.append("    \(item.name): \(item.value)") }
         lines.append(line("password", password))
-        lines.append(line("signature", signature))
+        // A 56-byte secp224r1 signature does not fit one 80-column line: 64 hex digits a line.
+        lines.append(line("signature", String(signature.prefix(64))))
+        if signature.count > 64 { lines.append(String(repeating: " ", count: 16) + signature.dropFirst(64)) }
         lines.append(line("genuine", genuine.summary))
         return lines.map { String($0.prefix(80)) }.joined(separator: "\n") + "\n"
     }
@@ -150,6 +152,9 @@ struct TagInfoReport: Encodable, Sendable {
             default: report.technology = "ISO 14443-4 B (ISO-DEP)"
             }
             await report.inspectType4(iso)
+            let originality = await OriginalityVerifier().check(tag)
+            report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
+            report.genuine = originality.verdict
         case .feliCa(let felica):
             report.technology = "FeliCa (JIS X 6319-4)"
             report.pmm = Hex.encode(felica.target.pmm, uppercase: true)

@@ -83,9 +83,9 @@ public struct OriginalityVerifier: Sendable {
 
     /// Reads the chip's signature with the command its platform has, then verifies it:
     /// READ_SIG (`3C 00`, NTAG21x 10.8, MF0ULx1 9.13) on Type 2 chips that have it; ICODE READ
-    /// SIGNATURE (`BD`, NXP custom command) on ISO 15693 chips. Other platforms (ISO-DEP Read_Sig
-    /// of NTAG 424 DNA/DESFire, MIFARE Classic EV1's signature sector) are not read yet and give
-    /// ``OriginalityVerdict/noSignature(_:)``.
+    /// SIGNATURE (`BD`, NXP custom command) on ISO 15693 chips; Read_Sig (`90 3C 00 00 01 00 00`)
+    /// on ISO-DEP chips (NTAG 424 DNA, DESFire EV2/EV3). MIFARE Classic EV1's signature sector and
+    /// FeliCa are not read and give ``OriginalityVerdict/noSignature(_:)``.
     ///
     /// Never throws: a chip that refuses or leaves gives ``OriginalityVerdict/noSignature(_:)``
     /// with the reason.
@@ -95,13 +95,18 @@ public struct OriginalityVerifier: Sendable {
         do {
             switch tag {
             case .miFare(let mifare):
-                guard let type2 = mifare.type2 else {
+                if let type2 = mifare.type2 {
+                    signature = try await type2.readSignature()
+                } else if mifare.target.supportsISODEP {
+                    signature = try await mifare.readNXPSignature()
+                } else {
                     return OriginalityReport(uid: uid, signature: nil, verdict: .noSignature("this tool reads no signature from \(tag.identity.model)"))
                 }
-                signature = try await type2.readSignature()
             case .iso15693(let vicinity):
                 signature = try await vicinity.readNXPSignature()
-            case .iso7816, .feliCa:
+            case .iso7816(let iso):
+                signature = try await iso.readNXPSignature()
+            case .feliCa:
                 return OriginalityReport(uid: uid, signature: nil, verdict: .noSignature("this tool reads no signature from \(tag.identity.model)"))
             }
         } catch {

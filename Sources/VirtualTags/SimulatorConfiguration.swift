@@ -15,7 +15,7 @@ import Foundation
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`, `presence=selected|field|none`.
 public struct SimulatorConfiguration: Sendable, Hashable {
     /// The models whose chips answer a 32-byte originality signature (`signature=`).
-    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2"]
+    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4"]
 
     /// The largest stack.
     public static let maximumCount = 100_000
@@ -122,8 +122,8 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 }
             case "signature":
                 let text = try required()
-                guard let bytes = try? Hex.decode(String(text)), bytes.count == 32 else {
-                    throw Self.invalid("signature '\(text)' is not 32 bytes of hex (an NXP originality signature r‖s)")
+                guard let bytes = try? Hex.decode(String(text)), bytes.count == 32 || bytes.count == 56 else {
+                    throw Self.invalid("signature '\(text)' is not 32 or 56 bytes of hex (an NXP originality signature r‖s)")
                 }
                 options.signature = bytes
             case "ndef-size": options.ndefFileSize = try Self.integer(try required(), "ndef-size", Type4VirtualTag.ndefFileSizes)
@@ -162,8 +162,13 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         if let uid, let model, uid.count != model.uidLength {
             throw Self.invalid("model \(model.name) needs a \(model.uidLength)-byte uid, got \(uid.count) bytes")
         }
-        if options.signature != nil, let model, !Self.signatureModels.contains(model.name) {
-            throw Self.invalid("signature applies to \(Self.signatureModels.sorted().joined(separator: ", ")) only")
+        if let signature = options.signature, let model {
+            guard Self.signatureModels.contains(model.name) else {
+                throw Self.invalid("signature applies to \(Self.signatureModels.sorted().joined(separator: ", ")) only")
+            }
+            guard signature.count == (model.name == "type4" ? 56 : 32) else {
+                throw Self.invalid("a \(model.name) signature has \(model.name == "type4" ? 56 : 32) bytes, got \(signature.count)")
+            }
         }
         if options.ndefFileSize != nil || options.readOnly, let model, model.name != "type4" && model.name != "type4b" {
             throw Self.invalid("ndef-size and read-only apply to type4 and type4b only")

@@ -47,8 +47,10 @@ public struct TagModel: Sendable, Hashable {
         TagModel(
             name: "type4", summary: "NFC Forum Type 4 tag (DESFire-like, NDEF application, 2048-byte NDEF file)",
             make: { uid, options in
-                Type4VirtualTag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4VirtualTag.defaultNDEFFileSize,
+                let tag = Type4VirtualTag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4VirtualTag.defaultNDEFFileSize,
                     readOnly: options.readOnly)
+                tag.originalitySignature = options.signature
+                return tag
             },
             restore: { Type4VirtualTag(state: $0) }),
         TagModel(
@@ -104,8 +106,8 @@ public struct TagModelOptions: Sendable, Hashable {
     /// An NDEF message (encoded) every new tag is delivered with (models adopting
     /// ``NDEFPreloadable``).
     public var ndefMessage: [UInt8]?
-    /// The 32-byte originality signature new tags answer (NTAG21x, Ultralight EV1, ICODE
-    /// SLIX2), instead of the invalid stand-in.
+    /// The originality signature new tags answer instead of the invalid stand-in: 32 bytes
+    /// (NTAG21x, Ultralight EV1, ICODE SLIX2) or 56 (`type4`, through Read_Sig).
     public var signature: [UInt8]?
 
     /// Creates options.

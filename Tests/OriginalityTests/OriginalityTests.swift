@@ -132,3 +132,33 @@ struct OriginalityTests {
         #expect(try await check("sim:?file=\(path)").verdict.key?.name == "NXP NTAG21x")
     }
 }
+
+@Suite("Read_Sig on ISO-DEP chips", .timeLimit(.minutes(1)))
+struct ISODEPSignatureTests {
+    func check(_ connection: String) async throws -> OriginalityReport {
+        let reader = try SimulatorConfiguration.makeReader(connection)
+        let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
+        return await OriginalityVerifier().check(try await NFCTag.connect(to: target, on: reader))
+    }
+
+    @Test("a virtual Type 4 tag answering Read_Sig with a real NTAG 424 DNA pair is genuine; another UID, or no Read_Sig, is not")
+    func type4ReadSig() async throws {
+        let pair = try #require(RealChips.pairs.first { $0.key == "NXP NTAG 424 DNA" })
+        let genuine = try await check("sim:type4?uid=\(pair.uid)&signature=\(pair.signature)")
+        #expect(genuine.verdict.key?.name == "NXP NTAG 424 DNA")
+        #expect(genuine.signature?.count == 56)
+        #expect(try await check("sim:type4?uid=0463474AA26A81&signature=\(pair.signature)").verdict == .notGenuine)
+        #expect(try await check("sim:type4").verdict.isGenuine == nil)
+    }
+
+    @Test("Read_Sig's APDU and answers: 90 3C 00 00 01 00 00; 91 1C is no signature, another status an error")
+    func readSigFraming() throws {
+        let apdu = NXPNativeCommand.readSignatureAPDU
+        #expect(apdu.instructionClass == 0x90 && apdu.instructionCode == 0x3C && apdu.data == [0x00])
+        let tag = Type4VirtualTag(uid: [0x04, 1, 2, 3, 4, 5, 6])
+        #expect(tag.respond(toAPDU: [0x90, 0x3C, 0x00, 0x00, 0x01, 0x00, 0x00]) == [0x91, 0x1C])
+        tag.originalitySignature = [UInt8](repeating: 7, count: 56)
+        #expect(tag.respond(toAPDU: [0x90, 0x3C, 0x00, 0x00, 0x01, 0x00, 0x00]) == [UInt8](repeating: 7, count: 56) + [0x91, 0x90])
+        #expect(Type4VirtualTag(state: tag.tagState)?.originalitySignature == [UInt8](repeating: 7, count: 56))
+    }
+}
