@@ -24,41 +24,39 @@ enum PublishedPairs {
         signature: "B2769F8DDB575AEA2A680ADCA8FFED4FAB81A1E9908E2B82FE0FABB697BBD9B23835C416970E75768F12902ACA491349E94E6589EAF4F508")
 }
 
-func bytes(_ hex: String) throws -> Bytes { Bytes(try Hex.decode(hex)) }
-
 @Suite("ECDSA without hashing through libcrypto", .timeLimit(.minutes(1)))
 struct ECDSATests {
     @Test("a real NTAG21x signature verifies under NXP's secp128r1 key", arguments: PublishedPairs.ntag21x)
     func realNTAG21xPair(pair: (uid: String, signature: String)) throws {
         let key = try ECPublicKey(curve: .secp128r1, hex: PublishedPairs.ntag21xKey)
-        #expect(try ECDSA.verifyUnhashed(signature: bytes(pair.signature), message: bytes(pair.uid), key: key))
+        #expect(try ECDSA.verifyUnhashed(signature: hexBytes(pair.signature), message: hexBytes(pair.uid), key: key))
     }
 
     @Test("one bit changed in the UID, r or s makes the real NTAG21x signature fail")
     func alteredPairsFail() throws {
         let key = try ECPublicKey(curve: .secp128r1, hex: PublishedPairs.ntag21xKey)
         let pair = PublishedPairs.ntag21x[0]
-        var uid = try bytes(pair.uid).array
+        var uid = hexBytes(pair.uid).array
         uid[6] ^= 0x01
-        #expect(try !ECDSA.verifyUnhashed(signature: bytes(pair.signature), message: Bytes(uid), key: key))
+        #expect(try !ECDSA.verifyUnhashed(signature: hexBytes(pair.signature), message: Bytes(uid), key: key))
         for index in [0, 31] {
-            var signature = try bytes(pair.signature).array
+            var signature = hexBytes(pair.signature).array
             signature[index] ^= 0x80
-            #expect(try !ECDSA.verifyUnhashed(signature: Bytes(signature), message: bytes(pair.uid), key: key))
+            #expect(try !ECDSA.verifyUnhashed(signature: Bytes(signature), message: hexBytes(pair.uid), key: key))
         }
         // The other chip's signature is not this chip's.
         #expect(try !ECDSA.verifyUnhashed(
-            signature: bytes(PublishedPairs.ntag21x[1].signature), message: bytes(pair.uid), key: key))
+            signature: hexBytes(PublishedPairs.ntag21x[1].signature), message: hexBytes(pair.uid), key: key))
     }
 
     @Test("a real DESFire EV2 signature verifies under NXP's secp224r1 key, and fails altered")
     func realSecp224r1Pair() throws {
         let key = try ECPublicKey(curve: .secp224r1, hex: PublishedPairs.desfireEV2Key)
         let pair = PublishedPairs.desfireEV2
-        #expect(try ECDSA.verifyUnhashed(signature: bytes(pair.signature), message: bytes(pair.uid), key: key))
-        var uid = try bytes(pair.uid).array
+        #expect(try ECDSA.verifyUnhashed(signature: hexBytes(pair.signature), message: hexBytes(pair.uid), key: key))
+        var uid = hexBytes(pair.uid).array
         uid[0] ^= 0x01
-        #expect(try !ECDSA.verifyUnhashed(signature: bytes(pair.signature), message: Bytes(uid), key: key))
+        #expect(try !ECDSA.verifyUnhashed(signature: hexBytes(pair.signature), message: Bytes(uid), key: key))
     }
 
     @Test("a signature of the wrong length is refused with invalidSignature")
@@ -74,7 +72,7 @@ struct ECDSATests {
     @Test("an all-zero signature (r = s = 0) is not valid, and throws nothing")
     func zeroSignature() throws {
         let key = try ECPublicKey(curve: .secp128r1, hex: PublishedPairs.ntag21xKey)
-        #expect(try !ECDSA.verifyUnhashed(signature: Bytes([UInt8](repeating: 0, count: 32)), message: bytes("04E10CDA993C80"), key: key))
+        #expect(try !ECDSA.verifyUnhashed(signature: Bytes([UInt8](repeating: 0, count: 32)), message: hexBytes("04E10CDA993C80"), key: key))
     }
 
     @Test("a point off the curve, or of the wrong length, is not a public key")

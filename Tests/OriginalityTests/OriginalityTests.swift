@@ -33,8 +33,6 @@ enum RealChips {
     ]
 }
 
-func bytes(_ hex: String) throws -> Bytes { Bytes(try Hex.decode(hex)) }
-
 @Suite("NXP originality signatures", .timeLimit(.minutes(2)))
 struct OriginalityTests {
     @Test("every key in the table is a point of its curve")
@@ -50,7 +48,7 @@ struct OriginalityTests {
     func realPairs() throws {
         let verifier = OriginalityVerifier()
         for pair in RealChips.pairs {
-            let verdict = verifier.verify(uid: try bytes(pair.uid), signature: try bytes(pair.signature))
+            let verdict = verifier.verify(uid: hexBytes(pair.uid), signature: hexBytes(pair.signature))
             #expect(verdict.key?.name == pair.key, "\(pair.uid)")
         }
         // Every key of the table is exercised by at least one real chip.
@@ -63,14 +61,14 @@ struct OriginalityTests {
         for pair in RealChips.pairs {
             var uid = try Hex.decode(pair.uid)
             uid[uid.count - 1] ^= 0x01
-            #expect(verifier.verify(uid: Bytes(uid), signature: try bytes(pair.signature)) == .notGenuine)
+            #expect(verifier.verify(uid: Bytes(uid), signature: hexBytes(pair.signature)) == .notGenuine)
             var signature = try Hex.decode(pair.signature)
             signature[3] ^= 0x10
-            #expect(verifier.verify(uid: try bytes(pair.uid), signature: Bytes(signature)) == .notGenuine)
+            #expect(verifier.verify(uid: hexBytes(pair.uid), signature: Bytes(signature)) == .notGenuine)
         }
-        #expect(verifier.verify(uid: try bytes("04E10CDA993C80"), signature: Bytes([UInt8](repeating: 0, count: 32))) == .notGenuine)
-        #expect(verifier.verify(uid: try bytes("04E10CDA993C80"), signature: Bytes([1, 2, 3])) == .notGenuine)
-        #expect(verifier.verify(uid: try bytes("04E10CDA993C80"), signature: Bytes()).isGenuine == nil)
+        #expect(verifier.verify(uid: hexBytes("04E10CDA993C80"), signature: Bytes([UInt8](repeating: 0, count: 32))) == .notGenuine)
+        #expect(verifier.verify(uid: hexBytes("04E10CDA993C80"), signature: Bytes([1, 2, 3])) == .notGenuine)
+        #expect(verifier.verify(uid: hexBytes("04E10CDA993C80"), signature: Bytes()).isGenuine == nil)
     }
 
     /// A virtual tag with the given signature in the in-process simulator, checked.
@@ -87,7 +85,7 @@ struct OriginalityTests {
         let pair = RealChips.pairs[0]
         let genuine = try await check("sim:ntag215?uid=\(pair.uid)&signature=\(pair.signature)")
         #expect(genuine.verdict.key?.name == "NXP NTAG21x")
-        #expect(genuine.signature == (try bytes(pair.signature)))
+        #expect(genuine.signature == (hexBytes(pair.signature)))
         let counterfeit = try await check("sim:ntag215?uid=\(pair.uid)")
         #expect(counterfeit.verdict == .notGenuine)
         // A real signature copied onto another UID (a cloned sticker) is refused.
