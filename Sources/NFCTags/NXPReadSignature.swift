@@ -19,6 +19,8 @@ public enum NXPNativeCommand {
     public static let readSignatureOK: UInt8 = 0x90
     /// Native status ILLEGAL_COMMAND_CODE, `1C`: the chip has no such command.
     public static let illegalCommand: UInt8 = 0x1C
+    /// Native status LENGTH_ERROR, `7E`: the command's parameters have the wrong length.
+    public static let lengthError: UInt8 = 0x7E
     /// The signature's length: `r ‖ s` on secp224r1, 56 bytes.
     public static let signatureLength = 56
 

@@ -228,8 +228,8 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     }
 
     /// The 56-byte originality signature Read_Sig (`90 3C 00 00 01 00 00`) answers, as an NTAG
-    /// 424 DNA or DESFire EV2 would; nil (the default) answers ILLEGAL_COMMAND_CODE `91 1C`, as a
-    /// chip without Read_Sig. A value of another length is ignored.
+    /// 424 DNA or DESFire EV2 would; with nil (the default) the tag knows no native command, and
+    /// class `90` is answered `6E 00` as before. A value of another length is ignored.
     public var originalitySignature: [UInt8]? {
         get { signature }
         set {
@@ -245,10 +245,10 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     /// Answers one command APDU (data + SW1 SW2).
     public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
         guard apdu.count >= 4 else { return sw(StatusWord.wrongLength) }
-        if apdu[0] == NXPNativeCommand.wrappedClass {
-            guard apdu[1] == NXPNativeCommand.readSignature, let signature,
-                  Array(apdu[2...]).starts(with: [0x00, 0x00, 0x01, NXPNativeCommand.signatureAddress])
-            else { return [NXPNativeCommand.statusPrefix, NXPNativeCommand.illegalCommand] }
+        if apdu[0] == NXPNativeCommand.wrappedClass, apdu[1] == NXPNativeCommand.readSignature, let signature {
+            guard Array(apdu[2...]).starts(with: [0x00, 0x00, 0x01, NXPNativeCommand.signatureAddress]) else {
+                return [NXPNativeCommand.statusPrefix, NXPNativeCommand.lengthError]
+            }
             return signature + [NXPNativeCommand.statusPrefix, NXPNativeCommand.readSignatureOK]
         }
         guard apdu[0] == 0x00 else { return sw(StatusWord.classNotSupported) }

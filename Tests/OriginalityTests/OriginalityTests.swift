@@ -149,12 +149,12 @@ struct ISODEPSignatureTests {
         #expect(try await check("sim:type4").verdict.isGenuine == nil)
     }
 
-    @Test("Read_Sig's APDU and answers: 90 3C 00 00 01 00 00; 91 1C is no signature, another status an error")
+    @Test("Read_Sig's APDU and answers: 90 3C 00 00 01 00 00; a tag without one answers 6E 00 (class not supported)")
     func readSigFraming() throws {
         let apdu = NXPNativeCommand.readSignatureAPDU
         #expect(apdu.instructionClass == 0x90 && apdu.instructionCode == 0x3C && apdu.data == [0x00])
         let tag = Type4VirtualTag(uid: [0x04, 1, 2, 3, 4, 5, 6])
-        #expect(tag.respond(toAPDU: [0x90, 0x3C, 0x00, 0x00, 0x01, 0x00, 0x00]) == [0x91, 0x1C])
+        #expect(tag.respond(toAPDU: [0x90, 0x3C, 0x00, 0x00, 0x01, 0x00, 0x00]) == [0x6E, 0x00])
         tag.originalitySignature = [UInt8](repeating: 7, count: 56)
         #expect(tag.respond(toAPDU: [0x90, 0x3C, 0x00, 0x00, 0x01, 0x00, 0x00]) == [UInt8](repeating: 7, count: 56) + [0x91, 0x90])
         #expect(Type4VirtualTag(state: tag.tagState)?.originalitySignature == [UInt8](repeating: 7, count: 56))
