@@ -5,11 +5,13 @@ public import NFCTags
 /// A contactless reader driven through pcsc-lite (pcscd): ACR1252U, ACR1552U, uTrust, OMNIKEY…,
 /// or the virtual reader of `pcsc-reader-emulator` behind vpcd.
 ///
-/// This is the generic PC/SC Part 3 profile: the card is identified from the ATR the reader
-/// builds and from GET DATA (`FF CA`); Type 2 pages and ISO 15693 blocks are read and written
-/// with READ BINARY (`FF B0`) and UPDATE BINARY (`FF D6`); ISO-DEP cards get their APDUs as
-/// they are. A tag command the profile cannot carry (GET_VERSION, PWD_AUTH, LOCK BLOCK, GET
-/// SYSTEM INFORMATION…) fails with ``NFCReaderError/Code/notSupported`` and sends nothing.
+/// The card is identified from the ATR the reader builds and from GET DATA (`FF CA`); Type 2
+/// pages and ISO 15693 blocks are read and written with READ BINARY (`FF B0`) and UPDATE BINARY
+/// (`FF D6`); ISO-DEP cards get their APDUs as they are. Other tag commands (GET_VERSION,
+/// PWD_AUTH, LOCK BLOCK, GET SYSTEM INFORMATION…) take the raw path of the reader's
+/// ``PCSCReaderProfile`` (chosen by its name): the PC/SC Part 3 transparent session (ACR1552U,
+/// uTrust 3700 F) or the ACR122U's direct transmit. Where the profile has none, such a command
+/// fails with ``NFCReaderError/Code/notSupported`` and sends nothing.
 ///
 /// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
 /// ``open(_:)``.
@@ -21,6 +23,10 @@ public actor PCSCReader: NFCReader {
     private var context: ContextHandle?
     private var card: CardHandle?
     private var selectedInfo: TargetInfo?
+    /// The open transparent session's switch protocol (standard, layer), if one is open.
+    private var session: (standard: UInt8, layer: UInt8)?
+    /// The reader family's profile: which path each operation takes.
+    public nonisolated let profile: PCSCReaderProfile
     /// The reader's name as pcscd gives it (`ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00`).
     public let name: String
     /// The connection string it was opened with (`pcsc`, `pcsc:ACS`, `pcsc:#1`).
@@ -34,6 +40,7 @@ public actor PCSCReader: NFCReader {
         self.name = name
         self.connectionString = connectionString
         self.executor = executor
+        self.profile = PCSCReaderProfile.matching(readerName: name)
     }
 
     /// Which reader a connection string names: `pcsc` the first, `pcsc:NAME` the first whose
@@ -109,6 +116,7 @@ public actor PCSCReader: NFCReader {
 
     public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
         let context = try openContext()
+        endSession()
         if let card {
             pcscDisconnect(card)
             self.card = nil
@@ -221,39 +229,60 @@ public actor PCSCReader: NFCReader {
     public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
         _ = try openContext()
         guard card != nil, let info = selectedInfo else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
-        switch info {
-        case .iso14443A(let a) where a.supportsISODEP && mode == .standard:
-            let (data, sw) = try transmit(command.array)
+        let frame = command.array
+        guard let kind = Self.kind(of: info) else { throw notCarried(frame, "this card") }
+        switch kind {
+        case .isoDEP where mode == .standard:
+            try endSessionBeforeStorage()
+            let (data, sw) = try transmit(frame)
             return Bytes(data + [UInt8(sw >> 8), UInt8(sw & 0xFF)])
-        case .iso14443A(let a) where a.sak == 0x00:
-            return try type2(command.array)
-        case .iso15693:
-            return try iso15693(command.array)
+        case .type2 where Self.type2Carries(frame):
+            try endSessionBeforeStorage()
+            return try type2(frame)
+        case .iso15693 where Self.iso15693Carries(frame):
+            try endSessionBeforeStorage()
+            return try iso15693(frame)
+        case .type2, .iso15693:
+            switch profile.path(for: .tagCommand, on: kind) {
+            case .transparentSession: return try transparentTransceive(frame, kind: kind, timeout: timeout)
+            case .directTransmit: return try directTransmit(frame)
+            default: throw notCarried(frame, kind)
+            }
         default:
-            throw notCarried(command.array, "this card")
+            throw notCarried(frame, kind)
         }
     }
 
-    /// Throws `notSupported` for a command the generic profile cannot carry to the selected
+    /// Throws `notSupported` for a command the reader's profile cannot carry to the selected
     /// card; sends nothing.
     public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError) {
         guard let info = selectedInfo else { return }
         let frame = command.array
-        switch info {
-        case .iso14443A(let a) where a.supportsISODEP && mode == .standard:
-            return
-        case .iso14443A(let a) where a.sak == 0x00:
-            if Self.type2Carries(frame) { return }
-            throw notCarried(frame, "a Type 2 tag", name: frame.first.flatMap { Self.type2Names[$0] })
-        case .iso15693:
-            if Self.iso15693Carries(frame) { return }
-            throw notCarried(frame, "an ISO 15693 tag", name: frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil)
+        guard let kind = Self.kind(of: info) else { throw notCarried(frame, "this card") }
+        switch kind {
+        case .isoDEP where mode == .standard: return
+        case .type2 where Self.type2Carries(frame): return
+        case .iso15693 where Self.iso15693Carries(frame): return
+        case .type2, .iso15693:
+            if profile.path(for: .tagCommand, on: kind) != nil { return }
+            throw notCarried(frame, kind)
         default:
-            throw notCarried(frame, "this card")
+            throw notCarried(frame, kind)
         }
     }
 
-    /// Whether a Type 2 frame is one the profile maps: READ, FAST_READ, WRITE.
+    /// The card kind the profile tells apart, from what identification found.
+    static func kind(of info: TargetInfo) -> PCSCCardKind? {
+        switch info {
+        case .iso14443A(let a) where a.supportsISODEP: .isoDEP
+        case .iso14443A(let a) where a.sak == 0x00: .type2
+        case .iso14443A(let a) where [0x08, 0x18, 0x09].contains(a.sak): .mifareClassic
+        case .iso15693: .iso15693
+        default: nil
+        }
+    }
+
+    /// Whether a Type 2 frame is one the storage pseudo-APDUs map: READ, FAST_READ, WRITE.
     static func type2Carries(_ frame: [UInt8]) -> Bool {
         switch (frame.first, frame.count) {
         case (Type2Command.read, 2), (Type2Command.write, 2 + PCSCPart3.type2PageLength): true
@@ -262,8 +291,8 @@ public actor PCSCReader: NFCReader {
         }
     }
 
-    /// Whether an ISO 15693 request is one the profile maps: READ SINGLE BLOCK, READ MULTIPLE
-    /// BLOCKS, WRITE SINGLE BLOCK.
+    /// Whether an ISO 15693 request is one the storage pseudo-APDUs map: READ SINGLE BLOCK,
+    /// READ MULTIPLE BLOCKS, WRITE SINGLE BLOCK.
     static func iso15693Carries(_ frame: [UInt8]) -> Bool {
         guard frame.count >= 2 else { return false }
         let addressed = frame[0] & ISO15693RequestFlag.address != 0
@@ -298,7 +327,7 @@ public actor PCSCReader: NFCReader {
             try updateBinary(address: Int(frame[1]), Array(frame[2...]), what: "WRITE page \(frame[1])")
             return Bytes()
         default:
-            throw notCarried(frame, "a Type 2 tag", name: Self.type2Names[command])
+            throw notCarried(frame, .type2)
         }
     }
 
@@ -331,11 +360,121 @@ public actor PCSCReader: NFCReader {
             try updateBinary(address: Int(parameters[0]), Array(parameters.dropFirst()), what: "WRITE SINGLE BLOCK \(parameters[0])")
             return Bytes([0x00])
         default:
-            throw notCarried(frame, "an ISO 15693 tag", name: Self.iso15693Names[command])
+            throw notCarried(frame, .iso15693)
         }
     }
 
-    /// Names of the Type 2 / NTAG commands the profile cannot carry, for error messages.
+    // MARK: - Transparent session and direct transmit
+
+    private typealias TS = PCSCPart3.TransparentSession
+
+    /// A frame through the transparent session: the session is started and switched to the
+    /// card's standard at layer 3 on first use and kept until a storage command, a deselect or
+    /// the next poll; every transceive carries a timer object with `timeout`. The answer's
+    /// `97` object is the card's answer; a 4-bit answer (`92 01 04`) is the ACK `0A` or a NAK.
+    private func transparentTransceive(_ frame: [UInt8], kind: PCSCCardKind, timeout: Duration) throws(NFCReaderError) -> Bytes {
+        let standard = kind == .iso15693 ? TS.SwitchStandard.iso15693 : TS.SwitchStandard.iso14443A
+        if session.map({ $0.standard != standard || $0.layer != TS.SwitchLayer.layer3 }) ?? true {
+            endSession()
+            _ = try sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.startSession)], what: "start transparent session")
+            session = (standard, TS.SwitchLayer.layer3)
+            _ = try sessionAPDU(
+                TS.Function.switchProtocol, [PCSCPart3.DataObject(TS.Tag.switchProtocol, [standard, TS.SwitchLayer.layer3])],
+                what: "switch protocol to \(kind == .iso15693 ? "ISO 15693" : "ISO 14443-A") layer 3")
+        }
+        let micros = UInt32(clamping: timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
+        let timer = [UInt8(micros & 0xFF), UInt8(micros >> 8 & 0xFF), UInt8(micros >> 16 & 0xFF), UInt8(micros >> 24)]
+        let answer = try sessionAPDU(
+            TS.Function.transparentExchange,
+            [PCSCPart3.DataObject(TS.Tag.timer, timer), PCSCPart3.DataObject(TS.Tag.transceive, frame)],
+            what: commandName(frame, kind) + " (transceive)")
+        if let status = answer.first(where: { $0.tag == TS.Tag.responseStatus }), let bits = status.value.first, bits != 0 {
+            throw NFCReaderError(.rfError, "\(commandName(frame, kind)): the reader \(name) reports a response status \(Hex.encode(status.value)) (CRC, collision, parity or framing error)")
+        }
+        guard let data = answer.first(where: { $0.tag == TS.Tag.cardResponse })?.value else {
+            throw NFCReaderError(.rfError, "\(commandName(frame, kind)): the reader \(name) answered without the card's response object (97)")
+        }
+        let validBits = answer.first(where: { $0.tag == TS.Tag.receiveBitFraming })?.value.first ?? 0
+        if validBits == 4, data.count == 1 {
+            if data[0] & 0x0F == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
+            throw NFCReaderError(.nak, "the tag answered NAK \(data[0] & 0x0F)", detail: data[0] & 0x0F)
+        }
+        return Bytes(data)
+    }
+
+    /// One `FF C2 00 function` APDU; its answer's data objects after the error status was
+    /// checked.
+    private func sessionAPDU(_ function: UInt8, _ objects: [PCSCPart3.DataObject], what: String) throws(NFCReaderError) -> [PCSCPart3.DataObject] {
+        let body = objects.flatMap(\.bytes)
+        guard body.count <= 0xFF else { throw NFCReaderError(.invalidArgument, "\(what): \(body.count) bytes of data objects, more than a short APDU holds") }
+        let (data, sw) = try transmit([PCSCPart3.pseudoClass, TS.instruction, 0x00, function, UInt8(body.count)] + body + [0x00])
+        guard sw == PCSCPart3.StatusWord.success else {
+            if function != TS.Function.manageSession || objects.first?.tag != TS.Tag.endSession { session = nil }
+            throw Self.statusError(sw, "\(what) (FF C2)", reader: name)
+        }
+        let answer: [PCSCPart3.DataObject]
+        do {
+            answer = try PCSCPart3.DataObject.parse(data)
+        } catch {
+            throw NFCReaderError(.rfError, "\(what): the reader \(name) answered data objects that do not parse: \(error.reason)")
+        }
+        guard let status = answer.first(where: { $0.tag == TS.Tag.errorStatus }), status.value.count == 3 else {
+            throw NFCReaderError(.rfError, "\(what): the reader \(name) answered without the generic error status object (C0)")
+        }
+        let errorSW = UInt16(status.value[1]) << 8 | UInt16(status.value[2])
+        if errorSW != TS.ErrorStatus.success {
+            let text = "\(what): the reader \(name) reports \(Hex.encode([status.value[1], status.value[2]]).uppercased()) for data object \(status.value[0])"
+            switch errorSW {
+            case TS.ErrorStatus.noResponseFromCard: throw NFCReaderError(.timeout, text + " (no answer from the card)")
+            case TS.ErrorStatus.notSupported: throw NFCReaderError(.notSupported, text + " (not supported)")
+            case TS.ErrorStatus.unexpectedLength, TS.ErrorStatus.unexpectedValue: throw NFCReaderError(.invalidArgument, text)
+            default: throw NFCReaderError(.chip, text)
+            }
+        }
+        return answer
+    }
+
+    /// Ends an open transparent session (best effort: the card may be gone).
+    private func endSession() {
+        guard session != nil, card != nil else {
+            session = nil
+            return
+        }
+        session = nil
+        _ = try? sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.endSession)], what: "end transparent session")
+    }
+
+    /// Storage pseudo-APDUs and plain APDUs go outside a transparent session: ends one that is
+    /// open, and fails if the reader refuses to.
+    private func endSessionBeforeStorage() throws(NFCReaderError) {
+        guard session != nil else { return }
+        session = nil
+        _ = try sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.endSession)], what: "end transparent session")
+    }
+
+    /// A frame through the ACR122U's direct transmit as PN532 InCommunicateThru; the PN532's
+    /// status 01 is a timeout, 02 a CRC error (which is also how a 4-bit ACK/NAK comes back).
+    private func directTransmit(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
+        typealias A = PCSCPart3.ACR122U
+        let command = [A.hostToPN532, A.inCommunicateThru] + frame
+        guard command.count <= 0xFF else { throw NFCReaderError(.invalidArgument, "a frame of \(frame.count) bytes is longer than a direct transmit holds") }
+        let (data, sw) = try transmit(A.directTransmit + [UInt8(command.count)] + command)
+        guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "direct transmit (FF 00 00 00)", reader: name) }
+        guard data.count >= 3, data[0] == A.pn532ToHost, data[1] == A.inCommunicateThru + 1 else {
+            throw NFCReaderError(.rfError, "direct transmit: the reader \(name) answered \(Hex.encode(data)), not a PN532 InCommunicateThru answer (D5 43)")
+        }
+        switch data[2] & 0x3F {
+        case A.statusSuccess: return Bytes(Array(data.dropFirst(3)))
+        case A.statusTimeout: throw NFCReaderError(.timeout, "the tag did not answer (PN532 status 01 through \(name))")
+        case A.statusCRCError:
+            throw NFCReaderError(.rfError, "PN532 status 02 through \(name): a CRC error, or a 4-bit ACK/NAK the ACR122U's PN532 reports as one")
+        default: throw NFCReaderError(.chip, "PN532 status \(Hex.encode([data[2]])) through \(name)")
+        }
+    }
+
+    // MARK: - Names and errors
+
+    /// Names of Type 2 / NTAG commands, for error messages.
     static let type2Names: [UInt8: String] = [
         0x60: "GET_VERSION", Type2Command.passwordAuthenticate: "PWD_AUTH", Type2Command.readSignature: "READ_SIG",
         Type2Command.compatibilityWrite: "COMPATIBILITY_WRITE",
@@ -349,15 +488,31 @@ public actor PCSCReader: NFCReader {
         ISO15693Command.lockDSFID: "LOCK DSFID",
     ]
 
-    /// The error for a command the generic profile cannot carry; nothing was sent.
-    private func notCarried(_ frame: [UInt8], _ target: String, name commandName: String? = nil) -> NFCReaderError {
+    /// "LOCK BLOCK (command 22)" or "the frame 30 04…".
+    private func commandName(_ frame: [UInt8], _ kind: PCSCCardKind) -> String {
         // ISO 15693 requests are named by their command byte, after the flags.
-        let code = target.contains("15693") ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
-        let shown = commandName.map { "\($0) (command \(Hex.encode(code)))" }
-            ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
+        let code = kind == .iso15693 ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
+        let known = kind == .iso15693 ? (frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil) : frame.first.flatMap { Self.type2Names[$0] }
+        return known.map { "\($0) (command \(Hex.encode(code)))" } ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
+    }
+
+    /// The error for a command the profile cannot carry to a card of `kind`; nothing was sent.
+    private func notCarried(_ frame: [UInt8], _ kind: PCSCCardKind) -> NFCReaderError {
+        let target = switch kind {
+        case .type2: "a Type 2 tag"
+        case .iso15693: "an ISO 15693 tag"
+        case .mifareClassic: "a MIFARE Classic card"
+        case .isoDEP: "an ISO-DEP card"
+        }
         return NFCReaderError(
             .notSupported,
-            "the PC/SC reader \(name) (generic Part 3 profile) cannot send \(shown) to \(target): it offers only GET DATA, READ BINARY and UPDATE BINARY; raw tag commands need a reader with a transparent session, which NFCKit does not drive yet (nothing was sent)")
+            "the PC/SC reader \(name) (\(profile.title) profile) cannot send \(commandName(frame, kind)) to \(target): \(profile.limit) (nothing was sent)")
+    }
+
+    private func notCarried(_ frame: [UInt8], _ target: String) -> NFCReaderError {
+        NFCReaderError(
+            .notSupported,
+            "the PC/SC reader \(name) (\(profile.title) profile) cannot send the frame \(Hex.encode(Array(frame.prefix(2))))… to \(target) (nothing was sent)")
     }
 
     /// READ BINARY of `length` bytes (0: what the card's unit holds) at `address`.
@@ -390,6 +545,7 @@ public actor PCSCReader: NFCReader {
                 pcscDisconnect(card)
                 self.card = nil
                 selectedInfo = nil
+                session = nil
             }
             throw Self.readerError(error)
         }
@@ -430,12 +586,14 @@ public actor PCSCReader: NFCReader {
 
     public func deselect() async throws(NFCReaderError) {
         _ = try openContext()
+        endSession()
         if let card { pcscDisconnect(card) }
         card = nil
         selectedInfo = nil
     }
 
     public func close() async {
+        if context != nil { endSession() }
         if let card { pcscDisconnect(card) }
         if let context { pcscReleaseContext(context) }
         card = nil

@@ -11,12 +11,23 @@ public import NFCCore
 /// the data; `6700` a wrong Lc; `6A81` a function the card or profile lacks; `6A82` an address
 /// the tag refuses; `6982` a locked ISO 15693 block; `6B00` a wrong P1-P2; `6300` when the tag
 /// does not answer.
+///
+/// With a ``EmulatedReaderProfile`` other than `generic` it also answers the PC/SC Part 3
+/// transparent session (`FF C2`, see ``TransparentSessionState``) or the ACR122U's direct
+/// transmit (`FF 00 00 00` carrying PN532 InCommunicateThru).
 public final class GenericPart3Reader {
     /// The field whose current tag is "on the reader".
     public let field: VirtualField
+    /// Which reader family it behaves as.
+    public let profile: EmulatedReaderProfile
+    /// The transparent session's state (closed unless a client started one).
+    public internal(set) var session = TransparentSessionState()
 
-    /// A reader over `field`.
-    public init(field: VirtualField) { self.field = field }
+    /// A reader over `field` behaving as `profile`.
+    public init(field: VirtualField, profile: EmulatedReaderProfile = .generic) {
+        self.field = field
+        self.profile = profile
+    }
 
     /// The ATR of the tag in the field, or nil when there is none.
     public var atr: Bytes? {
@@ -53,6 +64,7 @@ public final class GenericPart3Reader {
 
     /// Powers the tag in the field on again (a card reset).
     public func reset() {
+        session = TransparentSessionState()
         guard let tag = field.currentTag else { return }
         if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
     }
@@ -69,6 +81,12 @@ public final class GenericPart3Reader {
             }
         }
         let ins = apdu[1], p1 = apdu[2], p2 = apdu[3]
+        if ins == PCSCPart3.TransparentSession.instruction, p1 == 0x00, profile.hasTransparentSession {
+            return transparentSession(apdu, tag: tag)
+        }
+        if Array(apdu.prefix(4)) == PCSCPart3.ACR122U.directTransmit, profile == .acr122u {
+            return directTransmit(apdu, tag: tag)
+        }
         switch ins {
         case PCSCPart3.getData:
             guard apdu.count == 5 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }

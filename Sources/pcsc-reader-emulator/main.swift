@@ -7,12 +7,14 @@ import Glibc
 #endif
 
 let usage = """
-    Usage: pcsc-reader-emulator --tag sim:<model>[?file=<path>…] [--port <n>] [--host <ipv4>] [--wait <seconds>] [--log <file>]
+    Usage: pcsc-reader-emulator --tag sim:<model>[?file=<path>…] [--port <n>] [--host <ipv4>] [--wait <seconds>] [--log <file>] [--profile <name>]
       --tag   the tag on the reader, as a simulator connection string (docs/simulator.md)
       --port  vpcd's port (its reader.conf DEVICENAME /dev/null:0x<port>); default 35963
       --host  where vpcd listens; default 127.0.0.1
       --wait  how long to retry connecting while vpcd is not up yet; default 10
       --log   append every APDU and response to this file
+      --profile  the reader family: generic (default), transparent-session (PC/SC Part 3 FF C2,
+              as an ACR1552U), acr122u (FF 00 00 00 direct transmit to a PN532)
     Prints `connected <host>:<port>` once vpcd has the card, and exits 0 when vpcd closes.
     Standard input takes `remove` (the card leaves the reader: the connection to vpcd closes,
     `removed` is printed) and `present` (it comes back: connected again).
@@ -41,6 +43,7 @@ var port: UInt16 = 35963
 var host = "127.0.0.1"
 var waitSeconds = 10.0
 var logPath: String?
+var profile = EmulatedReaderProfile.generic
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let flag = arguments.removeFirst()
@@ -60,6 +63,11 @@ while !arguments.isEmpty {
         guard let s = Double(value), s >= 0 else { fail("--wait takes seconds, not '\(value)'", status: 64) }
         waitSeconds = s
     case "--log": logPath = value
+    case "--profile":
+        guard let p = EmulatedReaderProfile(rawValue: value) else {
+            fail("--profile takes \(EmulatedReaderProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'", status: 64)
+        }
+        profile = p
     default: fail("unknown option \(flag)", status: 64)
     }
 }
@@ -73,7 +81,7 @@ do {
     fail(error.description, status: 1)
 }
 if field.currentTag == nil { field.presentNext() }
-let reader = GenericPart3Reader(field: field)
+let reader = GenericPart3Reader(field: field, profile: profile)
 var logFile: UnsafeMutablePointer<FILE>?
 if let logPath {
     logFile = fopen(logPath, "a")
