@@ -22,11 +22,15 @@ final class PrivatePCSCDaemon {
     /// Whether this machine can run one: root (for the mount namespace), pcscd, vpcd, unshare.
     static let available: Bool = geteuid() == 0 && [pcscd, vpcdDriver, unshare].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) || FileManager.default.fileExists(atPath: $0) }
 
-    /// Starts pcscd and waits (up to 15 s) until it lists the vpcd reader.
-    init() throws {
+    /// Starts pcscd and waits (up to 15 s) until it lists the vpcd reader, named
+    /// `friendlyName` (pcscd appends ` 00 00`); by default `NFCKit test PCD <port>`, which
+    /// NFCKit's profile table gives the generic profile. A real family's name
+    /// (`ACS ACR1552 1S CL Reader PICC`) makes NFCKit choose that family's profile.
+    init(friendlyName: String? = nil) throws {
         directory = try temporaryDirectory()
         port = try Self.freePortPair()
-        readerName = "NFCKit test PCD \(port) 00 00"
+        let friendly = friendlyName ?? "NFCKit test PCD \(port)"
+        readerName = "\(friendly) 00 00"
         let conf = directory.appendingPathComponent("conf", isDirectory: true)
         let run = directory.appendingPathComponent("run", isDirectory: true)
         try FileManager.default.createDirectory(at: conf, withIntermediateDirectories: true)
@@ -34,7 +38,7 @@ final class PrivatePCSCDaemon {
         // vpcd's reader.conf format (vsmartcard's reader.conf.in): DEVICENAME /dev/null:<port>
         // makes it listen on <port> (slot 0) and <port>+1 (slot 1) for a virtual card.
         let entry = """
-            FRIENDLYNAME "NFCKit test PCD \(port)"
+            FRIENDLYNAME "\(friendly)"
             DEVICENAME   /dev/null:0x\(String(port, radix: 16, uppercase: true))
             LIBPATH      \(Self.vpcdDriver)
             CHANNELID    0x\(String(port, radix: 16, uppercase: true))
@@ -124,7 +128,7 @@ final class VirtualReaderProcess {
 
     /// Starts the emulator with `tag` (a `sim:` string) and waits for its `connected` line and
     /// for pcscd to see the card (up to 15 s).
-    init(tag: String, daemon: PrivatePCSCDaemon) throws {
+    init(tag: String, daemon: PrivatePCSCDaemon, profile: String? = nil) throws {
         guard let emulator = Executables.built("pcsc-reader-emulator") else {
             throw PCSCFixtureError("pcsc-reader-emulator is not built")
         }
@@ -133,7 +137,7 @@ final class VirtualReaderProcess {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         process.executableURL = emulator
-        process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath]
+        process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath] + (profile.map { ["--profile", $0] } ?? [])
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = control

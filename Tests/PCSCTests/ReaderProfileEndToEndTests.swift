@@ -1,0 +1,105 @@
+import Foundation
+import NFCTestSupport
+import Testing
+
+/// Reader profiles end to end: pcscd names the vpcd reader as a real family would be named, the
+/// virtual reader answers as that family, nfctool (a fresh process) picks the profile from the
+/// name and takes the family's path; the tag file, read back by the simulator in another fresh
+/// process, shows what happened.
+@Suite(
+    "reader profiles through the real pcscd: transparent session and ACR122U direct transmit", .serialized, .timeLimit(.minutes(3)),
+    .enabled(if: PrivatePCSCDaemon.available, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+struct ReaderProfileEndToEndTests {
+    static let acr1552u = "ACS ACR1552 1S CL Reader PICC"
+    static let acr122u = "ACS ACR122U PICC Interface"
+
+    static func nfctool() throws -> String { try #require(Executables.built("nfctool"), "nfctool is not built").path }
+
+    @Test("lock on an ICODE SLIX2 through an ACR1552U's transparent session: start, switch to ISO 15693 layer 3, LOCK BLOCK, end; the tag file is read-only afterwards")
+    func lockSLIX2ThroughTransparentSession() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+        defer { daemon.stop() }
+        let file = daemon.directory.appendingPathComponent("slix2.json").path
+        let reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(file)", daemon: daemon, profile: "transparent-session")
+        defer { reader.stop() }
+        let write = try runTool(tool, ["write", "--device", "pcsc", "--text", "locked via FF C2", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(write.status == 0, "\(write.output)")
+        let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+        #expect(lock.status == 0, "\(lock.output)")
+        let apdus = reader.receivedAPDUs
+        #expect(apdus.contains("ffc2000002810000"), "start transparent session: \(apdus)")
+        #expect(apdus.contains("ffc20002048f02020300"), "switch protocol to ISO 15693 layer 3: \(apdus)")
+        // A transceive carrying the timer and a LOCK BLOCK (command 22).
+        #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("5f4604") && $0.contains("22") }, "\(apdus)")
+        #expect(apdus.contains("ffc2000002820000"), "end transparent session: \(apdus)")
+        reader.stop()
+        // From the other side: the simulator, in a fresh process, finds the tag read-only with the text.
+        let back = try runTool(tool, ["read", "--device", "sim:slix2?file=\(file)"], environment: daemon.environment, timeout: 30)
+        #expect(back.output.contains("locked via FF C2"), "\(back.output)")
+        let again = try runTool(
+            tool, ["write", "--device", "sim:slix2?file=\(file)", "--text", "overwrite", "--timeout", "2"], environment: daemon.environment, timeout: 30)
+        #expect(again.status != 0, "a locked tag refuses the write\n\(again.output)")
+    }
+
+    @Test("NTAG215 through an ACR1552U: scan names the model (GET_VERSION in the session), lock sets the lock bytes; the simulator then refuses a write")
+    func lockNTAGThroughTransparentSession() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+        defer { daemon.stop() }
+        let file = daemon.directory.appendingPathComponent("ntag215.json").path
+        let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon, profile: "transparent-session")
+        defer { reader.stop() }
+        let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(scan.status == 0, "\(scan.output)")
+        #expect(scan.output.contains("NTAG215"), "\(scan.output)")
+        let write = try runTool(tool, ["write", "--device", "pcsc", "--url", "https://example.com/ff-c2", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(write.status == 0, "\(write.output)")
+        let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+        #expect(lock.status == 0, "\(lock.output)")
+        #expect(reader.receivedAPDUs.contains("ffc20002048f02000300"), "switch protocol to ISO 14443-A layer 3: \(reader.receivedAPDUs)")
+        reader.stop()
+        let back = try runTool(tool, ["read", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30)
+        #expect(back.output.contains("https://example.com/ff-c2"), "\(back.output)")
+        let again = try runTool(
+            tool, ["write", "--device", "sim:ntag215?file=\(file)", "--url", "https://example.com/x", "--timeout", "2"], environment: daemon.environment, timeout: 30)
+        #expect(again.status != 0, "a locked tag refuses the write\n\(again.output)")
+    }
+
+    @Test("NTAG215 through an ACR122U: GET_VERSION by direct transmit (FF 00 00 00 D4 42 60) names the model; lock works, read back by the simulator")
+    func ntagThroughACR122U() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon(friendlyName: Self.acr122u)
+        defer { daemon.stop() }
+        let file = daemon.directory.appendingPathComponent("ntag215.json").path
+        let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon, profile: "acr122u")
+        defer { reader.stop() }
+        let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(scan.status == 0, "\(scan.output)")
+        #expect(scan.output.contains("NTAG215"), "\(scan.output)")
+        #expect(reader.receivedAPDUs.contains("ff00000003d44260"), "\(reader.receivedAPDUs)")
+        let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+        #expect(lock.status == 0, "\(lock.output)")
+        reader.stop()
+        let again = try runTool(
+            tool, ["write", "--device", "sim:ntag215?file=\(file)", "--url", "https://example.com/x", "--timeout", "2"], environment: daemon.environment, timeout: 30)
+        #expect(again.status != 0, "a locked tag refuses the write\n\(again.output)")
+    }
+
+    @Test("an ISO 15693 lock on an ACR1252U-named reader (no ISO 15693 raw path): notSupported naming the profile, no FF C2 and no write sent")
+    func acr1252uHasNoISO15693Session() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon(friendlyName: "ACS ACR1252 1S CL Reader PICC")
+        defer { daemon.stop() }
+        let file = daemon.directory.appendingPathComponent("slix2.json").path
+        let reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(file)", daemon: daemon, profile: "transparent-session")
+        defer { reader.stop() }
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(lock.status == 10, "\(lock.output)")
+        #expect(lock.output.contains("ACS ACR1252U profile"), "\(lock.output)")
+        #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffc2") || $0.hasPrefix("ffd6") }, "\(reader.receivedAPDUs)")
+        reader.stop()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+    }
+}
