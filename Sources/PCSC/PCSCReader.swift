@@ -233,16 +233,15 @@ public actor PCSCReader: NFCReader {
         guard let kind = Self.kind(of: info) else { throw notCarried(frame, "this card") }
         switch kind {
         case .isoDEP where mode == .standard:
-            try endSessionBeforeStorage()
             let (data, sw) = try transmit(frame)
             return Bytes(data + [UInt8(sw >> 8), UInt8(sw & 0xFF)])
-        case .type2 where Self.type2Carries(frame):
-            try endSessionBeforeStorage()
+        case .type2 where Self.type2Carries(frame) && session == nil:
             return try type2(frame)
-        case .iso15693 where Self.iso15693Carries(frame):
-            try endSessionBeforeStorage()
+        case .iso15693 where Self.iso15693Carries(frame) && session == nil:
             return try iso15693(frame)
         case .type2, .iso15693:
+            // Once a session is open, every command of the card goes through it: what the card
+            // was told there (PWD_AUTH) lasts only as long as the session.
             switch profile.path(for: .tagCommand, on: kind) {
             case .transparentSession: return try transparentTransceive(frame, kind: kind, timeout: timeout)
             case .directTransmit: return try directTransmit(frame)
@@ -369,8 +368,8 @@ public actor PCSCReader: NFCReader {
     private typealias TS = PCSCPart3.TransparentSession
 
     /// A frame through the transparent session: the session is started and switched to the
-    /// card's standard at layer 3 on first use and kept until a storage command, a deselect or
-    /// the next poll; every transceive carries a timer object with `timeout`. The answer's
+    /// card's standard at layer 3 on first use and kept, for every later command of the card,
+    /// until a deselect or the next poll; every transceive carries a timer object with `timeout`. The answer's
     /// `97` object is the card's answer; a 4-bit answer (`92 01 04`) is the ACK `0A` or a NAK.
     private func transparentTransceive(_ frame: [UInt8], kind: PCSCCardKind, timeout: Duration) throws(NFCReaderError) -> Bytes {
         let standard = kind == .iso15693 ? TS.SwitchStandard.iso15693 : TS.SwitchStandard.iso14443A
@@ -442,14 +441,6 @@ public actor PCSCReader: NFCReader {
         }
         session = nil
         _ = try? sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.endSession)], what: "end transparent session")
-    }
-
-    /// Storage pseudo-APDUs and plain APDUs go outside a transparent session: ends one that is
-    /// open, and fails if the reader refuses to.
-    private func endSessionBeforeStorage() throws(NFCReaderError) {
-        guard session != nil else { return }
-        session = nil
-        _ = try sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.endSession)], what: "end transparent session")
     }
 
     /// A frame through the ACR122U's direct transmit as PN532 InCommunicateThru; the PN532's

@@ -1,4 +1,4 @@
-public import NFCTags
+import NFCTags
 
 /// The kinds of card a PC/SC reader reports, as the reader profile tells them apart.
 public enum PCSCCardKind: String, Sendable, Hashable, CaseIterable {
@@ -58,6 +58,9 @@ public struct PCSCReaderProfile: Sendable, Hashable {
     public let classicAuthentication: Bool
 
     /// The path of `operation` on a card of `kind`, or nil when the profile cannot do it.
+    /// Reads and writes take the storage pseudo-APDUs until the card's first raw tag command
+    /// opens a transparent session; from then on, until the card is deselected, every command
+    /// of the card goes through the session (what PWD_AUTH opened lasts only that long).
     public func path(for operation: PCSCOperation, on kind: PCSCCardKind) -> PCSCPath? {
         switch (operation, kind) {
         case (.apdu, .isoDEP): return .apdu

@@ -102,4 +102,29 @@ struct ReaderProfileEndToEndTests {
         reader.stop()
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
     }
+
+    @Test("NTAG215 password through an ACR1552U: protect --read-protect, then read with the password (PWD_AUTH in the session); the simulator without it cannot read the URL")
+    func passwordThroughTransparentSession() throws {
+        let tool = try Self.nfctool()
+        let daemon = try PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+        defer { daemon.stop() }
+        let file = daemon.directory.appendingPathComponent("ntag215.json").path
+        let passwordFile = daemon.directory.appendingPathComponent("password").path
+        try "A1B2C3D4".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon, profile: "transparent-session")
+        defer { reader.stop() }
+        let write = try runTool(tool, ["write", "--device", "pcsc", "--url", "https://example.com/secret", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(write.status == 0, "\(write.output)")
+        let protect = try runTool(
+            tool, ["protect", "--device", "pcsc", "--password-file", passwordFile, "--read-protect", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(protect.status == 0, "\(protect.output)")
+        let read = try runTool(tool, ["read", "--device", "pcsc", "--password-file", passwordFile, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+        #expect(read.status == 0, "\(read.output)")
+        #expect(read.output.contains("https://example.com/secret"), "\(read.output)")
+        // PWD_AUTH (1B) with the password went in a transceive object.
+        #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffc20001") && $0.contains("95051ba1b2c3d4") }, "\(reader.receivedAPDUs)")
+        reader.stop()
+        let back = try runTool(tool, ["read", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30)
+        #expect(!back.output.contains("https://example.com/secret"), "read-protected: no URL without the password\n\(back.output)")
+    }
 }
