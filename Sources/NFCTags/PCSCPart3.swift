@@ -16,6 +16,22 @@ public enum PCSCPart3 {
     public static let readBinary: UInt8 = 0xB0
     /// UPDATE BINARY: `FF D6 MSB LSB Lc data`.
     public static let updateBinary: UInt8 = 0xD6
+    /// LOAD KEYS: `FF 82 P1 P2 06 key`; P1 the key structure (``volatileCardKey``), P2 the key
+    /// number in the reader.
+    public static let loadKeys: UInt8 = 0x82
+    /// GENERAL AUTHENTICATE: `FF 86 00 00 05 01 00 block keyType keyNumber` (data: version
+    /// ``generalAuthenticateVersion``, block address MSB LSB, key type `60`/`61`, key number).
+    public static let generalAuthenticate: UInt8 = 0x86
+    /// The version byte of GENERAL AUTHENTICATE's data.
+    public static let generalAuthenticateVersion: UInt8 = 0x01
+    /// LOAD KEYS P1: a card key kept in the reader's volatile memory.
+    public static let volatileCardKey: UInt8 = 0x00
+    /// The key slots LOAD KEYS fills on the readers NFCKit knows (ACS: 00 and 01).
+    public static let keySlots: ClosedRange<UInt8> = 0x00...0x01
+    /// A MIFARE Classic block, the unit of READ BINARY and UPDATE BINARY on a Classic card.
+    public static let classicBlockLength = 16
+    /// A MIFARE key's length.
+    public static let classicKeyLength = 6
     /// The most a READ BINARY of a Type 2 tag returns (the tag's READ: 4 pages).
     public static let type2ReadLength = 16
     /// A Type 2 page, the unit of UPDATE BINARY on a Type 2 tag.

@@ -27,6 +27,8 @@ public actor PCSCReader: NFCReader {
     private var session: (standard: UInt8, layer: UInt8)?
     /// The reader family's profile: which path each operation takes.
     public nonisolated let profile: PCSCReaderProfile
+    /// The MIFARE key LOAD KEYS last put in slot 0 (forgotten at each poll).
+    private var loadedKey: Bytes?
     /// The reader's name as pcscd gives it (`ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00`).
     public let name: String
     /// The connection string it was opened with (`pcsc`, `pcsc:ACS`, `pcsc:#1`).
@@ -117,6 +119,7 @@ public actor PCSCReader: NFCReader {
     public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
         let context = try openContext()
         endSession()
+        loadedKey = nil
         if let card {
             pcscDisconnect(card)
             self.card = nil
@@ -235,6 +238,8 @@ public actor PCSCReader: NFCReader {
         case .isoDEP where mode == .standard:
             let (data, sw) = try transmit(frame)
             return Bytes(data + [UInt8(sw >> 8), UInt8(sw & 0xFF)])
+        case .mifareClassic where Self.classicCarries(frame) && profile.path(for: .read, on: .mifareClassic) != nil:
+            return try classic(frame)
         case .type2 where Self.type2Carries(frame) && session == nil:
             return try type2(frame)
         case .iso15693 where Self.iso15693Carries(frame) && session == nil:
@@ -260,6 +265,7 @@ public actor PCSCReader: NFCReader {
         guard let kind = Self.kind(of: info) else { throw notCarried(frame, "this card") }
         switch kind {
         case .isoDEP where mode == .standard: return
+        case .mifareClassic where Self.classicCarries(frame) && profile.path(for: .read, on: .mifareClassic) != nil: return
         case .type2 where Self.type2Carries(frame): return
         case .iso15693 where Self.iso15693Carries(frame): return
         case .type2, .iso15693:
@@ -563,10 +569,59 @@ public actor PCSCReader: NFCReader {
         }
     }
 
+    /// MIFARE Classic authentication through PC/SC Part 3: LOAD KEYS (`FF 82 00 00 06 key`,
+    /// volatile slot 0, skipped when the slot already holds the key) and GENERAL AUTHENTICATE
+    /// (`FF 86 00 00 05 01 00 block keyType 00`). Later READ and WRITE of the sector's blocks go
+    /// as READ BINARY / UPDATE BINARY of 16 bytes.
+    /// - Throws: `authenticationFailed` when the card refuses the key (`63 00`), `notSupported`
+    ///   when the profile has no Classic authentication or the card is no Classic, reader errors.
     public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
-        throw NFCReaderError(
-            .notSupported,
-            "the PC/SC reader \(name) (generic Part 3 profile): MIFARE Classic LOAD KEY / AUTHENTICATE (FF 82 / FF 86) is not built yet (nothing was sent)")
+        _ = try openContext()
+        guard card != nil, let info = selectedInfo else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+        guard Self.kind(of: info) == .mifareClassic, profile.path(for: .classicAuthentication, on: .mifareClassic) != nil else {
+            throw NFCReaderError(
+                .notSupported, "the PC/SC reader \(name) (\(profile.title) profile) cannot authenticate a MIFARE Classic sector of this card (nothing was sent)")
+        }
+        guard key.count == PCSCPart3.classicKeyLength else { throw NFCReaderError(.invalidArgument, "a MIFARE key is 6 bytes, not \(key.count)") }
+        let slot = PCSCPart3.keySlots.lowerBound
+        if loadedKey != key {
+            loadedKey = nil
+            let (_, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.loadKeys, PCSCPart3.volatileCardKey, slot, UInt8(key.count)] + key.array)
+            guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "LOAD KEYS (FF 82)", reader: name) }
+            loadedKey = key
+        }
+        let (_, sw) = try transmit([
+            PCSCPart3.pseudoClass, PCSCPart3.generalAuthenticate, 0x00, 0x00, 0x05,
+            PCSCPart3.generalAuthenticateVersion, 0x00, block, keyType.rawValue, slot,
+        ])
+        switch sw {
+        case PCSCPart3.StatusWord.success: return
+        case PCSCPart3.StatusWord.noInformation, PCSCPart3.StatusWord.securityNotSatisfied:
+            throw NFCReaderError(.authenticationFailed, "the card refused key \(keyType == .a ? "A" : "B") for block \(block) (GENERAL AUTHENTICATE answered \(PCSCPart3.StatusWord.describe(sw)))")
+        default:
+            throw Self.statusError(sw, "GENERAL AUTHENTICATE (FF 86) of block \(block)", reader: name)
+        }
+    }
+
+    /// MIFARE Classic READ and WRITE as READ BINARY / UPDATE BINARY of one 16-byte block.
+    private func classic(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
+        switch (frame.first, frame.count) {
+        case (ClassicCommand.read, 2):
+            return Bytes(try readBinary(address: Int(frame[1]), length: PCSCPart3.classicBlockLength, what: "READ block \(frame[1])"))
+        case (ClassicCommand.write, 2 + PCSCPart3.classicBlockLength):
+            try updateBinary(address: Int(frame[1]), Array(frame[2...]), what: "WRITE block \(frame[1])")
+            return Bytes()
+        default:
+            throw notCarried(frame, .mifareClassic)
+        }
+    }
+
+    /// Whether a Classic frame is one READ BINARY / UPDATE BINARY map.
+    static func classicCarries(_ frame: [UInt8]) -> Bool {
+        switch (frame.first, frame.count) {
+        case (ClassicCommand.read, 2), (ClassicCommand.write, 2 + PCSCPart3.classicBlockLength): true
+        default: false
+        }
     }
 
     public func isTargetPresent() async -> Bool {

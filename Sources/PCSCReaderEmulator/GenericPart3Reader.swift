@@ -22,6 +22,8 @@ public final class GenericPart3Reader {
     public let profile: EmulatedReaderProfile
     /// The transparent session's state (closed unless a client started one).
     public internal(set) var session = TransparentSessionState()
+    /// The MIFARE keys LOAD KEYS put in the reader's volatile slots.
+    public internal(set) var keys: [UInt8: [UInt8]] = [:]
 
     /// A reader over `field` behaving as `profile`.
     public init(field: VirtualField, profile: EmulatedReaderProfile = .generic) {
@@ -109,6 +111,10 @@ public final class GenericPart3Reader {
         case PCSCPart3.updateBinary:
             guard apdu.count >= 6, Int(apdu[4]) == apdu.count - 5 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
             return updateBinary(tag, address: Int(p1) << 8 | Int(p2), Array(apdu[5...]))
+        case PCSCPart3.loadKeys:
+            return loadKeys(p1: p1, p2: p2, apdu)
+        case PCSCPart3.generalAuthenticate:
+            return generalAuthenticate(tag, p1: p1, p2: p2, apdu)
         default:
             return Self.sw(PCSCPart3.StatusWord.functionNotSupported)
         }
@@ -123,6 +129,8 @@ public final class GenericPart3Reader {
 
     private func readBinary(_ tag: any VirtualTag, address: Int, le: Int) -> [UInt8] {
         switch tag.targetInfo {
+        case .iso14443A(let a) where Self.isClassic(a):
+            return classicRead(block: address, le: le)
         case .iso14443A(let a) where !a.supportsISODEP && a.sak == 0x00:
             guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }
             guard le == 0 || le <= PCSCPart3.type2ReadLength else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
@@ -148,6 +156,8 @@ public final class GenericPart3Reader {
 
     private func updateBinary(_ tag: any VirtualTag, address: Int, _ data: [UInt8]) -> [UInt8] {
         switch tag.targetInfo {
+        case .iso14443A(let a) where Self.isClassic(a):
+            return classicWrite(block: address, data)
         case .iso14443A(let a) where !a.supportsISODEP && a.sak == 0x00:
             guard data.count == PCSCPart3.type2PageLength else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
             guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }

@@ -1,5 +1,5 @@
-public import NFCTags
-public import VirtualTags
+import NFCTags
+import VirtualTags
 import NFCCore
 
 /// The reader family a ``GenericPart3Reader`` behaves as (the emulator's `--profile`).
