@@ -630,10 +630,13 @@ public actor PCSCReader: NFCReader {
         return status.state & DWORD(SCARD_PRESENT) != 0
     }
 
+    /// Leaves the card with a reset (SCARD_RESET_CARD): the reader powers the field down and up,
+    /// so a card that went idle (a refused MIFARE key) answers the next poll, as after HLTA and
+    /// WUPA on libnfc.
     public func deselect() async throws(NFCReaderError) {
         _ = try openContext()
         endSession()
-        if let card { pcscDisconnect(card) }
+        if let card { pcscDisconnect(card, reset: true) }
         card = nil
         selectedInfo = nil
     }
