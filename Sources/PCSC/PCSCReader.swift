@@ -139,12 +139,13 @@ public actor PCSCReader: NFCReader {
                 throw Self.readerError(error)
             }
             if state & pcscStatePresent != 0, state & pcscStateMute == 0 {
-                // A card that left while it was being identified, or one the generic profile
-                // cannot handle (another standard, a foreign ATR), is no tag: batch and watch go on.
+                // A card that left while it was being identified (or whose answer broke off on
+                // the way: a card swapped in that instant), or one the profile cannot handle
+                // (another standard, a foreign ATR), is no tag: batch and watch go on polling.
                 let found: TargetInfo?
                 do throws(NFCReaderError) {
                     found = try select(context)
-                } catch where error.code == .notSupported || error.code == .tagLost {
+                } catch where [.notSupported, .tagLost, .rfError, .timeout].contains(error.code) {
                     found = nil
                 }
                 if let info = found, modulations.contains(info.modulation) {

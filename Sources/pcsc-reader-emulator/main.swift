@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 let usage = """
-    Usage: pcsc-reader-emulator --tag sim:<model>[?file=<path>…] [--port <n>] [--host <ipv4>] [--wait <seconds>] [--log <file>] [--profile <name>]
+    Usage: pcsc-reader-emulator --tag sim:<model>[?file=<path>…] [--port <n>] [--host <ipv4>] [--wait <seconds>] [--log <file>] [--profile <name>] [--hand-out reset|never]
       --tag   the tag on the reader, as a simulator connection string (docs/simulator.md)
       --port  vpcd's port (its reader.conf DEVICENAME /dev/null:0x<port>); default 35963
       --host  where vpcd listens; default 127.0.0.1
@@ -15,9 +15,14 @@ let usage = """
       --log   append every APDU and response to this file
       --profile  the reader family: generic (default), transparent-session (PC/SC Part 3 FF C2,
               as an ACR1552U), acr122u (FF 00 00 00 direct transmit to a PN532)
+      --hand-out  reset: a client that leaves the card with a reset (SCARD_RESET_CARD, as
+              nfctool's deselect does) takes it away and the next of a sim:MODEL*N stack comes
+              (an operator swapping stickers); never (default): only a `next` line does it
     Prints `connected <host>:<port>` once vpcd has the card, and exits 0 when vpcd closes.
     Standard input takes `remove` (the card leaves the reader: the connection to vpcd closes,
-    `removed` is printed) and `present` (it comes back: connected again).
+    `removed` is printed), `present` (it comes back: connected again) and `next` (the card
+    leaves and the next of the stack comes; `removed`, then `connected`, or `empty` when the
+    stack is done).
     """
 
 /// Writes `text` and a newline straight to a file descriptor (unbuffered: the parent waits for
@@ -44,6 +49,7 @@ var host = "127.0.0.1"
 var waitSeconds = 10.0
 var logPath: String?
 var profile = EmulatedReaderProfile.generic
+var handOutOnReset = false
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let flag = arguments.removeFirst()
@@ -68,6 +74,9 @@ while !arguments.isEmpty {
             fail("--profile takes \(EmulatedReaderProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'", status: 64)
         }
         profile = p
+    case "--hand-out":
+        guard value == "reset" || value == "never" else { fail("--hand-out takes reset or never, not '\(value)'", status: 64) }
+        handOutOnReset = value == "reset"
     default: fail("unknown option \(flag)", status: 64)
     }
 }
@@ -102,19 +111,34 @@ while true {
     }
     guard let connection else { break }
     emit("connected \(host):\(port)", to: STDOUT_FILENO)
-    let end = VPCDService.serve(connection, reader: reader, control: control) { line in
+    let end = VPCDService.serve(connection, reader: reader, control: control, handOutOnReset: handOutOnReset) { line in
         if let logFile {
             fputs(line + "\n", logFile)
             fflush(logFile)
         }
     }
-    guard end == .removeRequested else { break }
-    // The card leaves: vpcd sees the connection close. A `present` line brings it back.
-    connection.close()
-    reader.field.currentTag?.halt()
-    emit("removed", to: STDOUT_FILENO)
-    guard control.wait(for: "present") else { break }
-    reader.reset()
+    switch end {
+    case .closed:
+        exit(0)
+    case .removeRequested:
+        // The card leaves: vpcd sees the connection close. A `present` line brings it back.
+        connection.close()
+        reader.field.currentTag?.halt()
+        emit("removed", to: STDOUT_FILENO)
+        guard control.wait(for: "present") else { exit(0) }
+        reader.reset()
+    case .handOut, .nextRequested:
+        // An operator takes the sticker away and lays the next one on the reader.
+        connection.close()
+        emit("removed", to: STDOUT_FILENO)
+        guard reader.field.presentNext() != nil else {
+            emit("empty", to: STDOUT_FILENO)
+            // Nothing more to hand out: wait for the end (standard input closed or killed).
+            _ = control.wait(for: "quit")
+            exit(0)
+        }
+        reader.reset()
+    }
     start = timespec.now
 }
 exit(0)

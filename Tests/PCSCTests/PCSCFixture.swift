@@ -128,7 +128,7 @@ final class VirtualReaderProcess {
 
     /// Starts the emulator with `tag` (a `sim:` string) and waits for its `connected` line and
     /// for pcscd to see the card (up to 15 s).
-    init(tag: String, daemon: PrivatePCSCDaemon, profile: String? = nil) throws {
+    init(tag: String, daemon: PrivatePCSCDaemon, profile: String? = nil, extra: [String] = []) throws {
         guard let emulator = Executables.built("pcsc-reader-emulator") else {
             throw PCSCFixtureError("pcsc-reader-emulator is not built")
         }
@@ -137,7 +137,7 @@ final class VirtualReaderProcess {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         process.executableURL = emulator
-        process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath] + (profile.map { ["--profile", $0] } ?? [])
+        process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath] + (profile.map { ["--profile", $0] } ?? []) + extra
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = control
@@ -177,6 +177,9 @@ final class VirtualReaderProcess {
         }
         throw PCSCFixtureError("the emulator did not answer '\(line)'")
     }
+
+    /// What the emulator printed (`connected`, `removed`, `empty`…).
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     /// Ends it: vpcd sees the card leave.
     func stop() { reap(process) }
