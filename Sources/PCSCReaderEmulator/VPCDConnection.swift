@@ -116,6 +116,9 @@ public enum VPCDService {
         case handOut
         /// A `next` line came on the control descriptor: the card leaves, the next comes.
         case nextRequested
+        /// The tag left the field (a fault plan's `leave-after`/`leave-during`): the card leaves
+        /// the reader as it would from a real one, torn mid-operation.
+        case tagLeft
     }
 
     /// Answers vpcd's messages with `reader` until the connection ends, a `remove` or `next`
@@ -163,8 +166,19 @@ public enum VPCDService {
                     log?("# unknown vpcd control byte \(byte)")
                 }
             case .apdu(let apdu):
+                let hadTag = reader.field.currentTag != nil
                 let response = reader.respond(to: apdu)
                 log?("> " + apdu.map { hex2($0) }.joined())
+                if hadTag && reader.field.currentTag == nil {
+                    // Torn: the tag left inside this command (its answer is lost) or right
+                    // after it (the answer arrives); then the reader loses the card.
+                    if reader.field.faultPlan.leaveDuringCommand != reader.field.commandCount {
+                        log?("< " + response.map { hex2($0) }.joined())
+                        _ = connection.send(response)
+                    }
+                    log?("# the tag left the field")
+                    return .tagLeft
+                }
                 log?("< " + response.map { hex2($0) }.joined())
                 guard connection.send(response) else { return .closed }
             }

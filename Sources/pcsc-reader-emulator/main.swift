@@ -22,7 +22,8 @@ let usage = """
     Standard input takes `remove` (the card leaves the reader: the connection to vpcd closes,
     `removed` is printed), `present` (it comes back: connected again) and `next` (the card
     leaves and the next of the stack comes; `removed`, then `connected`, or `empty` when the
-    stack is done).
+    stack is done). A tag that leaves the field by a sim: fault plan (leave-after=K) leaves the
+    reader the same way (`removed`); `present` brings it back.
     """
 
 /// Writes `text` and a newline straight to a file descriptor (unbuffered: the parent waits for
@@ -120,6 +121,14 @@ while true {
     switch end {
     case .closed:
         exit(0)
+    case .tagLeft:
+        // The tag left the field (fault plan): the card leaves the reader; `present` brings the
+        // torn tag back.
+        connection.close()
+        emit("removed", to: STDOUT_FILENO)
+        guard control.wait(for: "present") else { exit(0) }
+        if let torn = reader.field.removedTags.last { reader.field.present(torn) }
+        reader.reset()
     case .removeRequested:
         // The card leaves: vpcd sees the connection close. A `present` line brings it back.
         connection.close()
