@@ -160,4 +160,39 @@ struct ReaderProfileEndToEndTests {
         #expect(pcscPages.count == 16 && libnfcPages.count == 135, "PC/SC:\n\(viaPCSC.output)\nlibnfc:\n\(dumpLibNFC.output)")
         #expect(pcscPages == Array(libnfcPages.prefix(pcscPages.count)), "PC/SC:\n\(viaPCSC.output)\nlibnfc:\n\(dumpLibNFC.output)")
     }
+
+    @Test("format through PC/SC: NTAG215 (--force) on the generic profile; ICODE SLIX2 refused there (GET SYSTEM INFORMATION, nothing written) and done through an ACR1552U's session")
+    func formatThroughPCSC() throws {
+        let tool = try Self.nfctool()
+        let generic = try PrivatePCSCDaemon()
+        defer { generic.stop() }
+        let ntag = generic.directory.appendingPathComponent("ntag215.json").path
+        let seed = try runTool(tool, ["write", "--device", "sim:ntag215?file=\(ntag)", "--url", "https://example.com/old"], environment: generic.environment, timeout: 30)
+        #expect(seed.status == 0, "\(seed.output)")
+        var reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(ntag)", daemon: generic)
+        let formatNTAG = try runTool(tool, ["format", "--device", "pcsc", "--force", "--timeout", "5"], environment: generic.environment, timeout: 30)
+        #expect(formatNTAG.status == 0, "\(formatNTAG.output)")
+        reader.stop()
+        let backNTAG = try runTool(tool, ["read", "--device", "sim:ntag215?file=\(ntag)"], environment: generic.environment, timeout: 30)
+        #expect(!backNTAG.output.contains("https://example.com/old"), "\(backNTAG.output)")
+        let slix = generic.directory.appendingPathComponent("slix2.json").path
+        let seedSLIX = try runTool(tool, ["write", "--device", "sim:slix2?file=\(slix)", "--url", "https://example.com/old"], environment: generic.environment, timeout: 30)
+        #expect(seedSLIX.status == 0, "\(seedSLIX.output)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: slix))
+        reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(slix)", daemon: generic)
+        let refused = try runTool(tool, ["format", "--device", "pcsc", "--force", "--timeout", "5"], environment: generic.environment, timeout: 30)
+        #expect(refused.status == 10, "\(refused.output)")
+        #expect(refused.output.contains("GET SYSTEM INFORMATION"), "\(refused.output)")
+        reader.stop()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: slix)) == before, "nothing written")
+        let session = try PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+        defer { session.stop() }
+        reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(slix)", daemon: session, profile: "transparent-session")
+        defer { reader.stop() }
+        let done = try runTool(tool, ["format", "--device", "pcsc", "--force", "--timeout", "5"], environment: session.environment, timeout: 30)
+        #expect(done.status == 0, "\(done.output)")
+        reader.stop()
+        let backSLIX = try runTool(tool, ["read", "--device", "sim:slix2?file=\(slix)"], environment: session.environment, timeout: 30)
+        #expect(!backSLIX.output.contains("https://example.com/old"), "\(backSLIX.output)")
+    }
 }
