@@ -38,14 +38,14 @@ struct DoctorCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let root = context.environment["NFCTOOL_DOCTOR_ROOT"] ?? "/"
         await NFCReaderDiscovery.setVerboseLogging(false)
-        let readers: Result<[NFCReaderDescription], NFCReaderError>
-        do throws(NFCReaderError) {
+        let readers: Result<[NFCReaderDescription], NFCReaderDeviceError>
+        do throws(NFCReaderDeviceError) {
             readers = .success(try await NFCReaderDiscovery.listReaders())
         } catch {
             readers = .failure(error)
         }
-        let pcscReaders: Result<[String], NFCReaderError>
-        do throws(NFCReaderError) {
+        let pcscReaders: Result<[String], NFCReaderDeviceError>
+        do throws(NFCReaderDeviceError) {
             pcscReaders = .success(try await NFCReaderDiscovery.pcscReaderNames())
         } catch {
             pcscReaders = .failure(error)
@@ -171,8 +171,8 @@ struct DoctorReport: Encodable, Sendable {
     /// Runs every check.
     static func make(
         system: DoctorSystem, environment: [String: String], libnfcVersion: String,
-        readers: Result<[NFCReaderDescription], NFCReaderError>,
-        pcscReaders: Result<[String], NFCReaderError> = .success([])
+        readers: Result<[NFCReaderDescription], NFCReaderDeviceError>,
+        pcscReaders: Result<[String], NFCReaderDeviceError> = .success([])
     ) -> DoctorReport {
         var checks = [DoctorItem(name: "libnfc", status: .ok, detail: "libnfc \(libnfcVersion) loaded", fix: "")]
         switch readers {

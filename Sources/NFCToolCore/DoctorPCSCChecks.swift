@@ -17,7 +17,7 @@ extension DoctorReport {
 
     /// Every PC/SC check, in order.
     static func pcscChecks(
-        _ system: DoctorSystem, environment: [String: String], readers: Result<[String], NFCReaderError>
+        _ system: DoctorSystem, environment: [String: String], readers: Result<[String], NFCReaderDeviceError>
     ) -> [DoctorItem] {
         let running = system.list("/proc").filter { $0.allSatisfy(\.isNumber) }.contains {
             system.text("/proc/\($0)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) == "pcscd"

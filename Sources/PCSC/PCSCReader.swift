@@ -11,7 +11,7 @@ public import NFCTags
 /// PWD_AUTH, LOCK BLOCK, GET SYSTEM INFORMATION…) take the raw path of the reader's
 /// ``PCSCReaderProfile`` (chosen by its name): the PC/SC Part 3 transparent session (ACR1552U,
 /// uTrust 3700 F) or the ACR122U's direct transmit. Where the profile has none, such a command
-/// fails with ``NFCReaderError/Code/notSupported`` and sends nothing.
+/// fails with ``NFCReaderDeviceError/Code/notSupported`` and sends nothing.
 ///
 /// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
 /// ``open(_:)``.
@@ -61,17 +61,17 @@ public actor PCSCReader: NFCReader {
         }
 
         /// Parses `pcsc`, `pcsc:NAME`, `pcsc:#N`.
-        /// - Throws: ``NFCReaderError`` `invalidArgument` for anything else.
-        public init(parsing connectionString: String) throws(NFCReaderError) {
+        /// - Throws: ``NFCReaderDeviceError`` `invalidArgument` for anything else.
+        public init(parsing connectionString: String) throws(NFCReaderDeviceError) {
             guard Self.accepts(connectionString) else {
-                throw NFCReaderError(.invalidArgument, "'\(connectionString)' is not a PC/SC connection string (pcsc, pcsc:NAME, pcsc:#N)")
+                throw NFCReaderDeviceError(.invalidArgument, "'\(connectionString)' is not a PC/SC connection string (pcsc, pcsc:NAME, pcsc:#N)")
             }
             let rest = connectionString.dropFirst(4).drop { $0 == ":" }
             if rest.isEmpty {
                 self = .first
             } else if rest.hasPrefix("#") {
                 guard let n = Int(rest.dropFirst()), n >= 0 else {
-                    throw NFCReaderError(.invalidArgument, "'\(connectionString)': after pcsc:# comes a reader number from 0")
+                    throw NFCReaderDeviceError(.invalidArgument, "'\(connectionString)': after pcsc:# comes a reader number from 0")
                 }
                 self = .index(n)
             } else {
@@ -90,18 +90,18 @@ public actor PCSCReader: NFCReader {
     }
 
     /// The names of the PC/SC readers pcscd knows, in its order (`pcsc:#N` numbering).
-    /// - Throws: ``NFCReaderError`` `deviceNotFound` when pcscd is not running, `io` for other
+    /// - Throws: ``NFCReaderDeviceError`` `deviceNotFound` when pcscd is not running, `io` for other
     ///   failures.
-    public static func readerNames() async throws(NFCReaderError) -> [String] {
+    public static func readerNames() async throws(NFCReaderDeviceError) -> [String] {
         let executor = DeviceThreadExecutor(name: "pcsc list")
         defer { executor.stop() }
         return try await PCSCListing(executor: executor).names()
     }
 
     /// Opens the PC/SC reader a connection string names (see ``Selector``).
-    /// - Throws: ``NFCReaderError`` `deviceNotFound` (pcscd not running, no such reader),
+    /// - Throws: ``NFCReaderDeviceError`` `deviceNotFound` (pcscd not running, no such reader),
     ///   `invalidArgument` (a malformed string), `io`.
-    public static func open(_ connectionString: String) async throws(NFCReaderError) -> PCSCReader {
+    public static func open(_ connectionString: String) async throws(NFCReaderDeviceError) -> PCSCReader {
         let selector = try Selector(parsing: connectionString)
         let executor = DeviceThreadExecutor(name: "pcsc \(connectionString)")
         let opened: (ContextHandle, String)
@@ -116,7 +116,7 @@ public actor PCSCReader: NFCReader {
 
     // MARK: - Polling
 
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         let context = try openContext()
         endSession()
         loadedKey = nil
@@ -143,7 +143,7 @@ public actor PCSCReader: NFCReader {
                 // the way: a card swapped in that instant), or one the profile cannot handle
                 // (another standard, a foreign ATR), is no tag: batch and watch go on polling.
                 let found: TargetInfo?
-                do throws(NFCReaderError) {
+                do throws(NFCReaderDeviceError) {
                     found = try select(context)
                 } catch where [.notSupported, .tagLost, .rfError, .timeout].contains(error.code) {
                     found = nil
@@ -165,7 +165,7 @@ public actor PCSCReader: NFCReader {
     }
 
     /// Connects to the card and tells what it is from its ATR and GET DATA.
-    private func select(_ context: ContextHandle) throws(NFCReaderError) -> TargetInfo? {
+    private func select(_ context: ContextHandle) throws(NFCReaderDeviceError) -> TargetInfo? {
         let card: CardHandle
         let atr: [UInt8]
         do {
@@ -181,7 +181,7 @@ public actor PCSCReader: NFCReader {
         do {
             parsed = try PCSCContactlessATR(parsing: Bytes(atr))
         } catch {
-            throw NFCReaderError(.notSupported, "the card's ATR \(Hex.encode(atr)) is not a contactless card's as PC/SC Part 3 builds it: \(error.reason)")
+            throw NFCReaderDeviceError(.notSupported, "the card's ATR \(Hex.encode(atr)) is not a contactless card's as PC/SC Part 3 builds it: \(error.reason)")
         }
         let uid = try getData(PCSCPart3.getDataUID, what: "the UID")
         switch parsed {
@@ -201,7 +201,7 @@ public actor PCSCReader: NFCReader {
             case PCSCPart3.Standard.iso15693Part3:
                 return .iso15693(ISO15693Target(uid: Self.mostSignificantFirst(uid)))
             default:
-                throw NFCReaderError(
+                throw NFCReaderDeviceError(
                     .notSupported,
                     "the card on \(name) uses PC/SC standard 0x\(Hex.encode([standard])); the generic PC/SC profile handles ISO 14443-A part 3 and ISO 15693 part 3 storage cards and ISO-DEP cards")
             }
@@ -220,7 +220,7 @@ public actor PCSCReader: NFCReader {
     }
 
     /// GET DATA (`FF CA P1 00 00`): the data without SW1 SW2.
-    private func getData(_ p1: UInt8, what: String) throws(NFCReaderError) -> Bytes {
+    private func getData(_ p1: UInt8, what: String) throws(NFCReaderDeviceError) -> Bytes {
         let (data, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.getData, p1, 0x00, 0x00])
         guard sw == PCSCPart3.StatusWord.success else {
             throw Self.statusError(sw, "GET DATA (\(what))", reader: name)
@@ -230,9 +230,9 @@ public actor PCSCReader: NFCReader {
 
     // MARK: - Commands
 
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         _ = try openContext()
-        guard card != nil, let info = selectedInfo else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+        guard card != nil, let info = selectedInfo else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
         let frame = command.array
         guard let kind = Self.kind(of: info) else { throw notCarried(frame, "this card") }
         switch kind {
@@ -260,7 +260,7 @@ public actor PCSCReader: NFCReader {
 
     /// Throws `notSupported` for a command the reader's profile cannot carry to the selected
     /// card; sends nothing.
-    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError) {
+    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError) {
         guard let info = selectedInfo else { return }
         let frame = command.array
         guard let kind = Self.kind(of: info) else { throw notCarried(frame, "this card") }
@@ -313,8 +313,8 @@ public actor PCSCReader: NFCReader {
 
     /// Type 2 commands as storage-card pseudo-APDUs: READ (`30`) and FAST_READ (`3A`) as READ
     /// BINARY, WRITE (`A2`) as UPDATE BINARY of one page.
-    private func type2(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
-        guard let command = frame.first else { throw NFCReaderError(.invalidArgument, "an empty frame") }
+    private func type2(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+        guard let command = frame.first else { throw NFCReaderDeviceError(.invalidArgument, "an empty frame") }
         switch (command, frame.count) {
         case (Type2Command.read, 2):
             return Bytes(try readBinary(address: Int(frame[1]), length: PCSCPart3.type2ReadLength, what: "READ page \(frame[1])"))
@@ -341,12 +341,12 @@ public actor PCSCReader: NFCReader {
     /// BLOCKS as READ BINARY per block, WRITE SINGLE BLOCK as UPDATE BINARY. The answer is built
     /// as the tag's would be (flags `00`); with the option flag each block gets a security
     /// status byte `00`, because READ BINARY does not tell a block's lock state.
-    private func iso15693(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
-        guard frame.count >= 2 else { throw NFCReaderError(.invalidArgument, "an ISO 15693 request of \(frame.count) bytes") }
+    private func iso15693(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+        guard frame.count >= 2 else { throw NFCReaderDeviceError(.invalidArgument, "an ISO 15693 request of \(frame.count) bytes") }
         let flags = frame[0], command = frame[1]
         var parameters = Array(frame.dropFirst(2))
         if flags & ISO15693RequestFlag.address != 0 {
-            guard parameters.count >= 8 else { throw NFCReaderError(.invalidArgument, "an addressed ISO 15693 request without its UID") }
+            guard parameters.count >= 8 else { throw NFCReaderDeviceError(.invalidArgument, "an addressed ISO 15693 request without its UID") }
             parameters.removeFirst(8)
         }
         let option = flags & ISO15693RequestFlag.option != 0
@@ -378,7 +378,7 @@ public actor PCSCReader: NFCReader {
     /// card's standard at layer 3 on first use and kept, for every later command of the card,
     /// until a deselect or the next poll; every transceive carries a timer object with `timeout`. The answer's
     /// `97` object is the card's answer; a 4-bit answer (`92 01 04`) is the ACK `0A` or a NAK.
-    private func transparentTransceive(_ frame: [UInt8], kind: PCSCCardKind, timeout: Duration) throws(NFCReaderError) -> Bytes {
+    private func transparentTransceive(_ frame: [UInt8], kind: PCSCCardKind, timeout: Duration) throws(NFCReaderDeviceError) -> Bytes {
         let standard = kind == .iso15693 ? TS.SwitchStandard.iso15693 : TS.SwitchStandard.iso14443A
         if session.map({ $0.standard != standard || $0.layer != TS.SwitchLayer.layer3 }) ?? true {
             endSession()
@@ -395,24 +395,24 @@ public actor PCSCReader: NFCReader {
             [PCSCPart3.DataObject(TS.Tag.timer, timer), PCSCPart3.DataObject(TS.Tag.transceive, frame)],
             what: commandName(frame, kind) + " (transceive)")
         if let status = answer.first(where: { $0.tag == TS.Tag.responseStatus }), let bits = status.value.first, bits != 0 {
-            throw NFCReaderError(.rfError, "\(commandName(frame, kind)): the reader \(name) reports a response status \(Hex.encode(status.value)) (CRC, collision, parity or framing error)")
+            throw NFCReaderDeviceError(.rfError, "\(commandName(frame, kind)): the reader \(name) reports a response status \(Hex.encode(status.value)) (CRC, collision, parity or framing error)")
         }
         guard let data = answer.first(where: { $0.tag == TS.Tag.cardResponse })?.value else {
-            throw NFCReaderError(.rfError, "\(commandName(frame, kind)): the reader \(name) answered without the card's response object (97)")
+            throw NFCReaderDeviceError(.rfError, "\(commandName(frame, kind)): the reader \(name) answered without the card's response object (97)")
         }
         let validBits = answer.first(where: { $0.tag == TS.Tag.receiveBitFraming })?.value.first ?? 0
         if validBits == 4, data.count == 1 {
             if data[0] & 0x0F == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
-            throw NFCReaderError(.nak, "the tag answered NAK \(data[0] & 0x0F)", detail: data[0] & 0x0F)
+            throw NFCReaderDeviceError(.nak, "the tag answered NAK \(data[0] & 0x0F)", detail: data[0] & 0x0F)
         }
         return Bytes(data)
     }
 
     /// One `FF C2 00 function` APDU; its answer's data objects after the error status was
     /// checked.
-    private func sessionAPDU(_ function: UInt8, _ objects: [PCSCPart3.DataObject], what: String) throws(NFCReaderError) -> [PCSCPart3.DataObject] {
+    private func sessionAPDU(_ function: UInt8, _ objects: [PCSCPart3.DataObject], what: String) throws(NFCReaderDeviceError) -> [PCSCPart3.DataObject] {
         let body = objects.flatMap(\.bytes)
-        guard body.count <= 0xFF else { throw NFCReaderError(.invalidArgument, "\(what): \(body.count) bytes of data objects, more than a short APDU holds") }
+        guard body.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): \(body.count) bytes of data objects, more than a short APDU holds") }
         let (data, sw) = try transmit([PCSCPart3.pseudoClass, TS.instruction, 0x00, function, UInt8(body.count)] + body + [0x00])
         guard sw == PCSCPart3.StatusWord.success else {
             if function != TS.Function.manageSession || objects.first?.tag != TS.Tag.endSession { session = nil }
@@ -422,19 +422,19 @@ public actor PCSCReader: NFCReader {
         do {
             answer = try PCSCPart3.DataObject.parse(data)
         } catch {
-            throw NFCReaderError(.rfError, "\(what): the reader \(name) answered data objects that do not parse: \(error.reason)")
+            throw NFCReaderDeviceError(.rfError, "\(what): the reader \(name) answered data objects that do not parse: \(error.reason)")
         }
         guard let status = answer.first(where: { $0.tag == TS.Tag.errorStatus }), status.value.count == 3 else {
-            throw NFCReaderError(.rfError, "\(what): the reader \(name) answered without the generic error status object (C0)")
+            throw NFCReaderDeviceError(.rfError, "\(what): the reader \(name) answered without the generic error status object (C0)")
         }
         let errorSW = UInt16(status.value[1]) << 8 | UInt16(status.value[2])
         if errorSW != TS.ErrorStatus.success {
             let text = "\(what): the reader \(name) reports \(Hex.encode([status.value[1], status.value[2]]).uppercased()) for data object \(status.value[0])"
             switch errorSW {
-            case TS.ErrorStatus.noResponseFromCard: throw NFCReaderError(.timeout, text + " (no answer from the card)")
-            case TS.ErrorStatus.notSupported: throw NFCReaderError(.notSupported, text + " (not supported)")
-            case TS.ErrorStatus.unexpectedLength, TS.ErrorStatus.unexpectedValue: throw NFCReaderError(.invalidArgument, text)
-            default: throw NFCReaderError(.chip, text)
+            case TS.ErrorStatus.noResponseFromCard: throw NFCReaderDeviceError(.timeout, text + " (no answer from the card)")
+            case TS.ErrorStatus.notSupported: throw NFCReaderDeviceError(.notSupported, text + " (not supported)")
+            case TS.ErrorStatus.unexpectedLength, TS.ErrorStatus.unexpectedValue: throw NFCReaderDeviceError(.invalidArgument, text)
+            default: throw NFCReaderDeviceError(.chip, text)
             }
         }
         return answer
@@ -452,21 +452,21 @@ public actor PCSCReader: NFCReader {
 
     /// A frame through the ACR122U's direct transmit as PN532 InCommunicateThru; the PN532's
     /// status 01 is a timeout, 02 a CRC error (which is also how a 4-bit ACK/NAK comes back).
-    private func directTransmit(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
+    private func directTransmit(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
         typealias A = PCSCPart3.ACR122U
         let command = [A.hostToPN532, A.inCommunicateThru] + frame
-        guard command.count <= 0xFF else { throw NFCReaderError(.invalidArgument, "a frame of \(frame.count) bytes is longer than a direct transmit holds") }
+        guard command.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "a frame of \(frame.count) bytes is longer than a direct transmit holds") }
         let (data, sw) = try transmit(A.directTransmit + [UInt8(command.count)] + command)
         guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "direct transmit (FF 00 00 00)", reader: name) }
         guard data.count >= 3, data[0] == A.pn532ToHost, data[1] == A.inCommunicateThru + 1 else {
-            throw NFCReaderError(.rfError, "direct transmit: the reader \(name) answered \(Hex.encode(data)), not a PN532 InCommunicateThru answer (D5 43)")
+            throw NFCReaderDeviceError(.rfError, "direct transmit: the reader \(name) answered \(Hex.encode(data)), not a PN532 InCommunicateThru answer (D5 43)")
         }
         switch data[2] & 0x3F {
         case A.statusSuccess: return Bytes(Array(data.dropFirst(3)))
-        case A.statusTimeout: throw NFCReaderError(.timeout, "the tag did not answer (PN532 status 01 through \(name))")
+        case A.statusTimeout: throw NFCReaderDeviceError(.timeout, "the tag did not answer (PN532 status 01 through \(name))")
         case A.statusCRCError:
-            throw NFCReaderError(.rfError, "PN532 status 02 through \(name): a CRC error, or a 4-bit ACK/NAK the ACR122U's PN532 reports as one")
-        default: throw NFCReaderError(.chip, "PN532 status \(Hex.encode([data[2]])) through \(name)")
+            throw NFCReaderDeviceError(.rfError, "PN532 status 02 through \(name): a CRC error, or a 4-bit ACK/NAK the ACR122U's PN532 reports as one")
+        default: throw NFCReaderDeviceError(.chip, "PN532 status \(Hex.encode([data[2]])) through \(name)")
         }
     }
 
@@ -495,46 +495,46 @@ public actor PCSCReader: NFCReader {
     }
 
     /// The error for a command the profile cannot carry to a card of `kind`; nothing was sent.
-    private func notCarried(_ frame: [UInt8], _ kind: PCSCCardKind) -> NFCReaderError {
+    private func notCarried(_ frame: [UInt8], _ kind: PCSCCardKind) -> NFCReaderDeviceError {
         let target = switch kind {
         case .type2: "a Type 2 tag"
         case .iso15693: "an ISO 15693 tag"
         case .mifareClassic: "a MIFARE Classic card"
         case .isoDEP: "an ISO-DEP card"
         }
-        return NFCReaderError(
+        return NFCReaderDeviceError(
             .notSupported,
             "the PC/SC reader \(name) (\(profile.title) profile) cannot send \(commandName(frame, kind)) to \(target): \(profile.limit) (nothing was sent)")
     }
 
-    private func notCarried(_ frame: [UInt8], _ target: String) -> NFCReaderError {
-        NFCReaderError(
+    private func notCarried(_ frame: [UInt8], _ target: String) -> NFCReaderDeviceError {
+        NFCReaderDeviceError(
             .notSupported,
             "the PC/SC reader \(name) (\(profile.title) profile) cannot send the frame \(Hex.encode(Array(frame.prefix(2))))… to \(target) (nothing was sent)")
     }
 
     /// READ BINARY of `length` bytes (0: what the card's unit holds) at `address`.
-    private func readBinary(address: Int, length: Int, what: String) throws(NFCReaderError) -> [UInt8] {
-        guard address <= 0x7FFF else { throw NFCReaderError(.invalidArgument, "\(what): address \(address) beyond READ BINARY's 15 bits") }
+    private func readBinary(address: Int, length: Int, what: String) throws(NFCReaderDeviceError) -> [UInt8] {
+        guard address <= 0x7FFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): address \(address) beyond READ BINARY's 15 bits") }
         let (data, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.readBinary, UInt8(address >> 8), UInt8(address & 0xFF), UInt8(length & 0xFF)])
         guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "\(what) (READ BINARY)", reader: name) }
         guard length == 0 || data.count == length else {
-            throw NFCReaderError(.rfError, "\(what) (READ BINARY) answered \(data.count) bytes, not \(length)")
+            throw NFCReaderDeviceError(.rfError, "\(what) (READ BINARY) answered \(data.count) bytes, not \(length)")
         }
         return data
     }
 
     /// UPDATE BINARY of `data` at `address`.
-    private func updateBinary(address: Int, _ data: [UInt8], what: String) throws(NFCReaderError) {
-        guard address <= 0x7FFF, data.count <= 0xFF else { throw NFCReaderError(.invalidArgument, "\(what): address or length beyond UPDATE BINARY's reach") }
+    private func updateBinary(address: Int, _ data: [UInt8], what: String) throws(NFCReaderDeviceError) {
+        guard address <= 0x7FFF, data.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): address or length beyond UPDATE BINARY's reach") }
         let (_, sw) = try transmit(
             [PCSCPart3.pseudoClass, PCSCPart3.updateBinary, UInt8(address >> 8), UInt8(address & 0xFF), UInt8(data.count)] + data)
         guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "\(what) (UPDATE BINARY)", reader: name) }
     }
 
     /// SCardTransmit, split into data and status word.
-    private func transmit(_ apdu: [UInt8]) throws(NFCReaderError) -> ([UInt8], UInt16) {
-        guard let card else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+    private func transmit(_ apdu: [UInt8]) throws(NFCReaderDeviceError) -> ([UInt8], UInt16) {
+        guard let card else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
         let response: [UInt8]
         do {
             response = try pcscTransmit(card, apdu)
@@ -547,26 +547,26 @@ public actor PCSCReader: NFCReader {
             }
             throw Self.readerError(error)
         }
-        guard response.count >= 2 else { throw NFCReaderError(.rfError, "the reader answered \(response.count) bytes, without a status word") }
+        guard response.count >= 2 else { throw NFCReaderDeviceError(.rfError, "the reader answered \(response.count) bytes, without a status word") }
         let sw = UInt16(response[response.count - 2]) << 8 | UInt16(response[response.count - 1])
         return (Array(response.dropLast(2)), sw)
     }
 
     /// A status word other than 9000 as the seam's error: the card refusing (an address out of
     /// range, a locked block) reads as a NAK, what the reader cannot do as `notSupported`.
-    static func statusError(_ sw: UInt16, _ what: String, reader: String) -> NFCReaderError {
+    static func statusError(_ sw: UInt16, _ what: String, reader: String) -> NFCReaderDeviceError {
         let text = "\(what): the reader \(reader) answered \(PCSCPart3.StatusWord.describe(sw))"
         switch sw {
         case PCSCPart3.StatusWord.functionNotSupported, PCSCPart3.StatusWord.commandIncompatible,
              PCSCPart3.StatusWord.instructionNotSupported, PCSCPart3.StatusWord.notAllowed:
-            return NFCReaderError(.notSupported, text)
+            return NFCReaderDeviceError(.notSupported, text)
         case PCSCPart3.StatusWord.addressOutOfRange, PCSCPart3.StatusWord.securityNotSatisfied, PCSCPart3.StatusWord.wrongParameter,
              PCSCPart3.StatusWord.endReached:
-            return NFCReaderError(.nak, text, detail: 0)
+            return NFCReaderDeviceError(.nak, text, detail: 0)
         case PCSCPart3.StatusWord.noInformation:
-            return NFCReaderError(.timeout, text)
+            return NFCReaderDeviceError(.timeout, text)
         default:
-            return NFCReaderError(.chip, text)
+            return NFCReaderDeviceError(.chip, text)
         }
     }
 
@@ -576,14 +576,14 @@ public actor PCSCReader: NFCReader {
     /// as READ BINARY / UPDATE BINARY of 16 bytes.
     /// - Throws: `authenticationFailed` when the card refuses the key (`63 00`), `notSupported`
     ///   when the profile has no Classic authentication or the card is no Classic, reader errors.
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
         _ = try openContext()
-        guard card != nil, let info = selectedInfo else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+        guard card != nil, let info = selectedInfo else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
         guard Self.kind(of: info) == .mifareClassic, profile.path(for: .classicAuthentication, on: .mifareClassic) != nil else {
-            throw NFCReaderError(
+            throw NFCReaderDeviceError(
                 .notSupported, "the PC/SC reader \(name) (\(profile.title) profile) cannot authenticate a MIFARE Classic sector of this card (nothing was sent)")
         }
-        guard key.count == PCSCPart3.classicKeyLength else { throw NFCReaderError(.invalidArgument, "a MIFARE key is 6 bytes, not \(key.count)") }
+        guard key.count == PCSCPart3.classicKeyLength else { throw NFCReaderDeviceError(.invalidArgument, "a MIFARE key is 6 bytes, not \(key.count)") }
         let slot = PCSCPart3.keySlots.lowerBound
         if loadedKey != key {
             loadedKey = nil
@@ -598,14 +598,14 @@ public actor PCSCReader: NFCReader {
         switch sw {
         case PCSCPart3.StatusWord.success: return
         case PCSCPart3.StatusWord.noInformation, PCSCPart3.StatusWord.securityNotSatisfied:
-            throw NFCReaderError(.authenticationFailed, "the card refused key \(keyType == .a ? "A" : "B") for block \(block) (GENERAL AUTHENTICATE answered \(PCSCPart3.StatusWord.describe(sw)))")
+            throw NFCReaderDeviceError(.authenticationFailed, "the card refused key \(keyType == .a ? "A" : "B") for block \(block) (GENERAL AUTHENTICATE answered \(PCSCPart3.StatusWord.describe(sw)))")
         default:
             throw Self.statusError(sw, "GENERAL AUTHENTICATE (FF 86) of block \(block)", reader: name)
         }
     }
 
     /// MIFARE Classic READ and WRITE as READ BINARY / UPDATE BINARY of one 16-byte block.
-    private func classic(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
+    private func classic(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
         switch (frame.first, frame.count) {
         case (ClassicCommand.read, 2):
             return Bytes(try readBinary(address: Int(frame[1]), length: PCSCPart3.classicBlockLength, what: "READ block \(frame[1])"))
@@ -634,7 +634,7 @@ public actor PCSCReader: NFCReader {
     /// Leaves the card with a reset (SCARD_RESET_CARD): the reader powers the field down and up,
     /// so a card that went idle (a refused MIFARE key) answers the next poll, as after HLTA and
     /// WUPA on libnfc.
-    public func deselect() async throws(NFCReaderError) {
+    public func deselect() async throws(NFCReaderDeviceError) {
         _ = try openContext()
         endSession()
         if let card { pcscDisconnect(card, reset: true) }
@@ -657,14 +657,14 @@ public actor PCSCReader: NFCReader {
         executor.stop()
     }
 
-    private func openContext() throws(NFCReaderError) -> ContextHandle {
-        guard let context else { throw NFCReaderError(.closed, "the reader \(connectionString) is closed") }
+    private func openContext() throws(NFCReaderDeviceError) -> ContextHandle {
+        guard let context else { throw NFCReaderDeviceError(.closed, "the reader \(connectionString) is closed") }
         return context
     }
 
     /// pcsc-lite's error as the seam's.
-    static func readerError(_ error: PCSCError) -> NFCReaderError {
-        let code: NFCReaderError.Code =
+    static func readerError(_ error: PCSCError) -> NFCReaderDeviceError {
+        let code: NFCReaderDeviceError.Code =
             switch error.code {
             case _ where error.meansCardGone: .tagLost
             case PCSCError.timeout: .timeout
@@ -676,7 +676,7 @@ public actor PCSCReader: NFCReader {
             case PCSCError.unsupportedFeature, PCSCError.protocolMismatch: .notSupported
             default: .io
             }
-        return NFCReaderError(code, "pcsc-lite: \(error.description)")
+        return NFCReaderDeviceError(code, "pcsc-lite: \(error.description)")
     }
 }
 
@@ -687,19 +687,19 @@ actor PCSCListing {
 
     init(executor: DeviceThreadExecutor) { self.executor = executor }
 
-    func names() throws(NFCReaderError) -> [String] {
+    func names() throws(NFCReaderDeviceError) -> [String] {
         let context: ContextHandle
         do { context = try pcscEstablishContext() } catch { throw PCSCReader.readerError(error) }
         defer { pcscReleaseContext(context) }
         do { return try pcscListReaders(context) } catch { throw PCSCReader.readerError(error) }
     }
 
-    func open(_ selector: PCSCReader.Selector, _ connectionString: String) throws(NFCReaderError) -> (ContextHandle, String) {
+    func open(_ selector: PCSCReader.Selector, _ connectionString: String) throws(NFCReaderDeviceError) -> (ContextHandle, String) {
         let context: ContextHandle
         do {
             context = try pcscEstablishContext()
         } catch {
-            throw NFCReaderError(.deviceNotFound, "cannot open \(connectionString): \(error.code == PCSCError.noService ? "pcscd is not running (SCARD_E_NO_SERVICE)" : error.description)")
+            throw NFCReaderDeviceError(.deviceNotFound, "cannot open \(connectionString): \(error.code == PCSCError.noService ? "pcscd is not running (SCARD_E_NO_SERVICE)" : error.description)")
         }
         let names: [String]
         do {
@@ -711,7 +711,7 @@ actor PCSCListing {
         guard let name = selector.pick(from: names) else {
             pcscReleaseContext(context)
             let known = names.isEmpty ? "pcscd sees no reader" : "pcscd sees: " + names.enumerated().map { "#\($0.offset) \($0.element)" }.joined(separator: ", ")
-            throw NFCReaderError(.deviceNotFound, "no PC/SC reader matches \(connectionString) (\(known))")
+            throw NFCReaderDeviceError(.deviceNotFound, "no PC/SC reader matches \(connectionString) (\(known))")
         }
         return (context, name)
     }
