@@ -7,7 +7,7 @@ extension PCSCEndToEnd {
     /// away when nfctool leaves it with a reset (its deselect) and the next laid on the reader.
     @Suite(
         "batch through the real pcscd and the virtual reader", .serialized, .timeLimit(.minutes(5)),
-        .enabled(if: PrivatePCSCDaemon.available, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+        .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct BatchThroughPCSCTests {
         @Test("a batch of 20 ICODE SLIX2 stickers through pcscd: 20 distinct UIDs done in the ledger, each tag file (read by the simulator) holds its own URL")
         func twentySLIX2() throws {

@@ -26,7 +26,12 @@ final class PrivatePCSCDaemon {
     /// `friendlyName` (pcscd appends ` 00 00`); by default `NFCKit test PCD <port>`, which
     /// NFCKit's profile table gives the generic profile. A real family's name
     /// (`ACS ACR1552 1S CL Reader PICC`) makes NFCKit choose that family's profile.
+    /// In CI (`CI=true`) the end-to-end suites run even when this machine cannot host one, and
+    /// fail here naming what is missing.
     init(friendlyName: String? = nil) throws {
+        guard Self.available else {
+            throw PCSCFixtureError("a private pcscd needs root, \(Self.pcscd), \(Self.vpcdDriver) (vsmartcard-vpcd) and \(Self.unshare): Scripts/setup installs them")
+        }
         directory = try temporaryDirectory()
         port = try Self.freePortPair()
         let friendly = friendlyName ?? "NFCKit test PCD \(port)"

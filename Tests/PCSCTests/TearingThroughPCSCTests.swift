@@ -9,7 +9,7 @@ extension PCSCEndToEnd {
     /// old message, an empty one or the new one, never a broken one.
     @Suite(
         "tearing sweeps through the real pcscd (Type 2 and Type 5)", .serialized, .timeLimit(.minutes(8)),
-        .enabled(if: PrivatePCSCDaemon.available, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+        .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct TearingThroughPCSCTests {
         static let old = "https://example.com/old-message"
         static let new = "https://example.com/the-new-message-written-through-pcscd"
