@@ -44,6 +44,18 @@ public enum NFCReaderDiscovery {
         return libnfc + (await listPCSCReaders())
     }
 
+    /// The names of the PC/SC readers pcscd knows, in its order (`pcsc:#N` numbering).
+    /// - Throws: ``NFCReaderDeviceError`` `deviceNotFound` when pcscd is not running, `io` otherwise.
+    public static func pcscReaderNames() async throws(NFCReaderDeviceError) -> [String] {
+        try await PCSCReader.readerNames()
+    }
+
+    /// The title of the reader profile NFCKit uses for a PC/SC reader of this name
+    /// (`ACS ACR1552U`, `generic PC/SC Part 3`).
+    public static func pcscProfileTitle(forReaderNamed name: String) -> String {
+        PCSCReaderProfile.matching(readerName: name).title
+    }
+
     /// The PC/SC readers pcscd knows, in its order; empty when pcscd is not running or fails.
     public static func listPCSCReaders() async -> [NFCReaderDescription] {
         let names = (try? await PCSCReader.readerNames()) ?? []

@@ -16,6 +16,22 @@ public enum PCSCPart3 {
     public static let readBinary: UInt8 = 0xB0
     /// UPDATE BINARY: `FF D6 MSB LSB Lc data`.
     public static let updateBinary: UInt8 = 0xD6
+    /// LOAD KEYS: `FF 82 P1 P2 06 key`; P1 the key structure (``volatileCardKey``), P2 the key
+    /// number in the reader.
+    public static let loadKeys: UInt8 = 0x82
+    /// GENERAL AUTHENTICATE: `FF 86 00 00 05 01 00 block keyType keyNumber` (data: version
+    /// ``generalAuthenticateVersion``, block address MSB LSB, key type `60`/`61`, key number).
+    public static let generalAuthenticate: UInt8 = 0x86
+    /// The version byte of GENERAL AUTHENTICATE's data.
+    public static let generalAuthenticateVersion: UInt8 = 0x01
+    /// LOAD KEYS P1: a card key kept in the reader's volatile memory.
+    public static let volatileCardKey: UInt8 = 0x00
+    /// The key slots LOAD KEYS fills on the readers NFCKit knows (ACS: 00 and 01).
+    public static let keySlots: ClosedRange<UInt8> = 0x00...0x01
+    /// A MIFARE Classic block, the unit of READ BINARY and UPDATE BINARY on a Classic card.
+    public static let classicBlockLength = 16
+    /// A MIFARE key's length.
+    public static let classicKeyLength = 6
     /// The most a READ BINARY of a Type 2 tag returns (the tag's READ: 4 pages).
     public static let type2ReadLength = 16
     /// A Type 2 page, the unit of UPDATE BINARY on a Type 2 tag.
@@ -147,5 +163,219 @@ public enum PCSCContactlessATR: Sendable, Hashable {
             }
         let body = [0x80 | UInt8(historical.count), 0x80, 0x01] + historical
         return Bytes([0x3B] + body + [body.reduce(UInt8(0), ^)])
+    }
+}
+
+extension PCSCPart3 {
+    /// The transparent session of PC/SC Part 3 (version 2.02 and later): `FF C2 00 P2 Lc
+    /// data-objects`, answered by BER-TLV data objects and SW1 SW2. P2 is the function
+    /// (``Function``); every answer carries a generic error status object (`C0 03 XX SW1 SW2`).
+    /// Readers with it: ACS ACR1252U (ISO 14443), ACR1552U (ISO 14443 and ISO 15693), Identiv
+    /// uTrust/CLOUD 3700 F, HID OMNIKEY 5022/5427.
+    public enum TransparentSession {
+        /// The instruction byte of every transparent-session APDU.
+        public static let instruction: UInt8 = 0xC2
+
+        /// P2: what the APDU does.
+        public enum Function {
+            /// Manage session: version, start/end session, RF off/on, timer, parameters.
+            public static let manageSession: UInt8 = 0x00
+            /// Transparent exchange: framing flags, transmit, receive, transceive.
+            public static let transparentExchange: UInt8 = 0x01
+            /// Switch protocol: which air interface and layer the session talks.
+            public static let switchProtocol: UInt8 = 0x02
+        }
+
+        /// Data object tags, in commands and answers.
+        public enum Tag {
+            /// Version data object (manage session; the answer carries major, minor, build).
+            public static let version: UInt16 = 0x80
+            /// Start transparent session (length 0).
+            public static let startSession: UInt16 = 0x81
+            /// End transparent session (length 0).
+            public static let endSession: UInt16 = 0x82
+            /// Turn the RF field off (length 0).
+            public static let rfOff: UInt16 = 0x83
+            /// Turn the RF field on (length 0).
+            public static let rfOn: UInt16 = 0x84
+            /// Timer: 4 bytes, microseconds, least significant byte first; the longest wait for
+            /// the card's answer to the next transceive.
+            public static let timer: UInt16 = 0x5F46
+            /// Switch protocol: 2 bytes, ``SwitchStandard`` and ``SwitchLayer``.
+            public static let switchProtocol: UInt16 = 0x8F
+            /// Transmission and reception flags: 2 bytes of bits (no CRC on transmit, keep the
+            /// CRC on reception, no parity…, ``ExchangeFlag``).
+            public static let exchangeFlags: UInt16 = 0x90
+            /// Transmission bit framing: valid bits of the last byte sent (0: all).
+            public static let transmitBitFraming: UInt16 = 0x91
+            /// Reception bit framing: valid bits of the last byte received (0: all); in an
+            /// answer, 4 for an ACK/NAK nibble.
+            public static let receiveBitFraming: UInt16 = 0x92
+            /// Transmit only: no answer expected.
+            public static let transmit: UInt16 = 0x93
+            /// Receive only.
+            public static let receive: UInt16 = 0x94
+            /// Transceive: the frame to send (without CRC unless the flags say so).
+            public static let transceive: UInt16 = 0x95
+            /// Response status (answer): 2 bytes, ``ResponseStatusBit`` in the first.
+            public static let responseStatus: UInt16 = 0x96
+            /// The card's answer (answer object).
+            public static let cardResponse: UInt16 = 0x97
+            /// Get parameter.
+            public static let getParameter: UInt16 = 0xFF6D
+            /// Set parameter.
+            public static let setParameter: UInt16 = 0xFF6E
+            /// Generic error status (answer): 3 bytes, the number of the data object at fault
+            /// (0: the APDU as a whole, 1: the first…) and SW1 SW2 (``ErrorStatus``).
+            public static let errorStatus: UInt16 = 0xC0
+        }
+
+        /// First byte of the switch protocol object: the air interface.
+        public enum SwitchStandard {
+            /// ISO/IEC 14443 type A.
+            public static let iso14443A: UInt8 = 0x00
+            /// ISO/IEC 14443 type B.
+            public static let iso14443B: UInt8 = 0x01
+            /// ISO/IEC 15693.
+            public static let iso15693: UInt8 = 0x02
+            /// FeliCa.
+            public static let felica: UInt8 = 0x03
+        }
+
+        /// Second byte of the switch protocol object: the layer the session talks.
+        public enum SwitchLayer {
+            /// No layer separation given.
+            public static let unspecified: UInt8 = 0x00
+            /// Layer 2.
+            public static let layer2: UInt8 = 0x02
+            /// Layer 3: the card's own commands (Type 2 READ/WRITE/GET_VERSION, ISO 15693
+            /// requests), the reader adding and checking the CRC.
+            public static let layer3: UInt8 = 0x03
+            /// Layer 4: ISO-DEP, the reader framing APDUs in blocks.
+            public static let layer4: UInt8 = 0x04
+        }
+
+        /// Bits of the first byte of the response status object.
+        public enum ResponseStatusBit {
+            /// The answer's CRC was wrong.
+            public static let crcError: UInt8 = 0x01
+            /// A collision was detected.
+            public static let collision: UInt8 = 0x02
+            /// A parity error was detected.
+            public static let parityError: UInt8 = 0x04
+            /// A framing error was detected.
+            public static let framingError: UInt8 = 0x08
+        }
+
+        /// SW1 SW2 values of the generic error status object.
+        public enum ErrorStatus {
+            /// No error.
+            public static let success: UInt16 = 0x9000
+            /// Warning: the information asked for is not available.
+            public static let informationNotAvailable: UInt16 = 0x6282
+            /// No information given.
+            public static let noInformation: UInt16 = 0x6300
+            /// Execution stopped because another data object failed.
+            public static let stoppedByOtherObject: UInt16 = 0x6301
+            /// No answer from the reader's front end (IFD).
+            public static let noResponseFromReader: UInt16 = 0x6400
+            /// No answer from the card (ICC): it did not answer within the timer.
+            public static let noResponseFromCard: UInt16 = 0x6401
+            /// The data object has an unexpected length.
+            public static let unexpectedLength: UInt16 = 0x6700
+            /// The data object has an unexpected value.
+            public static let unexpectedValue: UInt16 = 0x6A80
+            /// The data object is not supported.
+            public static let notSupported: UInt16 = 0x6A81
+            /// The data object failed, no precise diagnosis.
+            public static let failed: UInt16 = 0x6F00
+        }
+
+        /// Bits of the transmission and reception flags object (first byte on the wire is the
+        /// low byte).
+        public enum ExchangeFlag {
+            /// Do not append a CRC to the frame sent.
+            public static let noTransmitCRC: UInt16 = 0x0001
+            /// Do not check and remove the answer's CRC.
+            public static let noReceiveCRC: UInt16 = 0x0002
+        }
+    }
+
+    /// One BER-TLV data object of a transparent-session APDU or answer.
+    public struct DataObject: Sendable, Hashable {
+        /// The tag: one byte (`81`) or two (`5F46`, `FF6D`), as a number.
+        public var tag: UInt16
+        /// The value.
+        public var value: [UInt8]
+
+        /// A data object.
+        public init(_ tag: UInt16, _ value: [UInt8] = []) {
+            self.tag = tag
+            self.value = value
+        }
+
+        /// The object's bytes: tag, length (one byte up to 127, `81 nn` up to 255), value.
+        public var bytes: [UInt8] {
+            let tagBytes: [UInt8] = tag > 0xFF ? [UInt8(tag >> 8), UInt8(tag & 0xFF)] : [UInt8(tag)]
+            let length: [UInt8] = value.count < 0x80 ? [UInt8(value.count)] : [0x81, UInt8(truncatingIfNeeded: value.count)]
+            return tagBytes + length + value
+        }
+
+        /// The objects of `bytes`, in order.
+        /// - Throws: ``NFCTagError`` `tagResponse` with the offset of a tag or length that runs
+        ///   past the end, or a length form other than one byte or `81 nn`.
+        public static func parse(_ bytes: [UInt8]) throws(NFCTagError) -> [DataObject] {
+            var objects: [DataObject] = []
+            var i = 0
+            while i < bytes.count {
+                let start = i
+                var tag = UInt16(bytes[i])
+                // Two-byte tags: the low five bits of the first byte all set (5F 46, FF 6D).
+                if bytes[i] & 0x1F == 0x1F {
+                    guard i + 1 < bytes.count else { throw NFCTagError(.tagResponse, at: i, "a two-byte tag cut at the end") }
+                    tag = tag << 8 | UInt16(bytes[i + 1])
+                    i += 1
+                }
+                i += 1
+                guard i < bytes.count else { throw NFCTagError(.tagResponse, at: start, "the data object \(String(tag, radix: 16)) has no length") }
+                var length = Int(bytes[i])
+                if length == 0x81 {
+                    guard i + 1 < bytes.count else { throw NFCTagError(.tagResponse, at: i, "a length 81 without its byte") }
+                    length = Int(bytes[i + 1])
+                    i += 1
+                } else if length > 0x80 {
+                    throw NFCTagError(.tagResponse, at: i, "a length form \(String(length, radix: 16)) other than one byte or 81 nn")
+                }
+                i += 1
+                guard i + length <= bytes.count else {
+                    throw NFCTagError(.tagResponse, at: i, "the data object \(String(tag, radix: 16)) announces \(length) bytes, \(bytes.count - i) follow")
+                }
+                objects.append(DataObject(tag, Array(bytes[i..<(i + length)])))
+                i += length
+            }
+            return objects
+        }
+    }
+
+    /// The ACS ACR122U's way to its PN532: the pseudo-APDU `FF 00 00 00 Lc` carries a PN532
+    /// command (`D4 …`), the answer is the PN532's (`D5 …`) and `90 00` (ACR122U API, direct
+    /// transmit). NFCKit sends InCommunicateThru, whose answer starts with a status byte.
+    public enum ACR122U {
+        /// The header of a direct transmit: class `FF`, INS P1 P2 `00 00 00`.
+        public static let directTransmit: [UInt8] = [0xFF, 0x00, 0x00, 0x00]
+        /// The PN532's frame identifier host → PN532.
+        public static let hostToPN532: UInt8 = 0xD4
+        /// The PN532's frame identifier PN532 → host.
+        public static let pn532ToHost: UInt8 = 0xD5
+        /// InCommunicateThru (PN532 user manual §7.3.9): a raw frame to the target, CRC added and
+        /// checked by the chip.
+        public static let inCommunicateThru: UInt8 = 0x42
+        /// The PN532's status byte: success.
+        public static let statusSuccess: UInt8 = 0x00
+        /// The PN532's status byte: the target did not answer.
+        public static let statusTimeout: UInt8 = 0x01
+        /// The PN532's status byte: CRC error (also what a 4-bit ACK/NAK gives with the CRC
+        /// check on).
+        public static let statusCRCError: UInt8 = 0x02
     }
 }

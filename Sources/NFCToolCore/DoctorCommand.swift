@@ -17,7 +17,9 @@ struct DoctorCommand: ToolCommand {
             Checks that libnfc is there, which readers it finds, that the kernel's pn533_usb, \
             pn533 and nfc modules do not hold USB readers (and are blacklisted), that udev \
             lets non-root users open the readers, what /etc/nfc/libnfc.conf and \
-            /etc/nfc/devices.d say, and which LIBNFC_* variables are set. Each item is ok, \
+            /etc/nfc/devices.d say, which LIBNFC_* variables are set, and for PC/SC readers \
+            whether pcscd runs, its socket, the readers it sees (with NFCKit's profile), \
+            libccid, and readers both pcscd and libnfc would claim. Each item is ok, \
             warning or problem, with one line on how to fix it. Exits 1 when something is a \
             problem, 0 otherwise.
 
@@ -43,9 +45,15 @@ struct DoctorCommand: ToolCommand {
         } catch {
             readers = .failure(error)
         }
+        let pcscReaders: Result<[String], NFCReaderDeviceError>
+        do throws(NFCReaderDeviceError) {
+            pcscReaders = .success(try await NFCReaderDiscovery.pcscReaderNames())
+        } catch {
+            pcscReaders = .failure(error)
+        }
         let report = DoctorReport.make(
             system: DoctorSystem(root: root), environment: context.environment,
-            libnfcVersion: NFCReaderDiscovery.libnfcVersion, readers: readers)
+            libnfcVersion: NFCReaderDiscovery.libnfcVersion, readers: readers, pcscReaders: pcscReaders)
         context.io.write(printsJSON ? try toolJSON(report) : report.text)
         if report.problems > 0 {
             throw CommandError("\(report.problems) problem\(report.problems == 1 ? "" : "s") found", exitCode: .failure)
@@ -164,7 +172,8 @@ struct DoctorReport: Encodable, Sendable {
     /// Runs every check.
     static func make(
         system: DoctorSystem, environment: [String: String], libnfcVersion: String,
-        readers: Result<[NFCReaderDescription], NFCReaderDeviceError>
+        readers: Result<[NFCReaderDescription], NFCReaderDeviceError>,
+        pcscReaders: Result<[String], NFCReaderDeviceError> = .success([])
     ) -> DoctorReport {
         var checks = [DoctorItem(name: "libnfc", status: .ok, detail: "libnfc \(libnfcVersion) loaded", fix: "")]
         switch readers {
@@ -184,6 +193,7 @@ struct DoctorReport: Encodable, Sendable {
         checks += usbChecks(system)
         checks.append(configurationCheck(system))
         checks.append(environmentCheck(environment))
+        checks += pcscChecks(system, environment: environment, readers: pcscReaders)
         return DoctorReport(checks: checks)
     }
 

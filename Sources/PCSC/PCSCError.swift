@@ -12,9 +12,12 @@ public struct PCSCError: Error, Sendable, Hashable, CustomStringConvertible {
         self.call = call
     }
 
-    /// The card or reader went away (removed, reset, no card, reader unavailable).
+    /// The card or reader went away (removed, reset, no card, reader unavailable), or an
+    /// exchange with it broke off (`SCARD_E_NOT_TRANSACTED`: what a card taken away in the
+    /// middle of an APDU gives).
     public var meansCardGone: Bool {
-        [Self.noSmartcard, Self.removedCard, Self.resetCard, Self.unpoweredCard, Self.readerUnavailable, Self.unresponsiveCard].contains(code)
+        [Self.noSmartcard, Self.removedCard, Self.resetCard, Self.unpoweredCard, Self.readerUnavailable, Self.unresponsiveCard, Self.notTransacted]
+            .contains(code)
     }
 
     /// `SCARD_F_INTERNAL_ERROR`.

@@ -5,11 +5,13 @@ public import NFCTags
 /// A contactless reader driven through pcsc-lite (pcscd): ACR1252U, ACR1552U, uTrust, OMNIKEY…,
 /// or the virtual reader of `pcsc-reader-emulator` behind vpcd.
 ///
-/// This is the generic PC/SC Part 3 profile: the card is identified from the ATR the reader
-/// builds and from GET DATA (`FF CA`); Type 2 pages and ISO 15693 blocks are read and written
-/// with READ BINARY (`FF B0`) and UPDATE BINARY (`FF D6`); ISO-DEP cards get their APDUs as
-/// they are. A tag command the profile cannot carry (GET_VERSION, PWD_AUTH, LOCK BLOCK, GET
-/// SYSTEM INFORMATION…) fails with ``NFCReaderDeviceError/Code/notSupported`` and sends nothing.
+/// The card is identified from the ATR the reader builds and from GET DATA (`FF CA`); Type 2
+/// pages and ISO 15693 blocks are read and written with READ BINARY (`FF B0`) and UPDATE BINARY
+/// (`FF D6`); ISO-DEP cards get their APDUs as they are. Other tag commands (GET_VERSION,
+/// PWD_AUTH, LOCK BLOCK, GET SYSTEM INFORMATION…) take the raw path of the reader's
+/// ``PCSCReaderProfile`` (chosen by its name): the PC/SC Part 3 transparent session (ACR1552U,
+/// uTrust 3700 F) or the ACR122U's direct transmit. Where the profile has none, such a command
+/// fails with ``NFCReaderDeviceError/Code/notSupported`` and sends nothing.
 ///
 /// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
 /// ``open(_:)``.
@@ -21,6 +23,12 @@ public actor PCSCReader: NFCReader {
     private var context: ContextHandle?
     private var card: CardHandle?
     private var selectedInfo: TargetInfo?
+    /// The open transparent session's switch protocol (standard, layer), if one is open.
+    private var session: (standard: UInt8, layer: UInt8)?
+    /// The reader family's profile: which path each operation takes.
+    public nonisolated let profile: PCSCReaderProfile
+    /// The MIFARE key LOAD KEYS last put in slot 0 (forgotten at each poll).
+    private var loadedKey: Bytes?
     /// The reader's name as pcscd gives it (`ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00`).
     public let name: String
     /// The connection string it was opened with (`pcsc`, `pcsc:ACS`, `pcsc:#1`).
@@ -34,6 +42,7 @@ public actor PCSCReader: NFCReader {
         self.name = name
         self.connectionString = connectionString
         self.executor = executor
+        self.profile = PCSCReaderProfile.matching(readerName: name)
     }
 
     /// Which reader a connection string names: `pcsc` the first, `pcsc:NAME` the first whose
@@ -109,6 +118,8 @@ public actor PCSCReader: NFCReader {
 
     public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         let context = try openContext()
+        endSession()
+        loadedKey = nil
         if let card {
             pcscDisconnect(card)
             self.card = nil
@@ -128,12 +139,13 @@ public actor PCSCReader: NFCReader {
                 throw Self.readerError(error)
             }
             if state & pcscStatePresent != 0, state & pcscStateMute == 0 {
-                // A card that left while it was being identified, or one the generic profile
-                // cannot handle (another standard, a foreign ATR), is no tag: batch and watch go on.
+                // A card that left while it was being identified (or whose answer broke off on
+                // the way: a card swapped in that instant), or one the profile cannot handle
+                // (another standard, a foreign ATR), is no tag: batch and watch go on polling.
                 let found: TargetInfo?
                 do throws(NFCReaderDeviceError) {
                     found = try select(context)
-                } catch where error.code == .notSupported || error.code == .tagLost {
+                } catch where [.notSupported, .tagLost, .rfError, .timeout].contains(error.code) {
                     found = nil
                 }
                 if let info = found, modulations.contains(info.modulation) {
@@ -221,39 +233,62 @@ public actor PCSCReader: NFCReader {
     public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         _ = try openContext()
         guard card != nil, let info = selectedInfo else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
-        switch info {
-        case .iso14443A(let a) where a.supportsISODEP && mode == .standard:
-            let (data, sw) = try transmit(command.array)
+        let frame = command.array
+        guard let kind = Self.kind(of: info) else { throw notCarried(frame, "this card") }
+        switch kind {
+        case .isoDEP where mode == .standard:
+            let (data, sw) = try transmit(frame)
             return Bytes(data + [UInt8(sw >> 8), UInt8(sw & 0xFF)])
-        case .iso14443A(let a) where a.sak == 0x00:
-            return try type2(command.array)
-        case .iso15693:
-            return try iso15693(command.array)
+        case .mifareClassic where Self.classicCarries(frame) && profile.path(for: .read, on: .mifareClassic) != nil:
+            return try classic(frame)
+        case .type2 where Self.type2Carries(frame) && session == nil:
+            return try type2(frame)
+        case .iso15693 where Self.iso15693Carries(frame) && session == nil:
+            return try iso15693(frame)
+        case .type2, .iso15693:
+            // Once a session is open, every command of the card goes through it: what the card
+            // was told there (PWD_AUTH) lasts only as long as the session.
+            switch profile.path(for: .tagCommand, on: kind) {
+            case .transparentSession: return try transparentTransceive(frame, kind: kind, timeout: timeout)
+            case .directTransmit: return try directTransmit(frame)
+            default: throw notCarried(frame, kind)
+            }
         default:
-            throw notCarried(command.array, "this card")
+            throw notCarried(frame, kind)
         }
     }
 
-    /// Throws `notSupported` for a command the generic profile cannot carry to the selected
+    /// Throws `notSupported` for a command the reader's profile cannot carry to the selected
     /// card; sends nothing.
     public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError) {
         guard let info = selectedInfo else { return }
         let frame = command.array
-        switch info {
-        case .iso14443A(let a) where a.supportsISODEP && mode == .standard:
-            return
-        case .iso14443A(let a) where a.sak == 0x00:
-            if Self.type2Carries(frame) { return }
-            throw notCarried(frame, "a Type 2 tag", name: frame.first.flatMap { Self.type2Names[$0] })
-        case .iso15693:
-            if Self.iso15693Carries(frame) { return }
-            throw notCarried(frame, "an ISO 15693 tag", name: frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil)
+        guard let kind = Self.kind(of: info) else { throw notCarried(frame, "this card") }
+        switch kind {
+        case .isoDEP where mode == .standard: return
+        case .mifareClassic where Self.classicCarries(frame) && profile.path(for: .read, on: .mifareClassic) != nil: return
+        case .type2 where Self.type2Carries(frame): return
+        case .iso15693 where Self.iso15693Carries(frame): return
+        case .type2, .iso15693:
+            if profile.path(for: .tagCommand, on: kind) != nil { return }
+            throw notCarried(frame, kind)
         default:
-            throw notCarried(frame, "this card")
+            throw notCarried(frame, kind)
         }
     }
 
-    /// Whether a Type 2 frame is one the profile maps: READ, FAST_READ, WRITE.
+    /// The card kind the profile tells apart, from what identification found.
+    static func kind(of info: TargetInfo) -> PCSCCardKind? {
+        switch info {
+        case .iso14443A(let a) where a.supportsISODEP: .isoDEP
+        case .iso14443A(let a) where a.sak == 0x00: .type2
+        case .iso14443A(let a) where [0x08, 0x18, 0x09].contains(a.sak): .mifareClassic
+        case .iso15693: .iso15693
+        default: nil
+        }
+    }
+
+    /// Whether a Type 2 frame is one the storage pseudo-APDUs map: READ, FAST_READ, WRITE.
     static func type2Carries(_ frame: [UInt8]) -> Bool {
         switch (frame.first, frame.count) {
         case (Type2Command.read, 2), (Type2Command.write, 2 + PCSCPart3.type2PageLength): true
@@ -262,8 +297,8 @@ public actor PCSCReader: NFCReader {
         }
     }
 
-    /// Whether an ISO 15693 request is one the profile maps: READ SINGLE BLOCK, READ MULTIPLE
-    /// BLOCKS, WRITE SINGLE BLOCK.
+    /// Whether an ISO 15693 request is one the storage pseudo-APDUs map: READ SINGLE BLOCK,
+    /// READ MULTIPLE BLOCKS, WRITE SINGLE BLOCK.
     static func iso15693Carries(_ frame: [UInt8]) -> Bool {
         guard frame.count >= 2 else { return false }
         let addressed = frame[0] & ISO15693RequestFlag.address != 0
@@ -298,7 +333,7 @@ public actor PCSCReader: NFCReader {
             try updateBinary(address: Int(frame[1]), Array(frame[2...]), what: "WRITE page \(frame[1])")
             return Bytes()
         default:
-            throw notCarried(frame, "a Type 2 tag", name: Self.type2Names[command])
+            throw notCarried(frame, .type2)
         }
     }
 
@@ -331,11 +366,113 @@ public actor PCSCReader: NFCReader {
             try updateBinary(address: Int(parameters[0]), Array(parameters.dropFirst()), what: "WRITE SINGLE BLOCK \(parameters[0])")
             return Bytes([0x00])
         default:
-            throw notCarried(frame, "an ISO 15693 tag", name: Self.iso15693Names[command])
+            throw notCarried(frame, .iso15693)
         }
     }
 
-    /// Names of the Type 2 / NTAG commands the profile cannot carry, for error messages.
+    // MARK: - Transparent session and direct transmit
+
+    private typealias TS = PCSCPart3.TransparentSession
+
+    /// A frame through the transparent session: the session is started and switched to the
+    /// card's standard at layer 3 on first use and kept, for every later command of the card,
+    /// until a deselect or the next poll; every transceive carries a timer object with `timeout`. The answer's
+    /// `97` object is the card's answer; a 4-bit answer (`92 01 04`) is the ACK `0A` or a NAK.
+    private func transparentTransceive(_ frame: [UInt8], kind: PCSCCardKind, timeout: Duration) throws(NFCReaderDeviceError) -> Bytes {
+        let standard = kind == .iso15693 ? TS.SwitchStandard.iso15693 : TS.SwitchStandard.iso14443A
+        if session.map({ $0.standard != standard || $0.layer != TS.SwitchLayer.layer3 }) ?? true {
+            endSession()
+            _ = try sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.startSession)], what: "start transparent session")
+            session = (standard, TS.SwitchLayer.layer3)
+            _ = try sessionAPDU(
+                TS.Function.switchProtocol, [PCSCPart3.DataObject(TS.Tag.switchProtocol, [standard, TS.SwitchLayer.layer3])],
+                what: "switch protocol to \(kind == .iso15693 ? "ISO 15693" : "ISO 14443-A") layer 3")
+        }
+        let micros = UInt32(clamping: timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
+        let timer = [UInt8(micros & 0xFF), UInt8(micros >> 8 & 0xFF), UInt8(micros >> 16 & 0xFF), UInt8(micros >> 24)]
+        let answer = try sessionAPDU(
+            TS.Function.transparentExchange,
+            [PCSCPart3.DataObject(TS.Tag.timer, timer), PCSCPart3.DataObject(TS.Tag.transceive, frame)],
+            what: commandName(frame, kind) + " (transceive)")
+        if let status = answer.first(where: { $0.tag == TS.Tag.responseStatus }), let bits = status.value.first, bits != 0 {
+            throw NFCReaderDeviceError(.rfError, "\(commandName(frame, kind)): the reader \(name) reports a response status \(Hex.encode(status.value)) (CRC, collision, parity or framing error)")
+        }
+        guard let data = answer.first(where: { $0.tag == TS.Tag.cardResponse })?.value else {
+            throw NFCReaderDeviceError(.rfError, "\(commandName(frame, kind)): the reader \(name) answered without the card's response object (97)")
+        }
+        let validBits = answer.first(where: { $0.tag == TS.Tag.receiveBitFraming })?.value.first ?? 0
+        if validBits == 4, data.count == 1 {
+            if data[0] & 0x0F == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
+            throw NFCReaderDeviceError(.nak, "the tag answered NAK \(data[0] & 0x0F)", detail: data[0] & 0x0F)
+        }
+        return Bytes(data)
+    }
+
+    /// One `FF C2 00 function` APDU; its answer's data objects after the error status was
+    /// checked.
+    private func sessionAPDU(_ function: UInt8, _ objects: [PCSCPart3.DataObject], what: String) throws(NFCReaderDeviceError) -> [PCSCPart3.DataObject] {
+        let body = objects.flatMap(\.bytes)
+        guard body.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): \(body.count) bytes of data objects, more than a short APDU holds") }
+        let (data, sw) = try transmit([PCSCPart3.pseudoClass, TS.instruction, 0x00, function, UInt8(body.count)] + body + [0x00])
+        guard sw == PCSCPart3.StatusWord.success else {
+            if function != TS.Function.manageSession || objects.first?.tag != TS.Tag.endSession { session = nil }
+            throw Self.statusError(sw, "\(what) (FF C2)", reader: name)
+        }
+        let answer: [PCSCPart3.DataObject]
+        do {
+            answer = try PCSCPart3.DataObject.parse(data)
+        } catch {
+            throw NFCReaderDeviceError(.rfError, "\(what): the reader \(name) answered data objects that do not parse: \(error.reason)")
+        }
+        guard let status = answer.first(where: { $0.tag == TS.Tag.errorStatus }), status.value.count == 3 else {
+            throw NFCReaderDeviceError(.rfError, "\(what): the reader \(name) answered without the generic error status object (C0)")
+        }
+        let errorSW = UInt16(status.value[1]) << 8 | UInt16(status.value[2])
+        if errorSW != TS.ErrorStatus.success {
+            let text = "\(what): the reader \(name) reports \(Hex.encode([status.value[1], status.value[2]]).uppercased()) for data object \(status.value[0])"
+            switch errorSW {
+            case TS.ErrorStatus.noResponseFromCard: throw NFCReaderDeviceError(.timeout, text + " (no answer from the card)")
+            case TS.ErrorStatus.notSupported: throw NFCReaderDeviceError(.notSupported, text + " (not supported)")
+            case TS.ErrorStatus.unexpectedLength, TS.ErrorStatus.unexpectedValue: throw NFCReaderDeviceError(.invalidArgument, text)
+            default: throw NFCReaderDeviceError(.chip, text)
+            }
+        }
+        return answer
+    }
+
+    /// Ends an open transparent session (best effort: the card may be gone).
+    private func endSession() {
+        guard session != nil, card != nil else {
+            session = nil
+            return
+        }
+        session = nil
+        _ = try? sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.endSession)], what: "end transparent session")
+    }
+
+    /// A frame through the ACR122U's direct transmit as PN532 InCommunicateThru; the PN532's
+    /// status 01 is a timeout, 02 a CRC error (which is also how a 4-bit ACK/NAK comes back).
+    private func directTransmit(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+        typealias A = PCSCPart3.ACR122U
+        let command = [A.hostToPN532, A.inCommunicateThru] + frame
+        guard command.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "a frame of \(frame.count) bytes is longer than a direct transmit holds") }
+        let (data, sw) = try transmit(A.directTransmit + [UInt8(command.count)] + command)
+        guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "direct transmit (FF 00 00 00)", reader: name) }
+        guard data.count >= 3, data[0] == A.pn532ToHost, data[1] == A.inCommunicateThru + 1 else {
+            throw NFCReaderDeviceError(.rfError, "direct transmit: the reader \(name) answered \(Hex.encode(data)), not a PN532 InCommunicateThru answer (D5 43)")
+        }
+        switch data[2] & 0x3F {
+        case A.statusSuccess: return Bytes(Array(data.dropFirst(3)))
+        case A.statusTimeout: throw NFCReaderDeviceError(.timeout, "the tag did not answer (PN532 status 01 through \(name))")
+        case A.statusCRCError:
+            throw NFCReaderDeviceError(.rfError, "PN532 status 02 through \(name): a CRC error, or a 4-bit ACK/NAK the ACR122U's PN532 reports as one")
+        default: throw NFCReaderDeviceError(.chip, "PN532 status \(Hex.encode([data[2]])) through \(name)")
+        }
+    }
+
+    // MARK: - Names and errors
+
+    /// Names of Type 2 / NTAG commands, for error messages.
     static let type2Names: [UInt8: String] = [
         0x60: "GET_VERSION", Type2Command.passwordAuthenticate: "PWD_AUTH", Type2Command.readSignature: "READ_SIG",
         Type2Command.compatibilityWrite: "COMPATIBILITY_WRITE",
@@ -349,15 +486,31 @@ public actor PCSCReader: NFCReader {
         ISO15693Command.lockDSFID: "LOCK DSFID",
     ]
 
-    /// The error for a command the generic profile cannot carry; nothing was sent.
-    private func notCarried(_ frame: [UInt8], _ target: String, name commandName: String? = nil) -> NFCReaderDeviceError {
+    /// "LOCK BLOCK (command 22)" or "the frame 30 04…".
+    private func commandName(_ frame: [UInt8], _ kind: PCSCCardKind) -> String {
         // ISO 15693 requests are named by their command byte, after the flags.
-        let code = target.contains("15693") ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
-        let shown = commandName.map { "\($0) (command \(Hex.encode(code)))" }
-            ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
+        let code = kind == .iso15693 ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
+        let known = kind == .iso15693 ? (frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil) : frame.first.flatMap { Self.type2Names[$0] }
+        return known.map { "\($0) (command \(Hex.encode(code)))" } ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
+    }
+
+    /// The error for a command the profile cannot carry to a card of `kind`; nothing was sent.
+    private func notCarried(_ frame: [UInt8], _ kind: PCSCCardKind) -> NFCReaderDeviceError {
+        let target = switch kind {
+        case .type2: "a Type 2 tag"
+        case .iso15693: "an ISO 15693 tag"
+        case .mifareClassic: "a MIFARE Classic card"
+        case .isoDEP: "an ISO-DEP card"
+        }
         return NFCReaderDeviceError(
             .notSupported,
-            "the PC/SC reader \(name) (generic Part 3 profile) cannot send \(shown) to \(target): it offers only GET DATA, READ BINARY and UPDATE BINARY; raw tag commands need a reader with a transparent session, which NFCKit does not drive yet (nothing was sent)")
+            "the PC/SC reader \(name) (\(profile.title) profile) cannot send \(commandName(frame, kind)) to \(target): \(profile.limit) (nothing was sent)")
+    }
+
+    private func notCarried(_ frame: [UInt8], _ target: String) -> NFCReaderDeviceError {
+        NFCReaderDeviceError(
+            .notSupported,
+            "the PC/SC reader \(name) (\(profile.title) profile) cannot send the frame \(Hex.encode(Array(frame.prefix(2))))… to \(target) (nothing was sent)")
     }
 
     /// READ BINARY of `length` bytes (0: what the card's unit holds) at `address`.
@@ -390,6 +543,7 @@ public actor PCSCReader: NFCReader {
                 pcscDisconnect(card)
                 self.card = nil
                 selectedInfo = nil
+                session = nil
             }
             throw Self.readerError(error)
         }
@@ -416,10 +570,59 @@ public actor PCSCReader: NFCReader {
         }
     }
 
+    /// MIFARE Classic authentication through PC/SC Part 3: LOAD KEYS (`FF 82 00 00 06 key`,
+    /// volatile slot 0, skipped when the slot already holds the key) and GENERAL AUTHENTICATE
+    /// (`FF 86 00 00 05 01 00 block keyType 00`). Later READ and WRITE of the sector's blocks go
+    /// as READ BINARY / UPDATE BINARY of 16 bytes.
+    /// - Throws: `authenticationFailed` when the card refuses the key (`63 00`), `notSupported`
+    ///   when the profile has no Classic authentication or the card is no Classic, reader errors.
     public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
-        throw NFCReaderDeviceError(
-            .notSupported,
-            "the PC/SC reader \(name) (generic Part 3 profile): MIFARE Classic LOAD KEY / AUTHENTICATE (FF 82 / FF 86) is not built yet (nothing was sent)")
+        _ = try openContext()
+        guard card != nil, let info = selectedInfo else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
+        guard Self.kind(of: info) == .mifareClassic, profile.path(for: .classicAuthentication, on: .mifareClassic) != nil else {
+            throw NFCReaderDeviceError(
+                .notSupported, "the PC/SC reader \(name) (\(profile.title) profile) cannot authenticate a MIFARE Classic sector of this card (nothing was sent)")
+        }
+        guard key.count == PCSCPart3.classicKeyLength else { throw NFCReaderDeviceError(.invalidArgument, "a MIFARE key is 6 bytes, not \(key.count)") }
+        let slot = PCSCPart3.keySlots.lowerBound
+        if loadedKey != key {
+            loadedKey = nil
+            let (_, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.loadKeys, PCSCPart3.volatileCardKey, slot, UInt8(key.count)] + key.array)
+            guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "LOAD KEYS (FF 82)", reader: name) }
+            loadedKey = key
+        }
+        let (_, sw) = try transmit([
+            PCSCPart3.pseudoClass, PCSCPart3.generalAuthenticate, 0x00, 0x00, 0x05,
+            PCSCPart3.generalAuthenticateVersion, 0x00, block, keyType.rawValue, slot,
+        ])
+        switch sw {
+        case PCSCPart3.StatusWord.success: return
+        case PCSCPart3.StatusWord.noInformation, PCSCPart3.StatusWord.securityNotSatisfied:
+            throw NFCReaderDeviceError(.authenticationFailed, "the card refused key \(keyType == .a ? "A" : "B") for block \(block) (GENERAL AUTHENTICATE answered \(PCSCPart3.StatusWord.describe(sw)))")
+        default:
+            throw Self.statusError(sw, "GENERAL AUTHENTICATE (FF 86) of block \(block)", reader: name)
+        }
+    }
+
+    /// MIFARE Classic READ and WRITE as READ BINARY / UPDATE BINARY of one 16-byte block.
+    private func classic(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+        switch (frame.first, frame.count) {
+        case (ClassicCommand.read, 2):
+            return Bytes(try readBinary(address: Int(frame[1]), length: PCSCPart3.classicBlockLength, what: "READ block \(frame[1])"))
+        case (ClassicCommand.write, 2 + PCSCPart3.classicBlockLength):
+            try updateBinary(address: Int(frame[1]), Array(frame[2...]), what: "WRITE block \(frame[1])")
+            return Bytes()
+        default:
+            throw notCarried(frame, .mifareClassic)
+        }
+    }
+
+    /// Whether a Classic frame is one READ BINARY / UPDATE BINARY map.
+    static func classicCarries(_ frame: [UInt8]) -> Bool {
+        switch (frame.first, frame.count) {
+        case (ClassicCommand.read, 2), (ClassicCommand.write, 2 + PCSCPart3.classicBlockLength): true
+        default: false
+        }
     }
 
     public func isTargetPresent() async -> Bool {
@@ -428,14 +631,19 @@ public actor PCSCReader: NFCReader {
         return status.state & DWORD(SCARD_PRESENT) != 0
     }
 
+    /// Leaves the card with a reset (SCARD_RESET_CARD): the reader powers the field down and up,
+    /// so a card that went idle (a refused MIFARE key) answers the next poll, as after HLTA and
+    /// WUPA on libnfc.
     public func deselect() async throws(NFCReaderDeviceError) {
         _ = try openContext()
-        if let card { pcscDisconnect(card) }
+        endSession()
+        if let card { pcscDisconnect(card, reset: true) }
         card = nil
         selectedInfo = nil
     }
 
     public func close() async {
+        if context != nil { endSession() }
         if let card { pcscDisconnect(card) }
         if let context { pcscReleaseContext(context) }
         card = nil

@@ -11,12 +11,25 @@ public import NFCCore
 /// the data; `6700` a wrong Lc; `6A81` a function the card or profile lacks; `6A82` an address
 /// the tag refuses; `6982` a locked ISO 15693 block; `6B00` a wrong P1-P2; `6300` when the tag
 /// does not answer.
+///
+/// With a ``EmulatedReaderProfile`` other than `generic` it also answers the PC/SC Part 3
+/// transparent session (`FF C2`, see ``TransparentSessionState``) or the ACR122U's direct
+/// transmit (`FF 00 00 00` carrying PN532 InCommunicateThru).
 public final class GenericPart3Reader {
     /// The field whose current tag is "on the reader".
     public let field: VirtualField
+    /// Which reader family it behaves as.
+    public let profile: EmulatedReaderProfile
+    /// The transparent session's state (closed unless a client started one).
+    public internal(set) var session = TransparentSessionState()
+    /// The MIFARE keys LOAD KEYS put in the reader's volatile slots.
+    public internal(set) var keys: [UInt8: [UInt8]] = [:]
 
-    /// A reader over `field`.
-    public init(field: VirtualField) { self.field = field }
+    /// A reader over `field` behaving as `profile`.
+    public init(field: VirtualField, profile: EmulatedReaderProfile = .generic) {
+        self.field = field
+        self.profile = profile
+    }
 
     /// The ATR of the tag in the field, or nil when there is none.
     public var atr: Bytes? {
@@ -53,6 +66,7 @@ public final class GenericPart3Reader {
 
     /// Powers the tag in the field on again (a card reset).
     public func reset() {
+        session = TransparentSessionState()
         guard let tag = field.currentTag else { return }
         if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
     }
@@ -69,6 +83,12 @@ public final class GenericPart3Reader {
             }
         }
         let ins = apdu[1], p1 = apdu[2], p2 = apdu[3]
+        if ins == PCSCPart3.TransparentSession.instruction, p1 == 0x00, profile.hasTransparentSession {
+            return transparentSession(apdu, tag: tag)
+        }
+        if Array(apdu.prefix(4)) == PCSCPart3.ACR122U.directTransmit, profile == .acr122u {
+            return directTransmit(apdu, tag: tag)
+        }
         switch ins {
         case PCSCPart3.getData:
             guard apdu.count == 5 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
@@ -91,6 +111,10 @@ public final class GenericPart3Reader {
         case PCSCPart3.updateBinary:
             guard apdu.count >= 6, Int(apdu[4]) == apdu.count - 5 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
             return updateBinary(tag, address: Int(p1) << 8 | Int(p2), Array(apdu[5...]))
+        case PCSCPart3.loadKeys:
+            return loadKeys(p1: p1, p2: p2, apdu)
+        case PCSCPart3.generalAuthenticate:
+            return generalAuthenticate(tag, p1: p1, p2: p2, apdu)
         default:
             return Self.sw(PCSCPart3.StatusWord.functionNotSupported)
         }
@@ -105,6 +129,8 @@ public final class GenericPart3Reader {
 
     private func readBinary(_ tag: any VirtualTag, address: Int, le: Int) -> [UInt8] {
         switch tag.targetInfo {
+        case .iso14443A(let a) where Self.isClassic(a):
+            return classicRead(block: address, le: le)
         case .iso14443A(let a) where !a.supportsISODEP && a.sak == 0x00:
             guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }
             guard le == 0 || le <= PCSCPart3.type2ReadLength else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
@@ -130,6 +156,8 @@ public final class GenericPart3Reader {
 
     private func updateBinary(_ tag: any VirtualTag, address: Int, _ data: [UInt8]) -> [UInt8] {
         switch tag.targetInfo {
+        case .iso14443A(let a) where Self.isClassic(a):
+            return classicWrite(block: address, data)
         case .iso14443A(let a) where !a.supportsISODEP && a.sak == 0x00:
             guard data.count == PCSCPart3.type2PageLength else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
             guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }

@@ -111,14 +111,25 @@ public enum VPCDService {
         case closed
         /// A `remove` line came on the control descriptor: the card is to leave the reader.
         case removeRequested
+        /// vpcd reset the card (a client disconnected with SCARD_RESET_CARD) and
+        /// `handOutOnReset` was set: the card is to leave and the next of the stack to come.
+        case handOut
+        /// A `next` line came on the control descriptor: the card leaves, the next comes.
+        case nextRequested
+        /// The tag left the field (a fault plan's `leave-after`/`leave-during`): the card leaves
+        /// the reader as it would from a real one, torn mid-operation.
+        case tagLeft
     }
 
-    /// Answers vpcd's messages with `reader` until the connection ends or a `remove` line comes
-    /// on `control` (end of file there is ignored); `log` gets one line per exchange (`> APDU`
+    /// Answers vpcd's messages with `reader` until the connection ends, a `remove` or `next`
+    /// line comes on `control` (end of file there is ignored), or — with `handOutOnReset` — vpcd
+    /// resets the card; `log` gets one line per exchange (`> APDU`
     /// / `< response`) when given.
     public static func serve(
-        _ connection: VPCDConnection, reader: GenericPart3Reader, control: LineReader? = nil, log: ((String) -> Void)? = nil
+        _ connection: VPCDConnection, reader: GenericPart3Reader, control: LineReader? = nil, handOutOnReset: Bool = false,
+        log: ((String) -> Void)? = nil
     ) -> End {
+        var handOutAfterATR = false
         while true {
             if let control, control.isOpen {
                 var fds = [pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0),
@@ -127,15 +138,26 @@ public enum VPCDService {
                 if fds[1].revents != 0 {
                     let lines = control.readLines()
                     if lines.contains("remove") { return .removeRequested }
+                    if lines.contains("next") { return .nextRequested }
                     if fds[0].revents == 0 { continue }
                 }
             }
             guard let message = connection.receive() else { return .closed }
             switch message {
             case .control(let byte):
+                log?("# control \(byte)")
                 switch VPCDConnection.Control(rawValue: byte) {
                 case .atrRequest:
                     guard connection.send(reader.atr?.array ?? []) else { return .closed }
+                    if handOutAfterATR {
+                        log?("# reset: the card leaves, the next comes")
+                        return .handOut
+                    }
+                case .reset where handOutOnReset:
+                    // vpcd follows a reset with an ATR request: the reset completes first (else
+                    // pcscd marks the reader's card mute), then the card leaves.
+                    reader.reset()
+                    handOutAfterATR = true
                 case .powerOn, .reset:
                     reader.reset()
                 case .powerOff:
@@ -144,8 +166,19 @@ public enum VPCDService {
                     log?("# unknown vpcd control byte \(byte)")
                 }
             case .apdu(let apdu):
+                let hadTag = reader.field.currentTag != nil
                 let response = reader.respond(to: apdu)
                 log?("> " + apdu.map { hex2($0) }.joined())
+                if hadTag && reader.field.currentTag == nil {
+                    // Torn: the tag left inside this command (its answer is lost) or right
+                    // after it (the answer arrives); then the reader loses the card.
+                    if reader.field.faultPlan.leaveDuringCommand != reader.field.commandCount {
+                        log?("< " + response.map { hex2($0) }.joined())
+                        _ = connection.send(response)
+                    }
+                    log?("# the tag left the field")
+                    return .tagLeft
+                }
                 log?("< " + response.map { hex2($0) }.joined())
                 guard connection.send(response) else { return .closed }
             }

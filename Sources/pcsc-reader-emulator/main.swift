@@ -27,15 +27,25 @@ enum Options {
         .option("wait", valueName: "seconds", help: "How long to retry connecting while vpcd is not up yet; default 10."),
         .number(in: 0...86_400, reason: "seconds"))
     static let log = CommandOption.option("log", valueName: "file", help: "Append every APDU and response to this file.")
+    static let profile = TypedOption(
+        .option("profile", valueName: "name", help: "The reader family: generic (default), transparent-session (PC/SC Part 3 FF C2, as an ACR1552U), acr122u (FF 00 00 00 direct transmit to a PN532)."),
+        ValueType(reason: EmulatedReaderProfile.allCases.map(\.rawValue).joined(separator: ", ")) { EmulatedReaderProfile(rawValue: $0) })
+    static let handOut = TypedOption(
+        .option("hand-out", valueName: "when", help: "reset: a client that leaves the card with a reset (SCARD_RESET_CARD, as nfctool's deselect does) takes it away and the next of a sim:MODEL*N stack comes (an operator swapping stickers); never (default): only a `next` line does it."),
+        ValueType(reason: "reset or never") { $0 == "reset" ? true : $0 == "never" ? false : nil })
     static let configuration = CommandConfiguration(
         name: "pcsc-reader-emulator",
         abstract: "A contactless PC/SC reader (generic Part 3 profile) holding a virtual tag, reached by pcscd through vsmartcard's vpcd driver (docs/hardware.md).",
         discussion: """
             Prints `connected <host>:<port>` once vpcd has the card, and exits 0 when vpcd \
             closes. Standard input takes `remove` (the card leaves the reader: the connection to \
-            vpcd closes, `removed` is printed) and `present` (it comes back: connected again).
+            vpcd closes, `removed` is printed), `present` (it comes back: connected again) and \
+            `next` (the card leaves and the next of the stack comes; `removed`, then \
+            `connected`, or `empty` when the stack is done). A tag that leaves the field by a \
+            sim: fault plan (leave-after=K) leaves the reader the same way (`removed`); \
+            `present` brings it back.
             """,
-        options: [tag.option, port.option, host, wait.option, log])
+        options: [tag.option, port.option, host, wait.option, log, profile.option, handOut.option])
 }
 
 /// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
@@ -52,6 +62,8 @@ let port: UInt16
 let host: String
 let waitSeconds: Double
 let logPath: String?
+let profile: EmulatedReaderProfile
+let handOutOnReset: Bool
 do throws(CommandError) {
     guard case .run(let arguments) = try formatter.parser.parse(CommandLine.arguments.dropFirst()) else {
         io.printLine(String(formatter.helpText.dropLast()))
@@ -63,6 +75,8 @@ do throws(CommandError) {
     host = arguments.value(of: Options.host) ?? "127.0.0.1"
     waitSeconds = try arguments.value(of: Options.wait) ?? 10
     logPath = arguments.value(of: Options.log)
+    profile = try arguments.value(of: Options.profile) ?? .generic
+    handOutOnReset = try arguments.value(of: Options.handOut) ?? false
 } catch {
     io.printErrorLine(String(formatter.errorText(error).dropLast()))
     exit(64)
@@ -76,7 +90,7 @@ do {
     fail(error.description, status: 1)
 }
 if field.currentTag == nil { field.presentNext() }
-let reader = GenericPart3Reader(field: field)
+let reader = GenericPart3Reader(field: field, profile: profile)
 var logFile: UnsafeMutablePointer<FILE>?
 if let logPath {
     logFile = fopen(logPath, "a")
@@ -97,19 +111,42 @@ while true {
     }
     guard let connection else { break }
     io.printLine("connected \(host):\(port)")
-    let end = VPCDService.serve(connection, reader: reader, control: control) { line in
+    let end = VPCDService.serve(connection, reader: reader, control: control, handOutOnReset: handOutOnReset) { line in
         if let logFile {
             fputs(line + "\n", logFile)
             fflush(logFile)
         }
     }
-    guard end == .removeRequested else { break }
-    // The card leaves: vpcd sees the connection close. A `present` line brings it back.
-    connection.close()
-    reader.field.currentTag?.halt()
-    io.printLine("removed")
-    guard control.wait(for: "present") else { break }
-    reader.reset()
+    switch end {
+    case .closed:
+        exit(0)
+    case .tagLeft:
+        // The tag left the field (fault plan): the card leaves the reader; `present` brings the
+        // torn tag back.
+        connection.close()
+        io.printLine("removed")
+        guard control.wait(for: "present") else { exit(0) }
+        if let torn = reader.field.removedTags.last { reader.field.present(torn) }
+        reader.reset()
+    case .removeRequested:
+        // The card leaves: vpcd sees the connection close. A `present` line brings it back.
+        connection.close()
+        reader.field.currentTag?.halt()
+        io.printLine("removed")
+        guard control.wait(for: "present") else { exit(0) }
+        reader.reset()
+    case .handOut, .nextRequested:
+        // An operator takes the sticker away and lays the next one on the reader.
+        connection.close()
+        io.printLine("removed")
+        guard reader.field.presentNext() != nil else {
+            io.printLine("empty")
+            // Nothing more to hand out: wait for the end (standard input closed or killed).
+            _ = control.wait(for: "quit")
+            exit(0)
+        }
+        reader.reset()
+    }
     start = timespec.now
 }
 exit(0)

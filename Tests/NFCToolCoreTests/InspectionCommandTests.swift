@@ -155,7 +155,9 @@ struct InspectionCommandTests {
         Checks that libnfc is there, which readers it finds, that the kernel's
         pn533_usb, pn533 and nfc modules do not hold USB readers (and are blacklisted),
         that udev lets non-root users open the readers, what /etc/nfc/libnfc.conf and
-        /etc/nfc/devices.d say, and which LIBNFC_* variables are set. Each item is ok,
+        /etc/nfc/devices.d say, which LIBNFC_* variables are set, and for PC/SC readers
+        whether pcscd runs, its socket, the readers it sees (with NFCKit's profile),
+        libccid, and readers both pcscd and libnfc would claim. Each item is ok,
         warning or problem, with one line on how to fix it. Exits 1 when something is a
         problem, 0 otherwise.
 
@@ -439,6 +441,10 @@ struct InspectionCommandTests {
         #expect(lines.contains("[ok]      USB permissions: ACS ACR122U at /dev/bus/usb/001/004 (mode 666) opens"))
         #expect(lines.contains { $0.hasPrefix("[ok]      libnfc.conf: libnfc.conf: device.name = \"ACR122U\"") })
         #expect(lines.contains("[ok]      environment: LIBNFC_LOG_LEVEL=0"))
+        #expect(lines.contains("[ok]      pcscd: pcscd is running"))
+        #expect(lines.contains("[ok]      pcscd socket: /run/pcscd/pcscd.comm"))
+        #expect(lines.contains { $0.hasPrefix("[ok]      libccid: USB CCID reader driver:") })
+        #expect(run.standardOutput.contains("[warning] claimed twice: ACS ACR122U: pcscd (libccid) holds it, so libnfc"), "\(run.standardOutput)")
         #expect(lines.allSatisfy { $0.count <= 80 })
     }
 
@@ -460,6 +466,7 @@ struct InspectionCommandTests {
         let checks = try #require(object["checks"] as? [[String: Any]])
         #expect(checks.map { $0["name"] as? String } == [
             "libnfc", "readers", "kernel drivers", "udev rules", "USB permissions", "libnfc.conf", "environment",
+            "pcscd", "pcscd socket", "PC/SC readers", "libccid", "claimed twice",
         ])
         #expect(checks.allSatisfy { Set($0.keys) == ["name", "status", "detail", "fix"] })
         guard getuid() == 0 else { return }
@@ -485,6 +492,8 @@ struct InspectionCommandTests {
         #expect(output.contains("[warning] udev rules: no udev rule for NFC readers"))
         #expect(output.contains("[problem] USB permissions: NXP PN533 at /dev/bus/usb/003/007 (mode \(String(mode, radix: 8))):"), "\(output)")
         #expect(output.contains("[warning] libnfc.conf: libnfc.conf: allow_intrusive_scan = true |\n          devices.d/pn532.conf:"))
+        #expect(output.contains("[warning] pcscd: pcscd is not running"), "\(output)")
+        #expect(output.contains("[warning] libccid: no libccid"), "\(output)")
     }
 
     @Test("doctor: an unknown option or an argument is a usage error (64)")

@@ -22,11 +22,20 @@ final class PrivatePCSCDaemon {
     /// Whether this machine can run one: root (for the mount namespace), pcscd, vpcd, unshare.
     static let available: Bool = geteuid() == 0 && [pcscd, vpcdDriver, unshare].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) || FileManager.default.fileExists(atPath: $0) }
 
-    /// Starts pcscd and waits (up to 15 s) until it lists the vpcd reader.
-    init() throws {
+    /// Starts pcscd and waits (up to 15 s) until it lists the vpcd reader, named
+    /// `friendlyName` (pcscd appends ` 00 00`); by default `NFCKit test PCD <port>`, which
+    /// NFCKit's profile table gives the generic profile. A real family's name
+    /// (`ACS ACR1552 1S CL Reader PICC`) makes NFCKit choose that family's profile.
+    /// In CI (`CI=true`) the end-to-end suites run even when this machine cannot host one, and
+    /// fail here naming what is missing.
+    init(friendlyName: String? = nil) throws {
+        guard Self.available else {
+            throw PCSCFixtureError("a private pcscd needs root, \(Self.pcscd), \(Self.vpcdDriver) (vsmartcard-vpcd) and \(Self.unshare): Scripts/setup installs them")
+        }
         directory = try temporaryDirectory()
         port = try Self.freePortPair()
-        readerName = "NFCKit test PCD \(port) 00 00"
+        let friendly = friendlyName ?? "NFCKit test PCD \(port)"
+        readerName = "\(friendly) 00 00"
         let conf = directory.appendingPathComponent("conf", isDirectory: true)
         let run = directory.appendingPathComponent("run", isDirectory: true)
         try FileManager.default.createDirectory(at: conf, withIntermediateDirectories: true)
@@ -34,7 +43,7 @@ final class PrivatePCSCDaemon {
         // vpcd's reader.conf format (vsmartcard's reader.conf.in): DEVICENAME /dev/null:<port>
         // makes it listen on <port> (slot 0) and <port>+1 (slot 1) for a virtual card.
         let entry = """
-            FRIENDLYNAME "NFCKit test PCD \(port)"
+            FRIENDLYNAME "\(friendly)"
             DEVICENAME   /dev/null:0x\(String(port, radix: 16, uppercase: true))
             LIBPATH      \(Self.vpcdDriver)
             CHANNELID    0x\(String(port, radix: 16, uppercase: true))
@@ -124,7 +133,7 @@ final class VirtualReaderProcess {
 
     /// Starts the emulator with `tag` (a `sim:` string) and waits for its `connected` line and
     /// for pcscd to see the card (up to 15 s).
-    init(tag: String, daemon: PrivatePCSCDaemon) throws {
+    init(tag: String, daemon: PrivatePCSCDaemon, profile: String? = nil, extra: [String] = []) throws {
         guard let emulator = Executables.built("pcsc-reader-emulator") else {
             throw PCSCFixtureError("pcsc-reader-emulator is not built")
         }
@@ -133,7 +142,7 @@ final class VirtualReaderProcess {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         process.executableURL = emulator
-        process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath]
+        process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath] + (profile.map { ["--profile", $0] } ?? []) + extra
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = control
@@ -173,6 +182,9 @@ final class VirtualReaderProcess {
         }
         throw PCSCFixtureError("the emulator did not answer '\(line)'")
     }
+
+    /// What the emulator printed (`connected`, `removed`, `empty`…).
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     /// Ends it: vpcd sees the card leave.
     func stop() { reap(process) }

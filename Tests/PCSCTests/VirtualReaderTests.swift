@@ -2,253 +2,255 @@ import Foundation
 import NFCTestSupport
 import Testing
 
-/// The PC/SC stack end to end: the tests' own pcscd with vpcd, `pcsc-reader-emulator` holding
-/// a virtual tag, judged by independent clients (pcsc_scan, scriptor, pyscard) and by nfctool
-/// in a fresh process; what was written is read back from the tag file by the simulator.
-@Suite(
-    "a virtual PC/SC reader behind the real pcscd", .serialized, .timeLimit(.minutes(3)),
-    .enabled(if: PrivatePCSCDaemon.available, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
-struct VirtualReaderTests {
-    static let ultralightATR = "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68"
+extension PCSCEndToEnd {
+    /// The PC/SC stack end to end: the tests' own pcscd with vpcd, `pcsc-reader-emulator` holding
+    /// a virtual tag, judged by independent clients (pcsc_scan, scriptor, pyscard) and by nfctool
+    /// in a fresh process; what was written is read back from the tag file by the simulator.
+    @Suite(
+        "a virtual PC/SC reader behind the real pcscd", .serialized, .timeLimit(.minutes(3)),
+        .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+    struct VirtualReaderTests {
+        static let ultralightATR = "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68"
 
-    static var pyscardAvailable: Bool {
-        (try? runTool("/usr/bin/env", ["python3", "-c", "import smartcard"], environment: ProcessInfo.processInfo.environment, timeout: 20))?.status == 0
-    }
-
-    static func nfctool() throws -> String { try #require(Executables.built("nfctool"), "nfctool is not built").path }
-
-    @Test("pcsc_scan lists the reader and shows the NTAG215's PC/SC Part 3 ATR (ISO 14443-A part 3, MIFARE Ultralight)")
-    func pcscScanSeesReaderAndATR() throws {
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
-        defer { reader.stop() }
-        let scan = try runTool("/usr/bin/pcsc_scan", ["-c", "-t", "2"], environment: daemon.environment, timeout: 10)
-        #expect(scan.output.contains(daemon.readerName))
-        #expect(scan.output.contains("ATR: " + Self.ultralightATR))
-    }
-
-    @Test("scriptor sends FF CA 00 00 00 and gets the UID with 9000; an unknown pseudo-APDU gets 6A81")
-    func scriptorGetsUID() throws {
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
-        defer { reader.stop() }
-        let run = try runTool(
-            "/usr/bin/scriptor", ["-r", daemon.readerName], environment: daemon.environment,
-            input: "FF CA 00 00 00\nFF CA 00 00 04\nFF 12 00 00 00\nFF B0 00 00 10\n", timeout: 10)
-        #expect(run.status == 0, "\(run.output)")
-        // Default UID of the NTAG215 model, then 9000 (scriptor prints `< ` and the response).
-        #expect(run.output.contains("04 53 49 4D 00 00 01 90 00"), "\(run.output)")
-        #expect(run.output.contains("6C 07"), "Le shorter than the UID: 6C and the exact length\n\(run.output)")
-        #expect(run.output.contains("6A 81"), "\(run.output)")
-        #expect(reader.receivedAPDUs == ["ffca000000", "ffca000004", "ff12000000", "ffb0000010"])
-    }
-
-    @Test(
-        "pyscard connects, reads the ATR and gets the ICODE SLIX2's UID from FF CA 00 00 00 (least significant byte first, as on the air)",
-        .enabled(if: pyscardAvailable, "pyscard (pip) is not installed"))
-    func pyscardGetsUID() throws {
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let reader = try VirtualReaderProcess(tag: "sim:slix2", daemon: daemon)
-        defer { reader.stop() }
-        let script = """
-            from smartcard.System import readers
-            r = [x for x in readers() if str(x) == "\(daemon.readerName)"][0]
-            c = r.createConnection(); c.connect()
-            print("ATR", bytes(c.getATR()).hex())
-            data, sw1, sw2 = c.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00])
-            print("UID", bytes(data).hex(), "%02x%02x" % (sw1, sw2))
-            data, sw1, sw2 = c.transmit([0xFF, 0xB0, 0x00, 0x00, 0x00])
-            print("BLOCK0", bytes(data).hex(), "%02x%02x" % (sw1, sw2))
-            data, sw1, sw2 = c.transmit([0xFF, 0xCA, 0x01, 0x00, 0x00])
-            print("ATS", "%02x%02x" % (sw1, sw2))
-            """
-        let run = try runTool("/usr/bin/env", ["python3", "-c", script], environment: daemon.environment, timeout: 30)
-        #expect(run.status == 0, "\(run.output)")
-        // ISO 15693 part 3 (SS 0B), card name 0000: TCK is the Ultralight ATR's 68 with SS 03→0B and
-        // card name 0003→0000 changed, 68 ^ 08 ^ 03 = 63.
-        #expect(run.output.contains("ATR 3b8f8001804f0ca0000003060b00000000000063"), "\(run.output)")
-        // The model's UID E0 04 01 08 53 49 4D 01, least significant byte first.
-        #expect(run.output.contains("UID 014d4953080104e0 9000"), "\(run.output)")
-        #expect(run.output.contains("BLOCK0 e1"), "the SLIX2 model is NDEF formatted: its CC starts E1\n\(run.output)")
-        #expect(run.output.contains("ATS 6a81"), "no ATS on an ISO 15693 card\n\(run.output)")
-    }
-
-    @Test("nfctool write --device pcsc on a virtual NTAG215: the tag file holds the message, read back by the simulator in a fresh process")
-    func writeNTAG215ThroughPCSC() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let file = daemon.directory.appendingPathComponent("ntag215.json").path
-        let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon)
-        defer { reader.stop() }
-        let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
-        #expect(scan.status == 0, "\(scan.output)")
-        #expect(scan.output.contains("04 53 49 4D 00 00 01"), "\(scan.output)")
-        #expect(scan.output.contains("model unknown"), "the generic profile cannot send GET_VERSION: the model is not guessed\n\(scan.output)")
-        let write = try runTool(
-            tool, ["write", "--device", "pcsc:NFCKit test PCD", "--url", "https://example.com/through-pcscd", "--timeout", "5"],
-            environment: daemon.environment, timeout: 30)
-        #expect(write.status == 0, "\(write.output)")
-        reader.stop()
-        let back = try runTool(tool, ["read", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30)
-        #expect(back.status == 0, "\(back.output)")
-        #expect(back.output.contains("https://example.com/through-pcscd"), "\(back.output)")
-        #expect(!reader.receivedAPDUs.contains { !$0.hasPrefix("ff") }, "only pseudo-APDUs reach a Type 2 tag's reader")
-    }
-
-    @Test("nfctool write and read --device pcsc:#0 on a virtual ICODE SLIX2 through FF B0/FF D6; the tag file holds the message")
-    func writeSLIX2ThroughPCSC() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let file = daemon.directory.appendingPathComponent("slix2.json").path
-        let reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(file)", daemon: daemon)
-        defer { reader.stop() }
-        let write = try runTool(
-            tool, ["write", "--device", "pcsc:#0", "--text", "vicinity via PC/SC", "--timeout", "5"], environment: daemon.environment, timeout: 30)
-        #expect(write.status == 0, "\(write.output)")
-        let read = try runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
-        #expect(read.status == 0, "\(read.output)")
-        #expect(read.output.contains("ICODE SLIX2"), "\(read.output)")
-        #expect(read.output.contains("vicinity via PC/SC"), "\(read.output)")
-        #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "the write went as UPDATE BINARY")
-        reader.stop()
-        let back = try runTool(tool, ["read", "--device", "sim:slix2?file=\(file)"], environment: daemon.environment, timeout: 30)
-        #expect(back.output.contains("vicinity via PC/SC"), "\(back.output)")
-    }
-
-    @Test("nfctool write --device pcsc on a virtual Type 4 tag: plain APDUs through pcscd; the tag file holds the message")
-    func writeType4ThroughPCSC() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let file = daemon.directory.appendingPathComponent("type4.json").path
-        let reader = try VirtualReaderProcess(tag: "sim:type4?file=\(file)", daemon: daemon)
-        defer { reader.stop() }
-        let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
-        #expect(scan.output.contains("SAK:        20"), "an ISO-DEP ATR gives SAK 20\n\(scan.output)")
-        let write = try runTool(
-            tool, ["write", "--device", "pcsc", "--url", "https://example.com/type4-via-pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
-        #expect(write.status == 0, "\(write.output)")
-        // SELECT of the NDEF Tag Application went to the tag as it is.
-        #expect(reader.receivedAPDUs.contains("00a4040007d2760000850101" + "00"), "\(reader.receivedAPDUs)")
-        reader.stop()
-        let back = try runTool(tool, ["read", "--device", "sim:type4?file=\(file)"], environment: daemon.environment, timeout: 30)
-        #expect(back.output.contains("https://example.com/type4-via-pcsc"), "\(back.output)")
-    }
-
-    @Test("nfctool watch --device pcsc reports the tag's arrival, its removal (card taken off the reader) and its return")
-    func watchSeesArrivalAndRemoval() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
-        defer { reader.stop() }
-        let output = daemon.directory.appendingPathComponent("watch.out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let watch = Process()
-        watch.executableURL = URL(fileURLWithPath: tool)
-        watch.arguments = ["watch", "--device", "pcsc", "--events", "arrive,leave", "--timeout", "60"]
-        watch.environment = daemon.environment
-        watch.standardOutput = try FileHandle(forWritingTo: output)
-        watch.standardError = FileHandle.nullDevice
-        try watch.run()
-        defer { reap(watch) }
-        func waitFor(_ text: String, count: Int) -> Bool {
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline {
-                if ((try? String(contentsOf: output, encoding: .utf8)) ?? "").components(separatedBy: text).count > count { return true }
-                usleep(50_000)
-            }
-            return false
+        static var pyscardAvailable: Bool {
+            (try? runTool("/usr/bin/env", ["python3", "-c", "import smartcard"], environment: ProcessInfo.processInfo.environment, timeout: 20))?.status == 0
         }
-        #expect(waitFor("arrived 0453494D000001", count: 0), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
-        try reader.send("remove")
-        #expect(waitFor("left 0453494D000001", count: 0), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
-        try reader.send("present")
-        #expect(waitFor("arrived 0453494D000001", count: 1), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
-    }
 
-    @Test("a card the generic profile cannot handle (FeliCa) is no tag: watch goes on to its timeout and ends cleanly, scan says no tag (2)")
-    func unsupportedCardIsNoTag() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let reader = try VirtualReaderProcess(tag: "sim:felica-lite-s", daemon: daemon)
-        defer { reader.stop() }
-        // Before: PCSCReader.poll threw notSupported, which TagWatcher treats as fatal.
-        let watch = try runTool(tool, ["watch", "--device", "pcsc", "--timeout", "2"], environment: daemon.environment, timeout: 30)
-        #expect(watch.status == 0, "\(watch.output)")
-        #expect(!watch.output.contains("arrived"), "\(watch.output)")
-        let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "1"], environment: daemon.environment, timeout: 30)
-        #expect(scan.status == 2, "\(scan.output)")
-    }
+        static func nfctool() throws -> String { try #require(Executables.built("nfctool"), "nfctool is not built").path }
 
-    @Test("lock on an ICODE SLIX2 through the generic profile: notSupported (exit 10) naming the reader's limit, nothing written")
-    func lockSLIX2IsNotSupported() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let file = daemon.directory.appendingPathComponent("slix2.json").path
-        let reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(file)", daemon: daemon)
-        defer { reader.stop() }
-        let before = try Data(contentsOf: URL(fileURLWithPath: file))
-        let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 30)
-        #expect(lock.status == 10, "\(lock.output)")
-        #expect(lock.output.contains("LOCK BLOCK"), "\(lock.output)")
-        #expect(lock.output.contains("transparent session"), "\(lock.output)")
-        #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing was written: \(reader.receivedAPDUs)")
-        reader.stop()
-        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
-    }
+        @Test("pcsc_scan lists the reader and shows the NTAG215's PC/SC Part 3 ATR (ISO 14443-A part 3, MIFARE Ultralight)")
+        func pcscScanSeesReaderAndATR() throws {
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+            defer { reader.stop() }
+            let scan = try runTool("/usr/bin/pcsc_scan", ["-c", "-t", "2"], environment: daemon.environment, timeout: 10)
+            #expect(scan.output.contains(daemon.readerName))
+            #expect(scan.output.contains("ATR: " + Self.ultralightATR))
+        }
 
-    @Test("lock on an NTAG215 through the generic profile: notSupported (exit 10) because GET_VERSION cannot be sent; no UPDATE BINARY, the tag file unchanged")
-    func lockNTAGIsNotSupported() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let file = daemon.directory.appendingPathComponent("ntag215.json").path
-        let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon)
-        defer { reader.stop() }
-        let before = try Data(contentsOf: URL(fileURLWithPath: file))
-        let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 30)
-        #expect(lock.status == 10, "\(lock.output)")
-        #expect(lock.output.contains("GET_VERSION"), "\(lock.output)")
-        #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing was written: \(reader.receivedAPDUs)")
-        reader.stop()
-        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
-    }
+        @Test("scriptor sends FF CA 00 00 00 and gets the UID with 9000; an unknown pseudo-APDU gets 6A81")
+        func scriptorGetsUID() throws {
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+            defer { reader.stop() }
+            let run = try runTool(
+                "/usr/bin/scriptor", ["-r", daemon.readerName], environment: daemon.environment,
+                input: "FF CA 00 00 00\nFF CA 00 00 04\nFF 12 00 00 00\nFF B0 00 00 10\n", timeout: 10)
+            #expect(run.status == 0, "\(run.output)")
+            // Default UID of the NTAG215 model, then 9000 (scriptor prints `< ` and the response).
+            #expect(run.output.contains("04 53 49 4D 00 00 01 90 00"), "\(run.output)")
+            #expect(run.output.contains("6C 07"), "Le shorter than the UID: 6C and the exact length\n\(run.output)")
+            #expect(run.output.contains("6A 81"), "\(run.output)")
+            #expect(reader.receivedAPDUs == ["ffca000000", "ffca000004", "ff12000000", "ffb0000010"])
+        }
 
-    @Test("read with an NTAG password through the generic profile: notSupported (exit 10) naming PWD_AUTH, no PWD_AUTH sent")
-    func passwordReadIsNotSupported() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
-        defer { reader.stop() }
-        let passwordFile = daemon.directory.appendingPathComponent("password").path
-        try "12345678".write(toFile: passwordFile, atomically: true, encoding: .utf8)
-        let read = try runTool(
-            tool, ["read", "--device", "pcsc", "--password-file", passwordFile, "--timeout", "5"], environment: daemon.environment, timeout: 30)
-        #expect(read.status == 10, "\(read.output)")
-        #expect(read.output.contains("PWD_AUTH"), "\(read.output)")
-        #expect(read.output.contains("transparent session"), "\(read.output)")
-        #expect(reader.receivedAPDUs.allSatisfy { $0.hasPrefix("ffca") || $0.hasPrefix("ffb0") }, "only identification and reads: \(reader.receivedAPDUs)")
-    }
+        @Test(
+            "pyscard connects, reads the ATR and gets the ICODE SLIX2's UID from FF CA 00 00 00 (least significant byte first, as on the air)",
+            .enabled(if: pyscardAvailable || isContinuousIntegration, "pyscard (pip) is not installed"))
+        func pyscardGetsUID() throws {
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let reader = try VirtualReaderProcess(tag: "sim:slix2", daemon: daemon)
+            defer { reader.stop() }
+            let script = """
+                from smartcard.System import readers
+                r = [x for x in readers() if str(x) == "\(daemon.readerName)"][0]
+                c = r.createConnection(); c.connect()
+                print("ATR", bytes(c.getATR()).hex())
+                data, sw1, sw2 = c.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00])
+                print("UID", bytes(data).hex(), "%02x%02x" % (sw1, sw2))
+                data, sw1, sw2 = c.transmit([0xFF, 0xB0, 0x00, 0x00, 0x00])
+                print("BLOCK0", bytes(data).hex(), "%02x%02x" % (sw1, sw2))
+                data, sw1, sw2 = c.transmit([0xFF, 0xCA, 0x01, 0x00, 0x00])
+                print("ATS", "%02x%02x" % (sw1, sw2))
+                """
+            let run = try runTool("/usr/bin/env", ["python3", "-c", script], environment: daemon.environment, timeout: 30)
+            #expect(run.status == 0, "\(run.output)")
+            // ISO 15693 part 3 (SS 0B), card name 0000: TCK is the Ultralight ATR's 68 with SS 03→0B and
+            // card name 0003→0000 changed, 68 ^ 08 ^ 03 = 63.
+            #expect(run.output.contains("ATR 3b8f8001804f0ca0000003060b00000000000063"), "\(run.output)")
+            // The model's UID E0 04 01 08 53 49 4D 01, least significant byte first.
+            #expect(run.output.contains("UID 014d4953080104e0 9000"), "\(run.output)")
+            #expect(run.output.contains("BLOCK0 e1"), "the SLIX2 model is NDEF formatted: its CC starts E1\n\(run.output)")
+            #expect(run.output.contains("ATS 6a81"), "no ATS on an ISO 15693 card\n\(run.output)")
+        }
 
-    @Test("nfctool devices lists the PC/SC reader as pcsc:NAME; a name no reader has gives exit 3")
-    func devicesAndUnknownReader() throws {
-        let tool = try Self.nfctool()
-        let daemon = try PrivatePCSCDaemon()
-        defer { daemon.stop() }
-        let devices = try runTool(tool, ["devices"], environment: daemon.environment, timeout: 30)
-        #expect(devices.status == 0, "\(devices.output)")
-        #expect(devices.output.contains("connection: pcsc:\(daemon.readerName)"), "\(devices.output)")
-        let missing = try runTool(tool, ["scan", "--device", "pcsc:No such reader", "--timeout", "1"], environment: daemon.environment, timeout: 30)
-        #expect(missing.status == 3, "\(missing.output)")
-        #expect(missing.output.contains("no PC/SC reader matches"), "\(missing.output)")
+        @Test("nfctool write --device pcsc on a virtual NTAG215: the tag file holds the message, read back by the simulator in a fresh process")
+        func writeNTAG215ThroughPCSC() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("ntag215.json").path
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon)
+            defer { reader.stop() }
+            let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(scan.status == 0, "\(scan.output)")
+            #expect(scan.output.contains("04 53 49 4D 00 00 01"), "\(scan.output)")
+            #expect(scan.output.contains("model unknown"), "the generic profile cannot send GET_VERSION: the model is not guessed\n\(scan.output)")
+            let write = try runTool(
+                tool, ["write", "--device", "pcsc:NFCKit test PCD", "--url", "https://example.com/through-pcscd", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(write.status == 0, "\(write.output)")
+            reader.stop()
+            let back = try runTool(tool, ["read", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30)
+            #expect(back.status == 0, "\(back.output)")
+            #expect(back.output.contains("https://example.com/through-pcscd"), "\(back.output)")
+            #expect(!reader.receivedAPDUs.contains { !$0.hasPrefix("ff") }, "only pseudo-APDUs reach a Type 2 tag's reader")
+        }
+
+        @Test("nfctool write and read --device pcsc:#0 on a virtual ICODE SLIX2 through FF B0/FF D6; the tag file holds the message")
+        func writeSLIX2ThroughPCSC() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("slix2.json").path
+            let reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(file)", daemon: daemon)
+            defer { reader.stop() }
+            let write = try runTool(
+                tool, ["write", "--device", "pcsc:#0", "--text", "vicinity via PC/SC", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 0, "\(write.output)")
+            let read = try runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(read.status == 0, "\(read.output)")
+            #expect(read.output.contains("ICODE SLIX2"), "\(read.output)")
+            #expect(read.output.contains("vicinity via PC/SC"), "\(read.output)")
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "the write went as UPDATE BINARY")
+            reader.stop()
+            let back = try runTool(tool, ["read", "--device", "sim:slix2?file=\(file)"], environment: daemon.environment, timeout: 30)
+            #expect(back.output.contains("vicinity via PC/SC"), "\(back.output)")
+        }
+
+        @Test("nfctool write --device pcsc on a virtual Type 4 tag: plain APDUs through pcscd; the tag file holds the message")
+        func writeType4ThroughPCSC() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("type4.json").path
+            let reader = try VirtualReaderProcess(tag: "sim:type4?file=\(file)", daemon: daemon)
+            defer { reader.stop() }
+            let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(scan.output.contains("SAK:        20"), "an ISO-DEP ATR gives SAK 20\n\(scan.output)")
+            let write = try runTool(
+                tool, ["write", "--device", "pcsc", "--url", "https://example.com/type4-via-pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 0, "\(write.output)")
+            // SELECT of the NDEF Tag Application went to the tag as it is.
+            #expect(reader.receivedAPDUs.contains("00a4040007d2760000850101" + "00"), "\(reader.receivedAPDUs)")
+            reader.stop()
+            let back = try runTool(tool, ["read", "--device", "sim:type4?file=\(file)"], environment: daemon.environment, timeout: 30)
+            #expect(back.output.contains("https://example.com/type4-via-pcsc"), "\(back.output)")
+        }
+
+        @Test("nfctool watch --device pcsc reports the tag's arrival, its removal (card taken off the reader) and its return")
+        func watchSeesArrivalAndRemoval() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+            defer { reader.stop() }
+            let output = daemon.directory.appendingPathComponent("watch.out")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let watch = Process()
+            watch.executableURL = URL(fileURLWithPath: tool)
+            watch.arguments = ["watch", "--device", "pcsc", "--events", "arrive,leave", "--timeout", "60"]
+            watch.environment = daemon.environment
+            watch.standardOutput = try FileHandle(forWritingTo: output)
+            watch.standardError = FileHandle.nullDevice
+            try watch.run()
+            defer { reap(watch) }
+            func waitFor(_ text: String, count: Int) -> Bool {
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline {
+                    if ((try? String(contentsOf: output, encoding: .utf8)) ?? "").components(separatedBy: text).count > count { return true }
+                    usleep(50_000)
+                }
+                return false
+            }
+            #expect(waitFor("arrived 0453494D000001", count: 0), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+            try reader.send("remove")
+            #expect(waitFor("left 0453494D000001", count: 0), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+            try reader.send("present")
+            #expect(waitFor("arrived 0453494D000001", count: 1), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        }
+
+        @Test("a card the generic profile cannot handle (FeliCa) is no tag: watch goes on to its timeout and ends cleanly, scan says no tag (2)")
+        func unsupportedCardIsNoTag() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let reader = try VirtualReaderProcess(tag: "sim:felica-lite-s", daemon: daemon)
+            defer { reader.stop() }
+            // Before: PCSCReader.poll threw notSupported, which TagWatcher treats as fatal.
+            let watch = try runTool(tool, ["watch", "--device", "pcsc", "--timeout", "2"], environment: daemon.environment, timeout: 30)
+            #expect(watch.status == 0, "\(watch.output)")
+            #expect(!watch.output.contains("arrived"), "\(watch.output)")
+            let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "1"], environment: daemon.environment, timeout: 30)
+            #expect(scan.status == 2, "\(scan.output)")
+        }
+
+        @Test("lock on an ICODE SLIX2 through the generic profile: notSupported (exit 10) naming the reader's limit, nothing written")
+        func lockSLIX2IsNotSupported() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("slix2.json").path
+            let reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(file)", daemon: daemon)
+            defer { reader.stop() }
+            let before = try Data(contentsOf: URL(fileURLWithPath: file))
+            let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(lock.status == 10, "\(lock.output)")
+            #expect(lock.output.contains("LOCK BLOCK"), "\(lock.output)")
+            #expect(lock.output.contains("transparent session"), "\(lock.output)")
+            #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing was written: \(reader.receivedAPDUs)")
+            reader.stop()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
+        }
+
+        @Test("lock on an NTAG215 through the generic profile: notSupported (exit 10) because GET_VERSION cannot be sent; no UPDATE BINARY, the tag file unchanged")
+        func lockNTAGIsNotSupported() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("ntag215.json").path
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon)
+            defer { reader.stop() }
+            let before = try Data(contentsOf: URL(fileURLWithPath: file))
+            let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(lock.status == 10, "\(lock.output)")
+            #expect(lock.output.contains("GET_VERSION"), "\(lock.output)")
+            #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing was written: \(reader.receivedAPDUs)")
+            reader.stop()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
+        }
+
+        @Test("read with an NTAG password through the generic profile: notSupported (exit 10) naming PWD_AUTH, no PWD_AUTH sent")
+        func passwordReadIsNotSupported() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+            defer { reader.stop() }
+            let passwordFile = daemon.directory.appendingPathComponent("password").path
+            try "12345678".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            let read = try runTool(
+                tool, ["read", "--device", "pcsc", "--password-file", passwordFile, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(read.status == 10, "\(read.output)")
+            #expect(read.output.contains("PWD_AUTH"), "\(read.output)")
+            #expect(read.output.contains("transparent session"), "\(read.output)")
+            #expect(reader.receivedAPDUs.allSatisfy { $0.hasPrefix("ffca") || $0.hasPrefix("ffb0") }, "only identification and reads: \(reader.receivedAPDUs)")
+        }
+
+        @Test("nfctool devices lists the PC/SC reader as pcsc:NAME; a name no reader has gives exit 3")
+        func devicesAndUnknownReader() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let devices = try runTool(tool, ["devices"], environment: daemon.environment, timeout: 30)
+            #expect(devices.status == 0, "\(devices.output)")
+            #expect(devices.output.contains("connection: pcsc:\(daemon.readerName)"), "\(devices.output)")
+            let missing = try runTool(tool, ["scan", "--device", "pcsc:No such reader", "--timeout", "1"], environment: daemon.environment, timeout: 30)
+            #expect(missing.status == 3, "\(missing.output)")
+            #expect(missing.output.contains("no PC/SC reader matches"), "\(missing.output)")
+        }
     }
 }

@@ -1,0 +1,81 @@
+import Foundation
+import NFCTestSupport
+import Testing
+
+extension PCSCEndToEnd {
+    /// Tearing through PC/SC: an NDEF write through pcscd and the virtual reader is cut at every
+    /// point around its writes (the tag leaves the field right after command k, and the card the
+    /// reader), and the tag left behind is read by the simulator in a fresh process: it holds the
+    /// old message, an empty one or the new one, never a broken one.
+    @Suite(
+        "tearing sweeps through the real pcscd (Type 2 and Type 5)", .serialized, .timeLimit(.minutes(8)),
+        .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+    struct TearingThroughPCSCTests {
+        static let old = "https://example.com/old-message"
+        static let new = "https://example.com/the-new-message-written-through-pcscd"
+
+        /// The APDUs of a run that reach the tag (GET DATA is the reader's own): their indices are
+        /// the field's command numbers.
+        static func tagCommands(_ apdus: [String]) -> [String] {
+            apdus.filter { $0.hasPrefix("ffb0") || $0.hasPrefix("ffd6") || $0.hasPrefix("ffc20001") }
+        }
+
+        /// Runs the sweep on `model` and returns outcome counts (and "cut points", "commands").
+        func sweep(_ model: String) throws -> [String: Int] {
+            let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let base = daemon.directory.appendingPathComponent("base.json").path
+            let seed = try runTool(tool, ["write", "--device", "sim:\(model)?file=\(base)", "--url", Self.old], environment: daemon.environment, timeout: 30)
+            try #require(seed.status == 0, "\(seed.output)")
+            func copy(_ name: String) throws -> String {
+                let path = daemon.directory.appendingPathComponent(name).path
+                try? FileManager.default.removeItem(atPath: path)
+                try FileManager.default.copyItem(atPath: base, toPath: path)
+                return path
+            }
+            // The reference run: which tag commands are writes.
+            let reference = try copy("reference.json")
+            let reader = try VirtualReaderProcess(tag: "sim:\(model)?file=\(reference)", daemon: daemon)
+            let write = try runTool(tool, ["write", "--device", "pcsc", "--url", Self.new, "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            try #require(write.status == 0, "\(write.output)")
+            let commands = Self.tagCommands(reader.receivedAPDUs)
+            reader.stop()
+            let writes = commands.indices.filter { commands[$0].hasPrefix("ffd6") }.map { $0 + 1 }
+            let first = try #require(writes.first, "the write sent no UPDATE BINARY")
+            var outcomes: [String: Int] = ["commands": commands.count]
+            let cuts = [first - 1] + writes
+            outcomes["cut points"] = cuts.count
+            for k in cuts {
+                let file = try copy("cut-\(k).json")
+                let torn = try VirtualReaderProcess(tag: "sim:\(model)?file=\(file)&leave-after=\(k)", daemon: daemon)
+                let cut = try runTool(tool, ["write", "--device", "pcsc", "--url", Self.new, "--timeout", "3"], environment: daemon.environment, timeout: 60)
+                torn.stop()
+                #expect(cut.status != 0 || k == commands.count, "cut after command \(k): the write cannot have succeeded\n\(cut.output)")
+                let back = try runTool(tool, ["read", "--device", "sim:\(model)?file=\(file)"], environment: daemon.environment, timeout: 30)
+                let outcome =
+                    if back.output.contains(Self.new) { "new" }
+                    else if back.output.contains(Self.old) { "old" }
+                    else if back.output.lowercased().contains("empty") { "empty" }
+                    else { "corrupt" }
+                #expect(outcome != "corrupt", "cut after command \(k) of \(commands.count) left: \(back.output)")
+                outcomes[outcome, default: 0] += 1
+            }
+            return outcomes
+        }
+
+        @Test("NTAG215 (Type 2) through FF B0/FF D6: every cut around the writes leaves old, empty or new")
+        func type2() throws {
+            let outcomes = try sweep("ntag215")
+            #expect(outcomes["old", default: 0] > 0 && outcomes["new", default: 0] > 0, "\(outcomes)")
+            print("PC/SC tearing sweep ntag215: \(outcomes)")
+        }
+
+        @Test("ICODE SLIX2 (Type 5) through FF B0/FF D6: every cut around the writes leaves old, empty or new")
+        func type5() throws {
+            let outcomes = try sweep("slix2")
+            #expect(outcomes["old", default: 0] > 0 && outcomes["new", default: 0] > 0, "\(outcomes)")
+            print("PC/SC tearing sweep slix2: \(outcomes)")
+        }
+    }
+}
