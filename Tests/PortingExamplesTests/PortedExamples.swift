@@ -1,0 +1,198 @@
+// The seeds' CoreNFC examples, ported to NFCKit (docs/porting-from-corenfc.md explains each
+// change). Kept as close to the originals as Linux and Swift 6 allow; the lines marked
+// "NFCKit:" are the ones that differ. The test hooks (`log`, `finished`) are additions.
+
+import Foundation
+import NFCKit  // was: import CoreNFC
+
+/// The seeds' `NDEFReader`: an NDEF session reporting messages to its delegate.
+final class NDEFReader: NSObject, NFCNDEFReaderSessionDelegate {
+    private var session: NFCNDEFReaderSession?
+    // NFCKit: a session names its reader (CoreNFC has one built in).
+    let connection: String
+    let invalidateAfterFirstRead: Bool
+    private(set) var log: [String] = []
+    private(set) var finished: NFCReaderError?
+
+    init(connection: String, invalidateAfterFirstRead: Bool = false) {
+        self.connection = connection
+        self.invalidateAfterFirstRead = invalidateAfterFirstRead
+    }
+
+    // NFCKit: `readingAvailable` asks a reader, so it is async.
+    func beginScanning() async {
+        guard await NFCReaderAvailability.check(connection: connection).isAvailable else { return }
+
+        session = NFCNDEFReaderSession(
+            delegate: self,
+            queue: nil,
+            invalidateAfterFirstRead: invalidateAfterFirstRead,
+            connection: connection  // NFCKit: the reader
+        )
+        session?.alertMessage = "Hold a tag near the reader."
+        session?.begin()
+    }
+
+    // MARK: - NFCNDEFReaderSessionDelegate
+
+    func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession) {
+        log.append("active")
+    }
+
+    func readerSession(
+        _ session: NFCNDEFReaderSession,
+        didDetectNDEFs messages: [NFCNDEFMessage]
+    ) {
+        for message in messages {
+            for record in message.records {
+                processRecord(record)
+            }
+        }
+    }
+
+    func readerSession(
+        _ session: NFCNDEFReaderSession,
+        didInvalidateWithError error: Error
+    ) {
+        let nfcError = error as? NFCReaderError
+        if nfcError?.code != .readerSessionInvalidationErrorFirstNDEFTagRead,
+           nfcError?.code != .readerSessionInvalidationErrorUserCanceled {
+            log.append("invalidated: \(error.localizedDescription)")
+        }
+        finished = nfcError
+        self.session = nil
+    }
+
+    /// The seeds' `processRecord`, following the NFC Forum specs where the seed does not.
+    func processRecord(_ record: NFCNDEFPayload) {
+        switch record.typeNameFormat {
+        case .nfcWellKnown:
+            if let url = record.wellKnownTypeURIPayload() {
+                log.append("URL: \(url)")
+            } else if case let (text?, locale?) = record.wellKnownTypeTextPayload() {
+                // NFCKit: the seed's `if let (text, locale) = …` does not compile against
+                // CoreNFC either; the pair is matched instead.
+                log.append("Text (\(locale)): \(text)")
+            }
+        case .absoluteURI:
+            // NFCKit (spec): an absolute-URI record holds its URI in the type field, not the
+            // payload (NDEF 1.0 §3.2.6).
+            log.append("Absolute URI: \(String(decoding: record.type.array, as: UTF8.self))")
+        case .media:
+            let mimeType = String(decoding: record.type.array, as: UTF8.self)
+            log.append("MIME type: \(mimeType), size: \(record.payload.count)")
+        case .nfcExternal:
+            let type = String(decoding: record.type.array, as: UTF8.self)
+            log.append("External type: \(type)")
+        case .empty, .unknown, .unchanged:
+            break
+        }
+    }
+}
+
+/// The seeds' write flow (`beginWrite` and `didDetect tags`): one tag only, query its status,
+/// write a Text record, report; optionally lock it afterwards (the seeds' `writeLock`).
+final class NDEFWriter: NSObject, NFCNDEFReaderSessionDelegate {
+    var session: NFCNDEFReaderSession?
+    let connection: String
+    let message: NFCNDEFMessage
+    let lockAfterWriting: Bool
+    private(set) var log: [String] = []
+    private(set) var alerts: [String] = []
+    private(set) var finished: NFCReaderError?
+
+    init(connection: String, message: NFCNDEFMessage, lockAfterWriting: Bool = false) {
+        self.connection = connection
+        self.message = message
+        self.lockAfterWriting = lockAfterWriting
+    }
+
+    func beginWrite() {
+        session = NFCNDEFReaderSession(
+            delegate: self, queue: nil, invalidateAfterFirstRead: false, connection: connection)
+        session?.alertMessage = "Hold a tag near the reader to write the message."
+        session?.begin()
+    }
+
+    func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+        log.append("detected \(tags.count)")
+        if tags.count > 1 {
+            let retryInterval = DispatchTimeInterval.milliseconds(500)
+            session.alertMessage = "More than 1 tag is detected. Please remove all tags and try again."
+            DispatchQueue.global().asyncAfter(deadline: .now() + retryInterval) {
+                session.restartPolling()
+            }
+            return
+        }
+
+        guard let tag = tags.first else { return }  // NFCKit: no force-unwrap
+        session.connect(to: tag) { (error: Error?) in
+            if error != nil {
+                session.alertMessage = "Unable to connect to tag."
+                session.invalidate()
+                return
+            }
+
+            tag.queryNDEFStatus { (ndefStatus, capacity, error) in
+                if error != nil {
+                    session.alertMessage = "Unable to query the NDEF status of tag."
+                    session.invalidate()
+                    return
+                }
+                self.log.append("status \(ndefStatus) capacity \(capacity)")
+
+                switch ndefStatus {
+                case .notSupported:
+                    session.alertMessage = "Tag is not NDEF compliant."
+                    session.invalidate()
+                case .readOnly:
+                    session.alertMessage = "Tag is read only."
+                    session.invalidate()
+                case .readWrite:
+                    tag.writeNDEF(self.message) { (error: Error?) in
+                        if let error = error {
+                            session.alertMessage = "Write NDEF message failed: \(error)"
+                            self.log.append("write failed: \((error as? NFCReaderError)?.code.name ?? "?")")
+                            session.invalidate()
+                        } else if self.lockAfterWriting {
+                            tag.writeLock { error in
+                                session.alertMessage = error == nil ? "Tag locked." : "Lock failed."
+                                self.log.append(error == nil ? "locked" : "lock failed")
+                                session.invalidate()
+                            }
+                        } else {
+                            session.alertMessage = "Write NDEF message successful."
+                            self.log.append("written")
+                            session.invalidate()
+                        }
+                    }
+                }
+                // NFCKit: no `@unknown default`: NFCNDEFStatus is an exhaustive Swift enum.
+            }
+        }
+    }
+
+    func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: Error) {
+        alerts.append(session.alertMessage)
+        finished = error as? NFCReaderError
+        self.session = nil
+    }
+}
+
+/// The seeds' "filter expected invalidation reasons" pattern, as a function of the error.
+func isNormalTermination(_ error: Error) -> Bool {
+    let nfcError = error as? NFCReaderError
+    switch nfcError?.code {
+    case .readerSessionInvalidationErrorUserCanceled,
+         .readerSessionInvalidationErrorFirstNDEFTagRead:
+        return true
+    default:
+        return false
+    }
+}
+
+/// The seeds' `NSError` spelling of the same check (seed 002's retry code).
+func isSystemBusy(_ error: Error) -> Bool {
+    let nsError = error as NSError
+    return nsError.code == NFCReaderError.readerSessionInvalidationErrorSystemIsBusy.rawValue
+}
