@@ -4,6 +4,7 @@
 
 import Foundation
 import NFCKit  // was: import CoreNFC
+import NFCTags  // NFCKit: the tag types (NFCNDEFTag, NFCTag) live here; NFCKit does not re-export
 
 /// The seeds' `NDEFReader`: an NDEF session reporting messages to its delegate.
 final class NDEFReader: NSObject, NFCNDEFReaderSessionDelegate {
@@ -19,10 +20,14 @@ final class NDEFReader: NSObject, NFCNDEFReaderSessionDelegate {
         self.invalidateAfterFirstRead = invalidateAfterFirstRead
     }
 
-    // NFCKit: `readingAvailable` asks a reader, so it is async.
-    func beginScanning() async {
-        guard await NFCReaderAvailability.check(connection: connection).isAvailable else { return }
+    /// NFCKit: `readingAvailable` asks a reader, so it is async; the caller checks it before
+    /// `beginScanning()`, which stays synchronous (in an async function, `session.begin()` is
+    /// the async, throwing `begin()`).
+    func readingAvailable() async -> Bool {
+        await NFCReaderAvailability.check(connection: connection).isAvailable
+    }
 
+    func beginScanning() {
         session = NFCNDEFReaderSession(
             delegate: self,
             queue: nil,
@@ -31,7 +36,20 @@ final class NDEFReader: NSObject, NFCNDEFReaderSessionDelegate {
         )
         session?.alertMessage = "Hold a tag near the reader."
         session?.begin()
+        staleSession = session
     }
+
+    /// The seeds' Cancel button.
+    func stopScanning() {
+        session?.invalidate()
+    }
+
+    /// The seeds' "WRONG" `scanAgain()`: begin() on the session that was invalidated (kept in
+    /// `staleSession` for the demonstration; the seeds' `session` is nil by then).
+    func scanAgainOnStaleSession() {
+        staleSession?.begin()
+    }
+    private var staleSession: NFCNDEFReaderSession?
 
     // MARK: - NFCNDEFReaderSessionDelegate
 
@@ -52,7 +70,7 @@ final class NDEFReader: NSObject, NFCNDEFReaderSessionDelegate {
 
     func readerSession(
         _ session: NFCNDEFReaderSession,
-        didInvalidateWithError error: Error
+        didInvalidateWithError error: any Error
     ) {
         let nfcError = error as? NFCReaderError
         if nfcError?.code != .readerSessionInvalidationErrorFirstNDEFTagRead,
@@ -126,7 +144,7 @@ final class NDEFWriter: NSObject, NFCNDEFReaderSessionDelegate {
         }
 
         guard let tag = tags.first else { return }  // NFCKit: no force-unwrap
-        session.connect(to: tag) { (error: Error?) in
+        session.connect(to: tag) { (error: (any Error)?) in
             if error != nil {
                 session.alertMessage = "Unable to connect to tag."
                 session.invalidate()
@@ -149,7 +167,7 @@ final class NDEFWriter: NSObject, NFCNDEFReaderSessionDelegate {
                     session.alertMessage = "Tag is read only."
                     session.invalidate()
                 case .readWrite:
-                    tag.writeNDEF(self.message) { (error: Error?) in
+                    tag.writeNDEF(self.message) { (error: (any Error)?) in
                         if let error = error {
                             session.alertMessage = "Write NDEF message failed: \(error)"
                             self.log.append("write failed: \((error as? NFCReaderError)?.code.name ?? "?")")
@@ -172,7 +190,7 @@ final class NDEFWriter: NSObject, NFCNDEFReaderSessionDelegate {
         }
     }
 
-    func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: Error) {
+    func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: any Error) {
         alerts.append(session.alertMessage)
         finished = error as? NFCReaderError
         self.session = nil
@@ -180,7 +198,7 @@ final class NDEFWriter: NSObject, NFCNDEFReaderSessionDelegate {
 }
 
 /// The seeds' "filter expected invalidation reasons" pattern, as a function of the error.
-func isNormalTermination(_ error: Error) -> Bool {
+func isNormalTermination(_ error: any Error) -> Bool {
     let nfcError = error as? NFCReaderError
     switch nfcError?.code {
     case .readerSessionInvalidationErrorUserCanceled,
@@ -192,7 +210,7 @@ func isNormalTermination(_ error: Error) -> Bool {
 }
 
 /// The seeds' `NSError` spelling of the same check (seed 002's retry code).
-func isSystemBusy(_ error: Error) -> Bool {
+func isSystemBusy(_ error: any Error) -> Bool {
     let nsError = error as NSError
     return nsError.code == NFCReaderError.readerSessionInvalidationErrorSystemIsBusy.rawValue
 }

@@ -45,7 +45,8 @@ struct PortingExamplesTests {
         let message = NFCNDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/seed")])
         let hex = Hex.encode(try message.encoded())
         let reader = NDEFReader(connection: "sim:ntag215?ndef=\(hex)", invalidateAfterFirstRead: true)
-        await reader.beginScanning()
+        #expect(await reader.readingAvailable())
+        reader.beginScanning()
         #expect(await eventually { reader.finished != nil })
         #expect(reader.log == ["active", "URL: https://example.com/seed"])
         #expect(reader.finished?.code == .readerSessionInvalidationErrorFirstNDEFTagRead)
@@ -91,11 +92,9 @@ struct PortingExamplesTests {
     @Test("a session invalidated by the app reports userCanceled through NFCReaderError, NSError and localizedDescription")
     func errorNamesMatch() async throws {
         let reader = NDEFReader(connection: "sim:empty")
-        // Nothing in the field; invalidate from outside as a Cancel button would.
-        let session = NFCNDEFReaderSession(
-            delegate: reader, queue: nil, invalidateAfterFirstRead: false, connection: "sim:empty")
-        session.begin()
-        session.invalidate()
+        // Nothing in the field; the Cancel button.
+        reader.beginScanning()
+        reader.stopScanning()
         #expect(await eventually { reader.finished != nil })
         let error = try #require(reader.finished)
         #expect(error.code == .readerSessionInvalidationErrorUserCanceled)
@@ -111,13 +110,11 @@ struct PortingExamplesTests {
     @Test("begin() on an invalidated session is reported to the delegate, not thrown")
     func beginAfterInvalidation() async throws {
         let reader = NDEFReader(connection: "sim:empty")
-        let session = NFCNDEFReaderSession(
-            delegate: reader, queue: nil, invalidateAfterFirstRead: false, connection: "sim:empty")
-        session.begin()
-        session.invalidate()
+        reader.beginScanning()
+        reader.stopScanning()
         #expect(await eventually { reader.finished != nil })
         #expect(reader.finished?.code == .readerSessionInvalidationErrorUserCanceled)
-        session.begin()
+        reader.scanAgainOnStaleSession()
         #expect(await eventually { reader.finished?.code == .readerTransceiveErrorSessionInvalidated })
     }
 
@@ -135,9 +132,11 @@ struct PortingExamplesTests {
 
     @Test("URL and Locale builders: RTD-URI prefix 0x01 is http://www. (not https://www. as a seed says); en_US becomes en-US")
     func builders() throws {
-        let http = try #require(NFCNDEFPayload.wellKnownTypeURIPayload(url: try #require(URL(string: "http://www.example.com"))))
+        let httpURL = try #require(URL(string: "http://www.example.com"))
+        let http = try #require(NFCNDEFPayload.wellKnownTypeURIPayload(url: httpURL))
         #expect(http.payload.array == [0x01] + Array("example.com".utf8))
-        let https = try #require(NFCNDEFPayload.wellKnownTypeURIPayload(url: try #require(URL(string: "https://www.example.com"))))
+        let httpsURL = try #require(URL(string: "https://www.example.com"))
+        let https = try #require(NFCNDEFPayload.wellKnownTypeURIPayload(url: httpsURL))
         #expect(https.payload.array == [0x02] + Array("example.com".utf8))
         let text = try #require(NFCNDEFPayload.wellKnownTypeTextPayload(string: "Hi", locale: Locale(identifier: "en_US")))
         #expect(text.payload.array == [0x05] + Array("en-USHi".utf8))
@@ -166,7 +165,8 @@ struct PortingExamplesThroughLibNFCTests {
         #expect(writer.log == ["detected 1", "status readWrite capacity 492", "written"])
 
         let reader = NDEFReader(connection: emulator.connectionString, invalidateAfterFirstRead: true)
-        await reader.beginScanning()
+        #expect(await reader.readingAvailable())
+        reader.beginScanning()
         #expect(await eventually { reader.finished != nil })
         #expect(reader.log == ["active", "Text (en): Hello, NFC!"])
         #expect(reader.finished?.code == .readerSessionInvalidationErrorFirstNDEFTagRead)

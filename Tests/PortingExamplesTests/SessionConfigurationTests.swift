@@ -88,7 +88,8 @@ struct SessionConfigurationTests {
         let ready = directory.appendingPathComponent("ready").path
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["-x", lockFile, "sh", "-c", "touch \(ready); sleep 30"]
+        // -o: the command does not inherit the lock, so ending flock(1) releases it.
+        holder.arguments = ["-o", "-x", lockFile, "sh", "-c", "touch \(ready); exec sleep 20"]
         try holder.run()
         defer { holder.terminate(); holder.waitUntilExit() }
         let deadline = ContinuousClock.now + .seconds(20)
