@@ -73,7 +73,7 @@ struct SessionConfigurationTests {
         defer { emulator.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // The other process: flock(1) holds the session's lock file, as a session there would.
+        // The lock file of the connection string, named here independently of ReaderLease.
         let lockDirectory = ProcessInfo.processInfo.environment["NFCKIT_LOCK_DIR"] ?? NSTemporaryDirectory()
         var name = "nfckit-"
         for byte in emulator.connectionString.utf8 {
@@ -86,12 +86,17 @@ struct SessionConfigurationTests {
         }
         let lockFile = URL(fileURLWithPath: lockDirectory).appendingPathComponent(name + ".lock").path
         let ready = directory.appendingPathComponent("ready").path
+        // One process holding an exclusive flock(2) on the lock file, as a session there would;
+        // killed, it lets go (the kernel drops the lock).
         let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        // -o: the command does not inherit the lock, so ending flock(1) releases it.
-        holder.arguments = ["-o", "-x", lockFile, "sh", "-c", "touch \(ready); exec sleep 20"]
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = [
+            "-c",
+            "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nopen(sys.argv[2], 'w').close()\ntime.sleep(60)",
+            lockFile, ready,
+        ]
         try holder.run()
-        defer { holder.terminate(); holder.waitUntilExit() }
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
         let deadline = ContinuousClock.now + .seconds(20)
         while !FileManager.default.fileExists(atPath: ready), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
@@ -106,9 +111,10 @@ struct SessionConfigurationTests {
         var watch = TagWatcher(connection: emulator.connectionString).makeAsyncIterator()
         await #expect { _ = try await watch.next() } throws: { ($0 as? NFCReaderDeviceError)?.code == .busy }
 
-        holder.terminate()
-        holder.waitUntilExit()
-        // Released by the other process: a session begins.
+        kill(holder.processIdentifier, SIGKILL)
+        // Released when the other process is gone (waited for without blocking a thread).
+        let gone = ContinuousClock.now + .seconds(20)
+        while holder.isRunning, ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(20)) }
         let after = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await after.begin()
         await after.invalidate()
