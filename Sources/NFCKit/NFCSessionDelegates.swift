@@ -1,3 +1,4 @@
+public import NFCCore
 public import NDEF
 public import NFCTags
 
@@ -82,8 +83,8 @@ extension NFCNDEFReaderSession {
 
     /// Ends the session showing `errorMessage` (CoreNFC's `invalidate(errorMessage:)`), after the
     /// calls made before it.
-    public nonisolated func invalidate(errorMessage: String) {
-        tagSession.commands.enqueue { await self.invalidate(errorMessage: Optional(errorMessage)) }
+    public nonisolated func invalidate(errorMessage: String?) {
+        tagSession.commands.enqueue { await self.invalidate(errorMessage: errorMessage) }
     }
 
     /// Polls again (CoreNFC's `restartPolling()`); a tag that stayed in the field is reported
@@ -222,6 +223,108 @@ extension NFCNDEFTag {
             try await writeNDEF(message)
         } catch {
             throw NFCReaderError(error)
+        }
+    }
+}
+
+/// CoreNFC's `NFCTagReaderSessionDelegate`: what an ``NFCTagReaderSession`` made with
+/// ``NFCTagReaderSession/init(pollingOption:delegate:queue:connection:timeout:configuration:)``
+/// reports, on the main actor. ``tagReaderSession(_:didInvalidateWithError:)`` comes last, with
+/// an ``NFCReaderError``.
+@MainActor
+public protocol NFCTagReaderSessionDelegate: AnyObject, Sendable {
+    /// The session began and polls for tags.
+    func tagReaderSessionDidBecomeActive(_ session: NFCTagReaderSession)
+    /// The session ended, for `error` (an ``NFCReaderError``); it cannot be begun again.
+    func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: any Error)
+    /// The tags in the field; the session pauses until `restartPolling()` or `invalidate()`.
+    func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag])
+}
+
+extension NFCTagReaderSessionDelegate {
+    /// Does nothing.
+    public func tagReaderSessionDidBecomeActive(_ session: NFCTagReaderSession) {}
+}
+
+extension NFCTagReaderSession {
+    /// Starts the session (CoreNFC's `begin()`): a failure, or a session already invalidated, is
+    /// reported to the delegate's `tagReaderSession(_:didInvalidateWithError:)` (or ends
+    /// ``tags``) instead of being thrown.
+    public nonisolated func begin() {
+        commands.enqueue { await self.beginFromCommand() }
+    }
+
+    /// Ends the session (CoreNFC's `invalidate()`), after the calls made before it.
+    public nonisolated func invalidate() {
+        commands.enqueue { await self.invalidate(errorMessage: nil) }
+    }
+
+    /// Ends the session showing `errorMessage` (CoreNFC's `invalidate(errorMessage:)`), after the
+    /// calls made before it.
+    public nonisolated func invalidate(errorMessage: String?) {
+        commands.enqueue { await self.invalidate(errorMessage: errorMessage) }
+    }
+
+    /// Polls again (CoreNFC's `restartPolling()`); a tag that stayed in the field is reported
+    /// again.
+    public nonisolated func restartPolling() {
+        commands.enqueue { try? await self.restartPolling(skippingTagInField: false) }
+    }
+
+    /// Connects to `tag` (CoreNFC's `connect(to:completionHandler:)`); `completionHandler` gets
+    /// `nil` or an ``NFCReaderError``, on the main actor.
+    public nonisolated func connect(
+        to tag: NFCTag, completionHandler: @escaping @MainActor @Sendable ((any Error)?) -> Void
+    ) {
+        commands.enqueue {
+            do {
+                try await self.connect(to: tag)
+                await completionHandler(nil)
+            } catch {
+                await completionHandler(error)
+            }
+        }
+    }
+
+    private func beginFromCommand() async {
+        do {
+            try await begin()
+        } catch {
+            if let delegate { await delegate.tagReaderSession(self, didInvalidateWithError: error) }
+            return
+        }
+        guard let delegate else { return }
+        Task { await self.drive(delegate) }
+    }
+
+    /// Reports the session's events to `delegate` until it ends.
+    private func drive(_ delegate: any NFCTagReaderSessionDelegate) async {
+        await delegate.tagReaderSessionDidBecomeActive(self)
+        do throws(NFCReaderError) {
+            for try await tag in tags {
+                await delegate.tagReaderSession(self, didDetect: [tag])
+            }
+        } catch {}
+        let reason =
+            invalidationReason
+            ?? NFCReaderError(.readerSessionInvalidationErrorUserCanceled, "the session was invalidated")
+        await delegate.tagReaderSession(self, didInvalidateWithError: reason)
+    }
+}
+
+extension ISO7816Tag {
+    /// CoreNFC's `sendCommand(apdu:completionHandler:)`: the response data, SW1, SW2 and `nil`
+    /// or an ``NFCReaderError``, on the main actor.
+    public func sendCommand(
+        apdu: ISO7816APDU, completionHandler: @escaping @MainActor @Sendable (Bytes, UInt8, UInt8, (any Error)?) -> Void
+    ) {
+        Task {
+            do throws(NFCTagError) {
+                let (data, sw1, sw2) = try await sendCommand(apdu: apdu)
+                await completionHandler(data, sw1, sw2, nil)
+            } catch {
+                await completionHandler(Bytes(), 0, 0, NFCReaderError(error))
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+public import Foundation
 import NFCCore
 public import NFCTags
 import Synchronization
@@ -154,6 +155,8 @@ public actor NFCTagReaderSession {
     }
 
     private let source: Source
+    /// The delegate of a session made with ``init(pollingOption:delegate:queue:connection:timeout:configuration:)``.
+    public nonisolated let delegate: (any NFCTagReaderSessionDelegate)?
     private var state = State.idle
     private var reader: (any NFCReader)?
     private var ownsReader = false
@@ -203,7 +206,30 @@ public actor NFCTagReaderSession {
             configuration: configuration)
     }
 
-    private init(pollingOption: PollingOption, source: Source, timeout: Duration, alertMessage: String, configuration: Configuration) {
+    /// A session that reports to a CoreNFC-style `delegate` (see ``NFCTagReaderSessionDelegate``)
+    /// on the reader `connection` names (`nil`: libnfc's default device), opened at `begin()`
+    /// and closed when invalidated.
+    /// - Parameters:
+    ///   - pollingOption: the tag families to look for.
+    ///   - delegate: receives the session's events on the main actor; held until the session ends.
+    ///   - queue: ignored: the delegate is called on the main actor (CoreNFC's `queue: .main`).
+    ///   - connection: the reader's connection string.
+    ///   - timeout: the session's lifetime after `begin()`; 60 s by default.
+    ///   - configuration: the ISO 7816 AIDs and FeliCa system codes to look for.
+    public init(
+        pollingOption: PollingOption, delegate: any NFCTagReaderSessionDelegate, queue: DispatchQueue? = nil,
+        connection: String? = nil, timeout: Duration = defaultTimeout, configuration: Configuration = Configuration()
+    ) {
+        self.init(
+            pollingOption: pollingOption, source: .connection(connection), timeout: timeout, alertMessage: "",
+            configuration: configuration, delegate: delegate)
+    }
+
+    private init(
+        pollingOption: PollingOption, source: Source, timeout: Duration, alertMessage: String, configuration: Configuration,
+        delegate: (any NFCTagReaderSessionDelegate)? = nil
+    ) {
+        self.delegate = delegate
         self.pollingOption = pollingOption
         self.configuration = configuration
         self.source = source

@@ -214,3 +214,79 @@ func isSystemBusy(_ error: any Error) -> Bool {
     let nsError = error as NSError
     return nsError.code == NFCReaderError.readerSessionInvalidationErrorSystemIsBusy.rawValue
 }
+
+/// The seeds' `TagReader`: a tag reader session with a delegate, switching on the tag's family.
+final class TagReader: NSObject, NFCTagReaderSessionDelegate {
+    private var session: NFCTagReaderSession?
+    let connection: String
+    private(set) var log: [String] = []
+    private(set) var finished: NFCReaderError?
+
+    init(connection: String) {
+        self.connection = connection
+    }
+
+    func beginScanning() {
+        session = NFCTagReaderSession(
+            pollingOption: [.iso14443, .iso15693],
+            delegate: self,
+            queue: nil,
+            connection: connection  // NFCKit: the reader
+        )
+        session?.alertMessage = "Hold a tag near the reader."
+        session?.begin()
+    }
+
+    func tagReaderSessionDidBecomeActive(_ session: NFCTagReaderSession) {}
+
+    func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) {
+        guard let tag = tags.first else { return }
+
+        session.connect(to: tag) { error in
+            guard error == nil else {
+                session.invalidate(errorMessage: "Connection failed.")
+                return
+            }
+
+            switch tag {
+            case .iso7816(let iso7816Tag):
+                self.readISO7816(tag: iso7816Tag, session: session)
+            case .miFare(let miFareTag):
+                self.readMiFare(tag: miFareTag, session: session)
+            case .iso15693, .feliCa:
+                session.invalidate(errorMessage: "Unsupported tag type.")
+            }
+            // NFCKit: no `@unknown default` (NFCTag is an exhaustive Swift enum).
+        }
+    }
+
+    func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: any Error) {
+        finished = error as? NFCReaderError
+        self.session = nil
+    }
+
+    /// Seed 004's SELECT with `expectedResponseLength: -1` (no Le), here of the NFC Forum NDEF
+    /// Tag Application (the seed's AID is a payment-scheme prefix, refused by NFCKit).
+    func readISO7816(tag: ISO7816Tag, session: NFCTagReaderSession) {
+        guard let select = try? NFCISO7816APDU(
+            instructionClass: 0x00, instructionCode: 0xA4, p1Parameter: 0x04, p2Parameter: 0x00,
+            data: [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01], expectedResponseLength: -1)
+        else { return }
+        tag.sendCommand(apdu: select) { response, sw1, sw2, error in
+            if error == nil {
+                self.log.append("SELECT SW1=\(String(sw1, radix: 16)) SW2=\(String(sw2, radix: 16))")
+            }
+            session.invalidate()
+        }
+    }
+
+    /// Reads the NDEF message of a MIFARE (NTAG) tag through its NFCNDEFTag conformance.
+    func readMiFare(tag: MiFareTag, session: NFCTagReaderSession) {
+        tag.readNDEF { message, error in
+            if let uri = message?.records.first?.wellKnownTypeURIPayload() {
+                self.log.append("URL: \(uri)")
+            }
+            session.invalidate()
+        }
+    }
+}

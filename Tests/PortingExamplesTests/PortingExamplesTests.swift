@@ -195,3 +195,36 @@ struct PortingExamplesThroughLibNFCTests {
         await session.invalidate()
     }
 }
+
+/// The seeds' tag reader session example, on the simulator and through libnfc.
+@Suite("The seeds' tag reader session example, ported", .serialized, .timeLimit(.minutes(5)))
+@MainActor
+struct TagReaderExampleTests {
+    @Test("the TagReader delegate reads an NTAG's URL, then the session ends as userCanceled", arguments: [false, true])
+    func readsMiFare(throughLibNFC: Bool) async throws {
+        let message = NFCNDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/tag")])
+        let hex = Hex.encode(try message.encoded())
+        let emulator = throughLibNFC ? try EmulatorProcess(["--tag", "ntag215"]) : nil
+        defer { emulator?.stop() }
+        if let emulator {
+            // The emulator's tag starts blank: the write example puts the message there first.
+            let writer = NDEFWriter(connection: emulator.connectionString, message: message)
+            writer.beginWrite()
+            #expect(await eventually { writer.finished != nil })
+            #expect(writer.log.last == "written")
+        }
+        let reader = TagReader(connection: emulator?.connectionString ?? "sim:ntag215?ndef=\(hex)")
+        reader.beginScanning()
+        #expect(await eventually { reader.finished != nil })
+        #expect(reader.log == ["URL: https://example.com/tag"])
+        #expect(reader.finished?.code == .readerSessionInvalidationErrorUserCanceled)
+    }
+
+    @Test("the ISO 7816 branch SELECTs with Le -1 (no Le) and the card answers 90 00")
+    func selectsWithNoLe() async throws {
+        let reader = TagReader(connection: "sim:type4")
+        reader.beginScanning()
+        #expect(await eventually { reader.finished != nil })
+        #expect(reader.log == ["SELECT SW1=90 SW2=0"])
+    }
+}
