@@ -75,21 +75,25 @@ let package = Package(
         // that hold docs/benchmarks.md to it.
         .target(name: "TagCommandCounts", dependencies: ["NDEF", "NFCCore", "NFCTags", "VirtualTags"], path: "Benchmarks/TagCommandCounts", swiftSettings: strict),
 
-        // Test helpers shared by the test targets: built executables, the emulator as a child.
-        .target(name: "NFCTestSupport", swiftSettings: strict),
+        // Test helpers shared by the test targets: the scripted fake reader, hex literals, waiting
+        // with a deadline, built executables, the emulator as a child, the external-tool policy.
+        .target(name: "NFCTestSupport", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
         .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCTestSupport", "VirtualTags", "NFCTags", "NDEF"], swiftSettings: strict),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
         .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF", "NFCKit", "LibNFC", "NFCTestSupport"], swiftSettings: strict),
-        .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags"], swiftSettings: strict),
+        // The tag platforms against the in-process simulator (VirtualTags) and the scripted reader.
+        .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
+        // NFCKit on the simulator: sessions, the tag watcher, the emulated Type 4 tag, connections.
+        .testTarget(name: "NFCKitTests", dependencies: ["NFCKit", "NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
-        // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "PCSCReaderEmulator", "NFCKit", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // The seeds' CoreNFC examples ported (docs/porting-from-corenfc.md), on `sim:` and through libnfc.
         .testTarget(name: "PortingExamplesTests", dependencies: ["NFCKit", "NDEF", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
+        // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
         .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport", "Provisioning", "TagCommandCounts"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
