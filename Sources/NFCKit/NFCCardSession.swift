@@ -21,10 +21,10 @@ import LibNFC
 /// (``Event/received(_:)``) and waits for its ``APDU/respond(_:)`` before taking the next, reports
 /// ``Event/readerDeselected`` when the reader leaves, then waits for the next reader. It ends
 /// with ``Event/sessionInvalidated(_:)`` — after ``invalidate()`` (reason
-/// ``NFCReaderSessionError/Code/userCanceled``), the timeout with no reader in the field
-/// (``NFCReaderSessionError/Code/sessionTimeout``) or a reader failure — and the stream
+/// ``NFCReaderError/Code/userCanceled``), the timeout with no reader in the field
+/// (``NFCReaderError/Code/sessionTimeout``) or a reader failure — and the stream
 /// finishes. Only PN53x readers driven by libnfc have target mode; ``start(connection:identity:timeout:)``
-/// refuses the simulator and other readers with ``NFCReaderSessionError/Code/unsupportedFeature``.
+/// refuses the simulator and other readers with ``NFCReaderError/Code/unsupportedFeature``.
 public actor NFCCardSession {
     /// What the session reports.
     public enum Event: Sendable {
@@ -35,7 +35,7 @@ public actor NFCCardSession {
         /// The reader released the card or left the field.
         case readerDeselected
         /// The session ended, for this reason; no event follows.
-        case sessionInvalidated(NFCReaderSessionError)
+        case sessionInvalidated(NFCReaderError)
     }
 
     /// One command from the external reader, to be answered once.
@@ -47,9 +47,9 @@ public actor NFCCardSession {
         let number: Int
 
         /// Sends the answer (response data then SW1 SW2) to the reader.
-        /// - Throws: ``NFCReaderSessionError`` `tagConnectionLost` when the reader is gone,
+        /// - Throws: ``NFCReaderError`` `tagConnectionLost` when the reader is gone,
         ///   `sessionInvalidated` after the session ended.
-        public func respond(_ response: Bytes) async throws(NFCReaderSessionError) {
+        public func respond(_ response: Bytes) async throws(NFCReaderError) {
             try await session.send(response, answering: number)
         }
     }
@@ -73,7 +73,10 @@ public actor NFCCardSession {
     /// invalidated.
     static let waitSlice: Duration = .seconds(1)
 
-    private init(emulator: any NFCCardEmulator, identity: EmulatedCardIdentity, timeout: Duration) {
+    private let lease: ReaderLease.Key
+
+    private init(emulator: any NFCCardEmulator, identity: EmulatedCardIdentity, timeout: Duration, lease: ReaderLease.Key) {
+        self.lease = lease
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
         self.emulator = emulator
         self.identity = identity
@@ -82,20 +85,27 @@ public actor NFCCardSession {
 
     /// Opens the reader `connection` names and starts waiting for external readers, as
     /// `identity` (an NFC Forum Type 4 tag by default); `timeout` bounds the wait for a reader.
-    /// - Throws: ``NFCReaderSessionError`` `unsupportedFeature` for a reader without target mode
+    /// - Throws: ``NFCReaderError`` `unsupportedFeature` for a reader without target mode
     ///   (the simulator `sim:`, non-PN53x readers), `readerUnavailable` when it cannot be opened.
     public static func start(
         connection: String?, identity: EmulatedCardIdentity = .type4Tag, timeout: Duration = .seconds(60)
-    ) async throws(NFCReaderSessionError) -> NFCCardSession {
+    ) async throws(NFCReaderError) -> NFCCardSession {
         let emulator: any NFCCardEmulator
+        // One session at a time on a reader, whatever its kind and whichever process runs it.
+        let lease = ReaderLease.Key.connection(connection ?? "default")
+        guard ReaderLease.acquire(lease) else {
+            throw NFCReaderError(.readerBusy, "the reader '\(connection ?? "default")' is in use by another session")
+        }
         do {
             emulator = try await ReaderConnection.openCardEmulator(connection)
         } catch where error.code == .notSupported {
-            throw NFCReaderSessionError(.unsupportedFeature, error.reason, readerError: error)
+            ReaderLease.release(lease)
+            throw NFCReaderError(.unsupportedFeature, error.reason, readerError: error)
         } catch {
-            throw NFCReaderSessionError(.readerUnavailable, "cannot open reader '\(connection ?? "default")': \(error.reason)", readerError: error)
+            ReaderLease.release(lease)
+            throw NFCReaderError(.readerUnavailable, "cannot open reader '\(connection ?? "default")': \(error.reason)", readerError: error)
         }
-        let session = NFCCardSession(emulator: emulator, identity: identity, timeout: timeout)
+        let session = NFCCardSession(emulator: emulator, identity: identity, timeout: timeout, lease: lease)
         await session.begin()
         return session
     }
@@ -110,12 +120,12 @@ public actor NFCCardSession {
     }
 
     /// Ends the session: target mode is left, the reader closed, and the stream finishes after
-    /// ``Event/sessionInvalidated(_:)`` with ``NFCReaderSessionError/Code/userCanceled``.
+    /// ``Event/sessionInvalidated(_:)`` with ``NFCReaderError/Code/userCanceled``.
     public func invalidate() async {
         driver?.cancel()
         responded?.resume()
         responded = nil
-        await finish(NFCReaderSessionError(.userCanceled, "the session was invalidated"))
+        await finish(NFCReaderError(.userCanceled, "the session was invalidated"))
     }
 
     private func run() async {
@@ -124,15 +134,15 @@ public actor NFCCardSession {
         while !invalidated && !Task.isCancelled {
             let left = deadline - clock.now
             guard left > .zero else {
-                return await finish(NFCReaderSessionError(.sessionTimeout, "no reader came within the session's timeout"))
+                return await finish(NFCReaderError(.sessionTimeout, "no reader came within the session's timeout"))
             }
             let came: Bool
             do {
                 came = try await emulator.waitForExternalReader(as: identity, timeout: min(left, Self.waitSlice))
             } catch where error.code == .notSupported {
-                return await finish(NFCReaderSessionError(.unsupportedFeature, error.reason, readerError: error))
+                return await finish(NFCReaderError(.unsupportedFeature, error.reason, readerError: error))
             } catch {
-                return await finish(NFCReaderSessionError(.readerUnavailable, "target mode failed: \(error.reason)", readerError: error))
+                return await finish(NFCReaderError(.readerUnavailable, "target mode failed: \(error.reason)", readerError: error))
             }
             guard came, !invalidated else { continue }
             continuation.yield(.readerDetected)
@@ -160,21 +170,21 @@ public actor NFCCardSession {
         }
     }
 
-    fileprivate func send(_ response: Bytes, answering number: Int) async throws(NFCReaderSessionError) {
-        guard !invalidated else { throw NFCReaderSessionError(.sessionInvalidated, "the session has ended") }
+    fileprivate func send(_ response: Bytes, answering number: Int) async throws(NFCReaderError) {
+        guard !invalidated else { throw NFCReaderError(.sessionInvalidated, "the session has ended") }
         guard number == commandNumber, let waiting = responded else {
-            throw NFCReaderSessionError(.invalidParameter, "this command was answered already")
+            throw NFCReaderError(.invalidParameter, "this command was answered already")
         }
         responded = nil
         defer { waiting.resume() }
         do {
             try await emulator.sendResponse(response, timeout: Self.commandTimeout)
         } catch {
-            throw NFCReaderSessionError(.tagConnectionLost, "the reader left before the answer: \(error.reason)", readerError: error)
+            throw NFCReaderError(.tagConnectionLost, "the reader left before the answer: \(error.reason)", readerError: error)
         }
     }
 
-    private func finish(_ reason: NFCReaderSessionError) async {
+    private func finish(_ reason: NFCReaderError) async {
         guard !invalidated else { return }
         invalidated = true
         responded?.resume()
@@ -183,5 +193,6 @@ public actor NFCCardSession {
         continuation.finish()
         await emulator.endEmulation()
         await emulator.close()
+        ReaderLease.release(lease)
     }
 }

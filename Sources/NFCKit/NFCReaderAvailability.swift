@@ -26,6 +26,9 @@ public struct NFCReaderAvailability: Sendable, Hashable, CustomStringConvertible
         case invalidConnectionString
         /// The reader is there but did not open; ``reason`` says what libnfc answered.
         case openFailed
+        /// A session (of any kind, in this process or another) holds the reader; it is not
+        /// opened, so the session is not disturbed.
+        case busy
     }
 
     /// The verdict.
@@ -50,16 +53,22 @@ public struct NFCReaderAvailability: Sendable, Hashable, CustomStringConvertible
 
     /// Opens the reader `connection` names (libnfc's connection string, `sim:…`, or `nil` /
     /// `default` for libnfc's default device), closes it again, and says whether that worked and
-    /// why not. Do not check a reader a session holds: opening it twice is not possible.
+    /// why not. A reader a session holds (in any process) is ``Status/busy`` and left alone.
     public static func check(connection: String?) async -> NFCReaderAvailability {
         let name = connection ?? "default"
-        if name == "sim" || name.hasPrefix("sim:") {
+        let isSimulator = name == "sim" || name.hasPrefix("sim:")
+        if isSimulator {
             do {
                 _ = try SimulatorConfiguration(parsing: name)
             } catch {
                 return NFCReaderAvailability(status: .invalidConnectionString, reason: error.reason)
             }
-        } else if let path = devicePath(in: name) {
+        } else if !ReaderLease.acquire(.connection(name)) {
+            return NFCReaderAvailability(status: .busy, reason: "the reader '\(name)' is in use by another session")
+        }
+        // Held while the reader is opened and closed, so no session begins on it meanwhile.
+        defer { if !isSimulator { ReaderLease.release(.connection(name)) } }
+        if !isSimulator, let path = devicePath(in: name) {
             if !FileManager.default.fileExists(atPath: path) {
                 return NFCReaderAvailability(status: .noReader, reason: "no device node \(path): is the reader plugged in?")
             }

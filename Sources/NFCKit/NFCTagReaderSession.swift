@@ -1,5 +1,7 @@
+public import Foundation
 import NFCCore
 public import NFCTags
+import Synchronization
 
 /// A session that polls a reader for tags and hands each one to the app: CoreNFC's
 /// `NFCTagReaderSession`, in async Swift, over any `NFCReader` (libnfc or the simulator).
@@ -16,15 +18,15 @@ public import NFCTags
 ///
 /// The life of a session:
 /// - ``begin()`` takes the reader (one active session per reader: a second gets
-///   ``NFCReaderSessionError/Code/readerBusy``) and starts polling. The session's ``timeout``
+///   ``NFCReaderError/Code/readerBusy``) and starts polling. The session's ``timeout``
 ///   (60 s by default, as CoreNFC's) counts from here.
 /// - Each tag found is identified and reported on ``tags``; polling then pauses until
-///   ``restartPolling()``. A tag that stays in the field is reported once: after a restart it is
-///   skipped until it has left (the reader's `NFCReader.isTargetPresent()` says so) or another
-///   tag came.
+///   ``restartPolling(skippingTagInField:)``, which reports a tag that stayed in the field again
+///   (as CoreNFC does) unless asked to skip it until it has left (the reader's
+///   `NFCReader.isTargetPresent()` says so) or another tag came.
 /// - ``invalidate(errorMessage:)``, the timeout, a reader failure, or cancelling the task that
 ///   iterates ``tags`` ends the session for good: every later call fails with
-///   ``NFCReaderSessionError/Code/sessionInvalidated``. A reader the session opened from a
+///   ``NFCReaderError/Code/sessionInvalidated``. A reader the session opened from a
 ///   connection string is closed then; a reader handed to it is left open.
 ///
 /// ``prompts`` stands in for CoreNFC's alert sheet: it carries ``alertMessage`` when the session
@@ -55,21 +57,92 @@ public actor NFCTagReaderSession {
         }
     }
 
+    /// What CoreNFC takes from an app's Info.plist: the ISO 7816 applications and FeliCa
+    /// system codes a session looks for.
+    public struct Configuration: Sendable, Hashable {
+        /// CoreNFC's `com.apple.developer.nfc.readersession.iso7816.select-identifiers`: AIDs
+        /// (hex, 5 to 16 bytes), SELECTed by name in this order on each ISO 7816 tag detected.
+        /// The first the card accepts (`90 00`) becomes the reported tag's `initialSelectedAID`;
+        /// a tag that accepts none is not reported. Payment AIDs are refused by `ISO7816Tag`
+        /// and skipped. Empty (the default): nothing is selected and every ISO 7816 tag is
+        /// reported.
+        public var iso7816SelectIdentifiers: [String]
+        /// CoreNFC's `com.apple.developer.nfc.readersession.felica.systemcodes`: system codes
+        /// (hex, 2 bytes). A FeliCa tag is reported only when it answers a Polling for one of
+        /// them. The
+        /// wildcard `FFFF` is refused, as CoreNFC refuses it. Empty (the default): every FeliCa tag.
+        public var felicaSystemCodes: [String]
+
+        /// A configuration.
+        public init(iso7816SelectIdentifiers: [String] = [], felicaSystemCodes: [String] = []) {
+            self.iso7816SelectIdentifiers = iso7816SelectIdentifiers
+            self.felicaSystemCodes = felicaSystemCodes
+        }
+
+        /// The AIDs and system codes as bytes.
+        /// - Throws: ``NFCReaderError/Code/readerErrorInvalidParameterLength`` for an AID
+        ///   outside 5…16 bytes or a system code not 2 bytes, ``NFCReaderError/Code/readerErrorInvalidParameter``
+        ///   for text that is not hex or the wildcard system code `FFFF`.
+        func parsed() throws(NFCReaderError) -> (aids: [(hex: String, bytes: Bytes)], systemCodes: [UInt16]) {
+            var aids: [(hex: String, bytes: Bytes)] = []
+            for text in iso7816SelectIdentifiers {
+                guard let bytes = try? Hex.decode(text) else {
+                    throw NFCReaderError(.readerErrorInvalidParameter, "the ISO 7816 select identifier '\(text)' is not hex")
+                }
+                guard (5...16).contains(bytes.count) else {
+                    throw NFCReaderError(
+                        .readerErrorInvalidParameterLength, "the ISO 7816 select identifier '\(text)' has \(bytes.count) bytes; an AID has 5 to 16")
+                }
+                aids.append((Hex.encode(bytes, uppercase: true), Bytes(bytes)))
+            }
+            var codes: [UInt16] = []
+            for text in felicaSystemCodes {
+                guard let bytes = try? Hex.decode(text) else {
+                    throw NFCReaderError(.readerErrorInvalidParameter, "the FeliCa system code '\(text)' is not hex")
+                }
+                guard bytes.count == 2 else {
+                    throw NFCReaderError(.readerErrorInvalidParameterLength, "the FeliCa system code '\(text)' is not 2 bytes")
+                }
+                let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+                guard code != 0xFFFF else {
+                    throw NFCReaderError(.readerErrorInvalidParameter, "the wildcard FeliCa system code FFFF is not allowed: name the system codes")
+                }
+                codes.append(code)
+            }
+            return (aids, codes)
+        }
+    }
+
     /// CoreNFC's session limit: 60 seconds.
     public static let defaultTimeout: Duration = .seconds(60)
 
     /// The tag families this session polls for (those the reader supports).
     public nonisolated let pollingOption: PollingOption
+    /// The ISO 7816 applications and FeliCa system codes the session looks for.
+    public nonisolated let configuration: Configuration
+    private var selectIdentifiers: [(hex: String, bytes: Bytes)] = []
+    private var systemCodes: [UInt16] = []
     /// How long the session lives after ``begin()`` before it ends with
-    /// ``NFCReaderSessionError/Code/sessionTimeout``.
+    /// ``NFCReaderError/Code/sessionTimeout``.
     public nonisolated let timeout: Duration
     /// The tags detected, in order; see ``NFCReaderSessionEvents`` for how it ends.
     public nonisolated let tags: NFCReaderSessionEvents<NFCTag>
     /// What a user should be told: the ``alertMessage`` and invalidation messages. Finishes when
     /// the session is invalidated.
     public nonisolated let prompts: AsyncStream<String>
-    /// The message for the user while the session runs (CoreNFC's `alertMessage`).
-    public private(set) var alertMessage: String
+    /// The message for the user while the session runs (CoreNFC's `alertMessage`). Setting it
+    /// (from any context, as in CoreNFC) sends it on ``prompts`` while the session is active, in
+    /// order with the other calls of the synchronous, CoreNFC-shaped API.
+    public nonisolated var alertMessage: String {
+        get { alert.withLock { $0 } }
+        set {
+            alert.withLock { $0 = newValue }
+            commands.enqueue { await self.promptAlertMessage() }
+        }
+    }
+    private nonisolated let alert: Mutex<String>
+    /// The calls of the synchronous, CoreNFC-shaped API, run one after another.
+    nonisolated let commands = SessionCommandQueue()
 
     private enum Source {
         case reader(any NFCReader)
@@ -78,10 +151,12 @@ public actor NFCTagReaderSession {
 
     private enum State {
         case idle, starting, active
-        case invalidated(NFCReaderSessionError)
+        case invalidated(NFCReaderError)
     }
 
     private let source: Source
+    /// The delegate of a session made with ``init(pollingOption:delegate:queue:connection:timeout:configuration:)``.
+    public nonisolated let delegate: (any NFCTagReaderSessionDelegate)?
     private var state = State.idle
     private var reader: (any NFCReader)?
     private var ownsReader = false
@@ -94,7 +169,7 @@ public actor NFCTagReaderSession {
     private var tracker = TagPresenceTracker(options: .init(pollSlice: .milliseconds(250)))
     private var pollingTask: Task<Void, Never>?
     private var timeoutTask: Task<Void, Never>?
-    private let tagContinuation: AsyncStream<Result<NFCTag, NFCReaderSessionError>>.Continuation
+    private let tagContinuation: AsyncStream<Result<NFCTag, NFCReaderError>>.Continuation
     private let promptContinuation: AsyncStream<String>.Continuation
 
     /// A session on a reader the caller opened (and closes): the session never closes it.
@@ -103,11 +178,14 @@ public actor NFCTagReaderSession {
     ///   - reader: the reader to poll.
     ///   - timeout: the session's lifetime after ``begin()``; 60 s by default.
     ///   - alertMessage: the first message for the user, sent on ``prompts`` at ``begin()``.
+    ///   - configuration: the ISO 7816 AIDs and FeliCa system codes to look for.
     public init(
         pollingOption: PollingOption, reader: any NFCReader, timeout: Duration = defaultTimeout,
-        alertMessage: String = ""
+        alertMessage: String = "", configuration: Configuration = Configuration()
     ) {
-        self.init(pollingOption: pollingOption, source: .reader(reader), timeout: timeout, alertMessage: alertMessage)
+        self.init(
+            pollingOption: pollingOption, source: .reader(reader), timeout: timeout, alertMessage: alertMessage,
+            configuration: configuration)
     }
 
     /// A session that opens its reader at ``begin()`` from a connection string (libnfc's,
@@ -118,19 +196,46 @@ public actor NFCTagReaderSession {
     ///   - connection: the reader's connection string; `nil` for the default device.
     ///   - timeout: the session's lifetime after ``begin()``; 60 s by default.
     ///   - alertMessage: the first message for the user, sent on ``prompts`` at ``begin()``.
+    ///   - configuration: the ISO 7816 AIDs and FeliCa system codes to look for.
     public init(
         pollingOption: PollingOption, connection: String?, timeout: Duration = defaultTimeout,
-        alertMessage: String = ""
+        alertMessage: String = "", configuration: Configuration = Configuration()
     ) {
-        self.init(pollingOption: pollingOption, source: .connection(connection), timeout: timeout, alertMessage: alertMessage)
+        self.init(
+            pollingOption: pollingOption, source: .connection(connection), timeout: timeout, alertMessage: alertMessage,
+            configuration: configuration)
     }
 
-    private init(pollingOption: PollingOption, source: Source, timeout: Duration, alertMessage: String) {
+    /// A session that reports to a CoreNFC-style `delegate` (see ``NFCTagReaderSessionDelegate``)
+    /// on the reader `connection` names (`nil`: libnfc's default device), opened at `begin()`
+    /// and closed when invalidated.
+    /// - Parameters:
+    ///   - pollingOption: the tag families to look for.
+    ///   - delegate: receives the session's events on the main actor; held until the session ends.
+    ///   - queue: ignored: the delegate is called on the main actor (CoreNFC's `queue: .main`).
+    ///   - connection: the reader's connection string.
+    ///   - timeout: the session's lifetime after `begin()`; 60 s by default.
+    ///   - configuration: the ISO 7816 AIDs and FeliCa system codes to look for.
+    public init(
+        pollingOption: PollingOption, delegate: any NFCTagReaderSessionDelegate, queue: DispatchQueue? = nil,
+        connection: String? = nil, timeout: Duration = defaultTimeout, configuration: Configuration = Configuration()
+    ) {
+        self.init(
+            pollingOption: pollingOption, source: .connection(connection), timeout: timeout, alertMessage: "",
+            configuration: configuration, delegate: delegate)
+    }
+
+    private init(
+        pollingOption: PollingOption, source: Source, timeout: Duration, alertMessage: String, configuration: Configuration,
+        delegate: (any NFCTagReaderSessionDelegate)? = nil
+    ) {
+        self.delegate = delegate
         self.pollingOption = pollingOption
+        self.configuration = configuration
         self.source = source
         self.timeout = timeout
-        self.alertMessage = alertMessage
-        let (tagStream, tagContinuation) = AsyncStream.makeStream(of: Result<NFCTag, NFCReaderSessionError>.self)
+        self.alert = Mutex(alertMessage)
+        let (tagStream, tagContinuation) = AsyncStream.makeStream(of: Result<NFCTag, NFCReaderError>.self)
         let (promptStream, promptContinuation) = AsyncStream.makeStream(of: String.self)
         self.tags = NFCReaderSessionEvents(base: tagStream)
         self.tagContinuation = tagContinuation
@@ -149,30 +254,40 @@ public actor NFCTagReaderSession {
     }
 
     /// Why the session ended; `nil` while it has not.
-    public var invalidationReason: NFCReaderSessionError? {
+    public var invalidationReason: NFCReaderError? {
         if case .invalidated(let reason) = state { return reason }
         return nil
     }
 
     /// Changes the message for the user and sends it on ``prompts``.
     public func setAlertMessage(_ message: String) {
-        alertMessage = message
-        if case .active = state { promptContinuation.yield(message) }
+        alert.withLock { $0 = message }
+        promptAlertMessage()
+    }
+
+    private func promptAlertMessage() {
+        if case .active = state { promptContinuation.yield(alertMessage) }
     }
 
     /// Takes the reader and starts polling.
-    /// - Throws: ``NFCReaderSessionError``: ``NFCReaderSessionError/Code/sessionInvalidated``
+    /// - Throws: ``NFCReaderError``: ``NFCReaderError/Code/sessionInvalidated``
     ///   when the session has already begun or ended (a session is not reusable);
-    ///   ``NFCReaderSessionError/Code/readerBusy`` when another session holds the reader;
-    ///   ``NFCReaderSessionError/Code/readerUnavailable`` or
-    ///   ``NFCReaderSessionError/Code/invalidParameter`` when the connection string cannot be
-    ///   opened; ``NFCReaderSessionError/Code/unsupportedFeature`` when the reader can poll none
+    ///   ``NFCReaderError/Code/readerBusy`` when another session holds the reader;
+    ///   ``NFCReaderError/Code/readerUnavailable`` or
+    ///   ``NFCReaderError/Code/invalidParameter`` when the connection string cannot be
+    ///   opened; ``NFCReaderError/Code/unsupportedFeature`` when the reader can poll none
     ///   of the ``pollingOption``. Every failure also invalidates the session.
-    public func begin() async throws(NFCReaderSessionError) {
+    public func begin() async throws(NFCReaderError) {
         guard case .idle = state else {
-            throw NFCReaderSessionError(.sessionInvalidated, "the session has already begun; a session is not reusable")
+            throw NFCReaderError(.sessionInvalidated, "the session has already begun; a session is not reusable")
         }
         state = .starting
+        do throws(NFCReaderError) {
+            (selectIdentifiers, systemCodes) = try configuration.parsed()
+        } catch {
+            await finish(error)
+            throw error
+        }
         let reader: any NFCReader
         switch source {
         case .reader(let given):
@@ -190,8 +305,8 @@ public actor NFCTagReaderSession {
             do {
                 reader = try await ReaderConnection.open(string)
             } catch {
-                let code: NFCReaderSessionError.Code = error.code == .invalidArgument ? .invalidParameter : .readerUnavailable
-                let failure = NFCReaderSessionError(code, "cannot open reader '\(name)': \(error.reason)", readerError: error)
+                let code: NFCReaderError.Code = error.code == .invalidArgument ? .invalidParameter : .readerUnavailable
+                let failure = NFCReaderError(code, "cannot open reader '\(name)': \(error.reason)", readerError: error)
                 await finish(failure)
                 throw failure
             }
@@ -209,7 +324,7 @@ public actor NFCTagReaderSession {
         let supported = await reader.supportedModulations
         modulations = pollingOption.modulations.filter { supported.contains($0) }
         guard !modulations.isEmpty else {
-            let failure = NFCReaderSessionError(.unsupportedFeature, "the reader '\(await reader.name)' cannot poll for any of the requested tag types")
+            let failure = NFCReaderError(.unsupportedFeature, "the reader '\(await reader.name)' cannot poll for any of the requested tag types")
             await finish(failure)
             throw failure
         }
@@ -227,23 +342,28 @@ public actor NFCTagReaderSession {
 
     /// Makes sure `tag` is the tag this session detected last and is still in the field, ready
     /// for commands (CoreNFC's `connect(to:)`).
-    /// - Throws: ``NFCReaderSessionError``: ``NFCReaderSessionError/Code/sessionInvalidated``
-    ///   after invalidation; ``NFCReaderSessionError/Code/tagConnectionLost`` when `tag` is not
+    /// - Throws: ``NFCReaderError``: ``NFCReaderError/Code/sessionInvalidated``
+    ///   after invalidation; ``NFCReaderError/Code/tagConnectionLost`` when `tag` is not
     ///   the current tag or has left the field.
-    public func connect(to tag: NFCTag) async throws(NFCReaderSessionError) {
+    public func connect(to tag: NFCTag) async throws(NFCReaderError) {
         guard case .active = state, let reader else { throw sessionInvalidated() }
         guard let currentTag, currentTag.identifier == tag.identifier else {
-            throw NFCReaderSessionError(.tagConnectionLost, "this is not the tag the session detected last")
+            throw NFCReaderError(.tagConnectionLost, "this is not the tag the session detected last")
         }
         guard await reader.isTargetPresent() else {
-            throw NFCReaderSessionError(.tagConnectionLost, "the tag has left the field")
+            throw NFCReaderError(.tagConnectionLost, "the tag has left the field")
         }
     }
 
     /// Lets go of the current tag (deselecting it: a simulated stack hands out its next tag) and
-    /// polls again. The tag just reported is not reported again until it has left the field.
-    /// - Throws: ``NFCReaderSessionError/Code/sessionInvalidated`` after invalidation.
-    public func restartPolling() async throws(NFCReaderSessionError) {
+    /// polls again (CoreNFC's `restartPolling()`).
+    ///
+    /// As in CoreNFC, a tag that stayed in the field is detected and reported again, so "try
+    /// again on the same tag" loops work. With `skippingTagInField` the tag just reported is
+    /// instead not reported again until it has left the field (what the NDEF session does
+    /// between messages).
+    /// - Throws: ``NFCReaderError/Code/readerTransceiveErrorSessionInvalidated`` after invalidation.
+    public func restartPolling(skippingTagInField: Bool = false) async throws(NFCReaderError) {
         guard case .active = state, let reader else { throw sessionInvalidated() }
         let previous = pollingTask
         previous?.cancel()
@@ -255,35 +375,36 @@ public actor NFCTagReaderSession {
             currentTag = nil
             try? await reader.deselect()
         }
+        if !skippingTagInField { _ = tracker.forget() }
         guard case .active = state else { throw sessionInvalidated() }
         pollingTask = Task { await self.pollForTag() }
     }
 
     /// Ends the session (CoreNFC's `invalidate()` / `invalidate(errorMessage:)`): polling stops,
-    /// ``tags`` ends with ``NFCReaderSessionError/Code/userCanceled``, an `errorMessage` is sent
+    /// ``tags`` ends with ``NFCReaderError/Code/userCanceled``, an `errorMessage` is sent
     /// on ``prompts`` first. Invalidating an ended session does nothing.
     public func invalidate(errorMessage: String? = nil) async {
         if case .invalidated = state { return }
         if let errorMessage { promptContinuation.yield(errorMessage) }
-        await finish(NFCReaderSessionError(.userCanceled, "the session was invalidated"))
+        await finish(NFCReaderError(.userCanceled, "the session was invalidated"))
     }
 
     /// Ends the session with `reason` (the NDEF session's `firstNDEFTagRead`).
-    func invalidate(reason: NFCReaderSessionError) async {
+    func invalidate(reason: NFCReaderError) async {
         await finish(reason)
     }
 
     private func expire() async {
-        await finish(NFCReaderSessionError(.sessionTimeout, "the session timed out after \(timeout)"))
+        await finish(NFCReaderError(.sessionTimeout, "the session timed out after \(timeout)"))
     }
 
-    private func sessionInvalidated() -> NFCReaderSessionError {
-        NFCReaderSessionError(.sessionInvalidated, "the session has been invalidated; a session is not reusable")
+    private func sessionInvalidated() -> NFCReaderError {
+        NFCReaderError(.sessionInvalidated, "the session has been invalidated; a session is not reusable")
     }
 
-    private func take(_ key: ReaderLease.Key, named name: String) throws(NFCReaderSessionError) {
+    private func take(_ key: ReaderLease.Key, named name: String) throws(NFCReaderError) {
         guard ReaderLease.acquire(key) else {
-            let failure = NFCReaderSessionError(.readerBusy, "the reader '\(name)' is in use by another session")
+            let failure = NFCReaderError(.readerBusy, "the reader '\(name)' is in use by another session")
             state = .invalidated(failure)
             finishStreams(failure)
             for key in leases { ReaderLease.release(key) }
@@ -304,7 +425,7 @@ public actor NFCTagReaderSession {
             do {
                 seen = try await tracker.step(on: reader, for: modulations)
             } catch {
-                if !Task.isCancelled { await finish(NFCReaderSessionError(error), fromPolling: true) }
+                if !Task.isCancelled { await finish(NFCReaderError(error), fromPolling: true) }
                 return
             }
             if Task.isCancelled { return }
@@ -320,6 +441,9 @@ public actor NFCTagReaderSession {
                 continue
             }
             if Task.isCancelled { return }
+            // Not one the configuration looks for: skipped until it leaves, as CoreNFC does.
+            guard let tag = await applyConfiguration(to: tag) else { continue }
+            if Task.isCancelled { return }
             guard case .active = state else { return }
             currentTag = tag
             tagContinuation.yield(.success(tag))
@@ -327,10 +451,48 @@ public actor NFCTagReaderSession {
         }
     }
 
+    /// `tag` as the configuration has it: an ISO 7816 tag with the first of the select
+    /// identifiers it accepts selected, a FeliCa tag holding one of the system codes; `nil` for a
+    /// tag the configuration excludes, or one that left while being asked.
+    private func applyConfiguration(to tag: NFCTag) async -> NFCTag? {
+        switch tag {
+        case .iso7816(let card) where !selectIdentifiers.isEmpty:
+            for aid in selectIdentifiers {
+                guard let select = try? ISO7816APDU(
+                    instructionClass: 0x00, instructionCode: 0xA4, p1Parameter: 0x04, p2Parameter: 0x00,
+                    data: aid.bytes, expectedResponseLength: 256)
+                else { continue }
+                do throws(NFCTagError) {
+                    let (_, sw1, sw2) = try await card.sendCommand(apdu: select)
+                    guard sw1 == 0x90, sw2 == 0x00 else { continue }
+                } catch where error.code == .refused {
+                    continue  // a payment application: never selected by a reader session
+                } catch {
+                    return nil
+                }
+                return .iso7816(
+                    ISO7816Tag(
+                        reader: card.reader, target: card.target, identity: card.identity, commandTimeout: card.commandTimeout,
+                        initialSelectedAID: aid.hex, allowsPaymentApplications: card.allowsPaymentApplications))
+            }
+            return nil
+        case .feliCa(let card) where !systemCodes.isEmpty:
+            if let current = card.currentSystemCode, systemCodes.contains(current) { return tag }
+            // Polling for each code, as CoreNFC polls for the listed codes: a card answers only
+            // for a system it holds.
+            for code in systemCodes where (try? await card.polling(systemCode: code)) != nil {
+                return tag
+            }
+            return nil
+        default:
+            return tag
+        }
+    }
+
     /// Ends the session. Unless called by the polling task itself, waits for it to stop first: a
     /// reader must not be closed (by the session or, once invalidate returns, by its owner) in
     /// the middle of a poll.
-    private func finish(_ reason: NFCReaderSessionError, fromPolling: Bool = false) async {
+    private func finish(_ reason: NFCReaderError, fromPolling: Bool = false) async {
         if case .invalidated = state { return }
         state = .invalidated(reason)
         let polling = pollingTask
@@ -345,7 +507,7 @@ public actor NFCTagReaderSession {
         leases = []
     }
 
-    private func finishStreams(_ reason: NFCReaderSessionError) {
+    private func finishStreams(_ reason: NFCReaderError) {
         if reason.code != .userCanceled && reason.code != .firstNDEFTagRead {
             tagContinuation.yield(.failure(reason))
         }

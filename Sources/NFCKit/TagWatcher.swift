@@ -137,15 +137,22 @@ public struct TagWatcher: AsyncSequence, Sendable {
     }
 
     private let source: Source
+    /// The reader held for the whole watch (one session at a time on a reader, across kinds of
+    /// session and processes); `nil` for the simulator and readers handed over.
+    private var lease: ReaderLease.Key?
     /// How the watcher behaves.
     public let options: Options
 
     /// Watches the reader `connection` names (see ``ReaderConnection``; `nil` for libnfc's
     /// default device), opening it again when it is lost; it is closed when the watch ends.
+    /// While the watch runs the reader is held as a session holds it: a session (or watch) on
+    /// it, in this process or another, ends the watch with ``NFCReaderDeviceError/Code/busy``.
     public init(connection: String?, options: Options = Options()) {
         self.init(options: options) { () async throws(NFCReaderDeviceError) -> any NFCReader in
             try await ReaderConnection.open(connection)
         }
+        let name = connection ?? "default"
+        if !(name == "sim" || name.hasPrefix("sim:")) { lease = .connection(name) }
     }
 
     /// Watches the readers `open` opens: once at the start and again after each loss. Each is
@@ -197,7 +204,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
     /// Starts the watch; each iterator is a watch of its own.
     public func makeAsyncIterator() -> AsyncIterator {
         let (stream, continuation) = AsyncStream.makeStream(of: Result<TagWatchEvent, NFCReaderDeviceError>.self)
-        let loop = WatchLoop(source: source, options: options, continuation: continuation)
+        let loop = WatchLoop(source: source, options: options, lease: lease, continuation: continuation)
         let task = Task { await loop.run() }
         continuation.onTermination = { _ in task.cancel() }
         return AsyncIterator(base: stream.makeAsyncIterator(), stopper: Stopper(task))
@@ -207,9 +214,18 @@ public struct TagWatcher: AsyncSequence, Sendable {
     private struct WatchLoop: Sendable {
         let source: Source
         let options: Options
+        let lease: ReaderLease.Key?
         let continuation: AsyncStream<Result<TagWatchEvent, NFCReaderDeviceError>>.Continuation
 
         func run() async {
+            if let lease {
+                guard ReaderLease.acquire(lease) else {
+                    continuation.yield(.failure(NFCReaderDeviceError(.busy, "the reader is in use by another session")))
+                    continuation.finish()
+                    return
+                }
+            }
+            defer { if let lease { ReaderLease.release(lease) } }
             var reader: any NFCReader
             switch source {
             case .reader(let given):

@@ -36,13 +36,15 @@ public struct ISO7816APDU: Sendable, Hashable, CustomStringConvertible {
     /// The largest Le of an extended APDU (encoded `0000`).
     public static let maximumExtendedResponseLength = 65_536
 
-    /// Creates a command APDU.
+    /// Creates a command APDU. An `expectedResponseLength` of `-1` means no Le field, as in
+    /// CoreNFC's `NFCISO7816APDU` (the same as `nil`).
     /// - Throws: ``NFCTagError/Code/invalidParameter`` when the data exceeds 65 535 bytes or Le
-    ///   is outside 1…65 536.
+    ///   is outside 1…65 536 (and not -1).
     public init(
         instructionClass: UInt8, instructionCode: UInt8, p1Parameter: UInt8, p2Parameter: UInt8,
         data: Bytes = Bytes(), expectedResponseLength: Int? = nil
     ) throws(NFCTagError) {
+        let expectedResponseLength = expectedResponseLength == -1 ? nil : expectedResponseLength
         guard data.count <= Self.maximumExtendedDataLength else {
             throw NFCTagError(
                 .invalidParameter,

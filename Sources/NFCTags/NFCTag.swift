@@ -85,3 +85,10 @@ public enum NFCTag: Sendable {
         }
     }
 }
+
+/// Every tag is an NDEF tag through its platform (CoreNFC's `NFCNDEFTag` conformance of the
+/// tags an NDEF reader session reports): the NDEF calls go to ``NFCTag/ndef``.
+extension NFCTag: NFCNDEFPlatformTag {
+    /// The tag's NDEF platform, ``NFCTag/ndef``.
+    public var ndefPlatform: any NFCNDEFTag { ndef }
+}

@@ -41,7 +41,7 @@ struct SessionSimulatorTests {
     }
 
     @Test(
-        "after restartPolling, a tag the reader keeps re-detecting (PC/SC-like presence, or none) is not reported again and not polled in a busy loop",
+        "after restartPolling(skippingTagInField:), a tag the reader keeps re-detecting (PC/SC-like presence, or none) is not reported again and not polled in a busy loop",
         arguments: ["field", "none", "selected"])
     func restartWithRedetectingReader(presence: String) async throws {
         let reader = try Self.reader("sim:ntag215?poll-wait=20&presence=\(presence)")
@@ -49,7 +49,7 @@ struct SessionSimulatorTests {
         try await session.begin()
         let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1))
-        try await session.restartPolling()
+        try await session.restartPolling(skippingTagInField: true)
         let clock = ContinuousClock()
         let polledBefore = await reader.pollCount
         let started = clock.now
@@ -90,14 +90,14 @@ struct SessionSimulatorTests {
         await session.invalidate()
     }
 
-    @Test("a tag that stays in the field is reported once; after it leaves and comes back, again")
+    @Test("with skippingTagInField, a tag that stays in the field is reported once; after it leaves and comes back, again")
     func reportedOnceWhilePresent() async throws {
         let reader = try Self.reader()
         let session = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
         try await session.begin()
         let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1))
-        try await session.restartPolling()
+        try await session.restartPolling(skippingTagInField: true)
         #expect(await !tags.wait(forCount: 2, within: .milliseconds(700)))
         // Taken away until the session has polled the empty field (the event, not a duration),
         // then brought back.
@@ -158,7 +158,7 @@ struct SessionSimulatorTests {
         let reader = try Self.reader()
         let first = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
         try await first.begin()
-        let second = NFCNDEFReaderSession(reader: reader)
+        let second = NFCNDEFReaderSession(invalidateAfterFirstRead: true, reader: reader)
         #expect(await thrownError(NFCReaderSessionError.self) { try await second.begin() }?.code == .readerBusy)
         #expect(await second.invalidationReason?.code == .readerBusy)
         let secondMessages = EventCollector(second.messages)
@@ -274,7 +274,7 @@ struct SessionSimulatorTests {
 
     @Test("an NDEF session that times out ends its messages with sessionTimeout")
     func ndefTimeout() async throws {
-        let session = NFCNDEFReaderSession(connection: "sim:empty", timeout: .milliseconds(200))
+        let session = NFCNDEFReaderSession(invalidateAfterFirstRead: true, connection: "sim:empty", timeout: .milliseconds(200))
         try await session.begin()
         let messages = EventCollector(session.messages)
         #expect(await messages.waitForEnd() != nil)

@@ -50,11 +50,18 @@ struct APDUTests {
         #expect(select.encoded().array == hex("00 A4 04 00 07 D2 76 00 00 85 01 01 00"))
     }
 
-    @Test("out-of-range data and Le are invalidParameter", arguments: [(65_536, nil), (0, 0), (0, 65_537), (0, -1)] as [(Int, Int?)])
+    @Test("out-of-range data and Le are invalidParameter", arguments: [(65_536, nil), (0, 0), (0, 65_537), (0, -2)] as [(Int, Int?)])
     func limits(dataCount: Int, le: Int?) {
         #expect {
             _ = try apdu(0x00, 0xD6, 0, 0, [UInt8](repeating: 0, count: dataCount), le: le)
         } throws: { ($0 as? NFCTagError)?.code == .invalidParameter }
+    }
+
+    @Test("Le -1 is CoreNFC's no-Le: the SELECT of the seeds encodes as case 3, no Le byte")
+    func minusOneIsNoLe() throws {
+        let select = try apdu(0x00, 0xA4, 0x04, 0x00, [0xA0, 0x00, 0x00, 0x03, 0x00, 0x00], le: -1)
+        #expect(select.expectedResponseLength == nil)
+        #expect(select.encoded().array == hex("00 A4 04 00 06 A0 00 00 03 00 00"))
     }
 
     @Test("65 535 data bytes is the largest extended Lc")

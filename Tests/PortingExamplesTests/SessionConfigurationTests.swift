@@ -1,0 +1,136 @@
+import Foundation
+import NFCCore
+import NFCKit
+import NFCTags
+import NFCTestSupport
+import Testing
+
+/// What CoreNFC takes from Info.plist, as session configuration; and one session per reader
+/// across kinds of session and processes.
+@Suite("Session configuration and the one-session rule", .serialized, .timeLimit(.minutes(5)))
+struct SessionConfigurationTests {
+    @Test("select identifiers are tried in order; the first the card accepts is initialSelectedAID")
+    func selectIdentifiersInOrder() async throws {
+        let configuration = NFCTagReaderSession.Configuration(
+            iso7816SelectIdentifiers: ["A0000000031010AA", "d2760000850101"])
+        let session = NFCTagReaderSession(
+            pollingOption: [.iso14443], connection: "sim:type4", configuration: configuration)
+        try await session.begin()
+        var tags = session.tags.makeAsyncIterator()
+        let tag = try #require(try await tags.next())
+        guard case .iso7816(let card) = tag else {
+            Issue.record("not an ISO 7816 tag: \(tag)")
+            return
+        }
+        #expect(card.initialSelectedAID == "D2760000850101")
+        await session.invalidate()
+    }
+
+    @Test("a card that accepts none of the select identifiers is not reported")
+    func unknownApplicationSkipped() async throws {
+        let configuration = NFCTagReaderSession.Configuration(iso7816SelectIdentifiers: ["F000000001"])
+        let session = NFCTagReaderSession(
+            pollingOption: [.iso14443], connection: "sim:type4", timeout: .seconds(1), configuration: configuration)
+        try await session.begin()
+        var tags = session.tags.makeAsyncIterator()
+        await #expect(throws: NFCReaderError.self) {
+            _ = try await tags.next()
+        }
+        #expect(await session.invalidationReason?.code == .readerSessionInvalidationErrorSessionTimeout)
+    }
+
+    @Test("the wildcard FeliCa system code FFFF and malformed identifiers are refused at begin", arguments: [
+        (NFCTagReaderSession.Configuration(felicaSystemCodes: ["FFFF"]), NFCReaderError.Code.readerErrorInvalidParameter),
+        (NFCTagReaderSession.Configuration(felicaSystemCodes: ["12"]), .readerErrorInvalidParameterLength),
+        (NFCTagReaderSession.Configuration(iso7816SelectIdentifiers: ["D276"]), .readerErrorInvalidParameterLength),
+        (NFCTagReaderSession.Configuration(iso7816SelectIdentifiers: ["xyz"]), .readerErrorInvalidParameter),
+    ])
+    func refusedConfiguration(configuration: NFCTagReaderSession.Configuration, code: NFCReaderError.Code) async throws {
+        let session = NFCTagReaderSession(pollingOption: [.iso18092], connection: "sim:felica-lite-s", configuration: configuration)
+        await #expect { try await session.begin() } throws: { ($0 as? NFCReaderError)?.code == code }
+    }
+
+    @Test("a FeliCa tag is reported for a system code it holds (12FC, NDEF) and not for another")
+    func felicaSystemCodes() async throws {
+        let holding = NFCTagReaderSession(
+            pollingOption: [.iso18092], connection: "sim:felica-lite-s",
+            configuration: .init(felicaSystemCodes: ["12FC"]))
+        try await holding.begin()
+        var found = holding.tags.makeAsyncIterator()
+        #expect(try await found.next() != nil)
+        await holding.invalidate()
+        let other = NFCTagReaderSession(
+            pollingOption: [.iso18092], connection: "sim:felica-lite-s", timeout: .seconds(1),
+            configuration: .init(felicaSystemCodes: ["0003"]))
+        try await other.begin()
+        var none = other.tags.makeAsyncIterator()
+        await #expect(throws: NFCReaderError.self) { _ = try await none.next() }
+    }
+
+    @Test("a reader held by a session in another process is busy: begin fails with SystemIsBusy, availability says busy")
+    func lockAcrossProcesses() async throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        defer { emulator.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The lock file of the connection string, named here independently of ReaderLease.
+        let lockDirectory = ProcessInfo.processInfo.environment["NFCKIT_LOCK_DIR"] ?? NSTemporaryDirectory()
+        var name = "nfckit-"
+        for byte in emulator.connectionString.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == ".") {
+                name.append(c)
+            } else {
+                name += "_" + String(format: "%02X", byte)
+            }
+        }
+        let lockFile = URL(fileURLWithPath: lockDirectory).appendingPathComponent(name + ".lock").path
+        let ready = directory.appendingPathComponent("ready").path
+        // One process holding an exclusive flock(2) on the lock file, as a session there would;
+        // killed, it lets go (the kernel drops the lock).
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = [
+            "-c",
+            "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nopen(sys.argv[2], 'w').close()\ntime.sleep(60)",
+            lockFile, ready,
+        ]
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: ready), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(FileManager.default.fileExists(atPath: ready))
+
+        let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
+        await #expect { try await session.begin() } throws: {
+            ($0 as? NFCReaderError)?.code == .readerSessionInvalidationErrorSystemIsBusy
+        }
+        #expect(await NFCReaderAvailability.check(connection: emulator.connectionString).status == .busy)
+        var watch = TagWatcher(connection: emulator.connectionString).makeAsyncIterator()
+        await #expect { _ = try await watch.next() } throws: { ($0 as? NFCReaderDeviceError)?.code == .busy }
+
+        kill(holder.processIdentifier, SIGKILL)
+        // Released when the other process is gone (waited for without blocking a thread).
+        let gone = ContinuousClock.now + .seconds(20)
+        while holder.isRunning, ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(20)) }
+        let after = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
+        try await after.begin()
+        await after.invalidate()
+    }
+
+    @Test("a tag session holds the reader against a watcher and a card session in the same process")
+    func oneSessionAcrossKinds() async throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        defer { emulator.stop() }
+        let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
+        try await session.begin()
+        var watch = TagWatcher(connection: emulator.connectionString).makeAsyncIterator()
+        await #expect { _ = try await watch.next() } throws: { ($0 as? NFCReaderDeviceError)?.code == .busy }
+        await #expect { _ = try await NFCCardSession.start(connection: emulator.connectionString) } throws: {
+            ($0 as? NFCReaderError)?.code == .readerSessionInvalidationErrorSystemIsBusy
+        }
+        await session.invalidate()
+    }
+}
