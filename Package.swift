@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
         // SQLite, for the provisioning ledger; Debian: libsqlite3-dev.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libpq, for the provisioning ledger on a PostgreSQL server (several stations); Debian: libpq-dev.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Bytes, hex, cursors: no dependencies.
         .target(name: "NFCCore", swiftSettings: strict),
         // NDEF messages and records (NFC Forum NDEF 1.0 and RTDs).
@@ -57,8 +59,8 @@ let package = Package(
         .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator"], swiftSettings: strict),
         // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
-        // Batch provisioning: the SQLite ledger, URL templates, manifests.
-        .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite"], swiftSettings: strict),
+        // Batch provisioning: the ledger (SQLite, or PostgreSQL for several stations), URL templates, manifests.
+        .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite", "CLibPQ"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
         .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),

@@ -301,16 +301,6 @@ public final class Ledger: Sendable {
 
     // MARK: - SQLite
 
-    /// A value bound to or read from a statement.
-    enum SQLValue: Sendable, Hashable {
-        case integer(Int64)
-        case text(String)
-        case null
-
-        var integer: Int64? { if case .integer(let v) = self { v } else { nil } }
-        var text: String? { if case .text(let v) = self { v } else { nil } }
-    }
-
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, holding the connection the whole time so no
     /// other thread's statement lands inside the transaction. A transaction that finds the
     /// ledger locked is rolled back and run again whole (see ``retryingWhileLocked(_:)``).

@@ -24,6 +24,7 @@ struct LayeringTests {
         "CLibNFC": ["LibNFC"],
         "CPCSCLite": ["PCSC"],
         "CSQLite": ["Provisioning"],
+        "CLibPQ": ["Provisioning"],
     ]
 
     /// `name → dependencies` of every target in Package.swift.
