@@ -62,7 +62,7 @@ struct BatchCommand: ToolCommand {
               nfctool batch --resume run1.db --manifest stickers.csv
               nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
             """,
-        options: [device, idle, TagCommandSupport.json] + WriteCommand.recordOptions
+        options: [device, idle, TagCommandSupport.json] + RecordOptions.all
             + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
                TagWriteSupport.passwordFile, allowRewrite, plan, TagWriteSupport.dryRun]
     )
@@ -97,7 +97,7 @@ struct BatchCommand: ToolCommand {
         countValue = try arguments.value(of: Self.count) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         maxFailuresValue = try arguments.value(of: Self.maxFailures) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         dryRun = arguments.contains(Self.plan) || arguments.contains(TagWriteSupport.dryRun)
-        let hasRecords = arguments.occurrences.contains { WriteCommand.recordStarters.contains($0.option) }
+        let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if hasRecords == (manifestPath != nil) {
             throw .usage("give the data either as record options (--url 'https://ex.io/{uid}', ...) or with --manifest, one of the two")
         }
@@ -115,20 +115,6 @@ struct BatchCommand: ToolCommand {
         if arguments.contains(Self.lock) && !arguments.contains(TagWriteSupport.yes) && !dryRun {
             throw .usage("--lock makes every tag read-only for good; add --yes to confirm")
         }
-    }
-
-    /// The record options with their values parsed as templates, in command-line order.
-    private func templates() throws(CommandError) -> [(ParsedArguments.Occurrence, ProvisioningTemplate?)] {
-        var result: [(ParsedArguments.Occurrence, ProvisioningTemplate?)] = []
-        for occurrence in arguments.occurrences where WriteCommand.recordOptions.contains(occurrence.option) {
-            guard let value = occurrence.value else { result.append((occurrence, nil)); continue }
-            do {
-                result.append((occurrence, try ProvisioningTemplate(value)))
-            } catch {
-                throw .usage("\(occurrence.option.synopsis) '\(value)': \(error)")
-            }
-        }
-        return result
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
@@ -149,19 +135,21 @@ struct BatchCommand: ToolCommand {
             } catch {
                 throw .dataError("manifest \(manifestPath): \(error)")
             }
-            let byName = Dictionary(WriteCommand.recordOptions.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            let load: @Sendable (String, NDEFRecordSpecification.Field) throws -> NDEFRecordSpecification.Value = { [context] path, field in
+                try RecordOptions.load(path, for: field, context)
+            }
+            let networkKey = RecordOptions.defaultNetworkKey(context)
+            var templates: [Int: MessageTemplate] = [:]
             for row in rows {
-                for field in row.fields where field.name.lowercased() != "uid" && byName[field.name.lowercased()] == nil {
-                    throw .dataError("manifest \(manifestPath) line \(row.line): column '\(field.name)' is not a record option")
+                do { templates[row.index] = try MessageTemplate(row: row) } catch {
+                    throw .dataError("manifest \(manifestPath) line \(row.line): \(error.reason)")
                 }
             }
-            let contextCopy = context
-            let build: @Sendable (ManifestRow, [UInt8]) throws -> NDEFMessage = { row, _ in
-                let occurrences = row.fields.compactMap { field -> ParsedArguments.Occurrence? in
-                    guard let option = byName[field.name.lowercased()] else { return nil }
-                    return ParsedArguments.Occurrence(option: option, value: option.isFlag ? nil : field.value)
+            let build: @Sendable (ManifestRow, [UInt8]) throws -> NDEFMessage = { [templates] row, _ in
+                let template = try templates[row.index] ?? MessageTemplate(row: row)
+                do { return try template.message(uid: [], counter: nil, defaultNetworkKey: networkKey, load: load) } catch let error as NDEFSpecificationError {
+                    throw ProvisioningInputError(template.describe(error))
                 }
-                return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: occurrences, contextCopy))
             }
             // Every row must build before the first tag is touched.
             for row in rows {
@@ -169,19 +157,21 @@ struct BatchCommand: ToolCommand {
             }
             source = .manifest(rows: rows, matchByUID: arguments.contains(Self.matchUID), build: build)
         } else {
-            let parts = try templates()
-            templateText = parts.compactMap { $0.0.value }.joined(separator: " ")
-            let usesCounter = parts.contains { $0.1?.usesCounter == true }
-            let contextCopy = context
-            let build: @Sendable ([UInt8], Int?) throws -> NDEFMessage = { uid, counter in
-                let occurrences = parts.map { occurrence, template in
-                    ParsedArguments.Occurrence(option: occurrence.option, value: template?.render(uid: uid, counter: counter) ?? occurrence.value)
+            let template = MessageTemplate(entries: try RecordOptions.entries(arguments.occurrences) { o throws(CommandError) in
+                do { return try ProvisioningTemplate(o.value ?? "") } catch { throw .usage("\(o.option.synopsis) '\(o.value ?? "")': \(error)") }
+            })
+            templateText = RecordOptions.occurrences(in: arguments.occurrences).compactMap(\.value).joined(separator: " ")
+            let networkKey = RecordOptions.defaultNetworkKey(context)
+            let build: @Sendable ([UInt8], Int?) throws -> NDEFMessage = { [context, arguments] uid, counter in
+                do {
+                    return try template.message(uid: uid, counter: counter, defaultNetworkKey: networkKey) { path, field in try RecordOptions.load(path, for: field, context) }
+                } catch {
+                    throw RecordOptions.commandError(error, arguments.occurrences)
                 }
-                return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: occurrences, contextCopy))
             }
             // The message must build for a sample UID before the first tag is touched.
             do { _ = try build([0x04, 0, 0, 0, 0, 0, 0], startValue) } catch { throw .usage("\(error)") }
-            source = .template(usesCounter: usesCounter, start: startValue, build: build)
+            source = .template(usesCounter: template.usesCounter, start: startValue, build: build)
         }
         let password = try TagWriteSupport.password(arguments, context)
         if arguments.contains(Self.protect) && password == nil {

@@ -38,7 +38,7 @@ struct EmulateCommand: ToolCommand {
               nfctool emulate --ndef message.ndef --save written.ndef --json
             """,
         options: [device, timeout, TagCommandSupport.json]
-            + WriteCommand.recordOptions
+            + RecordOptions.all
             + [ndef, readOnly, save]
     )
 
@@ -56,7 +56,7 @@ struct EmulateCommand: ToolCommand {
         ndefPath = arguments.value(of: Self.ndef)
         isReadOnly = arguments.contains(Self.readOnly)
         savePath = arguments.value(of: Self.save)
-        let hasRecords = arguments.occurrences.contains { WriteCommand.recordStarters.contains($0.option) }
+        let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if ndefPath != nil && hasRecords {
             throw .usage("give the message either with --ndef or with record options, not both")
         }

@@ -65,11 +65,9 @@ struct LedgerLoadCommand: ToolCommand {
         do { text = String(decoding: try readFileBytes(path, what: "manifest"), as: UTF8.self) } catch { throw .usage(error.message) }
         let rows: [ManifestRow]
         do { rows = try Manifest.parse(text, format: Manifest.format(forPath: path)) } catch { throw .dataError("manifest \(path): \(error)") }
-        let names = Set(WriteCommand.recordOptions.map(\.name))
+        // Every row is checked as batch checks it (columns are record fields) before anything is loaded.
         for row in rows {
-            for field in row.fields where field.name.lowercased() != "uid" && !names.contains(field.name.lowercased()) {
-                throw .dataError("manifest \(path) line \(row.line): column '\(field.name)' is not a record option")
-            }
+            do { _ = try MessageTemplate(row: row) } catch { throw .dataError("manifest \(path) line \(row.line): \(error.reason)") }
         }
         let location = arguments.value(of: LedgerCommand.ledgerOption) ?? ""
         let ledger: any ProvisioningLedger

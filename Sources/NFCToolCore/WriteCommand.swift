@@ -10,23 +10,6 @@ struct WriteCommand: ToolCommand {
     static let lock = CommandOption.flag("lock", help: "Make the tag read-only for good after a verified write (asks, or needs --yes).")
     static let format = CommandOption.flag("format", help: "Format a blank tag for NDEF first (a formatted tag is left as it is).")
 
-    /// The record options of `ndef encode`, which build the message here too.
-    static let recordOptions: [CommandOption] = [
-        NDEFEncodeCommand.url, NDEFEncodeCommand.text, NDEFEncodeCommand.mime, NDEFEncodeCommand.external,
-        NDEFEncodeCommand.absoluteURI, NDEFEncodeCommand.aar, NDEFEncodeCommand.wifiSSID, NDEFEncodeCommand.smartPoster,
-        NDEFEncodeCommand.bluetooth, NDEFEncodeCommand.jsonFile, NDEFEncodeCommand.lang, NDEFEncodeCommand.utf16,
-        NDEFEncodeCommand.data, NDEFEncodeCommand.dataHex, NDEFEncodeCommand.dataFile, NDEFEncodeCommand.id,
-        NDEFEncodeCommand.wifiAuth, NDEFEncodeCommand.wifiEncryption, NDEFEncodeCommand.wifiKeyFile,
-        NDEFEncodeCommand.wifiMAC, NDEFEncodeCommand.title, NDEFEncodeCommand.action, NDEFEncodeCommand.btName,
-        NDEFEncodeCommand.btClass,
-    ]
-    /// The record options that start a record.
-    static let recordStarters: Set<CommandOption> = [
-        NDEFEncodeCommand.url, NDEFEncodeCommand.text, NDEFEncodeCommand.mime, NDEFEncodeCommand.external,
-        NDEFEncodeCommand.absoluteURI, NDEFEncodeCommand.aar, NDEFEncodeCommand.wifiSSID, NDEFEncodeCommand.smartPoster,
-        NDEFEncodeCommand.bluetooth, NDEFEncodeCommand.jsonFile,
-    ]
-
     static let configuration = CommandConfiguration(
         name: "write",
         abstract: "Write an NDEF message to a tag.",
@@ -48,7 +31,7 @@ struct WriteCommand: ToolCommand {
               nfctool write --url https://example.com --plan
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
-            + recordOptions
+            + RecordOptions.all
             + [ndef, noVerify, lock, TagWriteSupport.yes, format, TagWriteSupport.passwordFile,
                TagWriteSupport.plan, TagWriteSupport.dryRun]
     )
@@ -73,7 +56,7 @@ struct WriteCommand: ToolCommand {
         confirmed = arguments.contains(TagWriteSupport.yes)
         formats = arguments.contains(Self.format)
         planning = TagWriteSupport.isPlan(arguments)
-        let hasRecords = arguments.occurrences.contains { Self.recordStarters.contains($0.option) }
+        let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if ndefPath != nil && hasRecords {
             throw .usage("give the message either with --ndef or with record options, not both")
         }
@@ -168,7 +151,7 @@ struct WriteCommand: ToolCommand {
     /// record options of `arguments`; shared with `emulate`.
     static func message(ndefPath: String?, arguments: ParsedArguments, _ context: CommandContext) throws(CommandError) -> NDEFMessage {
         guard let ndefPath else {
-            return NDEFMessage(records: try NDEFEncodeCommand.buildRecords(from: arguments.occurrences, context))
+            return NDEFMessage(records: try RecordOptions.records(arguments.occurrences, context))
         }
         let raw = ndefPath == "-" ? try context.io.readStandardInput() : try readFileBytes(ndefPath, what: "NDEF file")
         let bytes = NDEFDecodeCommand.hexOrRaw(raw)

@@ -12,9 +12,10 @@ public struct PostgreSQLError: Error, Sendable, Hashable, CustomStringConvertibl
     /// again once the server is back. Other errors are the statement's own.
     public var isConnectionLoss: Bool
 
-    /// Creates an error.
+    /// Creates an error; libpq's multi-line messages become one line.
     public init(_ message: String, sqlState: String? = nil, isConnectionLoss: Bool = false) {
-        self.message = message
+        self.message = message.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
         self.sqlState = sqlState
         self.isConnectionLoss = isConnectionLoss
     }

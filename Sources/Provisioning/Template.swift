@@ -129,6 +129,12 @@ public struct ProvisioningTemplate: Sendable, Hashable {
         }
     }
 
+    /// A template without placeholders: `text` as it is, braces included.
+    public init(literal text: String) {
+        self.text = text
+        self.segments = text.isEmpty ? [] : [.literal(text)]
+    }
+
     /// The default key loader: the file's bytes, without one trailing newline.
     public static func readKeyFile(_ path: String) throws -> [UInt8] {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
