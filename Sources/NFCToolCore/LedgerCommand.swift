@@ -44,7 +44,7 @@ struct LedgerLoadCommand: ToolCommand {
             themselves the same way.
 
             Examples:
-              nfctool ledger load --ledger postgresql://line@db.local/provisioning --run wristbands-2026 wristbands.csv
+              nfctool ledger load --ledger postgresql://line@db/prov --run w26 w26.csv
               nfctool ledger load --ledger run.db --run labels labels.jsonl
             """,
         options: [LedgerCommand.ledgerOption, LedgerCommand.run],
@@ -97,7 +97,7 @@ struct LedgerExportCommand: ToolCommand {
             Examples:
               nfctool ledger export run1.db > run1.csv
               nfctool ledger export --jsonl run1.db | jq .uid
-              nfctool ledger export --ledger postgresql://line@db.local/provisioning --run wristbands-2026 > run.csv
+              nfctool ledger export --ledger postgresql://line@db/prov --run w26 > w26.csv
             """,
         options: [csv, jsonl, LedgerCommand.ledgerOption, LedgerCommand.run],
         arguments: [LedgerCommand.file]
@@ -139,7 +139,7 @@ struct LedgerStatsCommand: ToolCommand {
             Examples:
               nfctool ledger stats run1.db
               nfctool ledger stats --json run1.db
-              nfctool ledger stats --ledger postgresql://line@db.local/provisioning --run wristbands-2026
+              nfctool ledger stats --ledger postgresql://line@db/prov --run w26
             """,
         options: [TagCommandSupport.json, LedgerCommand.ledgerOption, LedgerCommand.run],
         arguments: [LedgerCommand.file]
