@@ -113,7 +113,8 @@ final class PostgreSQLConnection {
     private(set) var roundTrips = 0
 
     /// Connects to `location`; `connectTimeout` (seconds) bounds how long an unreachable
-    /// server is waited for. Notices (`relation … already exists, skipping`) are not printed.
+    /// server is waited for; TCP keepalives and a 10 s user timeout (unless the URI sets its
+    /// own) make a silent loss of the server an error within seconds. Notices (`relation … already exists, skipping`) are not printed.
     init(_ location: PostgreSQLLocation, connectTimeout: Int = 5, applicationName: String = "nfctool") throws(PostgreSQLError) {
         self.location = location
         try connect(connectTimeout: connectTimeout, applicationName: applicationName)
@@ -127,7 +128,11 @@ final class PostgreSQLConnection {
         self.applicationName = applicationName
         // Keywords before `dbname` are defaults the URI may override.
         let connection = PQ.connectdbParams(
+            // A server that vanishes without closing the connection (a cut cable, a partition)
+            // is noticed within seconds, not after the system's TCP timeout of many minutes.
             [("connect_timeout", String(connectTimeout)), ("application_name", applicationName),
+             ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"), ("keepalives_count", "3"),
+             ("tcp_user_timeout", "10000"),
              ("options", "-c client_min_messages=warning"), ("dbname", location.connectionString)],
             expandDatabaseName: true)
         guard let connection else { throw PostgreSQLError("libpq is out of memory", isConnectionLoss: true) }
