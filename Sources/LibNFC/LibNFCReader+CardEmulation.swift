@@ -4,7 +4,7 @@ public import NFCTags
 /// Target mode: the reader acts as an ISO/IEC 14443-4 card (libnfc's `nfc_target_*`), on the
 /// device's own thread like every other libnfc call.
 extension LibNFCReader: NFCCardEmulator {
-    public func waitForExternalReader(as identity: EmulatedCardIdentity, timeout: Duration) async throws(NFCReaderError) -> Bool {
+    public func waitForExternalReader(as identity: EmulatedCardIdentity, timeout: Duration) async throws(NFCReaderDeviceError) -> Bool {
         let device = try openDevice()
         do {
             try libnfcTargetInit(device, uid: identity.uid.array, atqa: identity.atqa.array, sak: identity.sak,
@@ -13,13 +13,13 @@ extension LibNFCReader: NFCCardEmulator {
         } catch where error.code == .timeout || error.code == .operationAborted {
             return false
         } catch where error.code == .notSupportedByDevice || error.code == .notImplemented {
-            throw NFCReaderError(.notSupported, "\(connectionString) has no target mode (card emulation needs a PN53x reader): \(error.reason)")
+            throw NFCReaderDeviceError(.notSupported, "\(connectionString) has no target mode (card emulation needs a PN53x reader): \(error.reason)")
         } catch {
             throw Self.readerError(error)
         }
     }
 
-    public func receiveCommand(timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    public func receiveCommand(timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         let device = try openDevice()
         do {
             return Bytes(try libnfcTargetReceive(device, timeoutMilliseconds: Self.milliseconds(timeout)))
@@ -28,7 +28,7 @@ extension LibNFCReader: NFCCardEmulator {
         }
     }
 
-    public func sendResponse(_ response: Bytes, timeout: Duration) async throws(NFCReaderError) {
+    public func sendResponse(_ response: Bytes, timeout: Duration) async throws(NFCReaderDeviceError) {
         let device = try openDevice()
         do {
             try libnfcTargetSend(device, response.array, timeoutMilliseconds: Self.milliseconds(timeout))

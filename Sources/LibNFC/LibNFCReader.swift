@@ -44,14 +44,14 @@ public actor LibNFCReader: NFCReader {
 
     /// Opens a reader by libnfc connection string (`pn532_uart:/dev/ttyUSB0`, `pn53x_usb:`,
     /// `acr122_usb:`), or libnfc's default device when `nil`, and puts it in reader mode.
-    /// - Throws: ``NFCReaderError`` `deviceNotFound` when libnfc cannot open it, or the error of
+    /// - Throws: ``NFCReaderDeviceError`` `deviceNotFound` when libnfc cannot open it, or the error of
     ///   initializing it.
-    public static func open(_ connectionString: String?, context: LibNFCContext = .shared) async throws(NFCReaderError) -> LibNFCReader {
+    public static func open(_ connectionString: String?, context: LibNFCContext = .shared) async throws(NFCReaderDeviceError) -> LibNFCReader {
         let device: DeviceHandle
         do {
             device = try await context.openDevice(connectionString)
         } catch {
-            throw NFCReaderError(.deviceNotFound, error.reason)
+            throw NFCReaderDeviceError(.deviceNotFound, error.reason)
         }
         let reader = LibNFCReader(device: device, connectionString: connectionString ?? "default device",
                                   executor: DeviceThreadExecutor(name: "libnfc \(connectionString ?? "default")"))
@@ -59,7 +59,7 @@ public actor LibNFCReader: NFCReader {
         // read its answer late: initialization is tried again before the reader is given up.
         var attempt = 1
         while true {
-            do throws(NFCReaderError) {
+            do throws(NFCReaderDeviceError) {
                 try await reader.configure()
                 return reader
             } catch where attempt < initializationAttempts && (error.code == .timeout || error.code == .io) {
@@ -75,7 +75,7 @@ public actor LibNFCReader: NFCReader {
     public static let initializationAttempts = 3
 
     /// Initiator mode; selection returns at once when no tag answers; ISO-DEP tags activated.
-    private func configure() throws(NFCReaderError) {
+    private func configure() throws(NFCReaderDeviceError) {
         let device = try openDevice()
         do {
             try libnfcInitiatorInit(device)
@@ -87,10 +87,10 @@ public actor LibNFCReader: NFCReader {
         }
     }
 
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         var device = try openDevice()
         if modulations.contains(.iso15693) && modulations.count == 1 {
-            throw NFCReaderError(.notSupported, "this reader cannot poll ISO 15693: libnfc 1.8.0 has no such modulation")
+            throw NFCReaderDeviceError(.notSupported, "this reader cannot poll ISO 15693: libnfc 1.8.0 has no such modulation")
         }
         let wanted = modulations.filter { $0 != .iso15693 }
         let clock = ContinuousClock()
@@ -129,16 +129,16 @@ public actor LibNFCReader: NFCReader {
         }
     }
 
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         let device = try openDevice()
-        guard selected != nil else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+        guard selected != nil else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
         let milliseconds = Int32(clamping: max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         // FeliCa (JIS X 6319-4) frames start with their length byte, which the PN532 leaves to
         // the host: NFCKit's seam carries frames without it, as the chip models do.
         let isFeliCa: Bool
         if case .felica = selectedInfo, mode == .standard { isFeliCa = true } else { isFeliCa = false }
         guard !isFeliCa || command.count < 255 else {
-            throw NFCReaderError(.invalidArgument, "a FeliCa frame holds at most 254 bytes, not \(command.count)")
+            throw NFCReaderDeviceError(.invalidArgument, "a FeliCa frame holds at most 254 bytes, not \(command.count)")
         }
         let frame = isFeliCa ? [UInt8(command.count + 1)] + command.array : command.array
         let answer: [UInt8]
@@ -154,7 +154,7 @@ public actor LibNFCReader: NFCReader {
         }
         guard isFeliCa else { return Bytes(answer) }
         guard let length = answer.first, Int(length) == answer.count else {
-            throw NFCReaderError(.rfError, "a FeliCa answer whose length byte does not match its \(answer.count) bytes")
+            throw NFCReaderDeviceError(.rfError, "a FeliCa answer whose length byte does not match its \(answer.count) bytes")
         }
         return Bytes(answer.dropFirst())
     }
@@ -170,28 +170,28 @@ public actor LibNFCReader: NFCReader {
     /// means the answer was lost (`rfError`); no answer, but the tag re-selected by its UID
     /// means it refused (`nak`, without the nibble, which the PN532 keeps; the tag is selected
     /// again); neither means it left (`tagLost`).
-    private func classifyRFFailure(_ device: DeviceHandle, _ target: ISO14443ATarget, _ error: LibNFCError) -> NFCReaderError {
+    private func classifyRFFailure(_ device: DeviceHandle, _ target: ISO14443ATarget, _ error: LibNFCError) -> NFCReaderDeviceError {
         if (try? libnfcTransceive(device, Self.presencePing, timeoutMilliseconds: 100)) != nil {
-            return NFCReaderError(.rfError, error.description)
+            return NFCReaderDeviceError(.rfError, error.description)
         }
         if let handle = try? libnfcSelectPassiveTarget(device, .iso14443A, bitRate: 106, initData: target.uid.array),
            case .iso14443A(let again)? = Self.targetInfo(handle), again.uid == target.uid {
             selected = handle
-            return NFCReaderError(.nak, "the tag refused the command (a NAK, which the PN532 reports as an invalid received frame); it was selected again")
+            return NFCReaderDeviceError(.nak, "the tag refused the command (a NAK, which the PN532 reports as an invalid received frame); it was selected again")
         }
         selected = nil
         selectedInfo = nil
-        return NFCReaderError(.tagLost, "the tag no longer answers: \(error.description)")
+        return NFCReaderDeviceError(.tagLost, "the tag no longer answers: \(error.description)")
     }
 
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
-        guard key.count == 6 else { throw NFCReaderError(.invalidArgument, "a MIFARE Classic key is 6 bytes, not \(key.count)") }
-        guard uid.count >= 4 else { throw NFCReaderError(.invalidArgument, "the UID must have at least 4 bytes") }
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
+        guard key.count == 6 else { throw NFCReaderDeviceError(.invalidArgument, "a MIFARE Classic key is 6 bytes, not \(key.count)") }
+        guard uid.count >= 4 else { throw NFCReaderDeviceError(.invalidArgument, "the UID must have at least 4 bytes") }
         let frame = Bytes([keyType.rawValue, block] + key.array + uid.array.suffix(4))
         do {
             _ = try await transceive(frame, mode: .standard, timeout: .seconds(1))
         } catch where error.code != .closed && error.code != .tagLost {
-            throw NFCReaderError(.authenticationFailed, "the tag refused key \(keyType == .a ? "A" : "B") for block \(block): \(error.reason)")
+            throw NFCReaderDeviceError(.authenticationFailed, "the tag refused key \(keyType == .a ? "A" : "B") for block \(block): \(error.reason)")
         }
     }
 
@@ -200,7 +200,7 @@ public actor LibNFCReader: NFCReader {
         return libnfcTargetIsPresent(device, selected)
     }
 
-    public func deselect() async throws(NFCReaderError) {
+    public func deselect() async throws(NFCReaderDeviceError) {
         let device = try openDevice()
         selected = nil
         selectedInfo = nil
@@ -215,14 +215,14 @@ public actor LibNFCReader: NFCReader {
     }
 
     /// The thread ends with the reader, not at ``close()``: calls after closing must still run
-    /// (and fail with ``NFCReaderError/Code/closed``) rather than wait on a stopped thread.
+    /// (and fail with ``NFCReaderDeviceError/Code/closed``) rather than wait on a stopped thread.
     deinit {
         if let device { libnfcClose(device) }
         executor.stop()
     }
 
-    func openDevice() throws(NFCReaderError) -> DeviceHandle {
-        guard let device else { throw NFCReaderError(.closed, "the reader \(connectionString) is closed") }
+    func openDevice() throws(NFCReaderDeviceError) -> DeviceHandle {
+        guard let device else { throw NFCReaderDeviceError(.closed, "the reader \(connectionString) is closed") }
         return device
     }
 
@@ -248,8 +248,8 @@ public actor LibNFCReader: NFCReader {
     }
 
     /// libnfc's error as the reader seam's.
-    static func readerError(_ error: LibNFCError) -> NFCReaderError {
-        let code: NFCReaderError.Code
+    static func readerError(_ error: LibNFCError) -> NFCReaderDeviceError {
+        let code: NFCReaderDeviceError.Code
         switch error.code {
         case .timeout: code = .timeout
         case .targetReleased: code = .tagLost
@@ -263,6 +263,6 @@ public actor LibNFCReader: NFCReader {
         case .chip: code = .chip
         case .inputOutput, .software, .unrecognized: code = .io
         }
-        return NFCReaderError(code, error.description)
+        return NFCReaderDeviceError(code, error.description)
     }
 }

@@ -31,15 +31,15 @@ public enum NFCReaderDiscovery {
 
     /// The readers libnfc finds, in libnfc's order, then the PC/SC readers pcscd knows (as
     /// `pcsc:NAME`, in pcscd's order); none of the latter when pcscd is not running.
-    /// - Throws: ``NFCReaderError`` `io` when libnfc cannot be initialised or cannot list.
-    public static func listReaders() async throws(NFCReaderError) -> [NFCReaderDescription] {
+    /// - Throws: ``NFCReaderDeviceError`` `io` when libnfc cannot be initialised or cannot list.
+    public static func listReaders() async throws(NFCReaderDeviceError) -> [NFCReaderDescription] {
         let libnfc: [NFCReaderDescription]
         do {
             libnfc = try await LibNFCContext.shared.listDevices().map {
                 NFCReaderDescription(name: $0.name, connectionString: $0.connectionString)
             }
         } catch {
-            throw NFCReaderError(.io, "libnfc could not list readers: \(error)")
+            throw NFCReaderDeviceError(.io, "libnfc could not list readers: \(error)")
         }
         return libnfc + (await listPCSCReaders())
     }

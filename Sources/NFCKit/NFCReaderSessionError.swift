@@ -1,11 +1,11 @@
 public import NFCTags
 
-/// Why a reader session ended, or why one of its operations failed: CoreNFC's `NFCReaderError`,
+/// Why a reader session ended, or why one of its operations failed: CoreNFC's `NFCReaderDeviceError`,
 /// as one typed error with a stable ``code`` users can match and a human ``reason``.
 ///
 /// Errors of the layers below are mapped rather than passed through, so callers match one type:
 /// ``init(_:)-(NFCTagError)`` maps an `NFCTagError` from a tag operation and
-/// ``init(_:)-(NFCReaderError)`` an `NFCReaderError`; the original stays in ``tagError`` or
+/// ``init(_:)-(NFCReaderDeviceError)`` an `NFCReaderDeviceError`; the original stays in ``tagError`` or
 /// ``readerError``.
 public struct NFCReaderSessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as a stable name.
@@ -53,10 +53,10 @@ public struct NFCReaderSessionError: Error, Sendable, Hashable, CustomStringConv
     /// The tag error this was mapped from, if any.
     public var tagError: NFCTagError?
     /// The reader error this was mapped from, if any.
-    public var readerError: NFCReaderError?
+    public var readerError: NFCReaderDeviceError?
 
     /// Creates an error.
-    public init(_ code: Code, _ reason: String, tagError: NFCTagError? = nil, readerError: NFCReaderError? = nil) {
+    public init(_ code: Code, _ reason: String, tagError: NFCTagError? = nil, readerError: NFCReaderDeviceError? = nil) {
         self.code = code
         self.reason = reason
         self.tagError = tagError
@@ -92,7 +92,7 @@ public struct NFCReaderSessionError: Error, Sendable, Hashable, CustomStringConv
     /// ``Code/unsupportedFeature``; `busy` → ``Code/readerBusy``; `invalidArgument` →
     /// ``Code/invalidParameter``; `deviceNotFound`, `io`, `chip` and `closed` →
     /// ``Code/readerUnavailable``.
-    public init(_ readerError: NFCReaderError) {
+    public init(_ readerError: NFCReaderDeviceError) {
         let code: Code =
             switch readerError.code {
             case .timeout, .tagLost, .rfError, .aborted: .tagConnectionLost

@@ -9,9 +9,9 @@ import PCSC
 /// `pcsc_scan` lists them), or the in-process simulator's (`sim:…`, see docs/simulator.md).
 public enum ReaderConnection {
     /// Opens the reader a connection string names; `nil` opens libnfc's default device.
-    /// - Throws: `NFCReaderError` `deviceNotFound` when nothing can be opened there, or
+    /// - Throws: `NFCReaderDeviceError` `deviceNotFound` when nothing can be opened there, or
     ///   `invalidArgument` for a malformed `sim:` string.
-    public static func open(_ connectionString: String?) async throws(NFCReaderError) -> any NFCReader {
+    public static func open(_ connectionString: String?) async throws(NFCReaderDeviceError) -> any NFCReader {
         if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
             return try await openSimulator(connectionString)
         }
@@ -22,14 +22,14 @@ public enum ReaderConnection {
     }
 
     /// Opens the reader a connection string names for card emulation (target mode).
-    /// - Throws: `NFCReaderError` `notSupported` for the simulator (`sim:`), which has no target
+    /// - Throws: `NFCReaderDeviceError` `notSupported` for the simulator (`sim:`), which has no target
     ///   mode; `deviceNotFound` when nothing can be opened there.
-    public static func openCardEmulator(_ connectionString: String?) async throws(NFCReaderError) -> any NFCCardEmulator {
+    public static func openCardEmulator(_ connectionString: String?) async throws(NFCReaderDeviceError) -> any NFCCardEmulator {
         if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
-            throw NFCReaderError(.notSupported, "the simulator '\(connectionString)' has no target mode: card emulation needs a PN53x reader through libnfc")
+            throw NFCReaderDeviceError(.notSupported, "the simulator '\(connectionString)' has no target mode: card emulation needs a PN53x reader through libnfc")
         }
         if let connectionString, PCSCReader.Selector.accepts(connectionString) {
-            throw NFCReaderError(.notSupported, "the PC/SC reader '\(connectionString)' has no target mode in NFCKit: card emulation needs a PN53x reader through libnfc")
+            throw NFCReaderDeviceError(.notSupported, "the PC/SC reader '\(connectionString)' has no target mode in NFCKit: card emulation needs a PN53x reader through libnfc")
         }
         return try await LibNFCReader.open(connectionString == "default" ? nil : connectionString)
     }

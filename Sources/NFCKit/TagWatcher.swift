@@ -48,7 +48,7 @@ public enum TagWatchEvent: Sendable {
     /// A tag left the field (after the debounce time without it).
     case departed(TagDeparture)
     /// The reader failed (unplugged, closed, its link gone); the watcher tries to open it again.
-    case readerLost(NFCReaderError)
+    case readerLost(NFCReaderDeviceError)
     /// The reader could be opened again after ``readerLost(_:)``; carries its connection string.
     case readerReconnected(String)
 }
@@ -85,7 +85,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
     /// The events.
     public typealias Element = TagWatchEvent
     /// Why the sequence ended.
-    public typealias Failure = NFCReaderError
+    public typealias Failure = NFCReaderDeviceError
 
     /// How the watcher behaves.
     public struct Options: Sendable {
@@ -129,7 +129,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
     }
 
     /// Opens a reader.
-    public typealias Opener = @Sendable () async throws(NFCReaderError) -> any NFCReader
+    public typealias Opener = @Sendable () async throws(NFCReaderDeviceError) -> any NFCReader
 
     private enum Source: Sendable {
         case reader(any NFCReader)
@@ -143,7 +143,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
     /// Watches the reader `connection` names (see ``ReaderConnection``; `nil` for libnfc's
     /// default device), opening it again when it is lost; it is closed when the watch ends.
     public init(connection: String?, options: Options = Options()) {
-        self.init(options: options) { () async throws(NFCReaderError) -> any NFCReader in
+        self.init(options: options) { () async throws(NFCReaderDeviceError) -> any NFCReader in
             try await ReaderConnection.open(connection)
         }
     }
@@ -163,22 +163,22 @@ public struct TagWatcher: AsyncSequence, Sendable {
 
     /// Iterates the events of one watch.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Result<TagWatchEvent, NFCReaderError>>.Iterator
+        var base: AsyncStream<Result<TagWatchEvent, NFCReaderDeviceError>>.Iterator
         let stopper: Stopper
 
         /// The next event.
-        /// - Throws: ``NFCReaderError``: why the watch ended.
-        public mutating func next() async throws(NFCReaderError) -> TagWatchEvent? {
+        /// - Throws: ``NFCReaderDeviceError``: why the watch ended.
+        public mutating func next() async throws(NFCReaderDeviceError) -> TagWatchEvent? {
             try Self.unwrap(await base.next())
         }
 
         /// The next event, iterating on `actor`.
-        /// - Throws: ``NFCReaderError``: why the watch ended.
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NFCReaderError) -> TagWatchEvent? {
+        /// - Throws: ``NFCReaderDeviceError``: why the watch ended.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NFCReaderDeviceError) -> TagWatchEvent? {
             try Self.unwrap(await base.next(isolation: actor))
         }
 
-        private static func unwrap(_ event: Result<TagWatchEvent, NFCReaderError>?) throws(NFCReaderError) -> TagWatchEvent? {
+        private static func unwrap(_ event: Result<TagWatchEvent, NFCReaderDeviceError>?) throws(NFCReaderDeviceError) -> TagWatchEvent? {
             switch event {
             case nil: return nil
             case .success(let event): return event
@@ -196,7 +196,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
 
     /// Starts the watch; each iterator is a watch of its own.
     public func makeAsyncIterator() -> AsyncIterator {
-        let (stream, continuation) = AsyncStream.makeStream(of: Result<TagWatchEvent, NFCReaderError>.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Result<TagWatchEvent, NFCReaderDeviceError>.self)
         let loop = WatchLoop(source: source, options: options, continuation: continuation)
         let task = Task { await loop.run() }
         continuation.onTermination = { _ in task.cancel() }
@@ -207,7 +207,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
     private struct WatchLoop: Sendable {
         let source: Source
         let options: Options
-        let continuation: AsyncStream<Result<TagWatchEvent, NFCReaderError>>.Continuation
+        let continuation: AsyncStream<Result<TagWatchEvent, NFCReaderDeviceError>>.Continuation
 
         func run() async {
             var reader: any NFCReader
@@ -250,7 +250,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
         }
 
         /// Whether opening the reader again may help after `error`.
-        static func isRecoverable(_ error: NFCReaderError) -> Bool {
+        static func isRecoverable(_ error: NFCReaderDeviceError) -> Bool {
             switch error.code {
             case .notSupported, .invalidArgument: false
             default: true
@@ -271,11 +271,11 @@ public struct TagWatcher: AsyncSequence, Sendable {
 
         /// Watches `reader` until cancelled (nil) or until it fails (its error). What counts as
         /// an arrival or a departure is the tracker's to decide (shared with the batch workers).
-        func watch(_ reader: any NFCReader, tracker: inout TagPresenceTracker, identity: inout ChipIdentity?) async -> NFCReaderError? {
+        func watch(_ reader: any NFCReader, tracker: inout TagPresenceTracker, identity: inout ChipIdentity?) async -> NFCReaderDeviceError? {
             let supported = await reader.supportedModulations
             let modulations = (options.modulations ?? supported).filter { supported.contains($0) }
             guard !modulations.isEmpty else {
-                return NFCReaderError(.notSupported, "the reader '\(await reader.name)' can poll none of the requested modulations")
+                return NFCReaderDeviceError(.notSupported, "the reader '\(await reader.name)' can poll none of the requested modulations")
             }
             while !Task.isCancelled {
                 let seen: TagPresenceTracker.Observation

@@ -25,7 +25,7 @@ public struct EmulatedCardIdentity: Sendable, Hashable {
 /// A reader that can act as a card (target mode): an external reader (a phone, a door reader)
 /// selects it and exchanges APDUs with it. Only PN53x readers driven through libnfc have
 /// target mode; NFCKit's `ReaderConnection.openCardEmulator` refuses the others with
-/// ``NFCReaderError/Code/notSupported``.
+/// ``NFCReaderDeviceError/Code/notSupported``.
 public protocol NFCCardEmulator: Actor {
     /// The connection string the reader was opened with.
     var connectionString: String { get }
@@ -33,18 +33,18 @@ public protocol NFCCardEmulator: Actor {
     /// Puts the reader in target mode as `identity` and waits at most `timeout` for an external
     /// reader to activate it (ISO/IEC 14443-4: the chip answers RATS itself).
     /// - Returns: false when no reader came in time.
-    /// - Throws: ``NFCReaderError`` `notSupported` when the reader has no target mode,
+    /// - Throws: ``NFCReaderDeviceError`` `notSupported` when the reader has no target mode,
     ///   `closed`, or the reader's failure.
-    func waitForExternalReader(as identity: EmulatedCardIdentity, timeout: Duration) async throws(NFCReaderError) -> Bool
+    func waitForExternalReader(as identity: EmulatedCardIdentity, timeout: Duration) async throws(NFCReaderDeviceError) -> Bool
 
     /// The external reader's next command APDU.
-    /// - Throws: ``NFCReaderError`` `tagLost` when the reader released the card or left the
+    /// - Throws: ``NFCReaderDeviceError`` `tagLost` when the reader released the card or left the
     ///   field, `timeout` when it sent nothing within `timeout`.
-    func receiveCommand(timeout: Duration) async throws(NFCReaderError) -> Bytes
+    func receiveCommand(timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes
 
     /// Answers the external reader's last command.
-    /// - Throws: ``NFCReaderError`` `tagLost` when the reader is gone.
-    func sendResponse(_ response: Bytes, timeout: Duration) async throws(NFCReaderError)
+    /// - Throws: ``NFCReaderDeviceError`` `tagLost` when the reader is gone.
+    func sendResponse(_ response: Bytes, timeout: Duration) async throws(NFCReaderDeviceError)
 
     /// Leaves target mode (the chip stops answering external readers).
     func endEmulation() async

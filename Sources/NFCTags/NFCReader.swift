@@ -16,19 +16,19 @@ public protocol NFCReader: Actor {
     /// Waits up to `timeout` for a tag answering one of `modulations`, selects it and returns
     /// what was learned. ISO-DEP capable type A tags are activated (RATS) so `ats` is filled.
     /// - Returns: `nil` when no tag came within the timeout.
-    /// - Throws: ``NFCReaderError`` `notSupported` for a modulation the reader lacks (named in
+    /// - Throws: ``NFCReaderDeviceError`` `notSupported` for a modulation the reader lacks (named in
     ///   the reason), or a reader failure.
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo?
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo?
 
     /// Sends `command` to the selected target and returns its answer.
-    /// - Throws: ``NFCReaderError`` `timeout` (no answer), `nak` (a 4-bit NAK, in `detail`),
+    /// - Throws: ``NFCReaderDeviceError`` `timeout` (no answer), `nak` (a 4-bit NAK, in `detail`),
     ///   `tagLost`, `rfError`.
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes
 
     /// Authenticates a MIFARE Classic sector through the reader (the PN532 does Crypto-1 in
     /// firmware): later READ/WRITE of that sector's blocks go through ``transceive(_:mode:timeout:)``.
-    /// - Throws: ``NFCReaderError`` `authenticationFailed` when the tag refuses the key.
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError)
+    /// - Throws: ``NFCReaderDeviceError`` `authenticationFailed` when the tag refuses the key.
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError)
 
     /// Whether the selected target still answers (to wait until a tag is taken away).
     func isTargetPresent() async -> Bool
@@ -38,13 +38,13 @@ public protocol NFCReader: Actor {
     /// lock before it writes the CC), so a reader that cannot do a later step leaves the tag
     /// unchanged. Readers that carry any frame (libnfc, the simulator) keep the default, which
     /// never throws.
-    /// - Throws: ``NFCReaderError`` `notSupported` naming the reader's limit.
-    func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError)
+    /// - Throws: ``NFCReaderDeviceError`` `notSupported` naming the reader's limit.
+    func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError)
 
     /// Deselects the current target (HLTA / DESELECT); polling can find it again.
-    func deselect() async throws(NFCReaderError)
+    func deselect() async throws(NFCReaderDeviceError)
 
-    /// Closes the reader; every later call fails with ``NFCReaderError/Code/closed``.
+    /// Closes the reader; every later call fails with ``NFCReaderDeviceError/Code/closed``.
     func close() async
 }
 
@@ -69,10 +69,10 @@ public enum ClassicKeyType: UInt8, Sendable, Hashable {
 
 extension NFCReader {
     /// Every command can be carried: the default for readers that send any frame.
-    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError) {}
+    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError) {}
 
     /// ``transceive(_:mode:timeout:)`` with the standard framing and a 1-second timeout.
-    public func transceive(_ command: Bytes) async throws(NFCReaderError) -> Bytes {
+    public func transceive(_ command: Bytes) async throws(NFCReaderDeviceError) -> Bytes {
         try await transceive(command, mode: .standard, timeout: .seconds(1))
     }
 }

@@ -55,10 +55,10 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The byte address in tag memory the error concerns, when there is one.
     public var offset: Int?
     /// The reader failure underneath, when there is one.
-    public var readerError: NFCReaderError?
+    public var readerError: NFCReaderDeviceError?
 
     /// Creates an error.
-    public init(_ code: Code, at offset: Int? = nil, _ reason: String, readerError: NFCReaderError? = nil) {
+    public init(_ code: Code, at offset: Int? = nil, _ reason: String, readerError: NFCReaderDeviceError? = nil) {
         self.code = code
         self.reason = reason
         self.offset = offset
@@ -67,7 +67,7 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Maps a reader failure: lost/timeout/RF error → ``Code/connectionLost``, a reader that
     /// cannot carry the command → ``Code/notSupported``, others → ``Code/tagResponse``.
-    public init(_ readerError: NFCReaderError, during what: String) {
+    public init(_ readerError: NFCReaderDeviceError, during what: String) {
         switch readerError.code {
         case .tagLost, .timeout, .rfError, .closed, .aborted:
             self.init(.connectionLost, "\(what): \(readerError.reason)", readerError: readerError)

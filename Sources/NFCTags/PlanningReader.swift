@@ -68,7 +68,7 @@ public actor PlanningReader: NFCReader {
     private var target: TargetInfo?
 
     /// Passes on, keeping the selected target (it tells how commands are read).
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         let found = try await base.poll(for: modulations, timeout: timeout)
         if let found { target = found }
         return found
@@ -76,7 +76,7 @@ public actor PlanningReader: NFCReader {
 
     /// Holds back and answers a write-class command; passes anything else on (Type 2 reads with
     /// the planned pages laid over them).
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         let bytes = command.array
         if let (technology, answer) = Self.writeClass(bytes, on: target) {
             writes.append(PlannedWrite(technology: technology, command: command))
@@ -112,7 +112,7 @@ public actor PlanningReader: NFCReader {
     }
 
     /// Passes on: authentication writes nothing.
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
         try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
     }
 
@@ -120,7 +120,7 @@ public actor PlanningReader: NFCReader {
     public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
 
     /// Passes on.
-    public func deselect() async throws(NFCReaderError) { try await base.deselect() }
+    public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
 
     /// Passes on.
     public func close() async { await base.close() }

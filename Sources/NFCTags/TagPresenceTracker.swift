@@ -112,8 +112,8 @@ public struct TagPresenceTracker: Sendable {
 
     /// Polls `reader` once (or, for a tag known to stay, checks its presence for up to one poll
     /// slice) and says what changed.
-    /// - Throws: the reader's ``NFCReaderError`` (a failed reader, a modulation it lacks).
-    public mutating func step(on reader: any NFCReader, for modulations: [Modulation]) async throws(NFCReaderError) -> Observation {
+    /// - Throws: the reader's ``NFCReaderDeviceError`` (a failed reader, a modulation it lacks).
+    public mutating func step(on reader: any NFCReader, for modulations: [Modulation]) async throws(NFCReaderDeviceError) -> Observation {
         let clock = ContinuousClock()
         let started = clock.now
         if selectedAndPresent, present != nil {

@@ -7,7 +7,7 @@ public struct TracedCommand: Sendable, Hashable {
     /// The framing asked for.
     public var mode: TransceiveMode
     /// The answer, or the error the reader threw.
-    public var result: Result<Bytes, NFCReaderError>
+    public var result: Result<Bytes, NFCReaderDeviceError>
 }
 
 /// A reader that passes everything on to another and records each command: to assert the exact
@@ -39,12 +39,12 @@ public actor TracingReader: NFCReader {
     public func reset() { commands = [] }
 
     /// Passes on; not recorded.
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         try await base.poll(for: modulations, timeout: timeout)
     }
 
     /// Passes on and records the exchange.
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         do {
             let answer = try await base.transceive(command, mode: mode, timeout: timeout)
             commands.append(TracedCommand(command: command, mode: mode, result: .success(answer)))
@@ -56,7 +56,7 @@ public actor TracingReader: NFCReader {
     }
 
     /// Passes on and records `60|61 block`.
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
         let command = Bytes([keyType.rawValue, block])
         do {
             try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
@@ -70,7 +70,7 @@ public actor TracingReader: NFCReader {
     /// Passes on.
     public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
     /// Passes on.
-    public func deselect() async throws(NFCReaderError) { try await base.deselect() }
+    public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
     /// Passes on.
     public func close() async { await base.close() }
 }

@@ -36,8 +36,8 @@ struct DoctorCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let root = context.environment["NFCTOOL_DOCTOR_ROOT"] ?? "/"
         await NFCReaderDiscovery.setVerboseLogging(false)
-        let readers: Result<[NFCReaderDescription], NFCReaderError>
-        do throws(NFCReaderError) {
+        let readers: Result<[NFCReaderDescription], NFCReaderDeviceError>
+        do throws(NFCReaderDeviceError) {
             readers = .success(try await NFCReaderDiscovery.listReaders())
         } catch {
             readers = .failure(error)
@@ -163,7 +163,7 @@ struct DoctorReport: Encodable, Sendable {
     /// Runs every check.
     static func make(
         system: DoctorSystem, environment: [String: String], libnfcVersion: String,
-        readers: Result<[NFCReaderDescription], NFCReaderError>
+        readers: Result<[NFCReaderDescription], NFCReaderDeviceError>
     ) -> DoctorReport {
         var checks = [DoctorItem(name: "libnfc", status: .ok, detail: "libnfc \(libnfcVersion) loaded", fix: "")]
         switch readers {

@@ -42,7 +42,7 @@ enum TagCommandSupport {
     }
 
     /// The command error for a reader that `connection` could not open.
-    static func openFailure(_ connection: String, _ error: NFCReaderError) -> CommandError {
+    static func openFailure(_ connection: String, _ error: NFCReaderDeviceError) -> CommandError {
         switch error.code {
         case .invalidArgument:
             return .usage("invalid device '\(connection)': \(error.reason)")
@@ -106,7 +106,7 @@ enum TagCommandSupport {
     /// 10 ms apart.
     static func pollUntilDeadline(
         _ reader: any NFCReader, for modulations: [Modulation], seconds: Double
-    ) async throws(NFCReaderError) -> TargetInfo? {
+    ) async throws(NFCReaderDeviceError) -> TargetInfo? {
         let clock = ContinuousClock()
         let deadline = clock.now + .milliseconds(Int(seconds * 1000))
         while true {

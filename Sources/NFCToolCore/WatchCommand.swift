@@ -77,15 +77,15 @@ struct WatchCommand: ToolCommand {
         // The reader just opened serves first; a lost one is opened again from the string.
         let pending = Mutex<(any NFCReader)?>(first)
         let watcher = TagWatcher(options: .init(debounce: .milliseconds(debounceMilliseconds))) {
-            () async throws(NFCReaderError) -> any NFCReader in
+            () async throws(NFCReaderDeviceError) -> any NFCReader in
             if let reader = pending.withLock({ $0.take() }) { return reader }
             return try await ReaderConnection.open(connection)
         }
         let handlers = command.map { HandlerQueue(command: $0, timeout: .milliseconds(Int(handlerSeconds * 1000)), environment: context.environment, io: context.io) }
         let io = context.io
         let outputClosed = Atomic<Bool>(false)
-        let task = Task { () -> NFCReaderError? in
-            do throws(NFCReaderError) {
+        let task = Task { () -> NFCReaderDeviceError? in
+            do throws(NFCReaderDeviceError) {
                 for try await event in watcher {
                     self.handle(event, reader: reader, io: io, handlers: handlers)
                     // Nobody reads any more (`| head`, when SIGPIPE is ignored): stop.

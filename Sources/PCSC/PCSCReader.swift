@@ -9,7 +9,7 @@ public import NFCTags
 /// builds and from GET DATA (`FF CA`); Type 2 pages and ISO 15693 blocks are read and written
 /// with READ BINARY (`FF B0`) and UPDATE BINARY (`FF D6`); ISO-DEP cards get their APDUs as
 /// they are. A tag command the profile cannot carry (GET_VERSION, PWD_AUTH, LOCK BLOCK, GET
-/// SYSTEM INFORMATION…) fails with ``NFCReaderError/Code/notSupported`` and sends nothing.
+/// SYSTEM INFORMATION…) fails with ``NFCReaderDeviceError/Code/notSupported`` and sends nothing.
 ///
 /// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
 /// ``open(_:)``.
@@ -52,17 +52,17 @@ public actor PCSCReader: NFCReader {
         }
 
         /// Parses `pcsc`, `pcsc:NAME`, `pcsc:#N`.
-        /// - Throws: ``NFCReaderError`` `invalidArgument` for anything else.
-        public init(parsing connectionString: String) throws(NFCReaderError) {
+        /// - Throws: ``NFCReaderDeviceError`` `invalidArgument` for anything else.
+        public init(parsing connectionString: String) throws(NFCReaderDeviceError) {
             guard Self.accepts(connectionString) else {
-                throw NFCReaderError(.invalidArgument, "'\(connectionString)' is not a PC/SC connection string (pcsc, pcsc:NAME, pcsc:#N)")
+                throw NFCReaderDeviceError(.invalidArgument, "'\(connectionString)' is not a PC/SC connection string (pcsc, pcsc:NAME, pcsc:#N)")
             }
             let rest = connectionString.dropFirst(4).drop { $0 == ":" }
             if rest.isEmpty {
                 self = .first
             } else if rest.hasPrefix("#") {
                 guard let n = Int(rest.dropFirst()), n >= 0 else {
-                    throw NFCReaderError(.invalidArgument, "'\(connectionString)': after pcsc:# comes a reader number from 0")
+                    throw NFCReaderDeviceError(.invalidArgument, "'\(connectionString)': after pcsc:# comes a reader number from 0")
                 }
                 self = .index(n)
             } else {
@@ -81,18 +81,18 @@ public actor PCSCReader: NFCReader {
     }
 
     /// The names of the PC/SC readers pcscd knows, in its order (`pcsc:#N` numbering).
-    /// - Throws: ``NFCReaderError`` `deviceNotFound` when pcscd is not running, `io` for other
+    /// - Throws: ``NFCReaderDeviceError`` `deviceNotFound` when pcscd is not running, `io` for other
     ///   failures.
-    public static func readerNames() async throws(NFCReaderError) -> [String] {
+    public static func readerNames() async throws(NFCReaderDeviceError) -> [String] {
         let executor = DeviceThreadExecutor(name: "pcsc list")
         defer { executor.stop() }
         return try await PCSCListing(executor: executor).names()
     }
 
     /// Opens the PC/SC reader a connection string names (see ``Selector``).
-    /// - Throws: ``NFCReaderError`` `deviceNotFound` (pcscd not running, no such reader),
+    /// - Throws: ``NFCReaderDeviceError`` `deviceNotFound` (pcscd not running, no such reader),
     ///   `invalidArgument` (a malformed string), `io`.
-    public static func open(_ connectionString: String) async throws(NFCReaderError) -> PCSCReader {
+    public static func open(_ connectionString: String) async throws(NFCReaderDeviceError) -> PCSCReader {
         let selector = try Selector(parsing: connectionString)
         let executor = DeviceThreadExecutor(name: "pcsc \(connectionString)")
         let opened: (ContextHandle, String)
@@ -107,7 +107,7 @@ public actor PCSCReader: NFCReader {
 
     // MARK: - Polling
 
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         let context = try openContext()
         if let card {
             pcscDisconnect(card)
@@ -131,7 +131,7 @@ public actor PCSCReader: NFCReader {
                 // A card that left while it was being identified, or one the generic profile
                 // cannot handle (another standard, a foreign ATR), is no tag: batch and watch go on.
                 let found: TargetInfo?
-                do throws(NFCReaderError) {
+                do throws(NFCReaderDeviceError) {
                     found = try select(context)
                 } catch where error.code == .notSupported || error.code == .tagLost {
                     found = nil
@@ -153,7 +153,7 @@ public actor PCSCReader: NFCReader {
     }
 
     /// Connects to the card and tells what it is from its ATR and GET DATA.
-    private func select(_ context: ContextHandle) throws(NFCReaderError) -> TargetInfo? {
+    private func select(_ context: ContextHandle) throws(NFCReaderDeviceError) -> TargetInfo? {
         let card: CardHandle
         let atr: [UInt8]
         do {
@@ -169,7 +169,7 @@ public actor PCSCReader: NFCReader {
         do {
             parsed = try PCSCContactlessATR(parsing: Bytes(atr))
         } catch {
-            throw NFCReaderError(.notSupported, "the card's ATR \(Hex.encode(atr)) is not a contactless card's as PC/SC Part 3 builds it: \(error.reason)")
+            throw NFCReaderDeviceError(.notSupported, "the card's ATR \(Hex.encode(atr)) is not a contactless card's as PC/SC Part 3 builds it: \(error.reason)")
         }
         let uid = try getData(PCSCPart3.getDataUID, what: "the UID")
         switch parsed {
@@ -189,7 +189,7 @@ public actor PCSCReader: NFCReader {
             case PCSCPart3.Standard.iso15693Part3:
                 return .iso15693(ISO15693Target(uid: Self.mostSignificantFirst(uid)))
             default:
-                throw NFCReaderError(
+                throw NFCReaderDeviceError(
                     .notSupported,
                     "the card on \(name) uses PC/SC standard 0x\(Hex.encode([standard])); the generic PC/SC profile handles ISO 14443-A part 3 and ISO 15693 part 3 storage cards and ISO-DEP cards")
             }
@@ -208,7 +208,7 @@ public actor PCSCReader: NFCReader {
     }
 
     /// GET DATA (`FF CA P1 00 00`): the data without SW1 SW2.
-    private func getData(_ p1: UInt8, what: String) throws(NFCReaderError) -> Bytes {
+    private func getData(_ p1: UInt8, what: String) throws(NFCReaderDeviceError) -> Bytes {
         let (data, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.getData, p1, 0x00, 0x00])
         guard sw == PCSCPart3.StatusWord.success else {
             throw Self.statusError(sw, "GET DATA (\(what))", reader: name)
@@ -218,9 +218,9 @@ public actor PCSCReader: NFCReader {
 
     // MARK: - Commands
 
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         _ = try openContext()
-        guard card != nil, let info = selectedInfo else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+        guard card != nil, let info = selectedInfo else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
         switch info {
         case .iso14443A(let a) where a.supportsISODEP && mode == .standard:
             let (data, sw) = try transmit(command.array)
@@ -236,7 +236,7 @@ public actor PCSCReader: NFCReader {
 
     /// Throws `notSupported` for a command the generic profile cannot carry to the selected
     /// card; sends nothing.
-    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderError) {
+    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError) {
         guard let info = selectedInfo else { return }
         let frame = command.array
         switch info {
@@ -278,8 +278,8 @@ public actor PCSCReader: NFCReader {
 
     /// Type 2 commands as storage-card pseudo-APDUs: READ (`30`) and FAST_READ (`3A`) as READ
     /// BINARY, WRITE (`A2`) as UPDATE BINARY of one page.
-    private func type2(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
-        guard let command = frame.first else { throw NFCReaderError(.invalidArgument, "an empty frame") }
+    private func type2(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+        guard let command = frame.first else { throw NFCReaderDeviceError(.invalidArgument, "an empty frame") }
         switch (command, frame.count) {
         case (Type2Command.read, 2):
             return Bytes(try readBinary(address: Int(frame[1]), length: PCSCPart3.type2ReadLength, what: "READ page \(frame[1])"))
@@ -306,12 +306,12 @@ public actor PCSCReader: NFCReader {
     /// BLOCKS as READ BINARY per block, WRITE SINGLE BLOCK as UPDATE BINARY. The answer is built
     /// as the tag's would be (flags `00`); with the option flag each block gets a security
     /// status byte `00`, because READ BINARY does not tell a block's lock state.
-    private func iso15693(_ frame: [UInt8]) throws(NFCReaderError) -> Bytes {
-        guard frame.count >= 2 else { throw NFCReaderError(.invalidArgument, "an ISO 15693 request of \(frame.count) bytes") }
+    private func iso15693(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+        guard frame.count >= 2 else { throw NFCReaderDeviceError(.invalidArgument, "an ISO 15693 request of \(frame.count) bytes") }
         let flags = frame[0], command = frame[1]
         var parameters = Array(frame.dropFirst(2))
         if flags & ISO15693RequestFlag.address != 0 {
-            guard parameters.count >= 8 else { throw NFCReaderError(.invalidArgument, "an addressed ISO 15693 request without its UID") }
+            guard parameters.count >= 8 else { throw NFCReaderDeviceError(.invalidArgument, "an addressed ISO 15693 request without its UID") }
             parameters.removeFirst(8)
         }
         let option = flags & ISO15693RequestFlag.option != 0
@@ -350,38 +350,38 @@ public actor PCSCReader: NFCReader {
     ]
 
     /// The error for a command the generic profile cannot carry; nothing was sent.
-    private func notCarried(_ frame: [UInt8], _ target: String, name commandName: String? = nil) -> NFCReaderError {
+    private func notCarried(_ frame: [UInt8], _ target: String, name commandName: String? = nil) -> NFCReaderDeviceError {
         // ISO 15693 requests are named by their command byte, after the flags.
         let code = target.contains("15693") ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
         let shown = commandName.map { "\($0) (command \(Hex.encode(code)))" }
             ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
-        return NFCReaderError(
+        return NFCReaderDeviceError(
             .notSupported,
             "the PC/SC reader \(name) (generic Part 3 profile) cannot send \(shown) to \(target): it offers only GET DATA, READ BINARY and UPDATE BINARY; raw tag commands need a reader with a transparent session, which NFCKit does not drive yet (nothing was sent)")
     }
 
     /// READ BINARY of `length` bytes (0: what the card's unit holds) at `address`.
-    private func readBinary(address: Int, length: Int, what: String) throws(NFCReaderError) -> [UInt8] {
-        guard address <= 0x7FFF else { throw NFCReaderError(.invalidArgument, "\(what): address \(address) beyond READ BINARY's 15 bits") }
+    private func readBinary(address: Int, length: Int, what: String) throws(NFCReaderDeviceError) -> [UInt8] {
+        guard address <= 0x7FFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): address \(address) beyond READ BINARY's 15 bits") }
         let (data, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.readBinary, UInt8(address >> 8), UInt8(address & 0xFF), UInt8(length & 0xFF)])
         guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "\(what) (READ BINARY)", reader: name) }
         guard length == 0 || data.count == length else {
-            throw NFCReaderError(.rfError, "\(what) (READ BINARY) answered \(data.count) bytes, not \(length)")
+            throw NFCReaderDeviceError(.rfError, "\(what) (READ BINARY) answered \(data.count) bytes, not \(length)")
         }
         return data
     }
 
     /// UPDATE BINARY of `data` at `address`.
-    private func updateBinary(address: Int, _ data: [UInt8], what: String) throws(NFCReaderError) {
-        guard address <= 0x7FFF, data.count <= 0xFF else { throw NFCReaderError(.invalidArgument, "\(what): address or length beyond UPDATE BINARY's reach") }
+    private func updateBinary(address: Int, _ data: [UInt8], what: String) throws(NFCReaderDeviceError) {
+        guard address <= 0x7FFF, data.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): address or length beyond UPDATE BINARY's reach") }
         let (_, sw) = try transmit(
             [PCSCPart3.pseudoClass, PCSCPart3.updateBinary, UInt8(address >> 8), UInt8(address & 0xFF), UInt8(data.count)] + data)
         guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "\(what) (UPDATE BINARY)", reader: name) }
     }
 
     /// SCardTransmit, split into data and status word.
-    private func transmit(_ apdu: [UInt8]) throws(NFCReaderError) -> ([UInt8], UInt16) {
-        guard let card else { throw NFCReaderError(.tagLost, "no tag is selected: poll first") }
+    private func transmit(_ apdu: [UInt8]) throws(NFCReaderDeviceError) -> ([UInt8], UInt16) {
+        guard let card else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
         let response: [UInt8]
         do {
             response = try pcscTransmit(card, apdu)
@@ -393,31 +393,31 @@ public actor PCSCReader: NFCReader {
             }
             throw Self.readerError(error)
         }
-        guard response.count >= 2 else { throw NFCReaderError(.rfError, "the reader answered \(response.count) bytes, without a status word") }
+        guard response.count >= 2 else { throw NFCReaderDeviceError(.rfError, "the reader answered \(response.count) bytes, without a status word") }
         let sw = UInt16(response[response.count - 2]) << 8 | UInt16(response[response.count - 1])
         return (Array(response.dropLast(2)), sw)
     }
 
     /// A status word other than 9000 as the seam's error: the card refusing (an address out of
     /// range, a locked block) reads as a NAK, what the reader cannot do as `notSupported`.
-    static func statusError(_ sw: UInt16, _ what: String, reader: String) -> NFCReaderError {
+    static func statusError(_ sw: UInt16, _ what: String, reader: String) -> NFCReaderDeviceError {
         let text = "\(what): the reader \(reader) answered \(PCSCPart3.StatusWord.describe(sw))"
         switch sw {
         case PCSCPart3.StatusWord.functionNotSupported, PCSCPart3.StatusWord.commandIncompatible,
              PCSCPart3.StatusWord.instructionNotSupported, PCSCPart3.StatusWord.notAllowed:
-            return NFCReaderError(.notSupported, text)
+            return NFCReaderDeviceError(.notSupported, text)
         case PCSCPart3.StatusWord.addressOutOfRange, PCSCPart3.StatusWord.securityNotSatisfied, PCSCPart3.StatusWord.wrongParameter,
              PCSCPart3.StatusWord.endReached:
-            return NFCReaderError(.nak, text, detail: 0)
+            return NFCReaderDeviceError(.nak, text, detail: 0)
         case PCSCPart3.StatusWord.noInformation:
-            return NFCReaderError(.timeout, text)
+            return NFCReaderDeviceError(.timeout, text)
         default:
-            return NFCReaderError(.chip, text)
+            return NFCReaderDeviceError(.chip, text)
         }
     }
 
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
-        throw NFCReaderError(
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
+        throw NFCReaderDeviceError(
             .notSupported,
             "the PC/SC reader \(name) (generic Part 3 profile): MIFARE Classic LOAD KEY / AUTHENTICATE (FF 82 / FF 86) is not built yet (nothing was sent)")
     }
@@ -428,7 +428,7 @@ public actor PCSCReader: NFCReader {
         return status.state & DWORD(SCARD_PRESENT) != 0
     }
 
-    public func deselect() async throws(NFCReaderError) {
+    public func deselect() async throws(NFCReaderDeviceError) {
         _ = try openContext()
         if let card { pcscDisconnect(card) }
         card = nil
@@ -449,14 +449,14 @@ public actor PCSCReader: NFCReader {
         executor.stop()
     }
 
-    private func openContext() throws(NFCReaderError) -> ContextHandle {
-        guard let context else { throw NFCReaderError(.closed, "the reader \(connectionString) is closed") }
+    private func openContext() throws(NFCReaderDeviceError) -> ContextHandle {
+        guard let context else { throw NFCReaderDeviceError(.closed, "the reader \(connectionString) is closed") }
         return context
     }
 
     /// pcsc-lite's error as the seam's.
-    static func readerError(_ error: PCSCError) -> NFCReaderError {
-        let code: NFCReaderError.Code =
+    static func readerError(_ error: PCSCError) -> NFCReaderDeviceError {
+        let code: NFCReaderDeviceError.Code =
             switch error.code {
             case _ where error.meansCardGone: .tagLost
             case PCSCError.timeout: .timeout
@@ -468,7 +468,7 @@ public actor PCSCReader: NFCReader {
             case PCSCError.unsupportedFeature, PCSCError.protocolMismatch: .notSupported
             default: .io
             }
-        return NFCReaderError(code, "pcsc-lite: \(error.description)")
+        return NFCReaderDeviceError(code, "pcsc-lite: \(error.description)")
     }
 }
 
@@ -479,19 +479,19 @@ actor PCSCListing {
 
     init(executor: DeviceThreadExecutor) { self.executor = executor }
 
-    func names() throws(NFCReaderError) -> [String] {
+    func names() throws(NFCReaderDeviceError) -> [String] {
         let context: ContextHandle
         do { context = try pcscEstablishContext() } catch { throw PCSCReader.readerError(error) }
         defer { pcscReleaseContext(context) }
         do { return try pcscListReaders(context) } catch { throw PCSCReader.readerError(error) }
     }
 
-    func open(_ selector: PCSCReader.Selector, _ connectionString: String) throws(NFCReaderError) -> (ContextHandle, String) {
+    func open(_ selector: PCSCReader.Selector, _ connectionString: String) throws(NFCReaderDeviceError) -> (ContextHandle, String) {
         let context: ContextHandle
         do {
             context = try pcscEstablishContext()
         } catch {
-            throw NFCReaderError(.deviceNotFound, "cannot open \(connectionString): \(error.code == PCSCError.noService ? "pcscd is not running (SCARD_E_NO_SERVICE)" : error.description)")
+            throw NFCReaderDeviceError(.deviceNotFound, "cannot open \(connectionString): \(error.code == PCSCError.noService ? "pcscd is not running (SCARD_E_NO_SERVICE)" : error.description)")
         }
         let names: [String]
         do {
@@ -503,7 +503,7 @@ actor PCSCListing {
         guard let name = selector.pick(from: names) else {
             pcscReleaseContext(context)
             let known = names.isEmpty ? "pcscd sees no reader" : "pcscd sees: " + names.enumerated().map { "#\($0.offset) \($0.element)" }.joined(separator: ", ")
-            throw NFCReaderError(.deviceNotFound, "no PC/SC reader matches \(connectionString) (\(known))")
+            throw NFCReaderDeviceError(.deviceNotFound, "no PC/SC reader matches \(connectionString) (\(known))")
         }
         return (context, name)
     }

@@ -88,8 +88,8 @@ public actor SimulatedReader: NFCReader {
     /// asked for.
     /// - Returns: nil after up to `timeout` (capped by ``emptyFieldWait``) when the field has no
     ///   tag answering `modulations`.
-    /// - Throws: ``NFCReaderError`` `closed`.
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    /// - Throws: ``NFCReaderDeviceError`` `closed`.
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         try checkOpen()
         pollCount += 1
         if field.currentTag == nil { field.presentNext() }
@@ -110,10 +110,10 @@ public actor SimulatedReader: NFCReader {
 
     /// Sends `command` to the selected tag. Standard mode sends APDUs to ISO-DEP tags and frames
     /// to others; raw mode always sends frames. ACK comes back as `0A`.
-    /// - Throws: ``NFCReaderError`` `closed`, `tagLost` (no tag, or it left), `timeout` (the tag
+    /// - Throws: ``NFCReaderDeviceError`` `closed`, `tagLost` (no tag, or it left), `timeout` (the tag
     ///   did not answer), `nak` (NAK nibble in `detail`), `rfError` (fault plan), `io` (a tag
     ///   file could not be saved).
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError)
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError)
         -> Bytes
     {
         try checkOpen()
@@ -124,32 +124,32 @@ public actor SimulatedReader: NFCReader {
             } else {
                 field.exchange(frame: command.array)
             }
-        if let error = field.lastSaveError { throw NFCReaderError(.io, error.reason) }
+        if let error = field.lastSaveError { throw NFCReaderDeviceError(.io, error.reason) }
         switch answer {
         case .frame(.data(let bytes)), .apdu(let bytes): return Bytes(bytes)
         case .frame(.ack): return Bytes([NTAGAcknowledge.ack])
         case .frame(.nak(let nibble)):
-            throw NFCReaderError(.nak, "the tag answered NAK \(nibble)", detail: nibble)
-        case .frame(.silence): throw NFCReaderError(.timeout, "the tag did not answer")
-        case .authenticated: throw NFCReaderError(.chip, "unexpected answer")
+            throw NFCReaderDeviceError(.nak, "the tag answered NAK \(nibble)", detail: nibble)
+        case .frame(.silence): throw NFCReaderDeviceError(.timeout, "the tag did not answer")
+        case .authenticated: throw NFCReaderDeviceError(.chip, "unexpected answer")
         case .noTag: throw lost()
-        case .rfError: throw NFCReaderError(.rfError, "RF transmission error (injected)")
+        case .rfError: throw NFCReaderDeviceError(.rfError, "RF transmission error (injected)")
         }
     }
 
     /// Authenticates a MIFARE Classic sector of the selected tag.
-    /// - Throws: ``NFCReaderError`` `authenticationFailed` (wrong key, or not a Classic tag),
+    /// - Throws: ``NFCReaderDeviceError`` `authenticationFailed` (wrong key, or not a Classic tag),
     ///   `tagLost`, `rfError`, `closed`.
     public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes)
-        async throws(NFCReaderError)
+        async throws(NFCReaderDeviceError)
     {
         try checkOpen()
         guard selected else { throw lost() }
         switch field.authenticate(block: block, keyType: keyType, key: key.array) {
         case .authenticated(true): return
         case .noTag: throw lost()
-        case .rfError: throw NFCReaderError(.rfError, "RF transmission error (injected)")
-        default: throw NFCReaderError(.authenticationFailed, "the tag refused the key for block \(block)")
+        case .rfError: throw NFCReaderDeviceError(.rfError, "RF transmission error (injected)")
+        default: throw NFCReaderDeviceError(.authenticationFailed, "the tag refused the key for block \(block)")
         }
     }
 
@@ -165,8 +165,8 @@ public actor SimulatedReader: NFCReader {
     }
 
     /// Halts the selected tag; with ``removesTagOnDeselect`` also takes it out of the field.
-    /// - Throws: ``NFCReaderError`` `closed`.
-    public func deselect() async throws(NFCReaderError) {
+    /// - Throws: ``NFCReaderDeviceError`` `closed`.
+    public func deselect() async throws(NFCReaderDeviceError) {
         try checkOpen()
         selected = false
         field.currentTag?.halt()
@@ -176,12 +176,12 @@ public actor SimulatedReader: NFCReader {
     /// Closes the reader; later calls fail with `closed`.
     public func close() async { isClosed = true }
 
-    private func checkOpen() throws(NFCReaderError) {
-        if isClosed { throw NFCReaderError(.closed, "the simulated reader is closed") }
+    private func checkOpen() throws(NFCReaderDeviceError) {
+        if isClosed { throw NFCReaderDeviceError(.closed, "the simulated reader is closed") }
     }
 
-    private func lost() -> NFCReaderError {
+    private func lost() -> NFCReaderDeviceError {
         selected = false
-        return NFCReaderError(.tagLost, "no tag in the simulated field")
+        return NFCReaderDeviceError(.tagLost, "no tag in the simulated field")
     }
 }

@@ -44,9 +44,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public static func accepts(_ string: String) -> Bool { string.hasPrefix("sim:") }
 
     /// Parses a `sim:` connection string.
-    /// - Throws: ``NFCReaderError`` `invalidArgument`, with a reason naming the bad part (an
+    /// - Throws: ``NFCReaderDeviceError`` `invalidArgument`, with a reason naming the bad part (an
     ///   unknown model lists the known ones).
-    public init(parsing string: String) throws(NFCReaderError) {
+    public init(parsing string: String) throws(NFCReaderDeviceError) {
         connectionString = string
         guard string.hasPrefix("sim:") else { throw Self.invalid("'\(string)' does not start with 'sim:'") }
         let rest = string.dropFirst(4)
@@ -89,7 +89,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 key = item
                 value = nil
             }
-            func required() throws(NFCReaderError) -> Substring {
+            func required() throws(NFCReaderDeviceError) -> Substring {
                 guard let value, !value.isEmpty else { throw Self.invalid("option '\(key)' needs a value") }
                 return value
             }
@@ -174,9 +174,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
 
     /// Makes the tags: from the tag file (or the directory's files) when it exists, else fresh
     /// from the model (and saved, when a file or directory is named).
-    /// - Throws: ``NFCReaderError`` `invalidArgument` for a tag file that is not valid or names
+    /// - Throws: ``NFCReaderDeviceError`` `invalidArgument` for a tag file that is not valid or names
     ///   another model, `io` when it cannot be read or written.
-    public func makeField() throws(NFCReaderError) -> VirtualField {
+    public func makeField() throws(NFCReaderDeviceError) -> VirtualField {
         if let path = file {
             let (tag, tagFile) = try loadOrCreate(path: path, uid: uid(ofTag: 0))
             let field = VirtualField(tags: [tag], faultPlan: faultPlan)
@@ -188,7 +188,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             var tags: [any VirtualTag] = []
             for index in 0..<count {
                 do { tags.append(try makeTag(model, uid: uid(ofTag: index))) } catch {
-                    throw NFCReaderError(.invalidArgument, error.reason)
+                    throw NFCReaderDeviceError(.invalidArgument, error.reason)
                 }
             }
             return VirtualField(tags: tags, faultPlan: faultPlan)
@@ -196,7 +196,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw NFCReaderError(.io, "cannot create tag directory \(directory): \(error.localizedDescription)")
+            throw NFCReaderDeviceError(.io, "cannot create tag directory \(directory): \(error.localizedDescription)")
         }
         var loaded: [(tag: any VirtualTag, file: TagFile)] = []
         for index in 0..<count {
@@ -212,7 +212,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     }
 
     /// The tag a tag file holds, or a new one of ``model`` saved to it when the file is absent.
-    private func loadOrCreate(path: String, uid: [UInt8]) throws(NFCReaderError) -> (any VirtualTag, TagFile) {
+    private func loadOrCreate(path: String, uid: [UInt8]) throws(NFCReaderDeviceError) -> (any VirtualTag, TagFile) {
         let tagFile = TagFile(path: path)
         do throws(TagFileError) {
             if tagFile.exists {
@@ -240,7 +240,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             }
             return (tag, tagFile)
         } catch {
-            throw NFCReaderError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
+            throw NFCReaderDeviceError(error.code == .unwritable || error.code == .unreadable ? .io : .invalidArgument, error.reason)
         }
     }
 
@@ -259,7 +259,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
 
     /// Makes the simulated reader the string describes.
     /// - Throws: as ``makeField()``.
-    public func makeReader() throws(NFCReaderError) -> SimulatedReader {
+    public func makeReader() throws(NFCReaderDeviceError) -> SimulatedReader {
         let field = try makeField()
         let label = model?.name ?? file ?? "tag file"
         return SimulatedReader(
@@ -269,15 +269,15 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     }
 
     /// Parses `string` and makes its reader.
-    /// - Throws: ``NFCReaderError`` `invalidArgument` or `io`, as ``init(parsing:)`` and
+    /// - Throws: ``NFCReaderDeviceError`` `invalidArgument` or `io`, as ``init(parsing:)`` and
     ///   ``makeField()``.
-    public static func makeReader(_ string: String) throws(NFCReaderError) -> SimulatedReader {
+    public static func makeReader(_ string: String) throws(NFCReaderDeviceError) -> SimulatedReader {
         try SimulatorConfiguration(parsing: string).makeReader()
     }
 
-    private static func invalid(_ reason: String) -> NFCReaderError { NFCReaderError(.invalidArgument, reason) }
+    private static func invalid(_ reason: String) -> NFCReaderDeviceError { NFCReaderDeviceError(.invalidArgument, reason) }
 
-    private static func integer(_ text: Substring, _ what: String, _ range: ClosedRange<Int>) throws(NFCReaderError)
+    private static func integer(_ text: Substring, _ what: String, _ range: ClosedRange<Int>) throws(NFCReaderDeviceError)
         -> Int
     {
         guard let value = Int(text), range.contains(value) else {

@@ -559,16 +559,16 @@ actor Classic4KTestReader: NFCReader {
         return memory
     }
 
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         authenticatedSector = nil
         return .iso14443A(ISO14443ATarget(uid: Bytes([1, 2, 3, 4]), atqa: Bytes([0x02, 0x00]), sak: 0x18))
     }
 
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         let frame = command.array
         guard frame.count >= 2, let sector = authenticatedSector, layout.sector(ofBlock: Int(frame[1])) == sector else {
             authenticatedSector = nil
-            throw NFCReaderError(.nak, "NAK", detail: 4)
+            throw NFCReaderDeviceError(.nak, "NAK", detail: 4)
         }
         let block = Int(frame[1])
         let range = (block * 16)..<(block * 16 + 16)
@@ -582,22 +582,22 @@ actor Classic4KTestReader: NFCReader {
             return Bytes([0x0A])
         default:
             authenticatedSector = nil
-            throw NFCReaderError(.nak, "NAK", detail: 4)
+            throw NFCReaderDeviceError(.nak, "NAK", detail: 4)
         }
     }
 
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
         let sector = layout.sector(ofBlock: Int(block))
         let trailer = layout.trailerBlock(ofSector: sector) * 16
         let stored = keyType == .a ? memory[trailer..<(trailer + 6)] : memory[(trailer + 10)..<(trailer + 16)]
         guard Array(stored) == key.array else {
             authenticatedSector = nil
-            throw NFCReaderError(.authenticationFailed, "refused")
+            throw NFCReaderDeviceError(.authenticationFailed, "refused")
         }
         authenticatedSector = sector
     }
 
     func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderError) { authenticatedSector = nil }
+    func deselect() async throws(NFCReaderDeviceError) { authenticatedSector = nil }
     func close() async {}
 }

@@ -52,7 +52,7 @@ struct LibNFCReaderEndToEndTests {
         defer { _ = emulator }
         _ = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
         // Page 0 (UID) is read-only on every NTAG21x.
-        await #expect(throws: NFCReaderError.self) {
+        await #expect(throws: NFCReaderDeviceError.self) {
             _ = try await reader.transceive(Bytes([0xA2, 0x00, 1, 2, 3, 4]), mode: .standard, timeout: .seconds(1))
         }
         await reader.close()
@@ -120,7 +120,7 @@ struct LibNFCReaderEndToEndTests {
         _ = try await reader.poll(for: [.iso14443A], timeout: .seconds(2))
         await #expect {
             try await reader.authenticateClassic(block: 8, keyType: .a, key: Bytes([1, 2, 3, 4, 5, 6]), uid: a.uid)
-        } throws: { ($0 as? NFCReaderError)?.code == .authenticationFailed }
+        } throws: { ($0 as? NFCReaderDeviceError)?.code == .authenticationFailed }
         await reader.close()
     }
 
@@ -173,14 +173,14 @@ struct LibNFCReaderEndToEndTests {
         defer { _ = emulator }
         #expect(!(await reader.supportedModulations.contains(.iso15693)))
         await #expect { _ = try await reader.poll(for: [.iso15693], timeout: .milliseconds(100)) } throws: {
-            let e = $0 as? NFCReaderError
+            let e = $0 as? NFCReaderDeviceError
             return e?.code == .notSupported && e?.reason.contains("ISO 15693") == true
         }
         // Only a FeliCa tag is there: a type A poll finds nothing within its timeout.
         #expect(try await reader.poll(for: [.iso14443A], timeout: .milliseconds(300)) == nil)
         await reader.close()
         await #expect { _ = try await reader.poll(for: [.iso14443A], timeout: .milliseconds(10)) } throws: {
-            ($0 as? NFCReaderError)?.code == .closed
+            ($0 as? NFCReaderDeviceError)?.code == .closed
         }
     }
 

@@ -307,7 +307,7 @@ struct SessionSimulatorTests {
     }
 
     @Test("reader errors map to session codes users can match", arguments: [
-        (NFCReaderError.Code.tagLost, NFCReaderSessionError.Code.tagConnectionLost),
+        (NFCReaderDeviceError.Code.tagLost, NFCReaderSessionError.Code.tagConnectionLost),
         (.timeout, .tagConnectionLost),
         (.busy, .readerBusy),
         (.deviceNotFound, .readerUnavailable),
@@ -317,8 +317,8 @@ struct SessionSimulatorTests {
         (.nak, .tagResponseError),
         (.invalidArgument, .invalidParameter),
     ])
-    func readerErrorMapping(readerCode: NFCReaderError.Code, sessionCode: NFCReaderSessionError.Code) {
-        #expect(NFCReaderSessionError(NFCReaderError(readerCode, "x")).code == sessionCode)
+    func readerErrorMapping(readerCode: NFCReaderDeviceError.Code, sessionCode: NFCReaderSessionError.Code) {
+        #expect(NFCReaderSessionError(NFCReaderDeviceError(readerCode, "x")).code == sessionCode)
     }
 
     @Test("availability: a sim reader is available; a bad sim string, a missing device node are said so")

@@ -134,10 +134,10 @@ struct TagWatcherTests {
     func reconnect() async throws {
         let opened = Locked<[SimulatedReader]>([])
         let attempts = Locked(0)
-        let watcher = TagWatcher(options: .init(reconnectDelay: .milliseconds(20))) { () async throws(NFCReaderError) -> any NFCReader in
+        let watcher = TagWatcher(options: .init(reconnectDelay: .milliseconds(20))) { () async throws(NFCReaderDeviceError) -> any NFCReader in
             let attempt = attempts.withLock { $0 += 1; return $0 }
             // The second opening fails as an unplugged reader would.
-            if attempt == 2 { throw NFCReaderError(.deviceNotFound, "unplugged") }
+            if attempt == 2 { throw NFCReaderDeviceError(.deviceNotFound, "unplugged") }
             let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20&uid=04A0000000000\(attempt)")
             opened.withLock { $0.append(reader) }
             return reader
@@ -172,13 +172,13 @@ struct TagWatcherTests {
 
 /// Collects a watcher's events in a task of its own.
 final class WatchCollector: Sendable {
-    private let state = Locked<(elements: [TagWatchEvent], ended: Result<Void, NFCReaderError>?)>(([], nil))
+    private let state = Locked<(elements: [TagWatchEvent], ended: Result<Void, NFCReaderDeviceError>?)>(([], nil))
     private let task: Task<Void, Never>
 
     init(_ watcher: TagWatcher) {
         let state = self.state
         task = Task {
-            do throws(NFCReaderError) {
+            do throws(NFCReaderDeviceError) {
                 for try await event in watcher { state.withLock { $0.elements.append(event) } }
                 state.withLock { $0.ended = .success(()) }
             } catch {
@@ -189,7 +189,7 @@ final class WatchCollector: Sendable {
 
     var elements: [TagWatchEvent] { state.withLock { $0.elements } }
     var summaries: [String] { elements.map(TagWatcherTests.summary) }
-    var endError: NFCReaderError? {
+    var endError: NFCReaderDeviceError? {
         if case .failure(let error) = state.withLock({ $0.ended }) { return error }
         return nil
     }
@@ -203,7 +203,7 @@ final class WatchCollector: Sendable {
     }
 
     /// Waits for the sequence to end; its ending, or nil.
-    func waitForEnd(within limit: Duration = .seconds(30)) async -> Result<Void, NFCReaderError>? {
+    func waitForEnd(within limit: Duration = .seconds(30)) async -> Result<Void, NFCReaderDeviceError>? {
         _ = await eventually(within: limit) { state.withLock { $0.ended } != nil }
         return state.withLock { $0.ended }
     }

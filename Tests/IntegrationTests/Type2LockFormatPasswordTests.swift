@@ -81,7 +81,7 @@ struct Type2LockFormatPasswordTests {
         #expect(try await lockedTag.queryNDEFStatus().status == .readOnly)
         #expect(try await lockedTag.readNDEF() == (try Self.url("https://example.com/locked")))
         for page in [4, 15, 16, await Self.lastUserPage(chipReader)] {
-            await #expect(throws: NFCReaderError.self) {
+            await #expect(throws: NFCReaderDeviceError.self) {
                 _ = try await again.transceive(Bytes([Type2Command.write, UInt8(page), 1, 2, 3, 4]))
             }
             _ = try await again.poll(for: [.iso14443A], timeout: .zero)

@@ -152,7 +152,7 @@ struct Type5NDEFTests {
         // A custom command carries the manufacturer code 04 before the UID.
         #expect(frames.last == [0x22, 0xAB, 0x04] + Self.uid.reversed())
         // The virtual SLIX2 ignores a custom command with another manufacturer's code.
-        await #expect(throws: NFCReaderError.self) {
+        await #expect(throws: NFCReaderDeviceError.self) {
             _ = try await reader.transceive(Bytes([0x22, 0xAB, 0x07] + Self.uid.reversed()))
         }
         _ = await reader.withField { $0.trace.removeLast() }
@@ -625,11 +625,11 @@ actor CommandAdapter: NFCReader {
     nonisolated var connectionString: String { "adapter:" }
     nonisolated var supportedModulations: [Modulation] { [.iso15693] }
 
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? {
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
         try await inner.poll(for: modulations, timeout: timeout)
     }
 
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         var frame = command.array
         log.append(frame)
         guard frame.count >= 10 else { return try await inner.transceive(command, mode: mode, timeout: timeout) }
@@ -647,12 +647,12 @@ actor CommandAdapter: NFCReader {
         return try await inner.transceive(Bytes(frame), mode: mode, timeout: timeout)
     }
 
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
-        throw NFCReaderError(.notSupported, "no MIFARE Classic here")
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
+        throw NFCReaderDeviceError(.notSupported, "no MIFARE Classic here")
     }
 
     func isTargetPresent() async -> Bool { await inner.isTargetPresent() }
-    func deselect() async throws(NFCReaderError) { try await inner.deselect() }
+    func deselect() async throws(NFCReaderDeviceError) { try await inner.deselect() }
     func close() async { await inner.close() }
 }
 
@@ -675,14 +675,14 @@ actor HostileReader: NFCReader {
         return Int(state >> 33)
     }
 
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? { nil }
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? { nil }
 
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         answered += 1
         switch next() % 10 {
         case 0: return Bytes()
         case 1: return Bytes([0x01, UInt8(truncatingIfNeeded: next())])
-        case 2: throw NFCReaderError(.timeout, "no answer")
+        case 2: throw NFCReaderDeviceError(.timeout, "no answer")
         case 3...6:
             // A block-shaped answer: flags 00, then 1–12 blocks of 4 or 5 bytes with CC-like bytes.
             let per = next() % 2 == 0 ? 4 : 5
@@ -693,11 +693,11 @@ actor HostileReader: NFCReader {
         }
     }
 
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {
-        throw NFCReaderError(.notSupported, "no MIFARE Classic here")
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
+        throw NFCReaderDeviceError(.notSupported, "no MIFARE Classic here")
     }
 
     func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderError) {}
+    func deselect() async throws(NFCReaderDeviceError) {}
     func close() async {}
 }

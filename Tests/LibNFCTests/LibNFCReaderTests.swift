@@ -18,7 +18,7 @@ struct LibNFCReaderTests {
     @Test("every libnfc error maps to a reader error code", arguments: LibNFCError.Code.allCases)
     func errorMapping(code: LibNFCError.Code) {
         let mapped = LibNFCReader.readerError(LibNFCError(code, "x")).code
-        let expected: [LibNFCError.Code: NFCReaderError.Code] = [
+        let expected: [LibNFCError.Code: NFCReaderDeviceError.Code] = [
             .timeout: .timeout, .targetReleased: .tagLost, .radioFrequencyTransmission: .rfError,
             .mifareClassicAuthenticationFailed: .authenticationFailed, .notSupportedByDevice: .notSupported,
             .notImplemented: .notSupported, .noSuchDevice: .deviceNotFound, .invalidArgument: .invalidArgument,

@@ -24,16 +24,16 @@ actor SequenceReader: NFCReader {
         self.fallback = fallback
     }
 
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? { nil }
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? { nil }
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         sent.append(command.array)
         if !answers.isEmpty { return Bytes(answers.removeFirst()) }
-        guard let fallback else { throw NFCReaderError(.timeout, "no answer scripted") }
+        guard let fallback else { throw NFCReaderDeviceError(.timeout, "no answer scripted") }
         return Bytes(fallback)
     }
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {}
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {}
     func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderError) {}
+    func deselect() async throws(NFCReaderDeviceError) {}
     func close() async {}
 }
 

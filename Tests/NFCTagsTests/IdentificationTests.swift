@@ -17,15 +17,15 @@ actor ScriptedReader: NFCReader {
         self.answers = converted
     }
 
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? { nil }
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? { nil }
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         sent.append(command)
-        guard let answer = answers[command] else { throw NFCReaderError(.timeout, "no answer scripted") }
+        guard let answer = answers[command] else { throw NFCReaderDeviceError(.timeout, "no answer scripted") }
         return answer
     }
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {}
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {}
     func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderError) {}
+    func deselect() async throws(NFCReaderDeviceError) {}
     func close() async {}
 }
 

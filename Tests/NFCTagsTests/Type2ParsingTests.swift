@@ -173,27 +173,27 @@ actor MemoryType2Reader: NFCReader {
         self.stuckPages = stuckPages
     }
 
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderError) -> TargetInfo? { nil }
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderError) -> Bytes {
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? { nil }
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         let c = command.array
         switch c.first {
         case Type2Command.read? where c.count == 2:
             let start = Int(c[1]) * 4
-            guard start + 16 <= memory.count else { throw NFCReaderError(.nak, "out of range", detail: 0) }
+            guard start + 16 <= memory.count else { throw NFCReaderDeviceError(.nak, "out of range", detail: 0) }
             return Bytes(memory[start..<(start + 16)])
         case Type2Command.write? where c.count == 6:
             let page = Int(c[1])
-            guard page * 4 + 4 <= memory.count else { throw NFCReaderError(.nak, "out of range", detail: 0) }
+            guard page * 4 + 4 <= memory.count else { throw NFCReaderDeviceError(.nak, "out of range", detail: 0) }
             writes += 1
             if !stuckPages.contains(page) { memory.replaceSubrange((page * 4)..<(page * 4 + 4), with: c[2...]) }
             return Bytes()
         default:
-            throw NFCReaderError(.nak, "unknown command", detail: 0)
+            throw NFCReaderDeviceError(.nak, "unknown command", detail: 0)
         }
     }
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderError) {}
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {}
     func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderError) {}
+    func deselect() async throws(NFCReaderDeviceError) {}
     func close() async {}
 }
 

@@ -80,7 +80,7 @@ struct GenericPart3ReaderTests {
         #expect(try PCSCReader.Selector(parsing: "pcsc:#1").pick(from: names) == names[1])
         #expect(try PCSCReader.Selector(parsing: "pcsc:#3").pick(from: names) == nil)
         #expect(try PCSCReader.Selector(parsing: "pcsc:OMNIKEY").pick(from: names) == nil)
-        #expect(throws: NFCReaderError.self) { try PCSCReader.Selector(parsing: "pcsc:#x") }
+        #expect(throws: NFCReaderDeviceError.self) { try PCSCReader.Selector(parsing: "pcsc:#x") }
         #expect(!PCSCReader.Selector.accepts("pcsclite"))
         #expect(!PCSCReader.Selector.accepts("pn532_uart:/dev/ttyUSB0"))
     }

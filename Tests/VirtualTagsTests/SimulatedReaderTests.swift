@@ -9,12 +9,12 @@ func simulatedReader(_ tags: sending [any VirtualTag], faults: FaultPlan = .none
 }
 
 /// The reader error `body` throws, or nil when it throws none.
-func readerError(_ body: () async throws -> Void) async -> NFCReaderError? {
+func readerError(_ body: () async throws -> Void) async -> NFCReaderDeviceError? {
     do {
         try await body()
         return nil
     } catch {
-        return error as? NFCReaderError
+        return error as? NFCReaderDeviceError
     }
 }
 

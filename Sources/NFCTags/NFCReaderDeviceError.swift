@@ -1,6 +1,6 @@
 /// Why a reader could not do what was asked: one error type for every reader (libnfc, the
 /// simulator), with a stable ``code`` users can match and a human ``reason``.
-public struct NFCReaderError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct NFCReaderDeviceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as a stable name.
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// No tag answered in time, or the tag did not answer a command.
