@@ -6,7 +6,7 @@ import Provisioning
 struct LedgerCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         name: "ledger",
-        abstract: "Export or summarise a batch ledger; load a run's manifest.",
+        abstract: "Export or summarise a batch ledger.",
         discussion: "The ledger is the SQLite file or PostgreSQL database 'nfctool batch' records every attempt in. See docs/batch.md.",
         subcommands: [LedgerExportCommand.self, LedgerLoadCommand.self, LedgerStatsCommand.self]
     )
