@@ -180,3 +180,13 @@ final class LockedValue<T>: @unchecked Sendable {
         return body(&value)
     }
 }
+
+/// Runs `body`, which blocks (a child process, a server starting, a database waiting for a
+/// lock), on a thread of its own rather than on one of the few threads of the cooperative pool
+/// that every other test shares, and returns its result. Record no issue inside `body`: return
+/// what to check.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}

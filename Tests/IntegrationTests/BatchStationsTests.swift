@@ -32,6 +32,9 @@ struct BatchStationsTests {
                 .joined(separator: "\n").appending("\n").write(toFile: manifest, atomically: true, encoding: .utf8)
         }
 
+        /// Makes a line off the cooperative pool (the server starts in seconds, more on a loaded machine).
+        static func make(rows: Int) async throws -> Line { try await offThePool { try Line(rows: rows) } }
+
         func remove() {
             server.remove()
             try? FileManager.default.removeItem(at: directory)
@@ -48,18 +51,20 @@ struct BatchStationsTests {
         }
 
         /// What psql says about the run: rows done, distinct rows and UIDs among done attempts, and done attempts.
-        func counts() throws -> [String] {
-            try server.psql("""
+        func counts() async throws -> [String] {
+            let server = self.server
+            return try await offThePool { try server.psql("""
                 SELECT (SELECT count(*) FROM run_rows WHERE run_name = 'wristbands' AND status = 'done'),
                        count(DISTINCT row), count(DISTINCT uid), count(*)
                 FROM attempts WHERE run_name = 'wristbands' AND status = 'done'
-                """, database: "line").trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "|")
+                """, database: "line").trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "|") }
         }
 
         /// Every done attempt (uid, row) as psql reads it.
-        func doneAttempts() throws -> [(uid: String, row: Int)] {
-            try server.psql("SELECT uid, row FROM attempts WHERE run_name = 'wristbands' AND status = 'done' ORDER BY id", database: "line")
-                .split(separator: "\n").compactMap { line in
+        func doneAttempts() async throws -> [(uid: String, row: Int)] {
+            let server = self.server
+            let text = try await offThePool { try server.psql("SELECT uid, row FROM attempts WHERE run_name = 'wristbands' AND status = 'done' ORDER BY id", database: "line") }
+            return text.split(separator: "\n").compactMap { line in
                     let parts = line.split(separator: "|")
                     guard parts.count == 2, let row = Int(parts[1]) else { return nil }
                     return (String(parts[0]), row)
@@ -82,9 +87,9 @@ struct BatchStationsTests {
         /// done twice, and every row is done; returns the UIDs the ledger has.
         @discardableResult
         func checkEveryTagHoldsWhatTheLedgerSays() async throws -> Set<String> {
-            #expect(try counts() == ["\(rows)", "\(rows)", "\(rows)", "\(rows)"])
+            #expect(try await counts() == ["\(rows)", "\(rows)", "\(rows)", "\(rows)"])
             let files = try await tagFiles()
-            let done = try doneAttempts()
+            let done = try await doneAttempts()
             for attempt in done {
                 #expect((try? files[attempt.uid]?.get()).map(BatchCoordinator.describe) == Self.expected(attempt.row), "\(attempt.uid) row \(attempt.row)")
             }
@@ -120,20 +125,21 @@ struct BatchStationsTests {
 
     @Test("four stations, two readers each, one run of 400 tags: every row once, every tag file holds what the ledger says; the manifest loaded twice changes nothing")
     func fourStations() async throws {
-        let line = try Line(rows: 400)
+        let line = try await Line.make(rows: 400)
         defer { line.remove() }
         let nfctool = try BatchCommandTests.nfctool()
         let environment = ProcessInfo.processInfo.environment
         // Loaded ahead, then again: the second load changes nothing; another manifest is refused.
-        let first = try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", line.manifest], environment: environment, timeout: 30)
+        let first = try await offThePool { try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", line.manifest], environment: environment, timeout: 30) }
         #expect(first.status == 0 && first.output.contains("400 rows loaded"), "\(first.output)")
-        let again = try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", line.manifest], environment: environment, timeout: 30)
+        let again = try await offThePool { try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", line.manifest], environment: environment, timeout: 30) }
         #expect(again.status == 0 && again.output.contains("already loaded"), "\(again.output)")
         let other = line.directory.appendingPathComponent("other.csv").path
         try "url\nhttps://ex.io/other\n".write(toFile: other, atomically: true, encoding: .utf8)
-        let refused = try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", other], environment: environment, timeout: 30)
+        let refused = try await offThePool { try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", other], environment: environment, timeout: 30) }
         #expect(refused.status == 1 && refused.output.contains("already holds a different manifest"), "\(refused.output)")
-        #expect(try line.server.psql("SELECT count(*) FROM run_rows", database: "line").trimmingCharacters(in: .whitespacesAndNewlines) == "400")
+        let server = line.server
+        #expect(try await offThePool { try server.psql("SELECT count(*) FROM run_rows", database: "line") }.trimmingCharacters(in: .whitespacesAndNewlines) == "400")
 
         // Four stations (each also loads the same manifest: nothing changes), 2 × 100 tags each
         // (a station may well do more than its quarter on a loaded machine).
@@ -152,14 +158,14 @@ struct BatchStationsTests {
         try await line.checkEveryTagHoldsWhatTheLedgerSays()
         // The operator's run-wide line, and stats per station.
         #expect(results.contains { $0.1.contains("[run wristbands] ") && $0.1.contains("/400 (") })
-        let stats = try runTool(nfctool, ["ledger", "stats", "--ledger", line.uri, "--run", "wristbands"], environment: environment, timeout: 30)
+        let stats = try await offThePool { try runTool(nfctool, ["ledger", "stats", "--ledger", line.uri, "--run", "wristbands"], environment: environment, timeout: 30) }
         #expect(stats.output.contains("rows:         400/400 done, 0 held by stations"), "\(stats.output)")
         #expect(stats.output.components(separatedBy: "\nstation ").count == 5, "\(stats.output)")
     }
 
     @Test("a station SIGKILLed mid-run: started again under its name, its held rows return at once; the run completes with every row once")
     func killedStation() async throws {
-        let line = try Line(rows: 80)
+        let line = try await Line.make(rows: 80)
         defer { line.remove() }
         var stations = try ["A", "B", "C"].map { try line.station($0, tags: 40, prefix: $0) }
         let victim = try line.station("D", tags: 40, prefix: "D")
@@ -182,15 +188,16 @@ struct BatchStationsTests {
 
     @Test("the server stopped mid-run and started again: stations stop taking tags and say so, keep written tags in their journal, record it when it is back; every row once")
     func serverAway() async throws {
-        let line = try Line(rows: 80)
+        let line = try await Line.make(rows: 80)
         defer { line.remove() }
         let stations = try ["A", "B"].map { try line.station($0, tags: 60, prefix: $0) }
         let logs = stations.map(\.1)
         #expect(try await Self.waitFor(" done 04", count: 10, in: logs))
-        line.server.stop()
+        let server = line.server
+        try await offThePool { server.stop() }
         // Each station notices (at its next tag) and says so.
         #expect(try await Self.waitFor("[ledger] UNAVAILABLE", count: 2, in: logs))
-        try line.server.start()
+        try await offThePool { try server.start() }
         #expect(try await Self.waitFor("[ledger] back", count: 2, in: logs))
         let results = try await Self.finish(stations, within: 120)
         for (status, log) in results {

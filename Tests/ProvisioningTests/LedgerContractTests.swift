@@ -55,6 +55,15 @@ struct LedgerFixture {
 
     func open() throws -> any ProvisioningLedger { try openLedger(location) }
 
+    /// Makes a fixture off the cooperative pool (starting the server blocks for seconds).
+    static func make(_ kind: LedgerKind) async throws -> LedgerFixture { try await offThePool { try LedgerFixture(kind) } }
+
+    /// ``independent(_:)`` off the cooperative pool.
+    func read(_ sql: String) async throws -> String {
+        let fixture = self
+        return try await offThePool { try fixture.independent(sql) }
+    }
+
     /// One value from `sql`, read by an independent client.
     func independent(_ sql: String) throws -> String {
         switch kind {
@@ -88,8 +97,8 @@ struct LedgerContractTests {
     }
 
     @Test("attempts, stats and exports survive reopening; an attempt recorded twice with one key is recorded once", arguments: LedgerKind.available)
-    func recordsAndReads(kind: LedgerKind) throws {
-        let fixture = try LedgerFixture(kind)
+    func recordsAndReads(kind: LedgerKind) async throws {
+        let fixture = try await LedgerFixture.make(kind)
         defer { fixture.remove() }
         do {
             let ledger = try fixture.open()
@@ -107,30 +116,30 @@ struct LedgerContractTests {
         #expect(try ledger.stats() == LedgerStats(runs: 1, attempts: 3, done: 2, failed: 1, locked: 0, nextCounter: nil))
         let csv = try ledger.exportCSV().split(separator: "\n")
         #expect(csv.count == 4 && csv[3].contains("\"04CC, \"\"x\"\"\""))
-        #expect(try fixture.independent("SELECT COUNT(*) FROM attempts") == "3")
+        #expect(try await fixture.read("SELECT COUNT(*) FROM attempts") == "3")
     }
 
     @Test("counters: two connections drawing at once never get the same value; a run's counter is recorded with the UID that got it", arguments: LedgerKind.available)
     func countersOnce(kind: LedgerKind) async throws {
-        let fixture = try LedgerFixture(kind)
+        let fixture = try await LedgerFixture.make(kind)
         defer { fixture.remove() }
         let a = try fixture.open(), b = try fixture.open()
         let values = try await withThrowingTaskGroup(of: [Int].self) { group in
             for worker in 0..<4 {
                 let ledger = worker % 2 == 0 ? a : b
                 group.addTask {
-                    try (0..<25).map { i in
+                    try await offThePool { try (0..<25).map { i in
                         if worker < 2 { return try ledger.allocateCounter(start: 100) }
                         guard case .claimed(let n) = try ledger.claimCounter(run: "r1", uid: "04\(worker)\(i)", station: "s\(worker)", start: 1) else { return -1 }
                         return n
-                    }
+                    } }
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
         #expect(Set(values.filter { $0 >= 100 }) == Set(100..<150))
         #expect(Set(values.filter { $0 < 100 }) == Set(1...50))
-        #expect(try fixture.independent("SELECT COUNT(DISTINCT counter) FROM counter_uses WHERE run_name = 'r1'") == "50")
+        #expect(try await fixture.read("SELECT COUNT(DISTINCT counter) FROM counter_uses WHERE run_name = 'r1'") == "50")
         // A UID done in the run gets no counter, at any station.
         let session = try a.startRun(name: "r1", station: "s0", template: "{n}", manifest: nil, readers: [])
         try a.record(Self.attempt(session, "04DONE", run: "r1", station: "s0", counter: 51))
@@ -138,15 +147,15 @@ struct LedgerContractTests {
     }
 
     @Test("a manifest loads once: the same rows again change nothing, different rows under the same run are refused", arguments: LedgerKind.available)
-    func manifestLoadsOnce(kind: LedgerKind) throws {
-        let fixture = try LedgerFixture(kind)
+    func manifestLoadsOnce(kind: LedgerKind) async throws {
+        let fixture = try await LedgerFixture.make(kind)
         defer { fixture.remove() }
         let ledger = try fixture.open()
         #expect(try ledger.loadManifest(run: "line1", rows: Self.rows(30), source: "m.csv") == .loaded(rows: 30))
         #expect(try ledger.loadManifest(run: "line1", rows: Self.rows(30), source: "m.csv") == .alreadyLoaded(rows: 30))
         #expect(throws: LedgerError.self) { try ledger.loadManifest(run: "line1", rows: Self.rows(30, prefix: "https://other/"), source: "x.csv") }
         #expect(throws: LedgerError.self) { try ledger.loadManifest(run: "line1", rows: Self.rows(31), source: "m.csv") }
-        #expect(try fixture.independent("SELECT COUNT(*) FROM run_rows WHERE run_name = 'line1'") == "30")
+        #expect(try await fixture.read("SELECT COUNT(*) FROM run_rows WHERE run_name = 'line1'") == "30")
         #expect(try ledger.loadManifest(run: "line2", rows: Self.rows(5), source: "m.csv") == .loaded(rows: 5))
         // The fields come back as loaded, quotes and commas included.
         let session = try ledger.startRun(name: "line1", station: "a", template: nil, manifest: "m.csv", readers: [])
@@ -160,14 +169,14 @@ struct LedgerContractTests {
 
     @Test("row claims: four stations claiming at once get every row once; a done UID is refused at any station; a failed tag's row comes back", arguments: LedgerKind.available)
     func rowClaims(kind: LedgerKind) async throws {
-        let fixture = try LedgerFixture(kind)
+        let fixture = try await LedgerFixture.make(kind)
         defer { fixture.remove() }
         let loader = try fixture.open()
         _ = try loader.loadManifest(run: "r", rows: Self.rows(40), source: "m.csv")
         let stations = try (0..<4).map { _ in try fixture.open() }
         let claimed = try await withThrowingTaskGroup(of: [Int].self) { group in
             for (s, ledger) in stations.enumerated() {
-                group.addTask {
+                group.addTask { try await offThePool {
                     let session = try ledger.startRun(name: "r", station: "st\(s)", template: nil, manifest: "m.csv", readers: [])
                     var rows: [Int] = []
                     var i = 0
@@ -182,12 +191,12 @@ struct LedgerContractTests {
                         case .noneFree, .uidTaken: continue
                         }
                     }
-                }
+                } }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
         #expect(claimed.sorted() == Array(1...40))
-        #expect(try fixture.independent("SELECT COUNT(*) FROM run_rows WHERE run_name = 'r' AND status = 'done'") == "40")
+        #expect(try await fixture.read("SELECT COUNT(*) FROM run_rows WHERE run_name = 'r' AND status = 'done'") == "40")
         let progress = try loader.progress(run: "r")
         #expect(progress.rows == 40 && progress.rowsDone == 40 && progress.tagsDone == 40 && progress.stations.map(\.done).reduce(0, +) == 40)
         // A UID done in the run is refused at another station.
@@ -216,7 +225,7 @@ struct LedgerContractTests {
 
     @Test("a held row returns when its lease ends, or at once when its station restarts", arguments: LedgerKind.available)
     func leases(kind: LedgerKind) async throws {
-        let fixture = try LedgerFixture(kind)
+        let fixture = try await LedgerFixture.make(kind)
         defer { fixture.remove() }
         let a = try fixture.open(), b = try fixture.open()
         _ = try a.loadManifest(run: "r", rows: Self.rows(2), source: "m.csv")
@@ -238,7 +247,7 @@ struct LedgerContractTests {
         // Station a restarts: its other row is released at once.
         #expect(try a.releaseClaims(run: "r", station: "a") == 1)
         #expect(try b.claimRow(run: "r", uid: "04B2", station: "b", lease: .seconds(60)) == .claimed(second))
-        #expect(try fixture.independent("SELECT COUNT(*) FROM run_rows WHERE run_name = 'r' AND station = 'b'") == "2")
+        #expect(try await fixture.read("SELECT COUNT(*) FROM run_rows WHERE run_name = 'r' AND station = 'b'") == "2")
     }
 }
 
