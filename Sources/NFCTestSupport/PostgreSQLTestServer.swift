@@ -58,7 +58,10 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
     /// Starts the server (again) and waits until it accepts connections.
     public func start() throws {
         let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50"
-        let run = try Self.asServerUser(Self.binDirectory! + "/pg_ctl", ["-D", dataPath, "-l", logPath, "-w", "-t", "60", "-o", options, "start"], timeout: 90)
+        // At a lower priority (nice 10): the server must not starve the tests running beside it.
+        let run = try Self.asServerUser(
+            "/usr/bin/nice", ["-n", "10", Self.binDirectory! + "/pg_ctl", "-D", dataPath, "-l", logPath, "-w", "-t", "60", "-o", options, "start"],
+            timeout: 90)
         guard run.status == 0 else {
             throw PostgreSQLTestServerError("pg_ctl start failed (\(run.status)): \(run.output) \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
         }

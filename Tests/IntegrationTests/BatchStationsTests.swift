@@ -35,6 +35,24 @@ struct BatchStationsTests {
         /// Makes a line off the cooperative pool (the server starts in seconds, more on a loaded machine).
         static func make(rows: Int) async throws -> Line { try await offThePool { try Line(rows: rows) } }
 
+        /// Starts nfctool with `arguments` under `nice -n 10`, its output in files.
+        static func startNice(_ arguments: [String], environment: [String: String], in directory: URL) throws -> (Process, URL, URL) {
+            let errors = directory.appendingPathComponent("stderr-\(UUID().uuidString).log")
+            let output = directory.appendingPathComponent("stdout-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
+            process.arguments = ["-n", "10", try BatchCommandTests.nfctool()] + arguments
+            process.environment = environment
+            process.currentDirectoryURL = directory
+            process.standardError = try FileHandle(forWritingTo: errors)
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            return (process, errors, output)
+        }
+
         func remove() {
             server.remove()
             try? FileManager.default.removeItem(at: directory)
@@ -43,7 +61,9 @@ struct BatchStationsTests {
         /// `nfctool batch` as station `name` with two simulated stacks of `tags` NTAG215 each.
         func station(_ name: String, tags: Int, prefix: String, extra: [String] = []) throws -> (Process, URL, URL) {
             let a = directory.appendingPathComponent("tags-\(name)-a").path, b = directory.appendingPathComponent("tags-\(name)-b").path
-            return try BatchCommandTests.start(
+            // At a lower priority (nice 10): four stations and the server must not starve the
+            // rest of the suite, which runs beside them.
+            return try Self.startNice(
                 ["batch", "--device", "sim:ntag215*\(tags)?poll-wait=0&dir=\(a)&uid=04\(prefix)A0000000001",
                  "--device", "sim:ntag215*\(tags)?poll-wait=0&dir=\(b)&uid=04\(prefix)B0000000001",
                  "--manifest", manifest, "--ledger", uri, "--run", "wristbands", "--station", name, "--timeout", "20"] + extra,
