@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "NFCCore", targets: ["NFCCore"]),
+        .library(name: "CommandLineKit", targets: ["CommandLineKit"]),
         .library(name: "NDEF", targets: ["NDEF"]),
         .library(name: "NFCTags", targets: ["NFCTags"]),
         .library(name: "LibNFC", targets: ["LibNFC"]),
@@ -41,6 +42,9 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Bytes, hex, cursors: no dependencies.
         .target(name: "NFCCore", swiftSettings: strict),
+        // Commands, options, typed values, help and usage text, exit statuses: the command-line
+        // framework of nfctool and both emulators.
+        .target(name: "CommandLineKit", dependencies: ["NFCCore"], swiftSettings: strict),
         // NDEF messages and records (NFC Forum NDEF 1.0 and RTDs).
         .target(name: "NDEF", dependencies: ["NFCCore"], swiftSettings: strict),
         // The reader seam (poll, transceive, presence) and what a target is.
@@ -52,17 +56,17 @@ let package = Package(
         // Chip models from the datasheets, tag files, fault injection, the in-process simulator.
         .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
         // The PN532 host protocol over a pseudo-terminal, hosting virtual tags.
-        .target(name: "PN532Emulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
-        .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"], swiftSettings: strict),
+        .target(name: "PN532Emulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags", "CommandLineKit"], swiftSettings: strict),
+        .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator", "CommandLineKit"], swiftSettings: strict),
         // A contactless PC/SC reader (generic Part 3 profile) behind vpcd, hosting virtual tags.
         .target(name: "PCSCReaderEmulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
-        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator"], swiftSettings: strict),
+        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "NFCTags", "CommandLineKit"], swiftSettings: strict),
         // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
         // Batch provisioning: the ledger (SQLite, or PostgreSQL for several stations), URL templates, manifests.
         .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite", "CLibPQ"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
-        .target(name: "NFCToolCore", dependencies: ["NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning"], swiftSettings: strict),
+        .target(name: "NFCToolCore", dependencies: ["CommandLineKit", "NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),
         // Benchmarks (Scripts/bench-ndef), never part of the tests.
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),
@@ -77,19 +81,24 @@ let package = Package(
         // that hold docs/benchmarks.md to it.
         .target(name: "TagCommandCounts", dependencies: ["NDEF", "NFCCore", "NFCTags", "VirtualTags"], path: "Benchmarks/TagCommandCounts", swiftSettings: strict),
 
-        // Test helpers shared by the test targets: built executables, the emulator as a child.
-        .target(name: "NFCTestSupport", swiftSettings: strict),
+        // Test helpers shared by the test targets: the scripted fake reader, hex literals, waiting
+        // with a deadline, built executables, the emulator as a child, the external-tool policy.
+        .target(name: "NFCTestSupport", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCTestSupport", "VirtualTags", "NFCTags", "NDEF"], swiftSettings: strict),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
         .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF", "NFCKit", "LibNFC", "NFCTestSupport"], swiftSettings: strict),
-        .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags"], swiftSettings: strict),
+        // The tag platforms against the in-process simulator (VirtualTags) and the scripted reader.
+        .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
+        // NFCKit on the simulator: sessions, the tag watcher, the emulated Type 4 tag, connections.
+        .testTarget(name: "NFCKitTests", dependencies: ["NFCKit", "NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
-        // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "PCSCReaderEmulator", "NFCKit", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
+        // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
         .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport", "Provisioning", "TagCommandCounts"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

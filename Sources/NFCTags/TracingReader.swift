@@ -8,6 +8,13 @@ public struct TracedCommand: Sendable, Hashable {
     public var mode: TransceiveMode
     /// The answer, or the error the reader threw.
     public var result: Result<Bytes, NFCReaderDeviceError>
+
+    /// A command, its framing and its outcome (what a fake reader in tests records too).
+    public init(command: Bytes, mode: TransceiveMode, result: Result<Bytes, NFCReaderDeviceError>) {
+        self.command = command
+        self.mode = mode
+        self.result = result
+    }
 }
 
 /// A reader that passes everything on to another and records each command: to assert the exact

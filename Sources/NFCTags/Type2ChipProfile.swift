@@ -30,8 +30,13 @@ public struct Type2ChipProfile: Sendable, Hashable {
     /// The page whose bytes 0–1 are PACK (write-only).
     public var packPage: Int { configurationPage + 3 }
 
-    /// The profile of an identified chip (``ChipIdentity/model``), nil for models without one
+    /// The profile of an identified Type 2 chip, nil for other chips and for models without one
     /// (plain MIFARE Ultralight, unknown chips).
+    public static func named(identity: ChipIdentity) -> Type2ChipProfile? {
+        identity.platform == .type2 ? named(identity.model) : nil
+    }
+
+    /// The profile of the Type 2 chip model called `model` (`NTAG215`), or nil.
     public static func named(_ model: String) -> Type2ChipProfile? {
         all.first { model.hasPrefix($0.model) }
     }

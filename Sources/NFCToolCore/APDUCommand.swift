@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NFCCore
 import NFCTags
@@ -27,17 +28,11 @@ struct APDUCommand: ToolCommand {
         arguments: [apdus]
     )
 
-    let connection: String?
-    let seconds: Double
+    let options: TagCommandOptions
     let commands: [ISO7816APDU]
-    let allowsPayment: Bool
-    let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        connection = arguments.value(of: TagCommandSupport.device)
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        allowsPayment = arguments.contains(Self.allowPayment)
-        printsJSON = arguments.contains(TagCommandSupport.json)
+        options = try TagCommandOptions(arguments)
         var commands: [ISO7816APDU] = []
         for text in arguments.values(of: Self.apdus) {
             let bytes: [UInt8]
@@ -64,14 +59,12 @@ struct APDUCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(connection, context.environment)
-        let (commands, allowsPayment) = (self.commands, self.allowsPayment)
-        let exchanges = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (tag, _) async throws(CommandError) -> [Exchange] in
+        let (commands, allowsPayment) = (self.commands, options.arguments.contains(Self.allowPayment))
+        try await TagOperation(options, context).report(tagsReader: false) { tag, _ in
             var exchanges: [Exchange] = []
             for apdu in commands {
                 let answer: (Bytes, UInt8, UInt8)
-                do throws(NFCTagError) {
+                do {
                     switch tag {
                     case .iso7816(var iso):
                         iso.allowsPaymentApplications = allowsPayment
@@ -81,26 +74,19 @@ struct APDUCommand: ToolCommand {
                     default:
                         throw NFCTagError(.notSupported, "\(tag.identity.model) does not speak ISO-DEP: no APDUs")
                     }
-                } catch where error.code == .refused {
+                } catch let error as NFCTagError where error.code == .refused {
                     throw CommandError("\(error.reason.split(separator: ":").first ?? "refused"): pass --allow-payment to talk to payment cards", exitCode: .unsupported)
-                } catch {
-                    throw TagCommandSupport.map(error)
                 }
-                let exchange = Exchange(
+                exchanges.append(Exchange(
                     command: Hex.encode(apdu.encoded(), uppercase: true), data: Hex.encode(answer.0, uppercase: true),
-                    sw: Hex.encode([answer.1, answer.2], uppercase: true))
-                exchanges.append(exchange)
+                    sw: Hex.encode([answer.1, answer.2], uppercase: true)))
             }
             return exchanges
-        }
-        if printsJSON {
-            context.io.write(try toolJSON(exchanges))
-            return
-        }
-        for exchange in exchanges {
-            context.io.printLine("> \(spacedHex(exchange.command))")
-            if !exchange.data.isEmpty { context.io.printLine("< \(spacedHex(exchange.data))") }
-            context.io.printLine("< SW \(exchange.sw)")
+        } text: { exchanges in
+            exchanges.map { exchange in
+                "> \(spacedHex(exchange.command))\n" + (exchange.data.isEmpty ? "" : "< \(spacedHex(exchange.data))\n")
+                    + "< SW \(exchange.sw)\n"
+            }.joined()
         }
     }
 }

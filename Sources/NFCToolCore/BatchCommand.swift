@@ -1,3 +1,4 @@
+import CommandLineKit
 import Dispatch
 import Synchronization
 import Foundation
@@ -38,7 +39,9 @@ struct BatchCommand: ToolCommand {
     static let lock = CommandOption.flag("lock", help: "Make each tag read-only for good after its verified write (needs --yes).")
     static let protect = CommandOption.flag("protect", help: "Protect each NTAG21x with the password of --password-file or NFCTOOL_PASSWORD after the write.")
     /// `--plan` (batch's own words; `--dry-run` is its alias, as for the other writing commands).
-    static let plan = CommandOption.flag("plan", help: "Print what the next tags would get (row or counter, message); touch no reader and no counter.")
+    static let plan = CommandOption.flag(
+        "plan", help: "Print what the next tags would get (row or counter, message); touch no reader and no counter.",
+        aliases: ["dry-run"])
     static let allowRewrite = CommandOption.flag("allow-rewrite", help: "Write a tag the ledger already has as done.")
 
     static let configuration = CommandConfiguration(
@@ -64,7 +67,7 @@ struct BatchCommand: ToolCommand {
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
             + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
-               TagWriteSupport.passwordFile, allowRewrite, plan, TagWriteSupport.dryRun]
+               TagWriteSupport.passwordFile, allowRewrite, plan]
     )
 
     let arguments: ParsedArguments
@@ -96,7 +99,7 @@ struct BatchCommand: ToolCommand {
         startValue = try arguments.value(of: Self.start) { Int($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 1
         countValue = try arguments.value(of: Self.count) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         maxFailuresValue = try arguments.value(of: Self.maxFailures) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
-        dryRun = arguments.contains(Self.plan) || arguments.contains(TagWriteSupport.dryRun)
+        dryRun = arguments.contains(Self.plan)
         let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if hasRecords == (manifestPath != nil) {
             throw .usage("give the data either as record options (--url 'https://ex.io/{uid}', ...) or with --manifest, one of the two")

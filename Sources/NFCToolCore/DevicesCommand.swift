@@ -1,3 +1,4 @@
+import CommandLineKit
 import NFCKit
 
 /// `nfctool devices [--json] [--verbose]`: the readers libnfc finds, and libnfc's version.

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Dispatch
 import Foundation
 import NDEF
@@ -12,8 +13,9 @@ struct EmulateCommand: ToolCommand {
     static let save = CommandOption.option("save", valueName: "file", help: "Save the message an external reader wrote (raw NDEF bytes) to this file.")
     static let ndef = CommandOption.option(
         "ndef", valueName: "file", help: "The message the tag holds: raw bytes or hex text ('-' for standard input).")
-    static let timeout = CommandOption.option(
-        "timeout", short: "t", valueName: "s", help: "How long to wait for an external reader, in seconds (default 60).")
+    static let timeout = TypedOption(
+        .option("timeout", short: "t", valueName: "s", help: "How long to wait for an external reader, in seconds (default 60)."),
+        .seconds(upTo: 86_400))
 
     /// `--device`: the simulator has no target mode, so the default is libnfc's default device.
     static let device = CommandOption.option(
@@ -37,9 +39,11 @@ struct EmulateCommand: ToolCommand {
               nfctool emulate --text Hello --read-only --timeout 30
               nfctool emulate --ndef message.ndef --save written.ndef --json
             """,
-        options: [device, timeout, TagCommandSupport.json]
+        options: [device, timeout.option, TagCommandSupport.json]
             + RecordOptions.all
-            + [ndef, readOnly, save]
+            + [ndef, readOnly, save],
+        exclusions: [CommandExclusion(
+            readOnly, save, message: "--save keeps what a reader wrote, and --read-only refuses every write: use one of them")]
     )
 
     let arguments: ParsedArguments
@@ -51,7 +55,7 @@ struct EmulateCommand: ToolCommand {
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         self.arguments = arguments
-        seconds = try arguments.value(of: Self.timeout) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } } ?? 60
+        seconds = try arguments.value(of: Self.timeout) ?? 60
         printsJSON = arguments.contains(TagCommandSupport.json)
         ndefPath = arguments.value(of: Self.ndef)
         isReadOnly = arguments.contains(Self.readOnly)
@@ -62,9 +66,6 @@ struct EmulateCommand: ToolCommand {
         }
         if ndefPath == nil && !hasRecords {
             throw .usage("no message given: add --ndef FILE or record options such as --url, --text, --mime, --json-file")
-        }
-        if isReadOnly && savePath != nil {
-            throw .usage("--save keeps what a reader wrote, and --read-only refuses every write: use one of them")
         }
     }
 

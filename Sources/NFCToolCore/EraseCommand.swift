@@ -1,8 +1,9 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
 /// `nfctool erase`: empties the NDEF message of a formatted tag.
-struct EraseCommand: ToolCommand {
+struct EraseCommand: TagCommand {
     static let configuration = CommandConfiguration(
         name: "erase",
         abstract: "Empty the NDEF message of a tag (it stays formatted).",
@@ -17,46 +18,24 @@ struct EraseCommand: ToolCommand {
               nfctool erase --plan
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json,
-                  TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
 
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-    }
-
     func run(_ context: CommandContext) async throws(CommandError) {
-        let password = try TagWriteSupport.password(options.arguments, context)
+        let password = try options.password(context)
         try await TagWriteOperation.run(
             "erase", options, password: password, context,
-            body: { (tag, _, _) async throws(CommandError) -> Int in
-                let query = try await TagWriteSupport.query(tag)
-                switch query.status {
-                case .notSupported:
-                    throw CommandError("the \(tag.identity.model) holds no NDEF: nothing to erase (see 'nfctool format')", exitCode: .notNDEF)
-                case .readOnly:
-                    throw CommandError("the \(tag.identity.model) is read-only; nothing was written", exitCode: .readOnly)
-                case .readWrite:
-                    break
-                }
-                do throws(NFCTagError) {
-                    try await tag.ndef.format(force: true)
-                } catch {
-                    throw TagCommandSupport.map(error)
-                }
+            body: { tag, _, _ in
+                let query = try await tag.ndef.queryNDEFStatus()
+                try TagWriteSupport.requireWritable(query, tag, noNDEF: "holds no NDEF: nothing to erase (see 'nfctool format')")
+                try await tag.ndef.format(force: true)
                 return query.capacity
             },
-            report: { tag, capacity in EraseReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, capacity: capacity) },
+            report: { tag, capacity in TagCapacityReport(tag, capacity: capacity) },
             sentence: { tag, capacity in
                 "Erased \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): empty NDEF message, \(capacity) bytes free."
             })
-    }
-
-    /// `erase --json`.
-    private struct EraseReport: Encodable, Sendable {
-        var uid: String
-        var model: String
-        var capacity: Int
     }
 }

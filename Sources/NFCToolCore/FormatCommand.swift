@@ -1,8 +1,9 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
 /// `nfctool format`: initialises a blank tag for NDEF.
-struct FormatCommand: ToolCommand {
+struct FormatCommand: TagCommand {
     static let force = CommandOption.flag("force", help: "Empty a tag that already holds an NDEF message instead of refusing.")
 
     static let configuration = CommandConfiguration(
@@ -21,43 +22,27 @@ struct FormatCommand: ToolCommand {
               nfctool format --plan --json
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, force,
-                  TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
-    let forced: Bool
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-        forced = arguments.contains(Self.force)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let password = try TagWriteSupport.password(options.arguments, context)
-        let forced = forced
+        let password = try options.password(context)
+        let forced = options.arguments.contains(Self.force)
         try await TagWriteOperation.run(
             "format", options, password: password, context,
-            body: { (tag, _, _) async throws(CommandError) -> NDEFQuery in
-                do throws(NFCTagError) {
+            body: { tag, _, _ in
+                do {
                     try await tag.ndef.format(force: forced)
-                } catch {
-                    if error.code == .alreadyFormatted {
-                        throw CommandError("\(error.reason); nothing was written (add --force to empty it)", exitCode: .holdsData)
-                    }
-                    throw TagCommandSupport.map(error)
+                } catch let error as NFCTagError where error.code == .alreadyFormatted {
+                    throw CommandError("\(error.reason); nothing was written (add --force to empty it)", exitCode: .holdsData)
                 }
-                return try await TagWriteSupport.query(tag)
+                return try await tag.ndef.queryNDEFStatus()
             },
-            report: { tag, query in FormatReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, capacity: query.capacity) },
+            report: { tag, query in TagCapacityReport(tag, capacity: query.capacity) },
             sentence: { tag, query in
                 "Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free."
             })
-    }
-
-    /// `format --json`.
-    private struct FormatReport: Encodable, Sendable {
-        var uid: String
-        var model: String
-        var capacity: Int
     }
 }

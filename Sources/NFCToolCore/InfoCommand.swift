@@ -1,10 +1,11 @@
+import CommandLineKit
 import Foundation
 import NFCCore
 import NFCTags
 
 /// `nfctool info`: everything the tag tells about itself: identifiers, chip, NDEF state, locks,
 /// password protection and originality signature. What cannot be read is reported as unknown.
-struct InfoCommand: ToolCommand {
+struct InfoCommand: TagCommand {
     static let configuration = CommandConfiguration(
         name: "info",
         abstract: "Show a tag's identifiers, chip, NDEF state, locks and protection.",
@@ -24,22 +25,12 @@ struct InfoCommand: ToolCommand {
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
     )
 
-    let connection: String?
-    let seconds: Double
-    let printsJSON: Bool
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        connection = arguments.value(of: TagCommandSupport.device)
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
-    }
+    let options: TagCommandOptions
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(connection, context.environment)
-        let report = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (tag, reader) async throws(CommandError) -> TagInfoReport in
+        let connection = options.connection(context.environment)
+        try await TagOperation(options, context).report(tagsReader: false) { tag, reader in
             await TagInfoReport.inspect(tag, reader: reader, connection: connection)
-        }
-        context.io.write(printsJSON ? try toolJSON(report) : report.text)
+        } text: { $0.text }
     }
 }

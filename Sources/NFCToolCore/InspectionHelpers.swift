@@ -1,13 +1,7 @@
+import CommandLineKit
 import Foundation
 import NFCCore
 import NFCTags
-
-extension Type2ChipProfile {
-    /// The profile of an identified Type 2 chip, or nil.
-    static func named(identity: ChipIdentity) -> Type2ChipProfile? {
-        identity.platform == .type2 ? Type2ChipProfile.named(identity.model) : nil
-    }
-}
 
 /// Polls again for the tag, so that a chip a NAK sent to IDLE answers the next command.
 func reselect(_ reader: any NFCReader, _ modulation: Modulation) async {

@@ -1,8 +1,9 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
 /// `nfctool lock`: makes a tag permanently read-only.
-struct LockCommand: ToolCommand {
+struct LockCommand: TagCommand {
     static let configuration = CommandConfiguration(
         name: "lock",
         abstract: "Make a tag read-only for good (cannot be undone).",
@@ -19,28 +20,22 @@ struct LockCommand: ToolCommand {
               nfctool lock --plan
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
-                  TagWriteSupport.passwordFile, TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
-    let confirmed: Bool
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-        confirmed = arguments.contains(TagWriteSupport.yes)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
+        let confirmed = options.arguments.contains(TagWriteSupport.yes)
         if !options.planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("lock makes the tag read-only for good and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
-        let password = try TagWriteSupport.password(options.arguments, context)
-        let confirmed = confirmed
+        let password = try options.password(context)
         try await TagWriteOperation.run(
             "lock", options, password: password, context,
-            body: { (tag, reader, planning) async throws(CommandError) -> Void in
+            body: { tag, reader, planning in
                 if !planning {
-                    try TagWriteSupport.confirm(Self.warning(tag), confirmed: confirmed, context)
+                    try context.confirm(Self.warning(tag), confirmed: confirmed)
                 }
                 try await Self.lock(tag, planning: planning)
                 if !planning { try await Self.requireReadOnly(after: tag, on: reader, password: password) }
@@ -56,14 +51,9 @@ struct LockCommand: ToolCommand {
 
     /// `writeLock()` of the tag's platform. When planning, a failed read-back of lock bits that
     /// were never sent is expected and passed over.
-    /// - Throws: the mapped tag error (`unsupported` for a Type 4 tag, with the platform's reason).
-    static func lock(_ tag: NFCTag, planning: Bool) async throws(CommandError) {
-        do throws(NFCTagError) {
-            try await tag.ndef.writeLock()
-        } catch {
-            if planning && error.code == .verificationFailed { return }
-            throw TagCommandSupport.map(error)
-        }
+    /// - Throws: the tag error (`notSupported` for a Type 4 tag, with the platform's reason).
+    static func lock(_ tag: NFCTag, planning: Bool) async throws {
+        try await TagWriteSupport.write(planning: planning) { try await tag.ndef.writeLock() }
     }
 
     /// Selects the tag again (lock bits take effect at the next activation), connects it afresh

@@ -1,3 +1,4 @@
+@_exported public import CommandLineKit
 /// nfctool's version, printed by `nfctool --version`: the one place it is written.
 public let nfctoolVersion = "0.1.0"
 
@@ -15,7 +16,7 @@ struct NFCToolCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         name: "nfctool",
         abstract: "Read, write and provision NFC tags through libnfc.",
-        discussion: "Exit status:\n" + ExitCode.allCases.map(exitStatusLine).joined(separator: "\n"),
+        discussion: "Exit status:\n" + ExitCode.nfctoolStatuses.map(exitStatusLine).joined(separator: "\n"),
         version: nfctoolVersion,
         subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, ReadCommand.self, WriteCommand.self, BatchCommand.self, LedgerCommand.self,
                       LockCommand.self, FormatCommand.self, EraseCommand.self, ProtectCommand.self, UnprotectCommand.self,
@@ -24,8 +25,8 @@ struct NFCToolCommand: CommandGroup {
     )
 
     /// `  64  usage error (…)`.
-    private static func exitStatusLine(_ code: ExitCode) -> String {
-        let number = String(code.rawValue)
-        return "  " + number + String(repeating: " ", count: max(4 - number.count, 1)) + code.summary
+    private static func exitStatusLine(_ status: (code: ExitCode, summary: String)) -> String {
+        let number = String(status.code.rawValue)
+        return "  " + number + String(repeating: " ", count: max(4 - number.count, 1)) + status.summary
     }
 }

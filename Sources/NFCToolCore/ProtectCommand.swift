@@ -1,3 +1,4 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
@@ -27,7 +28,7 @@ struct ProtectCommand: ToolCommand {
               nfctool protect --password-file pwd.txt --read-protect --from-page 16
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  currentPasswordFile, readProtect, fromPage, TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  currentPasswordFile, readProtect, fromPage, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -52,15 +53,11 @@ struct ProtectCommand: ToolCommand {
         let protection = protection
         try await TagWriteOperation.run(
             "protect", options, password: current, context,
-            body: { (tag, _, planning) async throws(CommandError) -> Void in
+            body: { tag, _, planning in
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
-                do throws(NFCTagError) {
+                // When planning, the new password was never written, so it cannot authenticate.
+                try await TagWriteSupport.write(planning: planning, passing: [.authenticationFailed, .verificationFailed]) {
                     try await type2.setPassword(new, protection: protection)
-                } catch {
-                    // When planning, the new password was never written, so it cannot authenticate.
-                    if !(planning && (error.code == .authenticationFailed || error.code == .verificationFailed)) {
-                        throw TagCommandSupport.map(error)
-                    }
                 }
             },
             report: { tag, _ in

@@ -1,10 +1,11 @@
+import CommandLineKit
 import Foundation
 import NDEF
 import NFCCore
 import NFCTags
 
 /// `nfctool read`: prints the NDEF message a tag holds.
-struct ReadCommand: ToolCommand {
+struct ReadCommand: TagCommand {
     static let raw = CommandOption.flag("raw", help: "Print the message as hex (its encoded bytes) instead of decoding it.")
 
     static let configuration = CommandConfiguration(
@@ -21,48 +22,28 @@ struct ReadCommand: ToolCommand {
               nfctool read --device pn532_uart:/dev/ttyUSB0 --json
               nfctool read --raw | nfctool ndef decode
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile]
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile],
+        exclusions: [CommandExclusion(TagCommandSupport.json, raw)]
     )
 
-    let arguments: ParsedArguments
-    let seconds: Double
-    let printsJSON: Bool
-    let printsRaw: Bool
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        self.arguments = arguments
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
-        printsRaw = arguments.contains(Self.raw)
-        if printsJSON && printsRaw { throw .usage("--json and --raw cannot be used together") }
-    }
+    let options: TagCommandOptions
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(arguments, context.environment)
-        let password = try TagWriteSupport.password(arguments, context)
-        let output = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (found, reader) async throws(CommandError) -> String in
-            let tag = TagWriteSupport.tag(found, password: password)
+        let password = try options.password(context)
+        let (output, _) = try await TagOperation(options, context).run(password: password) { tag, reader in
             let query: NDEFQuery
-            do throws(NFCTagError) {
+            do {
                 query = try await tag.ndef.queryNDEFStatus()
-            } catch {
-                var mapped = TagCommandSupport.map(error)
-                if error.code == .tagResponse, password == nil, case .miFare = tag {
-                    mapped.message += " (a read-protected NTAG needs its password: --password-file or NFCTOOL_PASSWORD)"
-                }
-                throw mapped
+            } catch let error as NFCTagError where error.code == .tagResponse && password == nil {
+                guard case .miFare = tag else { throw error }
+                throw CommandError(
+                    error.description + " (a read-protected NTAG needs its password: --password-file or NFCTOOL_PASSWORD)",
+                    exitCode: TagCommandSupport.exitCode(error.code))
             }
             guard query.status != .notSupported else {
                 throw CommandError("the \(tag.identity.model) holds no NDEF (not formatted for NDEF)", exitCode: .notNDEF)
             }
-            let message: NDEFMessage
-            do throws(NFCTagError) {
-                message = try await tag.ndef.readNDEF()
-            } catch {
-                throw TagCommandSupport.map(error)
-            }
-            return try render(message, query: query, tag: tag, reader: await ReaderLabel(reader))
+            return try render(try await tag.ndef.readNDEF(), query: query, tag: tag, reader: await ReaderLabel(reader))
         }
         context.io.write(output)
     }
@@ -76,13 +57,13 @@ struct ReadCommand: ToolCommand {
         } catch {
             throw .dataError("the message read cannot be encoded again: \(error)")
         }
-        if printsJSON {
-            return try toolJSON(ReaderTagged(ReadOutput(
+        if options.printsJSON {
+            let fields = ReadFields(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model,
-                status: query.status.rawValue, capacity: query.capacity, messageLength: query.messageLength,
-                message: message), reader: reader))
+                status: query.status.rawValue, capacity: query.capacity, messageLength: query.messageLength)
+            return try taggedJSON(reader, MergedJSON(first: message, second: fields))
         }
-        if printsRaw {
+        if options.arguments.contains(Self.raw) {
             // The empty message is D0 00 00, as verify --expect-ndef and ndef decode call it; never an empty line.
             return Hex.encode(encoded) + "\n"
         }
@@ -96,26 +77,11 @@ struct ReadCommand: ToolCommand {
     }
 
     /// `read --json`: the message's JSON form (docs/ndef.md) with the tag's fields beside it.
-    private struct ReadOutput: Encodable, Sendable {
+    private struct ReadFields: Encodable, Sendable {
         var uid: String
         var model: String
         var status: String
         var capacity: Int
         var messageLength: Int
-        var message: NDEFMessage
-
-        private enum CodingKeys: String, CodingKey {
-            case uid, model, status, capacity, messageLength
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            try message.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(uid, forKey: .uid)
-            try container.encode(model, forKey: .model)
-            try container.encode(status, forKey: .status)
-            try container.encode(capacity, forKey: .capacity)
-            try container.encode(messageLength, forKey: .messageLength)
-        }
     }
 }

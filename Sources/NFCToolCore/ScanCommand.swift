@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NFCCore
 import NFCKit
@@ -5,12 +6,10 @@ import NFCTags
 
 /// `nfctool scan`: waits for a tag and says what it is.
 struct ScanCommand: ToolCommand {
-    static let device = CommandOption.option(
-        "device", short: "d", valueName: "conn",
-        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
-    static let timeout = CommandOption.option(
-        "timeout", short: "t", valueName: "s",
-        help: "How long to wait for a tag (default 10); with --continuous, how long to run (default: until interrupted).")
+    static let timeout = TypedOption(
+        .option("timeout", short: "t", valueName: "s",
+                help: "How long to wait for a tag (default 10); with --continuous, how long to run (default: until interrupted)."),
+        .seconds(upTo: 86_400))
     static let continuous = CommandOption.flag(
         "continuous", help: "Report tags as they arrive and leave, one line each, until the timeout or Ctrl-C.")
     static let json = CommandOption.flag("json", help: "Print JSON (one object per line with --continuous).")
@@ -28,51 +27,31 @@ struct ScanCommand: ToolCommand {
               nfctool scan --device pn532_uart:/dev/ttyUSB0 --json
               nfctool scan --continuous --timeout 60
             """,
-        options: [device, timeout, continuous, json]
+        options: [TagCommandSupport.device, timeout.option, continuous, json]
     )
 
-    let deviceString: String?
+    let connection: String?
     let timeoutSeconds: Double?
     let isContinuous: Bool
     let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        deviceString = arguments.value(of: Self.device)
-        timeoutSeconds = try arguments.value(of: Self.timeout) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } }
+        connection = arguments.value(of: TagCommandSupport.device)
+        timeoutSeconds = try arguments.value(of: Self.timeout)
         isContinuous = arguments.contains(Self.continuous)
         printsJSON = arguments.contains(Self.json)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let connection = TagCommandSupport.connection(deviceString, context.environment)
-        let reader = try await TagCommandSupport.openReader(connection)
-        do {
-            if isContinuous {
-                try await watch(reader, context)
-            } else {
-                try await scanOnce(reader, context)
-            }
-        } catch {
-            await reader.close()
-            throw error
+        try await TagCommandSupport.withReader(TagCommandSupport.connection(connection, context.environment)) {
+            (reader) async throws(CommandError) in
+            try await isContinuous ? watch(reader, context) : scanOnce(reader, context)
         }
-        await reader.close()
     }
 
     private func scanOnce(_ reader: any NFCReader, _ context: CommandContext) async throws(CommandError) {
-        let seconds = timeoutSeconds ?? 10
-        let target: TargetInfo?
-        do {
-            target = try await TagCommandSupport.pollUntilDeadline(reader, for: Self.modulations(await reader.supportedModulations), seconds: seconds)
-        } catch {
-            throw .failure("polling failed on \(await reader.connectionString): \(error)")
-        }
-        guard let target else {
-            throw .noTag("no tag within \(Self.format(seconds)) s on \(await reader.connectionString)")
-        }
-        let identity = await ChipIdentification.identify(target, on: reader)
-        var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: nil)
-        report.readerName = await ReaderLabel(reader).name
+        let target = try await TagCommandSupport.waitForTarget(reader, await reader.connectionString, seconds: timeoutSeconds ?? 10)
+        let report = await ScanReport.identifying(target, on: reader, event: nil)
         context.io.write(printsJSON ? try toolJSON(report) : report.text)
     }
 
@@ -88,9 +67,7 @@ struct ScanCommand: ToolCommand {
                 throw .failure("polling failed on \(await reader.connectionString): \(error)")
             }
             guard let target else { continue }
-            let identity = await ChipIdentification.identify(target, on: reader)
-            var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: "arrived")
-            report.readerName = await ReaderLabel(reader).name
+            var report = await ScanReport.identifying(target, on: reader, event: "arrived")
             context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)
             // Reported once; again only after it has left the field.
             while await reader.isTargetPresent() {
@@ -155,6 +132,14 @@ struct ScanReport: Encodable {
             systemCode = f.systemCode.map { String(format: "%04X", $0) }
         default: break
         }
+    }
+
+    /// The report of `target`, identified on `reader`.
+    static func identifying(_ target: TargetInfo, on reader: any NFCReader, event: String?) async -> ScanReport {
+        let identity = await ChipIdentification.identify(target, on: reader)
+        var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: event)
+        report.readerName = await ReaderLabel(reader).name
+        return report
     }
 
     /// The block a person reads.

@@ -1,3 +1,4 @@
+import CommandLineKit
 import NFCCore
 import NFCKit
 import NFCTags
@@ -9,9 +10,12 @@ enum TagCommandSupport {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
         help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
-    /// `--timeout`: how long to wait for a tag.
-    static let timeout = CommandOption.option(
-        "timeout", short: "t", valueName: "s", help: "How long to wait for a tag, in seconds (default 10).")
+    /// `--timeout`: how long to wait for a tag, 0 < s ≤ 86400.
+    static let timeoutSeconds = TypedOption(
+        .option("timeout", short: "t", valueName: "s", help: "How long to wait for a tag, in seconds (default 10)."),
+        .seconds(upTo: 86_400))
+    /// `--timeout`, for a configuration's options.
+    static let timeout = timeoutSeconds.option
     /// `--json`.
     static let json = CommandOption.flag("json", help: "Print JSON on standard output.")
 
@@ -41,6 +45,36 @@ enum TagCommandSupport {
         }
     }
 
+    /// Opens the reader `connection` names, runs `body` with it and closes it, whatever happens.
+    /// - Throws: as ``openReader(_:)``, and what `body` throws.
+    static func withReader<T: Sendable>(
+        _ connection: String, _ body: (any NFCReader) async throws(CommandError) -> T
+    ) async throws(CommandError) -> T {
+        let reader = try await openReader(connection)
+        do {
+            let result = try await body(reader)
+            await reader.close()
+            return result
+        } catch {
+            await reader.close()
+            throw error
+        }
+    }
+
+    /// Waits up to `seconds` for a tag on `reader` (everything it can poll for); `connection`
+    /// names the reader in the errors.
+    /// - Throws: ``ExitCode/failure`` when polling fails, ``ExitCode/noTag`` when no tag comes.
+    static func waitForTarget(_ reader: any NFCReader, _ connection: String, seconds: Double) async throws(CommandError) -> TargetInfo {
+        let target: TargetInfo?
+        do {
+            target = try await pollUntilDeadline(reader, for: ScanCommand.modulations(await reader.supportedModulations), seconds: seconds)
+        } catch {
+            throw .failure("polling failed on \(connection): \(error)")
+        }
+        guard let target else { throw .noTag("no tag within \(ScanCommand.format(seconds)) s on \(connection)") }
+        return target
+    }
+
     /// The command error for a reader that `connection` could not open.
     static func openFailure(_ connection: String, _ error: NFCReaderDeviceError) -> CommandError {
         switch error.code {
@@ -53,50 +87,6 @@ enum TagCommandSupport {
             let what = connection == "default" ? "libnfc's default device" : "'\(connection)'"
             return CommandError(
                 "cannot open reader \(what): \(error.reason)\n\(DevicesReport.noReaderHints)", exitCode: .noReader)
-        }
-    }
-
-    /// The `--timeout` value (0 < s ≤ 86400), default 10 s.
-    static func timeoutSeconds(_ arguments: ParsedArguments) throws(CommandError) -> Double {
-        try arguments.value(of: timeout) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } } ?? 10
-    }
-
-    /// Opens the reader named by `connection`, waits up to `seconds` for a tag, connects it as an
-    /// ``NFCTag`` (identified, then selected again) and runs `body`; the reader is closed
-    /// afterwards whatever happens. `wrapping` may put a reader in front of the opened one
-    /// (``PlanningReader`` for `--plan`); the tag and `body` then use that one.
-    /// - Throws: ``ExitCode/noReader`` when the reader cannot be opened, ``ExitCode/noTag`` when
-    ///   no tag comes, and what `body` throws.
-    static func withTag<T: Sendable>(
-        connection: String, seconds: Double,
-        wrapping: (any NFCReader) async -> any NFCReader = { $0 },
-        _ body: (NFCTag, any NFCReader) async throws(CommandError) -> T
-    ) async throws(CommandError) -> T {
-        let reader = await wrapping(try await openReader(connection))
-        do throws(CommandError) {
-            let modulations = ScanCommand.modulations(await reader.supportedModulations)
-            let target: TargetInfo?
-            do {
-                target = try await pollUntilDeadline(reader, for: modulations, seconds: seconds)
-            } catch {
-                throw CommandError.failure("polling failed on \(connection): \(error)")
-            }
-            guard let target else {
-                throw CommandError.noTag("no tag within \(ScanCommand.format(seconds)) s on \(connection)")
-            }
-            let tag: NFCTag
-            do {
-                // Identification leaves the tag selected (it re-selects a chip its GET_VERSION sent idle).
-                tag = try await NFCTag.connect(to: target, on: reader)
-            } catch {
-                throw map(error)
-            }
-            let result = try await body(tag, reader)
-            await reader.close()
-            return result
-        } catch {
-            await reader.close()
-            throw error
         }
     }
 

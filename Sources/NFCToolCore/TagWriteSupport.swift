@@ -1,3 +1,4 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
@@ -8,20 +9,14 @@ enum TagWriteSupport {
     /// `--yes`: confirms an irreversible step without asking.
     static let yes = CommandOption.flag(
         "yes", short: "y", help: "Do the irreversible step without asking (required when standard input is not a terminal).")
-    /// `--plan`.
+    /// `--plan`, alias `--dry-run`.
     static let plan = CommandOption.flag(
-        "plan", help: "Print the pages or blocks that would be written, with their bytes; write nothing.")
-    /// `--dry-run`, the same as `--plan`.
-    static let dryRun = CommandOption.flag("dry-run", help: "The same as --plan.")
+        "plan", help: "Print the pages or blocks that would be written, with their bytes; write nothing.",
+        aliases: ["dry-run"])
     /// `--password-file`.
     static let passwordFile = CommandOption.option(
         "password-file", valueName: "file",
         help: "NTAG21x password PWD[:PACK] in hex (8[+4] digits), read from this file (or set NFCTOOL_PASSWORD).")
-
-    /// Whether `--plan` or `--dry-run` was given.
-    static func isPlan(_ arguments: ParsedArguments) -> Bool {
-        arguments.contains(plan) || arguments.contains(dryRun)
-    }
 
     /// Reads an NTAG password from `path`, else from `environment[variable]` when `variable` is
     /// given; `nil` when neither is there. The password never appears in an error.
@@ -61,22 +56,6 @@ enum TagWriteSupport {
             variable: "NFCTOOL_PASSWORD")
     }
 
-    /// Asks before an irreversible step: goes on with `--yes`; else refuses (exit 64) when
-    /// standard input is not a terminal, and asks on standard error when it is.
-    /// - Throws: ``CommandError`` usage without `--yes` and no terminal; failure when the answer is
-    ///   not yes (nothing was done).
-    static func confirm(_ warning: String, confirmed: Bool, _ context: CommandContext) throws(CommandError) {
-        if confirmed { return }
-        guard context.io.isStandardInputTerminal else {
-            throw .usage("\(warning) Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
-        }
-        context.io.write((warning + " Type 'yes' to go on:").wrapped(to: HelpFormatter.screenWidth) + " ", to: .standardError)
-        let answer = context.io.readStandardInputLine()?.trimmingWhitespace.lowercased()
-        guard answer == "yes" || answer == "y" else {
-            throw .failure("not confirmed; nothing was written")
-        }
-    }
-
     /// The tag with `password` set, for the Type 2 operations that need it; other tags as they
     /// are.
     static func tag(_ tag: NFCTag, password: NTAGPassword?) -> NFCTag {
@@ -91,11 +70,6 @@ enum TagWriteSupport {
             throw CommandError("\(what) needs an NTAG21x or MIFARE Ultralight EV1; this is a \(tag.identity.model)", exitCode: .unsupported)
         }
         return type2
-    }
-
-    /// Prints `text` and a newline on standard output, wrapped to 80 columns.
-    static func say(_ text: String, _ context: CommandContext) {
-        context.io.write(text.wrapped(to: HelpFormatter.screenWidth) + "\n")
     }
 
     /// After a change to a tag, names the reader that made it when the command line did not
@@ -164,38 +138,29 @@ extension String {
 }
 
 extension TagWriteSupport {
-    /// ``TagCommandSupport/withTag(connection:seconds:wrapping:_:)``, with a ``PlanningReader``
-    /// in front of the real reader when `planning`: `body` gets it, to read the held-back writes.
-    static func withTag<T: Sendable>(
-        connection: String, seconds: Double, planning: Bool,
-        _ body: (NFCTag, any NFCReader, PlanningReader?) async throws(CommandError) -> T
-    ) async throws(CommandError) -> T {
-        try await TagCommandSupport.withTag(
-            connection: connection, seconds: seconds,
-            wrapping: { reader in planning ? await PlanningReader(reader) : reader }
-        ) { (tag, reader) async throws(CommandError) -> T in
-            try await body(tag, reader, reader as? PlanningReader)
+    /// Refuses a tag whose NDEF cannot take a write: ``ExitCode/notNDEF`` with `the <model>
+    /// <noNDEF>`, ``ExitCode/readOnly`` for a read-only one.
+    static func requireWritable(_ query: NDEFQuery, _ tag: NFCTag, noNDEF: String) throws(CommandError) {
+        switch query.status {
+        case .notSupported:
+            throw CommandError("the \(tag.identity.model) \(noNDEF)", exitCode: .notNDEF)
+        case .readOnly:
+            throw CommandError("the \(tag.identity.model) is read-only; nothing was written", exitCode: .readOnly)
+        case .readWrite:
+            break
         }
     }
 
-    /// ``withTag(connection:seconds:planning:_:)``, also returning which reader was used (for
-    /// the JSON's `reader` and `readerName`).
-    static func withLabelledTag<T: Sendable>(
-        connection: String, seconds: Double, planning: Bool,
-        _ body: (NFCTag, any NFCReader, PlanningReader?) async throws(CommandError) -> T
-    ) async throws(CommandError) -> (T, ReaderLabel) {
-        try await withTag(connection: connection, seconds: seconds, planning: planning) {
-            (tag, reader, planner) async throws(CommandError) -> (T, ReaderLabel) in
-            (try await body(tag, reader, planner), await ReaderLabel(reader))
-        }
-    }
-
-    /// The NDEF state of `tag`, as a command error with its exit status on failure.
-    static func query(_ tag: NFCTag) async throws(CommandError) -> NDEFQuery {
+    /// Runs a write whose read-back cannot succeed under `--plan` (the writes were held back):
+    /// when `planning`, an error with one of `codes` is passed over.
+    static func write(
+        planning: Bool, passing codes: Set<NFCTagError.Code> = [.verificationFailed],
+        _ body: () async throws -> Void
+    ) async throws {
         do {
-            return try await tag.ndef.queryNDEFStatus()
-        } catch {
-            throw TagCommandSupport.map(error)
+            try await body()
+        } catch let error as NFCTagError where planning && codes.contains(error.code) {
+            return
         }
     }
 }

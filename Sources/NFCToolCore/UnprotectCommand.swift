@@ -1,8 +1,9 @@
+import CommandLineKit
 import NFCCore
 import NFCTags
 
 /// `nfctool unprotect`: removes an NTAG21x / Ultralight EV1 password.
-struct UnprotectCommand: ToolCommand {
+struct UnprotectCommand: TagCommand {
     static let passwordFile = CommandOption.option(
         "password-file", valueName: "file",
         help: "The current password PWD[:PACK] in hex, read from this file (or set NFCTOOL_PASSWORD).")
@@ -21,14 +22,10 @@ struct UnprotectCommand: ToolCommand {
               nfctool unprotect --password-file pwd.txt --device pn532_uart:/dev/ttyUSB0
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  TagWriteSupport.plan, TagWriteSupport.dryRun]
+                  TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
-
-    init(_ arguments: ParsedArguments) throws(CommandError) {
-        options = try TagCommandOptions(arguments)
-    }
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let current = try TagWriteSupport.password(
@@ -36,13 +33,9 @@ struct UnprotectCommand: ToolCommand {
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
         try await TagWriteOperation.run(
             "unprotect", options, password: current, context,
-            body: { (tag, _, planning) async throws(CommandError) -> Void in
+            body: { tag, _, planning in
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
-                do throws(NFCTagError) {
-                    try await type2.removePassword()
-                } catch {
-                    if !(planning && error.code == .verificationFailed) { throw TagCommandSupport.map(error) }
-                }
+                try await TagWriteSupport.write(planning: planning) { try await type2.removePassword() }
             },
             report: { tag, _ in ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: false) },
             sentence: { tag, _ in

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NDEF
 import NFCCore
@@ -32,22 +33,18 @@ struct VerifyCommand: ToolCommand {
         ]
     )
 
-    let connection: String?
-    let seconds: Double
+    let options: TagCommandOptions
     let url: String?
     let ndefPath: String?
     let readOnly: Bool
     let model: String?
-    let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        connection = arguments.value(of: TagCommandSupport.device)
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
+        options = try TagCommandOptions(arguments)
         url = arguments.value(of: Self.expectURL)
         ndefPath = arguments.value(of: Self.expectNDEF)
         readOnly = arguments.contains(Self.expectReadOnly)
         model = arguments.value(of: Self.expectModel)
-        printsJSON = arguments.contains(TagCommandSupport.json)
         guard url != nil || ndefPath != nil || readOnly || model != nil else {
             throw .usage("nothing to verify: give --expect-url, --expect-ndef, --expect-read-only or --expect-model")
         }
@@ -59,6 +56,12 @@ struct VerifyCommand: ToolCommand {
         var expected: String
         var found: String
         var ok: Bool
+
+        /// `ok  check: found`, or `MISMATCH  check` with what was expected and found.
+        var text: String {
+            let (expected, found) = (TerminalSafeText.escaping(expected, newlines: .escape), TerminalSafeText.escaping(found, newlines: .escape))
+            return ok ? "ok        \(check): \(found)\n" : "MISMATCH  \(check)\n  expected: \(expected)\n  found:    \(found)\n"
+        }
     }
 
     /// What `--json` prints.
@@ -78,10 +81,8 @@ struct VerifyCommand: ToolCommand {
                 throw .dataError("\(ndefPath) is not an NDEF message: \(error)")
             }
         }
-        let connection = TagCommandSupport.connection(connection, context.environment)
         let (url, readOnly, model) = (self.url, self.readOnly, self.model)
-        let (checks, reader) = try await TagCommandSupport.withTag(connection: connection, seconds: seconds) {
-            (tag, reader) async throws(CommandError) -> ([Check], ReaderLabel) in
+        let (checks, reader) = try await TagOperation(options, context).run { tag, _ in
             var checks: [Check] = []
             if let model {
                 let found = tag.identity.model
@@ -116,22 +117,10 @@ struct VerifyCommand: ToolCommand {
                     checks.append(Check(check: "ndef", expected: expectedHex, found: found, ok: message == expectedMessage))
                 }
             }
-            return (checks, await ReaderLabel(reader))
+            return checks
         }
         let report = Report(match: checks.allSatisfy { $0.ok }, checks: checks)
-        if printsJSON {
-            context.io.write(try taggedJSON(reader, report))
-        } else {
-            for check in checks {
-                if check.ok {
-                    context.io.printLine("ok        \(check.check): \(TerminalSafeText.escaping(check.found, newlines: .escape))")
-                } else {
-                    context.io.printLine("MISMATCH  \(check.check)")
-                    context.io.printLine("  expected: \(TerminalSafeText.escaping(check.expected, newlines: .escape))")
-                    context.io.printLine("  found:    \(TerminalSafeText.escaping(check.found, newlines: .escape))")
-                }
-            }
-        }
+        context.io.write(options.printsJSON ? try taggedJSON(reader, report) : checks.map(\.text).joined())
         if !report.match {
             let failed = checks.filter { !$0.ok }.map { $0.check }.joined(separator: ", ")
             throw CommandError("the tag does not match: \(failed)", exitCode: .verifyMismatch)

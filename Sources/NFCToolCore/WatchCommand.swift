@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NDEF
 import NFCCore
@@ -10,15 +11,18 @@ struct WatchCommand: ToolCommand {
     static let exec = CommandOption.option(
         "exec", valueName: "cmd",
         help: "Run this shell command (/bin/sh -c) for every arriving tag, with the tag's JSON on standard input and NFC_UID, NFC_TYPE, NFC_MODEL, NFC_URL in its environment.")
-    static let handlerTimeout = CommandOption.option(
-        "handler-timeout", valueName: "s", help: "Kill a handler still running after this many seconds (default 30).")
+    static let handlerTimeout = TypedOption(
+        .option("handler-timeout", valueName: "s", help: "Kill a handler still running after this many seconds (default 30)."),
+        .seconds(upTo: 86_400))
     static let events = CommandOption.option(
         "events", valueName: "list", help: "Which events to print: arrive, leave or arrive,leave (default arrive).")
-    static let debounce = CommandOption.option(
-        "debounce", valueName: "ms",
-        help: "A tag missing for less than this has not left: no departure, and its return is no new arrival (default 0).")
-    static let timeout = CommandOption.option(
-        "timeout", short: "t", valueName: "s", help: "Stop after this many seconds (default: run until interrupted).")
+    static let debounce = TypedOption(
+        .option("debounce", valueName: "ms",
+                help: "A tag missing for less than this has not left: no departure, and its return is no new arrival (default 0)."),
+        .integer(in: 0...600_000))
+    static let timeout = TypedOption(
+        .option("timeout", short: "t", valueName: "s", help: "Stop after this many seconds (default: run until interrupted)."),
+        .seconds(upTo: 31_536_000))
     static let json = CommandOption.flag("json", help: "Print one JSON object per line on standard output.")
 
     static let configuration = CommandConfiguration(
@@ -42,7 +46,7 @@ struct WatchCommand: ToolCommand {
               nfctool watch --events arrive,leave --debounce 300
               nfctool watch --exec 'logger "tag $NFC_UID: $NFC_URL"'
             """,
-        options: [TagCommandSupport.device, json, events, debounce, exec, handlerTimeout, timeout]
+        options: [TagCommandSupport.device, json, events, debounce.option, exec, handlerTimeout.option, timeout.option]
     )
 
     let arguments: ParsedArguments
@@ -63,11 +67,11 @@ struct WatchCommand: ToolCommand {
         }
         printsArrivals = list.contains("arrive")
         printsDepartures = list.contains("leave")
-        debounceMilliseconds = try arguments.value(of: Self.debounce) { Int($0).flatMap { (0...600_000).contains($0) ? $0 : nil } } ?? 0
+        debounceMilliseconds = try arguments.value(of: Self.debounce) ?? 0
         command = arguments.value(of: Self.exec)
         if let command, command.trimmingCharacters(in: .whitespaces).isEmpty { throw .usage("--exec needs a command") }
-        handlerSeconds = try arguments.value(of: Self.handlerTimeout) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } } ?? 30
-        runSeconds = try arguments.value(of: Self.timeout) { Double($0).flatMap { $0 > 0 && $0 <= 31_536_000 ? $0 : nil } }
+        handlerSeconds = try arguments.value(of: Self.handlerTimeout) ?? 30
+        runSeconds = try arguments.value(of: Self.timeout)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {

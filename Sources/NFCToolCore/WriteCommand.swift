@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import NDEF
 import NFCCore
@@ -33,29 +34,25 @@ struct WriteCommand: ToolCommand {
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
             + RecordOptions.all
             + [ndef, noVerify, lock, TagWriteSupport.yes, format, TagWriteSupport.passwordFile,
-               TagWriteSupport.plan, TagWriteSupport.dryRun]
+               TagWriteSupport.plan]
     )
 
-    let arguments: ParsedArguments
-    let seconds: Double
-    let printsJSON: Bool
+    let options: TagCommandOptions
+    var arguments: ParsedArguments { options.arguments }
+    var planning: Bool { options.planning }
     let ndefPath: String?
     let verifies: Bool
     let locks: Bool
     let confirmed: Bool
     let formats: Bool
-    let planning: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
-        self.arguments = arguments
-        seconds = try TagCommandSupport.timeoutSeconds(arguments)
-        printsJSON = arguments.contains(TagCommandSupport.json)
+        options = try TagCommandOptions(arguments)
         ndefPath = arguments.value(of: Self.ndef)
         verifies = !arguments.contains(Self.noVerify)
         locks = arguments.contains(Self.lock)
         confirmed = arguments.contains(TagWriteSupport.yes)
         formats = arguments.contains(Self.format)
-        planning = TagWriteSupport.isPlan(arguments)
         let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if ndefPath != nil && hasRecords {
             throw .usage("give the message either with --ndef or with record options, not both")
@@ -76,36 +73,22 @@ struct WriteCommand: ToolCommand {
         } catch {
             throw .usage("cannot encode the message: \(error)")
         }
-        let password = try TagWriteSupport.password(arguments, context)
+        let password = try options.password(context)
         if locks && !planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("--lock makes the tag read-only for good. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
-        let connection = TagCommandSupport.connection(arguments, context.environment)
-        let verifies = verifies && !planning
-        let report = try await TagWriteSupport.withTag(connection: connection, seconds: seconds, planning: planning) {
-            (found, reader, planner) async throws(CommandError) -> WriteReport in
-            let tag = TagWriteSupport.tag(found, password: password)
-            var query = try await TagWriteSupport.query(tag)
+        let (planning, verifies, formats, locks, confirmed) = (planning, verifies && !planning, formats, locks, confirmed)
+        let ((report, planned), reader) = try await TagOperation(options, context).run(password: password, planning: planning) {
+            tag, reader in
+            var query = try await tag.ndef.queryNDEFStatus()
             var formatted = false
             if formats && query.status == .notSupported {
-                do throws(NFCTagError) {
-                    try await tag.ndef.format(force: false)
-                } catch {
-                    throw TagCommandSupport.map(error)
-                }
+                try await tag.ndef.format(force: false)
                 formatted = true
-                query = try await TagWriteSupport.query(tag)
+                query = try await tag.ndef.queryNDEFStatus()
             }
-            switch query.status {
-            case .notSupported:
-                throw CommandError(
-                    "the \(tag.identity.model) holds no NDEF\(formats ? "" : " (a blank tag: add --format)"); nothing was written",
-                    exitCode: .notNDEF)
-            case .readOnly:
-                throw CommandError("the \(tag.identity.model) is read-only; nothing was written", exitCode: .readOnly)
-            case .readWrite:
-                break
-            }
+            try TagWriteSupport.requireWritable(
+                query, tag, noNDEF: "holds no NDEF\(formats ? "" : " (a blank tag: add --format)"); nothing was written")
             if encodedLength > query.capacity {
                 let over = encodedLength - query.capacity
                 throw CommandError(
@@ -113,32 +96,21 @@ struct WriteCommand: ToolCommand {
                     exitCode: .capacityExceeded)
             }
             if locks && !planning {
-                try TagWriteSupport.confirm(
-                    "After writing, \(LockCommand.warning(tag))", confirmed: confirmed, context)
+                try context.confirm("After writing, \(LockCommand.warning(tag))", confirmed: confirmed)
             }
-            do throws(NFCTagError) {
-                try await tag.ndef.writeNDEF(message, verify: verifies)
-            } catch {
-                throw TagCommandSupport.map(error)
-            }
-            var locked = false
+            try await tag.ndef.writeNDEF(message, verify: verifies)
             if locks {
                 try await LockCommand.lock(tag, planning: planning)
                 if !planning { try await LockCommand.requireReadOnly(after: tag, on: reader, password: password) }
-                locked = true
             }
-            return WriteReport(
+            let report = WriteReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, bytes: encodedLength,
                 records: message.records.count, capacity: query.capacity, formatted: formatted, verified: verifies,
-                locked: locked, planned: await planner?.writes, tag: found, reader: await ReaderLabel(reader))
+                locked: locks, tag: tag)
+            return (report, await (reader as? PlanningReader)?.writes)
         }
-        if let planned = report.planned {
-            try TagWriteSupport.printPlan(planned, of: report.tag, operation: "write", json: printsJSON, reader: report.reader, context)
-        } else if printsJSON {
-            context.io.write(try toolJSON(ReaderTagged(report, reader: report.reader)))
-        } else {
-            context.io.write(report.text)
-            TagWriteSupport.sayReader(report.reader, arguments, context)
+        try TagWriteOperation.printOutcome("write", options, context, tag: report.tag, planned: planned, reader: reader) {
+            (report, report.text)
         }
     }
 
@@ -172,9 +144,7 @@ struct WriteCommand: ToolCommand {
         var formatted: Bool
         var verified: Bool
         var locked: Bool
-        var planned: [PlannedWrite]?
         var tag: NFCTag
-        var reader: ReaderLabel
 
         private enum CodingKeys: String, CodingKey {
             case uid, model, bytes, records, capacity, formatted, verified, locked
@@ -186,7 +156,7 @@ struct WriteCommand: ToolCommand {
             lines.append("Wrote \(bytes) bytes (\(records) record\(records == 1 ? "" : "s")) to \(model) \(TagWriteSupport.spacedHex(tag.identifier)), capacity \(capacity) bytes.")
             lines.append(verified ? "Verified: the message read back is the one written." : "Not verified (--no-verify).")
             if locked { lines.append("Locked: the tag is now read-only for good.") }
-            return lines.map { $0.wrapped(to: HelpFormatter.screenWidth) }.joined(separator: "\n") + "\n"
+            return lines.joined(separator: "\n")
         }
     }
 }

@@ -1,7 +1,7 @@
+public import CommandLineKit
 public import VirtualTags
-import Foundation
 import NFCCore
-import NFCTags
+public import NFCTags
 
 /// The chip models the emulator hosts: the ``VirtualTags/TagModel`` registry (the one `sim:`
 /// uses) without the ISO 15693 models, which a PN532 cannot talk to.
@@ -21,37 +21,14 @@ public enum EmulatedTagModels {
 
     /// The known names, comma separated.
     public static var knownNames: String { all.map(\.name).joined(separator: ", ") }
-
-    /// The UID of tag `index` of a stack: `first` plus `index`, counting in the bytes after the
-    /// first (as `sim:` stacks do).
-    public static func uid(_ first: [UInt8], plus index: Int) -> [UInt8] {
-        var value = first
-        var carry = index
-        var i = value.count - 1
-        while carry > 0, i >= 1 {
-            let sum = Int(value[i]) + carry
-            value[i] = UInt8(sum & 0xFF)
-            carry = sum >> 8
-            i -= 1
-        }
-        return value
-    }
 }
 
-/// The `pn532-emulator` command line, parsed and validated apart from running it.
+/// The `pn532-emulator` command line, declared with CommandLineKit (the parser, help and usage
+/// errors nfctool uses) and parsed and validated apart from running it. `--tag` takes the
+/// simulator's one grammar (``VirtualTags/SimulatorConfiguration/init(tagSpecification:)``).
 public struct EmulatorCommandLine: Sendable, Hashable {
-    /// One `--tag MODEL[:FILE]`.
-    public struct TagSpecification: Sendable, Hashable {
-        /// The model, e.g. `ntag215`.
-        public var model: TagModel
-        /// A tag file, when given (a directory of `<UID>.json` files for a `MODEL*N` stack).
-        public var file: String?
-        /// Whether ``file`` names a directory (one file per tag of a stack, named by UID).
-        public var isDirectory = false
-    }
-
-    /// The tags, in stack order.
-    public var tags: [TagSpecification] = []
+    /// The `--tag`s, in stack order.
+    public var tags: [SimulatorConfiguration] = []
     /// `--link PATH`.
     public var linkPath: String?
     /// `--trace FILE`.
@@ -76,56 +53,89 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     /// `-h` / `--help`.
     public var wantsHelp = false
 
-    /// The help text.
-    public static let help = """
-        OVERVIEW: Emulates a PN532 NFC reader (HSU frames, UM0701-02) on a pseudo-terminal, with
-        virtual tags in its field, so libnfc (pn532_uart:/dev/pts/N) and nfcpy can talk to them.
+    static let tag = TypedOption(
+        .option("tag", valueName: "tag", help: """
+            A tag in the field, in the simulator's grammar (docs/simulator.md): MODEL, \
+            MODEL:FILE (loaded from the tag file, created when missing, saved after every \
+            change), MODEL*N[:DIR] (a stack of N tags, each in DIR/<uid>.json when a directory \
+            is given), or a sim: string. Several make a stack presented one after another \
+            (UIDs count up). Models: \(EmulatedTagModels.knownNames).
+            """, repeatable: true),
+        ValueType<SimulatorConfiguration> { text -> Result<SimulatorConfiguration, ValueTypeError> in
+            do throws(NFCReaderDeviceError) {
+                let configuration = try SimulatorConfiguration(tagSpecification: text)
+                if let model = configuration.model, EmulatedTagModels.named(model.name) == nil {
+                    return .failure(ValueTypeError("\(model.name) is an ISO 15693 tag, which a PN532 cannot talk to"))
+                }
+                return .success(configuration)
+            } catch {
+                return .failure(ValueTypeError(error.reason))
+            }
+        })
+    static let link = CommandOption.option("link", valueName: "path", help: "Also make <path> a symbolic link to the pty.")
+    static let trace = CommandOption.option("trace", valueName: "file", help: "Log every frame and control event with a timestamp.")
+    static let control = CommandOption.option(
+        "control", valueName: "fifo",
+        help: "Read control commands from <fifo>; '-' for standard input. Default: standard input unless it is a terminal (so that 'pn532-emulator ... &' runs in the background unstopped).")
+    static let delay = TypedOption(
+        .option("delay-model", valueName: "model", help: "none (default) or datasheet: answer as slowly as a real PN532 at 115200 baud with real tags."),
+        ValueType<PN532DelayModel>.choice)
+    static let positive = ValueType<Int>.integer(in: 1...Int(Int32.max), reason: "a positive number")
+    static let leaveAfter = TypedOption(
+        .option("leave-after", valueName: "n", help: "The tag leaves the field after the n-th command sent to it."), positive)
+    static let leaveDuring = TypedOption(
+        .option("leave-during", valueName: "n", help: "The tag acts on the n-th command (a write is done) but leaves the field before its answer: the host sees a timeout."),
+        positive)
+    static let rfErrorOn = TypedOption(
+        .option("rf-error-on", valueName: "n,...", help: "The answers to these commands (1-based) are lost to RF errors."),
+        ValueType(reason: "positive numbers separated by commas") { text -> [Int]? in
+            let numbers = text.split(separator: ",").map { Int($0) ?? 0 }
+            return !numbers.isEmpty && numbers.allSatisfy { $0 > 0 } ? numbers : nil
+        })
+    static let uid = TypedOption(
+        .option("uid", valueName: "hex", help: "The first tag's UID (default: the model's); a stack counts up."),
+        ValueType(reason: "4 to 10 bytes of hex") { (try? Hex.decode($0)).flatMap { (4...10).contains($0.count) ? $0 : nil } })
+    static let handOut = TypedOption(
+        .option("hand-out", valueName: "when", help: "deselect: a tag the host deselects leaves the field and the next of the stack comes (an operator swapping stickers); never (default): only the 'next' control command does it."),
+        ValueType.choice(["deselect": true, "never": false]))
+    static let externalReaderOption = TypedOption(
+        .option("external-reader", valueName: "procedure", help: """
+            A virtual external reader (a phone) that comes once when the host enters target mode \
+            (TgInitAsTarget as an ISO 14443-4 PICC), runs the procedure, then leaves the field: \
+            type4-read (the NFC Forum Type 4 NDEF read procedure) or type4-write:<hex> (the \
+            update procedure writing that NDEF message), or script:<file> (one hex C-APDU a \
+            line, sent in order whatever the answers). Without --tag, the field holds no tag.
+            """),
+        ValueType(reason: "use type4-read, type4-write:<hex NDEF message> or script:<file of hex APDUs>") {
+            ExternalReaderProcedure(argument: $0)
+        })
+    static let readerLog = CommandOption.option(
+        "reader-log", valueName: "file",
+        help: "Log the external reader's APDUs and outcome (read <hex>, wrote <n> bytes, ran <n> commands, refused <step> <sw>, failed <reason>).")
 
-        USAGE: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>]
-                              [--control <fifo>] [--delay-model none|datasheet]
-                              [--leave-after <n>] [--leave-during <n>]
-                              [--rf-error-on <n>[,<n>...]] [--hand-out deselect|never] [--uid <hex>]
-                              [--external-reader <procedure>] [--reader-log <file>]
+    /// The command line's declaration: its help, usage line and errors come from it.
+    public static let configuration = CommandConfiguration(
+        name: "pn532-emulator",
+        abstract: "Emulates a PN532 NFC reader (HSU frames, UM0701-02) on a pseudo-terminal, with virtual tags in its field, so libnfc (pn532_uart:/dev/pts/N) and nfcpy can talk to them.",
+        discussion: """
+            The first line printed is the pty path. Control commands, one per line: remove, \
+            present, next, status, quit; each is answered on standard output with "ok <field \
+            summary>".
+            """,
+        options: [
+            tag.option, link, trace, control, delay.option, leaveAfter.option, leaveDuring.option, rfErrorOn.option,
+            uid.option, handOut.option, externalReaderOption.option, readerLog,
+        ]
+    )
 
-        OPTIONS:
-          --tag <model>[:<file>]  A tag in the field; several make a stack presented one after
-                                  another (UIDs count up). With a tag file, the tag is loaded
-                                  from it (created when missing) and saved after every change.
-                                  <model>*<n>[:<dir>] adds a stack of n tags, each in its own
-                                  file <dir>/<uid>.json when a directory is given.
-                                  Models: \(EmulatedTagModels.knownNames).
-          --link <path>           Also make <path> a symbolic link to the pty.
-          --trace <file>          Log every frame and control event with a timestamp.
-          --control <fifo>        Read control commands from <fifo>; '-' for standard input.
-                                  Default: standard input unless it is a terminal (so that
-                                  'pn532-emulator ... &' runs in the background unstopped).
-          --delay-model <model>   none (default) or datasheet: answer as slowly as a real PN532
-                                  at 115200 baud with real tags.
-          --leave-after <n>       The tag leaves the field after the n-th command sent to it.
-          --leave-during <n>      The tag acts on the n-th command (a write is done) but leaves
-                                  the field before its answer: the host sees a timeout.
-          --rf-error-on <n,...>   The answers to these commands (1-based) are lost to RF errors.
-          --uid <hex>             The first tag's UID (default: the model's); a stack counts up.
-          --hand-out <when>       deselect: a tag the host deselects leaves the field and the
-                                  next of the stack comes (an operator swapping stickers);
-                                  never (default): only the 'next' control command does it.
-          --external-reader <procedure>
-                                  A virtual external reader (a phone) that comes once when the
-                                  host enters target mode (TgInitAsTarget as an ISO 14443-4
-                                  PICC), runs the procedure, then leaves the field:
-                                  type4-read (the NFC Forum Type 4 NDEF read procedure) or
-                                  type4-write:<hex> (the update procedure writing that NDEF
-                                  message), or script:<file> (one hex C-APDU a line, sent in
-                                  order whatever the answers). Without --tag, the field
-                                  holds no tag.
-          --reader-log <file>     Log the external reader's APDUs and outcome (read <hex>,
-                                  wrote <n> bytes, ran <n> commands, refused <step> <sw>,
-                                  failed <reason>).
-          -h, --help              Show this help.
+    /// The help text (without its last newline).
+    public static var help: String { String(HelpFormatter(tool: configuration).helpText.dropLast()) }
 
-        The first line printed is the pty path. Control commands, one per line: remove, present,
-        next, status, quit; each is answered on standard output with "ok <field summary>".
-        """
+    /// What a bad command line prints on standard error: `Error: …`, the usage line and where to
+    /// find help.
+    public static func errorText(_ error: UsageError) -> String {
+        HelpFormatter(tool: configuration).errorText(.usage(error.description))
+    }
 
     /// Why the command line is unusable.
     public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -134,142 +144,51 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     }
 
     /// Parses `arguments` (without the program name).
-    /// - Throws: ``UsageError`` for an unknown option, a missing value, an unknown model, or no
-    ///   `--tag` at all.
+    /// - Throws: ``UsageError`` for an unknown option, a missing or bad value (an unknown model),
+    ///   or no `--tag` at all.
     public static func parse(_ arguments: [String]) throws(UsageError) -> EmulatorCommandLine {
         var result = EmulatorCommandLine()
-        var index = 0
-        func value(_ option: String) throws(UsageError) -> String {
-            index += 1
-            guard index < arguments.count else { throw UsageError(description: "missing value for '\(option)'") }
-            return arguments[index]
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "-h", "--help": result.wantsHelp = true
-            case "--tag":
-                let text = try value(argument)
-                let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-                // MODEL*N: a stack of N tags of the model; its ':' part is then a directory.
-                let nameAndCount = (parts.first ?? "").split(separator: "*", maxSplits: 1).map(String.init)
-                guard let name = nameAndCount.first, let model = EmulatedTagModels.named(name) else {
-                    throw UsageError(description: "unknown tag model '\(text)' (known: \(EmulatedTagModels.knownNames))")
-                }
-                var count = 1
-                if nameAndCount.count == 2 {
-                    guard let n = Int(nameAndCount[1]), (1...10_000).contains(n) else {
-                        throw UsageError(description: "a stack is MODEL*N with N from 1 to 10000, got '\(parts[0])'")
-                    }
-                    count = n
-                }
-                let file = parts.count > 1 ? parts[1] : nil
-                if file != nil && TagModel.named(model.name) == nil {
-                    throw UsageError(description: "model \(model.name) has no tag file support yet; drop ':\(parts[1])'")
-                }
-                for _ in 0..<count {
-                    result.tags.append(TagSpecification(model: model, file: file, isDirectory: nameAndCount.count == 2))
-                }
-            case "--uid":
-                let text = try value(argument)
-                guard let uid = try? Hex.decode(text), (4...10).contains(uid.count) else {
-                    throw UsageError(description: "--uid needs 4 to 10 bytes of hex, got '\(text)'")
-                }
-                result.firstUID = uid
-            case "--hand-out":
-                let text = try value(argument)
-                switch text {
-                case "deselect": result.handsOutOnDeselect = true
-                case "never": result.handsOutOnDeselect = false
-                default: throw UsageError(description: "--hand-out is 'deselect' or 'never', got '\(text)'")
-                }
-            case "--leave-after":
-                let text = try value(argument)
-                guard let count = Int(text), count > 0 else { throw UsageError(description: "--leave-after needs a positive number, got '\(text)'") }
-                result.faultPlan.leaveAfterCommand = count
-            case "--leave-during":
-                let text = try value(argument)
-                guard let count = Int(text), count > 0 else { throw UsageError(description: "--leave-during needs a positive number, got '\(text)'") }
-                result.faultPlan.leaveDuringCommand = count
-            case "--rf-error-on":
-                let text = try value(argument)
-                let numbers = text.split(separator: ",").map { Int($0) }
-                guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? 0) > 0 }) else {
-                    throw UsageError(description: "--rf-error-on needs positive numbers separated by commas, got '\(text)'")
-                }
-                result.faultPlan.rfErrorOnCommands.formUnion(numbers.compactMap { $0 })
-            case "--external-reader":
-                let text = try value(argument)
-                guard let procedure = ExternalReaderProcedure(argument: text) else {
-                    throw UsageError(description: "--external-reader is 'type4-read', 'type4-write:<hex NDEF message>' or 'script:<file of hex APDUs>', got '\(text)'")
-                }
-                result.externalReader = procedure
-            case "--reader-log": result.readerLogPath = try value(argument)
-            case "--link": result.linkPath = try value(argument)
-            case "--trace": result.tracePath = try value(argument)
-            case "--control": result.controlPath = try value(argument)
-            case "--delay-model":
-                let text = try value(argument)
-                guard let model = PN532DelayModel(rawValue: text) else {
-                    throw UsageError(description: "unknown delay model '\(text)' (none, datasheet)")
-                }
-                result.delayModel = model
-            default: throw UsageError(description: "unknown option '\(argument)'")
+        do throws(CommandError) {
+            guard case .run(let parsed) = try HelpFormatter(tool: configuration).parser.parse(arguments) else {
+                result.wantsHelp = true
+                return result
             }
-            index += 1
+            result.tags = try parsed.values(of: tag)
+            result.linkPath = parsed.value(of: link)
+            result.tracePath = parsed.value(of: trace)
+            result.controlPath = parsed.value(of: control)
+            result.delayModel = try parsed.value(of: delay) ?? .none
+            result.faultPlan.leaveAfterCommand = try parsed.value(of: leaveAfter)
+            result.faultPlan.leaveDuringCommand = try parsed.value(of: leaveDuring)
+            result.faultPlan.rfErrorOnCommands = Set(try parsed.value(of: rfErrorOn) ?? [])
+            result.firstUID = try parsed.value(of: uid)
+            result.handsOutOnDeselect = try parsed.value(of: handOut) ?? false
+            result.externalReader = try parsed.value(of: externalReaderOption)
+            result.readerLogPath = parsed.value(of: readerLog)
+        } catch {
+            throw UsageError(description: error.message)
         }
-        if !result.wantsHelp && result.tags.isEmpty && result.externalReader == nil {
+        if result.tags.isEmpty && result.externalReader == nil {
             throw UsageError(description: "give at least one --tag (or an --external-reader)")
         }
         return result
     }
 
     /// Makes the tags the command line names, in a field: from tag files when they exist
-    /// (created from the model when not), saved after every change.
-    /// - Throws: ``VirtualTags/TagFileError`` when a tag file cannot be read or written, or holds
-    ///   another model.
-    public func makeField() throws(TagFileError) -> TagField {
-        var made: [any VirtualTag] = []
-        var files: [(any PersistentVirtualTag, TagFile)] = []
-        for (index, specification) in tags.enumerated() {
-            // Tag i of the stack gets the model's default UID plus i: every UID differs.
-            let model = specification.model
-            if let firstUID, firstUID.count != model.defaultUID.count {
-                throw TagFileError(.invalidState, "--uid has \(firstUID.count) bytes; \(model.name) needs \(model.defaultUID.count)")
-            }
-            let uid = EmulatedTagModels.uid(firstUID ?? model.defaultUID, plus: index)
-            guard let named = specification.file else {
-                made.append(model.make(uid, TagModelOptions()))
-                continue
-            }
-            var path = named
-            if specification.isDirectory {
-                do {
-                    try FileManager.default.createDirectory(atPath: named, withIntermediateDirectories: true)
-                } catch {
-                    throw TagFileError(.invalidState, "cannot create the tag directory \(named): \(error.localizedDescription)")
-                }
-                // As `sim:…?dir=` names them: the lower-case hex UID.
-                path = (named.hasSuffix("/") ? named : named + "/") + Hex.encode(uid) + ".json"
-            }
-            let file = TagFile(path: path)
-            let tag: any VirtualTag
-            if file.exists {
-                tag = try file.loadTag()
-                if let state = (tag as? any PersistentVirtualTag)?.tagState, state.model != model.name {
-                    throw TagFileError(.invalidState, "tag file \(path) holds a \(state.model), not a \(model.name)")
-                }
-            } else {
-                tag = model.make(uid, TagModelOptions())
-                if let persistent = tag as? any PersistentVirtualTag { try file.save(persistent.tagState) }
-            }
-            made.append(tag)
-            if let persistent = tag as? any PersistentVirtualTag { files.append((persistent, file)) }
+    /// (created from the model when not), saved after every change. Tag `i` of the whole stack
+    /// gets the first UID (`--uid`, else the model's) plus `i`.
+    /// - Throws: ``NFCReaderDeviceError`` when a tag file cannot be read or written, or holds another
+    ///   model.
+    public func makeField() throws(NFCReaderDeviceError) -> TagField {
+        var made: [(tag: any VirtualTag, file: TagFile?)] = []
+        var faults = faultPlan
+        for specification in tags {
+            made += try specification.makeTags(uidOffset: made.count, firstUID: firstUID)
+            faults.leaveAfterCommand = faults.leaveAfterCommand ?? specification.faultPlan.leaveAfterCommand
+            faults.rfErrorOnCommands.formUnion(specification.faultPlan.rfErrorOnCommands)
         }
-        let field = VirtualField(tags: made, faultPlan: faultPlan)
-        for (tag, file) in files { field.persist(tag, in: file) }
-        let tagField = TagField(field: field)
-        tagField.handsOutOnDeselect = handsOutOnDeselect
+        let tagField = TagField(field: SimulatorConfiguration.field(made, faultPlan: faults))
+        tagField.handsOutOnDeselect = handsOutOnDeselect || tags.contains { $0.handOutOnDeselect == true }
         return tagField
     }
 }

@@ -2,12 +2,17 @@ import NFCCore
 public import NFCTags
 import Foundation
 
-/// A parsed `sim:` connection string: which tags the simulated reader holds and what faults it
-/// injects. The syntax (documented in `docs/simulator.md`):
+/// A parsed simulator specification: which tags the simulated reader holds and what faults it
+/// injects. The one grammar for the simulator, shared by `sim:` connection strings
+/// (``init(parsing:)``) and the emulators' `--tag` (``init(tagSpecification:)``), documented in
+/// `docs/simulator.md`:
 ///
 /// ```
 /// sim:MODEL[*COUNT][?OPTION[&OPTION…]]
 /// sim:?file=PATH[&OPTION…]          (the model comes from the tag file)
+/// sim:empty[?poll-wait=MS]          (a reader with nothing in its field)
+/// MODEL[*COUNT][:PATH][?OPTION…]    (--tag: `sim:` may be left out; `:PATH` is file=PATH, or
+///                                    dir=PATH for a stack)
 /// ```
 ///
 /// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
@@ -38,6 +43,8 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public var presence: SimulatedReader.PresenceCheck = .selectedTag
     /// The string parsed.
     public var connectionString: String
+    /// `sim:empty`: a reader with no tag in its field (``count`` is 0).
+    public var isEmptyField = false
 
     /// Whether `string` is for the simulator (starts with `sim:`): how a reader factory picks
     /// between the simulator and libnfc.
@@ -72,7 +79,12 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         } else {
             modelName = head
         }
-        if modelName.isEmpty {
+        if modelName == "empty", !countGiven {
+            model = nil
+            isEmptyField = true
+            count = 0
+            pollWait = .milliseconds(50)
+        } else if modelName.isEmpty {
             model = nil
         } else if let found = TagModel.named(String(modelName)) {
             model = found
@@ -88,6 +100,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             } else {
                 key = item
                 value = nil
+            }
+            if isEmptyField && key != "poll-wait" {
+                throw Self.invalid("sim:empty takes one option, poll-wait=MS; got '\(item)'")
             }
             func required() throws(NFCReaderDeviceError) -> Substring {
                 guard let value, !value.isEmpty else { throw Self.invalid("option '\(key)' needs a value") }
@@ -144,6 +159,35 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 )
             }
         }
+        try validate()
+    }
+
+    /// The emulators' `--tag` value: a `sim:` string, or the same without `sim:`, where
+    /// `MODEL:PATH` stands for `MODEL?file=PATH` and `MODEL*N:DIR` for `MODEL*N?dir=DIR`.
+    /// - Throws: ``NFCReaderDeviceError`` `invalidArgument`, as ``init(parsing:)``.
+    public init(tagSpecification specification: String) throws(NFCReaderDeviceError) {
+        if specification.hasPrefix("sim:") {
+            try self.init(parsing: specification)
+            return
+        }
+        let query = specification.firstIndex(of: "?")
+        let head = specification[..<(query ?? specification.endIndex)]
+        let colon = head.firstIndex(of: ":")
+        let options = query.map { String(specification[$0...]) } ?? ""
+        try self.init(parsing: "sim:" + head[..<(colon ?? head.endIndex)] + options)
+        guard let colon else { return }
+        let path = String(head[head.index(after: colon)...])
+        if path.isEmpty { throw Self.invalid("'\(specification)' names no file after ':'") }
+        if file != nil || directory != nil { throw Self.invalid("give the file either after ':' or as file=/dir=, not both") }
+        if specification[..<colon].contains("*") { directory = path } else { file = path }
+        connectionString = specification
+        try validate()
+    }
+
+    /// The checks across options.
+    private func validate() throws(NFCReaderDeviceError) {
+        if isEmptyField { return }
+        let string = connectionString
         if model == nil, file == nil {
             throw Self.invalid("'\(string)' names no model; use sim:MODEL (\(TagModel.knownNames)) or sim:?file=PATH")
         }
@@ -173,40 +217,62 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     }
 
     /// Makes the tags: from the tag file (or the directory's files) when it exists, else fresh
-    /// from the model (and saved, when a file or directory is named).
+    /// from the model (and saved, when a file or directory is named), each with the tag file it
+    /// persists to. Tag `i` gets ``uid(ofTag:)`` of `uidOffset + i`, from `firstUID` when given
+    /// (the emulator's `--uid`, across all its `--tag`s).
     /// - Throws: ``NFCReaderDeviceError`` `invalidArgument` for a tag file that is not valid or names
-    ///   another model, `io` when it cannot be read or written.
-    public func makeField() throws(NFCReaderDeviceError) -> VirtualField {
-        if let path = file {
-            let (tag, tagFile) = try loadOrCreate(path: path, uid: uid(ofTag: 0))
-            let field = VirtualField(tags: [tag], faultPlan: faultPlan)
-            if let persistent = tag as? any PersistentVirtualTag { field.persist(persistent, in: tagFile) }
-            return field
+    ///   another model, or a `firstUID` of the wrong length; `io` when a file cannot be read or
+    ///   written.
+    public func makeTags(uidOffset: Int = 0, firstUID: [UInt8]? = nil) throws(NFCReaderDeviceError) -> [(tag: any VirtualTag, file: TagFile?)] {
+        var configuration = self
+        if let firstUID {
+            if let model, firstUID.count != model.uidLength {
+                throw Self.invalid("--uid has \(firstUID.count) bytes; \(model.name) needs \(model.uidLength)")
+            }
+            configuration.uid = firstUID
         }
+        if let path = file {
+            let (tag, tagFile) = try loadOrCreate(path: path, uid: configuration.uid(ofTag: uidOffset))
+            return [(tag, tagFile)]
+        }
+        if isEmptyField { return [] }
         guard let model else { throw Self.invalid("no model") }
         guard let directory else {
-            var tags: [any VirtualTag] = []
+            var tags: [(tag: any VirtualTag, file: TagFile?)] = []
             for index in 0..<count {
-                do { tags.append(try makeTag(model, uid: uid(ofTag: index))) } catch {
+                do { tags.append((try makeTag(model, uid: configuration.uid(ofTag: uidOffset + index)), nil)) } catch {
                     throw NFCReaderDeviceError(.invalidArgument, error.reason)
                 }
             }
-            return VirtualField(tags: tags, faultPlan: faultPlan)
+            return tags
         }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw NFCReaderDeviceError(.io, "cannot create tag directory \(directory): \(error.localizedDescription)")
         }
-        var loaded: [(tag: any VirtualTag, file: TagFile)] = []
+        var loaded: [(tag: any VirtualTag, file: TagFile?)] = []
         for index in 0..<count {
-            let uid = uid(ofTag: index)
+            let uid = configuration.uid(ofTag: uidOffset + index)
             let path = (directory.hasSuffix("/") ? directory : directory + "/") + Hex.encode(uid) + ".json"
             loaded.append(try loadOrCreate(path: path, uid: uid))
         }
-        let field = VirtualField(tags: loaded.map(\.tag), faultPlan: faultPlan)
-        for (tag, file) in loaded {
-            if let persistent = tag as? any PersistentVirtualTag { field.persist(persistent, in: file) }
+        return loaded
+    }
+
+    /// The tags of ``makeTags(uidOffset:firstUID:)`` in a field with the fault plan, each saved to
+    /// its tag file after every change.
+    /// - Throws: as ``makeTags(uidOffset:firstUID:)``.
+    public func makeField() throws(NFCReaderDeviceError) -> VirtualField {
+        let made = try makeTags()
+        return Self.field(made, faultPlan: faultPlan)
+    }
+
+    /// A field holding `tags`, each persisted to its tag file.
+    public static func field(_ tags: [(tag: any VirtualTag, file: TagFile?)], faultPlan: FaultPlan) -> VirtualField {
+        let field = VirtualField(tags: tags.map(\.tag), faultPlan: faultPlan)
+        for (tag, file) in tags {
+            if let file, let persistent = tag as? any PersistentVirtualTag { field.persist(persistent, in: file) }
         }
         return field
     }
@@ -261,7 +327,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// - Throws: as ``makeField()``.
     public func makeReader() throws(NFCReaderDeviceError) -> SimulatedReader {
         let field = try makeField()
-        let label = model?.name ?? file ?? "tag file"
+        let label = isEmptyField ? "empty field" : model?.name ?? file ?? "tag file"
         return SimulatedReader(
             field: field, name: "simulator (\(label)\(count > 1 ? " ×\(count)" : ""))",
             connectionString: connectionString, removesTagOnDeselect: handOutOnDeselect ?? (count > 1),

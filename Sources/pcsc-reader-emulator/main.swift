@@ -1,74 +1,77 @@
 // pcsc-reader-emulator: a contactless PC/SC reader (generic Part 3 profile) holding a virtual
 // tag, reached by pcscd through vsmartcard's vpcd driver (see docs/hardware.md).
+import CommandLineKit
+import NFCTags
 import PCSCReaderEmulator
 import VirtualTags
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let usage = """
-    Usage: pcsc-reader-emulator --tag sim:<model>[?file=<path>…] [--port <n>] [--host <ipv4>] [--wait <seconds>] [--log <file>]
-      --tag   the tag on the reader, as a simulator connection string (docs/simulator.md)
-      --port  vpcd's port (its reader.conf DEVICENAME /dev/null:0x<port>); default 35963
-      --host  where vpcd listens; default 127.0.0.1
-      --wait  how long to retry connecting while vpcd is not up yet; default 10
-      --log   append every APDU and response to this file
-    Prints `connected <host>:<port>` once vpcd has the card, and exits 0 when vpcd closes.
-    Standard input takes `remove` (the card leaves the reader: the connection to vpcd closes,
-    `removed` is printed) and `present` (it comes back: connected again).
-    """
-
-/// Writes `text` and a newline straight to a file descriptor (unbuffered: the parent waits for
-/// the `connected` line).
-func emit(_ text: String, to descriptor: Int32) {
-    let bytes = Array((text + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written <= 0 { return }
-        offset += written
-    }
+/// The command line, declared with CommandLineKit (nfctool's parser, help and usage errors).
+enum Options {
+    static let tag = TypedOption(
+        .option("tag", valueName: "tag", help: "The tag on the reader, in the simulator's grammar (docs/simulator.md): a sim: string such as sim:ntag215?file=tag.json, or the same without 'sim:' (MODEL[:FILE])."),
+        ValueType<SimulatorConfiguration> { text -> Result<SimulatorConfiguration, ValueTypeError> in
+            do throws(NFCReaderDeviceError) {
+                return .success(try SimulatorConfiguration(tagSpecification: text))
+            } catch {
+                return .failure(ValueTypeError(error.reason))
+            }
+        })
+    static let port = TypedOption(
+        .option("port", valueName: "n", help: "vpcd's port (its reader.conf DEVICENAME /dev/null:0x<port>); default 35963."),
+        ValueType(reason: "a port number") { UInt16($0).flatMap { $0 > 0 ? $0 : nil } })
+    static let host = CommandOption.option("host", valueName: "ipv4", help: "Where vpcd listens; default 127.0.0.1.")
+    static let wait = TypedOption(
+        .option("wait", valueName: "seconds", help: "How long to retry connecting while vpcd is not up yet; default 10."),
+        .number(in: 0...86_400, reason: "seconds"))
+    static let log = CommandOption.option("log", valueName: "file", help: "Append every APDU and response to this file.")
+    static let configuration = CommandConfiguration(
+        name: "pcsc-reader-emulator",
+        abstract: "A contactless PC/SC reader (generic Part 3 profile) holding a virtual tag, reached by pcscd through vsmartcard's vpcd driver (docs/hardware.md).",
+        discussion: """
+            Prints `connected <host>:<port>` once vpcd has the card, and exits 0 when vpcd \
+            closes. Standard input takes `remove` (the card leaves the reader: the connection to \
+            vpcd closes, `removed` is printed) and `present` (it comes back: connected again).
+            """,
+        options: [tag.option, port.option, host, wait.option, log])
 }
 
+/// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
+let io = StandardIO()
+
 func fail(_ message: String, status: Int32) -> Never {
-    emit("Error: \(message)", to: STDERR_FILENO)
-    if status == 64 { emit(usage, to: STDERR_FILENO) }
+    io.printErrorLine("Error: \(message)")
     exit(status)
 }
 
-var tagSpec: String?
-var port: UInt16 = 35963
-var host = "127.0.0.1"
-var waitSeconds = 10.0
-var logPath: String?
-var arguments = Array(CommandLine.arguments.dropFirst())
-while !arguments.isEmpty {
-    let flag = arguments.removeFirst()
-    if flag == "--help" || flag == "-h" {
-        emit(usage, to: STDOUT_FILENO)
+let formatter = HelpFormatter(tool: Options.configuration)
+let tagSpec: SimulatorConfiguration
+let port: UInt16
+let host: String
+let waitSeconds: Double
+let logPath: String?
+do throws(CommandError) {
+    guard case .run(let arguments) = try formatter.parser.parse(CommandLine.arguments.dropFirst()) else {
+        io.printLine(String(formatter.helpText.dropLast()))
         exit(0)
     }
-    guard !arguments.isEmpty else { fail("\(flag) needs a value", status: 64) }
-    let value = arguments.removeFirst()
-    switch flag {
-    case "--tag": tagSpec = value
-    case "--port":
-        guard let n = UInt16(value), n > 0 else { fail("--port takes a port number, not '\(value)'", status: 64) }
-        port = n
-    case "--host": host = value
-    case "--wait":
-        guard let s = Double(value), s >= 0 else { fail("--wait takes seconds, not '\(value)'", status: 64) }
-        waitSeconds = s
-    case "--log": logPath = value
-    default: fail("unknown option \(flag)", status: 64)
-    }
+    guard let tag = try arguments.value(of: Options.tag) else { throw .usage("--tag is required") }
+    tagSpec = tag
+    port = try arguments.value(of: Options.port) ?? 35963
+    host = arguments.value(of: Options.host) ?? "127.0.0.1"
+    waitSeconds = try arguments.value(of: Options.wait) ?? 10
+    logPath = arguments.value(of: Options.log)
+} catch {
+    io.printErrorLine(String(formatter.errorText(error).dropLast()))
+    exit(64)
 }
-guard let tagSpec else { fail("--tag is required", status: 64) }
 signal(SIGPIPE, SIG_IGN)
 
 let field: VirtualField
 do {
-    field = try SimulatorConfiguration(parsing: tagSpec).makeField()
+    field = try tagSpec.makeField()
 } catch {
     fail(error.description, status: 1)
 }
@@ -93,7 +96,7 @@ while true {
         }
     }
     guard let connection else { break }
-    emit("connected \(host):\(port)", to: STDOUT_FILENO)
+    io.printLine("connected \(host):\(port)")
     let end = VPCDService.serve(connection, reader: reader, control: control) { line in
         if let logFile {
             fputs(line + "\n", logFile)
@@ -104,7 +107,7 @@ while true {
     // The card leaves: vpcd sees the connection close. A `present` line brings it back.
     connection.close()
     reader.field.currentTag?.halt()
-    emit("removed", to: STDOUT_FILENO)
+    io.printLine("removed")
     guard control.wait(for: "present") else { break }
     reader.reset()
     start = timespec.now

@@ -1,26 +1,15 @@
 // pn532-emulator: a PN532 on a pseudo-terminal with virtual tags (see docs/emulator.md).
+import CommandLineKit
 import PN532Emulator
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let usage = "Usage: pn532-emulator --tag <model>[:<file>] [--tag ...] [--link <path>] [--trace <file>] [--control <fifo>] [--delay-model none|datasheet] [--leave-after <n>] [--rf-error-on <n>[,<n>...]] [--external-reader <procedure>] [--reader-log <file>]"
-
-/// Writes `text` and a newline straight to a file descriptor (unbuffered: the pty path must
-/// reach the parent at once).
-func emit(_ text: String, to descriptor: Int32) {
-    let bytes = Array((text + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written <= 0 { return }
-        offset += written
-    }
-}
+/// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
+let io = StandardIO()
 
 func fail(_ message: String, status: Int32) -> Never {
-    emit("Error: \(message)", to: STDERR_FILENO)
-    if status == 64 { emit(usage, to: STDERR_FILENO) }
+    io.printErrorLine("Error: \(message)")
     exit(status)
 }
 
@@ -28,10 +17,12 @@ let options: EmulatorCommandLine
 do {
     options = try EmulatorCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    fail(error.description, status: 64)
+    // Error, usage line and where to find help, as nfctool words a usage error (exit 64).
+    io.printErrorLine(String(EmulatorCommandLine.errorText(error).dropLast()))
+    exit(64)
 }
 if options.wantsHelp {
-    emit(EmulatorCommandLine.help, to: STDOUT_FILENO)
+    io.printLine(EmulatorCommandLine.help)
     exit(0)
 }
 signal(SIGPIPE, SIG_IGN)
@@ -97,8 +88,8 @@ if let procedure = options.externalReader {
     chip.externalReader = reader
 }
 let host = PN532Host(chip: chip, terminal: terminal, trace: trace)
-emit(terminal.slavePath, to: STDOUT_FILENO)
+io.printLine(terminal.slavePath)
 host.run(control: control) { line in
-    emit(line, to: STDOUT_FILENO)
+    io.printLine(line)
 }
 if let link = options.linkPath { unlink(link) }

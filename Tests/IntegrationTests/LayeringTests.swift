@@ -12,11 +12,14 @@ struct LayeringTests {
     /// may depend only on targets of a lower layer, or on the C modules its row allows.
     static let layers: [String: Int] = [
         "NFCCore": 0,
-        "NDEF": 1,
+        "NDEF": 1, "CommandLineKit": 1,
         "NFCTags": 2,
         "LibNFC": 3, "PCSC": 3, "VirtualTags": 3,
         "PN532Emulator": 4, "PCSCReaderEmulator": 4, "NFCKit": 4, "Provisioning": 4,
         "NFCToolCore": 5,
+        // Test helpers (the scripted reader, hex literals, processes): above the reader seam,
+        // below every implementation, so that any test target can use them.
+        "NFCTestSupport": 3,
     ]
 
     /// The only targets that may use each C module.
@@ -63,6 +66,9 @@ struct LayeringTests {
         }
         // The CLI is glue over NFCKit: it reaches no reader implementation directly.
         #expect(!(targets["NFCToolCore"] ?? []).contains("LibNFC"))
+        // Test helpers stay out of what ships: no library or executable depends on them.
+        let shipped = targets.filter { !$0.key.hasSuffix("Tests") && $0.key != "NFCTestSupport" }
+        #expect(shipped.filter { $0.value.contains("NFCTestSupport") }.keys.sorted() == [])
     }
 
     @Test("only the owning target's sources import a C module")

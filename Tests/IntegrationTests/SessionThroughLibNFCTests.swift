@@ -16,7 +16,7 @@ struct SessionThroughLibNFCTests {
 
         let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso18092], connection: emulator.connectionString)
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1, within: .seconds(10)))
         let tag = try #require(tags.elements.first)
         #expect(tag.identity.model == "NTAG215")
@@ -35,7 +35,7 @@ struct SessionThroughLibNFCTests {
         // The reader was closed by the session: a new one can open it and read the message.
         let ndefSession = NFCNDEFReaderSession(invalidateAfterFirstRead: true, connection: emulator.connectionString)
         try await ndefSession.begin()
-        let messages = SessionCollector(ndefSession.messages)
+        let messages = EventCollector(ndefSession.messages)
         #expect(await messages.waitForEnd(within: .seconds(10)) != nil)
         #expect(messages.elements == [message])
         #expect(await ndefSession.invalidationReason?.code == .firstNDEFTagRead)
@@ -48,19 +48,19 @@ struct SessionThroughLibNFCTests {
         let first = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await first.begin()
         let second = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
-        #expect(await sessionErrorCode { try await second.begin() } == .readerBusy)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await second.begin() }?.code == .readerBusy)
         #expect(await first.isReady)
         await first.invalidate()
 
         let vicinity = NFCTagReaderSession(pollingOption: [.iso15693], connection: emulator.connectionString)
-        #expect(await sessionErrorCode { try await vicinity.begin() } == .unsupportedFeature)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await vicinity.begin() }?.code == .unsupportedFeature)
 
         // A reader opened by the caller is held by its connection string too.
         let reader = try await ReaderConnection.open(emulator.connectionString)
         let onReader = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
         try await onReader.begin()
         let byString = NFCNDEFReaderSession(connection: emulator.connectionString)
-        #expect(await sessionErrorCode { try await byString.begin() } == .readerBusy)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await byString.begin() }?.code == .readerBusy)
         await onReader.invalidate()
         await reader.close()
     }
@@ -71,7 +71,7 @@ struct SessionThroughLibNFCTests {
         defer { emulator.stop() }
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1, within: .seconds(10)))
         try await session.restartPolling()
         // Still in the field: not reported again (libnfc's presence check says it is there).
@@ -89,7 +89,7 @@ struct SessionThroughLibNFCTests {
         } catch {
             #expect(NFCReaderSessionError(error).code == .tagConnectionLost)
         }
-        #expect(await sessionErrorCode { try await session.connect(to: second) } == .tagConnectionLost)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.connect(to: second) }?.code == .tagConnectionLost)
         await session.invalidate()
     }
 
@@ -100,7 +100,7 @@ struct SessionThroughLibNFCTests {
         try emulator.control("remove")
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString, timeout: .milliseconds(800))
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.waitForEnd(within: .seconds(10)) != nil)
         #expect(tags.endError?.code == .sessionTimeout)
     }

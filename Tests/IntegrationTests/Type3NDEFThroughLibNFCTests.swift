@@ -25,9 +25,9 @@ struct Type3NDEFThroughLibNFCTests {
         return (reader, tracer, FeliCaTag(reader: tracer, target: f, identity: identity))
     }
 
-    /// The traced commands in short, as ``Type3NDEFTests/describe(_:)`` writes them.
+    /// The traced commands in short, as NFCTestSupport's ``type3Summary(_:)`` writes them.
     static func trace(_ tracer: TracingReader) async -> [String] {
-        await tracer.commands.map { Type3NDEFTests.describe($0.command.array) }
+        await tracer.commands.map { type3Summary($0.command.array) }
     }
 
     @Test("query, write and read back a URL through libnfc: the same commands as on the simulator; the tag file keeps it")

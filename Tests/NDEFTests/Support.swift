@@ -3,11 +3,6 @@ import NFCTestSupport
 import NFCCore
 @testable import NDEF
 
-/// Bytes from hex text with spaces; test literals only.
-func hex(_ text: String) -> [UInt8] {
-    do { return try Hex.decode(text) } catch { fatalError("bad hex literal in test: \(error)") }
-}
-
 /// The `Tests/Fixtures` directory of this checkout.
 let fixturesDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")

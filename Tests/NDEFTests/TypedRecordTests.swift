@@ -1,5 +1,6 @@
 import Foundation
 import NFCCore
+import NFCTestSupport
 import Testing
 @testable import NDEF
 

@@ -1,46 +1,13 @@
 import NFCCore
+import NFCTestSupport
 import Testing
 
 @testable import NFCTags
 
-/// Bytes from hex written with spaces for reading; test vectors only.
-private func hex(_ text: String) -> [UInt8] {
-    (try? Hex.decode(String(text.filter { $0 != " " }))) ?? []
-}
-
-/// A reader that answers each command with the next scripted answer (the same command may be
-/// answered differently each time) and records what was sent.
-actor SequenceReader: NFCReader {
-    let name = "sequence"
-    let connectionString = "test:sequence"
-    let supportedModulations: [Modulation] = Modulation.allCases
-    var answers: [[UInt8]]
-    /// Answered when the script is exhausted, or `nil` to time out.
-    let fallback: [UInt8]?
-    var sent: [[UInt8]] = []
-
-    init(_ answers: [[UInt8]], fallback: [UInt8]? = nil) {
-        self.answers = answers
-        self.fallback = fallback
-    }
-
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? { nil }
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
-        sent.append(command.array)
-        if !answers.isEmpty { return Bytes(answers.removeFirst()) }
-        guard let fallback else { throw NFCReaderDeviceError(.timeout, "no answer scripted") }
-        return Bytes(fallback)
-    }
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {}
-    func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderDeviceError) {}
-    func close() async {}
-}
-
 private let isoDEPTarget = TargetInfo.iso14443A(
     ISO14443ATarget(uid: [0x04, 1, 2, 3, 4, 5, 6], atqa: [0x44, 0x03], sak: 0x20, ats: [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]))
 
-private func isoTag(_ reader: SequenceReader, initialSelectedAID: String? = nil, allowsPayment: Bool = false) -> ISO7816Tag {
+private func isoTag(_ reader: ScriptedReader, initialSelectedAID: String? = nil, allowsPayment: Bool = false) -> ISO7816Tag {
     ISO7816Tag(
         reader: reader, target: isoDEPTarget, identity: ChipIdentity(model: "test", platform: .type4),
         initialSelectedAID: initialSelectedAID, allowsPaymentApplications: allowsPayment)
@@ -142,29 +109,40 @@ struct APDUTests {
 
     @Test("61xx: GET RESPONSE with Le = xx, data accumulated in order")
     func getResponse() async throws {
-        let reader = SequenceReader([hex("01 02 61 03"), hex("03 04 05 61 00"), [UInt8](repeating: 6, count: 256) + [0x90, 0x00]])
+        let reader = ScriptedReader(script: [
+            ScriptedExchange(hex("00 CA 00 6E 00"), answer: hex("01 02 61 03")),
+            ScriptedExchange(hex("00 C0 00 00 03"), answer: hex("03 04 05 61 00")),
+            ScriptedExchange(hex("00 C0 00 00 00"), answer: [UInt8](repeating: 6, count: 256) + [0x90, 0x00]),
+        ])
         let (data, sw1, sw2) = try await isoTag(reader).sendCommand(apdu: try apdu(0x00, 0xCA, 0x00, 0x6E, le: 256))
         #expect(data.array == [1, 2, 3, 4, 5] + [UInt8](repeating: 6, count: 256))
         #expect((sw1, sw2) == (0x90, 0x00))
-        #expect(await reader.sent == [hex("00 CA 00 6E 00"), hex("00 C0 00 00 03"), hex("00 C0 00 00 00")])
+        await reader.expectScriptFinished()
     }
 
     @Test("6Cxx: the command is sent again with Le = xx, once")
     func wrongLe() async throws {
-        let reader = SequenceReader([hex("6C 05"), hex("AA BB CC DD EE 90 00")])
+        let reader = ScriptedReader(script: [
+            ScriptedExchange(hex("00 B0 00 00 10"), answer: hex("6C 05")),
+            ScriptedExchange(hex("00 B0 00 00 05"), answer: hex("AA BB CC DD EE 90 00")),
+        ])
         let (data, sw1, sw2) = try await isoTag(reader).sendCommand(apdu: try apdu(0x00, 0xB0, 0x00, 0x00, le: 16))
         #expect(data.array == hex("AA BB CC DD EE") && sw1 == 0x90 && sw2 == 0x00)
-        #expect(await reader.sent == [hex("00 B0 00 00 10"), hex("00 B0 00 00 05")])
-        // A second 6Cxx is handed back, not chased.
-        let stubborn = SequenceReader([hex("6C 05"), hex("6C 04")])
+        await reader.expectScriptFinished()
+        // A second 6Cxx is handed back, not chased: a third command would be unscripted.
+        let stubborn = ScriptedReader(script: [
+            ScriptedExchange(hex("00 B0 00 00 10"), answer: hex("6C 05")),
+            ScriptedExchange(hex("00 B0 00 00 05"), answer: hex("6C 04")),
+        ])
         let (_, s1, s2) = try await isoTag(stubborn).sendCommand(apdu: try apdu(0x00, 0xB0, 0x00, 0x00, le: 16))
         #expect((s1, s2) == (0x6C, 0x04))
-        #expect(await stubborn.sent.count == 2)
+        await stubborn.expectScriptFinished()
     }
 
     @Test("endless 61xx stops after 256 GET RESPONSE commands with tagResponse")
     func boundedChaining() async throws {
-        let reader = SequenceReader([], fallback: hex("00 61 01"))
+        let reader = ScriptedReader(script: [ScriptedExchange(hex("00 CA 00 6E 01"), answer: hex("00 61 01"))],
+                                    afterScript: .answer(hex("00 61 01")))
         await #expect {
             _ = try await isoTag(reader).sendCommand(apdu: try apdu(0x00, 0xCA, 0x00, 0x6E, le: 1))
         } throws: { ($0 as? NFCTagError)?.code == .tagResponse }
@@ -174,10 +152,12 @@ struct APDUTests {
     @Test("a lost tag is connectionLost, an answer without status word tagResponse")
     func failures() async throws {
         await #expect {
-            _ = try await isoTag(SequenceReader([])).sendCommand(apdu: try apdu(0x00, 0xB0, 0, 0, le: 2))
+            _ = try await isoTag(ScriptedReader(script: [ScriptedExchange(hex("00 B0 00 00 02"), .timeout)]))
+                .sendCommand(apdu: try apdu(0x00, 0xB0, 0, 0, le: 2))
         } throws: { ($0 as? NFCTagError)?.code == .connectionLost }
         await #expect {
-            _ = try await isoTag(SequenceReader([[0x90]])).sendCommand(apdu: try apdu(0x00, 0xB0, 0, 0, le: 2))
+            _ = try await isoTag(ScriptedReader(script: [ScriptedExchange(hex("00 B0 00 00 02"), answer: [0x90])]))
+                .sendCommand(apdu: try apdu(0x00, 0xB0, 0, 0, le: 2))
         } throws: { ($0 as? NFCTagError)?.code == .tagResponse }
     }
 
@@ -194,7 +174,7 @@ struct APDUTests {
 
     @Test("SELECT of a payment application is refused before anything is sent", arguments: paymentNames)
     func paymentRefused(name: [UInt8]) async throws {
-        let reader = SequenceReader([hex("90 00")])
+        let reader = ScriptedReader(script: [])
         let select = try apdu(0x00, 0xA4, 0x04, 0x00, name, le: 256)
         await #expect {
             _ = try await isoTag(reader).sendCommand(apdu: select)
@@ -211,16 +191,23 @@ struct APDUTests {
 
     @Test("opting in lets a payment SELECT through; other AIDs and file SELECTs always pass")
     func paymentAllowed() async throws {
-        let reader = SequenceReader([hex("6F 00 90 00"), hex("90 00"), hex("90 00")])
+        let reader = ScriptedReader(script: [
+            ScriptedExchange(hex("00 A4 04 00 0E") + Array("2PAY.SYS.DDF01".utf8) + [0x00], answer: hex("6F 00 90 00")),
+            ScriptedExchange(hex("00 A4 04 00 07 D2 76 00 00 85 01 01 00"), answer: hex("90 00")),
+            ScriptedExchange(hex("00 A4 00 0C 02 A0 00"), answer: hex("90 00")),
+        ])
         _ = try await isoTag(reader, allowsPayment: true).sendCommand(apdu: try apdu(0x00, 0xA4, 0x04, 0x00, Array("2PAY.SYS.DDF01".utf8), le: 256))
         _ = try await isoTag(reader).sendCommand(apdu: try apdu(0x00, 0xA4, 0x04, 0x00, Type4Command.ndefTagApplicationID, le: 256))
         _ = try await isoTag(reader).sendCommand(apdu: try apdu(0x00, 0xA4, 0x00, 0x0C, hex("A000")))
-        #expect(await reader.sent.count == 3)
+        await reader.expectScriptFinished()
     }
 
     @Test("selectedAID starts at initialSelectedAID and follows successful SELECTs by name only")
     func selectedAID() async throws {
-        let reader = SequenceReader([hex("6A 82"), hex("90 00")])
+        let reader = ScriptedReader(script: [
+            ScriptedExchange(hex("00 A4 04 00 05 F0 AA BB CC DD 00"), answer: hex("6A 82")),
+            ScriptedExchange(hex("00 A4 04 00 07 D2 76 00 00 85 01 01 00"), answer: hex("90 00")),
+        ])
         let tag = isoTag(reader, initialSelectedAID: "f0010203040506")
         #expect(tag.initialSelectedAID == "F0010203040506" && tag.selectedAID == "F0010203040506")
         _ = try await tag.sendCommand(apdu: try apdu(0x00, 0xA4, 0x04, 0x00, hex("F0AABBCCDD"), le: 256))
@@ -232,7 +219,7 @@ struct APDUTests {
 
     @Test("a MIFARE tag without ISO-DEP gets no APDU: notSupported, nothing sent")
     func mifareWithoutISODEP() async throws {
-        let reader = SequenceReader([hex("90 00")])
+        let reader = ScriptedReader(script: [])
         let ntag = MiFareTag(
             reader: reader, target: ISO14443ATarget(uid: [4, 1, 2, 3, 4, 5, 6], atqa: [0x44, 0x00], sak: 0x00),
             identity: ChipIdentity(model: "NTAG215", platform: .type2, family: .ntag21x))

@@ -1,33 +1,7 @@
 import NFCCore
+import NFCTestSupport
 import Testing
 @testable import NFCTags
-
-/// A reader that answers from a script, for the identification rules (the libnfc path is
-/// tested end to end against the PN532 emulator).
-actor ScriptedReader: NFCReader {
-    let name = "scripted"
-    let connectionString = "test:scripted"
-    let supportedModulations: [Modulation] = Modulation.allCases
-    var answers: [Bytes: Bytes]
-    var sent: [Bytes] = []
-
-    init(_ answers: [[UInt8]: [UInt8]]) {
-        var converted: [Bytes: Bytes] = [:]
-        for (command, answer) in answers { converted[Bytes(command)] = Bytes(answer) }
-        self.answers = converted
-    }
-
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? { nil }
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
-        sent.append(command)
-        guard let answer = answers[command] else { throw NFCReaderDeviceError(.timeout, "no answer scripted") }
-        return answer
-    }
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {}
-    func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderDeviceError) {}
-    func close() async {}
-}
 
 @Suite("Target information and chip identification", .timeLimit(.minutes(5)))
 struct IdentificationTests {
@@ -50,14 +24,14 @@ struct IdentificationTests {
         ([0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03], "MIFARE Ultralight EV1 (MF0UL11)", 48),
     ] as [([UInt8], String, Int)])
     func type2(version: [UInt8], model: String, memory: Int) async {
-        let reader = ScriptedReader([[0x60]: version, [0x30, 0x03]: [0xE1, 0x10, 0x3E, 0x00] + [UInt8](repeating: 0, count: 12)])
+        let reader = ScriptedReader(answers: [[0x60]: version, [0x30, 0x03]: [0xE1, 0x10, 0x3E, 0x00] + [UInt8](repeating: 0, count: 12)], otherwise: .timeout)
         let identity = await ChipIdentification.identify(Self.ntagTarget, on: reader)
         #expect(identity == ChipIdentity(model: model, platform: .type2, family: model.hasPrefix("NTAG") ? .ntag21x : .ultralightEV1, memoryBytes: memory, hasNDEF: true))
     }
 
     @Test("a Type 2 tag without GET_VERSION is an original Ultralight; a blank CC means no NDEF")
     func ultralight() async {
-        let reader = ScriptedReader([[0x30, 0x03]: [UInt8](repeating: 0, count: 16)])
+        let reader = ScriptedReader(answers: [[0x30, 0x03]: [UInt8](repeating: 0, count: 16)], otherwise: .timeout)
         let identity = await ChipIdentification.identify(Self.ntagTarget, on: reader)
         #expect(identity.model == "MIFARE Ultralight")
         #expect(identity.hasNDEF == false)
@@ -65,7 +39,7 @@ struct IdentificationTests {
 
     @Test("SAK names MIFARE Classic without sending anything")
     func classic() async {
-        let reader = ScriptedReader([:])
+        let reader = ScriptedReader(script: [])
         let target = TargetInfo.iso14443A(ISO14443ATarget(uid: [1, 2, 3, 4], atqa: [0x00, 0x04], sak: 0x08))
         #expect(await ChipIdentification.identify(target, on: reader).model == "MIFARE Classic 1K")
         #expect(await reader.sent.isEmpty)
@@ -75,23 +49,23 @@ struct IdentificationTests {
     func type4() async {
         let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
         let target = TargetInfo.iso14443A(ISO14443ATarget(uid: [1, 2, 3, 4, 5, 6, 7], atqa: [0x03, 0x44], sak: 0x20, ats: [0x05, 0x78, 0x80, 0x70, 0x02]))
-        let yes = await ChipIdentification.identify(target, on: ScriptedReader([select: [0x90, 0x00]]))
+        let yes = await ChipIdentification.identify(target, on: ScriptedReader(answers: [select: [0x90, 0x00]], otherwise: .timeout))
         #expect(yes == ChipIdentity(model: "NFC Forum Type 4 tag", platform: .type4, hasNDEF: true))
-        let no = await ChipIdentification.identify(target, on: ScriptedReader([select: [0x6A, 0x82]]))
+        let no = await ChipIdentification.identify(target, on: ScriptedReader(answers: [select: [0x6A, 0x82]], otherwise: .timeout))
         #expect(no.hasNDEF == false)
     }
 
     @Test("FeliCa Lite-S by the PMm IC type; ICODE SLIX2 by its UID", arguments: [0xF1, 0xF0, 0x01] as [UInt8])
     func felica(icType: UInt8) async {
         let target = TargetInfo.felica(FeliCaTarget(idm: [1, 2, 3, 4, 5, 6, 7, 8], pmm: [0x00, icType, 0, 0, 0, 0, 0, 0], systemCode: 0x12FC))
-        let model = await ChipIdentification.identify(target, on: ScriptedReader([:])).model
+        let model = await ChipIdentification.identify(target, on: ScriptedReader(answers: [:], otherwise: .timeout)).model
         #expect(model == [0xF1: "FeliCa Lite-S", 0xF0: "FeliCa Lite"][icType, default: "FeliCa (IC type 0x01)"])
     }
 
     @Test("ICODE SLIX2 is named from its UID and its CC checked")
     func slix2() async {
         let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, 0x08, 0x01, 0x02, 0x03, 0x04]))
-        let reader = ScriptedReader([[0x02, 0x20, 0x00]: [0x00, 0xE1, 0x40, 0x28, 0x01]])
+        let reader = ScriptedReader(answers: [[0x02, 0x20, 0x00]: [0x00, 0xE1, 0x40, 0x28, 0x01]], otherwise: .timeout)
         let identity = await ChipIdentification.identify(target, on: reader)
         #expect(identity == ChipIdentity(model: "ICODE SLIX2", platform: .type5, family: .icode, memoryBytes: 320, hasNDEF: true))
     }
@@ -107,7 +81,7 @@ struct IdentificationTests {
     ] as [(UInt8, String)])
     func icodeTypeIndicator(byte3: UInt8, model: String) async {
         let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, byte3, 0x53, 0x49, 0x4D, 0x01]))
-        let identity = await ChipIdentification.identify(target, on: ScriptedReader([:]), probesNDEF: false)
+        let identity = await ChipIdentification.identify(target, on: ScriptedReader(answers: [:], otherwise: .timeout), probesNDEF: false)
         #expect(identity.model == model)
     }}
 
@@ -120,10 +94,10 @@ struct ISODEPIdentificationTests {
 
     @Test("a DESFire EV1 4K holding the NDEF application is a Type 4 tag named by its version")
     func desfireEV1() async {
-        let reader = ScriptedReader([
+        let reader = ScriptedReader(answers: [
             Self.getVersion: [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05, 0x91, 0xAF],
             Self.selectNDEF: [0x90, 0x00],
-        ])
+        ], otherwise: .timeout)
         let identity = await ChipIdentification.identify(Self.target, on: reader)
         #expect(identity == ChipIdentity(model: "MIFARE DESFire EV1 4K", platform: .type4, family: .desfire, memoryBytes: 4096, hasNDEF: true))
     }
@@ -141,7 +115,7 @@ struct ISODEPIdentificationTests {
 
     @Test("a chip that answers no GetVersion and no NDEF application is a plain ISO 14443-4 tag")
     func unknown() async {
-        let identity = await ChipIdentification.identify(Self.target, on: ScriptedReader([:]))
+        let identity = await ChipIdentification.identify(Self.target, on: ScriptedReader(answers: [:], otherwise: .timeout))
         #expect(identity.model == "ISO 14443-4 tag" && identity.platform == .unknown && identity.hasNDEF == false)
     }
 }
@@ -150,10 +124,10 @@ struct ISODEPIdentificationTests {
 struct DESFireConnectTests {
     @Test("a DESFire is a MIFARE tag of the desfire family whose NDEF is Type 4")
     func desfireIsMiFare() async throws {
-        let reader = ScriptedReader([
+        let reader = ScriptedReader(answers: [
             ISODEPIdentificationTests.getVersion: [0x04, 0x01, 0x01, 0x12, 0x00, 0x18, 0x05, 0x91, 0xAF],
             ISODEPIdentificationTests.selectNDEF: [0x90, 0x00],
-        ])
+        ], otherwise: .timeout)
         let tag = try await NFCTag.connect(to: ISODEPIdentificationTests.target, on: reader)
         guard case .miFare(let mifare) = tag else {
             Issue.record("DESFire not reported as miFare")

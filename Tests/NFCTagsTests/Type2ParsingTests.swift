@@ -1,6 +1,7 @@
-import Testing
 import NDEF
 import NFCCore
+import NFCTestSupport
+import Testing
 @testable import NFCTags
 
 /// Capability container and TLV area parsing (NFC Forum Type 2 Tag 1.2, 2.3 and 6.1), on the
@@ -160,21 +161,12 @@ struct Type2ParsingTests {
 
 /// A Type 2 memory behind the reader seam answering as libnfc does: a WRITE's ACK comes back as
 /// an empty answer. Pages in `stuckPages` ignore writes (to provoke a verification mismatch).
-actor MemoryType2Reader: NFCReader {
-    let name = "memory"
-    let connectionString = "test:memory"
-    let supportedModulations: [Modulation] = [.iso14443A]
+struct Type2Memory: ScriptedTag {
     var memory: [UInt8]
-    var stuckPages: Set<Int>
+    var stuckPages: Set<Int> = []
     var writes = 0
 
-    init(memory: [UInt8], stuckPages: Set<Int> = []) {
-        self.memory = memory
-        self.stuckPages = stuckPages
-    }
-
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? { nil }
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderDeviceError) -> Bytes {
         let c = command.array
         switch c.first {
         case Type2Command.read? where c.count == 2:
@@ -191,10 +183,11 @@ actor MemoryType2Reader: NFCReader {
             throw NFCReaderDeviceError(.nak, "unknown command", detail: 0)
         }
     }
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {}
-    func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderDeviceError) {}
-    func close() async {}
+
+    /// A reader holding this memory.
+    static func reader(memory: [UInt8], stuckPages: Set<Int> = []) -> ScriptedReader {
+        ScriptedReader(tag: Type2Memory(memory: memory, stuckPages: stuckPages), modulations: [.iso14443A])
+    }
 }
 
 @Suite("Type 2 NDEF over a libnfc-like reader", .timeLimit(.minutes(5)))
@@ -207,14 +200,15 @@ struct Type2ReaderSeamTests {
 
     @Test("an empty WRITE answer counts as the ACK; the message reads back")
     func emptyACK() async throws {
-        let reader = MemoryType2Reader(memory: Self.ntag213)
+        let reader = Type2Memory.reader(memory: Self.ntag213)
         let tag = Type2Tag(reader: reader)
         let message = try NDEFMessage(bytes: Self.message(20))
         try await tag.writeNDEF(message)
         #expect(try await tag.readNDEF() == message)
         // TLV at 21: 03 17 + 23 bytes + FE = 26 bytes, bytes 21…46 = pages 5–11.
-        #expect(await reader.writes == 8)
-        let memory = await reader.memory
+        let state = try #require(await reader.tag(as: Type2Memory.self))
+        #expect(state.writes == 8)
+        let memory = state.memory
         #expect(Array(memory[21...23]) == [0x03, 23, 0xD5])
         #expect(memory[46] == 0xFE)
         // The Lock Control TLV is untouched.
@@ -223,7 +217,7 @@ struct Type2ReaderSeamTests {
 
     @Test("a page that does not take the write is reported by the read-back, with its address")
     func verificationMismatch() async throws {
-        let reader = MemoryType2Reader(memory: Self.ntag213, stuckPages: [8])
+        let reader = Type2Memory.reader(memory: Self.ntag213, stuckPages: [8])
         let tag = Type2Tag(reader: reader)
         await #expect {
             try await tag.writeNDEF(try NDEFMessage(bytes: Self.message(20)))
@@ -240,7 +234,7 @@ struct Type2ReaderSeamTests {
         memory[14] = 0xFF
         memory.replaceSubrange(16..<21, with: [0x00, 0x00, 0x00, 0x00, 0x00])
         memory.replaceSubrange(21..<24, with: [0x00, 0x00, 0x00])
-        let tag = Type2Tag(reader: MemoryType2Reader(memory: memory))
+        let tag = Type2Tag(reader: Type2Memory.reader(memory: memory))
         await #expect {
             _ = try await tag.queryNDEFStatus()
         } throws: { error in

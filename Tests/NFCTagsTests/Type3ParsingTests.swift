@@ -1,4 +1,5 @@
 import NFCCore
+import NFCTestSupport
 import Testing
 @testable import NFCTags
 
@@ -112,7 +113,7 @@ struct Type3ParsingTests {
     @Test("Polling, Request Service, Request Response and Request System Code frames and answers")
     func simpleCommands() async throws {
         let idm = Self.idm
-        let reader = ScriptedReader([
+        let reader = ScriptedReader(answers: [
             [0x00, 0x12, 0xFC, 0x01, 0x00]: [0x01] + idm + Self.pmm + [0x12, 0xFC],
             [0x02] + idm + [0x02, 0x0B, 0x00, 0x10, 0x00]: [0x03] + idm + [0x02, 0x00, 0x00, 0xFF, 0xFF],
             [0x04] + idm: [0x05] + idm + [0x00],
@@ -134,7 +135,7 @@ struct Type3ParsingTests {
         let command = [0x06] + idm + [0x01, 0x0B, 0x00, 0x02, 0x80, 0x00, 0x80, 0x88]
         let two = [UInt8](repeating: 0xAB, count: 32)
         func read(_ answer: [UInt8]) async throws(NFCTagError) -> [Bytes] {
-            try await Self.feliCa(ScriptedReader([command: answer])).readWithoutEncryption(
+            try await Self.feliCa(ScriptedReader(answers: [command: answer])).readWithoutEncryption(
                 serviceCodeList: [0x000B], blockList: [FeliCaBlockListElement(blockNumber: 0), FeliCaBlockListElement(blockNumber: 0x88)]
             ).blocks
         }
@@ -172,7 +173,7 @@ struct Type3ParsingTests {
         let polling: [UInt8] = [0x00, 0x12, 0xFC, 0x01, 0x00]
         let pollingAnswer = [0x01] + idm + Self.pmm + [0x12, 0xFC]
         for length in 0..<readAnswer.count {
-            let tag = Self.feliCa(ScriptedReader([
+            let tag = Self.feliCa(ScriptedReader(answers: [
                 read: Array(readAnswer.prefix(length)), systemCodes: Array(systemCodesAnswer.prefix(length)),
                 service: Array(serviceAnswer.prefix(length)), polling: Array(pollingAnswer.prefix(length)),
             ]))
@@ -191,7 +192,7 @@ struct Type3ParsingTests {
     func writeFraming() async throws {
         let idm = Self.idm
         let data = [UInt8](repeating: 0x5A, count: 16)
-        let reader = ScriptedReader([[0x08] + idm + [0x01, 0x09, 0x00, 0x01, 0x80, 0x01] + data: [0x09] + idm + [0x00, 0x00]])
+        let reader = ScriptedReader(answers: [[0x08] + idm + [0x01, 0x09, 0x00, 0x01, 0x80, 0x01] + data: [0x09] + idm + [0x00, 0x00]])
         let tag = Self.feliCa(reader)
         let flags = try await tag.writeWithoutEncryption(
             serviceCodeList: [0x0009], blockList: [FeliCaBlockListElement(blockNumber: 1)], blockData: [Bytes(data)])

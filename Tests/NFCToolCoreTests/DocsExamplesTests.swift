@@ -198,7 +198,7 @@ enum DocExamples {
 
     /// Runs `document`'s examples; the outcome of each step in order (fewer when the script
     /// stopped early), and everything it printed.
-    static func run(_ examples: [Example], timeout: Duration) throws -> (outcomes: [Outcome], transcript: String) {
+    static func run(_ examples: [Example], timeout: Duration) async throws -> (outcomes: [Outcome], transcript: String) {
         let tools = try #require(Executables.built("nfctool"), "nfctool is not next to the test runner").deletingLastPathComponent()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("docs-examples-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
@@ -213,7 +213,12 @@ enum DocExamples {
         // NFCTestSupport's runner: reaps with waitpid (Foundation's isRunning can miss the exit)
         // and kills the shell at the time limit; the script's traps end its background jobs.
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let run = try runTool("/bin/bash", [scriptURL.path, work.path], environment: environment, timeout: seconds, in: work)
+        // Off the cooperative pool: the examples run for tens of seconds, which would starve the
+        // run's asynchronous tests on a two-core machine.
+        let shellEnvironment = environment
+        let run = try await runBlocking {
+            try runTool("/bin/bash", [scriptURL.path, work.path], environment: shellEnvironment, timeout: seconds, in: work)
+        }
         let transcript = run.output
         #expect(!run.timedOut, "the examples did not finish within \(timeout):\n\(transcript)")
         var outcomes: [Outcome] = []
@@ -237,7 +242,7 @@ enum DocExamples {
 @Suite("The docs' shell examples do what the docs say", .timeLimit(.minutes(5)))
 struct DocsExamplesTests {
     @Test("each document's examples run in order and print what the document shows", arguments: DocExamples.documents)
-    func documentExamples(_ document: String) throws {
+    func documentExamples(_ document: String) async throws {
         let examples = try DocExamples.examples(in: document)
         let skipped = examples.filter { $0.skipReason != nil }
         for example in skipped {
@@ -245,7 +250,7 @@ struct DocsExamplesTests {
         }
         let running = examples.filter { $0.skipReason == nil }
         guard !running.isEmpty else { return }
-        let (outcomes, transcript) = try DocExamples.run(running, timeout: .seconds(90))
+        let (outcomes, transcript) = try await DocExamples.run(running, timeout: .seconds(90))
         var number = 0
         for example in running {
             for step in example.steps {

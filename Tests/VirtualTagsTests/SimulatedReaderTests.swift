@@ -1,5 +1,6 @@
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 
 @testable import VirtualTags
@@ -10,12 +11,7 @@ func simulatedReader(_ tags: sending [any VirtualTag], faults: FaultPlan = .none
 
 /// The reader error `body` throws, or nil when it throws none.
 func readerError(_ body: () async throws -> Void) async -> NFCReaderDeviceError? {
-    do {
-        try await body()
-        return nil
-    } catch {
-        return error as? NFCReaderDeviceError
-    }
+    await thrownError(NFCReaderDeviceError.self, by: body)
 }
 
 @Suite("Simulated reader", .timeLimit(.minutes(5)))

@@ -18,6 +18,8 @@ public struct CommandConfiguration: Sendable {
     public var arguments: [CommandArgument]
     /// The subcommands, in the order help lists them.
     public var subcommands: [any ToolCommand.Type]
+    /// Options that cannot be given together, checked by the parser (a usage error).
+    public var exclusions: [CommandExclusion]
 
     /// Creates a configuration.
     public init(
@@ -27,7 +29,8 @@ public struct CommandConfiguration: Sendable {
         version: String? = nil,
         options: [CommandOption] = [],
         arguments: [CommandArgument] = [],
-        subcommands: [any ToolCommand.Type] = []
+        subcommands: [any ToolCommand.Type] = [],
+        exclusions: [CommandExclusion] = []
     ) {
         self.name = name
         self.abstract = abstract
@@ -36,10 +39,27 @@ public struct CommandConfiguration: Sendable {
         self.options = options
         self.arguments = arguments
         self.subcommands = subcommands
+        self.exclusions = exclusions
     }
 
     /// The subcommand called `name`, if any.
-    func subcommand(named name: String) -> (any ToolCommand.Type)? {
+    public func subcommand(named name: String) -> (any ToolCommand.Type)? {
         subcommands.first { $0.configuration.name == name }
+    }
+}
+
+/// Options of one command that cannot be given together: the parser refuses a command line
+/// with two of them (exit 64), with ``message``.
+public struct CommandExclusion: Sendable, Hashable {
+    /// The options, any two of which conflict.
+    public let options: [CommandOption]
+    /// The usage error's message.
+    public let message: String
+
+    /// Declares that no two of `options` may be given together; `message` defaults to
+    /// `--a and --b cannot be used together`.
+    public init(_ options: CommandOption..., message: String? = nil) {
+        self.options = options
+        self.message = message ?? options.map { "--\($0.name)" }.joined(separator: " and ") + " cannot be used together"
     }
 }

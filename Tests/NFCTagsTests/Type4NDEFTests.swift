@@ -1,6 +1,7 @@
 import NDEF
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 
@@ -99,19 +100,18 @@ struct Type4NDEFTests {
         await trace(reader).filter { $0.count > 1 && $0[1] == Type4Command.updateBinary }.count
     }
 
-    static func bytes(_ text: String) -> [UInt8] { (try? Hex.decode(String(text.filter { $0 != " " }))) ?? [] }
 
-    static let selectApplication = bytes("00 A4 04 00 07 D2 76 00 00 85 01 01 00")
-    static let selectCC = bytes("00 A4 00 0C 02 E1 03")
-    static let readCC = bytes("00 B0 00 00 0F")
-    static let selectNDEF = bytes("00 A4 00 0C 02 E1 04")
+    static let selectApplication = hex("00 A4 04 00 07 D2 76 00 00 85 01 01 00")
+    static let selectCC = hex("00 A4 00 0C 02 E1 03")
+    static let readCC = hex("00 B0 00 00 0F")
+    static let selectNDEF = hex("00 A4 00 0C 02 E1 04")
     static let detection = [selectApplication, selectCC, readCC, selectNDEF]
 
     @Test("a factory tag: 5 APDUs of the detection procedure, read-write, capacity 2046, empty message")
     func factoryQuery() async throws {
         let (reader, tag) = try await Self.open()
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 2046, messageLength: 0))
-        #expect(await Self.trace(reader) == Self.detection + [Self.bytes("00 B0 00 00 02")])
+        #expect(await Self.trace(reader) == Self.detection + [hex("00 B0 00 00 02")])
         #expect(try await tag.readNDEF() == .empty)
         #expect(await Self.updates(reader) == 0)
     }
@@ -128,16 +128,16 @@ struct Type4NDEFTests {
         try await tag.writeNDEF(message)
         #expect(
             await Self.trace(reader) == Self.detection + [
-                Self.bytes("00 B0 00 15 01"),
-                Self.bytes("00 D6 00 00 02 00 00"),
-                Self.bytes("00 D6 00 02 14") + encoded,
-                Self.bytes("00 D6 00 00 02 00 14"),
-                Self.bytes("00 B0 00 00 16"),
+                hex("00 B0 00 15 01"),
+                hex("00 D6 00 00 02 00 00"),
+                hex("00 D6 00 02 14") + encoded,
+                hex("00 D6 00 00 02 00 14"),
+                hex("00 B0 00 00 16"),
             ])
         await reader.withField { $0.trace.removeAll() }
         #expect(try await tag.readNDEF() == message)
         // Reading: detection + one READ BINARY of MLe bytes (NLEN and the message together).
-        #expect(await Self.trace(reader) == Self.detection + [Self.bytes("00 B0 00 00 3B")])
+        #expect(await Self.trace(reader) == Self.detection + [hex("00 B0 00 00 3B")])
     }
 
     @Test("a 300-byte message goes in MLc chunks and comes back in MLe chunks", arguments: [(0x3B, 0x34), (0xFF, 0xFF), (0x0F, 0x02)])
@@ -218,7 +218,7 @@ struct Type4NDEFTests {
         ("00 0F 20 00 3B", 5),
     ])
     func malformedCC(cc: String, offset: Int) async throws {
-        let (reader, tag) = try await Self.open { $0.capabilityContainer = Self.bytes(cc) }
+        let (reader, tag) = try await Self.open { $0.capabilityContainer = hex(cc) }
         func isMalformed(_ error: any Error) -> Bool {
             (error as? NFCTagError)?.code == .malformedTag && (error as? NFCTagError)?.offset == offset
         }
@@ -232,7 +232,7 @@ struct Type4NDEFTests {
 
     @Test("an unsupported mapping version reads as not NDEF; write refused with no UPDATE BINARY")
     func unsupportedVersion() async throws {
-        let (reader, tag) = try await Self.open { $0.capabilityContainer = Self.bytes("00 0F 10 00 3B 00 34 04 06 E1 04 08 00 00 00") }
+        let (reader, tag) = try await Self.open { $0.capabilityContainer = hex("00 0F 10 00 3B 00 34 04 06 E1 04 08 00 00 00") }
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0))
         await #expect { try await tag.writeNDEF(try Self.url("https://example.com")) } throws: {
             ($0 as! NFCTagError).code == .notNDEFFormatted
@@ -244,13 +244,13 @@ struct Type4NDEFTests {
     func malformedFile() async throws {
         let (reader, tag) = try await Self.open(size: 64)
         for apdu in Self.detection { _ = try await reader.transceive(Bytes(apdu)) }
-        _ = try await reader.transceive(Bytes(Self.bytes("00 D6 00 00 02 00 3F")))  // NLEN 63 > 62
+        _ = try await reader.transceive(Bytes(hex("00 D6 00 00 02 00 3F")))  // NLEN 63 > 62
         await #expect { _ = try await tag.readNDEF() } throws: {
             ($0 as! NFCTagError).code == .malformedTag && ($0 as! NFCTagError).offset == 0
         }
         await #expect { _ = try await tag.queryNDEFStatus() } throws: { ($0 as! NFCTagError).code == .malformedTag }
         // NLEN 4, then a record header claiming a 200-byte payload.
-        _ = try await reader.transceive(Bytes(Self.bytes("00 D6 00 00 06 00 04 D1 01 C8 55")))
+        _ = try await reader.transceive(Bytes(hex("00 D6 00 00 06 00 04 D1 01 C8 55")))
         await #expect { _ = try await tag.readNDEF() } throws: { error in
             let error = error as! NFCTagError
             return error.code == .malformedMessage && (2...6).contains(error.offset ?? -1)
@@ -259,7 +259,7 @@ struct Type4NDEFTests {
 
     @Test("a mapping 3.0 CC with the extended NDEF File Control TLV: 4-byte ENLEN, data from offset 4")
     func extendedLengthFile() async throws {
-        let cc = Self.bytes("00 11 30 00 3B 00 34 06 08 E1 04 00 00 FF FF 00 00")
+        let cc = hex("00 11 30 00 3B 00 34 06 08 E1 04 00 00 FF FF 00 00")
         let (reader, tag) = try await Self.open { $0.capabilityContainer = cc }
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 0x8000 - 4, messageLength: 0))
         await reader.withField { $0.trace.removeAll() }
@@ -267,13 +267,13 @@ struct Type4NDEFTests {
         try await tag.writeNDEF(message, verify: false)
         let updates = await Self.trace(reader).filter { $0[1] == Type4Command.updateBinary }
         #expect(updates == [
-            Self.bytes("00 D6 00 00 04 00 00 00 00"),
-            Self.bytes("00 D6 00 04 14") + (try message.encoded()),
-            Self.bytes("00 D6 00 00 04 00 00 00 14"),
+            hex("00 D6 00 00 04 00 00 00 00"),
+            hex("00 D6 00 04 14") + (try message.encoded()),
+            hex("00 D6 00 00 04 00 00 00 14"),
         ])
         #expect(try await tag.readNDEF() == message)
         // The CC is 17 bytes: a second READ BINARY fetches its last 2.
-        #expect(await Self.trace(reader).contains(Self.bytes("00 B0 00 0F 02")))
+        #expect(await Self.trace(reader).contains(hex("00 B0 00 0F 02")))
     }
 
     @Test("a message that cannot be encoded is invalidMessage before any APDU")
@@ -306,14 +306,14 @@ struct Type4NDEFTests {
     func format() async throws {
         let (emptyReader, empty) = try await Self.open()
         try await empty.format()
-        #expect(await Self.trace(emptyReader) == Self.detection + [Self.bytes("00 B0 00 00 02")])
+        #expect(await Self.trace(emptyReader) == Self.detection + [hex("00 B0 00 00 02")])
 
         let (reader, tag) = try await Self.open(message: try Self.url("https://example.com/format-me"))
         await #expect { try await tag.format() } throws: { ($0 as! NFCTagError).code == .alreadyFormatted }
         #expect(await Self.updates(reader) == 0)
         await reader.withField { $0.trace.removeAll() }
         try await tag.format(force: true)
-        #expect(await Self.trace(reader) == Self.detection + [Self.bytes("00 B0 00 00 02"), Self.bytes("00 D6 00 00 02 00 00")])
+        #expect(await Self.trace(reader) == Self.detection + [hex("00 B0 00 00 02"), hex("00 D6 00 00 02 00 00")])
         #expect(try await tag.readNDEF() == .empty)
     }
 
@@ -338,12 +338,12 @@ struct Type4NDEFTests {
         let (reader, tag) = try await Self.open(mle: 0xFF, mlc: 0xFF) { $0.chainingPartLength = 16 }
         try await tag.writeNDEF(message)
         #expect(try await tag.readNDEF() == message)
-        #expect(await Self.trace(reader).contains { $0 == Self.bytes("00 C0 00 00 10") })
+        #expect(await Self.trace(reader).contains { $0 == hex("00 C0 00 00 10") })
 
         let (shortReader, short) = try await Self.open { $0.wrongLeAbove = 0x20 }
         try await short.writeNDEF(message)
         #expect(try await short.readNDEF() == message)
-        #expect(await Self.trace(shortReader).contains { $0 == Self.bytes("00 B0 00 00 20") })
+        #expect(await Self.trace(shortReader).contains { $0 == hex("00 B0 00 00 20") })
     }
 
     @Test("through NFCTag.connect: an ISO-DEP tag is iso7816, its NDEF is Type 4, selectedAID follows")

@@ -2,7 +2,7 @@ extension StringProtocol where SubSequence == Substring {
     /// The text wrapped at spaces to lines of at most `columns` characters, every line
     /// indented by `indent` spaces (empty lines stay empty); existing line breaks are kept.
     /// A word longer than a line is left whole. After swift-argument-parser's `wrapped`.
-    func wrapped(to columns: Int, indent: Int = 0) -> String {
+    public func wrapped(to columns: Int, indent: Int = 0) -> String {
         let width = Swift.max(columns - indent, 1)
         var lines: [Substring] = []
         var start = startIndex

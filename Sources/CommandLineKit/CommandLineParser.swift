@@ -4,10 +4,11 @@
 /// Accepts `--name value`, `--name=value`, flags, `-x` short names and grouped short flags
 /// (`-vj`, a value option last in a group takes the next argument), `--` to end options, and
 /// positional arguments. `-h`/`--help` anywhere before `--` asks for help, even among errors;
-/// on the root, `--version` asks for the version.
-struct CommandLineParser {
+/// on the root, `--version` asks for the version. After the tokens, every value is checked by
+/// its option's ``ValueType`` and the configuration's ``CommandExclusion``s are enforced.
+public struct CommandLineParser: Sendable {
     /// What the command line asks for.
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         /// Print the command's help.
         case help
         /// Print the tool's version.
@@ -16,14 +17,22 @@ struct CommandLineParser {
         case run(ParsedArguments)
     }
 
-    let configuration: CommandConfiguration
+    /// The command's options, arguments and exclusions.
+    public let configuration: CommandConfiguration
     /// The built-in options (`--version`, `-h, --help`) this command accepts.
-    let builtInOptions: [CommandOption]
+    public let builtInOptions: [CommandOption]
+
+    /// A parser for `configuration`, accepting `builtInOptions` besides its own.
+    public init(configuration: CommandConfiguration, builtInOptions: [CommandOption]) {
+        self.configuration = configuration
+        self.builtInOptions = builtInOptions
+    }
 
     /// Parses `tokens`.
     /// - Throws: ``CommandError`` (usage) for an unknown option, a missing or unexpected value,
-    ///   a non-repeatable option given twice, or positional arguments that do not fit.
-    func parse(_ tokens: some Collection<String>) throws(CommandError) -> Outcome {
+    ///   a non-repeatable option given twice, positional arguments that do not fit, a value its
+    ///   option's type refuses, or options declared exclusive given together.
+    public func parse(_ tokens: some Collection<String>) throws(CommandError) -> Outcome {
         let options = tokens.prefix { $0 != "--" }
         if options.contains("-h") || options.contains("--help") { return .help }
         if builtInOptions.contains(HelpFormatter.versionOption), options.contains("--version") { return .version }
@@ -31,10 +40,14 @@ struct CommandLineParser {
         var occurrences: [ParsedArguments.Occurrence] = []
         var positionals: [String] = []
         var remaining = tokens[...]
-        func record(_ option: CommandOption, _ value: String?) throws(CommandError) {
+        var spellings: Set<String> = []
+        func record(_ option: CommandOption, _ value: String?, as spelling: String) throws(CommandError) {
             if !option.isRepeatable, occurrences.contains(where: { $0.option == option }) {
+                // An alias of a flag given besides its name (`--plan --dry-run`) says the same thing twice.
+                if option.isFlag, !spellings.contains(spelling) { return }
                 throw .usage("The option '\(option.synopsis)' can be given only once")
             }
+            spellings.insert(spelling)
             occurrences.append(.init(option: option, value: value))
         }
         func nextValue(for option: CommandOption, typedAs name: String) throws(CommandError) -> String {
@@ -60,12 +73,12 @@ struct CommandLineParser {
                             "The option '--\(name)' does not take any value, but '\(inlineValue)' was specified.")
                     }
                     if let request = builtInRequest(option) { return request }
-                    try record(option, nil)
+                    try record(option, nil, as: name)
                 } else {
                     if let inlineValue {
-                        try record(option, inlineValue)
+                        try record(option, inlineValue, as: name)
                     } else {
-                        try record(option, try nextValue(for: option, typedAs: "--\(name)"))
+                        try record(option, try nextValue(for: option, typedAs: "--\(name)"), as: name)
                     }
                 }
             } else if token.hasPrefix("-"), token.count > 1 {
@@ -74,9 +87,9 @@ struct CommandLineParser {
                     guard let option = find(short: letter) else { throw .usage("Unknown option '-\(letter)'") }
                     if let request = builtInRequest(option) { return request }
                     if option.isFlag {
-                        try record(option, nil)
+                        try record(option, nil, as: option.name)
                     } else if letters.index(after: position) == letters.endIndex {
-                        try record(option, try nextValue(for: option, typedAs: "-\(letter)"))
+                        try record(option, try nextValue(for: option, typedAs: "-\(letter)"), as: option.name)
                     } else {
                         throw .usage("Missing value for '-\(letter) <\(option.valueName ?? "value")>'")
                     }
@@ -86,6 +99,8 @@ struct CommandLineParser {
             }
         }
         try checkPositionals(positionals)
+        try checkValues(occurrences)
+        try checkExclusions(occurrences)
         return .run(
             ParsedArguments(occurrences: occurrences, positionals: positionals, declaredArguments: configuration.arguments))
     }
@@ -96,7 +111,25 @@ struct CommandLineParser {
     }
 
     private func find(long name: String) -> CommandOption? {
-        (configuration.options + builtInOptions).first { $0.name == name }
+        (configuration.options + builtInOptions).first { $0.answers(to: name) }
+    }
+
+    /// Checks every value against its option's type, in command-line order.
+    private func checkValues(_ occurrences: [ParsedArguments.Occurrence]) throws(CommandError) {
+        for occurrence in occurrences {
+            guard let check = occurrence.option.check, let value = occurrence.value else { continue }
+            if case .invalid(let reason) = check(value) {
+                throw .invalidValue(value, for: occurrence.option, reason: reason)
+            }
+        }
+    }
+
+    /// Refuses two options that the configuration declares exclusive.
+    private func checkExclusions(_ occurrences: [ParsedArguments.Occurrence]) throws(CommandError) {
+        for exclusion in configuration.exclusions {
+            let given = exclusion.options.filter { option in occurrences.contains { $0.option == option } }
+            if given.count > 1 { throw .usage(exclusion.message) }
+        }
     }
 
     private func find(short letter: Character) -> CommandOption? {

@@ -22,7 +22,7 @@ struct SessionSimulatorTests {
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: "sim:ntag215")
         try await session.begin()
         #expect(await session.isReady)
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1))
         let tag = try #require(tags.elements.first)
         #expect(tag.identity.model == "NTAG215")
@@ -47,7 +47,7 @@ struct SessionSimulatorTests {
         let reader = try Self.reader("sim:ntag215?poll-wait=20&presence=\(presence)")
         let session = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1))
         try await session.restartPolling()
         let clock = ContinuousClock()
@@ -77,7 +77,7 @@ struct SessionSimulatorTests {
     func stackInTurn() async throws {
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: "sim:ntag215*3?poll-wait=20")
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         for count in 1...3 {
             #expect(await tags.wait(forCount: count))
             try await session.restartPolling()
@@ -95,7 +95,7 @@ struct SessionSimulatorTests {
         let reader = try Self.reader()
         let session = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1))
         try await session.restartPolling()
         #expect(await !tags.wait(forCount: 2, within: .milliseconds(700)))
@@ -118,7 +118,7 @@ struct SessionSimulatorTests {
         #expect(NFCTagReaderSession.defaultTimeout == .seconds(60))
         let started = ContinuousClock.now
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.waitForEnd() != nil)
         #expect(tags.endError?.code == .sessionTimeout)
         #expect(ContinuousClock.now - started >= .milliseconds(300))
@@ -128,10 +128,10 @@ struct SessionSimulatorTests {
     @Test("invalidate(errorMessage:) ends the session as userCanceled; prompts carry the alert and error messages")
     func cancel() async throws {
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: "sim:empty", alertMessage: "Hold a tag near the reader")
-        let prompts = PromptCollector(session.prompts)
+        let prompts = StreamCollector(session.prompts)
         try await session.begin()
         await session.setAlertMessage("Still waiting")
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         await session.invalidate(errorMessage: "Cancelled")
         #expect(await tags.waitForEnd() != nil)
         #expect(tags.endError == nil)
@@ -159,9 +159,9 @@ struct SessionSimulatorTests {
         let first = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
         try await first.begin()
         let second = NFCNDEFReaderSession(reader: reader)
-        #expect(await sessionErrorCode { try await second.begin() } == .readerBusy)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await second.begin() }?.code == .readerBusy)
         #expect(await second.invalidationReason?.code == .readerBusy)
-        let secondMessages = SessionCollector(second.messages)
+        let secondMessages = EventCollector(second.messages)
         #expect(await secondMessages.waitForEnd() != nil)
         #expect(secondMessages.endError?.code == .readerBusy)
         // The busy session did not disturb the first one.
@@ -178,14 +178,14 @@ struct SessionSimulatorTests {
     func notReusable() async throws {
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: "sim:ntag215")
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1))
         let tag = try #require(tags.elements.first)
-        #expect(await sessionErrorCode { try await session.begin() } == .sessionInvalidated)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.begin() }?.code == .sessionInvalidated)
         await session.invalidate()
-        #expect(await sessionErrorCode { try await session.begin() } == .sessionInvalidated)
-        #expect(await sessionErrorCode { try await session.connect(to: tag) } == .sessionInvalidated)
-        #expect(await sessionErrorCode { try await session.restartPolling() } == .sessionInvalidated)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.begin() }?.code == .sessionInvalidated)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.connect(to: tag) }?.code == .sessionInvalidated)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.restartPolling() }?.code == .sessionInvalidated)
         // The reader it opened is closed: the tag cannot be talked to any more.
         await #expect(throws: NFCTagError.self) { _ = try await tag.ndef.readNDEF() }
     }
@@ -195,7 +195,7 @@ struct SessionSimulatorTests {
         let reader = try Self.reader("sim:ntag215*2?poll-wait=20")
         let session = NFCTagReaderSession(pollingOption: [.iso14443], reader: reader)
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1))
         let tag = try #require(tags.elements.first)
         try await session.connect(to: tag)
@@ -208,7 +208,7 @@ struct SessionSimulatorTests {
         } catch {
             #expect(NFCReaderSessionError(error).code == .tagConnectionLost)
         }
-        #expect(await sessionErrorCode { try await session.connect(to: tag) } == .tagConnectionLost)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.connect(to: tag) }?.code == .tagConnectionLost)
         #expect(await session.isReady)
         await reader.withField { $0.faultPlan = .none }
         try await session.restartPolling()
@@ -222,12 +222,12 @@ struct SessionSimulatorTests {
     func connectOtherTag() async throws {
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: "sim:ntag215*2?poll-wait=20")
         try await session.begin()
-        let tags = SessionCollector(session.tags)
+        let tags = EventCollector(session.tags)
         #expect(await tags.wait(forCount: 1))
         try await session.restartPolling()
         #expect(await tags.wait(forCount: 2))
         let first = try #require(tags.elements.first)
-        #expect(await sessionErrorCode { try await session.connect(to: first) } == .tagConnectionLost)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.connect(to: first) }?.code == .tagConnectionLost)
         await session.invalidate()
     }
 
@@ -238,7 +238,7 @@ struct SessionSimulatorTests {
         let session = NFCNDEFReaderSession(invalidateAfterFirstRead: true, connection: "sim:ntag215*3?ndef=\(hex)")
         #expect(session.invalidateAfterFirstRead)
         try await session.begin()
-        let messages = SessionCollector(session.messages)
+        let messages = EventCollector(session.messages)
         #expect(await messages.waitForEnd() != nil)
         #expect(messages.endError == nil)
         #expect(messages.elements == [message])
@@ -251,7 +251,7 @@ struct SessionSimulatorTests {
         let hex = try message.encoded().map { String(format: "%02X", $0) }.joined()
         let session = NFCNDEFReaderSession(invalidateAfterFirstRead: false, connection: "sim:ntag215*3?ndef=\(hex)&poll-wait=20")
         try await session.begin()
-        let messages = SessionCollector(session.messages)
+        let messages = EventCollector(session.messages)
         #expect(await messages.wait(forCount: 3))
         #expect(await !messages.wait(forCount: 4, within: .milliseconds(500)))
         #expect(messages.elements == [message, message, message])
@@ -265,8 +265,8 @@ struct SessionSimulatorTests {
     func ndefBeginTwice() async throws {
         let session = NFCNDEFReaderSession(invalidateAfterFirstRead: false, connection: "sim:ntag215*2?poll-wait=20")
         try await session.begin()
-        #expect(await sessionErrorCode { try await session.begin() } == .sessionInvalidated)
-        let messages = SessionCollector(session.messages)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.begin() }?.code == .sessionInvalidated)
+        let messages = EventCollector(session.messages)
         #expect(await messages.wait(forCount: 2))
         #expect(await session.isReady)
         await session.invalidate()
@@ -276,7 +276,7 @@ struct SessionSimulatorTests {
     func ndefTimeout() async throws {
         let session = NFCNDEFReaderSession(connection: "sim:empty", timeout: .milliseconds(200))
         try await session.begin()
-        let messages = SessionCollector(session.messages)
+        let messages = EventCollector(session.messages)
         #expect(await messages.waitForEnd() != nil)
         #expect(messages.endError?.code == .sessionTimeout)
     }
@@ -284,7 +284,7 @@ struct SessionSimulatorTests {
     @Test("a malformed sim: string fails begin with invalidParameter")
     func badConnection() async throws {
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: "sim:no-such-model")
-        #expect(await sessionErrorCode { try await session.begin() } == .invalidParameter)
+        #expect(await thrownError(NFCReaderSessionError.self) { try await session.begin() }?.code == .invalidParameter)
         #expect(await session.invalidationReason?.code == .invalidParameter)
     }
 

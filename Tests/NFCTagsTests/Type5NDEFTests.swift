@@ -1,6 +1,7 @@
 import NDEF
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 
@@ -379,10 +380,10 @@ struct Type5NDEFTests {
     func readMultipleRefused() async throws {
         let message = try Self.url("https://www.example.com/abc")
         let (simulator, slix) = try await Self.open(try Self.slix2(message: message))
-        let adapter = CommandAdapter(simulator, refuseReadMultiple: true)
+        let adapter = commandAdapter(simulator, refuseReadMultiple: true)
         let tag = Type5Tag(tag: ISO15693Tag(reader: adapter, target: slix.target, identity: Self.identity))
         #expect(try await tag.readNDEF() == message)
-        let codes = await adapter.log.map { $0[1] }
+        let codes = await adapter.sent.map { $0[1] }
         // READ 0, READ MULTIPLE 1–8 refused, READ 1…6.
         #expect(codes == [0x20, 0x23, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20])
     }
@@ -392,23 +393,23 @@ struct Type5NDEFTests {
         var memory = Self.fresh
         memory[0] = 0xE2
         let (simulator, slix) = try await Self.open(ICodeSLIX2(uid: Self.uid, memory: memory))
-        let adapter = CommandAdapter(simulator, refuseReadMultiple: false)
+        let adapter = commandAdapter(simulator, refuseReadMultiple: false)
         let tag = Type5Tag(tag: ISO15693Tag(reader: adapter, target: slix.target, identity: Self.identity))
         let message = try Self.url("https://www.example.com/abc")
         try await tag.writeNDEF(message)
         #expect(try await tag.readNDEF() == message)
-        let codes = Set(await adapter.log.dropFirst().map { $0[1] })
+        let codes = Set(await adapter.sent.dropFirst().map { $0[1] })
         #expect(codes.isSubset(of: [0x20, 0x31, 0x33]) && codes.contains(0x31) && codes.contains(0x33))
-        let first = await adapter.log.first { $0[1] == 0x31 }
-        #expect(first.map { Array($0[10...11]) } == [2, 0])
+        let first = await adapter.sent.first { $0[1] == 0x31 }
+        #expect(first.map { Array($0.array[10...11]) } == [2, 0])
         try await tag.writeLock()
-        #expect(await adapter.log.contains { $0[1] == 0x32 })
-        #expect(!(await adapter.log.contains { $0[1] == 0x22 }))
+        #expect(await adapter.sent.contains { $0[1] == 0x32 })
+        #expect(!(await adapter.sent.contains { $0[1] == 0x22 }))
     }
 
     @Test("answers of any shape from a hostile tag give typed errors, never a trap")
     func hostileAnswers() async throws {
-        let reader = HostileReader(seed: 0x7515)
+        let reader = ScriptedReader(tag: HostileType5Tag(seed: 0x7515), modulations: [.iso15693], name: "hostile")
         let tag = Type5Tag(tag: ISO15693Tag(reader: reader, target: ISO15693Target(uid: Bytes(Self.uid)), identity: Self.identity))
         let message = try Self.url("https://www.example.com/abc")
         var errors: [NFCTagError.Code: Int] = [:]
@@ -429,7 +430,7 @@ struct Type5NDEFTests {
             await attempt { () async throws(NFCTagError) in _ = try await tag.tag.getSystemInfo() }
             await attempt { () async throws(NFCTagError) in _ = try await tag.tag.readMultipleBlocks(0..<4) }
         }
-        #expect(await reader.answered > 2000)
+        #expect(await reader.trace.count > 2000)
         // Hostile answers are refused as what they are: malformed answers and tag errors, not a
         // single catch-all code.
         #expect(errors.values.reduce(0, +) > 1000, "\(errors)")
@@ -607,33 +608,14 @@ struct Type5NDEFTests {
     }
 }
 
-/// A reader between the tests and the simulator: records what it is asked, refuses Read
+/// A reader between the tests and the simulator (its trace is what it was asked): refuses Read
 /// Multiple Blocks when told to (error `01`), and turns the extended commands `30`–`33`, which
 /// the SLIX2 lacks, into `20`–`23` so that the `E2` path can run against the model.
-actor CommandAdapter: NFCReader {
-    let inner: SimulatedReader
-    let refuseReadMultiple: Bool
-    /// Every frame asked for, as received.
-    var log: [[UInt8]] = []
-
-    init(_ inner: SimulatedReader, refuseReadMultiple: Bool) {
-        self.inner = inner
-        self.refuseReadMultiple = refuseReadMultiple
-    }
-
-    nonisolated var name: String { "adapter" }
-    nonisolated var connectionString: String { "adapter:" }
-    nonisolated var supportedModulations: [Modulation] { [.iso15693] }
-
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
-        try await inner.poll(for: modulations, timeout: timeout)
-    }
-
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+func commandAdapter(_ inner: SimulatedReader, refuseReadMultiple: Bool) -> ScriptedReader {
+    ScriptedReader(interposingOn: inner, modulations: [.iso15693], name: "adapter") { command, _ in
         var frame = command.array
-        log.append(frame)
-        guard frame.count >= 10 else { return try await inner.transceive(command, mode: mode, timeout: timeout) }
-        if refuseReadMultiple && frame[1] == 0x23 { return Bytes([0x01, 0x01]) }
+        guard frame.count >= 10 else { return .forward(command) }
+        if refuseReadMultiple && frame[1] == 0x23 { return .reply(.answer([0x01, 0x01])) }
         switch frame[1] {
         case 0x30, 0x31, 0x32:
             frame[1] -= 0x10
@@ -644,41 +626,24 @@ actor CommandAdapter: NFCReader {
             frame.remove(at: 11)
         default: break
         }
-        return try await inner.transceive(Bytes(frame), mode: mode, timeout: timeout)
+        return .forward(Bytes(frame))
     }
-
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
-        throw NFCReaderDeviceError(.notSupported, "no MIFARE Classic here")
-    }
-
-    func isTargetPresent() async -> Bool { await inner.isTargetPresent() }
-    func deselect() async throws(NFCReaderDeviceError) { try await inner.deselect() }
-    func close() async { await inner.close() }
 }
 
-/// A reader whose tag answers pseudo-random bytes: mostly a success flag `00` with a plausible
+/// A tag that answers pseudo-random bytes: mostly a success flag `00` with a plausible
 /// block-sized or random tail, sometimes an error response, sometimes nothing. Exercises every
 /// parser of the Type 5 mapping with shapes a real tag could send.
-actor HostileReader: NFCReader {
+struct HostileType5Tag: ScriptedTag {
     private var state: UInt64
-    /// How many commands were answered.
-    var answered = 0
 
     init(seed: UInt64) { state = seed }
 
-    nonisolated var name: String { "hostile" }
-    nonisolated var connectionString: String { "hostile:" }
-    nonisolated var supportedModulations: [Modulation] { [.iso15693] }
-
-    private func next() -> Int {
+    private mutating func next() -> Int {
         state = state &* 6364136223846793005 &+ 1442695040888963407
         return Int(state >> 33)
     }
 
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? { nil }
-
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
-        answered += 1
+    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderDeviceError) -> Bytes {
         switch next() % 10 {
         case 0: return Bytes()
         case 1: return Bytes([0x01, UInt8(truncatingIfNeeded: next())])
@@ -692,12 +657,4 @@ actor HostileReader: NFCReader {
             return Bytes((0..<(next() % 24)).map { _ in UInt8(truncatingIfNeeded: next()) })
         }
     }
-
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
-        throw NFCReaderDeviceError(.notSupported, "no MIFARE Classic here")
-    }
-
-    func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderDeviceError) {}
-    func close() async {}
 }

@@ -59,6 +59,26 @@ public struct ParsedArguments: Sendable, Hashable {
         return converted
     }
 
+    /// The values of every occurrence of a typed option, converted, in order. (The parser has
+    /// checked them; arguments made by hand are checked here.)
+    /// - Throws: ``CommandError`` (usage) for a value the option's type refuses.
+    public func values<Value>(of option: TypedOption<Value>) throws(CommandError) -> [Value] {
+        var converted: [Value] = []
+        for text in values(of: option.option) {
+            switch option.type.convert(text) {
+            case .success(let value): converted.append(value)
+            case .failure(let error): throw .invalidValue(text, for: option.option, reason: error.reason)
+            }
+        }
+        return converted
+    }
+
+    /// The value of a typed option, converted, or `nil` when it was not given.
+    /// - Throws: ``CommandError`` (usage) for a value the option's type refuses.
+    public func value<Value>(of option: TypedOption<Value>) throws(CommandError) -> Value? {
+        try values(of: option).last
+    }
+
     /// The positional values that `argument` took: none or one, or all the remaining ones for
     /// a repeatable argument.
     public func values(of argument: CommandArgument) -> [String] {

@@ -1,5 +1,6 @@
 import NFCCore
 import NFCKit
+import NFCTestSupport
 import Testing
 
 /// The card side of a Type 4 tag, APDU by APDU (no reader needed): the answers T4T 2.0 §5.4
@@ -8,29 +9,25 @@ import Testing
 struct EmulatedType4TagTests {
     static let message = Bytes([0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8))
 
-    static func hex(_ text: String) -> Bytes {
-        (try? Hex.decode(text)).map(Bytes.init) ?? Bytes()
-    }
-
     /// A tag with the NDEF file selected.
     static func selected(readOnly: Bool = false) throws -> EmulatedType4Tag {
         var tag = try EmulatedType4Tag(message: message, readOnly: readOnly)
-        #expect(tag.respond(to: hex("00A4040007D276000085010100")) == hex("9000"))
-        #expect(tag.respond(to: hex("00A4000C02E104")) == hex("9000"))
+        #expect(tag.respond(to: hexBytes("00A4040007D276000085010100")) == hexBytes("9000"))
+        #expect(tag.respond(to: hexBytes("00A4000C02E104")) == hexBytes("9000"))
         return tag
     }
 
     @Test("the read procedure: application, CC, NDEF file, NLEN, message")
     func readProcedure() throws {
         var tag = try EmulatedType4Tag(message: Self.message)
-        #expect(tag.respond(to: Self.hex("00A4040007D276000085010100")) == Self.hex("9000"))
-        #expect(tag.respond(to: Self.hex("00A4000C02E103")) == Self.hex("9000"))
-        #expect(tag.respond(to: Self.hex("00B000000F")) == Self.hex("000F20008000800406E104080000009000"))
-        #expect(tag.respond(to: Self.hex("00A4000C02E104")) == Self.hex("9000"))
-        #expect(tag.respond(to: Self.hex("00B0000002")) == Self.hex("00109000"))
-        #expect(tag.respond(to: Self.hex("00B000020F")).count == 15 + 2)
+        #expect(tag.respond(to: hexBytes("00A4040007D276000085010100")) == hexBytes("9000"))
+        #expect(tag.respond(to: hexBytes("00A4000C02E103")) == hexBytes("9000"))
+        #expect(tag.respond(to: hexBytes("00B000000F")) == hexBytes("000F20008000800406E104080000009000"))
+        #expect(tag.respond(to: hexBytes("00A4000C02E104")) == hexBytes("9000"))
+        #expect(tag.respond(to: hexBytes("00B0000002")) == hexBytes("00109000"))
+        #expect(tag.respond(to: hexBytes("00B000020F")).count == 15 + 2)
         #expect(tag.messageWasRead == false)
-        #expect(tag.respond(to: Self.hex("00B0000210")) == Bytes(Self.message.array + [0x90, 0x00]))
+        #expect(tag.respond(to: hexBytes("00B0000210")) == Bytes(Self.message.array + [0x90, 0x00]))
         #expect(tag.messageWasRead)
         #expect(tag.wasUpdated == false)
         #expect(tag.message == Self.message)
@@ -39,18 +36,18 @@ struct EmulatedType4TagTests {
     @Test("the update procedure: NLEN 0, data, NLEN; the written message is kept")
     func updateProcedure() throws {
         var tag = try Self.selected()
-        #expect(tag.respond(to: Self.hex("00D60000020000")) == Self.hex("9000"))
+        #expect(tag.respond(to: hexBytes("00D60000020000")) == hexBytes("9000"))
         #expect(tag.message == Bytes())
-        #expect(tag.respond(to: Self.hex("00D6000203D00000")) == Self.hex("9000"))
-        #expect(tag.respond(to: Self.hex("00D60000020003")) == Self.hex("9000"))
+        #expect(tag.respond(to: hexBytes("00D6000203D00000")) == hexBytes("9000"))
+        #expect(tag.respond(to: hexBytes("00D60000020003")) == hexBytes("9000"))
         #expect(tag.wasUpdated)
-        #expect(tag.message == Self.hex("D00000"))
+        #expect(tag.message == hexBytes("D00000"))
     }
 
     @Test("read-only: write access FF in the CC, UPDATE BINARY refused with 6982, file unchanged")
     func readOnly() throws {
         var tag = try Self.selected(readOnly: true)
-        #expect(tag.respond(to: Self.hex("00D60000020000")) == Self.hex("6982"))
+        #expect(tag.respond(to: hexBytes("00D60000020000")) == hexBytes("6982"))
         #expect(tag.wasUpdated == false)
         #expect(tag.message == Self.message)
         #expect(tag.capabilityContainer.last == 0xFF)
@@ -70,34 +67,34 @@ struct EmulatedType4TagTests {
     ])
     func refusals(command: String, status: String) throws {
         var tag = try Self.selected()
-        let answer = tag.respond(to: Self.hex(command))
-        #expect(answer == Self.hex(status))
+        let answer = tag.respond(to: hexBytes(command))
+        #expect(answer == hexBytes(status))
         #expect(tag.message == Self.message)
     }
 
     @Test("no file selected: READ and UPDATE BINARY answer 6986; SELECT of a file needs the application first")
     func nothingSelected() throws {
         var tag = try EmulatedType4Tag(message: Self.message)
-        #expect(tag.respond(to: Self.hex("00B0000002")) == Self.hex("6986"))
-        #expect(tag.respond(to: Self.hex("00D60000020000")) == Self.hex("6986"))
-        #expect(tag.respond(to: Self.hex("00A4000C02E104")) == Self.hex("6A82"))
+        #expect(tag.respond(to: hexBytes("00B0000002")) == hexBytes("6986"))
+        #expect(tag.respond(to: hexBytes("00D60000020000")) == hexBytes("6986"))
+        #expect(tag.respond(to: hexBytes("00A4000C02E104")) == hexBytes("6A82"))
     }
 
     @Test("the capability container cannot be updated")
     func capabilityContainerIsReadOnly() throws {
         var tag = try EmulatedType4Tag(message: Self.message)
-        _ = tag.respond(to: Self.hex("00A4040007D276000085010100"))
-        _ = tag.respond(to: Self.hex("00A4000C02E103"))
-        #expect(tag.respond(to: Self.hex("00D60000020000")) == Self.hex("6982"))
+        _ = tag.respond(to: hexBytes("00A4040007D276000085010100"))
+        _ = tag.respond(to: hexBytes("00A4000C02E103"))
+        #expect(tag.respond(to: hexBytes("00D60000020000")) == hexBytes("6982"))
     }
 
     @Test("READ BINARY answers at most MLe (128) bytes and stops at the end of the file")
     func readLengthIsCapped() throws {
         var tag = try EmulatedType4Tag(message: Self.message, fileSize: 200)
-        _ = tag.respond(to: Self.hex("00A4040007D276000085010100"))
-        _ = tag.respond(to: Self.hex("00A4000C02E104"))
-        #expect(tag.respond(to: Self.hex("00B0000000")).count == 128 + 2)
-        #expect(tag.respond(to: Self.hex("00B000C0FF")).count == 8 + 2)
+        _ = tag.respond(to: hexBytes("00A4040007D276000085010100"))
+        _ = tag.respond(to: hexBytes("00A4000C02E104"))
+        #expect(tag.respond(to: hexBytes("00B0000000")).count == 128 + 2)
+        #expect(tag.respond(to: hexBytes("00B000C0FF")).count == 8 + 2)
     }
 
     @Test("a message that does not fit, and file sizes outside 5…32767, are refused")

@@ -30,11 +30,6 @@ public struct CommandError: Error, Sendable, Hashable, CustomStringConvertible {
         CommandError(message, exitCode: .failure)
     }
 
-    /// No tag came within the timeout (exit 2).
-    public static func noTag(_ message: String) -> CommandError {
-        CommandError(message, exitCode: .noTag)
-    }
-
     /// A usage error for a value an option does not accept, worded as swift-argument-parser
     /// words it: `The value 'x' is invalid for '--count <count>'`, then `: reason` if given.
     public static func invalidValue(_ value: String, for option: CommandOption, reason: String? = nil)

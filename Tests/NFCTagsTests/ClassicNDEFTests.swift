@@ -1,6 +1,7 @@
 import NDEF
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 
@@ -476,19 +477,25 @@ struct ClassicNDEFTests {
 struct Classic4KNDEFTests {
     static let identity = ChipIdentity(model: "MIFARE Classic 4K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
 
-    static func open(_ memory: [UInt8] = Classic4KTestReader.freshMemory()) async throws -> (Classic4KTestReader, ClassicNDEFTag) {
-        let reader = Classic4KTestReader(memory: memory)
+    static func open(_ memory: [UInt8] = Classic4KMemory.freshMemory()) async throws -> (ScriptedReader, ClassicNDEFTag) {
+        let reader = ScriptedReader(tag: Classic4KMemory(memory: memory), target: Classic4KMemory.target, modulations: [.iso14443A],
+                                    name: "MIFARE Classic 4K image")
         guard case .iso14443A(let target)? = try await reader.poll(for: [.iso14443A], timeout: .zero) else {
             throw NFCTagError(.notSupported, "no target")
         }
         return (reader, ClassicNDEFTag(tag: MiFareTag(reader: reader, target: target, identity: identity)))
     }
 
+    /// The memory image as the tag on `reader` holds it now.
+    static func memory(_ reader: ScriptedReader) async throws -> [UInt8] {
+        try #require(await reader.tag(as: Classic4KMemory.self)).memory
+    }
+
     @Test("format writes MAD2 (sector 16, GPB C2) and NFC trailers up to sector 39; 3356 bytes fit and read back")
     func formatAndFill() async throws {
         let (reader, tag) = try await Self.open()
         try await tag.format()
-        let memory = await reader.memory
+        let memory = try await Self.memory(reader)
         let mad2 = Array(memory[1024..<1072])
         #expect(MADDirectory.crc(mad2[1...]) == mad2[0])
         #expect(Array(memory[54..<58]) == [0x78, 0x77, 0x88, 0xC2])
@@ -509,12 +516,12 @@ struct Classic4KNDEFTests {
     func acrossMAD2Sector() async throws {
         let (reader, tag) = try await Self.open()
         try await tag.format()
-        let before = Array(await reader.memory[1024..<1088])
+        let before = Array(try await Self.memory(reader)[1024..<1088])
         let message = try ClassicNDEFTests.message(ofSize: 15 * 48 + 30)
         try await tag.writeNDEF(message)
         #expect(try await tag.readNDEF() == message)
-        #expect(Array(await reader.memory[1024..<1088]) == before)
-        #expect(await reader.memory[17 * 64] != 0)
+        #expect(Array(try await Self.memory(reader)[1024..<1088]) == before)
+        #expect(try await Self.memory(reader)[17 * 64] != 0)
     }
 
     @Test("writeLock locks both MAD sectors and every NFC sector, 16-block ones included")
@@ -522,7 +529,7 @@ struct Classic4KNDEFTests {
         let (reader, tag) = try await Self.open()
         try await tag.format()
         try await tag.writeLock()
-        let memory = await reader.memory
+        let memory = try await Self.memory(reader)
         for sector in [0, 16] {
             let trailer = ClassicLayout.classic4K.trailerBlock(ofSector: sector) * 16
             #expect(Array(memory[(trailer + 6)..<(trailer + 9)]) == [0x07, 0x8F, 0x0F])
@@ -538,15 +545,15 @@ struct Classic4KNDEFTests {
 /// A MIFARE Classic 4K memory image behind the reader seam: keys are checked against the
 /// sector trailers, READ hides key A, WRITE refuses block 0; access bits are not enforced (the
 /// virtual 1K card covers them).
-actor Classic4KTestReader: NFCReader {
-    let name = "MIFARE Classic 4K image"
-    let connectionString = "test:classic4k"
-    nonisolated var supportedModulations: [Modulation] { [.iso14443A] }
+struct Classic4KMemory: ScriptedTag {
     private(set) var memory: [UInt8]
     private var authenticatedSector: Int?
     private let layout = ClassicLayout.classic4K
 
     init(memory: [UInt8]) { self.memory = memory }
+
+    /// The card as the test's reader finds it.
+    static let target = TargetInfo.iso14443A(ISO14443ATarget(uid: Bytes([1, 2, 3, 4]), atqa: Bytes([0x02, 0x00]), sak: 0x18))
 
     /// Transport configuration: every trailer `FF…FF FF 07 80 69 FF…FF`.
     static func freshMemory() -> [UInt8] {
@@ -559,12 +566,10 @@ actor Classic4KTestReader: NFCReader {
         return memory
     }
 
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
-        authenticatedSector = nil
-        return .iso14443A(ISO14443ATarget(uid: Bytes([1, 2, 3, 4]), atqa: Bytes([0x02, 0x00]), sak: 0x18))
-    }
+    mutating func selected() { authenticatedSector = nil }
+    mutating func deselected() { authenticatedSector = nil }
 
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+    mutating func answer(_ command: Bytes, mode: TransceiveMode) throws(NFCReaderDeviceError) -> Bytes {
         let frame = command.array
         guard frame.count >= 2, let sector = authenticatedSector, layout.sector(ofBlock: Int(frame[1])) == sector else {
             authenticatedSector = nil
@@ -586,7 +591,7 @@ actor Classic4KTestReader: NFCReader {
         }
     }
 
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
+    mutating func authenticate(block: UInt8, keyType: ClassicKeyType, key: Bytes) throws(NFCReaderDeviceError) {
         let sector = layout.sector(ofBlock: Int(block))
         let trailer = layout.trailerBlock(ofSector: sector) * 16
         let stored = keyType == .a ? memory[trailer..<(trailer + 6)] : memory[(trailer + 10)..<(trailer + 16)]
@@ -596,8 +601,4 @@ actor Classic4KTestReader: NFCReader {
         }
         authenticatedSector = sector
     }
-
-    func isTargetPresent() async -> Bool { true }
-    func deselect() async throws(NFCReaderDeviceError) { authenticatedSector = nil }
-    func close() async {}
 }

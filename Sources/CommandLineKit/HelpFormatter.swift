@@ -1,29 +1,48 @@
+import Foundation
+
 /// The help text, usage line and error text of a command, laid out as swift-argument-parser
 /// lays them out: OVERVIEW, USAGE, ARGUMENTS, OPTIONS, SUBCOMMANDS; labels in a 26-column
 /// gutter; 80 columns wide whatever the terminal, so that output is the same everywhere.
-struct HelpFormatter {
-    static let screenWidth = 80
+public struct HelpFormatter: Sendable {
+    /// The width of help and usage text, whatever the terminal.
+    public static let screenWidth = 80
     static let labelColumnWidth = 26
     static let helpIndent = 2
 
     /// `-h, --help`: every command has it.
-    static let helpOption = CommandOption.flag("help", short: "h", help: "Show help information.")
+    public static let helpOption = CommandOption.flag("help", short: "h", help: "Show help information.")
     /// `--version`: the root has it when its configuration has a version.
-    static let versionOption = CommandOption.flag("version", help: "Show the version.")
+    public static let versionOption = CommandOption.flag("version", help: "Show the version.")
 
-    let path: CommandPath
+    /// The command's full name, root first: `["nfctool", "ndef", "encode"]`.
+    public let names: [String]
+    private let isRoot: Bool
     private let configuration: CommandConfiguration
 
+    /// The formatter of the command `path` ends with.
     init(_ path: CommandPath) {
-        self.path = path
-        self.configuration = path.leaf.configuration
+        names = path.names
+        isRoot = path.isRoot
+        configuration = path.leaf.configuration
+    }
+
+    /// The formatter of a tool that is one command (no subcommands): `pn532-emulator`.
+    public init(tool configuration: CommandConfiguration) {
+        names = [configuration.name]
+        isRoot = true
+        self.configuration = configuration
     }
 
     /// The options the tool adds to the command's own: `--version` on a versioned root, then
     /// `-h, --help`.
-    var builtInOptions: [CommandOption] {
-        let version = path.isRoot && configuration.version != nil ? [Self.versionOption] : []
+    public var builtInOptions: [CommandOption] {
+        let version = isRoot && configuration.version != nil ? [Self.versionOption] : []
         return version + [Self.helpOption]
+    }
+
+    /// A parser for the command, with the built-in options.
+    public var parser: CommandLineParser {
+        CommandLineParser(configuration: configuration, builtInOptions: builtInOptions)
     }
 
     /// More options and arguments than this (or a line wider than 80 columns), and the usage
@@ -33,10 +52,10 @@ struct HelpFormatter {
 
     /// `nfctool devices [--json] [--verbose]`, `nfctool ndef <subcommand>`, or for a command
     /// with many options `nfctool ndef encode <options>` (`[<options>] <file>` with arguments).
-    var usageLine: String {
-        let name = path.names.joined(separator: " ")
+    public var usageLine: String {
+        let name = names.joined(separator: " ")
         if !configuration.subcommands.isEmpty { return "\(name) <subcommand>" }
-        let options = configuration.options.map(\.usageSynopsis)
+        let options = configuration.options.flatMap(\.helpEntries).map(\.usageSynopsis)
         let arguments = configuration.arguments.map(\.usageSynopsis)
         let full = ([name] + options + arguments).joined(separator: " ")
         // A long line is wrapped where it is printed (``wrappedUsage(_:)``), as
@@ -50,7 +69,7 @@ struct HelpFormatter {
 
     /// A usage line longer than the screen, broken before a `[` element, the following lines
     /// indented under the first option as swift-argument-parser indents them.
-    static func wrappedUsage(_ line: String) -> String {
+    public static func wrappedUsage(_ line: String) -> String {
         guard line.count > screenWidth, let first = line.range(of: " [") else { return line }
         let indent = String(repeating: " ", count: line.distance(from: line.startIndex, to: first.lowerBound) + 1)
         var lines = [String(line[..<first.lowerBound])]
@@ -65,7 +84,7 @@ struct HelpFormatter {
     }
 
     /// The whole help, exactly as `--help` prints it (ending in a newline).
-    var helpText: String {
+    public var helpText: String {
         var overview = configuration.abstract
         if !configuration.discussion.isEmpty {
             overview += (overview.isEmpty ? "" : "\n\n") + configuration.discussion
@@ -74,12 +93,12 @@ struct HelpFormatter {
         text += Self.wrappedUsage("USAGE: \(usageLine)") + "\n\n"
         let sections = [
             section("ARGUMENTS", configuration.arguments.map { ("<\($0.valueName)>", $0.help) }),
-            section("OPTIONS", (configuration.options + builtInOptions).map { ($0.helpLabel, $0.help) }),
+            section("OPTIONS", (configuration.options + builtInOptions).flatMap(\.helpEntries).map { ($0.helpLabel, $0.help) }),
             section("SUBCOMMANDS", configuration.subcommands.map { ($0.configuration.name, $0.configuration.abstract) }),
         ]
         text += sections.filter { !$0.isEmpty }.joined(separator: "\n")
         if !configuration.subcommands.isEmpty {
-            var names = path.names
+            var names = names
             names.insert("help", at: 1)
             text += "\n  See '\(names.joined(separator: " ")) <subcommand>' for detailed help."
         }
@@ -88,11 +107,11 @@ struct HelpFormatter {
 
     /// What a failed command prints on standard error: `Error: …`, and for a usage error the
     /// usage line and where to find help.
-    func errorText(_ error: CommandError) -> String {
+    public func errorText(_ error: CommandError) -> String {
         var text = "Error: \(error.message)\n"
         if error.exitCode == .usage {
             text += Self.wrappedUsage("Usage: \(usageLine)") + "\n"
-            text += "  See '\(path.names.joined(separator: " ")) --help' for more information.\n"
+            text += "  See '\(names.joined(separator: " ")) --help' for more information.\n"
         }
         return text
     }

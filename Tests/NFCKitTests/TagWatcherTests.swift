@@ -3,6 +3,7 @@ import NDEF
 import NFCCore
 import NFCKit
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 
@@ -170,43 +171,12 @@ struct TagWatcherTests {
     }
 }
 
-/// Collects a watcher's events in a task of its own.
-final class WatchCollector: Sendable {
-    private let state = Locked<(elements: [TagWatchEvent], ended: Result<Void, NFCReaderDeviceError>?)>(([], nil))
-    private let task: Task<Void, Never>
+/// A watcher's events, collected in a task of their own.
+typealias WatchCollector = EventCollector<TagWatcher>
 
-    init(_ watcher: TagWatcher) {
-        let state = self.state
-        task = Task {
-            do throws(NFCReaderDeviceError) {
-                for try await event in watcher { state.withLock { $0.elements.append(event) } }
-                state.withLock { $0.ended = .success(()) }
-            } catch {
-                state.withLock { $0.ended = .failure(error) }
-            }
-        }
-    }
-
-    var elements: [TagWatchEvent] { state.withLock { $0.elements } }
+extension EventCollector where Events == TagWatcher {
+    /// The events as `+uid`/`-uid` lines.
     var summaries: [String] { elements.map(TagWatcherTests.summary) }
-    var endError: NFCReaderDeviceError? {
-        if case .failure(let error) = state.withLock({ $0.ended }) { return error }
-        return nil
-    }
-
-    /// Stops the watch.
-    func stop() { task.cancel() }
-
-    /// Waits until `count` events came (true) or `limit` passed.
-    func wait(forCount count: Int, within limit: Duration = .seconds(30)) async -> Bool {
-        await eventually(within: limit) { elements.count >= count }
-    }
-
-    /// Waits for the sequence to end; its ending, or nil.
-    func waitForEnd(within limit: Duration = .seconds(30)) async -> Result<Void, NFCReaderDeviceError>? {
-        _ = await eventually(within: limit) { state.withLock { $0.ended } != nil }
-        return state.withLock { $0.ended }
-    }
 }
 
 /// The tracker under options a caller set to zero: still no busy loop.

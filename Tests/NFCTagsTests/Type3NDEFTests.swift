@@ -1,6 +1,7 @@
 import NDEF
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 
@@ -59,23 +60,8 @@ struct Type3NDEFTests {
         await reader.withField { field in field.trace.map { describe($0.command) } }
     }
 
-    static func describe(_ command: [UInt8]) -> String {
-        guard let code = command.first else { return "empty" }
-        if code == Type3Command.polling, command.count >= 3 { return "P " + Hex.encode(command[1...2], uppercase: true) }
-        guard code == Type3Command.readWithoutEncryption || code == Type3Command.writeWithoutEncryption, command.count > 10 else {
-            return Hex.encode([code], uppercase: true)
-        }
-        let services = Int(command[9])
-        let countIndex = 10 + 2 * services
-        guard countIndex < command.count else { return "malformed" }
-        var rest = command[(countIndex + 1)...]
-        var blocks: [String] = []
-        for _ in 0..<Int(command[countIndex]) {
-            guard let element = try? FeliCaBlockListElement.parse(&rest) else { return "malformed" }
-            blocks.append(String(element.blockNumber, radix: 16, uppercase: true))
-        }
-        return (code == Type3Command.readWithoutEncryption ? "R " : "W ") + blocks.joined(separator: ",")
-    }
+    /// A command in short (NFCTestSupport's ``type3Summary(_:)``).
+    static func describe(_ command: [UInt8]) -> String { type3Summary(command) }
 
     /// The data of each Write Without Encryption, in order.
     static func writes(_ reader: SimulatedReader) async -> [[UInt8]] {

@@ -1,0 +1,195 @@
+/// A named option a command accepts: a flag (`--json`) or an option with a value
+/// (`--url <url>`, `--url=<url>`).
+///
+/// Declare them as static constants on the command and read them back from
+/// ``ParsedArguments`` by comparing with those constants. Two options are the same option when
+/// they have the same long name (a command never declares a name twice).
+///
+/// An option may check its value while the command line is parsed (``ValueType``, usually
+/// through ``TypedOption``), and may have aliases: other long names for the same option, each
+/// listed in help as "The same as --name."
+public struct CommandOption: Sendable, Hashable {
+    /// The long name, without the leading `--`: `url` for `--url`.
+    public let name: String
+    /// The one-letter short name, without the leading `-`: `v` for `-v`.
+    public let shortName: Character?
+    /// The placeholder for the value in help (`url` shows as `<url>`); `nil` for a flag.
+    public let valueName: String?
+    /// One line for the OPTIONS section of the help.
+    public let help: String
+    /// Whether the option may appear more than once; each occurrence is kept, in order.
+    public let isRepeatable: Bool
+    /// Other long names for the same option (`dry-run` for `plan`), without `--`.
+    public let aliases: [String]
+    /// Checks a value while the command line is parsed; nil: any value is accepted.
+    let check: (@Sendable (String) -> ValueCheck)?
+
+    /// Declares a flag: an option without a value, present or absent.
+    public static func flag(
+        _ name: String, short: Character? = nil, help: String, repeatable: Bool = false, aliases: [String] = []
+    ) -> CommandOption {
+        CommandOption(
+            name: name, shortName: short, valueName: nil, help: help, isRepeatable: repeatable, aliases: aliases, check: nil)
+    }
+
+    /// Declares an option that takes a value, as `--name value` or `--name=value`.
+    ///
+    /// The value is the next argument unless that one starts with `-` (other than `-` alone);
+    /// `--name=-value` passes a value that starts with `-`.
+    public static func option(
+        _ name: String, short: Character? = nil, valueName: String, help: String, repeatable: Bool = false,
+        aliases: [String] = []
+    ) -> CommandOption {
+        CommandOption(
+            name: name, shortName: short, valueName: valueName, help: help, isRepeatable: repeatable, aliases: aliases,
+            check: nil)
+    }
+
+    /// This option, its values checked by `type` at parse time.
+    func checked<Value>(by type: ValueType<Value>) -> CommandOption {
+        CommandOption(
+            name: name, shortName: shortName, valueName: valueName, help: help, isRepeatable: isRepeatable,
+            aliases: aliases, check: type.check)
+    }
+
+    /// Whether the option takes no value.
+    public var isFlag: Bool { valueName == nil }
+
+    /// How an error message names it: `--url <url>` or `--json`.
+    public var synopsis: String {
+        valueName.map { "--\(name) <\($0)>" } ?? "--\(name)"
+    }
+
+    /// Whether `name` (without `--`) is this option's name or one of its aliases.
+    func answers(to name: String) -> Bool {
+        self.name == name || aliases.contains(name)
+    }
+
+    /// The option as help lists it, then one entry per alias ("The same as --name.").
+    var helpEntries: [CommandOption] {
+        [self]
+            + aliases.map {
+                CommandOption(
+                    name: $0, shortName: nil, valueName: valueName, help: "The same as --\(name).",
+                    isRepeatable: isRepeatable, aliases: [], check: nil)
+            }
+    }
+
+    /// How the help's OPTIONS section labels it: `-o, --output <file>` or `--json`.
+    var helpLabel: String {
+        let names = (shortName.map { "-\($0), " } ?? "") + "--\(name)"
+        return valueName.map { "\(names) <\($0)>" } ?? names
+    }
+
+    /// How the usage line shows it: `[--json]`, `[--url <url> ...]`.
+    var usageSynopsis: String {
+        "[\(synopsis)\(isRepeatable ? " ..." : "")]"
+    }
+
+    /// Options are the same option when their long names are.
+    public static func == (lhs: CommandOption, rhs: CommandOption) -> Bool { lhs.name == rhs.name }
+
+    /// Hashes the long name.
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// What a ``ValueType`` says of one value.
+enum ValueCheck: Sendable {
+    /// The value is accepted.
+    case valid
+    /// The value is refused; the reason, if any, follows the usage error's message.
+    case invalid(reason: String?)
+}
+
+/// The type of an option's value: how its text becomes a `Value`, checked when the command line
+/// is parsed, so that a bad value is a usage error naming the option
+/// (`The value 'x' is invalid for '--timeout <s>'`, then `: reason` when the type gives one)
+/// before the command is even created.
+public struct ValueType<Value: Sendable>: Sendable {
+    /// Converts a value's text; `.failure(reason)` (reason may be nil) refuses it.
+    public let convert: @Sendable (String) -> Result<Value, ValueTypeError>
+
+    /// A type from a conversion that says why it refuses a value.
+    public init(_ convert: @escaping @Sendable (String) -> Result<Value, ValueTypeError>) {
+        self.convert = convert
+    }
+
+    /// A type from a conversion that returns nil for a value it refuses, with `reason` (if any)
+    /// after the usage error.
+    public init(reason: String? = nil, _ convert: @escaping @Sendable (String) -> Value?) {
+        self.convert = { text in convert(text).map { .success($0) } ?? .failure(ValueTypeError(reason)) }
+    }
+
+    var check: @Sendable (String) -> ValueCheck {
+        { [convert] text in
+            switch convert(text) {
+            case .success: .valid
+            case .failure(let error): .invalid(reason: error.reason)
+            }
+        }
+    }
+}
+
+/// Why a ``ValueType`` refused a value.
+public struct ValueTypeError: Error, Sendable, Hashable {
+    /// Said after the usage error (`…: reason`); nil for none.
+    public var reason: String?
+
+    /// An error with `reason`.
+    public init(_ reason: String?) {
+        self.reason = reason
+    }
+}
+
+extension ValueType where Value == Double {
+    /// A number of seconds greater than 0 and at most `maximum`.
+    public static func seconds(upTo maximum: Double) -> ValueType {
+        ValueType { Double($0).flatMap { $0 > 0 && $0 <= maximum ? $0 : nil } }
+    }
+
+    /// A number in `range`.
+    public static func number(in range: ClosedRange<Double>, reason: String? = nil) -> ValueType {
+        ValueType(reason: reason) { Double($0).flatMap { range.contains($0) ? $0 : nil } }
+    }
+}
+
+extension ValueType where Value == Int {
+    /// A whole number in `range`.
+    public static func integer(in range: ClosedRange<Int>, reason: String? = nil) -> ValueType {
+        ValueType(reason: reason) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+    }
+}
+
+extension ValueType {
+    /// One of a closed set of words, each standing for a value; the reason lists the words.
+    public static func choice(_ choices: KeyValuePairs<String, Value>) -> ValueType {
+        let table = choices.map { ($0.key, $0.value) }
+        let reason = "use " + table.map(\.0).joined(separator: ", ")
+        return ValueType(reason: reason) { text in table.first { $0.0 == text }?.1 }
+    }
+}
+
+extension ValueType where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+    /// One of the enumeration's raw values; the reason lists them.
+    public static var choice: ValueType {
+        let reason = "use " + Value.allCases.map(\.rawValue).joined(separator: ", ")
+        return ValueType(reason: reason) { Value(rawValue: $0) }
+    }
+}
+
+/// An option whose value has a type: declared once with its ``ValueType``, checked by the
+/// parser, and read back converted (``ParsedArguments/value(of:)-(TypedOption<Value>)``).
+///
+/// Put ``option`` in the command's ``CommandConfiguration/options``.
+public struct TypedOption<Value: Sendable>: Sendable {
+    /// The option, with its value check.
+    public let option: CommandOption
+    /// The type of its values.
+    public let type: ValueType<Value>
+
+    /// Declares `option` with values of `type`.
+    public init(_ option: CommandOption, _ type: ValueType<Value>) {
+        self.option = option.checked(by: type)
+        self.type = type
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import NFCCore
+
+/// A tag's memory as read, for a dump: numbered units (pages, blocks, files), each read or not
+/// (what the tag refuses to read is kept as unreadable, not an error). `nfctool dump` prints it.
+public struct TagMemoryDump: Encodable, Sendable {
+    /// One page, block or file.
+    public struct Unit: Encodable, Sendable {
+        /// Its number (page, block) or name (file).
+        public var label: String
+        /// Its bytes; nil when the tag refused to read it.
+        public var bytes: [UInt8]?
+        /// How many bytes it has when readable (for the binary form of unreadable ones).
+        public var size: Int
+
+        private enum CodingKeys: String, CodingKey { case label, hex }
+
+        /// `label` and `hex` (upper case; null when unreadable).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(label, forKey: .label)
+            try container.encode(bytes.map { Hex.encode($0, uppercase: true) }, forKey: .hex)
+        }
+    }
+
+    /// The chip's model name.
+    public var model: String
+    /// The UID in upper-case hex.
+    public var uid: String
+    /// `page`, `block` or `file`.
+    public var unit: String
+    /// The units, in memory order.
+    public var units: [Unit]
+    /// The bytes of the binary form when they differ from the units joined (Classic: keys filled in).
+    public var binaryOverride: [UInt8]?
+
+    private enum CodingKeys: String, CodingKey { case model, uid, unit, units }
+
+    /// The Classic keys tried after the caller's: transport, MAD and NFC public keys.
+    public static let defaultClassicKeys: [[UInt8]] = [
+        [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], MADDirectory.publicKeyA, ClassicNDEFTag.nfcSectorKeyA,
+    ]
+
+    /// The raw bytes: units in order, unreadable ones as zeros (Type 2 in nfc-mfultralight's
+    /// layout, Classic in nfc-mfclassic's .mfd with key A filled in).
+    public var binary: [UInt8] {
+        binaryOverride ?? units.flatMap { $0.bytes ?? [UInt8](repeating: 0, count: $0.size) }
+    }
+
+    /// Reads all `tag`'s memory it lets be read.
+    /// - Throws: ``NFCTagError`` `notSupported` for a chip not covered, or when a Type 5 tag does
+    ///   not tell its memory size.
+    public static func read(_ tag: NFCTag, reader: any NFCReader, classicKeys: [[UInt8]]) async throws(NFCTagError) -> TagMemoryDump {
+        let uid = Hex.encode(tag.identifier, uppercase: true)
+        let model = tag.identity.model
+        switch tag {
+        case .miFare(let mifare):
+            switch mifare.mifareFamily {
+            case .ultralight:
+                return TagMemoryDump(model: model, uid: uid, unit: "page", units: await type2Pages(mifare, reader: reader))
+            case .classic:
+                let (units, binary) = await classicBlocks(mifare, reader: reader, keys: classicKeys)
+                return TagMemoryDump(model: model, uid: uid, unit: "block", units: units, binaryOverride: binary)
+            default:
+                throw NFCTagError(.notSupported, "dumping \(model) is not supported")
+            }
+        case .iso7816(let iso):
+            return TagMemoryDump(model: model, uid: uid, unit: "file", units: await type4Files(iso))
+        case .feliCa(let felica):
+            return TagMemoryDump(model: model, uid: uid, unit: "block", units: await type3Blocks(felica))
+        case .iso15693(let vicinity):
+            return TagMemoryDump(model: model, uid: uid, unit: "block", units: try await type5Blocks(vicinity))
+        }
+    }
+
+    /// Type 2: READ of 4 pages at a time from page 0 to the chip's last page (16 pages when the
+    /// model is unknown); pages refused are unreadable.
+    static func type2Pages(_ mifare: MiFareTag, reader: any NFCReader) async -> [Unit] {
+        let total = Type2ChipProfile.named(identity: mifare.identity)?.totalPages ?? 16
+        var units: [Unit] = []
+        var page = 0
+        while page < total {
+            let count = min(4, total - page)
+            do {
+                let answer = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, UInt8(page)])).array
+                guard answer.count >= count * 4 else { throw NFCTagError(.tagResponse, "short READ") }
+                for i in 0..<count {
+                    units.append(Unit(label: String(page + i), bytes: Array(answer[i * 4..<i * 4 + 4]), size: 4))
+                }
+            } catch {
+                await reselect(reader, .iso14443A)
+                // One page at a time, so a protection boundary inside these four is found.
+                for i in 0..<count {
+                    let answer = try? await mifare.sendMiFareCommand(Bytes([Type2Command.read, UInt8(page + i)])).array
+                    if answer == nil { await reselect(reader, .iso14443A) }
+                    units.append(Unit(label: String(page + i), bytes: answer.flatMap { $0.count >= 4 ? Array($0.prefix(4)) : nil }, size: 4))
+                }
+            }
+            page += count
+        }
+        return units
+    }
+
+    /// MIFARE Classic: each sector opened with the first key A that works; the listing shows key
+    /// A as the chip reads it back (zeros); the binary form fills in the key that worked.
+    static func classicBlocks(_ mifare: MiFareTag, reader: any NFCReader, keys: [[UInt8]]) async -> ([Unit], [UInt8]) {
+        let layout = mifare.classicLayout
+        var units: [Unit] = []
+        var binary: [UInt8] = []
+        for sector in 0..<layout.sectorCount {
+            var opened: [UInt8]?
+            for key in keys {
+                do {
+                    try await mifare.authenticate(sector: sector, keyType: .a, key: Bytes(key))
+                    opened = key
+                    break
+                } catch {
+                    await reselect(reader, .iso14443A)
+                }
+            }
+            let first = layout.firstBlock(ofSector: sector)
+            for block in first...layout.trailerBlock(ofSector: sector) {
+                var bytes: [UInt8]?
+                if opened != nil {
+                    bytes = try? await mifare.readBlock(block)
+                    if bytes == nil {
+                        await reselect(reader, .iso14443A)
+                        if let opened { try? await mifare.authenticate(sector: sector, keyType: .a, key: Bytes(opened)) }
+                    }
+                }
+                units.append(Unit(label: String(block), bytes: bytes, size: ClassicLayout.blockSize))
+                var raw = bytes ?? [UInt8](repeating: 0, count: ClassicLayout.blockSize)
+                if layout.isTrailer(block), let opened, raw.count == 16 { raw.replaceSubrange(0..<6, with: opened) }
+                binary += raw
+            }
+        }
+        return (units, binary)
+    }
+
+    /// Type 3: the blocks of the NDEF service (attribute block and NMAXB data blocks; on a
+    /// FeliCa Lite-S, the user blocks 0–13 and the system blocks 80h–88h), one at a time.
+    static func type3Blocks(_ felica: FeliCaTag) async -> [Unit] {
+        var numbers: [UInt16]
+        if felica.isFeliCaLiteS {
+            numbers = Array(Type3LiteS.userBlocks) + Array(0x80...0x88)
+        } else {
+            numbers = [0]
+            if let block = try? await readFeliCa(felica, 0), let attribute = try? Type3AttributeInformation(parsing: block) {
+                numbers += (0..<min(Int(attribute.nmaxb), 0xFFF)).map { UInt16($0 + 1) }
+            }
+        }
+        var units: [Unit] = []
+        for number in numbers {
+            units.append(Unit(label: String(format: "%02X", number), bytes: try? await readFeliCa(felica, number), size: 16))
+        }
+        return units
+    }
+
+    private static func readFeliCa(_ felica: FeliCaTag, _ number: UInt16) async throws(NFCTagError) -> [UInt8] {
+        let read = try await felica.readWithoutEncryption(
+            serviceCodeList: [Type3ServiceCode.ndefRead], blockList: [FeliCaBlockListElement(blockNumber: number)])
+        guard let block = read.blocks.first?.array, block.count == 16 else {
+            throw NFCTagError(.tagResponse, "no block \(number) in the answer")
+        }
+        return block
+    }
+
+    /// Type 5: every block GET SYSTEM INFO announces, READ SINGLE BLOCK each.
+    static func type5Blocks(_ vicinity: ISO15693Tag) async throws(NFCTagError) -> [Unit] {
+        let info = try await vicinity.getSystemInfo()
+        guard let count = info.blockCount, let size = info.blockSize else {
+            throw NFCTagError(.notSupported, "the tag does not tell its memory size (GET SYSTEM INFO)")
+        }
+        var units: [Unit] = []
+        for block in 0..<count {
+            let bytes = try? await vicinity.readSingleBlock(block).array
+            units.append(Unit(label: String(block), bytes: bytes, size: size))
+        }
+        return units
+    }
+
+    /// Type 4: the CC file and the NDEF file it names (NLEN and message).
+    static func type4Files(_ iso: ISO7816Tag) async -> [Unit] {
+        var units: [Unit] = []
+        let type4 = iso.type4Platform
+        let ccBytes = try? await type4.readCapabilityContainerFile()
+        units.append(Unit(label: "CC", bytes: ccBytes, size: 15))
+        guard let ccBytes, let cc = try? Type4CapabilityContainer(bytes: ccBytes) else {
+            units.append(Unit(label: "NDEF", bytes: nil, size: 0))
+            return units
+        }
+        let ndef: [UInt8]?
+        ndef = try? await type4.readFile(id: cc.ndefFileID, lengthFieldSize: cc.lengthFieldSize)
+        units.append(Unit(label: String(format: "%04X", cc.ndefFileID), bytes: ndef, size: 0))
+        return units
+    }
+}
+
+/// Polls again for the tag, so that a chip a NAK sent to IDLE answers the next command.
+private func reselect(_ reader: any NFCReader, _ modulation: Modulation) async {
+    _ = try? await reader.poll(for: [modulation], timeout: .milliseconds(500))
+}
