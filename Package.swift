@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "PCSC", targets: ["PCSC"]),
         .library(name: "NFCKit", targets: ["NFCKit"]),
         .library(name: "Provisioning", targets: ["Provisioning"]),
+        .library(name: "NFCCrypto", targets: ["NFCCrypto"]),
+        .library(name: "Originality", targets: ["Originality"]),
         .executable(name: "nfctool", targets: ["nfctool"]),
         .executable(name: "pn532-emulator", targets: ["pn532-emulator"]),
         .executable(name: "pcsc-reader-emulator", targets: ["pcsc-reader-emulator"]),
@@ -40,6 +42,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq, for the provisioning ledger on a PostgreSQL server (several stations); Debian: libpq-dev.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // OpenSSL 3's libcrypto, for originality signatures (and later AES/CMAC); Debian: libssl-dev.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Bytes, hex, cursors: no dependencies.
         .target(name: "NFCCore", swiftSettings: strict),
         // Commands, options, typed values, help and usage text, exit statuses: the command-line
@@ -47,6 +51,8 @@ let package = Package(
         .target(name: "CommandLineKit", dependencies: ["NFCCore"], swiftSettings: strict),
         // NDEF messages and records (NFC Forum NDEF 1.0 and RTDs).
         .target(name: "NDEF", dependencies: ["NFCCore"], swiftSettings: strict),
+        // The one place that imports libcrypto: ECDSA verification without hashing.
+        .target(name: "NFCCrypto", dependencies: ["NFCCore", "CCrypto"], swiftSettings: strict),
         // The reader seam (poll, transceive, presence) and what a target is.
         .target(name: "NFCTags", dependencies: ["NFCCore", "NDEF"], swiftSettings: strict),
         // The one place that imports libnfc.
@@ -63,10 +69,12 @@ let package = Package(
         .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "NFCTags", "CommandLineKit"], swiftSettings: strict),
         // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
+        // NXP originality signatures: the public keys with their sources, reading and verifying.
+        .target(name: "Originality", dependencies: ["NFCCore", "NFCTags", "NFCCrypto"], swiftSettings: strict),
         // Batch provisioning: the ledger (SQLite, or PostgreSQL for several stations), URL templates, manifests.
         .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite", "CLibPQ"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
-        .target(name: "NFCToolCore", dependencies: ["CommandLineKit", "NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning"], swiftSettings: strict),
+        .target(name: "NFCToolCore", dependencies: ["CommandLineKit", "NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning", "Originality"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),
         // Benchmarks (Scripts/bench-ndef), never part of the tests.
         .executableTarget(name: "ndef-bench", dependencies: ["NDEF", "NFCCore"], path: "Benchmarks/ndef-bench", swiftSettings: strict),
@@ -91,6 +99,8 @@ let package = Package(
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
         .testTarget(name: "NFCToolCoreTests", dependencies: ["NFCToolCore", "NDEF", "NFCKit", "LibNFC", "NFCTestSupport"], swiftSettings: strict),
+        .testTarget(name: "NFCCryptoTests", dependencies: ["NFCCrypto", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
+        .testTarget(name: "OriginalityTests", dependencies: ["Originality", "NFCCrypto", "NFCTags", "NFCCore", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         // The tag platforms against the in-process simulator (VirtualTags) and the scripted reader.
         .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         // NFCKit on the simulator: sessions, the tag watcher, the emulated Type 4 tag, connections.

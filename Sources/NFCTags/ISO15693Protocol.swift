@@ -59,6 +59,11 @@ public enum ISO15693Command {
     public static let firstCustom: UInt8 = 0xA0
     /// Last custom command code (`DF`).
     public static let lastCustom: UInt8 = 0xDF
+    /// NXP custom READ SIGNATURE `BD` (ICODE SLIX2 and ICODE DNA datasheets, "READ SIGNATURE"):
+    /// framed with manufacturer code `04`, answered by the 32-byte originality signature.
+    public static let nxpReadSignature: UInt8 = 0xBD
+    /// NXP's IC manufacturer code (`04`, ISO/IEC 7816-6), which its custom commands carry.
+    public static let nxpManufacturerCode: UInt8 = 0x04
 }
 
 /// Request flags (ISO/IEC 15693-3, 7.3.1, Tables 3–5).

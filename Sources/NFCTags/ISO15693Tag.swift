@@ -251,6 +251,21 @@ public struct ISO15693Tag: Sendable {
                 code, parameters.array, manufacturerCode: icManufacturerCode, what: "custom command \(hexByte(code))"))
     }
 
+    /// NXP READ SIGNATURE (`BD`): the 32-byte ECC originality signature of an NXP ICODE chip
+    /// (ICODE SLIX2, ICODE DNA), over its UID least significant byte first.
+    /// - Throws: ``NFCTagError`` `notSupported` for a chip of another manufacturer (nothing
+    ///   sent); `tagResponse` for an error answer or a length other than 32; `connectionLost`.
+    public func readNXPSignature() async throws(NFCTagError) -> Bytes {
+        guard icManufacturerCode == ISO15693Command.nxpManufacturerCode else {
+            throw NFCTagError(.notSupported, "READ SIGNATURE is an NXP command; this chip's manufacturer code is \(hexByte(icManufacturerCode))")
+        }
+        let answer = try await customCommand(code: ISO15693Command.nxpReadSignature, parameters: Bytes())
+        guard answer.count == 32 else {
+            throw NFCTagError(.tagResponse, "READ SIGNATURE answered \(answer.count) bytes, not 32")
+        }
+        return answer
+    }
+
     // MARK: - Framing
 
     /// The request flags byte: high data rate, address flag when ``isAddressed``, and `option`.

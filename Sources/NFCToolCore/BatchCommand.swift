@@ -7,6 +7,7 @@ import NFCCore
 import NFCKit
 import NFCTags
 import Provisioning
+import Originality
 
 /// `nfctool batch`: provisions a run of tags, each with its own data from a template or a
 /// manifest, verified, optionally locked or protected, and recorded in a SQLite ledger.
@@ -43,6 +44,8 @@ struct BatchCommand: ToolCommand {
         "plan", help: "Print what the next tags would get (row or counter, message); touch no reader and no counter.",
         aliases: ["dry-run"])
     static let allowRewrite = CommandOption.flag("allow-rewrite", help: "Write a tag the ledger already has as done.")
+    static let requireGenuine = CommandOption.flag(
+        "require-genuine", help: "Skip a tag whose originality signature is not valid under NXP's keys, recording it in the ledger as failed ('counterfeit').")
 
     static let configuration = CommandConfiguration(
         name: "batch",
@@ -55,7 +58,9 @@ struct BatchCommand: ToolCommand {
 
             Record option values may hold placeholders: {uid}, {uid:lower}, {n}, {n:05} (a \
             counter from the ledger, never handed out twice), {hmac:KEYFILE} (HMAC-SHA-256 of \
-            the UID under the key in KEYFILE, at least 16 bytes). Progress goes to standard error, the summary to standard output (--json \
+            the UID under the key in KEYFILE, at least 16 bytes). A --url may also hold an \
+            NTAG213/215/216 mirror, {mirror:uid}, {mirror:counter} or \
+            {mirror:uid}x{mirror:counter}, as in 'nfctool write'. Progress goes to standard error, the summary to standard output (--json \
             for scripts). Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
             failed, 1 otherwise.
 
@@ -67,7 +72,7 @@ struct BatchCommand: ToolCommand {
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
             + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
-               TagWriteSupport.passwordFile, allowRewrite, plan]
+               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, plan]
     )
 
     let arguments: ParsedArguments
@@ -161,7 +166,8 @@ struct BatchCommand: ToolCommand {
             source = .manifest(rows: rows, matchByUID: arguments.contains(Self.matchUID), build: build)
         } else {
             let template = MessageTemplate(entries: try RecordOptions.entries(arguments.occurrences) { o throws(CommandError) in
-                do { return try ProvisioningTemplate(o.value ?? "") } catch { throw .usage("\(o.option.synopsis) '\(o.value ?? "")': \(error)") }
+                let value = o.option.name == MirrorSupport.urlOption ? try MirrorSupport.placeholderText(o.value ?? "") : o.value ?? ""
+                do { return try ProvisioningTemplate(value) } catch { throw .usage("\(o.option.synopsis) '\(o.value ?? "")': \(error)") }
             })
             templateText = RecordOptions.occurrences(in: arguments.occurrences).compactMap(\.value).joined(separator: " ")
             let networkKey = RecordOptions.defaultNetworkKey(context)
@@ -173,7 +179,13 @@ struct BatchCommand: ToolCommand {
                 }
             }
             // The message must build for a sample UID before the first tag is touched.
-            do { _ = try build([0x04, 0, 0, 0, 0, 0, 0], startValue) } catch { throw .usage("\(error)") }
+            do {
+                let sample = try build([0x04, 0, 0, 0, 0, 0, 0], startValue)
+                if let mirror = try MirrorSupport.mirror(arguments.occurrences),
+                   mirror.placeholderOffset(in: try sample.encodedForTag()) == nil {
+                    throw CommandError.usage("the mirror's placeholder must occur once in the message; other text holds the same characters")
+                }
+            } catch let error as CommandError { throw error } catch { throw .usage("\(error)") }
             source = .template(usesCounter: template.usesCounter, start: startValue, build: build)
         }
         let password = try TagWriteSupport.password(arguments, context)
@@ -195,6 +207,8 @@ struct BatchCommand: ToolCommand {
         options.lock = arguments.contains(Self.lock)
         options.password = arguments.contains(Self.protect) ? password : nil
         options.allowRewrite = arguments.contains(Self.allowRewrite)
+        if arguments.contains(Self.requireGenuine) { options.admission = GenuineAdmission.check }
+        options.mirror = manifestPath == nil ? try MirrorSupport.mirror(arguments.occurrences) : nil
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
 
         var readers: [any NFCReader] = []
@@ -375,5 +389,15 @@ final class BatchProgress: Sendable {
             let eta = report.secondsLeft.map { "ETA \(Int($0.rounded())) s" } ?? "ETA not known yet"
             return "[run \(report.run)] \(report.done)\(total) done, \(rate), \(eta), \(report.stations) station\(report.stations == 1 ? "" : "s")"
         }
+    }
+}
+
+/// `batch --require-genuine`: a tag is admitted only when its originality signature is valid
+/// under one of NXP's keys (``Originality/OriginalityVerifier``).
+enum GenuineAdmission {
+    /// Nil for a genuine chip; else the ledger's reason, starting `counterfeit:`.
+    @Sendable static func check(_ tag: NFCTag) async -> String? {
+        let verdict = await OriginalityVerifier().check(tag).verdict
+        return verdict.isGenuine == true ? nil : "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))"
     }
 }

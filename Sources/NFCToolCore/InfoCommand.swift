@@ -15,8 +15,10 @@ struct InfoCommand: TagCommand {
             message length, the lock state (Type 2: CC3, static and dynamic lock bytes, CFGLCK; \
             Type 3: RWFlag and MC; Type 5: CC access and block security; Classic: GPB of the \
             NFC sectors; Type 4: CC write access), the password protection (Type 2: AUTH0 and \
-            PROT) and the originality signature (READ_SIG). Whatever the tag refuses to tell is \
-            shown as unknown.
+            PROT) and the originality signature (READ_SIG; ICODE READ SIGNATURE) with whether \
+            it is genuine: valid under one of NXP's published keys ('genuine: yes (NXP NTAG21x \
+            key)'), not valid ('no'), or 'no signature on this chip' (JSON genuine true, false \
+            or null, and signatureKey). Whatever the tag refuses to tell is shown as unknown.
 
             Examples:
               nfctool info --device sim:ntag215

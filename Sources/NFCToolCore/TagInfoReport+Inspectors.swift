@@ -2,6 +2,7 @@ import CommandLineKit
 import Foundation
 import NFCCore
 import NFCTags
+import Originality
 
 /// What `info` reads per platform: locks, access bits, protection, system information.
 extension TagInfoReport {
@@ -58,7 +59,9 @@ extension TagInfoReport {
             await reselect(reader, .iso14443A)
         }
         do {
-            signature = Hex.encode(try await type2.readSignature(), uppercase: true)
+            let bytes = try await type2.readSignature()
+            signature = Hex.encode(bytes, uppercase: true)
+            genuine = OriginalityVerifier().verify(uid: mifare.identifier, signature: bytes)
         } catch {
             await reselect(reader, .iso14443A)
         }

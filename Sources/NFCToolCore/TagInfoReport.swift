@@ -2,6 +2,7 @@ import CommandLineKit
 import Foundation
 import NFCCore
 import NFCTags
+import Originality
 
 /// One named fact of the lock state, as `info` shows it: `CC3: 00 (read-write)`.
 struct InfoItem: Encodable, Sendable, Hashable {
@@ -41,10 +42,13 @@ struct TagInfoReport: Encodable, Sendable {
     var password: String
     /// The READ_SIG bytes in hex; `not available` when the chip has none or refused.
     var signature: String
+    /// The originality verdict on the signature (NXP's keys): JSON `genuine` true/false/null
+    /// and `signatureKey`.
+    var genuine: OriginalityVerdict = .noSignature("not read")
 
     private enum CodingKeys: String, CodingKey {
         case reader, readerName, technology, uid, atqa, sak, ats, pmm, systemCode, dsfid, afi, model, platform, memoryBytes
-        case ndef, lock, password, signature
+        case ndef, lock, password, signature, genuine, signatureKey
     }
 
     private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
@@ -75,6 +79,8 @@ struct TagInfoReport: Encodable, Sendable {
         try lockContainer.encode(lock, forKey: .details)
         try container.encode(password, forKey: .password)
         try container.encode(signature, forKey: .signature)
+        try container.encode(genuine.isGenuine, forKey: .genuine)
+        try container.encode(genuine.key?.name, forKey: .signatureKey)
     }
 
     /// The block a person reads, 80 columns at most.
@@ -96,7 +102,10 @@ struct TagInfoReport: Encodable, Sendable {
         lines.append(line("lock", lockState))
         for item in lock { lines.append("    \(item.name): \(item.value)") }
         lines.append(line("password", password))
-        lines.append(line("signature", signature))
+        // A 56-byte secp224r1 signature does not fit one 80-column line: 64 hex digits a line.
+        lines.append(line("signature", String(signature.prefix(64))))
+        if signature.count > 64 { lines.append(String(repeating: " ", count: 16) + signature.dropFirst(64)) }
+        lines.append(line("genuine", genuine.summary))
         return lines.map { String($0.prefix(80)) }.joined(separator: "\n") + "\n"
     }
 
@@ -144,6 +153,9 @@ struct TagInfoReport: Encodable, Sendable {
             default: report.technology = "ISO 14443-4 B (ISO-DEP)"
             }
             await report.inspectType4(iso)
+            let originality = await OriginalityVerifier().check(tag)
+            report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
+            report.genuine = originality.verdict
         case .feliCa(let felica):
             report.technology = "FeliCa (JIS X 6319-4)"
             report.pmm = Hex.encode(felica.target.pmm, uppercase: true)
@@ -152,6 +164,9 @@ struct TagInfoReport: Encodable, Sendable {
         case .iso15693(let vicinity):
             report.technology = "ISO 15693"
             await report.inspectType5(vicinity)
+            let originality = await OriginalityVerifier().check(tag)
+            report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
+            report.genuine = originality.verdict
         }
         return report
     }

@@ -3,6 +3,7 @@ import Foundation
 import NDEF
 import NFCCore
 import NFCTags
+import Originality
 
 /// `nfctool verify`: checks that the tag holds what is expected; exit 8 with a diff otherwise.
 struct VerifyCommand: ToolCommand {
@@ -14,6 +15,8 @@ struct VerifyCommand: ToolCommand {
         "expect-read-only", help: "The tag's NDEF must be read-only (locked).")
     static let expectModel = CommandOption.option(
         "expect-model", valueName: "model", help: "The chip must be this model, e.g. NTAG215 (case-insensitive).")
+    static let expectGenuine = CommandOption.flag(
+        "expect-genuine", help: "The chip's originality signature must be valid under one of NXP's public keys.")
 
     static let configuration = CommandConfiguration(
         name: "verify",
@@ -26,10 +29,11 @@ struct VerifyCommand: ToolCommand {
               nfctool verify --expect-url https://example.com
               nfctool verify --expect-ndef message.ndef --expect-read-only
               nfctool verify --expect-model NTAG215 --json
+              nfctool verify --expect-genuine
             """,
         options: [
             TagCommandSupport.device, TagCommandSupport.timeout, expectURL, expectNDEF, expectReadOnly, expectModel,
-            TagCommandSupport.json,
+            expectGenuine, TagCommandSupport.json,
         ]
     )
 
@@ -38,6 +42,7 @@ struct VerifyCommand: ToolCommand {
     let ndefPath: String?
     let readOnly: Bool
     let model: String?
+    let genuine: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         options = try TagCommandOptions(arguments)
@@ -45,8 +50,9 @@ struct VerifyCommand: ToolCommand {
         ndefPath = arguments.value(of: Self.expectNDEF)
         readOnly = arguments.contains(Self.expectReadOnly)
         model = arguments.value(of: Self.expectModel)
-        guard url != nil || ndefPath != nil || readOnly || model != nil else {
-            throw .usage("nothing to verify: give --expect-url, --expect-ndef, --expect-read-only or --expect-model")
+        genuine = arguments.contains(Self.expectGenuine)
+        guard url != nil || ndefPath != nil || readOnly || model != nil || genuine else {
+            throw .usage("nothing to verify: give --expect-url, --expect-ndef, --expect-read-only, --expect-model or --expect-genuine")
         }
     }
 
@@ -81,7 +87,7 @@ struct VerifyCommand: ToolCommand {
                 throw .dataError("\(ndefPath) is not an NDEF message: \(error)")
             }
         }
-        let (url, readOnly, model) = (self.url, self.readOnly, self.model)
+        let (url, readOnly, model, genuine) = (self.url, self.readOnly, self.model, self.genuine)
         let (checks, reader) = try await TagOperation(options, context).run { tag, _ in
             var checks: [Check] = []
             if let model {
@@ -96,6 +102,10 @@ struct VerifyCommand: ToolCommand {
                     found = unknown(error)
                 }
                 checks.append(Check(check: "read-only", expected: "read-only", found: found, ok: found == "read-only"))
+            }
+            if genuine {
+                let verdict = await OriginalityVerifier().check(tag).verdict
+                checks.append(Check(check: "genuine", expected: "yes", found: verdict.summary, ok: verdict.isGenuine == true))
             }
             if url != nil || expectedMessage != nil {
                 let message: NDEFMessage?

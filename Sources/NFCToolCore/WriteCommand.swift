@@ -24,12 +24,18 @@ struct WriteCommand: ToolCommand {
             A password-protected NTAG21x needs its password: --password-file FILE or \
             NFCTOOL_PASSWORD, 8 hex digits (PWD), optionally ':' and 4 more (PACK).
 
+            On an NTAG213/215/216, a --url may hold {mirror:uid}, {mirror:counter} or \
+            {mirror:uid}x{mirror:counter}: the chip then shows its UID (14 hex digits) and/or \
+            its tap counter (6) there on every read. The position is checked (inside user \
+            memory, from page 4) before anything is written; see docs/genuine-and-dynamic.md.
+
             Examples:
               nfctool write --url https://example.com/t/42
               nfctool write --text Hello --lang en --url https://example.com
               nfctool write --ndef message.ndef --device pn532_uart:/dev/ttyUSB0
               nfctool write --url https://example.com --lock --yes
               nfctool write --url https://example.com --plan
+              nfctool write --url 'https://ex.io/t?u={mirror:uid}x{mirror:counter}'
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
             + RecordOptions.all
@@ -66,7 +72,9 @@ struct WriteCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let message = try buildMessage(context)
+        let mirror = ndefPath == nil ? try MirrorSupport.plan(arguments.occurrences, context) : nil
+        let message: NDEFMessage
+        if let mirror { message = mirror.message } else { message = try buildMessage(context) }
         let encodedLength: Int
         do {
             encodedLength = try message.encoded().count
@@ -98,7 +106,12 @@ struct WriteCommand: ToolCommand {
             if locks && !planning {
                 try context.confirm("After writing, \(LockCommand.warning(tag))", confirmed: confirmed)
             }
-            try await tag.ndef.writeNDEF(message, verify: verifies)
+            if let mirror {
+                let type2 = try TagWriteSupport.type2(tag, for: "mirroring the UID or counter")
+                try await type2.writeNDEF(message, mirror: mirror.mirror, at: mirror.offset, verify: verifies)
+            } else {
+                try await tag.ndef.writeNDEF(message, verify: verifies)
+            }
             if locks {
                 try await LockCommand.lock(tag, planning: planning)
                 if !planning { try await LockCommand.requireReadOnly(after: tag, on: reader, password: password) }

@@ -127,8 +127,17 @@ extension PN532Chip {
     /// Selects a tag that is in the field: ``VirtualTags/ActivatableVirtualTag/activate()``
     /// when the model tells re-selection from power-on (it keeps what lasts while powered),
     /// else ``VirtualTags/VirtualTag/powerOn()``.
+    /// A tag selected after the field was switched off and on again has lost power in between:
+    /// it powers on (the NTAG21x NFC counter counts again).
     func select(_ tag: any VirtualTag) {
-        if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
+        if fieldCycledSinceSelection {
+            fieldCycledSinceSelection = false
+            tag.powerOn()
+        } else if let activatable = tag as? any ActivatableVirtualTag {
+            activatable.activate()
+        } else {
+            tag.powerOn()
+        }
     }
 
     /// The UID without cascade tags `88` (ISO/IEC 14443-3 §6.5.4), as libnfc may send it.

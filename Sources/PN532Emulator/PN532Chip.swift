@@ -69,6 +69,8 @@ public final class PN532Chip {
     public internal(set) var passiveActivationRetries: UInt8 = PN532Chip.retryForever
     /// Whether the RF field is on (RFConfiguration item 1, or switched on by a poll).
     public internal(set) var isFieldOn = false
+    /// Whether the field was switched off since the last selection: the tags in it lost power.
+    var fieldCycledSinceSelection = false
     /// Whether the host put the chip into power down (PowerDown, UM0701 §7.2.11).
     public internal(set) var isPoweredDown = false
     /// The delay model used for ``responseDelay``.
@@ -275,6 +277,7 @@ public final class PN532Chip {
             registers[address] = p[i + 2]
             if address == PN532Register.txControl {
                 isFieldOn = p[i + 2] & PN532Register.rfFieldOn != 0
+                if !isFieldOn { fieldCycledSinceSelection = true }
             }
         }
         return []
@@ -312,6 +315,7 @@ public final class PN532Chip {
             // The tag loses power: whatever was activated is gone.
             target = nil
             tagHalted = false
+            fieldCycledSinceSelection = true
         }
     }
 

@@ -53,6 +53,13 @@ public struct BatchOptions: Sendable {
     public var idleTimeout: Duration?
     /// The command timeout for tag operations.
     public var commandTimeout: Duration = .seconds(1)
+    /// A check each tag must pass before anything is claimed or written for it (e.g. its
+    /// originality signature): nil admits the tag; a reason refuses it, and the tag is skipped
+    /// and recorded in the ledger as `failed` with that reason (no row, no counter used).
+    public var admission: (@Sendable (NFCTag) async -> String?)?
+    /// Each message holds this NTAG21x mirror's placeholder characters once: tags are written
+    /// with ``NFCTags/Type2Tag/writeNDEF(_:mirror:at:verify:)`` (NTAG213/215/216 only).
+    public var mirror: NTAGMirror?
 
     /// Creates options.
     public init(count: Int? = nil, maxFailures: Int? = nil) {
@@ -526,6 +533,20 @@ public struct BatchWorker: Sendable {
             events(.removeTag(reader: readerName, uid: uid))
             return
         }
+        if let admission = coordinator.options.admission, let refusal = await admission(tag) {
+            let attempt = LedgerAttempt(
+                run: coordinator.runID, uid: uid, model: tag.identity.model, summary: "refused", bytes: 0, verified: false,
+                error: refusal, started: started, finished: Ledger.now(), reader: readerName, status: "failed")
+            do {
+                try coordinator.ledger.record(attempt)
+            } catch {
+                await coordinator.stop("ledger error: \(error)")
+            }
+            events(.skipped(reader: readerName, uid: uid, reason: refusal))
+            await coordinator.skipped()
+            events(.removeTag(reader: readerName, uid: uid))
+            return
+        }
         let item: BatchItem
         do {
             switch try await coordinator.claim(uid: target.identifier.array) {
@@ -551,7 +572,17 @@ public struct BatchWorker: Sendable {
             if options.format, try await ndef.queryNDEFStatus().status == .notSupported {
                 try await ndef.format(force: false)
             }
-            try await ndef.writeNDEF(item.message, verify: true)
+            if let mirror = options.mirror {
+                guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
+                    throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216")
+                }
+                guard let offset = mirror.placeholderOffset(in: try item.message.encodedForTag()) else {
+                    throw NFCTagError(.invalidParameter, "the message does not hold the mirror's placeholder exactly once")
+                }
+                try await type2.writeNDEF(item.message, mirror: mirror, at: offset, verify: true)
+            } else {
+                try await ndef.writeNDEF(item.message, verify: true)
+            }
             if options.lock {
                 try await ndef.writeLock()
                 locked = true

@@ -18,9 +18,9 @@ import NFCCore
 /// selected, is not answered. ``powerOn()`` returns to ready; ``halt()`` is Stay quiet.
 ///
 /// Block 79 is the 16-bit counter (``counterBlock``). Not modelled: passwords, privacy mode
-/// and the counter's read-password protection, EAS/AFI protection, NXP custom commands
-/// (`A0`–`BF`: framed with the manufacturer code `04`, answered "not supported"; another
-/// manufacturer code is not answered), the originality signature, 16-slot timing (an
+/// and the counter's read-password protection, EAS/AFI protection, NXP custom commands other
+/// than READ SIGNATURE (`A0`–`BF`: framed with the manufacturer code `04`, answered "not
+/// supported"; another manufacturer code is not answered), 16-slot timing (an
 /// Inventory with 16 slots is answered as if in the first slot).
 public final class ICodeSLIX2: VirtualTag {
     /// Blocks, counter included (Get System Information reports `4F` = 80 − 1).
@@ -53,6 +53,20 @@ public final class ICodeSLIX2: VirtualTag {
 
     /// The chip's name.
     public let modelName = "ICODE SLIX2"
+    /// The 32-byte originality signature READ SIGNATURE (`BD`) answers: by default a stand-in
+    /// derived from the UID that is no valid signature; a value of another length is ignored.
+    public var originalitySignature: [UInt8] {
+        get { signature }
+        set { if newValue.count == 32 { signature = newValue } }
+    }
+    private var signature: [UInt8] = []
+    /// The tag-file attribute holding a given signature, in hex.
+    static let signatureAttribute = "signature"
+
+    /// The invalid stand-in signature of a chip with `uid`.
+    static func standInSignature(uid: [UInt8]) -> [UInt8] {
+        (0..<32).map { i in 0xA5 ^ UInt8(truncatingIfNeeded: i &* 29) ^ uid[i % uid.count] }
+    }
     /// The 8-byte UID, most significant byte first (`E0 04 01 …`).
     public let uid: [UInt8]
     /// Data storage format identifier.
@@ -122,6 +136,7 @@ public final class ICodeSLIX2: VirtualTag {
     ///   - afi: initial AFI.
     public init(uid: [UInt8], memory: [UInt8]? = nil, dsfid: UInt8 = 0, afi: UInt8 = 0) {
         self.uid = (0..<8).map { $0 < uid.count ? uid[$0] : 0 }
+        signature = Self.standInSignature(uid: self.uid)
         self.dsfid = dsfid
         self.afi = afi
         locks = [Bool](repeating: false, count: Self.blockCount)
@@ -224,6 +239,8 @@ public final class ICodeSLIX2: VirtualTag {
             guard !dsfidLocked else { return error(ISO15693Error.alreadyLocked) }
             dsfidLocked = true
             return ok()
+        case ISO15693Command.nxpReadSignature:
+            return .data([0x00] + signature)
         default:
             return error(ISO15693Error.commandNotSupported)
         }

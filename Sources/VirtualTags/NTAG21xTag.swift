@@ -41,10 +41,21 @@ public class Type2VirtualTag: PersistentVirtualTag, ActivatableVirtualTag {
     public var tagState: TagState {
         TagState(
             model: registryName, uid: Hex.encode(chip.uid), memory: Hex.encode(chip.memory),
-            counters: chip.counters, authenticationFailures: chip.authenticationFailures)
+            counters: chip.counters, authenticationFailures: chip.authenticationFailures, attributes: chip.attributes)
     }
     /// Grows with every change to persistent state.
     public var stateRevision: Int { chip.revision }
+    /// The 32-byte originality signature READ_SIG answers: by default a fixed stand-in derived
+    /// from the UID, which is no valid signature (the chip reads as not genuine); set a real or
+    /// test-key signature to present a genuine chip.
+    public var originalitySignature: [UInt8] {
+        get { chip.signature }
+        set {
+            guard newValue.count == 32 else { return }
+            chip.signature = newValue
+            chip.revision += 1
+        }
+    }
 }
 
 /// An NXP NTAG213, NTAG215 or NTAG216: an NFC Forum Type 2 tag, byte for byte as the
@@ -58,7 +69,8 @@ public class Type2VirtualTag: PersistentVirtualTag, ActivatableVirtualTag {
 /// does not). Delivered NDEF formatted: CC `E1 10 12/3E/6D 00`, an empty NDEF TLV `03 00 FE` at page 4
 /// (NTAG213: after the factory Lock Control TLV `01 03 A0 0C 34`, datasheet 8.5.6).
 ///
-/// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
+/// READ_SIG answers ``Type2VirtualTag/originalitySignature``: a fixed stand-in derived from the
+/// UID (not valid ECDSA) unless one is given.
 public final class NTAG21xTag: Type2VirtualTag, NDEFPreloadable {
     /// The three NTAG21x sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {
@@ -133,7 +145,8 @@ public final class NTAG21xTag: Type2VirtualTag, NDEFPreloadable {
 /// one-way counters (READ_CNT, INCR_CNT, CHECK_TEARING_EVENT), VCSL and an originality signature, as the MF0ULx1 datasheet
 /// (Rev. 3.2) describes it. Delivered not NDEF formatted (page 3 zero, as the datasheet says).
 ///
-/// READ_SIG answers a fixed fake signature derived from the UID (not valid ECDSA).
+/// READ_SIG answers ``Type2VirtualTag/originalitySignature`` (by default a stand-in that is not
+/// valid ECDSA).
 public final class UltralightEV1Tag: Type2VirtualTag {
     /// The two Ultralight EV1 sizes.
     public enum Model: String, Sendable, Hashable, CaseIterable {

@@ -15,9 +15,13 @@ import Foundation
 ///                                    dir=PATH for a stack)
 /// ```
 ///
-/// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
+/// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `signature=HEX` (the originality
+/// signature of new NTAG21x, Ultralight EV1 and SLIX2 tags), `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`, `presence=selected|field|none`.
 public struct SimulatorConfiguration: Sendable, Hashable {
+    /// The models whose chips answer a 32-byte originality signature (`signature=`).
+    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4"]
+
     /// The largest stack.
     public static let maximumCount = 100_000
 
@@ -131,6 +135,12 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 do { options.ndefMessage = try Hex.decode(String(text)) } catch {
                     throw Self.invalid("ndef '\(text)': \(error)")
                 }
+            case "signature":
+                let text = try required()
+                guard let bytes = try? Hex.decode(String(text)), bytes.count == 32 || bytes.count == 56 else {
+                    throw Self.invalid("signature '\(text)' is not 32 or 56 bytes of hex (an NXP originality signature r‖s)")
+                }
+                options.signature = bytes
             case "ndef-size": options.ndefFileSize = try Self.integer(try required(), "ndef-size", Type4VirtualTag.ndefFileSizes)
             case "read-only":
                 switch value {
@@ -155,7 +165,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 }
             default:
                 throw Self.invalid(
-                    "unknown option '\(key)'; options: file, dir, uid, count, ndef, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out, presence"
+                    "unknown option '\(key)'; options: file, dir, uid, count, ndef, signature, leave-after, rf-error, ndef-size, read-only, poll-wait, hand-out, presence"
                 )
             }
         }
@@ -195,6 +205,14 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         if file != nil, directory != nil { throw Self.invalid("give file or dir, not both") }
         if let uid, let model, uid.count != model.uidLength {
             throw Self.invalid("model \(model.name) needs a \(model.uidLength)-byte uid, got \(uid.count) bytes")
+        }
+        if let signature = options.signature, let model {
+            guard Self.signatureModels.contains(model.name) else {
+                throw Self.invalid("signature applies to \(Self.signatureModels.sorted().joined(separator: ", ")) only")
+            }
+            guard signature.count == (model.name == "type4" ? 56 : 32) else {
+                throw Self.invalid("a \(model.name) signature has \(model.name == "type4" ? 56 : 32) bytes, got \(signature.count)")
+            }
         }
         if options.ndefFileSize != nil || options.readOnly, let model, model.name != "type4" && model.name != "type4b" {
             throw Self.invalid("ndef-size and read-only apply to type4 and type4b only")

@@ -47,8 +47,10 @@ public struct TagModel: Sendable, Hashable {
         TagModel(
             name: "type4", summary: "NFC Forum Type 4 tag (DESFire-like, NDEF application, 2048-byte NDEF file)",
             make: { uid, options in
-                Type4VirtualTag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4VirtualTag.defaultNDEFFileSize,
+                let tag = Type4VirtualTag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4VirtualTag.defaultNDEFFileSize,
                     readOnly: options.readOnly)
+                tag.originalitySignature = options.signature
+                return tag
             },
             restore: { Type4VirtualTag(state: $0) }),
         TagModel(
@@ -74,7 +76,11 @@ public struct TagModel: Sendable, Hashable {
         TagModel(
             name: model.rawValue,
             summary: "NXP \(model.layout.productName), \(model.layout.userPages.count * 4) bytes, NDEF formatted",
-            make: { uid, _ in NTAG21xTag(model, uid: uid) },
+            make: { uid, options in
+                let tag = NTAG21xTag(model, uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
             restore: { NTAG21xTag(model, state: $0) })
     }
 
@@ -82,7 +88,11 @@ public struct TagModel: Sendable, Hashable {
         TagModel(
             name: model.rawValue,
             summary: "NXP \(model.layout.productName), \(model.layout.userPages.count * 4) bytes, not formatted",
-            make: { uid, _ in UltralightEV1Tag(model, uid: uid) },
+            make: { uid, options in
+                let tag = UltralightEV1Tag(model, uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
             restore: { UltralightEV1Tag(model, state: $0) })
     }
 }
@@ -96,12 +106,16 @@ public struct TagModelOptions: Sendable, Hashable {
     /// An NDEF message (encoded) every new tag is delivered with (models adopting
     /// ``NDEFPreloadable``).
     public var ndefMessage: [UInt8]?
+    /// The originality signature new tags answer instead of the invalid stand-in: 32 bytes
+    /// (NTAG21x, Ultralight EV1, ICODE SLIX2) or 56 (`type4`, through Read_Sig).
+    public var signature: [UInt8]?
 
     /// Creates options.
-    public init(ndefFileSize: Int? = nil, readOnly: Bool = false, ndefMessage: [UInt8]? = nil) {
+    public init(ndefFileSize: Int? = nil, readOnly: Bool = false, ndefMessage: [UInt8]? = nil, signature: [UInt8]? = nil) {
         self.ndefFileSize = ndefFileSize
         self.readOnly = readOnly
         self.ndefMessage = ndefMessage
+        self.signature = signature
     }
 }
 

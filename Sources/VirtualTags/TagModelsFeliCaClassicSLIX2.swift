@@ -44,11 +44,14 @@ extension MifareClassic1K: PersistentVirtualTag {
 extension ICodeSLIX2: PersistentVirtualTag {
     /// The tag file: UID and the image of memory, block locks, DSFID, AFI and their locks.
     public var tagState: TagState {
-        TagState(model: "slix2", uid: Hex.encode(targetInfo.identifier), memory: Hex.encode(tagFileImage))
+        TagState(
+            model: "slix2", uid: Hex.encode(targetInfo.identifier), memory: Hex.encode(tagFileImage),
+            attributes: originalitySignature == ICodeSLIX2.standInSignature(uid: uid)
+                ? nil : [ICodeSLIX2.signatureAttribute: Hex.encode(originalitySignature)])
     }
 
     /// Changes whenever memory or a lock changes.
-    public var stateRevision: Int { tagFileImage.hashValue }
+    public var stateRevision: Int { (tagFileImage + originalitySignature).hashValue }
 
     /// Restores a tag from its file; nil when the UID or image does not fit.
     public convenience init?(state: TagState) {
@@ -57,6 +60,10 @@ extension ICodeSLIX2: PersistentVirtualTag {
         else { return nil }
         self.init(uid: uid)
         self.tagFileImage = image
+        if let text = state.attributes?[ICodeSLIX2.signatureAttribute] {
+            guard let signature = try? Hex.decode(text), signature.count == 32 else { return nil }
+            originalitySignature = signature
+        }
     }
 }
 
@@ -74,6 +81,11 @@ extension TagModel {
         TagModel(
             name: "slix2", summary: "NXP ICODE SLIX2 (ISO 15693), 320 bytes, NFC Forum Type 5 formatted",
             uidLength: 8, defaultUID: [0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x01],
-            make: { uid, _ in ICodeSLIX2(uid: uid) }, restore: { ICodeSLIX2(state: $0) }),
+            make: { uid, options in
+                let tag = ICodeSLIX2(uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
+            restore: { ICodeSLIX2(state: $0) }),
     ]
 }

@@ -7,7 +7,9 @@ import NFCTags
 struct Type2Chip {
     let layout: Type2Layout
     let uid: [UInt8]
-    let signature: [UInt8]
+    /// The 32-byte originality signature READ_SIG answers: a fixed invalid stand-in unless a
+    /// signature was given (`signature=` in a `sim:` string, `attributes.signature` in a tag file).
+    var signature: [UInt8]
     var memory: [UInt8]
     var counters: [UInt32]
     var authenticationFailures: Int
@@ -51,6 +53,10 @@ struct Type2Chip {
         guard let uid = try? Hex.decode(state.uid), let memory = try? Hex.decode(state.memory) else { return nil }
         self.init(layout: layout, uid: uid, memory: memory, counters: state.counters,
                   authenticationFailures: state.authenticationFailures)
+        if let text = state.attributes?[Type2Chip.signatureAttribute] {
+            guard let signature = try? Hex.decode(text), signature.count == 32 else { return nil }
+            self.signature = signature
+        }
     }
 
     init?(layout: Type2Layout, uid: [UInt8], memory: [UInt8], counters: [UInt32]?, authenticationFailures: Int?) {
@@ -65,6 +71,14 @@ struct Type2Chip {
         }
         self.authenticationFailures = max(0, authenticationFailures ?? 0)
         activate()
+    }
+
+    /// The tag-file attribute holding a given originality signature, in hex.
+    static let signatureAttribute = "signature"
+
+    /// The attributes a tag file stores: the signature, when it is not the stand-in.
+    var attributes: [String: String]? {
+        signature == Type2Chip.fakeSignature(uid: uid) ? nil : [Type2Chip.signatureAttribute: Hex.encode(signature)]
     }
 
     /// UID0 UID1 UID2 BCC0 | UID3 UID4 UID5 UID6 | BCC1: BCC0 = CT (88h) ⊕ UID0 ⊕ UID1 ⊕ UID2,
@@ -226,6 +240,28 @@ struct Type2Chip {
         return Array(memory[(page * 4)..<(page * 4 + 4)])
     }
 
+    /// A page as READ/FAST_READ present it: ``readablePage(_:)`` with the ASCII mirror laid over
+    /// it (NTAG21x 8.7): MIRROR_CONF in CFG0 byte 0 bits 7–6 selects UID, NFC counter or both
+    /// (joined by `x`), from page MIRROR_PAGE (CFG0 byte 2, 4 or more), byte MIRROR_BYTE (bits
+    /// 5–4), inside user memory only. The counter shown is the current one, after the
+    /// increment of this read.
+    func presentedPage(_ page: Int) -> [UInt8] {
+        var bytes = readablePage(page)
+        guard layout.hasNFCCounter, layout.userPages.contains(page) else { return bytes }
+        let mirrorByte = byte(page: layout.configurationPage, 0)
+        guard let mirror = NTAGMirror(mirrorByte: mirrorByte) else { return bytes }
+        let mirrorPage = Int(byte(page: layout.configurationPage, NTAGMirrorBits.pageIndex))
+        guard mirrorPage >= NTAGMirrorBits.firstPage else { return bytes }
+        let start = mirrorPage * 4 + Int((mirrorByte & NTAGMirrorBits.byteMask) >> NTAGMirrorBits.byteShift)
+        let end = min(start + mirror.length, layout.userPages.upperBound * 4)
+        let text = mirror.presentation(uid: uid, counter: counters[0])
+        for index in 0..<4 {
+            let address = page * 4 + index
+            if address >= start, address < end { bytes[index] = text[address - start] }
+        }
+        return bytes
+    }
+
     mutating func countReadIfEnabled() {
         guard layout.hasNFCCounter, !counterCountedSincePowerOn, access & NTAGAccess.nfcCounterEnabled != 0 else {
             return
@@ -246,10 +282,10 @@ struct Type2Chip {
             guard start < auth0 else { return .nak(NTAGAcknowledge.invalidArgument) }
             end = auth0
         }
+        countReadIfEnabled()
         var out = [UInt8]()
         out.reserveCapacity(16)
-        for i in 0..<4 { out += readablePage((start + i) % end) }
-        countReadIfEnabled()
+        for i in 0..<4 { out += presentedPage((start + i) % end) }
         return .data(out)
     }
 
@@ -258,10 +294,10 @@ struct Type2Chip {
     mutating func fastRead(from start: Int, to end: Int) -> TagAnswer {
         guard start <= end, end < layout.totalPages else { return .nak(NTAGAcknowledge.invalidArgument) }
         if readProtected, end >= auth0 { return .nak(NTAGAcknowledge.invalidArgument) }
+        countReadIfEnabled()
         var out = [UInt8]()
         out.reserveCapacity((end - start + 1) * 4)
-        for page in start...end { out += readablePage(page) }
-        countReadIfEnabled()
+        for page in start...end { out += presentedPage(page) }
         return .data(out)
     }
 

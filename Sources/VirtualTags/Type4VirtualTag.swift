@@ -142,6 +142,10 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
             guard let cc = try? Hex.decode(text), (1...0xFF).contains(cc.count) else { return nil }
             self.capabilityContainerOverride = cc
         }
+        if let text = state.attributes?[Self.signatureAttribute] {
+            guard let signature = try? Hex.decode(text), signature.count == NXPNativeCommand.signatureLength else { return nil }
+            self.signature = signature
+        }
     }
 
     /// The tag-file attribute holding a capability container file (hex) that replaces the one
@@ -213,12 +217,40 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     public var tagState: TagState {
         TagState(
             model: Self.modelName(airInterface), uid: Hex.encode(uid), memory: Hex.encode(ndefFile), readOnly: isReadOnly,
-            attributes: capabilityContainerOverride.map { [Self.capabilityContainerAttribute: Hex.encode($0)] })
+            attributes: attributes)
     }
+
+    private var attributes: [String: String]? {
+        var result: [String: String] = [:]
+        if let capabilityContainerOverride { result[Self.capabilityContainerAttribute] = Hex.encode(capabilityContainerOverride) }
+        if let signature { result[Self.signatureAttribute] = Hex.encode(signature) }
+        return result.isEmpty ? nil : result
+    }
+
+    /// The 56-byte originality signature Read_Sig (`90 3C 00 00 01 00 00`) answers, as an NTAG
+    /// 424 DNA or DESFire EV2 would; with nil (the default) the tag knows no native command, and
+    /// class `90` is answered `6E 00` as before. A value of another length is ignored.
+    public var originalitySignature: [UInt8]? {
+        get { signature }
+        set {
+            guard newValue == nil || newValue?.count == NXPNativeCommand.signatureLength else { return }
+            signature = newValue
+            stateRevision += 1
+        }
+    }
+    private var signature: [UInt8]?
+    /// The tag-file attribute holding the signature, in hex.
+    static let signatureAttribute = "signature"
 
     /// Answers one command APDU (data + SW1 SW2).
     public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
         guard apdu.count >= 4 else { return sw(StatusWord.wrongLength) }
+        if apdu[0] == NXPNativeCommand.wrappedClass, apdu[1] == NXPNativeCommand.readSignature, let signature {
+            guard Array(apdu[2...]).starts(with: [0x00, 0x00, 0x01, NXPNativeCommand.signatureAddress]) else {
+                return [NXPNativeCommand.statusPrefix, NXPNativeCommand.lengthError]
+            }
+            return signature + [NXPNativeCommand.statusPrefix, NXPNativeCommand.readSignatureOK]
+        }
         guard apdu[0] == 0x00 else { return sw(StatusWord.classNotSupported) }
         let p1 = apdu[2], p2 = apdu[3]
         let body = Array(apdu[4...])

@@ -12,9 +12,9 @@ struct LayeringTests {
     /// may depend only on targets of a lower layer, or on the C modules its row allows.
     static let layers: [String: Int] = [
         "NFCCore": 0,
-        "NDEF": 1, "CommandLineKit": 1,
+        "NDEF": 1, "CommandLineKit": 1, "NFCCrypto": 1,
         "NFCTags": 2,
-        "LibNFC": 3, "PCSC": 3, "VirtualTags": 3,
+        "LibNFC": 3, "PCSC": 3, "VirtualTags": 3, "Originality": 3,
         "PN532Emulator": 4, "PCSCReaderEmulator": 4, "NFCKit": 4, "Provisioning": 4,
         "NFCToolCore": 5,
         // Test helpers (the scripted reader, hex literals, processes): above the reader seam,
@@ -28,6 +28,7 @@ struct LayeringTests {
         "CPCSCLite": ["PCSC"],
         "CSQLite": ["Provisioning"],
         "CLibPQ": ["Provisioning"],
+        "CCrypto": ["NFCCrypto"],
     ]
 
     /// `name → dependencies` of every target in Package.swift.

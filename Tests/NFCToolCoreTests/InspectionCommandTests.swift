@@ -15,7 +15,10 @@ struct InspectionCommandTests {
         and message length, the lock state (Type 2: CC3, static and dynamic lock bytes,
         CFGLCK; Type 3: RWFlag and MC; Type 5: CC access and block security; Classic:
         GPB of the NFC sectors; Type 4: CC write access), the password protection (Type
-        2: AUTH0 and PROT) and the originality signature (READ_SIG). Whatever the tag
+        2: AUTH0 and PROT) and the originality signature (READ_SIG; ICODE READ
+        SIGNATURE) with whether it is genuine: valid under one of NXP's published keys
+        ('genuine: yes (NXP NTAG21x key)'), not valid ('no'), or 'no signature on this
+        chip' (JSON genuine true, false or null, and signatureKey). Whatever the tag
         refuses to tell is shown as unknown.
 
         Examples:
@@ -85,10 +88,11 @@ struct InspectionCommandTests {
           nfctool verify --expect-url https://example.com
           nfctool verify --expect-ndef message.ndef --expect-read-only
           nfctool verify --expect-model NTAG215 --json
+          nfctool verify --expect-genuine
 
         USAGE: nfctool verify [--device <conn>] [--timeout <s>] [--expect-url <url>]
                               [--expect-ndef <file>] [--expect-read-only]
-                              [--expect-model <model>] [--json]
+                              [--expect-model <model>] [--expect-genuine] [--json]
 
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
@@ -103,6 +107,8 @@ struct InspectionCommandTests {
           --expect-read-only      The tag's NDEF must be read-only (locked).
           --expect-model <model>  The chip must be this model, e.g. NTAG215
                                   (case-insensitive).
+          --expect-genuine        The chip's originality signature must be valid under
+                                  one of NXP's public keys.
           --json                  Print JSON on standard output.
           -h, --help              Show help information.
 
@@ -220,8 +226,10 @@ struct InspectionCommandTests {
             "    CFGLCK: clear",
             "  password:     none (AUTH0 FF)",
         ])
-        let signature = try #require(lines.last)
+        let signature = try #require(lines.dropLast().last)
         #expect(signature.hasPrefix("  signature:    ") && signature.count == 16 + 64)
+        // The simulator's stand-in signature is no valid NXP signature.
+        #expect(lines.last == "  genuine:      no")
     }
 
     @Test("info --json has the same keys for every platform; a message's length is reported")
@@ -238,7 +246,7 @@ struct InspectionCommandTests {
         }
         #expect(Set(keySets) == [[
             "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
-            "platform", "memoryBytes", "ndef", "lock", "password", "signature",
+            "platform", "memoryBytes", "ndef", "lock", "password", "signature", "genuine", "signatureKey",
         ]])
     }
 

@@ -51,12 +51,19 @@ struct TagWriteCommandsHelpTests {
         A password-protected NTAG21x needs its password: --password-file FILE or
         NFCTOOL_PASSWORD, 8 hex digits (PWD), optionally ':' and 4 more (PACK).
 
+        On an NTAG213/215/216, a --url may hold {mirror:uid}, {mirror:counter} or
+        {mirror:uid}x{mirror:counter}: the chip then shows its UID (14 hex digits)
+        and/or its tap counter (6) there on every read. The position is checked (inside
+        user memory, from page 4) before anything is written; see
+        docs/genuine-and-dynamic.md.
+
         Examples:
           nfctool write --url https://example.com/t/42
           nfctool write --text Hello --lang en --url https://example.com
           nfctool write --ndef message.ndef --device pn532_uart:/dev/ttyUSB0
           nfctool write --url https://example.com --lock --yes
           nfctool write --url https://example.com --plan
+          nfctool write --url 'https://ex.io/t?u={mirror:uid}x{mirror:counter}'
 
         USAGE: nfctool write <options>
 

@@ -1,0 +1,94 @@
+public import NDEF
+
+extension Type2Tag {
+    /// Whether the identified chip has the UID and NFC counter mirror (NTAG213/215/216).
+    public var hasMirror: Bool {
+        guard let model = profile?.model else { return false }
+        return ["NTAG213", "NTAG215", "NTAG216"].contains(model)
+    }
+
+    /// Writes `message`, whose bytes from `mirrorOffset` hold `mirror`'s placeholder characters,
+    /// and makes the chip mirror there (NTAG213/215/216 datasheet 8.7): MIRROR_CONF,
+    /// MIRROR_BYTE and MIRROR_PAGE in CFG0, and NFC_CNT_EN in ACCESS when the counter is mirrored.
+    ///
+    /// Every check comes first, and a failed one writes nothing: the chip has a mirror, the
+    /// message holds the placeholder at `mirrorOffset`, the configuration is not locked (CFGLCK),
+    /// the usual NDEF checks (formatted, writable, fits), and the mirror's bytes, once the
+    /// message is laid out in the NDEF TLV, are consecutive, start at page 4 or later and end
+    /// inside user memory. Then: a mirror already on is turned off (so the old mirror cannot
+    /// cover the new message, and the read-back sees memory), the message is written in the
+    /// tear-safe order of ``writeNDEF(_:verify:)``, and CFG0 and ACCESS are written last and read
+    /// back. An interruption leaves at worst the new message with its placeholder characters
+    /// and no mirror; running again completes it.
+    /// - Returns: where the mirror starts.
+    /// - Throws: ``NFCTagError`` `notSupported` (no mirror on this chip), `invalidParameter` (the
+    ///   placeholder is not at `mirrorOffset`, or the position is not allowed, with the address),
+    ///   `readOnly` (CFGLCK), and those of ``writeNDEF(_:verify:)``.
+    @discardableResult
+    public func writeNDEF(
+        _ message: NDEFMessage, mirror: NTAGMirror, at mirrorOffset: Int, verify: Bool
+    ) async throws(NFCTagError) -> NTAGMirrorPosition {
+        guard hasMirror, let profile else {
+            throw NFCTagError(.notSupported, "only NTAG213, NTAG215 and NTAG216 mirror their UID and counter; nothing was written")
+        }
+        let encoded = try message.encodedForTag()
+        guard mirrorOffset >= 0, mirrorOffset + mirror.length <= encoded.count,
+              Array(encoded[mirrorOffset..<(mirrorOffset + mirror.length)]) == mirror.placeholder
+        else {
+            throw NFCTagError(.invalidParameter, "the message does not hold the mirror's placeholder at byte \(mirrorOffset); nothing was written")
+        }
+        try await authenticateIfPasswordSet()
+        var configuration = try await readConfiguration()
+        guard !configuration.isLocked else {
+            throw NFCTagError(
+                .readOnly, at: profile.accessPage * Type2Command.pageSize,
+                "the configuration is locked (CFGLCK): the mirror cannot be set; nothing was written")
+        }
+        if NTAGMirror(mirrorByte: configuration.cfg0[0]) != nil {
+            // Turn the old mirror off first: reads then show memory, not the old mirror.
+            var cfg0 = configuration.cfg0
+            cfg0[0] &= ~NTAGMirrorBits.configurationMask
+            try await write(page: profile.configurationPage, cfg0)
+            configuration.cfg0 = cfg0
+        }
+        let snapshot = try await load()
+        let area = snapshot.area
+        let header = encoded.count < 0xFF ? 2 : 4
+        let first = header + mirrorOffset
+        guard first + mirror.length <= area.ndefAddresses.count else {
+            try NFCTagError.checkCapacity(encoded.count, fits: area.capacity)
+            throw NFCTagError(.capacityExceeded, "the message does not fit the NDEF area")
+        }
+        let addresses = Array(area.ndefAddresses[first..<(first + mirror.length)])
+        let start = addresses[0]
+        let position = NTAGMirrorPosition(address: start)
+        guard addresses.last == start + mirror.length - 1 else {
+            throw NFCTagError(
+                .invalidParameter, at: start,
+                "the mirror's \(mirror.length) bytes would straddle a reserved area of the tag; nothing was written")
+        }
+        guard position.page >= NTAGMirrorBits.firstPage, start + mirror.length <= profile.userPages.upperBound * Type2Command.pageSize else {
+            throw NFCTagError(
+                .invalidParameter, at: start,
+                "a mirror of \(mirror.length) bytes at page \(position.page) byte \(position.byte) is outside user memory (pages \(profile.userPages.lowerBound)–\(profile.userPages.upperBound - 1)); nothing was written")
+        }
+        try await writeTLV(message: encoded, on: snapshot, verify: verify)
+        var cfg0 = configuration.cfg0
+        cfg0[0] = (cfg0[0] & ~(NTAGMirrorBits.configurationMask | NTAGMirrorBits.byteMask))
+            | mirror.mirrorConfiguration | UInt8(position.byte) << NTAGMirrorBits.byteShift
+        cfg0[NTAGMirrorBits.pageIndex] = UInt8(position.page)
+        var cfg1 = configuration.cfg1
+        if mirror.mirrorsCounter { cfg1[0] |= NTAGAccess.nfcCounterEnabled }
+        if cfg1 != configuration.cfg1 { try await write(page: profile.accessPage, cfg1) }
+        try await write(page: profile.configurationPage, cfg0)
+        if verify {
+            let after = try await readConfiguration()
+            guard after.cfg0 == cfg0, after.cfg1[0] == cfg1[0] else {
+                throw NFCTagError(
+                    .verificationFailed, at: profile.configurationPage * Type2Command.pageSize,
+                    "the mirror configuration read back differs from what was written")
+            }
+        }
+        return position
+    }
+}
