@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
         // SQLite, for the provisioning ledger; Debian: libsqlite3-dev.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libpq, for the provisioning ledger on a PostgreSQL server (several stations); Debian: libpq-dev.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // OpenSSL 3's libcrypto, for originality signatures (and later AES/CMAC); Debian: libssl-dev.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Bytes, hex, cursors: no dependencies.
@@ -69,8 +71,8 @@ let package = Package(
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
         // NXP originality signatures: the public keys with their sources, reading and verifying.
         .target(name: "Originality", dependencies: ["NFCCore", "NFCTags", "NFCCrypto"], swiftSettings: strict),
-        // Batch provisioning: the SQLite ledger, URL templates, manifests.
-        .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite"], swiftSettings: strict),
+        // Batch provisioning: the ledger (SQLite, or PostgreSQL for several stations), URL templates, manifests.
+        .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite", "CLibPQ"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
         .target(name: "NFCToolCore", dependencies: ["CommandLineKit", "NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning", "Originality"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),

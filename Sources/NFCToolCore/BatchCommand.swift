@@ -21,7 +21,16 @@ struct BatchCommand: ToolCommand {
         "manifest", valueName: "file", help: "Data per tag from a CSV (header row) or JSONL manifest: columns named after the record options (url, text, lang, mime, data, ...); rows used in order.")
     static let matchUID = CommandOption.flag("match-uid", help: "Give each tag the manifest row whose 'uid' column names it, instead of the next row.")
     static let ledger = CommandOption.option(
-        "ledger", valueName: "file", help: "The SQLite ledger recording every attempt (default: nfctool-ledger.db).")
+        "ledger", valueName: "file|uri",
+        help: "The ledger recording every attempt: a SQLite file (default: nfctool-ledger.db) or a PostgreSQL server, postgresql://user@host[:port]/db (password from PGPASSWORD or ~/.pgpass, never the command line).")
+    static let run = CommandOption.option(
+        "run", valueName: "name", help: "Work the named run with other stations on the same ledger: manifest rows claimed from the ledger, counters drawn from it (see 'nfctool ledger load').")
+    static let station = CommandOption.option(
+        "station", valueName: "name", help: "This station's name in the run (default: the host name); each station of a run needs its own.")
+    static let lease = CommandOption.option(
+        "lease", valueName: "s", help: "How long a claimed row stays this station's before it returns to the pool if the station dies (default 60).")
+    static let journal = CommandOption.option(
+        "journal", valueName: "file", help: "Where tags written but not recorded wait while the ledger is unreachable (default: nfctool-journal-STATION.jsonl).")
     static let resume = CommandOption.option(
         "resume", valueName: "file", help: "Continue the run of this existing ledger: manifest rows and counters already used are skipped.")
     static let start = CommandOption.option("start", valueName: "n", help: "The first {n} of a new ledger (default 1); a ledger never hands out a value twice.")
@@ -62,7 +71,7 @@ struct BatchCommand: ToolCommand {
               nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
-            + [manifest, matchUID, ledger, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
+            + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
                TagWriteSupport.passwordFile, allowRewrite, requireGenuine, plan]
     )
 
@@ -77,6 +86,10 @@ struct BatchCommand: ToolCommand {
     let countValue: Int?
     let maxFailuresValue: Int?
     let dryRun: Bool
+    let runName: String?
+    let stationName: String
+    let leaseSeconds: Double
+    let journalPath: String
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         self.arguments = arguments
@@ -97,6 +110,16 @@ struct BatchCommand: ToolCommand {
             throw .usage("give the data either as record options (--url 'https://ex.io/{uid}', ...) or with --manifest, one of the two")
         }
         if arguments.contains(Self.matchUID) && manifestPath == nil { throw .usage("--match-uid needs --manifest") }
+        runName = arguments.value(of: Self.run)
+        stationName = arguments.value(of: Self.station) ?? ProcessInfo.processInfo.hostName
+        leaseSeconds = try arguments.value(of: Self.lease) { Double($0).flatMap { $0 >= 0.1 && $0 <= 86_400 ? $0 : nil } } ?? 60
+        journalPath = arguments.value(of: Self.journal)
+            ?? "nfctool-journal-\(String(stationName.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })).jsonl"
+        if runName != nil {
+            if arguments.contains(Self.matchUID) { throw .usage("--match-uid cannot be used with --run (rows are claimed from the run in order)") }
+            if resuming { throw .usage("--run continues its run by itself: give --ledger, not --resume") }
+            if runName?.isEmpty == true { throw .usage("--run needs a name") }
+        }
         if arguments.contains(Self.lock) && !arguments.contains(TagWriteSupport.yes) && !dryRun {
             throw .usage("--lock makes every tag read-only for good; add --yes to confirm")
         }
@@ -169,12 +192,12 @@ struct BatchCommand: ToolCommand {
         if arguments.contains(Self.protect) && password == nil {
             throw .usage("--protect needs the password: --password-file FILE or NFCTOOL_PASSWORD")
         }
-        if resuming && !FileManager.default.fileExists(atPath: ledgerPath) {
+        if resuming && !PostgreSQLLocation.isPostgreSQL(ledgerPath) && !FileManager.default.fileExists(atPath: ledgerPath) {
             throw .usage("--resume \(ledgerPath): no such ledger")
         }
         if dryRun {
-            let ledger: Ledger
-            do { ledger = try Ledger(path: ledgerPath) } catch { throw .failure("\(error)") }
+            let ledger: any ProvisioningLedger
+            do { ledger = try openLedger(ledgerPath) } catch { throw .failure("\(error)") }
             try preview(source, ledger: ledger, context)
             return
         }
@@ -198,22 +221,28 @@ struct BatchCommand: ToolCommand {
             }
         }
         // The ledger file is created only once every reader is open: no reader, nothing done.
-        let ledger: Ledger
-        do {
-            ledger = try Ledger(path: ledgerPath)
-        } catch {
-            for reader in readers { await reader.close() }
-            throw .failure("\(error)")
-        }
+        let ledger: any ProvisioningLedger
         let coordinator: BatchCoordinator
         do {
-            let run = try ledger.startRun(template: templateText, manifest: manifestPath, readers: connections)
-            coordinator = try BatchCoordinator(ledger: ledger, runID: run, source: source, options: options)
+            ledger = try openLedger(ledgerPath)
+            coordinator = try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context)
         } catch {
             for reader in readers { await reader.close() }
             throw .failure("\(error)")
         }
         let progress = BatchProgress(total: countValue, io: context.io)
+        await coordinator.setEvents { progress.handle($0, started: .now) }
+        // A named run: the run's overall count every few seconds.
+        let ticker = Task {
+            var meter = RunProgressMeter()
+            while !Task.isCancelled {
+                if let name = runName, let state = await coordinator.runProgress() {
+                    progress.handle(.ledgerStatus(.progress(meter.report(run: name, progress: state))), started: .now)
+                }
+                try? await Task.sleep(for: .seconds(3))
+            }
+        }
+        defer { ticker.cancel() }
         // Ctrl-C: the tags in progress finish, no new one is taken.
         let interrupt = SignalTrap { Task { await coordinator.stop("interrupted") } }
         defer { interrupt.stop() }
@@ -226,6 +255,7 @@ struct BatchCommand: ToolCommand {
                 }
             }
         }
+        ticker.cancel()
         for reader in readers { await reader.close() }
         try? ledger.finishRun(coordinator.runID)
         var summary = await coordinator.summary
@@ -234,17 +264,42 @@ struct BatchCommand: ToolCommand {
         if printsJSON {
             let report = BatchReport(
                 done: summary.done, failed: summary.failed, skipped: summary.skipped, lastUID: summary.lastUID,
-                stopReason: summary.stopReason, seconds: seconds, ledger: ledgerPath)
+                stopReason: summary.stopReason, seconds: seconds, ledger: ledger.location)
             context.io.write(try toolJSON(report))
         } else {
             context.io.printLine(
-                "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledgerPath)")
+                "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledger.location)")
         }
         if summary.failed > 0 { throw CommandError("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger", exitCode: .failure) }
     }
 
+    /// Starts this process's session on `ledger` and its coordinator; with `--run`, as a
+    /// station of the named run: its rows held from an earlier life are released at once, the
+    /// manifest is loaded once (the same file again changes nothing), the journal recorded.
+    private func startCoordinator(
+        _ ledger: any ProvisioningLedger, source: BatchSource, options: BatchOptions, template: String?, readers: [String], _ context: CommandContext
+    ) throws -> BatchCoordinator {
+        guard let runName else {
+            let run = try ledger.startRun(template: template, manifest: manifestPath, readers: readers)
+            return try BatchCoordinator(ledger: ledger, runID: run, source: source, options: options)
+        }
+        let session = try ledger.startRun(name: runName, station: stationName, template: template, manifest: manifestPath, readers: readers)
+        let released = try ledger.releaseClaims(run: runName, station: stationName)
+        if released > 0 {
+            context.io.printErrorLine("[\(stationName)] \(released) row\(released == 1 ? "" : "s") this station held in run '\(runName)' returned to the pool")
+        }
+        if case .manifest(let rows, _, _) = source, let manifestPath {
+            switch try ledger.loadManifest(run: runName, rows: rows, source: manifestPath) {
+            case .loaded(let count): context.io.printErrorLine("[\(stationName)] run '\(runName)': \(count) rows loaded from \(manifestPath)")
+            case .alreadyLoaded: break
+            }
+        }
+        let shared = SharedRun(name: runName, station: stationName, lease: .milliseconds(Int(leaseSeconds * 1000)), journal: BatchJournal(path: journalPath))
+        return try BatchCoordinator(ledger: ledger, runID: session, source: source, options: options, shared: shared)
+    }
+
     /// `--plan` / `--dry-run`: what the next tags would get, without a reader and without using a counter.
-    private func preview(_ source: BatchSource, ledger: Ledger, _ context: CommandContext) throws(CommandError) {
+    private func preview(_ source: BatchSource, ledger: any ProvisioningLedger, _ context: CommandContext) throws(CommandError) {
         let shown = min(countValue ?? 5, 20)
         let sampleUID: [UInt8] = [0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01]
         var lines: [String] = []
@@ -313,6 +368,26 @@ final class BatchProgress: Sendable {
             io.printErrorLine("[\(reader)] take \(uid) away")
         case .readerFailed(let reader, let error):
             io.printErrorLine("[\(reader)] reader failed: \(error)")
+        case .ledgerStatus(let status):
+            io.printErrorLine(Self.describe(status))
+        }
+    }
+
+    /// What the operator reads about the shared ledger.
+    static func describe(_ status: LedgerStatus) -> String {
+        switch status {
+        case .unavailable(let error, let journalled, let journal):
+            return "[ledger] UNAVAILABLE: \(error). Taking no tags until it is back"
+                + (journalled > 0 ? "; \(journalled) tag\(journalled == 1 ? "" : "s") written but not recorded, held in \(journal)" : "")
+        case .back(let recorded):
+            return "[ledger] back: \(recorded) journalled tag\(recorded == 1 ? "" : "s") recorded; taking tags again"
+        case .waitingForRows(let held):
+            return "[ledger] no free row: \(held) held at other stations; waiting for them (a row comes back when its station fails or its lease ends)"
+        case .progress(let report):
+            let rate = report.rate.map { String(format: "%.1f tags/s", $0) } ?? "rate not known yet"
+            let total = report.total.map { "/\($0) (\(Int((Double(report.done) / Double(max($0, 1)) * 100).rounded()))%)" } ?? ""
+            let eta = report.secondsLeft.map { "ETA \(Int($0.rounded())) s" } ?? "ETA not known yet"
+            return "[run \(report.run)] \(report.done)\(total) done, \(rate), \(eta), \(report.stations) station\(report.stations == 1 ? "" : "s")"
         }
     }
 }

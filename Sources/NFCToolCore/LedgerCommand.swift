@@ -3,23 +3,84 @@ import Foundation
 import NFCCore
 import Provisioning
 
-/// `nfctool ledger`: reads a batch ledger.
+/// `nfctool ledger`: reads a batch ledger, or loads a run's manifest into it.
 struct LedgerCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         name: "ledger",
         abstract: "Export or summarise a batch ledger.",
-        discussion: "The ledger is the SQLite file 'nfctool batch' records every attempt in. See docs/batch.md.",
-        subcommands: [LedgerExportCommand.self, LedgerStatsCommand.self]
+        discussion: "The ledger is the SQLite file or PostgreSQL database 'nfctool batch' records every attempt in. See docs/batch.md.",
+        subcommands: [LedgerExportCommand.self, LedgerLoadCommand.self, LedgerStatsCommand.self]
     )
 
-    /// The ledger file argument both subcommands take.
-    static let file = CommandArgument("ledger", help: "The ledger file.")
+    /// The ledger argument export and stats take (or --ledger).
+    static let file = CommandArgument("ledger", help: "The ledger: a SQLite file or postgresql://user@host[:port]/db.", isOptional: true)
+    /// `--ledger`, the same as the argument.
+    static let ledgerOption = CommandOption.option(
+        "ledger", valueName: "file|uri", help: "The ledger: a SQLite file or postgresql://user@host[:port]/db (password from PGPASSWORD or ~/.pgpass).")
+    /// `--run NAME`: one named run only.
+    static let run = CommandOption.option("run", valueName: "name", help: "Only the named run (batch --run), with its rows and stations.")
 
     /// Opens an existing ledger (a missing file is a usage error, not a new ledger).
-    static func open(_ arguments: ParsedArguments) throws(CommandError) -> Ledger {
-        let path = arguments.value(of: file) ?? ""
-        guard FileManager.default.fileExists(atPath: path) else { throw .usage("no such ledger: '\(path)'") }
-        do { return try Ledger(path: path) } catch { throw .failure("\(error)") }
+    static func open(_ arguments: ParsedArguments) throws(CommandError) -> any ProvisioningLedger {
+        let positional = arguments.value(of: file), option = arguments.value(of: ledgerOption)
+        if positional != nil && option != nil { throw .usage("give the ledger once: as the argument or with --ledger") }
+        guard let location = positional ?? option else { throw .usage("which ledger? Give a file or postgresql://… (or --ledger)") }
+        if !PostgreSQLLocation.isPostgreSQL(location) {
+            guard FileManager.default.fileExists(atPath: location) else { throw .usage("no such ledger: '\(location)'") }
+        }
+        do { return try openLedger(location) } catch { throw .failure("\(error)") }
+    }
+}
+
+/// `nfctool ledger load`: loads a manifest into a named run, once.
+struct LedgerLoadCommand: ToolCommand {
+    static let manifestFile = CommandArgument("manifest", help: "The CSV or JSONL manifest (as for batch --manifest).")
+    static let configuration = CommandConfiguration(
+        name: "load",
+        abstract: "Load a manifest's rows into a named run, for the stations of 'batch --run'.",
+        discussion: """
+            Loading is idempotent: the same manifest again changes nothing ("already loaded"); \
+            a different manifest under a run name that has rows is refused (exit 1): use a new \
+            run name. Stations started with 'batch --run NAME --manifest FILE' load it \
+            themselves the same way.
+
+            Examples:
+              nfctool ledger load --ledger postgresql://line@db/prov --run w26 w26.csv
+              nfctool ledger load --ledger run.db --run labels labels.jsonl
+            """,
+        options: [LedgerCommand.ledgerOption, LedgerCommand.run],
+        arguments: [manifestFile]
+    )
+
+    let arguments: ParsedArguments
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        guard arguments.value(of: LedgerCommand.run) != nil else { throw .usage("ledger load needs --run NAME") }
+        guard arguments.value(of: LedgerCommand.ledgerOption) != nil else { throw .usage("ledger load needs --ledger FILE|URI") }
+        self.arguments = arguments
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let path = arguments.value(of: Self.manifestFile) ?? ""
+        let run = arguments.value(of: LedgerCommand.run) ?? ""
+        let text: String
+        do { text = String(decoding: try readFileBytes(path, what: "manifest"), as: UTF8.self) } catch { throw .usage(error.message) }
+        let rows: [ManifestRow]
+        do { rows = try Manifest.parse(text, format: Manifest.format(forPath: path)) } catch { throw .dataError("manifest \(path): \(error)") }
+        // Every row is checked as batch checks it (columns are record fields) before anything is loaded.
+        for row in rows {
+            do { _ = try MessageTemplate(row: row) } catch { throw .dataError("manifest \(path) line \(row.line): \(error.reason)") }
+        }
+        let location = arguments.value(of: LedgerCommand.ledgerOption) ?? ""
+        let ledger: any ProvisioningLedger
+        do { ledger = try openLedger(location) } catch { throw .failure("\(error)") }
+        do {
+            switch try ledger.loadManifest(run: run, rows: rows, source: path) {
+            case .loaded(let count): context.io.printLine("run '\(run)': \(count) rows loaded from \(path) into \(ledger.location)")
+            case .alreadyLoaded(let count): context.io.printLine("run '\(run)': already loaded (the same \(count) rows); nothing changed")
+            }
+        } catch {
+            throw .failure("\(error)")
+        }
     }
 }
 
@@ -37,8 +98,9 @@ struct LedgerExportCommand: ToolCommand {
             Examples:
               nfctool ledger export run1.db > run1.csv
               nfctool ledger export --jsonl run1.db | jq .uid
+              nfctool ledger export --ledger postgresql://line@db/prov --run w26 > w26.csv
             """,
-        options: [csv, jsonl],
+        options: [csv, jsonl, LedgerCommand.ledgerOption, LedgerCommand.run],
         arguments: [LedgerCommand.file]
     )
 
@@ -50,14 +112,15 @@ struct LedgerExportCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let ledger = try LedgerCommand.open(arguments)
+        let run = arguments.value(of: LedgerCommand.run)
         do {
             if arguments.contains(Self.jsonl) {
-                context.io.write(TerminalSafeText.escapingInJSON(try ledger.exportJSONL()))
+                context.io.write(TerminalSafeText.escapingInJSON(try ledger.exportJSONL(run: run)))
             } else if context.io.isStandardOutputTerminal {
-                context.io.write(try ledger.exportCSV())  // on a screen: terminal-safe
+                context.io.write(try ledger.exportCSV(run: run))  // on a screen: terminal-safe
             } else {
                 // Into a file or a pipe: the exact values (a right-to-left mark in a name stays one).
-                context.io.write(Array(try ledger.exportCSV().utf8), to: .standardOutput)
+                context.io.write(Array(try ledger.exportCSV(run: run).utf8), to: .standardOutput)
             }
         } catch {
             throw .failure("\(error)")
@@ -69,13 +132,17 @@ struct LedgerExportCommand: ToolCommand {
 struct LedgerStatsCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         name: "stats",
-        abstract: "Show a ledger's totals: runs, attempts, tags done and failed, next counter.",
+        abstract: "Show a ledger's totals: runs, attempts, tags done and failed, next counter; per station with --run.",
         discussion: """
+            With --run: the run's rows (done, held by stations) and, per station, tags done, \
+            failed and tags/s.
+
             Examples:
               nfctool ledger stats run1.db
               nfctool ledger stats --json run1.db
+              nfctool ledger stats --ledger postgresql://line@db/prov --run w26
             """,
-        options: [TagCommandSupport.json],
+        options: [TagCommandSupport.json, LedgerCommand.ledgerOption, LedgerCommand.run],
         arguments: [LedgerCommand.file]
     )
 
@@ -85,7 +152,7 @@ struct LedgerStatsCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let ledger = try LedgerCommand.open(arguments)
         let stats: LedgerStats
-        do { stats = try ledger.stats() } catch { throw .failure("\(error)") }
+        do { stats = try ledger.stats(run: arguments.value(of: LedgerCommand.run)) } catch { throw .failure("\(error)") }
         if arguments.contains(TagCommandSupport.json) {
             context.io.write(try toolJSON(stats))
         } else {
@@ -95,6 +162,16 @@ struct LedgerStatsCommand: ToolCommand {
             context.io.printLine("failed:       \(stats.failed)")
             context.io.printLine("locked:       \(stats.locked)")
             context.io.printLine("next counter: \(stats.nextCounter.map(String.init) ?? "none yet")")
+            if let run = stats.run, let progress = stats.progress {
+                context.io.printLine("run:          \(TerminalSafeText.escaping(run, newlines: .escape))")
+                if progress.rows > 0 {
+                    context.io.printLine("rows:         \(progress.rowsDone)/\(progress.rows) done, \(progress.rowsHeld) held by stations")
+                }
+                for station in progress.stations {
+                    let rate = station.tagsPerSecond.map { String(format: "%.1f tags/s", $0) } ?? "-"
+                    context.io.printLine("station \(TerminalSafeText.escaping(station.station, newlines: .escape)): \(station.done) done, \(station.failed) failed, \(rate)")
+                }
+            }
         }
     }
 }

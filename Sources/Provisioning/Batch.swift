@@ -1,3 +1,4 @@
+import Foundation
 public import NDEF
 import NFCCore
 public import NFCTags
@@ -81,6 +82,82 @@ public enum BatchEvent: Sendable, Hashable {
     case removeTag(reader: String, uid: String)
     /// The reader failed (unplugged, closed); the worker stopped.
     case readerFailed(reader: String, error: String)
+    /// What the station's shared ledger is doing (a named run): unreachable, back, waiting for
+    /// rows, the run's overall progress.
+    case ledgerStatus(LedgerStatus)
+}
+
+/// The shared ledger's state as the operator is told it.
+public enum LedgerStatus: Sendable, Hashable {
+    /// The ledger cannot be reached: the station takes no tag until it is back. `journalled`
+    /// verified tags are held in the local journal, written but not recorded.
+    case unavailable(error: String, journalled: Int, journal: String)
+    /// The ledger is back: `recorded` journalled tags were recorded; tags are taken again.
+    case back(recorded: Int)
+    /// No row is free now: `held` rows are being written at other stations (they come back if
+    /// those fail or their lease ends). No tag is taken meanwhile.
+    case waitingForRows(held: Int)
+    /// The run's overall progress.
+    case progress(RunProgressReport)
+}
+
+/// The run's overall count for the operator: done of total, rate and time left.
+public struct RunProgressReport: Sendable, Hashable {
+    /// The run's name.
+    public var run: String
+    /// Tags done in the run, at every station.
+    public var done: Int
+    /// Rows in the run (nil for a template run).
+    public var total: Int?
+    /// Tags per second over the last samples, run-wide.
+    public var rate: Double?
+    /// Seconds left at that rate.
+    public var secondsLeft: Double?
+    /// Stations that recorded tags in the run.
+    public var stations: Int
+}
+
+/// Run-wide rate and ETA from samples of the run's done count (a sliding window of 30 s).
+public struct RunProgressMeter: Sendable {
+    private var samples: [(at: ContinuousClock.Instant, done: Int)] = []
+    /// A meter with no samples.
+    public init() {}
+
+    /// Adds a sample and returns the report.
+    public mutating func report(run: String, progress: RunProgress, at now: ContinuousClock.Instant = .now) -> RunProgressReport {
+        let done = progress.rows > 0 ? progress.rowsDone : progress.tagsDone
+        samples.append((now, done))
+        while samples.count > 2, let oldest = samples.first, now - oldest.at > .seconds(30) { samples.removeFirst() }
+        var rate: Double?
+        if let first = samples.first, now - first.at > .milliseconds(500) {
+            let seconds = Double((now - first.at).components.seconds) + Double((now - first.at).components.attoseconds) / 1e18
+            rate = Double(done - first.done) / seconds
+        }
+        let total = progress.rows > 0 ? progress.rows : nil
+        let left = total.flatMap { total in rate.flatMap { $0 > 0 ? Double(total - done) / $0 : nil } }
+        return RunProgressReport(run: run, done: done, total: total, rate: rate, secondsLeft: left, stations: progress.stations.count)
+    }
+}
+
+/// A station of a named run on a shared ledger: who it is, how long it may hold a row, and where
+/// it keeps verified tags it could not record.
+public struct SharedRun: Sendable {
+    /// The run's name (`--run`).
+    public var name: String
+    /// This station's name (`--station`).
+    public var station: String
+    /// How long a claimed row stays this station's without being recorded.
+    public var lease: Duration
+    /// The local journal of tags written but not recorded.
+    public var journal: BatchJournal
+
+    /// Creates a station's view of a run.
+    public init(name: String, station: String, lease: Duration, journal: BatchJournal) {
+        self.name = name
+        self.station = station
+        self.lease = lease
+        self.journal = journal
+    }
 }
 
 /// The totals of a batch.
@@ -102,9 +179,11 @@ public struct BatchSummary: Sendable, Hashable, Codable {
 /// the operator) are decided in one place.
 public actor BatchCoordinator {
     /// The ledger everything is recorded in.
-    public nonisolated let ledger: Ledger
+    public nonisolated let ledger: any ProvisioningLedger
     /// The run's id in the ledger.
     public nonisolated let runID: Int64
+    /// The named run this station works on a shared ledger, if any.
+    public nonisolated let shared: SharedRun?
     let source: BatchSource
     let options: BatchOptions
     private var doneRows: Set<Int>
@@ -114,15 +193,29 @@ public actor BatchCoordinator {
     /// The totals so far.
     public private(set) var summary = BatchSummary()
     private var stopped = false
+    /// A named run: the ledger could not be reached (since when, last reconnection try).
+    private var unavailable: (error: String, lastTry: ContinuousClock.Instant)?
+    /// A named run: no row was free at the last claim (checked again before the next tag).
+    private var waitingForRows: (held: Int, lastCheck: ContinuousClock.Instant)?
+    /// A named run: every row is done.
+    private var runComplete = false
+    private var events: (@Sendable (BatchEvent) -> Void)?
 
     /// A coordinator for `source` on `ledger` (rows the ledger has done are skipped: `--resume`).
-    public init(ledger: Ledger, runID: Int64, source: BatchSource, options: BatchOptions) throws(LedgerError) {
+    /// With `shared`, this station works the named run: rows are claimed from the ledger,
+    /// counters drawn from it, and first the journal of an earlier session is recorded.
+    public init(ledger: any ProvisioningLedger, runID: Int64, source: BatchSource, options: BatchOptions, shared: SharedRun? = nil) throws(LedgerError) {
         self.ledger = ledger
         self.runID = runID
         self.source = source
         self.options = options
-        doneRows = try ledger.doneRows()
+        self.shared = shared
+        doneRows = shared == nil ? try ledger.doneRows() : []
+        if let shared { _ = try Self.replay(shared.journal, into: ledger) }
     }
+
+    /// Where the coordinator's own notices (ledger unavailable, back, waiting for rows) go.
+    public func setEvents(_ events: @escaping @Sendable (BatchEvent) -> Void) { self.events = events }
 
     /// Whether workers should stop taking tags; the first reason found is kept in the summary.
     public func shouldStop() -> Bool {
@@ -135,12 +228,107 @@ public actor BatchCoordinator {
             stop("\(max) failures")
             return true
         }
+        if shared != nil {
+            if runComplete {
+                if inFlight == 0 { stop("the run has no row left") }
+                return true
+            }
+            return false
+        }
         if case .manifest(let rows, let byUID, _) = source, !byUID,
            !rows.contains(where: { !doneRows.contains($0.index) && !claimedRows.contains($0.index) }) {
             if inFlight == 0 { stop("the manifest has no row left") }
             return true
         }
         return false
+    }
+
+    /// Whether a worker may take a tag now (a named run): false while the ledger cannot be
+    /// reached (every second the journal is tried again; once it is recorded, tags are taken
+    /// again) or while no row is free (checked every half second).
+    public func readyForTag() -> Bool {
+        guard let shared else { return true }
+        let now = ContinuousClock.now
+        if let down = unavailable {
+            guard now - down.lastTry >= .seconds(1) else { return false }
+            do throws(LedgerError) {
+                let recorded = try Self.replay(shared.journal, into: ledger)
+                unavailable = nil
+                events?(.ledgerStatus(.back(recorded: recorded)))
+            } catch {
+                unavailable = (error.description, now)
+                return false
+            }
+        }
+        if let waiting = waitingForRows {
+            guard now - waiting.lastCheck >= .milliseconds(500) else { return false }
+            do throws(LedgerError) {
+                let progress = try ledger.progress(run: shared.name)
+                if progress.rowsDone >= progress.rows {
+                    runComplete = true
+                    waitingForRows = nil
+                } else if progress.rows - progress.rowsDone - progress.rowsHeld > 0 {
+                    waitingForRows = nil
+                } else {
+                    waitingForRows = (waiting.held, now)
+                    return false
+                }
+            } catch {
+                ledgerFailed(error)
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The ledger failed: unreachable (the station pauses and says so) or otherwise (the run stops).
+    private func ledgerFailed(_ error: LedgerError) {
+        guard let shared, error.isUnavailable else {
+            stop("ledger error: \(error)")
+            return
+        }
+        if unavailable == nil {
+            let held = (try? shared.journal.entries().count) ?? 0
+            events?(.ledgerStatus(.unavailable(error: error.description, journalled: held, journal: shared.journal.path)))
+        }
+        unavailable = (error.description, .now)
+    }
+
+    /// Records `journal`'s attempts in `ledger` (each once: they carry keys) and empties it;
+    /// returns how many.
+    static func replay(_ journal: BatchJournal, into ledger: any ProvisioningLedger) throws(LedgerError) -> Int {
+        let entries = try journal.entries()
+        for entry in entries { try ledger.record(entry) }
+        if !entries.isEmpty { try journal.clear() }
+        return entries.count
+    }
+
+    /// Records a verified (or failed) attempt. In a named run a ledger that cannot be reached
+    /// gets it later: it goes to the journal (written, not recorded), and the station pauses.
+    func record(_ attempt: LedgerAttempt) -> Result<Bool, LedgerError> {
+        do throws(LedgerError) {
+            try ledger.record(attempt)
+            return .success(true)
+        } catch {
+            guard let shared, error.isUnavailable else {
+                stop("ledger error: \(error)")
+                return .failure(error)
+            }
+            do throws(LedgerError) {
+                try shared.journal.append(attempt)
+            } catch {
+                stop("the journal \(shared.journal.path) cannot be written: \(error)")
+                return .failure(error)
+            }
+            ledgerFailed(error)
+            return .success(false)
+        }
+    }
+
+    /// The run's overall progress (a named run), for the operator's progress line.
+    public func runProgress() -> RunProgress? {
+        guard let shared, unavailable == nil else { return nil }
+        return try? ledger.progress(run: shared.name)
     }
 
     /// Stops the run (Ctrl-C): tags in progress finish, no new tag is taken.
@@ -151,6 +339,7 @@ public actor BatchCoordinator {
 
     /// The data for the tag `uid`, or a reason to skip it.
     func claim(uid: [UInt8]) throws -> Result<BatchItem, SkipReason> {
+        if let shared { return try claimShared(uid: uid, shared) }
         let hex = Hex.encode(uid, uppercase: true)
         let inLedger = options.allowRewrite ? false : try ledger.isDone(uid: hex)
         if uidsThisRun.contains(hex) || inLedger {
@@ -174,6 +363,50 @@ public actor BatchCoordinator {
             inFlight += 1
             uidsThisRun.insert(hex)
             return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil))
+        }
+    }
+
+    /// A named run's claim: a row or a counter from the ledger, in one transaction with its use.
+    private func claimShared(uid: [UInt8], _ shared: SharedRun) throws -> Result<BatchItem, SkipReason> {
+        let hex = Hex.encode(uid, uppercase: true)
+        if unavailable != nil { return .failure(SkipReason("the ledger is unavailable; not written")) }
+        do {
+            switch source {
+            case .template(let usesCounter, let start, let build):
+                var counter: Int?
+                if usesCounter {
+                    switch try ledger.claimCounter(run: shared.name, uid: hex, station: shared.station, start: start) {
+                    case .claimed(let value): counter = value
+                    case .uidTaken: return .failure(SkipReason("already provisioned in run '\(shared.name)'"))
+                    }
+                } else if !options.allowRewrite, try ledger.isDone(uid: hex) {
+                    return .failure(SkipReason("already provisioned (in the ledger); --allow-rewrite writes it again"))
+                }
+                let message = try build(uid, counter)
+                inFlight += 1
+                return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
+            case .manifest(_, _, let build):
+                switch try ledger.claimRow(run: shared.name, uid: hex, station: shared.station, lease: shared.lease) {
+                case .claimed(let row):
+                    // Every row was checked before the first tag; one that still cannot build
+                    // comes back when its lease ends.
+                    let message = try build(row, uid)
+                    inFlight += 1
+                    return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil))
+                case .uidTaken(let why):
+                    return .failure(SkipReason("already provisioned: \(why)"))
+                case .noneFree(let held):
+                    if waitingForRows == nil { events?(.ledgerStatus(.waitingForRows(held: held))) }
+                    waitingForRows = (held, .now)
+                    return .failure(SkipReason("no free row now (\(held) held at other stations); not written"))
+                case .runComplete:
+                    runComplete = true
+                    return .failure(SkipReason("the run has no row left"))
+                }
+            }
+        } catch let error as LedgerError {
+            ledgerFailed(error)
+            return .failure(SkipReason(error.isUnavailable ? "the ledger is unavailable; not written" : "ledger error: \(error)"))
         }
     }
 
@@ -254,6 +487,12 @@ public struct BatchWorker: Sendable {
             if let idle = options.idleTimeout, clock.now - idleSince >= idle {
                 await coordinator.stop("no new tag for \(Self.describe(idle))")
                 return
+            }
+            // A named run whose ledger is away, or whose rows are all held: take no tag.
+            guard await coordinator.readyForTag() else {
+                try? await Task.sleep(for: .milliseconds(100))
+                idleSince = clock.now
+                continue
             }
             let seen: TagPresenceTracker.Observation
             do {
@@ -358,16 +597,19 @@ public struct BatchWorker: Sendable {
         } catch {
             failure = error.description
         }
+        let shared = coordinator.shared
         let attempt = LedgerAttempt(
             run: coordinator.runID, uid: uid, model: tag.identity.model, row: item.row, counter: item.counter,
             summary: item.summary, bytes: bytes, verified: failure == nil, locked: locked, protected: protected,
-            error: failure, started: started, finished: Ledger.now(), reader: readerName, status: failure == nil ? "done" : "failed")
-        do {
-            // Written only now, after the verify: a crash before this line leaves no "done".
-            try coordinator.ledger.record(attempt)
-        } catch {
+            error: failure, started: started, finished: Ledger.now(), reader: readerName, status: failure == nil ? "done" : "failed",
+            runName: shared?.name, station: shared?.station, key: shared == nil ? nil : UUID().uuidString)
+        // Written only now, after the verify: a crash before this line leaves no "done". A
+        // named run's ledger that cannot be reached gets it from the journal later.
+        switch await coordinator.record(attempt) {
+        case .success(true): break
+        case .success(false): break  // journalled: the coordinator told the operator
+        case .failure(let error):
             failure = failure ?? "the ledger could not record the tag: \(error)"
-            await coordinator.stop("ledger error: \(error)")
         }
         await coordinator.finish(uid: uid, item: item, success: failure == nil)
         if let failure {

@@ -9,14 +9,30 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// SQLite's result code (0 when the error is ours).
     public var code: Int32
 
+    /// PostgreSQL's SQLSTATE, for a ledger on a server.
+    public var sqlState: String?
+    /// Whether the ledger could not be reached (the server is down or the connection was
+    /// lost): the work may be tried again once it is back.
+    public var isUnavailable: Bool
+
     /// Creates an error.
-    public init(_ message: String, code: Int32 = 0) {
+    public init(_ message: String, code: Int32 = 0, sqlState: String? = nil, isUnavailable: Bool = false) {
         self.message = message
         self.code = code
+        self.sqlState = sqlState
+        self.isUnavailable = isUnavailable
     }
 
-    /// The message, with SQLite's code when there is one.
-    public var description: String { code == 0 ? message : "\(message) (SQLite \(code))" }
+    /// A PostgreSQL error as a ledger error.
+    public init(_ error: PostgreSQLError) {
+        self.init(error.message, sqlState: error.sqlState, isUnavailable: error.isConnectionLoss)
+    }
+
+    /// The message, with SQLite's code or PostgreSQL's SQLSTATE when there is one.
+    public var description: String {
+        if let sqlState { return "\(message) (SQLSTATE \(sqlState))" }
+        return code == 0 ? message : "\(message) (SQLite \(code))"
+    }
 
     /// Whether another connection holds the database: `SQLITE_BUSY` (5) or `SQLITE_LOCKED` (6),
     /// extended codes included.
@@ -59,12 +75,19 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
     public var reader: String
     /// `done` (written and verified) or `failed`.
     public var status: String
+    /// The named run it belongs to (`--run`), if any.
+    public var runName: String?
+    /// The station that did it, in a named run.
+    public var station: String?
+    /// A unique key the station gave it, so that recording it twice (a journal replayed after
+    /// the database came back) records it once.
+    public var key: String?
 
     /// Creates an attempt.
     public init(
         run: Int64, uid: String, model: String, row: Int? = nil, counter: Int? = nil, summary: String, bytes: Int,
         verified: Bool, locked: Bool = false, protected: Bool = false, error: String? = nil, started: String,
-        finished: String, reader: String, status: String
+        finished: String, reader: String, status: String, runName: String? = nil, station: String? = nil, key: String? = nil
     ) {
         self.run = run
         self.uid = uid
@@ -81,6 +104,9 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
         self.finished = finished
         self.reader = reader
         self.status = status
+        self.runName = runName
+        self.station = station
+        self.key = key
     }
 }
 
@@ -98,6 +124,22 @@ public struct LedgerStats: Sendable, Hashable, Codable {
     public var locked: Int
     /// The next counter value to be handed out.
     public var nextCounter: Int?
+    /// The named run these totals are of (nil: the whole ledger).
+    public var run: String?
+    /// The named run's rows and stations.
+    public var progress: RunProgress?
+
+    /// Creates totals.
+    public init(runs: Int, attempts: Int, done: Int, failed: Int, locked: Int, nextCounter: Int?, run: String? = nil, progress: RunProgress? = nil) {
+        self.runs = runs
+        self.attempts = attempts
+        self.done = done
+        self.failed = failed
+        self.locked = locked
+        self.nextCounter = nextCounter
+        self.run = run
+        self.progress = progress
+    }
 }
 
 /// The provisioning ledger: a SQLite database in WAL mode recording every attempt, with one
@@ -111,13 +153,15 @@ public struct LedgerStats: Sendable, Hashable, Codable {
 /// including the cases where SQLite's busy handler is not called) is retried whole, backing
 /// off, for up to ``lockWait``; only then does it fail, with an error saying the ledger stayed
 /// locked.
-public final class Ledger: Sendable {
+public final class Ledger: ProvisioningLedger {
     /// The SQLite connection: used only while `lock` is held (SQLite's FULLMUTEX mode guards
     /// single calls; the lock keeps a transaction's statements together).
     private nonisolated(unsafe) let handle: OpaquePointer
     private let lock = Mutex(())
     /// The database file.
     public let path: String
+    /// The database file (``ProvisioningLedger/location``).
+    public var location: String { path }
     /// How long a statement or transaction waits, retrying, for another process to release the
     /// ledger before it fails.
     public let lockWait: Duration
@@ -160,8 +204,10 @@ public final class Ledger: Sendable {
     }
 
     /// The schema version this code writes (`PRAGMA user_version`). Version 0 stored manifest
-    /// rows from 0; version 1 stores them from 1, as the dry run and the docs number them.
-    public static let schemaVersion: Int64 = 1
+    /// rows from 0; version 1 stores them from 1, as the dry run and the docs number them;
+    /// version 2 adds named runs (run rows with their claims, counter uses, the station and
+    /// key of each attempt).
+    public static let schemaVersion: Int64 = 2
 
     /// Brings a ledger of an older schema up to ``schemaVersion``, in one transaction (two
     /// processes opening the same old ledger migrate it once).
@@ -170,6 +216,31 @@ public final class Ledger: Sendable {
             let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
             guard version < Self.schemaVersion else { return }
             if version < 1 { try db.execute("UPDATE attempts SET row = row + 1 WHERE row IS NOT NULL") }
+            if version < 2 {
+                for statement in [
+                    "ALTER TABLE runs ADD COLUMN name TEXT",
+                    "ALTER TABLE runs ADD COLUMN station TEXT",
+                    "ALTER TABLE attempts ADD COLUMN run_name TEXT",
+                    "ALTER TABLE attempts ADD COLUMN station TEXT",
+                    "ALTER TABLE attempts ADD COLUMN key TEXT",
+                    "CREATE UNIQUE INDEX attempts_key ON attempts(key)",
+                    "CREATE UNIQUE INDEX attempts_run_done_uid ON attempts(run_name, uid) WHERE status = 'done' AND run_name IS NOT NULL",
+                    "CREATE INDEX attempts_run ON attempts(run_name, station)",
+                    """
+                    CREATE TABLE run_rows(
+                        run_name TEXT NOT NULL, row INTEGER NOT NULL, line INTEGER NOT NULL, fields TEXT NOT NULL,
+                        status TEXT NOT NULL DEFAULT 'free' CHECK (status IN ('free', 'held', 'done')), station TEXT, uid TEXT,
+                        lease_until INTEGER, source TEXT, PRIMARY KEY(run_name, row))
+                    """,
+                    "CREATE INDEX run_rows_claim ON run_rows(run_name, status, row)",
+                    "CREATE INDEX run_rows_uid ON run_rows(run_name, uid)",
+                    """
+                    CREATE TABLE counter_uses(
+                        run_name TEXT NOT NULL, counter INTEGER NOT NULL, uid TEXT NOT NULL, station TEXT NOT NULL, at TEXT NOT NULL,
+                        PRIMARY KEY(run_name, counter))
+                    """,
+                ] { try db.execute(statement) }
+            }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }
@@ -178,12 +249,12 @@ public final class Ledger: Sendable {
         sqlite3_close_v2(handle)
     }
 
-    /// Starts a run and returns its id.
-    public func startRun(template: String?, manifest: String?, readers: [String]) throws(LedgerError) -> Int64 {
+    /// Starts a session (alone, or as `station` of the named run `name`) and returns its id.
+    public func startRun(name: String?, station: String?, template: String?, manifest: String?, readers: [String]) throws(LedgerError) -> Int64 {
         try insert(
-            "INSERT INTO runs(started, template, manifest, readers) VALUES(?, ?, ?, ?)",
+            "INSERT INTO runs(started, template, manifest, readers, name, station) VALUES(?, ?, ?, ?, ?, ?)",
             [.text(Self.now()), template.map(SQLValue.text) ?? .null, manifest.map(SQLValue.text) ?? .null,
-             .text(readers.joined(separator: " "))])
+             .text(readers.joined(separator: " ")), name.map(SQLValue.text) ?? .null, station.map(SQLValue.text) ?? .null])
     }
 
     /// Marks run `id` finished.
@@ -204,27 +275,49 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// Records an attempt in one transaction; returns its id. Call it after verification.
+    /// Records an attempt in one transaction; returns its id. Call it after verification. In a
+    /// named run its row becomes done, or free again when the attempt failed and the row is
+    /// still this station's; an attempt whose key is already recorded is not recorded twice.
     @discardableResult
     public func record(_ attempt: LedgerAttempt) throws(LedgerError) -> Int64 {
         try transaction { db throws(LedgerError) -> Int64 in
-            try db.insert(
+            if let key = attempt.key, let existing = try db.query("SELECT id FROM attempts WHERE key = ?", [.text(key)]).first?.first?.integer {
+                return existing
+            }
+            let id = try db.insert(
                 """
                 INSERT INTO attempts(run, uid, model, row, counter, summary, bytes, verified, locked, protected, error,
-                    started, finished, reader, status) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    started, finished, reader, status, run_name, station, key) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.integer(attempt.run), .text(attempt.uid), .text(attempt.model),
                  attempt.row.map { .integer(Int64($0)) } ?? .null, attempt.counter.map { .integer(Int64($0)) } ?? .null,
                  .text(attempt.summary), .integer(Int64(attempt.bytes)), .integer(attempt.verified ? 1 : 0),
                  .integer(attempt.locked ? 1 : 0), .integer(attempt.protected ? 1 : 0),
                  attempt.error.map(SQLValue.text) ?? .null, .text(attempt.started), .text(attempt.finished),
-                 .text(attempt.reader), .text(attempt.status)])
+                 .text(attempt.reader), .text(attempt.status), attempt.runName.map(SQLValue.text) ?? .null,
+                 attempt.station.map(SQLValue.text) ?? .null, attempt.key.map(SQLValue.text) ?? .null])
+            if let run = attempt.runName, let row = attempt.row, let station = attempt.station {
+                if attempt.status == "done" {
+                    try db.execute(
+                        """
+                        UPDATE run_rows SET status = 'done', station = ?, uid = ?, lease_until = NULL
+                        WHERE run_name = ? AND row = ? AND status <> 'done' AND (status = 'free' OR station = ? OR lease_until < ?)
+                        """, [.text(station), .text(attempt.uid), .text(run), .integer(Int64(row)), .text(station), .integer(Self.nowMilliseconds())])
+                } else {
+                    try db.execute(
+                        """
+                        UPDATE run_rows SET status = 'free', station = NULL, uid = NULL, lease_until = NULL
+                        WHERE run_name = ? AND row = ? AND status = 'held' AND station = ? AND uid = ?
+                        """, [.text(run), .integer(Int64(row)), .text(station), .text(attempt.uid)])
+                }
+            }
+            return id
         }
     }
 
     /// The manifest rows already done (written and verified) in any run.
     public func doneRows() throws(LedgerError) -> Set<Int> {
-        Set(try query("SELECT DISTINCT row FROM attempts WHERE status = 'done' AND row IS NOT NULL").compactMap { $0.first?.integer.map(Int.init) })
+        Set(try query("SELECT DISTINCT row FROM attempts WHERE status = 'done' AND row IS NOT NULL AND run_name IS NULL").compactMap { $0.first?.integer.map(Int.init) })
     }
 
     /// Whether a tag with `uid` was already provisioned (a `done` attempt).
@@ -232,65 +325,142 @@ public final class Ledger: Sendable {
         !(try query("SELECT 1 FROM attempts WHERE uid = ? AND status = 'done' LIMIT 1", [.text(uid.uppercased())])).isEmpty
     }
 
-    /// Every attempt, oldest first.
-    public func attempts() throws(LedgerError) -> [LedgerAttempt] {
+    /// Every attempt, oldest first (of the named run, when given).
+    public func attempts(run: String?) throws(LedgerError) -> [LedgerAttempt] {
         try query("""
             SELECT id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished,
-                reader, status FROM attempts ORDER BY id
-            """).map { r in
-            var attempt = LedgerAttempt(
-                run: r[1].integer ?? 0, uid: r[2].text ?? "", model: r[3].text ?? "", row: r[4].integer.map(Int.init),
-                counter: r[5].integer.map(Int.init), summary: r[6].text ?? "", bytes: Int(r[7].integer ?? 0),
-                verified: r[8].integer == 1, locked: r[9].integer == 1, protected: r[10].integer == 1, error: r[11].text,
-                started: r[12].text ?? "", finished: r[13].text ?? "", reader: r[14].text ?? "", status: r[15].text ?? "")
-            attempt.id = r[0].integer ?? 0
-            return attempt
-        }
+                reader, status, run_name, station, key FROM attempts WHERE ? IS NULL OR run_name = ? ORDER BY id
+            """, [run.map(SQLValue.text) ?? .null, run.map(SQLValue.text) ?? .null]).map(Self.attempt)
     }
 
-    /// Totals.
-    public func stats() throws(LedgerError) -> LedgerStats {
-        func count(_ sql: String) throws(LedgerError) -> Int { Int(try query(sql).first?.first?.integer ?? 0) }
+    /// An attempt from a row of `SELECT id, run, uid, …, status, run_name, station, key`.
+    static func attempt(_ r: [SQLValue]) -> LedgerAttempt {
+        var attempt = LedgerAttempt(
+            run: r[1].integer ?? 0, uid: r[2].text ?? "", model: r[3].text ?? "", row: r[4].integer.map(Int.init),
+            counter: r[5].integer.map(Int.init), summary: r[6].text ?? "", bytes: Int(r[7].integer ?? 0),
+            verified: r[8].integer == 1 || r[8].text == "t", locked: r[9].integer == 1 || r[9].text == "t",
+            protected: r[10].integer == 1 || r[10].text == "t", error: r[11].text,
+            started: r[12].text ?? "", finished: r[13].text ?? "", reader: r[14].text ?? "", status: r[15].text ?? "",
+            runName: r[16].text, station: r[17].text, key: r[18].text)
+        attempt.id = r[0].integer ?? 0
+        return attempt
+    }
+
+    /// Totals (of the named run, with its progress, when given).
+    public func stats(run: String?) throws(LedgerError) -> LedgerStats {
+        let filter: [SQLValue] = [run.map(SQLValue.text) ?? .null, run.map(SQLValue.text) ?? .null]
+        func count(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> Int { Int(try query(sql, values).first?.first?.integer ?? 0) }
+        let counterName = run.map { "run:" + $0 } ?? "n"
         return LedgerStats(
-            runs: try count("SELECT COUNT(*) FROM runs"), attempts: try count("SELECT COUNT(*) FROM attempts"),
-            done: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done'"),
-            failed: try count("SELECT COUNT(*) FROM attempts WHERE status = 'failed'"),
-            locked: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND locked = 1"),
-            nextCounter: try query("SELECT next FROM counters WHERE name = 'n'").first?.first?.integer.map(Int.init))
+            runs: try count("SELECT COUNT(*) FROM runs WHERE ? IS NULL OR name = ?", filter),
+            attempts: try count("SELECT COUNT(*) FROM attempts WHERE ? IS NULL OR run_name = ?", filter),
+            done: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND (? IS NULL OR run_name = ?)", filter),
+            failed: try count("SELECT COUNT(*) FROM attempts WHERE status = 'failed' AND (? IS NULL OR run_name = ?)", filter),
+            locked: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND locked = 1 AND (? IS NULL OR run_name = ?)", filter),
+            nextCounter: try query("SELECT next FROM counters WHERE name = ?", [.text(counterName)]).first?.first?.integer.map(Int.init),
+            run: run, progress: try run.map { name throws(LedgerError) in try progress(run: name) })
     }
 
-    /// Every attempt as CSV (header first; RFC 4180 quoting).
-    public func exportCSV() throws(LedgerError) -> String {
-        let columns = ["id", "run", "uid", "model", "row", "counter", "summary", "bytes", "verified", "locked", "protected",
-                       "error", "started", "finished", "reader", "status"]
-        var lines = [columns.joined(separator: ",")]
-        for a in try attempts() {
-            let values: [String] = [
-                String(a.id), String(a.run), a.uid, a.model, a.row.map(String.init) ?? "", a.counter.map(String.init) ?? "",
-                a.summary, String(a.bytes), String(a.verified), String(a.locked), String(a.protected), a.error ?? "",
-                a.started, a.finished, a.reader, a.status,
-            ]
-            lines.append(values.map(Self.csvField).joined(separator: ","))
+    // MARK: - Named runs
+
+    /// Loads `rows` into the run `run` (idempotent for the same rows; other rows are refused).
+    public func loadManifest(run: String, rows: [ManifestRow], source: String) throws(LedgerError) -> ManifestLoad {
+        try transaction { db throws(LedgerError) -> ManifestLoad in
+            let stored = try db.query("SELECT row, line, fields FROM run_rows WHERE run_name = ? ORDER BY row", [.text(run)])
+            if !stored.isEmpty {
+                try RunRows.compare(stored: stored, with: rows, run: run)
+                return .alreadyLoaded(rows: rows.count)
+            }
+            for row in rows {
+                try db.execute(
+                    "INSERT INTO run_rows(run_name, row, line, fields, source) VALUES(?, ?, ?, ?, ?)",
+                    [.text(run), .integer(Int64(row.index)), .integer(Int64(row.line)), .text(StoredFields.encode(row.fields)), .text(source)])
+            }
+            return .loaded(rows: rows.count)
         }
-        return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Every attempt as JSON lines (stable keys, sorted).
-    public func exportJSONL() throws(LedgerError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var out = ""
-        for attempt in try attempts() {
-            guard let data = try? encoder.encode(attempt) else { continue }
-            out += String(decoding: data, as: UTF8.self) + "\n"
+    /// Claims the first free row of `run` for `uid` at `station` (one transaction: SQLite
+    /// orders concurrent claims, so no two stations get the same row).
+    public func claimRow(run: String, uid: String, station: String, lease: Duration) throws(LedgerError) -> RowClaim {
+        let uid = uid.uppercased()
+        return try transaction { db throws(LedgerError) -> RowClaim in
+            let now = Self.nowMilliseconds()
+            if !(try db.query("SELECT 1 FROM attempts WHERE run_name = ? AND uid = ? AND status = 'done' LIMIT 1", [.text(run), .text(uid)])).isEmpty {
+                return .uidTaken("already done in run '\(run)'")
+            }
+            if let held = try db.query(
+                "SELECT row, station FROM run_rows WHERE run_name = ? AND uid = ? AND status = 'held' AND lease_until >= ? LIMIT 1",
+                [.text(run), .text(uid), .integer(now)]).first {
+                return .uidTaken("row \(held[0].integer ?? 0) of run '\(run)' is being written to it at station \(held[1].text ?? "?")")
+            }
+            guard let free = try db.query(
+                """
+                SELECT row, line, fields FROM run_rows WHERE run_name = ? AND (status = 'free' OR (status = 'held' AND lease_until < ?))
+                ORDER BY row LIMIT 1
+                """, [.text(run), .integer(now)]).first, let row = free[0].integer, let line = free[1].integer, let fields = free[2].text else {
+                let counts = try db.query(
+                    "SELECT COUNT(*) FILTER (WHERE status = 'held'), COUNT(*) FILTER (WHERE status <> 'done') FROM run_rows WHERE run_name = ?",
+                    [.text(run)]).first
+                let held = Int(counts?[0].integer ?? 0), open = Int(counts?[1].integer ?? 0)
+                return open == 0 ? .runComplete : .noneFree(held: held)
+            }
+            try db.execute(
+                "UPDATE run_rows SET status = 'held', station = ?, uid = ?, lease_until = ? WHERE run_name = ? AND row = ?",
+                [.text(station), .text(uid), .integer(now + Int64(Self.milliseconds(lease))), .text(run), .integer(row)])
+            return .claimed(ManifestRow(index: Int(row), line: Int(line), fields: try StoredFields.decode(fields)))
         }
-        return out
     }
 
-    private static func csvField(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// Hands out the run's next counter to `uid` at `station`, recording the use in the same transaction.
+    public func claimCounter(run: String, uid: String, station: String, start: Int) throws(LedgerError) -> CounterClaim {
+        let uid = uid.uppercased()
+        return try transaction { db throws(LedgerError) -> CounterClaim in
+            if !(try db.query("SELECT 1 FROM attempts WHERE run_name = ? AND uid = ? AND status = 'done' LIMIT 1", [.text(run), .text(uid)])).isEmpty {
+                return .uidTaken
+            }
+            let name = "run:" + run
+            let stored = try db.query("SELECT next FROM counters WHERE name = ?", [.text(name)]).first?.first?.integer.map(Int.init)
+            let value = max(start, stored ?? start)
+            try db.execute(
+                "INSERT INTO counters(name, next) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET next = excluded.next",
+                [.text(name), .integer(Int64(value + 1))])
+            try db.execute(
+                "INSERT INTO counter_uses(run_name, counter, uid, station, at) VALUES(?, ?, ?, ?, ?)",
+                [.text(run), .integer(Int64(value)), .text(uid), .text(station), .text(Self.now())])
+            return .claimed(value)
+        }
     }
+
+    /// Frees every row `station` holds in `run`.
+    public func releaseClaims(run: String, station: String) throws(LedgerError) -> Int {
+        try transaction { db throws(LedgerError) -> Int in
+            let held = try db.query("SELECT COUNT(*) FROM run_rows WHERE run_name = ? AND station = ? AND status = 'held'", [.text(run), .text(station)])
+            try db.execute(
+                "UPDATE run_rows SET status = 'free', station = NULL, uid = NULL, lease_until = NULL WHERE run_name = ? AND station = ? AND status = 'held'",
+                [.text(run), .text(station)])
+            return Int(held.first?.first?.integer ?? 0)
+        }
+    }
+
+    /// The run's rows, tags and stations.
+    public func progress(run: String) throws(LedgerError) -> RunProgress {
+        let now = Self.nowMilliseconds()
+        let rows = try query(
+            """
+            SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'done'), COUNT(*) FILTER (WHERE status = 'held' AND lease_until >= ?)
+            FROM run_rows WHERE run_name = ?
+            """, [.integer(now), .text(run)]).first ?? []
+        let tags = try query(
+            "SELECT COUNT(DISTINCT uid) FILTER (WHERE status = 'done'), COUNT(*) FILTER (WHERE status = 'failed') FROM attempts WHERE run_name = ?",
+            [.text(run)]).first ?? []
+        let stations = try query(RunRows.stationsSQL.replacingOccurrences(of: "$1", with: "?"), [.text(run)])
+        return RunRows.progress(rows: rows, tags: tags, stations: stations)
+    }
+
+    /// Milliseconds since 1970 by this machine's clock (the leases of a SQLite ledger, which
+    /// only processes of this machine share).
+    static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     /// Now, ISO 8601 in UTC with milliseconds.
     public static func now() -> String {
@@ -300,16 +470,6 @@ public final class Ledger: Sendable {
     }
 
     // MARK: - SQLite
-
-    /// A value bound to or read from a statement.
-    enum SQLValue: Sendable, Hashable {
-        case integer(Int64)
-        case text(String)
-        case null
-
-        var integer: Int64? { if case .integer(let v) = self { v } else { nil } }
-        var text: String? { if case .text(let v) = self { v } else { nil } }
-    }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, holding the connection the whole time so no
     /// other thread's statement lands inside the transaction. A transaction that finds the

@@ -27,6 +27,7 @@ struct LayeringTests {
         "CLibNFC": ["LibNFC"],
         "CPCSCLite": ["PCSC"],
         "CSQLite": ["Provisioning"],
+        "CLibPQ": ["Provisioning"],
         "CCrypto": ["NFCCrypto"],
     ]
 

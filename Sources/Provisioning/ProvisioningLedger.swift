@@ -1,0 +1,241 @@
+import Foundation
+
+/// The provisioning ledger, whatever keeps it: ``Ledger`` (a SQLite file, the embedded default)
+/// or ``PostgreSQLLedger`` (a server several stations share). Both record every attempt after
+/// its verification, hand out counters that are never handed out again, and keep named runs:
+/// manifest rows loaded once (``loadManifest(run:rows:source:)``), claimed one at a time with a
+/// lease (``claimRow(run:uid:station:lease:)``), counters recorded with the UID that got them
+/// (``claimCounter(run:uid:station:start:)``). The same test suite runs against both
+/// (Tests/ProvisioningTests/LedgerContractTests.swift).
+public protocol ProvisioningLedger: AnyObject, Sendable {
+    /// The ledger for messages: the file's path, or the server's URI with any password redacted.
+    var location: String { get }
+
+    /// Starts a session (one `nfctool batch` process) and returns its id: on its own, or as
+    /// station `station` of the named run `name`.
+    func startRun(name: String?, station: String?, template: String?, manifest: String?, readers: [String]) throws(LedgerError) -> Int64
+    /// Marks session `id` finished.
+    func finishRun(_ id: Int64) throws(LedgerError)
+    /// Hands out the ledger-wide counter: at least `start`, never one handed out before.
+    func allocateCounter(start: Int) throws(LedgerError) -> Int
+    /// Records an attempt (after verification) and returns its id. In a named run the
+    /// attempt's manifest row becomes done (or free again when the attempt failed), in the same
+    /// transaction. An attempt with a ``LedgerAttempt/key`` already recorded is not recorded
+    /// again (a journal replayed twice): its first id is returned.
+    @discardableResult
+    func record(_ attempt: LedgerAttempt) throws(LedgerError) -> Int64
+    /// The manifest rows done (written and verified) in any session without a run name.
+    func doneRows() throws(LedgerError) -> Set<Int>
+    /// Whether a tag with `uid` was provisioned (a `done` attempt), in any run.
+    func isDone(uid: String) throws(LedgerError) -> Bool
+    /// Every attempt, oldest first; only those of the named run when `run` is given.
+    func attempts(run: String?) throws(LedgerError) -> [LedgerAttempt]
+    /// Totals; only the named run's when `run` is given (with its rows and per-station progress).
+    func stats(run: String?) throws(LedgerError) -> LedgerStats
+
+    /// Loads a manifest's rows into the named run. Idempotent: loading the same rows again
+    /// changes nothing (``ManifestLoad/alreadyLoaded``); different rows under a run name that
+    /// already has rows are refused with an error naming the first row that differs.
+    func loadManifest(run: String, rows: [ManifestRow], source: String) throws(LedgerError) -> ManifestLoad
+    /// Claims the first free row of the named run for the tag `uid` at `station`, for `lease`
+    /// (a row whose lease ran out is free again). Refuses a UID already done, or held by
+    /// another row, in the run.
+    func claimRow(run: String, uid: String, station: String, lease: Duration) throws(LedgerError) -> RowClaim
+    /// Hands out the named run's next counter (at least `start`) for the tag `uid` at
+    /// `station`, recording who got it in the same transaction. Refuses a UID already done in
+    /// the run.
+    func claimCounter(run: String, uid: String, station: String, start: Int) throws(LedgerError) -> CounterClaim
+    /// Gives back at once every row `station` holds in the named run (the station restarted).
+    func releaseClaims(run: String, station: String) throws(LedgerError) -> Int
+    /// The run's progress: rows (total, done, held), tags done, per-station counts and rates.
+    func progress(run: String) throws(LedgerError) -> RunProgress
+}
+
+extension ProvisioningLedger {
+    /// Starts a session of its own (no run name).
+    public func startRun(template: String?, manifest: String?, readers: [String]) throws(LedgerError) -> Int64 {
+        try startRun(name: nil, station: nil, template: template, manifest: manifest, readers: readers)
+    }
+
+    /// Every attempt, oldest first.
+    public func attempts() throws(LedgerError) -> [LedgerAttempt] { try attempts(run: nil) }
+
+    /// Totals over the whole ledger.
+    public func stats() throws(LedgerError) -> LedgerStats { try stats(run: nil) }
+
+    /// Every attempt (of the named run, when given) as CSV (header first; RFC 4180 quoting).
+    public func exportCSV(run: String? = nil) throws(LedgerError) -> String {
+        var columns = ["id", "run", "uid", "model", "row", "counter", "summary", "bytes", "verified", "locked", "protected",
+                       "error", "started", "finished", "reader", "status"]
+        if run != nil { columns += ["station"] }
+        var lines = [columns.joined(separator: ",")]
+        for a in try attempts(run: run) {
+            var values: [String] = [
+                String(a.id), String(a.run), a.uid, a.model, a.row.map(String.init) ?? "", a.counter.map(String.init) ?? "",
+                a.summary, String(a.bytes), String(a.verified), String(a.locked), String(a.protected), a.error ?? "",
+                a.started, a.finished, a.reader, a.status,
+            ]
+            if run != nil { values.append(a.station ?? "") }
+            lines.append(values.map(csvField).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every attempt (of the named run, when given) as JSON lines (stable keys, sorted).
+    public func exportJSONL(run: String? = nil) throws(LedgerError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var out = ""
+        for attempt in try attempts(run: run) {
+            guard let data = try? encoder.encode(attempt) else { continue }
+            out += String(decoding: data, as: UTF8.self) + "\n"
+        }
+        return out
+    }
+}
+
+private func csvField(_ value: String) -> String {
+    guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+    return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// Opens the ledger `location` names: a PostgreSQL server for `postgresql://…` (or
+/// `postgres://…`), else a SQLite file (created if missing).
+public func openLedger(_ location: String, lockWait: Duration = .seconds(60)) throws(LedgerError) -> any ProvisioningLedger {
+    if PostgreSQLLocation.isPostgreSQL(location) {
+        return try PostgreSQLLedger(PostgreSQLLocation(location))
+    }
+    return try Ledger(path: location, lockWait: lockWait)
+}
+
+/// What loading a manifest into a run did.
+public enum ManifestLoad: Sendable, Hashable {
+    /// The rows were loaded.
+    case loaded(rows: Int)
+    /// The run already had exactly these rows; nothing changed.
+    case alreadyLoaded(rows: Int)
+}
+
+/// The answer to a row claim.
+public enum RowClaim: Sendable, Hashable {
+    /// The row is the tag's until the lease ends or the attempt is recorded.
+    case claimed(ManifestRow)
+    /// The UID is already done in the run (at any station), or another row holds it.
+    case uidTaken(String)
+    /// No row is free now; `held` rows are held by stations (they come back if those fail or
+    /// their lease ends).
+    case noneFree(held: Int)
+    /// Every row of the run is done (or the run has no rows).
+    case runComplete
+}
+
+/// The answer to a counter claim.
+public enum CounterClaim: Sendable, Hashable {
+    /// The counter value the tag gets; never handed out again.
+    case claimed(Int)
+    /// The UID is already done in the run.
+    case uidTaken
+}
+
+/// A named run's progress.
+public struct RunProgress: Sendable, Hashable, Codable {
+    /// Manifest rows loaded (0 for a template run).
+    public var rows: Int
+    /// Rows done.
+    public var rowsDone: Int
+    /// Rows held by stations now.
+    public var rowsHeld: Int
+    /// Tags done in the run (distinct UIDs).
+    public var tagsDone: Int
+    /// Failed attempts in the run.
+    public var failed: Int
+    /// Per station.
+    public var stations: [StationProgress]
+}
+
+/// One station's share of a run.
+public struct StationProgress: Sendable, Hashable, Codable {
+    /// The station's name.
+    public var station: String
+    /// Tags done.
+    public var done: Int
+    /// Failed attempts.
+    public var failed: Int
+    /// Tags per second between its first tag's start and its last tag's end (nil with fewer than two tags).
+    public var tagsPerSecond: Double?
+    /// Its last attempt's end.
+    public var last: String?
+}
+
+/// ISO 8601 timestamps as the ledger writes them.
+enum LedgerTime {
+    static func parse(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    /// Tags per second over `[first start, last end]`.
+    static func rate(done: Int, first: String?, last: String?) -> Double? {
+        guard done >= 2, let first = first.flatMap(parse), let last = last.flatMap(parse) else { return nil }
+        let seconds = last.timeIntervalSince(first)
+        return seconds > 0 ? Double(done) / seconds : nil
+    }
+}
+
+/// A manifest row's fields as stored in a run (a JSON array of `[name, value]` pairs), and back.
+enum StoredFields {
+    static func encode(_ fields: [(name: String, value: String)]) -> String {
+        let pairs = fields.map { [$0.name, $0.value] }
+        guard let data = try? JSONSerialization.data(withJSONObject: pairs, options: [.sortedKeys]) else { return "[]" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) throws(LedgerError) -> [(name: String, value: String)] {
+        guard let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String]],
+              array.allSatisfy({ $0.count == 2 }) else {
+            throw LedgerError("a stored manifest row is not a list of [name, value] pairs: \(text.prefix(80))")
+        }
+        return array.map { (name: $0[0], value: $0[1]) }
+    }
+}
+
+/// What both ledgers share about a run's stored rows.
+enum RunRows {
+    /// Refuses `rows` unless they are the rows stored for the run.
+    static func compare(stored: [[SQLValue]], with rows: [ManifestRow], run: String) throws(LedgerError) {
+        for (index, row) in rows.enumerated() {
+            guard index < stored.count else {
+                throw LedgerError("run '\(run)' already has \(stored.count) rows from another manifest; this one has \(rows.count) (row \(row.index) is new). Use a new --run name")
+            }
+            let same = stored[index][0].integer == Int64(row.index) && stored[index][1].integer == Int64(row.line)
+                && stored[index][2].text.map { (try? StoredFields.decode($0))?.map { [$0.name, $0.value] } } == row.fields.map { [$0.name, $0.value] }
+            guard same else {
+                throw LedgerError("run '\(run)' already holds a different manifest: row \(row.index) differs. Use a new --run name")
+            }
+        }
+        if stored.count != rows.count {
+            throw LedgerError("run '\(run)' already has \(stored.count) rows from another manifest; this one has \(rows.count). Use a new --run name")
+        }
+    }
+
+    /// Per station of run `$1`: name, tags done, failed attempts, first start, last end.
+    static let stationsSQL = """
+        SELECT station, COUNT(DISTINCT uid) FILTER (WHERE status = 'done'), COUNT(*) FILTER (WHERE status = 'failed'),
+            MIN(started), MAX(finished) FROM attempts WHERE run_name = $1 GROUP BY station ORDER BY station
+        """
+
+    static func progress(rows: [SQLValue], tags: [SQLValue], stations: [[SQLValue]]) -> RunProgress {
+        func int(_ values: [SQLValue], _ i: Int) -> Int { i < values.count ? Int(values[i].integer ?? 0) : 0 }
+        return RunProgress(
+            rows: int(rows, 0), rowsDone: int(rows, 1), rowsHeld: int(rows, 2), tagsDone: int(tags, 0), failed: int(tags, 1),
+            stations: stations.map { r in
+                let done = Int(r[1].integer ?? 0)
+                return StationProgress(
+                    station: r[0].text ?? "", done: done, failed: Int(r[2].integer ?? 0),
+                    tagsPerSecond: LedgerTime.rate(done: done, first: r[3].text, last: r[4].text), last: r[4].text)
+            })
+    }
+}
