@@ -130,6 +130,13 @@ public enum VPCDService {
         log: ((String) -> Void)? = nil
     ) -> End {
         var handOutAfterATR = false
+        // The sticker was taken away after a client's reset: the field is empty (commands get
+        // the reader's "no tag" answer) and the card leaves the reader at vpcd's next presence
+        // poll (an ATR request), which goes unanswered. Only then does vpcd — and so pcscd —
+        // see the card absent; leaving at once and reconnecting let pcscd's poll find a card
+        // again without ever seeing it gone, so it kept the old card's state (handles, power,
+        // protocol) for the next sticker and changed it later, under a client mid-operation.
+        var leaving = false
         while true {
             if let control, control.isOpen {
                 var fds = [pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0),
@@ -148,14 +155,21 @@ public enum VPCDService {
                 log?("# control \(byte)")
                 switch VPCDConnection.Control(rawValue: byte) {
                 case .atrRequest:
+                    if leaving {
+                        log?("# presence poll: the card leaves, the next comes")
+                        return .handOut
+                    }
                     guard connection.send(reader.atr?.array ?? []) else { return .closed }
                     if handOutAfterATR {
-                        log?("# reset: the card leaves, the next comes")
-                        return .handOut
+                        handOutAfterATR = false
+                        leaving = true
+                        reader.field.removeTag()
+                        log?("# reset: the sticker is taken away")
                     }
                 case .reset where handOutOnReset:
                     // vpcd follows a reset with an ATR request: the reset completes first (else
-                    // pcscd marks the reader's card mute), then the card leaves.
+                    // pcscd marks the reader's card mute), then the sticker is taken away and the
+                    // card leaves at the next presence poll.
                     reader.reset()
                     handOutAfterATR = true
                 case .powerOn, .reset:
