@@ -26,6 +26,12 @@ extension PCSCEndToEnd {
             let controls = ((try? String(contentsOfFile: reader.logPath, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("#") }
             #expect(run.status == 0, "\(run.output)\n\(reader.output)\n\(controls)")
             #expect(run.output.contains("\"done\" : 20"), "\(run.output)\n\(reader.output)\n\(controls)")
+            // pcscd itself saw every sticker come as a new card and each handed-out one go: a
+            // swap it missed left the old card's state in place for the next sticker, which then
+            // changed under nfctool mid-operation.
+            let pcscdLog = daemon.log
+            #expect(pcscdLog.components(separatedBy: "Card inserted into \(daemon.readerName)").count - 1 == 20, "\(controls)")
+            #expect(pcscdLog.components(separatedBy: "Card Removed From \(daemon.readerName)").count - 1 >= 19, "\(controls)")
             let export = try runTool(tool, ["ledger", "export", ledger], environment: daemon.environment, timeout: 30)
             let rows = export.output.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
             #expect(rows.count == 20, "\(export.output)")

@@ -14,6 +14,9 @@ final class PrivatePCSCDaemon {
     /// pcscd's name for the vpcd slot the emulator uses.
     let readerName: String
     var socketPath: String { directory.appendingPathComponent("run/pcscd.comm").path }
+    /// What pcscd logged so far (info level: among others `Card inserted into <reader>` and
+    /// `Card Removed From <reader>` for each card it saw come and go).
+    var log: String { (try? String(contentsOf: directory.appendingPathComponent("pcscd.log"), encoding: .utf8)) ?? "" }
 
     static let pcscd = "/usr/sbin/pcscd"
     static let vpcdDriver = "/usr/lib/pcsc/drivers/serial/libifdvpcd.so"
@@ -56,7 +59,7 @@ final class PrivatePCSCDaemon {
         process.executableURL = URL(fileURLWithPath: Self.unshare)
         process.arguments = [
             "-m", "--propagation", "private", "sh", "-c",
-            "mkdir -p /run/pcscd && mount --bind '\(run.path)' /run/pcscd && exec \(Self.pcscd) -f -c '\(conf.path)'",
+            "mkdir -p /run/pcscd && mount --bind '\(run.path)' /run/pcscd && exec \(Self.pcscd) -f -i -c '\(conf.path)'",
         ]
         process.standardOutput = handle
         process.standardError = handle
