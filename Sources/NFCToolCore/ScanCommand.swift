@@ -91,74 +91,60 @@ struct ScanCommand: ToolCommand {
 
 /// One tag as `scan` reports it.
 struct ScanReport: Encodable {
-    var reader: String
-    /// The reader's name, where it has one.
-    var readerName: String?
-    var technology: String
-    var uid: String
-    var atqa: String?
-    var sak: String?
-    var ats: String?
-    var applicationData: String?
-    var protocolInfo: String?
-    var pmm: String?
-    var systemCode: String?
-    var model: String
-    var platform: String
-    var memoryBytes: Int?
+    /// Where it was found and what it is (the keys `info` shares).
+    var id: TagIdentification
+    /// ISO 14443-B: the ATQB's application data and protocol info, as nfc-list shows them.
+    var applicationData: String?, protocolInfo: String?
     var ndef: Bool?
     var event: String?
 
     init(reader: String, target: TargetInfo, identity: ChipIdentity, event: String?) {
-        self.reader = reader
-        self.technology = target.modulation.rawValue
-        self.uid = Hex.encode(target.identifier, uppercase: true)
-        self.model = identity.model
-        self.platform = identity.platform.rawValue
-        self.memoryBytes = identity.memoryBytes
-        self.ndef = identity.hasNDEF
+        id = TagIdentification(reader: reader, target: target, identity: identity)
+        ndef = identity.hasNDEF
         self.event = event
-        switch target {
-        case .iso14443A(let a):
-            atqa = String(format: "%04X", a.atqaValue)  // as nfc-list shows it: NTAG 0044
-            sak = Hex.encode([a.sak], uppercase: true)
-            ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
-        case .iso14443B(let b):
-            // The ATQB fields, as nfc-list shows them.
+        if case .iso14443B(let b) = target {
             applicationData = Hex.encode(b.applicationData, uppercase: true)
             protocolInfo = Hex.encode(b.protocolInfo, uppercase: true)
-        case .felica(let f):
-            pmm = Hex.encode(f.pmm, uppercase: true)
-            systemCode = f.systemCode.map { String(format: "%04X", $0) }
-        default: break
         }
+    }
+
+    private enum CodingKeys: String, CodingKey { case applicationData, protocolInfo, ndef, event }
+
+    func encode(to encoder: any Encoder) throws {
+        try id.encode(to: encoder, nulls: false)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(applicationData, forKey: .applicationData)
+        try container.encodeIfPresent(protocolInfo, forKey: .protocolInfo)
+        try container.encodeIfPresent(ndef, forKey: .ndef)
+        try container.encodeIfPresent(event, forKey: .event)
     }
 
     /// The report of `target`, identified on `reader`.
     static func identifying(_ target: TargetInfo, on reader: any NFCReader, event: String?) async -> ScanReport {
         let identity = await ChipIdentification.identify(target, on: reader)
         var report = ScanReport(reader: await reader.connectionString, target: target, identity: identity, event: event)
-        report.readerName = await ReaderLabel(reader).name
+        report.id.readerName = await ReaderLabel(reader).name
         return report
     }
 
     /// The block a person reads.
     var text: String {
-        var lines = ["Tag on \(reader)", "  technology: \(technology)", "  UID:        \(spacedHex(uid))"]
-        if let atqa { lines.append("  ATQA:       \(spacedHex(atqa))") }
-        if let sak { lines.append("  SAK:        \(sak)") }
-        if let ats { lines.append("  ATS:        \(spacedHex(ats))") }
+        let id = self.id
+        var lines = ["Tag on \(id.reader)", "  technology: \(id.technology)", "  UID:        \(spacedHex(id.uid))"]
+        if let atqa = id.atqa { lines.append("  ATQA:       \(spacedHex(atqa))") }
+        if let sak = id.sak { lines.append("  SAK:        \(sak)") }
+        if let ats = id.ats { lines.append("  ATS:        \(spacedHex(ats))") }
         if let applicationData { lines.append("  app data:   \(spacedHex(applicationData))") }
         if let protocolInfo { lines.append("  protocol:   \(spacedHex(protocolInfo))") }
-        if let pmm { lines.append("  PMm:        \(spacedHex(pmm))") }
-        if let systemCode { lines.append("  system:     \(systemCode)") }
-        lines.append("  model:      \(model) (\(platform)\(memoryBytes.map { ", \($0) bytes" } ?? ""))")
+        if let pmm = id.pmm { lines.append("  PMm:        \(spacedHex(pmm))") }
+        if let systemCode = id.systemCode { lines.append("  system:     \(systemCode)") }
+        lines.append("  model:      \(id.model) (\(id.platform)\(id.memoryBytes.map { ", \($0) bytes" } ?? ""))")
         lines.append("  NDEF:       \(ndef.map { $0 ? "yes" : "no" } ?? "unknown")")
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// One line for `--continuous`.
     var line: String {
-        "\(event ?? "found") \(technology) \(uid) \(model)\(ndef == true ? " NDEF" : "")\n"
+        "\(event ?? "found") \(id.technology) \(id.uid) \(id.model)\(ndef == true ? " NDEF" : "")\n"
     }
 }

@@ -7,10 +7,10 @@ import Originality
 /// What `info` reads per platform: locks, access bits, protection, system information.
 extension TagInfoReport {
     mutating func fillISO14443A(_ a: ISO14443ATarget) {
-        technology = a.supportsISODEP ? "ISO 14443-4 A (ISO-DEP)" : "ISO 14443-3 A"
-        atqa = String(format: "%04X", a.atqaValue)
-        sak = Hex.encode([a.sak], uppercase: true)
-        ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
+        id.technology = a.supportsISODEP ? "ISO 14443-4 A (ISO-DEP)" : "ISO 14443-3 A"
+        id.atqa = String(format: "%04X", a.atqaValue)
+        id.sak = Hex.encode([a.sak], uppercase: true)
+        id.ats = a.ats.isEmpty ? nil : Hex.encode(a.ats, uppercase: true)
     }
 
     /// Type 2: CC3, lock bytes, CFGLCK, AUTH0/PROT, READ_SIG.

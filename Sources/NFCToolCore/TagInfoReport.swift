@@ -15,21 +15,10 @@ struct InfoItem: Encodable, Sendable, Hashable {
 /// What `info` reports about one tag. Every key is always present in the JSON (null when it
 /// does not apply), so scripts can rely on them.
 struct TagInfoReport: Encodable, Sendable {
-    var reader: String
-    /// The reader's name, where it has one.
-    var readerName: String?
-    var technology: String
-    var uid: String
-    var atqa: String?
-    var sak: String?
-    var ats: String?
-    var pmm: String?
-    var systemCode: String?
-    var dsfid: String?
-    var afi: String?
-    var model: String
-    var platform: String
-    var memoryBytes: Int?
+    /// Where it was found and what it is (the keys `scan` shares).
+    var id: TagIdentification
+    /// ISO 15693: DSFID and AFI.
+    var dsfid: String?, afi: String?
     /// `read-write`, `read-only`, `not NDEF` or `unknown (why)`.
     var ndefStatus: String
     var ndefCapacity: Int?
@@ -47,29 +36,17 @@ struct TagInfoReport: Encodable, Sendable {
     var genuine: OriginalityVerdict = .noSignature("not read")
 
     private enum CodingKeys: String, CodingKey {
-        case reader, readerName, technology, uid, atqa, sak, ats, pmm, systemCode, dsfid, afi, model, platform, memoryBytes
-        case ndef, lock, password, signature, genuine, signatureKey
+        case dsfid, afi, ndef, lock, password, signature, genuine, signatureKey
     }
 
     private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
     private enum LockKeys: String, CodingKey { case state, details }
 
     func encode(to encoder: any Encoder) throws {
+        try id.encode(to: encoder, nulls: true)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(reader, forKey: .reader)
-        try container.encode(readerName, forKey: .readerName)
-        try container.encode(technology, forKey: .technology)
-        try container.encode(uid, forKey: .uid)
-        try container.encode(atqa, forKey: .atqa)
-        try container.encode(sak, forKey: .sak)
-        try container.encode(ats, forKey: .ats)
-        try container.encode(pmm, forKey: .pmm)
-        try container.encode(systemCode, forKey: .systemCode)
         try container.encode(dsfid, forKey: .dsfid)
         try container.encode(afi, forKey: .afi)
-        try container.encode(model, forKey: .model)
-        try container.encode(platform, forKey: .platform)
-        try container.encode(memoryBytes, forKey: .memoryBytes)
         var ndef = container.nestedContainer(keyedBy: NDEFKeys.self, forKey: .ndef)
         try ndef.encode(ndefStatus, forKey: .status)
         try ndef.encode(ndefCapacity, forKey: .capacity)
@@ -85,17 +62,18 @@ struct TagInfoReport: Encodable, Sendable {
 
     /// The block a person reads, 80 columns at most.
     var text: String {
-        var lines = ["Tag on \(reader)", line("technology", technology), line(pmm == nil ? "UID" : "IDm", spacedHex(uid))]
-        if let atqa { lines.append(line("ATQA", spacedHex(atqa))) }
-        if let sak { lines.append(line("SAK", sak)) }
-        if let ats { lines.append(line("ATS", spacedHex(ats))) }
-        if let pmm { lines.append(line("PMm", spacedHex(pmm))) }
-        if let systemCode { lines.append(line("system code", systemCode)) }
+        let id = self.id
+        var lines = ["Tag on \(id.reader)", line("technology", id.technology), line(id.pmm == nil ? "UID" : "IDm", spacedHex(id.uid))]
+        if let atqa = id.atqa { lines.append(line("ATQA", spacedHex(atqa))) }
+        if let sak = id.sak { lines.append(line("SAK", sak)) }
+        if let ats = id.ats { lines.append(line("ATS", spacedHex(ats))) }
+        if let pmm = id.pmm { lines.append(line("PMm", spacedHex(pmm))) }
+        if let systemCode = id.systemCode { lines.append(line("system code", systemCode)) }
         if let dsfid { lines.append(line("DSFID", dsfid)) }
         if let afi { lines.append(line("AFI", afi)) }
-        lines.append(line("model", model))
-        lines.append(line("platform", platform))
-        lines.append(line("memory", memoryBytes.map { "\($0) bytes" } ?? "unknown"))
+        lines.append(line("model", id.model))
+        lines.append(line("platform", id.platform))
+        lines.append(line("memory", id.memoryBytes.map { "\($0) bytes" } ?? "unknown"))
         lines.append(line("NDEF", ndefStatus))
         if let ndefCapacity { lines.append(line("capacity", "\(ndefCapacity) bytes")) }
         if let ndefMessageLength { lines.append(line("message", "\(ndefMessageLength) bytes")) }
@@ -119,11 +97,9 @@ struct TagInfoReport: Encodable, Sendable {
     static func inspect(_ tag: NFCTag, reader: any NFCReader, connection: String) async -> TagInfoReport {
         let identity = tag.identity
         var report = TagInfoReport(
-            reader: connection, technology: "", uid: Hex.encode(tag.identifier, uppercase: true),
-            model: identity.model, platform: identity.platform.rawValue, memoryBytes: identity.memoryBytes,
-            ndefStatus: "unknown", lockState: "unknown", lock: [], password: "not applicable",
+            id: TagIdentification(reader: connection, uid: tag.identifier, identity: identity), ndefStatus: "unknown", lockState: "unknown", lock: [], password: "not applicable",
             signature: "not available")
-        report.readerName = await ReaderLabel(reader).name
+        report.id.readerName = await ReaderLabel(reader).name
         do {
             let query = try await tag.ndef.queryNDEFStatus()
             switch query.status {
@@ -149,20 +125,20 @@ struct TagInfoReport: Encodable, Sendable {
             }
         case .iso7816(let iso):
             switch iso.target {
-            case .iso14443A(let a): report.fillISO14443A(a); report.technology = "ISO 14443-4 A (ISO-DEP)"
-            default: report.technology = "ISO 14443-4 B (ISO-DEP)"
+            case .iso14443A(let a): report.fillISO14443A(a); report.id.technology = "ISO 14443-4 A (ISO-DEP)"
+            default: report.id.technology = "ISO 14443-4 B (ISO-DEP)"
             }
             await report.inspectType4(iso)
             let originality = await OriginalityVerifier().check(tag)
             report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
             report.genuine = originality.verdict
         case .feliCa(let felica):
-            report.technology = "FeliCa (JIS X 6319-4)"
-            report.pmm = Hex.encode(felica.target.pmm, uppercase: true)
-            report.systemCode = felica.currentSystemCode.map { String(format: "%04X", $0) }
+            report.id.technology = "FeliCa (JIS X 6319-4)"
+            report.id.pmm = Hex.encode(felica.target.pmm, uppercase: true)
+            report.id.systemCode = felica.currentSystemCode.map { String(format: "%04X", $0) }
             await report.inspectType3(felica)
         case .iso15693(let vicinity):
-            report.technology = "ISO 15693"
+            report.id.technology = "ISO 15693"
             await report.inspectType5(vicinity)
             let originality = await OriginalityVerifier().check(tag)
             report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature

@@ -2,6 +2,7 @@ import Foundation
 import NFCTestSupport
 import Testing
 @testable import NFCToolCore
+import NFCKit
 
 /// The inspection and set-up commands: info, dump, verify, apdu, doctor. Help texts in whole,
 /// then each command as a user runs it (the built nfctool) against the simulator.

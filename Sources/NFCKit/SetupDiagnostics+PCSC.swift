@@ -1,22 +1,21 @@
 import Foundation
-import NFCKit
-import NFCTags
+public import NFCTags
 
 /// doctor's PC/SC checks: pcscd running, its socket, the readers it sees, libccid, and USB
 /// readers that both pcscd (through libccid) and libnfc would claim.
 extension DoctorReport {
     /// pcsc-lite's socket: `$PCSCLITE_CSOCK_NAME`, else pcsc-lite 1.9's fixed path (under the
     /// root).
-    static func pcscSocket(_ system: DoctorSystem, _ environment: [String: String]) -> (shown: String, path: String) {
+    public static func pcscSocket(_ system: DoctorSystem, _ environment: [String: String]) -> (shown: String, path: String) {
         if let set = environment["PCSCLITE_CSOCK_NAME"] { return (set, set) }
         return ("/run/pcscd/pcscd.comm", system.path("/run/pcscd/pcscd.comm"))
     }
 
     /// Where Debian and pcsc-lite's default build put reader drivers.
-    static let pcscDriverDirectories = ["/usr/lib/pcsc/drivers", "/usr/local/lib/pcsc/drivers", "/usr/lib64/pcsc/drivers"]
+    public static let pcscDriverDirectories = ["/usr/lib/pcsc/drivers", "/usr/local/lib/pcsc/drivers", "/usr/lib64/pcsc/drivers"]
 
     /// Every PC/SC check, in order.
-    static func pcscChecks(
+    public static func pcscChecks(
         _ system: DoctorSystem, environment: [String: String], readers: Result<[String], NFCReaderDeviceError>
     ) -> [DoctorItem] {
         let running = system.list("/proc").filter { $0.allSatisfy(\.isNumber) }.contains {
@@ -66,7 +65,7 @@ extension DoctorReport {
     }
 
     /// The known USB readers plugged in (sysfs).
-    static func pluggedReaders(_ system: DoctorSystem) -> [USBReaderID] {
+    public static func pluggedReaders(_ system: DoctorSystem) -> [USBReaderID] {
         system.list("/sys/bus/usb/devices").compactMap { device in
             let base = "/sys/bus/usb/devices/\(device)"
             guard let vendor = system.text("\(base)/idVendor")?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(),
@@ -77,7 +76,7 @@ extension DoctorReport {
 
     /// Whether libccid's Info.plist lists a reader: its `ifdVendorID` and `ifdProductID`
     /// arrays, paired by index (`0x072F`, `0x2200`).
-    static func ccidSupports(parse plist: String) -> (USBReaderID) -> Bool {
+    public static func ccidSupports(parse plist: String) -> (USBReaderID) -> Bool {
         func strings(after key: String) -> [String] {
             guard let keyRange = plist.range(of: "<key>\(key)</key>"),
                   let open = plist.range(of: "<array>", range: keyRange.upperBound..<plist.endIndex),
