@@ -17,6 +17,12 @@ final class PrivatePCSCDaemon {
     /// What pcscd logged so far (info level: among others `Card inserted into <reader>` and
     /// `Card Removed From <reader>` for each card it saw come and go).
     var log: String { (try? String(contentsOf: directory.appendingPathComponent("pcscd.log"), encoding: .utf8)) ?? "" }
+    /// How many cards pcscd holds in its reader by its own log: insertions minus removals.
+    var cardsPresent: Int {
+        let log = self.log
+        return log.components(separatedBy: "Card inserted into \(readerName)").count
+            - log.components(separatedBy: "Card Removed From \(readerName)").count
+    }
 
     static let pcscd = "/usr/sbin/pcscd"
     static let vpcdDriver = "/usr/lib/pcsc/drivers/serial/libifdvpcd.so"
@@ -133,10 +139,13 @@ final class VirtualReaderProcess {
     let outputPath: String
     /// The emulator's standard input: `remove` / `present` lines.
     let control = Pipe()
+    /// The daemon whose reader holds the card.
+    let daemon: PrivatePCSCDaemon
 
     /// Starts the emulator with `tag` (a `sim:` string) and waits for its `connected` line and
     /// for pcscd to see the card (up to 15 s).
     init(tag: String, daemon: PrivatePCSCDaemon, profile: String? = nil, extra: [String] = []) throws {
+        self.daemon = daemon
         guard let emulator = Executables.built("pcsc-reader-emulator") else {
             throw PCSCFixtureError("pcsc-reader-emulator is not built")
         }
@@ -189,8 +198,14 @@ final class VirtualReaderProcess {
     /// What the emulator printed (`connected`, `removed`, `empty`…).
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
-    /// Ends it: vpcd sees the card leave.
-    func stop() { reap(process) }
+    /// Ends it: vpcd sees the card leave; then waits (up to 10 s) until pcscd has seen it go
+    /// too, so that a reader started next is a new card to pcscd rather than the old card's
+    /// state (vpcd notices an absence only at its next presence poll).
+    func stop() {
+        reap(process)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && daemon.cardsPresent > 0 { usleep(50_000) }
+    }
 }
 
 /// Why the PC/SC fixture could not start.
