@@ -667,6 +667,10 @@ public actor PCSCReader: NFCReader {
         let code: NFCReaderDeviceError.Code =
             switch error.code {
             case _ where error.meansCardGone: .tagLost
+            // On a transmit, a protocol mismatch means the card under the handle was powered
+            // up again or swapped (pcscd changed its state): the tag we talked to is gone. On
+            // connect it means the card cannot speak the protocol asked for.
+            case PCSCError.protocolMismatch where error.call == "SCardTransmit": .tagLost
             case PCSCError.timeout: .timeout
             case PCSCError.sharingViolation: .busy
             case PCSCError.noService, PCSCError.serviceStopped, PCSCError.unknownReader, PCSCError.noReadersAvailable: .deviceNotFound

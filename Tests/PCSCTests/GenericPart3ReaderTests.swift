@@ -92,6 +92,12 @@ struct GenericPart3ReaderTests {
         #expect(PCSCReader.mostSignificantFirst(msbFirst) == msbFirst)
     }
 
+    @Test("SCARD_E_PROTO_MISMATCH on a transmit is the tag lost (the card under the handle changed), on connect a protocol the card cannot speak")
+    func protocolMismatchByCall() {
+        #expect(PCSCReader.readerError(PCSCError(code: PCSCError.protocolMismatch, call: "SCardTransmit")).code == .tagLost)
+        #expect(PCSCReader.readerError(PCSCError(code: PCSCError.protocolMismatch, call: "SCardConnect")).code == .notSupported)
+    }
+
     @Test("status words map to the seam's codes: 6A81 notSupported, 6A82 and 6982 nak, 6300 timeout, 6581 chip")
     func statusWords() {
         #expect(PCSCReader.statusError(0x6A81, "x", reader: "r").code == .notSupported)
