@@ -24,6 +24,21 @@ final class SessionCommandQueue: Sendable {
         continuation.yield(command)
     }
 
+    /// Runs `work` in turn, then hands its outcome (`nil` or the error) to `completionHandler`
+    /// on the main actor: CoreNFC's completion-handler shape.
+    func enqueue(
+        _ work: @escaping @Sendable () async throws -> Void, completionHandler: @escaping @MainActor @Sendable ((any Error)?) -> Void
+    ) {
+        enqueue {
+            do {
+                try await work()
+                await completionHandler(nil)
+            } catch {
+                await completionHandler(error)
+            }
+        }
+    }
+
     deinit { continuation.finish() }
 }
 
@@ -98,14 +113,7 @@ extension NFCNDEFReaderSession {
     public nonisolated func connect(
         to tag: any NFCNDEFTag, completionHandler: @escaping @MainActor @Sendable ((any Error)?) -> Void
     ) {
-        tagSession.commands.enqueue {
-            do {
-                try await self.connect(to: tag)
-                await completionHandler(nil)
-            } catch {
-                await completionHandler(error)
-            }
-        }
+        tagSession.commands.enqueue({ try await self.connect(to: tag) }, completionHandler: completionHandler)
     }
 
     private func beginFromCommand() async {
@@ -276,14 +284,7 @@ extension NFCTagReaderSession {
     public nonisolated func connect(
         to tag: NFCTag, completionHandler: @escaping @MainActor @Sendable ((any Error)?) -> Void
     ) {
-        commands.enqueue {
-            do {
-                try await self.connect(to: tag)
-                await completionHandler(nil)
-            } catch {
-                await completionHandler(error)
-            }
-        }
+        commands.enqueue({ try await self.connect(to: tag) }, completionHandler: completionHandler)
     }
 
     private func beginFromCommand() async {

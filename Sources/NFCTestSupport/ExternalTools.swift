@@ -121,3 +121,18 @@ public func runAsNobody(_ executable: String, _ arguments: [String], environment
     try runTool(try ExternalTool.setpriv.require(), ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments,
                 environment: environment, timeout: timeout)
 }
+
+/// Runs `script` with `python3 -c` and `arguments` (for oracles such as Python's sqlite3 module,
+/// a reader of a file independent of ours): its exit status and standard output (standard
+/// error is left to the test's own).
+public func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, standardOutput: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", script] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import NFCTestSupport
 
 /// What the docs promised and the tool did not do (issue "What the docs say is what happens"),
 /// checked on the built nfctool in fresh processes and, for the ledger, with sqlite3 itself.
@@ -43,15 +44,7 @@ struct DocsFindingsTests {
 
     /// Runs `script` with python3 and its sqlite3 module.
     static func python(_ script: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try runPython(script, arguments).standardOutput
     }
 
     @Test("batch --plan is --dry-run; its 'row 1 (line 2)' is the ledger's row 1 after the run (read with sqlite3)")

@@ -158,16 +158,9 @@ struct LedgerTests {
 
     /// Runs `script` with python3 (its sqlite3 module: a reader of the file independent of ours).
     static func python(_ script: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
+        let run = try runPython(script, arguments)
+        #expect(run.status == 0)
+        return run.standardOutput
     }
 
     @Test("a ledger written before rows counted from 1 is migrated once on opening: row 0 becomes row 1")
