@@ -19,6 +19,11 @@ import Testing
 /// - §6 Tables 15–16 and 18: the NDEF file `https://choose.url.com/ntag424?e=…&c=…` and its
 ///   ChangeFileSettings offsets 0x20/0x43/0x43, SDMOptions C1.
 ///
+/// The rules the published values do not pin come from the NT4H2421Gx datasheet (rev. 3.0,
+/// 9.3): SDMENCFileData encrypts the first half of its placeholder (9.3.6), SV2 holds only what
+/// is mirrored, zero-padded (9.3.9.1), PICCDataTag bits 5–4 are RFU and the UID length is 0 when
+/// the UID is not mirrored (Table 21), and the offset rules of 9.3.3, 9.3.5 and 9.3.7.
+///
 /// The plain-mirror example (UID 041E3C8A2D6B80, counter 6, MAC 4B00064004B0B3D3, all-zero
 /// key) is not NXP's: it is the plain-SUN test vector of nfc-developer/sdm-backend
 /// (`tests/test_libsdm.py`, `test_plain_sdm`), an independent implementation. AN12196 §4.4.1's
@@ -191,6 +196,16 @@ struct NTAG424SDMTests {
             file: template.file, uid: hexBytes("04DE5F1EACC040"), counter: 61, keys: try zeroKeys, padding: hex("DA5CF60941"))
         let url = try #require(try NDEFMessage(bytes: Array(read[2...])).records.first?.wellKnownTypeURIPayload())
         #expect(url == "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086")
+        // A file shorter than the mirrors, and keys the layout needs but lacks, are typed errors.
+        let short = #expect(throws: SDMError.self) {
+            _ = try template.layout.mirror(file: Array(template.file.prefix(40)), uid: hexBytes("04DE5F1EACC040"), counter: 61, keys: try zeroKeys, padding: hex("DA5CF60941"))
+        }
+        #expect(short?.code == .invalidLength)
+        let noMetaRead = #expect(throws: SDMError.self) {
+            _ = try template.layout.mirror(file: template.file, uid: hexBytes("04DE5F1EACC040"), counter: 61,
+                                           keys: try SDMKeys(metaRead: nil, fileRead: zero), padding: hex("DA5CF60941"))
+        }
+        #expect(noMetaRead?.code == .invalidKey)
     }
 
     @Test("plain placeholders: a virtual read verifies, and the counter is written most significant byte first")

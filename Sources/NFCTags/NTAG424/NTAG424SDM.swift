@@ -494,7 +494,7 @@ public struct SDMLayout: Sendable, Hashable {
     /// - Throws: ``SDMError`` `invalidLength` for a file shorter than the layout or a UID that
     ///   is not 7 bytes; `invalidKey` for a key the layout needs and `keys` lacks; `crypto`.
     public func mirror(file: [UInt8], uid: Bytes, counter: UInt32, keys: SDMKeys, padding: [UInt8]) throws(SDMError) -> [UInt8] {
-        guard file.count >= fileSize || file.count >= requiredLength else {
+        guard file.count >= requiredLength else {
             throw SDMError(.invalidLength, "the file has \(file.count) bytes; the mirrors need \(requiredLength)")
         }
         let picc = try SDMPICCData(uid: mirrorsUID ? uid : nil, readCounter: mirrorsCounter ? counter : nil)
