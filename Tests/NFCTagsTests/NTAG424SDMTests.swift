@@ -303,6 +303,38 @@ struct NTAG424SDMTests {
         #expect(error?.offset == offset)
     }
 
+    @Test("5,000 mangled versions of the published URL: each is a typed error or the original tap, never a crash or another tap")
+    func mangledURLs() throws {
+        let original = Array("https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086".utf8)
+        let alphabet = Array("0123456789ABCDEFabcdef&=?#ce%\u{00}".utf8) + [0xC3, 0xA9, 0xFF]
+        var generator = SeededGenerator(seed: 0x5D4)
+        let keys = try zeroKeys
+        var accepted = 0
+        for _ in 0..<5_000 {
+            var url = original
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let at = Int.random(in: 0..<max(url.count, 1), using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0 where !url.isEmpty: url[at] = alphabet.randomElement(using: &generator)!
+                case 1 where !url.isEmpty: url.remove(at: at)
+                case 2: url.insert(alphabet.randomElement(using: &generator)!, at: min(at, url.count))
+                default: url = Array(url.prefix(at))
+                }
+            }
+            // As text (an invalid UTF-8 byte becomes U+FFFD): offsets count its UTF-8 bytes.
+            let text = String(decoding: url, as: UTF8.self)
+            do {
+                let tap = try SUNVerifier.verify(url: text, keys: keys)
+                // Only a URL that still carries the original parameters may pass (e.g. a changed host).
+                #expect(tap.uid == hexBytes("04DE5F1EACC040") && tap.readCounter == 61)
+                accepted += 1
+            } catch {
+                #expect(error.offset.map { $0 >= 0 && $0 <= text.utf8.count } ?? true, "\(error) in \(text)")
+            }
+        }
+        #expect(accepted < 5_000)
+    }
+
     @Test("keys: wrong lengths refused, never printed")
     func keys() throws {
         #expect(throws: SDMError.self) { _ = try SDMKeys(metaRead: Bytes([1, 2, 3]), fileRead: nil) }
