@@ -23,6 +23,12 @@ public actor PCSCReader: NFCReader {
     private var context: ContextHandle?
     private var card: CardHandle?
     private var selectedInfo: TargetInfo?
+    /// The reader's state (`SCARD_STATE_*` and pcscd's card event counter in the high 16 bits)
+    /// when the selected card was found: ``waitForRemoval(timeout:checkInterval:)`` waits for it
+    /// to change.
+    private var selectedState: DWORD?
+    /// Cuts a blocked removal wait short from another thread (task cancellation, close).
+    private nonisolated let removalWait = StatusWaitCanceller()
     /// The open transparent session's switch protocol (standard, layer), if one is open.
     private var session: (standard: UInt8, layer: UInt8)?
     /// The reader family's profile: which path each operation takes.
@@ -125,6 +131,7 @@ public actor PCSCReader: NFCReader {
             self.card = nil
         }
         selectedInfo = nil
+        selectedState = nil
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var state: DWORD = 0
@@ -132,9 +139,8 @@ public actor PCSCReader: NFCReader {
             let remaining = max(Duration.zero, deadline - clock.now)
             // At most 200 ms per wait, so a cancelled task or a closed reader is noticed.
             let wait = min(remaining, .milliseconds(200))
-            let milliseconds = DWORD(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
             do {
-                state = try pcscGetStatusChange(context, reader: name, current: state, milliseconds: milliseconds)
+                state = try pcscGetStatusChange(context, reader: name, current: state, milliseconds: Self.milliseconds(wait))
             } catch {
                 throw Self.readerError(error)
             }
@@ -150,6 +156,7 @@ public actor PCSCReader: NFCReader {
                 }
                 if let info = found, modulations.contains(info.modulation) {
                     selectedInfo = info
+                    selectedState = state
                     return info
                 }
                 // A card of another kind: wait for it to change rather than ask again at once.
@@ -631,6 +638,44 @@ public actor PCSCReader: NFCReader {
         return status.state & DWORD(SCARD_PRESENT) != 0
     }
 
+    /// Waits for pcscd to report the selected card gone, in `SCardGetStatusChange` on this
+    /// reader's thread: nothing is sent to the card or asked of it meanwhile (no `SCardStatus`,
+    /// no transmit), and `checkInterval` is not used. The reader is empty, or pcscd's card event
+    /// counter moved since the card was found (a card swapped quickly for another is a
+    /// removal, then the next poll's arrival). Cancelling the task or closing the reader ends
+    /// the wait at once (`SCardCancel`).
+    /// - Returns: ``RemovalResult/removed`` also when no card is selected or the reader went
+    ///   away (the next poll tells which), ``RemovalResult/cancelled`` when closed.
+    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        guard let context else { return .cancelled }
+        guard card != nil, selectedInfo != nil, let baseline = selectedState else { return .removed }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        let waiter = removalWait
+        waiter.arm()
+        return await withTaskCancellationHandler {
+            var current = baseline
+            while true {
+                if Task.isCancelled { return .cancelled }
+                let wait = min(max(.zero, deadline - clock.now), Self.longestStatusWait)
+                guard waiter.begin(context) else { return .cancelled }
+                let state: DWORD
+                do throws(PCSCError) {
+                    state = try pcscGetStatusChange(context, reader: name, current: current, milliseconds: Self.milliseconds(wait))
+                    waiter.end()
+                } catch {
+                    waiter.end()
+                    return error.code == PCSCError.cancelled ? .cancelled : .removed
+                }
+                if Self.cardLeft(state, since: baseline) { return .removed }
+                current = state
+                if clock.now >= deadline { return .stillPresent }
+            }
+        } onCancel: {
+            waiter.cancel()
+        }
+    }
+
     /// Leaves the card with a reset (SCARD_RESET_CARD): the reader powers the field down and up,
     /// so a card that went idle (a refused MIFARE key) answers the next poll, as after HLTA and
     /// WUPA on libnfc.
@@ -642,13 +687,21 @@ public actor PCSCReader: NFCReader {
         selectedInfo = nil
     }
 
-    public func close() async {
+    /// Closes the reader: a removal wait in progress ends at once (`SCardCancel`), then the
+    /// card is left and the context released.
+    public nonisolated func close() async {
+        removalWait.close()
+        await closeOnReaderThread()
+    }
+
+    private func closeOnReaderThread() {
         if context != nil { endSession() }
         if let card { pcscDisconnect(card) }
         if let context { pcscReleaseContext(context) }
         card = nil
         context = nil
         selectedInfo = nil
+        selectedState = nil
     }
 
     deinit {
