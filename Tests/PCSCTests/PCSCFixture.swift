@@ -88,7 +88,7 @@ final class PrivatePCSCDaemon {
     /// How many bytes pcscd has logged so far: a mark for ``clientCommands(from:)``.
     var logLength: Int { log.utf8.count }
 
-    /// The commands clients sent pcscd (`SCARD_STATUS`, `SCARD_TRANSMIT`,
+    /// The commands clients sent pcscd (`STATUS`, `TRANSMIT`,
     /// `CMD_WAIT_READER_STATE_CHANGE`…, as its debug log names them), in order, from byte
     /// `offset` of the log on. Needs `debugLog`.
     func clientCommands(from offset: Int = 0) -> [String] {
