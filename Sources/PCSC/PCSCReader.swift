@@ -38,6 +38,10 @@ public actor PCSCReader: NFCReader {
     /// The PN532's CIU TxMode and RxMode as the ACR122U set them for the card (read at the
     /// card's first direct transmit, forgotten at each poll).
     private var ciuModes: (tx: UInt8, rx: UInt8)?
+    /// The card refused a raw command (a NAK) and went idle: it is left with a reset
+    /// (`SCARD_RESET_CARD`) rather than as it is, so that the next poll or client finds it
+    /// active again.
+    private var leaveWithReset = false
     /// The reader's name as pcscd gives it (`ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00`).
     public let name: String
     /// The connection string it was opened with (`pcsc`, `pcsc:ACS`, `pcsc:#1`).
@@ -131,9 +135,10 @@ public actor PCSCReader: NFCReader {
         loadedKey = nil
         ciuModes = nil
         if let card {
-            pcscDisconnect(card)
+            pcscDisconnect(card, reset: leaveWithReset)
             self.card = nil
         }
+        leaveWithReset = false
         selectedInfo = nil
         selectedState = nil
         let clock = ContinuousClock()
@@ -414,6 +419,7 @@ public actor PCSCReader: NFCReader {
         let validBits = answer.first(where: { $0.tag == TS.Tag.receiveBitFraming })?.value.first ?? 0
         if validBits == 4, data.count == 1 {
             if data[0] & 0x0F == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
+            leaveWithReset = true
             throw NFCReaderDeviceError(.nak, "the tag answered NAK \(data[0] & 0x0F)", detail: data[0] & 0x0F)
         }
         return Bytes(data)
@@ -513,7 +519,8 @@ public actor PCSCReader: NFCReader {
             if control & R.lastBitsMask == 4, received.count == 1 {
                 let nibble = received[0] & 0x0F
                 if nibble == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
-                // The tag refused and went to IDLE: the next poll (a reset) wakes it.
+                // The tag refused and went to IDLE (NTAG21x, MF0ULx1: "NAK"): a reset wakes it.
+                leaveWithReset = true
                 throw NFCReaderDeviceError(.nak, "the tag answered NAK \(nibble) (through \(name))", detail: nibble)
             }
             guard ISO14443ACRC.isValid(received) else {
@@ -754,6 +761,7 @@ public actor PCSCReader: NFCReader {
         _ = try openContext()
         endSession()
         if let card { pcscDisconnect(card, reset: true) }
+        leaveWithReset = false
         card = nil
         selectedInfo = nil
     }
@@ -767,7 +775,8 @@ public actor PCSCReader: NFCReader {
 
     private func closeOnReaderThread() {
         if context != nil { endSession() }
-        if let card { pcscDisconnect(card) }
+        if let card { pcscDisconnect(card, reset: leaveWithReset) }
+        leaveWithReset = false
         if let context { pcscReleaseContext(context) }
         card = nil
         context = nil
