@@ -579,8 +579,23 @@ public actor PCSCReader: NFCReader {
         return known.map { "\($0) (command \(Hex.encode(code)))" } ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
     }
 
+    /// The names of MIFARE Classic value-block commands, for error messages.
+    static let classicValueNames: [UInt8: String] = [
+        ClassicCommand.increment: "INCREMENT", ClassicCommand.decrement: "DECREMENT", ClassicCommand.restore: "RESTORE",
+        ClassicCommand.transfer: "TRANSFER",
+    ]
+
     /// The error for a command the profile cannot carry to a card of `kind`; nothing was sent.
     private func notCarried(_ frame: [UInt8], _ kind: PCSCCardKind) -> NFCReaderDeviceError {
+        if kind == .mifareClassic {
+            // The reader runs Crypto-1: a Classic card is reached only through PC/SC Part 3's
+            // storage commands, which have no value-block operation.
+            let command = frame.first.flatMap { Self.classicValueNames[$0] }.map { "\($0) (command \(Hex.encode([frame[0]])))" }
+                ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
+            return NFCReaderDeviceError(
+                .notSupported,
+                "the PC/SC reader \(name) (\(profile.title) profile) cannot send \(command) to a MIFARE Classic card: PC/SC Part 3 reaches Classic blocks only by LOAD KEYS / GENERAL AUTHENTICATE and 16-byte READ BINARY / UPDATE BINARY, without value-block operations (nothing was sent)")
+        }
         let target = switch kind {
         case .type2: "a Type 2 tag"
         case .iso15693: "an ISO 15693 tag"

@@ -78,3 +78,37 @@ extension PCSCEndToEnd {
         }
     }
 }
+
+extension PCSCEndToEnd {
+    /// MIFARE Classic value blocks through PC/SC: the platform has INCREMENT, DECREMENT,
+    /// RESTORE and TRANSFER, PC/SC Part 3's storage commands do not.
+    @Suite(
+        "MIFARE Classic value-block commands through PC/SC: refused, nothing sent", .serialized, .timeLimit(.minutes(2)),
+        .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+    struct ClassicValueThroughPCSCTests {
+        @Test("INCREMENT after a sector's authentication: notSupported naming the command and the reader's limit; the virtual reader receives nothing more")
+        func incrementRefused() async throws {
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let emulator = try VirtualReaderProcess(tag: "sim:classic1k", daemon: daemon)
+            defer { emulator.stop() }
+            try InProcessPCSC.use(daemon)
+            let reader = try await PCSCReader.open("pcsc")
+            let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(5)))
+            try await reader.authenticateClassic(block: 4, keyType: .a, key: Bytes([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]), uid: target.identifier)
+            let before = emulator.receivedAPDUs
+            #expect(before.contains { $0.hasPrefix("ff86") }, "authenticated: \(before)")
+            for frame: [UInt8] in [[ClassicCommand.increment, 0x04, 1, 0, 0, 0], [ClassicCommand.transfer, 0x04]] {
+                await #expect {
+                    try await reader.transceive(Bytes(frame), mode: .standard, timeout: .seconds(1))
+                } throws: { error in
+                    guard let error = error as? NFCReaderDeviceError else { return false }
+                    return error.code == .notSupported && error.reason.contains("value-block") && error.reason.contains("nothing was sent")
+                        && (error.reason.contains("INCREMENT") || error.reason.contains("TRANSFER"))
+                }
+            }
+            await reader.close()
+            #expect(emulator.receivedAPDUs == before, "nothing after the authentication: \(emulator.receivedAPDUs)")
+        }
+    }
+}
