@@ -168,6 +168,29 @@ func libnfcSelectPassiveTarget(
     return TargetHandle(target: target)
 }
 
+/// `nfc_initiator_list_passive_targets`: every ISO 14443-A (or other `type`) target in the
+/// field, up to `limit`. libnfc selects, deselects and selects again until a target comes
+/// twice, so which one is left selected is not defined: select the wanted one afterwards.
+func libnfcListPassiveTargets(
+    _ device: DeviceHandle, _ type: LibNFCModulationType, bitRate: Int, limit: Int
+) throws(LibNFCError) -> [TargetHandle] {
+    var modulation = nfc_modulation()
+    switch type {
+    case .iso14443A: modulation.nmt = NMT_ISO14443A
+    case .jewel: modulation.nmt = NMT_JEWEL
+    case .iso14443B: modulation.nmt = NMT_ISO14443B
+    case .felica: modulation.nmt = NMT_FELICA
+    case .dep, .other: throw LibNFCError(.invalidArgument, "modulation not used for passive selection")
+    }
+    modulation.nbr = bitRate == 424 ? NBR_424 : bitRate == 212 ? NBR_212 : NBR_106
+    var targets = [nfc_target](repeating: nfc_target(), count: max(limit, 1))
+    let result = targets.withUnsafeMutableBufferPointer { buffer in
+        nfc_initiator_list_passive_targets(device.pointer, modulation, buffer.baseAddress, buffer.count)
+    }
+    try check(result, device, "listing the tags in the field")
+    return targets.prefix(Int(result)).map { TargetHandle(target: $0) }
+}
+
 /// `nfc_initiator_transceive_bytes`: sends a frame to the selected target and returns its
 /// answer (at most 264 bytes), waiting at most `timeoutMilliseconds` (0: libnfc's default).
 func libnfcTransceive(_ device: DeviceHandle, _ frame: [UInt8], timeoutMilliseconds: Int32) throws(LibNFCError) -> [UInt8] {

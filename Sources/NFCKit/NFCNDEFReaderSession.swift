@@ -210,8 +210,8 @@ public actor NFCNDEFReaderSession {
 
     private func reportTags() async {
         do throws(NFCReaderError) {
-            for try await tag in tagSession.tags {
-                tagContinuation.yield(.success([tag]))
+            for try await found in tagSession.detectedTags {
+                tagContinuation.yield(.success(found.map { $0 as any NFCNDEFTag }))
             }
         } catch {
             let reason = await tagSession.invalidationReason ?? error
@@ -234,6 +234,7 @@ public actor NFCNDEFReaderSession {
             for try await tag in tagSession.tags {
                 let message: NDEFMessage
                 do {
+                    try await tagSession.connect(to: tag)
                     message = try await tag.ndef.readNDEF()
                 } catch {
                     // No NDEF, or the tag left: skipped, as CoreNFC's NDEF session does.
