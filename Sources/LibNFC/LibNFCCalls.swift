@@ -99,6 +99,8 @@ enum DeviceProperty {
     case autoISO14443_4
     /// `NP_HANDLE_CRC`: whether the chip adds and checks CRCs.
     case handleCRC
+    /// `NP_ACTIVATE_FIELD`: whether the RF field is on; off then on resets every tag in it.
+    case activateField
 
     fileprivate var cValue: nfc_property {
         switch self {
@@ -106,6 +108,7 @@ enum DeviceProperty {
         case .easyFraming: NP_EASY_FRAMING
         case .autoISO14443_4: NP_AUTO_ISO14443_4
         case .handleCRC: NP_HANDLE_CRC
+        case .activateField: NP_ACTIVATE_FIELD
         }
     }
 }

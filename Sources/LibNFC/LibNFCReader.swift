@@ -129,9 +129,11 @@ public actor LibNFCReader: NFCReader {
         }
     }
 
-    /// Polls as ``poll(for:timeout:)``; when an ISO 14443-A tag answers, lists every ISO
-    /// 14443-A tag in the field through `nfc_initiator_list_passive_targets` (up to `limit`)
-    /// and selects the first again by its UID.
+    /// Polls as ``poll(for:timeout:)``; when an ISO 14443-A tag answers, switches the field off
+    /// and on (tags halted by an earlier deselect answer again, as `nfc_initiator_init` does
+    /// before `nfc-list` lists), lists every ISO 14443-A tag in the field through
+    /// `nfc_initiator_list_passive_targets` (up to `limit`) and selects the first again by its
+    /// UID.
     public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError)
         -> [TargetInfo]
     {
@@ -139,7 +141,11 @@ public actor LibNFCReader: NFCReader {
         guard limit > 1, case .iso14443A = first else { return [first] }
         let device = try openDevice()
         let handles: [TargetHandle]
+        selected = nil
+        selectedInfo = nil
         do {
+            try libnfcSetProperty(device, .activateField, false)
+            try libnfcSetProperty(device, .activateField, true)
             handles = try libnfcListPassiveTargets(device, .iso14443A, bitRate: 106, limit: limit)
         } catch {
             throw Self.readerError(error)

@@ -132,6 +132,12 @@ final class NDEFWriter: NSObject, NFCNDEFReaderSessionDelegate {
         session?.begin()
     }
 
+    /// The Cancel button (synchronous, as in the seeds: in an async function `invalidate()`
+    /// would be the async overload).
+    func stopWriting() {
+        session?.invalidate()
+    }
+
     func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
         log.append("detected \(tags.count)")
         if tags.count > 1 {
