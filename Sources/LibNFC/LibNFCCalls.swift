@@ -119,10 +119,10 @@ func libnfcSetProperty(_ device: DeviceHandle, _ property: DeviceProperty, _ ena
               "setting a reader property")
 }
 
-/// `nfc_device_get_supported_modulation` in initiator mode, as modulation types libnfc names.
-func libnfcSupportedModulationTypes(_ device: DeviceHandle) -> [LibNFCModulationType] {
+/// `nfc_device_get_supported_modulation` in initiator mode (or target mode), as modulation types libnfc names.
+func libnfcSupportedModulationTypes(_ device: DeviceHandle, asTarget: Bool = false) -> [LibNFCModulationType] {
     var types: UnsafePointer<nfc_modulation_type>?
-    guard nfc_device_get_supported_modulation(device.pointer, N_INITIATOR, &types) >= 0, let types else { return [] }
+    guard nfc_device_get_supported_modulation(device.pointer, asTarget ? N_TARGET : N_INITIATOR, &types) >= 0, let types else { return [] }
     var out: [LibNFCModulationType] = []
     var i = 0
     while types[i].rawValue != 0 && i < 32 {
