@@ -93,6 +93,9 @@ public actor SimulatedReader: NFCReader {
         try checkOpen()
         pollCount += 1
         if field.currentTag == nil { field.presentNext() }
+        // Several tags in the field: anticollision takes the same one each time (the first that
+        // came), whichever was selected last.
+        if let first = field.tagsInField.first { field.focus(on: first) }
         if let tag = field.currentTag, modulations.contains(tag.targetInfo.modulation)
             || (tag.targetInfo.modulation == .felica212 && modulations.contains(.felica424))
         {

@@ -138,3 +138,36 @@ struct SeveralTagsTests {
         #expect([written.ntag213, written.ntag215].filter { ($0 ?? []).isEmpty }.count == 1)
     }
 }
+
+/// The NDEF session reading messages, with two tags in the field together.
+@Suite("An NDEF session reads each of two tags in the field once", .serialized, .timeLimit(.minutes(5)))
+struct NDEFSessionSeveralTagsTests {
+    @Test("two tags holding different messages: both messages come, each once while they stay", arguments: [false, true])
+    func readsBoth(throughLibNFC: Bool) async throws {
+        // URI records to example.com/a and example.com/b (RTD-URI: code 04 is https://).
+        let a: [UInt8] = [0xD1, 0x01, 0x0E, 0x55, 0x04] + Array("example.com/a".utf8)
+        let b: [UInt8] = [0xD1, 0x01, 0x0E, 0x55, 0x04] + Array("example.com/b".utf8)
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fileA = directory.appendingPathComponent("a.json").path, fileB = directory.appendingPathComponent("b.json").path
+        // The tag files are made with their messages first (the simulator writes them), then the
+        // field of both is read.
+        for (file, message, uid) in [(fileA, a, "0453494D00000A"), (fileB, b, "0453494D00000B")] {
+            let reader = try await ReaderConnection.open("sim:ntag215?file=\(file)&ndef=\(Hex.encode(message))&uid=\(uid)")
+            await reader.close()
+        }
+        let emulator = throughLibNFC ? try EmulatorProcess(["--tag", "ntag215:\(fileA)+ntag215:\(fileB)"]) : nil
+        defer { emulator?.stop() }
+        let session = NFCNDEFReaderSession(
+            invalidateAfterFirstRead: false,
+            connection: emulator?.connectionString ?? "sim:ntag215:\(fileA)+ntag215:\(fileB)?poll-wait=20")
+        try await session.begin()
+        let messages = EventCollector(session.messages)
+        #expect(await messages.wait(forCount: 2))
+        // Nothing more while both stay.
+        #expect(await !messages.wait(forCount: 3, within: .milliseconds(700)))
+        await session.invalidate()
+        let uris = Set(messages.elements.compactMap { $0.records.first?.wellKnownTypeURIPayload() })
+        #expect(uris == ["https://example.com/a", "https://example.com/b"])
+    }
+}
