@@ -99,6 +99,8 @@ enum DeviceProperty {
     case autoISO14443_4
     /// `NP_HANDLE_CRC`: whether the chip adds and checks CRCs.
     case handleCRC
+    /// `NP_ACTIVATE_FIELD`: whether the RF field is on; off then on resets every tag in it.
+    case activateField
 
     fileprivate var cValue: nfc_property {
         switch self {
@@ -106,6 +108,7 @@ enum DeviceProperty {
         case .easyFraming: NP_EASY_FRAMING
         case .autoISO14443_4: NP_AUTO_ISO14443_4
         case .handleCRC: NP_HANDLE_CRC
+        case .activateField: NP_ACTIVATE_FIELD
         }
     }
 }
@@ -116,10 +119,10 @@ func libnfcSetProperty(_ device: DeviceHandle, _ property: DeviceProperty, _ ena
               "setting a reader property")
 }
 
-/// `nfc_device_get_supported_modulation` in initiator mode, as modulation types libnfc names.
-func libnfcSupportedModulationTypes(_ device: DeviceHandle) -> [LibNFCModulationType] {
+/// `nfc_device_get_supported_modulation` in initiator mode (or target mode), as modulation types libnfc names.
+func libnfcSupportedModulationTypes(_ device: DeviceHandle, asTarget: Bool = false) -> [LibNFCModulationType] {
     var types: UnsafePointer<nfc_modulation_type>?
-    guard nfc_device_get_supported_modulation(device.pointer, N_INITIATOR, &types) >= 0, let types else { return [] }
+    guard nfc_device_get_supported_modulation(device.pointer, asTarget ? N_TARGET : N_INITIATOR, &types) >= 0, let types else { return [] }
     var out: [LibNFCModulationType] = []
     var i = 0
     while types[i].rawValue != 0 && i < 32 {
@@ -166,6 +169,29 @@ func libnfcSelectPassiveTarget(
     if result == 0 { return nil }
     try check(result, device, "selecting a tag")
     return TargetHandle(target: target)
+}
+
+/// `nfc_initiator_list_passive_targets`: every ISO 14443-A (or other `type`) target in the
+/// field, up to `limit`. libnfc selects, deselects and selects again until a target comes
+/// twice, so which one is left selected is not defined: select the wanted one afterwards.
+func libnfcListPassiveTargets(
+    _ device: DeviceHandle, _ type: LibNFCModulationType, bitRate: Int, limit: Int
+) throws(LibNFCError) -> [TargetHandle] {
+    var modulation = nfc_modulation()
+    switch type {
+    case .iso14443A: modulation.nmt = NMT_ISO14443A
+    case .jewel: modulation.nmt = NMT_JEWEL
+    case .iso14443B: modulation.nmt = NMT_ISO14443B
+    case .felica: modulation.nmt = NMT_FELICA
+    case .dep, .other: throw LibNFCError(.invalidArgument, "modulation not used for passive selection")
+    }
+    modulation.nbr = bitRate == 424 ? NBR_424 : bitRate == 212 ? NBR_212 : NBR_106
+    var targets = [nfc_target](repeating: nfc_target(), count: max(limit, 1))
+    let result = targets.withUnsafeMutableBufferPointer { buffer in
+        nfc_initiator_list_passive_targets(device.pointer, modulation, buffer.baseAddress, buffer.count)
+    }
+    try check(result, device, "listing the tags in the field")
+    return targets.prefix(Int(result)).map { TargetHandle(target: $0) }
 }
 
 /// `nfc_initiator_transceive_bytes`: sends a frame to the selected target and returns its

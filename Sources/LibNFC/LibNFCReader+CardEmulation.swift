@@ -37,6 +37,12 @@ extension LibNFCReader: NFCCardEmulator {
         }
     }
 
+    /// Whether libnfc says the chip has ISO 14443-A target mode (PN53x chips do).
+    public var supportsTargetMode: Bool {
+        guard let device = try? openDevice() else { return false }
+        return libnfcSupportedModulationTypes(device, asTarget: true).contains(.iso14443A)
+    }
+
     public func endEmulation() async {
         guard let device = try? openDevice() else { return }
         try? libnfcIdle(device)

@@ -129,6 +129,63 @@ public actor LibNFCReader: NFCReader {
         }
     }
 
+    /// Polls as ``poll(for:timeout:)``; when an ISO 14443-A tag answers, switches the field off
+    /// and on (tags halted by an earlier deselect answer again, as `nfc_initiator_init` does
+    /// before `nfc-list` lists), lists every ISO 14443-A tag in the field through
+    /// `nfc_initiator_list_passive_targets` (up to `limit`) and selects the first again by its
+    /// UID.
+    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError)
+        -> [TargetInfo]
+    {
+        guard limit > 0, let first = try await poll(for: modulations, timeout: timeout) else { return [] }
+        guard limit > 1, case .iso14443A = first else { return [first] }
+        let device = try openDevice()
+        let handles: [TargetHandle]
+        selected = nil
+        selectedInfo = nil
+        do {
+            try libnfcSetProperty(device, .activateField, false)
+            try libnfcSetProperty(device, .activateField, true)
+            handles = try libnfcListPassiveTargets(device, .iso14443A, bitRate: 106, limit: limit)
+        } catch {
+            throw Self.readerError(error)
+        }
+        var listed: [TargetInfo] = [first]
+        for info in handles.compactMap(Self.targetInfo) where !listed.contains(where: { $0.identifier == info.identifier }) {
+            listed.append(info)
+        }
+        try await select(first)
+        return Array(listed.prefix(limit))
+    }
+
+    /// Selects `target` again: an ISO 14443-A tag by its UID (`nfc_initiator_select_passive_target`
+    /// with the UID as initiator data), others by polling their modulation.
+    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
+        let device = try openDevice()
+        guard case .iso14443A(let a) = target else {
+            let found = try await poll(for: [target.modulation], timeout: .milliseconds(500))
+            guard found?.identifier == target.identifier else {
+                throw NFCReaderDeviceError(.tagLost, "the tag \(target.identifier) no longer answers")
+            }
+            return
+        }
+        selected = nil
+        selectedInfo = nil
+        let handle: TargetHandle?
+        do {
+            handle = try libnfcSelectPassiveTarget(device, .iso14443A, bitRate: 106, initData: a.uid.array)
+        } catch where error.code == .timeout || error.code == .radioFrequencyTransmission {
+            handle = nil
+        } catch {
+            throw Self.readerError(error)
+        }
+        guard let handle, let info = Self.targetInfo(handle), info.identifier == target.identifier else {
+            throw NFCReaderDeviceError(.tagLost, "the tag \(target.identifier) no longer answers")
+        }
+        selected = handle
+        selectedInfo = info
+    }
+
     public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
         let device = try openDevice()
         guard selected != nil else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }

@@ -210,8 +210,8 @@ public actor NFCNDEFReaderSession {
 
     private func reportTags() async {
         do throws(NFCReaderError) {
-            for try await tag in tagSession.tags {
-                tagContinuation.yield(.success([tag]))
+            for try await found in tagSession.detectedTags {
+                tagContinuation.yield(.success(found.map { $0 as any NFCNDEFTag }))
             }
         } catch {
             let reason = await tagSession.invalidationReason ?? error
@@ -231,22 +231,25 @@ public actor NFCNDEFReaderSession {
 
     private func readTags() async {
         do throws(NFCReaderError) {
-            for try await tag in tagSession.tags {
-                let message: NDEFMessage
-                do {
-                    message = try await tag.ndef.readNDEF()
-                } catch {
-                    // No NDEF, or the tag left: skipped, as CoreNFC's NDEF session does.
-                    try await tagSession.restartPolling(skippingTagInField: true)
-                    continue
+            detections: for try await found in tagSession.detectedTags {
+                // Each tag of the detection (several in the field together: each once).
+                for tag in found {
+                    let message: NDEFMessage
+                    do {
+                        try await tagSession.connect(to: tag)
+                        message = try await tag.ndef.readNDEF()
+                    } catch {
+                        // No NDEF, or the tag left: skipped, as CoreNFC's NDEF session does.
+                        continue
+                    }
+                    continuation.yield(.success(message))
+                    if invalidateAfterFirstRead {
+                        await tagSession.invalidate(
+                            reason: NFCReaderError(.firstNDEFTagRead, "the session read its first NDEF message"))
+                        break detections
+                    }
                 }
-                continuation.yield(.success(message))
-                if invalidateAfterFirstRead {
-                    await tagSession.invalidate(
-                        reason: NFCReaderError(.firstNDEFTagRead, "the session read its first NDEF message"))
-                } else {
-                    try await tagSession.restartPolling(skippingTagInField: true)
-                }
+                try await tagSession.restartPolling(skippingTagInField: true)
             }
         } catch {
             // The session's own reason (a timeout racing a restart) wins over `sessionInvalidated`.

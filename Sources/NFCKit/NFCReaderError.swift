@@ -32,7 +32,8 @@ public struct NFCReaderError: Error, Sendable, Hashable, CustomStringConvertible
         case readerTransceiveErrorTagResponseError = 102
         /// The session was already invalidated: a session is not reusable.
         case readerTransceiveErrorSessionInvalidated = 103
-        /// A tag operation before ``NFCNDEFReaderSession/connect(to:)`` connected the tag.
+        /// A tag command before the session's `connect(to:)` connected the tag (or after it
+        /// connected another one): refused without sending anything.
         case readerTransceiveErrorTagNotConnected = 104
         /// The session was invalidated by the app (`invalidate()`) or the task consuming it was
         /// cancelled.
@@ -146,10 +147,15 @@ public struct NFCReaderError: Error, Sendable, Hashable, CustomStringConvertible
             case .notSupported: .readerErrorUnsupportedFeature
             case .passwordRequired, .authenticationFailed, .refused: .readerErrorSecurityViolation
             }
-        self.init(code, tagError.description, tagError: tagError, readerError: tagError.readerError)
+        // A tag used before connect(to:): nothing was sent, whatever the tag layer calls it.
+        let notConnected = tagError.readerError?.code == .notConnected
+        self.init(
+            notConnected ? .readerTransceiveErrorTagNotConnected : code, tagError.description, tagError: tagError,
+            readerError: tagError.readerError)
     }
 
-    /// Maps a reader device error: `timeout`, `tagLost`, `rfError` and `aborted` →
+    /// Maps a reader device error: `notConnected` → ``Code/readerTransceiveErrorTagNotConnected``;
+    /// `timeout`, `tagLost`, `rfError` and `aborted` →
     /// ``Code/readerTransceiveErrorTagConnectionLost``; `nak` and `overflow` →
     /// ``Code/readerTransceiveErrorTagResponseError``; `authenticationFailed` →
     /// ``Code/readerErrorSecurityViolation``; `notSupported` → ``Code/readerErrorUnsupportedFeature``;
@@ -166,6 +172,7 @@ public struct NFCReaderError: Error, Sendable, Hashable, CustomStringConvertible
             case .busy: .readerSessionInvalidationErrorSystemIsBusy
             case .invalidArgument: .readerErrorInvalidParameter
             case .deviceNotFound, .io, .chip, .closed: .readerSessionInvalidationErrorSessionTerminatedUnexpectedly
+            case .notConnected: .readerTransceiveErrorTagNotConnected
             }
         self.init(code, readerError.description, readerError: readerError)
     }

@@ -302,8 +302,8 @@ extension NFCTagReaderSession {
     private func drive(_ delegate: any NFCTagReaderSessionDelegate) async {
         await delegate.tagReaderSessionDidBecomeActive(self)
         do throws(NFCReaderError) {
-            for try await tag in tags {
-                await delegate.tagReaderSession(self, didDetect: [tag])
+            for try await found in detectedTags {
+                await delegate.tagReaderSession(self, didDetect: found)
             }
         } catch {}
         let reason =

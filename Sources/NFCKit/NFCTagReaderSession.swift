@@ -20,11 +20,17 @@ import Synchronization
 /// - ``begin()`` takes the reader (one active session per reader: a second gets
 ///   ``NFCReaderError/Code/readerBusy``) and starts polling. The session's ``timeout``
 ///   (60 s by default, as CoreNFC's) counts from here.
-/// - Each tag found is identified and reported on ``tags``; polling then pauses until
+/// - Each tag found is identified and reported on ``tags``; when several ISO 14443-A tags are
+///   in the field together (a reader that lists them, as a PN532 through libnfc or `sim:A+B`),
+///   all of them are reported at once on ``detectedTags`` (CoreNFC's `didDetect tags:`), and the
+///   app picks one with ``connect(to:)``. Polling then pauses until
 ///   ``restartPolling(skippingTagInField:)``, which reports a tag that stayed in the field again
 ///   (as CoreNFC does) unless asked to skip it until it has left (the reader's
 ///   `NFCReader.waitForRemoval(timeout:checkInterval:)` says so: pcscd's event on PC/SC readers)
 ///   or another tag came.
+/// - A tag's commands reach the reader only while it is the connected tag: before
+///   ``connect(to:)``, or after connecting another tag of the same detection, they fail with
+///   ``NFCReaderError/Code/readerTransceiveErrorTagNotConnected`` and nothing is sent.
 /// - ``invalidate(errorMessage:)``, the timeout, a reader failure, or cancelling the task that
 ///   iterates ``tags`` ends the session for good: every later call fails with
 ///   ``NFCReaderError/Code/sessionInvalidated``. A reader the session opened from a
@@ -126,8 +132,15 @@ public actor NFCTagReaderSession {
     /// How long the session lives after ``begin()`` before it ends with
     /// ``NFCReaderError/Code/sessionTimeout``.
     public nonisolated let timeout: Duration
-    /// The tags detected, in order; see ``NFCReaderSessionEvents`` for how it ends.
+    /// The tags detected, in order: the first tag of each detection (each element of
+    /// ``detectedTags``); see ``NFCReaderSessionEvents`` for how it ends.
     public nonisolated let tags: NFCReaderSessionEvents<NFCTag>
+    /// Each detection: the tags found in the field together (one, or several when the reader
+    /// lists several ISO 14443-A tags at once), as CoreNFC's `tagReaderSession(_:didDetect:)`
+    /// gets them. Ends as ``tags`` does.
+    public nonisolated let detectedTags: NFCReaderSessionEvents<[NFCTag]>
+    /// The most tags one detection reports.
+    public static let maximumTagsDetected = 4
     /// What a user should be told: the ``alertMessage`` and invalidation messages. Finishes when
     /// the session is invalidated.
     public nonisolated let prompts: AsyncStream<String>
@@ -163,7 +176,10 @@ public actor NFCTagReaderSession {
     private var ownsReader = false
     private var leases: [ReaderLease.Key] = []
     private var modulations: [Modulation] = []
-    private var currentTag: NFCTag?
+    /// The tags of the last detection.
+    private var currentTags: [NFCTag] = []
+    /// Which of them the app connected to: the only one whose commands reach the reader.
+    private let connection = SessionConnection()
     /// What is in the field: a tag already reported is not reported again until it has left
     /// (the one arrival rule of NFCTags' `TagPresenceTracker`, shared with `TagWatcher` and
     /// batch), and polling never spins, whatever the reader can tell of presence.
@@ -171,6 +187,7 @@ public actor NFCTagReaderSession {
     private var pollingTask: Task<Void, Never>?
     private var timeoutTask: Task<Void, Never>?
     private let tagContinuation: AsyncStream<Result<NFCTag, NFCReaderError>>.Continuation
+    private let detectedContinuation: AsyncStream<Result<[NFCTag], NFCReaderError>>.Continuation
     private let promptContinuation: AsyncStream<String>.Continuation
 
     /// A session on a reader the caller opened (and closes): the session never closes it.
@@ -240,9 +257,16 @@ public actor NFCTagReaderSession {
         let (promptStream, promptContinuation) = AsyncStream.makeStream(of: String.self)
         self.tags = NFCReaderSessionEvents(base: tagStream)
         self.tagContinuation = tagContinuation
+        let (detectedStream, detectedContinuation) = AsyncStream.makeStream(of: Result<[NFCTag], NFCReaderError>.self)
+        self.detectedTags = NFCReaderSessionEvents(base: detectedStream)
+        self.detectedContinuation = detectedContinuation
         self.prompts = promptStream
         self.promptContinuation = promptContinuation
         tagContinuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination, let self else { return }
+            Task { await self.invalidate() }
+        }
+        detectedContinuation.onTermination = { [weak self] termination in
             guard case .cancelled = termination, let self else { return }
             Task { await self.invalidate() }
         }
@@ -341,19 +365,29 @@ public actor NFCTagReaderSession {
         pollingTask = Task { await self.pollForTag() }
     }
 
-    /// Makes sure `tag` is the tag this session detected last and is still in the field, ready
-    /// for commands (CoreNFC's `connect(to:)`).
+    /// Connects to `tag`, one of the tags this session detected last, so its commands reach it
+    /// (CoreNFC's `connect(to:)`): when several were detected together, the reader selects it and
+    /// the others' commands are refused until they are connected in turn.
     /// - Throws: ``NFCReaderError``: ``NFCReaderError/Code/sessionInvalidated``
     ///   after invalidation; ``NFCReaderError/Code/tagConnectionLost`` when `tag` is not
-    ///   the current tag or has left the field.
+    ///   one of the tags detected last or has left the field.
     public func connect(to tag: NFCTag) async throws(NFCReaderError) {
         guard case .active = state, let reader else { throw sessionInvalidated() }
-        guard let currentTag, currentTag.identifier == tag.identifier else {
-            throw NFCReaderError(.tagConnectionLost, "this is not the tag the session detected last")
+        guard currentTags.contains(where: { $0.identifier == tag.identifier }) else {
+            throw NFCReaderError(.tagConnectionLost, "this is not a tag the session detected last")
+        }
+        if currentTags.count > 1, connection.identifier != tag.identifier {
+            connection.identifier = nil
+            do {
+                try await reader.select(tag.targetInfo)
+            } catch {
+                throw NFCReaderError(.tagConnectionLost, "the tag has left the field: \(error.reason)", readerError: error)
+            }
         }
         guard await reader.isTargetPresent() else {
             throw NFCReaderError(.tagConnectionLost, "the tag has left the field")
         }
+        connection.identifier = tag.identifier
     }
 
     /// Lets go of the current tag (deselecting it: a simulated stack hands out its next tag) and
@@ -372,8 +406,9 @@ public actor NFCTagReaderSession {
         guard case .active = state else { throw sessionInvalidated() }
         // A restart running at the same time has already started the next poll.
         guard pollingTask == previous else { return }
-        if currentTag != nil {
-            currentTag = nil
+        connection.identifier = nil
+        if !currentTags.isEmpty {
+            currentTags = []
             try? await reader.deselect()
         }
         if !skippingTagInField { _ = tracker.forget() }
@@ -432,22 +467,46 @@ public actor NFCTagReaderSession {
             if Task.isCancelled { return }
             // Nothing new: an empty field, or a tag already reported that stays.
             guard let target = seen.arrival else { continue }
-            let tag: NFCTag
-            do {
-                tag = try await NFCTag.connect(to: target, on: reader)
-                // Identification may leave a chip idle (an unanswered GET_VERSION): select again.
-                _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
-            } catch {
-                // A tag no NFCTag case covers (Jewel): the tracker skips it until it leaves.
-                continue
+            // Several ISO 14443-A tags in the field are listed together (the first selected again).
+            var targets = [target]
+            if case .iso14443A = target,
+               let listed = try? await reader.listTargets(for: [.iso14443A], limit: Self.maximumTagsDetected, timeout: .zero),
+               listed.count > 1, listed.first?.identifier == target.identifier
+            {
+                targets = listed
             }
             if Task.isCancelled { return }
-            // Not one the configuration looks for: skipped until it leaves, as CoreNFC does.
-            guard let tag = await applyConfiguration(to: tag) else { continue }
+            var found: [NFCTag] = []
+            for candidate in targets {
+                if targets.count > 1, (try? await reader.select(candidate)) == nil { continue }
+                // Identification and the configuration's commands go to this tag alone.
+                connection.identifier = candidate.identifier
+                defer { connection.identifier = nil }
+                let tagReader = await SessionTagReader(base: reader, identifier: candidate.identifier, connection: connection)
+                let tag: NFCTag
+                do {
+                    tag = try await NFCTag.connect(to: candidate, on: tagReader)
+                    // Identification may leave a chip idle (an unanswered GET_VERSION): select again.
+                    if targets.count > 1 {
+                        try? await reader.select(candidate)
+                    } else {
+                        _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
+                    }
+                } catch {
+                    // A tag no NFCTag case covers (Jewel): the tracker skips it until it leaves.
+                    continue
+                }
+                if Task.isCancelled { return }
+                // Not one the configuration looks for: skipped until it leaves, as CoreNFC does.
+                guard let tag = await applyConfiguration(to: tag) else { continue }
+                found.append(tag)
+            }
             if Task.isCancelled { return }
+            guard let first = found.first else { continue }
             guard case .active = state else { return }
-            currentTag = tag
-            tagContinuation.yield(.success(tag))
+            currentTags = found
+            tagContinuation.yield(.success(first))
+            detectedContinuation.yield(.success(found))
             return
         }
     }
@@ -500,7 +559,8 @@ public actor NFCTagReaderSession {
         pollingTask = nil
         polling?.cancel()
         timeoutTask?.cancel()
-        currentTag = nil
+        currentTags = []
+        connection.identifier = nil
         finishStreams(reason)
         if !fromPolling { await polling?.value }
         if ownsReader, let reader { await reader.close() }
@@ -511,8 +571,22 @@ public actor NFCTagReaderSession {
     private func finishStreams(_ reason: NFCReaderError) {
         if reason.code != .userCanceled && reason.code != .firstNDEFTagRead {
             tagContinuation.yield(.failure(reason))
+            detectedContinuation.yield(.failure(reason))
         }
         tagContinuation.finish()
+        detectedContinuation.finish()
         promptContinuation.finish()
+    }
+}
+
+extension NFCTag {
+    /// What the reader found when it detected this tag.
+    var targetInfo: TargetInfo {
+        switch self {
+        case .miFare(let tag): .iso14443A(tag.target)
+        case .iso7816(let tag): tag.target
+        case .feliCa(let tag): .felica(tag.target)
+        case .iso15693(let tag): .iso15693(tag.target)
+        }
     }
 }

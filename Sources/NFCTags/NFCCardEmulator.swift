@@ -51,4 +51,12 @@ public protocol NFCCardEmulator: Actor {
 
     /// Closes the reader.
     func close() async
+    /// Whether the chip can act as an ISO 14443-A card at all (what CoreNFC's
+    /// `CardSession.isSupported` asks).
+    var supportsTargetMode: Bool { get async }
+}
+
+extension NFCCardEmulator {
+    /// An emulator that does not say has target mode.
+    public var supportsTargetMode: Bool { true }
 }

@@ -56,6 +56,19 @@ public protocol NFCReader: Actor {
     /// Deselects the current target (HLTA / DESELECT); polling can find it again.
     func deselect() async throws(NFCReaderDeviceError)
 
+    /// Waits up to `timeout` for tags answering one of `modulations` and lists every one in the
+    /// field at once, up to `limit` (a PN532 lists ISO 14443-A tags together; other tag types,
+    /// one). The first listed is left selected, as ``poll(for:timeout:)`` leaves its tag.
+    /// The default polls, so it lists at most one tag.
+    /// - Returns: the tags found, in the order the reader took them; empty when none came.
+    /// - Throws: as ``poll(for:timeout:)``.
+    func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo]
+
+    /// Selects `target`, one of the tags ``listTargets(for:limit:timeout:)`` listed, so later
+    /// commands go to it. The default polls `target`'s modulation and checks the tag found is it.
+    /// - Throws: ``NFCReaderDeviceError`` `tagLost` when the tag no longer answers.
+    func select(_ target: TargetInfo) async throws(NFCReaderDeviceError)
+
     /// Closes the reader; every later call fails with ``NFCReaderDeviceError/Code/closed``.
     func close() async
 }
@@ -120,6 +133,20 @@ extension NFCReader {
             guard await isTargetPresent() else { return .removed }
             if clock.now >= deadline { return .stillPresent }
             if Task.isCancelled { return .cancelled }
+        }
+    }
+
+    /// One tag: what ``poll(for:timeout:)`` finds.
+    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        guard limit > 0, let found = try await poll(for: modulations, timeout: timeout) else { return [] }
+        return [found]
+    }
+
+    /// Polls `target`'s modulation briefly and checks that the tag selected is `target`.
+    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
+        let found = try await poll(for: [target.modulation], timeout: .milliseconds(500))
+        guard let found, found.identifier == target.identifier else {
+            throw NFCReaderDeviceError(.tagLost, "the tag \(target.identifier) no longer answers")
         }
     }
 

@@ -31,6 +31,9 @@ public struct NFCReaderDeviceError: Error, Sendable, Hashable, CustomStringConve
         case chip
         /// The reader has been closed.
         case closed
+        /// A command for a tag that a reader session reported but the app has not connected to
+        /// (CoreNFC's `connect(to:)`): nothing was sent.
+        case notConnected
     }
 
     /// The stable code.

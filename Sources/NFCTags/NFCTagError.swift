@@ -69,7 +69,7 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
     /// cannot carry the command → ``Code/notSupported``, others → ``Code/tagResponse``.
     public init(_ readerError: NFCReaderDeviceError, during what: String) {
         switch readerError.code {
-        case .tagLost, .timeout, .rfError, .closed, .aborted:
+        case .tagLost, .timeout, .rfError, .closed, .aborted, .notConnected:
             self.init(.connectionLost, "\(what): \(readerError.reason)", readerError: readerError)
         case .notSupported:
             // The reader cannot carry the command (e.g. a PC/SC reader without a transparent

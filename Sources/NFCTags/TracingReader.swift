@@ -80,6 +80,14 @@ public actor TracingReader: NFCReader {
     public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
         await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval)
     }
+    /// Passes on: the base reader lists the tags in its field its own way.
+    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        try await base.listTargets(for: modulations, limit: limit, timeout: timeout)
+    }
+    /// Passes on: the base reader selects one tag of those it listed.
+    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
+        try await base.select(target)
+    }
     /// Passes on.
     public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
     /// Passes on.

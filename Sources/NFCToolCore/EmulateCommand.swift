@@ -100,9 +100,13 @@ struct EmulateCommand: ToolCommand {
         defer { interrupt.stop() }
         for await event in session.events {
             switch event {
+            case .sessionStarted:
+                break
             case .readerDetected:
                 report.readerCame = true
                 context.io.write("A reader came.\n", to: .standardError)
+                // Emulation does not start by itself (as CoreNFC's CardSession).
+                try? await session.startEmulation()
             case .received(let apdu):
                 report.commands += 1
                 let isUpdate = apdu.payload.count > 1 && apdu.payload[1] == EmulatedType4Tag.Instruction.updateBinary
@@ -110,6 +114,7 @@ struct EmulateCommand: ToolCommand {
                 if isUpdate && answer.count == 2 && answer[0] != 0x90 { report.refusedUpdates += 1 }
                 try? await apdu.respond(answer)
             case .readerDeselected:
+                await session.stopEmulation(status: .success)
                 await session.invalidate()
             case .sessionInvalidated(let reason):
                 ending = reason

@@ -58,8 +58,9 @@ public struct EmulatorCommandLine: Sendable, Hashable {
             A tag in the field, in the simulator's grammar (docs/simulator.md): MODEL, \
             MODEL:FILE (loaded from the tag file, created when missing, saved after every \
             change), MODEL*N[:DIR] (a stack of N tags, each in DIR/<uid>.json when a directory \
-            is given), or a sim: string. Several make a stack presented one after another \
-            (UIDs count up). Models: \(EmulatedTagModels.knownNames).
+            is given), MODEL[:FILE]+MODEL[:FILE] (several tags in the field together), or a \
+            sim: string. Several make a stack presented one after another (UIDs count up). \
+            Models: \(EmulatedTagModels.knownNames).
             """, repeatable: true),
         ValueType<SimulatorConfiguration> { text -> Result<SimulatorConfiguration, ValueTypeError> in
             do throws(NFCReaderDeviceError) {
@@ -180,14 +181,18 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     /// - Throws: ``NFCReaderDeviceError`` when a tag file cannot be read or written, or holds another
     ///   model.
     public func makeField() throws(NFCReaderDeviceError) -> TagField {
-        var made: [(tag: any VirtualTag, file: TagFile?)] = []
+        var groups: [[(tag: any VirtualTag, file: TagFile?)]] = []
+        var made = 0
         var faults = faultPlan
         for specification in tags {
-            made += try specification.makeTags(uidOffset: made.count, firstUID: firstUID)
+            let tags = try specification.makeTags(uidOffset: made, firstUID: firstUID)
+            made += tags.count
+            // A field of several tags (MODEL+MODEL) comes in together; the others one by one.
+            if specification.isGroup { groups.append(tags) } else { groups += tags.map { [$0] } }
             faults.leaveAfterCommand = faults.leaveAfterCommand ?? specification.faultPlan.leaveAfterCommand
             faults.rfErrorOnCommands.formUnion(specification.faultPlan.rfErrorOnCommands)
         }
-        let tagField = TagField(field: SimulatorConfiguration.field(made, faultPlan: faults))
+        let tagField = TagField(field: SimulatorConfiguration.field(groups: groups, faultPlan: faults))
         tagField.handsOutOnDeselect = handsOutOnDeselect || tags.contains { $0.handOutOnDeselect == true }
         return tagField
     }

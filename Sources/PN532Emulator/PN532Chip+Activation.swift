@@ -7,17 +7,25 @@ extension PN532Chip {
     // MARK: - Activation
 
     func isInField(_ target: ActiveTarget) -> Bool {
-        target.generation == field.generation && field.tagInField === target.tag
+        target.generation == field.generation && field.field.contains(target.tag)
     }
 
-    /// InListPassiveTarget (UM0701 §7.3.5): MaxTg, BrTy, InitiatorData → NbTg, TargetData.
+    /// InListPassiveTarget (UM0701 §7.3.5): MaxTg (1 or 2), BrTy, InitiatorData → NbTg, then
+    /// Tg and TargetData for each target. Type A tags in the field answer together and
+    /// anticollision takes them one by one: up to MaxTg are activated, Tg 1 and 2, and Tg 1 is
+    /// the selected one. Other modulations list one target.
     func inListPassiveTarget(_ p: [UInt8]) -> [UInt8]? {
         guard p.count >= 2, (1...2).contains(p[0]),
               let modulation = PN532PassiveModulation(rawValue: p[1]) else { return nil }
         switchField(on: true)
         target = nil
-        if let data = activate(modulation, initiatorData: Array(p.dropFirst(2)), automaticRATS: parameters & Self.automaticRATS != 0) {
-            return [0x01, 0x01] + data
+        let listed = activateAll(
+            modulation, initiatorData: Array(p.dropFirst(2)), automaticRATS: parameters & Self.automaticRATS != 0,
+            limit: modulation == .iso14443A106 ? Int(p[0]) : 1)
+        if !listed.isEmpty {
+            var out = [UInt8(listed.count)]
+            for (index, data) in listed.enumerated() { out += [UInt8(index + 1)] + data }
+            return out
         }
         if passiveActivationRetries == Self.retryForever {
             pending = .poll([PN532Command.inListPassiveTarget.rawValue] + p, giveUpAfter: nil)
@@ -26,10 +34,45 @@ extension PN532Chip {
         return [0x00]
     }
 
-    /// Activates the tag in the field on `modulation`; returns TargetData after Tg
-    /// (UM0701 §7.3.5), or nil when no tag answers.
+    /// Activates up to `limit` tags of the field on `modulation` and lists them (Tg 1 selected);
+    /// returns each one's TargetData, or nothing when no tag answers.
+    ///
+    /// The firmware's REQA wakes only tags that are not halted, so a tag deselected by InDeselect
+    /// is passed over while another tag answers: libnfc's `nfc_initiator_list_passive_targets`
+    /// (select, InDeselect, select again until a tag comes twice) relies on it. When only halted
+    /// tags are in the field they are woken (WUPA), so a tag deselected and left on the reader
+    /// is found again.
+    func activateAll(_ modulation: PN532PassiveModulation, initiatorData: [UInt8], automaticRATS: Bool, limit: Int) -> [[UInt8]] {
+        let inField = field.field.tagsInField
+        let awake = inField.filter { !haltedTags.contains(ObjectIdentifier($0)) }
+        var listed: [(data: [UInt8], target: ActiveTarget)] = []
+        for candidates in [awake, inField] {
+            for tag in candidates where listed.count < limit {
+                guard !listed.contains(where: { $0.target.tag === tag }),
+                      let data = activate(modulation, initiatorData: initiatorData, automaticRATS: automaticRATS, tag: tag),
+                      let target
+                else { continue }
+                listed.append((data, target))
+            }
+            if !listed.isEmpty { break }
+        }
+        guard let first = listed.first else { return [] }
+        listedTargets = listed.map(\.target)
+        currentTargetIndex = 0
+        field.field.focus(on: first.target.tag)
+        return listed.map(\.data)
+    }
+
+    /// Activates the first tag of the field (idle ones first) on `modulation`; returns TargetData
+    /// after Tg (UM0701 §7.3.5), or nil when no tag answers.
     func activate(_ modulation: PN532PassiveModulation, initiatorData: [UInt8], automaticRATS: Bool) -> [UInt8]? {
-        guard let tag = field.tagInField else { return nil }
+        activateAll(modulation, initiatorData: initiatorData, automaticRATS: automaticRATS, limit: 1).first
+    }
+
+    /// Activates `tag` on `modulation` and makes it the selected target; returns TargetData
+    /// after Tg, or nil when it does not answer.
+    func activate(_ modulation: PN532PassiveModulation, initiatorData: [UInt8], automaticRATS: Bool, tag: any VirtualTag) -> [UInt8]? {
+        guard field.field.focus(on: tag) else { return nil }
         let data: [UInt8]
         let kind: ActiveTarget.Kind
         switch (modulation, tag.targetInfo) {
@@ -105,6 +148,7 @@ extension PN532Chip {
         incomingChain = []
         registers[PN532Register.status2] &= ~MIFAREExchange.crypto1On
         setFraming(for: modulation)
+        haltedTags.remove(ObjectIdentifier(tag))
         target = ActiveTarget(tag: tag, kind: kind, generation: field.generation)
         return data
     }
@@ -167,7 +211,10 @@ extension PN532Chip {
             }
             guard let (modulation, initiatorData, needsISODEP) = attempt else { continue }
             if needsISODEP {
-                guard case .iso14443A(let a)? = field.tagInField?.targetInfo, a.supportsISODEP else { continue }
+                guard field.field.tagsInField.contains(where: { tag in
+                    if case .iso14443A(let a) = tag.targetInfo { return a.supportsISODEP }
+                    return false
+                }) else { continue }
             }
             if let data = activate(modulation, initiatorData: initiatorData, automaticRATS: needsISODEP) {
                 let targetData = [0x01] + data
@@ -182,12 +229,32 @@ extension PN532Chip {
         return [0x00]
     }
 
-    /// InSelect (UM0701 §7.3.12): Tg → Status.
+    /// Makes listed target `tg` (1 or 2) the selected one, the tag exchanges go to; false when
+    /// no such target is listed or it was released.
+    func useTarget(_ tg: UInt8) -> Bool {
+        let index = Int(tg & 0x3F) - 1
+        guard listedTargets.indices.contains(index), !listedTargets[index].released else { return false }
+        if index != currentTargetIndex {
+            currentTargetIndex = index
+            if isInField(listedTargets[index]) {
+                // The firmware selects the other target again (WUPA and SELECT by its UID).
+                field.field.focus(on: listedTargets[index].tag)
+                select(listedTargets[index].tag)
+                haltedTags.remove(ObjectIdentifier(listedTargets[index].tag))
+                tagHalted = listedTargets[index].deselected
+            }
+        }
+        return true
+    }
+
+    /// InSelect (UM0701 §7.3.12): Tg → Status. Selects listed target 1 or 2.
     func inSelect(_ p: [UInt8]) -> [UInt8]? {
         guard let tg = p.first else { return nil }
-        guard tg == 0x01, var target else { return status(.commandNotAcceptable) }
+        guard useTarget(tg), var target else { return status(.commandNotAcceptable) }
         guard isInField(target) else { return status(.timeout) }
+        field.field.focus(on: target.tag)
         select(target.tag)
+        haltedTags.remove(ObjectIdentifier(target.tag))
         target.deselected = false
         tagHalted = false
         self.target = target
@@ -197,15 +264,22 @@ extension PN532Chip {
     /// InDeselect (UM0701 §7.3.10): Tg (0 = all) → Status. The tag is halted (HLTA/DESELECT).
     func inDeselect(_ p: [UInt8]) -> [UInt8]? {
         guard let tg = p.first else { return nil }
-        guard tg <= 0x01 else { return status(.commandNotAcceptable) }
-        if var target {
-            if isInField(target) { target.tag.halt() }
-            target.deselected = true
-            tagHalted = true
-            self.target = target
-            // An operator takes the sticker away; the next of the stack comes.
-            if field.handsOutOnDeselect, isInField(target) { field.next() }
+        let indices: [Int]
+        switch Int(tg & 0x3F) {
+        case 0: indices = Array(listedTargets.indices)
+        case let number where listedTargets.indices.contains(number - 1): indices = [number - 1]
+        default: return status(.commandNotAcceptable)
         }
+        for index in indices {
+            if isInField(listedTargets[index]) {
+                listedTargets[index].tag.halt()
+                haltedTags.insert(ObjectIdentifier(listedTargets[index].tag))
+            }
+            listedTargets[index].deselected = true
+            if index == currentTargetIndex { tagHalted = true }
+        }
+        // An operator takes the sticker away; the next of the stack comes.
+        if let target, indices.contains(currentTargetIndex), field.handsOutOnDeselect, isInField(target) { field.next() }
         return status(.success)
     }
 
@@ -213,13 +287,20 @@ extension PN532Chip {
     /// in target mode it ends the emulation (libnfc's `pn53x_idle` uses it so).
     func inRelease(_ p: [UInt8]) -> [UInt8]? {
         guard let tg = p.first else { return nil }
-        guard tg <= 0x01 else { return status(.commandNotAcceptable) }
         if isActivatedAsTarget {
             externalReader?.interrupt()
             isActivatedAsTarget = false
         }
-        if let target, isInField(target) { target.tag.halt() }
-        target = nil
+        switch Int(tg & 0x3F) {
+        case 0:
+            for listed in listedTargets where isInField(listed) { listed.tag.halt() }
+            target = nil
+        case let number where listedTargets.indices.contains(number - 1):
+            if isInField(listedTargets[number - 1]) { listedTargets[number - 1].tag.halt() }
+            listedTargets[number - 1].released = true
+        default:
+            return status(.commandNotAcceptable)
+        }
         return status(.success)
     }
 }

@@ -11,7 +11,7 @@ extension PN532Chip {
     func inDataExchange(_ p: [UInt8]) -> [UInt8]? {
         guard let tg = p.first else { return nil }
         let frame = Array(p.dropFirst())
-        guard tg & 0x3F == 0x01, let target, !target.deselected else { return status(.commandNotAcceptable) }
+        guard useTarget(tg), let target, !target.deselected else { return status(.commandNotAcceptable) }
         guard isInField(target), !tagHalted else { return status(.timeout) }
         switch target.kind {
         case .typeA(isoDEP: true):

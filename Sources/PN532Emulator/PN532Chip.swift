@@ -86,6 +86,8 @@ public final class PN532Chip {
         let kind: Kind
         let generation: Int
         var deselected = false
+        /// Released by InRelease of its Tg: commands to it are refused until it is listed again.
+        var released = false
     }
 
     enum Pending {
@@ -93,7 +95,33 @@ public final class PN532Chip {
         case waitForInitiator
     }
 
-    var target: ActiveTarget?
+    /// The targets of the last InListPassiveTarget (or InAutoPoll), Tg 1 first (UM0701 §7.3.5:
+    /// up to two).
+    var listedTargets: [ActiveTarget] = []
+    /// Which of ``listedTargets`` is selected: the one exchanges go to.
+    var currentTargetIndex = 0
+    /// Tags halted by InDeselect (HLTA / S(DESELECT)) since they last lost power: they do not
+    /// answer the REQA of a listing while another tag in the field does.
+    var haltedTags: Set<ObjectIdentifier> = []
+
+    /// The selected target; setting it replaces the selected one (or lists it alone), setting
+    /// nil forgets every listed target.
+    var target: ActiveTarget? {
+        get { listedTargets.indices.contains(currentTargetIndex) ? listedTargets[currentTargetIndex] : nil }
+        set {
+            if let newValue {
+                if listedTargets.indices.contains(currentTargetIndex) {
+                    listedTargets[currentTargetIndex] = newValue
+                } else {
+                    listedTargets = [newValue]
+                    currentTargetIndex = 0
+                }
+            } else {
+                listedTargets = []
+                currentTargetIndex = 0
+            }
+        }
+    }
     var pending: Pending?
     var lastError: UInt8 = 0
     var tagHalted = false
@@ -257,7 +285,8 @@ public final class PN532Chip {
             case .felica: ((target.tag.targetInfo.modulation == .felica424) ? 0x02 : 0x01, 0x10)
             case .jewel: (0x00, 0x02)
             }
-            out += [0x01, 0x01, rate, rate, type]
+            out += [UInt8(listedTargets.count)]
+            for (index, _) in listedTargets.enumerated() { out += [UInt8(index + 1), rate, rate, type] }
         } else {
             out.append(0x00)
         }
@@ -315,6 +344,7 @@ public final class PN532Chip {
             // The tag loses power: whatever was activated is gone.
             target = nil
             tagHalted = false
+            haltedTags = []
             fieldCycledSinceSelection = true
         }
     }

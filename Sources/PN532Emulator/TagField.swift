@@ -53,7 +53,7 @@ public final class TagField {
             "\(tag.modelName) \(tag.targetInfo.identifier.description.lowercased())"
         }
         let waiting = "\(field.waitingTags.count) waiting"
-        if let tag = field.currentTag { return "\(name(tag)) present, \(waiting)" }
+        if field.currentTag != nil { return "\(field.tagsInField.map(name).joined(separator: " + ")) present, \(waiting)" }
         if let tag = field.removedTags.last { return "empty (\(name(tag)) removed), \(waiting)" }
         return "empty, \(waiting)"
     }

@@ -93,6 +93,9 @@ public actor SimulatedReader: NFCReader {
         try checkOpen()
         pollCount += 1
         if field.currentTag == nil { field.presentNext() }
+        // Several tags in the field: anticollision takes the same one each time (the first that
+        // came), whichever was selected last.
+        if let first = field.tagsInField.first { field.focus(on: first) }
         if let tag = field.currentTag, modulations.contains(tag.targetInfo.modulation)
             || (tag.targetInfo.modulation == .felica212 && modulations.contains(.felica424))
         {
@@ -106,6 +109,33 @@ public actor SimulatedReader: NFCReader {
         if wait > .zero { try? await Task.sleep(for: wait) }
         emptyPollCount += 1
         return nil
+    }
+
+    /// Lists the tags in the field that answer `modulations` (several ISO 14443-A tags
+    /// together, as a PN532 does; one of any other type), up to `limit`, and selects the first.
+    /// - Returns: empty after up to `timeout` (capped by ``emptyFieldWait``) when none answers.
+    /// - Throws: ``NFCReaderDeviceError`` `closed`.
+    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError)
+        -> [TargetInfo]
+    {
+        guard let first = try await poll(for: modulations, timeout: timeout) else { return [] }
+        guard case .iso14443A = first, let selectedTag = field.currentTag else { return [first] }
+        var listed: [TargetInfo] = [first]
+        for tag in field.companionTags where listed.count < limit {
+            if case .iso14443A = tag.targetInfo, modulations.contains(.iso14443A) { listed.append(tag.targetInfo) }
+        }
+        field.focus(on: selectedTag)
+        return Array(listed.prefix(max(limit, 1)))
+    }
+
+    /// Selects the tag of the field whose identifier is `target`'s, so commands go to it.
+    /// - Throws: ``NFCReaderDeviceError`` `tagLost` when it is not in the field, `closed`.
+    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
+        try checkOpen()
+        guard let tag = field.tagsInField.first(where: { $0.targetInfo.identifier == target.identifier }) else { throw lost() }
+        field.focus(on: tag)
+        if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
+        selected = true
     }
 
     /// Sends `command` to the selected tag. Standard mode sends APDUs to ISO-DEP tags and frames

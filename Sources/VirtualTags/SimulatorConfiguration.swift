@@ -11,9 +11,16 @@ import Foundation
 /// sim:MODEL[*COUNT][?OPTION[&OPTION…]]
 /// sim:?file=PATH[&OPTION…]          (the model comes from the tag file)
 /// sim:empty[?poll-wait=MS]          (a reader with nothing in its field)
+/// sim:MODEL[:PATH]+MODEL[:PATH][+…][?OPTION…]
+///                                   (several tags in the field together, each from its tag
+///                                    file when `:PATH` is given)
 /// MODEL[*COUNT][:PATH][?OPTION…]    (--tag: `sim:` may be left out; `:PATH` is file=PATH, or
 ///                                    dir=PATH for a stack)
 /// ```
+///
+/// In a field of several tags (`+`), the options apply to every tag and to the field; a stack
+/// (`*N`, `count=`, `dir=`), `file=` (use `:PATH` after each model) and `hand-out` are refused.
+/// Tag `i` (from 0) gets its model's default UID (or `uid=`) plus `i`, as in a stack.
 ///
 /// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `signature=HEX` (the originality
 /// signature of new NTAG21x, Ultralight EV1 and SLIX2 tags), `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
@@ -49,6 +56,19 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public var connectionString: String
     /// `sim:empty`: a reader with no tag in its field (``count`` is 0).
     public var isEmptyField = false
+    /// The other tags in the field together with this configuration's tag (`sim:A+B`): one
+    /// model (and tag file) each; empty for a single tag or a stack.
+    public var companions: [(model: TagModel, file: String?)] {
+        get { companionParts.map { ($0.model, $0.file) } }
+        set { companionParts = newValue.map { Companion(model: $0.model, file: $0.file) } }
+    }
+    private var companionParts: [Companion] = []
+    private struct Companion: Sendable, Hashable {
+        var model: TagModel
+        var file: String?
+    }
+    /// Whether the configuration puts several tags in the field together.
+    public var isGroup: Bool { !companionParts.isEmpty }
 
     /// Whether `string` is for the simulator (starts with `sim:`): how a reader factory picks
     /// between the simulator and libnfc.
@@ -75,15 +95,34 @@ public struct SimulatorConfiguration: Sendable, Hashable {
         options = TagModelOptions()
         pollWait = .seconds(1)
         var countGiven = false
-        let modelName: Substring
-        if let star = head.firstIndex(of: "*") {
+        var modelName: Substring
+        var parts = head.split(separator: "+", omittingEmptySubsequences: false)
+        if parts.count > 1 {
+            // Several tags in the field together: MODEL[:PATH] each.
+            var first: (TagModel, String?)?
+            for part in parts {
+                let colon = part.firstIndex(of: ":")
+                let name = part[..<(colon ?? part.endIndex)]
+                let path = colon.map { String(part[part.index(after: $0)...]) }
+                guard !name.isEmpty, !name.contains("*") else {
+                    throw Self.invalid("each tag of a field '\(string)' is MODEL or MODEL:FILE (no stacks), got '\(part)'")
+                }
+                guard let found = TagModel.named(String(name)) else {
+                    throw Self.invalid("unknown tag model '\(name)'; known models: \(TagModel.knownNames)")
+                }
+                if let path, path.isEmpty { throw Self.invalid("'\(part)' names no file after ':'") }
+                if first == nil { first = (found, path) } else { companionParts.append(Companion(model: found, file: path)) }
+            }
+            file = first?.1
+            parts = [Substring(first?.0.name ?? "")]
+        }
+        modelName = parts[0]
+        if let star = head.firstIndex(of: "*"), !isGroup {
             modelName = head[..<star]
             count = try Self.integer(head[head.index(after: star)...], "stack size after '*'", 1...Self.maximumCount)
             countGiven = true
-        } else {
-            modelName = head
         }
-        if modelName == "empty", !countGiven {
+        if modelName == "empty", !countGiven, !isGroup {
             model = nil
             isEmptyField = true
             count = 0
@@ -113,7 +152,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 return value
             }
             switch key {
-            case "file": file = String(try required())
+            case "file":
+                if isGroup { throw Self.invalid("in a field of several tags, give each tag's file after its model (MODEL:FILE)") }
+                file = String(try required())
             case "dir": directory = String(try required())
             case "uid":
                 let text = try required()
@@ -176,7 +217,14 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// `MODEL:PATH` stands for `MODEL?file=PATH` and `MODEL*N:DIR` for `MODEL*N?dir=DIR`.
     /// - Throws: ``NFCReaderDeviceError`` `invalidArgument`, as ``init(parsing:)``.
     public init(tagSpecification specification: String) throws(NFCReaderDeviceError) {
-        if specification.hasPrefix("sim:") {
+        let beforeQuery = specification[..<(specification.firstIndex(of: "?") ?? specification.endIndex)]
+        if specification.hasPrefix("sim:") || beforeQuery.contains("+") {
+            // A field of several tags names its files after each model (MODEL:PATH+MODEL:PATH).
+            if !specification.hasPrefix("sim:") {
+                try self.init(parsing: "sim:" + specification)
+                connectionString = specification
+                return
+            }
             try self.init(parsing: specification)
             return
         }
@@ -198,6 +246,20 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     private func validate() throws(NFCReaderDeviceError) {
         if isEmptyField { return }
         let string = connectionString
+        if isGroup {
+            if count > 1 || directory != nil {
+                throw Self.invalid("a field of several tags ('+') cannot also be a stack (*N, count=, dir=)")
+            }
+            if handOutOnDeselect != nil { throw Self.invalid("hand-out applies to stacks, not to a field of several tags") }
+            if let uid, let model, !companionParts.allSatisfy({ $0.model.uidLength == model.uidLength }) || uid.count != model.uidLength {
+                throw Self.invalid("uid= in a field of several tags needs models of the same UID length (\(uid.count) bytes given)")
+            }
+            for (index, part) in companionParts.enumerated() where part.file != nil {
+                if companionParts[(index + 1)...].contains(where: { $0.file == part.file }) || part.file == file {
+                    throw Self.invalid("two tags of the field share the tag file \(part.file ?? "")")
+                }
+            }
+        }
         if model == nil, file == nil {
             throw Self.invalid("'\(string)' names no model; use sim:MODEL (\(TagModel.knownNames)) or sim:?file=PATH")
         }
@@ -222,7 +284,12 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// The UID of tag `index` (0-based) of the stack: the first UID (given, else the model's
     /// ``TagModel/defaultUID``) plus `index`, counting in the bytes after the first.
     public func uid(ofTag index: Int) -> [UInt8] {
-        var value = uid ?? model?.defaultUID ?? [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
+        Self.countingUp(uid ?? model?.defaultUID ?? [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01], by: index)
+    }
+
+    /// `start` plus `index`, counting in the bytes after the first.
+    static func countingUp(_ start: [UInt8], by index: Int) -> [UInt8] {
+        var value = start
         var carry = index
         var i = value.count - 1
         while carry > 0, i >= 1 {
@@ -248,6 +315,27 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 throw Self.invalid("--uid has \(firstUID.count) bytes; \(model.name) needs \(model.uidLength)")
             }
             configuration.uid = firstUID
+        }
+        if isGroup, let model {
+            // Tag i of the field: its model's default UID (or the one given) plus i.
+            var made: [(tag: any VirtualTag, file: TagFile?)] = []
+            let parts = [Companion(model: model, file: file)] + companionParts
+            for (index, part) in parts.enumerated() {
+                var single = configuration
+                single.companionParts = []
+                single.model = part.model
+                single.file = part.file
+                let uid = Self.countingUp(configuration.uid ?? part.model.defaultUID, by: uidOffset + index)
+                if let path = part.file {
+                    let (tag, tagFile) = try single.loadOrCreate(path: path, uid: uid)
+                    made.append((tag, tagFile))
+                } else {
+                    do { made.append((try single.makeTag(part.model, uid: uid), nil)) } catch {
+                        throw NFCReaderDeviceError(.invalidArgument, error.reason)
+                    }
+                }
+            }
+            return made
         }
         if let path = file {
             let (tag, tagFile) = try loadOrCreate(path: path, uid: configuration.uid(ofTag: uidOffset))
@@ -283,13 +371,19 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// - Throws: as ``makeTags(uidOffset:firstUID:)``.
     public func makeField() throws(NFCReaderDeviceError) -> VirtualField {
         let made = try makeTags()
-        return Self.field(made, faultPlan: faultPlan)
+        return isGroup ? Self.field(groups: [made], faultPlan: faultPlan) : Self.field(made, faultPlan: faultPlan)
     }
 
     /// A field holding `tags`, each persisted to its tag file.
     public static func field(_ tags: [(tag: any VirtualTag, file: TagFile?)], faultPlan: FaultPlan) -> VirtualField {
-        let field = VirtualField(tags: tags.map(\.tag), faultPlan: faultPlan)
-        for (tag, file) in tags {
+        field(groups: tags.map { [$0] }, faultPlan: faultPlan)
+    }
+
+    /// A field whose queue holds `groups` (the tags of a group in the field together), each tag
+    /// persisted to its tag file.
+    public static func field(groups: [[(tag: any VirtualTag, file: TagFile?)]], faultPlan: FaultPlan) -> VirtualField {
+        let field = VirtualField(groups: groups.map { $0.map(\.tag) }, faultPlan: faultPlan)
+        for (tag, file) in groups.joined() {
             if let file, let persistent = tag as? any PersistentVirtualTag { field.persist(persistent, in: file) }
         }
         return field
@@ -345,7 +439,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// - Throws: as ``makeField()``.
     public func makeReader() throws(NFCReaderDeviceError) -> SimulatedReader {
         let field = try makeField()
-        let label = isEmptyField ? "empty field" : model?.name ?? file ?? "tag file"
+        let label = isEmptyField ? "empty field" : ([model?.name ?? file ?? "tag file"] + companionParts.map(\.model.name)).joined(separator: "+")
         return SimulatedReader(
             field: field, name: "simulator (\(label)\(count > 1 ? " ×\(count)" : ""))",
             connectionString: connectionString, removesTagOnDeselect: handOutOnDeselect ?? (count > 1),

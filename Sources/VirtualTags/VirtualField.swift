@@ -66,16 +66,37 @@ public struct FieldExchange: Sendable, Hashable {
 ///
 /// Tags wait in a queue and are presented one after another, as an operator would (batch
 /// provisioning): ``presentNext()`` brings the next one, ``removeTag()`` takes the current one
-/// away. Every command goes through ``exchange(frame:)``, ``exchange(apdu:)`` or
+/// away. A queue entry may also be a group of tags that are in the field together
+/// (``init(groups:faultPlan:)``, `sim:ntag215+ntag213`): the first is ``currentTag``, the others
+/// ``companionTags``; a reader lists them all and ``focus(on:)`` makes another the one commands
+/// go to. Every command goes through ``exchange(frame:)``, ``exchange(apdu:)`` or
 /// ``authenticate(block:keyType:key:)``, which count it and apply the ``FaultPlan``. When a tag
 /// has a ``TagFile``, it is saved after each command that changed its persistent state.
 ///
 /// A field is a class owned by one host (an actor or one thread), like the tags in it.
 public final class VirtualField {
     /// Tags not yet presented, first to come first.
-    public private(set) var waitingTags: [any VirtualTag]
-    /// The tag in the field, if any.
+    public var waitingTags: [any VirtualTag] { waitingGroups.flatMap { $0 } }
+    /// The queue: each entry comes into the field at once (one tag, or several together).
+    private var waitingGroups: [[any VirtualTag]]
+    /// The tag in the field that commands go to, if any.
     public private(set) var currentTag: (any VirtualTag)?
+    /// The other tags in the field at the same time as ``currentTag`` (a group presented
+    /// together); empty for a field of one tag.
+    public private(set) var companionTags: [any VirtualTag] = []
+    /// Every tag in the field, in the order they came into it (whichever is current).
+    public var tagsInField: [any VirtualTag] {
+        let all = (currentTag.map { [$0] } ?? []) + companionTags
+        return all.sorted { (presentationOrder[ObjectIdentifier($0)] ?? 0) < (presentationOrder[ObjectIdentifier($1)] ?? 0) }
+    }
+    /// When each tag came into the field (a counter).
+    private var presentationOrder: [ObjectIdentifier: Int] = [:]
+    private var presentations = 0
+
+    private func noteArrival(_ tag: any VirtualTag) {
+        presentations += 1
+        presentationOrder[ObjectIdentifier(tag)] = presentations
+    }
     /// Commands sent to tags so far.
     public private(set) var commandCount = 0
     /// The faults to inject.
@@ -94,9 +115,34 @@ public final class VirtualField {
 
     /// A field with `tags` waiting; the first is presented at once.
     public init(tags: [any VirtualTag] = [], faultPlan: FaultPlan = .none) {
-        self.waitingTags = tags
+        self.waitingGroups = tags.map { [$0] }
         self.faultPlan = faultPlan
         presentNext()
+    }
+
+    /// A field whose queue holds `groups`: the tags of a group are in the field together. The
+    /// first group is presented at once.
+    public init(groups: [[any VirtualTag]], faultPlan: FaultPlan = .none) {
+        self.waitingGroups = groups.filter { !$0.isEmpty }
+        self.faultPlan = faultPlan
+        presentNext()
+    }
+
+    /// Makes `tag`, which must be in the field, the one commands go to (a reader selected it
+    /// among several). Returns false when it is not in the field.
+    @discardableResult
+    public func focus(on tag: any VirtualTag) -> Bool {
+        if let currentTag, currentTag === tag { return true }
+        guard let index = companionTags.firstIndex(where: { $0 === tag }) else { return false }
+        companionTags.remove(at: index)
+        if let currentTag { companionTags.insert(currentTag, at: 0) }
+        currentTag = tag
+        return true
+    }
+
+    /// Whether `tag` is in the field (current or companion).
+    public func contains(_ tag: any VirtualTag) -> Bool {
+        tagsInField.contains { $0 === tag }
     }
 
     /// Keeps `tag` saved in `file` after each command that changes it.
@@ -107,35 +153,40 @@ public final class VirtualField {
     /// Whether a tag is in the field.
     public var isTagPresent: Bool { currentTag != nil }
 
-    /// Takes the current tag away (into ``removedTags``); the field is empty until
-    /// ``presentNext()`` or ``present(_:)``.
+    /// Takes the current tag away (into ``removedTags``); a companion, if any, becomes the
+    /// current tag; otherwise the field is empty until ``presentNext()`` or ``present(_:)``.
     public func removeTag() {
         if let tag = currentTag { removedTags.append(tag) }
-        currentTag = nil
+        currentTag = companionTags.isEmpty ? nil : companionTags.removeFirst()
     }
 
-    /// Removes the current tag and presents the next waiting one (powered on); returns it, or
-    /// nil when none is left.
+    /// Removes every tag in the field and presents the next waiting entry (powered on): one tag,
+    /// or a group together; returns the first, or nil when none is left.
     @discardableResult
     public func presentNext() -> (any VirtualTag)? {
-        removeTag()
-        guard !waitingTags.isEmpty else { return nil }
-        let tag = waitingTags.removeFirst()
-        tag.powerOn()
-        currentTag = tag
-        return tag
+        while currentTag != nil { removeTag() }
+        guard !waitingGroups.isEmpty else { return nil }
+        let group = waitingGroups.removeFirst()
+        for tag in group {
+            tag.powerOn()
+            noteArrival(tag)
+        }
+        currentTag = group.first
+        companionTags = Array(group.dropFirst())
+        return currentTag
     }
 
-    /// Puts `tag` in the field now (powered on), taking the current one away: e.g. a torn tag
+    /// Puts `tag` in the field now (powered on), taking every tag in it away: e.g. a torn tag
     /// brought back to be read.
     public func present(_ tag: any VirtualTag) {
-        removeTag()
+        while currentTag != nil { removeTag() }
         tag.powerOn()
+        noteArrival(tag)
         currentTag = tag
     }
 
-    /// Appends tags to the queue.
-    public func enqueue(_ tags: [any VirtualTag]) { waitingTags += tags }
+    /// Appends tags to the queue, each coming alone.
+    public func enqueue(_ tags: [any VirtualTag]) { waitingGroups += tags.map { [$0] } }
 
     /// Sends a frame (ISO 14443-A without CRC, FeliCa without length, ISO 15693 without CRC).
     public func exchange(frame: [UInt8]) -> FieldAnswer {

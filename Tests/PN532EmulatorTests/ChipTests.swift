@@ -344,4 +344,41 @@ struct ChipTests {
         _ = respond(chip, [0x40, 0x01, 0xA2, 0x05, 1, 2, 3, 4])
         #expect(chip.responseDelay == .milliseconds(5))
     }
+
+    /// UM0701 §7.3.5: InListPassiveTarget MaxTg 2 lists two type A targets, Tg 1 and 2; InSelect,
+    /// InDeselect and InRelease take a Tg. Each tag's page 0 (READ 30 00) starts with its own UID
+    /// bytes (NTAG21x datasheet §8.5), so the answer tells which tag a command reached.
+    @Test("MaxTg 2 lists two NTAGs as Tg 1 and 2; InDataExchange, InSelect, InDeselect and InRelease address each by Tg")
+    func twoTargets() throws {
+        let configuration = try SimulatorConfiguration(parsing: "sim:ntag215+ntag213")
+        let chip = PN532Chip(field: TagField(field: try configuration.makeField()))
+        let first: [UInt8] = [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
+        let second: [UInt8] = [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x02]
+        // NbTg 2; Tg 1: SENS_RES 00 44, SEL_RES 00, NFCIDLength 7, NFCID1; Tg 2 likewise.
+        #expect(respond(chip, [0x4A, 0x02, 0x00]) == [0x02, 0x01, 0x00, 0x44, 0x00, 0x07] + first + [0x02, 0x00, 0x44, 0x00, 0x07] + second)
+        #expect(Array(respond(chip, [0x40, 0x02, 0x30, 0x00]).prefix(4)) == [0x00, 0x04, 0x53, 0x49])
+        #expect(Array(respond(chip, [0x40, 0x02, 0x30, 0x00]).dropFirst().prefix(3)) == Array(second.prefix(3)))
+        // Page 1 holds UID3..6: the last byte tells the tags apart.
+        #expect(Array(respond(chip, [0x40, 0x02, 0x30, 0x01]).dropFirst().prefix(4)) == Array(second.suffix(4)))
+        #expect(Array(respond(chip, [0x40, 0x01, 0x30, 0x01]).dropFirst().prefix(4)) == Array(first.suffix(4)))
+        // Tg 2 deselected: commands to it are refused until InSelect; Tg 1 still answers.
+        #expect(respond(chip, [0x44, 0x02]) == [0x00])
+        #expect(respond(chip, [0x40, 0x02, 0x30, 0x01]) == [0x27])
+        #expect(respond(chip, [0x54, 0x02]) == [0x00])
+        #expect(Array(respond(chip, [0x40, 0x02, 0x30, 0x01]).dropFirst().prefix(4)) == Array(second.suffix(4)))
+        // Tg 1 released: refused; there is no Tg 3.
+        #expect(respond(chip, [0x52, 0x01]) == [0x00])
+        #expect(respond(chip, [0x40, 0x01, 0x30, 0x01]) == [0x27])
+        #expect(respond(chip, [0x54, 0x03]) == [0x27])
+    }
+
+    @Test("MaxTg 1 after InDeselect lists the other tag (REQA passes the halted one), then wakes the first: libnfc's listing loop")
+    func listingLoop() throws {
+        let chip = PN532Chip(field: TagField(field: try SimulatorConfiguration(parsing: "sim:ntag215+ntag213").makeField()))
+        let uids = [0x01, 0x02, 0x01].map { [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, UInt8($0)] }
+        for uid in uids {
+            #expect(Array(respond(chip, [0x4A, 0x01, 0x00]).suffix(7)) == uid)
+            #expect(respond(chip, [0x44, 0x00]) == [0x00])
+        }
+    }
 }

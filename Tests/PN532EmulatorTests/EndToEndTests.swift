@@ -34,6 +34,20 @@ struct EndToEndTests {
         }
     }
 
+    @Test("nfc-list lists both tags of a field of two (ntag215+ntag213), as it lists several real tags", ExternalTool.nfcList.trait)
+    func nfcListTwoTags() throws {
+        try withEmulator(["--tag", "ntag215+ntag213"]) { emulator in
+            let run = try runTool(ExternalTool.nfcList.require(), [], against: emulator)
+            #expect(!run.timedOut)
+            #expect(run.status == 0)
+            #expect(run.output.contains("2 ISO14443A passive target(s) found:"), "\(run.output)")
+            // The two UIDs of the field: the model's first UID, and the next (a field counts up
+            // as a stack does).
+            #expect(run.output.contains("UID (NFCID1): 04  53  49  4d  00  00  01"))
+            #expect(run.output.contains("UID (NFCID1): 04  53  49  4d  00  00  02"))
+        }
+    }
+
     @Test("nfc-list -v prints a Type 4 tag's ATS", ExternalTool.nfcList.trait)
     func nfcListType4() throws {
         try withEmulator(["--tag", "type4"]) { emulator in

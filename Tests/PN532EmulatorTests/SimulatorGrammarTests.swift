@@ -77,6 +77,40 @@ struct SimulatorGrammarTests {
         #expect(emulated.map(\.uid) == (try simulated("sim:ntag213*2?uid=04000000000001")).map(\.uid))
     }
 
+    @Test("MODEL+MODEL puts several tags in the field together, in both grammars: distinct UIDs, one group, one after another in the listing")
+    func severalTagsTogether() throws {
+        let field = try EmulatorCommandLine.parse(["--tag", "ntag215+ntag213"]).makeField()
+        let together = field.field.tagsInField.map(Seen.init)
+        #expect(together.map(\.model) == ["NTAG215", "NTAG213"])
+        #expect(Set(together.map(\.uid)).count == 2)
+        #expect(field.field.waitingTags.isEmpty)
+        let simulated = try SimulatorConfiguration(parsing: "sim:ntag215+ntag213").makeField()
+        #expect(simulated.tagsInField.map(Seen.init) == together)
+        // The same model twice: UIDs count up, as in a stack.
+        let twins = try SimulatorConfiguration(parsing: "sim:ntag215+ntag215").makeTags().map { Seen($0.tag) }
+        #expect(twins.map(\.uid) == (try self.simulated("sim:ntag215*2")).map(\.uid))
+    }
+
+    @Test("MODEL:FILE+MODEL:FILE: each tag of the field from its own tag file, the same in both grammars")
+    func severalTagFilesTogether() throws {
+        let directory = NSTemporaryDirectory() + "grammar-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = directory + "/a.json", second = directory + "/b.json"
+        let saved = try SimulatorConfiguration(parsing: "sim:ntag215:\(first)+ntag213:\(second)").makeTags().map { Seen($0.tag) }
+        #expect(FileManager.default.fileExists(atPath: first) && FileManager.default.fileExists(atPath: second))
+        let field = try EmulatorCommandLine.parse(["--tag", "ntag215:\(first)+ntag213:\(second)"]).makeField()
+        #expect(field.field.tagsInField.map(Seen.init) == saved)
+    }
+
+    @Test("a field of several tags refuses stacks, file=, hand-out and a shared tag file", arguments: [
+        "sim:ntag215*2+ntag213", "sim:ntag215+ntag213?count=2", "sim:ntag215+ntag213?file=/tmp/x.json",
+        "sim:ntag215+ntag213?hand-out=deselect", "sim:ntag215:/tmp/same.json+ntag213:/tmp/same.json", "sim:ntag215+nosuchtag",
+        "sim:ntag215+",
+    ])
+    func severalTagsRefused(_ string: String) {
+        #expect(throws: NFCReaderDeviceError.self) { try SimulatorConfiguration(parsing: string) }
+    }
+
     @Test("a bad spec is refused by both with the same reason")
     func sameRefusal() throws {
         for (tag, sim) in [("ntag999", "sim:ntag999"), ("ntag213?bogus=1", "sim:ntag213?bogus=1"), ("ntag213*0", "sim:ntag213*0")] {

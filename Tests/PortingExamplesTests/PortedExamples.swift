@@ -4,6 +4,7 @@
 
 import Foundation
 import NFCKit  // was: import CoreNFC
+import NFCCore  // NFCKit: Bytes
 import NFCTags  // NFCKit: the tag types (NFCNDEFTag, NFCTag) live here; NFCKit does not re-export
 
 /// The seeds' `NDEFReader`: an NDEF session reporting messages to its delegate.
@@ -130,6 +131,12 @@ final class NDEFWriter: NSObject, NFCNDEFReaderSessionDelegate {
             delegate: self, queue: nil, invalidateAfterFirstRead: false, connection: connection)
         session?.alertMessage = "Hold a tag near the reader to write the message."
         session?.begin()
+    }
+
+    /// The Cancel button (synchronous, as in the seeds: in an async function `invalidate()`
+    /// would be the async overload).
+    func stopWriting() {
+        session?.invalidate()
     }
 
     func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
@@ -287,6 +294,109 @@ final class TagReader: NSObject, NFCTagReaderSessionDelegate {
                 self.log.append("URL: \(uri)")
             }
             session.invalidate()
+        }
+    }
+}
+
+/// The seeds' background tag reading (seeds 000/001 `scene(_:continue:)`): iOS reads a tag with
+/// no session open and hands the app an `NSUserActivity`. NFCKit: a `BackgroundTagReading` on a
+/// reader delivers the same activity for each tag whose first URI record routes to the app.
+@MainActor
+final class BackgroundReader {
+    let connection: String
+    let domains: [String]
+    /// The seeds' `processRecord`, as the NDEF reader example has it.
+    private let records = NDEFReader(connection: "unused")
+    var log: [String] { records.log }
+
+    init(connection: String, domains: [String]) {
+        self.connection = connection
+        self.domains = domains
+    }
+
+    /// NFCKit: what the system does on iOS (read tags, route them) runs in the app; the test
+    /// stops after `count` activities.
+    func run(count: Int) async throws {
+        var delivered = 0
+        for try await userActivity in BackgroundTagReading(connection: connection, domains: domains) {
+            scene(continue: userActivity)
+            delivered += 1
+            if delivered == count { return }
+        }
+    }
+
+    // was: func scene(_ scene: UIScene, continue userActivity: NSUserActivity)
+    func scene(continue userActivity: NFCTagUserActivity) {
+        guard userActivity.activityType == .browsingWeb else { return }  // was: NSUserActivityTypeBrowsingWeb
+
+        let message = userActivity.ndefMessagePayload
+        guard message.records.first?.typeNameFormat != .empty else { return }
+
+        for record in message.records {
+            records.processRecord(record)
+        }
+    }
+}
+
+/// Seed 003's `CardSessionSample`: card emulation with CoreNFC's event loop.
+@MainActor
+final class CardEmulator {
+    let connection: String
+    /// NFCKit: the seed's `ProcessAPDU` returns `Data()`; here an NFC Forum Type 4 tag answers.
+    private(set) var tag: EmulatedType4Tag
+    private(set) var log: [String] = []
+    /// Test hook: the seed's loop runs until the system ends the session; the test ends it after
+    /// the first reader.
+    var endAfterFirstReader = true
+
+    init(connection: String, message: Bytes) throws {
+        self.connection = connection
+        tag = try EmulatedType4Tag(message: message)
+    }
+
+    func cardSessionSample() async {
+        let ProcessAPDU: (_: Bytes) -> Bytes = { capdu in self.tag.respond(to: capdu) }  // NFCKit: Bytes, not Data
+
+        // NFCKit: the three checks ask the named reader (NFCReaderSession.readingAvailable,
+        // CardSession.isSupported, await CardSession.isEligible).
+        guard await NFCReaderAvailability.check(connection: connection).isAvailable,
+              await NFCCardSession.isSupported(connection: connection),
+              await NFCCardSession.isEligible(connection: connection) else {
+            log.append("not eligible")
+            return
+        }
+
+        // NFCKit: no NFCPresentmentIntentAssertion (no system wallet to keep away).
+        let cardSession: NFCCardSession
+        do {
+            cardSession = try await NFCCardSession(connection: connection)  // was: CardSession()
+        } catch {
+            return
+        }
+
+        for await event in cardSession.eventStream {  // NFCKit: the stream does not throw
+            switch event {
+            case .sessionStarted:
+                cardSession.alertMessage = "Communicating with card reader."
+                log.append("started")
+            case .readerDetected:
+                try? await cardSession.startEmulation()  // NFCKit: `try?`, the loop does not throw
+                log.append("reader")
+            case .readerDeselected:
+                await cardSession.stopEmulation(status: .success)
+                log.append("deselected")
+                if endAfterFirstReader { await cardSession.invalidate() }
+            case .received(let cardAPDU):
+                do {
+                    let responseAPDU = ProcessAPDU(cardAPDU.payload)
+                    try await cardAPDU.respond(response: responseAPDU)
+                } catch {
+                    // Handle the error
+                }
+            case .sessionInvalidated(reason: _):
+                cardSession.alertMessage = "Ending communication with card reader."
+                log.append("invalidated")
+            }
         }
     }
 }
