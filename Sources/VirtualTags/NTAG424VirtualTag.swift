@@ -326,20 +326,11 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
         }
     }
 
-    /// Whether SDM settings are ones this model applies: on the NDEF file, ASCII, no encrypted
-    /// file data, every mirror inside the file.
+    /// Whether SDM settings are ones the chip takes: on the NDEF file, ASCII, a layout
+    /// ``SDMLayout`` accepts (mirrors inside the file, not overlapping, MAC input before the MAC).
     static func fits(_ settings: NTAG424FileSettings, file: NTAG424.File) -> Bool {
         guard let sdm = settings.sdm else { return true }
-        guard file == .ndef, sdm.asciiEncoding, !sdm.encryptsFileData else { return false }
-        let size = file.size
-        let spans: [(Int?, Int)] = [
-            (sdm.uidOffset, 14), (sdm.readCounterOffset, 6), (sdm.piccDataOffset, 32), (sdm.macOffset, 16), (sdm.macInputOffset, 0),
-        ]
-        for (offset, length) in spans {
-            if let offset, offset + length > size { return false }
-        }
-        if let input = sdm.macInputOffset, let mac = sdm.macOffset, input > mac { return false }
-        return true
+        return file == .ndef && NTAG424SDMMirror.layout(sdm, fileSize: file.size) != nil
     }
 
     /// The access a data command gets: nil when refused; otherwise the mode (plain through free

@@ -1,5 +1,6 @@
 import Foundation
 import NFCCore
+import NFCCrypto
 import NFCTags
 import NDEF
 import NFCTestSupport
@@ -177,5 +178,44 @@ struct NTAG424VirtualTagTests {
         guard case .iso7816(let iso) = tag else { Issue.record("not ISO-DEP"); return }
         let read = try await iso.ndefPlatform.readNDEF()
         #expect(read.records.first?.wellKnownTypeURIPayload() == "https://ex.io/t?x=1")
+    }
+
+    /// Authenticates `tag` with key 0 (all zero) through raw APDUs; the chip's randoms come from
+    /// its own source.
+    static func authenticate(_ tag: NTAG424VirtualTag) throws -> NTAG424Session {
+        let zero = [UInt8](repeating: 0, count: 16), rndA = [UInt8](repeating: 0x11, count: 16)
+        let challenge = tag.respond(toAPDU: hex("90 71 00 00 02 00 00 00"))
+        let (part2, rndB) = try NTAG424Authentication.answerChallenge(key: zero, encryptedRndB: Array(challenge.prefix(16)), rndA: rndA)
+        let answer = tag.respond(toAPDU: hex("90AF000020") + part2 + [0x00])
+        return try NTAG424Authentication.finishFirst(key: zero, keyNumber: 0, rndA: rndA, rndB: rndB, response: Array(answer.prefix(32))).session
+    }
+
+    @Test("AN12196's SUN example from the chip: Table 17's file, Table 18's settings, all-zero keys, UID 04DE5F1EACC040, SDMReadCtr 61 and the note's padding read back as the note's URL")
+    func sunExample() throws {
+        // The padding the note's chip used: the last 5 bytes of its PICC data, decrypted.
+        let piccData = hex("EF963FF7828658A599F3041510671E88")
+        let plain = try AES128.decryptCBC(key: Bytes(AN12196.zeroKey), iv: Bytes(AN12196.zeroKey), Bytes(piccData)).array
+        #expect(Array(plain.prefix(11)) == hex("C7 04DE5F1EACC040 3D0000"))
+        var state = NTAG424VirtualTag(uid: hex("04DE5F1EACC040")).tagState
+        state.counters = [60]
+        let tag = try #require(NTAG424VirtualTag(state: state))
+        var randoms: [[UInt8]] = [[UInt8](repeating: 0x22, count: 16), hex("01020304"), Array(plain.suffix(5)) + [UInt8](repeating: 0, count: 11)]
+        tag.random = { count in randoms.isEmpty ? [UInt8](repeating: 0, count: count) : randoms.removeFirst() }
+        // The file first, through ISO UPDATE BINARY (write access is free until Table 18's settings).
+        _ = tag.respond(toAPDU: hex("00 A4 04 0C 07 D2760000850101 00"))
+        _ = tag.respond(toAPDU: hex("00 A4 00 0C 02 E104"))
+        for offset in stride(from: 0, to: 0x80, by: 0x40) {
+            #expect(tag.respond(toAPDU: [0x00, 0xD6, 0x00, UInt8(offset), 0x40] + Array(AN12196.T17.data[offset..<(offset + 0x40)])) == [0x90, 0x00])
+        }
+        let session = try Self.authenticate(tag)
+        let body = try session.sealCommand(0x5F, header: [0x02], data: AN12196.T18.data, mode: .full)
+        #expect(tag.respond(toAPDU: [0x90, 0x5F, 0x00, 0x00, UInt8(body.count)] + body + [0x00]).suffix(2) == [0x91, 0x00])
+        tag.powerOn()
+        _ = tag.respond(toAPDU: hex("00 A4 04 0C 07 D2760000850101 00"))
+        _ = tag.respond(toAPDU: hex("00 A4 00 0C 02 E104"))
+        let read = tag.respond(toAPDU: hex("00 B0 00 00 53"))
+        let url = String(decoding: read[7..<0x53], as: UTF8.self)
+        #expect(url == "choose.url.com/ntag424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086")
+        #expect(tag.sdmReadCounter == 61)
     }
 }

@@ -139,8 +139,9 @@ public struct NTAG424SDMSettings: Sendable, Hashable {
 
     /// The SDMOptions byte.
     public var optionsByte: UInt8 {
-        (mirrorsUID ? 0x80 : 0) | (mirrorsReadCounter ? 0x40 : 0) | (hasReadCounterLimit ? 0x20 : 0) | (encryptsFileData ? 0x10 : 0)
-            | (asciiEncoding ? 0x01 : 0)
+        (mirrorsUID ? SDMOptionBits.uidMirror : 0) | (mirrorsReadCounter ? SDMOptionBits.readCounterMirror : 0)
+            | (hasReadCounterLimit ? SDMOptionBits.readCounterLimit : 0) | (encryptsFileData ? SDMOptionBits.encryptedFileData : 0)
+            | (asciiEncoding ? SDMOptionBits.asciiEncoding : 0)
     }
 
     /// The SDMAccessRights bytes: `RFU(F) ‖ SDMCtrRet`, then `SDMMetaRead ‖ SDMFileRead`.
@@ -191,8 +192,9 @@ public struct NTAG424SDMSettings: Sendable, Hashable {
               let fileRead = NTAG424Access(nibble: bytes[start + 2])
         else { throw NTAG424Error(.malformed, at: start + 1, "SDMAccessRights use a reserved nibble") }
         var settings = NTAG424SDMSettings(
-            mirrorsUID: options & 0x80 != 0, mirrorsReadCounter: options & 0x40 != 0, hasReadCounterLimit: options & 0x20 != 0,
-            encryptsFileData: options & 0x10 != 0, asciiEncoding: options & 0x01 != 0, metaRead: meta, fileRead: fileRead,
+            mirrorsUID: options & SDMOptionBits.uidMirror != 0, mirrorsReadCounter: options & SDMOptionBits.readCounterMirror != 0,
+            hasReadCounterLimit: options & SDMOptionBits.readCounterLimit != 0, encryptsFileData: options & SDMOptionBits.encryptedFileData != 0,
+            asciiEncoding: options & SDMOptionBits.asciiEncoding != 0, metaRead: meta, fileRead: fileRead,
             counterRetrieval: ctrRet)
         var position = start + 3
         for field in settings.fieldOrder {
