@@ -249,7 +249,7 @@ struct InspectionCommandTests {
         }
         #expect(Set(keySets) == [[
             "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
-            "platform", "memoryBytes", "ndef", "lock", "password", "signature", "genuine", "signatureKey",
+            "platform", "memoryBytes", "ndef", "lock", "password", "signature", "genuine", "signatureKey", "ntag424",
         ]])
     }
 

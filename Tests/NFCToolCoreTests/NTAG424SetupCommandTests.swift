@@ -87,4 +87,31 @@ struct NTAG424SetupCommandTests {
         #expect(partial.status == 64 && partial.standardError.contains("key0"))
         #expect(Self.noKeys(partial))
     }
+
+    @Test("info on an NTAG 424 DNA shows each file's settings and, after setup, the SDM configuration (text and JSON); null on other chips")
+    func info() throws {
+        let directory = try temporaryDirectory()
+        let keys = directory.appendingPathComponent("sticker.keys").path
+        try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
+        let tagFile = directory.appendingPathComponent("info.json").path
+        let factory = try runBuiltNFCTool(["info", "--device", "sim:ntag424?file=\(tagFile)"])
+        #expect(factory.status == 0, "\(factory.standardError)")
+        #expect(factory.standardOutput.contains("    02 NDEF, 256 B, plain: read free, write free, rw free, change 0"), "\(factory.standardOutput)")
+        #expect(factory.standardOutput.contains("    03 proprietary, 128 B, full: read 2, write 3, rw 3, change 0"))
+        #expect(try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:?file=\(tagFile)", "--url", Self.template, "--keys", keys]).status == 0)
+        let text = try runBuiltNFCTool(["info", "--device", "sim:?file=\(tagFile)"])
+        #expect(text.standardOutput.contains("       SDM C1: UID+counter encrypted, key 2; MAC key 1; counter key 1"), "\(text.standardOutput)")
+        #expect(text.standardOutput.contains("       PICCDataOffset 17, SDMMACInputOffset 52, SDMMACOffset 52"))
+        let json = try runBuiltNFCTool(["info", "--json", "--device", "sim:?file=\(tagFile)"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let files = try #require((object["ntag424"] as? [String: Any])?["files"] as? [[String: Any]])
+        let sdm = try #require(files[1]["sdm"] as? [String: Any])
+        #expect(sdm["encryptedPICCData"] as? Bool == true && sdm["metaRead"] as? String == "key 2" && sdm["fileRead"] as? String == "key 1")
+        let offsets = try #require(sdm["offsets"] as? [[String: Any]])
+        #expect(offsets.compactMap { $0["name"] as? String } == ["PICCDataOffset", "SDMMACInputOffset", "SDMMACOffset"])
+        #expect(offsets.compactMap { $0["value"] as? Int } == [17, 52, 52])
+        let other = try runBuiltNFCTool(["info", "--json", "--device", "sim:type4"])
+        let plain = try #require(try JSONSerialization.jsonObject(with: Data(other.standardOutput.utf8)) as? [String: Any])
+        #expect(plain["ntag424"] is NSNull)
+    }
 }
