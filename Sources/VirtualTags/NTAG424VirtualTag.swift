@@ -166,17 +166,18 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
 
     /// Answers one command APDU.
     public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
-        guard apdu.count >= 4 else { return [0x67, 0x00] }
+        guard apdu.count >= 4 else { return sw(StatusWord.wrongLength) }
         switch apdu[0] {
         case NTAG424.wrappedClass: return native(apdu)
         case 0x00:
             pending = nil
             return iso(apdu)
-        default: return [0x6E, 0x00]
+        default: return sw(StatusWord.classNotSupported)
         }
     }
 
     private func status(_ status: NTAG424Status) -> [UInt8] { [NTAG424.statusPrefix, status.rawValue] }
+    private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
 
     /// A failed command: the chip drops its authentication and answers the status.
     private func fail(_ status: NTAG424Status) -> [UInt8] {
@@ -448,50 +449,50 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
         let body = Array(apdu[4...])
         switch apdu[1] {
         case NTAG424.ISOCommand.select:
-            guard let lc = body.first, lc > 0, body.count == 1 + Int(lc) || body.count == 2 + Int(lc) else { return [0x67, 0x00] }
+            guard let lc = body.first, lc > 0, body.count == 1 + Int(lc) || body.count == 2 + Int(lc) else { return sw(StatusWord.wrongLength) }
             let data = Array(body[1..<(1 + Int(lc))])
             switch p1 {
             case NTAG424.ISOCommand.selectByName:
-                guard data == NTAG424.applicationName else { return [0x6A, 0x82] }
+                guard data == NTAG424.applicationName else { return sw(StatusWord.fileNotFound) }
                 applicationSelected = true
                 selectedFile = nil
                 mirroredImage = nil
-                return [0x90, 0x00]
+                return sw(StatusWord.success)
             case NTAG424.ISOCommand.selectByFileID:
-                guard data.count == 2 else { return [0x67, 0x00] }
+                guard data.count == 2 else { return sw(StatusWord.wrongLength) }
                 let id = UInt16(data[0]) << 8 | UInt16(data[1])
                 if id == NTAG424.applicationFileID {
                     applicationSelected = true
                     selectedFile = nil
                     mirroredImage = nil
-                    return [0x90, 0x00]
+                    return sw(StatusWord.success)
                 }
-                guard applicationSelected, let file = NTAG424.File(isoFileID: id) else { return [0x6A, 0x82] }
+                guard applicationSelected, let file = NTAG424.File(isoFileID: id) else { return sw(StatusWord.fileNotFound) }
                 selectedFile = file
                 mirroredImage = nil
-                return [0x90, 0x00]
+                return sw(StatusWord.success)
             default:
                 _ = p2
-                return [0x6A, 0x86]
+                return sw(StatusWord.incorrectP1P2)
             }
         case NTAG424.ISOCommand.readBinary:
-            guard let file = isoFile(p1) else { return [0x69, 0x86] }
-            guard body.count == 1 else { return [0x67, 0x00] }
-            guard fileSettings[file]?.accessRights.read == .free || fileSettings[file]?.accessRights.readWrite == .free else { return [0x69, 0x82] }
+            guard let file = isoFile(p1) else { return sw(StatusWord.noCurrentEF) }
+            guard body.count == 1 else { return sw(StatusWord.wrongLength) }
+            guard fileSettings[file]?.accessRights.read == .free || fileSettings[file]?.accessRights.readWrite == .free else { return sw(StatusWord.securityStatusNotSatisfied) }
             let offset = isoOffset(p1, p2), le = body[0] == 0 ? 256 : Int(body[0])
-            guard offset < file.size else { return [0x6B, 0x00] }
+            guard offset < file.size else { return sw(StatusWord.wrongOffset) }
             let contents = readableContents(file)
-            return Array(contents[offset..<min(file.size, offset + le)]) + [0x90, 0x00]
+            return Array(contents[offset..<min(file.size, offset + le)]) + sw(StatusWord.success)
         case NTAG424.ISOCommand.updateBinary:
-            guard let file = isoFile(p1) else { return [0x69, 0x86] }
-            guard fileSettings[file]?.accessRights.write == .free || fileSettings[file]?.accessRights.readWrite == .free else { return [0x69, 0x82] }
-            guard let lc = body.first, lc > 0, body.count == 1 + Int(lc) else { return [0x67, 0x00] }
+            guard let file = isoFile(p1) else { return sw(StatusWord.noCurrentEF) }
+            guard fileSettings[file]?.accessRights.write == .free || fileSettings[file]?.accessRights.readWrite == .free else { return sw(StatusWord.securityStatusNotSatisfied) }
+            guard let lc = body.first, lc > 0, body.count == 1 + Int(lc) else { return sw(StatusWord.wrongLength) }
             let offset = isoOffset(p1, p2)
-            guard offset + Int(lc) <= file.size else { return [0x6B, 0x00] }
+            guard offset + Int(lc) <= file.size else { return sw(StatusWord.wrongOffset) }
             write(file, offset: offset, Array(body[1...]))
-            return [0x90, 0x00]
+            return sw(StatusWord.success)
         default:
-            return [0x6D, 0x00]
+            return sw(StatusWord.instructionNotSupported)
         }
     }
 

@@ -4,9 +4,9 @@
 /// (``NTAG424Tag``) and the virtual tag read them from.
 public enum NTAG424 {
     /// The class byte of a native command wrapped in an ISO/IEC 7816-4 APDU: `90`.
-    public static let wrappedClass: UInt8 = 0x90
+    public static let wrappedClass: UInt8 = NXPNativeCommand.wrappedClass
     /// SW1 of a wrapped native answer: `91` (SW2 is the native status).
-    public static let statusPrefix: UInt8 = 0x91
+    public static let statusPrefix: UInt8 = NXPNativeCommand.statusPrefix
 
     /// Native command codes (the INS byte of the wrapped APDU; datasheet 10.2, "Command set").
     public enum Command {
@@ -34,36 +34,36 @@ public enum NTAG424 {
         /// WriteData: `8D` (the file's CommMode).
         public static let writeData: UInt8 = 0x8D
         /// Read_Sig: `3C`.
-        public static let readSignature: UInt8 = 0x3C
+        public static let readSignature: UInt8 = NXPNativeCommand.readSignature
     }
 
     /// ISO/IEC 7816-4 instructions the chip answers in class `00`.
     public enum ISOCommand {
         /// ISOSelectFile: `A4`.
-        public static let select: UInt8 = 0xA4
+        public static let select: UInt8 = Type4Command.select
         /// ISOReadBinary: `B0`.
-        public static let readBinary: UInt8 = 0xB0
+        public static let readBinary: UInt8 = Type4Command.readBinary
         /// ISOUpdateBinary: `D6`.
-        public static let updateBinary: UInt8 = 0xD6
+        public static let updateBinary: UInt8 = Type4Command.updateBinary
         /// SELECT P1 `04`: by DF name.
-        public static let selectByName: UInt8 = 0x04
+        public static let selectByName: UInt8 = Type4Command.selectByNameP1
         /// SELECT P1 `00`: by file identifier.
-        public static let selectByFileID: UInt8 = 0x00
+        public static let selectByFileID: UInt8 = Type4Command.selectByFileIDP1
         /// SELECT P2 `0C`: no response data.
-        public static let selectNoResponseData: UInt8 = 0x0C
+        public static let selectNoResponseData: UInt8 = Type4Command.selectByFileIDP2
         /// READ/UPDATE BINARY P1 bit 8: P1 bits 1–5 are a short file identifier, P2 the offset.
         public static let shortFileIDFlag: UInt8 = 0x80
     }
 
     /// The NDEF application's DF name (ISO/IEC 7816-4 AID; NFC Forum Type 4 Tag): `D2 76 00 00 85 01 01`.
-    public static let applicationName: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
+    public static let applicationName: [UInt8] = Type4Command.ndefTagApplicationID
     /// The NDEF application's ISO file identifier, `E110`.
     public static let applicationFileID: UInt16 = 0xE110
 
     /// The three standard data files of the NDEF application (datasheet 8.2.2): number, ISO file
     /// identifier, size.
     public enum File: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        /// The capability container file: number `01`, ISO ID `E103`, 32 bytes.
+        /// The capability container file: number `01`, ISO ID `E103` (the Type 4 CC's), 32 bytes.
         case capabilityContainer = 0x01
         /// The NDEF file: number `02`, ISO ID `E104`, 256 bytes.
         case ndef = 0x02
@@ -73,7 +73,7 @@ public enum NTAG424 {
         /// The ISO/IEC 7816-4 file identifier.
         public var isoFileID: UInt16 {
             switch self {
-            case .capabilityContainer: 0xE103
+            case .capabilityContainer: Type4Command.capabilityContainerFileID
             case .ndef: 0xE104
             case .proprietary: 0xE105
             }
@@ -83,7 +83,7 @@ public enum NTAG424 {
         public var size: Int {
             switch self {
             case .capabilityContainer: 32
-            case .ndef: 256
+            case .ndef: NTAG424SDM.ndefFileSize
             case .proprietary: 128
             }
         }
@@ -108,7 +108,7 @@ public enum NTAG424 {
     /// The key length, 16 bytes (AES-128).
     public static let keyLength = 16
     /// The UID length, 7 bytes.
-    public static let uidLength = 7
+    public static let uidLength = NTAG424SDM.uidLength
 
     /// The capability container a factory-fresh chip holds (datasheet 8.2.3.1): CCLEN `0017`,
     /// mapping 2.0, MLe `0100`, MLc `00FF`, the NDEF File Control TLV (E104, 256 bytes, read and

@@ -9,17 +9,17 @@ public struct NTAG424Status: RawRepresentable, Error, Sendable, Hashable, Custom
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// `00` OPERATION_OK.
-    public static let ok = NTAG424Status(rawValue: 0x00)
+    public static let ok = NTAG424Status(rawValue: NXPNativeCommand.operationOK)
     /// `0E` OUT_OF_EEPROM_ERROR.
     public static let outOfEEPROM = NTAG424Status(rawValue: 0x0E)
     /// `1C` ILLEGAL_COMMAND_CODE: no such command.
-    public static let illegalCommand = NTAG424Status(rawValue: 0x1C)
+    public static let illegalCommand = NTAG424Status(rawValue: NXPNativeCommand.illegalCommand)
     /// `1E` INTEGRITY_ERROR: a wrong MAC or padding in secure messaging.
     public static let integrityError = NTAG424Status(rawValue: 0x1E)
     /// `40` NO_SUCH_KEY.
     public static let noSuchKey = NTAG424Status(rawValue: 0x40)
     /// `7E` LENGTH_ERROR: the command's length is wrong.
-    public static let lengthError = NTAG424Status(rawValue: 0x7E)
+    public static let lengthError = NTAG424Status(rawValue: NXPNativeCommand.lengthError)
     /// `9D` PERMISSION_DENIED: the access rights do not allow the command.
     public static let permissionDenied = NTAG424Status(rawValue: 0x9D)
     /// `9E` PARAMETER_ERROR: a parameter value is not allowed.
