@@ -73,4 +73,36 @@ struct NTAG424ThroughLibNFCTests {
         #expect(run.output.contains("type Type4Tag"), "\(run.output)")
         #expect(run.output.contains("uri https://example.com/424"), "\(run.output)")
     }
+
+    @Test("nfcpy, reading a sticker set up by nfctool through the emulator, gets a SUN URL that nfctool sun verify accepts", ExternalTool.nfcpy.trait)
+    func nfcpyReadsSUNURL() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("sun.json").path
+        let keys = directory.appendingPathComponent("sun.keys").path
+        try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
+        let setup = try runTool(
+            try Self.nfctool(), ["ntag424", "setup", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", "sim:ntag424?file=\(file)"],
+            environment: [:], timeout: 30)
+        #expect(setup.status == 0, "\(setup.output)")
+        let python = try ExternalTool.nfcpy.require()
+        let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
+        let linked = try EmulatorProcess(["--tag", "ntag424:\(file)", "--link", "/dev/\(name)"])
+        defer { linked.stop() }
+        let script = """
+            import nfc
+            clf = nfc.ContactlessFrontend('tty:\(name):pn532')
+            tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
+            print('uri', tag.ndef.records[0].iri)
+            clf.close()
+            """
+        let run = try runTool(python, ["-c", script], against: linked, timeout: 30)
+        #expect(run.status == 0, "\(run.output)")
+        let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("uri ") }, "\(run.output)")
+        let url = String(line.dropFirst(4))
+        #expect(url.hasPrefix("https://ex.io/t?e="), "\(url)")
+        let verify = try runTool(try Self.nfctool(), ["sun", "verify", "--keys", keys, url], environment: [:], timeout: 30)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(verify.output.contains("uid:       0453494D000001"), "\(verify.output)")
+    }
 }

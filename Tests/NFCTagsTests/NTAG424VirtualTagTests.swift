@@ -219,3 +219,31 @@ struct NTAG424VirtualTagTests {
         #expect(tag.sdmReadCounter == 61)
     }
 }
+
+@Suite("the virtual NTAG 424 DNA under random APDUs", .timeLimit(.minutes(2)))
+struct NTAG424VirtualTagFuzzTests {
+    @Test("10 000 seeded random APDUs (wrapped and ISO, any length), some inside an authenticated session: every answer ends in a status word, nothing traps")
+    func randomAPDUs() throws {
+        var generator = SeededGenerator(seed: 0x424D_4E41)
+        let tag = NTAG424VirtualTagTests.chip(random: [])
+        let classes: [UInt8] = [0x90, 0x00, 0x90, 0x90, 0x80]
+        let instructions: [UInt8] = [0x71, 0x77, 0xAF, 0x5F, 0xC4, 0x51, 0xF5, 0x64, 0x60, 0xAD, 0x8D, 0x3C, 0xA4, 0xB0, 0xD6, 0x00]
+        for round in 0..<10_000 {
+            if round % 500 == 0 {
+                tag.powerOn()
+                _ = tag.respond(toAPDU: hex("00 A4 04 0C 07 D2760000850101 00"))
+                if round % 1000 == 0 { _ = try NTAG424VirtualTagTests.authenticate(tag) }
+            }
+            let length = Int.random(in: 0...40, using: &generator)
+            var apdu = [classes.randomElement(using: &generator) ?? 0x90, instructions.randomElement(using: &generator) ?? 0x00]
+            apdu += (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if length >= 3, Bool.random(using: &generator) {
+                apdu[2] = 0
+                apdu[3] = 0
+                apdu[4] = UInt8(max(0, min(255, apdu.count - 6)))
+            }
+            let answer = tag.respond(toAPDU: apdu)
+            #expect(answer.count >= 2, "\(hexString(apdu))")
+        }
+    }
+}
