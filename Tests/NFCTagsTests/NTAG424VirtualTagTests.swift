@@ -136,6 +136,21 @@ struct NTAG424VirtualTagTests {
         #expect(try await again.getKeyVersion(0) == 3)
     }
 
+    @Test("a setup's description, debug description and dump name no key; a session's neither")
+    func setupRedactsKeys() throws {
+        let key0 = "00112233445566778899AABBCCDDEEFF", meta = "0102030405060708090A0B0C0D0E0F10", file = "1112131415161718191A1B1C1D1E1F20"
+        let keys = try NTAG424KeyFile(text: "key0=\(key0);sdmMetaRead=\(meta);sdmFileRead=\(file)")
+        let setup = try NTAG424Setup(template: try SDMURLTemplate("https://ex.io/t?e={sun:picc}&c={sun:mac}"), keys: keys)
+        var dumped = ""
+        dump(setup, to: &dumped)
+        let session = try NTAG424Session(keyNumber: 0, transactionIdentifier: [1, 2, 3, 4], encryptionKey: hex(key0), macKey: hex(meta))
+        var dumpedSession = ""
+        dump(session, to: &dumpedSession)
+        for text in [String(describing: setup), String(reflecting: setup), dumped, String(describing: session), dumpedSession, setup.steps.map(\.detail).joined()] {
+            for key in [key0, meta, file] { #expect(!text.uppercased().contains(key), "\(text)") }
+        }
+    }
+
     @Test("plain SDM mirror: each new selection's first read counts; UID and counter appear as upper-case hex at their offsets")
     func plainMirror() throws {
         let tag = Self.chip(random: [])

@@ -10,7 +10,7 @@ import NFCCore
 /// SDMMetaRead key 2 and SDMFileRead/SDMCtrRet key 1, as AN12196's example); ChangeKey of keys
 /// 1–4 the keys file gives (SDMFileRead is key 1, SDMMetaRead key 2); ChangeKey of key 0 last,
 /// which ends the session. ``steps`` lists them with every key masked: `--plan` prints them.
-public struct NTAG424Setup: Sendable {
+public struct NTAG424Setup: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The key number SDMFileRead (and SDMCtrRet) get: 1, as in AN12196.
     public static let fileReadKeyNumber: UInt8 = 1
     /// The key number SDMMetaRead gets: 2, as in AN12196.
@@ -78,6 +78,13 @@ public struct NTAG424Setup: Sendable {
             commMode: .plain, accessRights: NTAG424AccessRights(read: .free, write: .key(0), readWrite: .key(0), change: .key(0)),
             fileSize: NTAG424.File.ndef.size, sdm: sdm)
     }
+
+    /// `NTAG424Setup(URL, keys 1, 2, 0)`: never a key.
+    public var description: String { "NTAG424Setup(\(template.text), keys \(changedKeys.map(String.init).joined(separator: ", ")))" }
+    /// As ``description``.
+    public var debugDescription: String { description }
+    /// No children: `dump` and the debugger show no key bytes.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
     /// The key numbers changed, in the order they are changed (0 last).
     public var changedKeys: [UInt8] { newKeys.keys.filter { $0 != 0 }.sorted() + [0] }
