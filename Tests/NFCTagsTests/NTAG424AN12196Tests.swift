@@ -333,6 +333,37 @@ struct NTAG424AN12196Tests {
         #expect(tag.session == nil)
     }
 
+    @Test("hostile answers: a short challenge is malformed at its end, 91 7E names LENGTH_ERROR, a wrong response MAC is an integrity error and drops the session, a short GetVersion is malformed")
+    func hostileAnswers() async throws {
+        func tag(_ script: [ScriptedExchange]) -> (NTAG424Tag, ScriptedReader) {
+            let reader = ScriptedReader(script: script)
+            let iso = ISO7816Tag(reader: reader, target: isoDEPTarget, identity: ChipIdentity(model: "NTAG 4xx DNA", platform: .type4))
+            return (NTAG424Tag(iso, random: { _ in AN12196.T14.rndA }), reader)
+        }
+        var (short, _) = tag([ScriptedExchange(AN12196.T14.part1APDU, answer: Array(AN12196.T14.encryptedRndB.prefix(15)) + [0x91, 0xAF])])
+        await #expect { try await short.authenticateEV2First(keyNumber: 0, key: AN12196.zeroKey) } throws: {
+            ($0 as? NTAG424Error)?.code == .malformed && ($0 as? NTAG424Error)?.offset == 15
+        }
+        var (forged, _) = tag([
+            ScriptedExchange(AN12196.T14.part1APDU, answer: AN12196.T14.encryptedRndB + [0x91, 0xAF]),
+            ScriptedExchange(AN12196.T14.part2APDU, answer: AN12196.T14.part2Answer + [0x91, 0x00]),
+            ScriptedExchange(AN12196.T17.apdu, answer: hex("FC222E5F7A542453 9100")),
+        ])
+        try await forged.authenticateEV2First(keyNumber: 0, key: AN12196.zeroKey)
+        await #expect { try await forged.writeData(.ndef, data: AN12196.T17.data, mode: .full) } throws: { ($0 as? NTAG424Error)?.code == .integrity }
+        #expect(forged.session == nil)
+        var (length, _) = tag([ScriptedExchange(hex("90 AD 00 00 07 02 000000 100000 00"), answer: [0x91, 0x7E])])
+        await #expect { try await length.readData(.ndef, length: 16, mode: .plain) } throws: {
+            ($0 as? NTAG424Error)?.status == .lengthError && ($0 as? NTAG424Error)?.reason == "ReadData answered 91 7E (LENGTH_ERROR)"
+        }
+        var (version, _) = tag([
+            ScriptedExchange(hex("90 60 00 00 00"), answer: hex("04 04 02 30 00 11 05 91 AF")),
+            ScriptedExchange(hex("90 AF 00 00 00"), answer: hex("04 04 02 01 02 91 AF")),
+            ScriptedExchange(hex("90 AF 00 00 00"), answer: hex("04 95 8C AA 5C 5E 80 CF 39 41 14 00 26 26 91 00")),
+        ])
+        await #expect { try await version.getVersion() } throws: { ($0 as? NTAG424Error)?.code == .malformed && ($0 as? NTAG424Error)?.offset == 12 }
+    }
+
     @Test("padding is ISO/IEC 9797-1 method 2 with a whole extra block for whole blocks; unpadding is total")
     func padding() {
         #expect(NTAG424Session.pad([1, 2]).count == 16 && NTAG424Session.pad([1, 2])[2] == 0x80)
