@@ -18,7 +18,9 @@ struct InfoCommand: TagCommand {
             PROT) and the originality signature (READ_SIG; ICODE READ SIGNATURE) with whether \
             it is genuine: valid under one of NXP's published keys ('genuine: yes (NXP NTAG21x \
             key)'), not valid ('no'), or 'no signature on this chip' (JSON genuine true, false \
-            or null, and signatureKey). Whatever the tag refuses to tell is shown as unknown.
+            or null, and signatureKey). On an NTAG 424 DNA, each file's settings and its SDM \
+            configuration (JSON ntag424, null on other chips). Whatever the tag refuses to tell \
+            is shown as unknown.
 
             Examples:
               nfctool info --device sim:ntag215

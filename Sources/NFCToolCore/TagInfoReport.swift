@@ -34,9 +34,11 @@ struct TagInfoReport: Encodable, Sendable {
     /// The originality verdict on the signature (NXP's keys): JSON `genuine` true/false/null
     /// and `signatureKey`.
     var genuine: OriginalityVerdict = .noSignature("not read")
+    /// An NTAG 424 DNA's file settings and SDM configuration (JSON `ntag424`, null on other chips).
+    var ntag424: NTAG424Info?
 
     private enum CodingKeys: String, CodingKey {
-        case dsfid, afi, ndef, lock, password, signature, genuine, signatureKey
+        case dsfid, afi, ndef, lock, password, signature, genuine, signatureKey, ntag424
     }
 
     private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
@@ -58,6 +60,7 @@ struct TagInfoReport: Encodable, Sendable {
         try container.encode(signature, forKey: .signature)
         try container.encode(genuine.isGenuine, forKey: .genuine)
         try container.encode(genuine.key?.name, forKey: .signatureKey)
+        try container.encode(ntag424, forKey: .ntag424)
     }
 
     /// The block a person reads, 80 columns at most.
@@ -84,6 +87,7 @@ struct TagInfoReport: Encodable, Sendable {
         lines.append(line("signature", String(signature.prefix(64))))
         if signature.count > 64 { lines.append(String(repeating: " ", count: 16) + signature.dropFirst(64)) }
         lines.append(line("genuine", genuine.summary))
+        if let ntag424 { lines += ntag424.lines }
         return lines.map { String($0.prefix(80)) }.joined(separator: "\n") + "\n"
     }
 
@@ -129,6 +133,7 @@ struct TagInfoReport: Encodable, Sendable {
             default: report.id.technology = "ISO 14443-4 B (ISO-DEP)"
             }
             await report.inspectType4(iso)
+            if iso.identity.family == .ntagDNA { report.ntag424 = await NTAG424Info.read(iso) }
             let originality = await OriginalityVerifier().check(tag)
             report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
             report.genuine = originality.verdict

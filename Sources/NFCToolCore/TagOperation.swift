@@ -104,6 +104,7 @@ struct TagOperation: Sendable {
         switch error {
         case let error as CommandError: error
         case let error as NFCTagError: TagCommandSupport.map(error)
+        case let error as NTAG424Error: TagCommandSupport.map(error.tagError)
         default: .failure("\(error)")
         }
     }

@@ -27,7 +27,10 @@ import Foundation
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`, `presence=selected|field|none`.
 public struct SimulatorConfiguration: Sendable, Hashable {
     /// The models whose chips answer a 32-byte originality signature (`signature=`).
-    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4"]
+    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4", "ntag424"]
+
+    /// The models answering a 56-byte Read_Sig signature (ISO-DEP).
+    static let iso7816SignatureModels: Set<String> = ["type4", "ntag424"]
 
     /// The largest stack.
     public static let maximumCount = 100_000
@@ -272,8 +275,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             guard Self.signatureModels.contains(model.name) else {
                 throw Self.invalid("signature applies to \(Self.signatureModels.sorted().joined(separator: ", ")) only")
             }
-            guard signature.count == (model.name == "type4" ? 56 : 32) else {
-                throw Self.invalid("a \(model.name) signature has \(model.name == "type4" ? 56 : 32) bytes, got \(signature.count)")
+            let expected = Self.iso7816SignatureModels.contains(model.name) ? 56 : 32
+            guard signature.count == expected else {
+                throw Self.invalid("a \(model.name) signature has \(expected) bytes, got \(signature.count)")
             }
         }
         if options.ndefFileSize != nil || options.readOnly, let model, model.name != "type4" && model.name != "type4b" {

@@ -62,6 +62,15 @@ public struct TagModel: Sendable, Hashable {
                     readOnly: options.readOnly, airInterface: .typeB)
             },
             restore: { Type4VirtualTag(state: $0, airInterface: .typeB) }),
+        TagModel(
+            name: NTAG424VirtualTag.modelKey,
+            summary: "NXP NTAG 424 DNA (ISO-DEP, AES-128 secure messaging, SUN/SDM; 256-byte NDEF file, factory keys all zero)",
+            make: { uid, options in
+                let tag = NTAG424VirtualTag(uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
+            restore: { NTAG424VirtualTag(state: $0) }),
     ] + felicaClassicSLIX2
 
     /// The model called `name` (case-insensitive), or nil.
@@ -107,7 +116,7 @@ public struct TagModelOptions: Sendable, Hashable {
     /// ``NDEFPreloadable``).
     public var ndefMessage: [UInt8]?
     /// The originality signature new tags answer instead of the invalid stand-in: 32 bytes
-    /// (NTAG21x, Ultralight EV1, ICODE SLIX2) or 56 (`type4`, through Read_Sig).
+    /// (NTAG21x, Ultralight EV1, ICODE SLIX2) or 56 (`type4`, `ntag424`, through Read_Sig).
     public var signature: [UInt8]?
 
     /// Creates options.

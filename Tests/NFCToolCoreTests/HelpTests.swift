@@ -57,6 +57,8 @@ struct HelpTests {
                                   for each.
           sun                     Check NTAG 424 DNA SUN URLs (Secure Dynamic
                                   Messaging) as a server does.
+          ntag424                 Personalize NXP NTAG 424 DNA chips (SUN: encrypted,
+                                  MAC-ed URLs).
 
           See 'nfctool help <subcommand>' for detailed help.
 

@@ -149,6 +149,15 @@ struct ISODEPSignatureTests {
         #expect(try await check("sim:type4").verdict.isGenuine == nil)
     }
 
+    @Test("a virtual NTAG 424 DNA given a real chip's UID and Read_Sig signature is genuine (NXP NTAG 424 DNA key); another UID or the stand-in is not")
+    func ntag424ReadSig() async throws {
+        let pair = try #require(RealChips.pairs.first { $0.key == "NXP NTAG 424 DNA" })
+        let genuine = try await check("sim:ntag424?uid=\(pair.uid)&signature=\(pair.signature)")
+        #expect(genuine.verdict.key?.name == "NXP NTAG 424 DNA")
+        #expect(try await check("sim:ntag424?uid=0463474AA26A81&signature=\(pair.signature)").verdict == .notGenuine)
+        #expect(try await check("sim:ntag424").verdict == .notGenuine)
+    }
+
     @Test("Read_Sig's APDU and answers: 90 3C 00 00 01 00 00; a tag without one answers 6E 00 (class not supported)")
     func readSigFraming() throws {
         let apdu = NXPNativeCommand.readSignatureAPDU

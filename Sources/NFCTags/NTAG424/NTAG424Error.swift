@@ -1,0 +1,130 @@
+import NFCCore
+
+/// A native status code of the NTAG 424 DNA, the SW2 after `91` (datasheet 10.4, "Status and
+/// error codes").
+public struct NTAG424Status: RawRepresentable, Error, Sendable, Hashable, CustomStringConvertible {
+    /// The code.
+    public var rawValue: UInt8
+    /// Wraps a code.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// `00` OPERATION_OK.
+    public static let ok = NTAG424Status(rawValue: NXPNativeCommand.operationOK)
+    /// `0E` OUT_OF_EEPROM_ERROR.
+    public static let outOfEEPROM = NTAG424Status(rawValue: 0x0E)
+    /// `1C` ILLEGAL_COMMAND_CODE: no such command.
+    public static let illegalCommand = NTAG424Status(rawValue: NXPNativeCommand.illegalCommand)
+    /// `1E` INTEGRITY_ERROR: a wrong MAC or padding in secure messaging.
+    public static let integrityError = NTAG424Status(rawValue: 0x1E)
+    /// `40` NO_SUCH_KEY.
+    public static let noSuchKey = NTAG424Status(rawValue: 0x40)
+    /// `7E` LENGTH_ERROR: the command's length is wrong.
+    public static let lengthError = NTAG424Status(rawValue: NXPNativeCommand.lengthError)
+    /// `9D` PERMISSION_DENIED: the access rights do not allow the command.
+    public static let permissionDenied = NTAG424Status(rawValue: 0x9D)
+    /// `9E` PARAMETER_ERROR: a parameter value is not allowed.
+    public static let parameterError = NTAG424Status(rawValue: 0x9E)
+    /// `AD` AUTHENTICATION_DELAY: too many failed authentications, wait.
+    public static let authenticationDelay = NTAG424Status(rawValue: 0xAD)
+    /// `AE` AUTHENTICATION_ERROR: wrong key, or a command needing authentication without it.
+    public static let authenticationError = NTAG424Status(rawValue: 0xAE)
+    /// `AF` ADDITIONAL_FRAME: more frames follow.
+    public static let additionalFrame = NTAG424Status(rawValue: 0xAF)
+    /// `BE` BOUNDARY_ERROR: reading or writing past the end of a file.
+    public static let boundaryError = NTAG424Status(rawValue: 0xBE)
+    /// `CA` COMMAND_ABORTED: a multi-frame exchange was interrupted.
+    public static let commandAborted = NTAG424Status(rawValue: 0xCA)
+    /// `EE` MEMORY_ERROR.
+    public static let memoryError = NTAG424Status(rawValue: 0xEE)
+    /// `F0` FILE_NOT_FOUND.
+    public static let fileNotFound = NTAG424Status(rawValue: 0xF0)
+
+    /// The datasheet's name of the code, or nil for one it does not list.
+    public var name: String? {
+        [
+            0x00: "OPERATION_OK", 0x0E: "OUT_OF_EEPROM_ERROR", 0x1C: "ILLEGAL_COMMAND_CODE", 0x1E: "INTEGRITY_ERROR",
+            0x40: "NO_SUCH_KEY", 0x7E: "LENGTH_ERROR", 0x9D: "PERMISSION_DENIED", 0x9E: "PARAMETER_ERROR",
+            0xAD: "AUTHENTICATION_DELAY", 0xAE: "AUTHENTICATION_ERROR", 0xAF: "ADDITIONAL_FRAME", 0xBE: "BOUNDARY_ERROR",
+            0xCA: "COMMAND_ABORTED", 0xEE: "MEMORY_ERROR", 0xF0: "FILE_NOT_FOUND",
+        ][rawValue]
+    }
+
+    /// `91 AE (AUTHENTICATION_ERROR)`.
+    public var description: String {
+        let word = "91 " + Hex.encode([rawValue], uppercase: true)
+        return name.map { "\(word) (\($0))" } ?? word
+    }
+}
+
+/// Why an NTAG 424 DNA operation failed: a status the chip answered, a response that does not
+/// verify or parse, or a transport failure. ``code`` is stable; ``reason`` names the command and,
+/// for a status, its status word; ``offset`` is the byte of the response (or encoded structure)
+/// at fault when there is one.
+public struct NTAG424Error: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// The chip answered a status other than OPERATION_OK; ``NTAG424Error/status`` holds it.
+        case status
+        /// Authentication failed on the host side: the chip's answer did not prove the key
+        /// (RndA' differs), or the chip answered `91 AE`.
+        case authenticationFailed
+        /// A response MAC did not verify, or a decrypted response had no valid padding.
+        case integrity
+        /// A response or structure of the wrong shape (length, fields); ``NTAG424Error/offset``
+        /// points at the byte.
+        case malformed
+        /// A parameter out of range on the host side (a key of the wrong length, a file
+        /// offset past the end); nothing was sent.
+        case invalidParameter
+        /// A command needing an authenticated session was asked for without one; nothing sent.
+        case notAuthenticated
+        /// The chip is not an NTAG 424 DNA (or does not answer as one).
+        case notSupported
+        /// The reader or the tag failed underneath (lost, timeout).
+        case transport
+        /// The cryptographic library failed.
+        case crypto
+    }
+
+    /// The stable code.
+    public var code: Code
+    /// The chip's status, for ``Code/status`` and ``Code/authenticationFailed`` from the chip.
+    public var status: NTAG424Status?
+    /// A sentence for people.
+    public var reason: String
+    /// The byte at fault, when there is one.
+    public var offset: Int?
+    /// The tag-layer error underneath a ``Code/transport`` failure.
+    public var underlying: NFCTagError?
+
+    /// Creates an error.
+    public init(_ code: Code, status: NTAG424Status? = nil, at offset: Int? = nil, _ reason: String, underlying: NFCTagError? = nil) {
+        self.code = code
+        self.status = status
+        self.reason = reason
+        self.offset = offset
+        self.underlying = underlying
+    }
+
+    /// `reason [code]`, with the offset when known.
+    public var description: String {
+        if let offset { return "\(reason) at offset \(offset) [\(code.rawValue)]" }
+        return "\(reason) [\(code.rawValue)]"
+    }
+
+    /// The same failure as an ``NFCTagError`` for callers that match the tag layer's codes:
+    /// statuses of refused access → `authenticationFailed` / `readOnly`, integrity →
+    /// `tagResponse`, transport → the underlying error.
+    public var tagError: NFCTagError {
+        if let underlying { return underlying }
+        switch code {
+        case .authenticationFailed: return NFCTagError(.authenticationFailed, at: offset, reason)
+        case .status where status == .authenticationError: return NFCTagError(.passwordRequired, at: offset, reason)
+        case .status where status == .permissionDenied: return NFCTagError(.passwordRequired, at: offset, reason)
+        case .status, .integrity, .malformed, .crypto, .transport: return NFCTagError(.tagResponse, at: offset, reason)
+        case .invalidParameter: return NFCTagError(.invalidParameter, at: offset, reason)
+        case .notAuthenticated: return NFCTagError(.passwordRequired, at: offset, reason)
+        case .notSupported: return NFCTagError(.notSupported, at: offset, reason)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import CommandLineKit
+import Foundation
+import NDEF
+import NFCCore
+import NFCTags
+
+/// `nfctool ntag424`: NTAG 424 DNA personalization.
+struct NTAG424Command: CommandGroup {
+    static let configuration = CommandConfiguration(
+        name: "ntag424",
+        abstract: "Personalize NXP NTAG 424 DNA chips (SUN: encrypted, MAC-ed URLs).",
+        discussion: "See docs/genuine-and-dynamic.md.",
+        subcommands: [NTAG424SetupCommand.self]
+    )
+}
+
+/// `nfctool ntag424 setup --url URL --keys FILE`: the factory chip to a SUN sticker.
+struct NTAG424SetupCommand: ToolCommand {
+    /// The environment variable that may hold the keys, in the keys file's form.
+    static let keysVariable = "NFCTOOL_NTAG424_KEYS"
+    static let url = CommandOption.option(
+        "url", valueName: "url", help: "The URL, with {sun:picc} (encrypted UID and counter) and {sun:mac} where the chip mirrors them.")
+    static let keys = CommandOption.option(
+        "keys", valueName: "file",
+        help: "The keys file: key0 (new AppMasterKey), sdmFileRead, sdmMetaRead, optionally key3/key4 (else $\(keysVariable) in the same form).")
+
+    static let configuration = CommandConfiguration(
+        name: "setup",
+        abstract: "Write a SUN URL to a factory NTAG 424 DNA, enable SDM, change its keys.",
+        discussion: """
+            Authenticates with the factory key 0 (all zero), writes the NDEF file with the URL \
+            (placeholders as '0's), enables Secure Dynamic Messaging with encrypted PICC data \
+            (SDMMetaRead key 2) and the SDMMAC (SDMFileRead key 1) at the placeholders' offsets, \
+            then changes keys 1-4 the keys file gives and key 0 last. Afterwards the chip is \
+            read once as a phone would and the URL checked (SDMReadCtr 1). Keys come from \
+            --keys FILE or $\(keysVariable) ('key0=HEX;sdmMetaRead=HEX;sdmFileRead=HEX'), never \
+            from the command line, and are never printed. --plan lists every command, keys \
+            masked, and sends nothing. Check a tap with 'nfctool sun verify URL --keys FILE'.
+
+            Examples:
+              nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys
+              nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --plan
+            """,
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, url, keys, TagCommandSupport.json, TagWriteSupport.plan]
+    )
+
+    let options: TagCommandOptions
+    let template: String
+
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        options = try TagCommandOptions(arguments)
+        guard let template = arguments.value(of: Self.url) else { throw .usage("ntag424 setup needs --url with {sun:picc} and {sun:mac}") }
+        self.template = template
+    }
+
+    /// The setup's report: what was done, never a key.
+    struct Report: Encodable, Sendable {
+        var uid: String?
+        var url: String
+        var written: String
+        var steps: [NTAG424Setup.Step]
+        var keysChanged: [Int]
+        var planned: Bool
+        var check: Check?
+        struct Check: Encodable, Sendable {
+            var url: String
+            var valid: Bool
+            var readCounter: UInt32?
+        }
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let keyFile = try loadKeys(context)
+        let setup: NTAG424Setup
+        do {
+            setup = try NTAG424Setup(template: try SDMURLTemplate(template), keys: keyFile)
+        } catch let error as SDMError {
+            throw .usage("--url: \(error)")
+        } catch {
+            throw .usage("\(error)")
+        }
+        var report = Report(
+            uid: nil, url: template, written: setup.template.text, steps: setup.steps, keysChanged: setup.changedKeys.map(Int.init),
+            planned: options.planning, check: nil)
+        if options.planning {
+            print(report, context: context, reader: nil)
+            return
+        }
+        let sdmKeys = try? keyFile.sdmKeys()
+        let (done, reader) = try await TagOperation(options, context).run { tag, _ in
+            guard case .iso7816(let iso) = tag else {
+                throw CommandError("the \(tag.identity.model) is not an NTAG 424 DNA (no ISO-DEP); nothing was written", exitCode: .unsupported)
+            }
+            var chip = NTAG424Tag(iso)
+            var result = report
+            do throws(NTAG424Error) {
+                try await setup.run(on: &chip)
+                result.uid = Hex.encode(iso.identifier, uppercase: true)
+                let url = try await Self.readURL(chip)
+                let tap = sdmKeys.flatMap { try? SUNVerifier.verify(url: url, keys: $0) }
+                result.check = Report.Check(url: url, valid: tap != nil, readCounter: tap?.readCounter)
+            } catch {
+                throw TagCommandSupport.map(error.tagError)
+            }
+            return result
+        }
+        report = done
+        print(report, context: context, reader: reader)
+        if report.check?.valid != true {
+            throw CommandError("the URL read back after the setup does not verify with the keys given", exitCode: .verifyMismatch)
+        }
+    }
+
+    /// The URL the chip shows now, read as a phone reads it (ISO SELECT, READ BINARY).
+    static func readURL(_ chip: NTAG424Tag) async throws(NTAG424Error) -> String {
+        try await chip.selectApplication()
+        try await chip.selectFile(.ndef)
+        let head = try await chip.readBinary(offset: 0, length: 2)
+        guard head.count == 2 else { throw NTAG424Error(.malformed, at: head.count, "NLEN is 2 bytes") }
+        let length = Int(head[0]) << 8 | Int(head[1])
+        guard length > 0, length <= NTAG424.File.ndef.size - 2 else { throw NTAG424Error(.malformed, at: 0, "NLEN \(length) does not fit the file") }
+        let body = try await chip.readBinary(offset: 2, length: length)
+        guard let message = try? NDEFMessage(bytes: body), let url = message.records.first?.wellKnownTypeURIPayload() else {
+            throw NTAG424Error(.malformed, at: 2, "the NDEF file holds no URI record")
+        }
+        return url
+    }
+
+    private func print(_ report: Report, context: CommandContext, reader: ReaderLabel?) {
+        if options.printsJSON {
+            let text = reader.map { try? taggedJSON($0, report) } ?? (try? toolJSON(report))
+            context.io.write(text.flatMap { $0 } ?? "{}\n")
+            return
+        }
+        var lines: [String] = []
+        lines.append(report.planned ? "Plan (nothing is sent):" : "Set up NTAG 424 DNA \(report.uid ?? "?"):")
+        for (index, step) in report.steps.enumerated() { lines.append("  \(index + 1). \(step.command): \(step.detail)") }
+        if let check = report.check {
+            lines.append("Read back: \(check.url)")
+            lines.append(check.valid ? "Verified: SUN URL valid, SDMReadCtr \(check.readCounter.map(String.init) ?? "?")" : "NOT verified with the keys given")
+        }
+        context.io.write(lines.joined(separator: "\n") + "\n")
+    }
+
+    private func loadKeys(_ context: CommandContext) throws(CommandError) -> NTAG424KeyFile {
+        let text: String
+        let source: String
+        if let path = options.arguments.value(of: Self.keys) {
+            text = String(decoding: try readFileBytes(path, what: "keys file"), as: UTF8.self)
+            source = "--keys '\(path)'"
+        } else if let value = context.environment[Self.keysVariable], !value.isEmpty {
+            text = value
+            source = "$\(Self.keysVariable)"
+        } else {
+            throw .usage("ntag424 setup needs keys: --keys FILE, or $\(Self.keysVariable)")
+        }
+        do { return try NTAG424KeyFile(text: text) } catch { throw .usage("\(source): \(error)") }
+    }
+}
