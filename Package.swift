@@ -92,6 +92,10 @@ let package = Package(
         // Test helpers shared by the test targets: the scripted fake reader, hex literals, waiting
         // with a deadline, built executables, the emulator as a child, the external-tool policy.
         .target(name: "NFCTestSupport", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
+        // Test support in C: fixes this test process's pcsc-lite socket path before any test runs.
+        .target(
+            name: "CPCSCTestSocket", path: "Tests/Support/CPCSCTestSocket",
+            cSettings: [.unsafeFlags(["-I/usr/include/PCSC"])], linkerSettings: [.linkedLibrary("pcsclite")]),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
@@ -107,7 +111,7 @@ let package = Package(
         .testTarget(name: "NFCKitTests", dependencies: ["NFCKit", "NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "PCSCReaderEmulator", "NFCKit", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CPCSCTestSocket", "PCSCReaderEmulator", "NFCKit", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // The seeds' CoreNFC examples ported (docs/porting-from-corenfc.md), on `sim:` and through libnfc.
         .testTarget(name: "PortingExamplesTests", dependencies: ["NFCKit", "NDEF", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.

@@ -124,6 +124,11 @@ public actor ScriptedReader: NFCReader {
     private var behaviour: Behaviour
     private var nextStep = 0
     private var removed = false
+    private var announcesRemoval = false
+    /// How many times ``isTargetPresent()`` was asked (a reader told of removals must not need to).
+    public private(set) var presenceChecks = 0
+    /// The timeout of every ``waitForRemoval(timeout:checkInterval:)``, oldest first.
+    public private(set) var removalWaits: [Duration] = []
     private let target: TargetInfo?
     private let sourceLocation: SourceLocation
 
@@ -207,6 +212,11 @@ public actor ScriptedReader: NFCReader {
     /// Takes the tag away, as an operator would: later commands fail with `tagLost`.
     public func removeTag() { removed = true }
 
+    /// Makes the reader one that is told when its tag leaves, as a PC/SC reader is by pcscd:
+    /// ``waitForRemoval(timeout:checkInterval:)`` then ends when ``removeTag()`` is called (or
+    /// at its timeout) without asking ``isTargetPresent()``.
+    public func announceRemovals() { announcesRemoval = true }
+
     // MARK: NFCReader
 
     /// The target given, once per poll, until the tag is removed; the base's when interposed.
@@ -272,15 +282,24 @@ public actor ScriptedReader: NFCReader {
 
     /// False once the tag was removed; the base's answer when interposed.
     public func isTargetPresent() async -> Bool {
+        presenceChecks += 1
         if case .interposer(let base, _) = behaviour { return await base.isTargetPresent() }
         return !removed
     }
 
-    /// The base's wait when interposed; otherwise the default check of ``isTargetPresent()``
-    /// every `checkInterval`.
+    /// The base's wait when interposed; after ``announceRemovals()`` the "event" of
+    /// ``removeTag()``; otherwise the default check of ``isTargetPresent()`` every
+    /// `checkInterval`.
     public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        removalWaits.append(timeout)
         if case .interposer(let base, _) = behaviour { return await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval) }
-        return await waitForRemovalByChecking(timeout: timeout, checkInterval: checkInterval)
+        guard announcesRemoval else { return await waitForRemovalByChecking(timeout: timeout, checkInterval: checkInterval) }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while !removed {
+            if ContinuousClock.now >= deadline { return .stillPresent }
+            do { try await Task.sleep(for: .milliseconds(1)) } catch { return .cancelled }
+        }
+        return .removed
     }
 
     /// Tells the tag model; passes on when interposed.

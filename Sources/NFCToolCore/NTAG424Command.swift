@@ -70,14 +70,15 @@ struct NTAG424SetupCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let keyFile = try loadKeys(context)
+        let keyFile = try KeysFileSupport.load(path: options.arguments.value(of: Self.keys), variable: Self.keysVariable, command: "ntag424 setup", context: context)
         let setup: NTAG424Setup
         do {
             setup = try NTAG424Setup(template: try SDMURLTemplate(template), keys: keyFile)
         } catch let error as SDMError {
             throw .usage("--url: \(error)")
         } catch {
-            throw .usage("\(error)")
+            // The keys file lacks a key the URL or the setup needs: its content is at fault.
+            throw .dataError("\(error)")
         }
         var report = Report(
             uid: nil, url: template, written: setup.template.text, steps: setup.steps, keysChanged: setup.changedKeys.map(Int.init),
@@ -140,20 +141,5 @@ struct NTAG424SetupCommand: ToolCommand {
             lines.append(check.valid ? "Verified: SUN URL valid, SDMReadCtr \(check.readCounter.map(String.init) ?? "?")" : "NOT verified with the keys given")
         }
         context.io.write(lines.joined(separator: "\n") + "\n")
-    }
-
-    private func loadKeys(_ context: CommandContext) throws(CommandError) -> NTAG424KeyFile {
-        let text: String
-        let source: String
-        if let path = options.arguments.value(of: Self.keys) {
-            text = String(decoding: try readFileBytes(path, what: "keys file"), as: UTF8.self)
-            source = "--keys '\(path)'"
-        } else if let value = context.environment[Self.keysVariable], !value.isEmpty {
-            text = value
-            source = "$\(Self.keysVariable)"
-        } else {
-            throw .usage("ntag424 setup needs keys: --keys FILE, or $\(Self.keysVariable)")
-        }
-        do { return try NTAG424KeyFile(text: text) } catch { throw .usage("\(source): \(error)") }
     }
 }

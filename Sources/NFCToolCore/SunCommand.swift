@@ -88,20 +88,10 @@ struct SunVerifyCommand: ToolCommand {
         }
     }
 
-    /// The keys from --keys, else from the environment.
+    /// The SDM keys from --keys, else from the environment.
     func loadKeys(_ context: CommandContext) throws(CommandError) -> SDMKeys {
-        let text: String
-        let source: String
-        if let path = arguments.value(of: Self.keys) {
-            text = String(decoding: try readFileBytes(path, what: "keys file"), as: UTF8.self)
-            source = "keys file '\(path)'"
-        } else if let value = context.environment[Self.keysVariable], !value.isEmpty {
-            text = value
-            source = "$\(Self.keysVariable)"
-        } else {
-            throw .usage("sun verify needs keys: --keys FILE, or $\(Self.keysVariable)")
-        }
-        do { return try NTAG424KeyFile(text: text).sdmKeys() } catch { throw .dataError("\(source): \(error.reason)") }
+        let file = try KeysFileSupport.load(path: arguments.value(of: Self.keys), variable: Self.keysVariable, command: "sun verify", context: context)
+        do { return try file.sdmKeys() } catch { throw .dataError("\(error.reason)") }
     }
 
     /// What `--json` prints.

@@ -76,7 +76,7 @@ struct NTAG424SetupCommandTests {
         #expect(!FileManager.default.fileExists(atPath: tagFile))
     }
 
-    @Test("no keys, a keys file without key0, or a URL without placeholders: usage errors (exit 64) naming no key")
+    @Test("no keys: a usage error (exit 64); a keys file without key0: a data error (exit 65) naming the entry, never a key")
     func refusals() throws {
         let directory = try temporaryDirectory()
         let noKey0 = directory.appendingPathComponent("partial.keys").path
@@ -84,7 +84,7 @@ struct NTAG424SetupCommandTests {
         let none = try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:ntag424", "--url", Self.template])
         #expect(none.status == 64 && none.standardError.contains("NFCTOOL_NTAG424_KEYS"))
         let partial = try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:ntag424", "--url", Self.template, "--keys", noKey0])
-        #expect(partial.status == 64 && partial.standardError.contains("key0"))
+        #expect(partial.status == 65 && partial.standardError.contains("key0"))
         #expect(Self.noKeys(partial))
     }
 

@@ -1,3 +1,4 @@
+import CPCSCTestSocket
 import Foundation
 import NFCTestSupport
 
@@ -236,12 +237,9 @@ struct PCSCFixtureError: Error, CustomStringConvertible {
 /// the library reads `PCSCLITE_CSOCK_NAME` once per process, so in-process clients reach every
 /// test's daemon through one fixed path, a symbolic link pointed at the current daemon's socket.
 enum InProcessPCSC {
-    /// The fixed path, set as `PCSCLITE_CSOCK_NAME` once.
-    static let socketLink: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nfckit-pcsc-\(getpid()).comm").path
-        setenv("PCSCLITE_CSOCK_NAME", path, 1)
-        return path
-    }()
+    /// The path this process's pcsc-lite keeps, fixed when the test bundle loaded
+    /// (Tests/Support/CPCSCTestSocket), whichever test called the library first.
+    static let socketLink = String(cString: nfckit_test_pcsc_socket_link())
 
     /// Points this process's pcsc-lite at `daemon`.
     static func use(_ daemon: PrivatePCSCDaemon) throws {
