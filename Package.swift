@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "NFCTestSupport", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
-        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCTestSupport", "VirtualTags", "NFCTags", "NDEF"], swiftSettings: strict),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "LibNFCTests", dependencies: ["LibNFC"], swiftSettings: strict),
