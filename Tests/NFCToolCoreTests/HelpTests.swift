@@ -55,6 +55,7 @@ struct HelpTests {
                                   drivers, permissions.
           watch                   Report tags as they arrive and leave; run a handler
                                   for each.
+          completion              Print the tab-completion script for bash, zsh or fish.
 
           See 'nfctool help <subcommand>' for detailed help.
 
