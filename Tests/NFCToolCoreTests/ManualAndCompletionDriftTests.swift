@@ -132,6 +132,15 @@ struct ManualAndCompletionDriftTests {
             try Data(try Self.nfctool(["completion", shell]).utf8).write(to: file)
             let run = try NFCTestSupport.runTool(tool, ["-n", file.path], environment: [:])
             #expect(run.status == 0 && run.output.isEmpty, "\(shell): \(run.output)")
+            if shell == "zsh" {
+                // Loaded by zsh's completion system, it defines a function for every command.
+                let functions = CommandTree.all(from: NFCToolCommand.self).map { "_" + $0.path.joined(separator: "_") }
+                let loaded = try NFCTestSupport.runTool(
+                    tool, ["-f", "-c", "autoload -U compinit && compinit -u -D && source '\(file.path)' && whence -w \(functions.joined(separator: " "))"],
+                    environment: ["HOME": directory.path])
+                #expect(loaded.status == 0, "\(loaded.output)")
+                #expect(loaded.output.split(separator: "\n").count == functions.count, "\(loaded.output)")
+            }
         }
     }
 
