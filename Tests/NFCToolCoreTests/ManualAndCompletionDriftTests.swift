@@ -172,6 +172,55 @@ struct ManualAndCompletionDriftTests {
         #expect(try completes(["read", "--device", "sim", ":", "ntag21"], line: "read --device sim:ntag21") == ["ntag213", "ntag215", "ntag216"])
     }
 
+    /// Drives an interactive zsh on a pseudo-terminal (zpty): loads compinit and the script
+    /// `$1`, types the line `$2` and Tab, and prints every candidate zsh's completion system
+    /// offered (through a compadd wrapper), one per line.
+    static let zshCapture = #"""
+        zmodload zsh/zpty || exit 2
+        zpty z zsh -f -i
+        zpty -w z "PS1=''; autoload -U compinit; compinit -u -D"
+        zpty -w z "source ${(q)1}"
+        zpty -w z 'comppostfuncs=(_capture_done); _capture_done() { print -r -- "<<""END>>" }'
+        zpty -w z 'compadd() { builtin compadd -O __hits "$@"; (( ${#__hits} )) && print -rl -- "<<""HIT>>"${^__hits}"<<"; builtin compadd "$@" }'
+        zpty -w z 'bindkey "^I" complete-word'
+        zpty -w -n z "$2"$'\t'
+        output=''
+        integer tries=0
+        while (( tries++ < 1200 )); do
+          if zpty -r -t z chunk 2>/dev/null; then
+            output+=$chunk
+            [[ $output == *'<<END>>'* ]] && break
+          else
+            sleep 0.05
+          fi
+        done
+        print -r -- "$output" | tr -d '\r' | grep -o '<<HIT>>[^<]*' | sed 's/<<HIT>>//' | sort -u
+        zpty -d z
+        """#
+
+    @Test("zsh's completion system completes nfctool's commands, option words and --device", Self.zsh.trait)
+    func zshCompletes() throws {
+        let zsh = try Self.zsh.require()
+        let tool = URL(fileURLWithPath: try Self.executable())
+        let directory = try temporaryDirectory()
+        let script = directory.appendingPathComponent("_nfctool")
+        let capture = directory.appendingPathComponent("capture.zsh")
+        try Data(try Self.nfctool(["completion", "zsh"]).utf8).write(to: script)
+        try Data(Self.zshCapture.utf8).write(to: capture)
+        func completes(_ line: String) throws -> [String] {
+            let run = try NFCTestSupport.runTool(
+                zsh, ["-f", capture.path, script.path, line],
+                environment: ["HOME": directory.path, "PATH": tool.deletingLastPathComponent().path + ":/usr/bin:/bin", "TERM": "dumb"],
+                timeout: 90)
+            return run.output.split(separator: "\n").map(String.init)
+        }
+        #expect(try completes("nfctool wr") == ["write"])
+        #expect(try completes("nfctool ndef e") == ["encode"])
+        #expect(try completes("nfctool watch --events ") == ["arrive", "arrive,leave", "leave"])
+        #expect(try completes("nfctool write --dev") == ["--device"])
+        #expect(try completes("nfctool read --device sim:ntag21") == ["sim:ntag213", "sim:ntag215", "sim:ntag216"])
+    }
+
     @Test("fish completes nfctool's commands and --device", Self.fish.trait)
     func fishCompletes() throws {
         let fish = try Self.fish.require()
