@@ -53,8 +53,8 @@ let package = Package(
         .target(name: "NDEF", dependencies: ["NFCCore"], swiftSettings: strict),
         // The one place that imports libcrypto: ECDSA verification without hashing.
         .target(name: "NFCCrypto", dependencies: ["NFCCore", "CCrypto"], swiftSettings: strict),
-        // The reader seam (poll, transceive, presence) and what a target is.
-        .target(name: "NFCTags", dependencies: ["NFCCore", "NDEF"], swiftSettings: strict),
+        // The reader seam (poll, transceive, presence) and what a target is; NTAG 424 DNA SDM (AES through NFCCrypto).
+        .target(name: "NFCTags", dependencies: ["NFCCore", "NDEF", "NFCCrypto"], swiftSettings: strict),
         // The one place that imports libnfc.
         .target(name: "LibNFC", dependencies: ["NFCCore", "NFCTags", "CLibNFC"], swiftSettings: strict),
         // The one place that imports pcsc-lite: PC/SC readers (generic Part 3 profile).
@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "NFCCryptoTests", dependencies: ["NFCCrypto", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "OriginalityTests", dependencies: ["Originality", "NFCCrypto", "NFCTags", "NFCCore", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         // The tag platforms against the in-process simulator (VirtualTags) and the scripted reader.
-        .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
+        .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCCore", "NDEF", "NFCCrypto", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         // NFCKit on the simulator: sessions, the tag watcher, the emulated Type 4 tag, connections.
         .testTarget(name: "NFCKitTests", dependencies: ["NFCKit", "NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),

@@ -23,7 +23,8 @@ import Synchronization
 /// - Each tag found is identified and reported on ``tags``; polling then pauses until
 ///   ``restartPolling(skippingTagInField:)``, which reports a tag that stayed in the field again
 ///   (as CoreNFC does) unless asked to skip it until it has left (the reader's
-///   `NFCReader.isTargetPresent()` says so) or another tag came.
+///   `NFCReader.waitForRemoval(timeout:checkInterval:)` says so: pcscd's event on PC/SC readers)
+///   or another tag came.
 /// - ``invalidate(errorMessage:)``, the timeout, a reader failure, or cancelling the task that
 ///   iterates ``tags`` ends the session for good: every later call fails with
 ///   ``NFCReaderError/Code/sessionInvalidated``. A reader the session opened from a

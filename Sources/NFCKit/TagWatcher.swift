@@ -64,9 +64,11 @@ public enum TagWatchEvent: Sendable {
 /// Each tag found is identified and its NDEF message read, then it is released (deselected:
 /// a simulated stack, or the emulator with `--hand-out deselect`, then presents its next tag,
 /// which counts as the first one leaving). A tag that stays is reported once: the watcher polls
-/// it again and then waits while `NFCReader.isTargetPresent()` says it is there; a reader that
-/// re-detects it at every poll (PC/SC) is polled less and less often. It is reported again only
-/// after it has left. A tag missing for less than ``Options/debounce`` has not left: no
+/// it again and then waits for it to leave (`NFCReader.waitForRemoval(timeout:checkInterval:)`:
+/// pcscd's removal event on PC/SC readers, nothing sent meanwhile; a presence check every
+/// ``Options/presenceInterval`` on libnfc and the simulator); a reader that re-detects it at
+/// every poll but cannot tell its presence is polled less and less often. It is reported again
+/// only after it has left. A tag missing for less than ``Options/debounce`` has not left: no
 /// departure is reported and its return is no new arrival. `NFCTags.TagPresenceTracker` makes
 /// these decisions, for the batch workers as well.
 ///

@@ -33,6 +33,18 @@ public protocol NFCReader: Actor {
     /// Whether the selected target still answers (to wait until a tag is taken away).
     func isTargetPresent() async -> Bool
 
+    /// Waits up to `timeout` for the selected target to leave the field.
+    ///
+    /// Readers that are told when a card comes and goes wait for that event without sending
+    /// anything (PC/SC: `SCardGetStatusChange`, which also reports a card swapped for another
+    /// in between as removed). The default, for readers that must ask (libnfc, the simulator),
+    /// checks ``isTargetPresent()`` every `checkInterval`, the first check after one interval;
+    /// event-driven readers ignore `checkInterval`.
+    /// - Returns: ``RemovalResult/removed`` as soon as the target is gone (at once when none is
+    ///   selected), ``RemovalResult/stillPresent`` when `timeout` passed with it in the field,
+    ///   ``RemovalResult/cancelled`` when the task was cancelled or the reader closed meanwhile.
+    func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult
+
     /// Checks, without sending anything, that this reader can carry `command` to the selected
     /// target: a multi-step operation asks before its first irreversible step (e.g. Type 5
     /// lock before it writes the CC), so a reader that cannot do a later step leaves the tag
@@ -46,6 +58,16 @@ public protocol NFCReader: Actor {
 
     /// Closes the reader; every later call fails with ``NFCReaderDeviceError/Code/closed``.
     func close() async
+}
+
+/// How ``NFCReader/waitForRemoval(timeout:checkInterval:)`` ended.
+public enum RemovalResult: Sendable, Hashable {
+    /// The target left the field (or another card took its place).
+    case removed
+    /// The timeout passed with the target still in the field.
+    case stillPresent
+    /// The waiting task was cancelled, or the reader closed, before either.
+    case cancelled
 }
 
 /// How ``NFCReader/transceive(_:mode:timeout:)`` frames a command.
@@ -70,6 +92,36 @@ public enum ClassicKeyType: UInt8, Sendable, Hashable {
 extension NFCReader {
     /// Every command can be carried: the default for readers that send any frame.
     public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError) {}
+
+    /// Checks ``isTargetPresent()`` every `checkInterval` (at least 1 ms; the first check after
+    /// one interval) until the target is gone or `timeout` has passed: the default for readers
+    /// that are not told when a tag leaves.
+    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        await waitForRemovalByChecking(timeout: timeout, checkInterval: checkInterval)
+    }
+
+    /// ``waitForRemoval(timeout:checkInterval:)`` checking every 100 ms where the reader must ask.
+    public func waitForRemoval(timeout: Duration) async -> RemovalResult {
+        await waitForRemoval(timeout: timeout, checkInterval: .milliseconds(100))
+    }
+
+    /// The default ``waitForRemoval(timeout:checkInterval:)``: ``isTargetPresent()`` every
+    /// `checkInterval` (at least 1 ms, a pause first) until the target is gone or `timeout` has
+    /// passed. Readers that wrap another pass the wait on instead.
+    public func waitForRemovalByChecking(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            do {
+                try await Task.sleep(for: max(checkInterval, .milliseconds(1)))
+            } catch {
+                return .cancelled
+            }
+            guard await isTargetPresent() else { return .removed }
+            if clock.now >= deadline { return .stillPresent }
+            if Task.isCancelled { return .cancelled }
+        }
+    }
 
     /// ``transceive(_:mode:timeout:)`` with the standard framing and a 1-second timeout.
     public func transceive(_ command: Bytes) async throws(NFCReaderDeviceError) -> Bytes {

@@ -367,15 +367,22 @@ extension PCSCPart3 {
         public static let hostToPN532: UInt8 = 0xD4
         /// The PN532's frame identifier PN532 → host.
         public static let pn532ToHost: UInt8 = 0xD5
-        /// InCommunicateThru (PN532 user manual §7.3.9): a raw frame to the target, CRC added and
-        /// checked by the chip.
+        /// InCommunicateThru (PN532 user manual §7.3.9): a raw frame to the target, framed as the
+        /// CIU registers say (CRC added and checked by the chip while TxMode/RxMode have
+        /// ``PN532Register/crcEnable``).
         public static let inCommunicateThru: UInt8 = 0x42
+        /// ReadRegister (PN532 user manual §7.2.4): `D4 06 (addrHi addrLo)…` answered
+        /// `D5 07 value…`.
+        public static let readRegister: UInt8 = 0x06
+        /// WriteRegister (PN532 user manual §7.2.5): `D4 08 (addrHi addrLo value)…` answered
+        /// `D5 09`.
+        public static let writeRegister: UInt8 = 0x08
         /// The PN532's status byte: success.
         public static let statusSuccess: UInt8 = 0x00
         /// The PN532's status byte: the target did not answer.
         public static let statusTimeout: UInt8 = 0x01
         /// The PN532's status byte: CRC error (also what a 4-bit ACK/NAK gives with the CRC
-        /// check on).
+        /// check on: the CIU finds no CRC in 4 bits).
         public static let statusCRCError: UInt8 = 0x02
     }
 }

@@ -118,6 +118,10 @@ public actor PlanningReader: NFCReader {
 
     /// Passes on.
     public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
+    /// Passes on: the base reader waits its own way (events on PC/SC).
+    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval)
+    }
 
     /// Passes on.
     public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }

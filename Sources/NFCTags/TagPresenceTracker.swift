@@ -7,7 +7,10 @@ public import NFCCore
 /// Readers differ in how a tag that stays looks. A PN532 finds a deselected tag again at the
 /// next poll and can then check it with ``NFCReader/isTargetPresent()``; a PC/SC reader
 /// re-detects the card at every poll, and its presence check may say "there" or "not there"
-/// whatever happens. The tracker turns all of these into the same answers:
+/// whatever happens. While a tag stays, the tracker waits in
+/// ``NFCReader/waitForRemoval(timeout:checkInterval:)``: an event on readers that have one
+/// (PC/SC), a check every ``Options/presenceInterval`` on the others. The tracker turns all of
+/// these into the same answers:
 ///
 /// - A tag is an **arrival** when it is found and no tag was known to be in the field, or when
 ///   a different tag is found (the known one then departs first).
@@ -15,7 +18,8 @@ public import NFCCore
 ///   often the reader re-detects it. It is a new arrival only after the reader has found an
 ///   empty field for at least ``Options/debounce`` (an absence shorter than that is flaky
 ///   placement, not a departure).
-/// - Nothing spins: a tag that stays is checked every ``Options/presenceInterval``; when the
+/// - Nothing spins: a tag that stays is waited for (or checked every
+///   ``Options/presenceInterval`` where the reader must be asked); when the
 ///   reader cannot tell presence (it says "gone" right after finding the tag again), the wait
 ///   before the next poll doubles up to ``Options/maximumPresenceInterval``; a poll that finds
 ///   an empty field at once is followed by a short pause.
@@ -180,20 +184,17 @@ public struct TagPresenceTracker: Sendable {
         return Departure(identifier: present.identifier, arrived: present.arrived, lastSeen: present.missingSince ?? .now)
     }
 
-    /// Checks the selected tag every ``Options/presenceInterval`` (a pause first) until it is
-    /// gone or `deadline` has passed.
+    /// Waits until the selected tag is gone or `deadline` has passed: the reader's
+    /// ``NFCReader/waitForRemoval(timeout:checkInterval:)``, which waits for the reader's own
+    /// event where it has one (PC/SC's `SCardGetStatusChange`: nothing is sent to the card
+    /// meanwhile) and otherwise checks every ``Options/presenceInterval`` (a pause first).
     private mutating func waitWhilePresent(on reader: any NFCReader, until deadline: ContinuousClock.Instant) async {
         selectedAndPresent = false
-        while !Task.isCancelled {
-            await pause(options.presenceInterval)
-            guard await reader.isTargetPresent() else {
-                present?.missingSince = .now
-                return
-            }
-            if ContinuousClock.now >= deadline {
-                selectedAndPresent = true
-                return
-            }
+        let remaining = max(.zero, deadline - ContinuousClock.now)
+        switch await reader.waitForRemoval(timeout: remaining, checkInterval: max(options.presenceInterval, Self.shortestPause)) {
+        case .removed: present?.missingSince = .now
+        case .stillPresent: selectedAndPresent = true
+        case .cancelled: break
         }
     }
 

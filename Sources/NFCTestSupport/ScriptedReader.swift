@@ -276,6 +276,13 @@ public actor ScriptedReader: NFCReader {
         return !removed
     }
 
+    /// The base's wait when interposed; otherwise the default check of ``isTargetPresent()``
+    /// every `checkInterval`.
+    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        if case .interposer(let base, _) = behaviour { return await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval) }
+        return await waitForRemovalByChecking(timeout: timeout, checkInterval: checkInterval)
+    }
+
     /// Tells the tag model; passes on when interposed.
     public func deselect() async throws(NFCReaderDeviceError) {
         switch behaviour {

@@ -46,7 +46,7 @@ struct BatchCommand: ToolCommand {
         aliases: ["dry-run"])
     static let allowRewrite = CommandOption.flag("allow-rewrite", help: "Write a tag the ledger already has as done.")
     static let requireGenuine = CommandOption.flag(
-        "require-genuine", help: "Skip a tag whose originality signature is not valid under NXP's keys, recording it in the ledger as failed ('counterfeit').")
+        "require-genuine", help: "Skip a tag whose originality signature is not valid under NXP's keys, recording it in the ledger as 'counterfeit'.")
 
     static let configuration = CommandConfiguration(
         name: "batch",
@@ -160,11 +160,22 @@ struct BatchCommand: ToolCommand {
                     throw ProvisioningInputError(template.describe(error))
                 }
             }
-            // Every row must build before the first tag is touched.
+            // Every row must build before the first tag is touched, and a row's mirror placeholder
+            // must be found exactly once in its message.
             for row in rows {
-                do { _ = try build(row, []) } catch { throw .dataError("manifest \(manifestPath) line \(row.line): \(error)") }
+                let message: NDEFMessage
+                do { message = try build(row, []) } catch { throw .dataError("manifest \(manifestPath) line \(row.line): \(error)") }
+                if let mirror = templates[row.index]?.mirror {
+                    let encoded: [UInt8]
+                    do { encoded = try message.encodedForTag() } catch { throw .dataError("manifest \(manifestPath) line \(row.line): \(error)") }
+                    guard mirror.placeholderOffset(in: encoded) != nil else {
+                        throw .dataError(
+                            "manifest \(manifestPath) line \(row.line): the mirror's placeholder must occur once in the message; other text holds the same characters")
+                    }
+                }
             }
-            source = .manifest(rows: rows, matchByUID: arguments.contains(Self.matchUID), build: build)
+            let mirrors: @Sendable (ManifestRow) -> NTAGMirror? = { [templates] row in (templates[row.index] ?? (try? MessageTemplate(row: row)))?.mirror }
+            source = .manifest(rows: rows, matchByUID: arguments.contains(Self.matchUID), build: build, mirror: mirrors)
         } else {
             let template = MessageTemplate(entries: try RecordOptions.entries(arguments.occurrences) { o throws(CommandError) in
                 let value = o.option.name == MirrorSupport.urlOption ? try MirrorSupport.placeholderText(o.value ?? "") : o.value ?? ""
@@ -289,7 +300,7 @@ struct BatchCommand: ToolCommand {
         if released > 0 {
             context.io.printErrorLine("[\(stationName)] \(released) row\(released == 1 ? "" : "s") this station held in run '\(runName)' returned to the pool")
         }
-        if case .manifest(let rows, _, _) = source, let manifestPath {
+        if case .manifest(let rows, _, _, _) = source, let manifestPath {
             switch try ledger.loadManifest(run: runName, rows: rows, source: manifestPath) {
             case .loaded(let count): context.io.printErrorLine("[\(stationName)] run '\(runName)': \(count) rows loaded from \(manifestPath)")
             case .alreadyLoaded: break
@@ -313,7 +324,7 @@ struct BatchCommand: ToolCommand {
                 lines.append("tag \(i + 1)\(counter.map { " (n = \($0))" } ?? ""): \(message)")
             }
             lines.append("({uid} shown for the sample UID \(Hex.encode(sampleUID, uppercase: true)); nothing was written)")
-        case .manifest(let rows, _, let build):
+        case .manifest(let rows, _, let build, _):
             let done = (try? ledger.doneRows()) ?? []
             for row in rows.filter({ !done.contains($0.index) }).prefix(shown) {
                 let message = (try? build(row, sampleUID)).map(BatchCoordinator.describe) ?? "(cannot build)"
@@ -396,9 +407,10 @@ final class BatchProgress: Sendable {
 /// `batch --require-genuine`: a tag is admitted only when its originality signature is valid
 /// under one of NXP's keys (``Originality/OriginalityVerifier``).
 enum GenuineAdmission {
-    /// Nil for a genuine chip; else the ledger's reason, starting `counterfeit:`.
-    @Sendable static func check(_ tag: NFCTag) async -> String? {
+    /// Nil for a genuine chip; else a `counterfeit` refusal, its reason starting `counterfeit:`.
+    @Sendable static func check(_ tag: NFCTag) async -> BatchRefusal? {
         let verdict = await OriginalityVerifier().check(tag).verdict
-        return verdict.isGenuine == true ? nil : "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))"
+        guard verdict.isGenuine != true else { return nil }
+        return BatchRefusal(status: .counterfeit, reason: "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))")
     }
 }

@@ -93,7 +93,8 @@ struct LedgerExportCommand: ToolCommand {
         abstract: "Print every attempt of a ledger as CSV or JSON lines.",
         discussion: """
             Columns: id, run, uid, model, row, counter, summary, bytes, verified, locked, \
-            protected, error, started, finished, reader, status (done or failed).
+            protected, error, started, finished, reader, status (done, failed, or \
+            counterfeit: refused by batch --require-genuine).
 
             Examples:
               nfctool ledger export run1.db > run1.csv
@@ -160,6 +161,7 @@ struct LedgerStatsCommand: ToolCommand {
             context.io.printLine("attempts:     \(stats.attempts)")
             context.io.printLine("tags done:    \(stats.done)")
             context.io.printLine("failed:       \(stats.failed)")
+            context.io.printLine("counterfeit:  \(stats.counterfeit)")
             context.io.printLine("locked:       \(stats.locked)")
             context.io.printLine("next counter: \(stats.nextCounter.map(String.init) ?? "none yet")")
             if let run = stats.run, let progress = stats.progress {

@@ -20,7 +20,7 @@ struct NFCToolCommand: CommandGroup {
         subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, ReadCommand.self, WriteCommand.self, BatchCommand.self, LedgerCommand.self,
                       LockCommand.self, FormatCommand.self, EraseCommand.self, ProtectCommand.self, UnprotectCommand.self,
                       InfoCommand.self, DumpCommand.self, VerifyCommand.self, APDUCommand.self, EmulateCommand.self, DoctorCommand.self,
-                      WatchCommand.self, CompletionCommand.self],
+                      WatchCommand.self, SunCommand.self, CompletionCommand.self],
         exitStatuses: ExitCode.nfctoolStatuses
     )
 }

@@ -69,10 +69,16 @@ struct ScanCommand: ToolCommand {
             guard let target else { continue }
             var report = await ScanReport.identifying(target, on: reader, event: "arrived")
             context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)
-            // Reported once; again only after it has left the field.
-            while await reader.isTargetPresent() {
-                if let end, clock.now >= end { return }
-                try? await Task.sleep(for: .milliseconds(100))
+            // Reported once; again only after it has left the field (the reader's removal event
+            // on PC/SC, a presence check every 100 ms elsewhere).
+            waiting: while true {
+                let slice = end.map { max(.zero, $0 - clock.now) } ?? .seconds(5)
+                switch await reader.waitForRemoval(timeout: slice, checkInterval: .milliseconds(100)) {
+                case .removed: break waiting
+                case .stillPresent, .cancelled:
+                    if let end, clock.now >= end { return }
+                    if Task.isCancelled { return }
+                }
             }
             report.event = "left"
             context.io.write(printsJSON ? try toolJSON(report, pretty: false) : report.line)

@@ -112,9 +112,19 @@ func pcscGetStatusChange(_ context: ContextHandle, reader: String, current: DWOR
     return state.dwEventState & ~DWORD(SCARD_STATE_CHANGED)
 }
 
+/// `SCardCancel`: ends a `SCardGetStatusChange` blocked on `context` in another thread (with
+/// `SCARD_E_CANCELLED`); does nothing when none is waiting. Safe from any thread.
+func pcscCancel(_ context: ContextHandle) {
+    _ = SCardCancel(context.raw)
+}
+
 /// `SCARD_STATE_PRESENT`.
 let pcscStatePresent = DWORD(SCARD_STATE_PRESENT)
 /// `SCARD_STATE_EMPTY`.
 let pcscStateEmpty = DWORD(SCARD_STATE_EMPTY)
 /// `SCARD_STATE_MUTE`.
 let pcscStateMute = DWORD(SCARD_STATE_MUTE)
+/// `SCARD_STATE_UNAVAILABLE`.
+let pcscStateUnavailable = DWORD(SCARD_STATE_UNAVAILABLE)
+/// `SCARD_STATE_UNKNOWN`.
+let pcscStateUnknown = DWORD(SCARD_STATE_UNKNOWN)

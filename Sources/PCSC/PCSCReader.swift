@@ -23,12 +23,25 @@ public actor PCSCReader: NFCReader {
     private var context: ContextHandle?
     private var card: CardHandle?
     private var selectedInfo: TargetInfo?
+    /// The reader's state (`SCARD_STATE_*` and pcscd's card event counter in the high 16 bits)
+    /// when the selected card was found: ``waitForRemoval(timeout:checkInterval:)`` waits for it
+    /// to change.
+    private var selectedState: DWORD?
+    /// Cuts a blocked removal wait short from another thread (task cancellation, close).
+    private nonisolated let removalWait = StatusWaitCanceller()
     /// The open transparent session's switch protocol (standard, layer), if one is open.
     private var session: (standard: UInt8, layer: UInt8)?
     /// The reader family's profile: which path each operation takes.
     public nonisolated let profile: PCSCReaderProfile
     /// The MIFARE key LOAD KEYS last put in slot 0 (forgotten at each poll).
     private var loadedKey: Bytes?
+    /// The PN532's CIU TxMode and RxMode as the ACR122U set them for the card (read at the
+    /// card's first direct transmit, forgotten at each poll).
+    private var ciuModes: (tx: UInt8, rx: UInt8)?
+    /// The card refused a raw command (a NAK) and went idle: it is left with a reset
+    /// (`SCARD_RESET_CARD`) rather than as it is, so that the next poll or client finds it
+    /// active again.
+    private var leaveWithReset = false
     /// The reader's name as pcscd gives it (`ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00`).
     public let name: String
     /// The connection string it was opened with (`pcsc`, `pcsc:ACS`, `pcsc:#1`).
@@ -120,11 +133,14 @@ public actor PCSCReader: NFCReader {
         let context = try openContext()
         endSession()
         loadedKey = nil
+        ciuModes = nil
         if let card {
-            pcscDisconnect(card)
+            pcscDisconnect(card, reset: leaveWithReset)
             self.card = nil
         }
+        leaveWithReset = false
         selectedInfo = nil
+        selectedState = nil
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var state: DWORD = 0
@@ -132,9 +148,8 @@ public actor PCSCReader: NFCReader {
             let remaining = max(Duration.zero, deadline - clock.now)
             // At most 200 ms per wait, so a cancelled task or a closed reader is noticed.
             let wait = min(remaining, .milliseconds(200))
-            let milliseconds = DWORD(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
             do {
-                state = try pcscGetStatusChange(context, reader: name, current: state, milliseconds: milliseconds)
+                state = try pcscGetStatusChange(context, reader: name, current: state, milliseconds: Self.milliseconds(wait))
             } catch {
                 throw Self.readerError(error)
             }
@@ -150,6 +165,7 @@ public actor PCSCReader: NFCReader {
                 }
                 if let info = found, modulations.contains(info.modulation) {
                     selectedInfo = info
+                    selectedState = state
                     return info
                 }
                 // A card of another kind: wait for it to change rather than ask again at once.
@@ -403,6 +419,7 @@ public actor PCSCReader: NFCReader {
         let validBits = answer.first(where: { $0.tag == TS.Tag.receiveBitFraming })?.value.first ?? 0
         if validBits == 4, data.count == 1 {
             if data[0] & 0x0F == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
+            leaveWithReset = true
             throw NFCReaderDeviceError(.nak, "the tag answered NAK \(data[0] & 0x0F)", detail: data[0] & 0x0F)
         }
         return Bytes(data)
@@ -450,23 +467,91 @@ public actor PCSCReader: NFCReader {
         _ = try? sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.endSession)], what: "end transparent session")
     }
 
-    /// A frame through the ACR122U's direct transmit as PN532 InCommunicateThru; the PN532's
-    /// status 01 is a timeout, 02 a CRC error (which is also how a 4-bit ACK/NAK comes back).
+    /// A frame through the ACR122U's direct transmit (ACR122U API, "Direct Transmit": `FF 00 00
+    /// 00 Lc` + a PN532 command, answered by the PN532's answer and `90 00`) as PN532
+    /// InCommunicateThru with the chip's CRC handling off, so that a tag's 4-bit ACK or NAK
+    /// arrives as such (with the CRC check on, the CIU finds no CRC in 4 bits and reports status
+    /// 02, a CRC error, for ACK and NAK alike). Per frame, as libnfc's raw mode does with the
+    /// same registers (PN532 user manual §7.2.4–7.2.5, CIU registers of the PN532 data sheet):
+    /// WriteRegister TxMode and RxMode without ``PN532Register/crcEnable``, InCommunicateThru of
+    /// the frame and its CRC_A, ReadRegister CIU_Control (RxLastBits: 4 for an ACK/NAK nibble),
+    /// WriteRegister TxMode and RxMode back (the ACR122U's own pseudo-APDUs need the CRC on).
+    /// The registers' values are read once per card. An ACK answers `0A`; a NAK throws `nak`
+    /// with its nibble; a full answer's CRC_A is checked and removed; status 01 is a timeout.
     private func directTransmit(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
         typealias A = PCSCPart3.ACR122U
-        let command = [A.hostToPN532, A.inCommunicateThru] + frame
-        guard command.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "a frame of \(frame.count) bytes is longer than a direct transmit holds") }
-        let (data, sw) = try transmit(A.directTransmit + [UInt8(command.count)] + command)
-        guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "direct transmit (FF 00 00 00)", reader: name) }
-        guard data.count >= 3, data[0] == A.pn532ToHost, data[1] == A.inCommunicateThru + 1 else {
-            throw NFCReaderDeviceError(.rfError, "direct transmit: the reader \(name) answered \(Hex.encode(data)), not a PN532 InCommunicateThru answer (D5 43)")
+        typealias R = PN532Register
+        let modes: (tx: UInt8, rx: UInt8)
+        if let known = ciuModes {
+            modes = known
+        } else {
+            let values = try pn532(A.readRegister, Self.addresses([R.txMode, R.rxMode]), what: "ReadRegister TxMode, RxMode")
+            guard values.count == 2 else {
+                throw NFCReaderDeviceError(.rfError, "ReadRegister through \(name) answered \(values.count) values, not 2")
+            }
+            modes = (values[0], values[1])
+            ciuModes = modes
         }
-        switch data[2] & 0x3F {
-        case A.statusSuccess: return Bytes(Array(data.dropFirst(3)))
+        _ = try pn532(
+            A.writeRegister, Self.addresses([R.txMode], values: [modes.tx & ~R.crcEnable]) + Self.addresses([R.rxMode], values: [modes.rx & ~R.crcEnable]),
+            what: "WriteRegister (CRC off)")
+        let answer: Result<[UInt8], NFCReaderDeviceError>
+        do {
+            let thru = try pn532(A.inCommunicateThru, ISO14443ACRC.appending(to: frame), what: "InCommunicateThru")
+            let control = try pn532(A.readRegister, Self.addresses([R.control]), what: "ReadRegister CIU_Control")
+            answer = .success(thru + [control.first ?? 0])
+        } catch {
+            answer = .failure(error)
+        }
+        // The CRC back on, whatever happened: the reader's own commands rely on it.
+        let restored = Result { () throws(NFCReaderDeviceError) in
+            try pn532(A.writeRegister, Self.addresses([R.txMode], values: [modes.tx]) + Self.addresses([R.rxMode], values: [modes.rx]), what: "WriteRegister (CRC on)")
+        }
+        let data = try answer.get()
+        _ = try restored.get()
+        // data: status, the card's bytes, then CIU_Control.
+        guard let status = data.first, let control = data.last, data.count >= 2 else {
+            throw NFCReaderDeviceError(.rfError, "InCommunicateThru through \(name) answered without a status byte")
+        }
+        let received = Array(data.dropFirst().dropLast())
+        switch status & 0x3F {
+        case A.statusSuccess:
+            if control & R.lastBitsMask == 4, received.count == 1 {
+                let nibble = received[0] & 0x0F
+                if nibble == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
+                // The tag refused and went to IDLE (NTAG21x, MF0ULx1: "NAK"): a reset wakes it.
+                leaveWithReset = true
+                throw NFCReaderDeviceError(.nak, "the tag answered NAK \(nibble) (through \(name))", detail: nibble)
+            }
+            guard ISO14443ACRC.isValid(received) else {
+                throw NFCReaderDeviceError(.rfError, "the tag's answer through \(name) has a wrong CRC_A: \(Hex.encode(received))")
+            }
+            return Bytes(Array(received.dropLast(2)))
         case A.statusTimeout: throw NFCReaderDeviceError(.timeout, "the tag did not answer (PN532 status 01 through \(name))")
-        case A.statusCRCError:
-            throw NFCReaderDeviceError(.rfError, "PN532 status 02 through \(name): a CRC error, or a 4-bit ACK/NAK the ACR122U's PN532 reports as one")
-        default: throw NFCReaderDeviceError(.chip, "PN532 status \(Hex.encode([data[2]])) through \(name)")
+        case A.statusCRCError: throw NFCReaderDeviceError(.rfError, "PN532 status 02 through \(name): a CRC error")
+        default: throw NFCReaderDeviceError(.chip, "PN532 status \(Hex.encode([status])) through \(name)")
+        }
+    }
+
+    /// One PN532 command through the ACR122U's direct transmit: its answer after `D5` and the
+    /// answer code (command + 1).
+    private func pn532(_ command: UInt8, _ parameters: [UInt8], what: String) throws(NFCReaderDeviceError) -> [UInt8] {
+        typealias A = PCSCPart3.ACR122U
+        let body = [A.hostToPN532, command] + parameters
+        guard body.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): \(body.count) bytes are more than a direct transmit holds") }
+        let (data, sw) = try transmit(A.directTransmit + [UInt8(body.count)] + body)
+        guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "direct transmit (FF 00 00 00) of \(what)", reader: name) }
+        guard data.count >= 2, data[0] == A.pn532ToHost, data[1] == command &+ 1 else {
+            throw NFCReaderDeviceError(.rfError, "direct transmit of \(what): the reader \(name) answered \(Hex.encode(data)), not the PN532's answer (D5 \(Hex.encode([command &+ 1])))")
+        }
+        return Array(data.dropFirst(2))
+    }
+
+    /// Register addresses high byte first, each followed by its value when given (ReadRegister
+    /// and WriteRegister parameters).
+    static func addresses(_ registers: [UInt16], values: [UInt8] = []) -> [UInt8] {
+        registers.enumerated().flatMap { index, address in
+            [UInt8(address >> 8), UInt8(address & 0xFF)] + (index < values.count ? [values[index]] : [])
         }
     }
 
@@ -494,8 +579,23 @@ public actor PCSCReader: NFCReader {
         return known.map { "\($0) (command \(Hex.encode(code)))" } ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
     }
 
+    /// The names of MIFARE Classic value-block commands, for error messages.
+    static let classicValueNames: [UInt8: String] = [
+        ClassicCommand.increment: "INCREMENT", ClassicCommand.decrement: "DECREMENT", ClassicCommand.restore: "RESTORE",
+        ClassicCommand.transfer: "TRANSFER",
+    ]
+
     /// The error for a command the profile cannot carry to a card of `kind`; nothing was sent.
     private func notCarried(_ frame: [UInt8], _ kind: PCSCCardKind) -> NFCReaderDeviceError {
+        if kind == .mifareClassic {
+            // The reader runs Crypto-1: a Classic card is reached only through PC/SC Part 3's
+            // storage commands, which have no value-block operation.
+            let command = frame.first.flatMap { Self.classicValueNames[$0] }.map { "\($0) (command \(Hex.encode([frame[0]])))" }
+                ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
+            return NFCReaderDeviceError(
+                .notSupported,
+                "the PC/SC reader \(name) (\(profile.title) profile) cannot send \(command) to a MIFARE Classic card: PC/SC Part 3 reaches Classic blocks only by LOAD KEYS / GENERAL AUTHENTICATE and 16-byte READ BINARY / UPDATE BINARY, without value-block operations (nothing was sent)")
+        }
         let target = switch kind {
         case .type2: "a Type 2 tag"
         case .iso15693: "an ISO 15693 tag"
@@ -631,6 +731,44 @@ public actor PCSCReader: NFCReader {
         return status.state & DWORD(SCARD_PRESENT) != 0
     }
 
+    /// Waits for pcscd to report the selected card gone, in `SCardGetStatusChange` on this
+    /// reader's thread: nothing is sent to the card or asked of it meanwhile (no `SCardStatus`,
+    /// no transmit), and `checkInterval` is not used. The reader is empty, or pcscd's card event
+    /// counter moved since the card was found (a card swapped quickly for another is a
+    /// removal, then the next poll's arrival). Cancelling the task or closing the reader ends
+    /// the wait at once (`SCardCancel`).
+    /// - Returns: ``RemovalResult/removed`` also when no card is selected or the reader went
+    ///   away (the next poll tells which), ``RemovalResult/cancelled`` when closed.
+    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        guard let context else { return .cancelled }
+        guard card != nil, selectedInfo != nil, let baseline = selectedState else { return .removed }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        let waiter = removalWait
+        waiter.arm()
+        return await withTaskCancellationHandler {
+            var current = baseline
+            while true {
+                if Task.isCancelled { return .cancelled }
+                let wait = min(max(.zero, deadline - clock.now), Self.longestStatusWait)
+                guard waiter.begin(context) else { return .cancelled }
+                let state: DWORD
+                do throws(PCSCError) {
+                    state = try pcscGetStatusChange(context, reader: name, current: current, milliseconds: Self.milliseconds(wait))
+                    waiter.end()
+                } catch {
+                    waiter.end()
+                    return error.code == PCSCError.cancelled ? .cancelled : .removed
+                }
+                if Self.cardLeft(state, since: baseline) { return .removed }
+                current = state
+                if clock.now >= deadline { return .stillPresent }
+            }
+        } onCancel: {
+            waiter.cancel()
+        }
+    }
+
     /// Leaves the card with a reset (SCARD_RESET_CARD): the reader powers the field down and up,
     /// so a card that went idle (a refused MIFARE key) answers the next poll, as after HLTA and
     /// WUPA on libnfc.
@@ -638,17 +776,27 @@ public actor PCSCReader: NFCReader {
         _ = try openContext()
         endSession()
         if let card { pcscDisconnect(card, reset: true) }
+        leaveWithReset = false
         card = nil
         selectedInfo = nil
     }
 
-    public func close() async {
+    /// Closes the reader: a removal wait in progress ends at once (`SCardCancel`), then the
+    /// card is left and the context released.
+    public nonisolated func close() async {
+        removalWait.close()
+        await closeOnReaderThread()
+    }
+
+    private func closeOnReaderThread() {
         if context != nil { endSession() }
-        if let card { pcscDisconnect(card) }
+        if let card { pcscDisconnect(card, reset: leaveWithReset) }
+        leaveWithReset = false
         if let context { pcscReleaseContext(context) }
         card = nil
         context = nil
         selectedInfo = nil
+        selectedState = nil
     }
 
     deinit {

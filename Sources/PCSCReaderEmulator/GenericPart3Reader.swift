@@ -24,6 +24,16 @@ public final class GenericPart3Reader {
     public internal(set) var session = TransparentSessionState()
     /// The MIFARE keys LOAD KEYS put in the reader's volatile slots.
     public internal(set) var keys: [UInt8: [UInt8]] = [:]
+    /// The ACR122U profile's PN532 CIU registers, as ReadRegister/WriteRegister see them: TxMode
+    /// and RxMode as the ACR122U leaves them for an ISO 14443-A card at 106 kbit/s (CRC on),
+    /// CIU_Control with the initiator bit; set back at each card reset.
+    public internal(set) var ciuRegisters = GenericPart3Reader.ciuResetValues
+
+    /// The CIU registers' values at a card reset.
+    static let ciuResetValues: [UInt16: UInt8] = [
+        PN532Register.txMode: PN532Register.crcEnable, PN532Register.rxMode: PN532Register.crcEnable, PN532Register.control: 0x10,
+        PN532Register.bitFraming: 0x00,
+    ]
 
     /// A reader over `field` behaving as `profile`.
     public init(field: VirtualField, profile: EmulatedReaderProfile = .generic) {
@@ -67,6 +77,7 @@ public final class GenericPart3Reader {
     /// Powers the tag in the field on again (a card reset).
     public func reset() {
         session = TransparentSessionState()
+        ciuRegisters = Self.ciuResetValues
         guard let tag = field.currentTag else { return }
         if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
     }

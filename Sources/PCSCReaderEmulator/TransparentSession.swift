@@ -179,28 +179,66 @@ extension GenericPart3Reader {
         PCSCPart3.DataObject(TS.Tag.errorStatus, [object, UInt8(sw >> 8), UInt8(sw & 0xFF)]).bytes
     }
 
-    /// `FF 00 00 00 Lc D4 42 frame`: InCommunicateThru to the card as the ACR122U's PN532 does
-    /// it with its default framing (CRC added and checked, 14443-A only): `D5 43 status data 90 00`.
-    /// A 4-bit ACK/NAK fails the CRC check (status 02), as on the chip. Other PN532 commands
-    /// get `63 00`.
+    /// `FF 00 00 00 Lc D4 …`: a PN532 command through the ACR122U's direct transmit, answered
+    /// `D5 <command + 1> … 90 00` (PN532 user manual): ReadRegister (`06`) and WriteRegister
+    /// (`08`) of the CIU registers (``ciuRegisters``), and InCommunicateThru (`42`) framed as
+    /// TxMode and RxMode say: with ``PN532Register/crcEnable`` the chip adds and checks the CRC
+    /// (a 4-bit ACK/NAK then fails the check: status 02, as the CIU finds no CRC in 4 bits);
+    /// without, the frame must end with its CRC_A (else the tag ignores it: status 01), answers
+    /// come with theirs, and an ACK/NAK comes as one byte with RxLastBits 4 in CIU_Control.
+    /// 14443-A only. Other PN532 commands get `63 00`.
     func directTransmit(_ apdu: [UInt8], tag: any VirtualTag) -> [UInt8] {
         typealias A = PCSCPart3.ACR122U
+        typealias R = PN532Register
         guard apdu.count >= 5, apdu.count == 5 + Int(apdu[4]) else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
         let command = Array(apdu[5...])
-        guard command.count >= 2, command[0] == A.hostToPN532, command[1] == A.inCommunicateThru else {
+        guard command.count >= 2, command[0] == A.hostToPN532 else { return Self.sw(PCSCPart3.StatusWord.noInformation) }
+        let parameters = Array(command.dropFirst(2))
+        let header = [A.pn532ToHost, command[1] &+ 1]
+        let ok = Self.sw(PCSCPart3.StatusWord.success)
+        switch command[1] {
+        case A.readRegister:
+            guard !parameters.isEmpty, parameters.count.isMultiple(of: 2) else { return Self.sw(PCSCPart3.StatusWord.noInformation) }
+            let values = stride(from: 0, to: parameters.count, by: 2).map { ciuRegisters[UInt16(parameters[$0]) << 8 | UInt16(parameters[$0 + 1])] ?? 0 }
+            return header + values + ok
+        case A.writeRegister:
+            guard !parameters.isEmpty, parameters.count.isMultiple(of: 3) else { return Self.sw(PCSCPart3.StatusWord.noInformation) }
+            for i in stride(from: 0, to: parameters.count, by: 3) {
+                ciuRegisters[UInt16(parameters[i]) << 8 | UInt16(parameters[i + 1])] = parameters[i + 2]
+            }
+            return header + ok
+        case A.inCommunicateThru:
+            break
+        default:
             return Self.sw(PCSCPart3.StatusWord.noInformation)
         }
-        let header = [A.pn532ToHost, A.inCommunicateThru + 1]
-        let frame = Array(command.dropFirst(2))
+        let txCRC = (ciuRegisters[R.txMode] ?? 0) & R.crcEnable != 0
+        let rxCRC = (ciuRegisters[R.rxMode] ?? 0) & R.crcEnable != 0
+        ciuRegisters[R.control] = (ciuRegisters[R.control] ?? 0) & ~R.lastBitsMask
+        var frame = parameters
         guard !frame.isEmpty, case .iso14443A(let a) = tag.targetInfo, !a.supportsISODEP else {
-            return header + [A.statusTimeout] + Self.sw(PCSCPart3.StatusWord.success)
+            return header + [A.statusTimeout] + ok
+        }
+        if !txCRC {
+            guard ISO14443ACRC.isValid(frame) else { return header + [A.statusTimeout] + ok }
+            frame.removeLast(2)
         }
         let status: [UInt8]
         switch field.exchange(frame: frame) {
-        case .frame(.data(let bytes)): status = [A.statusSuccess] + bytes
-        case .frame(.ack), .frame(.nak), .rfError: status = [A.statusCRCError]
+        case .frame(.data(let bytes)): status = [A.statusSuccess] + (rxCRC ? bytes : ISO14443ACRC.appending(to: bytes))
+        case .frame(.ack): status = fourBitAnswer(NTAGAcknowledge.ack, rxCRC: rxCRC)
+        case .frame(.nak(let code)): status = fourBitAnswer(code & 0x0F, rxCRC: rxCRC)
+        case .rfError: status = [A.statusCRCError]
         default: status = [A.statusTimeout]
         }
-        return header + status + Self.sw(PCSCPart3.StatusWord.success)
+        return header + status + ok
+    }
+
+    /// A 4-bit answer's status and data: with the CRC check on, status 02 (no CRC in 4 bits);
+    /// without, the nibble in one byte and RxLastBits 4 in CIU_Control.
+    private func fourBitAnswer(_ nibble: UInt8, rxCRC: Bool) -> [UInt8] {
+        guard !rxCRC else { return [PCSCPart3.ACR122U.statusCRCError] }
+        ciuRegisters[PN532Register.control] = ((ciuRegisters[PN532Register.control] ?? 0) & ~PN532Register.lastBitsMask) | 4
+        return [PCSCPart3.ACR122U.statusSuccess, nibble]
     }
 }

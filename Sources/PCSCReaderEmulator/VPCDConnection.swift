@@ -236,12 +236,17 @@ public final class LineReader {
 
     /// Blocks until a line equal to `wanted` comes; false at end of file.
     public func wait(for wanted: String) -> Bool {
+        wait(forAnyOf: [wanted]) != nil
+    }
+
+    /// Blocks until a line equal to one of `wanted` comes and returns it; nil at end of file.
+    public func wait(forAnyOf wanted: Set<String>) -> String? {
         while isOpen {
             var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
             guard poll(&fds, 1, -1) >= 0 else { continue }
-            if readLines().contains(wanted) { return true }
+            if let line = readLines().first(where: { wanted.contains($0) }) { return line }
         }
-        return false
+        return nil
     }
 }
 

@@ -13,6 +13,9 @@ public struct BatchItem: Sendable {
     public var row: Int?
     /// The counter value it used.
     public var counter: Int?
+    /// The NTAG21x mirror its message asks for (a manifest row's own), nil for
+    /// ``BatchOptions/mirror``.
+    public var mirror: NTAGMirror? = nil
 }
 
 /// Where each tag's data comes from.
@@ -22,7 +25,25 @@ public enum BatchSource: Sendable {
     case template(usesCounter: Bool, start: Int, build: @Sendable (_ uid: [UInt8], _ counter: Int?) throws -> NDEFMessage)
     /// A manifest: rows consumed in order, skipping rows the ledger has done, or — with
     /// `matchByUID` — the row whose `uid` column names the tag.
-    case manifest(rows: [ManifestRow], matchByUID: Bool, build: @Sendable (_ row: ManifestRow, _ uid: [UInt8]) throws -> NDEFMessage)
+    /// `mirror(row)` is the NTAG21x mirror a row's message asks for (its `url` column's
+    /// `{mirror:…}`), nil for none.
+    case manifest(
+        rows: [ManifestRow], matchByUID: Bool, build: @Sendable (_ row: ManifestRow, _ uid: [UInt8]) throws -> NDEFMessage,
+        mirror: @Sendable (_ row: ManifestRow) -> NTAGMirror? = { _ in nil })
+}
+
+/// Why ``BatchOptions/admission`` turned a tag away, as the ledger records it.
+public struct BatchRefusal: Sendable, Hashable {
+    /// The attempt's status in the ledger (``LedgerAttemptStatus/counterfeit``, or `failed`).
+    public var status: LedgerAttemptStatus
+    /// The ledger's error text.
+    public var reason: String
+
+    /// A refusal.
+    public init(status: LedgerAttemptStatus, reason: String) {
+        self.status = status
+        self.reason = reason
+    }
 }
 
 /// How a batch runs.
@@ -54,9 +75,10 @@ public struct BatchOptions: Sendable {
     /// The command timeout for tag operations.
     public var commandTimeout: Duration = .seconds(1)
     /// A check each tag must pass before anything is claimed or written for it (e.g. its
-    /// originality signature): nil admits the tag; a reason refuses it, and the tag is skipped
-    /// and recorded in the ledger as `failed` with that reason (no row, no counter used).
-    public var admission: (@Sendable (NFCTag) async -> String?)?
+    /// originality signature): nil admits the tag; a refusal skips it, recorded in the ledger
+    /// with the refusal's status (`counterfeit` for a chip not shown genuine) and reason (no row,
+    /// no counter used).
+    public var admission: (@Sendable (NFCTag) async -> BatchRefusal?)?
     /// Each message holds this NTAG21x mirror's placeholder characters once: tags are written
     /// with ``NFCTags/Type2Tag/writeNDEF(_:mirror:at:verify:)`` (NTAG213/215/216 only).
     public var mirror: NTAGMirror?
@@ -235,7 +257,7 @@ public actor BatchCoordinator {
             }
             return false
         }
-        if case .manifest(let rows, let byUID, _) = source, !byUID,
+        if case .manifest(let rows, let byUID, _, _) = source, !byUID,
            !rows.contains(where: { !doneRows.contains($0.index) && !claimedRows.contains($0.index) }) {
             if inFlight == 0 { stop("the manifest has no row left") }
             return true
@@ -352,7 +374,7 @@ public actor BatchCoordinator {
             inFlight += 1
             uidsThisRun.insert(hex)
             return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
-        case .manifest(let rows, let byUID, let build):
+        case .manifest(let rows, let byUID, let build, let mirror):
             let free = rows.lazy.filter { !self.doneRows.contains($0.index) && !self.claimedRows.contains($0.index) }
             let row = byUID ? free.first { $0.value("uid")?.uppercased() == hex } : free.first
             guard let row else {
@@ -362,7 +384,7 @@ public actor BatchCoordinator {
             claimedRows.insert(row.index)
             inFlight += 1
             uidsThisRun.insert(hex)
-            return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil))
+            return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil, mirror: mirror(row)))
         }
     }
 
@@ -385,14 +407,14 @@ public actor BatchCoordinator {
                 let message = try build(uid, counter)
                 inFlight += 1
                 return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
-            case .manifest(_, _, let build):
+            case .manifest(_, _, let build, let mirror):
                 switch try ledger.claimRow(run: shared.name, uid: hex, station: shared.station, lease: shared.lease) {
                 case .claimed(let row):
                     // Every row was checked before the first tag; one that still cannot build
                     // comes back when its lease ends.
                     let message = try build(row, uid)
                     inFlight += 1
-                    return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil))
+                    return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil, mirror: mirror(row)))
                 case .uidTaken(let why):
                     return .failure(SkipReason("already provisioned: \(why)"))
                 case .noneFree(let held):
@@ -536,13 +558,13 @@ public struct BatchWorker: Sendable {
         if let admission = coordinator.options.admission, let refusal = await admission(tag) {
             let attempt = LedgerAttempt(
                 run: coordinator.runID, uid: uid, model: tag.identity.model, summary: "refused", bytes: 0, verified: false,
-                error: refusal, started: started, finished: Ledger.now(), reader: readerName, status: "failed")
+                error: refusal.reason, started: started, finished: Ledger.now(), reader: readerName, status: refusal.status.rawValue)
             do {
                 try coordinator.ledger.record(attempt)
             } catch {
                 await coordinator.stop("ledger error: \(error)")
             }
-            events(.skipped(reader: readerName, uid: uid, reason: refusal))
+            events(.skipped(reader: readerName, uid: uid, reason: refusal.reason))
             await coordinator.skipped()
             events(.removeTag(reader: readerName, uid: uid))
             return
@@ -572,7 +594,7 @@ public struct BatchWorker: Sendable {
             if options.format, try await ndef.queryNDEFStatus().status == .notSupported {
                 try await ndef.format(force: false)
             }
-            if let mirror = options.mirror {
+            if let mirror = item.mirror ?? options.mirror {
                 guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
                     throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216")
                 }

@@ -39,6 +39,21 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isLockContention: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 }
 
+/// What became of an attempt: the values of the ledgers' `status` column (one place for both
+/// ledgers' schemas and for the code that writes them).
+public enum LedgerAttemptStatus: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Written and verified.
+    case done
+    /// Not written, or not verified.
+    case failed
+    /// Refused before anything was written: the chip is not shown genuine (`batch
+    /// --require-genuine`).
+    case counterfeit
+
+    /// The SQL list of the values, for the schemas' CHECK constraints: `('done', 'failed', …)`.
+    public static var sqlList: String { "(" + allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
+}
+
 /// One provisioning attempt on one tag, as the ledger keeps it.
 public struct LedgerAttempt: Sendable, Hashable, Codable {
     /// The attempt's row id (0 before it is recorded).
@@ -73,7 +88,8 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
     public var finished: String
     /// The reader's connection string.
     public var reader: String
-    /// `done` (written and verified) or `failed`.
+    /// `done` (written and verified), `failed`, or `counterfeit` (refused before any write: not
+    /// a genuine chip); see ``LedgerAttemptStatus``.
     public var status: String
     /// The named run it belongs to (`--run`), if any.
     public var runName: String?
@@ -120,6 +136,8 @@ public struct LedgerStats: Sendable, Hashable, Codable {
     public var done: Int
     /// Failed attempts.
     public var failed: Int
+    /// Tags refused as counterfeit (attempts with status `counterfeit`).
+    public var counterfeit: Int
     /// Tags locked.
     public var locked: Int
     /// The next counter value to be handed out.
@@ -130,11 +148,15 @@ public struct LedgerStats: Sendable, Hashable, Codable {
     public var progress: RunProgress?
 
     /// Creates totals.
-    public init(runs: Int, attempts: Int, done: Int, failed: Int, locked: Int, nextCounter: Int?, run: String? = nil, progress: RunProgress? = nil) {
+    public init(
+        runs: Int, attempts: Int, done: Int, failed: Int, locked: Int, nextCounter: Int?, run: String? = nil, progress: RunProgress? = nil,
+        counterfeit: Int = 0
+    ) {
         self.runs = runs
         self.attempts = attempts
         self.done = done
         self.failed = failed
+        self.counterfeit = counterfeit
         self.locked = locked
         self.nextCounter = nextCounter
         self.run = run
@@ -196,7 +218,7 @@ public final class Ledger: ProvisioningLedger {
                 id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), uid TEXT NOT NULL, model TEXT NOT NULL,
                 row INTEGER, counter INTEGER, summary TEXT NOT NULL, bytes INTEGER NOT NULL, verified INTEGER NOT NULL,
                 locked INTEGER NOT NULL, protected INTEGER NOT NULL, error TEXT, started TEXT NOT NULL,
-                finished TEXT NOT NULL, reader TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('done', 'failed')))
+                finished TEXT NOT NULL, reader TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN \(LedgerAttemptStatus.sqlList)))
             """)
         try execute("CREATE INDEX IF NOT EXISTS attempts_uid ON attempts(uid, status)")
         try execute("CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
@@ -206,8 +228,8 @@ public final class Ledger: ProvisioningLedger {
     /// The schema version this code writes (`PRAGMA user_version`). Version 0 stored manifest
     /// rows from 0; version 1 stores them from 1, as the dry run and the docs number them;
     /// version 2 adds named runs (run rows with their claims, counter uses, the station and
-    /// key of each attempt).
-    public static let schemaVersion: Int64 = 2
+    /// key of each attempt); version 3 lets an attempt's status be `counterfeit`.
+    public static let schemaVersion: Int64 = 3
 
     /// Brings a ledger of an older schema up to ``schemaVersion``, in one transaction (two
     /// processes opening the same old ledger migrate it once).
@@ -239,6 +261,28 @@ public final class Ledger: ProvisioningLedger {
                         run_name TEXT NOT NULL, counter INTEGER NOT NULL, uid TEXT NOT NULL, station TEXT NOT NULL, at TEXT NOT NULL,
                         PRIMARY KEY(run_name, counter))
                     """,
+                ] { try db.execute(statement) }
+            }
+            if version < 3 {
+                // SQLite cannot change a CHECK constraint: the table is rebuilt with the new one,
+                // rows and ids kept, and its indexes made again.
+                let columns = "id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished, reader, status, run_name, station, key"
+                for statement in [
+                    """
+                    CREATE TABLE attempts_v3(
+                        id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), uid TEXT NOT NULL, model TEXT NOT NULL,
+                        row INTEGER, counter INTEGER, summary TEXT NOT NULL, bytes INTEGER NOT NULL, verified INTEGER NOT NULL,
+                        locked INTEGER NOT NULL, protected INTEGER NOT NULL, error TEXT, started TEXT NOT NULL,
+                        finished TEXT NOT NULL, reader TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN \(LedgerAttemptStatus.sqlList)),
+                        run_name TEXT, station TEXT, key TEXT)
+                    """,
+                    "INSERT INTO attempts_v3(\(columns)) SELECT \(columns) FROM attempts",
+                    "DROP TABLE attempts",
+                    "ALTER TABLE attempts_v3 RENAME TO attempts",
+                    "CREATE INDEX attempts_uid ON attempts(uid, status)",
+                    "CREATE UNIQUE INDEX attempts_key ON attempts(key)",
+                    "CREATE UNIQUE INDEX attempts_run_done_uid ON attempts(run_name, uid) WHERE status = 'done' AND run_name IS NOT NULL",
+                    "CREATE INDEX attempts_run ON attempts(run_name, station)",
                 ] { try db.execute(statement) }
             }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
@@ -358,7 +402,8 @@ public final class Ledger: ProvisioningLedger {
             failed: try count("SELECT COUNT(*) FROM attempts WHERE status = 'failed' AND (? IS NULL OR run_name = ?)", filter),
             locked: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND locked = 1 AND (? IS NULL OR run_name = ?)", filter),
             nextCounter: try query("SELECT next FROM counters WHERE name = ?", [.text(counterName)]).first?.first?.integer.map(Int.init),
-            run: run, progress: try run.map { name throws(LedgerError) in try progress(run: name) })
+            run: run, progress: try run.map { name throws(LedgerError) in try progress(run: name) },
+            counterfeit: try count("SELECT COUNT(*) FROM attempts WHERE status = 'counterfeit' AND (? IS NULL OR run_name = ?)", filter))
     }
 
     // MARK: - Named runs

@@ -1,5 +1,6 @@
 public import NDEF
 public import NFCCore
+public import NFCTags
 
 /// What a batch writes on each tag: the fields of NDEF record specifications
 /// (``NDEF/NDEFRecordSpecification/Field``) in order, each value a ``ProvisioningTemplate``
@@ -36,10 +37,14 @@ public struct MessageTemplate: Sendable {
 
     /// The fields, in order: each record-starting field begins a record.
     public var entries: [Entry]
+    /// The NTAG21x mirror a manifest row's `url` asks for (`{mirror:uid}`, `{mirror:counter}`,
+    /// `{mirror:uid}x{mirror:counter}`): its value then holds the placeholder characters.
+    public var mirror: NTAGMirror?
 
     /// Creates a template.
-    public init(entries: [Entry]) {
+    public init(entries: [Entry], mirror: NTAGMirror? = nil) {
         self.entries = entries
+        self.mirror = mirror
     }
 
     /// Whether a counter must be allocated per tag (some value uses `{n}`).
@@ -58,17 +63,33 @@ public struct MessageTemplate: Sendable {
     ]
 
     /// The template of a manifest row: its columns in order (but `uid`), values taken
-    /// literally (a brace is a brace).
-    /// - Throws: ``ProvisioningInputError`` for a column that names no field, with the row's line.
+    /// literally (a brace is a brace), except an NTAG21x mirror placeholder in a `url` column
+    /// (``NFCTags/NTAGMirrorTemplate``), replaced by the placeholder characters and kept as
+    /// ``mirror``.
+    /// - Throws: ``ProvisioningInputError`` for a column that names no field, a malformed mirror
+    ///   placeholder or more than one mirror, with the row's line.
     public init(row: ManifestRow) throws(ProvisioningInputError) {
         var entries: [Entry] = []
+        var mirror: NTAGMirror?
         for (name, value) in row.fields where name.lowercased() != "uid" {
             guard let column = Self.columns[name.lowercased()] else {
                 throw ProvisioningInputError("column '\(name)' is not a record option", line: row.line)
             }
-            entries.append(Entry(field: column.field, source: column.source, template: ProvisioningTemplate(literal: value), label: name))
+            var text = value
+            if column.field == .uri {
+                let template: NTAGMirrorTemplate?
+                do { template = try NTAGMirrorTemplate(value) } catch { throw ProvisioningInputError("\(name) '\(value)': \(error.reason)", line: row.line) }
+                if let template {
+                    guard mirror == nil else {
+                        throw ProvisioningInputError("an NTAG21x has one mirror: only one \(name) column may hold {mirror:…}", line: row.line)
+                    }
+                    mirror = template.mirror
+                    text = template.text
+                }
+            }
+            entries.append(Entry(field: column.field, source: column.source, template: ProvisioningTemplate(literal: text), label: name))
         }
-        self.init(entries: entries)
+        self.init(entries: entries, mirror: mirror)
     }
 
     /// The specifications for a tag with `uid` (and `counter`, when the template uses one).

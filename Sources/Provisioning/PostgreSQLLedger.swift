@@ -24,7 +24,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     private let stationLock = Mutex<(run: String, station: String)?>(nil)
 
     /// The schema version this code writes (table `nfctool_schema`).
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Connects to `server` and creates or migrates the schema; `connectTimeout` bounds the wait
     /// for an unreachable server.
@@ -56,10 +56,19 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             if version < 1 {
                 for statement in Self.version1 { try db.query(statement) }
             }
+            if version < 2 {
+                for statement in Self.version2 { try db.query(statement) }
+            }
             try db.query("DELETE FROM nfctool_schema")
             try db.query("INSERT INTO nfctool_schema(version) VALUES($1)", [.integer(Int64(Self.schemaVersion))])
         }
     }
+
+    /// Version 2: an attempt's status may be `counterfeit` (`batch --require-genuine`).
+    static let version2 = [
+        "ALTER TABLE attempts DROP CONSTRAINT IF EXISTS attempts_status_check",
+        "ALTER TABLE attempts ADD CONSTRAINT attempts_status_check CHECK (status IN \(LedgerAttemptStatus.sqlList))",
+    ]
 
     static let version1 = [
         """
@@ -188,14 +197,15 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             SELECT (SELECT count(*) FROM runs WHERE $1::text IS NULL OR name = $1),
                 count(*), count(DISTINCT uid) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed'),
                 count(DISTINCT uid) FILTER (WHERE status = 'done' AND locked),
-                (SELECT next FROM counters WHERE name = COALESCE('run:' || $1, 'n'))
+                (SELECT next FROM counters WHERE name = COALESCE('run:' || $1, 'n')),
+                count(*) FILTER (WHERE status = 'counterfeit')
             FROM attempts WHERE $1::text IS NULL OR run_name = $1
             """, name).first ?? []
         func int(_ i: Int) -> Int { i < totals.count ? Int(totals[i].integer ?? 0) : 0 }
         return LedgerStats(
             runs: int(0), attempts: int(1), done: int(2), failed: int(3), locked: int(4),
             nextCounter: totals.count > 5 ? totals[5].integer.map(Int.init) : nil, run: run,
-            progress: try run.map { name throws(LedgerError) in try progress(run: name) })
+            progress: try run.map { name throws(LedgerError) in try progress(run: name) }, counterfeit: int(6))
     }
 
     // MARK: - Named runs

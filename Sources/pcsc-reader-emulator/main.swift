@@ -39,7 +39,8 @@ enum Options {
         discussion: """
             Prints `connected <host>:<port>` once vpcd has the card, and exits 0 when vpcd \
             closes. Standard input takes `remove` (the card leaves the reader: the connection to \
-            vpcd closes, `removed` is printed), `present` (it comes back: connected again) and \
+            vpcd closes, `removed` is printed), `present` (it comes back: connected again; or, \
+            after `remove`, `next`: the next of the stack is laid down instead) and \
             `next` (the card leaves and the next of the stack comes; `removed`, then \
             `connected`, or `empty` when the stack is done). A tag that leaves the field by a \
             sim: fault plan (leave-after=K) leaves the reader the same way (`removed`); \
@@ -129,11 +130,17 @@ while true {
         if let torn = reader.field.removedTags.last { reader.field.present(torn) }
         reader.reset()
     case .removeRequested:
-        // The card leaves: vpcd sees the connection close. A `present` line brings it back.
+        // The card leaves: vpcd sees the connection close. A `present` line brings it back, a
+        // `next` line lays the next of the stack down instead (a card swapped for another).
         connection.close()
         reader.field.currentTag?.halt()
         io.printLine("removed")
-        guard control.wait(for: "present") else { exit(0) }
+        guard let line = control.wait(forAnyOf: ["present", "next"]) else { exit(0) }
+        if line == "next", reader.field.presentNext() == nil {
+            io.printLine("empty")
+            _ = control.wait(for: "quit")
+            exit(0)
+        }
         reader.reset()
     case .handOut, .nextRequested:
         // An operator takes the sticker away and lays the next one on the reader.

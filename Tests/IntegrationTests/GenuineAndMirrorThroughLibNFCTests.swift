@@ -180,6 +180,15 @@ struct GenuineAndMirrorThroughLibNFCTests {
         let export = try runTool(try Self.nfctool(), ["ledger", "export", "--csv", ledger], environment: [:], timeout: 30)
         let rows = export.output.split(separator: "\n")
         #expect(rows.contains { $0.contains(Self.realUID) && $0.hasSuffix(",done") }, "\(export.output)")
-        #expect(rows.contains { $0.contains("04E10CDA993C81") && $0.contains("counterfeit") && $0.hasSuffix(",failed") }, "\(export.output)")
+        #expect(rows.contains { $0.contains("04E10CDA993C81") && $0.contains("counterfeit: not a genuine") && $0.hasSuffix(",counterfeit") }, "\(export.output)")
+        // Read back by Python's sqlite3, not by nfctool: the counterfeit has a status of its own.
+        let stored = try runPython("""
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            print(sorted(db.execute("SELECT uid, status FROM attempts").fetchall()))
+            """, [ledger])
+        #expect(stored.standardOutput == "[('04E10CDA993C80', 'done'), ('04E10CDA993C81', 'counterfeit')]\n")
+        let stats = try runTool(try Self.nfctool(), ["ledger", "stats", ledger], environment: [:], timeout: 30)
+        #expect(stats.output.contains("failed:       0") && stats.output.contains("counterfeit:  1"), "\(stats.output)")
     }
 }

@@ -55,6 +55,8 @@ struct HelpTests {
                                   drivers, permissions.
           watch                   Report tags as they arrive and leave; run a handler
                                   for each.
+          sun                     Check NTAG 424 DNA SUN URLs (Secure Dynamic
+                                  Messaging) as a server does.
           completion              Print the tab-completion script for bash, zsh or fish.
 
           See 'nfctool help <subcommand>' for detailed help.

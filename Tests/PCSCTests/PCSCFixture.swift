@@ -37,7 +37,9 @@ final class PrivatePCSCDaemon {
     /// (`ACS ACR1552 1S CL Reader PICC`) makes NFCKit choose that family's profile.
     /// In CI (`CI=true`) the end-to-end suites run even when this machine cannot host one, and
     /// fail here naming what is missing.
-    init(friendlyName: String? = nil) throws {
+    /// With `debugLog`, pcscd logs at debug level: among others one `Received command: NAME`
+    /// line per command a client sends (``clientCommands(from:)``).
+    init(friendlyName: String? = nil, debugLog: Bool = false) throws {
         guard Self.available else {
             throw PCSCFixtureError("a private pcscd needs root, \(Self.pcscd), \(Self.vpcdDriver) (vsmartcard-vpcd) and \(Self.unshare): Scripts/setup installs them")
         }
@@ -65,7 +67,7 @@ final class PrivatePCSCDaemon {
         process.executableURL = URL(fileURLWithPath: Self.unshare)
         process.arguments = [
             "-m", "--propagation", "private", "sh", "-c",
-            "mkdir -p /run/pcscd && mount --bind '\(run.path)' /run/pcscd && exec \(Self.pcscd) -f -i -c '\(conf.path)'",
+            "mkdir -p /run/pcscd && mount --bind '\(run.path)' /run/pcscd && exec \(Self.pcscd) -f \(debugLog ? "-d" : "-i") -c '\(conf.path)'",
         ]
         process.standardOutput = handle
         process.standardError = handle
@@ -81,6 +83,21 @@ final class PrivatePCSCDaemon {
         }
         stop()
         throw PCSCFixtureError("pcscd did not list \(readerName) within 15 s: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+    }
+
+    /// How many bytes pcscd has logged so far: a mark for ``clientCommands(from:)``.
+    var logLength: Int { log.utf8.count }
+
+    /// The commands clients sent pcscd (`STATUS`, `TRANSMIT`,
+    /// `CMD_WAIT_READER_STATE_CHANGE`…, as its debug log names them), in order, from byte
+    /// `offset` of the log on. Needs `debugLog`.
+    func clientCommands(from offset: Int = 0) -> [String] {
+        let bytes = Array(log.utf8)
+        let tail = String(decoding: bytes[min(offset, bytes.count)...], as: UTF8.self)
+        return tail.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "Received command: ") else { return nil }
+            return line[range.upperBound...].split(separator: " ").first.map(String.init)
+        }
     }
 
     /// This process's environment pointed at this pcscd, libnfc told not to probe.
@@ -212,4 +229,24 @@ final class VirtualReaderProcess {
 struct PCSCFixtureError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+
+/// pcsc-lite in the test process itself (``PCSC/PCSCReader`` opened here rather than by nfctool):
+/// the library reads `PCSCLITE_CSOCK_NAME` once per process, so in-process clients reach every
+/// test's daemon through one fixed path, a symbolic link pointed at the current daemon's socket.
+enum InProcessPCSC {
+    /// The fixed path, set as `PCSCLITE_CSOCK_NAME` once.
+    static let socketLink: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nfckit-pcsc-\(getpid()).comm").path
+        setenv("PCSCLITE_CSOCK_NAME", path, 1)
+        return path
+    }()
+
+    /// Points this process's pcsc-lite at `daemon`.
+    static func use(_ daemon: PrivatePCSCDaemon) throws {
+        let link = socketLink
+        unlink(link)
+        guard symlink(daemon.socketPath, link) == 0 else { throw PCSCFixtureError("cannot link \(link) to \(daemon.socketPath): errno \(errno)") }
+    }
 }

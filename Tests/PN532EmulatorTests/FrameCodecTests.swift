@@ -1,4 +1,5 @@
 import Testing
+import NFCTags
 @testable import PN532Emulator
 
 @Suite("PN532 host link frames (UM0701 §6.2.1)", .timeLimit(.minutes(5)))

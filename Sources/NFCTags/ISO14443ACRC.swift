@@ -1,8 +1,9 @@
 /// CRC_A of ISO/IEC 14443-3 (Annex B): initial value 0x6363, polynomial x^16 + x^12 + x^5 + 1
-/// processed LSB first; the two bytes go on the air low byte first.
-enum ISO14443ACRC {
+/// processed LSB first; the two bytes go on the air low byte first. For hosts that frame type A
+/// commands themselves (a PN532 with its CRC handling off) and for the emulators.
+public enum ISO14443ACRC {
     /// The two CRC bytes of `bytes`, in air order.
-    static func bytes<C: Collection>(of bytes: C) -> [UInt8] where C.Element == UInt8 {
+    public static func bytes<C: Collection>(of bytes: C) -> [UInt8] where C.Element == UInt8 {
         var crc: UInt16 = 0x6363
         for byte in bytes {
             var value = byte ^ UInt8(crc & 0xFF)
@@ -14,10 +15,10 @@ enum ISO14443ACRC {
     }
 
     /// `frame` with its CRC appended.
-    static func appending(to frame: [UInt8]) -> [UInt8] { frame + bytes(of: frame) }
+    public static func appending(to frame: [UInt8]) -> [UInt8] { frame + bytes(of: frame) }
 
     /// Whether `frame` ends with a correct CRC_A over the bytes before it (at least one byte).
-    static func isValid(_ frame: [UInt8]) -> Bool {
+    public static func isValid(_ frame: [UInt8]) -> Bool {
         guard frame.count >= 3 else { return false }
         return bytes(of: frame.dropLast(2)) == Array(frame.suffix(2))
     }
