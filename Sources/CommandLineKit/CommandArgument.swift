@@ -11,13 +11,20 @@ public struct CommandArgument: Sendable, Hashable {
     public let isOptional: Bool
     /// Whether it takes every remaining positional argument.
     public let isRepeatable: Bool
+    /// What a shell completes it with; by default a file name when `valueName` mentions a file
+    /// (``CompletionKind/inferred(fromValueName:)``).
+    public let completion: CompletionKind
 
     /// Declares a positional argument.
-    public init(_ valueName: String, help: String, isOptional: Bool = false, isRepeatable: Bool = false) {
+    public init(
+        _ valueName: String, help: String, isOptional: Bool = false, isRepeatable: Bool = false,
+        completion: CompletionKind? = nil
+    ) {
         self.valueName = valueName
         self.help = help
         self.isOptional = isOptional
         self.isRepeatable = isRepeatable
+        self.completion = completion ?? .inferred(fromValueName: valueName)
     }
 
     /// How the usage line shows it: `<file>`, `[<file>]`, `<file> ...`, `[<file> ...]`.

@@ -20,6 +20,10 @@ public struct CommandConfiguration: Sendable {
     public var subcommands: [any ToolCommand.Type]
     /// Options that cannot be given together, checked by the parser (a usage error).
     public var exclusions: [CommandExclusion]
+    /// The exit statuses and what each means, in the order help lists them; usually on the
+    /// root only, where they hold for every command. Help shows them after the discussion
+    /// (`Exit status:`), man pages in their EXIT STATUS section.
+    public var exitStatuses: [ExitStatusDescription]
 
     /// Creates a configuration.
     public init(
@@ -30,7 +34,8 @@ public struct CommandConfiguration: Sendable {
         options: [CommandOption] = [],
         arguments: [CommandArgument] = [],
         subcommands: [any ToolCommand.Type] = [],
-        exclusions: [CommandExclusion] = []
+        exclusions: [CommandExclusion] = [],
+        exitStatuses: [ExitStatusDescription] = []
     ) {
         self.name = name
         self.abstract = abstract
@@ -40,6 +45,7 @@ public struct CommandConfiguration: Sendable {
         self.arguments = arguments
         self.subcommands = subcommands
         self.exclusions = exclusions
+        self.exitStatuses = exitStatuses
     }
 
     /// The subcommand called `name`, if any.
@@ -61,5 +67,20 @@ public struct CommandExclusion: Sendable, Hashable {
     public init(_ options: CommandOption..., message: String? = nil) {
         self.options = options
         self.message = message ?? options.map { "--\($0.name)" }.joined(separator: " and ") + " cannot be used together"
+    }
+}
+
+/// One exit status of a tool and a few words on what it means: a row of the table that help
+/// and the man pages print.
+public struct ExitStatusDescription: Sendable, Hashable {
+    /// The status.
+    public let code: ExitCode
+    /// What it means, in a few words: `no tag came within the timeout`.
+    public let meaning: String
+
+    /// Describes `code`.
+    public init(_ code: ExitCode, _ meaning: String) {
+        self.code = code
+        self.meaning = meaning
     }
 }

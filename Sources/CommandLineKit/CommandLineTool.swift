@@ -4,6 +4,8 @@
 ///
 /// - `tool --help`, `tool -h`, `tool help`, `tool help <command> [<subcommand>]`,
 ///   `tool <command> --help` and `tool <command> -h` print the same help, exit 0.
+/// - `tool help --man [<command> [<subcommand>]]` prints the command's man page (roff,
+///   ``ManualPages``), exit 0.
 /// - `tool --version` prints `tool <version>`, exit 0.
 /// - A command group run without a subcommand (`tool` alone) prints its help, exit 0, as
 ///   swift-argument-parser does.
@@ -28,8 +30,13 @@ public struct CommandLineTool: Sendable {
             while let word = remaining.first, !word.hasPrefix("-"), !path.leaf.configuration.subcommands.isEmpty {
                 remaining.removeFirst()
                 if path.isRoot, word == "help" {
-                    path = try helpPath(for: remaining)
-                    io.write(HelpFormatter(path).helpText)
+                    path = try helpPath(for: remaining.filter { $0 != "--man" })
+                    if remaining.contains("--man") {
+                        let pages = ManualPages(root: root, date: ManualPages.date(environment: environment))
+                        io.write(Array(pages.page(path).utf8), to: .standardOutput)
+                    } else {
+                        io.write(HelpFormatter(path).helpText)
+                    }
                     return .success
                 }
                 guard let subcommand = path.leaf.configuration.subcommand(named: word) else {

@@ -21,35 +21,67 @@ public struct CommandOption: Sendable, Hashable {
     public let isRepeatable: Bool
     /// Other long names for the same option (`dry-run` for `plan`), without `--`.
     public let aliases: [String]
+    /// What a shell completes the value with (``ShellCompletion``); ``CompletionKind/none``
+    /// for a flag.
+    public let completion: CompletionKind
     /// Checks a value while the command line is parsed; nil: any value is accepted.
     let check: (@Sendable (String) -> ValueCheck)?
+
+    private init(
+        name: String, shortName: Character?, valueName: String?, help: String, isRepeatable: Bool, aliases: [String],
+        completion: CompletionKind?, check: (@Sendable (String) -> ValueCheck)?
+    ) {
+        self.name = name
+        self.shortName = shortName
+        self.valueName = valueName
+        self.help = help
+        self.isRepeatable = isRepeatable
+        self.aliases = aliases
+        self.completion = completion ?? valueName.map(CompletionKind.inferred(fromValueName:)) ?? .none
+        self.check = check
+    }
 
     /// Declares a flag: an option without a value, present or absent.
     public static func flag(
         _ name: String, short: Character? = nil, help: String, repeatable: Bool = false, aliases: [String] = []
     ) -> CommandOption {
         CommandOption(
-            name: name, shortName: short, valueName: nil, help: help, isRepeatable: repeatable, aliases: aliases, check: nil)
+            name: name, shortName: short, valueName: nil, help: help, isRepeatable: repeatable, aliases: aliases,
+            completion: CompletionKind.none, check: nil)
     }
 
     /// Declares an option that takes a value, as `--name value` or `--name=value`.
     ///
     /// The value is the next argument unless that one starts with `-` (other than `-` alone);
     /// `--name=-value` passes a value that starts with `-`.
+    ///
+    /// `completion` says what a shell offers for the value; by default a file name when
+    /// `valueName` mentions a file (`file`, `key-file`, `file|uri`), else nothing
+    /// (``CompletionKind/inferred(fromValueName:)``).
     public static func option(
         _ name: String, short: Character? = nil, valueName: String, help: String, repeatable: Bool = false,
-        aliases: [String] = []
+        aliases: [String] = [], completion: CompletionKind? = nil
     ) -> CommandOption {
         CommandOption(
             name: name, shortName: short, valueName: valueName, help: help, isRepeatable: repeatable, aliases: aliases,
-            check: nil)
+            completion: completion, check: nil)
     }
 
-    /// This option, its values checked by `type` at parse time.
+    /// This option, its values checked by `type` at parse time; a closed set of words
+    /// (``ValueType/choice(_:)``) becomes what the shell completes, unless the option says
+    /// otherwise.
     func checked<Value>(by type: ValueType<Value>) -> CommandOption {
+        let completion = type.words.map(CompletionKind.words) ?? self.completion
+        return CommandOption(
+            name: name, shortName: shortName, valueName: valueName, help: help, isRepeatable: isRepeatable,
+            aliases: aliases, completion: completion, check: type.check)
+    }
+
+    /// This option with `completion` as what a shell offers for its value.
+    public func completing(_ completion: CompletionKind) -> CommandOption {
         CommandOption(
             name: name, shortName: shortName, valueName: valueName, help: help, isRepeatable: isRepeatable,
-            aliases: aliases, check: type.check)
+            aliases: aliases, completion: completion, check: check)
     }
 
     /// Whether the option takes no value.
@@ -71,7 +103,7 @@ public struct CommandOption: Sendable, Hashable {
             + aliases.map {
                 CommandOption(
                     name: $0, shortName: nil, valueName: valueName, help: "The same as --\(name).",
-                    isRepeatable: isRepeatable, aliases: [], check: nil)
+                    isRepeatable: isRepeatable, aliases: [], completion: completion, check: nil)
             }
     }
 
@@ -108,16 +140,22 @@ enum ValueCheck: Sendable {
 public struct ValueType<Value: Sendable>: Sendable {
     /// Converts a value's text; `.failure(reason)` (reason may be nil) refuses it.
     public let convert: @Sendable (String) -> Result<Value, ValueTypeError>
+    /// Every value the type accepts, when they are a closed set of words (``choice(_:)``);
+    /// shells complete them.
+    public let words: [String]?
 
-    /// A type from a conversion that says why it refuses a value.
-    public init(_ convert: @escaping @Sendable (String) -> Result<Value, ValueTypeError>) {
+    /// A type from a conversion that says why it refuses a value; `words`, when given, are
+    /// every value it accepts.
+    public init(words: [String]? = nil, _ convert: @escaping @Sendable (String) -> Result<Value, ValueTypeError>) {
         self.convert = convert
+        self.words = words
     }
 
     /// A type from a conversion that returns nil for a value it refuses, with `reason` (if any)
-    /// after the usage error.
-    public init(reason: String? = nil, _ convert: @escaping @Sendable (String) -> Value?) {
+    /// after the usage error; `words`, when given, are every value it accepts.
+    public init(reason: String? = nil, words: [String]? = nil, _ convert: @escaping @Sendable (String) -> Value?) {
         self.convert = { text in convert(text).map { .success($0) } ?? .failure(ValueTypeError(reason)) }
+        self.words = words
     }
 
     var check: @Sendable (String) -> ValueCheck {
@@ -165,7 +203,7 @@ extension ValueType {
     public static func choice(_ choices: KeyValuePairs<String, Value>) -> ValueType {
         let table = choices.map { ($0.key, $0.value) }
         let reason = "use " + table.map(\.0).joined(separator: ", ")
-        return ValueType(reason: reason) { text in table.first { $0.0 == text }?.1 }
+        return ValueType(reason: reason, words: table.map(\.0)) { text in table.first { $0.0 == text }?.1 }
     }
 }
 
@@ -173,7 +211,7 @@ extension ValueType where Value: RawRepresentable & CaseIterable, Value.RawValue
     /// One of the enumeration's raw values; the reason lists them.
     public static var choice: ValueType {
         let reason = "use " + Value.allCases.map(\.rawValue).joined(separator: ", ")
-        return ValueType(reason: reason) { Value(rawValue: $0) }
+        return ValueType(reason: reason, words: Value.allCases.map(\.rawValue)) { Value(rawValue: $0) }
     }
 }
 

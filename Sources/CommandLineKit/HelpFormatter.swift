@@ -86,8 +86,8 @@ public struct HelpFormatter: Sendable {
     /// The whole help, exactly as `--help` prints it (ending in a newline).
     public var helpText: String {
         var overview = configuration.abstract
-        if !configuration.discussion.isEmpty {
-            overview += (overview.isEmpty ? "" : "\n\n") + configuration.discussion
+        for paragraph in [configuration.discussion, Self.exitStatusTable(configuration.exitStatuses)] where !paragraph.isEmpty {
+            overview += (overview.isEmpty ? "" : "\n\n") + paragraph
         }
         var text = overview.isEmpty ? "" : "OVERVIEW: \(overview)".wrapped(to: Self.screenWidth) + "\n\n"
         text += Self.wrappedUsage("USAGE: \(usageLine)") + "\n\n"
@@ -103,6 +103,15 @@ public struct HelpFormatter: Sendable {
             text += "\n  See '\(names.joined(separator: " ")) <subcommand>' for detailed help."
         }
         return text + "\n"
+    }
+
+    /// `Exit status:` and a line per status (`  64  usage error`), or "" for none.
+    static func exitStatusTable(_ statuses: [ExitStatusDescription]) -> String {
+        guard !statuses.isEmpty else { return "" }
+        return "Exit status:\n" + statuses.map { status in
+            let number = String(status.code.rawValue)
+            return "  " + number + String(repeating: " ", count: max(4 - number.count, 1)) + status.meaning
+        }.joined(separator: "\n")
     }
 
     /// What a failed command prints on standard error: `Error: …`, and for a usage error the

@@ -2,6 +2,7 @@ import Foundation
 public import NFCTags
 import LibNFC
 import PCSC
+import VirtualTags
 
 /// A reader found on this machine: what `nfctool devices` lists and `doctor` counts.
 public struct NFCReaderDescription: Sendable, Hashable {
@@ -22,6 +23,11 @@ public struct NFCReaderDescription: Sendable, Hashable {
 public enum NFCReaderDiscovery {
     /// libnfc's version, e.g. `1.8.0`.
     public static var libnfcVersion: String { LibNFCContext.version }
+
+    /// The tag models the simulator knows, as `sim:MODEL` connection strings name them
+    /// (`ntag215`, `type4`, …), in the simulator's order: what `--device` completes to besides
+    /// the readers found.
+    public static var simulatorModelNames: [String] { TagModel.all.map(\.name) }
 
     /// Whether libnfc's own log, down to debug messages, reaches standard error (`LIBNFC_LOG_LEVEL`
     /// set by the user wins over this).

@@ -26,21 +26,21 @@ extension ExitCode {
     public static let holdsData = ExitCode(rawValue: 11)
 
     /// Every status nfctool uses, with a few words on what it means, in the order of the help.
-    static let nfctoolStatuses: [(code: ExitCode, summary: String)] = [
-        (.success, "success"),
-        (.failure, "failure (reader, tag or I/O error)"),
-        (.noTag, "no tag came within the timeout"),
-        (.noReader, "no reader (none found, or it could not be opened)"),
-        (.notNDEF, "the tag holds no NDEF (not formatted, or not an NDEF tag)"),
-        (.readOnly, "the tag is read-only; nothing was written"),
-        (.capacityExceeded, "the message does not fit the tag; nothing was written"),
-        (.tagLost, "the tag left the field during the operation"),
-        (.verifyMismatch, "the tag does not hold what was expected or written"),
-        (.authenticationFailed, "password or key refused, or needed and not given"),
-        (.unsupported, "the tag or reader cannot do this"),
-        (.holdsData, "the tag holds data the command would overwrite (use --force)"),
-        (.usage, "usage error (unknown command or option, missing or bad value)"),
-        (.dataError, "data error (malformed input)"),
+    static let nfctoolStatuses: [ExitStatusDescription] = [
+        .init(.success, "success"),
+        .init(.failure, "failure (reader, tag or I/O error)"),
+        .init(.noTag, "no tag came within the timeout"),
+        .init(.noReader, "no reader (none found, or it could not be opened)"),
+        .init(.notNDEF, "the tag holds no NDEF (not formatted, or not an NDEF tag)"),
+        .init(.readOnly, "the tag is read-only; nothing was written"),
+        .init(.capacityExceeded, "the message does not fit the tag; nothing was written"),
+        .init(.tagLost, "the tag left the field during the operation"),
+        .init(.verifyMismatch, "the tag does not hold what was expected or written"),
+        .init(.authenticationFailed, "password or key refused, or needed and not given"),
+        .init(.unsupported, "the tag or reader cannot do this"),
+        .init(.holdsData, "the tag holds data the command would overwrite (use --force)"),
+        .init(.usage, "usage error (unknown command or option, missing or bad value)"),
+        .init(.dataError, "data error (malformed input)"),
     ]
 }
 

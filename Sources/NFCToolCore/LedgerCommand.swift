@@ -13,7 +13,7 @@ struct LedgerCommand: CommandGroup {
     )
 
     /// The ledger argument export and stats take (or --ledger).
-    static let file = CommandArgument("ledger", help: "The ledger: a SQLite file or postgresql://user@host[:port]/db.", isOptional: true)
+    static let file = CommandArgument("ledger", help: "The ledger: a SQLite file or postgresql://user@host[:port]/db.", isOptional: true, completion: .file)
     /// `--ledger`, the same as the argument.
     static let ledgerOption = CommandOption.option(
         "ledger", valueName: "file|uri", help: "The ledger: a SQLite file or postgresql://user@host[:port]/db (password from PGPASSWORD or ~/.pgpass).")
@@ -34,7 +34,7 @@ struct LedgerCommand: CommandGroup {
 
 /// `nfctool ledger load`: loads a manifest into a named run, once.
 struct LedgerLoadCommand: ToolCommand {
-    static let manifestFile = CommandArgument("manifest", help: "The CSV or JSONL manifest (as for batch --manifest).")
+    static let manifestFile = CommandArgument("manifest", help: "The CSV or JSONL manifest (as for batch --manifest).", completion: .file)
     static let configuration = CommandConfiguration(
         name: "load",
         abstract: "Load a manifest's rows into a named run, for the stations of 'batch --run'.",

@@ -16,17 +16,11 @@ struct NFCToolCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         name: "nfctool",
         abstract: "Read, write and provision NFC tags through libnfc.",
-        discussion: "Exit status:\n" + ExitCode.nfctoolStatuses.map(exitStatusLine).joined(separator: "\n"),
         version: nfctoolVersion,
         subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, ReadCommand.self, WriteCommand.self, BatchCommand.self, LedgerCommand.self,
                       LockCommand.self, FormatCommand.self, EraseCommand.self, ProtectCommand.self, UnprotectCommand.self,
                       InfoCommand.self, DumpCommand.self, VerifyCommand.self, APDUCommand.self, EmulateCommand.self, DoctorCommand.self,
-                      WatchCommand.self, SunCommand.self, NTAG424Command.self]
+                      WatchCommand.self, SunCommand.self, NTAG424Command.self, CompletionCommand.self],
+        exitStatuses: ExitCode.nfctoolStatuses
     )
-
-    /// `  64  usage error (…)`.
-    private static func exitStatusLine(_ status: (code: ExitCode, summary: String)) -> String {
-        let number = String(status.code.rawValue)
-        return "  " + number + String(repeating: " ", count: max(4 - number.count, 1)) + status.summary
-    }
 }

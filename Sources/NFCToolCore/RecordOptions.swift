@@ -26,12 +26,15 @@ enum RecordOptions {
         (.option("data-hex", valueName: "hex", help: "Data, as hex, of the preceding --mime, --external or --absolute-uri.", repeatable: true), .dataHex, .value),
         (.option("data-file", valueName: "file", help: "Data, read from a file, of the preceding --mime, --external or --absolute-uri.", repeatable: true), .data, .file),
         (.option("id", valueName: "id", help: "Record ID of the preceding record.", repeatable: true), .identifier, .value),
-        (.option("wifi-auth", valueName: "auth", help: "open, wpa-personal, wpa2-personal (default), wpa-wpa2-personal, shared, wpa-enterprise, wpa2-enterprise.", repeatable: true), .authentication, .value),
-        (.option("wifi-encryption", valueName: "enc", help: "none, wep, tkip, aes (default; none for an open network), aes-tkip.", repeatable: true), .encryption, .value),
+        (.option("wifi-auth", valueName: "auth", help: "open, wpa-personal, wpa2-personal (default), wpa-wpa2-personal, shared, wpa-enterprise, wpa2-enterprise.", repeatable: true)
+            .completing(.words(WiFiCredential.Authentication.names.map(\.0))), .authentication, .value),
+        (.option("wifi-encryption", valueName: "enc", help: "none, wep, tkip, aes (default; none for an open network), aes-tkip.", repeatable: true)
+            .completing(.words(WiFiCredential.Encryption.names.map(\.0))), .encryption, .value),
         (.option("wifi-key-file", valueName: "file", help: "Read the network key from a file (or set NFCTOOL_WIFI_KEY); keys never go in arguments.", repeatable: true), .networkKey, .file),
         (.option("wifi-mac", valueName: "mac", help: "The access point's MAC address (default FF:FF:FF:FF:FF:FF, any).", repeatable: true), .macAddress, .value),
         (.option("title", valueName: "text", help: "Add a title to the preceding --smart-poster (language from a following --lang).", repeatable: true), .title, .value),
-        (.option("action", valueName: "action", help: "Recommended action of the preceding --smart-poster: do, save or edit.", repeatable: true), .action, .value),
+        (.option("action", valueName: "action", help: "Recommended action of the preceding --smart-poster: do, save or edit.", repeatable: true)
+            .completing(.words([NDEFSmartPoster.Action.doAction, .save, .edit].map(\.name))), .action, .value),
         (.option("bt-name", valueName: "name", help: "Local name of the preceding --bluetooth device.", repeatable: true), .deviceName, .value),
         (.option("bt-class", valueName: "hex", help: "24-bit class of device of the preceding --bluetooth device, e.g. 0x240404.", repeatable: true), .deviceClass, .value),
     ]

@@ -10,6 +10,7 @@ enum TagCommandSupport {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
         help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
+        .completing(deviceCompletion)
     /// `--timeout`: how long to wait for a tag, 0 < s ≤ 86400.
     static let timeoutSeconds = TypedOption(
         .option("timeout", short: "t", valueName: "s", help: "How long to wait for a tag, in seconds (default 10)."),

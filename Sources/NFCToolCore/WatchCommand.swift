@@ -16,6 +16,7 @@ struct WatchCommand: ToolCommand {
         .seconds(upTo: 86_400))
     static let events = CommandOption.option(
         "events", valueName: "list", help: "Which events to print: arrive, leave or arrive,leave (default arrive).")
+        .completing(.words(["arrive", "leave", "arrive,leave"]))
     static let debounce = TypedOption(
         .option("debounce", valueName: "ms",
                 help: "A tag missing for less than this has not left: no departure, and its return is no new arrival (default 0)."),

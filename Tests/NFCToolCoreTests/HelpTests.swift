@@ -59,6 +59,7 @@ struct HelpTests {
                                   Messaging) as a server does.
           ntag424                 Personalize NXP NTAG 424 DNA chips (SUN: encrypted,
                                   MAC-ed URLs).
+          completion              Print the tab-completion script for bash, zsh or fish.
 
           See 'nfctool help <subcommand>' for detailed help.
 
