@@ -148,11 +148,8 @@ enum LibNFCModulationType: Sendable, Hashable {
     }
 }
 
-/// `nfc_initiator_select_passive_target`: selects a tag of one modulation if one answers.
-/// - Returns: the target, or `nil` when none answered.
-func libnfcSelectPassiveTarget(
-    _ device: DeviceHandle, _ type: LibNFCModulationType, bitRate: Int, initData: [UInt8]
-) throws(LibNFCError) -> TargetHandle? {
+/// libnfc's description of a passive modulation at `bitRate` kbit/s (106 unless 212 or 424).
+private func passiveModulation(_ type: LibNFCModulationType, bitRate: Int) throws(LibNFCError) -> nfc_modulation {
     var modulation = nfc_modulation()
     switch type {
     case .iso14443A: modulation.nmt = NMT_ISO14443A
@@ -162,6 +159,15 @@ func libnfcSelectPassiveTarget(
     case .dep, .other: throw LibNFCError(.invalidArgument, "modulation not used for passive selection")
     }
     modulation.nbr = bitRate == 424 ? NBR_424 : bitRate == 212 ? NBR_212 : NBR_106
+    return modulation
+}
+
+/// `nfc_initiator_select_passive_target`: selects a tag of one modulation if one answers.
+/// - Returns: the target, or `nil` when none answered.
+func libnfcSelectPassiveTarget(
+    _ device: DeviceHandle, _ type: LibNFCModulationType, bitRate: Int, initData: [UInt8]
+) throws(LibNFCError) -> TargetHandle? {
+    let modulation = try passiveModulation(type, bitRate: bitRate)
     var target = nfc_target()
     let result = initData.withUnsafeBufferPointer { data in
         nfc_initiator_select_passive_target(device.pointer, modulation, data.baseAddress, data.count, &target)
@@ -177,15 +183,7 @@ func libnfcSelectPassiveTarget(
 func libnfcListPassiveTargets(
     _ device: DeviceHandle, _ type: LibNFCModulationType, bitRate: Int, limit: Int
 ) throws(LibNFCError) -> [TargetHandle] {
-    var modulation = nfc_modulation()
-    switch type {
-    case .iso14443A: modulation.nmt = NMT_ISO14443A
-    case .jewel: modulation.nmt = NMT_JEWEL
-    case .iso14443B: modulation.nmt = NMT_ISO14443B
-    case .felica: modulation.nmt = NMT_FELICA
-    case .dep, .other: throw LibNFCError(.invalidArgument, "modulation not used for passive selection")
-    }
-    modulation.nbr = bitRate == 424 ? NBR_424 : bitRate == 212 ? NBR_212 : NBR_106
+    let modulation = try passiveModulation(type, bitRate: bitRate)
     var targets = [nfc_target](repeating: nfc_target(), count: max(limit, 1))
     let result = targets.withUnsafeMutableBufferPointer { buffer in
         nfc_initiator_list_passive_targets(device.pointer, modulation, buffer.baseAddress, buffer.count)

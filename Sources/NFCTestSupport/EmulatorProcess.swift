@@ -229,3 +229,21 @@ public func temporaryDirectory() throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// nfcpy, an independent reader stack, reading the tag file `tagFile` (a `model` tag) through a
+/// PN532 emulator linked at /dev/EMUn: `body` is Python run after `tag = clf.connect(…)` with
+/// `tag` in scope (e.g. `print('uri', tag.ndef.records[0].iri)`).
+public func runNFCPy(model: String, tagFile: String, _ body: String, timeout: Double = 30) throws -> ToolRun {
+    let python = try ExternalTool.nfcpy.require()
+    let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
+    let emulator = try EmulatorProcess(["--tag", "\(model):\(tagFile)", "--link", "/dev/\(name)"])
+    defer { emulator.stop() }
+    let script = """
+        import nfc
+        clf = nfc.ContactlessFrontend('tty:\(name):pn532')
+        tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
+        \(body)
+        clf.close()
+        """
+    return try runTool(python, ["-c", script], against: emulator, timeout: timeout)
+}

@@ -214,7 +214,11 @@ struct BatchStationsTests {
         let logs = stations.map(\.1)
         #expect(try await Self.waitFor(" done 04", count: 10, in: logs))
         let server = line.server
+        // The stations are held while the server goes down, so that they cannot finish the run
+        // before it is gone (stopping PostgreSQL can take longer than 70 rows on a loaded machine).
+        for station in stations { kill(station.0.processIdentifier, SIGSTOP) }
         try await offThePool { server.stop() }
+        for station in stations { kill(station.0.processIdentifier, SIGCONT) }
         // Each station notices (at its next tag) and says so.
         #expect(try await Self.waitFor("[ledger] UNAVAILABLE", count: 2, in: logs))
         try await offThePool { try server.start() }

@@ -87,18 +87,7 @@ struct GenuineAndMirrorThroughLibNFCTests {
         // libnfc's READ_CNT-free view from the other side: nfcpy reads the same URL form (its IRI: `uri` escapes the '=').
         if ExternalTool.nfcpy.isAvailable {
             emulator.stop()
-            let python = try ExternalTool.nfcpy.require()
-            let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
-            let linked = try EmulatorProcess(["--tag", "ntag213:\(file)", "--link", "/dev/\(name)"])
-            defer { linked.stop() }
-            let script = """
-                import nfc
-                clf = nfc.ContactlessFrontend('tty:\(name):pn532')
-                tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
-                print('uri', tag.ndef.records[0].iri)
-                clf.close()
-                """
-            let run = try runTool(python, ["-c", script], against: linked, timeout: 30)
+            let run = try runNFCPy(model: "ntag213", tagFile: file, "print('uri', tag.ndef.records[0].iri)")
             #expect(run.status == 0, "\(run.output)")
             let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("uri ") }, "\(run.output)")
             let n3 = try #require(String(line.dropFirst(4)).wholeMatch(of: pattern), "\(line)").1

@@ -56,19 +56,7 @@ struct NTAG424ThroughLibNFCTests {
         let file = directory.appendingPathComponent("plain.json").path
         let write = try runTool(try Self.nfctool(), ["write", "--url", "https://example.com/424", "--device", "sim:ntag424?file=\(file)"], environment: [:], timeout: 30)
         #expect(write.status == 0, "\(write.output)")
-        let python = try ExternalTool.nfcpy.require()
-        let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
-        let linked = try EmulatorProcess(["--tag", "ntag424:\(file)", "--link", "/dev/\(name)"])
-        defer { linked.stop() }
-        let script = """
-            import nfc
-            clf = nfc.ContactlessFrontend('tty:\(name):pn532')
-            tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
-            print('type', tag.type)
-            print('uri', tag.ndef.records[0].iri)
-            clf.close()
-            """
-        let run = try runTool(python, ["-c", script], against: linked, timeout: 30)
+        let run = try runNFCPy(model: "ntag424", tagFile: file, "print('type', tag.type)\nprint('uri', tag.ndef.records[0].iri)")
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("type Type4Tag"), "\(run.output)")
         #expect(run.output.contains("uri https://example.com/424"), "\(run.output)")
@@ -85,18 +73,7 @@ struct NTAG424ThroughLibNFCTests {
             try Self.nfctool(), ["ntag424", "setup", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", "sim:ntag424?file=\(file)"],
             environment: [:], timeout: 30)
         #expect(setup.status == 0, "\(setup.output)")
-        let python = try ExternalTool.nfcpy.require()
-        let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
-        let linked = try EmulatorProcess(["--tag", "ntag424:\(file)", "--link", "/dev/\(name)"])
-        defer { linked.stop() }
-        let script = """
-            import nfc
-            clf = nfc.ContactlessFrontend('tty:\(name):pn532')
-            tag = clf.connect(rdwr={'on-connect': lambda tag: False}, terminate=lambda: False, iterations=3)
-            print('uri', tag.ndef.records[0].iri)
-            clf.close()
-            """
-        let run = try runTool(python, ["-c", script], against: linked, timeout: 30)
+        let run = try runNFCPy(model: "ntag424", tagFile: file, "print('uri', tag.ndef.records[0].iri)")
         #expect(run.status == 0, "\(run.output)")
         let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("uri ") }, "\(run.output)")
         let url = String(line.dropFirst(4))
