@@ -629,7 +629,7 @@ public struct BatchWorker: Sendable {
         let shared = coordinator.shared
         let attempt = LedgerAttempt(
             run: coordinator.runID, uid: uid, model: tag.identity.model, row: item.row, counter: item.counter,
-            summary: options.ntag424.map { "\(item.summary); \($0.keySummary)" } ?? item.summary, bytes: bytes, verified: failure == nil, locked: locked, protected: protected,
+            summary: options.ntag424.map { "SUN URL \($0.template.template); \($0.keySummary)" } ?? item.summary, bytes: bytes, verified: failure == nil, locked: locked, protected: protected,
             error: failure, started: started, finished: Ledger.now(), reader: readerName, status: failure == nil ? "done" : "failed",
             runName: shared?.name, station: shared?.station, key: shared == nil ? nil : UUID().uuidString)
         // Written only now, after the verify: a crash before this line leaves no "done". A
