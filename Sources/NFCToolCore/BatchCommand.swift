@@ -347,7 +347,7 @@ struct BatchCommand: ToolCommand {
         }
         let template: SDMURLTemplate
         do { template = try SDMURLTemplate(sun.value ?? "") } catch { throw .usage("--url: \(error)") }
-        let file = try KeysFileSupport.load(path: arguments.value(of: Self.ntag424Keys), variable: Self.ntag424KeysVariable, command: "batch with {sun:…}", context: context)
+        let file = try KeysFileSupport.load(path: arguments.value(of: Self.ntag424Keys), variable: Self.ntag424KeysVariable, command: "batch with {sun:…}", option: "--ntag424-keys", context: context)
         guard NTAG424DiversifiedKeys.isDiversifying(file) else {
             throw .dataError("an NTAG 424 DNA batch diversifies each tag's keys: the keys file must give master keys (key0Master = HEX, sdmFileReadMaster = HEX) and the shared sdmMetaRead; see docs/batch.md")
         }
