@@ -200,4 +200,29 @@ struct BatchNTAG424Tests {
             #expect([Self.key0Master, Self.fileReadMaster, Self.metaRead].allSatisfy { !all.contains($0) })
         }
     }
+
+    @Test("a chip set up already (its key 0 no longer the factory's) fails with 91 AE, recorded as failed; the ledger still holds no key")
+    func alreadySetUp() throws {
+        let directory = try temporaryDirectory()
+        let keys = directory.appendingPathComponent("masters.keys").path
+        try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
+        let tagFile = directory.appendingPathComponent("one.json").path
+        let ledger = directory.appendingPathComponent("run.db").path
+        let arguments = ["batch", "--url", Self.template, "--ntag424-keys", keys, "--ledger", ledger, "--count", "1", "--timeout", "3"]
+        let first = try runBuiltNFCTool(arguments + ["--device", "sim:ntag424?file=\(tagFile)"])
+        #expect(first.status == 0, "\(first.standardError)")
+        let second = try runBuiltNFCTool(arguments + ["--device", "sim:ntag424?file=\(tagFile)&hand-out=deselect", "--allow-rewrite", "--max-failures", "1"])
+        #expect(second.status == 1, "\(second.standardError)")
+        #expect(second.standardError.contains("91 AE"), "\(second.standardError)")
+        let read = try runPython(
+            "import sqlite3, sys\nfor row in sqlite3.connect(sys.argv[1]).execute('SELECT status, error FROM attempts ORDER BY id'): print(row[0], row[1])",
+            [ledger])
+        let lines = read.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasPrefix("done") && lines[1].hasPrefix("failed") && lines[1].contains("91 AE"), "\(read.standardOutput)")
+        let key0 = try Self.oracle(master: Self.key0Master, input: Self.uids[0] + Self.systemIdentifier).key
+        let raw = try Data(contentsOf: URL(fileURLWithPath: ledger))
+        for secret in [Self.key0Master, Self.fileReadMaster, Self.metaRead, key0] {
+            #expect(raw.range(of: Data(secret.utf8)) == nil && raw.range(of: Data(secret.lowercased().utf8)) == nil && raw.range(of: Data(hexBytes(secret).array)) == nil)
+        }
+    }
 }
