@@ -45,6 +45,11 @@ struct BatchCommand: ToolCommand {
         "plan", help: "Print what the next tags would get (row or counter, message); touch no reader and no counter.",
         aliases: ["dry-run"])
     static let allowRewrite = CommandOption.flag("allow-rewrite", help: "Write a tag the ledger already has as done.")
+    /// The environment variable that may hold the NTAG 424 DNA keys, in the keys file's form.
+    static let ntag424KeysVariable = "NFCTOOL_NTAG424_KEYS"
+    static let ntag424Keys = CommandOption.option(
+        "ntag424-keys", valueName: "file",
+        help: "NTAG 424 DNA mode (a --url with {sun:picc}/{sun:mac}): the master keys file (key0Master, sdmFileReadMaster, sdmMetaRead, optional systemIdentifier; else $\(ntag424KeysVariable)); each tag gets keys diversified for its UID (AN10922).")
     static let requireGenuine = CommandOption.flag(
         "require-genuine", help: "Skip a tag whose originality signature is not valid under NXP's keys, recording it in the ledger as 'counterfeit'.")
 
@@ -61,7 +66,11 @@ struct BatchCommand: ToolCommand {
             counter from the ledger, never handed out twice), {hmac:KEYFILE} (HMAC-SHA-256 of \
             the UID under the key in KEYFILE, at least 16 bytes). A --url may also hold an \
             NTAG213/215/216 mirror, {mirror:uid}, {mirror:counter} or \
-            {mirror:uid}x{mirror:counter}, as in 'nfctool write'. Progress goes to standard error, the summary to standard output (--json \
+            {mirror:uid}x{mirror:counter}, as in 'nfctool write'. A --url with {sun:picc} and \
+            {sun:mac} makes an NTAG 424 DNA batch: each tag is set up as by 'nfctool ntag424 \
+            setup' with keys diversified for its UID from the master keys of --ntag424-keys \
+            (AN10922), its URL read back and verified; the ledger records the key fingerprints, \
+            never a key; check taps with 'nfctool sun verify --keys MASTERFILE'. Progress goes to standard error, the summary to standard output (--json \
             for scripts). Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
             failed, 1 otherwise.
 
@@ -69,11 +78,12 @@ struct BatchCommand: ToolCommand {
               nfctool batch --url 'https://ex.io/t/{uid}?n={n:05}' --count 100
               nfctool batch --manifest stickers.csv --ledger run1.db --lock --yes
               nfctool batch --resume run1.db --manifest stickers.csv
+              nfctool batch --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --ntag424-keys masters.keys
               nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
             + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
-               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, plan]
+               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, ntag424Keys, plan]
     )
 
     let arguments: ParsedArguments
@@ -131,7 +141,12 @@ struct BatchCommand: ToolCommand {
         // Every input is checked before a reader is opened.
         let source: BatchSource
         var templateText: String?
-        if let manifestPath {
+        let ntag424 = try ntag424Personalization(context)
+        if let ntag424 {
+            templateText = ntag424.template.template
+            let message = ntag424.template.message
+            source = .template(usesCounter: false, start: startValue, build: { _, _ in message })
+        } else if let manifestPath {
             let text: String
             do {
                 text = String(decoding: try readFileBytes(manifestPath, what: "manifest"), as: UTF8.self)
@@ -210,7 +225,11 @@ struct BatchCommand: ToolCommand {
         if dryRun {
             let ledger: any ProvisioningLedger
             do { ledger = try openLedger(ledgerPath) } catch { throw .failure("\(error)") }
-            try preview(source, ledger: ledger, context)
+            if let ntag424 {
+                try previewNTAG424(ntag424, context)
+            } else {
+                try preview(source, ledger: ledger, context)
+            }
             return
         }
 
@@ -221,6 +240,7 @@ struct BatchCommand: ToolCommand {
         options.allowRewrite = arguments.contains(Self.allowRewrite)
         if arguments.contains(Self.requireGenuine) { options.admission = GenuineAdmission.check }
         options.mirror = manifestPath == nil ? try MirrorSupport.mirror(arguments.occurrences) : nil
+        options.ntag424 = ntag424
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
 
         var readers: [any NFCReader] = []
@@ -308,6 +328,47 @@ struct BatchCommand: ToolCommand {
         }
         let shared = SharedRun(name: runName, station: stationName, lease: .milliseconds(Int(leaseSeconds * 1000)), journal: BatchJournal(path: journalPath))
         return try BatchCoordinator(ledger: ledger, runID: session, source: source, options: options, shared: shared)
+    }
+
+    /// NTAG 424 DNA mode when the one `--url` holds `{sun:…}`: the URL template and the master
+    /// keys of `--ntag424-keys` (else the environment), checked before any reader is opened.
+    private func ntag424Personalization(_ context: CommandContext) throws(CommandError) -> NTAG424BatchPersonalization? {
+        let records = RecordOptions.occurrences(in: arguments.occurrences)
+        let sun = records.first { $0.option.name == MirrorSupport.urlOption && SDMURLTemplate.holdsPlaceholder($0.value ?? "") }
+        guard let sun else {
+            if arguments.value(of: Self.ntag424Keys) != nil {
+                throw .usage("--ntag424-keys needs a --url with {sun:picc} and {sun:mac}")
+            }
+            return nil
+        }
+        guard records.count == 1 else { throw .usage("an NTAG 424 DNA batch writes one --url (with {sun:…}) and no other record") }
+        for option in [Self.lock, Self.protect, Self.format] where arguments.contains(option) {
+            throw .usage("\(option.synopsis) does not apply to an NTAG 424 DNA batch (its keys protect it)")
+        }
+        let template: SDMURLTemplate
+        do { template = try SDMURLTemplate(sun.value ?? "") } catch { throw .usage("--url: \(error)") }
+        let file = try KeysFileSupport.load(path: arguments.value(of: Self.ntag424Keys), variable: Self.ntag424KeysVariable, command: "batch with {sun:…}", option: "--ntag424-keys", context: context)
+        guard NTAG424DiversifiedKeys.isDiversifying(file) else {
+            throw .dataError("an NTAG 424 DNA batch diversifies each tag's keys: the keys file must give master keys (key0Master = HEX, sdmFileReadMaster = HEX) and the shared sdmMetaRead; see docs/batch.md")
+        }
+        do {
+            return try NTAG424BatchPersonalization(template: template, keys: try NTAG424DiversifiedKeys(file))
+        } catch let error as SDMError {
+            throw .dataError(error.reason)
+        } catch {
+            throw .dataError("\(error)")
+        }
+    }
+
+    /// `--plan` of an NTAG 424 DNA batch: the commands each tag gets, keys masked, and the key
+    /// identifiers the ledger will hold.
+    private func previewNTAG424(_ ntag424: NTAG424BatchPersonalization, _ context: CommandContext) throws(CommandError) {
+        let steps: [NTAG424Setup.Step]
+        do { steps = try ntag424.steps() } catch { throw .dataError("\(error)") }
+        context.io.printLine("Plan for each NTAG 424 DNA (nothing is sent), its keys diversified for its UID:")
+        for (index, step) in steps.enumerated() { context.io.printLine("  \(index + 1). \(step.command): \(step.detail)") }
+        context.io.printLine("  then: read the URL back as a phone does and verify it with the master keys")
+        context.io.printLine("Ledger: \(ntag424.keySummary)")
     }
 
     /// `--plan` / `--dry-run`: what the next tags would get, without a reader and without using a counter.

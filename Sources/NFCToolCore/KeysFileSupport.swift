@@ -9,7 +9,7 @@ enum KeysFileSupport {
     /// - Throws: a usage error (64) naming both ways when neither is given; a data error (65)
     ///   naming the source and the line at fault, never a key's digits, when the text is not a
     ///   keys file.
-    static func load(path: String?, variable: String, command: String, context: CommandContext) throws(CommandError) -> NTAG424KeyFile {
+    static func load(path: String?, variable: String, command: String, option: String = "--keys", context: CommandContext) throws(CommandError) -> NTAG424KeyFile {
         let text: String
         let source: String
         if let path {
@@ -19,7 +19,7 @@ enum KeysFileSupport {
             text = value
             source = "$\(variable)"
         } else {
-            throw .usage("\(command) needs keys: --keys FILE, or $\(variable)")
+            throw .usage("\(command) needs keys: \(option) FILE, or $\(variable)")
         }
         do { return try NTAG424KeyFile(text: text) } catch { throw .dataError("\(source): \(error.reason)") }
     }

@@ -112,20 +112,8 @@ struct NTAG424SetupCommand: ToolCommand {
         }
     }
 
-    /// The URL the chip shows now, read as a phone reads it (ISO SELECT, READ BINARY).
-    static func readURL(_ chip: NTAG424Tag) async throws(NTAG424Error) -> String {
-        try await chip.selectApplication()
-        try await chip.selectFile(.ndef)
-        let head = try await chip.readBinary(offset: 0, length: 2)
-        guard head.count == 2 else { throw NTAG424Error(.malformed, at: head.count, "NLEN is 2 bytes") }
-        let length = Int(head[0]) << 8 | Int(head[1])
-        guard length > 0, length <= NTAG424.File.ndef.size - 2 else { throw NTAG424Error(.malformed, at: 0, "NLEN \(length) does not fit the file") }
-        let body = try await chip.readBinary(offset: 2, length: length)
-        guard let message = try? NDEFMessage(bytes: body), let url = message.records.first?.wellKnownTypeURIPayload() else {
-            throw NTAG424Error(.malformed, at: 2, "the NDEF file holds no URI record")
-        }
-        return url
-    }
+    /// The URL the chip shows now, read as a phone reads it.
+    static func readURL(_ chip: NTAG424Tag) async throws(NTAG424Error) -> String { try await chip.readURL() }
 
     private func print(_ report: Report, context: CommandContext, reader: ReaderLabel?) {
         if options.printsJSON {

@@ -20,7 +20,7 @@ struct SunVerifyCommand: ToolCommand {
     static let url = CommandArgument("url", help: "The URL a tap produced (quote it: it holds '&').")
     static let keys = CommandOption.option(
         "keys", valueName: "file",
-        help: "The keys file: 'sdmMetaRead = HEX' and 'sdmFileRead = HEX' lines (else $\(keysVariable) in the same form).")
+        help: "The keys file: 'sdmMetaRead = HEX' and 'sdmFileRead = HEX' (or 'sdmFileReadMaster = HEX') lines (else $\(keysVariable) in the same form).")
     static let piccParameter = CommandOption.option("picc-param", valueName: "name", help: "The parameter holding the encrypted PICC data (default: e).")
     static let macParameter = CommandOption.option("mac-param", valueName: "name", help: "The parameter holding the SDMMAC (default: c).")
     static let uidParameter = CommandOption.option("uid-param", valueName: "name", help: "The parameter holding a plain UID (default: uid).")
@@ -34,7 +34,9 @@ struct SunVerifyCommand: ToolCommand {
             Exits 0 when the SDMMAC matches, 8 when it does not (or the URL is not a SUN URL \
             these keys made). Keys come from --keys FILE or, without it, from $\(keysVariable) \
             ('sdmMetaRead=HEX;sdmFileRead=HEX'); never from the command line, and they are never \
-            printed. sdmMetaRead decrypts the PICC data (not needed for a plain UID and \
+            printed. A master-keys file (sdmFileReadMaster, as 'batch --ntag424-keys' takes) \
+            checks the MAC with the SDMFileRead key diversified (AN10922) for the UID the PICC \
+            data holds. sdmMetaRead decrypts the PICC data (not needed for a plain UID and \
             counter); sdmFileRead checks the MAC. The MAC covers nothing (its session key binds \
             UID and counter) unless the URL carries SDMENCFileData: then it covers the URL from \
             that value up to the MAC's, as 'ntag424 setup' lays it out.
@@ -70,7 +72,12 @@ struct SunVerifyCommand: ToolCommand {
         let url = arguments.value(of: Self.url) ?? ""
         let json = arguments.contains(TagCommandSupport.json)
         let tap: SUNTap
-        do { tap = try SUNVerifier.verify(url: url, names: names, keys: keys) } catch {
+        do {
+            switch keys {
+            case .shared(let keys): tap = try SUNVerifier.verify(url: url, names: names, keys: keys)
+            case .diversified(let keys): tap = try keys.verify(url: url, names: names)
+            }
+        } catch {
             if json { context.io.write(try toolJSON(Output(error))) }
             throw CommandError("not a valid tap: \(TerminalSafeText.escaping(error.description, newlines: .escape))", exitCode: .verifyMismatch)
         }
@@ -88,10 +95,20 @@ struct SunVerifyCommand: ToolCommand {
         }
     }
 
+    /// The keys a URL is checked with: the same for every tag, or diversified per tag from
+    /// master keys (`sdmFileReadMaster`, as `batch --ntag424-keys` uses them).
+    enum Keys {
+        case shared(SDMKeys)
+        case diversified(NTAG424DiversifiedKeys)
+    }
+
     /// The SDM keys from --keys, else from the environment.
-    func loadKeys(_ context: CommandContext) throws(CommandError) -> SDMKeys {
+    func loadKeys(_ context: CommandContext) throws(CommandError) -> Keys {
         let file = try KeysFileSupport.load(path: arguments.value(of: Self.keys), variable: Self.keysVariable, command: "sun verify", context: context)
-        do { return try file.sdmKeys() } catch { throw .dataError("\(error.reason)") }
+        do {
+            if NTAG424DiversifiedKeys.isDiversifying(file) { return .diversified(try NTAG424DiversifiedKeys(file)) }
+            return .shared(try file.sdmKeys())
+        } catch { throw .dataError("\(error.reason)") }
     }
 
     /// What `--json` prints.

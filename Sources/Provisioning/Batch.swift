@@ -82,6 +82,10 @@ public struct BatchOptions: Sendable {
     /// Each message holds this NTAG21x mirror's placeholder characters once: tags are written
     /// with ``NFCTags/Type2Tag/writeNDEF(_:mirror:at:verify:)`` (NTAG213/215/216 only).
     public var mirror: NTAGMirror?
+    /// NTAG 424 DNA mode: instead of writing the item's message, each tag is personalized for
+    /// SUN with its own diversified keys and its URL read back and verified; the ledger's
+    /// summary holds the URL template and the key identifiers (never a key).
+    public var ntag424: NTAG424BatchPersonalization?
 
     /// Creates options.
     public init(count: Int? = nil, maxFailures: Int? = nil) {
@@ -594,7 +598,10 @@ public struct BatchWorker: Sendable {
             if options.format, try await ndef.queryNDEFStatus().status == .notSupported {
                 try await ndef.format(force: false)
             }
-            if let mirror = item.mirror ?? options.mirror {
+            if let ntag424 = options.ntag424 {
+                bytes = ntag424.template.file.count
+                _ = try await ntag424.run(on: tag)
+            } else if let mirror = item.mirror ?? options.mirror {
                 guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
                     throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216")
                 }
@@ -622,7 +629,7 @@ public struct BatchWorker: Sendable {
         let shared = coordinator.shared
         let attempt = LedgerAttempt(
             run: coordinator.runID, uid: uid, model: tag.identity.model, row: item.row, counter: item.counter,
-            summary: item.summary, bytes: bytes, verified: failure == nil, locked: locked, protected: protected,
+            summary: options.ntag424.map { "SUN URL \($0.template.template); \($0.keySummary)" } ?? item.summary, bytes: bytes, verified: failure == nil, locked: locked, protected: protected,
             error: failure, started: started, finished: Ledger.now(), reader: readerName, status: failure == nil ? "done" : "failed",
             runName: shared?.name, station: shared?.station, key: shared == nil ? nil : UUID().uuidString)
         // Written only now, after the verify: a crash before this line leaves no "done". A

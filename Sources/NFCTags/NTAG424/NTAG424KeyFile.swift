@@ -12,14 +12,26 @@ public import NFCCore
 ///
 /// Names are letters and digits (`sdmMetaRead`, `sdmFileRead`, `key0`…`key4`), matched without
 /// regard to case. Errors name the entry and never show a key's digits.
+///
+/// A file may instead give master keys to diversify per tag (`key0Master`, `sdmFileReadMaster`,
+/// `key3Master`, `key4Master`) and `systemIdentifier = HEX` (1 to 21 bytes, the AN10922 system
+/// identifier): see ``NTAG424DiversifiedKeys``.
 public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
     /// The name of the SDMMetaReadKey entry.
     public static let sdmMetaReadName = "sdmMetaRead"
     /// The name of the SDMFileReadKey entry.
     public static let sdmFileReadName = "sdmFileRead"
 
+    /// The name of the AN10922 system identifier entry (not a key: 1 to 21 bytes in hex).
+    public static let systemIdentifierName = "systemIdentifier"
+    /// The most bytes a system identifier may have: AN10922's input is at most 31 bytes, the
+    /// UID takes 7 and the application identifier 3.
+    public static let maximumSystemIdentifierLength = 21
+
     /// The keys by lower-cased name.
     private let keys: [String: Bytes]
+    /// The `systemIdentifier` entry, nil when absent.
+    public let systemIdentifier: Bytes?
 
     /// The names given, lower-cased, sorted.
     public var names: [String] { keys.keys.sorted() }
@@ -30,6 +42,7 @@ public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
     ///   entries are split by `;`).
     public init(text: String) throws(SDMError) {
         var keys: [String: Bytes] = [:]
+        var systemIdentifier: Bytes?
         var lineNumber = 0
         for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == ";" }) {
             lineNumber += 1
@@ -42,6 +55,16 @@ public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
             }
             let value = parts[1].trimmingCharacters(in: " \t")
             let digits = Array(value.utf8)
+            if name.lowercased() == Self.systemIdentifierName.lowercased() {
+                let limit = 2 * Self.maximumSystemIdentifierLength
+                guard !digits.isEmpty, digits.count <= limit, digits.count % 2 == 0, digits.allSatisfy({ Self.isHexDigit($0) }),
+                      let bytes = try? Hex.decode(value) else {
+                    throw SDMError(.invalidKey, at: lineNumber, "line \(lineNumber) ('\(name)'): a system identifier is 2 to \(limit) hex digits")
+                }
+                guard systemIdentifier == nil else { throw SDMError(.invalidKey, at: lineNumber, "line \(lineNumber): '\(name)' is given twice") }
+                systemIdentifier = Bytes(bytes)
+                continue
+            }
             guard digits.count == 32, digits.allSatisfy({ Self.isHexDigit($0) }), let bytes = try? Hex.decode(value) else {
                 throw SDMError(.invalidKey, at: lineNumber, "line \(lineNumber) ('\(name)'): a key is 32 hex digits (AES-128)")
             }
@@ -51,6 +74,13 @@ public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
             keys[name.lowercased()] = Bytes(bytes)
         }
         self.keys = keys
+        self.systemIdentifier = systemIdentifier
+    }
+
+    /// A key file of these keys (names matched without regard to case), no system identifier.
+    init(keys: [String: Bytes]) {
+        self.keys = Dictionary(keys.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        systemIdentifier = nil
     }
 
     /// The key named `name` (any case), nil when absent.

@@ -745,6 +745,15 @@ public enum SUNVerifier {
     ///   `invalidHex`/`invalidLength` (offset: the bad character in the URL),
     ///   `unsupportedPICCData`, `macMismatch`, `invalidKey`, `crypto`.
     public static func verify(url: String, names: SUNParameterNames = SUNParameterNames(), keys: SDMKeys) throws(SDMError) -> SUNTap {
+        try verify(url: url, names: names, metaReadKey: keys.metaRead) { _ throws(SDMError) in try keys.requireFileRead() }
+    }
+
+    /// As ``verify(url:names:keys:)``, the SDMFileRead key chosen by `fileReadKey` from the PICC
+    /// data (per-tag keys: ``NTAG424DiversifiedKeys``).
+    static func verify(
+        url: String, names: SUNParameterNames, metaReadKey: Bytes?, fileReadKey: (SDMPICCData) throws(SDMError) -> Bytes
+    ) throws(SDMError) -> SUNTap {
+        let keys = try SDMKeys(metaRead: metaReadKey, fileRead: nil)
         let bytes = Array(url.utf8)
         let parameters = try queryParameters(bytes)
         func find(_ name: String) throws(SDMError) -> Parameter? {
@@ -800,7 +809,7 @@ public enum SUNVerifier {
             encryptedData = try decode(encParameter, bytes: length, what: "SDMENCFileData")
             input = Bytes(bytes[encParameter.value.lowerBound..<macParameter.value.lowerBound])
         }
-        let fileRead = try keys.requireFileRead()
+        let fileRead = try fileReadKey(picc)
         guard try SDMMAC.verify(mac, fileReadKey: fileRead, picc: picc, input: input) else {
             throw SDMError(.macMismatch, at: macParameter.value.lowerBound, "the SDMMAC does not match: the URL was altered, or the keys are not this tag's")
         }

@@ -1,3 +1,4 @@
+import NDEF
 import NFCCore
 
 /// The personalization of an NTAG 424 DNA for SUN (AN12196 section 5, "Personalization"): from
@@ -120,5 +121,25 @@ public struct NTAG424Setup: Sendable, CustomStringConvertible, CustomDebugString
             guard let entry = newKeys[number] else { continue }
             try await tag.changeKey(number, to: entry.key, version: Self.keyVersion, oldKey: number == 0 ? nil : factory)
         }
+    }
+}
+
+extension NTAG424Tag {
+    /// The URL the chip shows now, read as a phone reads it (ISO SELECT of the NDEF application
+    /// and file, READ BINARY of NLEN and the message): with SDM on, a fresh SUN URL, the chip's
+    /// SDMReadCtr counting the read.
+    /// - Throws: ``NTAG424Error`` from a command; `malformed` when the file holds no URI record.
+    public func readURL() async throws(NTAG424Error) -> String {
+        try await selectApplication()
+        try await selectFile(.ndef)
+        let head = try await readBinary(offset: 0, length: 2)
+        guard head.count == 2 else { throw NTAG424Error(.malformed, at: head.count, "NLEN is 2 bytes") }
+        let length = Int(head[0]) << 8 | Int(head[1])
+        guard length > 0, length <= NTAG424.File.ndef.size - 2 else { throw NTAG424Error(.malformed, at: 0, "NLEN \(length) does not fit the file") }
+        let body = try await readBinary(offset: 2, length: length)
+        guard let message = try? NDEFMessage(bytes: body), let url = message.records.first?.wellKnownTypeURIPayload() else {
+            throw NTAG424Error(.malformed, at: 2, "the NDEF file holds no URI record")
+        }
+        return url
     }
 }
