@@ -123,6 +123,13 @@ public actor NFCCardSession {
     static let waitSlice: Duration = .seconds(1)
 
     private let lease: ReaderLease.Key
+    /// Whether ``lease`` is still this session's (until the session is invalidated).
+    private var holdsLease = true
+
+    /// A session nobody holds any more gives its reader back, invalidated or not.
+    deinit {
+        if holdsLease { ReaderLease.release(lease) }
+    }
 
     /// Opens the reader `connection` names in target mode, as `identity` (an NFC Forum Type 4
     /// tag by default), and reports ``Event/sessionStarted`` (CoreNFC's `CardSession()`);
@@ -318,5 +325,6 @@ public actor NFCCardSession {
         await emulator.endEmulation()
         await emulator.close()
         ReaderLease.release(lease)
+        holdsLease = false
     }
 }

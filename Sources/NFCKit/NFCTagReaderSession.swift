@@ -175,6 +175,12 @@ public actor NFCTagReaderSession {
     private var reader: (any NFCReader)?
     private var ownsReader = false
     private var leases: [ReaderLease.Key] = []
+
+    /// A session nobody holds any more gives its reader back (in this process and, for a
+    /// connection string, to other processes), invalidated or not.
+    deinit {
+        for key in leases { ReaderLease.release(key) }
+    }
     private var modulations: [Modulation] = []
     /// The tags of the last detection.
     private var currentTags: [NFCTag] = []

@@ -73,18 +73,7 @@ struct SessionConfigurationTests {
         defer { emulator.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // The lock file of the connection string, named here independently of ReaderLease.
-        let lockDirectory = ProcessInfo.processInfo.environment["NFCKIT_LOCK_DIR"] ?? NSTemporaryDirectory()
-        var name = "nfckit-"
-        for byte in emulator.connectionString.utf8 {
-            let c = Character(Unicode.Scalar(byte))
-            if c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == ".") {
-                name.append(c)
-            } else {
-                name += "_" + String(format: "%02X", byte)
-            }
-        }
-        let lockFile = URL(fileURLWithPath: lockDirectory).appendingPathComponent(name + ".lock").path
+        let lockFile = Self.lockFile(of: emulator.connectionString)
         let ready = directory.appendingPathComponent("ready").path
         // One process holding an exclusive flock(2) on the lock file, as a session there would;
         // killed, it lets go (the kernel drops the lock).
@@ -118,6 +107,49 @@ struct SessionConfigurationTests {
         let after = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await after.begin()
         await after.invalidate()
+    }
+
+    /// The lock file of a connection string, named here independently of ReaderLease.
+    static func lockFile(of connection: String) -> String {
+        let lockDirectory = ProcessInfo.processInfo.environment["NFCKIT_LOCK_DIR"] ?? NSTemporaryDirectory()
+        var name = "nfckit-"
+        for byte in connection.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == ".") {
+                name.append(c)
+            } else {
+                name += "_" + String(format: "%02X", byte)
+            }
+        }
+        return URL(fileURLWithPath: lockDirectory).appendingPathComponent(name + ".lock").path
+    }
+
+    /// Whether a fresh process can take the exclusive lock on `file` at once.
+    static func anotherProcessCanLock(_ file: String) throws -> Bool {
+        let run = try runTool(
+            "/usr/bin/python3", ["-c", "import fcntl, sys\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)", file],
+            environment: ProcessInfo.processInfo.environment, timeout: 20)
+        return run.status == 0
+    }
+
+    @Test("a session dropped without invalidate() gives the reader back to other processes (a full run failed: a leaked session's lock refused a later emulator on the same pty path)")
+    func droppedSessionReleasesTheReader() async throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        defer { emulator.stop() }
+        let lockFile = Self.lockFile(of: emulator.connectionString)
+        do {
+            let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
+            try await session.begin()
+            #expect(try !Self.anotherProcessCanLock(lockFile), "a live session holds the reader")
+            // Dropped here, never invalidated.
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        var released = try Self.anotherProcessCanLock(lockFile)
+        while !released, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            released = try Self.anotherProcessCanLock(lockFile)
+        }
+        #expect(released)
     }
 
     @Test("a tag session holds the reader against a watcher and a card session in the same process")
