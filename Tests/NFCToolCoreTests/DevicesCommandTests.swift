@@ -1,6 +1,7 @@
 import Foundation
 import LibNFC
 import NFCKit
+import NFCTestSupport
 import Testing
 @testable import NFCToolCore
 
@@ -8,12 +9,25 @@ import Testing
 struct DevicesCommandTests {
     static let noReader = ProcessInfo.processInfo.environment["LIBNFC_DEFAULT_DEVICE"] == nil
 
+    /// A machine without readers, seen from a fresh process: libnfc told not to probe, and
+    /// pcsc-lite pointed at a socket nobody serves. Not in-process: this process's pcsc-lite
+    /// is pointed at whichever private pcscd the PC/SC suites run at that moment, whose
+    /// readers `devices` would list (a full CI run failed that way).
+    static func runWithoutReaders(_ arguments: [String]) throws -> ProcessRun {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try runBuiltNFCTool(arguments, environment: [
+            "PCSCLITE_CSOCK_NAME": directory.appendingPathComponent("no-pcscd.comm").path,
+            "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false",
+        ])
+    }
+
     @Test(
         "without a reader: a clear message and hints, exit 3, one error line",
         .enabled(if: noReader, "LIBNFC_DEFAULT_DEVICE names a reader"))
-    func noReaderFound() async {
-        let run = await runNFCTool(["devices"])
-        #expect(run.status == .noReader)
+    func noReaderFound() throws {
+        let run = try Self.runWithoutReaders(["devices"])
+        #expect(run.status == ExitCode.noReader.rawValue)
         #expect(run.standardError == "Error: no NFC reader found\n")
         #expect(
             run.standardOutput == "No NFC reader found (libnfc \(LibNFCContext.version)).\n"
@@ -22,12 +36,12 @@ struct DevicesCommandTests {
     }
 
     @Test("--json without a reader: libnfc's version and an empty list", .enabled(if: noReader, "LIBNFC_DEFAULT_DEVICE names a reader"))
-    func noReaderJSON() async throws {
-        let run = await runNFCTool(["devices", "--json"])
-        #expect(run.status == .noReader)
+    func noReaderJSON() throws {
+        let run = try Self.runWithoutReaders(["devices", "--json"])
+        #expect(run.status == ExitCode.noReader.rawValue)
         #expect(run.standardError == "Error: no NFC reader found\n")
         let object = try #require(
-            try JSONSerialization.jsonObject(with: Data(run.standardOutputBytes)) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
         #expect(Set(object.keys) == ["libnfc", "devices"])
         #expect(object["libnfc"] as? String == LibNFCContext.version)
         #expect((object["devices"] as? [Any])?.isEmpty == true)
