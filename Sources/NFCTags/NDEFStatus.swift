@@ -1,3 +1,5 @@
+public import NDEF
+
 /// Whether a tag holds an NDEF area and what may be done with it, as CoreNFC's
 /// `queryNDEFStatus` reports it (NFC Forum Type 2 Tag 1.2, 5.4 "NDEF Detection Procedure").
 public enum NDEFStatus: String, Sendable, Hashable {
@@ -26,5 +28,20 @@ public struct NDEFQuery: Sendable, Hashable {
         self.status = status
         self.capacity = capacity
         self.messageLength = messageLength
+    }
+}
+
+/// What one reading of a tag found: its NDEF status and, when it holds NDEF, the stored
+/// message (``NFCNDEFTag/readNDEFWithStatus()``).
+public struct NDEFReading: Sendable, Hashable {
+    /// The status, capacity and stored length, as ``NFCNDEFTag/queryNDEFStatus()`` gives them.
+    public var query: NDEFQuery
+    /// The stored message; `nil` when the status is ``NDEFStatus/notSupported``.
+    public var message: NDEFMessage?
+
+    /// Creates a reading.
+    public init(query: NDEFQuery, message: NDEFMessage?) {
+        self.query = query
+        self.message = message
     }
 }

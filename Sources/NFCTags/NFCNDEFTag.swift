@@ -14,6 +14,12 @@ public protocol NFCNDEFTag: Sendable {
     /// The stored NDEF message; an NDEF-formatted empty tag gives ``NDEFMessage/empty``.
     func readNDEF() async throws(NFCTagError) -> NDEFMessage
 
+    /// The status and the stored message together, as ``queryNDEFStatus()`` then
+    /// ``readNDEF()`` would give them (no message when NDEF is not supported). A platform whose
+    /// detection has side effects on the tag does it once: Type 4 selects the NDEF file once,
+    /// so an NTAG 424 DNA's SDM read counter steps by one per reading, as a phone's tap does.
+    func readNDEFWithStatus() async throws(NFCTagError) -> NDEFReading
+
     /// Replaces the stored message. Every check (NDEF present, writable, fits, password known)
     /// comes before the first write command; a failed check sends none. With `verify`, the
     /// written bytes are read back and a difference is ``NFCTagError/Code/verificationFailed``.
@@ -31,6 +37,13 @@ public protocol NFCNDEFTag: Sendable {
 }
 
 extension NFCNDEFTag {
+    /// ``queryNDEFStatus()``, then ``readNDEF()`` unless NDEF is not supported.
+    public func readNDEFWithStatus() async throws(NFCTagError) -> NDEFReading {
+        let query = try await queryNDEFStatus()
+        guard query.status != .notSupported else { return NDEFReading(query: query, message: nil) }
+        return NDEFReading(query: query, message: try await readNDEF())
+    }
+
     /// ``writeNDEF(_:verify:)`` with read-back verification.
     public func writeNDEF(_ message: NDEFMessage) async throws(NFCTagError) {
         try await writeNDEF(message, verify: true)
@@ -94,6 +107,8 @@ extension NFCNDEFPlatformTag {
     public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await ndefPlatform.queryNDEFStatus() }
     /// ``NFCNDEFTag/readNDEF()`` of ``ndefPlatform``.
     public func readNDEF() async throws(NFCTagError) -> NDEFMessage { try await ndefPlatform.readNDEF() }
+    /// ``NFCNDEFTag/readNDEFWithStatus()`` of ``ndefPlatform``.
+    public func readNDEFWithStatus() async throws(NFCTagError) -> NDEFReading { try await ndefPlatform.readNDEFWithStatus() }
     /// ``NFCNDEFTag/writeNDEF(_:verify:)`` of ``ndefPlatform``.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
         try await ndefPlatform.writeNDEF(message, verify: verify)

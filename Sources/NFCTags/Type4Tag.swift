@@ -199,14 +199,36 @@ public struct Type4Tag: NFCNDEFTag {
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `malformedTag`, `malformedMessage` (offset
     ///   in the NDEF file), `connectionLost`, `tagResponse`.
     public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
-        let cc = try await detect()
+        try await readMessage(try await detect()).message
+    }
+
+    /// The status and the message with one detection (``NFCNDEFTag/readNDEFWithStatus()``):
+    /// the NDEF file is selected once and its first READ BINARY brings NLEN with the start of
+    /// the message, where ``queryNDEFStatus()`` then ``readNDEF()`` select and read it twice.
+    /// - Throws: as ``readNDEF()``, except that a tag without NDEF is a reading with status
+    ///   `notSupported` and no message.
+    public func readNDEFWithStatus() async throws(NFCTagError) -> NDEFReading {
+        let cc: Type4CapabilityContainer
+        do {
+            cc = try await detect()
+        } catch where error.code == .notNDEFFormatted {
+            return NDEFReading(query: NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0), message: nil)
+        }
+        let (message, length) = try await readMessage(cc)
+        return NDEFReading(
+            query: NDEFQuery(status: cc.isWritable ? .readWrite : .readOnly, capacity: cc.capacity, messageLength: length),
+            message: message)
+    }
+
+    /// The stored message and NLEN, the NDEF file selected by ``detect()``.
+    func readMessage(_ cc: Type4CapabilityContainer) async throws(NFCTagError) -> (message: NDEFMessage, length: Int) {
         let chunk = min(cc.maximumReadLength, maximumChunkLength, cc.reachableFileSize)
         var file = try await readBinary(offset: 0, length: max(chunk, cc.lengthFieldSize))
         guard file.count >= cc.lengthFieldSize else {
             throw NFCTagError(.tagResponse, at: file.count, "READ BINARY of the NDEF file answered \(file.count) bytes, the length field has \(cc.lengthFieldSize)")
         }
         let length = try Self.messageLength(file, cc)
-        guard length > 0 else { return .empty }
+        guard length > 0 else { return (.empty, 0) }
         let end = cc.lengthFieldSize + length
         while file.count < end {
             let more: [UInt8]
@@ -225,7 +247,7 @@ public struct Type4Tag: NFCNDEFTag {
             file += more
         }
         do {
-            return try NDEFMessage(bytes: Array(file[cc.lengthFieldSize..<end]))
+            return (try NDEFMessage(bytes: Array(file[cc.lengthFieldSize..<end])), length)
         } catch {
             throw NFCTagError(
                 .malformedMessage, at: cc.lengthFieldSize + (error.offset ?? 0), "stored NDEF message does not decode: \(error.reason)")

@@ -31,19 +31,21 @@ struct ReadCommand: TagCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let password = try options.password(context)
         let (output, _) = try await TagOperation(options, context).run(password: password) { tag, reader in
-            let query: NDEFQuery
+            let reading: NDEFReading
             do {
-                query = try await tag.ndef.queryNDEFStatus()
+                // One reading: a Type 4 tag's NDEF file is selected once (an NTAG 424 DNA counts
+                // one read, as a phone's tap does).
+                reading = try await tag.ndef.readNDEFWithStatus()
             } catch let error as NFCTagError where error.code == .tagResponse && password == nil {
                 guard case .miFare = tag else { throw error }
                 throw CommandError(
                     error.description + " (a read-protected NTAG needs its password: --password-file or NFCTOOL_PASSWORD)",
                     exitCode: TagCommandSupport.exitCode(error.code))
             }
-            guard query.status != .notSupported else {
+            guard let message = reading.message, reading.query.status != .notSupported else {
                 throw CommandError("the \(tag.identity.model) holds no NDEF (not formatted for NDEF)", exitCode: .notNDEF)
             }
-            return try render(try await tag.ndef.readNDEF(), query: query, tag: tag, reader: await ReaderLabel(reader))
+            return try render(message, query: reading.query, tag: tag, reader: await ReaderLabel(reader))
         }
         context.io.write(output)
     }

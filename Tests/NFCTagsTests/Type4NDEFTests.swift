@@ -196,6 +196,31 @@ struct Type4NDEFTests {
         #expect(try await tag.readNDEF() == message(capacity))
     }
 
+    /// `nfctool read` wants both; queried then read, the NDEF file is selected (and, on an NTAG
+    /// 424 DNA with SDM, counted as read) twice.
+    @Test("status and message in one reading: the detection once, one READ BINARY, the same answers as query then read",
+          arguments: [(false, "https://www.example.com/abc"), (true, "https://read.only.example"), (false, "")])
+    func readingWithStatus(readOnly: Bool, url: String) async throws {
+        let stored: NDEFMessage? = url.isEmpty ? nil : try Self.url(url)
+        let (reader, tag) = try await Self.open(readOnly: readOnly, message: stored)
+        let reading = try await tag.readNDEFWithStatus()
+        #expect(await Self.trace(reader) == Self.detection + [hex("00 B0 00 00 3B")])
+        #expect(await Self.trace(reader).filter { $0 == Self.selectNDEF }.count == 1)
+        await reader.withField { $0.trace.removeAll() }
+        let query = try await tag.queryNDEFStatus()
+        #expect(reading == NDEFReading(query: query, message: try await tag.readNDEF()))
+        #expect(reading.message == (stored ?? .empty))
+        #expect(reading.query.status == (readOnly ? .readOnly : .readWrite))
+        #expect(await Self.trace(reader).filter { $0 == Self.selectNDEF }.count == 2)
+    }
+
+    @Test("a reading of a tag without the NDEF application: notSupported, no message, nothing but the SELECT")
+    func readingWithoutNDEF() async throws {
+        let (reader, tag) = try await Self.open(quirks: { $0.hasNDEFApplication = false })
+        #expect(try await tag.readNDEFWithStatus() == NDEFReading(query: NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0), message: nil))
+        #expect(await Self.trace(reader) == [Self.selectApplication])
+    }
+
     @Test("a read-only NDEF file: query says so, write and format are refused with no UPDATE BINARY, read works")
     func readOnly() async throws {
         let stored = try Self.url("https://read.only.example")
