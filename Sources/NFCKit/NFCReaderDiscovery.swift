@@ -39,15 +39,20 @@ public enum NFCReaderDiscovery {
     /// `pcsc:NAME`, in pcscd's order); none of the latter when pcscd is not running.
     /// - Throws: ``NFCReaderDeviceError`` `io` when libnfc cannot be initialised or cannot list.
     public static func listReaders() async throws(NFCReaderDeviceError) -> [NFCReaderDescription] {
-        let libnfc: [NFCReaderDescription]
+        try await listLibNFCReaders() + (await listPCSCReaders())
+    }
+
+    /// The readers libnfc finds, in libnfc's order: the only ones that can have target mode
+    /// (card emulation), which PC/SC readers and the simulator lack.
+    /// - Throws: ``NFCReaderDeviceError`` `io` when libnfc cannot be initialised or cannot list.
+    public static func listLibNFCReaders() async throws(NFCReaderDeviceError) -> [NFCReaderDescription] {
         do {
-            libnfc = try await LibNFCContext.shared.listDevices().map {
+            return try await LibNFCContext.shared.listDevices().map {
                 NFCReaderDescription(name: $0.name, connectionString: $0.connectionString)
             }
         } catch {
             throw NFCReaderDeviceError(.io, "libnfc could not list readers: \(error)")
         }
-        return libnfc + (await listPCSCReaders())
     }
 
     /// The names of the PC/SC readers pcscd knows, in its order (`pcsc:#N` numbering).

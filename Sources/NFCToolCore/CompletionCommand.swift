@@ -10,6 +10,9 @@ struct CompletionCommand: ToolCommand {
     static let listDevices = CommandOption.flag(
         "list-devices",
         help: "Print what --device completes to, one per line: 'default', the connection strings of the readers found (libnfc, PC/SC), then sim:MODEL for each simulator model. The scripts run this.")
+    static let listEmulatorDevices = CommandOption.flag(
+        "list-emulator-devices",
+        help: "Print what emulate's device option completes to, one per line: 'default', then the libnfc readers found (only they can have target mode; not PC/SC readers, not the simulator). The scripts run this.")
 
     static let configuration = CommandConfiguration(
         name: "completion",
@@ -24,20 +27,33 @@ struct CompletionCommand: ToolCommand {
               nfctool completion fish > ~/.config/fish/completions/nfctool.fish
             The man pages come from the same definitions: nfctool help --man [COMMAND].
             """,
-        options: [listDevices],
-        arguments: [shell]
+        options: [listDevices, listEmulatorDevices],
+        arguments: [shell],
+        exclusions: [CommandExclusion(listDevices, listEmulatorDevices)]
     )
 
-    /// The shell whose script to print; nil with --list-devices.
+    /// Which `--device` values to print instead of a script.
+    enum DeviceList {
+        /// Every command's but emulate's: readers of every stack and the simulator's models.
+        case tagReaders
+        /// emulate's: libnfc readers only.
+        case emulators
+    }
+
+    /// The shell whose script to print; nil with a device list.
     let selectedShell: Shell?
+    /// The device list to print; nil with a shell.
+    let deviceList: DeviceList?
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         let name = arguments.value(of: Self.shell)
-        if arguments.contains(Self.listDevices) {
-            if name != nil { throw .usage("--list-devices takes no shell") }
+        for (option, list) in [(Self.listDevices, DeviceList.tagReaders), (Self.listEmulatorDevices, .emulators)] where arguments.contains(option) {
+            if name != nil { throw .usage("--\(option.name) takes no shell") }
             selectedShell = nil
+            deviceList = list
             return
         }
+        deviceList = nil
         guard let name else { throw .usage("Missing expected argument '<shell>' (bash, zsh or fish)") }
         guard let shell = Shell(rawValue: name) else {
             throw .invalidValue(name, for: Self.shell, reason: "use bash, zsh or fish")
@@ -49,8 +65,15 @@ struct CompletionCommand: ToolCommand {
         guard let shell = selectedShell else {
             // Completion must never fail: a reader that cannot be listed is simply not offered.
             await NFCReaderDiscovery.setVerboseLogging(false)
-            let readers = (try? await NFCReaderDiscovery.listReaders()) ?? []
-            let values = ["default"] + readers.map(\.connectionString) + NFCReaderDiscovery.simulatorModelNames.map { "sim:" + $0 }
+            let values: [String]
+            switch deviceList {
+            case .emulators:
+                let readers = (try? await NFCReaderDiscovery.listLibNFCReaders()) ?? []
+                values = ["default"] + readers.map(\.connectionString)
+            case .tagReaders, nil:
+                let readers = (try? await NFCReaderDiscovery.listReaders()) ?? []
+                values = ["default"] + readers.map(\.connectionString) + NFCReaderDiscovery.simulatorModelNames.map { "sim:" + $0 }
+            }
             context.io.write(values.joined(separator: "\n") + "\n")
             return
         }
@@ -60,3 +83,6 @@ struct CompletionCommand: ToolCommand {
 
 /// What every `--device` option completes to: the values `nfctool completion --list-devices` prints.
 let deviceCompletion = CompletionKind.dynamic(["completion", "--list-devices"])
+
+/// What emulate's `--device` completes to: `nfctool completion --list-emulator-devices`.
+let emulatorDeviceCompletion = CompletionKind.dynamic(["completion", "--list-emulator-devices"])

@@ -21,7 +21,7 @@ struct EmulateCommand: ToolCommand {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
         help: "The reader that becomes the tag: a libnfc connection string such as pn532_uart:/dev/ttyUSB0 (a PN53x: only they have target mode), or 'default' (default: $NFCTOOL_DEVICE, else libnfc's default device).")
-        .completing(deviceCompletion)
+        .completing(emulatorDeviceCompletion)
     static let configuration = CommandConfiguration(
         name: "emulate",
         abstract: "Act as an NFC Forum Type 4 tag for a phone or another reader.",

@@ -112,7 +112,9 @@ struct WatchCommand: ToolCommand {
                 if !Task.isCancelled { task.cancel() }
             }
         }
-        let failure = await task.value
+        // Cancelling the task that runs the command (an embedding program, a test) stops the
+        // watch as an interrupt does.
+        let failure = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
         timer?.cancel()
         // A second Ctrl-C or SIGTERM while the last handler finishes ends nfctool at once.
         interrupt.stop()

@@ -170,6 +170,9 @@ struct ManualAndCompletionDriftTests {
         #expect(devices == ["sim:ntag213", "sim:ntag215", "sim:ntag216"])
         // In a real shell bash has split the word at ':' and replaces what follows it.
         #expect(try completes(["read", "--device", "sim", ":", "ntag21"], line: "read --device sim:ntag21") == ["ntag213", "ntag215", "ntag216"])
+        // emulate needs target mode: libnfc readers only, never the simulator's models.
+        #expect(try completes(["emulate", "--device", "sim:ntag21"]) == [])
+        #expect(try completes(["emulate", "--device", "def"]) == ["default"])
     }
 
     /// Drives an interactive zsh on a pseudo-terminal (zpty): loads compinit and the script
@@ -238,7 +241,7 @@ struct ManualAndCompletionDriftTests {
         #expect(try completes("nfctool read --device sim:ntag21").contains("sim:ntag215"))
     }
 
-    @Test("'completion' wants a known shell; --list-devices offers default and every simulator model")
+    @Test("'completion' wants a known shell; --list-devices offers default and every simulator model, --list-emulator-devices no simulator")
     func completionCommand() async throws {
         #expect(await runNFCTool(["completion"]).status == .usage)
         #expect(await runNFCTool(["completion", "tcsh"]).status == .usage)
@@ -248,6 +251,14 @@ struct ManualAndCompletionDriftTests {
         let lines = listed.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "default")
         #expect(lines.contains("sim:ntag215") && lines.contains("sim:type4"))
+        // emulate's list: default and libnfc's readers (none here), no sim: and no pcsc: reader.
+        #expect(await runNFCTool(["completion", "zsh", "--list-emulator-devices"]).status == .usage)
+        #expect(await runNFCTool(["completion", "--list-devices", "--list-emulator-devices"]).status == .usage)
+        let emulators = await runNFCTool(["completion", "--list-emulator-devices"])
+        #expect(emulators.status == .success)
+        let offered = emulators.standardOutput.split(separator: "\n").map(String.init)
+        #expect(offered.first == "default")
+        #expect(!offered.contains { $0.hasPrefix("sim") || $0.hasPrefix("pcsc") }, "\(offered)")
     }
 }
 

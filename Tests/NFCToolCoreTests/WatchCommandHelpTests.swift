@@ -1,3 +1,5 @@
+import CommandLineKit
+import NFCTestSupport
 import Testing
 @testable import NFCToolCore
 
@@ -72,11 +74,21 @@ struct WatchCommandHelpTests {
         #expect(run.status == .usage, "\(run.standardError)")
     }
 
-    @Test("in process: --events leave prints only departures, --timeout ends the watch with status 0")
+    /// Waits for the two departures rather than assuming they come within a --timeout on a
+    /// loaded machine: the --timeout only bounds a watch that would never see them, and the
+    /// watch is stopped by cancelling the task that runs it, as an interrupt stops it.
+    @Test("in process: --events leave prints only departures; cancelling the command's task ends the watch with status 0")
     func leaveOnly() async {
-        let run = await runNFCTool(["watch", "--device", "sim:ntag213*2?poll-wait=20", "--events", "leave", "--timeout", "3"])
-        #expect(run.status == .success, "\(run.standardError)")
-        let lines = run.standardOutput.split(separator: "\n")
+        let io = CapturedIO()
+        let watch = Task {
+            await runTool(arguments: ["watch", "--device", "sim:ntag213*2?poll-wait=20", "--events", "leave", "--timeout", "120"], environment: [:], io: io)
+        }
+        let bothLeft = await eventually(within: .seconds(100)) { io.standardOutput.split(separator: "\n").count >= 2 }
+        watch.cancel()
+        let status = await watch.value
+        #expect(bothLeft, "\(io.standardOutput)\(io.standardError)")
+        #expect(status == .success, "\(io.standardError)")
+        let lines = io.standardOutput.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0.hasPrefix("left    0453494D00000") })
     }
