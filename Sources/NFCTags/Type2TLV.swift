@@ -72,6 +72,8 @@ public enum Type2TLVType {
     public static let terminator: UInt8 = 0xFE
     /// First byte of the 3-byte length form (0xFF, then two bytes big-endian).
     public static let threeByteLengthMarker: UInt8 = 0xFF
+    /// The longest value the 3-byte length form can give (0xFFFF is reserved, RFU).
+    public static let largestLength = 0xFFFE
 }
 
 /// A memory area named by a Lock Control or Memory Control TLV, or the default dynamic lock area
@@ -149,13 +151,14 @@ public struct Type2TLVArea: Sendable, Hashable {
     public var ndefTLVAddress: Int { ndefAddresses.first ?? Type2CapabilityContainer.dataAreaAddress }
 
     /// The longest message that fits: with N usable bytes from the T byte on, N − 4 when
-    /// N − 4 ≥ 255 (3-byte length), else min(N − 2, 254) (1-byte length); a Terminator TLV is
-    /// written only when a byte is left over, so it costs nothing.
+    /// N − 4 ≥ 255 (3-byte length, at most 0xFFFE however large a tag says it is), else
+    /// min(N − 2, 254) (1-byte length); a Terminator TLV is written only when a byte is left
+    /// over, so it costs nothing.
     public var capacity: Int { Self.capacity(usableBytes: ndefAddresses.count) }
 
     /// See ``capacity``.
     public static func capacity(usableBytes n: Int) -> Int {
-        if n - 4 >= 0xFF { return n - 4 }
+        if n - 4 >= 0xFF { return min(n - 4, Type2TLVType.largestLength) }
         return max(0, min(n - 2, 0xFE))
     }
 

@@ -119,7 +119,8 @@ struct VerifyCommand: ToolCommand {
                 }
                 if let url {
                     let found = message.map { $0.records.lazy.compactMap { $0.wellKnownTypeURIPayload() }.first ?? "no URI record" } ?? failure ?? "unknown"
-                    checks.append(Check(check: "url", expected: url, found: found, ok: found == url))
+                    // Bytes, not String ==: canonically equivalent URLs (é precomposed or not) differ.
+                    checks.append(Check(check: "url", expected: url, found: found, ok: Array(found.utf8) == Array(url.utf8)))
                 }
                 if let expectedMessage {
                     let expectedHex = Hex.encode(expectedBytes, uppercase: true)

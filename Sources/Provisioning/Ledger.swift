@@ -380,13 +380,13 @@ public final class Ledger: ProvisioningLedger {
     /// An attempt from a row of `SELECT id, run, uid, …, status, run_name, station, key`.
     static func attempt(_ r: [SQLValue]) -> LedgerAttempt {
         var attempt = LedgerAttempt(
-            run: r[1].integer ?? 0, uid: r[2].text ?? "", model: r[3].text ?? "", row: r[4].integer.map(Int.init),
-            counter: r[5].integer.map(Int.init), summary: r[6].text ?? "", bytes: Int(r[7].integer ?? 0),
-            verified: r[8].integer == 1 || r[8].text == "t", locked: r[9].integer == 1 || r[9].text == "t",
-            protected: r[10].integer == 1 || r[10].text == "t", error: r[11].text,
-            started: r[12].text ?? "", finished: r[13].text ?? "", reader: r[14].text ?? "", status: r[15].text ?? "",
-            runName: r[16].text, station: r[17].text, key: r[18].text)
-        attempt.id = r[0].integer ?? 0
+            run: r[column: 1].integer ?? 0, uid: r[column: 2].text ?? "", model: r[column: 3].text ?? "", row: r[column: 4].integer.map(Int.init),
+            counter: r[column: 5].integer.map(Int.init), summary: r[column: 6].text ?? "", bytes: Int(r[column: 7].integer ?? 0),
+            verified: r[column: 8].integer == 1 || r[column: 8].text == "t", locked: r[column: 9].integer == 1 || r[column: 9].text == "t",
+            protected: r[column: 10].integer == 1 || r[column: 10].text == "t", error: r[column: 11].text,
+            started: r[column: 12].text ?? "", finished: r[column: 13].text ?? "", reader: r[column: 14].text ?? "", status: r[column: 15].text ?? "",
+            runName: r[column: 16].text, station: r[column: 17].text, key: r[column: 18].text)
+        attempt.id = r[column: 0].integer ?? 0
         return attempt
     }
 
@@ -437,17 +437,17 @@ public final class Ledger: ProvisioningLedger {
             if let held = try db.query(
                 "SELECT row, station FROM run_rows WHERE run_name = ? AND uid = ? AND status = 'held' AND lease_until >= ? LIMIT 1",
                 [.text(run), .text(uid), .integer(now)]).first {
-                return .uidTaken("row \(held[0].integer ?? 0) of run '\(run)' is being written to it at station \(held[1].text ?? "?")")
+                return .uidTaken("row \(held[column: 0].integer ?? 0) of run '\(run)' is being written to it at station \(held[column: 1].text ?? "?")")
             }
             guard let free = try db.query(
                 """
                 SELECT row, line, fields FROM run_rows WHERE run_name = ? AND (status = 'free' OR (status = 'held' AND lease_until < ?))
                 ORDER BY row LIMIT 1
-                """, [.text(run), .integer(now)]).first, let row = free[0].integer, let line = free[1].integer, let fields = free[2].text else {
+                """, [.text(run), .integer(now)]).first, let row = free[column: 0].integer, let line = free[column: 1].integer, let fields = free[column: 2].text else {
                 let counts = try db.query(
                     "SELECT COUNT(*) FILTER (WHERE status = 'held'), COUNT(*) FILTER (WHERE status <> 'done') FROM run_rows WHERE run_name = ?",
                     [.text(run)]).first
-                let held = Int(counts?[0].integer ?? 0), open = Int(counts?[1].integer ?? 0)
+                let held = Int(counts?[column: 0].integer ?? 0), open = Int(counts?[column: 1].integer ?? 0)
                 return open == 0 ? .runComplete : .noneFree(held: held)
             }
             try db.execute(

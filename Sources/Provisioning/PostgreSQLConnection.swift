@@ -71,6 +71,16 @@ public struct PostgreSQLLocation: Sendable, Hashable, CustomStringConvertible {
     public var description: String { redacted }
 }
 
+/// A row as a statement answers it. A PostgreSQL server says how many columns its rows have, so
+/// a hostile or broken one may send fewer than the statement asked for: rows are read by
+/// column through ``subscript(column:)``, never by plain index.
+extension Array where Element == SQLValue {
+    /// The value in `column`, or `.null` when the row has no such column.
+    subscript(column column: Int) -> SQLValue {
+        indices.contains(column) ? self[column] : .null
+    }
+}
+
 /// A value bound to or read from a ledger statement (SQLite or PostgreSQL).
 enum SQLValue: Sendable, Hashable {
     case integer(Int64)

@@ -274,15 +274,15 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             UNION ALL SELECT why, NULL, NULL, NULL FROM taken
             """, [.text(run), .text(uid), .text(station), .text(String(seconds))])
         if let first = answer.first {
-            if first[0].text == "claimed", let row = first[1].integer, let line = first[2].integer, let fields = first[3].text {
+            if first[column: 0].text == "claimed", let row = first[column: 1].integer, let line = first[column: 2].integer, let fields = first[column: 3].text {
                 return .claimed(ManifestRow(index: Int(row), line: Int(line), fields: try StoredFields.decode(fields)))
             }
-            return .uidTaken(first[0].text ?? "taken")
+            return .uidTaken(first[column: 0].text ?? "taken")
         }
         let counts = try query(
             "SELECT count(*) FILTER (WHERE status = 'held'), count(*) FILTER (WHERE status <> 'done') FROM run_rows WHERE run_name = $1",
             [.text(run)]).first
-        let held = Int(counts?[0].integer ?? 0), open = Int(counts?[1].integer ?? 0)
+        let held = Int(counts?[column: 0].integer ?? 0), open = Int(counts?[column: 1].integer ?? 0)
         return open == 0 ? .runComplete : .noneFree(held: max(held, 1))
     }
 

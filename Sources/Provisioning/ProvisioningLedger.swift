@@ -95,7 +95,8 @@ extension ProvisioningLedger {
 }
 
 private func csvField(_ value: String) -> String {
-    guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+    // Scalars, not Characters: "\r\n" is one Character, equal to neither "\n" nor "\r".
+    guard value.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
     return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
@@ -210,8 +211,8 @@ enum RunRows {
             guard index < stored.count else {
                 throw LedgerError("run '\(run)' already has \(stored.count) rows from another manifest; this one has \(rows.count) (row \(row.index) is new). Use a new --run name")
             }
-            let same = stored[index][0].integer == Int64(row.index) && stored[index][1].integer == Int64(row.line)
-                && stored[index][2].text.map { (try? StoredFields.decode($0))?.map { [$0.name, $0.value] } } == row.fields.map { [$0.name, $0.value] }
+            let same = stored[index][column: 0].integer == Int64(row.index) && stored[index][column: 1].integer == Int64(row.line)
+                && stored[index][column: 2].text.map { (try? StoredFields.decode($0))?.map { [$0.name, $0.value] } } == row.fields.map { [$0.name, $0.value] }
             guard same else {
                 throw LedgerError("run '\(run)' already holds a different manifest: row \(row.index) differs. Use a new --run name")
             }
@@ -232,10 +233,10 @@ enum RunRows {
         return RunProgress(
             rows: int(rows, 0), rowsDone: int(rows, 1), rowsHeld: int(rows, 2), tagsDone: int(tags, 0), failed: int(tags, 1),
             stations: stations.map { r in
-                let done = Int(r[1].integer ?? 0)
+                let done = Int(r[column: 1].integer ?? 0)
                 return StationProgress(
-                    station: r[0].text ?? "", done: done, failed: Int(r[2].integer ?? 0),
-                    tagsPerSecond: LedgerTime.rate(done: done, first: r[3].text, last: r[4].text), last: r[4].text)
+                    station: r[column: 0].text ?? "", done: done, failed: Int(r[column: 2].integer ?? 0),
+                    tagsPerSecond: LedgerTime.rate(done: done, first: r[column: 3].text, last: r[column: 4].text), last: r[column: 4].text)
             })
     }
 }

@@ -43,4 +43,15 @@ struct ChipBoundTests {
             (error as? NFCTagError)?.code == .notNDEFFormatted && (error as? NFCTagError)?.offset == 316
         }
     }
+
+    /// A Type 5 tag of a model whose memory size is not known (no chip bound) announcing MLEN
+    /// FFFF: its capacity was 524 276 bytes, so a message of 64 KiB passed the capacity check
+    /// and trapped encoding its TLV length, and one of exactly 65 535 bytes was written with
+    /// the reserved length FF FF FF.
+    @Test("Type 5: MLEN FFFF on an unknown chip gives a capacity the 3-byte TLV length can hold (FFFE)")
+    func type5CapacityWithinTLVLength() throws {
+        let memory: [UInt8] = [0xE1, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0x00, 0xFE]
+        let area = try Type5TLVArea.parse(memory: memory)
+        #expect(area.capacity == 0xFFFE)
+    }
 }

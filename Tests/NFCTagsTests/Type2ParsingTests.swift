@@ -60,6 +60,8 @@ struct Type2ParsingTests {
 
     @Test("capacity rule at the 1-byte/3-byte length boundary", arguments: [
         (2, 0), (3, 1), (139, 137), (256, 254), (258, 254), (259, 255), (496, 492), (1, 0), (0, 0),
+        // The 3-byte length stops at FFFE (FFFF is reserved), however much memory is announced.
+        (0xFFFE + 4, 0xFFFE), (0xFFFE + 5, 0xFFFE), (524_280, 0xFFFE),
     ])
     func capacityRule(usable: Int, capacity: Int) {
         #expect(Type2TLVArea.capacity(usableBytes: usable) == capacity)

@@ -369,6 +369,19 @@ struct InspectionCommandTests {
         #expect(checks.map { $0["ok"] as? Bool } == [false, true])
     }
 
+    /// Swift's `==` on strings is canonical equivalence: `cafe` + U+0301 equalled `café`
+    /// (U+00E9), so verify said ok for a URL whose bytes, and so the resource, differ.
+    @Test("verify --expect-url compares bytes: a decomposed é on the tag is not the precomposed é expected (exit 8)")
+    func verifyURLByBytes() throws {
+        // URI record, prefix 04 (https://), "x.example/cafe" then CC 81 (U+0301 combining acute).
+        let device = "sim:ntag215?ndef=D101115504782E6578616D706C652F63616665CC81"
+        let precomposed = try runBuiltNFCTool(["verify", "--device", device, "--expect-url", "https://x.example/caf\u{E9}"])
+        #expect(precomposed.status == 8, "\(precomposed.standardOutput)")
+        #expect(precomposed.standardOutput.hasPrefix("MISMATCH  url"), "\(precomposed.standardOutput)")
+        let decomposed = try runBuiltNFCTool(["verify", "--device", device, "--expect-url", "https://x.example/cafe\u{301}"])
+        #expect(decomposed.status == 0, "\(decomposed.standardOutput)\(decomposed.standardError)")
+    }
+
     @Test("verify: no check is a usage error (64); an expected file that is not NDEF is a data error (65)")
     func verifyBadInput() throws {
         #expect(try runBuiltNFCTool(["verify"]).status == 64)

@@ -189,6 +189,28 @@ struct LedgerTests {
         #expect(stored == "3 [1, 3, None]\n")  // schema versions 2 (named runs) and 3 (counterfeit) on top
     }
 
+    /// "\r\n" is one Swift Character, equal to neither "\n" nor "\r": a field holding it (a
+    /// reader name a hostile driver reports) went out unquoted and split the record.
+    @Test("a CSV field with CR LF is quoted: Python's csv module reads one record per attempt")
+    func csvQuotesCRLF() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = try Ledger(path: directory.appendingPathComponent("ledger.db").path)
+        let run = try ledger.startRun(template: "https://ex.io/{uid}", manifest: nil, readers: ["sim:ntag215"])
+        var attempt = Self.attempt(ledger, run: run, uid: "04AA", row: 1)
+        attempt.reader = "R\r\n999"
+        try ledger.record(attempt)
+        try ledger.record(Self.attempt(ledger, run: run, uid: "04BB", row: 2))
+        let file = directory.appendingPathComponent("export.csv")
+        try Data(try ledger.exportCSV().utf8).write(to: file)
+        let records = try Self.python("""
+            import csv, sys
+            rows = list(csv.reader(open(sys.argv[1], newline="")))
+            print(len(rows) - 1, [r[14] for r in rows[1:]])
+            """, [file.path])
+        #expect(records == "2 ['R\\r\\n999', 'sim:ntag215']\n")
+    }
+
     @Test("attempts, done rows and UIDs, stats and exports survive reopening")
     func roundTrip() throws {
         let directory = try temporaryDirectory()
