@@ -77,6 +77,40 @@ struct BatchLockProtectTests {
         #expect(Array(memory[(0x2C * 4)..<(0x2C * 4 + 2)]) == [0xA1, 0xB2], "PACK")
     }
 
+    @Test("--lock on an ICODE SLIX2 and a MIFARE Classic 1K (with the read-back now in place): the ledger row done and locked, and the tag file shows it (every T5T block's lock status and CC write access 11b; every trailer's read-only access bits 07 8F 0F)")
+    func lockType5AndClassic() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (model, extra) in [("slix2", [String]()), ("classic1k", ["--format"])] {
+            let tagFile = directory.appendingPathComponent("\(model).json").path
+            let ledger = directory.appendingPathComponent("\(model).db").path
+            let run = try runTool(
+                try Self.nfctool(),
+                ["batch", "--device", "sim:\(model)?poll-wait=0&file=\(tagFile)", "--url", "https://ex.io/{n}", "--count", "1",
+                 "--lock", "--yes", "--ledger", ledger, "--json"] + extra,
+                environment: ProcessInfo.processInfo.environment, timeout: 30)
+            #expect(run.status == 0, "\(model): \(run.output)")
+            let rows = try Self.ledgerRows(ledger)
+            #expect(rows.map { $0["status"] as? String } == ["done"], "\(model): \(rows)")
+            #expect(rows.first?["locked"] as? Int == 1, "\(model): \(rows)")
+            let memory = try Self.tagMemory(tagFile)
+            if model == "slix2" {
+                // The tag file image: 320 bytes of memory, then one security status byte per block
+                // (80); the CC (E1 40 27 01) declares a T5T area through block 78.
+                try #require(memory.count == 320 + 80 + 3)
+                #expect(memory[1] & 0x03 == 0x03, "CC write access \(memory[1])")
+                #expect(memory[320..<(320 + 79)].allSatisfy { $0 & 0x01 == 1 }, "block locks \(memory[320..<400])")
+            } else {
+                // AN1304 read-only: access bits 07 8F 0F in every sector trailer (bytes 6–8).
+                try #require(memory.count == 1024)
+                for sector in 0..<16 {
+                    let trailer = (sector * 4 + 3) * 16
+                    #expect(Array(memory[(trailer + 6)..<(trailer + 9)]) == [0x07, 0x8F, 0x0F], "sector \(sector)")
+                }
+            }
+        }
+    }
+
     @Test("a tag whose data cannot be built ({n} = 100 gives odd-length hex) fails: the summary counts it, the ledger has it as failed, the exit is 1")
     func dataThatCannotBeBuiltIsAFailure() throws {
         let directory = try temporaryDirectory()
