@@ -161,9 +161,11 @@ public struct ClassicNDEFTag: NFCNDEFTag {
     /// kept), so that the MAD cannot be redirected. Key B (``keyB``) authenticates the trailer
     /// writes (access bits `011`). Sectors already in that state are left alone, so a lock
     /// interrupted half-way can be run again.
+    /// Each trailer is read back right after its write (same authentication).
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`; `authenticationFailed` (key B refused by a
     ///   sector) and `notSupported` (a trailer key B may not rewrite), both found before any
-    ///   WRITE; `connectionLost`, `tagResponse`.
+    ///   WRITE; `verificationFailed` (a trailer read back is not read-only); `connectionLost`,
+    ///   `tagResponse`.
     public func writeLock() async throws(NFCTagError) {
         let session = ClassicSession(tag: tag)
         let area = try await load(session)
@@ -202,7 +204,25 @@ public struct ClassicNDEFTag: NFCNDEFTag {
         for sector in order {
             guard let entry = pending.first(where: { $0.sector == sector }) else { continue }
             try await session.authenticate(sector: sector, keyType: .b, key: keyB)
-            try await session.write(layout.trailerBlock(ofSector: sector), entry.trailer)
+            let trailerBlock = layout.trailerBlock(ofSector: sector)
+            try await session.write(trailerBlock, entry.trailer)
+            // Read back under the same authentication: the trailer must now hold the read-only
+            // access bits (and, in an NFC sector, a GPB that says read-only). The read-only
+            // trailer condition (110) leaves the access bits readable with key B.
+            let trailer = try await session.read(trailerBlock, fresh: true)
+            let address = trailerBlock * ClassicLayout.blockSize
+            let bits = try ClassicAccessBits(trailerBytes: trailer[6..<9], trailerAddress: address)
+            let isMAD = madSectors.contains(sector)
+            let lockedBits = isMAD ? ClassicAccessBits.madSectorReadOnly : ClassicAccessBits.nfcSectorReadOnly
+            guard bits == lockedBits else {
+                throw NFCTagError(
+                    .verificationFailed, at: address + 6,
+                    "sector \(sector)'s access bits read back as \(Hex.encode(Array(trailer[6..<9]))), not the read-only \(Hex.encode(lockedBits.bytes))")
+            }
+            guard isMAD || !ClassicNFCSectorGPB(rawValue: trailer[9]).isWritable else {
+                throw NFCTagError(
+                    .verificationFailed, at: address + 9, "sector \(sector)'s GPB reads back as \(hexByte(trailer[9])), still writable")
+            }
         }
     }
 

@@ -151,11 +151,14 @@ public struct Type5Tag: NFCNDEFTag {
     /// the memory locks no block past it, nor the SLIX2 counter); (3) Lock Block on the CC block(s) last.
     /// Interrupted, the tag holds its message and reads read-write (before 1) or read-only;
     /// running it again finishes the job (a block already locked, error `11`, counts as done).
+    /// (4) The lock state is read back: every block must report itself locked and the CC's
+    /// write access `11`b (a chip that acknowledged LOCK BLOCK without locking fails here).
     /// Irreversible.
     /// - Throws: ``NFCTagError`` `notSupported` when neither the CC (feature bit 3) nor the chip
     ///   has Lock Block (nothing sent after the reads); `notNDEFFormatted`; `malformedTag`;
     ///   `readOnly` when the CC block is locked while its write access is not yet `11`b;
-    ///   `connectionLost`, `tagResponse`.
+    ///   `verificationFailed` when the read-back finds a block unlocked; `connectionLost`,
+    ///   `tagResponse`.
     public func writeLock() async throws(NFCTagError) {
         let (snapshot, area) = try await load()
         let cc = area.capabilityContainer
@@ -194,6 +197,58 @@ public struct Type5Tag: NFCNDEFTag {
             } catch where ISO15693Error.code(in: error) == ISO15693Error.alreadyLocked {
                 continue
             }
+        }
+        try await verifyLocked(blocks: 0..<areaBlocks.upperBound, blockSize: size, cc: cc)
+    }
+
+    /// Blocks asked at once in the lock read-back: a reader frame holds 32 status bytes easily
+    /// (readers' manuals cap the count at 128 bytes of block data or 255 bytes).
+    static let securityStatusChunk = 32
+
+    /// The read-back of ``writeLock()``: every block of `blocks` must report the lock bit (bit 0
+    /// of its block security status, ISO/IEC 15693-3) and the CC's write access must read `11`b.
+    /// Get Multiple Block Security Status (`2C`, or `3C` extended) is asked first; a chip that
+    /// refuses it answers Read Single Block with the option flag (status byte first) instead.
+    /// A chip that acknowledged LOCK BLOCK without locking is found here.
+    /// - Throws: ``NFCTagError/Code/verificationFailed`` at the first block still unlocked (or
+    ///   the CC's access byte); `connectionLost`, `tagResponse`.
+    func verifyLocked(blocks: Range<Int>, blockSize: Int, cc: Type5CapabilityContainer) async throws(NFCTagError) {
+        let extended = cc.usesExtendedCommands
+        // CC byte 1 is in block 0 unless blocks are a single byte long.
+        let accessBlock = 1 / blockSize
+        var status: [UInt8] = []
+        var accessData: Bytes?
+        var refused = false
+        while status.count < blocks.count, !refused {
+            let first = blocks.lowerBound + status.count
+            let chunk = first..<min(blocks.upperBound, first + Self.securityStatusChunk)
+            do throws(NFCTagError) {
+                status += extended
+                    ? try await tag.extendedGetMultipleBlockSecurityStatus(chunk) : try await tag.getMultipleBlockSecurityStatus(chunk)
+            } catch where Snapshot.refusesCommand(error) {
+                refused = true
+            }
+        }
+        while status.count < blocks.count {
+            let b = blocks.lowerBound + status.count
+            let block = try await readBlock(b, extended: extended)
+            status.append(block.securityStatus ?? 0)
+            if b == accessBlock { accessData = block.data }
+        }
+        if let index = status.firstIndex(where: { $0 & ISO15693Block.lockedStatus == 0 }) {
+            let b = blocks.lowerBound + index
+            throw NFCTagError(
+                .verificationFailed, at: b * blockSize,
+                "block \(b) reads back unlocked (security status \(hexByte(status[index]))) after LOCK BLOCK was acknowledged")
+        }
+        let data: Bytes
+        if let accessData { data = accessData } else { data = try await readBlock(accessBlock, extended: extended).data }
+        guard data.count == blockSize else {
+            throw NFCTagError(.tagResponse, at: accessBlock * blockSize, "block \(accessBlock) came back with \(data.count) bytes, not \(blockSize)")
+        }
+        let access = data[1 % blockSize] & 0x03
+        guard access == Type5CapabilityContainer.writeAccessNever else {
+            throw NFCTagError(.verificationFailed, at: 1, "the CC's write access reads back \(access), not 3 (never), after the lock")
         }
     }
 

@@ -56,7 +56,8 @@ public struct BatchOptions: Sendable {
     public var format = false
     /// Lock each tag after its verified write.
     public var lock = false
-    /// Protect each NTAG21x with this password after the write (and the lock, if any).
+    /// Protect each NTAG21x with this password after the write and before the lock, if any (the
+    /// lock sets CFGLCK, which freezes AUTH0 and ACCESS; the lock then authenticates with it).
     public var password: NTAGPassword?
     /// Write a tag whose UID the ledger already has as done.
     public var allowRewrite = false
@@ -374,7 +375,7 @@ public actor BatchCoordinator {
         switch source {
         case .template(let usesCounter, let start, let build):
             let counter = usesCounter ? try ledger.allocateCounter(start: start) : nil
-            let message = try build(uid, counter)
+            let message = try Self.built(counter: counter, row: nil) { try build(uid, counter) }
             inFlight += 1
             uidsThisRun.insert(hex)
             return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
@@ -384,7 +385,7 @@ public actor BatchCoordinator {
             guard let row else {
                 return .failure(SkipReason(byUID ? "no manifest row for this UID" : "the manifest has no row left"))
             }
-            let message = try build(row, uid)
+            let message = try Self.built(counter: nil, row: row.index) { try build(row, uid) }
             claimedRows.insert(row.index)
             inFlight += 1
             uidsThisRun.insert(hex)
@@ -408,7 +409,7 @@ public actor BatchCoordinator {
                 } else if !options.allowRewrite, try ledger.isDone(uid: hex) {
                     return .failure(SkipReason("already provisioned (in the ledger); --allow-rewrite writes it again"))
                 }
-                let message = try build(uid, counter)
+                let message = try Self.built(counter: counter, row: nil) { try build(uid, counter) }
                 inFlight += 1
                 return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
             case .manifest(_, _, let build, let mirror):
@@ -416,7 +417,7 @@ public actor BatchCoordinator {
                 case .claimed(let row):
                     // Every row was checked before the first tag; one that still cannot build
                     // comes back when its lease ends.
-                    let message = try build(row, uid)
+                    let message = try Self.built(counter: nil, row: row.index) { try build(row, uid) }
                     inFlight += 1
                     return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil, mirror: mirror(row)))
                 case .uidTaken(let why):
@@ -455,6 +456,30 @@ public actor BatchCoordinator {
 
     /// Counts a tag refused before any write.
     func skipped() { summary.skipped += 1 }
+
+    /// Counts a tag that failed before anything was written to it and that holds no claim (its
+    /// data could not be built, the ledger failed, or its refusal could not be recorded).
+    func failedUnclaimed() {
+        summary.failed += 1
+        if let max = options.maxFailures, summary.failed >= max { stop("\(max) failures") }
+    }
+
+    /// `make()`, its error wrapped in a ``BuildFailure`` that keeps the counter or row used.
+    private static func built(counter: Int?, row: Int?, _ make: () throws -> NDEFMessage) throws(BuildFailure) -> NDEFMessage {
+        do {
+            return try make()
+        } catch {
+            throw BuildFailure(reason: "\(error)", counter: counter, row: row)
+        }
+    }
+
+    /// A tag's message could not be built from its data (a placeholder gave bytes that are no
+    /// valid value): nothing was written; the counter it drew stays used.
+    struct BuildFailure: Error {
+        var reason: String
+        var counter: Int?
+        var row: Int?
+    }
 
     /// `URI https://…`, `Text "…"`, or the record types: how the ledger and the operator see a
     /// message.
@@ -563,13 +588,15 @@ public struct BatchWorker: Sendable {
             let attempt = LedgerAttempt(
                 run: coordinator.runID, uid: uid, model: tag.identity.model, summary: "refused", bytes: 0, verified: false,
                 error: refusal.reason, started: started, finished: Ledger.now(), reader: readerName, status: refusal.status.rawValue)
-            do {
-                try coordinator.ledger.record(attempt)
-            } catch {
-                await coordinator.stop("ledger error: \(error)")
+            // A refusal the ledger cannot record is a failure (the run stops): the operator
+            // must not take the tag for one the ledger knows about.
+            if case .failure(let error) = await coordinator.record(attempt) {
+                events(.failed(reader: readerName, uid: uid, error: "\(refusal.reason); the ledger could not record the refusal: \(error)"))
+                await coordinator.failedUnclaimed()
+            } else {
+                events(.skipped(reader: readerName, uid: uid, reason: refusal.reason))
+                await coordinator.skipped()
             }
-            events(.skipped(reader: readerName, uid: uid, reason: refusal.reason))
-            await coordinator.skipped()
             events(.removeTag(reader: readerName, uid: uid))
             return
         }
@@ -583,9 +610,26 @@ public struct BatchWorker: Sendable {
                 events(.removeTag(reader: readerName, uid: uid))
                 return
             }
+        } catch let failure as BatchCoordinator.BuildFailure {
+            // Nothing was written; the ledger has the failed attempt (with the counter it drew).
+            let reason = "the tag's data could not be built: \(failure.reason); nothing was written"
+            let shared = coordinator.shared
+            let attempt = LedgerAttempt(
+                run: coordinator.runID, uid: uid, model: tag.identity.model, row: failure.row, counter: failure.counter,
+                summary: "not built", bytes: 0, verified: false, error: reason, started: started, finished: Ledger.now(),
+                reader: readerName, status: "failed", runName: shared?.name, station: shared?.station,
+                key: shared == nil ? nil : UUID().uuidString)
+            _ = await coordinator.record(attempt)
+            await coordinator.failedUnclaimed()
+            events(.failed(reader: readerName, uid: uid, error: reason))
+            await coordinator.stop("data error: \(failure.reason)")
+            events(.removeTag(reader: readerName, uid: uid))
+            return
         } catch {
-            events(.failed(reader: readerName, uid: uid, error: "\(error)"))
-            await coordinator.stop("ledger or data error: \(error)")
+            await coordinator.failedUnclaimed()
+            events(.failed(reader: readerName, uid: uid, error: "ledger error: \(error); nothing was written"))
+            await coordinator.stop("ledger error: \(error)")
+            events(.removeTag(reader: readerName, uid: uid))
             return
         }
         let options = coordinator.options
@@ -595,6 +639,15 @@ public struct BatchWorker: Sendable {
         do throws(NFCTagError) {
             bytes = try item.message.encodedForTag().count
             let ndef = tag.ndef
+            // Protection needs an identified NTAG21x / Ultralight EV1: checked before anything
+            // is written.
+            var protectable: Type2Tag?
+            if options.password != nil {
+                guard case .miFare(let mifare) = tag, let type2 = mifare.type2, type2.profile != nil else {
+                    throw NFCTagError(.notSupported, "password protection needs an NTAG21x or Ultralight EV1; the tag was not changed")
+                }
+                protectable = type2
+            }
             if options.format, try await ndef.queryNDEFStatus().status == .notSupported {
                 try await ndef.format(force: false)
             }
@@ -612,16 +665,20 @@ public struct BatchWorker: Sendable {
             } else {
                 try await ndef.writeNDEF(item.message, verify: true)
             }
-            if options.lock {
-                try await ndef.writeLock()
-                locked = true
-            }
-            if let password = options.password {
-                guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
-                    throw NFCTagError(.notSupported, "password protection needs an NTAG21x or Ultralight EV1")
-                }
+            // Protection before the lock: the lock sets CFGLCK on NTAG21x, after which AUTH0 and
+            // ACCESS can never change. Once protected (AUTH0 = 4), the lock's writes to the
+            // dynamic lock and configuration pages need PWD_AUTH with the new password.
+            if let password = options.password, var type2 = protectable {
                 try await type2.setPassword(password)
                 protected = true
+                if options.lock {
+                    type2.password = password
+                    try await type2.writeLock()
+                    locked = true
+                }
+            } else if options.lock {
+                try await ndef.writeLock()
+                locked = true
             }
         } catch {
             failure = error.description

@@ -370,8 +370,9 @@ struct ClassicNDEFTests {
         let trace = await Self.trace(reader)
         #expect(trace.filter { $0.hasPrefix("WRITE") }.count == 16)
         // Detection 7; checks 16 × (AUTH key B, READ trailer); writes 16, sector 15 still
-        // authenticated from the checks: 15 AUTH.
-        #expect(trace.count == 7 + 32 + 31)
+        // authenticated from the checks: 15 AUTH; each trailer read back after its write: 16 READ.
+        let expected: Int = 7 + 32 + 31 + 16
+        #expect(trace.count == expected)
         #expect(try await tag.queryNDEFStatus().status == .readOnly)
         #expect(try await tag.readNDEF() == message)
         await Self.clearTrace(reader)
@@ -380,6 +381,25 @@ struct ClassicNDEFTests {
         #expect(await Self.writes(reader) == 0)
         await #expect(throws: NFCTagError.self) { try await tag.format(force: true) }
         #expect(await Self.writes(reader) == 0)
+    }
+
+    @Test("a card that acknowledges the trailer WRITEs without storing them: writeLock reads each trailer back and fails (verificationFailed), never reports the card locked")
+    func lockThatDoesNotLock() async throws {
+        let message = try Self.url20()
+        let memory = Self.formattedMemory(message: try message.encoded())
+        let reader = SimulatedReader(tags: [TrailerIgnoringClassic(Self.card(memory))], emptyFieldWait: .zero)
+        let info = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
+        let tag = try Self.makeTag(reader, info)
+        await #expect { try await tag.writeLock() } throws: { error in
+            guard let error = error as? NFCTagError else { return false }
+            // Sector 1 (the first NFC sector) is written first; its access bits sit at 7 × 16 + 6.
+            return error.code == .verificationFailed && error.offset == 7 * 16 + 6 && error.reason.contains("sector 1")
+        }
+        let after: [UInt8] = await reader.withField { field in
+            guard let card = field.currentTag as? TrailerIgnoringClassic else { return [] }
+            return card.inner.memory
+        }
+        #expect(after == memory)
     }
 
     @Test("writeLock with a key B the card refuses writes nothing")
@@ -600,5 +620,38 @@ struct Classic4KMemory: ScriptedTag {
             throw NFCReaderDeviceError(.authenticationFailed, "refused")
         }
         authenticatedSector = sector
+    }
+}
+
+/// A MIFARE Classic 1K that acknowledges WRITEs to sector trailers but keeps the old trailer:
+/// what a faulty card or a clone with locked trailers may do. Everything else goes to the real
+/// virtual card.
+final class TrailerIgnoringClassic: ClassicVirtualTag {
+    let inner: MifareClassic1K
+    private var swallowing = false
+
+    init(_ inner: MifareClassic1K) { self.inner = inner }
+
+    var modelName: String { inner.modelName }
+    var targetInfo: TargetInfo { inner.targetInfo }
+    func respond(to frame: [UInt8]) -> TagAnswer {
+        if swallowing {
+            swallowing = false
+            return .ack
+        }
+        if frame.count >= 2, frame[0] == ClassicCommand.write, frame[1] % 4 == 3 {
+            // The 2-frame WRITE: ACK the command, then ACK the 16 bytes without storing them.
+            if frame.count == 2 { swallowing = true }
+            return .ack
+        }
+        return inner.respond(to: frame)
+    }
+    func authenticate(block: UInt8, keyType: ClassicKeyType, key: [UInt8]) -> Bool {
+        inner.authenticate(block: block, keyType: keyType, key: key)
+    }
+    func powerOn() { inner.powerOn() }
+    func halt() {
+        swallowing = false
+        inner.halt()
     }
 }

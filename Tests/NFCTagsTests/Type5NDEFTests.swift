@@ -440,7 +440,8 @@ struct Type5NDEFTests {
     // MARK: - Lock
 
     /// writeLock on a fresh SLIX2: READ 0, READ MULTIPLE 1–8; WRITE 0 (CC byte 1 = `43`); LOCK
-    /// BLOCK 1…78 (the T5T area), LOCK BLOCK 0 last.
+    /// BLOCK 1…78 (the T5T area), LOCK BLOCK 0 last; then the read-back: GET MULTIPLE BLOCK
+    /// SECURITY STATUS 0–31, 32–63, 64–78 and READ 0 (the CC's write access).
     @Test("writeLock sets the CC write access to 11b, locks every area block and the CC block")
     func writeLock() async throws {
         let message = try Self.url("https://locked.example")
@@ -448,7 +449,7 @@ struct Type5NDEFTests {
         try await tag.writeLock()
         let trace = await Self.trace(reader)
         #expect(Array(trace.prefix(3)) == [[0x20, 0], [0x23, 1], [0x21, 0]])
-        #expect(Array(trace.dropFirst(3)) == (Array(1...78) + [0]).map { [0x22, UInt8($0)] })
+        #expect(Array(trace.dropFirst(3)) == (Array(1...78) + [0]).map { [0x22, UInt8($0)] } + [[0x2C, 0], [0x2C, 32], [0x2C, 64], [0x20, 0]])
         let chip = try #require(await Self.chip(reader))
         #expect(chip.memory[1] == 0x43)
         #expect(chip.lockedBlocks == (0..<80).map { $0 < 79 })
@@ -560,6 +561,29 @@ struct Type5NDEFTests {
         #expect(outcomes["new", default: 0] >= 1 && outcomes["old", default: 0] >= 1)
     }
 
+    @Test("a chip that acknowledges LOCK BLOCK without locking: writeLock reads the lock state back and fails (verificationFailed), never reports the tag locked")
+    func lockThatDoesNotLock() async throws {
+        let message = try Self.url("https://locked.example")
+        let reader = SimulatedReader(tags: [LockIgnoringSLIX2(try Self.slix2(message: message))], emptyFieldWait: .zero)
+        let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
+        guard case .iso15693(let v) = target else {
+            Issue.record("not an ISO 15693 target: \(target)")
+            return
+        }
+        let tag = Type5Tag(tag: ISO15693Tag(reader: reader, target: v, identity: Self.identity))
+        await #expect { try await tag.writeLock() } throws: { error in
+            guard let error = error as? NFCTagError else { return false }
+            return error.code == .verificationFailed && error.reason.contains("block 0 reads back unlocked")
+        }
+        // The chip's own state: no block locked (the wrapper swallowed every LOCK BLOCK).
+        let seen = await reader.withField { field in
+            ((field.currentTag ?? field.removedTags.last) as? LockIgnoringSLIX2).map { ($0.inner.lockedBlocks, $0.swallowed) }
+        }
+        let (locked, swallowed) = try #require(seen)
+        #expect(locked.allSatisfy { !$0 })
+        #expect(swallowed == 79)
+    }
+
     @Test("tearing sweep of writeLock: unchanged, or read-only with the message kept (a rerun completes); never half-locked while reading read-write")
     func tearingLock() async throws {
         let message = try Self.url("https://lock.example")
@@ -579,7 +603,7 @@ struct Type5NDEFTests {
             })
         #expect(outcomes["read-only, message kept", default: 0] >= 1)
         #expect(outcomes["unchanged", default: 0] >= 1)
-        #expect(outcomes["commands"] == 82)
+        #expect(outcomes["commands"] == 86)  // 82 to lock, 4 to read the lock state back
     }
 
     @Test("tearing sweep of format: blank or empty NDEF; forced over a message: old or empty")
@@ -657,4 +681,26 @@ struct HostileType5Tag: ScriptedTag {
             return Bytes((0..<(next() % 24)).map { _ in UInt8(truncatingIfNeeded: next()) })
         }
     }
+}
+
+/// A SLIX2 that answers LOCK BLOCK (`22`) with success but locks nothing: what a faulty or
+/// counterfeit chip may do. Every other command goes to the real virtual chip.
+final class LockIgnoringSLIX2: VirtualTag {
+    let inner: ICodeSLIX2
+    /// LOCK BLOCK commands answered without locking.
+    private(set) var swallowed = 0
+
+    init(_ inner: ICodeSLIX2) { self.inner = inner }
+
+    var modelName: String { inner.modelName }
+    var targetInfo: TargetInfo { inner.targetInfo }
+    func respond(to frame: [UInt8]) -> TagAnswer {
+        if frame.count >= 2, frame[0] & ISO15693RequestFlag.inventory == 0, frame[1] == ISO15693Command.lockBlock {
+            swallowed += 1
+            return .data([0x00])
+        }
+        return inner.respond(to: frame)
+    }
+    func powerOn() { inner.powerOn() }
+    func halt() { inner.halt() }
 }

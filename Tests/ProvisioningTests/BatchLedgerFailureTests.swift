@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+import NDEF
+import NFCCore
+import NFCTags
+import NFCTestSupport
+import Provisioning
+import Testing
+import VirtualTags
+
+/// A SQLite ledger whose `record` or `allocateCounter` fails on demand (a disk full, a lost
+/// server); everything else goes to the real ledger.
+final class FailingLedger: ProvisioningLedger, @unchecked Sendable {
+    let inner: Ledger
+    let failRecord: Bool
+    let failCounter: Bool
+
+    init(_ inner: Ledger, failRecord: Bool = false, failCounter: Bool = false) {
+        self.inner = inner
+        self.failRecord = failRecord
+        self.failCounter = failCounter
+    }
+
+    var location: String { inner.location }
+    func startRun(name: String?, station: String?, template: String?, manifest: String?, readers: [String]) throws(LedgerError) -> Int64 {
+        try inner.startRun(name: name, station: station, template: template, manifest: manifest, readers: readers)
+    }
+    func finishRun(_ id: Int64) throws(LedgerError) { try inner.finishRun(id) }
+    func allocateCounter(start: Int) throws(LedgerError) -> Int {
+        if failCounter { throw LedgerError("disk I/O error (simulated)") }
+        return try inner.allocateCounter(start: start)
+    }
+    func record(_ attempt: LedgerAttempt) throws(LedgerError) -> Int64 {
+        if failRecord { throw LedgerError("disk I/O error (simulated)") }
+        return try inner.record(attempt)
+    }
+    func doneRows() throws(LedgerError) -> Set<Int> { try inner.doneRows() }
+    func isDone(uid: String) throws(LedgerError) -> Bool { try inner.isDone(uid: uid) }
+    func attempts(run: String?) throws(LedgerError) -> [LedgerAttempt] { try inner.attempts(run: run) }
+    func stats(run: String?) throws(LedgerError) -> LedgerStats { try inner.stats(run: run) }
+    func loadManifest(run: String, rows: [ManifestRow], source: String) throws(LedgerError) -> ManifestLoad {
+        try inner.loadManifest(run: run, rows: rows, source: source)
+    }
+    func claimRow(run: String, uid: String, station: String, lease: Duration) throws(LedgerError) -> RowClaim {
+        try inner.claimRow(run: run, uid: uid, station: station, lease: lease)
+    }
+    func claimCounter(run: String, uid: String, station: String, start: Int) throws(LedgerError) -> CounterClaim {
+        try inner.claimCounter(run: run, uid: uid, station: station, start: start)
+    }
+    func releaseClaims(run: String, station: String) throws(LedgerError) -> Int { try inner.releaseClaims(run: run, station: station) }
+    func progress(run: String) throws(LedgerError) -> RunProgress { try inner.progress(run: run) }
+}
+
+/// A ledger that fails is a failed tag: the summary counts it (so `nfctool batch` exits 1), the
+/// run stops, nothing is written to the tag.
+@Suite("Batch: a ledger that fails counts as a failed tag", .timeLimit(.minutes(2)))
+struct BatchLedgerFailureTests {
+    static func run(_ ledger: FailingLedger, admission: (@Sendable (NFCTag) async -> BatchRefusal?)? = nil) async throws -> (BatchSummary, [BatchEvent], SimulatedReader) {
+        let run = try ledger.inner.startRun(template: "x", manifest: nil, readers: ["sim"])
+        var options = BatchOptions(count: 2)
+        options.admission = admission
+        options.idleTimeout = .seconds(2)
+        let coordinator = try BatchCoordinator(
+            ledger: ledger, runID: run,
+            source: .template(usesCounter: true, start: 1) { _, n in NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://ex.io/\(n ?? 0)")]) },
+            options: options)
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215*2?poll-wait=0")
+        let events = Mutex<[BatchEvent]>([])
+        await BatchWorker(reader: reader, coordinator: coordinator, events: { event in events.withLock { $0.append(event) } }).run()
+        return (await coordinator.summary, events.withLock { $0 }, reader)
+    }
+
+    @Test("a --require-genuine refusal the ledger cannot record: failed (not skipped), the run stops")
+    func refusalNotRecorded() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = FailingLedger(try Ledger(path: directory.appendingPathComponent("l.db").path), failRecord: true)
+        let (summary, events, _) = try await Self.run(ledger) { _ in BatchRefusal(status: .counterfeit, reason: "not genuine") }
+        #expect(summary.failed == 1 && summary.skipped == 0 && summary.done == 0, "\(summary)")
+        #expect(summary.stopReason.contains("ledger error"), "\(summary)")
+        #expect(events.contains { if case .failed = $0 { true } else { false } })
+    }
+
+    @Test("a counter the ledger cannot allocate: failed, the run stops, no tag written")
+    func claimFails() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = FailingLedger(try Ledger(path: directory.appendingPathComponent("l.db").path), failCounter: true)
+        let (summary, _, reader) = try await Self.run(ledger)
+        #expect(summary.failed == 1 && summary.done == 0, "\(summary)")
+        #expect(summary.stopReason.contains("ledger error"), "\(summary)")
+        // Nothing was written: every tag of the stack still holds no message.
+        #expect(await BatchTests.messages(reader).isEmpty)
+    }
+}
