@@ -44,14 +44,7 @@ extension Type2Tag {
                 .readOnly, at: profile.accessPage * Type2Command.pageSize,
                 "the configuration is locked (CFGLCK): the mirror cannot be set; nothing was written")
         }
-        if NTAGMirror(mirrorByte: configuration.cfg0[0]) != nil {
-            // Turn the old mirror off first: reads then show memory, not the old mirror.
-            var cfg0 = configuration.cfg0
-            cfg0[0] &= ~NTAGMirrorBits.configurationMask
-            try await write(page: profile.configurationPage, cfg0)
-            configuration.cfg0 = cfg0
-        }
-        let snapshot = try await load()
+        var snapshot = try await load()
         let area = snapshot.area
         let header = encoded.count < 0xFF ? 2 : 4
         let first = header + mirrorOffset
@@ -71,6 +64,16 @@ extension Type2Tag {
             throw NFCTagError(
                 .invalidParameter, at: start,
                 "a mirror of \(mirror.length) bytes at page \(position.page) byte \(position.byte) is outside user memory (pages \(profile.userPages.lowerBound)–\(profile.userPages.upperBound - 1)); nothing was written")
+        }
+        _ = try await checkTLV(message: encoded, on: snapshot)
+        if NTAGMirror(mirrorByte: configuration.cfg0[0]) != nil {
+            // Every check has passed. Turn the old mirror off: reads then show memory, not the
+            // old mirror, so memory is read again for the tear-safe write and its read-back.
+            var cfg0 = configuration.cfg0
+            cfg0[0] &= ~NTAGMirrorBits.configurationMask
+            try await write(page: profile.configurationPage, cfg0)
+            configuration.cfg0 = cfg0
+            snapshot = try await load()
         }
         try await writeTLV(message: encoded, on: snapshot, verify: verify)
         var cfg0 = configuration.cfg0
