@@ -93,3 +93,46 @@ struct WriteChecksEndToEndTests {
         #expect(planned.standardOutput.hasPrefix("Plan for protect"))
     }
 }
+
+/// `batch`: the same checks before each tag's first write.
+@Suite("batch checks everything before writing a tag: the built nfctool on tag files", .timeLimit(.minutes(10)))
+struct BatchWriteChecksEndToEndTests {
+    @Test("batch --lock on a Type 4 tag fails that tag with nothing written: its NDEF file does not hold the URL")
+    func lockOnType4() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctool-wchk-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tags = directory.appendingPathComponent("tags")
+        let run = try runBuiltNFCTool([
+            "batch", "--device", "sim:type4*1?dir=\(tags.path)", "--url", "https://a.example", "--lock", "--yes",
+            "--max-failures", "1", "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1",
+        ])
+        #expect(run.status != 0)
+        #expect(run.standardError.contains("cannot be locked") || run.standardOutput.contains("cannot be locked"), "\(run.standardOutput) \(run.standardError)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: tags.path).filter { $0.hasSuffix(".json") }
+        #expect(files.count == 1)
+        for file in files {
+            let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(tags.appendingPathComponent(file).path)", "--json"])
+            #expect(read.status == 0)
+            #expect(!read.standardOutput.contains("a.example"), "\(read.standardOutput)")
+        }
+    }
+
+    @Test("batch --format of a message too big for a blank Ultralight fails that tag and writes no CC: it still reads as holding no NDEF")
+    func formatThenTooBig() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctool-wchk-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tags = directory.appendingPathComponent("tags")
+        let run = try runBuiltNFCTool([
+            "batch", "--device", "sim:ultralight*1?dir=\(tags.path)", "--url", "https://example.com/" + String(repeating: "a", count: 100),
+            "--format", "--max-failures", "1", "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1",
+        ])
+        #expect(run.status != 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: tags.path).filter { $0.hasSuffix(".json") }
+        #expect(files.count == 1)
+        for file in files {
+            #expect(try runBuiltNFCTool(["read", "--device", "sim:?file=\(tags.appendingPathComponent(file).path)"]).status == 4)
+        }
+    }
+}
