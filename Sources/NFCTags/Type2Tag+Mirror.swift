@@ -7,6 +7,17 @@ extension Type2Tag {
         return ["NTAG213", "NTAG215", "NTAG216"].contains(model)
     }
 
+    /// Throws `notSupported` unless the chip has the mirror (``hasMirror``); sends nothing. The
+    /// first check of ``writeNDEF(_:mirror:at:verify:)``, for callers that check everything
+    /// before an earlier write of theirs (a format).
+    public func checkMirror() throws(NFCTagError) {
+        guard hasMirror else { throw Self.noMirror }
+    }
+
+    /// The chip has no mirror.
+    private static let noMirror = NFCTagError(
+        .notSupported, "only NTAG213, NTAG215 and NTAG216 mirror their UID and counter; nothing was written")
+
     /// Writes `message`, whose bytes from `mirrorOffset` hold `mirror`'s placeholder characters,
     /// and makes the chip mirror there (NTAG213/215/216 datasheet 8.7): MIRROR_CONF,
     /// MIRROR_BYTE and MIRROR_PAGE in CFG0, and NFC_CNT_EN in ACCESS when the counter is mirrored.
@@ -28,9 +39,8 @@ extension Type2Tag {
     public func writeNDEF(
         _ message: NDEFMessage, mirror: NTAGMirror, at mirrorOffset: Int, verify: Bool
     ) async throws(NFCTagError) -> NTAGMirrorPosition {
-        guard hasMirror, let profile else {
-            throw NFCTagError(.notSupported, "only NTAG213, NTAG215 and NTAG216 mirror their UID and counter; nothing was written")
-        }
+        try checkMirror()
+        guard let profile else { throw Self.noMirror }
         let encoded = try message.encodedForTag()
         guard mirrorOffset >= 0, mirrorOffset + mirror.length <= encoded.count,
               Array(encoded[mirrorOffset..<(mirrorOffset + mirror.length)]) == mirror.placeholder

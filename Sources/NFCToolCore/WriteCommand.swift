@@ -92,14 +92,7 @@ struct WriteCommand: ToolCommand {
             let formatting = formats && query.status == .notSupported
             // Every check comes before the first write: the format's CC is one-time programmable
             // on Type 2, and the message is not written to a tag that cannot be locked after it.
-            if mirror != nil {
-                let type2 = try TagWriteSupport.type2(tag, for: "mirroring the UID or counter")
-                guard type2.hasMirror else {
-                    throw CommandError(
-                        "mirroring the UID or counter needs an NTAG213, NTAG215 or NTAG216; this is a \(tag.identity.model); nothing was written",
-                        exitCode: .unsupported)
-                }
-            }
+            if mirror != nil { try TagWriteSupport.type2(tag, for: "mirroring the UID or counter").checkMirror() }
             if locks {
                 do throws(NFCTagError) {
                     try await tag.ndef.checkLockable()

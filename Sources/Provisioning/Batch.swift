@@ -598,9 +598,10 @@ public struct BatchWorker: Sendable {
             let mirror = options.ntag424 == nil ? item.mirror ?? options.mirror : nil
             // Every check before the first write: the chip can mirror, be locked, take a password.
             if mirror != nil {
-                guard case .miFare(let mifare) = tag, let type2 = mifare.type2, type2.hasMirror else {
+                guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
                     throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216; nothing was written")
                 }
+                try type2.checkMirror()
             }
             if options.lock { try await ndef.checkLockable() }
             if options.password != nil {
