@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import NFCToolCore
 
 /// `write`, `protect --plan`: every check before the first write, and "nothing was written"
 /// only when true. Judged from outside: the built nfctool in a fresh process, and the tag
@@ -55,6 +56,19 @@ struct WriteChecksEndToEndTests {
         let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--raw"])
         #expect(read.status == 0)
         #expect(read.standardOutput == "d101055504652e696f\n")
+    }
+
+    @Test("write --format --lock answered 'n' on a terminal leaves the blank Ultralight's tag file unchanged (no CC)")
+    func formatLockDeclined() async throws {
+        let (directory, device, file) = try Self.tag("ultralight")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let before = try Data(contentsOf: file)
+        let io = CapturedIO(standardInput: Array("n\n".utf8), isStandardInputTerminal: true)
+        let status = await runTool(
+            arguments: ["write", "--format", "--lock", "--url", "https://e.io", "--device", device], environment: [:], io: io)
+        #expect(status == .failure)
+        #expect(io.standardError.hasSuffix("Error: not confirmed; nothing was written\n"))
+        #expect(try Data(contentsOf: file) == before)
     }
 
     @Test("write --lock --yes on a Type 4 tag (no permanent lock) exits 10 and the NDEF file is unchanged")
