@@ -153,7 +153,7 @@ public struct ClassicNDEFTag: NFCNDEFTag {
         }
     }
 
-    /// Returns: AN1304's read-only state is reachable on every MIFARE Classic card. Whether key B
+    /// Sends nothing and throws nothing: AN1304's read-only state is reachable on every MIFARE Classic card. Whether key B
     /// may rewrite each trailer needs authentication, and is checked by ``writeLock()`` before
     /// its first WRITE.
     public func checkLockable() async throws(NFCTagError) {}

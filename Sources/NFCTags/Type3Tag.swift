@@ -99,7 +99,7 @@ public struct Type3Tag: NFCNDEFTag {
         return try await system.queryNDEFStatusOnNDEFSystem()
     }
 
-    /// Returns: every FeliCa card has the RWFlag lock (and a Lite-S its MC). What can still
+    /// Sends nothing and throws nothing: every FeliCa card has the RWFlag lock (and a Lite-S its MC). What can still
     /// stop ``writeLock()`` (an MC that can no longer change) is found by it before it writes.
     public func checkLockable() async throws(NFCTagError) {}
 
