@@ -121,11 +121,12 @@ struct WriteCommand: ToolCommand {
             if locks {
                 do {
                     try await LockCommand.lock(tag, planning: planning)
-                } catch {
-                    let reason = (error as? NFCTagError)?.reason ?? "\(error)"
+                } catch let error as NFCTagError where !planning {
+                    // What only the lock itself finds (keys, write access, the tag leaving): the
+                    // message is on the tag by now, and the error says so.
                     throw CommandError(
-                        "the message was written\(verifies ? " and verified" : ""), but the tag was not locked: \(reason)",
-                        exitCode: (error as? NFCTagError).map { TagCommandSupport.exitCode($0.code) } ?? .failure)
+                        "the message was written\(verifies ? " and verified" : ""), but locking the tag failed: \(error.reason)",
+                        exitCode: TagCommandSupport.exitCode(error.code))
                 }
                 if !planning { try await LockCommand.requireReadOnly(after: tag, on: reader, password: password) }
             }
