@@ -153,6 +153,11 @@ public struct ClassicNDEFTag: NFCNDEFTag {
         }
     }
 
+    /// Sends nothing and throws nothing: AN1304's read-only state is reachable on every MIFARE Classic card. Whether key B
+    /// may rewrite each trailer needs authentication, and is checked by ``writeLock()`` before
+    /// its first WRITE.
+    public func checkLockable() async throws(NFCTagError) {}
+
     /// Makes the card permanently read-only (AN1304 read-only state): every NFC sector trailer
     /// becomes `D3F7D3F7D3F7 07 8F 0F GPB|03 keyB` (data blocks `010`: read with A|B, never
     /// written; trailer `110`: nothing writable; GPB write access `11`), the first NFC sector

@@ -114,5 +114,7 @@ public struct UnsupportedNDEFTag: NFCNDEFTag {
     /// Throws `notSupported`; nothing is sent.
     public func writeLock() async throws(NFCTagError) { throw NFCTagError(.notSupported, reason) }
     /// Throws `notSupported`; nothing is sent.
+    public func checkLockable() async throws(NFCTagError) { throw NFCTagError(.notSupported, reason) }
+    /// Throws `notSupported`; nothing is sent.
     public func format(force: Bool) async throws(NFCTagError) { throw NFCTagError(.notSupported, reason) }
 }

@@ -30,6 +30,16 @@ public protocol NFCNDEFTag: Sendable {
     /// ``NFCTagError/Code/notSupported`` and is left unchanged.
     func writeLock() async throws(NFCTagError)
 
+    /// Whether ``writeLock()`` has a mechanism for this tag on this reader, found without
+    /// writing: throws ``NFCTagError/Code/notSupported`` with the reason `writeLock()` would
+    /// give (a Type 4 tag; a Type 5 tag without Lock Block; a Type 2 tag whose model this reader
+    /// cannot learn). Called before anything else is written (a message that is to be locked
+    /// after it), so that a tag that cannot be locked is refused with the tag unchanged. A blank
+    /// tag is judged as it will be once ``format(force:)`` has run. Passing does not promise
+    /// the lock: `writeLock()` still checks write access, passwords and keys itself, before its
+    /// first write.
+    func checkLockable() async throws(NFCTagError)
+
     /// Initialises a blank tag for NDEF (capability container, attribute block, MAD…) holding an
     /// empty message. A tag that already holds data is refused with
     /// ``NFCTagError/Code/alreadyFormatted`` unless `force` is set.
@@ -115,6 +125,8 @@ extension NFCNDEFPlatformTag {
     }
     /// ``NFCNDEFTag/writeLock()`` of ``ndefPlatform``.
     public func writeLock() async throws(NFCTagError) { try await ndefPlatform.writeLock() }
+    /// ``NFCNDEFTag/checkLockable()`` of ``ndefPlatform``.
+    public func checkLockable() async throws(NFCTagError) { try await ndefPlatform.checkLockable() }
     /// ``NFCNDEFTag/format(force:)`` of ``ndefPlatform``.
     public func format(force: Bool) async throws(NFCTagError) { try await ndefPlatform.format(force: force) }
 }

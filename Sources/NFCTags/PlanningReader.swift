@@ -56,9 +56,12 @@ public actor PlanningReader: NFCReader {
     /// The base reader's modulations.
     public let supportedModulations: [Modulation]
 
-    /// Wraps `base`.
-    public init(_ base: any NFCReader) async {
+    /// Wraps `base`; `selected` is the target `base` has selected already, when there is one
+    /// (else the next ``poll(for:timeout:)`` tells). Commands are read as that target's: without
+    /// it, no command counts as a write.
+    public init(_ base: any NFCReader, selected: TargetInfo? = nil) async {
         self.base = base
+        target = selected
         name = await base.name
         connectionString = await base.connectionString
         supportedModulations = await base.supportedModulations
@@ -160,5 +163,20 @@ public actor PlanningReader: NFCReader {
         case .jewel, nil:
             return nil
         }
+    }
+}
+
+extension NFCTag {
+    /// This tag, already selected, behind a new ``PlanningReader`` on its reader: the same
+    /// commands, write-class ones held back. For rehearsing an operation (all its checks) before
+    /// doing it, when its checks read what an earlier step of it writes: a write of a message
+    /// to a tag it formats first reads the capability container the format writes. Only Type 2
+    /// reads see planned writes (``PlanningReader``), so this is nil for other platforms.
+    public func rehearsal() async -> (tag: NFCTag, planner: PlanningReader)? {
+        guard case .miFare(let tag) = self, tag.mifareFamily == .ultralight else { return nil }
+        let planner = await PlanningReader(tag.reader, selected: .iso14443A(tag.target))
+        let rehearsed = MiFareTag(
+            reader: planner, target: tag.target, identity: tag.identity, password: tag.password, commandTimeout: tag.commandTimeout)
+        return (.miFare(rehearsed), planner)
     }
 }

@@ -56,19 +56,7 @@ extension Type2Tag {
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `passwordRequired` (nothing written);
     ///   `connectionLost` (the tag is partly locked: run again), `verificationFailed`.
     public func writeLock() async throws(NFCTagError) {
-        if profile == nil {
-            // The model is unknown because the reader cannot send GET_VERSION (a PC/SC reader's
-            // generic profile), not because the chip lacks it: the NFC Forum default lock area
-            // would then miss an NTAG21x's dynamic lock bytes. Refuse before anything is sent.
-            do {
-                try await reader.checkCanSend(Bytes([0x60]), mode: .raw)
-            } catch {
-                throw NFCTagError(
-                    .notSupported,
-                    "lock needs the chip model, which this reader cannot learn (GET_VERSION): \(error.reason); the tag was not changed",
-                    readerError: error)
-            }
-        }
+        try await checkLockable()
         try await authenticateIfPasswordSet()
         let snapshot = try await load()
         let memory = snapshot.memory
@@ -94,6 +82,21 @@ extension Type2Tag {
         try requireWriteAccess(toPages: plan.map(\.page), configuration: configuration)
         for step in plan { try await write(page: step.page, step.data) }
         try await verifyBits(plan)
+    }
+
+    /// Throws `notSupported` when the chip model is unknown because the reader cannot send
+    /// GET_VERSION (a PC/SC reader's generic profile), not because the chip lacks it: the NFC
+    /// Forum default lock area would then miss an NTAG21x's dynamic lock bytes. Sends nothing.
+    public func checkLockable() async throws(NFCTagError) {
+        guard profile == nil else { return }
+        do {
+            try await reader.checkCanSend(Bytes([0x60]), mode: .raw)
+        } catch {
+            throw NFCTagError(
+                .notSupported,
+                "lock needs the chip model, which this reader cannot learn (GET_VERSION): \(error.reason); the tag was not changed",
+                readerError: error)
+        }
     }
 
     /// The writes that set the dynamic lock bits (and, for a known chip, its block-locking bits),

@@ -7,6 +7,17 @@ extension Type2Tag {
         return ["NTAG213", "NTAG215", "NTAG216"].contains(model)
     }
 
+    /// Throws `notSupported` unless the chip has the mirror (``hasMirror``); sends nothing. The
+    /// first check of ``writeNDEF(_:mirror:at:verify:)``, for callers that check everything
+    /// before an earlier write of theirs (a format).
+    public func checkMirror() throws(NFCTagError) {
+        guard hasMirror else { throw Self.noMirror }
+    }
+
+    /// The chip has no mirror.
+    private static let noMirror = NFCTagError(
+        .notSupported, "only NTAG213, NTAG215 and NTAG216 mirror their UID and counter; nothing was written")
+
     /// Writes `message`, whose bytes from `mirrorOffset` hold `mirror`'s placeholder characters,
     /// and makes the chip mirror there (NTAG213/215/216 datasheet 8.7): MIRROR_CONF,
     /// MIRROR_BYTE and MIRROR_PAGE in CFG0, and NFC_CNT_EN in ACCESS when the counter is mirrored.
@@ -28,9 +39,8 @@ extension Type2Tag {
     public func writeNDEF(
         _ message: NDEFMessage, mirror: NTAGMirror, at mirrorOffset: Int, verify: Bool
     ) async throws(NFCTagError) -> NTAGMirrorPosition {
-        guard hasMirror, let profile else {
-            throw NFCTagError(.notSupported, "only NTAG213, NTAG215 and NTAG216 mirror their UID and counter; nothing was written")
-        }
+        try checkMirror()
+        guard let profile else { throw Self.noMirror }
         let encoded = try message.encodedForTag()
         guard mirrorOffset >= 0, mirrorOffset + mirror.length <= encoded.count,
               Array(encoded[mirrorOffset..<(mirrorOffset + mirror.length)]) == mirror.placeholder
@@ -44,14 +54,7 @@ extension Type2Tag {
                 .readOnly, at: profile.accessPage * Type2Command.pageSize,
                 "the configuration is locked (CFGLCK): the mirror cannot be set; nothing was written")
         }
-        if NTAGMirror(mirrorByte: configuration.cfg0[0]) != nil {
-            // Turn the old mirror off first: reads then show memory, not the old mirror.
-            var cfg0 = configuration.cfg0
-            cfg0[0] &= ~NTAGMirrorBits.configurationMask
-            try await write(page: profile.configurationPage, cfg0)
-            configuration.cfg0 = cfg0
-        }
-        let snapshot = try await load()
+        var snapshot = try await load()
         let area = snapshot.area
         let header = encoded.count < 0xFF ? 2 : 4
         let first = header + mirrorOffset
@@ -71,6 +74,16 @@ extension Type2Tag {
             throw NFCTagError(
                 .invalidParameter, at: start,
                 "a mirror of \(mirror.length) bytes at page \(position.page) byte \(position.byte) is outside user memory (pages \(profile.userPages.lowerBound)–\(profile.userPages.upperBound - 1)); nothing was written")
+        }
+        _ = try await checkTLV(message: encoded, on: snapshot)
+        if NTAGMirror(mirrorByte: configuration.cfg0[0]) != nil {
+            // Every check has passed. Turn the old mirror off: reads then show memory, not the
+            // old mirror, so memory is read again for the tear-safe write and its read-back.
+            var cfg0 = configuration.cfg0
+            cfg0[0] &= ~NTAGMirrorBits.configurationMask
+            try await write(page: profile.configurationPage, cfg0)
+            configuration.cfg0 = cfg0
+            snapshot = try await load()
         }
         try await writeTLV(message: encoded, on: snapshot, verify: verify)
         var cfg0 = configuration.cfg0

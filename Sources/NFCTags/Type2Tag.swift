@@ -137,10 +137,10 @@ public struct Type2Tag: NFCNDEFTag {
         try await writeTLV(message: encoded, on: snapshot, verify: verify)
     }
 
-    /// Lays `encoded` out as the NDEF TLV of `snapshot`'s area and writes it in the tear-safe
-    /// order of ``writeNDEF(_:verify:)``, after the write-access, capacity and password checks.
-    func writeTLV(message encoded: [UInt8], on snapshot: Snapshot, verify: Bool) async throws(NFCTagError) {
-        var snapshot = snapshot
+    /// The checks of ``writeTLV(message:on:verify:)``, which write nothing: the CC allows
+    /// writing, `encoded` fits, and its pages are not locked (nor, without the password,
+    /// write-protected). Returns the TLV and the addresses it goes to.
+    func checkTLV(message encoded: [UInt8], on snapshot: Snapshot) async throws(NFCTagError) -> (tlv: [UInt8], addresses: [Int]) {
         let area = snapshot.area
         guard area.capabilityContainer.isWritable else {
             throw NFCTagError(
@@ -154,8 +154,17 @@ public struct Type2Tag: NFCNDEFTag {
             throw NFCTagError(.capacityExceeded, "NDEF TLV of \(tlv.count) bytes does not fit \(area.ndefAddresses.count) usable bytes")
         }
         let addresses = Array(area.ndefAddresses[0..<tlv.count])
-        guard let lastAddress = addresses.last else { return }
         try await requireWriteAccess(toPages: Set(addresses.map { $0 / Type2Command.pageSize }).sorted())
+        return (tlv, addresses)
+    }
+
+    /// Lays `encoded` out as the NDEF TLV of `snapshot`'s area and writes it in the tear-safe
+    /// order of ``writeNDEF(_:verify:)``, after the write-access, capacity and password checks.
+    func writeTLV(message encoded: [UInt8], on snapshot: Snapshot, verify: Bool) async throws(NFCTagError) {
+        var snapshot = snapshot
+        let area = snapshot.area
+        let (tlv, addresses) = try await checkTLV(message: encoded, on: snapshot)
+        guard let lastAddress = addresses.last else { return }
         try await snapshot.extend(through: lastAddress, using: self)
 
         var final = snapshot.memory

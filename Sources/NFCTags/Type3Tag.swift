@@ -99,6 +99,10 @@ public struct Type3Tag: NFCNDEFTag {
         return try await system.queryNDEFStatusOnNDEFSystem()
     }
 
+    /// Sends nothing and throws nothing: every FeliCa card has the RWFlag lock (and a Lite-S its MC). What can still
+    /// stop ``writeLock()`` (an MC that can no longer change) is found by it before it writes.
+    public func checkLockable() async throws(NFCTagError) {}
+
     /// The body of the public method, on the FeliCa system that answers `12FC`.
     func queryNDEFStatusOnNDEFSystem() async throws(NFCTagError) -> NDEFQuery {
         let snapshot: Snapshot

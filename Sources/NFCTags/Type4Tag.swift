@@ -311,6 +311,11 @@ public struct Type4Tag: NFCNDEFTag {
     /// nothing is sent and no "soft" lock is faked.
     /// - Throws: ``NFCTagError/Code/notSupported``, always.
     public func writeLock() async throws(NFCTagError) {
+        try await checkLockable()
+    }
+
+    /// Always throws `notSupported`, as ``writeLock()`` does; nothing is sent.
+    public func checkLockable() async throws(NFCTagError) {
         throw NFCTagError(
             .notSupported,
             "this tag cannot be locked permanently: NFC Forum Type 4 has no lock command, and the CC's write access is set by the issuer with proprietary, keyed commands; nothing was sent")

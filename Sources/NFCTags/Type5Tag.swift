@@ -162,20 +162,9 @@ public struct Type5Tag: NFCNDEFTag {
     public func writeLock() async throws(NFCTagError) {
         let (snapshot, area) = try await load()
         let cc = area.capabilityContainer
-        guard cc.supportsLockBlock || chipHasLockBlock else {
-            throw NFCTagError(.notSupported, "neither the CC (feature bit 3) nor the chip offers Lock Block; the tag was not changed")
-        }
+        try await checkLockable(cc)
         let size = snapshot.blockSize
         let ccBlocks = 0..<((cc.size + size - 1) / size)
-        // A reader that cannot carry Lock Block (a PC/SC reader's generic profile) is found out
-        // before the CC is written: the tag stays as it was.
-        let lockCommand = cc.usesExtendedCommands ? ISO15693Command.extendedLockBlock : ISO15693Command.lockBlock
-        let lockParameters = cc.usesExtendedCommands ? try ISO15693Tag.extendedBlockBytes(0) : [UInt8(0)]
-        do {
-            try await tag.reader.checkCanSend(Bytes(commands(for: cc).frame(lockCommand, lockParameters)), mode: .standard)
-        } catch {
-            throw NFCTagError(error, during: "LOCK BLOCK (checked before anything was written; the tag was not changed)")
-        }
         if cc.writeAccess != Type5CapabilityContainer.writeAccessNever {
             // CC byte 1 is in block 0 unless blocks are a single byte long.
             let accessBlock = 1 / size
@@ -251,6 +240,38 @@ public struct Type5Tag: NFCNDEFTag {
             throw NFCTagError(.verificationFailed, at: 1, "the CC's write access reads back \(access), not 3 (never), after the lock")
         }
     }
+
+    /// Throws `notSupported` when neither the CC (feature bit 3) nor the chip has Lock Block,
+    /// or when the reader cannot carry Lock Block (a PC/SC reader's generic profile). A blank
+    /// tag (no CC) is judged by the chip, as ``format(force:)`` sets feature bit 3 for a chip
+    /// known to have Lock Block. Reads only.
+    public func checkLockable() async throws(NFCTagError) {
+        let cc: Type5CapabilityContainer
+        do {
+            cc = try await load().area.capabilityContainer
+        } catch where error.code == .notNDEFFormatted {
+            guard chipHasLockBlock else { throw Self.noLockBlock }
+            return
+        }
+        try await checkLockable(cc)
+    }
+
+    /// The Lock Block checks of ``checkLockable()`` for a tag whose CC is `cc`.
+    private func checkLockable(_ cc: Type5CapabilityContainer) async throws(NFCTagError) {
+        guard cc.supportsLockBlock || chipHasLockBlock else { throw Self.noLockBlock }
+        // A reader that cannot carry Lock Block is found out before the CC is written.
+        let lockCommand = cc.usesExtendedCommands ? ISO15693Command.extendedLockBlock : ISO15693Command.lockBlock
+        let lockParameters = cc.usesExtendedCommands ? try ISO15693Tag.extendedBlockBytes(0) : [UInt8(0)]
+        do {
+            try await tag.reader.checkCanSend(Bytes(commands(for: cc).frame(lockCommand, lockParameters)), mode: .standard)
+        } catch {
+            throw NFCTagError(error, during: "LOCK BLOCK (checked before anything was written; the tag was not changed)")
+        }
+    }
+
+    /// Neither the CC nor the chip offers Lock Block.
+    private static let noLockBlock = NFCTagError(
+        .notSupported, "neither the CC (feature bit 3) nor the chip offers Lock Block; the tag was not changed")
 
     /// Formats the tag for NDEF (Type 5 Tag 1.0, 4.3 and 4.4): from Get system information, a CC
     /// (`E1`, version 1.0, read/write, MLEN = the largest whole 8-byte T5T area after it; 4-byte

@@ -53,11 +53,17 @@ struct ProtectCommand: ToolCommand {
         let protection = protection
         try await TagWriteOperation.run(
             "protect", options, password: current, context,
-            body: { tag, _, planning in
+            body: { tag, reader, planning in
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
-                // When planning, the new password was never written, so it cannot authenticate.
-                try await TagWriteSupport.write(planning: planning, passing: [.authenticationFailed, .verificationFailed]) {
-                    try await type2.setPassword(new, protection: protection)
+                do {
+                    try await TagWriteSupport.write(planning: planning) {
+                        try await type2.setPassword(new, protection: protection)
+                    }
+                } catch let error as NFCTagError where planning && error.code == .authenticationFailed {
+                    // When planning, the new password was never written, so its check after the
+                    // planned writes may fail. A refusal before any write was planned is the
+                    // current password's (--current-password-file): an error, as without --plan.
+                    guard let planner = reader as? PlanningReader, await !planner.writes.isEmpty else { throw error }
                 }
             },
             report: { tag, _ in

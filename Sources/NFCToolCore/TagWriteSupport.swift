@@ -139,13 +139,15 @@ extension String {
 
 extension TagWriteSupport {
     /// Refuses a tag whose NDEF cannot take a write: ``ExitCode/notNDEF`` with `the <model>
-    /// <noNDEF>`, ``ExitCode/readOnly`` for a read-only one.
-    static func requireWritable(_ query: NDEFQuery, _ tag: NFCTag, noNDEF: String) throws(CommandError) {
+    /// <noNDEF>`, ``ExitCode/readOnly`` for a read-only one (`is read-only; <readOnly>`).
+    static func requireWritable(
+        _ query: NDEFQuery, _ tag: NFCTag, noNDEF: String, readOnly: String = "nothing was written"
+    ) throws(CommandError) {
         switch query.status {
         case .notSupported:
             throw CommandError("the \(tag.identity.model) \(noNDEF)", exitCode: .notNDEF)
         case .readOnly:
-            throw CommandError("the \(tag.identity.model) is read-only; nothing was written", exitCode: .readOnly)
+            throw CommandError("the \(tag.identity.model) is read-only; \(readOnly)", exitCode: .readOnly)
         case .readWrite:
             break
         }

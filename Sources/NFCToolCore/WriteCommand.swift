@@ -88,42 +88,94 @@ struct WriteCommand: ToolCommand {
         let (planning, verifies, formats, locks, confirmed) = (planning, verifies && !planning, formats, locks, confirmed)
         let ((report, planned), reader) = try await TagOperation(options, context).run(password: password, planning: planning) {
             tag, reader in
-            var query = try await tag.ndef.queryNDEFStatus()
-            var formatted = false
-            if formats && query.status == .notSupported {
-                try await tag.ndef.format(force: false)
-                formatted = true
-                query = try await tag.ndef.queryNDEFStatus()
-            }
-            try TagWriteSupport.requireWritable(
-                query, tag, noNDEF: "holds no NDEF\(formats ? "" : " (a blank tag: add --format)"); nothing was written")
-            if encodedLength > query.capacity {
-                let over = encodedLength - query.capacity
-                throw CommandError(
-                    "the message of \(encodedLength) bytes is too big by \(over) byte\(over == 1 ? "" : "s"): the \(tag.identity.model) holds at most \(query.capacity); nothing was written",
-                    exitCode: .capacityExceeded)
-            }
-            if locks && !planning {
-                try context.confirm("After writing, \(LockCommand.warning(tag))", confirmed: confirmed)
-            }
-            if let mirror {
-                let type2 = try TagWriteSupport.type2(tag, for: "mirroring the UID or counter")
-                try await type2.writeNDEF(message, mirror: mirror.mirror, at: mirror.offset, verify: verifies)
-            } else {
-                try await tag.ndef.writeNDEF(message, verify: verifies)
-            }
+            let query = try await tag.ndef.queryNDEFStatus()
+            let formatting = formats && query.status == .notSupported
+            // Every check comes before the first write: the format's CC is one-time programmable
+            // on Type 2, and the message is not written to a tag that cannot be locked after it.
+            if mirror != nil { try TagWriteSupport.type2(tag, for: "mirroring the UID or counter").checkMirror() }
             if locks {
-                try await LockCommand.lock(tag, planning: planning)
+                do throws(NFCTagError) {
+                    try await tag.ndef.checkLockable()
+                } catch {
+                    throw CommandError(
+                        "\(error.reason)\(error.reason.contains("nothing was sent") || error.reason.contains("not changed") ? "" : "; nothing was written")",
+                        exitCode: TagCommandSupport.exitCode(error.code))
+                }
+                if !planning { try context.confirm("After writing, \(LockCommand.warning(tag))", confirmed: confirmed) }
+            }
+            let steps = WriteSteps(
+                message: message, encodedLength: encodedLength, mirror: mirror, formats: formats, formatting: formatting, query: query)
+            var formattedFirst = false
+            if formatting && !planning {
+                if let (rehearsal, _) = await tag.rehearsal() {
+                    // The format and the write on a PlanningReader: every check, on the tag as the
+                    // format will leave it, with nothing sent.
+                    _ = try await steps.run(on: rehearsal, verify: false, formattedFirst: false)
+                } else {
+                    // This platform's reads do not see planned writes: the message's checks come
+                    // after the format, and a failed one says that the tag was formatted.
+                    formattedFirst = true
+                }
+            }
+            let capacity = try await steps.run(on: tag, verify: verifies, formattedFirst: formattedFirst)
+            if locks {
+                do {
+                    try await LockCommand.lock(tag, planning: planning)
+                } catch let error as NFCTagError where !planning {
+                    // What only the lock itself finds (keys, write access, the tag leaving): the
+                    // message is on the tag by now, and the error says so.
+                    throw CommandError(
+                        "the message was written\(verifies ? " and verified" : ""), but locking the tag failed: \(error.reason)",
+                        exitCode: TagCommandSupport.exitCode(error.code))
+                }
                 if !planning { try await LockCommand.requireReadOnly(after: tag, on: reader, password: password) }
             }
             let report = WriteReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, bytes: encodedLength,
-                records: message.records.count, capacity: query.capacity, formatted: formatted, verified: verifies,
+                records: message.records.count, capacity: capacity, formatted: formatting, verified: verifies,
                 locked: locks, tag: tag)
             return (report, await (reader as? PlanningReader)?.writes)
         }
         try TagWriteOperation.printOutcome("write", options, context, tag: report.tag, planned: planned, reader: reader) {
             (report, report.text)
+        }
+    }
+
+    /// The format (when `formatting`), the NDEF checks and the write, on the tag or on its
+    /// rehearsal (``NFCTag/rehearsal()``).
+    private struct WriteSteps: Sendable {
+        var message: NDEFMessage
+        var encodedLength: Int
+        var mirror: MirrorSupport.Plan?
+        var formats: Bool
+        var formatting: Bool
+        var query: NDEFQuery
+
+        /// Runs them; returns the capacity. With `formattedFirst`, a failed check says that
+        /// the format was written.
+        func run(on tag: NFCTag, verify: Bool, formattedFirst: Bool) async throws -> Int {
+            var query = query
+            if formatting {
+                try await tag.ndef.format(force: false)
+                query = try await tag.ndef.queryNDEFStatus()
+            }
+            let written = formattedFirst ? "the tag was formatted for NDEF (an empty message), but the message was not written" : "nothing was written"
+            try TagWriteSupport.requireWritable(
+                query, tag, noNDEF: "holds no NDEF\(formats ? "" : " (a blank tag: add --format)"); \(written)",
+                readOnly: written)
+            if encodedLength > query.capacity {
+                let over = encodedLength - query.capacity
+                throw CommandError(
+                    "the message of \(encodedLength) bytes is too big by \(over) byte\(over == 1 ? "" : "s"): the \(tag.identity.model) holds at most \(query.capacity); \(written)",
+                    exitCode: .capacityExceeded)
+            }
+            if let mirror {
+                let type2 = try TagWriteSupport.type2(tag, for: "mirroring the UID or counter")
+                try await type2.writeNDEF(message, mirror: mirror.mirror, at: mirror.offset, verify: verify)
+            } else {
+                try await tag.ndef.writeNDEF(message, verify: verify)
+            }
+            return query.capacity
         }
     }
 

@@ -639,31 +639,51 @@ public struct BatchWorker: Sendable {
         do throws(NFCTagError) {
             bytes = try item.message.encodedForTag().count
             let ndef = tag.ndef
-            // Protection needs an identified NTAG21x / Ultralight EV1: checked before anything
-            // is written.
+            let mirror = options.ntag424 == nil ? item.mirror ?? options.mirror : nil
+            // Every check before the first write: the chip can mirror, be locked, take a password.
+            if mirror != nil {
+                guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
+                    throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216; nothing was written")
+                }
+                try type2.checkMirror()
+            }
+            if options.lock { try await ndef.checkLockable() }
+            // Protection needs an identified NTAG21x / Ultralight EV1.
             var protectable: Type2Tag?
             if options.password != nil {
                 guard case .miFare(let mifare) = tag, let type2 = mifare.type2, type2.profile != nil else {
-                    throw NFCTagError(.notSupported, "password protection needs an NTAG21x or Ultralight EV1; the tag was not changed")
+                    throw NFCTagError(.notSupported, "password protection needs an NTAG21x or Ultralight EV1; nothing was written")
                 }
                 protectable = type2
             }
+            // The message (with its mirror) written to `tag`.
+            func write(_ tag: NFCTag, verify: Bool) async throws(NFCTagError) {
+                if let mirror {
+                    guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
+                        throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216")
+                    }
+                    guard let offset = mirror.placeholderOffset(in: try item.message.encodedForTag()) else {
+                        throw NFCTagError(.invalidParameter, "the message does not hold the mirror's placeholder exactly once")
+                    }
+                    try await type2.writeNDEF(item.message, mirror: mirror, at: offset, verify: verify)
+                } else {
+                    try await tag.ndef.writeNDEF(item.message, verify: verify)
+                }
+            }
             if options.format, try await ndef.queryNDEFStatus().status == .notSupported {
+                if options.ntag424 == nil, let (rehearsal, _) = await tag.rehearsal() {
+                    // The format and the write, with nothing sent: the message's checks see the
+                    // tag as the format will leave it (a Type 2 CC is written once).
+                    try await rehearsal.ndef.format(force: false)
+                    try await write(rehearsal, verify: false)
+                }
                 try await ndef.format(force: false)
             }
             if let ntag424 = options.ntag424 {
                 bytes = ntag424.template.file.count
                 _ = try await ntag424.run(on: tag)
-            } else if let mirror = item.mirror ?? options.mirror {
-                guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
-                    throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216")
-                }
-                guard let offset = mirror.placeholderOffset(in: try item.message.encodedForTag()) else {
-                    throw NFCTagError(.invalidParameter, "the message does not hold the mirror's placeholder exactly once")
-                }
-                try await type2.writeNDEF(item.message, mirror: mirror, at: offset, verify: true)
             } else {
-                try await ndef.writeNDEF(item.message, verify: true)
+                try await write(tag, verify: true)
             }
             // Protection before the lock: the lock sets CFGLCK on NTAG21x, after which AUTH0 and
             // ACCESS can never change. Once protected (AUTH0 = 4), the lock's writes to the
