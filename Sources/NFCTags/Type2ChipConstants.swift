@@ -27,3 +27,21 @@ public enum NTAGAccess {
     /// AUTHLIM (bits 2…0): the number of wrong passwords allowed; 0 = unlimited.
     public static let authenticationLimitMask: UInt8 = 0x07
 }
+
+/// The static lock bytes of every Type 2 tag (NFC Forum Type 2 Tag, block 2 bytes 2 and 3;
+/// NTAG21x datasheet 8.5.2): byte 0 bits 3…7 lock pages 3…7, byte 1 bits 0…7 lock pages 8…15
+/// (bits 0…2 of byte 0 are block-locking bits, which freeze lock bits, not pages).
+public enum Type2StaticLock {
+    /// The address of the first static lock byte (page 2, byte 2).
+    public static let address = 10
+
+    /// Whether the static lock bytes `lockBytes` (the two bytes at ``address``) make `page`
+    /// read-only; pages outside 3…15 are not theirs.
+    public static func locks(page: Int, lockBytes: (UInt8, UInt8)) -> Bool {
+        switch page {
+        case 3...7: return lockBytes.0 & (1 << UInt8(page)) != 0
+        case 8...15: return lockBytes.1 & (1 << UInt8(page - 8)) != 0
+        default: return false
+        }
+    }
+}

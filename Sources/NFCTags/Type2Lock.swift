@@ -67,7 +67,8 @@ extension Type2Tag {
             plan.append(PageWrite(page: 3, data: [cc[0], cc[1], cc[2], cc[3] | Type2CapabilityContainer.writeAccessDenied]))
         }
         plan += try await dynamicLockWrites(area: snapshot.area, cache: &cache)
-        if memory[10] != 0xFF || memory[11] != 0xFF {
+        let lockAddress = Type2StaticLock.address
+        if memory[lockAddress] != 0xFF || memory[lockAddress + 1] != 0xFF {
             plan.append(PageWrite(page: 2, data: [memory[8], memory[9], 0xFF, 0xFF]))
         }
         var configuration: Type2Configuration?

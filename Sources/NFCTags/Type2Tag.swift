@@ -154,8 +154,28 @@ public struct Type2Tag: NFCNDEFTag {
             throw NFCTagError(.capacityExceeded, "NDEF TLV of \(tlv.count) bytes does not fit \(area.ndefAddresses.count) usable bytes")
         }
         let addresses = Array(area.ndefAddresses[0..<tlv.count])
+        try Self.requireUnlocked(tlv, at: addresses, memory: snapshot.memory)
         try await requireWriteAccess(toPages: Set(addresses.map { $0 / Type2Command.pageSize }).sorted())
         return (tlv, addresses)
+    }
+
+    /// Refuses, before any WRITE, a TLV that would change a page the static lock bits lock: the
+    /// tear-safe order writes the length page first (L = 0), so a locked page met later would
+    /// leave the tag holding an empty message for good. A byte beyond what `memory` holds
+    /// counts as changing; the length page is written whenever any page changes.
+    static func requireUnlocked(_ tlv: [UInt8], at addresses: [Int], memory: [UInt8]) throws(NFCTagError) {
+        let lockAddress = Type2StaticLock.address
+        guard memory.count > lockAddress + 1, addresses.count > 1 else { return }
+        let lockBytes = (memory[lockAddress], memory[lockAddress + 1])
+        var changing = Set<Int>()
+        for (address, byte) in zip(addresses, tlv) where address >= memory.count || memory[address] != byte {
+            changing.insert(address / Type2Command.pageSize)
+        }
+        if !changing.isEmpty { changing.insert(addresses[1] / Type2Command.pageSize) }
+        guard let locked = changing.sorted().first(where: { Type2StaticLock.locks(page: $0, lockBytes: lockBytes) }) else { return }
+        throw NFCTagError(
+            .readOnly, at: locked < 8 ? lockAddress : lockAddress + 1,
+            "page \(locked) is locked by the static lock bits (\(hexByte(lockBytes.0)) \(hexByte(lockBytes.1))) although CC3 says writable: the message cannot be written; nothing was written")
     }
 
     /// Lays `encoded` out as the NDEF TLV of `snapshot`'s area and writes it in the tear-safe

@@ -35,6 +35,29 @@ struct WriteChecksEndToEndTests {
         #expect(try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)"]).status == 4)
     }
 
+    /// CC3 says writable but a static lock bit locks page 8: the tear-safe order wrote the length
+    /// page first (L = 0), then the WRITE to page 8 was refused, leaving the tag empty for good.
+    @Test("write to an NTAG213 whose static lock bits lock a page the message changes: exit 5, nothing written, the old message still reads")
+    func staticLockBitsRefuseBeforeWriting() throws {
+        let (directory, device, file) = try Self.tag("ntag213")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try runBuiltNFCTool(["write", "--url", "https://e.io/a", "--device", device]).status == 0)
+        // Lock byte 1 (address 11) bit 0: page 8, which holds "/a" and the Terminator TLV.
+        var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var memory = try #require(state["memory"] as? String)
+        let lockByte = memory.index(memory.startIndex, offsetBy: 22)
+        memory.replaceSubrange(lockByte..<memory.index(lockByte, offsetBy: 2), with: "01")
+        state["memory"] = memory
+        try JSONSerialization.data(withJSONObject: state).write(to: file)
+        let before = try Data(contentsOf: file)
+        let run = try runBuiltNFCTool(["write", "--url", "https://e.io/abcdefgh", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 5, "\(run.standardError)")
+        #expect(run.standardError.contains("page 8 is locked by the static lock bits"), "\(run.standardError)")
+        #expect(try Data(contentsOf: file) == before)
+        let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--raw"])
+        #expect(read.standardOutput == "d101075504652e696f2f61\n")
+    }
+
     @Test("write --format with a {mirror:uid} URL on a blank Ultralight (no mirror) exits 10 and leaves the tag file unchanged")
     func formatThenMirrorOnUltralight() throws {
         let (directory, device, file) = try Self.tag("ultralight")
