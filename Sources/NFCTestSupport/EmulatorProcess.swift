@@ -71,8 +71,14 @@ private func readLine(from descriptor: Int32, buffer: inout [UInt8], timeout: Do
 /// The built emulator running as a subprocess, controlled through its standard input.
 public final class EmulatorProcess {
     public let process = Process()
-    /// The pseudo-terminal libnfc opens: `/dev/pts/N`.
+    /// The emulator's pseudo-terminal: `/dev/pts/N`.
     public let ptyPath: String
+    /// What libnfc is told to open: a link to ``ptyPath`` named for this emulator alone. The
+    /// kernel hands a freed `/dev/pts/N` to the next emulator, and NFCKit holds a reader by its
+    /// connection string (a lock file per string, across processes); with the bare pty path a
+    /// holder of an earlier emulator's reader made a later emulator on the same number "in use
+    /// by another session" (seen in full runs).
+    public let devicePath: String
     /// Where the emulator writes its trace.
     public let tracePath: String
     private let input = Pipe()
@@ -97,6 +103,12 @@ public final class EmulatorProcess {
             throw EmulatorTestError.noPTYLine("")
         }
         ptyPath = line
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("nfckit-pn532-\(UUID().uuidString)").path
+        guard symlink(line, link) == 0 else {
+            process.terminate()
+            throw EmulatorTestError.noPTYLine("cannot link \(link) to \(line): errno \(errno)")
+        }
+        devicePath = link
     }
 
     /// Sends a control command and returns the emulator's answer line.
@@ -121,17 +133,18 @@ public final class EmulatorProcess {
         if process.isRunning { _ = try? control("quit") }
         reap(process)
         try? FileManager.default.removeItem(atPath: tracePath)
+        unlink(devicePath)
     }
 
     /// libnfc's connection string for this emulator.
-    public var connectionString: String { "pn532_uart:\(ptyPath)" }
+    public var connectionString: String { "pn532_uart:\(devicePath)" }
 
     deinit { stop() }
 
     /// The environment that points libnfc at this emulator and nothing else.
     public var libnfcEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
-        environment["LIBNFC_DEFAULT_DEVICE"] = "pn532_uart:\(ptyPath)"
+        environment["LIBNFC_DEFAULT_DEVICE"] = connectionString
         environment["LIBNFC_AUTO_SCAN"] = "false"
         environment["LIBNFC_INTRUSIVE_SCAN"] = "false"
         environment["LIBNFC_LOG_LEVEL"] = "1"
