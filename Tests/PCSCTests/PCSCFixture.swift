@@ -226,6 +226,41 @@ final class VirtualReaderProcess {
     }
 }
 
+/// `nfctool watch --device pcsc --events arrive,leave --timeout 60` against a private pcscd,
+/// its standard output in a file of the daemon's directory.
+final class PCSCWatchProcess {
+    let process = Process()
+    let output: URL
+
+    /// Starts the built `tool` with `daemon`'s environment.
+    init(tool: String, daemon: PrivatePCSCDaemon) throws {
+        output = daemon.directory.appendingPathComponent("watch.out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["watch", "--device", "pcsc", "--events", "arrive,leave", "--timeout", "60"]
+        process.environment = daemon.environment
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// What the watch printed so far.
+    var printed: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+
+    /// Waits (up to 20 s) until what was printed satisfies `condition`.
+    func waitUntil(_ condition: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if condition(printed) { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    /// Stops the watch (SIGTERM, then SIGKILL).
+    func stop() { reap(process) }
+}
+
 /// Why the PC/SC fixture could not start.
 struct PCSCFixtureError: Error, CustomStringConvertible {
     let description: String

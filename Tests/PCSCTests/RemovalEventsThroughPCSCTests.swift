@@ -136,26 +136,13 @@ extension PCSCEndToEnd {
             defer { daemon.stop() }
             let emulator = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
             defer { emulator.stop() }
-            let output = daemon.directory.appendingPathComponent("watch.out")
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             let start = daemon.logLength
-            let watch = Process()
-            watch.executableURL = URL(fileURLWithPath: tool)
-            watch.arguments = ["watch", "--device", "pcsc", "--events", "arrive,leave", "--timeout", "60"]
-            watch.environment = daemon.environment
-            watch.standardOutput = try FileHandle(forWritingTo: output)
-            watch.standardError = FileHandle.nullDevice
-            try watch.run()
-            defer { reap(watch) }
-            func printed() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+            let watch = try PCSCWatchProcess(tool: tool, daemon: daemon)
+            defer { watch.stop() }
+            func printed() -> String { watch.printed }
             // A line such as `left    0453494D000001 Type 2 tag…` (the event name padded).
             func waitFor(_ event: String) -> Bool {
-                let deadline = Date().addingTimeInterval(20)
-                while Date() < deadline {
-                    if printed().split(separator: "\n").contains(where: { $0.hasPrefix(event) && $0.contains("0453494D000001") }) { return true }
-                    usleep(50_000)
-                }
-                return false
+                watch.waitUntil { $0.split(separator: "\n").contains(where: { $0.hasPrefix(event) && $0.contains("0453494D000001") }) }
             }
             #expect(waitFor("arrived"), "\(printed())")
             // Settled: the watch waits in SCardGetStatusChange, one wait after another with no

@@ -148,29 +148,16 @@ extension PCSCEndToEnd {
             defer { daemon.stop() }
             let reader = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
             defer { reader.stop() }
-            let output = daemon.directory.appendingPathComponent("watch.out")
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let watch = Process()
-            watch.executableURL = URL(fileURLWithPath: tool)
-            watch.arguments = ["watch", "--device", "pcsc", "--events", "arrive,leave", "--timeout", "60"]
-            watch.environment = daemon.environment
-            watch.standardOutput = try FileHandle(forWritingTo: output)
-            watch.standardError = FileHandle.nullDevice
-            try watch.run()
-            defer { reap(watch) }
+            let watch = try PCSCWatchProcess(tool: tool, daemon: daemon)
+            defer { watch.stop() }
             func waitFor(_ text: String, count: Int) -> Bool {
-                let deadline = Date().addingTimeInterval(20)
-                while Date() < deadline {
-                    if ((try? String(contentsOf: output, encoding: .utf8)) ?? "").components(separatedBy: text).count > count { return true }
-                    usleep(50_000)
-                }
-                return false
+                watch.waitUntil { $0.components(separatedBy: text).count > count }
             }
-            #expect(waitFor("arrived 0453494D000001", count: 0), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+            #expect(waitFor("arrived 0453494D000001", count: 0), "\(watch.printed)")
             try reader.send("remove")
-            #expect(waitFor("left 0453494D000001", count: 0), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+            #expect(waitFor("left 0453494D000001", count: 0), "\(watch.printed)")
             try reader.send("present")
-            #expect(waitFor("arrived 0453494D000001", count: 1), "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+            #expect(waitFor("arrived 0453494D000001", count: 1), "\(watch.printed)")
         }
 
         @Test("a card the generic profile cannot handle (FeliCa) is no tag: watch goes on to its timeout and ends cleanly, scan says no tag (2)")
