@@ -38,8 +38,11 @@ public final class CapturedIO: ToolIO {
     }
 
     /// The standard input given at creation, whole, each time it is read.
-    public func readStandardInput() throws(CommandError) -> [UInt8] {
-        standardInput
+    /// - Throws: ``CommandError`` data error when it holds more than `limit` bytes, as
+    ///   ``StandardIO`` does.
+    public func readStandardInput(limit: Int) throws(CommandError) -> [UInt8] {
+        guard standardInput.count <= limit else { throw .inputTooLarge("standard input", limit: limit) }
+        return standardInput
     }
 
     /// Everything written to standard output so far, as bytes.

@@ -12,6 +12,10 @@
 /// - Usage errors print `Error: …`, `Usage: …` and `  See 'tool <command> --help' for more
 ///   information.` on standard error, exit 64; other errors print `Error: …`, exit with their
 ///   own status.
+/// - A command whose standard output could not be written (``ToolIO/standardOutputFailure``)
+///   exits 1 with `Error: cannot write standard output: …`, even when it succeeded otherwise;
+///   a command that streams events (``ToolCommand/endsQuietlyWhenOutputCloses``) ends with 0
+///   and no message when the reader went away.
 public struct CommandLineTool: Sendable {
     /// The root command: its name is the tool's name, its version the tool's version.
     public let root: any ToolCommand.Type
@@ -57,6 +61,11 @@ public struct CommandLineTool: Sendable {
                 let context = CommandContext(
                     io: io, environment: environment, commandPath: path.names, helpText: formatter.helpText)
                 try await command.run(context)
+            }
+            // Output lost is not success: `ledger export > /dev/full`, a full disk.
+            if let failure = io.standardOutputFailure {
+                if failure == .closed, path.leaf.endsQuietlyWhenOutputCloses { return .success }
+                throw .failure("cannot write standard output: \(failure)")
             }
             return .success
         } catch {

@@ -6,47 +6,58 @@ import Musl
 import Darwin
 #endif
 
+import NFCCore
+import Synchronization
+
 /// The process's real standard input, output and error (file descriptors 0, 1 and 2),
 /// unbuffered so that output interleaves with libnfc's own writes in order.
+///
+/// A failed write to standard output (a full disk, `/dev/full`, a reader that went away while
+/// SIGPIPE is ignored or caught) is remembered, and nothing more is written there:
+/// ``standardOutputFailure`` tells ``CommandLineTool`` to exit 1 rather than 0 with output lost.
 public struct StandardIO: ToolIO {
+    /// The first failed write to standard output, shared by the copies of this value.
+    private let failure = FailureBox()
+
     /// Creates the real I/O.
     public init() {}
 
-    /// Writes all of `bytes` to file descriptor 1 or 2, retrying on `EINTR`. Write errors
-    /// (a closed pipe) are ignored, as `print` ignores them.
+    /// Writes all of `bytes` to file descriptor 1 or 2, retrying on `EINTR`. After a failed
+    /// write to standard output, further output is dropped (see ``standardOutputFailure``);
+    /// failures on standard error are ignored: there is nowhere left to report them.
     public func write(_ bytes: [UInt8], to stream: ToolOutputStream) {
-        let descriptor: Int32 = stream == .standardOutput ? STDOUT_FILENO : STDERR_FILENO
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = systemWrite(descriptor, base + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
+        guard stream == .standardOutput else {
+            try? FileAccess.write(bytes, descriptor: STDERR_FILENO)
+            return
+        }
+        failure.state.withLock { failure in
+            guard failure == nil else { return }
+            do throws(FileAccessError) {
+                try FileAccess.write(bytes, descriptor: STDOUT_FILENO)
+            } catch {
+                if case .system(let code) = error.kind {
+                    failure = code == EPIPE ? .closed : .failed(error.description)
                 } else {
-                    return
+                    failure = .failed(error.description)
                 }
             }
         }
     }
 
-    /// Reads file descriptor 0 to its end, retrying on `EINTR`.
-    /// - Throws: ``CommandError`` (``ExitCode/failure``) naming the C error when `read` fails.
-    public func readStandardInput() throws(CommandError) -> [UInt8] {
-        var input: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                systemRead(STDIN_FILENO, buffer.baseAddress, buffer.count)
-            }
-            if count > 0 {
-                input.append(contentsOf: chunk[..<count])
-            } else if count == 0 {
-                return input
-            } else if errno != EINTR {
-                throw .failure("Cannot read standard input: \(String(cString: strerror(errno)))")
-            }
+    /// Why writing standard output failed, or `nil` while every write succeeded.
+    public var standardOutputFailure: OutputFailure? {
+        failure.state.withLock { $0 }
+    }
+
+    /// Reads file descriptor 0 to its end, at most `limit` bytes (``FileAccess/read(descriptor:limit:)``).
+    /// - Throws: ``CommandError``: data error `standard input: input larger than …` beyond
+    ///   `limit` (the rest is left unread); failure naming the C error when `read` fails.
+    public func readStandardInput(limit: Int) throws(CommandError) -> [UInt8] {
+        do {
+            return try FileAccess.read(descriptor: STDIN_FILENO, limit: limit)
+        } catch {
+            if case .tooLarge = error.kind { throw .inputTooLarge("standard input", limit: limit) }
+            throw .failure("Cannot read standard input: \(error)")
         }
     }
 
@@ -62,12 +73,7 @@ public struct StandardIO: ToolIO {
     public var isStandardOutputTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 }
 
-/// `write(2)`.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
-}
-
-/// `read(2)`.
-private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    read(descriptor, bytes, count)
+/// The remembered failure of ``StandardIO``: a class, so that copies share it.
+private final class FailureBox: Sendable {
+    let state = Mutex<OutputFailure?>(nil)
 }

@@ -19,6 +19,16 @@ public protocol ToolCommand: Sendable {
     /// Does the work, writing through the context's I/O.
     /// - Throws: ``CommandError``: data error (65), failure (1), or usage (64).
     func run(_ context: CommandContext) async throws(CommandError)
+
+    /// Whether the command ends quietly, with its own status, when whoever read its standard
+    /// output went away (`| head -n 1`): true for a command that streams events until stopped.
+    /// Otherwise a closed standard output is an error, as every failed write is (exit 1).
+    static var endsQuietlyWhenOutputCloses: Bool { get }
+}
+
+extension ToolCommand {
+    /// A closed standard output is an error.
+    public static var endsQuietlyWhenOutputCloses: Bool { false }
 }
 
 /// A command that only groups subcommands (`nfctool`, `nfctool ndef`).

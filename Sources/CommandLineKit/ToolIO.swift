@@ -8,9 +8,11 @@ public protocol ToolIO: Sendable {
     /// Writes `bytes` to standard output or standard error, as they are.
     func write(_ bytes: [UInt8], to stream: ToolOutputStream)
 
-    /// Reads standard input to its end.
-    /// - Throws: ``CommandError`` (``ExitCode/failure``) when reading fails.
-    func readStandardInput() throws(CommandError) -> [UInt8]
+    /// Reads standard input to its end, at most `limit` bytes: a command names the most it
+    /// accepts, so that `</dev/zero` is an error rather than memory without end.
+    /// - Throws: ``CommandError``: data error (``ExitCode/dataError``) `standard input: input
+    ///   larger than …` beyond `limit`; failure (``ExitCode/failure``) when reading fails.
+    func readStandardInput(limit: Int) throws(CommandError) -> [UInt8]
 
     /// Reads one line of standard input (an answer to a prompt), without its newline; `nil` at
     /// the end of input.
@@ -21,6 +23,26 @@ public protocol ToolIO: Sendable {
 
     /// Whether standard output is a terminal (binary output would land on a screen).
     var isStandardOutputTerminal: Bool { get }
+
+    /// Why writing standard output failed, or `nil` while every write succeeded (or the I/O
+    /// cannot fail). ``CommandLineTool`` turns a failure into exit 1 once the command is done.
+    var standardOutputFailure: OutputFailure? { get }
+}
+
+/// Why standard output could not be written.
+public enum OutputFailure: Sendable, Hashable, CustomStringConvertible {
+    /// Whoever read it went away (`EPIPE`: `| head` while SIGPIPE is ignored or caught).
+    case closed
+    /// The write failed for another reason: the words of the C error (`No space left on device`).
+    case failed(String)
+
+    /// `the reader closed it`, or the C error's words.
+    public var description: String {
+        switch self {
+        case .closed: return "the reader closed it (broken pipe)"
+        case .failed(let reason): return reason
+        }
+    }
 }
 
 /// One of the two output streams.
@@ -32,9 +54,13 @@ public enum ToolOutputStream: Sendable, Hashable {
 }
 
 extension ToolIO {
-    /// The first line of what ``readStandardInput()`` returns (for I/O that keeps input whole).
+    /// No failure: I/O that cannot fail (``CapturedIO``).
+    public var standardOutputFailure: OutputFailure? { nil }
+
+    /// The first line of what ``readStandardInput(limit:)`` returns (for I/O that keeps input
+    /// whole), reading at most 64 KiB.
     public func readStandardInputLine() -> String? {
-        guard let bytes = try? readStandardInput(), !bytes.isEmpty else { return nil }
+        guard let bytes = try? readStandardInput(limit: 64 * 1024), !bytes.isEmpty else { return nil }
         return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
     }
 

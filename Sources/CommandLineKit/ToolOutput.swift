@@ -3,38 +3,39 @@ import NFCCore
 
 // A tool's files and JSON: errors that name the file, JSON that throws rather than print `{}`.
 
-/// Reads a whole file, or fails with a message that names it.
-public func readFileBytes(_ path: String, what: String) throws(CommandError) -> [UInt8] {
+/// Reads a whole file, at most `limit` bytes (``FileAccess/read(_:limit:)``), or fails with a
+/// message that names it and says what happened: `is a directory`, `No such file or
+/// directory`, `Permission denied`. `/dev/null` reads as empty and a FIFO is read to its end.
+/// - Throws: ``CommandError``: data error (65) `input larger than …` for more than `limit`
+///   bytes; failure (1) when the file cannot be read.
+public func readFileBytes(_ path: String, what: String, limit: Int) throws(CommandError) -> [UInt8] {
     do {
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        return try FileAccess.read(path, limit: limit)
     } catch {
-        throw .failure("cannot read \(what) '\(path)': \(describeFileError(error))")
+        if case .tooLarge = error.kind { throw .dataError("\(what) '\(path)': \(error)") }
+        throw .failure("cannot read \(what) '\(path)': \(error)")
     }
 }
 
-/// Writes a whole file atomically (a reader never sees half of it).
+/// Writes a whole file through ``FileAccess/write(_:to:durable:)``: a regular file (or a new
+/// one) atomically, through a symbolic link into the file it names (the link stays), a FIFO or
+/// a device in place (never replaced); every write and the close checked.
+/// - Throws: ``CommandError`` (failure, exit 1) naming the file and what happened (`No space
+///   left on device`, `is a directory`).
 public func writeFileBytes(_ bytes: [UInt8], to path: String) throws(CommandError) {
     do {
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try FileAccess.write(bytes, to: path)
     } catch {
-        throw .failure("cannot write '\(path)': \(describeFileError(error))")
+        throw .failure("cannot write '\(path)': \(error)")
     }
 }
 
-private func describeFileError(_ error: any Error) -> String {
-    let ns = error as NSError
-    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
-       let message = strerror(Int32(underlying.code)) {
-        return String(cString: message)
+extension CommandError {
+    /// A data error (65) for input beyond a command's bound: `standard input: input larger
+    /// than 1 MiB`.
+    public static func inputTooLarge(_ source: String, limit: Int) -> CommandError {
+        .dataError("\(source): \(FileAccessError(.tooLarge(limit: limit)))")
     }
-    if ns.domain == NSCocoaErrorDomain {
-        switch ns.code {
-        case NSFileReadNoSuchFileError, NSFileNoSuchFileError: return "no such file"
-        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
-        default: break
-        }
-    }
-    return ns.localizedDescription
 }
 
 /// JSON as the tool prints it: keys sorted, slashes unescaped, one value per run.

@@ -149,9 +149,9 @@ struct BatchCommand: ToolCommand {
         } else if let manifestPath {
             let text: String
             do {
-                text = String(decoding: try readFileBytes(manifestPath, what: "manifest"), as: UTF8.self)
+                text = String(decoding: try readFileBytes(manifestPath, what: "manifest", limit: InputLimits.manifest), as: UTF8.self)
             } catch {
-                throw .usage(error.message)
+                throw error.exitCode == .dataError ? error : .usage(error.message)
             }
             let rows: [ManifestRow]
             do {

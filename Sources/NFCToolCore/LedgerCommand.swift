@@ -63,7 +63,7 @@ struct LedgerLoadCommand: ToolCommand {
         let path = arguments.value(of: Self.manifestFile) ?? ""
         let run = arguments.value(of: LedgerCommand.run) ?? ""
         let text: String
-        do { text = String(decoding: try readFileBytes(path, what: "manifest"), as: UTF8.self) } catch { throw .usage(error.message) }
+        do { text = String(decoding: try readFileBytes(path, what: "manifest", limit: InputLimits.manifest), as: UTF8.self) } catch { throw error.exitCode == .dataError ? error : .usage(error.message) }
         let rows: [ManifestRow]
         do { rows = try Manifest.parse(text, format: Manifest.format(forPath: path)) } catch { throw .dataError("manifest \(path): \(error)") }
         // Every row is checked as batch checks it (columns are record fields) before anything is loaded.

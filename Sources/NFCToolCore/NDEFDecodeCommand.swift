@@ -90,12 +90,12 @@ struct NDEFDecodeCommand: ToolCommand {
         }
         let raw: [UInt8]
         if let inputPath, inputPath != "-" {
-            raw = try readFileBytes(inputPath, what: "input file")
+            raw = try readFileBytes(inputPath, what: "input file", limit: InputLimits.ndefMessage)
         } else {
             if inputPath == nil && context.io.isStandardInputTerminal {
                 throw .usage("no message given: pass hex, --input FILE, or pipe the bytes in")
             }
-            raw = try context.io.readStandardInput()
+            raw = try context.io.readStandardInput(limit: InputLimits.ndefMessage)
         }
         return Self.hexOrRaw(raw)
     }

@@ -72,18 +72,19 @@ enum RecordOptions {
     static func load(_ path: String, for field: NDEFRecordSpecification.Field, _ context: CommandContext) throws(CommandError) -> NDEFRecordSpecification.Value {
         switch field {
         case .records:
-            let bytes = path == "-" ? try context.io.readStandardInput() : try readFileBytes(path, what: "JSON file")
+            let bytes = path == "-" ? try context.io.readStandardInput(limit: InputLimits.jsonMessage)
+                : try readFileBytes(path, what: "JSON file", limit: InputLimits.jsonMessage)
             do {
                 return .records(try JSONDecoder().decode(NDEFMessage.self, from: Data(bytes)).records)
             } catch {
                 throw .usage("JSON file '\(path)' is not an NDEF message: \(describeDecodingError(error))")
             }
         case .networkKey:
-            var bytes = try readFileBytes(path, what: "Wi-Fi key file")
+            var bytes = try readFileBytes(path, what: "Wi-Fi key file", limit: InputLimits.keyFile)
             while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
             return .bytes(Bytes(bytes))
         default:
-            return .bytes(Bytes(try readFileBytes(path, what: "data file")))
+            return .bytes(Bytes(try readFileBytes(path, what: "data file", limit: InputLimits.dataFile)))
         }
     }
 

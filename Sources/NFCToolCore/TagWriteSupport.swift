@@ -30,9 +30,9 @@ enum TagWriteSupport {
         if let path {
             let bytes: [UInt8]
             do {
-                bytes = try readFileBytes(path, what: "password file")
+                bytes = try readFileBytes(path, what: "password file", limit: InputLimits.keyFile)
             } catch {
-                throw .usage(error.message)
+                throw error.exitCode == .dataError ? error : .usage(error.message)
             }
             text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
             source = "\(option.synopsis) '\(path)'"

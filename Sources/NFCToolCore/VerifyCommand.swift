@@ -80,7 +80,7 @@ struct VerifyCommand: ToolCommand {
         var expectedMessage: NDEFMessage?
         var expectedBytes: [UInt8] = []
         if let ndefPath {
-            expectedBytes = NDEFDecodeCommand.hexOrRaw(try readFileBytes(ndefPath, what: "expected NDEF file"))
+            expectedBytes = NDEFDecodeCommand.hexOrRaw(try readFileBytes(ndefPath, what: "expected NDEF file", limit: InputLimits.ndefMessage))
             do {
                 expectedMessage = try NDEFMessage(bytes: expectedBytes)
             } catch {

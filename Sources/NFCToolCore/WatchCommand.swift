@@ -26,6 +26,9 @@ struct WatchCommand: ToolCommand {
         .seconds(upTo: 31_536_000))
     static let json = CommandOption.flag("json", help: "Print one JSON object per line on standard output.")
 
+    /// `nfctool watch | head -n 1`: the reader going away ends the watch, status 0, no message.
+    static let endsQuietlyWhenOutputCloses = true
+
     static let configuration = CommandConfiguration(
         name: "watch",
         abstract: "Report tags as they arrive and leave; run a handler for each.",
@@ -88,14 +91,13 @@ struct WatchCommand: ToolCommand {
         }
         let handlers = command.map { HandlerQueue(command: $0, timeout: .milliseconds(Int(handlerSeconds * 1000)), environment: context.environment, io: context.io) }
         let io = context.io
-        let outputClosed = Atomic<Bool>(false)
+        if io is StandardIO { Self.catchBrokenPipes() }
         let task = Task { () -> NFCReaderDeviceError? in
             do throws(NFCReaderDeviceError) {
                 for try await event in watcher {
                     self.handle(event, reader: reader, io: io, handlers: handlers)
-                    // Nobody reads any more (`| head`, when SIGPIPE is ignored): stop.
-                    if io is StandardIO, Self.isStandardOutputClosed() {
-                        outputClosed.store(true, ordering: .relaxed)
+                    // Nobody reads any more (`| head`): stop, as an interrupt does.
+                    if io.standardOutputFailure == .closed || (io is StandardIO && Self.isStandardOutputClosed()) {
                         return nil
                     }
                 }
@@ -125,7 +127,20 @@ struct WatchCommand: ToolCommand {
         if let failure {
             throw .failure("the watch on \(connection) ended: \(failure)")
         }
-        if outputClosed.load(ordering: .relaxed) { throw .failure("standard output was closed") }
+        // A closed standard output ended the watch as an interrupt does: status 0, nothing
+        // printed (CommandLineTool lets the closed output pass for this command).
+    }
+
+    /// While the watch runs, SIGPIPE does nothing: a write to a pipe nobody reads fails with
+    /// EPIPE and the watch ends as on SIGINT, the same whether the shell left SIGPIPE at its
+    /// default or ignored it. A handler (not SIG_IGN) so that handlers started by --exec get
+    /// the default action back when they exec.
+    static func catchBrokenPipes() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGPIPE, &action, nil)
     }
 
     /// Whether standard output is a pipe whose reading end was closed.

@@ -190,7 +190,8 @@ struct WriteCommand: ToolCommand {
         guard let ndefPath else {
             return NDEFMessage(records: try RecordOptions.records(arguments.occurrences, context))
         }
-        let raw = ndefPath == "-" ? try context.io.readStandardInput() : try readFileBytes(ndefPath, what: "NDEF file")
+        let raw = ndefPath == "-" ? try context.io.readStandardInput(limit: InputLimits.ndefMessage)
+            : try readFileBytes(ndefPath, what: "NDEF file", limit: InputLimits.ndefMessage)
         let bytes = NDEFDecodeCommand.hexOrRaw(raw)
         do {
             return try NDEFMessage(bytes: bytes)

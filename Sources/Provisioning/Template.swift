@@ -118,7 +118,7 @@ public struct ProvisioningTemplate: Sendable, Hashable {
             do {
                 key = try loadKey(parts[1])
             } catch {
-                throw ProvisioningInputError("cannot read the key file '\(parts[1])': \(error.localizedDescription)", offset: offset)
+                throw ProvisioningInputError("cannot read the key file '\(parts[1])': \(error is FileAccessError ? String(describing: error) : error.localizedDescription)", offset: offset)
             }
             guard key.count >= 16 else {
                 throw ProvisioningInputError("the key in '\(parts[1])' has \(key.count) bytes; use at least 16", offset: offset)
@@ -135,9 +135,14 @@ public struct ProvisioningTemplate: Sendable, Hashable {
         self.segments = text.isEmpty ? [] : [.literal(text)]
     }
 
-    /// The default key loader: the file's bytes, without one trailing newline.
+    /// The most a key file may hold (64 KiB): a key is tens of bytes.
+    public static let keyFileLimit = 64 << 10
+
+    /// The default key loader: the file's bytes (at most ``keyFileLimit``), without one
+    /// trailing newline.
+    /// - Throws: ``FileAccessError`` saying what happened (no such file, a directory, too large).
     public static func readKeyFile(_ path: String) throws -> [UInt8] {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var bytes = try FileAccess.read(path, limit: keyFileLimit)
         if bytes.last == 0x0A { bytes.removeLast() }
         if bytes.last == 0x0D { bytes.removeLast() }
         return bytes

@@ -356,6 +356,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             }
             return tags
         }
+        if let kind = FileAccess.fileKind(directory), kind != .directory {
+            throw Self.invalid("dir=\(directory) is not a directory; give a directory for the tag files (or file= for one tag file)")
+        }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -396,6 +399,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// The tag a tag file holds, or a new one of ``model`` saved to it when the file is absent.
     private func loadOrCreate(path: String, uid: [UInt8]) throws(NFCReaderDeviceError) -> (any VirtualTag, TagFile) {
         let tagFile = TagFile(path: path)
+        if FileAccess.fileKind(path) == .directory {
+            throw Self.invalid("file=\(path) is a directory; give a tag file (or dir= for a directory of tag files)")
+        }
         do throws(TagFileError) {
             if tagFile.exists {
                 let tag = try tagFile.loadTag()
@@ -410,8 +416,8 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             let tag = try makeTag(model, uid: uid)
             if let persistent = tag as? any PersistentVirtualTag {
                 // A new tag file in a folder that does not exist yet: make the folder, as dir= does.
-                let folder = (path as NSString).deletingLastPathComponent
-                if !folder.isEmpty {
+                // (Text only: NSString's deletingLastPathComponent traps on a one-character name.)
+                if let folder = FileAccess.directory(of: path) {
                     do {
                         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                     } catch {

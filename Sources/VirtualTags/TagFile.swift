@@ -1,4 +1,5 @@
 import Foundation
+import NFCCore
 
 /// Why a tag file could not be read or written.
 public struct TagFileError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -33,7 +34,8 @@ public struct TagFileError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// A tag file on disk: JSON `{"model": "ntag215", "uid": "04…", "memory": "hex…", …}` holding a
 /// ``TagState``. Saved by writing a temporary file beside it and renaming it over the old one,
-/// so a crash leaves either the old or the new state.
+/// so a crash leaves either the old or the new state; a file named through a symbolic link is
+/// saved into the link's target, and the link stays.
 public struct TagFile: Sendable, Hashable {
     /// The file's path.
     public let path: String
@@ -41,17 +43,21 @@ public struct TagFile: Sendable, Hashable {
     /// A tag file at `path` (which need not exist yet).
     public init(path: String) { self.path = path }
 
-    /// Whether the file exists.
-    public var exists: Bool { FileManager.default.fileExists(atPath: path) }
+    /// Whether the file exists (following a symbolic link).
+    public var exists: Bool { FileAccess.fileKind(path) != nil }
+
+    /// The most a tag file may hold: far above the largest tag's state as JSON.
+    public static let sizeLimit = 16 << 20
 
     /// Reads the state.
-    /// - Throws: ``TagFileError`` `unreadable` or `malformed`.
+    /// - Throws: ``TagFileError`` `unreadable` (saying what happened: a directory, no such
+    ///   file, larger than ``sizeLimit``) or `malformed`.
     public func load() throws(TagFileError) -> TagState {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw TagFileError(.unreadable, "cannot read tag file \(path): \(error.localizedDescription)")
+        let bytes: [UInt8]
+        do { bytes = try FileAccess.read(path, limit: Self.sizeLimit) } catch {
+            throw TagFileError(.unreadable, "cannot read tag file \(path): \(error)")
         }
-        do { return try JSONDecoder().decode(TagState.self, from: data) } catch {
+        do { return try JSONDecoder().decode(TagState.self, from: Data(bytes)) } catch {
             throw TagFileError(.malformed, "tag file \(path) is not a tag state (model, uid, memory): \(error)")
         }
     }
@@ -70,17 +76,23 @@ public struct TagFile: Sendable, Hashable {
         return tag
     }
 
-    /// Writes the state atomically (temporary file, then rename), pretty-printed with sorted keys.
+    /// Writes the state, pretty-printed with sorted keys, through ``FileAccess/write(_:to:durable:)``:
+    /// atomically (temporary file, then rename) into the file itself, or into the file a
+    /// symbolic link names (the link stays a link).
     /// - Throws: ``TagFileError`` `unwritable`.
     public func save(_ state: TagState) throws(TagFileError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        do {
-            var data = try encoder.encode(state)
-            data.append(0x0A)
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
+        var data: Data
+        do { data = try encoder.encode(state) } catch {
             throw TagFileError(.unwritable, "cannot write tag file \(path): \(error.localizedDescription)")
+        }
+        data.append(0x0A)
+        do {
+            // Saved after every change the simulator makes: renamed into place, not flushed to disk.
+            try FileAccess.write([UInt8](data), to: path, durable: false)
+        } catch {
+            throw TagFileError(.unwritable, "cannot write tag file \(path): \(error)")
         }
     }
 }

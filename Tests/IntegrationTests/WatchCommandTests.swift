@@ -47,6 +47,23 @@ struct WatchCommandTests {
         #expect(piped.output.hasPrefix("arrived 0453494D000001 NTAG215"))
     }
 
+    @Test("a reader that closes the pipe after one line ends the watch quietly with status 0, SIGPIPE ignored or not")
+    func readerClosesThePipe() async throws {
+        // The status of watch itself, not of head: the group reports it on standard error.
+        let pipeline = #"{ "$NFCTOOL" watch --device 'sim:ntag215*100000?poll-wait=0'; echo "watch-status $?" >&2; } | head -n 1"#
+        var environment = ProcessInfo.processInfo.environment
+        environment["NFCTOOL"] = try Self.nfctool()
+        // This test process ignores SIGPIPE, and so does the shell it starts; env puts the
+        // default action back for the second run.
+        for command in [["/bin/sh", "-c", pipeline], ["/usr/bin/env", "--default-signal=PIPE", "/bin/sh", "-c", pipeline]] {
+            let run = try await runToolOffPool(command[0], Array(command.dropFirst()), environment: environment, timeout: 30)
+            #expect(!run.timedOut)
+            #expect(run.output.hasPrefix("arrived 0453494D000001 NTAG215"), "\(run.output)")
+            #expect(run.output.contains("watch-status 0"), "\(command): \(run.output)")
+            #expect(!run.output.contains("Error"), "\(run.output)")
+        }
+    }
+
     @Test("a tag file whose NDEF TLV is broken is reported unreadable, in JSON and for people; the watch goes on")
     func malformedTagFile() async throws {
         let directory = try temporaryDirectory()

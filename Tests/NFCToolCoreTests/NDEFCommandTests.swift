@@ -99,12 +99,12 @@ struct NDEFCommandTests {
         (["ndef", "encode", "--smart-poster", "https://a.b", "--action", "jump"], "do, save or edit"),
         (["ndef", "encode", "--url", "https://a.b", "--chunk-size", "0"], "chunk-size"),
         (["ndef", "encode", "--url", "https://a.b", "--json", "--raw"], "cannot be used together"),
-        (["ndef", "encode", "--json-file", "/nonexistent/x.json"], "no such file"),
+        (["ndef", "encode", "--json-file", "/nonexistent/x.json"], "No such file or directory"),
         (["ndef", "decode", "zz"], "not a hex digit"),
     ] as [([String], String)])
     func usageErrors(arguments: [String], expected: String) async {
         let run = await runNFCTool(arguments)
-        if expected == "no such file" {
+        if expected == "No such file or directory" {
             #expect(run.status == .failure)
         } else {
             #expect(run.status == .usage, "\(run.standardError)")

@@ -76,7 +76,7 @@ struct SampleTool: CommandGroup {
 
         func run(_ context: CommandContext) async throws(CommandError) {
             guard !context.io.isStandardInputTerminal else { throw .usage("Nothing piped in") }
-            context.io.write(try context.io.readStandardInput(), to: .standardOutput)
+            context.io.write(try context.io.readStandardInput(limit: 1 << 20), to: .standardOutput)
         }
     }
 
