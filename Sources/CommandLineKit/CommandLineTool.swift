@@ -1,3 +1,6 @@
+import Foundation
+import NFCCore
+
 /// A command-line tool made of ``ToolCommand``s: finds the command a command line names,
 /// answers help and version requests, parses, validates, runs, and turns errors into text on
 /// standard error and an exit status.
@@ -71,6 +74,33 @@ public struct CommandLineTool: Sendable {
         } catch {
             io.write(HelpFormatter(path).errorText(error), to: .standardError)
             return error.exitCode
+        }
+    }
+
+    /// Runs the command that the process's arguments name, as ``run(arguments:environment:io:)``,
+    /// from their bytes: an argument that is not valid UTF-8 is a usage error (exit 64) naming
+    /// it, rather than text with U+FFFD in place of its bytes (written to a tag, a ledger).
+    public func run(argumentBytes: [[UInt8]], environment: [String: String], io: any ToolIO) async -> ExitCode {
+        var arguments: [String] = []
+        for (index, bytes) in argumentBytes.enumerated() {
+            switch UnicodeValidation.decodeUTF8(bytes) {
+            case .success(let text):
+                arguments.append(text)
+            case .failure(let invalid):
+                let error = CommandError.usage(
+                    "argument \(index + 1) is not UTF-8 text (byte \(String(format: "0x%02X", bytes[invalid.offset])) at offset \(invalid.offset)); give text as UTF-8")
+                io.write(HelpFormatter(CommandPath(root: root)).errorText(error), to: .standardError)
+                return error.exitCode
+            }
+        }
+        return await run(arguments: arguments, environment: environment, io: io)
+    }
+
+    /// The process's arguments, without the program name, as the bytes the kernel passed.
+    public static var processArgumentBytes: [[UInt8]] {
+        (1..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return [] }
+            return Array(UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
         }
     }
 

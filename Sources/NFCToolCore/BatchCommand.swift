@@ -147,15 +147,15 @@ struct BatchCommand: ToolCommand {
             let message = ntag424.template.message
             source = .template(usesCounter: false, start: startValue, build: { _, _ in message })
         } else if let manifestPath {
-            let text: String
+            let bytes: [UInt8]
             do {
-                text = String(decoding: try readFileBytes(manifestPath, what: "manifest", limit: InputLimits.manifest), as: UTF8.self)
+                bytes = try readFileBytes(manifestPath, what: "manifest", limit: InputLimits.manifest)
             } catch {
                 throw error.exitCode == .dataError ? error : .usage(error.message)
             }
             let rows: [ManifestRow]
             do {
-                rows = try Manifest.parse(text, format: Manifest.format(forPath: manifestPath))
+                rows = try Manifest.load(bytes, format: Manifest.format(forPath: manifestPath), matchByUID: arguments.contains(Self.matchUID))
             } catch {
                 throw .dataError("manifest \(manifestPath): \(error)")
             }

@@ -62,10 +62,10 @@ struct LedgerLoadCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let path = arguments.value(of: Self.manifestFile) ?? ""
         let run = arguments.value(of: LedgerCommand.run) ?? ""
-        let text: String
-        do { text = String(decoding: try readFileBytes(path, what: "manifest", limit: InputLimits.manifest), as: UTF8.self) } catch { throw error.exitCode == .dataError ? error : .usage(error.message) }
+        let bytes: [UInt8]
+        do { bytes = try readFileBytes(path, what: "manifest", limit: InputLimits.manifest) } catch { throw error.exitCode == .dataError ? error : .usage(error.message) }
         let rows: [ManifestRow]
-        do { rows = try Manifest.parse(text, format: Manifest.format(forPath: path)) } catch { throw .dataError("manifest \(path): \(error)") }
+        do { rows = try Manifest.load(bytes, format: Manifest.format(forPath: path)) } catch { throw .dataError("manifest \(path): \(error)") }
         // Every row is checked as batch checks it (columns are record fields) before anything is loaded.
         for row in rows {
             do { _ = try MessageTemplate(row: row) } catch { throw .dataError("manifest \(path) line \(row.line): \(error.reason)") }

@@ -11,6 +11,12 @@ public func runTool(arguments: [String], environment: [String: String], io: any 
     await CommandLineTool(root: NFCToolCommand.self).run(arguments: arguments, environment: environment, io: io)
 }
 
+/// Runs nfctool with the arguments' bytes, as the process got them: an argument that is not
+/// UTF-8 is a usage error (64).
+public func runTool(argumentBytes: [[UInt8]], environment: [String: String], io: any ToolIO) async -> ExitCode {
+    await CommandLineTool(root: NFCToolCommand.self).run(argumentBytes: argumentBytes, environment: environment, io: io)
+}
+
 /// The root command, `nfctool`: groups every command.
 struct NFCToolCommand: CommandGroup {
     static let configuration = CommandConfiguration(

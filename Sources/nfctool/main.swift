@@ -3,7 +3,7 @@ import Foundation
 import NFCToolCore
 
 let status = await runTool(
-    arguments: Array(CommandLine.arguments.dropFirst()),
+    argumentBytes: CommandLineTool.processArgumentBytes,
     environment: ProcessInfo.processInfo.environment,
     io: StandardIO()
 )

@@ -92,6 +92,40 @@ struct ManifestTests {
         #expect(Manifest.format(forPath: "x.JSONL") == .jsonl && Manifest.format(forPath: "x.csv") == .csv)
     }
 
+    @Test("a manifest file that would write nothing, or the wrong thing, is refused naming its line and column", arguments: [
+        (Array("url,text\rhttps://a.example,x\r".utf8), Manifest.Format.csv, false, 1, 9 as Int?, "CR-only"),
+        (Array("url,text\n".utf8), .csv, false, 2, nil, "no rows"),
+        (Array("".utf8), .jsonl, false, 1, nil, "no rows"),
+        (Array("url,txt\nhttps://a.example,\n".utf8), .csv, false, 1, 5, "column 'txt'"),
+        (Array("{\"url\": \"https://a\", \"txt\": null}\n{\"url\": \"https://b\", \"txt\": \"x\"}\n".utf8), .jsonl, false, 1, 22, "column 'txt'"),
+        (Array("url\nhttps://a.example\n".utf8), .csv, true, 1, 1, "needs a 'uid' column"),
+        (Array("{\"url\": \"https://a\"}\n".utf8), .jsonl, true, 1, 1, "no uid"),
+        (Array("uid,url\n04A1B2C3,https://a\n04a1b2c3,https://b\n".utf8), .csv, false, 3, 1, "second row (the first is on line 2)"),
+        (Array("url,uid\nhttps://a,04A1B2CZ\n".utf8), .csv, true, 2, 11, "not hex digits"),
+        (Array("uid,url\n04:A1:B2:C3,https://a\n".utf8), .csv, true, 2, 1, "separators"),
+        (Array("uid,url\n04A1B2,https://a\n".utf8), .csv, false, 2, 1, "3 bytes"),
+        (Array("url,text\nhttps://a.example,Caf".utf8) + [0xE9] + Array("\n".utf8), .csv, false, 2, 22, "0xE9 is not UTF-8"),
+        ([0xEF, 0xBB, 0xBF] + Array("{\"text\": \"a\"}\n{\"text\": \"\u{E9}".utf8) + [0xFF] + Array("\"}\n".utf8), .jsonl, false, 2, 12, "0xFF is not UTF-8"),
+    ] as [([UInt8], Manifest.Format, Bool, Int, Int?, String)])
+    func refusedManifests(bytes: [UInt8], format: Manifest.Format, matchByUID: Bool, line: Int, column: Int?, reason: String) {
+        #expect {
+            _ = try Manifest.load(bytes, format: format, matchByUID: matchByUID)
+        } throws: { error in
+            let error = error as? ProvisioningInputError
+            return error?.line == line && (column == nil || error?.offset == column) && error?.reason.contains(reason) == true
+        }
+    }
+
+    @Test("a UTF-8 byte order mark is dropped, so the first column is named as written; UIDs match in any case")
+    func byteOrderMark() throws {
+        let rows = try Manifest.load([0xEF, 0xBB, 0xBF] + Array("uid,url,text\n04a1b2c3d4e5f6,https://a.example,Caf\u{E9}\n".utf8), format: .csv, matchByUID: true)
+        #expect(rows.count == 1)
+        #expect(rows[0].fields.map(\.name) == ["uid", "url", "text"])
+        #expect(rows[0].value("text") == "Caf\u{E9}")
+        let jsonl = try Manifest.load([0xEF, 0xBB, 0xBF] + Array("{\"url\": \"https://a.example\"}\n".utf8), format: .jsonl)
+        #expect(jsonl.map { $0.value("url") } == ["https://a.example"])
+    }
+
     @Test("a quoted CSV field may hold a line break and CRLF line ends are accepted")
     func csvQuoting() throws {
         let rows = try Manifest.parseCSV("url,text\r\nhttps://a.example,\"two\nlines\"\r\nhttps://b.example,x\r\n")
