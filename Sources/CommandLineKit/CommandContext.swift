@@ -33,7 +33,7 @@ public struct CommandContext: Sendable {
         }
         io.write((warning + " Type 'yes' to go on:").wrapped(to: HelpFormatter.screenWidth) + " ", to: .standardError)
         let answer = io.readStandardInputLine().map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased() }
-        guard answer == "yes" || answer == "y" else {
+        guard answer == "yes" else {
             throw .failure("not confirmed; nothing was written")
         }
     }

@@ -105,9 +105,11 @@ public struct CommandLineParser: Sendable {
             ParsedArguments(occurrences: occurrences, positionals: positionals, declaredArguments: configuration.arguments))
     }
 
-    /// Whether `token` can be an option's value: anything but an option (`-` alone can).
+    /// Whether `token` can be an option's value: anything but an option (`-` alone can, and so
+    /// can a negative number such as `-1`: no option is spelt with a digit, and the value's
+    /// type then says it is negative rather than the value being "missing").
     private static func isValue(_ token: String) -> Bool {
-        token == "-" || !token.hasPrefix("-")
+        token == "-" || !token.hasPrefix("-") || token.dropFirst().first.map { $0.isASCII && ($0.isNumber || $0 == ".") } == true
     }
 
     private func find(long name: String) -> CommandOption? {

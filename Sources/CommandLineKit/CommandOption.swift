@@ -179,22 +179,67 @@ public struct ValueTypeError: Error, Sendable, Hashable {
     }
 }
 
-extension ValueType where Value == Double {
-    /// A number of seconds greater than 0 and at most `maximum`.
-    public static func seconds(upTo maximum: Double) -> ValueType {
-        ValueType { Double($0).flatMap { $0 > 0 && $0 <= maximum ? $0 : nil } }
+/// Numbers as a command line spells them: decimal digits only. `Double("0x10")` is 16 and
+/// `Double("1e3")`, `Double("inf")` are numbers too; on a command line they are mistakes.
+public enum DecimalText {
+    /// The number `text` spells as `[-]digits[.digits]` (or `[-].digits`), or `nil`.
+    public static func number(_ text: String) -> Double? {
+        var body = Substring(text)
+        if body.hasPrefix("-") { body = body.dropFirst() }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard !body.isEmpty, parts.count <= 2, parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              parts.contains(where: { !$0.isEmpty })
+        else { return nil }
+        return Double(text)
     }
 
-    /// A number in `range`.
+    /// Whether `text` is a negative number (`-1`, `-0.5`): said as such in a usage error rather
+    /// than as "invalid".
+    public static func isNegative(_ text: String) -> Bool {
+        text.hasPrefix("-") && (number(text).map { $0 < 0 } ?? false)
+    }
+
+    /// Why a value that is not a usable number was refused: negative, or not decimal digits.
+    static func refusal(_ text: String, otherwise reason: String?) -> String? {
+        if isNegative(text) { return "the value is negative" + (reason.map { "; \($0)" } ?? "") }
+        return reason
+    }
+}
+
+extension ValueType where Value == Double {
+    /// A number of seconds greater than 0 and at most `maximum`, in decimal digits (`2.5`;
+    /// not `0x10`, `1e3` or `inf`).
+    public static func seconds(upTo maximum: Double) -> ValueType {
+        let limit = maximum.rounded() == maximum && abs(maximum) < 1e15 ? String(Int(maximum)) : String(maximum)
+        let reason = "seconds greater than 0 and at most \(limit), in decimal digits"
+        return ValueType { text in
+            guard let value = DecimalText.number(text), value > 0, value <= maximum else {
+                return .failure(ValueTypeError(DecimalText.refusal(text, otherwise: reason)))
+            }
+            return .success(value)
+        }
+    }
+
+    /// A number in `range`, in decimal digits.
     public static func number(in range: ClosedRange<Double>, reason: String? = nil) -> ValueType {
-        ValueType(reason: reason) { Double($0).flatMap { range.contains($0) ? $0 : nil } }
+        ValueType { text in
+            guard let value = DecimalText.number(text), range.contains(value) else {
+                return .failure(ValueTypeError(DecimalText.refusal(text, otherwise: reason)))
+            }
+            return .success(value)
+        }
     }
 }
 
 extension ValueType where Value == Int {
-    /// A whole number in `range`.
+    /// A whole number in `range`, in decimal digits.
     public static func integer(in range: ClosedRange<Int>, reason: String? = nil) -> ValueType {
-        ValueType(reason: reason) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+        ValueType { text in
+            guard let value = Int(text), range.contains(value) else {
+                return .failure(ValueTypeError(DecimalText.refusal(text, otherwise: reason)))
+            }
+            return .success(value)
+        }
     }
 }
 

@@ -55,7 +55,9 @@ public struct ParsedArguments: Sendable, Hashable {
         -> Value?
     {
         guard let text = value(of: option) else { return nil }
-        guard let converted = convert(text) else { throw .invalidValue(text, for: option) }
+        guard let converted = convert(text) else {
+            throw .invalidValue(text, for: option, reason: DecimalText.refusal(text, otherwise: nil))
+        }
         return converted
     }
 

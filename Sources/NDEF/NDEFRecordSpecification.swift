@@ -172,6 +172,10 @@ public struct NDEFRecordSpecification: Sendable, Equatable {
         }
         let credential = WiFiCredential(ssid: ssid, authentication: authentication, encryption: encryption,
                                         networkKey: key, macAddress: network.macAddress ?? [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        if let problem = credential.joinProblem {
+            throw NDEFSpecificationError(problem.field == .encryption ? .encryption : .networkKey, .invalidValue,
+                                         NDEFError(.invalidValue, problem.reason))
+        }
         do {
             return try .wifiCredentialPayload(credential)
         } catch {

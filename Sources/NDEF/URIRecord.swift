@@ -177,9 +177,25 @@ func validateURIText(_ utf8: [UInt8], what: StaticString) throws(NDEFError) {
     if let problem = utf8.withUnsafeBufferPointer({ uriTextProblem($0, what: what) }) { throw problem }
 }
 
-/// Why `utf8` cannot be a URI or IRI (empty, a space or a control character), or `nil`.
+/// Why `utf8` cannot be a URI or IRI (empty, a space, a C0 or C1 control character, DEL, or a
+/// bidirectional or line-separator control that would make it read otherwise than it is), or
+/// `nil`.
 func uriTextProblem(_ utf8: UnsafeBufferPointer<UInt8>, what: StaticString) -> NDEFError? {
-    guard let offset = firstNonURIByte(utf8) else { return nil }
+    guard let offset = firstNonURIByte(utf8) else {
+        // Characters beyond ASCII (an IRI): none may be a C1, bidirectional or separator control.
+        guard utf8.contains(where: { $0 >= 0x80 }) else { return nil }
+        var offset = 0
+        for scalar in String(decoding: utf8, as: UTF8.self).unicodeScalars {
+            if TerminalSafeText.isUnsafe(scalar) {
+                let kind = scalar.value <= 0x9F ? "control character" : "bidirectional or separator control"
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                let code = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+                return NDEFError(.invalidURI, at: offset, "\(what) holds \(kind) U+\(code) at byte \(offset); percent-encode it")
+            }
+            offset += UTF8.width(scalar)
+        }
+        return nil
+    }
     if offset < 0 { return NDEFError(.invalidURI, "\(what) is empty") }
     let c = utf8[offset]
     return NDEFError(.invalidURI, at: offset,

@@ -25,6 +25,10 @@ public struct WiFiCredential: Sendable, Hashable {
         /// 0x0022: WPA/WPA2-Personal mixed mode.
         public static let wpaWpa2Personal = Self(rawValue: 0x0022)
 
+        /// The pre-shared-key (Personal) types, whose key is an 8–63 character passphrase or
+        /// 64 hex digits (IEEE 802.11i).
+        public static let personal: Set<Authentication> = [.wpaPersonal, .wpa2Personal, .wpaWpa2Personal]
+
         /// Names used on the command line and in JSON.
         public static let names: [(String, Authentication)] = [
             ("open", .open), ("wpa-personal", .wpaPersonal), ("shared", .shared),
@@ -131,6 +135,37 @@ enum WSCAttribute {
 
 /// The MIME type of a Wi-Fi Simple Configuration record.
 let wifiSimpleConfigMIMEType = "application/vnd.wfa.wsc"
+
+extension WiFiCredential {
+    /// Why a network could not be joined with this credential, or `nil`: an open network with
+    /// an encryption type, or a Personal (PSK) key that is not an 8–63 character printable
+    /// ASCII passphrase or 64 hex digits (IEEE 802.11i). Checked where a credential is made
+    /// from the user's words (``NDEFRecordSpecification``), not when a record's bytes or JSON
+    /// are carried as they are.
+    public var joinProblem: (field: JoinProblemField, reason: String)? {
+        if authentication == .open && encryption != .none {
+            return (.encryption, "an open network has no encryption: give encryption none (or leave it out), or a WPA2 authentication, not \(encryption.name)")
+        }
+        if Authentication.personal.contains(authentication) {
+            let passphrase = (8...63).contains(networkKey.count) && networkKey.allSatisfy { (0x20...0x7E).contains($0) }
+            let hexKey = networkKey.count == 64 && networkKey.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+            }
+            if !passphrase && !hexKey {
+                return (.networkKey, "a \(authentication.name) key is a passphrase of 8 to 63 printable ASCII characters, or 64 hex digits; this one is \(networkKey.count) bytes")
+            }
+        }
+        return nil
+    }
+
+    /// The part of a credential that ``joinProblem`` is about.
+    public enum JoinProblemField: Sendable, Hashable {
+        /// The encryption type.
+        case encryption
+        /// The network key.
+        case networkKey
+    }
+}
 
 extension NDEFPayload {
     /// A Wi-Fi Simple Configuration record (`application/vnd.wfa.wsc`) with one credential, in

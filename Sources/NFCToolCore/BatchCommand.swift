@@ -105,7 +105,7 @@ struct BatchCommand: ToolCommand {
     init(_ arguments: ParsedArguments) throws(CommandError) {
         self.arguments = arguments
         devices = arguments.values(of: Self.device)
-        idleSeconds = try arguments.value(of: Self.idle) { Double($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } }
+        idleSeconds = try arguments.value(of: Self.idle) { DecimalText.number($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } }
         printsJSON = arguments.contains(TagCommandSupport.json)
         manifestPath = arguments.value(of: Self.manifest)
         let resumePath = arguments.value(of: Self.resume)
@@ -123,13 +123,13 @@ struct BatchCommand: ToolCommand {
         if arguments.contains(Self.matchUID) && manifestPath == nil { throw .usage("--match-uid needs --manifest") }
         runName = arguments.value(of: Self.run)
         stationName = arguments.value(of: Self.station) ?? ProcessInfo.processInfo.hostName
-        leaseSeconds = try arguments.value(of: Self.lease) { Double($0).flatMap { $0 >= 0.1 && $0 <= 86_400 ? $0 : nil } } ?? 60
+        leaseSeconds = try arguments.value(of: Self.lease) { DecimalText.number($0).flatMap { $0 >= 0.1 && $0 <= 86_400 ? $0 : nil } } ?? 60
         journalPath = arguments.value(of: Self.journal)
             ?? "nfctool-journal-\(String(stationName.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })).jsonl"
         if runName != nil {
             if arguments.contains(Self.matchUID) { throw .usage("--match-uid cannot be used with --run (rows are claimed from the run in order)") }
             if resuming { throw .usage("--run continues its run by itself: give --ledger, not --resume") }
-            if runName?.isEmpty == true { throw .usage("--run needs a name") }
+            try LedgerCommand.checkRunName(runName)
         }
         if arguments.contains(Self.lock) && !arguments.contains(TagWriteSupport.yes) && !dryRun {
             throw .usage("--lock makes every tag read-only for good; add --yes to confirm")

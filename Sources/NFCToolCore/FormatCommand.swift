@@ -14,25 +14,31 @@ struct FormatCommand: TagCommand {
             Type 3 attribute block, Type 5 CC, the MIFARE Classic MAD and NFC sectors). A tag \
             that already holds data is left alone (exit 11) unless --force is given; then its \
             message is emptied. --plan lists the writes, marking the one-time programmable \
-            ones, and sends none.
+            ones, and sends none. The capability container of a Type 2 tag is one-time \
+            programmable, so format asks first, as lock does; without a terminal it needs --yes \
+            (else exit 64).
 
             Examples:
               nfctool format --device sim:ultralight
-              nfctool format --force
+              nfctool format --force --yes
               nfctool format --plan --json
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, force,
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, force, TagWriteSupport.yes,
                   TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
 
     func run(_ context: CommandContext) async throws(CommandError) {
+        let confirmed = try TagWriteSupport.confirmation("format writes the tag's one-time programmable capability container", options, context)
         let password = try options.password(context)
         let forced = options.arguments.contains(Self.force)
         try await TagWriteOperation.run(
             "format", options, password: password, context,
-            body: { tag, _, _ in
+            body: { tag, _, planning in
+                if !planning {
+                    try context.confirm(Self.warning(tag), confirmed: confirmed)
+                }
                 do {
                     try await tag.ndef.format(force: forced)
                 } catch let error as NFCTagError where error.code == .alreadyFormatted {
@@ -44,5 +50,10 @@ struct FormatCommand: TagCommand {
             sentence: { tag, query in
                 "Formatted \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)) for NDEF: an empty message, \(query.capacity) bytes free."
             })
+    }
+
+    /// What is said before formatting: the tag, and that the capability container is for good.
+    static func warning(_ tag: NFCTag) -> String {
+        "formatting the \(tag.identity.model) with UID \(TagWriteSupport.spacedHex(tag.identifier)) writes its capability container, which is one-time programmable: this cannot be undone."
     }
 }

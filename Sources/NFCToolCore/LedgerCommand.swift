@@ -20,6 +20,12 @@ struct LedgerCommand: CommandGroup {
     /// `--run NAME`: one named run only.
     static let run = CommandOption.option("run", valueName: "name", help: "Only the named run (batch --run), with its rows and stations.")
 
+    /// Refuses a run name that is empty or only blanks (`--run ''`, `--run ' '`): `batch --run`
+    /// and `ledger load --run` alike.
+    static func checkRunName(_ name: String?) throws(CommandError) {
+        if let name, name.allSatisfy(\.isWhitespace) { throw .usage("--run needs a name (not empty or blank)") }
+    }
+
     /// Opens an existing ledger (a missing file is a usage error, not a new ledger).
     static func open(_ arguments: ParsedArguments) throws(CommandError) -> any ProvisioningLedger {
         let positional = arguments.value(of: file), option = arguments.value(of: ledgerOption)
@@ -55,6 +61,7 @@ struct LedgerLoadCommand: ToolCommand {
     let arguments: ParsedArguments
     init(_ arguments: ParsedArguments) throws(CommandError) {
         guard arguments.value(of: LedgerCommand.run) != nil else { throw .usage("ledger load needs --run NAME") }
+        try LedgerCommand.checkRunName(arguments.value(of: LedgerCommand.run))
         guard arguments.value(of: LedgerCommand.ledgerOption) != nil else { throw .usage("ledger load needs --ledger FILE|URI") }
         self.arguments = arguments
     }

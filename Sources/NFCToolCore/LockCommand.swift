@@ -26,10 +26,7 @@ struct LockCommand: TagCommand {
     let options: TagCommandOptions
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let confirmed = options.arguments.contains(TagWriteSupport.yes)
-        if !options.planning && !confirmed && !context.io.isStandardInputTerminal {
-            throw .usage("lock makes the tag read-only for good and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
-        }
+        let confirmed = try TagWriteSupport.confirmation("lock makes the tag read-only for good", options, context)
         let password = try options.password(context)
         try await TagWriteOperation.run(
             "lock", options, password: password, context,

@@ -18,6 +18,20 @@ enum TagWriteSupport {
         "password-file", valueName: "file",
         help: "NTAG21x password PWD[:PACK] in hex (8[+4] digits), read from this file (or set NFCTOOL_PASSWORD).")
 
+    /// The confirmation rule of the irreversible commands (`lock`, `format`): `--plan` needs
+    /// none; `--yes` confirms; without it, standard input must be a terminal (checked here,
+    /// before any reader is opened: exit 64) and the command asks at the tag
+    /// (``CommandContext/confirm(_:confirmed:)``, "yes" only).
+    /// - Parameter what: what the step does for good, the start of the usage error's sentence.
+    /// - Returns: whether `--yes` was given.
+    static func confirmation(_ what: String, _ options: TagCommandOptions, _ context: CommandContext) throws(CommandError) -> Bool {
+        let confirmed = options.arguments.contains(yes)
+        if !options.planning && !confirmed && !context.io.isStandardInputTerminal {
+            throw .usage("\(what) and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
+        }
+        return confirmed
+    }
+
     /// Reads an NTAG password from `path`, else from `environment[variable]` when `variable` is
     /// given; `nil` when neither is there. The password never appears in an error.
     /// - Throws: ``CommandError`` (usage) when the file cannot be read or the text is not

@@ -45,10 +45,29 @@ struct ParserTypedValuesTests {
 
     @Test("A bad value is a usage error naming the option, with the type's reason")
     func refused() {
-        #expect(usageMessage(["--timeout", "0"]) == "The value '0' is invalid for '--timeout <s>'")
-        #expect(usageMessage(["--timeout", "61"]) == "The value '61' is invalid for '--timeout <s>'")
+        #expect(usageMessage(["--timeout", "0"]) == "The value '0' is invalid for '--timeout <s>': seconds greater than 0 and at most 60, in decimal digits")
+        #expect(usageMessage(["--timeout", "61"]) == "The value '61' is invalid for '--timeout <s>': seconds greater than 0 and at most 60, in decimal digits")
         #expect(usageMessage(["--count", "x"]) == "The value 'x' is invalid for '--count <n>': from 1 to 9")
         #expect(usageMessage(["--speed", "slowly"]) == "The value 'slowly' is invalid for '--speed <speed>': use slow, fast")
+    }
+
+    @Test("A negative number is taken as the value and said to be negative, not a missing value")
+    func negative() {
+        #expect(usageMessage(["--timeout", "-1"])
+            == "The value '-1' is invalid for '--timeout <s>': the value is negative; seconds greater than 0 and at most 60, in decimal digits")
+        #expect(usageMessage(["-t", "-0.5"])?.hasPrefix("The value '-0.5' is invalid for '--timeout <s>': the value is negative") == true)
+        #expect(usageMessage(["--count", "-3"]) == "The value '-3' is invalid for '--count <n>': the value is negative; from 1 to 9")
+        #expect(usageMessage(["--timeout", "--count"]) == "Missing value for '--timeout <s>'")
+    }
+
+    @Test("Numbers are decimal digits: 0x10, 1e1, inf and nan are refused, not 16, 10 and infinity")
+    func decimalOnly() throws {
+        for text in ["0x10", "0X1p3", "1e1", "inf", "nan", "+5", " 5", "5 ", "1_0", "."] {
+            #expect(usageMessage(["--timeout", text])?.hasPrefix("The value '\(text)' is invalid for '--timeout <s>'") == true, "\(text)")
+        }
+        #expect(try parse(["--timeout", "16"]).value(of: Self.seconds) == 16)
+        #expect(try parse(["--timeout", ".5"]).value(of: Self.seconds) == 0.5)
+        #expect(try parse(["--timeout", "2."]).value(of: Self.seconds) == 2)
     }
 
     @Test("An unknown option is reported before a bad value, as before values were typed")

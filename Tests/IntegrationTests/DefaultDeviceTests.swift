@@ -19,7 +19,7 @@ struct DefaultDeviceTests {
 
     @Test("with no reader every tag command exits 3 with the hints, and nothing is created",
           arguments: [
-            ["write", "--url", "https://example.com"], ["lock", "--yes"], ["format", "--force"], ["erase"],
+            ["write", "--url", "https://example.com"], ["lock", "--yes"], ["format", "--force", "--yes"], ["erase"],
             ["protect"], ["unprotect"], ["scan"], ["info"], ["read"], ["verify", "--expect-url", "https://example.com"],
             ["dump"], ["apdu", "00A4040007D276000085010100"], ["watch", "--timeout", "1"],
             ["batch", "--url", "https://ex.io/{n}", "--count", "1", "--ledger", "LEDGER"],

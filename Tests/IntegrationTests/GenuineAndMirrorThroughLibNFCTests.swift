@@ -120,7 +120,7 @@ struct GenuineAndMirrorThroughLibNFCTests {
 
         let ultralight = directory.appendingPathComponent("ev1.json").path
         try Self.makeTagFile(ultralight, model: "ultralight-ev1-mf0ul21", uid: "04534944000010", signature: nil)
-        let formatted = try runTool(try Self.nfctool(), ["format", "--device", "sim:?file=\(ultralight)"], environment: [:], timeout: 30)
+        let formatted = try runTool(try Self.nfctool(), ["format", "--device", "sim:?file=\(ultralight)", "--yes"], environment: [:], timeout: 30)
         #expect(formatted.status == 0, "\(formatted.output)")
         let ev1Before = try Data(contentsOf: URL(fileURLWithPath: ultralight))
         let refused = try runTool(

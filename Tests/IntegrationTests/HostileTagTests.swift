@@ -50,7 +50,7 @@ struct HostileTagTests {
         ("verify", ["verify", "--expect-url", "https://www.example.com"]),
         ("write", ["write", "--url", "https://x.example"]),
         ("write-big", ["write", "--url", "https://x.example/" + String(repeating: "a", count: 3000)]),
-        ("format", ["format"]),
+        ("format", ["format", "--yes"]),
         ("lock", ["lock", "--yes"]),
         ("erase", ["erase"]),
     ]

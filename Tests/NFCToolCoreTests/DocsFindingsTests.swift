@@ -70,7 +70,7 @@ struct DocsFindingsTests {
     }
 
     @Test("every tag command's JSON names the reader: connection string and name",
-          arguments: [["read"], ["write", "--url", "https://a.example"], ["erase"], ["format", "--force"], ["dump"],
+          arguments: [["read"], ["write", "--url", "https://a.example"], ["erase"], ["format", "--force", "--yes"], ["dump"],
                       ["verify", "--expect-model", "NTAG215"], ["write", "--url", "https://a.example", "--plan"],
                       ["lock", "--yes"]])
     func readerInJSON(_ command: [String]) throws {

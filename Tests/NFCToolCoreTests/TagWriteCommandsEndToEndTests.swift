@@ -106,9 +106,9 @@ struct TagWriteCommandsEndToEndTests {
         let formatted = try runBuiltNFCTool(["write", "--device", device, "--url", "https://a.example", "--format"])
         #expect(formatted.status == 0)
         #expect(formatted.standardOutput.hasPrefix("Formatted the MIFARE Ultralight EV1 (MF0UL11) for NDEF.\n"))
-        let again = try runBuiltNFCTool(["format", "--device", device])
+        let again = try runBuiltNFCTool(["format", "--device", device, "--yes"])
         #expect(again.status == 11)
-        #expect(try runBuiltNFCTool(["format", "--device", device, "--force"]).status == 0)
+        #expect(try runBuiltNFCTool(["format", "--device", device, "--force", "--yes"]).status == 0)
         #expect(try runBuiltNFCTool(["read", "--device", device]).standardOutput.hasSuffix("(no records).\n"))
     }
 
@@ -204,7 +204,7 @@ struct TagWriteCommandsEndToEndTests {
         let big = try runBuiltNFCTool(["write", "--device", "sim:ntag213", "--text", String(repeating: "x", count: 200)])
         #expect(big.status == 6)
         #expect(big.standardError == "Error: the message of 207 bytes is too big by 70 bytes: the NTAG213 holds at most 137; nothing was written\n")
-        for arguments in [["read"], ["write", "--url", "https://a.example"], ["lock", "--yes"], ["format"], ["erase"], ["protect"], ["unprotect"]] {
+        for arguments in [["read"], ["write", "--url", "https://a.example"], ["lock", "--yes"], ["format", "--yes"], ["erase"], ["protect"], ["unprotect"]] {
             let run = try runBuiltNFCTool(arguments + ["--device", "sim:empty", "--timeout", "0.3"], environment: ["NFCTOOL_PASSWORD": "12345678"])
             #expect(run.status == 2, "\(arguments)")
             #expect(run.standardError == "Error: no tag within 0.3 s on sim:empty\n")

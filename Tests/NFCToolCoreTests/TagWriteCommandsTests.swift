@@ -22,11 +22,24 @@ struct TagWriteCommandsTests {
         #expect(io.standardOutput == "Locked NTAG215 04 53 49 4D 00 00 01: it now reports read-only.\n")
     }
 
-    @Test("any answer but yes stops lock before a write (exit 1)", arguments: ["no\n", "\n", ""])
+    @Test("any answer but yes stops lock before a write (exit 1): 'y' too, as the prompt asks for 'yes'",
+          arguments: ["no\n", "\n", "", "y\n", "Y\n", "ye\n"])
     func lockDeclined(answer: String) async {
         let (status, io) = await Self.runInteractive(["lock", "--device", "sim:ntag215"], answer: answer)
         #expect(status == .failure)
         #expect(io.standardError.hasSuffix("Error: not confirmed; nothing was written\n"))
+    }
+
+    @Test("format on a terminal names the tag, says its capability container cannot be undone, and asks; 'y' is not yes")
+    func formatAsks() async {
+        let (declined, declinedIO) = await Self.runInteractive(["format", "--device", "sim:ultralight"], answer: "y\n")
+        #expect(declined == .failure)
+        #expect(declinedIO.standardError.hasPrefix("formatting the MIFARE Ultralight"), "\(declinedIO.standardError)")
+        #expect(declinedIO.standardError.contains("one-time programmable"))
+        #expect(declinedIO.standardError.hasSuffix("Error: not confirmed; nothing was written\n"))
+        let (status, io) = await Self.runInteractive(["format", "--device", "sim:ultralight"], answer: "yes\n")
+        #expect(status == .success, "\(io.standardError)")
+        #expect(io.standardOutput.hasPrefix("Formatted "))
     }
 
     @Test("write --lock on a terminal asks before writing anything")

@@ -48,7 +48,7 @@ extension PCSCEndToEnd {
             let file = daemon.directory.appendingPathComponent("classic.json").path
             let reader = try VirtualReaderProcess(tag: "sim:classic1k?file=\(file)", daemon: daemon)
             defer { reader.stop() }
-            let format = try runTool(tool, ["format", "--device", "pcsc", "--force", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let format = try runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(format.status == 0, "\(format.output)")
             let write = try runTool(tool, ["write", "--device", "pcsc", "--url", "https://example.com/classic-pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(write.status == 0, "\(write.output)")

@@ -173,7 +173,7 @@ extension PCSCEndToEnd {
             let seed = try runTool(tool, ["write", "--device", "sim:ntag215?file=\(ntag)", "--url", "https://example.com/old"], environment: generic.environment, timeout: 30)
             #expect(seed.status == 0, "\(seed.output)")
             var reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(ntag)", daemon: generic)
-            let formatNTAG = try runTool(tool, ["format", "--device", "pcsc", "--force", "--timeout", "5"], environment: generic.environment, timeout: 30)
+            let formatNTAG = try runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: generic.environment, timeout: 30)
             #expect(formatNTAG.status == 0, "\(formatNTAG.output)")
             reader.stop()
             let backNTAG = try runTool(tool, ["read", "--device", "sim:ntag215?file=\(ntag)"], environment: generic.environment, timeout: 30)
@@ -183,7 +183,7 @@ extension PCSCEndToEnd {
             #expect(seedSLIX.status == 0, "\(seedSLIX.output)")
             let before = try Data(contentsOf: URL(fileURLWithPath: slix))
             reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(slix)", daemon: generic)
-            let refused = try runTool(tool, ["format", "--device", "pcsc", "--force", "--timeout", "5"], environment: generic.environment, timeout: 30)
+            let refused = try runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: generic.environment, timeout: 30)
             #expect(refused.status == 10, "\(refused.output)")
             #expect(refused.output.contains("GET SYSTEM INFORMATION"), "\(refused.output)")
             reader.stop()
@@ -192,7 +192,7 @@ extension PCSCEndToEnd {
             defer { session.stop() }
             reader = try VirtualReaderProcess(tag: "sim:slix2?file=\(slix)", daemon: session, profile: "transparent-session")
             defer { reader.stop() }
-            let done = try runTool(tool, ["format", "--device", "pcsc", "--force", "--timeout", "5"], environment: session.environment, timeout: 30)
+            let done = try runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: session.environment, timeout: 30)
             #expect(done.status == 0, "\(done.output)")
             reader.stop()
             let backSLIX = try runTool(tool, ["read", "--device", "sim:slix2?file=\(slix)"], environment: session.environment, timeout: 30)
