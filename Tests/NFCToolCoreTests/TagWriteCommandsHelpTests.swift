@@ -185,15 +185,17 @@ struct TagWriteCommandsHelpTests {
         area, Type 3 attribute block, Type 5 CC, the MIFARE Classic MAD and NFC
         sectors). A tag that already holds data is left alone (exit 11) unless --force
         is given; then its message is emptied. --plan lists the writes, marking the
-        one-time programmable ones, and sends none.
+        one-time programmable ones, and sends none. The capability container of a Type
+        2 tag is one-time programmable, so format asks first, as lock does; without a
+        terminal it needs --yes (else exit 64).
 
         Examples:
           nfctool format --device sim:ultralight
-          nfctool format --force
+          nfctool format --force --yes
           nfctool format --plan --json
 
         USAGE: nfctool format [--device <conn>] [--timeout <s>] [--json] [--force]
-                              [--password-file <file>] [--plan] [--dry-run]
+                              [--yes] [--password-file <file>] [--plan] [--dry-run]
 
         OPTIONS:
           -d, --device <conn>     The reader: a libnfc connection string such as
@@ -205,6 +207,8 @@ struct TagWriteCommandsHelpTests {
           --json                  Print JSON on standard output.
           --force                 Empty a tag that already holds an NDEF message
                                   instead of refusing.
+          -y, --yes               Do the irreversible step without asking (required
+                                  when standard input is not a terminal).
           --password-file <file>  NTAG21x password PWD[:PACK] in hex (8[+4] digits),
                                   read from this file (or set NFCTOOL_PASSWORD).
           --plan                  Print the pages or blocks that would be written, with
