@@ -44,6 +44,7 @@ public struct CommandLineTool: Sendable {
                     } else {
                         io.write(HelpFormatter(path).helpText)
                     }
+                    try Self.checkOutput(io, of: path.leaf)
                     return .success
                 }
                 guard let subcommand = path.leaf.configuration.subcommand(named: word) else {
@@ -65,16 +66,22 @@ public struct CommandLineTool: Sendable {
                     io: io, environment: environment, commandPath: path.names, helpText: formatter.helpText)
                 try await command.run(context)
             }
-            // Output lost is not success: `ledger export > /dev/full`, a full disk.
-            if let failure = io.standardOutputFailure {
-                if failure == .closed, path.leaf.endsQuietlyWhenOutputCloses { return .success }
-                throw .failure("cannot write standard output: \(failure)")
-            }
+            try Self.checkOutput(io, of: path.leaf)
             return .success
         } catch {
             io.write(HelpFormatter(path).errorText(error), to: .standardError)
             return error.exitCode
         }
+    }
+
+    /// Output lost is not success (`ledger export > /dev/full`, a full disk): a failed write to
+    /// standard output is an error once the command is done, unless the reader went away from
+    /// a command that ends quietly then.
+    /// - Throws: ``CommandError`` failure `cannot write standard output: …`.
+    private static func checkOutput(_ io: any ToolIO, of command: any ToolCommand.Type) throws(CommandError) {
+        guard let failure = io.standardOutputFailure else { return }
+        if failure == .closed, command.endsQuietlyWhenOutputCloses { return }
+        throw .failure("cannot write standard output: \(failure)")
     }
 
     /// Runs the command that the process's arguments name, as ``run(arguments:environment:io:)``,

@@ -130,6 +130,16 @@ struct OutputFilesTests {
         #expect(Self.fileType("/dev/full") == S_IFCHR)
     }
 
+    @Test("-o naming a directory is exit 1 saying it is a directory, and the directory is left as it was")
+    func outputToDirectory() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", directory.path])
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output == "Error: cannot write '\(directory.path)': is a directory\n", "\(run.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test("-o /dev/fd/1 writes to the standard output the shell set up")
     func outputToDescriptor() throws {
         let directory = try temporaryDirectory()
