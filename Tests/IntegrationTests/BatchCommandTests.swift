@@ -72,7 +72,7 @@ struct BatchCommandTests {
             (["batch"], Int32(64), "give the data"),
             (["batch", "--url", "https://ex.io", "--manifest", manifest], 64, "one of the two"),
             (["batch", "--url", "https://ex.io/{uid}", "--lock"], 64, "--yes"),
-            (["batch", "--manifest", manifest], 65, "column 'colour' is not a record option"),
+            (["batch", "--manifest", manifest], 65, "column 'colour' is neither uid nor a record option"),
             (["batch", "--url", "https://ex.io", "--resume", directory.appendingPathComponent("none.db").path], 64, "no such ledger"),
             (["batch", "--url", "notaurl"], 64, "scheme"),
         ] {

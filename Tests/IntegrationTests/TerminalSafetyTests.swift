@@ -129,11 +129,12 @@ struct TerminalSafetyTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let manifest = dir.appendingPathComponent("rows.jsonl")
-        // URIs refuse control characters (percent-encode them), so the escapes ride in the Text.
+        // URIs refuse control characters and bidirectional controls (percent-encode them), so the
+        // escapes and the right-to-left override ride in the Text.
         func escaped(_ text: String) -> String {
             text.unicodeScalars.map { $0.value < 0x20 || $0.value > 0x7E ? String(format: "\\u%04x", $0.value) : String($0) }.joined()
         }
-        let rows = [("https://ex.io/\u{202E}1", "one\u{1B}[2J"), ("https://ex.io/\u{202E}2", "two\u{07}\u{9B}")].map { url, text in
+        let rows = [("https://ex.io/1", "one\u{202E}\u{1B}[2J"), ("https://ex.io/2", "two\u{202E}\u{07}\u{9B}")].map { url, text in
             "{\"url\":\"\(escaped(url))\",\"text\":\"\(escaped(text))\"}"
         }
         try (rows.joined(separator: "\n") + "\n").write(to: manifest, atomically: true, encoding: .utf8)
@@ -141,7 +142,7 @@ struct TerminalSafetyTests {
         let stack = "sim:ntag215*2?dir=\(dir.appendingPathComponent("tags").path)"
         let batch = try Self.nfctool(["batch", "--device", stack, "--manifest", manifest.path, "--ledger", ledger, "--count", "2", "--timeout", "5"])
         #expect(batch.status == 0, "\(batch.output)")
-        #expect(batch.output.contains(#"https://ex.io/\u{202E}1"#), "\(batch.output)")
+        #expect(batch.output.contains(#"one\u{202E}"#), "\(batch.output)")
         #expect(Self.rawControls(in: batch.output) == [], "\(batch.output.debugDescription)")
         for arguments in [["ledger", "stats", ledger], ["ledger", "export", "--jsonl", ledger]] {
             let run = try Self.nfctool(arguments)
@@ -151,7 +152,7 @@ struct TerminalSafetyTests {
         // The CSV export into a file is data: the exact values, not their escaped display.
         let csv = try Self.nfctool(["ledger", "export", ledger])
         #expect(csv.status == 0)
-        #expect(csv.output.contains("https://ex.io/\u{202E}1; Text \"\"one\u{1B}[2J\"\""), "\(csv.output.debugDescription)")
+        #expect(csv.output.contains("https://ex.io/1; Text \"\"one\u{202E}\u{1B}[2J\"\""), "\(csv.output.debugDescription)")
     }
 
     @Test("emulate: a message an external reader wrote is reported escaped")
