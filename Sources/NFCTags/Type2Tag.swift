@@ -137,10 +137,13 @@ public struct Type2Tag: NFCNDEFTag {
         try await writeTLV(message: encoded, on: snapshot, verify: verify)
     }
 
-    /// The checks of ``writeTLV(message:on:verify:)``, which write nothing: the CC allows
-    /// writing, `encoded` fits, and its pages are not locked (nor, without the password,
-    /// write-protected). Returns the TLV and the addresses it goes to.
-    func checkTLV(message encoded: [UInt8], on snapshot: Snapshot) async throws(NFCTagError) -> (tlv: [UInt8], addresses: [Int]) {
+    /// The checks of ``writeTLV(message:on:verify:keepingMirror:)``, which write nothing: the CC
+    /// allows writing, `encoded` fits, and its pages are not locked (nor, without the password,
+    /// write-protected). Returns the TLV, the addresses it goes to, and the configuration when
+    /// it was read (a known chip and no password).
+    func checkTLV(
+        message encoded: [UInt8], on snapshot: Snapshot
+    ) async throws(NFCTagError) -> (tlv: [UInt8], addresses: [Int], configuration: Type2Configuration?) {
         let area = snapshot.area
         guard area.capabilityContainer.isWritable else {
             throw NFCTagError(
@@ -155,8 +158,13 @@ public struct Type2Tag: NFCNDEFTag {
         }
         let addresses = Array(area.ndefAddresses[0..<tlv.count])
         try Self.requireUnlocked(tlv, at: addresses, memory: snapshot.memory)
-        try await requireWriteAccess(toPages: Set(addresses.map { $0 / Type2Command.pageSize }).sorted())
-        return (tlv, addresses)
+        var configuration: Type2Configuration?
+        if profile != nil, password == nil, !addresses.isEmpty {
+            let read = try await readConfiguration()
+            configuration = read
+            try requireWriteAccess(toPages: Set(addresses.map { $0 / Type2Command.pageSize }).sorted(), configuration: read)
+        }
+        return (tlv, addresses, configuration)
     }
 
     /// Refuses, before any WRITE, a TLV that would change a page the static lock bits lock: the
@@ -180,10 +188,19 @@ public struct Type2Tag: NFCNDEFTag {
 
     /// Lays `encoded` out as the NDEF TLV of `snapshot`'s area and writes it in the tear-safe
     /// order of ``writeNDEF(_:verify:)``, after the write-access, capacity and password checks.
-    func writeTLV(message encoded: [UInt8], on snapshot: Snapshot, verify: Bool) async throws(NFCTagError) {
+    /// Unless `keepingMirror` (the mirror write, which has set the mirror aside itself), an
+    /// NTAG213/215/216 mirror that is on is turned off after the checks and before the first
+    /// data WRITE (``turnMirrorOff(configuration:sparing:)``), and memory read again.
+    func writeTLV(message encoded: [UInt8], on snapshot: Snapshot, verify: Bool, keepingMirror: Bool = false) async throws(NFCTagError) {
         var snapshot = snapshot
+        let checked = try await checkTLV(message: encoded, on: snapshot)
+        var (tlv, addresses) = (checked.tlv, checked.addresses)
+        if !keepingMirror, try await turnMirrorOff(configuration: checked.configuration, sparing: addresses) {
+            // Memory read so far showed the mirror, not what is stored.
+            snapshot = try await load()
+            (tlv, addresses, _) = try await checkTLV(message: encoded, on: snapshot)
+        }
         let area = snapshot.area
-        let (tlv, addresses) = try await checkTLV(message: encoded, on: snapshot)
         guard let lastAddress = addresses.last else { return }
         try await snapshot.extend(through: lastAddress, using: self)
 

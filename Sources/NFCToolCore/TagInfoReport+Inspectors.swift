@@ -49,9 +49,14 @@ extension TagInfoReport {
                 let kind = configuration.readProtected ? "read/write" : "write"
                 password = "\(kind)-protected from page \(configuration.auth0)"
             }
+            if type2.hasMirror {
+                mirror = NTAGMirrorDescription.mirror(configuration)
+                nfcCounter = NTAGMirrorDescription.counter(configuration)
+            }
         } catch where error.code == .passwordRequired {
             lock.append(InfoItem(name: "CFGLCK", value: "unknown (read-protected)"))
             password = "read-protected"
+            if type2.hasMirror { (mirror, nfcCounter) = ("unknown (read-protected)", "unknown (read-protected)") }
             await reselect(reader, .iso14443A)
         } catch {
             lock.append(InfoItem(name: "CFGLCK", value: unknown(error)))
@@ -167,5 +172,25 @@ extension TagInfoReport {
                 lock.append(InfoItem(name: "locked blocks", value: unknown(error)))
             }
         }
+    }
+}
+
+/// How `info` words an NTAG213/215/216's mirror and NFC counter configuration.
+enum NTAGMirrorDescription {
+    /// `UID from page 9 byte 2`, `UID and NFC counter from page 9 byte 2`, or `off`.
+    static func mirror(_ configuration: Type2Configuration) -> String {
+        guard let (kind, position) = configuration.mirror else { return "off" }
+        let what = switch kind {
+        case .uid: "UID"
+        case .counter: "NFC counter"
+        case .uidAndCounter: "UID and NFC counter"
+        }
+        return "\(what) from page \(position.page) byte \(position.byte)"
+    }
+
+    /// `enabled`, `enabled, password-protected` or `disabled`.
+    static func counter(_ configuration: Type2Configuration) -> String {
+        guard configuration.nfcCounterEnabled else { return "disabled" }
+        return configuration.nfcCounterPasswordProtected ? "enabled, password-protected" : "enabled"
     }
 }

@@ -97,7 +97,8 @@ struct VerifyCommand: ToolCommand {
             if readOnly {
                 let found: String
                 do {
-                    found = try await tag.ndef.queryNDEFStatus().status == .readOnly ? "read-only" : "writable"
+                    let gaps = try await tag.ndef.readOnlyGaps()
+                    found = gaps.isEmpty ? "read-only" : "not locked: " + gaps.joined(separator: "; ")
                 } catch {
                     found = unknown(error)
                 }
