@@ -326,6 +326,8 @@ public struct Type2Tag: NFCNDEFTag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.fastRead, UInt8(start), UInt8(end)]), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak && profile != nil && password == nil {
+            throw Self.readProtected(at: start, readerError: error)
         } catch {
             throw NFCTagError(error, during: "FAST_READ pages \(start)–\(end)")
         }
@@ -347,6 +349,8 @@ public struct Type2Tag: NFCNDEFTag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.read, UInt8(page)]), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak && profile != nil && password == nil {
+            throw Self.readProtected(at: page, readerError: error)
         } catch {
             throw NFCTagError(error, during: "READ page \(page)")
         }
@@ -354,6 +358,15 @@ public struct Type2Tag: NFCNDEFTag {
             throw NFCTagError(.tagResponse, at: page * Type2Command.pageSize, "READ page \(page) answered \(answer.count) bytes, not 16")
         }
         return answer.array
+    }
+
+    /// A READ from `page` refused (NAK) by an identified NTAG21x / Ultralight EV1 while no
+    /// password is set: its pages from AUTH0 on are read-protected (PROT), the only reason such
+    /// a chip refuses a READ of a page it has.
+    static func readProtected(at page: Int, readerError: NFCReaderDeviceError) -> NFCTagError {
+        NFCTagError(
+            .passwordRequired, at: page * Type2Command.pageSize,
+            "the tag refused to read page \(page): it is read-protected, and its password is needed", readerError: readerError)
     }
 
     /// WRITE (0xA2): 4 bytes to `page`; an empty answer or an ACK (0x0A) is success.

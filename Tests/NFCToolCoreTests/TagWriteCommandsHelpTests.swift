@@ -55,7 +55,9 @@ struct TagWriteCommandsHelpTests {
         {mirror:uid}x{mirror:counter}: the chip then shows its UID (14 hex digits)
         and/or its tap counter (6) there on every read. The position is checked (inside
         user memory, from page 4) before anything is written; see
-        docs/genuine-and-dynamic.md.
+        docs/genuine-and-dynamic.md. A write without a placeholder turns a mirror that
+        is on off (CFG0), after its checks and before the message is written: --plan
+        shows that step.
 
         Examples:
           nfctool write --url https://example.com/t/42
@@ -147,8 +149,9 @@ struct TagWriteCommandsHelpTests {
         CFGLCK; MIFARE Classic access conditions; Type 3 and Type 5 lock mechanisms.
         Names the tag and asks first; without a terminal it needs --yes (else exit 64).
         Afterwards the tag is selected again and must report read-only (else exit 8). A
-        Type 4 tag has no permanent lock: exit 10. --plan lists the writes and sends
-        none.
+        Type 4 tag has no permanent lock: exit 10. A Type 2 tag whose block-locking
+        bits freeze a lock bit the lock needs cannot be locked for good: exit 10 before
+        anything is written. --plan lists the writes and sends none.
 
         Examples:
           nfctool lock --device sim:ntag215
@@ -184,7 +187,10 @@ struct TagWriteCommandsHelpTests {
         Writes the platform's NDEF structures (Type 2 capability container and TLV
         area, Type 3 attribute block, Type 5 CC, the MIFARE Classic MAD and NFC
         sectors). A tag that already holds data is left alone (exit 11) unless --force
-        is given; then its message is emptied. --plan lists the writes, marking the
+        is given; then its message is emptied. A Type 2 capability container is
+        one-time programmable: one that no write can turn into the NDEF CC the tag
+        needs (CC3 F0 refuses reading for good) exits 10, nothing written. An
+        NTAG213/215/216 mirror is turned off. --plan lists the writes, marking the
         one-time programmable ones, and sends none.
 
         Examples:
@@ -221,7 +227,8 @@ struct TagWriteCommandsHelpTests {
         Leaves an NDEF-formatted tag holding an empty message, as a new tag comes: this
         is 'format --force' on a tag that already holds NDEF (Type 2: the NDEF TLV's
         length set to 0, one page write). A tag without NDEF exits 4, a read-only one
-        5; nothing else is changed. --plan lists the writes and sends none.
+        5; nothing else is changed, except that an NTAG213/215/216 mirror is turned
+        off. --plan lists the writes and sends none.
 
         Examples:
           nfctool erase --device sim:ntag215

@@ -162,4 +162,77 @@ struct Type2TagStateEndToEndTests {
         let run = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
         #expect(run.status == 0, "\(run.standardOutput) \(run.standardError)")
     }
+
+    // MARK: - Read protection
+
+    /// An NTAG213 holding a URL, then protected with `--read-protect --from-page FROM`; returns
+    /// the directory, the tag file and the password file.
+    static func readProtected(from page: Int) throws -> (directory: URL, file: URL) {
+        let (directory, device, file) = try WriteChecksEndToEndTests.tag("ntag213")
+        #expect(try runBuiltNFCTool(["write", "--device", device, "--url", "https://ex.io/keep"]).status == 0)
+        let password = directory.appendingPathComponent("tag.pwd")
+        try "11223344:AABB".write(to: password, atomically: true, encoding: .utf8)
+        let protect = try runBuiltNFCTool([
+            "protect", "--device", "sim:?file=\(file.path)", "--password-file", password.path, "--read-protect", "--from-page", String(page),
+        ])
+        #expect(protect.status == 0, "\(protect.standardError)")
+        return (directory, file)
+    }
+
+    @Test("dump of an NTAG213 read-protected from page 3 shows pages 0–2 and marks page 3 on as unreadable, never page 0's bytes as page 3")
+    func dumpMarksRolledOverPages() throws {
+        let (directory, file) = try Self.readProtected(from: 3)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let memory = try Self.memory(file)
+        let run = try runBuiltNFCTool(["dump", "--device", "sim:?file=\(file.path)", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        let units = try #require(object["units"] as? [[String: Any]])
+        #expect(units.count == 45)
+        for unit in units {
+            let label = try #require(unit["label"] as? String)
+            let page = try #require(Int(label))
+            let hex = unit["hex"] as? String
+            if page < 3 {
+                #expect(hex == memory[(page * 4)..<(page * 4 + 4)].map { String(format: "%02X", $0) }.joined(), "page \(page)")
+            } else {
+                #expect(hex == nil, "page \(page) shown as \(hex ?? "")")
+            }
+        }
+    }
+
+    @Test("info on an NTAG213 read-protected from page 3 does not build CC3 or a lock state from rolled-over bytes")
+    func infoIgnoresRolledOverCC() throws {
+        let (directory, file) = try Self.readProtected(from: 3)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try runBuiltNFCTool(["info", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("CC3: unknown"), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("lock:        read-only"), "\(run.standardOutput)")
+    }
+
+    @Test("read and write of a read-protected NTAG213 without its password exit 9 and say how to give it")
+    func readProtectedNeedsPassword() throws {
+        let (directory, file) = try Self.readProtected(from: 4)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)"])
+        #expect(read.status == 9, "\(read.standardError)")
+        #expect(read.standardError.contains("--password-file"), "\(read.standardError)")
+        let before = try Data(contentsOf: file)
+        let write = try runBuiltNFCTool(["write", "--device", "sim:?file=\(file.path)", "--url", "https://ex.io/new"])
+        #expect(write.status == 9, "\(write.standardError)")
+        #expect(write.standardError.contains("--password-file"), "\(write.standardError)")
+        #expect(try Data(contentsOf: file) == before)
+    }
+
+    @Test("dump of an NTAG213 that refuses every read (AUTH0 0, PROT) exits 9 saying it is read-protected, not that it left the field")
+    func dumpOfUnreadableTag() throws {
+        let (directory, file) = try Self.readProtected(from: 4)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.setMemory(file, at: Self.ntag213CFG0 + 3, [0x00])
+        let run = try runBuiltNFCTool(["dump", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 9, "\(run.standardError)")
+        #expect(!run.standardError.contains("left the field"), "\(run.standardError)")
+        #expect(run.standardError.contains("read-protected"), "\(run.standardError)")
+    }
 }
