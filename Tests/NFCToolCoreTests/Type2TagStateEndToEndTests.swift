@@ -236,3 +236,24 @@ struct Type2TagStateEndToEndTests {
         #expect(run.standardError.contains("read-protected"), "\(run.standardError)")
     }
 }
+
+/// `verify --expect-read-only` on an ICODE SLIX2 means its blocks are locked, not that its CC
+/// says so. Judged from outside: the built nfctool in fresh processes and the tag file.
+@Suite("Type 5 read-only: the built nfctool on a tag file", .timeLimit(.minutes(5)))
+struct Type5ReadOnlyEndToEndTests {
+    @Test("verify --expect-read-only on a SLIX2 whose CC alone says read-only (no block locked) exits 8 naming the unlocked blocks; after lock --yes it passes")
+    func verifyReadOnlyNeedsLockedBlocks() throws {
+        let (directory, device, file) = try WriteChecksEndToEndTests.tag("slix2")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try runBuiltNFCTool(["write", "--device", device, "--url", "https://ex.io/keep"]).status == 0)
+        // CC byte 1: version 4.0, write access 3 (never); no LOCK BLOCK sent.
+        try Type2TagStateEndToEndTests.setMemory(file, at: 1, [0x43])
+        let run = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 8, "\(run.standardOutput) \(run.standardError)")
+        #expect(run.standardOutput.contains("of the CC and NDEF area are not locked"), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("write access"), "\(run.standardOutput)")
+        let lock = try runBuiltNFCTool(["lock", "--yes", "--device", "sim:?file=\(file.path)"])
+        #expect(lock.status == 0, "\(lock.standardError)")
+        #expect(try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"]).status == 0)
+    }
+}
