@@ -257,3 +257,22 @@ struct Type5ReadOnlyEndToEndTests {
         #expect(try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"]).status == 0)
     }
 }
+
+/// `dump` of a MIFARE Classic whose sectors no key tried opens: the card is there, a key is
+/// missing. Judged from outside: the built nfctool in a fresh process.
+@Suite("Classic dump without a key: the built nfctool on a tag file", .timeLimit(.minutes(5)))
+struct ClassicDumpWithoutKeyEndToEndTests {
+    @Test("dump of a Classic 1K whose every key A is unknown exits 9 and asks for --key, not 7 'left the field'")
+    func dumpWithoutKey() throws {
+        let (directory, _, file) = try WriteChecksEndToEndTests.tag("classic1k")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Key A of each sector trailer (bytes 0–5 of block 4s + 3) becomes one no default tries.
+        for sector in 0..<16 {
+            try Type2TagStateEndToEndTests.setMemory(file, at: (sector * 4 + 3) * 16, [0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
+        }
+        let run = try runBuiltNFCTool(["dump", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 9, "\(run.standardError)")
+        #expect(run.standardError.contains("--key"), "\(run.standardError)")
+        #expect(!run.standardError.contains("left the field"), "\(run.standardError)")
+    }
+}
