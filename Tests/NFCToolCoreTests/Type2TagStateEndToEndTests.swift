@@ -57,6 +57,21 @@ struct Type2TagStateEndToEndTests {
         #expect(read.standardOutput.contains("https://ex.io/plain\""), "\(read.standardOutput)")
     }
 
+    @Test("after a {mirror:uid} write, batch --count 1 with a plain URL writes it (exit 0, mirror off) and a fresh read shows it")
+    func batchAfterMirror() throws {
+        let (directory, device, file) = try WriteChecksEndToEndTests.tag("ntag213")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try runBuiltNFCTool(["write", "--device", device, "--url", "https://ex.io/t?m={mirror:uid}"]).status == 0)
+        let ledger = directory.appendingPathComponent("run.db")
+        let batch = try runBuiltNFCTool([
+            "batch", "--device", "sim:?file=\(file.path)", "--url", "https://ex.io/plain", "--ledger", ledger.path, "--count", "1",
+        ])
+        #expect(batch.status == 0, "\(batch.standardOutput) \(batch.standardError)")
+        #expect(try Self.memory(file)[Self.ntag213CFG0] & 0xC0 == 0, "MIRROR_CONF still set")
+        let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--json"])
+        #expect(read.standardOutput.contains("https://ex.io/plain\""), "\(read.standardOutput)")
+    }
+
     @Test("write --plan on a mirrored NTAG213 lists the CFG0 write that turns the mirror off, and the tag file is unchanged")
     func planShowsMirrorOff() throws {
         let (directory, device, file) = try WriteChecksEndToEndTests.tag("ntag213")
