@@ -291,3 +291,24 @@ struct ClassicDumpWithoutKeyEndToEndTests {
         #expect(!run.standardError.contains("left the field"), "\(run.standardError)")
     }
 }
+
+/// `dump` of a Type 4 tag whose CC file is shorter than its CCLEN: the file is shown as far as
+/// it goes. Judged from outside: the built nfctool in a fresh process.
+@Suite("Type 4 dump of a short CC: the built nfctool on a tag file", .timeLimit(.minutes(5)))
+struct Type4ShortCCDumpEndToEndTests {
+    @Test("dump --json of a Type 4 tag whose CC file holds 3 bytes (CCLEN 15) exits 0 showing them, the NDEF file unreadable")
+    func dumpShortCC() throws {
+        let (directory, _, file) = try WriteChecksEndToEndTests.tag("type4")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        state["attributes"] = ["capabilityContainer": "000F20"]
+        try JSONSerialization.data(withJSONObject: state).write(to: file)
+        let run = try runBuiltNFCTool(["dump", "--device", "sim:?file=\(file.path)", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        let units = try #require(object["units"] as? [[String: Any]])
+        #expect(units.first?["label"] as? String == "CC")
+        #expect(units.first?["hex"] as? String == "000F20")
+        #expect(units.count == 2 && units[1]["hex"] is NSNull, "\(units)")
+    }
+}
