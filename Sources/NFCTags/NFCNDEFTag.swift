@@ -40,6 +40,13 @@ public protocol NFCNDEFTag: Sendable {
     /// first write.
     func checkLockable() async throws(NFCTagError)
 
+    /// What keeps the tag from being physically read-only, found by reading (nothing is
+    /// written): one sentence per missing part (a Type 2 tag: CC3's write access, the lock bit
+    /// of each NDEF page and of the CC, CFGLCK on NTAG21x / Ultralight EV1). Empty when the tag
+    /// is locked for good. A platform that exposes no lock state beyond its NDEF status judges
+    /// by that status.
+    func readOnlyGaps() async throws(NFCTagError) -> [String]
+
     /// Initialises a blank tag for NDEF (capability container, attribute block, MAD…) holding an
     /// empty message. A tag that already holds data is refused with
     /// ``NFCTagError/Code/alreadyFormatted`` unless `force` is set.
@@ -52,6 +59,16 @@ extension NFCNDEFTag {
         let query = try await queryNDEFStatus()
         guard query.status != .notSupported else { return NDEFReading(query: query, message: nil) }
         return NDEFReading(query: query, message: try await readNDEF())
+    }
+
+    /// The NDEF status alone: empty when it says read-only, else that it says writable.
+    public func readOnlyGaps() async throws(NFCTagError) -> [String] {
+        let query = try await queryNDEFStatus()
+        switch query.status {
+        case .readOnly: return []
+        case .readWrite: return ["the NDEF access conditions grant writing"]
+        case .notSupported: return ["the tag holds no NDEF"]
+        }
     }
 
     /// ``writeNDEF(_:verify:)`` with read-back verification.
@@ -127,6 +144,8 @@ extension NFCNDEFPlatformTag {
     public func writeLock() async throws(NFCTagError) { try await ndefPlatform.writeLock() }
     /// ``NFCNDEFTag/checkLockable()`` of ``ndefPlatform``.
     public func checkLockable() async throws(NFCTagError) { try await ndefPlatform.checkLockable() }
+    /// ``NFCNDEFTag/readOnlyGaps()`` of ``ndefPlatform``.
+    public func readOnlyGaps() async throws(NFCTagError) -> [String] { try await ndefPlatform.readOnlyGaps() }
     /// ``NFCNDEFTag/format(force:)`` of ``ndefPlatform``.
     public func format(force: Bool) async throws(NFCTagError) { try await ndefPlatform.format(force: force) }
 }

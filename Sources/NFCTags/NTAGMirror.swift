@@ -177,3 +177,19 @@ public struct NTAGMirrorTemplate: Sendable, Hashable {
         return first
     }
 }
+
+extension Type2Configuration {
+    /// The mirror CFG0 turns on and where it starts, nil when MIRROR_CONF is `00b`. Meaningful on
+    /// NTAG213/215/216 only (``Type2ChipProfile/hasMirror``): elsewhere CFG0 byte 0 is not MIRROR.
+    public var mirror: (kind: NTAGMirror, position: NTAGMirrorPosition)? {
+        guard let kind = NTAGMirror(mirrorByte: cfg0[0]) else { return nil }
+        let byte = Int((cfg0[0] & NTAGMirrorBits.byteMask) >> NTAGMirrorBits.byteShift)
+        return (kind, NTAGMirrorPosition(address: Int(cfg0[NTAGMirrorBits.pageIndex]) * Type2Command.pageSize + byte))
+    }
+
+    /// NFC_CNT_EN (NTAG213/215/216): the NFC counter counts.
+    public var nfcCounterEnabled: Bool { access & NTAGAccess.nfcCounterEnabled != 0 }
+
+    /// NFC_CNT_PWD_PROT (NTAG213/215/216): READ_CNT needs the password.
+    public var nfcCounterPasswordProtected: Bool { access & NTAGAccess.nfcCounterPasswordProtected != 0 }
+}

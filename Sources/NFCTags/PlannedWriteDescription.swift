@@ -36,6 +36,11 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
                     irreversible = "ACCESS with CFGLCK: the configuration is frozen for good"
                 } else if page == profile.accessPage {
                     note = "CFG1 (ACCESS: PROT, AUTHLIM)"
+                } else if page == profile.configurationPage, profile.hasMirror, c.count == 6 {
+                    let mirror = NTAGMirror(mirrorByte: c[2]).map {
+                        "\($0.rawValue) mirror at page \(c[4]) byte \((c[2] & NTAGMirrorBits.byteMask) >> NTAGMirrorBits.byteShift)"
+                    }
+                    note = "CFG0 (\(mirror ?? "mirror off"); AUTH0 \(c[5]): first protected page)"
                 } else if page == profile.configurationPage {
                     note = "CFG0 (AUTH0: first protected page)"
                 } else if page == profile.passwordPage || page == profile.packPage {

@@ -74,29 +74,43 @@ public struct TagMemoryDump: Encodable, Sendable {
     }
 
     /// Type 2: READ of 4 pages at a time from page 0 to the chip's last page (16 pages when the
-    /// model is unknown); pages refused are unreadable.
+    /// model is unknown); pages refused are unreadable. A READ's first page is always that
+    /// page; the three after it are taken only when the READ of the page after them answers
+    /// too: a read-protected NTAG21x rolls a READ over to page 0 at AUTH0 (datasheet 10.2), so
+    /// a READ that crosses AUTH0 answers page 0's bytes for the protected pages. Where the next
+    /// READ is refused, the pages are read one at a time, and a refused page is unreadable.
     static func type2Pages(_ mifare: MiFareTag, reader: any NFCReader) async -> [Unit] {
         let total = Type2ChipProfile.named(identity: mifare.identity)?.totalPages ?? 16
+        var answers: [Int: [UInt8]?] = [:]
+        func answer(_ page: Int) async -> [UInt8]? {
+            if let known = answers[page] { return known }
+            var bytes: [UInt8]?
+            do {
+                let read = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, UInt8(page)])).array
+                bytes = read.count >= Type2Command.readSize ? read : nil
+            } catch {
+                await reselect(reader, .iso14443A)
+            }
+            answers[page] = bytes
+            return bytes
+        }
         var units: [Unit] = []
         var page = 0
         while page < total {
             let count = min(4, total - page)
-            do {
-                let answer = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, UInt8(page)])).array
-                guard answer.count >= count * 4 else { throw NFCTagError(.tagResponse, "short READ") }
-                for i in 0..<count {
-                    units.append(Unit(label: String(page + i), bytes: Array(answer[i * 4..<i * 4 + 4]), size: 4))
-                }
-            } catch {
-                await reselect(reader, .iso14443A)
-                // One page at a time, so a protection boundary inside these four is found.
-                for i in 0..<count {
-                    let answer = try? await mifare.sendMiFareCommand(Bytes([Type2Command.read, UInt8(page + i)])).array
-                    if answer == nil { await reselect(reader, .iso14443A) }
-                    units.append(Unit(label: String(page + i), bytes: answer.flatMap { $0.count >= 4 ? Array($0.prefix(4)) : nil }, size: 4))
-                }
+            guard let bytes = await answer(page) else {
+                units.append(Unit(label: String(page), bytes: nil, size: 4))
+                page += 1
+                continue
             }
-            page += count
+            // The pages after the first are this page's neighbours only when the READ past them
+            // answers (or memory ends: the chip's own roll-over past its last page is cut off).
+            var trusted = count
+            if page + count < total, await answer(page + count) == nil { trusted = 1 }
+            for i in 0..<trusted {
+                units.append(Unit(label: String(page + i), bytes: Array(bytes[(i * 4)..<(i * 4 + 4)]), size: 4))
+            }
+            page += trusted
         }
         return units
     }

@@ -35,6 +35,23 @@ public enum Type2StaticLock {
     /// The address of the first static lock byte (page 2, byte 2).
     public static let address = 10
 
+    /// The static lock bytes a WRITE of `new` to page 2 leaves over `current`: bits are only
+    /// set, and a block-locking bit freezes its lock bits (NTAG21x datasheet 8.5.2; Type 2 Tag
+    /// 1.2, 8.1): BL-CC (byte 0 bit 0) freezes L-CC (bit 3), BL9-4 (bit 1) freezes L4…L7 and
+    /// L8, L9, BL15-10 (bit 2) freezes L10…L15.
+    public static func afterWrite(of new: (UInt8, UInt8), over current: (UInt8, UInt8)) -> (UInt8, UInt8) {
+        var allowed0: UInt8 = 0xFF, allowed1: UInt8 = 0xFF
+        if current.0 & 0x01 != 0 { allowed0 &= ~0x08 }
+        if current.0 & 0x02 != 0 { allowed0 &= ~0xF0; allowed1 &= ~0x03 }
+        if current.0 & 0x04 != 0 { allowed1 &= ~0xFC }
+        return (current.0 | (new.0 & allowed0), current.1 | (new.1 & allowed1))
+    }
+
+    /// The pages 3…15 that `lockBytes` leave writable.
+    public static func unlockedPages(lockBytes: (UInt8, UInt8)) -> [Int] {
+        (3...15).filter { !locks(page: $0, lockBytes: lockBytes) }
+    }
+
     /// Whether the static lock bytes `lockBytes` (the two bytes at ``address``) make `page`
     /// read-only; pages outside 3…15 are not theirs.
     public static func locks(page: Int, lockBytes: (UInt8, UInt8)) -> Bool {

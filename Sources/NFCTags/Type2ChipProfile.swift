@@ -15,6 +15,9 @@ public struct Type2ChipProfile: Sendable, Hashable {
     public let dynamicLockBits: Int
     /// Block-locking bits in dynamic lock byte 2 (they freeze the lock bits).
     public let dynamicBlockLockBits: Int
+    /// Pages each dynamic lock bit locks, from page 16 on (NTAG213, NTAG212, MF0UL21: 2;
+    /// NTAG215, NTAG216: 16).
+    public let dynamicLockPagesPerBit: Int
     /// CFG0 (`MIRROR/MOD, RFUI, MIRROR_PAGE, AUTH0`); CFG1 (`ACCESS, …`), PWD and PACK follow.
     public let configurationPage: Int
     /// The capability container as NXP delivers the chip (page 3).
@@ -29,6 +32,9 @@ public struct Type2ChipProfile: Sendable, Hashable {
     public var passwordPage: Int { configurationPage + 2 }
     /// The page whose bytes 0–1 are PACK (write-only).
     public var packPage: Int { configurationPage + 3 }
+    /// Whether the chip has the UID and NFC counter mirror (NTAG213/215/216 datasheet 8.7):
+    /// CFG0 byte 0 is then MIRROR (on Ultralight EV1 and NTAG210/212 it is not).
+    public var hasMirror: Bool { ["NTAG213", "NTAG215", "NTAG216"].contains(model) }
 
     /// The profile of an identified Type 2 chip, nil for other chips and for models without one
     /// (plain MIFARE Ultralight, unknown chips).
@@ -48,8 +54,8 @@ public struct Type2ChipProfile: Sendable, Hashable {
         ntag(
             "NTAG213", pages: 45, dynamicLockPage: 0x28, lockBits: 12, blockBits: 6, cc: 0x12,
             tlv: [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE]),
-        ntag("NTAG215", pages: 135, dynamicLockPage: 0x82, lockBits: 8, blockBits: 4, cc: 0x3E),
-        ntag("NTAG216", pages: 231, dynamicLockPage: 0xE2, lockBits: 14, blockBits: 7, cc: 0x6D),
+        ntag("NTAG215", pages: 135, dynamicLockPage: 0x82, lockBits: 8, blockBits: 4, cc: 0x3E, pagesPerBit: 16),
+        ntag("NTAG216", pages: 231, dynamicLockPage: 0xE2, lockBits: 14, blockBits: 7, cc: 0x6D, pagesPerBit: 16),
         ntag("MIFARE Ultralight EV1 (MF0UL11)", pages: 20, dynamicLockPage: nil, lockBits: 0, blockBits: 0, cc: 0x06),
         ntag("MIFARE Ultralight EV1 (MF0UL21)", pages: 41, dynamicLockPage: 0x24, lockBits: 10, blockBits: 5, cc: 0x10),
     ]
@@ -58,12 +64,13 @@ public struct Type2ChipProfile: Sendable, Hashable {
     /// CFG1, PWD, PACK: the layout every NTAG21x and Ultralight EV1 shares.
     private static func ntag(
         _ model: String, pages: Int, dynamicLockPage: Int?, lockBits: Int, blockBits: Int, cc: UInt8,
-        tlv: [UInt8] = [0x03, 0x00, 0xFE]
+        pagesPerBit: Int = 2, tlv: [UInt8] = [0x03, 0x00, 0xFE]
     ) -> Type2ChipProfile {
         let configurationPage = pages - 4
         return Type2ChipProfile(
             model: model, totalPages: pages, userPages: 4..<(dynamicLockPage ?? configurationPage),
             dynamicLockPage: dynamicLockPage, dynamicLockBits: lockBits, dynamicBlockLockBits: blockBits,
+            dynamicLockPagesPerBit: pagesPerBit,
             configurationPage: configurationPage, capabilityContainer: [0xE1, 0x10, cc, 0x00], emptyTLVArea: tlv)
     }
 }

@@ -23,6 +23,9 @@ struct Type2PageCache {
         return Array(bytes[0..<4])
     }
 
+    /// Page `page` when it has been read, nil otherwise (nothing is sent).
+    func known(_ page: Int) -> [UInt8]? { pages[page] }
+
     /// The configuration (CFG0, CFG1) of `profile`, from the cache or READ.
     mutating func configuration(_ profile: Type2ChipProfile, on tag: Type2Tag) async throws(NFCTagError) -> Type2Configuration {
         do {
@@ -81,8 +84,53 @@ extension Type2Tag {
             }
         }
         try requireWriteAccess(toPages: plan.map(\.page), configuration: configuration)
+        try requireLockable(plan, memory: memory, cache: &cache)
         for step in plan { try await write(page: step.page, step.data) }
         try await verifyBits(plan)
+    }
+
+    /// Refuses a lock plan, before its first (irreversible) write, when a lock bit it sets would
+    /// stay clear: a block-locking bit already set freezes it, so the pages it covers would stay
+    /// writable after CC3, the other lock bits and CFGLCK were set for good. Works on the bytes
+    /// already read (page 2; the dynamic lock page in `cache`).
+    /// - Throws: ``NFCTagError`` `notSupported` naming the frozen bits and the pages left
+    ///   writable.
+    func requireLockable(_ plan: [PageWrite], memory: [UInt8], cache: inout Type2PageCache) throws(NFCTagError) {
+        let lockAddress = Type2StaticLock.address
+        if let step = plan.first(where: { $0.page == 2 }) {
+            let current = (memory[lockAddress], memory[lockAddress + 1])
+            let after = Type2StaticLock.afterWrite(of: (step.data[2], step.data[3]), over: current)
+            let writable = Type2StaticLock.unlockedPages(lockBytes: after)
+            if !writable.isEmpty {
+                throw NFCTagError(
+                    .notSupported, at: lockAddress,
+                    "the static lock bytes are \(hexByte(current.0)) \(hexByte(current.1)): their block-locking bits freeze the lock bits of pages \(Self.ranges(writable)), which would stay writable; the tag cannot be locked, and nothing was written")
+            }
+        }
+        guard let profile, let page = profile.dynamicLockPage,
+              let step = plan.first(where: { $0.page == page }), let current = cache.known(page) else { return }
+        var frozen: [Int] = []
+        for bit in 0..<profile.dynamicLockBits where step.data[bit / 8] & (1 << UInt8(bit % 8)) != 0 {
+            let set = current[bit / 8] & (1 << UInt8(bit % 8)) != 0
+            if !set, current[2] & (1 << UInt8(bit / 2)) != 0 { frozen.append(bit) }
+        }
+        guard !frozen.isEmpty else { return }
+        throw NFCTagError(
+            .notSupported, at: page * Type2Command.pageSize + 2,
+            "the dynamic lock bytes are \(Hex.encode(Array(current.prefix(3)), uppercase: true, separator: " ")): their block-locking bits freeze dynamic lock bits \(Self.ranges(frozen)), whose pages (from page 16 on) would stay writable; the tag cannot be locked, and nothing was written")
+    }
+
+    /// `3–7, 9` for 3, 4, 5, 6, 7, 9.
+    static func ranges(_ pages: [Int]) -> String {
+        var parts: [String] = []
+        var index = 0
+        while index < pages.count {
+            var end = index
+            while end + 1 < pages.count, pages[end + 1] == pages[end] + 1 { end += 1 }
+            parts.append(end == index ? "\(pages[index])" : "\(pages[index])–\(pages[end])")
+            index = end + 1
+        }
+        return parts.joined(separator: ", ")
     }
 
     /// Throws `notSupported` when the chip model is unknown because the reader cannot send
@@ -207,8 +255,13 @@ extension Type2Tag {
             // Only what the TLV area needs, plus any old data when forced.
             if current != wanted, offset < content.count || force { plan.append(PageWrite(page: page, data: wanted)) }
         }
+        try Type2CapabilityContainer.requireReachable(profile.capabilityContainer, from: cc, for: "formatting")
         plan.append(PageWrite(page: 3, data: profile.capabilityContainer))
         try requireWriteAccess(toPages: plan.map(\.page), configuration: configuration)
+        let addresses = plan.filter { $0.page >= profile.userPages.lowerBound }.flatMap { step in
+            (0..<Type2Command.pageSize).map { step.page * Type2Command.pageSize + $0 }
+        }
+        _ = try await turnMirrorOff(configuration: configuration, sparing: addresses)
         for step in plan { try await write(page: step.page, step.data) }
         var check = Type2PageCache()
         for step in plan.sorted(by: { $0.page < $1.page }) {
@@ -232,6 +285,11 @@ extension Type2Tag {
         guard container.isWritable else {
             throw NFCTagError(.readOnly, at: Type2CapabilityContainer.address + 3, "tag is read-only (CC3 = \(hexByte(container.access)))")
         }
+        // The CC an NDEF tag needs grants reading and writing (CC3 = 00): read access refused
+        // (CC3 F0) cannot be undone by a WRITE, which only sets bits.
+        var needed = cc
+        needed[3] = Type2CapabilityContainer.writeAccessGranted
+        try Type2CapabilityContainer.requireReachable(needed, from: cc, for: "formatting")
         if let userMemoryEnd, Type2CapabilityContainer.dataAreaAddress + container.dataAreaSize > userMemoryEnd {
             throw NFCTagError(
                 .malformedTag, at: Type2CapabilityContainer.address + 2,
@@ -251,6 +309,9 @@ extension Type2Tag {
                 PageWrite(page: 4 + $0, data: Array(padded[($0 * 4)..<($0 * 4 + 4)]))
             }
             try await requireWriteAccess(toPages: pages.map(\.page))
+            _ = try await turnMirrorOff(sparing: pages.flatMap { step in
+                (0..<Type2Command.pageSize).map { step.page * Type2Command.pageSize + $0 }
+            })
             for step in pages { try await write(page: step.page, step.data) }
             return
         }
@@ -261,5 +322,71 @@ extension Type2Tag {
                 "the tag holds an NDEF message of \(snapshot.area.messageLength) bytes; force to erase it")
         }
         try await writeTLV(message: [], on: snapshot, verify: true)
+    }
+}
+
+extension Type2Tag {
+    /// What keeps this tag from being physically read-only (``NFCNDEFTag/readOnlyGaps()``):
+    /// CC3 granting write access; the static lock bit of the CC page (L-CC) and of each data
+    /// area page from 4 to 15; the dynamic lock bit of each data area page from 16 on (at the
+    /// model's dynamic lock page, else the Lock Control TLV's or default area, taken as 2 pages a
+    /// bit); CFGLCK on a chip with configuration pages. CC3 alone is not a lock: a WRITE still
+    /// changes every page whose lock bit is clear. Reads only.
+    /// - Throws: ``NFCTagError`` `connectionLost`, `tagResponse`, `malformedTag`.
+    public func readOnlyGaps() async throws(NFCTagError) -> [String] {
+        try await authenticateIfPasswordSet()
+        let snapshot: Snapshot
+        do {
+            snapshot = try await load()
+        } catch where error.code == .notNDEFFormatted {
+            return ["the tag holds no NDEF (\(error.reason))"]
+        }
+        let memory = snapshot.memory
+        let cc = snapshot.area.capabilityContainer
+        var gaps: [String] = []
+        if cc.isWritable { gaps.append("CC3 is \(hexByte(cc.access)): the CC grants write access") }
+        let lockBytes = (memory[Type2StaticLock.address], memory[Type2StaticLock.address + 1])
+        let staticText = "static lock bytes \(hexByte(lockBytes.0)) \(hexByte(lockBytes.1))"
+        if !Type2StaticLock.locks(page: 3, lockBytes: lockBytes) { gaps.append("the CC page (3) is not locked (\(staticText))") }
+        let dataPages = Type2CapabilityContainer.dataAreaAddress / Type2Command.pageSize
+            ..< (Type2CapabilityContainer.dataAreaAddress + cc.dataAreaSize + Type2Command.pageSize - 1) / Type2Command.pageSize
+        let staticPages = dataPages.filter { $0 <= 15 && !Type2StaticLock.locks(page: $0, lockBytes: lockBytes) }
+        if !staticPages.isEmpty { gaps.append("pages \(Self.ranges(staticPages)) are not locked (\(staticText))") }
+        let dynamicPages = dataPages.filter { $0 >= 16 }
+        if !dynamicPages.isEmpty {
+            var lockAddress: Int?
+            var pagesPerBit = 2
+            if let profile {
+                lockAddress = profile.dynamicLockPage.map { $0 * Type2Command.pageSize }
+                pagesPerBit = profile.dynamicLockPagesPerBit
+            } else if let area = snapshot.area.reservedAreas.first(where: { $0.kind == .lockBits && $0.bitCount > 0 }) {
+                lockAddress = area.addresses.lowerBound
+            }
+            if let lockAddress, lockAddress / Type2Command.pageSize <= 0xFF {
+                let page = lockAddress / Type2Command.pageSize
+                let bytes = lockAddress + 3 <= memory.count
+                    ? Array(memory[(page * Type2Command.pageSize)..<(lockAddress + 3)]) : try await read(page: page)
+                let offset = lockAddress % Type2Command.pageSize
+                let unlocked = dynamicPages.filter { dataPage in
+                    let bit = (dataPage - 16) / pagesPerBit
+                    let index = offset + bit / 8
+                    return index >= bytes.count || bytes[index] & (1 << UInt8(bit % 8)) == 0
+                }
+                if !unlocked.isEmpty {
+                    gaps.append("pages \(Self.ranges(unlocked)) are not locked (dynamic lock bytes \(Hex.encode(Array(bytes[offset..<min(offset + 3, bytes.count)]), uppercase: true, separator: " ")))")
+                }
+            } else {
+                gaps.append("pages \(Self.ranges(dynamicPages)) have no dynamic lock bits this tag names")
+            }
+        }
+        if profile != nil {
+            do {
+                let configuration = try await readConfiguration()
+                if !configuration.isLocked { gaps.append("CFGLCK is clear: AUTH0, ACCESS and the mirror can still change") }
+            } catch where error.code == .passwordRequired {
+                gaps.append("CFGLCK cannot be read: the configuration is read-protected (give the password)")
+            }
+        }
+        return gaps
     }
 }

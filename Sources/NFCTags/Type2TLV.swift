@@ -1,3 +1,5 @@
+import NFCCore
+
 /// The capability container of an NFC Forum Type 2 Tag: page 3, bytes 12…15 of tag memory
 /// (Type 2 Tag 1.2, 6.1; NTAG213/215/216 datasheet 8.5.6).
 public struct Type2CapabilityContainer: Sendable, Hashable {
@@ -54,6 +56,26 @@ public struct Type2CapabilityContainer: Sendable, Hashable {
 
     /// The four CC bytes.
     public var bytes: [UInt8] { [Self.ndefMagic, version, UInt8(dataAreaSize / 8), access] }
+
+    /// What a WRITE of `written` to page 3 leaves when the CC holds `current`: the CC is
+    /// one-time programmable, a WRITE ORs its bytes in and no bit once set is cleared
+    /// (Type 2 Tag 1.2, 6.1; NTAG213/215/216 datasheet 8.5.6).
+    public static func afterWrite(of written: [UInt8], over current: [UInt8]) -> [UInt8] {
+        zip(current, written).map { $0 | $1 }
+    }
+
+    /// Refuses, before anything is written, to make the CC `wanted` when it holds `current`
+    /// and the OR of a WRITE (``afterWrite(of:over:)``) cannot give it: a bit set in `current`
+    /// and clear in `wanted` stays set for good.
+    /// - Throws: ``NFCTagError`` `notSupported` at the first such CC byte, naming both CCs and
+    ///   saying what the `purpose` needs.
+    public static func requireReachable(_ wanted: [UInt8], from current: [UInt8], for purpose: String) throws(NFCTagError) {
+        let left = afterWrite(of: wanted, over: current)
+        guard left != wanted, let index = left.indices.first(where: { left[$0] != wanted[$0] }) else { return }
+        throw NFCTagError(
+            .notSupported, at: address + index,
+            "the capability container is one-time programmable: it holds \(Hex.encode(current, uppercase: true)), and writing \(Hex.encode(wanted, uppercase: true)) would leave \(Hex.encode(left, uppercase: true)), not the CC \(purpose) needs; nothing was written")
+    }
 }
 
 /// TLV block types of the Type 2 Tag data area (Type 2 Tag 1.2, 2.3).

@@ -2,10 +2,7 @@ public import NDEF
 
 extension Type2Tag {
     /// Whether the identified chip has the UID and NFC counter mirror (NTAG213/215/216).
-    public var hasMirror: Bool {
-        guard let model = profile?.model else { return false }
-        return ["NTAG213", "NTAG215", "NTAG216"].contains(model)
-    }
+    public var hasMirror: Bool { profile?.hasMirror ?? false }
 
     /// Throws `notSupported` unless the chip has the mirror (``hasMirror``); sends nothing. The
     /// first check of ``writeNDEF(_:mirror:at:verify:)``, for callers that check everything
@@ -85,7 +82,7 @@ extension Type2Tag {
             configuration.cfg0 = cfg0
             snapshot = try await load()
         }
-        try await writeTLV(message: encoded, on: snapshot, verify: verify)
+        try await writeTLV(message: encoded, on: snapshot, verify: verify, keepingMirror: true)
         var cfg0 = configuration.cfg0
         cfg0[0] = (cfg0[0] & ~(NTAGMirrorBits.configurationMask | NTAGMirrorBits.byteMask))
             | mirror.mirrorConfiguration | UInt8(position.byte) << NTAGMirrorBits.byteShift
@@ -103,5 +100,44 @@ extension Type2Tag {
             }
         }
         return position
+    }
+
+    /// For a write that keeps no mirror placeholder (``writeNDEF(_:verify:)``, ``format(force:)``,
+    /// an erase): once that write's checks have passed and before its first data WRITE, turns an
+    /// NTAG213/215/216's mirror off (MIRROR_CONF 00 in CFG0, the rest of CFG0 unchanged). While
+    /// the mirror is on, READ shows the UID or counter in place of memory, so the new bytes
+    /// would read back wrong, and the chip would go on covering the new message with them.
+    ///
+    /// Sends nothing on other chips or when the mirror is off. `configuration` is used when the
+    /// caller has read it; otherwise it is read here.
+    /// - Parameter addresses: the byte addresses the write will change: with the configuration
+    ///   locked (CFGLCK) the mirror cannot be turned off, which is refused only when it covers
+    ///   one of them (elsewhere it shows over free memory, not over the message).
+    /// - Returns: whether CFG0 was written (memory read before then showed the mirror: read it
+    ///   again).
+    /// - Throws: ``NFCTagError`` `readOnly` (CFGLCK with the mirror over the new bytes),
+    ///   `passwordRequired` (CFG0 lies at or past AUTH0 and no password is set) — nothing
+    ///   written; `connectionLost`, `tagResponse`.
+    func turnMirrorOff(
+        configuration known: Type2Configuration? = nil, sparing addresses: [Int]
+    ) async throws(NFCTagError) -> Bool {
+        guard let profile, profile.hasMirror else { return false }
+        let configuration: Type2Configuration
+        if let known { configuration = known } else { configuration = try await readConfiguration() }
+        guard let mirror = NTAGMirror(mirrorByte: configuration.cfg0[0]) else { return false }
+        let page = Int(configuration.cfg0[NTAGMirrorBits.pageIndex])
+        let start = page * Type2Command.pageSize + Int((configuration.cfg0[0] & NTAGMirrorBits.byteMask) >> NTAGMirrorBits.byteShift)
+        let covered = start..<min(start + mirror.length, profile.userPages.upperBound * Type2Command.pageSize)
+        if configuration.isLocked {
+            guard page >= NTAGMirrorBits.firstPage, let hit = addresses.first(where: covered.contains) else { return false }
+            throw NFCTagError(
+                .readOnly, at: hit,
+                "the chip's mirror shows \(mirror.length) characters over bytes \(covered.lowerBound)–\(covered.upperBound - 1) and its configuration is locked (CFGLCK), so the mirror cannot be turned off: the new bytes would not read back; nothing was written")
+        }
+        try requireWriteAccess(toPages: [profile.configurationPage], configuration: configuration)
+        var cfg0 = configuration.cfg0
+        cfg0[0] &= ~NTAGMirrorBits.configurationMask
+        try await write(page: profile.configurationPage, cfg0)
+        return true
     }
 }

@@ -137,10 +137,13 @@ public struct Type2Tag: NFCNDEFTag {
         try await writeTLV(message: encoded, on: snapshot, verify: verify)
     }
 
-    /// The checks of ``writeTLV(message:on:verify:)``, which write nothing: the CC allows
-    /// writing, `encoded` fits, and its pages are not locked (nor, without the password,
-    /// write-protected). Returns the TLV and the addresses it goes to.
-    func checkTLV(message encoded: [UInt8], on snapshot: Snapshot) async throws(NFCTagError) -> (tlv: [UInt8], addresses: [Int]) {
+    /// The checks of ``writeTLV(message:on:verify:keepingMirror:)``, which write nothing: the CC
+    /// allows writing, `encoded` fits, and its pages are not locked (nor, without the password,
+    /// write-protected). Returns the TLV, the addresses it goes to, and the configuration when
+    /// it was read (a known chip and no password).
+    func checkTLV(
+        message encoded: [UInt8], on snapshot: Snapshot
+    ) async throws(NFCTagError) -> (tlv: [UInt8], addresses: [Int], configuration: Type2Configuration?) {
         let area = snapshot.area
         guard area.capabilityContainer.isWritable else {
             throw NFCTagError(
@@ -155,8 +158,13 @@ public struct Type2Tag: NFCNDEFTag {
         }
         let addresses = Array(area.ndefAddresses[0..<tlv.count])
         try Self.requireUnlocked(tlv, at: addresses, memory: snapshot.memory)
-        try await requireWriteAccess(toPages: Set(addresses.map { $0 / Type2Command.pageSize }).sorted())
-        return (tlv, addresses)
+        var configuration: Type2Configuration?
+        if profile != nil, password == nil, !addresses.isEmpty {
+            let read = try await readConfiguration()
+            configuration = read
+            try requireWriteAccess(toPages: Set(addresses.map { $0 / Type2Command.pageSize }).sorted(), configuration: read)
+        }
+        return (tlv, addresses, configuration)
     }
 
     /// Refuses, before any WRITE, a TLV that would change a page the static lock bits lock: the
@@ -180,10 +188,19 @@ public struct Type2Tag: NFCNDEFTag {
 
     /// Lays `encoded` out as the NDEF TLV of `snapshot`'s area and writes it in the tear-safe
     /// order of ``writeNDEF(_:verify:)``, after the write-access, capacity and password checks.
-    func writeTLV(message encoded: [UInt8], on snapshot: Snapshot, verify: Bool) async throws(NFCTagError) {
+    /// Unless `keepingMirror` (the mirror write, which has set the mirror aside itself), an
+    /// NTAG213/215/216 mirror that is on is turned off after the checks and before the first
+    /// data WRITE (``turnMirrorOff(configuration:sparing:)``), and memory read again.
+    func writeTLV(message encoded: [UInt8], on snapshot: Snapshot, verify: Bool, keepingMirror: Bool = false) async throws(NFCTagError) {
         var snapshot = snapshot
+        let checked = try await checkTLV(message: encoded, on: snapshot)
+        var (tlv, addresses) = (checked.tlv, checked.addresses)
+        if !keepingMirror, try await turnMirrorOff(configuration: checked.configuration, sparing: addresses) {
+            // Memory read so far showed the mirror, not what is stored.
+            snapshot = try await load()
+            (tlv, addresses, _) = try await checkTLV(message: encoded, on: snapshot)
+        }
         let area = snapshot.area
-        let (tlv, addresses) = try await checkTLV(message: encoded, on: snapshot)
         guard let lastAddress = addresses.last else { return }
         try await snapshot.extend(through: lastAddress, using: self)
 
@@ -309,6 +326,8 @@ public struct Type2Tag: NFCNDEFTag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.fastRead, UInt8(start), UInt8(end)]), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak && profile != nil && password == nil {
+            throw Self.readProtected(at: start, readerError: error)
         } catch {
             throw NFCTagError(error, during: "FAST_READ pages \(start)–\(end)")
         }
@@ -330,6 +349,8 @@ public struct Type2Tag: NFCNDEFTag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.read, UInt8(page)]), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak && profile != nil && password == nil {
+            throw Self.readProtected(at: page, readerError: error)
         } catch {
             throw NFCTagError(error, during: "READ page \(page)")
         }
@@ -337,6 +358,15 @@ public struct Type2Tag: NFCNDEFTag {
             throw NFCTagError(.tagResponse, at: page * Type2Command.pageSize, "READ page \(page) answered \(answer.count) bytes, not 16")
         }
         return answer.array
+    }
+
+    /// A READ from `page` refused (NAK) by an identified NTAG21x / Ultralight EV1 while no
+    /// password is set: its pages from AUTH0 on are read-protected (PROT), the only reason such
+    /// a chip refuses a READ of a page it has.
+    static func readProtected(at page: Int, readerError: NFCReaderDeviceError) -> NFCTagError {
+        NFCTagError(
+            .passwordRequired, at: page * Type2Command.pageSize,
+            "the tag refused to read page \(page): it is read-protected, and its password is needed", readerError: readerError)
     }
 
     /// WRITE (0xA2): 4 bytes to `page`; an empty answer or an ACK (0x0A) is success.

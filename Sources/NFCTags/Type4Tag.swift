@@ -356,16 +356,24 @@ public struct Type4Tag: NFCNDEFTag {
     /// The capability container file as the tag holds it: SELECT the NDEF Tag Application and
     /// the CC file (E103), READ BINARY its first 15 bytes, then the rest CCLEN names, up to
     /// ``maximumInspectedCapabilityContainerLength`` bytes (a CCLEN of FFFF is a claim, not a
-    /// size to allocate). For `nfctool info` and `dump`.
+    /// size to allocate). A file shorter than CCLEN says (a READ BINARY past its end refused)
+    /// is returned as far as it goes. For `nfctool info` and `dump`.
     /// - Throws: ``NFCTagError`` `notNDEFFormatted` when the application or file is missing,
-    ///   `tagResponse` for a refused READ BINARY, `connectionLost`.
+    ///   `tagResponse` for a refused first READ BINARY, `connectionLost`.
     public func readCapabilityContainerFile() async throws(NFCTagError) -> [UInt8] {
         try await selectCapabilityContainer()
         var bytes = try await readBinary(offset: 0, length: Type4CapabilityContainer.basicLength)
         guard bytes.count >= 2 else { return bytes }
         let total = min(Int(bytes[0]) << 8 | Int(bytes[1]), Self.maximumInspectedCapabilityContainerLength)
         while bytes.count < total {
-            let chunk = try await readBinary(offset: bytes.count, length: min(maximumChunkLength, total - bytes.count))
+            let chunk: [UInt8]
+            do {
+                chunk = try await readBinary(offset: bytes.count, length: min(maximumChunkLength, total - bytes.count))
+            } catch where error.code == .tagResponse {
+                // The file ends before CCLEN says (6B00 past its end): what was read is the CC
+                // file; ``Type4CapabilityContainer`` says what is missing.
+                break
+            }
             guard !chunk.isEmpty else { break }
             bytes += chunk
         }
@@ -398,7 +406,14 @@ public struct Type4Tag: NFCNDEFTag {
         guard bytes.count == lengthFieldSize else { return bytes }
         let total = min(bytes.reduce(0) { $0 << 8 | Int($1) } + lengthFieldSize, Type4Command.maximumOffset + 1)
         while bytes.count < total {
-            let chunk = try await readBinary(offset: bytes.count, length: min(maximumChunkLength, total - bytes.count))
+            let chunk: [UInt8]
+            do {
+                chunk = try await readBinary(offset: bytes.count, length: min(maximumChunkLength, total - bytes.count))
+            } catch where error.code == .tagResponse {
+                // The file ends before CCLEN says (6B00 past its end): what was read is the CC
+                // file; ``Type4CapabilityContainer`` says what is missing.
+                break
+            }
             guard !chunk.isEmpty else { break }
             bytes += chunk
         }

@@ -202,6 +202,63 @@ public struct Type5Tag: NFCNDEFTag {
     /// - Throws: ``NFCTagError/Code/verificationFailed`` at the first block still unlocked (or
     ///   the CC's access byte); `connectionLost`, `tagResponse`.
     func verifyLocked(blocks: Range<Int>, blockSize: Int, cc: Type5CapabilityContainer) async throws(NFCTagError) {
+        let (status, accessData) = try await securityStatus(blocks: blocks, blockSize: blockSize, cc: cc)
+        if let index = status.firstIndex(where: { $0 & ISO15693Block.lockedStatus == 0 }) {
+            let b = blocks.lowerBound + index
+            throw NFCTagError(
+                .verificationFailed, at: b * blockSize,
+                "block \(b) reads back unlocked (security status \(hexByte(status[index]))) after LOCK BLOCK was acknowledged")
+        }
+        let access = try await accessBits(accessData, blockSize: blockSize, cc: cc)
+        guard access == Type5CapabilityContainer.writeAccessNever else {
+            throw NFCTagError(.verificationFailed, at: 1, "the CC's write access reads back \(access), not 3 (never), after the lock")
+        }
+    }
+
+    /// The CC's write access bits as read (from `known`, the access block's data when already
+    /// read, else read now).
+    private func accessBits(_ known: Bytes?, blockSize: Int, cc: Type5CapabilityContainer) async throws(NFCTagError) -> UInt8 {
+        let accessBlock = 1 / blockSize
+        let data: Bytes
+        if let known { data = known } else { data = try await readBlock(accessBlock, extended: cc.usesExtendedCommands).data }
+        guard data.count == blockSize else {
+            throw NFCTagError(.tagResponse, at: accessBlock * blockSize, "block \(accessBlock) came back with \(data.count) bytes, not \(blockSize)")
+        }
+        return data[1 % blockSize] & 0x03
+    }
+
+    /// What keeps the tag from being physically read-only (``NFCNDEFTag/readOnlyGaps()``): the
+    /// CC's write access other than 3 (never), and each block of the CC and the NDEF area whose
+    /// block security status lacks the lock bit (ISO/IEC 15693-3). Reads only.
+    public func readOnlyGaps() async throws(NFCTagError) -> [String] {
+        let loaded: (snapshot: Snapshot, area: Type5TLVArea)
+        do {
+            loaded = try await load()
+        } catch where error.code == .notNDEFFormatted {
+            return ["the tag holds no NDEF (\(error.reason))"]
+        }
+        let cc = loaded.area.capabilityContainer
+        let size = loaded.snapshot.blockSize
+        let ccBlocks = (cc.size + size - 1) / size
+        let areaEnd = min(cc.areaEnd, memoryEnd ?? Int.max)
+        let blocks = 0..<max(ccBlocks, (areaEnd + size - 1) / size)
+        let (status, accessData) = try await securityStatus(blocks: blocks, blockSize: size, cc: cc)
+        var gaps: [String] = []
+        let access = try await accessBits(accessData, blockSize: size, cc: cc)
+        if access != Type5CapabilityContainer.writeAccessNever { gaps.append("the CC's write access is \(access), not 3 (never)") }
+        let unlocked = status.indices.filter { status[$0] & ISO15693Block.lockedStatus == 0 }.map { blocks.lowerBound + $0 }
+        if !unlocked.isEmpty {
+            gaps.append("blocks \(Type2Tag.ranges(unlocked)) of the CC and NDEF area are not locked (block security status)")
+        }
+        return gaps
+    }
+
+    /// The block security status of `blocks` (Get Multiple Block Security Status, else Read
+    /// Single Block with the option flag), and the CC access block's data when it was read
+    /// on the way.
+    private func securityStatus(
+        blocks: Range<Int>, blockSize: Int, cc: Type5CapabilityContainer
+    ) async throws(NFCTagError) -> (status: [UInt8], accessData: Bytes?) {
         let extended = cc.usesExtendedCommands
         // CC byte 1 is in block 0 unless blocks are a single byte long.
         let accessBlock = 1 / blockSize
@@ -224,21 +281,7 @@ public struct Type5Tag: NFCNDEFTag {
             status.append(block.securityStatus ?? 0)
             if b == accessBlock { accessData = block.data }
         }
-        if let index = status.firstIndex(where: { $0 & ISO15693Block.lockedStatus == 0 }) {
-            let b = blocks.lowerBound + index
-            throw NFCTagError(
-                .verificationFailed, at: b * blockSize,
-                "block \(b) reads back unlocked (security status \(hexByte(status[index]))) after LOCK BLOCK was acknowledged")
-        }
-        let data: Bytes
-        if let accessData { data = accessData } else { data = try await readBlock(accessBlock, extended: extended).data }
-        guard data.count == blockSize else {
-            throw NFCTagError(.tagResponse, at: accessBlock * blockSize, "block \(accessBlock) came back with \(data.count) bytes, not \(blockSize)")
-        }
-        let access = data[1 % blockSize] & 0x03
-        guard access == Type5CapabilityContainer.writeAccessNever else {
-            throw NFCTagError(.verificationFailed, at: 1, "the CC's write access reads back \(access), not 3 (never), after the lock")
-        }
+        return (status, accessData)
     }
 
     /// Throws `notSupported` when neither the CC (feature bit 3) nor the chip has Lock Block,

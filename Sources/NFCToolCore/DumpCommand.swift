@@ -26,6 +26,12 @@ struct DumpCommand: ToolCommand {
             'nfc-mfultralight w' takes; for Classic the 1024-byte .mfd of nfc-mfclassic, key A \
             filled in with the key that opened the sector.
 
+            A Type 2 page is shown only from a READ that can be trusted: a read-protected \
+            NTAG21x rolls a READ over to page 0 at AUTH0, so pages from AUTH0 on are marked \
+            unreadable, never shown with page 0's bytes. A tag still in the field that lets \
+            nothing be read exits 9 when a password or key is missing (an NTAG21x protected \
+            from page 0, a MIFARE Classic no key opens), else 1; exit 7 only when it left.
+
             Examples:
               nfctool dump --device sim:ntag215
               nfctool dump --binary --output tag.mfd
@@ -50,10 +56,14 @@ struct DumpCommand: ToolCommand {
         }
         let keys = self.keys + TagMemoryDump.defaultClassicKeys
         let (dump, reader) = try await TagOperation(options, context).run { tag, reader in
-            try await TagMemoryDump.read(tag, reader: reader, classicKeys: keys)
-        }
-        guard dump.units.contains(where: { $0.bytes != nil }) else {
-            throw CommandError("nothing could be read: the tag left the field or refuses every read", exitCode: .tagLost)
+            let dump = try await TagMemoryDump.read(tag, reader: reader, classicKeys: keys)
+            guard dump.units.contains(where: { $0.bytes != nil }) else {
+                guard await reader.isTargetPresent() else {
+                    throw CommandError("nothing could be read: the tag left the field", exitCode: .tagLost)
+                }
+                throw Self.refusesEveryRead(dump)
+            }
+            return dump
         }
         let bytes: [UInt8] = writesBinary ? dump.binary : Array((options.printsJSON ? try taggedJSON(reader, dump) : dump.listing).utf8)
         if let outputPath {
@@ -61,6 +71,25 @@ struct DumpCommand: ToolCommand {
             context.io.printErrorLine("wrote \(bytes.count) bytes to \(outputPath)")
         } else {
             context.io.write(bytes, to: .standardOutput)
+        }
+    }
+}
+
+extension DumpCommand {
+    /// A tag still in the field that let nothing be read: a password or key is missing (exit 9)
+    /// on the platforms that have them, else the tag answers nothing dump can show (exit 1).
+    static func refusesEveryRead(_ dump: TagMemoryDump) -> CommandError {
+        switch dump.unit {
+        case "page":
+            CommandError(
+                "the \(dump.model) is in the field but refuses every READ: it is read-protected from page 0 (AUTH0 0); dump does not authenticate",
+                exitCode: .authenticationFailed)
+        case "block" where dump.binaryOverride != nil:
+            CommandError(
+                "the \(dump.model) is in the field but no key A opened any sector: give its key with --key",
+                exitCode: .authenticationFailed)
+        default:
+            CommandError("the \(dump.model) is in the field but answered none of dump's reads", exitCode: .failure)
         }
     }
 }

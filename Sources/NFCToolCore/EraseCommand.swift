@@ -11,7 +11,8 @@ struct EraseCommand: TagCommand {
             Leaves an NDEF-formatted tag holding an empty message, as a new tag comes: this is \
             'format --force' on a tag that already holds NDEF (Type 2: the NDEF TLV's length \
             set to 0, one page write). A tag without NDEF exits 4, a read-only one 5; nothing \
-            else is changed. --plan lists the writes and sends none.
+            else is changed, except that an NTAG213/215/216 mirror is turned off. --plan lists \
+            the writes and sends none.
 
             Examples:
               nfctool erase --device sim:ntag215

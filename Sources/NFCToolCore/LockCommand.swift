@@ -12,7 +12,9 @@ struct LockCommand: TagCommand {
             MIFARE Classic access conditions; Type 3 and Type 5 lock mechanisms. Names the tag \
             and asks first; without a terminal it needs --yes (else exit 64). Afterwards the tag \
             is selected again and must report read-only (else exit 8). A Type 4 tag has no \
-            permanent lock: exit 10. --plan lists the writes and sends none.
+            permanent lock: exit 10. A Type 2 tag whose block-locking bits freeze a lock bit \
+            the lock needs cannot be locked for good: exit 10 before anything is written. \
+            --plan lists the writes and sends none.
 
             Examples:
               nfctool lock --device sim:ntag215

@@ -39,7 +39,7 @@ struct ReadCommand: TagCommand {
             } catch let error as NFCTagError where error.code == .tagResponse && password == nil {
                 guard case .miFare = tag else { throw error }
                 throw CommandError(
-                    error.description + " (a read-protected NTAG needs its password: --password-file or NFCTOOL_PASSWORD)",
+                    error.description + " (a read-protected NTAG needs its password: \(TagCommandSupport.passwordHint))",
                     exitCode: TagCommandSupport.exitCode(error.code))
             }
             guard let message = reading.message, reading.query.status != .notSupported else {

@@ -128,8 +128,13 @@ enum TagCommandSupport {
 
     /// A tag error as a command error with its exit status.
     static func map(_ error: NFCTagError) -> CommandError {
-        CommandError(error.description, exitCode: exitCode(error.code))
+        guard error.code == .passwordRequired else { return CommandError(error.description, exitCode: exitCode(error.code)) }
+        let hinted = NFCTagError(error.code, at: error.offset, error.reason + " (" + passwordHint + ")", readerError: error.readerError)
+        return CommandError(hinted.description, exitCode: exitCode(error.code))
     }
+
+    /// How a command takes an NTAG password, said when one is needed.
+    static let passwordHint = "give the password with --password-file FILE or NFCTOOL_PASSWORD"
 }
 
 /// Which reader a tag command used, for its JSON (`reader`, `readerName`): the connection

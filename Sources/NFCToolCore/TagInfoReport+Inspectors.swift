@@ -16,17 +16,32 @@ extension TagInfoReport {
     /// Type 2: CC3, lock bytes, CFGLCK, AUTH0/PROT, READ_SIG.
     mutating func inspectType2(_ mifare: MiFareTag, reader: any NFCReader) async {
         let profile = Type2ChipProfile.named(identity: mifare.identity)
+        // Each page from its own READ's first four bytes: a read-protected chip rolls a READ
+        // over to page 0 at AUTH0, so the bytes after the first may not be the pages after it.
+        var page2: [UInt8]?
+        var staticItem: InfoItem
         do {
-            let head = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, 2])).array
-            guard head.count >= 8 else { throw NFCTagError(.tagResponse, "READ answered \(head.count) bytes") }
-            let cc3 = head[7]
+            let answer = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, 2])).array
+            guard answer.count >= 4 else { throw NFCTagError(.tagResponse, "READ answered \(answer.count) bytes") }
+            page2 = Array(answer.prefix(4))
+            staticItem = InfoItem(name: "static lock bytes", value: Hex.encode(answer[2...3], uppercase: true, separator: " "))
+        } catch {
+            staticItem = InfoItem(name: "static lock bytes", value: unknown(error))
+            await reselect(reader, .iso14443A)
+        }
+        do {
+            let answer = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, 3])).array
+            guard answer.count >= 4 else { throw NFCTagError(.tagResponse, "READ answered \(answer.count) bytes") }
+            let cc3 = answer[3]
             lock.append(InfoItem(name: "CC3", value: hexByte(cc3) + (cc3 & 0x0F == 0 ? " (write access granted)" : " (no write access)")))
-            lock.append(InfoItem(name: "static lock bytes", value: Hex.encode(head[2...3], uppercase: true, separator: " ")))
-            if lockState == "unknown" { lockState = cc3 & 0x0F == 0 && head[2] == 0 && head[3] == 0 ? "read-write" : "read-only" }
+            if lockState == "unknown", let page2 {
+                lockState = cc3 & 0x0F == 0 && page2[2] == 0 && page2[3] == 0 ? "read-write" : "read-only"
+            }
         } catch {
             lock.append(InfoItem(name: "CC3", value: unknown(error)))
             await reselect(reader, .iso14443A)
         }
+        lock.append(staticItem)
         if let page = profile?.dynamicLockPage {
             do {
                 let bytes = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, UInt8(page)])).array
@@ -49,9 +64,14 @@ extension TagInfoReport {
                 let kind = configuration.readProtected ? "read/write" : "write"
                 password = "\(kind)-protected from page \(configuration.auth0)"
             }
+            if type2.hasMirror {
+                mirror = NTAGMirrorDescription.mirror(configuration)
+                nfcCounter = NTAGMirrorDescription.counter(configuration)
+            }
         } catch where error.code == .passwordRequired {
             lock.append(InfoItem(name: "CFGLCK", value: "unknown (read-protected)"))
             password = "read-protected"
+            if type2.hasMirror { (mirror, nfcCounter) = ("unknown (read-protected)", "unknown (read-protected)") }
             await reselect(reader, .iso14443A)
         } catch {
             lock.append(InfoItem(name: "CFGLCK", value: unknown(error)))
@@ -167,5 +187,25 @@ extension TagInfoReport {
                 lock.append(InfoItem(name: "locked blocks", value: unknown(error)))
             }
         }
+    }
+}
+
+/// How `info` words an NTAG213/215/216's mirror and NFC counter configuration.
+enum NTAGMirrorDescription {
+    /// `UID from page 9 byte 2`, `UID and NFC counter from page 9 byte 2`, or `off`.
+    static func mirror(_ configuration: Type2Configuration) -> String {
+        guard let (kind, position) = configuration.mirror else { return "off" }
+        let what = switch kind {
+        case .uid: "UID"
+        case .counter: "NFC counter"
+        case .uidAndCounter: "UID and NFC counter"
+        }
+        return "\(what) from page \(position.page) byte \(position.byte)"
+    }
+
+    /// `enabled`, `enabled, password-protected` or `disabled`.
+    static func counter(_ configuration: Type2Configuration) -> String {
+        guard configuration.nfcCounterEnabled else { return "disabled" }
+        return configuration.nfcCounterPasswordProtected ? "enabled, password-protected" : "enabled"
     }
 }

@@ -29,6 +29,12 @@ struct TagInfoReport: Encodable, Sendable {
     /// `none`, `write-protected from page N`, `read/write-protected from page N`,
     /// `read-protected`, `not applicable` or `unknown (why)`.
     var password: String
+    /// NTAG213/215/216: the ASCII mirror (CFG0 MIRROR_CONF, MIRROR_PAGE, MIRROR_BYTE), `off`,
+    /// or `unknown (why)`; nil (JSON null) on other chips.
+    var mirror: String?
+    /// NTAG213/215/216: the NFC counter's configuration (ACCESS NFC_CNT_EN, NFC_CNT_PWD_PROT):
+    /// `enabled`, `enabled, password-protected`, `disabled` or `unknown (why)`; nil otherwise.
+    var nfcCounter: String?
     /// The READ_SIG bytes in hex; `not available` when the chip has none or refused.
     var signature: String
     /// The originality verdict on the signature (NXP's keys): JSON `genuine` true/false/null
@@ -38,7 +44,7 @@ struct TagInfoReport: Encodable, Sendable {
     var ntag424: NTAG424Info?
 
     private enum CodingKeys: String, CodingKey {
-        case dsfid, afi, ndef, lock, password, signature, genuine, signatureKey, ntag424
+        case dsfid, afi, ndef, lock, password, mirror, nfcCounter, signature, genuine, signatureKey, ntag424
     }
 
     private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
@@ -57,6 +63,8 @@ struct TagInfoReport: Encodable, Sendable {
         try lockContainer.encode(lockState, forKey: .state)
         try lockContainer.encode(lock, forKey: .details)
         try container.encode(password, forKey: .password)
+        try container.encode(mirror, forKey: .mirror)
+        try container.encode(nfcCounter, forKey: .nfcCounter)
         try container.encode(signature, forKey: .signature)
         try container.encode(genuine.isGenuine, forKey: .genuine)
         try container.encode(genuine.key?.name, forKey: .signatureKey)
@@ -83,6 +91,8 @@ struct TagInfoReport: Encodable, Sendable {
         lines.append(line("lock", lockState))
         for item in lock { lines.append("    \(item.name): \(item.value)") }
         lines.append(line("password", password))
+        if let mirror { lines.append(line("mirror", mirror)) }
+        if let nfcCounter { lines.append(line("NFC counter", nfcCounter)) }
         // A 56-byte secp224r1 signature does not fit one 80-column line: 64 hex digits a line.
         lines.append(line("signature", String(signature.prefix(64))))
         if signature.count > 64 { lines.append(String(repeating: " ", count: 16) + signature.dropFirst(64)) }

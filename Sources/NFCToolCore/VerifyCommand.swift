@@ -12,7 +12,7 @@ struct VerifyCommand: ToolCommand {
     static let expectNDEF = CommandOption.option(
         "expect-ndef", valueName: "file", help: "The NDEF message must equal this one (raw bytes or hex text in the file).")
     static let expectReadOnly = CommandOption.flag(
-        "expect-read-only", help: "The tag's NDEF must be read-only (locked).")
+        "expect-read-only", help: "The tag must be locked for good (Type 2: CC3, the lock bit of the CC and of every NDEF page, CFGLCK); each missing part is named.")
     static let expectModel = CommandOption.option(
         "expect-model", valueName: "model", help: "The chip must be this model, e.g. NTAG215 (case-insensitive).")
     static let expectGenuine = CommandOption.flag(
@@ -97,7 +97,8 @@ struct VerifyCommand: ToolCommand {
             if readOnly {
                 let found: String
                 do {
-                    found = try await tag.ndef.queryNDEFStatus().status == .readOnly ? "read-only" : "writable"
+                    let gaps = try await tag.ndef.readOnlyGaps()
+                    found = gaps.isEmpty ? "read-only" : "not locked: " + gaps.joined(separator: "; ")
                 } catch {
                     found = unknown(error)
                 }

@@ -27,7 +27,9 @@ struct WriteCommand: ToolCommand {
             On an NTAG213/215/216, a --url may hold {mirror:uid}, {mirror:counter} or \
             {mirror:uid}x{mirror:counter}: the chip then shows its UID (14 hex digits) and/or \
             its tap counter (6) there on every read. The position is checked (inside user \
-            memory, from page 4) before anything is written; see docs/genuine-and-dynamic.md.
+            memory, from page 4) before anything is written; see docs/genuine-and-dynamic.md. \
+            A write without a placeholder turns a mirror that is on off (CFG0), after its \
+            checks and before the message is written: --plan shows that step.
 
             Examples:
               nfctool write --url https://example.com/t/42

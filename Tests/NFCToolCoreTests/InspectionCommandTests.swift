@@ -53,6 +53,12 @@ struct InspectionCommandTests {
         which 'nfc-mfultralight w' takes; for Classic the 1024-byte .mfd of
         nfc-mfclassic, key A filled in with the key that opened the sector.
 
+        A Type 2 page is shown only from a READ that can be trusted: a read-protected
+        NTAG21x rolls a READ over to page 0 at AUTH0, so pages from AUTH0 on are marked
+        unreadable, never shown with page 0's bytes. A tag still in the field that lets
+        nothing be read exits 9 when a password or key is missing (an NTAG21x protected
+        from page 0, a MIFARE Classic no key opens), else 1; exit 7 only when it left.
+
         Examples:
           nfctool dump --device sim:ntag215
           nfctool dump --binary --output tag.mfd
@@ -106,7 +112,9 @@ struct InspectionCommandTests {
           --expect-url <url>      The first URI record must be this URL.
           --expect-ndef <file>    The NDEF message must equal this one (raw bytes or
                                   hex text in the file).
-          --expect-read-only      The tag's NDEF must be read-only (locked).
+          --expect-read-only      The tag must be locked for good (Type 2: CC3, the
+                                  lock bit of the CC and of every NDEF page, CFGLCK);
+                                  each missing part is named.
           --expect-model <model>  The chip must be this model, e.g. NTAG215
                                   (case-insensitive).
           --expect-genuine        The chip's originality signature must be valid under
@@ -250,7 +258,8 @@ struct InspectionCommandTests {
         }
         #expect(Set(keySets) == [[
             "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
-            "platform", "memoryBytes", "ndef", "lock", "password", "signature", "genuine", "signatureKey", "ntag424",
+            "platform", "memoryBytes", "ndef", "lock", "password", "mirror", "nfcCounter", "signature", "genuine", "signatureKey",
+            "ntag424",
         ]])
     }
 
@@ -353,7 +362,7 @@ struct InspectionCommandTests {
         #expect(run.standardOutput == """
             MISMATCH  read-only
               expected: read-only
-              found:    writable
+              found:    not locked: CC3 is 00: the CC grants write access; the CC page (3) is not locked (static lock bytes 00 00); pages 4–15 are not locked (static lock bytes 00 00); pages 16–127 are not locked (dynamic lock bytes 00 00 00); CFGLCK is clear: AUTH0, ACCESS and the mirror can still change
             MISMATCH  url
               expected: https://x.example
               found:    no URI record

@@ -184,10 +184,12 @@ struct TagWriteCommandsHelpTests {
         Writes the platform's NDEF structures (Type 2 capability container and TLV
         area, Type 3 attribute block, Type 5 CC, the MIFARE Classic MAD and NFC
         sectors). A tag that already holds data is left alone (exit 11) unless --force
-        is given; then its message is emptied. --plan lists the writes, marking the
-        one-time programmable ones, and sends none. The capability container of a Type
-        2 tag is one-time programmable, so format asks first, as lock does; without a
-        terminal it needs --yes (else exit 64).
+        is given; then its message is emptied. A Type 2 capability container is
+        one-time programmable: one that no write can turn into the NDEF CC the tag
+        needs (CC3 F0 refuses reading for good) exits 10, nothing written; otherwise
+        format asks first, as lock does, and without a terminal it needs --yes (else
+        exit 64). An NTAG213/215/216 mirror is turned off. --plan lists the writes,
+        marking the one-time programmable ones, and sends none.
 
         Examples:
           nfctool format --device sim:ultralight
