@@ -55,7 +55,9 @@ struct TagWriteCommandsHelpTests {
         {mirror:uid}x{mirror:counter}: the chip then shows its UID (14 hex digits)
         and/or its tap counter (6) there on every read. The position is checked (inside
         user memory, from page 4) before anything is written; see
-        docs/genuine-and-dynamic.md.
+        docs/genuine-and-dynamic.md. A write without a placeholder turns a mirror that
+        is on off (CFG0), after its checks and before the message is written: --plan
+        shows that step.
 
         Examples:
           nfctool write --url https://example.com/t/42
@@ -147,8 +149,9 @@ struct TagWriteCommandsHelpTests {
         CFGLCK; MIFARE Classic access conditions; Type 3 and Type 5 lock mechanisms.
         Names the tag and asks first; without a terminal it needs --yes (else exit 64).
         Afterwards the tag is selected again and must report read-only (else exit 8). A
-        Type 4 tag has no permanent lock: exit 10. --plan lists the writes and sends
-        none.
+        Type 4 tag has no permanent lock: exit 10. A Type 2 tag whose block-locking
+        bits freeze a lock bit the lock needs cannot be locked for good: exit 10 before
+        anything is written. --plan lists the writes and sends none.
 
         Examples:
           nfctool lock --device sim:ntag215
@@ -227,7 +230,8 @@ struct TagWriteCommandsHelpTests {
         Leaves an NDEF-formatted tag holding an empty message, as a new tag comes: this
         is 'format --force' on a tag that already holds NDEF (Type 2: the NDEF TLV's
         length set to 0, one page write). A tag without NDEF exits 4, a read-only one
-        5; nothing else is changed. --plan lists the writes and sends none.
+        5; nothing else is changed, except that an NTAG213/215/216 mirror is turned
+        off. --plan lists the writes and sends none.
 
         Examples:
           nfctool erase --device sim:ntag215

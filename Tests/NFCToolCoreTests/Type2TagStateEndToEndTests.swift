@@ -110,7 +110,7 @@ struct Type2TagStateEndToEndTests {
         #expect(try runBuiltNFCTool(["write", "--device", device, "--url", "https://ex.io/keep"]).status == 0)
         try Self.setMemory(file, at: 15, [0xF0])
         let before = try Data(contentsOf: file)
-        let run = try runBuiltNFCTool(["format", "--force", "--device", "sim:?file=\(file.path)"])
+        let run = try runBuiltNFCTool(["format", "--force", "--yes", "--device", "sim:?file=\(file.path)"])
         #expect(run.status == 10, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardError.contains("one-time programmable"), "\(run.standardError)")
         #expect(run.standardError.contains("nothing was written"), "\(run.standardError)")
