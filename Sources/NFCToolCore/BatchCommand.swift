@@ -303,6 +303,8 @@ struct BatchCommand: ToolCommand {
                 "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledger.location)")
         }
         if summary.failed > 0 { throw CommandError("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger", exitCode: .failure) }
+        // A run the ledger stopped has failed even when no tag was in progress (a named run too).
+        if let error = summary.ledgerError { throw CommandError("the ledger failed: \(error)", exitCode: .failure) }
     }
 
     /// Starts this process's session on `ledger` and its coordinator; with `--run`, as a
