@@ -113,8 +113,14 @@ struct BatchCommand: ToolCommand {
         ledgerPath = resumePath ?? arguments.value(of: Self.ledger) ?? "nfctool-ledger.db"
         resuming = resumePath != nil
         startValue = try arguments.value(of: Self.start) { Int($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 1
+        if startValue > LedgerCounter.maximum {
+            throw .usage("--start \(startValue): the largest counter a ledger holds is \(LedgerCounter.maximum)")
+        }
         countValue = try arguments.value(of: Self.count) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         maxFailuresValue = try arguments.value(of: Self.maxFailures) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        if let countValue, startValue > LedgerCounter.maximum - (countValue - 1) {
+            throw .usage("--count \(countValue) from --start \(startValue) would pass \(LedgerCounter.maximum), the largest counter a ledger holds")
+        }
         dryRun = arguments.contains(Self.plan)
         let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if hasRecords == (manifestPath != nil) {
@@ -225,6 +231,7 @@ struct BatchCommand: ToolCommand {
         if dryRun {
             let ledger: any ProvisioningLedger
             do { ledger = try openLedger(ledgerPath) } catch { throw .failure("\(error)") }
+            _ = try firstCounter(ledger, source)
             if let ntag424 {
                 try previewNTAG424(ntag424, context)
             } else {
@@ -257,7 +264,11 @@ struct BatchCommand: ToolCommand {
         let coordinator: BatchCoordinator
         do {
             ledger = try openLedger(ledgerPath)
+            _ = try firstCounter(ledger, source)
             coordinator = try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context)
+        } catch let error as CommandError {
+            for reader in readers { await reader.close() }
+            throw error
         } catch {
             for reader in readers { await reader.close() }
             throw .failure("\(error)")
@@ -332,6 +343,23 @@ struct BatchCommand: ToolCommand {
         return try BatchCoordinator(ledger: ledger, runID: session, source: source, options: options, shared: shared)
     }
 
+    /// The first `{n}` this run would hand out (nil when the data uses no counter), checked
+    /// before the first tag: a ledger whose counter is used up is a data error, and `--start`
+    /// with `--count` must stay within the counter's range (``LedgerCounter/maximum``).
+    private func firstCounter(_ ledger: any ProvisioningLedger, _ source: BatchSource) throws(CommandError) -> Int? {
+        guard case .template(true, let start, _) = source else { return nil }
+        let next: Int?
+        do { next = try ledger.stats(run: runName).nextCounter } catch { throw .failure("\(error)") }
+        if let next, next > LedgerCounter.maximum {
+            throw .dataError("\(ledger.location): \(LedgerCounter.usedUp(run: runName).message)")
+        }
+        let first = max(start, next ?? start)
+        if let countValue, first > LedgerCounter.maximum - (countValue - 1) {
+            throw .usage("--count \(countValue) from {n} = \(first) would pass \(LedgerCounter.maximum), the largest counter a ledger holds")
+        }
+        return first
+    }
+
     /// NTAG 424 DNA mode when the one `--url` holds `{sun:…}`: the URL template and the master
     /// keys of `--ntag424-keys` (else the environment), checked before any reader is opened.
     private func ntag424Personalization(_ context: CommandContext) throws(CommandError) -> NTAG424BatchPersonalization? {
@@ -379,10 +407,12 @@ struct BatchCommand: ToolCommand {
         let sampleUID: [UInt8] = [0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01]
         var lines: [String] = []
         switch source {
-        case .template(let usesCounter, let start, let build):
-            let next = (try? ledger.stats().nextCounter) ?? nil
+        case .template(_, _, let build):
+            let first = try firstCounter(ledger, source)
             for i in 0..<shown {
-                let counter = usesCounter ? max(start, next ?? start) + i : nil
+                // The counter's last value ends the list (firstCounter keeps --count within it).
+                if let first, first > LedgerCounter.maximum - i { break }
+                let counter = first.map { $0 + i }
                 let message = (try? build(sampleUID, counter)).map(BatchCoordinator.describe) ?? "(cannot build)"
                 lines.append("tag \(i + 1)\(counter.map { " (n = \($0))" } ?? ""): \(message)")
             }

@@ -311,10 +311,10 @@ public final class Ledger: ProvisioningLedger {
     public func allocateCounter(start: Int) throws(LedgerError) -> Int {
         try transaction { db throws(LedgerError) -> Int in
             let rows = try db.query("SELECT next FROM counters WHERE name = 'n'")
-            let next = max(start, rows.first?.first?.integer.map(Int.init) ?? start)
+            let next = max(start, try LedgerCounter.stored(rows.first?.first, run: nil) ?? start)
             try db.execute(
                 "INSERT INTO counters(name, next) VALUES('n', ?) ON CONFLICT(name) DO UPDATE SET next = excluded.next",
-                [.integer(Int64(next + 1))])
+                [.integer(Int64(try LedgerCounter.next(after: next, run: nil)))])
             return next
         }
     }
@@ -401,7 +401,7 @@ public final class Ledger: ProvisioningLedger {
             done: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND (? IS NULL OR run_name = ?)", filter),
             failed: try count("SELECT COUNT(*) FROM attempts WHERE status = 'failed' AND (? IS NULL OR run_name = ?)", filter),
             locked: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND locked = 1 AND (? IS NULL OR run_name = ?)", filter),
-            nextCounter: try query("SELECT next FROM counters WHERE name = ?", [.text(counterName)]).first?.first?.integer.map(Int.init),
+            nextCounter: try LedgerCounter.stored(query("SELECT next FROM counters WHERE name = ?", [.text(counterName)]).first?.first, run: run),
             run: run, progress: try run.map { name throws(LedgerError) in try progress(run: name) },
             counterfeit: try count("SELECT COUNT(*) FROM attempts WHERE status = 'counterfeit' AND (? IS NULL OR run_name = ?)", filter))
     }
@@ -465,11 +465,11 @@ public final class Ledger: ProvisioningLedger {
                 return .uidTaken
             }
             let name = "run:" + run
-            let stored = try db.query("SELECT next FROM counters WHERE name = ?", [.text(name)]).first?.first?.integer.map(Int.init)
+            let stored = try LedgerCounter.stored(db.query("SELECT next FROM counters WHERE name = ?", [.text(name)]).first?.first, run: run)
             let value = max(start, stored ?? start)
             try db.execute(
                 "INSERT INTO counters(name, next) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET next = excluded.next",
-                [.text(name), .integer(Int64(value + 1))])
+                [.text(name), .integer(Int64(try LedgerCounter.next(after: value, run: run)))])
             try db.execute(
                 "INSERT INTO counter_uses(run_name, counter, uid, station, at) VALUES(?, ?, ?, ?, ?)",
                 [.text(run), .integer(Int64(value)), .text(uid), .text(station), .text(Self.now())])

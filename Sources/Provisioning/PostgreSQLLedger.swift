@@ -133,11 +133,22 @@ public final class PostgreSQLLedger: ProvisioningLedger {
 
     /// The ledger-wide counter `n`.
     public func allocateCounter(start: Int) throws(LedgerError) -> Int {
-        Int(try single(
+        _ = try LedgerCounter.next(after: start, run: nil)
+        return Int(try Self.counting(run: nil) { () throws(LedgerError) in try single(
             """
             INSERT INTO counters(name, next) VALUES('n', $1::bigint + 1)
             ON CONFLICT (name) DO UPDATE SET next = GREATEST(counters.next, $1::bigint) + 1 RETURNING next - 1
-            """, [.integer(Int64(start))]))
+            """, [.integer(Int64(start))]) })
+    }
+
+    /// `body`, its "bigint out of range" (SQLSTATE 22003: the counter's next value would pass
+    /// 2^63 − 1) said as a counter used up.
+    private static func counting<T>(run: String?, _ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        do {
+            return try body()
+        } catch where error.sqlState == "22003" {
+            throw LedgerCounter.usedUp(run: run)
+        }
     }
 
     /// Records an attempt and, in a named run, marks its row done or gives it back: one statement.
@@ -288,7 +299,8 @@ public final class PostgreSQLLedger: ProvisioningLedger {
 
     /// Hands out the run's next counter to `uid` at `station` and records its use: one statement.
     public func claimCounter(run: String, uid: String, station: String, start: Int) throws(LedgerError) -> CounterClaim {
-        let answer = try query(
+        _ = try LedgerCounter.next(after: start, run: run)
+        let answer = try Self.counting(run: run) { () throws(LedgerError) in try query(
             """
             WITH taken AS (SELECT 1 FROM attempts WHERE run_name = $1 AND uid = $2 AND status = 'done' LIMIT 1),
             c AS (
@@ -296,7 +308,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
                 ON CONFLICT (name) DO UPDATE SET next = GREATEST(counters.next, $4::bigint) + 1 RETURNING next - 1 AS value),
             u AS (INSERT INTO counter_uses(run_name, counter, uid, station) SELECT $1, value, $2, $3 FROM c RETURNING counter)
             SELECT counter FROM u
-            """, [.text(run), .text(uid.uppercased()), .text(station), .integer(Int64(start))])
+            """, [.text(run), .text(uid.uppercased()), .text(station), .integer(Int64(start))]) }
         guard let value = answer.first?.first?.integer else { return .uidTaken }
         return .claimed(Int(value))
     }

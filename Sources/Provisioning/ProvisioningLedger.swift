@@ -100,6 +100,41 @@ private func csvField(_ value: String) -> String {
     return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
+/// The ledgers' counters (`{n}`): values from 0 to ``maximum``, each handed out once. Both
+/// ledgers keep a counter's next value in a signed 64-bit column, so the last value that can be
+/// handed out is one less than the largest such number; a counter that has handed it out is
+/// used up, and says so, rather than wrapping or trapping.
+public enum LedgerCounter {
+    /// The largest value a counter hands out: 2^63 − 2 (9223372036854775806).
+    public static let maximum = Int(Int64.max - 1)
+
+    /// The refusal of a counter that is used up; `run` names a named run's counter.
+    public static func usedUp(run: String?) -> LedgerError {
+        LedgerError(
+            "\(run.map { "the counter {n} of run '\($0)'" } ?? "the ledger's counter {n}") is used up: it has handed out "
+                + "\(maximum), the largest value a ledger holds; use a new ledger or run name")
+    }
+
+    /// A counter's next value as the ledger holds it (nil: none yet). Anything but an integer
+    /// (SQLite keeps a number past 2^63 − 1 as a real, and any column may hold text) is refused:
+    /// read as "none", it would start the counter again and hand out values twice.
+    static func stored(_ value: SQLValue?, run: String?) throws(LedgerError) -> Int? {
+        guard let value, value != .null else { return nil }
+        guard let integer = value.integer else {
+            throw LedgerError(
+                "\(run.map { "the counter {n} of run '\($0)'" } ?? "the ledger's counter {n}") holds '\(value.text?.prefix(40) ?? "")', "
+                    + "which is no counter value (an integer up to \(Int64.max)): the ledger is damaged")
+        }
+        return Int(integer)
+    }
+
+    /// The value after `value` (handed out now), or the refusal when `value` is past ``maximum``.
+    static func next(after value: Int, run: String?) throws(LedgerError) -> Int {
+        guard value >= 0, value <= maximum else { throw usedUp(run: run) }
+        return value + 1
+    }
+}
+
 /// Opens the ledger `location` names: a PostgreSQL server for `postgresql://…` (or
 /// `postgres://…`), else a SQLite file (created if missing).
 public func openLedger(_ location: String, lockWait: Duration = .seconds(60)) throws(LedgerError) -> any ProvisioningLedger {
@@ -222,6 +257,12 @@ enum RunRows {
         }
     }
 
+    /// A count as the ledger answers it, kept within 0…2^32 − 1 (a broken or hostile server may
+    /// answer anything): the progress arithmetic on counts can then never overflow.
+    static func count(_ value: SQLValue) -> Int {
+        Int(min(max(value.integer ?? 0, 0), Int64(UInt32.max)))
+    }
+
     /// Per station of run `$1`: name, tags done, failed attempts, first start, last end.
     static let stationsSQL = """
         SELECT station, COUNT(DISTINCT uid) FILTER (WHERE status = 'done'), COUNT(*) FILTER (WHERE status = 'failed'),
@@ -229,13 +270,13 @@ enum RunRows {
         """
 
     static func progress(rows: [SQLValue], tags: [SQLValue], stations: [[SQLValue]]) -> RunProgress {
-        func int(_ values: [SQLValue], _ i: Int) -> Int { i < values.count ? Int(values[i].integer ?? 0) : 0 }
+        func int(_ values: [SQLValue], _ i: Int) -> Int { i < values.count ? count(values[i]) : 0 }
         return RunProgress(
             rows: int(rows, 0), rowsDone: int(rows, 1), rowsHeld: int(rows, 2), tagsDone: int(tags, 0), failed: int(tags, 1),
             stations: stations.map { r in
-                let done = Int(r[column: 1].integer ?? 0)
+                let done = count(r[column: 1])
                 return StationProgress(
-                    station: r[column: 0].text ?? "", done: done, failed: Int(r[column: 2].integer ?? 0),
+                    station: r[column: 0].text ?? "", done: done, failed: count(r[column: 2]),
                     tagsPerSecond: LedgerTime.rate(done: done, first: r[column: 3].text, last: r[column: 4].text), last: r[column: 4].text)
             })
     }

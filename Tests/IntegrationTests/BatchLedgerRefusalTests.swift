@@ -72,4 +72,69 @@ struct BatchLedgerRefusalTests {
         #expect(second.output.contains("0 done, 1 failed"), "\(second.output)")
         #expect(second.output.contains("ledger error: ERROR:  boom"), "\(second.output)")
     }
+
+    /// Runs nfctool `batch` with `arguments` in `directory`.
+    static func batch(_ arguments: [String], in directory: URL) throws -> ToolRun {
+        try runTool(try nfctool(), ["batch"] + arguments, environment: environment, timeout: 60, in: directory)
+    }
+
+    @Test("counters at the end of their range: --start/--count past it are usage errors, the tag after the last value fails, a used-up or damaged ledger is refused on resume and in --plan; never a trap")
+    func counterRange() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let last = "9223372036854775806"
+        let url = ["--url", "https://ex.io/{n}"]
+        for arguments in [
+            ["--start", last, "--count", "3", "--plan", "--ledger", "p.db"],
+            ["--device", "sim:ntag215*3?poll-wait=0&dir=x", "--start", last, "--count", "2", "--ledger", "x.db"],
+            ["--start", "9223372036854775807", "--plan", "--ledger", "p.db"],
+            ["--start", "99999999999999999999", "--plan", "--ledger", "p.db"],
+        ] {
+            let run = try Self.batch(url + arguments, in: directory)
+            #expect(run.status == 64, "\(arguments): \(run.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("x.db").path))
+
+        // One value left: the first tag gets it, the next fails (the counter is used up), exit 1.
+        let ledger = directory.appendingPathComponent("l.db").path
+        let run = try Self.batch(url + ["--device", "sim:ntag215*3?poll-wait=0&dir=a", "--start", last, "--ledger", ledger, "--timeout", "5"], in: directory)
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("1 done, 1 failed") && run.output.contains("is used up"), "\(run.output)")
+        #expect(try Self.sqlite(ledger, "print(db.execute(\"SELECT next FROM counters WHERE name = 'n'\").fetchone()[0])") == "9223372036854775807\n")
+        #expect(try Self.sqlite(ledger, "print([r[0] for r in db.execute(\"SELECT counter FROM attempts WHERE status = 'done'\")])") == "[\(last)]\n")
+
+        // Resumed, or planned: refused before the first tag (data error), as often as asked.
+        for arguments in [["--device", "sim:ntag215*3?poll-wait=0&dir=b", "--resume", ledger], ["--plan", "--resume", ledger]] {
+            let again = try Self.batch(url + arguments, in: directory)
+            #expect(again.status == 65, "\(arguments): \(again.output)")
+            #expect(again.output.contains("is used up"), "\(arguments): \(again.output)")
+        }
+        // A counter past 2^63 - 1 (SQLite keeps it as a real) is no "none yet": refused, not restarted.
+        _ = try Self.sqlite(ledger, "db.execute(\"UPDATE counters SET next = 9223372036854775808 WHERE name = 'n'\")")
+        let damaged = try Self.batch(url + ["--device", "sim:ntag215*3?poll-wait=0&dir=c", "--resume", ledger], in: directory)
+        #expect(damaged.status == 1, "\(damaged.output)")
+        #expect(damaged.output.contains("the ledger is damaged"), "\(damaged.output)")
+    }
+
+    @Test("a named run on PostgreSQL at the end of its counter: the tag after the last value fails, the run is then refused (data error); never a trap", PostgreSQLTestServer.tool.trait)
+    func counterRangeOnPostgreSQL() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await offThePool { try PostgreSQLTestServer() }
+        defer { server.remove() }
+        let uri = try server.createDatabase("line")
+        @Sendable func station(_ tags: String) throws -> ToolRun {
+            try Self.batch(
+                ["--url", "https://ex.io/{n}", "--start", "9223372036854775806", "--device", "sim:ntag215*3?poll-wait=0&dir=\(tags)",
+                 "--ledger", uri, "--run", "r", "--station", "s", "--timeout", "5"], in: directory)
+        }
+        let first = try await offThePool { try station("a") }
+        #expect(first.status == 1, "\(first.output)")
+        #expect(first.output.contains("1 done, 1 failed") && first.output.contains("is used up"), "\(first.output)")
+        let again = try await offThePool { try station("b") }
+        #expect(again.status == 65, "\(again.output)")
+        #expect(again.output.contains("of run 'r' is used up"), "\(again.output)")
+        let uses = try await offThePool { try server.psql("SELECT counter FROM counter_uses WHERE run_name = 'r'", database: "line") }
+        #expect(uses.trimmingCharacters(in: .whitespacesAndNewlines) == "9223372036854775806")
+    }
 }
