@@ -232,6 +232,7 @@ struct BatchCommand: ToolCommand {
             let ledger: any ProvisioningLedger
             do { ledger = try openLedger(ledgerPath) } catch { throw .failure("\(error)") }
             _ = try firstCounter(ledger, source)
+            try checkManifest(ledger, source)
             if let ntag424 {
                 try previewNTAG424(ntag424, context)
             } else {
@@ -325,10 +326,13 @@ struct BatchCommand: ToolCommand {
         _ ledger: any ProvisioningLedger, source: BatchSource, options: BatchOptions, template: String?, readers: [String], _ context: CommandContext
     ) throws -> BatchCoordinator {
         guard let runName else {
+            try checkManifest(ledger, source)
             let run = try ledger.startRun(template: template, manifest: manifestPath, readers: readers)
+            if case .manifest(let rows, _, _, _) = source { try ledger.setManifestDigest(ManifestDigest.of(rows), session: run) }
             return try BatchCoordinator(ledger: ledger, runID: run, source: source, options: options)
         }
         let session = try ledger.startRun(name: runName, station: stationName, template: template, manifest: manifestPath, readers: readers)
+        if case .manifest(let rows, _, _, _) = source { try ledger.setManifestDigest(ManifestDigest.of(rows), session: session) }
         let released = try ledger.releaseClaims(run: runName, station: stationName)
         if released > 0 {
             context.io.printErrorLine("[\(stationName)] \(released) row\(released == 1 ? "" : "s") this station held in run '\(runName)' returned to the pool")
@@ -341,6 +345,15 @@ struct BatchCommand: ToolCommand {
         }
         let shared = SharedRun(name: runName, station: stationName, lease: .milliseconds(Int(leaseSeconds * 1000)), journal: BatchJournal(path: journalPath))
         return try BatchCoordinator(ledger: ledger, runID: session, source: source, options: options, shared: shared)
+    }
+
+    /// Refuses a manifest other than the one whose rows the ledger has done (outside named runs
+    /// rows are matched by number): a data error naming both.
+    private func checkManifest(_ ledger: any ProvisioningLedger, _ source: BatchSource) throws(CommandError) {
+        guard runName == nil, case .manifest(let rows, _, _, _) = source, let manifestPath else { return }
+        let conflict: String?
+        do { conflict = try ManifestDigest.conflict(rows, path: manifestPath, in: ledger) } catch { throw .failure("\(error)") }
+        if let conflict { throw .dataError(conflict) }
     }
 
     /// The first `{n}` this run would hand out (nil when the data uses no counter), checked

@@ -228,8 +228,9 @@ public final class Ledger: ProvisioningLedger {
     /// The schema version this code writes (`PRAGMA user_version`). Version 0 stored manifest
     /// rows from 0; version 1 stores them from 1, as the dry run and the docs number them;
     /// version 2 adds named runs (run rows with their claims, counter uses, the station and
-    /// key of each attempt); version 3 lets an attempt's status be `counterfeit`.
-    public static let schemaVersion: Int64 = 3
+    /// key of each attempt); version 3 lets an attempt's status be `counterfeit`; version 4
+    /// keeps each session's manifest digest (`runs.manifest_digest`).
+    public static let schemaVersion: Int64 = 4
 
     /// Brings a ledger of an older schema up to ``schemaVersion``, in one transaction (two
     /// processes opening the same old ledger migrate it once).
@@ -285,6 +286,7 @@ public final class Ledger: ProvisioningLedger {
                     "CREATE INDEX attempts_run ON attempts(run_name, station)",
                 ] { try db.execute(statement) }
             }
+            if version < 4 { try db.execute("ALTER TABLE runs ADD COLUMN manifest_digest TEXT") }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }
@@ -304,6 +306,16 @@ public final class Ledger: ProvisioningLedger {
     /// Marks run `id` finished.
     public func finishRun(_ id: Int64) throws(LedgerError) {
         try execute("UPDATE runs SET finished = ? WHERE id = ?", [.text(Self.now()), .integer(id)])
+    }
+
+    /// Records the digest of session `id`'s manifest.
+    public func setManifestDigest(_ digest: String, session id: Int64) throws(LedgerError) {
+        try execute("UPDATE runs SET manifest_digest = ? WHERE id = ?", [.text(digest), .integer(id)])
+    }
+
+    /// The manifests of the sessions without a run name that have rows done.
+    public func doneManifests() throws(LedgerError) -> [RecordedManifest] {
+        try query(ManifestDigest.doneManifestsSQL).map { RecordedManifest(path: $0[column: 0].text, digest: $0[column: 1].text ?? "") }
     }
 
     /// Hands out the next counter value: at least `start`, never one handed out before on this

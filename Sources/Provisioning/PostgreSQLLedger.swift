@@ -24,7 +24,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     private let stationLock = Mutex<(run: String, station: String)?>(nil)
 
     /// The schema version this code writes (table `nfctool_schema`).
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// Connects to `server` and creates or migrates the schema; `connectTimeout` bounds the wait
     /// for an unreachable server.
@@ -59,10 +59,16 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             if version < 2 {
                 for statement in Self.version2 { try db.query(statement) }
             }
+            if version < 3 {
+                for statement in Self.version3 { try db.query(statement) }
+            }
             try db.query("DELETE FROM nfctool_schema")
             try db.query("INSERT INTO nfctool_schema(version) VALUES($1)", [.integer(Int64(Self.schemaVersion))])
         }
     }
+
+    /// Version 3: each session's manifest digest (``ManifestDigest``).
+    static let version3 = ["ALTER TABLE runs ADD COLUMN manifest_digest text"]
 
     /// Version 2: an attempt's status may be `counterfeit` (`batch --require-genuine`).
     static let version2 = [
@@ -129,6 +135,16 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     /// Marks session `id` finished.
     public func finishRun(_ id: Int64) throws(LedgerError) {
         try query("UPDATE runs SET finished = $1 WHERE id = $2", [.text(Ledger.now()), .integer(id)])
+    }
+
+    /// Records the digest of session `id`'s manifest.
+    public func setManifestDigest(_ digest: String, session id: Int64) throws(LedgerError) {
+        try query("UPDATE runs SET manifest_digest = $1 WHERE id = $2", [.text(digest), .integer(id)])
+    }
+
+    /// The manifests of the sessions without a run name that have rows done.
+    public func doneManifests() throws(LedgerError) -> [RecordedManifest] {
+        try query(ManifestDigest.doneManifestsSQL).map { RecordedManifest(path: $0[column: 0].text, digest: $0[column: 1].text ?? "") }
     }
 
     /// The ledger-wide counter `n`.

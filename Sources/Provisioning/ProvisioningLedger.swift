@@ -1,4 +1,5 @@
 import Foundation
+import NFCCore
 
 /// The provisioning ledger, whatever keeps it: ``Ledger`` (a SQLite file, the embedded default)
 /// or ``PostgreSQLLedger`` (a server several stations share). Both record every attempt after
@@ -49,6 +50,60 @@ public protocol ProvisioningLedger: AnyObject, Sendable {
     func releaseClaims(run: String, station: String) throws(LedgerError) -> Int
     /// The run's progress: rows (total, done, held), tags done, per-station counts and rates.
     func progress(run: String) throws(LedgerError) -> RunProgress
+
+    /// Records the digest of the manifest session `id` works (``ManifestDigest/of(_:)``), so a
+    /// later session can tell whether its manifest is the same one.
+    func setManifestDigest(_ digest: String, session id: Int64) throws(LedgerError)
+    /// The manifests (path as given, rows digest) of the sessions without a run name that have
+    /// rows done; sessions that recorded no digest (ledgers written before it was kept) are left
+    /// out.
+    func doneManifests() throws(LedgerError) -> [RecordedManifest]
+}
+
+/// A manifest as a ledger session recorded it.
+public struct RecordedManifest: Sendable, Hashable {
+    /// The manifest's path as the session was given it.
+    public var path: String?
+    /// Its rows digest (``ManifestDigest/of(_:)``).
+    public var digest: String
+
+    /// A recorded manifest.
+    public init(path: String?, digest: String) {
+        self.path = path
+        self.digest = digest
+    }
+}
+
+/// What a manifest's rows are, in one short value: sessions without a run name match rows to
+/// the ledger by number only (`--resume` skips the rows done), so the ledger keeps this digest
+/// and a manifest with other rows is refused rather than silently skipped. Named runs keep the
+/// rows themselves (``ProvisioningLedger/loadManifest(run:rows:source:)``).
+public enum ManifestDigest {
+    /// SHA-256 (hex) over the rows' stored form (each row's `[name, value]` pairs as a named run
+    /// stores them, one a line, in order): the same rows give the same digest whatever their
+    /// file's layout (line endings, blank lines, JSONL or CSV).
+    public static func of(_ rows: [ManifestRow]) -> String {
+        Hex.encode(SHA256.hash(Array(rows.map { StoredFields.encode($0.fields) + "\n" }.joined().utf8)))
+    }
+
+    /// Both ledgers' query for ``ProvisioningLedger/doneManifests()``: path and digest of each
+    /// session without a run name that recorded a digest and has a manifest row done.
+    static let doneManifestsSQL = """
+        SELECT r.manifest, r.manifest_digest FROM runs r
+        WHERE r.name IS NULL AND r.manifest_digest IS NOT NULL
+            AND EXISTS (SELECT 1 FROM attempts a WHERE a.run = r.id AND a.status = 'done' AND a.row IS NOT NULL)
+        ORDER BY r.id
+        """
+
+    /// Why `rows` (the manifest at `path`) cannot work the ledger's sessions without a run name
+    /// (their done rows came from another manifest; the reason names both), or nil when they can.
+    public static func conflict(_ rows: [ManifestRow], path: String, in ledger: any ProvisioningLedger) throws(LedgerError) -> String? {
+        let digest = of(rows)
+        guard let other = try ledger.doneManifests().first(where: { $0.digest != digest }) else { return nil }
+        return "manifest \(path) (rows digest \(digest.prefix(12))) is not the manifest whose rows \(ledger.location) has done: "
+            + "\(other.path ?? "another manifest") (rows digest \(other.digest.prefix(12))). Rows are matched by number, so this "
+            + "one's would be skipped or mixed with it: give that manifest, or use a new ledger"
+    }
 }
 
 extension ProvisioningLedger {

@@ -137,4 +137,32 @@ struct BatchLedgerRefusalTests {
         let uses = try await offThePool { try server.psql("SELECT counter FROM counter_uses WHERE run_name = 'r'", database: "line") }
         #expect(uses.trimmingCharacters(in: .whitespacesAndNewlines) == "9223372036854775806")
     }
+
+    @Test("--resume with another manifest is refused (data error naming both) and writes nothing; the same rows in another file resume")
+    func resumeWithAnotherManifest() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "url\nhttps://ex.io/m1/1\nhttps://ex.io/m1/2\nhttps://ex.io/m1/3\nhttps://ex.io/m1/4\n".write(
+            to: directory.appendingPathComponent("m1.csv"), atomically: true, encoding: .utf8)
+        try "url\nhttps://ex.io/m2/1\nhttps://ex.io/m2/2\nhttps://ex.io/m2/3\nhttps://ex.io/m2/4\n".write(
+            to: directory.appendingPathComponent("m2.csv"), atomically: true, encoding: .utf8)
+        // m1's rows again, laid out otherwise (CR LF, a blank line).
+        try "url\r\nhttps://ex.io/m1/1\r\n\r\nhttps://ex.io/m1/2\r\nhttps://ex.io/m1/3\r\nhttps://ex.io/m1/4\r\n".write(
+            to: directory.appendingPathComponent("m1-copy.csv"), atomically: true, encoding: .utf8)
+        let ledger = directory.appendingPathComponent("l.db").path
+        let first = try Self.batch(["--device", "sim:ntag215*4?poll-wait=0&dir=a", "--manifest", "m1.csv", "--ledger", ledger, "--count", "2"], in: directory)
+        #expect(first.status == 0, "\(first.output)")
+        let attempts = "print([(r[0], r[1]) for r in db.execute('SELECT row, summary FROM attempts ORDER BY id')])"
+        let before = try Self.sqlite(ledger, attempts)
+        for arguments in [["--device", "sim:ntag215*4?poll-wait=0&dir=b"], ["--plan"]] {
+            let other = try Self.batch(arguments + ["--manifest", "m2.csv", "--resume", ledger, "--timeout", "5"], in: directory)
+            #expect(other.status == 65, "\(arguments): \(other.output)")
+            #expect(other.output.contains("manifest m2.csv") && other.output.contains("m1.csv"), "\(arguments): \(other.output)")
+        }
+        #expect(try Self.sqlite(ledger, attempts) == before)
+        let same = try Self.batch(["--device", "sim:ntag215*4?poll-wait=0&dir=c", "--manifest", "m1-copy.csv", "--resume", ledger, "--timeout", "5"], in: directory)
+        #expect(same.status == 0, "\(same.output)")
+        #expect(try Self.sqlite(ledger, "print([r[0] for r in db.execute(\"SELECT summary FROM attempts WHERE status = 'done' ORDER BY row\")])")
+            == "['URI https://ex.io/m1/1', 'URI https://ex.io/m1/2', 'URI https://ex.io/m1/3', 'URI https://ex.io/m1/4']\n")
+    }
 }

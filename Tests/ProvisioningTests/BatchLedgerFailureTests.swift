@@ -49,6 +49,8 @@ final class FailingLedger: ProvisioningLedger, @unchecked Sendable {
     }
     func releaseClaims(run: String, station: String) throws(LedgerError) -> Int { try inner.releaseClaims(run: run, station: station) }
     func progress(run: String) throws(LedgerError) -> RunProgress { try inner.progress(run: run) }
+    func setManifestDigest(_ digest: String, session id: Int64) throws(LedgerError) { try inner.setManifestDigest(digest, session: id) }
+    func doneManifests() throws(LedgerError) -> [RecordedManifest] { try inner.doneManifests() }
 }
 
 /// A ledger that fails is a failed tag: the summary counts it (so `nfctool batch` exits 1), the
