@@ -229,8 +229,12 @@ struct BatchCommand: ToolCommand {
             throw .usage("--resume \(ledgerPath): no such ledger")
         }
         if dryRun {
-            let ledger: any ProvisioningLedger
-            do { ledger = try openLedger(ledgerPath) } catch { throw .failure("\(error)") }
+            // The plan reads the ledger, never writes it: a SQLite file that does not exist is
+            // not made, one that does is opened read-only.
+            var ledger: (any ProvisioningLedger)?
+            if PostgreSQLLocation.isPostgreSQL(ledgerPath) || FileManager.default.fileExists(atPath: ledgerPath) {
+                do { ledger = try openLedger(ledgerPath, readOnly: true) } catch { throw .failure("\(error)") }
+            }
             _ = try firstCounter(ledger, source)
             try checkManifest(ledger, source)
             if let ntag424 {
@@ -349,8 +353,8 @@ struct BatchCommand: ToolCommand {
 
     /// Refuses a manifest other than the one whose rows the ledger has done (outside named runs
     /// rows are matched by number): a data error naming both.
-    private func checkManifest(_ ledger: any ProvisioningLedger, _ source: BatchSource) throws(CommandError) {
-        guard runName == nil, case .manifest(let rows, _, _, _) = source, let manifestPath else { return }
+    private func checkManifest(_ ledger: (any ProvisioningLedger)?, _ source: BatchSource) throws(CommandError) {
+        guard let ledger, runName == nil, case .manifest(let rows, _, _, _) = source, let manifestPath else { return }
         let conflict: String?
         do { conflict = try ManifestDigest.conflict(rows, path: manifestPath, in: ledger) } catch { throw .failure("\(error)") }
         if let conflict { throw .dataError(conflict) }
@@ -359,11 +363,11 @@ struct BatchCommand: ToolCommand {
     /// The first `{n}` this run would hand out (nil when the data uses no counter), checked
     /// before the first tag: a ledger whose counter is used up is a data error, and `--start`
     /// with `--count` must stay within the counter's range (``LedgerCounter/maximum``).
-    private func firstCounter(_ ledger: any ProvisioningLedger, _ source: BatchSource) throws(CommandError) -> Int? {
+    private func firstCounter(_ ledger: (any ProvisioningLedger)?, _ source: BatchSource) throws(CommandError) -> Int? {
         guard case .template(true, let start, _) = source else { return nil }
         let next: Int?
-        do { next = try ledger.stats(run: runName).nextCounter } catch { throw .failure("\(error)") }
-        if let next, next > LedgerCounter.maximum {
+        do { next = try ledger?.stats(run: runName).nextCounter } catch { throw .failure("\(error)") }
+        if let ledger, let next, next > LedgerCounter.maximum {
             throw .dataError("\(ledger.location): \(LedgerCounter.usedUp(run: runName).message)")
         }
         let first = max(start, next ?? start)
@@ -408,6 +412,11 @@ struct BatchCommand: ToolCommand {
     private func previewNTAG424(_ ntag424: NTAG424BatchPersonalization, _ context: CommandContext) throws(CommandError) {
         let steps: [NTAG424Setup.Step]
         do { steps = try ntag424.steps() } catch { throw .dataError("\(error)") }
+        if printsJSON {
+            context.io.write(try toolJSON(BatchPlanReport(
+                tags: [], steps: steps.map { "\($0.command): \($0.detail)" }, ledgerSummary: ntag424.keySummary, alreadyDone: nil, sampleUID: nil)))
+            return
+        }
         context.io.printLine("Plan for each NTAG 424 DNA (nothing is sent), its keys diversified for its UID:")
         for (index, step) in steps.enumerated() { context.io.printLine("  \(index + 1). \(step.command): \(step.detail)") }
         context.io.printLine("  then: read the URL back as a phone does and verify it with the master keys")
@@ -415,10 +424,12 @@ struct BatchCommand: ToolCommand {
     }
 
     /// `--plan` / `--dry-run`: what the next tags would get, without a reader and without using a counter.
-    private func preview(_ source: BatchSource, ledger: any ProvisioningLedger, _ context: CommandContext) throws(CommandError) {
+    private func preview(_ source: BatchSource, ledger: (any ProvisioningLedger)?, _ context: CommandContext) throws(CommandError) {
         let shown = min(countValue ?? 5, 20)
         let sampleUID: [UInt8] = [0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01]
         var lines: [String] = []
+        var tags: [BatchPlanReport.Tag] = []
+        var alreadyDone: Int?
         switch source {
         case .template(_, _, let build):
             let first = try firstCounter(ledger, source)
@@ -428,15 +439,23 @@ struct BatchCommand: ToolCommand {
                 let counter = first.map { $0 + i }
                 let message = (try? build(sampleUID, counter)).map(BatchCoordinator.describe) ?? "(cannot build)"
                 lines.append("tag \(i + 1)\(counter.map { " (n = \($0))" } ?? ""): \(message)")
+                tags.append(.init(tag: i + 1, counter: counter, row: nil, line: nil, message: message))
             }
             lines.append("({uid} shown for the sample UID \(Hex.encode(sampleUID, uppercase: true)); nothing was written)")
         case .manifest(let rows, _, let build, _):
-            let done = (try? ledger.doneRows()) ?? []
-            for row in rows.filter({ !done.contains($0.index) }).prefix(shown) {
+            let done = (try? ledger?.doneRows()) ?? []
+            alreadyDone = done.count
+            for (i, row) in rows.filter({ !done.contains($0.index) }).prefix(shown).enumerated() {
                 let message = (try? build(row, sampleUID)).map(BatchCoordinator.describe) ?? "(cannot build)"
                 lines.append("row \(row.index) (line \(row.line)): \(message)")
+                tags.append(.init(tag: i + 1, counter: nil, row: row.index, line: row.line, message: message))
             }
             lines.append("(\(done.count) row\(done.count == 1 ? "" : "s") already done in the ledger; nothing was written)")
+        }
+        if printsJSON {
+            context.io.write(try toolJSON(BatchPlanReport(
+                tags: tags, steps: nil, ledgerSummary: nil, alreadyDone: alreadyDone, sampleUID: Hex.encode(sampleUID, uppercase: true))))
+            return
         }
         for line in lines { context.io.printLine(line) }
     }
@@ -444,6 +463,24 @@ struct BatchCommand: ToolCommand {
     static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
+}
+
+/// What `--plan --json` prints: the next tags' data (nothing was written), or an NTAG 424 DNA
+/// batch's steps and ledger text.
+struct BatchPlanReport: Encodable {
+    /// One tag of the plan.
+    struct Tag: Encodable {
+        var tag: Int
+        var counter: Int?
+        var row: Int?
+        var line: Int?
+        var message: String
+    }
+    var tags: [Tag]
+    var steps: [String]?
+    var ledgerSummary: String?
+    var alreadyDone: Int?
+    var sampleUID: String?
 }
 
 /// The summary `--json` prints.

@@ -190,22 +190,52 @@ public final class Ledger: ProvisioningLedger {
 
     /// Opens (creating if needed) the ledger at `path`; `lockWait` bounds how long any one
     /// operation waits for another process holding the file (default 60 s).
+    ///
+    /// Nothing is written to a file before it is known to be a ledger: an empty database (or a
+    /// new file) becomes one; a database with other tables, or a ledger of a newer schema than
+    /// ``schemaVersion``, is refused untouched. `readOnly` opens the file without ever writing
+    /// it (`ledger stats`, `ledger export`, `batch --plan`): a read-only file can be read; a
+    /// ledger of an older schema, which cannot be migrated then, is refused.
     /// - Throws: ``LedgerError``: the file cannot be opened or is not a ledger, or it stayed
-    ///   locked for `lockWait`.
-    public init(path: String, lockWait: Duration = .seconds(60)) throws(LedgerError) {
+    ///   locked for `lockWait`. Every message names the file.
+    public init(path: String, lockWait: Duration = .seconds(60), readOnly: Bool = false) throws(LedgerError) {
         self.path = path
         self.lockWait = lockWait
-        var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
-        guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(handle)
-            throw LedgerError("cannot open the ledger \(path): \(message)", code: status)
+        var readOnly = readOnly
+        var handle = try Self.open(path, readOnly: readOnly, lockWait: lockWait)
+        var version: Int64
+        do {
+            version = try Self.checkIsLedger(Connection(db: handle, path: path), allowEmpty: !readOnly)
+        } catch where readOnly && (error.code & 0xFF == SQLITE_READONLY || error.code & 0xFF == SQLITE_CANTOPEN) {
+            // A ledger in WAL mode whose directory this user cannot write (no -shm can be made):
+            // read as an immutable file, which needs none.
+            sqlite3_close_v2(handle)
+            handle = try Self.open(path, readOnly: true, immutable: true, lockWait: lockWait)
+            do {
+                version = try Self.checkIsLedger(Connection(db: handle, path: path), allowEmpty: false)
+            } catch {
+                sqlite3_close_v2(handle)
+                throw error
+            }
+        } catch {
+            sqlite3_close_v2(handle)
+            throw error
         }
-        // SQLite's own wait, per attempt; the retries around each operation make up the rest.
-        sqlite3_busy_timeout(handle, Int32(min(Self.milliseconds(lockWait), 1000)))
+        if readOnly && version < Self.schemaVersion && access(path, W_OK) == 0 {
+            // An older ledger that may be written is migrated, as any opening does.
+            sqlite3_close_v2(handle)
+            handle = try Self.open(path, readOnly: false, lockWait: lockWait)
+            readOnly = false
+        }
         self.handle = handle
+        if readOnly {
+            guard version == Self.schemaVersion else {
+                throw LedgerError(
+                    "the ledger \(path) is of schema version \(version); this nfctool reads version \(Self.schemaVersion) and migrates "
+                        + "an older ledger only when it may write it: open it once writable (e.g. with 'nfctool batch --plan')")
+            }
+            return
+        }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
         try execute("""
@@ -231,6 +261,55 @@ public final class Ledger: ProvisioningLedger {
     /// key of each attempt); version 3 lets an attempt's status be `counterfeit`; version 4
     /// keeps each session's manifest digest (`runs.manifest_digest`).
     public static let schemaVersion: Int64 = 4
+
+    /// The tables an nfctool ledger has had since its first schema, with a column each must
+    /// hold (the earliest ledgers may lack `counters`, which is made when missing).
+    private static let requiredColumns = ["runs": "readers", "attempts": "uid"]
+
+    /// Opens the SQLite connection (read-only, or read-write creating the file).
+    private static func open(_ path: String, readOnly: Bool, immutable: Bool = false, lockWait: Duration) throws(LedgerError) -> OpaquePointer {
+        var handle: OpaquePointer?
+        var flags = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
+            name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+        }
+        let status = sqlite3_open_v2(name, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw LedgerError("cannot open the ledger \(path): \(message)", code: status)
+        }
+        // SQLite's own wait, per attempt; the retries around each operation make up the rest.
+        sqlite3_busy_timeout(handle, Int32(min(Self.milliseconds(lockWait), 1000)))
+        return handle
+    }
+
+    /// The schema version of the file, after checking, before anything is written, that it is
+    /// an nfctool ledger (or, with `allowEmpty`, an empty database, version 0, about to become
+    /// one) of a schema this code knows. A file that is not a database says so, naming the file.
+    private static func checkIsLedger(_ db: Connection, allowEmpty: Bool) throws(LedgerError) -> Int64 {
+        let path = db.path
+        let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .compactMap { $0.first?.text }
+        let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
+        if tables.isEmpty && version == 0 && allowEmpty { return 0 }
+        for (table, column) in Self.requiredColumns.sorted(by: { $0.key < $1.key }) {
+            let columns = try db.query("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0.first?.text }
+            guard columns.contains(column) else {
+                let found = tables.isEmpty ? "no tables" : "tables " + tables.prefix(8).joined(separator: ", ") + (tables.count > 8 ? ", …" : "")
+                throw LedgerError("\(path) is not an nfctool ledger (it has \(found)); it was left as it was")
+            }
+        }
+        guard version <= Self.schemaVersion else {
+            throw LedgerError(
+                "the ledger \(path) is of schema version \(version), newer than this nfctool's \(Self.schemaVersion): update nfctool; "
+                    + "the ledger was left as it was")
+        }
+        return version
+    }
 
     /// Brings a ledger of an older schema up to ``schemaVersion``, in one transaction (two
     /// processes opening the same old ledger migrate it once).
@@ -534,7 +613,7 @@ public final class Ledger: ProvisioningLedger {
     private func transaction<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
         try retryingWhileLocked { () throws(LedgerError) -> T in
             let result: Result<T, LedgerError> = lock.withLock { _ in
-                let db = Connection(db: handle)
+                let db = Connection(db: handle, path: path)
                 do throws(LedgerError) {
                     try db.execute("BEGIN IMMEDIATE")
                     do throws(LedgerError) {
@@ -601,7 +680,7 @@ public final class Ledger: ProvisioningLedger {
     private func locked<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
         try retryingWhileLocked { () throws(LedgerError) -> T in
             let result: Result<T, LedgerError> = lock.withLock { _ in
-                do throws(LedgerError) { return .success(try body(Connection(db: handle))) } catch { return .failure(error) }
+                do throws(LedgerError) { return .success(try body(Connection(db: handle, path: path))) } catch { return .failure(error) }
             }
             return try result.get()
         }
@@ -610,6 +689,8 @@ public final class Ledger: ProvisioningLedger {
     /// The open connection, used only while the mutex is held.
     struct Connection {
         let db: OpaquePointer
+        /// The file, for error messages.
+        let path: String
 
         func execute(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) { _ = try run(sql, values) }
         func insert(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> Int64 { try run(sql, values).lastRowID }
@@ -618,7 +699,7 @@ public final class Ledger: ProvisioningLedger {
         func run(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> (rows: [[SQLValue]], lastRowID: Int64) {
             var statement: OpaquePointer?
             guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-                throw LedgerError(String(cString: sqlite3_errmsg(db)), code: sqlite3_errcode(db))
+                throw LedgerError("ledger \(path): \(String(cString: sqlite3_errmsg(db)))", code: sqlite3_errcode(db))
             }
             defer { sqlite3_finalize(statement) }
             let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -634,7 +715,7 @@ public final class Ledger: ProvisioningLedger {
             while true {
                 let step = sqlite3_step(statement)
                 if step == SQLITE_DONE { break }
-                guard step == SQLITE_ROW else { throw LedgerError(String(cString: sqlite3_errmsg(db)), code: step) }
+                guard step == SQLITE_ROW else { throw LedgerError("ledger \(path): \(String(cString: sqlite3_errmsg(db)))", code: step) }
                 var row: [SQLValue] = []
                 for column in 0..<sqlite3_column_count(statement) {
                     switch sqlite3_column_type(statement, column) {

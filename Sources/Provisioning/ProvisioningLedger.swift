@@ -191,12 +191,13 @@ public enum LedgerCounter {
 }
 
 /// Opens the ledger `location` names: a PostgreSQL server for `postgresql://…` (or
-/// `postgres://…`), else a SQLite file (created if missing).
-public func openLedger(_ location: String, lockWait: Duration = .seconds(60)) throws(LedgerError) -> any ProvisioningLedger {
+/// `postgres://…`), else a SQLite file (created if missing). `readOnly` (commands that only
+/// read) opens a SQLite file without writing it (``Ledger/init(path:lockWait:readOnly:)``).
+public func openLedger(_ location: String, lockWait: Duration = .seconds(60), readOnly: Bool = false) throws(LedgerError) -> any ProvisioningLedger {
     if PostgreSQLLocation.isPostgreSQL(location) {
         return try PostgreSQLLedger(PostgreSQLLocation(location))
     }
-    return try Ledger(path: location, lockWait: lockWait)
+    return try Ledger(path: location, lockWait: lockWait, readOnly: readOnly)
 }
 
 /// What loading a manifest into a run did.

@@ -50,7 +50,7 @@ struct BatchLedgerRefusalTests {
         let second = try Self.namedRun(ledger, tags: "b", count: 3, extra: data, in: directory)
         #expect(second.status == 1, "\(second.output)")
         #expect(second.output.contains("0 done, 1 failed"), "\(second.output)")
-        #expect(second.output.contains("ledger error: boom"), "\(second.output)")
+        #expect(second.output.contains("ledger error: ledger \(ledger): boom (SQLite 19)"), "\(second.output)")
         #expect(second.output.contains("FAILED 0453494D000002"), "\(second.output)")
     }
 
@@ -164,5 +164,85 @@ struct BatchLedgerRefusalTests {
         #expect(same.status == 0, "\(same.output)")
         #expect(try Self.sqlite(ledger, "print([r[0] for r in db.execute(\"SELECT summary FROM attempts WHERE status = 'done' ORDER BY row\")])")
             == "['URI https://ex.io/m1/1', 'URI https://ex.io/m1/2', 'URI https://ex.io/m1/3', 'URI https://ex.io/m1/4']\n")
+    }
+
+    @Test("batch --plan makes no ledger file and prints JSON with --json")
+    func planWritesNoLedger() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plain = try Self.batch(["--url", "https://ex.io/{n}", "--plan", "--ledger", "run.db", "--count", "2"], in: directory)
+        #expect(plain.status == 0 && plain.output.contains("tag 2 (n = 2): URI https://ex.io/2"), "\(plain.output)")
+        let json = try Self.batch(["--url", "https://ex.io/{n}", "--plan", "--json", "--ledger", "run.db", "--count", "2"], in: directory)
+        #expect(json.status == 0, "\(json.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
+        let tags = try #require(report["tags"] as? [[String: Any]])
+        #expect(tags.map { $0["counter"] as? Int } == [1, 2] && tags.last?["message"] as? String == "URI https://ex.io/2", "\(json.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    /// The file's bytes and its schema as python3's sqlite3 reads them.
+    static func snapshot(_ path: String) throws -> (Data, String) {
+        (try Data(contentsOf: URL(fileURLWithPath: path)), try sqlite(path, "print(db.execute('PRAGMA user_version').fetchone()[0], db.execute('SELECT * FROM sqlite_master').fetchall())"))
+    }
+
+    @Test("a SQLite file that is no ledger, or a ledger of a newer schema, is refused untouched; every SQLite error names the file")
+    func notALedger() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let other = directory.appendingPathComponent("stickers.db").path
+        _ = try Self.sqlite(other, "db.execute('CREATE TABLE stickers(id INTEGER PRIMARY KEY, name TEXT)'); db.execute(\"INSERT INTO stickers(name) VALUES('a')\")")
+        let before = try Self.snapshot(other)
+        for arguments in [
+            ["batch", "--device", "sim:ntag215?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", other, "--count", "1"],
+            ["batch", "--url", "https://ex.io/{n}", "--plan", "--ledger", other], ["ledger", "stats", other], ["ledger", "export", other],
+            ["ledger", "load", "--ledger", other, "--run", "r", "m.csv"],
+        ] {
+            try "url\nhttps://ex.io/1\n".write(to: directory.appendingPathComponent("m.csv"), atomically: true, encoding: .utf8)
+            let run = try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30, in: directory)
+            #expect(run.status == 1 && run.output.contains("\(other) is not an nfctool ledger (it has tables stickers)"), "\(arguments): \(run.output)")
+        }
+        let after = try Self.snapshot(other)
+        #expect(after.0 == before.0 && after.1 == before.1)
+
+        // A ledger of a newer schema.
+        let newer = directory.appendingPathComponent("newer.db").path
+        #expect(try Self.batch(["--device", "sim:ntag215?poll-wait=0&dir=b", "--url", "https://ex.io/{n}", "--ledger", newer, "--count", "1"], in: directory).status == 0)
+        _ = try Self.sqlite(newer, "db.execute('PRAGMA user_version = 99')")
+        let newerBefore = try Self.snapshot(newer)
+        for arguments in [["batch", "--device", "sim:ntag215?poll-wait=0&dir=c", "--url", "https://ex.io/{n}", "--resume", newer], ["ledger", "stats", newer]] {
+            let run = try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30, in: directory)
+            #expect(run.status == 1 && run.output.contains("schema version 99, newer than this nfctool's 4"), "\(arguments): \(run.output)")
+        }
+        let newerAfter = try Self.snapshot(newer)
+        #expect(newerAfter.0 == newerBefore.0 && newerAfter.1 == newerBefore.1)
+
+        // Not a database at all: the error names the file.
+        let stats = try runTool(try Self.nfctool(), ["ledger", "stats", "m.csv"], environment: Self.environment, timeout: 30, in: directory)
+        #expect(stats.status == 1 && stats.output.contains("m.csv: file is not a database"), "\(stats.output)")
+    }
+
+    @Test("a read-only ledger is read by ledger stats and ledger export, and left as it was")
+    func readOnlyLedger() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = directory.appendingPathComponent("l.db").path
+        #expect(try Self.batch(["--device", "sim:ntag215*2?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", ledger, "--count", "2"], in: directory).status == 0)
+        _ = try Self.sqlite(ledger, "db.execute('PRAGMA wal_checkpoint(TRUNCATE)')")
+        for name in ["l.db-wal", "l.db-shm"] { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
+        // Neither the file nor its directory may be written by the reader (root writes anything: the reader is 'nobody' then).
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: ledger)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: ledger))
+        func read(_ arguments: [String]) throws -> ToolRun {
+            getuid() == 0
+                ? try runAsNobody(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30)
+                : try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30)
+        }
+        let stats = try read(["ledger", "stats", ledger])
+        #expect(stats.status == 0 && stats.output.contains("tags done:    2"), "\(stats.output)")
+        let export = try read(["ledger", "export", ledger])
+        #expect(export.status == 0 && export.output.split(separator: "\n").count == 3, "\(export.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == before)
     }
 }
