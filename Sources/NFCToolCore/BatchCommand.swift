@@ -255,6 +255,10 @@ struct BatchCommand: ToolCommand {
         options.ntag424 = ntag424
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
 
+        // A named run's journal must be writable before the first tag, not found out at the first outage.
+        if runName != nil {
+            do { try BatchJournal(path: journalPath).checkWritable() } catch { throw .usage("--journal: \(error.message)") }
+        }
         var readers: [any NFCReader] = []
         for connection in connections {
             do throws(CommandError) {

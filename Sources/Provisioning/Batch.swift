@@ -283,6 +283,9 @@ public actor BatchCoordinator {
         if let down = unavailable {
             guard now - down.lastTry >= .seconds(1) else { return false }
             do throws(LedgerError) {
+                // A real round trip first: an empty journal alone would need no server, and the
+                // station would say "back" every second while it is still away.
+                _ = try ledger.progress(run: shared.name)
                 let recorded = try Self.replay(shared.journal, into: ledger)
                 unavailable = nil
                 events?(.ledgerStatus(.back(recorded: recorded)))

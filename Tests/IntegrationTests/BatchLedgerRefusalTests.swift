@@ -245,4 +245,34 @@ struct BatchLedgerRefusalTests {
         #expect(export.status == 0 && export.output.split(separator: "\n").count == 3, "\(export.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == before)
     }
+
+    @Test("a PostgreSQL key=value connection string is a server, as libpq reads it, its password masked in the output and the JSON", PostgreSQLTestServer.tool.trait)
+    func keywordConnectionString() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await offThePool { try PostgreSQLTestServer() }
+        defer { server.remove() }
+        _ = try server.createDatabase("line")
+        let location = "host=127.0.0.1 port = \(server.port) user=postgres password='s3cr et' dbname=line"
+        let run = try await offThePool {
+            try Self.batch(["--device", "sim:ntag215*2?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", location, "--run", "r",
+                            "--station", "s", "--count", "2", "--json"], in: directory)
+        }
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("password=***") && !run.output.contains("s3cr"), "\(run.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["a"])
+        let done = try await offThePool { try server.psql("SELECT count(*) FROM attempts WHERE run_name = 'r' AND status = 'done'", database: "line") }
+        #expect(done.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+    }
+
+    @Test("a named run's --journal that cannot be written is a usage error before anything is opened")
+    func journalCheckedAtStart() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try Self.batch(
+            ["--device", "sim:ntag215*2?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", "l.db", "--run", "r", "--station", "s",
+             "--journal", "missing/j.jsonl", "--count", "1"], in: directory)
+        #expect(run.status == 64 && run.output.contains("--journal: the journal missing/j.jsonl cannot be written"), "\(run.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
 }
