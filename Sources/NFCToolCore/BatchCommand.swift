@@ -113,8 +113,14 @@ struct BatchCommand: ToolCommand {
         ledgerPath = resumePath ?? arguments.value(of: Self.ledger) ?? "nfctool-ledger.db"
         resuming = resumePath != nil
         startValue = try arguments.value(of: Self.start) { Int($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 1
+        if startValue > LedgerCounter.maximum {
+            throw .usage("--start \(startValue): the largest counter a ledger holds is \(LedgerCounter.maximum)")
+        }
         countValue = try arguments.value(of: Self.count) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         maxFailuresValue = try arguments.value(of: Self.maxFailures) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        if let countValue, startValue > LedgerCounter.maximum - (countValue - 1) {
+            throw .usage("--count \(countValue) from --start \(startValue) would pass \(LedgerCounter.maximum), the largest counter a ledger holds")
+        }
         dryRun = arguments.contains(Self.plan)
         let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if hasRecords == (manifestPath != nil) {
@@ -223,8 +229,14 @@ struct BatchCommand: ToolCommand {
             throw .usage("--resume \(ledgerPath): no such ledger")
         }
         if dryRun {
-            let ledger: any ProvisioningLedger
-            do { ledger = try openLedger(ledgerPath) } catch { throw .failure("\(error)") }
+            // The plan reads the ledger, never writes it: a SQLite file that does not exist is
+            // not made, one that does is opened read-only.
+            var ledger: (any ProvisioningLedger)?
+            if PostgreSQLLocation.isPostgreSQL(ledgerPath) || FileManager.default.fileExists(atPath: ledgerPath) {
+                do { ledger = try openLedger(ledgerPath, readOnly: true) } catch { throw .failure("\(error)") }
+            }
+            _ = try firstCounter(ledger, source)
+            try checkManifest(ledger, source)
             if let ntag424 {
                 try previewNTAG424(ntag424, context)
             } else {
@@ -243,6 +255,10 @@ struct BatchCommand: ToolCommand {
         options.ntag424 = ntag424
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
 
+        // A named run's journal must be writable before the first tag, not found out at the first outage.
+        if runName != nil {
+            do { try BatchJournal(path: journalPath).checkWritable() } catch { throw .usage("--journal: \(error.message)") }
+        }
         var readers: [any NFCReader] = []
         for connection in connections {
             do throws(CommandError) {
@@ -257,7 +273,11 @@ struct BatchCommand: ToolCommand {
         let coordinator: BatchCoordinator
         do {
             ledger = try openLedger(ledgerPath)
+            _ = try firstCounter(ledger, source)
             coordinator = try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context)
+        } catch let error as CommandError {
+            for reader in readers { await reader.close() }
+            throw error
         } catch {
             for reader in readers { await reader.close() }
             throw .failure("\(error)")
@@ -303,6 +323,8 @@ struct BatchCommand: ToolCommand {
                 "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledger.location)")
         }
         if summary.failed > 0 { throw CommandError("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger", exitCode: .failure) }
+        // A run the ledger stopped has failed even when no tag was in progress (a named run too).
+        if let error = summary.ledgerError { throw CommandError("the ledger failed: \(error)", exitCode: .failure) }
     }
 
     /// Starts this process's session on `ledger` and its coordinator; with `--run`, as a
@@ -312,10 +334,13 @@ struct BatchCommand: ToolCommand {
         _ ledger: any ProvisioningLedger, source: BatchSource, options: BatchOptions, template: String?, readers: [String], _ context: CommandContext
     ) throws -> BatchCoordinator {
         guard let runName else {
+            try checkManifest(ledger, source)
             let run = try ledger.startRun(template: template, manifest: manifestPath, readers: readers)
+            if case .manifest(let rows, _, _, _) = source { try ledger.setManifestDigest(ManifestDigest.of(rows), session: run) }
             return try BatchCoordinator(ledger: ledger, runID: run, source: source, options: options)
         }
         let session = try ledger.startRun(name: runName, station: stationName, template: template, manifest: manifestPath, readers: readers)
+        if case .manifest(let rows, _, _, _) = source { try ledger.setManifestDigest(ManifestDigest.of(rows), session: session) }
         let released = try ledger.releaseClaims(run: runName, station: stationName)
         if released > 0 {
             context.io.printErrorLine("[\(stationName)] \(released) row\(released == 1 ? "" : "s") this station held in run '\(runName)' returned to the pool")
@@ -328,6 +353,32 @@ struct BatchCommand: ToolCommand {
         }
         let shared = SharedRun(name: runName, station: stationName, lease: .milliseconds(Int(leaseSeconds * 1000)), journal: BatchJournal(path: journalPath))
         return try BatchCoordinator(ledger: ledger, runID: session, source: source, options: options, shared: shared)
+    }
+
+    /// Refuses a manifest other than the one whose rows the ledger has done (outside named runs
+    /// rows are matched by number): a data error naming both.
+    private func checkManifest(_ ledger: (any ProvisioningLedger)?, _ source: BatchSource) throws(CommandError) {
+        guard let ledger, runName == nil, case .manifest(let rows, _, _, _) = source, let manifestPath else { return }
+        let conflict: String?
+        do { conflict = try ManifestDigest.conflict(rows, path: manifestPath, in: ledger) } catch { throw .failure("\(error)") }
+        if let conflict { throw .dataError(conflict) }
+    }
+
+    /// The first `{n}` this run would hand out (nil when the data uses no counter), checked
+    /// before the first tag: a ledger whose counter is used up is a data error, and `--start`
+    /// with `--count` must stay within the counter's range (``LedgerCounter/maximum``).
+    private func firstCounter(_ ledger: (any ProvisioningLedger)?, _ source: BatchSource) throws(CommandError) -> Int? {
+        guard case .template(true, let start, _) = source else { return nil }
+        let next: Int?
+        do { next = try ledger?.stats(run: runName).nextCounter } catch { throw .failure("\(error)") }
+        if let ledger, let next, next > LedgerCounter.maximum {
+            throw .dataError("\(ledger.location): \(LedgerCounter.usedUp(run: runName).message)")
+        }
+        let first = max(start, next ?? start)
+        if let countValue, first > LedgerCounter.maximum - (countValue - 1) {
+            throw .usage("--count \(countValue) from {n} = \(first) would pass \(LedgerCounter.maximum), the largest counter a ledger holds")
+        }
+        return first
     }
 
     /// NTAG 424 DNA mode when the one `--url` holds `{sun:…}`: the URL template and the master
@@ -365,6 +416,11 @@ struct BatchCommand: ToolCommand {
     private func previewNTAG424(_ ntag424: NTAG424BatchPersonalization, _ context: CommandContext) throws(CommandError) {
         let steps: [NTAG424Setup.Step]
         do { steps = try ntag424.steps() } catch { throw .dataError("\(error)") }
+        if printsJSON {
+            context.io.write(try toolJSON(BatchPlanReport(
+                tags: [], steps: steps.map { "\($0.command): \($0.detail)" }, ledgerSummary: ntag424.keySummary, alreadyDone: nil, sampleUID: nil)))
+            return
+        }
         context.io.printLine("Plan for each NTAG 424 DNA (nothing is sent), its keys diversified for its UID:")
         for (index, step) in steps.enumerated() { context.io.printLine("  \(index + 1). \(step.command): \(step.detail)") }
         context.io.printLine("  then: read the URL back as a phone does and verify it with the master keys")
@@ -372,26 +428,38 @@ struct BatchCommand: ToolCommand {
     }
 
     /// `--plan` / `--dry-run`: what the next tags would get, without a reader and without using a counter.
-    private func preview(_ source: BatchSource, ledger: any ProvisioningLedger, _ context: CommandContext) throws(CommandError) {
+    private func preview(_ source: BatchSource, ledger: (any ProvisioningLedger)?, _ context: CommandContext) throws(CommandError) {
         let shown = min(countValue ?? 5, 20)
         let sampleUID: [UInt8] = [0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01]
         var lines: [String] = []
+        var tags: [BatchPlanReport.Tag] = []
+        var alreadyDone: Int?
         switch source {
-        case .template(let usesCounter, let start, let build):
-            let next = (try? ledger.stats().nextCounter) ?? nil
+        case .template(_, _, let build):
+            let first = try firstCounter(ledger, source)
             for i in 0..<shown {
-                let counter = usesCounter ? max(start, next ?? start) + i : nil
+                // The counter's last value ends the list (firstCounter keeps --count within it).
+                if let first, first > LedgerCounter.maximum - i { break }
+                let counter = first.map { $0 + i }
                 let message = (try? build(sampleUID, counter)).map(BatchCoordinator.describe) ?? "(cannot build)"
                 lines.append("tag \(i + 1)\(counter.map { " (n = \($0))" } ?? ""): \(message)")
+                tags.append(.init(tag: i + 1, counter: counter, row: nil, line: nil, message: message))
             }
             lines.append("({uid} shown for the sample UID \(Hex.encode(sampleUID, uppercase: true)); nothing was written)")
         case .manifest(let rows, _, let build, _):
-            let done = (try? ledger.doneRows()) ?? []
-            for row in rows.filter({ !done.contains($0.index) }).prefix(shown) {
+            let done = (try? ledger?.doneRows()) ?? []
+            alreadyDone = done.count
+            for (i, row) in rows.filter({ !done.contains($0.index) }).prefix(shown).enumerated() {
                 let message = (try? build(row, sampleUID)).map(BatchCoordinator.describe) ?? "(cannot build)"
                 lines.append("row \(row.index) (line \(row.line)): \(message)")
+                tags.append(.init(tag: i + 1, counter: nil, row: row.index, line: row.line, message: message))
             }
             lines.append("(\(done.count) row\(done.count == 1 ? "" : "s") already done in the ledger; nothing was written)")
+        }
+        if printsJSON {
+            context.io.write(try toolJSON(BatchPlanReport(
+                tags: tags, steps: nil, ledgerSummary: nil, alreadyDone: alreadyDone, sampleUID: Hex.encode(sampleUID, uppercase: true))))
+            return
         }
         for line in lines { context.io.printLine(line) }
     }
@@ -399,6 +467,24 @@ struct BatchCommand: ToolCommand {
     static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
+}
+
+/// What `--plan --json` prints: the next tags' data (nothing was written), or an NTAG 424 DNA
+/// batch's steps and ledger text.
+struct BatchPlanReport: Encodable {
+    /// One tag of the plan.
+    struct Tag: Encodable {
+        var tag: Int
+        var counter: Int?
+        var row: Int?
+        var line: Int?
+        var message: String
+    }
+    var tags: [Tag]
+    var steps: [String]?
+    var ledgerSummary: String?
+    var alreadyDone: Int?
+    var sampleUID: String?
 }
 
 /// The summary `--json` prints.

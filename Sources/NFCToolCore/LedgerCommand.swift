@@ -34,7 +34,7 @@ struct LedgerCommand: CommandGroup {
         if !PostgreSQLLocation.isPostgreSQL(location) {
             guard FileManager.default.fileExists(atPath: location) else { throw .usage("no such ledger: '\(location)'") }
         }
-        do { return try openLedger(location) } catch { throw .failure("\(error)") }
+        do { return try openLedger(location, readOnly: true) } catch { throw .failure("\(error)") }
     }
 }
 

@@ -199,6 +199,10 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var lastUID: String?
     /// Why the batch stopped.
     public var stopReason = ""
+    /// The ledger error that stopped the run, if one did (not one that only made it pause: an
+    /// unreachable shared ledger). A run stopped by the ledger has failed, whether or not a tag
+    /// was in progress: `nfctool batch` exits 1.
+    public var ledgerError: String?
 }
 
 /// Hands out each tag's data and keeps the totals for every worker of a run: manifest rows and
@@ -279,6 +283,9 @@ public actor BatchCoordinator {
         if let down = unavailable {
             guard now - down.lastTry >= .seconds(1) else { return false }
             do throws(LedgerError) {
+                // A real round trip first: an empty journal alone would need no server, and the
+                // station would say "back" every second while it is still away.
+                _ = try ledger.progress(run: shared.name)
                 let recorded = try Self.replay(shared.journal, into: ledger)
                 unavailable = nil
                 events?(.ledgerStatus(.back(recorded: recorded)))
@@ -311,7 +318,7 @@ public actor BatchCoordinator {
     /// The ledger failed: unreachable (the station pauses and says so) or otherwise (the run stops).
     private func ledgerFailed(_ error: LedgerError) {
         guard let shared, error.isUnavailable else {
-            stop("ledger error: \(error)")
+            stop(ledgerError: error)
             return
         }
         if unavailable == nil {
@@ -338,13 +345,13 @@ public actor BatchCoordinator {
             return .success(true)
         } catch {
             guard let shared, error.isUnavailable else {
-                stop("ledger error: \(error)")
+                stop(ledgerError: error)
                 return .failure(error)
             }
             do throws(LedgerError) {
                 try shared.journal.append(attempt)
             } catch {
-                stop("the journal \(shared.journal.path) cannot be written: \(error)")
+                stop(ledgerError: LedgerError("the journal \(shared.journal.path) cannot be written: \(error)"))
                 return .failure(error)
             }
             ledgerFailed(error)
@@ -362,6 +369,13 @@ public actor BatchCoordinator {
     public func stop(_ reason: String) {
         if !stopped { summary.stopReason = reason }
         stopped = true
+    }
+
+    /// Stops the run because the ledger failed (not merely unreachable): the run has failed
+    /// (``BatchSummary/ledgerError``), in a named run as in a run of its own.
+    func stop(ledgerError error: LedgerError) {
+        if summary.ledgerError == nil { summary.ledgerError = error.description }
+        stop("ledger error: \(error)")
     }
 
     /// The data for the tag `uid`, or a reason to skip it.
@@ -433,7 +447,10 @@ public actor BatchCoordinator {
             }
         } catch let error as LedgerError {
             ledgerFailed(error)
-            return .failure(SkipReason(error.isUnavailable ? "the ledger is unavailable; not written" : "ledger error: \(error)"))
+            // Unreachable: the station pauses, the tag is left alone. Any other ledger error is
+            // the tag's failure (the run stops), as it is in a run of its own.
+            guard error.isUnavailable else { throw error }
+            return .failure(SkipReason("the ledger is unavailable; not written"))
         }
     }
 
@@ -628,7 +645,7 @@ public struct BatchWorker: Sendable {
         } catch {
             await coordinator.failedUnclaimed()
             events(.failed(reader: readerName, uid: uid, error: "ledger error: \(error); nothing was written"))
-            await coordinator.stop("ledger error: \(error)")
+            await coordinator.stop(ledgerError: error as? LedgerError ?? LedgerError("\(error)"))
             events(.removeTag(reader: readerName, uid: uid))
             return
         }

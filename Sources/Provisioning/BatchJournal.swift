@@ -14,6 +14,26 @@ public final class BatchJournal: Sendable {
     /// A journal at `path` (created on the first append).
     public init(path: String) { self.path = path }
 
+    /// Checks, before the first tag, that the journal can be written: an existing journal is
+    /// opened for appending, a missing one created and removed again. A journal found unwritable
+    /// only at the first outage would lose the tag it was to hold.
+    public func checkWritable() throws(LedgerError) {
+        try lock.withLock { _ throws(LedgerError) in
+            var fd = open(path, O_WRONLY | O_APPEND)
+            var created = false
+            if fd < 0 && errno == ENOENT {
+                fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+                created = fd >= 0
+            }
+            guard fd >= 0 else { throw LedgerError("the journal \(path) cannot be written: \(String(cString: strerror(errno)))") }
+            var status = stat()
+            let regular = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+            close(fd)
+            if created { unlink(path) }
+            guard regular else { throw LedgerError("the journal \(path) is not a regular file") }
+        }
+    }
+
     /// Appends `attempt` and flushes it to the disk.
     public func append(_ attempt: LedgerAttempt) throws(LedgerError) {
         let encoder = JSONEncoder()

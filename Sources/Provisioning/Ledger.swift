@@ -190,22 +190,52 @@ public final class Ledger: ProvisioningLedger {
 
     /// Opens (creating if needed) the ledger at `path`; `lockWait` bounds how long any one
     /// operation waits for another process holding the file (default 60 s).
+    ///
+    /// Nothing is written to a file before it is known to be a ledger: an empty database (or a
+    /// new file) becomes one; a database with other tables, or a ledger of a newer schema than
+    /// ``schemaVersion``, is refused untouched. `readOnly` opens the file without ever writing
+    /// it (`ledger stats`, `ledger export`, `batch --plan`): a read-only file can be read; a
+    /// ledger of an older schema, which cannot be migrated then, is refused.
     /// - Throws: ``LedgerError``: the file cannot be opened or is not a ledger, or it stayed
-    ///   locked for `lockWait`.
-    public init(path: String, lockWait: Duration = .seconds(60)) throws(LedgerError) {
+    ///   locked for `lockWait`. Every message names the file.
+    public init(path: String, lockWait: Duration = .seconds(60), readOnly: Bool = false) throws(LedgerError) {
         self.path = path
         self.lockWait = lockWait
-        var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
-        guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(handle)
-            throw LedgerError("cannot open the ledger \(path): \(message)", code: status)
+        var readOnly = readOnly
+        var handle = try Self.open(path, readOnly: readOnly, lockWait: lockWait)
+        var version: Int64
+        do {
+            version = try Self.checkIsLedger(Connection(db: handle, path: path), allowEmpty: !readOnly)
+        } catch where readOnly && (error.code & 0xFF == SQLITE_READONLY || error.code & 0xFF == SQLITE_CANTOPEN) {
+            // A ledger in WAL mode whose directory this user cannot write (no -shm can be made):
+            // read as an immutable file, which needs none.
+            sqlite3_close_v2(handle)
+            handle = try Self.open(path, readOnly: true, immutable: true, lockWait: lockWait)
+            do {
+                version = try Self.checkIsLedger(Connection(db: handle, path: path), allowEmpty: false)
+            } catch {
+                sqlite3_close_v2(handle)
+                throw error
+            }
+        } catch {
+            sqlite3_close_v2(handle)
+            throw error
         }
-        // SQLite's own wait, per attempt; the retries around each operation make up the rest.
-        sqlite3_busy_timeout(handle, Int32(min(Self.milliseconds(lockWait), 1000)))
+        if readOnly && version < Self.schemaVersion && access(path, W_OK) == 0 {
+            // An older ledger that may be written is migrated, as any opening does.
+            sqlite3_close_v2(handle)
+            handle = try Self.open(path, readOnly: false, lockWait: lockWait)
+            readOnly = false
+        }
         self.handle = handle
+        if readOnly {
+            guard version == Self.schemaVersion else {
+                throw LedgerError(
+                    "the ledger \(path) is of schema version \(version); this nfctool reads version \(Self.schemaVersion) and migrates "
+                        + "an older ledger only when it may write it: open it once writable (e.g. with 'nfctool batch --plan')")
+            }
+            return
+        }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
         try execute("""
@@ -228,8 +258,58 @@ public final class Ledger: ProvisioningLedger {
     /// The schema version this code writes (`PRAGMA user_version`). Version 0 stored manifest
     /// rows from 0; version 1 stores them from 1, as the dry run and the docs number them;
     /// version 2 adds named runs (run rows with their claims, counter uses, the station and
-    /// key of each attempt); version 3 lets an attempt's status be `counterfeit`.
-    public static let schemaVersion: Int64 = 3
+    /// key of each attempt); version 3 lets an attempt's status be `counterfeit`; version 4
+    /// keeps each session's manifest digest (`runs.manifest_digest`).
+    public static let schemaVersion: Int64 = 4
+
+    /// The tables an nfctool ledger has had since its first schema, with a column each must
+    /// hold (the earliest ledgers may lack `counters`, which is made when missing).
+    private static let requiredColumns = ["runs": "readers", "attempts": "uid"]
+
+    /// Opens the SQLite connection (read-only, or read-write creating the file).
+    private static func open(_ path: String, readOnly: Bool, immutable: Bool = false, lockWait: Duration) throws(LedgerError) -> OpaquePointer {
+        var handle: OpaquePointer?
+        var flags = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
+            name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+        }
+        let status = sqlite3_open_v2(name, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw LedgerError("cannot open the ledger \(path): \(message)", code: status)
+        }
+        // SQLite's own wait, per attempt; the retries around each operation make up the rest.
+        sqlite3_busy_timeout(handle, Int32(min(Self.milliseconds(lockWait), 1000)))
+        return handle
+    }
+
+    /// The schema version of the file, after checking, before anything is written, that it is
+    /// an nfctool ledger (or, with `allowEmpty`, an empty database, version 0, about to become
+    /// one) of a schema this code knows. A file that is not a database says so, naming the file.
+    private static func checkIsLedger(_ db: Connection, allowEmpty: Bool) throws(LedgerError) -> Int64 {
+        let path = db.path
+        let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .compactMap { $0.first?.text }
+        let version = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
+        if tables.isEmpty && version == 0 && allowEmpty { return 0 }
+        for (table, column) in Self.requiredColumns.sorted(by: { $0.key < $1.key }) {
+            let columns = try db.query("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0.first?.text }
+            guard columns.contains(column) else {
+                let found = tables.isEmpty ? "no tables" : "tables " + tables.prefix(8).joined(separator: ", ") + (tables.count > 8 ? ", …" : "")
+                throw LedgerError("\(path) is not an nfctool ledger (it has \(found)); it was left as it was")
+            }
+        }
+        guard version <= Self.schemaVersion else {
+            throw LedgerError(
+                "the ledger \(path) is of schema version \(version), newer than this nfctool's \(Self.schemaVersion): update nfctool; "
+                    + "the ledger was left as it was")
+        }
+        return version
+    }
 
     /// Brings a ledger of an older schema up to ``schemaVersion``, in one transaction (two
     /// processes opening the same old ledger migrate it once).
@@ -285,6 +365,7 @@ public final class Ledger: ProvisioningLedger {
                     "CREATE INDEX attempts_run ON attempts(run_name, station)",
                 ] { try db.execute(statement) }
             }
+            if version < 4 { try db.execute("ALTER TABLE runs ADD COLUMN manifest_digest TEXT") }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }
@@ -306,15 +387,25 @@ public final class Ledger: ProvisioningLedger {
         try execute("UPDATE runs SET finished = ? WHERE id = ?", [.text(Self.now()), .integer(id)])
     }
 
+    /// Records the digest of session `id`'s manifest.
+    public func setManifestDigest(_ digest: String, session id: Int64) throws(LedgerError) {
+        try execute("UPDATE runs SET manifest_digest = ? WHERE id = ?", [.text(digest), .integer(id)])
+    }
+
+    /// The manifests of the sessions without a run name that have rows done.
+    public func doneManifests() throws(LedgerError) -> [RecordedManifest] {
+        try query(ManifestDigest.doneManifestsSQL).map { RecordedManifest(path: $0[column: 0].text, digest: $0[column: 1].text ?? "") }
+    }
+
     /// Hands out the next counter value: at least `start`, never one handed out before on this
     /// ledger (by any run or process), even if the tag that got it failed.
     public func allocateCounter(start: Int) throws(LedgerError) -> Int {
         try transaction { db throws(LedgerError) -> Int in
             let rows = try db.query("SELECT next FROM counters WHERE name = 'n'")
-            let next = max(start, rows.first?.first?.integer.map(Int.init) ?? start)
+            let next = max(start, try LedgerCounter.stored(rows.first?.first, run: nil) ?? start)
             try db.execute(
                 "INSERT INTO counters(name, next) VALUES('n', ?) ON CONFLICT(name) DO UPDATE SET next = excluded.next",
-                [.integer(Int64(next + 1))])
+                [.integer(Int64(try LedgerCounter.next(after: next, run: nil)))])
             return next
         }
     }
@@ -401,7 +492,7 @@ public final class Ledger: ProvisioningLedger {
             done: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND (? IS NULL OR run_name = ?)", filter),
             failed: try count("SELECT COUNT(*) FROM attempts WHERE status = 'failed' AND (? IS NULL OR run_name = ?)", filter),
             locked: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND locked = 1 AND (? IS NULL OR run_name = ?)", filter),
-            nextCounter: try query("SELECT next FROM counters WHERE name = ?", [.text(counterName)]).first?.first?.integer.map(Int.init),
+            nextCounter: try LedgerCounter.stored(query("SELECT next FROM counters WHERE name = ?", [.text(counterName)]).first?.first, run: run),
             run: run, progress: try run.map { name throws(LedgerError) in try progress(run: name) },
             counterfeit: try count("SELECT COUNT(*) FROM attempts WHERE status = 'counterfeit' AND (? IS NULL OR run_name = ?)", filter))
     }
@@ -465,11 +556,11 @@ public final class Ledger: ProvisioningLedger {
                 return .uidTaken
             }
             let name = "run:" + run
-            let stored = try db.query("SELECT next FROM counters WHERE name = ?", [.text(name)]).first?.first?.integer.map(Int.init)
+            let stored = try LedgerCounter.stored(db.query("SELECT next FROM counters WHERE name = ?", [.text(name)]).first?.first, run: run)
             let value = max(start, stored ?? start)
             try db.execute(
                 "INSERT INTO counters(name, next) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET next = excluded.next",
-                [.text(name), .integer(Int64(value + 1))])
+                [.text(name), .integer(Int64(try LedgerCounter.next(after: value, run: run)))])
             try db.execute(
                 "INSERT INTO counter_uses(run_name, counter, uid, station, at) VALUES(?, ?, ?, ?, ?)",
                 [.text(run), .integer(Int64(value)), .text(uid), .text(station), .text(Self.now())])
@@ -522,7 +613,7 @@ public final class Ledger: ProvisioningLedger {
     private func transaction<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
         try retryingWhileLocked { () throws(LedgerError) -> T in
             let result: Result<T, LedgerError> = lock.withLock { _ in
-                let db = Connection(db: handle)
+                let db = Connection(db: handle, path: path)
                 do throws(LedgerError) {
                     try db.execute("BEGIN IMMEDIATE")
                     do throws(LedgerError) {
@@ -589,7 +680,7 @@ public final class Ledger: ProvisioningLedger {
     private func locked<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
         try retryingWhileLocked { () throws(LedgerError) -> T in
             let result: Result<T, LedgerError> = lock.withLock { _ in
-                do throws(LedgerError) { return .success(try body(Connection(db: handle))) } catch { return .failure(error) }
+                do throws(LedgerError) { return .success(try body(Connection(db: handle, path: path))) } catch { return .failure(error) }
             }
             return try result.get()
         }
@@ -598,6 +689,8 @@ public final class Ledger: ProvisioningLedger {
     /// The open connection, used only while the mutex is held.
     struct Connection {
         let db: OpaquePointer
+        /// The file, for error messages.
+        let path: String
 
         func execute(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) { _ = try run(sql, values) }
         func insert(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> Int64 { try run(sql, values).lastRowID }
@@ -606,7 +699,7 @@ public final class Ledger: ProvisioningLedger {
         func run(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> (rows: [[SQLValue]], lastRowID: Int64) {
             var statement: OpaquePointer?
             guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-                throw LedgerError(String(cString: sqlite3_errmsg(db)), code: sqlite3_errcode(db))
+                throw LedgerError("ledger \(path): \(String(cString: sqlite3_errmsg(db)))", code: sqlite3_errcode(db))
             }
             defer { sqlite3_finalize(statement) }
             let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -622,7 +715,7 @@ public final class Ledger: ProvisioningLedger {
             while true {
                 let step = sqlite3_step(statement)
                 if step == SQLITE_DONE { break }
-                guard step == SQLITE_ROW else { throw LedgerError(String(cString: sqlite3_errmsg(db)), code: step) }
+                guard step == SQLITE_ROW else { throw LedgerError("ledger \(path): \(String(cString: sqlite3_errmsg(db)))", code: step) }
                 var row: [SQLValue] = []
                 for column in 0..<sqlite3_column_count(statement) {
                     switch sqlite3_column_type(statement, column) {

@@ -35,14 +35,72 @@ public struct PostgreSQLLocation: Sendable, Hashable, CustomStringConvertible {
     /// Wraps a connection string.
     public init(_ connectionString: String) { self.connectionString = connectionString }
 
-    /// Whether `text` names a PostgreSQL server (`postgresql://` or `postgres://`).
+    /// Whether `text` names a PostgreSQL server: a URI (`postgresql://` or `postgres://`), or a
+    /// libpq keyword string (`host=db port=5432 user=line dbname=prov`) — one or more
+    /// `keyword=value` pairs, every keyword one libpq knows, so a file name such as `run=1.db`
+    /// stays a SQLite file.
     public static func isPostgreSQL(_ text: String) -> Bool {
         let lower = text.lowercased()
-        return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
+        return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://") || keywordPairs(text) != nil
+    }
+
+    /// libpq's connection keywords (its documented parameter key words).
+    static let keywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth", "channel_binding", "connect_timeout",
+        "client_encoding", "options", "application_name", "fallback_application_name", "keepalives", "keepalives_idle",
+        "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode", "requiressl",
+        "sslcompression", "sslcert", "sslkey", "sslpassword", "sslcertmode", "sslrootcert", "sslcrl", "sslcrldir", "sslsni",
+        "requirepeer", "ssl_min_protocol_version", "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation", "service",
+        "target_session_attrs", "load_balance_hosts", "sslnegotiation",
+    ]
+
+    /// The `keyword=value` pairs of a libpq keyword string, with each value's range in `text`
+    /// (as libpq reads them: spaces around `=` allowed, a value single-quoted with `\'` and `\\`
+    /// escapes, or unquoted up to white space with `\` escapes), or nil when `text` is not one.
+    static func keywordPairs(_ text: String) -> [(keyword: String, value: String, range: Range<String.Index>)]? {
+        var pairs: [(keyword: String, value: String, range: Range<String.Index>)] = []
+        var i = text.startIndex
+        func skipSpace() { while i < text.endIndex, text[i].isWhitespace { i = text.index(after: i) } }
+        while true {
+            skipSpace()
+            if i == text.endIndex { break }
+            let keyStart = i
+            while i < text.endIndex, text[i] != "=", !text[i].isWhitespace { i = text.index(after: i) }
+            let keyword = String(text[keyStart..<i])
+            guard keywords.contains(keyword) else { return nil }
+            skipSpace()
+            guard i < text.endIndex, text[i] == "=" else { return nil }
+            i = text.index(after: i)
+            skipSpace()
+            let valueStart = i
+            var value = ""
+            if i < text.endIndex, text[i] == "'" {
+                i = text.index(after: i)
+                var closed = false
+                while i < text.endIndex {
+                    let c = text[i]
+                    i = text.index(after: i)
+                    if c == "'" { closed = true; break }
+                    if c == "\\", i < text.endIndex { value.append(text[i]); i = text.index(after: i) } else { value.append(c) }
+                }
+                guard closed else { return nil }
+            } else {
+                while i < text.endIndex, !text[i].isWhitespace {
+                    if text[i] == "\\", text.index(after: i) < text.endIndex { i = text.index(after: i) }
+                    value.append(text[i])
+                    i = text.index(after: i)
+                }
+            }
+            pairs.append((keyword, value, valueStart..<i))
+        }
+        return pairs.isEmpty ? nil : pairs
     }
 
     /// The password in the string, if any (to redact it from libpq's messages too).
     var password: String? {
+        if let pairs = Self.keywordPairs(connectionString) {
+            return pairs.last { $0.keyword == "password" }.flatMap { $0.value.isEmpty ? nil : $0.value }
+        }
         if let range = connectionString.range(of: #"^[A-Za-z]+://[^/@:?#]*:([^@/?#]*)@"#, options: .regularExpression) {
             let userinfo = connectionString[range].dropLast()
             if let colon = userinfo.dropFirst(userinfo.range(of: "://").map { userinfo.distance(from: userinfo.startIndex, to: $0.upperBound) } ?? 0).firstIndex(of: ":") {
@@ -57,7 +115,14 @@ public struct PostgreSQLLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The string with any password replaced by `***`.
-    public var redacted: String { Self.redact(connectionString, password: password) }
+    public var redacted: String {
+        if let pairs = Self.keywordPairs(connectionString) {
+            var out = connectionString
+            for pair in pairs.reversed() where pair.keyword == "password" { out.replaceSubrange(pair.range, with: "***") }
+            return Self.redact(out, password: password)
+        }
+        return Self.redact(connectionString, password: password)
+    }
 
     /// `text` with the URI's password (in user info, a `password=` parameter, or verbatim) replaced by `***`.
     static func redact(_ text: String, password: String?) -> String {

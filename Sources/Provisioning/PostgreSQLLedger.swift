@@ -24,7 +24,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     private let stationLock = Mutex<(run: String, station: String)?>(nil)
 
     /// The schema version this code writes (table `nfctool_schema`).
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// Connects to `server` and creates or migrates the schema; `connectTimeout` bounds the wait
     /// for an unreachable server.
@@ -59,10 +59,16 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             if version < 2 {
                 for statement in Self.version2 { try db.query(statement) }
             }
+            if version < 3 {
+                for statement in Self.version3 { try db.query(statement) }
+            }
             try db.query("DELETE FROM nfctool_schema")
             try db.query("INSERT INTO nfctool_schema(version) VALUES($1)", [.integer(Int64(Self.schemaVersion))])
         }
     }
+
+    /// Version 3: each session's manifest digest (``ManifestDigest``).
+    static let version3 = ["ALTER TABLE runs ADD COLUMN manifest_digest text"]
 
     /// Version 2: an attempt's status may be `counterfeit` (`batch --require-genuine`).
     static let version2 = [
@@ -131,13 +137,34 @@ public final class PostgreSQLLedger: ProvisioningLedger {
         try query("UPDATE runs SET finished = $1 WHERE id = $2", [.text(Ledger.now()), .integer(id)])
     }
 
+    /// Records the digest of session `id`'s manifest.
+    public func setManifestDigest(_ digest: String, session id: Int64) throws(LedgerError) {
+        try query("UPDATE runs SET manifest_digest = $1 WHERE id = $2", [.text(digest), .integer(id)])
+    }
+
+    /// The manifests of the sessions without a run name that have rows done.
+    public func doneManifests() throws(LedgerError) -> [RecordedManifest] {
+        try query(ManifestDigest.doneManifestsSQL).map { RecordedManifest(path: $0[column: 0].text, digest: $0[column: 1].text ?? "") }
+    }
+
     /// The ledger-wide counter `n`.
     public func allocateCounter(start: Int) throws(LedgerError) -> Int {
-        Int(try single(
+        _ = try LedgerCounter.next(after: start, run: nil)
+        return Int(try Self.counting(run: nil) { () throws(LedgerError) in try single(
             """
             INSERT INTO counters(name, next) VALUES('n', $1::bigint + 1)
             ON CONFLICT (name) DO UPDATE SET next = GREATEST(counters.next, $1::bigint) + 1 RETURNING next - 1
-            """, [.integer(Int64(start))]))
+            """, [.integer(Int64(start))]) })
+    }
+
+    /// `body`, its "bigint out of range" (SQLSTATE 22003: the counter's next value would pass
+    /// 2^63 − 1) said as a counter used up.
+    private static func counting<T>(run: String?, _ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+        do {
+            return try body()
+        } catch where error.sqlState == "22003" {
+            throw LedgerCounter.usedUp(run: run)
+        }
     }
 
     /// Records an attempt and, in a named run, marks its row done or gives it back: one statement.
@@ -288,7 +315,8 @@ public final class PostgreSQLLedger: ProvisioningLedger {
 
     /// Hands out the run's next counter to `uid` at `station` and records its use: one statement.
     public func claimCounter(run: String, uid: String, station: String, start: Int) throws(LedgerError) -> CounterClaim {
-        let answer = try query(
+        _ = try LedgerCounter.next(after: start, run: run)
+        let answer = try Self.counting(run: run) { () throws(LedgerError) in try query(
             """
             WITH taken AS (SELECT 1 FROM attempts WHERE run_name = $1 AND uid = $2 AND status = 'done' LIMIT 1),
             c AS (
@@ -296,7 +324,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
                 ON CONFLICT (name) DO UPDATE SET next = GREATEST(counters.next, $4::bigint) + 1 RETURNING next - 1 AS value),
             u AS (INSERT INTO counter_uses(run_name, counter, uid, station) SELECT $1, value, $2, $3 FROM c RETURNING counter)
             SELECT counter FROM u
-            """, [.text(run), .text(uid.uppercased()), .text(station), .integer(Int64(start))])
+            """, [.text(run), .text(uid.uppercased()), .text(station), .integer(Int64(start))]) }
         guard let value = answer.first?.first?.integer else { return .uidTaken }
         return .claimed(Int(value))
     }

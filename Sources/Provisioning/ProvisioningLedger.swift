@@ -1,4 +1,5 @@
 import Foundation
+import NFCCore
 
 /// The provisioning ledger, whatever keeps it: ``Ledger`` (a SQLite file, the embedded default)
 /// or ``PostgreSQLLedger`` (a server several stations share). Both record every attempt after
@@ -49,6 +50,60 @@ public protocol ProvisioningLedger: AnyObject, Sendable {
     func releaseClaims(run: String, station: String) throws(LedgerError) -> Int
     /// The run's progress: rows (total, done, held), tags done, per-station counts and rates.
     func progress(run: String) throws(LedgerError) -> RunProgress
+
+    /// Records the digest of the manifest session `id` works (``ManifestDigest/of(_:)``), so a
+    /// later session can tell whether its manifest is the same one.
+    func setManifestDigest(_ digest: String, session id: Int64) throws(LedgerError)
+    /// The manifests (path as given, rows digest) of the sessions without a run name that have
+    /// rows done; sessions that recorded no digest (ledgers written before it was kept) are left
+    /// out.
+    func doneManifests() throws(LedgerError) -> [RecordedManifest]
+}
+
+/// A manifest as a ledger session recorded it.
+public struct RecordedManifest: Sendable, Hashable {
+    /// The manifest's path as the session was given it.
+    public var path: String?
+    /// Its rows digest (``ManifestDigest/of(_:)``).
+    public var digest: String
+
+    /// A recorded manifest.
+    public init(path: String?, digest: String) {
+        self.path = path
+        self.digest = digest
+    }
+}
+
+/// What a manifest's rows are, in one short value: sessions without a run name match rows to
+/// the ledger by number only (`--resume` skips the rows done), so the ledger keeps this digest
+/// and a manifest with other rows is refused rather than silently skipped. Named runs keep the
+/// rows themselves (``ProvisioningLedger/loadManifest(run:rows:source:)``).
+public enum ManifestDigest {
+    /// SHA-256 (hex) over the rows' stored form (each row's `[name, value]` pairs as a named run
+    /// stores them, one a line, in order): the same rows give the same digest whatever their
+    /// file's layout (line endings, blank lines, JSONL or CSV).
+    public static func of(_ rows: [ManifestRow]) -> String {
+        Hex.encode(SHA256.hash(Array(rows.map { StoredFields.encode($0.fields) + "\n" }.joined().utf8)))
+    }
+
+    /// Both ledgers' query for ``ProvisioningLedger/doneManifests()``: path and digest of each
+    /// session without a run name that recorded a digest and has a manifest row done.
+    static let doneManifestsSQL = """
+        SELECT r.manifest, r.manifest_digest FROM runs r
+        WHERE r.name IS NULL AND r.manifest_digest IS NOT NULL
+            AND EXISTS (SELECT 1 FROM attempts a WHERE a.run = r.id AND a.status = 'done' AND a.row IS NOT NULL)
+        ORDER BY r.id
+        """
+
+    /// Why `rows` (the manifest at `path`) cannot work the ledger's sessions without a run name
+    /// (their done rows came from another manifest; the reason names both), or nil when they can.
+    public static func conflict(_ rows: [ManifestRow], path: String, in ledger: any ProvisioningLedger) throws(LedgerError) -> String? {
+        let digest = of(rows)
+        guard let other = try ledger.doneManifests().first(where: { $0.digest != digest }) else { return nil }
+        return "manifest \(path) (rows digest \(digest.prefix(12))) is not the manifest whose rows \(ledger.location) has done: "
+            + "\(other.path ?? "another manifest") (rows digest \(other.digest.prefix(12))). Rows are matched by number, so this "
+            + "one's would be skipped or mixed with it: give that manifest, or use a new ledger"
+    }
 }
 
 extension ProvisioningLedger {
@@ -100,13 +155,49 @@ private func csvField(_ value: String) -> String {
     return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
+/// The ledgers' counters (`{n}`): values from 0 to ``maximum``, each handed out once. Both
+/// ledgers keep a counter's next value in a signed 64-bit column, so the last value that can be
+/// handed out is one less than the largest such number; a counter that has handed it out is
+/// used up, and says so, rather than wrapping or trapping.
+public enum LedgerCounter {
+    /// The largest value a counter hands out: 2^63 − 2 (9223372036854775806).
+    public static let maximum = Int(Int64.max - 1)
+
+    /// The refusal of a counter that is used up; `run` names a named run's counter.
+    public static func usedUp(run: String?) -> LedgerError {
+        LedgerError(
+            "\(run.map { "the counter {n} of run '\($0)'" } ?? "the ledger's counter {n}") is used up: it has handed out "
+                + "\(maximum), the largest value a ledger holds; use a new ledger or run name")
+    }
+
+    /// A counter's next value as the ledger holds it (nil: none yet). Anything but an integer
+    /// (SQLite keeps a number past 2^63 − 1 as a real, and any column may hold text) is refused:
+    /// read as "none", it would start the counter again and hand out values twice.
+    static func stored(_ value: SQLValue?, run: String?) throws(LedgerError) -> Int? {
+        guard let value, value != .null else { return nil }
+        guard let integer = value.integer else {
+            throw LedgerError(
+                "\(run.map { "the counter {n} of run '\($0)'" } ?? "the ledger's counter {n}") holds '\(value.text?.prefix(40) ?? "")', "
+                    + "which is no counter value (an integer up to \(Int64.max)): the ledger is damaged")
+        }
+        return Int(integer)
+    }
+
+    /// The value after `value` (handed out now), or the refusal when `value` is past ``maximum``.
+    static func next(after value: Int, run: String?) throws(LedgerError) -> Int {
+        guard value >= 0, value <= maximum else { throw usedUp(run: run) }
+        return value + 1
+    }
+}
+
 /// Opens the ledger `location` names: a PostgreSQL server for `postgresql://…` (or
-/// `postgres://…`), else a SQLite file (created if missing).
-public func openLedger(_ location: String, lockWait: Duration = .seconds(60)) throws(LedgerError) -> any ProvisioningLedger {
+/// `postgres://…`), else a SQLite file (created if missing). `readOnly` (commands that only
+/// read) opens a SQLite file without writing it (``Ledger/init(path:lockWait:readOnly:)``).
+public func openLedger(_ location: String, lockWait: Duration = .seconds(60), readOnly: Bool = false) throws(LedgerError) -> any ProvisioningLedger {
     if PostgreSQLLocation.isPostgreSQL(location) {
         return try PostgreSQLLedger(PostgreSQLLocation(location))
     }
-    return try Ledger(path: location, lockWait: lockWait)
+    return try Ledger(path: location, lockWait: lockWait, readOnly: readOnly)
 }
 
 /// What loading a manifest into a run did.
@@ -222,6 +313,12 @@ enum RunRows {
         }
     }
 
+    /// A count as the ledger answers it, kept within 0…2^32 − 1 (a broken or hostile server may
+    /// answer anything): the progress arithmetic on counts can then never overflow.
+    static func count(_ value: SQLValue) -> Int {
+        Int(min(max(value.integer ?? 0, 0), Int64(UInt32.max)))
+    }
+
     /// Per station of run `$1`: name, tags done, failed attempts, first start, last end.
     static let stationsSQL = """
         SELECT station, COUNT(DISTINCT uid) FILTER (WHERE status = 'done'), COUNT(*) FILTER (WHERE status = 'failed'),
@@ -229,13 +326,13 @@ enum RunRows {
         """
 
     static func progress(rows: [SQLValue], tags: [SQLValue], stations: [[SQLValue]]) -> RunProgress {
-        func int(_ values: [SQLValue], _ i: Int) -> Int { i < values.count ? Int(values[i].integer ?? 0) : 0 }
+        func int(_ values: [SQLValue], _ i: Int) -> Int { i < values.count ? count(values[i]) : 0 }
         return RunProgress(
             rows: int(rows, 0), rowsDone: int(rows, 1), rowsHeld: int(rows, 2), tagsDone: int(tags, 0), failed: int(tags, 1),
             stations: stations.map { r in
-                let done = Int(r[column: 1].integer ?? 0)
+                let done = count(r[column: 1])
                 return StationProgress(
-                    station: r[column: 0].text ?? "", done: done, failed: Int(r[column: 2].integer ?? 0),
+                    station: r[column: 0].text ?? "", done: done, failed: count(r[column: 2]),
                     tagsPerSecond: LedgerTime.rate(done: done, first: r[column: 3].text, last: r[column: 4].text), last: r[column: 4].text)
             })
     }

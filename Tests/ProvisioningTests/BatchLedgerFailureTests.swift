@@ -14,6 +14,16 @@ final class FailingLedger: ProvisioningLedger, @unchecked Sendable {
     let inner: Ledger
     let failRecord: Bool
     let failCounter: Bool
+    /// While true, the shared-run calls fail as an unreachable server's do (a stopped PostgreSQL).
+    let outage = Locked(false)
+    /// Calls made to the ledger during the outage (each a round trip a real server would have seen).
+    let callsDuringOutage = Locked(0)
+
+    private func checkOutage() throws(LedgerError) {
+        guard outage.withLock({ $0 }) else { return }
+        callsDuringOutage.withLock { $0 += 1 }
+        throw LedgerError("server closed the connection unexpectedly (simulated)", sqlState: "08006", isUnavailable: true)
+    }
 
     init(_ inner: Ledger, failRecord: Bool = false, failCounter: Bool = false) {
         self.inner = inner
@@ -32,6 +42,7 @@ final class FailingLedger: ProvisioningLedger, @unchecked Sendable {
     }
     func record(_ attempt: LedgerAttempt) throws(LedgerError) -> Int64 {
         if failRecord { throw LedgerError("disk I/O error (simulated)") }
+        try checkOutage()
         return try inner.record(attempt)
     }
     func doneRows() throws(LedgerError) -> Set<Int> { try inner.doneRows() }
@@ -45,10 +56,16 @@ final class FailingLedger: ProvisioningLedger, @unchecked Sendable {
         try inner.claimRow(run: run, uid: uid, station: station, lease: lease)
     }
     func claimCounter(run: String, uid: String, station: String, start: Int) throws(LedgerError) -> CounterClaim {
-        try inner.claimCounter(run: run, uid: uid, station: station, start: start)
+        try checkOutage()
+        return try inner.claimCounter(run: run, uid: uid, station: station, start: start)
     }
     func releaseClaims(run: String, station: String) throws(LedgerError) -> Int { try inner.releaseClaims(run: run, station: station) }
-    func progress(run: String) throws(LedgerError) -> RunProgress { try inner.progress(run: run) }
+    func progress(run: String) throws(LedgerError) -> RunProgress {
+        try checkOutage()
+        return try inner.progress(run: run)
+    }
+    func setManifestDigest(_ digest: String, session id: Int64) throws(LedgerError) { try inner.setManifestDigest(digest, session: id) }
+    func doneManifests() throws(LedgerError) -> [RecordedManifest] { try inner.doneManifests() }
 }
 
 /// A ledger that fails is a failed tag: the summary counts it (so `nfctool batch` exits 1), the
@@ -91,5 +108,44 @@ struct BatchLedgerFailureTests {
         #expect(summary.stopReason.contains("ledger error"), "\(summary)")
         // Nothing was written: every tag of the stack still holds no message.
         #expect(await BatchTests.messages(reader).isEmpty)
+    }
+
+    @Test("a named run whose server is away with an empty journal says 'back' only once a round trip succeeds, not every second")
+    func backOnlyAfterRoundTrip() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = FailingLedger(try Ledger(path: directory.appendingPathComponent("l.db").path))
+        let run = try ledger.startRun(name: "r", station: "s", template: "x", manifest: nil, readers: ["sim"])
+        var options = BatchOptions(count: 3)
+        options.idleTimeout = .seconds(5)
+        let journal = BatchJournal(path: directory.appendingPathComponent("j.jsonl").path)
+        let coordinator = try BatchCoordinator(
+            ledger: ledger, runID: run,
+            source: .template(usesCounter: true, start: 1) { _, n in NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://ex.io/\(n ?? 0)")]) },
+            options: options, shared: SharedRun(name: "r", station: "s", lease: .seconds(60), journal: journal))
+        let events = Locked<[BatchEvent]>([])
+        await coordinator.setEvents { event in events.withLock { $0.append(event) } }
+        @Sendable func count(_ match: @Sendable (LedgerStatus) -> Bool) -> Int {
+            events.withLock { $0.filter { if case .ledgerStatus(let status) = $0 { match(status) } else { false } }.count }
+        }
+        let isBack: @Sendable (LedgerStatus) -> Bool = { if case .back = $0 { true } else { false } }
+        let isUnavailable: @Sendable (LedgerStatus) -> Bool = { if case .unavailable = $0 { true } else { false } }
+        ledger.outage.withLock { $0 = true }
+        let reader = try SimulatorConfiguration.makeReader("sim:ntag215*4?poll-wait=0")
+        let worker = Task { await BatchWorker(reader: reader, coordinator: coordinator, events: { event in events.withLock { $0.append(event) } }).run() }
+        defer { worker.cancel() }
+        // The first tag finds the server away; then the station waits. Three of its one-second
+        // retries pass with the server still away: none may say "back".
+        #expect(await eventually(within: .seconds(30)) { count(isUnavailable) == 1 })
+        #expect(await eventually(within: .seconds(30)) { ledger.callsDuringOutage.withLock { $0 } >= 4 })
+        #expect(count(isBack) == 0, "\(events.withLock { $0 })")
+        #expect(count(isUnavailable) == 1)
+        #expect(try journal.entries().isEmpty)
+        // The server is back: the next retry's round trip succeeds, "back" once, and the run completes.
+        ledger.outage.withLock { $0 = false }
+        #expect(await eventually(within: .seconds(30)) { count(isBack) == 1 })
+        await worker.value
+        #expect(count(isBack) == 1)
+        #expect(await coordinator.summary.done == 3)
     }
 }

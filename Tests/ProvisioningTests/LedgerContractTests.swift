@@ -249,6 +249,27 @@ struct LedgerContractTests {
         #expect(try b.claimRow(run: "r", uid: "04B2", station: "b", lease: .seconds(60)) == .claimed(second))
         #expect(try await fixture.read("SELECT COUNT(*) FROM run_rows WHERE run_name = 'r' AND station = 'b'") == "2")
     }
+
+    @Test("a session's manifest digest is kept; the manifests of done rows are those of sessions without a run name that did rows", arguments: LedgerKind.available)
+    func manifestDigests(kind: LedgerKind) async throws {
+        let fixture = try await LedgerFixture.make(kind)
+        defer { fixture.remove() }
+        let ledger = try fixture.open()
+        let m1 = ManifestDigest.of(Self.rows(3)), m2 = ManifestDigest.of(Self.rows(3, prefix: "https://ex.io/other/"))
+        #expect(m1 != m2 && m1 == ManifestDigest.of(Self.rows(3)))
+        let idle = try ledger.startRun(template: nil, manifest: "m2.csv", readers: [])
+        try ledger.setManifestDigest(m2, session: idle)  // no row done: not a manifest of done rows
+        let session = try ledger.startRun(template: nil, manifest: "m1.csv", readers: [])
+        try ledger.setManifestDigest(m1, session: session)
+        try ledger.record(Self.attempt(session, "04AA", row: 1))
+        let named = try ledger.startRun(name: "r", station: "s", template: nil, manifest: "m2.csv", readers: [])
+        try ledger.setManifestDigest(m2, session: named)
+        try ledger.record(Self.attempt(named, "04BB", run: "r", station: "s", row: 1))
+        #expect(try ledger.doneManifests() == [RecordedManifest(path: "m1.csv", digest: m1)])
+        #expect(try await fixture.read("SELECT manifest_digest FROM runs WHERE id = \(session)") == m1)
+        #expect(try ManifestDigest.conflict(Self.rows(3), path: "m1.csv", in: ledger) == nil)
+        #expect(try ManifestDigest.conflict(Self.rows(3, prefix: "https://ex.io/other/"), path: "m2.csv", in: ledger)?.contains("m1.csv") == true)
+    }
 }
 
 /// PostgreSQL connection strings in messages: a password never shows.

@@ -220,7 +220,7 @@ struct LedgerTests {
             db = sqlite3.connect(sys.argv[1])
             print(db.execute("PRAGMA user_version").fetchone()[0], [r[0] for r in db.execute("SELECT row FROM attempts ORDER BY id")])
             """, [path])
-        #expect(stored == "3 [1, 3, None]\n")  // schema versions 2 (named runs) and 3 (counterfeit) on top
+        #expect(stored == "4 [1, 3, None]\n")  // schema versions 2 (named runs), 3 (counterfeit) and 4 (manifest digest) on top
     }
 
     /// "\r\n" is one Swift Character, equal to neither "\n" nor "\r": a field holding it (a
