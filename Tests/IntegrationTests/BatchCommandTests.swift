@@ -89,8 +89,9 @@ struct BatchCommandTests {
         let tags = directory.appendingPathComponent("tags").path
         let ledgerPath = directory.appendingPathComponent("run.db").path
         // A stack long enough that the kill lands mid-run even when this test's look at the log
-        // is late on a loaded machine (eight tags were all done before it, in the full suite).
-        let stack = 20
+        // is late on a loaded machine (eight tags, then twenty, were all done before it, in the
+        // full suite beside concurrent builds).
+        let stack = 40
         let emulator = try EmulatorProcess(["--tag", "ntag215*\(stack):\(tags)", "--hand-out", "deselect", "--delay-model", "datasheet"])
         defer { emulator.stop() }
         let template = "https://ex.io/t/{uid}?n={n:05}"

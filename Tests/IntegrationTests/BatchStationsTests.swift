@@ -208,9 +208,11 @@ struct BatchStationsTests {
 
     @Test("the server stopped mid-run and started again: stations stop taking tags and say so, keep written tags in their journal, record it when it is back; every row once")
     func serverAway() async throws {
-        let line = try await Line.make(rows: 80)
+        // 400 rows: the stations must still have work when the test, late on a loaded machine,
+        // stops them (with 80 rows, two stations finished the run in 0.8 s before it looked).
+        let line = try await Line.make(rows: 400)
         defer { line.remove() }
-        let stations = try ["A", "B"].map { try line.station($0, tags: 60, prefix: $0) }
+        let stations = try ["A", "B"].map { try line.station($0, tags: 250, prefix: $0) }
         let logs = stations.map(\.1)
         #expect(try await Self.waitFor(" done 04", count: 10, in: logs))
         let server = line.server
