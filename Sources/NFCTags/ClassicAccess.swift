@@ -128,6 +128,23 @@ public struct ClassicAccessBits: Sendable, Hashable {
     }
 }
 
+extension ClassicAccessBits {
+    /// Whether no key may change a data block of the sector: each data block's condition
+    /// (Table 8) refuses WRITE, INCREMENT and DECREMENT/TRANSFER/RESTORE (a TRANSFER writes).
+    public var dataBlocksReadOnly: Bool {
+        (0..<3).allSatisfy { block in
+            let access = ClassicDataBlockAccess.forCondition(condition(ofBlock: block))
+            return access.write == .never && access.increment == .never && access.decrementTransferRestore == .never
+        }
+    }
+
+    /// Whether some key may still rewrite these access bits (and the GPB) in the trailer
+    /// (Table 7): a sector whose bits can change can be made writable again.
+    public var trailerAccessBitsWritable: Bool {
+        ClassicTrailerAccess.forCondition(condition(ofBlock: 3)).writeAccessBits != .never
+    }
+}
+
 /// What a data block's access condition grants (MF1S50yyX/V1, 8.7.3, Table 8).
 public struct ClassicDataBlockAccess: Sendable, Hashable {
     /// READ.

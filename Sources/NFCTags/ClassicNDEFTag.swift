@@ -231,6 +231,49 @@ public struct ClassicNDEFTag: NFCNDEFTag {
         }
     }
 
+    /// What keeps the card from being physically read-only (``NFCNDEFTag/readOnlyGaps()``),
+    /// sector by sector: an NFC sector whose GPB grants write access, whose access bits let a
+    /// key write, increment or transfer into a data block, or whose trailer access bits can still
+    /// be rewritten (so the sector can be unlocked); a MAD sector whose data blocks or access
+    /// bits can still be written (the directory could be redirected). The GPB alone is not a
+    /// lock: the card enforces only the access bits. Trailers are decoded as detection and
+    /// ``writeLock()`` decode them. Reads only (public key A of each sector).
+    /// - Throws: ``NFCTagError`` `malformedTag` (inconsistent access bits), `connectionLost`,
+    ///   `tagResponse`.
+    public func readOnlyGaps() async throws(NFCTagError) -> [String] {
+        let session = ClassicSession(tag: tag)
+        let area: ClassicNDEFArea
+        do {
+            area = try await load(session)
+        } catch where error.code == .notNDEFFormatted {
+            return ["the card holds no NDEF (\(error.reason))"]
+        }
+        var gpbWritable: [Int] = [], dataWritable: [Int] = [], trailerWritable: [Int] = []
+        for sector in area.sectors {
+            try await session.enter(sector, area)
+            guard let state = session.sectorStates[sector] else { continue }
+            if state.gpb.isWritable { gpbWritable.append(sector) }
+            if !state.accessBits.dataBlocksReadOnly { dataWritable.append(sector) }
+            if state.accessBits.trailerAccessBitsWritable { trailerWritable.append(sector) }
+        }
+        var madWritable: [Int] = []
+        let layout = tag.classicLayout
+        for sector in area.directory.version == .mad2 ? [0, 16] : [0] {
+            try await session.authenticate(sector: sector, keyType: .a, key: MADDirectory.publicKeyA)
+            let trailerBlock = layout.trailerBlock(ofSector: sector)
+            let trailer = try await session.read(trailerBlock, fresh: true)
+            let bits = try ClassicAccessBits(trailerBytes: trailer[6..<9], trailerAddress: trailerBlock * ClassicLayout.blockSize)
+            if !bits.dataBlocksReadOnly || bits.trailerAccessBitsWritable { madWritable.append(sector) }
+        }
+        var gaps: [String] = []
+        func sectors(_ list: [Int]) -> String { "\(list.count == 1 ? "sector" : "sectors") \(Type2Tag.ranges(list))" }
+        if !gpbWritable.isEmpty { gaps.append("NFC \(sectors(gpbWritable)): the GPB grants write access") }
+        if !dataWritable.isEmpty { gaps.append("NFC \(sectors(dataWritable)): the access bits let a key write the data blocks") }
+        if !trailerWritable.isEmpty { gaps.append("NFC \(sectors(trailerWritable)): the trailer's access bits can still be rewritten") }
+        if !madWritable.isEmpty { gaps.append("MAD \(sectors(madWritable)): the directory or its access bits can still be written") }
+        return gaps
+    }
+
     /// Formats a card in transport configuration for NDEF (AN1304/AN1305): the MAD (MAD1 in
     /// sector 0; on a 4K, MAD2 in sector 16 too) listing every other sector as an NFC sector,
     /// CRCs computed; MAD sector trailers `A0A1A2A3A4A5 78 77 88 GPB keyB` (GPB `C1` for MAD1,

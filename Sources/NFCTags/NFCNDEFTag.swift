@@ -42,9 +42,11 @@ public protocol NFCNDEFTag: Sendable {
 
     /// What keeps the tag from being physically read-only, found by reading (nothing is
     /// written): one sentence per missing part (a Type 2 tag: CC3's write access, the lock bit
-    /// of each NDEF page and of the CC, CFGLCK on NTAG21x / Ultralight EV1). Empty when the tag
-    /// is locked for good. A platform that exposes no lock state beyond its NDEF status judges
-    /// by that status.
+    /// of each NDEF page and of the CC, CFGLCK on NTAG21x / Ultralight EV1; Type 5: the CC's
+    /// write access and each block's lock; FeliCa Lite-S: RWFlag and MC; Type 4: the CC's write
+    /// access, and an NTAG 424 DNA's NDEF file settings; MIFARE Classic: each sector's access
+    /// bits and GPB). Empty when the tag is locked for good. A platform that exposes no lock
+    /// state beyond its NDEF status judges by that status.
     func readOnlyGaps() async throws(NFCTagError) -> [String]
 
     /// Initialises a blank tag for NDEF (capability container, attribute block, MAD…) holding an

@@ -252,7 +252,7 @@ public struct Type3Tag: NFCNDEFTag {
             lockedMC = Self.lockedMemoryConfiguration(mc)
             let mcAddress = Int(mcBlock) * Type3Command.blockSize
             let spFrozen = mc[Type3LiteS.MC.spHigh] & Type3LiteS.MC.mcBit == 0
-            if spFrozen && (mc[0] != lockedMC[0] || mc[1] & 0x3F != 0) {
+            if spFrozen && !Self.writableUserBlocks(mc).isEmpty {
                 throw NFCTagError(
                     .notSupported, at: mcAddress + Type3LiteS.MC.spLow,
                     "MC_SP can no longer be changed (bit 15 is 0) and leaves S_PADs writable: this Lite-S cannot be locked")
@@ -276,6 +276,57 @@ public struct Type3Tag: NFCNDEFTag {
                     "MC byte \(index) read back \(hexByte(check[1][index])) where \(hexByte(lockedMC[index])) was written")
             }
         }
+    }
+
+    /// What keeps the tag from being physically read-only (``NFCNDEFTag/readOnlyGaps()``).
+    ///
+    /// RWFlag other than `00`; on a FeliCa Lite-S also what MC (block `88`) leaves writable,
+    /// read as ``writeLock()`` writes it: S_PADs whose MC_SP bit is 1, MC_SP bit 15 still 1
+    /// (MC_SP can change), MC_ALL other than `00` (system blocks and MC bytes 2–5 writable).
+    /// RWFlag alone is a flag readers honour, not a lock the card enforces. Other FeliCa cards
+    /// have no lock reachable without their keys: RWFlag is all that is judged. Reads only.
+    /// - Throws: ``NFCTagError`` `malformedTag`, `tagResponse`, `connectionLost`.
+    public func readOnlyGaps() async throws(NFCTagError) -> [String] {
+        let system: Type3Tag
+        do {
+            system = try await ndefSystem()
+        } catch where error.code == .notNDEFFormatted {
+            return ["the tag holds no NDEF (\(error.reason))"]
+        }
+        let mcBlock = Type3LiteS.memoryConfigurationBlock
+        let numbers: [UInt16] = isFeliCaLiteS ? [Type3AttributeInformation.blockNumber, mcBlock] : [Type3AttributeInformation.blockNumber]
+        let blocks = try await system.read(numbers)
+        let attribute: Type3AttributeInformation
+        do {
+            attribute = try Type3AttributeInformation(parsing: blocks[0])
+        } catch where error.code == .notNDEFFormatted {
+            return ["the tag holds no NDEF (\(error.reason))"]
+        }
+        var gaps: [String] = []
+        if attribute.rwFlag != Type3AttributeInformation.readOnly {
+            gaps.append("RWFlag is \(hexByte(attribute.rwFlag)), not 00: the attribute block grants writing")
+        }
+        guard isFeliCaLiteS, blocks.count > 1 else { return gaps }
+        let mc = blocks[1]
+        let mcText = "MC_SP \(hexByte(mc[Type3LiteS.MC.spLow])) \(hexByte(mc[Type3LiteS.MC.spHigh]))"
+        let writable = Self.writableUserBlocks(mc)
+        if !writable.isEmpty {
+            gaps.append("S_PAD\(writable.count == 1 ? "" : "s") \(Type2Tag.ranges(writable)) still writable (\(mcText))")
+        }
+        if mc[Type3LiteS.MC.spHigh] & Type3LiteS.MC.mcBit != 0 {
+            gaps.append("MC_SP can still be changed (bit 15 is 1, \(mcText))")
+        }
+        if mc[Type3LiteS.MC.all] != 0 {
+            gaps.append("MC_ALL is \(hexByte(mc[Type3LiteS.MC.all])), not 00: system blocks and MC bytes 2–5 still writable")
+        }
+        return gaps
+    }
+
+    /// The S_PADs (0–13) whose MC_SP bit in `mc` is 1: still writable.
+    public static func writableUserBlocks(_ mc: [UInt8]) -> [Int] {
+        guard mc.count > Type3LiteS.MC.spHigh else { return [] }
+        let sp = Int(mc[Type3LiteS.MC.spHigh]) << 8 | Int(mc[Type3LiteS.MC.spLow])
+        return Type3LiteS.userBlocks.map(Int.init).filter { sp & (1 << $0) != 0 }
     }
 
     /// MC with every S_PAD, MC_SP itself and the system blocks read-only: bytes 0–1 = MC_SP with

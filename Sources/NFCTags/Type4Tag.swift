@@ -70,6 +70,9 @@ public struct Type4CapabilityContainer: Sendable, Hashable {
     public var isReadable: Bool { readAccess == 0x00 }
     /// Whether NDEF may be written (write access `00`).
     public var isWritable: Bool { writeAccess == 0x00 }
+    /// Write access `FF`: no write access at all (Type 4 Tag 2.0, 5.1.2.1); `80`–`FE` are
+    /// proprietary conditions that may still let someone write.
+    public static let writeAccessNever: UInt8 = 0xFF
     /// The bytes of the NDEF file this reader reaches: the file size, capped at the 32 768
     /// bytes that 15-bit READ/UPDATE BINARY offsets address (larger files need the `B1`/`D7`
     /// forms with an offset data object, not implemented).
@@ -319,6 +322,24 @@ public struct Type4Tag: NFCNDEFTag {
         throw NFCTagError(
             .notSupported,
             "this tag cannot be locked permanently: NFC Forum Type 4 has no lock command, and the CC's write access is set by the issuer with proprietary, keyed commands; nothing was sent")
+    }
+
+    /// What keeps the tag from being physically read-only (``NFCNDEFTag/readOnlyGaps()``): the
+    /// CC's write access byte for the NDEF file other than `FF` (never; `00` grants writing,
+    /// `80`–`FE` are proprietary conditions that may). For a generic Type 4 tag the CC is all
+    /// that can be read: whether the card enforces it is its issuer's configuration, which
+    /// the NFC Forum mapping cannot read. ``ISO7816Tag/readOnlyGaps()`` adds the NDEF file's
+    /// access rights on a chip whose own settings it knows (NTAG 424 DNA). Reads only.
+    /// - Throws: ``NFCTagError`` `malformedTag`, `connectionLost`, `tagResponse`.
+    public func readOnlyGaps() async throws(NFCTagError) -> [String] {
+        let cc: Type4CapabilityContainer
+        do {
+            cc = try await detect()
+        } catch where error.code == .notNDEFFormatted {
+            return ["the tag holds no NDEF (\(error.reason))"]
+        }
+        guard cc.writeAccess != Type4CapabilityContainer.writeAccessNever else { return [] }
+        return ["the CC's write access for the NDEF file is \(hexByte(cc.writeAccess)), not FF (never)"]
     }
 
     /// Empties the NDEF file (NLEN = 0) of a tag that has the NDEF Tag Application: the

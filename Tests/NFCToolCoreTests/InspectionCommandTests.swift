@@ -112,9 +112,14 @@ struct InspectionCommandTests {
           --expect-url <url>      The first URI record must be this URL.
           --expect-ndef <file>    The NDEF message must equal this one (raw bytes or
                                   hex text in the file).
-          --expect-read-only      The tag must be locked for good (Type 2: CC3, the
-                                  lock bit of the CC and of every NDEF page, CFGLCK);
-                                  each missing part is named.
+          --expect-read-only      The tag must be locked for good, not just say so
+                                  (Type 2: CC3, the lock bit of the CC and of every
+                                  NDEF page, CFGLCK; Type 5: the CC and every block's
+                                  lock; FeliCa Lite-S: RWFlag and MC; Type 4: CC write
+                                  access FF, and the NDEF file's access rights on an
+                                  NTAG 424 DNA; MIFARE Classic: each NFC and MAD
+                                  sector's access bits and GPB); each missing part is
+                                  named.
           --expect-model <model>  The chip must be this model, e.g. NTAG215
                                   (case-insensitive).
           --expect-genuine        The chip's originality signature must be valid under

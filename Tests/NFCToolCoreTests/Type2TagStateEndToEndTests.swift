@@ -273,6 +273,120 @@ struct Type5ReadOnlyEndToEndTests {
     }
 }
 
+/// `verify --expect-read-only` on a MIFARE Classic means every NFC sector's access bits keep its
+/// data blocks and trailer from being written, not that the GPB says read-only. Judged from
+/// outside: the built nfctool in fresh processes and the tag file.
+@Suite("Classic read-only: the built nfctool on a tag file", .timeLimit(.minutes(5)))
+struct ClassicReadOnlyEndToEndTests {
+    @Test("verify --expect-read-only on a Classic 1K whose GPBs alone say read-only (access bits still 7F 07 88) exits 8 naming the sectors; after lock --yes it passes")
+    func verifyReadOnlyNeedsAccessBits() throws {
+        let (directory, device, file) = try WriteChecksEndToEndTests.tag("classic1k")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try runBuiltNFCTool(["format", "--yes", "--device", device]).status == 0)
+        #expect(try runBuiltNFCTool(["write", "--device", "sim:?file=\(file.path)", "--url", "https://ex.io/keep"]).status == 0)
+        let formatted = try Data(contentsOf: file)
+        // GPB (trailer byte 9) of NFC sectors 1–15: 43, read-only; the access bits are untouched.
+        for sector in 1..<16 { try Type2TagStateEndToEndTests.setMemory(file, at: (sector * 4 + 3) * 16 + 9, [0x43]) }
+        let run = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 8, "\(run.standardOutput) \(run.standardError)")
+        #expect(run.standardOutput.contains("NFC sectors 1–15: the access bits let a key write the data blocks"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("NFC sectors 1–15: the trailer's access bits can still be rewritten"), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("GPB"), "\(run.standardOutput)")
+        try formatted.write(to: file)
+        let lock = try runBuiltNFCTool(["lock", "--yes", "--device", "sim:?file=\(file.path)"])
+        #expect(lock.status == 0, "\(lock.standardError)")
+        let locked = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(locked.status == 0, "\(locked.standardOutput) \(locked.standardError)")
+    }
+}
+
+/// `verify --expect-read-only` on a FeliCa Lite-S means MC freezes the S_PADs, not that the
+/// attribute block's RWFlag says read-only. Judged from outside: the built nfctool in fresh
+/// processes and the tag file.
+@Suite("Type3 read-only: the built nfctool on a tag file", .timeLimit(.minutes(5)))
+struct Type3ReadOnlyEndToEndTests {
+    @Test("verify --expect-read-only on a FeliCa Lite-S whose RWFlag alone says read-only (MC untouched) exits 8 naming MC_SP and MC_ALL; after lock --yes it passes")
+    func verifyReadOnlyNeedsMemoryConfiguration() throws {
+        let (directory, device, file) = try WriteChecksEndToEndTests.tag("felica-lite-s")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try runBuiltNFCTool(["write", "--device", device, "--url", "https://ex.io/keep"]).status == 0)
+        let written = try Data(contentsOf: file)
+        // Attribute block: RWFlag (byte 10) 00, checksum (bytes 14–15) = sum of bytes 0–13.
+        var attribute = Array(try Type2TagStateEndToEndTests.memory(file)[0..<16])
+        attribute[10] = 0x00
+        let sum = attribute[0..<14].reduce(0) { $0 + Int($1) }
+        attribute[14] = UInt8(sum >> 8)
+        attribute[15] = UInt8(sum & 0xFF)
+        try Type2TagStateEndToEndTests.setMemory(file, at: 0, attribute)
+        let run = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 8, "\(run.standardOutput) \(run.standardError)")
+        #expect(run.standardOutput.contains("S_PADs 0–13 still writable (MC_SP FF FF)"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("MC_SP can still be changed"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("MC_ALL is FF"), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("RWFlag"), "\(run.standardOutput)")
+        try written.write(to: file)
+        let lock = try runBuiltNFCTool(["lock", "--yes", "--device", "sim:?file=\(file.path)"])
+        #expect(lock.status == 0, "\(lock.standardError)")
+        let locked = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(locked.status == 0, "\(locked.standardOutput) \(locked.standardError)")
+    }
+}
+
+/// `verify --expect-read-only` on a Type 4 tag means a CC write access of FF and, on an NTAG
+/// 424 DNA, an NDEF file whose settings refuse writing. Type 4 has no `lock`: the locked tags
+/// are built in the tag file. Judged from outside: the built nfctool in fresh processes and
+/// the tag file.
+@Suite("Type4 read-only: the built nfctool on a tag file", .timeLimit(.minutes(5)))
+struct Type4ReadOnlyEndToEndTests {
+    /// The CC file's write access byte for the NDEF file (CC offset 14; the CC file comes first
+    /// in an ntag424 tag file's memory).
+    static let ccWriteAccess = 14
+
+    /// Sets the NDEF file's access rights in an ntag424 tag file (`settings2`: FileType,
+    /// FileOption, then `RW‖Change`, `Read‖Write`, then the size).
+    static func setNDEFFileAccess(_ file: URL, _ rights: [UInt8]) throws {
+        var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var attributes = try #require(state["attributes"] as? [String: Any])
+        let settings = try #require(attributes["settings2"] as? String)
+        attributes["settings2"] = String(settings.prefix(4)) + rights.map { String(format: "%02X", $0) }.joined() + String(settings.dropFirst(8))
+        state["attributes"] = attributes
+        try JSONSerialization.data(withJSONObject: state).write(to: file)
+    }
+
+    @Test("verify --expect-read-only on an NTAG 424 DNA whose CC alone says read-only (NDEF file write access free) exits 8 naming the access rights; with write and read-write never it passes")
+    func verifyReadOnlyNeedsNTAG424FileSettings() throws {
+        let (directory, _, file) = try WriteChecksEndToEndTests.tag("ntag424")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Type2TagStateEndToEndTests.setMemory(file, at: Self.ccWriteAccess, [0xFF])
+        let run = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 8, "\(run.standardOutput) \(run.standardError)")
+        #expect(run.standardOutput.contains("NDEF file's access rights allow writing (write free, read-write free"), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("CC's write access"), "\(run.standardOutput)")
+        // RW F, Change 0; Read E, Write F.
+        try Self.setNDEFFileAccess(file, [0xF0, 0xEF])
+        let locked = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(locked.status == 0, "\(locked.standardOutput) \(locked.standardError)")
+    }
+
+    @Test("verify --expect-read-only on a Type 4 tag whose CC write access is proprietary (80, read as read-only) exits 8 naming the CC byte; FF passes")
+    func verifyReadOnlyNeedsCCNever() throws {
+        let (directory, _, file) = try WriteChecksEndToEndTests.tag("ntag424")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.setNDEFFileAccess(file, [0xF0, 0xEF])
+        try Type2TagStateEndToEndTests.setMemory(file, at: Self.ccWriteAccess, [0x80])
+        let run = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(run.status == 8, "\(run.standardOutput) \(run.standardError)")
+        #expect(run.standardOutput.contains("the CC's write access for the NDEF file is 80, not FF (never)"), "\(run.standardOutput)")
+        let generic = try WriteChecksEndToEndTests.tag("type4")
+        defer { try? FileManager.default.removeItem(at: generic.directory) }
+        var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: generic.file)) as? [String: Any])
+        state["readOnly"] = true
+        try JSONSerialization.data(withJSONObject: state).write(to: generic.file)
+        let locked = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(generic.file.path)"])
+        #expect(locked.status == 0, "\(locked.standardOutput) \(locked.standardError)")
+    }
+}
+
 /// `dump` of a MIFARE Classic whose sectors no key tried opens: the card is there, a key is
 /// missing. Judged from outside: the built nfctool in a fresh process.
 @Suite("Classic dump without a key: the built nfctool on a tag file", .timeLimit(.minutes(5)))
