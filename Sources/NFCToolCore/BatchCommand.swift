@@ -37,6 +37,9 @@ struct BatchCommand: ToolCommand {
     static let start = CommandOption.option("start", valueName: "n", help: "The first {n} of a new ledger (default 1); a ledger never hands out a value twice.")
     static let count = CommandOption.option("count", short: "n", valueName: "n", help: "Stop after n tags done.")
     static let maxFailures = CommandOption.option("max-failures", valueName: "n", help: "Stop after n failed tags.")
+    static let maxConsecutiveFailures = CommandOption.option(
+        "max-consecutive-failures", valueName: "n",
+        help: "Stop after n tags in a row failed the same way: the message does not fit, the tag is read-only, not NDEF formatted or cannot do it (default 3; 0: never).")
     static let format = CommandOption.flag("format", help: "Format blank tags first.")
     static let lock = CommandOption.flag("lock", help: "Make each tag read-only for good after its verified write (needs --yes).")
     static let protect = CommandOption.flag("protect", help: "Protect each NTAG21x with the password of --password-file or NFCTOOL_PASSWORD after the write.")
@@ -82,7 +85,7 @@ struct BatchCommand: ToolCommand {
               nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
-            + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
+            + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
                TagWriteSupport.passwordFile, allowRewrite, requireGenuine, ntag424Keys, plan]
     )
 
@@ -96,6 +99,7 @@ struct BatchCommand: ToolCommand {
     let startValue: Int
     let countValue: Int?
     let maxFailuresValue: Int?
+    let maxConsecutiveFailuresValue: Int?
     let dryRun: Bool
     let runName: String?
     let stationName: String
@@ -115,6 +119,8 @@ struct BatchCommand: ToolCommand {
         startValue = try arguments.value(of: Self.start) { Int($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 1
         countValue = try arguments.value(of: Self.count) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         maxFailuresValue = try arguments.value(of: Self.maxFailures) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        let consecutive = try arguments.value(of: Self.maxConsecutiveFailures) { Int($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 3
+        maxConsecutiveFailuresValue = consecutive == 0 ? nil : consecutive
         dryRun = arguments.contains(Self.plan)
         let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if hasRecords == (manifestPath != nil) {
@@ -234,6 +240,7 @@ struct BatchCommand: ToolCommand {
         }
 
         var options = BatchOptions(count: countValue, maxFailures: maxFailuresValue)
+        options.maxConsecutiveFailures = maxConsecutiveFailuresValue
         options.format = arguments.contains(Self.format)
         options.lock = arguments.contains(Self.lock)
         options.password = arguments.contains(Self.protect) ? password : nil
@@ -381,19 +388,27 @@ struct BatchCommand: ToolCommand {
             let next = (try? ledger.stats().nextCounter) ?? nil
             for i in 0..<shown {
                 let counter = usesCounter ? max(start, next ?? start) + i : nil
-                let message = (try? build(sampleUID, counter)).map(BatchCoordinator.describe) ?? "(cannot build)"
+                let message = (try? build(sampleUID, counter)).map { "\(BatchCoordinator.describe($0))\(Self.sizeAndFit($0))" } ?? "(cannot build)"
                 lines.append("tag \(i + 1)\(counter.map { " (n = \($0))" } ?? ""): \(message)")
             }
             lines.append("({uid} shown for the sample UID \(Hex.encode(sampleUID, uppercase: true)); nothing was written)")
         case .manifest(let rows, _, let build, _):
             let done = (try? ledger.doneRows()) ?? []
             for row in rows.filter({ !done.contains($0.index) }).prefix(shown) {
-                let message = (try? build(row, sampleUID)).map(BatchCoordinator.describe) ?? "(cannot build)"
+                let message = (try? build(row, sampleUID)).map { "\(BatchCoordinator.describe($0))\(Self.sizeAndFit($0))" } ?? "(cannot build)"
                 lines.append("row \(row.index) (line \(row.line)): \(message)")
             }
             lines.append("(\(done.count) row\(done.count == 1 ? "" : "s") already done in the ledger; nothing was written)")
         }
         for line in lines { context.io.printLine(line) }
+    }
+
+    /// ` (242 bytes; fits NTAG215, NTAG216)`: the message's encoded size and the Type 2 models
+    /// whose factory NDEF area holds it, for `--plan`.
+    static func sizeAndFit(_ message: NDEFMessage) -> String {
+        guard let bytes = try? message.encodedForTag().count else { return "" }
+        let fits = Type2ChipProfile.all.filter { $0.factoryNDEFCapacity >= bytes }.map(\.model)
+        return " (\(bytes) bytes; " + (fits.isEmpty ? "fits no NTAG21x or Ultralight EV1" : "fits \(fits.joined(separator: ", "))") + ")"
     }
 
     static func seconds(_ d: Duration) -> Double {
@@ -441,6 +456,8 @@ final class BatchProgress: Sendable {
             io.printErrorLine("[\(reader)] take \(uid) away")
         case .readerFailed(let reader, let error):
             io.printErrorLine("[\(reader)] reader failed: \(error)")
+        case .severalTags(let reader, let count):
+            io.printErrorLine("[\(reader)] \(count) tags in the field: take one away (nothing is written until one is left)")
         case .ledgerStatus(let status):
             io.printErrorLine(Self.describe(status))
         }

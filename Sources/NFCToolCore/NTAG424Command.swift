@@ -88,7 +88,7 @@ struct NTAG424SetupCommand: ToolCommand {
             return
         }
         let sdmKeys = try? keyFile.sdmKeys()
-        let (done, reader) = try await TagOperation(options, context).run { tag, _ in
+        let (done, reader) = try await TagOperation(options, context).run(alone: true) { tag, _ in
             guard case .iso7816(let iso) = tag else {
                 throw CommandError("the \(tag.identity.model) is not an NTAG 424 DNA (no ISO-DEP); nothing was written", exitCode: .unsupported)
             }
