@@ -75,7 +75,8 @@ struct BatchCommand: ToolCommand {
             (AN10922), its URL read back and verified; the ledger records the key fingerprints, \
             never a key; check taps with 'nfctool sun verify --keys MASTERFILE'. Progress goes to standard error, the summary to standard output (--json \
             for scripts). Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
-            failed, 1 otherwise.
+            failed, 1 when one did; 8 when none failed but --require-genuine refused a \
+            counterfeit chip (counted apart, as "counterfeit").
 
             Examples:
               nfctool batch --url 'https://ex.io/t/{uid}?n={n:05}' --count 100
@@ -302,14 +303,18 @@ struct BatchCommand: ToolCommand {
         let seconds = Self.seconds(ContinuousClock.now - started)
         if printsJSON {
             let report = BatchReport(
-                done: summary.done, failed: summary.failed, skipped: summary.skipped, lastUID: summary.lastUID,
+                done: summary.done, failed: summary.failed, skipped: summary.skipped, counterfeit: summary.counterfeit, lastUID: summary.lastUID,
                 stopReason: summary.stopReason, seconds: seconds, ledger: ledger.location)
             context.io.write(try toolJSON(report))
         } else {
             context.io.printLine(
-                "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledger.location)")
+                "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped\(summary.counterfeit > 0 ? ", \(summary.counterfeit) counterfeit" : "") in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledger.location)")
         }
         if summary.failed > 0 { throw CommandError("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger", exitCode: .failure) }
+        if summary.counterfeit > 0 {
+            throw CommandError(
+                "\(summary.counterfeit) counterfeit chip\(summary.counterfeit == 1 ? "" : "s") refused (not shown genuine); see the ledger", exitCode: .verifyMismatch)
+        }
     }
 
     /// Starts this process's session on `ledger` and its coordinator; with `--run`, as a
@@ -421,6 +426,8 @@ struct BatchReport: Encodable {
     var done: Int
     var failed: Int
     var skipped: Int
+    /// Chips refused by `--require-genuine` as not genuine.
+    var counterfeit: Int
     var lastUID: String?
     var stopReason: String
     var seconds: Double
@@ -485,10 +492,17 @@ final class BatchProgress: Sendable {
 /// `batch --require-genuine`: a tag is admitted only when its originality signature is valid
 /// under one of NXP's keys (``Originality/OriginalityVerifier``).
 enum GenuineAdmission {
-    /// Nil for a genuine chip; else a `counterfeit` refusal, its reason starting `counterfeit:`.
+    /// Nil for a genuine chip; a `counterfeit` refusal (its reason starting `counterfeit:`) for
+    /// a signature its maker's key rejects; else (no signature, or no key for the chip: not
+    /// shown genuine, never called counterfeit) a refusal recorded as `failed`.
     @Sendable static func check(_ tag: NFCTag) async -> BatchRefusal? {
         let verdict = await OriginalityVerifier().check(tag).verdict
-        guard verdict.isGenuine != true else { return nil }
-        return BatchRefusal(status: .counterfeit, reason: "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))")
+        switch verdict {
+        case .genuine: return nil
+        case .notGenuine:
+            return BatchRefusal(status: .counterfeit, reason: "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))")
+        case .noSignature, .unverified:
+            return BatchRefusal(status: .failed, reason: "not shown genuine (genuine: \(verdict.summary)); nothing was written")
+        }
     }
 }

@@ -202,6 +202,9 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var failed = 0
     /// Tags refused before any write.
     public var skipped = 0
+    /// Tags refused before any write because their chip is not genuine (`--require-genuine`):
+    /// counted apart from ``skipped``.
+    public var counterfeit = 0
     /// The last UID done.
     public var lastUID: String?
     /// Why the batch stopped.
@@ -466,6 +469,9 @@ public actor BatchCoordinator {
     /// Counts a tag refused before any write.
     func skipped() { summary.skipped += 1 }
 
+    /// Counts a tag refused before any write as counterfeit.
+    func counterfeit() { summary.counterfeit += 1 }
+
     /// Notes how a tag ended: `failure` is its deterministic failure, nil for a tag done or one
     /// that failed for another reason. After ``BatchOptions/maxConsecutiveFailures`` tags in a
     /// row with the same one, the run stops.
@@ -675,7 +681,7 @@ public struct BatchWorker: Sendable {
                 await coordinator.failedUnclaimed()
             } else {
                 events(.skipped(reader: readerName, uid: uid, reason: refusal.reason))
-                await coordinator.skipped()
+                if refusal.status == .counterfeit { await coordinator.counterfeit() } else { await coordinator.skipped() }
             }
             events(.removeTag(reader: readerName, uid: uid))
             return
