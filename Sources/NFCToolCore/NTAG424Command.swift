@@ -35,13 +35,15 @@ struct NTAG424SetupCommand: ToolCommand {
             read once as a phone would and the URL checked (SDMReadCtr 1). Keys come from \
             --keys FILE or $\(keysVariable) ('key0=HEX;sdmMetaRead=HEX;sdmFileRead=HEX'), never \
             from the command line, and are never printed. --plan lists every command, keys \
-            masked, and sends nothing. Check a tap with 'nfctool sun verify URL --keys FILE'.
+            masked, and sends nothing. Key 0 changes for good: the setup asks first, as lock \
+            does, and needs --yes when standard input is not a terminal. Check a tap with \
+            'nfctool sun verify URL --keys FILE'.
 
             Examples:
-              nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys
+              nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --yes
               nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --plan
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, url, keys, TagCommandSupport.json, TagWriteSupport.plan]
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, url, keys, TagCommandSupport.json, TagWriteSupport.yes, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -87,11 +89,18 @@ struct NTAG424SetupCommand: ToolCommand {
             print(report, context: context, reader: nil)
             return
         }
+        let confirmed = options.arguments.contains(TagWriteSupport.yes)
+        if !confirmed && !context.io.isStandardInputTerminal {
+            throw .usage("ntag424 setup changes the chip's key 0 for good (the factory key no longer opens it). Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
+        }
         let sdmKeys = try? keyFile.sdmKeys()
         let (done, reader) = try await TagOperation(options, context).run(alone: true) { tag, _ in
             guard case .iso7816(let iso) = tag else {
                 throw CommandError("the \(tag.identity.model) is not an NTAG 424 DNA (no ISO-DEP); nothing was written", exitCode: .unsupported)
             }
+            try context.confirm(
+                "the chip with UID \(TagWriteSupport.spacedHex(iso.identifier)) gets new keys: key 0 changes for good and only the keys file opens it afterwards.",
+                confirmed: confirmed)
             var chip = NTAG424Tag(iso)
             var result = report
             do throws(NTAG424Error) {

@@ -19,13 +19,29 @@ struct NTAG424SetupCommandTests {
         return [key0, metaRead, fileRead].allSatisfy { !all.uppercased().contains($0) }
     }
 
+    @Test("setup without --yes and without a terminal is refused (exit 64) before the chip is touched: the tag file keeps its factory keys")
+    func setupNeedsYes() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("sticker.keys").path
+        try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
+        let tagFile = directory.appendingPathComponent("sticker.json").path
+        #expect(try runBuiltNFCTool(["scan", "--device", "sim:ntag424?file=\(tagFile)"]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: tagFile))
+        let run = try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:?file=\(tagFile)", "--url", Self.template, "--keys", keys])
+        #expect(run.status == 64, "\(run.standardError)")
+        #expect(run.standardError.contains("changes the chip's key 0 for good"), "\(run.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tagFile)) == before)
+        #expect(Self.noKeys(run))
+    }
+
     @Test("setup, then three reads in new processes: each URL verifies with a growing SDMReadCtr (the setup's own check read was 1)")
     func setupThenTaps() throws {
         let directory = try temporaryDirectory()
         let keys = directory.appendingPathComponent("sticker.keys").path
         try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
         let tagFile = directory.appendingPathComponent("sticker.json").path
-        let setup = try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:ntag424?file=\(tagFile)", "--url", Self.template, "--keys", keys, "--json"])
+        let setup = try runBuiltNFCTool(["ntag424", "setup", "--yes", "--device", "sim:ntag424?file=\(tagFile)", "--url", Self.template, "--keys", keys, "--json"])
         #expect(setup.status == 0, "\(setup.standardError)")
         #expect(Self.noKeys(setup))
         let report = try #require(try JSONSerialization.jsonObject(with: Data(setup.standardOutput.utf8)) as? [String: Any])
@@ -55,7 +71,7 @@ struct NTAG424SetupCommandTests {
         let state = try String(contentsOfFile: tagFile, encoding: .utf8)
         #expect(state.contains(Self.key0.lowercased()) && state.contains(String(repeating: "30", count: 32)))
         // The factory key no longer opens the chip: a second setup fails to authenticate (exit 9).
-        let again = try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:?file=\(tagFile)", "--url", Self.template, "--keys", keys])
+        let again = try runBuiltNFCTool(["ntag424", "setup", "--yes", "--device", "sim:?file=\(tagFile)", "--url", Self.template, "--keys", keys])
         #expect(again.status == 9, "\(again.standardError)")
         #expect(again.standardError.contains("91 AE"))
         #expect(Self.noKeys(again))
@@ -66,7 +82,7 @@ struct NTAG424SetupCommandTests {
         let directory = try temporaryDirectory()
         let tagFile = directory.appendingPathComponent("never.json").path
         let run = try runBuiltNFCTool(
-            ["ntag424", "setup", "--device", "sim:ntag424?file=\(tagFile)", "--url", Self.template, "--plan"],
+            ["ntag424", "setup", "--yes", "--device", "sim:ntag424?file=\(tagFile)", "--url", Self.template, "--plan"],
             environment: ["NFCTOOL_NTAG424_KEYS": "key0=\(Self.key0);sdmMetaRead=\(Self.metaRead);sdmFileRead=\(Self.fileRead)"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(Self.noKeys(run))
@@ -82,9 +98,9 @@ struct NTAG424SetupCommandTests {
         let directory = try temporaryDirectory()
         let noKey0 = directory.appendingPathComponent("partial.keys").path
         try Data("sdmMetaRead = \(Self.metaRead)\nsdmFileRead = \(Self.fileRead)\n".utf8).write(to: URL(fileURLWithPath: noKey0))
-        let none = try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:ntag424", "--url", Self.template])
+        let none = try runBuiltNFCTool(["ntag424", "setup", "--yes", "--device", "sim:ntag424", "--url", Self.template])
         #expect(none.status == 64 && none.standardError.contains("NFCTOOL_NTAG424_KEYS"))
-        let partial = try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:ntag424", "--url", Self.template, "--keys", noKey0])
+        let partial = try runBuiltNFCTool(["ntag424", "setup", "--yes", "--device", "sim:ntag424", "--url", Self.template, "--keys", noKey0])
         #expect(partial.status == 65 && partial.standardError.contains("key0"))
         #expect(Self.noKeys(partial))
     }
@@ -99,7 +115,7 @@ struct NTAG424SetupCommandTests {
         #expect(factory.status == 0, "\(factory.standardError)")
         #expect(factory.standardOutput.contains("    02 NDEF, 256 B, plain: read free, write free, rw free, change 0"), "\(factory.standardOutput)")
         #expect(factory.standardOutput.contains("    03 proprietary, 128 B, full: read 2, write 3, rw 3, change 0"))
-        #expect(try runBuiltNFCTool(["ntag424", "setup", "--device", "sim:?file=\(tagFile)", "--url", Self.template, "--keys", keys]).status == 0)
+        #expect(try runBuiltNFCTool(["ntag424", "setup", "--yes", "--device", "sim:?file=\(tagFile)", "--url", Self.template, "--keys", keys]).status == 0)
         let text = try runBuiltNFCTool(["info", "--device", "sim:?file=\(tagFile)"])
         #expect(text.standardOutput.contains("       SDM C1: UID+counter encrypted, key 2; MAC key 1; counter key 1"), "\(text.standardOutput)")
         #expect(text.standardOutput.contains("       PICCDataOffset 17, SDMMACInputOffset 52, SDMMACOffset 52"))

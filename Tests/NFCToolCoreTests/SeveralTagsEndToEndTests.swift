@@ -48,7 +48,7 @@ struct SeveralTagsEndToEndTests {
         let keys = directory.appendingPathComponent("k.keys").path
         try Data(NTAG424SetupCommandTests.keysText.utf8).write(to: URL(fileURLWithPath: keys))
         let run = try runBuiltNFCTool([
-            "ntag424", "setup", "--device", "sim:ntag424:\(a)+ntag424:\(b)", "--url", NTAG424SetupCommandTests.template, "--keys", keys,
+            "ntag424", "setup", "--yes", "--device", "sim:ntag424:\(a)+ntag424:\(b)", "--url", NTAG424SetupCommandTests.template, "--keys", keys,
             "--timeout", "2",
         ])
         #expect(run.status == 2, "\(run.standardError)")
