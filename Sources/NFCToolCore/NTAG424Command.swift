@@ -23,6 +23,9 @@ struct NTAG424SetupCommand: ToolCommand {
     static let keys = CommandOption.option(
         "keys", valueName: "file",
         help: "The keys file: key0 (new AppMasterKey), sdmFileRead, sdmMetaRead, optionally key3/key4 (else $\(keysVariable) in the same form).")
+    static let currentKeys = CommandOption.option(
+        "current-keys", valueName: "file",
+        help: "For a chip set up before: the keys file of its current keys (key0 opens it; the others are the old values of the keys changed).")
 
     static let configuration = CommandConfiguration(
         name: "setup",
@@ -43,7 +46,7 @@ struct NTAG424SetupCommand: ToolCommand {
               nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --yes
               nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --plan
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, url, keys, TagCommandSupport.json, TagWriteSupport.yes, TagWriteSupport.plan]
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, url, keys, currentKeys, TagCommandSupport.json, TagWriteSupport.yes, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -73,9 +76,13 @@ struct NTAG424SetupCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let keyFile = try KeysFileSupport.load(path: options.arguments.value(of: Self.keys), variable: Self.keysVariable, command: "ntag424 setup", context: context)
+        var current: NTAG424KeyFile?
+        if let path = options.arguments.value(of: Self.currentKeys) {
+            current = try KeysFileSupport.load(path: path, variable: Self.keysVariable, command: "ntag424 setup", option: "--current-keys", context: context)
+        }
         let setup: NTAG424Setup
         do {
-            setup = try NTAG424Setup(template: try SDMURLTemplate(template), keys: keyFile)
+            setup = try NTAG424Setup(template: try SDMURLTemplate(template), keys: keyFile, currentKeys: current)
         } catch let error as SDMError {
             throw .usage("--url: \(error)")
         } catch {
@@ -110,7 +117,11 @@ struct NTAG424SetupCommand: ToolCommand {
                 let tap = sdmKeys.flatMap { try? SUNVerifier.verify(url: url, keys: $0) }
                 result.check = Report.Check(url: url, valid: tap != nil, readCounter: tap?.readCounter)
             } catch {
-                throw TagCommandSupport.map(error.tagError)
+                var failure = TagCommandSupport.map(error.tagError)
+                if error.code == .authenticationFailed, options.arguments.value(of: Self.currentKeys) == nil {
+                    failure = CommandError(failure.message + "\nGive the chip's current keys with --current-keys FILE to set it up again.", exitCode: failure.exitCode)
+                }
+                throw failure
             }
             return result
         }

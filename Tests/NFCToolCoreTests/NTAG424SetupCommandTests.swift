@@ -77,6 +77,36 @@ struct NTAG424SetupCommandTests {
         #expect(Self.noKeys(again))
     }
 
+    @Test("a second setup says the chip is no longer at factory keys and names --current-keys (exit 9, tag file unchanged); with --current-keys it re-keys the chip, and its taps verify with the new keys only")
+    func setupAgainWithCurrentKeys() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("sticker.keys").path
+        try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
+        let newKeys = directory.appendingPathComponent("new.keys").path
+        try Data("key0 = 2122232425262728292A2B2C2D2E2F30\nsdmMetaRead = 3132333435363738393A3B3C3D3E3F40\nsdmFileRead = 4142434445464748494A4B4C4D4E4F50\n".utf8)
+            .write(to: URL(fileURLWithPath: newKeys))
+        let tagFile = directory.appendingPathComponent("sticker.json").path
+        let first = try runBuiltNFCTool(["ntag424", "setup", "--yes", "--device", "sim:ntag424?file=\(tagFile)", "--url", Self.template, "--keys", keys])
+        #expect(first.status == 0, "\(first.standardError)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: tagFile))
+        let again = try runBuiltNFCTool(["ntag424", "setup", "--yes", "--device", "sim:?file=\(tagFile)", "--url", Self.template, "--keys", newKeys])
+        #expect(again.status == 9, "\(again.standardError)")
+        #expect(again.standardError.contains("key 0 is no longer the factory key: the chip was set up before"), "\(again.standardError)")
+        #expect(again.standardError.contains("--current-keys FILE"), "\(again.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tagFile)) == before)
+        let rekey = try runBuiltNFCTool([
+            "ntag424", "setup", "--yes", "--device", "sim:?file=\(tagFile)", "--url", Self.template, "--keys", newKeys, "--current-keys", keys,
+        ])
+        #expect(rekey.status == 0, "\(rekey.standardError)")
+        #expect(Self.noKeys(rekey))
+        let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(tagFile)", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(read.standardOutput.utf8)) as? [String: Any])
+        let url = try #require((object["records"] as? [[String: Any]])?.first?["uri"] as? String, "\(read.standardOutput)")
+        #expect(try runBuiltNFCTool(["sun", "verify", "--keys", newKeys, url]).status == 0)
+        #expect(try runBuiltNFCTool(["sun", "verify", "--keys", keys, url]).status != 0)
+    }
+
     @Test("--plan lists every command with keys masked and sends nothing (no tag file is made); keys from $NFCTOOL_NTAG424_KEYS")
     func plan() throws {
         let directory = try temporaryDirectory()
