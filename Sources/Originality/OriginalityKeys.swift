@@ -77,12 +77,12 @@ extension OriginalityKey {
         OriginalityKey(
             name: "NXP NTAG 424 DNA", curve: .secp224r1,
             publicPoint: "048A9B380AF2EE1B98DC417FECC263F8449C7625CECE82D9B916C992DA209D68422B81EC20B65A66B5102A61596AF3379200599316A00A1410",
-            models: ["NTAG 424 DNA", "NTAG 4xx DNA", "MIFARE DESFire EV2", "MIFARE DESFire Light"],
+            models: ["NTAG 424 DNA", "MIFARE DESFire EV2", "MIFARE DESFire Light"],
             source: "NXP AN12196 (NTAG 424 DNA and NTAG 424 DNA TagTamper features and hints), 8.2 asymmetric originality check; Proxmark3 client/src/crypto/originality.c"),
         OriginalityKey(
             name: "NXP MIFARE DESFire EV2", curve: .secp224r1,
             publicPoint: "04B304DC4C615F5326FE9383DDEC9AA892DF3A57FA7FFB3276192BC0EAA252ED45A865E3B093A3D0DCE5BE29E92F1392CE7DE321E3E5C52B3A",
-            models: ["MIFARE DESFire EV2", "NTAG 424 DNA", "NTAG 4xx DNA", "MIFARE DESFire Light"],
+            models: ["MIFARE DESFire EV2", "NTAG 424 DNA", "MIFARE DESFire Light"],
             source: "Proxmark3 client/src/crypto/originality.c (\"NTAG424DNA, NTAG424DNATT, DESFire EV2, DESFire Light EV2\"), recovered in tools/recover_pk.py from DESFire EV2 chips"),
         OriginalityKey(
             name: "NXP MIFARE DESFire EV3", curve: .secp224r1,
@@ -102,7 +102,7 @@ extension OriginalityKey {
         OriginalityKey(
             name: "NXP NTAG 413 DNA / MIFARE DESFire EV1", curve: .secp224r1,
             publicPoint: "04BB5D514F7050025C7D0F397310360EEC91EAF792E96FC7E0F496CB4E669D414F877B7B27901FE67C2E3B33CD39D1C797715189AC951C2ADD",
-            models: ["NTAG 413 DNA", "NTAG 4xx DNA", "MIFARE DESFire EV1"],
+            models: ["NTAG 413 DNA", "MIFARE DESFire EV1"],
             source: "Proxmark3 client/src/crypto/originality.c (\"NTAG413DNA, DESFire EV1\")"),
         OriginalityKey(
             name: "NXP MIFARE DESFire EV2 XL", curve: .secp224r1,

@@ -107,6 +107,16 @@ struct NTAG424SetupCommandTests {
         #expect(try runBuiltNFCTool(["sun", "verify", "--keys", keys, url]).status != 0)
     }
 
+    @Test("one name, NTAG 424 DNA: scan and info show it, verify --expect-model 'NTAG 424 DNA' passes")
+    func oneName() throws {
+        let scan = try runBuiltNFCTool(["scan", "--device", "sim:ntag424", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(scan.standardOutput.utf8)) as? [String: Any])
+        #expect(object["model"] as? String == "NTAG 424 DNA")
+        #expect(try runBuiltNFCTool(["info", "--device", "sim:ntag424"]).standardOutput.contains("NTAG 424 DNA"))
+        let verify = try runBuiltNFCTool(["verify", "--device", "sim:ntag424", "--expect-model", "NTAG 424 DNA"])
+        #expect(verify.status == 0, "\(verify.standardOutput)\(verify.standardError)")
+    }
+
     @Test("--plan lists every command with keys masked and sends nothing (no tag file is made); keys from $NFCTOOL_NTAG424_KEYS")
     func plan() throws {
         let directory = try temporaryDirectory()
