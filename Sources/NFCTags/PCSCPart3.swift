@@ -171,7 +171,9 @@ extension PCSCPart3 {
     /// data-objects`, answered by BER-TLV data objects and SW1 SW2. P2 is the function
     /// (``Function``); every answer carries a generic error status object (`C0 03 XX SW1 SW2`).
     /// Readers with it: ACS ACR1252U (ISO 14443), ACR1552U (ISO 14443 and ISO 15693), Identiv
-    /// uTrust/CLOUD 3700 F, HID OMNIKEY 5022/5427.
+    /// uTrust/CLOUD 3700 F. Not HID's OMNIKEY 5022/5427: nothing that could be consulted (HID's
+    /// developer guides' contents and sample code) shows a transparent session there, so they
+    /// keep the generic profile (docs/hardware.md, "HID OMNIKEY 5022 / 5427 CK").
     public enum TransparentSession {
         /// The instruction byte of every transparent-session APDU.
         public static let instruction: UInt8 = 0xC2
