@@ -221,12 +221,22 @@ public actor PCSCReader: NFCReader {
                     .notSupported,
                     "the card on \(name) uses PC/SC standard 0x\(Hex.encode([standard])); the generic PC/SC profile handles ISO 14443-A part 3 and ISO 15693 part 3 storage cards and ISO-DEP cards")
             }
-        case .isoDEP:
-            var ats = try getData(PCSCPart3.getDataATS, what: "the ATS")
-            // Readers give the ATS with or without its length byte TL: NFCKit keeps it whole.
-            if ats.isEmpty || Int(ats[0]) != ats.count { ats = Bytes([UInt8(truncatingIfNeeded: ats.count + 1)] + ats.array) }
-            return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: 0x20, ats: ats))
+        case .isoDEP(let historical):
+            return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: 0x20, ats: Self.ats(getData: try? getData(PCSCPart3.getDataATS, what: "the ATS"), historical: historical)))
         }
+    }
+
+    /// The ATS of an ISO-DEP card from GET DATA `FF CA 01` when the reader gives it, else from
+    /// the ATR's historical bytes: GET DATA of the ATS is optional (Identiv's uTrust answers
+    /// `6A 81` for HF cards; HID's readers give the historical bytes only). Readers give the ATS
+    /// with or without its length byte TL: NFCKit keeps it whole. Built from the historical
+    /// bytes, the ATS is TL, T0 = `00` (no interface bytes announced, FSCI 0) and the bytes.
+    static func ats(getData: Bytes?, historical: Bytes) -> Bytes {
+        guard var ats = getData, !ats.isEmpty, ats != historical else {
+            return Bytes([UInt8(truncatingIfNeeded: historical.count + 2), 0x00] + historical.array)
+        }
+        if Int(ats[0]) != ats.count { ats = Bytes([UInt8(truncatingIfNeeded: ats.count + 1)] + ats.array) }
+        return ats
     }
 
     /// An ISO 15693 UID most significant byte first: readers give it as it is sent on the air

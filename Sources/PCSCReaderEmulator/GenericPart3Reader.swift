@@ -35,6 +35,19 @@ public final class GenericPart3Reader {
         PN532Register.bitFraming: 0x00,
     ]
 
+    /// What GET DATA `FF CA 01 00 00` answers for an ISO-DEP card: readers differ.
+    public enum ATSAnswer: String, Sendable, CaseIterable {
+        /// The ATS (as ACS readers do).
+        case ats
+        /// `6A 81`, function not supported (as Identiv's uTrust manuals give for HF cards).
+        case unsupported
+        /// The ATS's historical bytes only (as HID's readers answer).
+        case historical
+    }
+
+    /// What GET DATA of the ATS answers (default: the ATS).
+    public var atsAnswer: ATSAnswer = .ats
+
     /// A reader over `field` behaving as `profile`.
     public init(field: VirtualField, profile: EmulatedReaderProfile = .generic) {
         self.field = field
@@ -111,7 +124,11 @@ public final class GenericPart3Reader {
                 if case .iso15693(let v) = tag.targetInfo { data = v.uid.array.reversed() } else { data = tag.targetInfo.identifier.array }
             case PCSCPart3.getDataATS:
                 guard case .iso14443A(let a) = tag.targetInfo, a.supportsISODEP else { return Self.sw(PCSCPart3.StatusWord.functionNotSupported) }
-                data = a.ats.array
+                switch atsAnswer {
+                case .ats: data = a.ats.array
+                case .unsupported: return Self.sw(PCSCPart3.StatusWord.functionNotSupported)
+                case .historical: data = a.historicalBytes.array
+                }
             default:
                 return Self.sw(PCSCPart3.StatusWord.wrongParameter)
             }

@@ -141,6 +141,27 @@ extension PCSCEndToEnd {
             #expect(back.output.contains("https://example.com/type4-via-pcsc"), "\(back.output)")
         }
 
+        @Test("a Type 4 tag on a reader whose GET DATA of the ATS answers 6A81 (Identiv) or only the historical bytes (HID): scan, write and read through pcscd, the ATS taken from the ATR",
+              arguments: ["unsupported", "historical"])
+        func type4WithoutATSByGetData(answer: String) throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("type4.json").path
+            let reader = try VirtualReaderProcess(tag: "sim:type4?file=\(file)", daemon: daemon, extra: ["--get-data-ats", answer])
+            defer { reader.stop() }
+            let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(scan.status == 0, "\(scan.output)")
+            #expect(scan.output.contains("SAK:        20"), "\(scan.output)")
+            let write = try runTool(
+                tool, ["write", "--device", "pcsc", "--url", "https://example.com/no-ats", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 0, "\(write.output)")
+            #expect(reader.receivedAPDUs.contains("ffca010000"), "\(reader.receivedAPDUs)")
+            reader.stop()
+            let back = try runTool(tool, ["read", "--device", "sim:type4?file=\(file)"], environment: daemon.environment, timeout: 30)
+            #expect(back.output.contains("https://example.com/no-ats"), "\(back.output)")
+        }
+
         @Test("nfctool watch --device pcsc reports the tag's arrival, its removal (card taken off the reader) and its return")
         func watchSeesArrivalAndRemoval() throws {
             let tool = try Self.nfctool()
