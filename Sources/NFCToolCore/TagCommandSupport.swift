@@ -77,7 +77,11 @@ enum TagCommandSupport {
         } catch {
             throw .failure("polling failed on \(connection): \(error)")
         }
-        guard let target else { throw .noTag("no tag within \(ScanCommand.format(seconds)) s on \(connection)") }
+        guard let target else {
+            // A card lies there that NFCKit does not handle (a PC/SC card name it does not know).
+            if let reason = await reader.unsupportedCardReason { throw CommandError(reason, exitCode: .unsupported) }
+            throw .noTag("no tag within \(ScanCommand.format(seconds)) s on \(connection)")
+        }
         guard alone else { return target }
         let all: [TargetInfo]
         do {

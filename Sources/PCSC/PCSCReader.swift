@@ -160,8 +160,10 @@ public actor PCSCReader: NFCReader {
                 let found: TargetInfo?
                 do throws(NFCReaderDeviceError) {
                     found = try select(context)
+                    unsupportedCardReason = nil
                 } catch where [.notSupported, .tagLost, .rfError, .timeout].contains(error.code) {
                     found = nil
+                    unsupportedCardReason = error.code == .notSupported ? error.reason : nil
                 }
                 if let info = found, modulations.contains(info.modulation) {
                     selectedInfo = info
@@ -179,6 +181,9 @@ public actor PCSCReader: NFCReader {
             _ = try openContext()
         }
     }
+
+    /// Why the card the last poll saw is no tag NFCKit handles (its ATR, its card name), if so.
+    public private(set) var unsupportedCardReason: String?
 
     /// Connects to the card and tells what it is from its ATR and GET DATA.
     private func select(_ context: ContextHandle) throws(NFCReaderDeviceError) -> TargetInfo? {
@@ -205,14 +210,12 @@ public actor PCSCReader: NFCReader {
             switch standard {
             case PCSCPart3.Standard.iso14443APart3:
                 // PC/SC gives neither ATQA nor SAK: the SAK follows from the card name, the
-                // ATQA stays unknown (empty).
-                let sak: UInt8 =
-                    switch cardName {
-                    case PCSCPart3.CardName.mifareClassic1K: 0x08
-                    case PCSCPart3.CardName.mifareClassic4K: 0x18
-                    case PCSCPart3.CardName.mifareMini: 0x09
-                    default: 0x00
-                    }
+                // ATQA stays unknown (empty). A name NFCKit does not know gets no command.
+                guard let sak = PCSCPart3.CardName.sak(cardName) else {
+                    throw NFCReaderDeviceError(
+                        .notSupported,
+                        "unsupported card (\(PCSCPart3.CardName.describe(cardName))) on \(name): NFCKit sends it no command")
+                }
                 return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: sak))
             case PCSCPart3.Standard.iso15693Part3:
                 return .iso15693(ISO15693Target(uid: Self.mostSignificantFirst(uid)))

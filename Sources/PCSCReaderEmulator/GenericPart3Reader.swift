@@ -47,6 +47,9 @@ public final class GenericPart3Reader {
 
     /// What GET DATA of the ATS answers (default: the ATS).
     public var atsAnswer: ATSAnswer = .ats
+    /// The card name the ATR of an ISO 14443-A part 3 card gives instead of the one its SAK
+    /// maps to (a reader naming a Topaz, a MIFARE Plus in SL1/SL2), or nil.
+    public var cardName: UInt16?
 
     /// A reader over `field` behaving as `profile`.
     public init(field: VirtualField, profile: EmulatedReaderProfile = .generic) {
@@ -57,6 +60,9 @@ public final class GenericPart3Reader {
     /// The ATR of the tag in the field, or nil when there is none.
     public var atr: Bytes? {
         guard let tag = field.currentTag else { return nil }
+        if let cardName, case .storageCard(let standard, _) = Self.atr(for: tag.targetInfo), standard == PCSCPart3.Standard.iso14443APart3 {
+            return PCSCContactlessATR.storageCard(standard: standard, cardName: cardName).bytes
+        }
         return Self.atr(for: tag.targetInfo).bytes
     }
 

@@ -36,6 +36,9 @@ enum Options {
     static let atsAnswer = TypedOption(
         .option("get-data-ats", valueName: "answer", help: "What GET DATA FF CA 01 00 00 answers for an ISO-DEP card: ats (default), unsupported (6A81, as Identiv uTrust), historical (the historical bytes only, as HID)."),
         ValueType(reason: "ats, unsupported or historical") { GenericPart3Reader.ATSAnswer(rawValue: $0) })
+    static let cardName = TypedOption(
+        .option("card-name", valueName: "hex", help: "The card name NN NN the ATR gives an ISO 14443-A storage card instead of the one its SAK maps to (e.g. 0030 Topaz, 0036 MIFARE Plus SL1 2K)."),
+        ValueType(reason: "4 hex digits") { $0.count == 4 ? UInt16($0, radix: 16) : nil })
     static let configuration = CommandConfiguration(
         name: "pcsc-reader-emulator",
         abstract: "A contactless PC/SC reader (generic Part 3 profile) holding a virtual tag, reached by pcscd through vsmartcard's vpcd driver (docs/hardware.md).",
@@ -49,7 +52,7 @@ enum Options {
             sim: fault plan (leave-after=K) leaves the reader the same way (`removed`); \
             `present` brings it back.
             """,
-        options: [tag.option, port.option, host, wait.option, log, profile.option, handOut.option, atsAnswer.option])
+        options: [tag.option, port.option, host, wait.option, log, profile.option, handOut.option, atsAnswer.option, cardName.option])
 }
 
 /// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
@@ -69,6 +72,7 @@ let logPath: String?
 let profile: EmulatedReaderProfile
 let handOutOnReset: Bool
 let atsAnswer: GenericPart3Reader.ATSAnswer
+let cardName: UInt16?
 do throws(CommandError) {
     guard case .run(let arguments) = try formatter.parser.parse(CommandLine.arguments.dropFirst()) else {
         io.printLine(String(formatter.helpText.dropLast()))
@@ -83,6 +87,7 @@ do throws(CommandError) {
     profile = try arguments.value(of: Options.profile) ?? .generic
     handOutOnReset = try arguments.value(of: Options.handOut) ?? false
     atsAnswer = try arguments.value(of: Options.atsAnswer) ?? .ats
+    cardName = try arguments.value(of: Options.cardName)
 } catch {
     io.printErrorLine(String(formatter.errorText(error).dropLast()))
     exit(64)
@@ -98,6 +103,7 @@ do {
 if field.currentTag == nil { field.presentNext() }
 let reader = GenericPart3Reader(field: field, profile: profile)
 reader.atsAnswer = atsAnswer
+reader.cardName = cardName
 var logFile: UnsafeMutablePointer<FILE>?
 if let logPath {
     logFile = fopen(logPath, "a")

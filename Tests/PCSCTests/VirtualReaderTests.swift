@@ -162,6 +162,26 @@ extension PCSCEndToEnd {
             #expect(back.output.contains("https://example.com/no-ats"), "\(back.output)")
         }
 
+        @Test("a card name NFCKit does not know (Topaz 0030, MIFARE Plus SL2 0038) is 'unsupported card (name)', exit 10, and gets no Type 2 command; the tag file is unchanged",
+              arguments: [("0030", "Topaz"), ("0038", "MIFARE Plus SL2 2K")])
+        func unknownCardName(name: String, label: String) throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("tag.json").path
+            #expect(try runTool(tool, ["scan", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30).status == 0)
+            let before = try Data(contentsOf: URL(fileURLWithPath: file))
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon, extra: ["--card-name", name])
+            defer { reader.stop() }
+            let write = try runTool(
+                tool, ["write", "--device", "pcsc", "--url", "https://example.com/x", "--timeout", "3"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 10, "\(write.output)")
+            #expect(write.output.contains("unsupported card (\(label))"), "\(write.output)")
+            #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffb0") || $0.hasPrefix("ffd6") }, "\(reader.receivedAPDUs)")
+            reader.stop()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+        }
+
         @Test("nfctool watch --device pcsc reports the tag's arrival, its removal (card taken off the reader) and its return")
         func watchSeesArrivalAndRemoval() throws {
             let tool = try Self.nfctool()
