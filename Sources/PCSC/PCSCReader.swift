@@ -160,10 +160,8 @@ public actor PCSCReader: NFCReader {
                 let found: TargetInfo?
                 do throws(NFCReaderDeviceError) {
                     found = try select(context)
-                    unsupportedCardReason = nil
                 } catch where [.notSupported, .tagLost, .rfError, .timeout].contains(error.code) {
                     found = nil
-                    unsupportedCardReason = error.code == .notSupported ? error.reason : nil
                 }
                 if let info = found, modulations.contains(info.modulation) {
                     selectedInfo = info
@@ -182,11 +180,12 @@ public actor PCSCReader: NFCReader {
         }
     }
 
-    /// Why the card the last poll saw is no tag NFCKit handles (its ATR, its card name), if so.
+    /// Why the card the last poll saw is no tag NFCKit handles (a card name it does not know), if so.
     public private(set) var unsupportedCardReason: String?
 
     /// Connects to the card and tells what it is from its ATR and GET DATA.
     private func select(_ context: ContextHandle) throws(NFCReaderDeviceError) -> TargetInfo? {
+        unsupportedCardReason = nil
         let card: CardHandle
         let atr: [UInt8]
         do {
@@ -212,9 +211,9 @@ public actor PCSCReader: NFCReader {
                 // PC/SC gives neither ATQA nor SAK: the SAK follows from the card name, the
                 // ATQA stays unknown (empty). A name NFCKit does not know gets no command.
                 guard let sak = PCSCPart3.CardName.sak(cardName) else {
-                    throw NFCReaderDeviceError(
-                        .notSupported,
-                        "unsupported card (\(PCSCPart3.CardName.describe(cardName))) on \(name): NFCKit sends it no command")
+                    let reason = "unsupported card (\(PCSCPart3.CardName.describe(cardName))) on \(name): NFCKit sends it no command"
+                    unsupportedCardReason = reason
+                    throw NFCReaderDeviceError(.notSupported, reason)
                 }
                 return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: sak))
             case PCSCPart3.Standard.iso15693Part3:
