@@ -129,6 +129,9 @@ public actor LibNFCReader: NFCReader {
         }
     }
 
+    /// True: a PN532 lists the ISO 14443-A tags in its field.
+    public nonisolated var listsSeveralTargets: Bool { true }
+
     /// Polls as ``poll(for:timeout:)``; when an ISO 14443-A tag answers, switches the field off
     /// and on (tags halted by an earlier deselect answer again, as `nfc_initiator_init` does
     /// before `nfc-list` lists), lists every ISO 14443-A tag in the field through

@@ -75,6 +75,10 @@ actor SessionTagReader: NFCReader {
         try await base.deselect()
     }
 
+    nonisolated var listsSeveralTargets: Bool { base.listsSeveralTargets }
+
+    var unsupportedCardReason: String? { get async { await base.unsupportedCardReason } }
+
     func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
         try checkConnected()
         return try await base.listTargets(for: modulations, limit: limit, timeout: timeout)

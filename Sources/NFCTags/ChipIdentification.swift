@@ -190,7 +190,8 @@ public enum ChipIdentification {
     }
 
     /// Names an NXP ISO-DEP chip from its GetVersion hardware bytes: type (01 DESFire, 02 MIFARE
-    /// Plus, 04 NTAG 4xx DNA), major version (DESFire 00 EV0, 01 EV1, 12 EV2, 33 EV3) and storage
+    /// Plus, 04 NTAG DNA), major version (DESFire 00 EV0, 01 EV1, 12 EV2, 33 EV3; NTAG DNA 30 NTAG 424
+    /// DNA, 10 NTAG 413 DNA, the chip names NXP and Proxmark3's `hf mfdes info` give) and storage
     /// size (2^(n/2) bytes: 16 → 2K, 18 → 4K, 1A → 8K).
     static func nxpISODEPModel(type: UInt8, major: UInt8, storage: UInt8) -> (String, Int?) {
         let bytes = storage >> 1 < 24 ? 1 << Int(storage >> 1) : nil
@@ -200,7 +201,9 @@ public enum ChipIdentification {
             let generation = [0x00: "", 0x01: " EV1", 0x12: " EV2", 0x33: " EV3"][major] ?? " (version \(major))"
             return ("MIFARE DESFire\(generation)\(size)", bytes)
         case 0x02: return ("MIFARE Plus\(size)", bytes)
-        case 0x04: return ("NTAG 4xx DNA", bytes)
+        case 0x04:
+            let name = [0x30: "NTAG 424 DNA", 0x10: "NTAG 413 DNA"][major] ?? "NXP NTAG DNA chip (version \(major))"
+            return (name, bytes)
         default: return ("NXP ISO-DEP chip (type \(type))", bytes)
         }
     }

@@ -64,6 +64,16 @@ public protocol NFCReader: Actor {
     /// - Throws: as ``poll(for:timeout:)``.
     func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo]
 
+    /// Whether ``listTargets(for:limit:timeout:)`` can find more than one tag (a PN532 through
+    /// libnfc, the simulator). False (the default) for readers that show one card whatever is
+    /// in the field (PC/SC: the reader's firmware picks one), where listing would only poll again.
+    nonisolated var listsSeveralTargets: Bool { get }
+
+    /// Why the card the last ``poll(for:timeout:)`` saw was not reported as a tag, when the
+    /// reader presents one NFCKit does not handle (a PC/SC card name it does not know:
+    /// "unsupported card (Topaz) on …"); nil otherwise (the default).
+    var unsupportedCardReason: String? { get async }
+
     /// Selects `target`, one of the tags ``listTargets(for:limit:timeout:)`` listed, so later
     /// commands go to it. The default polls `target`'s modulation and checks the tag found is it.
     /// - Throws: ``NFCReaderDeviceError`` `tagLost` when the tag no longer answers.
@@ -135,6 +145,12 @@ extension NFCReader {
             if Task.isCancelled { return .cancelled }
         }
     }
+
+    /// Nil: the reader reports every card it can handle as a tag.
+    public var unsupportedCardReason: String? { get async { nil } }
+
+    /// False: the reader shows one tag at a time.
+    public nonisolated var listsSeveralTargets: Bool { false }
 
     /// One tag: what ``poll(for:timeout:)`` finds.
     public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {

@@ -117,6 +117,43 @@ public enum PCSCPart3 {
         public static let mifareUltralight: UInt16 = 0x0003
         /// MIFARE Mini.
         public static let mifareMini: UInt16 = 0x0026
+        /// Innovision Jewel.
+        public static let jewel: UInt16 = 0x002F
+        /// Innovision Topaz.
+        public static let topaz: UInt16 = 0x0030
+        /// MIFARE Plus 2K in security level 1 (MIFARE Classic compatible).
+        public static let mifarePlusSL1_2K: UInt16 = 0x0036
+        /// MIFARE Plus 4K in security level 1 (MIFARE Classic compatible).
+        public static let mifarePlusSL1_4K: UInt16 = 0x0037
+        /// MIFARE Plus 2K in security level 2.
+        public static let mifarePlusSL2_2K: UInt16 = 0x0038
+        /// MIFARE Plus 4K in security level 2.
+        public static let mifarePlusSL2_4K: UInt16 = 0x0039
+
+        /// `Topaz`, `MIFARE Plus SL2 2K`, or `card name 0x0031` for a name without one here.
+        public static func describe(_ name: UInt16) -> String {
+            let names: [UInt16: String] = [
+                none: "no card name", mifareClassic1K: "MIFARE Classic 1K", mifareClassic4K: "MIFARE Classic 4K",
+                mifareUltralight: "MIFARE Ultralight", mifareMini: "MIFARE Mini", jewel: "Jewel", topaz: "Topaz",
+                mifarePlusSL1_2K: "MIFARE Plus SL1 2K", mifarePlusSL1_4K: "MIFARE Plus SL1 4K",
+                mifarePlusSL2_2K: "MIFARE Plus SL2 2K", mifarePlusSL2_4K: "MIFARE Plus SL2 4K",
+            ]
+            return names[name] ?? "card name 0x" + Hex.encode([UInt8(name >> 8), UInt8(name & 0xFF)], uppercase: true)
+        }
+
+        /// The SAK NFCKit gives an ISO 14443-A part 3 card of this name (the Type 2 path for
+        /// `00`, the MIFARE Classic path for `08`, `18`, `09`: MIFARE Plus in security level 1
+        /// is offered the Classic path), or nil for a card NFCKit does not know: it gets no
+        /// command (Jewel/Topaz, MIFARE Plus in security level 2, names not listed here).
+        public static func sak(_ name: UInt16) -> UInt8? {
+            switch name {
+            case mifareClassic1K, mifarePlusSL1_2K: 0x08
+            case mifareClassic4K, mifarePlusSL1_4K: 0x18
+            case mifareMini: 0x09
+            case none, mifareUltralight: 0x00
+            default: nil
+            }
+        }
     }
 }
 
@@ -171,7 +208,9 @@ extension PCSCPart3 {
     /// data-objects`, answered by BER-TLV data objects and SW1 SW2. P2 is the function
     /// (``Function``); every answer carries a generic error status object (`C0 03 XX SW1 SW2`).
     /// Readers with it: ACS ACR1252U (ISO 14443), ACR1552U (ISO 14443 and ISO 15693), Identiv
-    /// uTrust/CLOUD 3700 F, HID OMNIKEY 5022/5427.
+    /// uTrust/CLOUD 3700 F. Not HID's OMNIKEY 5022/5427: nothing that could be consulted (HID's
+    /// developer guides' contents and sample code) shows a transparent session there, so they
+    /// keep the generic profile (docs/hardware.md, "HID OMNIKEY 5022 / 5427 CK").
     public enum TransparentSession {
         /// The instruction byte of every transparent-session APDU.
         public static let instruction: UInt8 = 0xC2

@@ -125,6 +125,12 @@ public actor PlanningReader: NFCReader {
     public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
         await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval)
     }
+    /// The base reader's.
+    public nonisolated var listsSeveralTargets: Bool { base.listsSeveralTargets }
+
+    /// The base reader's.
+    public var unsupportedCardReason: String? { get async { await base.unsupportedCardReason } }
+
     /// Passes on: the base reader lists the tags in its field its own way.
     public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
         try await base.listTargets(for: modulations, limit: limit, timeout: timeout)

@@ -47,6 +47,15 @@ public struct Type2ChipProfile: Sendable, Hashable {
         all.first { model.hasPrefix($0.model) }
     }
 
+    /// The longest NDEF message the chip holds as its factory format leaves it: the data area
+    /// the capability container declares (CC2 × 8 bytes, within the user pages), less what
+    /// stands before the NDEF TLV (NTAG213's Lock Control TLV) and the TLV's own bytes.
+    public var factoryNDEFCapacity: Int {
+        let area = min(userPages.count * 4, Int(capabilityContainer[2]) * 8)
+        let before = emptyTLVArea.firstIndex(of: 0x03) ?? 0
+        return Type2TLVArea.capacity(usableBytes: area - before)
+    }
+
     /// Every known profile.
     public static let all: [Type2ChipProfile] = [
         ntag("NTAG210", pages: 20, dynamicLockPage: nil, lockBits: 0, blockBits: 0, cc: 0x06),

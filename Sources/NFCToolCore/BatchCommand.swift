@@ -37,6 +37,9 @@ struct BatchCommand: ToolCommand {
     static let start = CommandOption.option("start", valueName: "n", help: "The first {n} of a new ledger (default 1); a ledger never hands out a value twice.")
     static let count = CommandOption.option("count", short: "n", valueName: "n", help: "Stop after n tags done.")
     static let maxFailures = CommandOption.option("max-failures", valueName: "n", help: "Stop after n failed tags.")
+    static let maxConsecutiveFailures = CommandOption.option(
+        "max-consecutive-failures", valueName: "n",
+        help: "Stop after n tags in a row failed the same way: the message does not fit, the tag is read-only, not NDEF formatted or cannot do it (default 3; 0: never).")
     static let format = CommandOption.flag("format", help: "Format blank tags first.")
     static let lock = CommandOption.flag("lock", help: "Make each tag read-only for good after its verified write (needs --yes).")
     static let protect = CommandOption.flag("protect", help: "Protect each NTAG21x with the password of --password-file or NFCTOOL_PASSWORD after the write.")
@@ -72,7 +75,8 @@ struct BatchCommand: ToolCommand {
             (AN10922), its URL read back and verified; the ledger records the key fingerprints, \
             never a key; check taps with 'nfctool sun verify --keys MASTERFILE'. Progress goes to standard error, the summary to standard output (--json \
             for scripts). Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
-            failed, 1 otherwise.
+            failed, 1 when one did; 8 when none failed but --require-genuine refused a \
+            counterfeit chip (counted apart, as "counterfeit").
 
             Examples:
               nfctool batch --url 'https://ex.io/t/{uid}?n={n:05}' --count 100
@@ -82,7 +86,7 @@ struct BatchCommand: ToolCommand {
               nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
-            + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, format, lock, TagWriteSupport.yes, protect,
+            + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
                TagWriteSupport.passwordFile, allowRewrite, requireGenuine, ntag424Keys, plan]
     )
 
@@ -96,6 +100,7 @@ struct BatchCommand: ToolCommand {
     let startValue: Int
     let countValue: Int?
     let maxFailuresValue: Int?
+    let maxConsecutiveFailuresValue: Int?
     let dryRun: Bool
     let runName: String?
     let stationName: String
@@ -121,6 +126,8 @@ struct BatchCommand: ToolCommand {
         if let countValue, startValue > LedgerCounter.maximum - (countValue - 1) {
             throw .usage("--count \(countValue) from --start \(startValue) would pass \(LedgerCounter.maximum), the largest counter a ledger holds")
         }
+        let consecutive = try arguments.value(of: Self.maxConsecutiveFailures) { Int($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 3
+        maxConsecutiveFailuresValue = consecutive == 0 ? nil : consecutive
         dryRun = arguments.contains(Self.plan)
         let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if hasRecords == (manifestPath != nil) {
@@ -246,6 +253,7 @@ struct BatchCommand: ToolCommand {
         }
 
         var options = BatchOptions(count: countValue, maxFailures: maxFailuresValue)
+        options.maxConsecutiveFailures = maxConsecutiveFailuresValue
         options.format = arguments.contains(Self.format)
         options.lock = arguments.contains(Self.lock)
         options.password = arguments.contains(Self.protect) ? password : nil
@@ -315,16 +323,20 @@ struct BatchCommand: ToolCommand {
         let seconds = Self.seconds(ContinuousClock.now - started)
         if printsJSON {
             let report = BatchReport(
-                done: summary.done, failed: summary.failed, skipped: summary.skipped, lastUID: summary.lastUID,
+                done: summary.done, failed: summary.failed, skipped: summary.skipped, counterfeit: summary.counterfeit, lastUID: summary.lastUID,
                 stopReason: summary.stopReason, seconds: seconds, ledger: ledger.location)
             context.io.write(try toolJSON(report))
         } else {
             context.io.printLine(
-                "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledger.location)")
+                "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped\(summary.counterfeit > 0 ? ", \(summary.counterfeit) counterfeit" : "") in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledger.location)")
         }
         if summary.failed > 0 { throw CommandError("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger", exitCode: .failure) }
         // A run the ledger stopped has failed even when no tag was in progress (a named run too).
         if let error = summary.ledgerError { throw CommandError("the ledger failed: \(error)", exitCode: .failure) }
+        if summary.counterfeit > 0 {
+            throw CommandError(
+                "\(summary.counterfeit) counterfeit chip\(summary.counterfeit == 1 ? "" : "s") refused (not shown genuine); see the ledger", exitCode: .verifyMismatch)
+        }
     }
 
     /// Starts this process's session on `ledger` and its coordinator; with `--run`, as a
@@ -441,7 +453,7 @@ struct BatchCommand: ToolCommand {
                 // The counter's last value ends the list (firstCounter keeps --count within it).
                 if let first, first > LedgerCounter.maximum - i { break }
                 let counter = first.map { $0 + i }
-                let message = (try? build(sampleUID, counter)).map(BatchCoordinator.describe) ?? "(cannot build)"
+                let message = (try? build(sampleUID, counter)).map { "\(BatchCoordinator.describe($0))\(Self.sizeAndFit($0))" } ?? "(cannot build)"
                 lines.append("tag \(i + 1)\(counter.map { " (n = \($0))" } ?? ""): \(message)")
                 tags.append(.init(tag: i + 1, counter: counter, row: nil, line: nil, message: message))
             }
@@ -450,7 +462,7 @@ struct BatchCommand: ToolCommand {
             let done = (try? ledger?.doneRows()) ?? []
             alreadyDone = done.count
             for (i, row) in rows.filter({ !done.contains($0.index) }).prefix(shown).enumerated() {
-                let message = (try? build(row, sampleUID)).map(BatchCoordinator.describe) ?? "(cannot build)"
+                let message = (try? build(row, sampleUID)).map { "\(BatchCoordinator.describe($0))\(Self.sizeAndFit($0))" } ?? "(cannot build)"
                 lines.append("row \(row.index) (line \(row.line)): \(message)")
                 tags.append(.init(tag: i + 1, counter: nil, row: row.index, line: row.line, message: message))
             }
@@ -462,6 +474,14 @@ struct BatchCommand: ToolCommand {
             return
         }
         for line in lines { context.io.printLine(line) }
+    }
+
+    /// ` (242 bytes; fits NTAG215, NTAG216)`: the message's encoded size and the Type 2 models
+    /// whose factory NDEF area holds it, for `--plan`.
+    static func sizeAndFit(_ message: NDEFMessage) -> String {
+        guard let bytes = try? message.encodedForTag().count else { return "" }
+        let fits = Type2ChipProfile.all.filter { $0.factoryNDEFCapacity >= bytes }.map(\.model)
+        return " (\(bytes) bytes; " + (fits.isEmpty ? "fits no NTAG21x or Ultralight EV1" : "fits \(fits.joined(separator: ", "))") + ")"
     }
 
     static func seconds(_ d: Duration) -> Double {
@@ -492,6 +512,8 @@ struct BatchReport: Encodable {
     var done: Int
     var failed: Int
     var skipped: Int
+    /// Chips refused by `--require-genuine` as not genuine.
+    var counterfeit: Int
     var lastUID: String?
     var stopReason: String
     var seconds: Double
@@ -527,6 +549,8 @@ final class BatchProgress: Sendable {
             io.printErrorLine("[\(reader)] take \(uid) away")
         case .readerFailed(let reader, let error):
             io.printErrorLine("[\(reader)] reader failed: \(error)")
+        case .severalTags(let reader, let count):
+            io.printErrorLine("[\(reader)] \(count) tags in the field: take one away (nothing is written until one is left)")
         case .ledgerStatus(let status):
             io.printErrorLine(Self.describe(status))
         }
@@ -554,10 +578,17 @@ final class BatchProgress: Sendable {
 /// `batch --require-genuine`: a tag is admitted only when its originality signature is valid
 /// under one of NXP's keys (``Originality/OriginalityVerifier``).
 enum GenuineAdmission {
-    /// Nil for a genuine chip; else a `counterfeit` refusal, its reason starting `counterfeit:`.
+    /// Nil for a genuine chip; a `counterfeit` refusal (its reason starting `counterfeit:`) for
+    /// a signature its maker's key rejects; else (no signature, or no key for the chip: not
+    /// shown genuine, never called counterfeit) a refusal recorded as `failed`.
     @Sendable static func check(_ tag: NFCTag) async -> BatchRefusal? {
         let verdict = await OriginalityVerifier().check(tag).verdict
-        guard verdict.isGenuine != true else { return nil }
-        return BatchRefusal(status: .counterfeit, reason: "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))")
+        switch verdict {
+        case .genuine: return nil
+        case .notGenuine:
+            return BatchRefusal(status: .counterfeit, reason: "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))")
+        case .noSignature, .unverified:
+            return BatchRefusal(status: .failed, reason: "not shown genuine (genuine: \(verdict.summary)); nothing was written")
+        }
     }
 }

@@ -3,7 +3,8 @@ public import CommandLineKit
 /// The exit statuses `nfctool` adds to the kit's (0 success, 1 failure, 64 usage, 65 data
 /// error): the one place they are defined.
 extension ExitCode {
-    /// No tag came within the timeout (`scan`, and the commands that wait for a tag).
+    /// No tag came within the timeout (`scan`, and the commands that wait for a tag), or, for a
+    /// command that writes, more than one tag answered (nothing was written).
     public static let noTag = ExitCode(rawValue: 2)
     /// No reader: the connection string named none, or it could not be opened.
     public static let noReader = ExitCode(rawValue: 3)
@@ -29,7 +30,7 @@ extension ExitCode {
     static let nfctoolStatuses: [ExitStatusDescription] = [
         .init(.success, "success"),
         .init(.failure, "failure (reader, tag or I/O error)"),
-        .init(.noTag, "no tag came within the timeout"),
+        .init(.noTag, "no tag came within the timeout (or, to write, more than one)"),
         .init(.noReader, "no reader (none found, or it could not be opened)"),
         .init(.notNDEF, "the tag holds no NDEF (not formatted, or not an NDEF tag)"),
         .init(.readOnly, "the tag is read-only; nothing was written"),

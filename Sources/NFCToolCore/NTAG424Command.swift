@@ -23,6 +23,9 @@ struct NTAG424SetupCommand: ToolCommand {
     static let keys = CommandOption.option(
         "keys", valueName: "file",
         help: "The keys file: key0 (new AppMasterKey), sdmFileRead, sdmMetaRead, optionally key3/key4 (else $\(keysVariable) in the same form).")
+    static let currentKeys = CommandOption.option(
+        "current-keys", valueName: "file",
+        help: "For a chip set up before: the keys file of its current keys (key0 opens it; the others are the old values of the keys changed).")
 
     static let configuration = CommandConfiguration(
         name: "setup",
@@ -35,13 +38,15 @@ struct NTAG424SetupCommand: ToolCommand {
             read once as a phone would and the URL checked (SDMReadCtr 1). Keys come from \
             --keys FILE or $\(keysVariable) ('key0=HEX;sdmMetaRead=HEX;sdmFileRead=HEX'), never \
             from the command line, and are never printed. --plan lists every command, keys \
-            masked, and sends nothing. Check a tap with 'nfctool sun verify URL --keys FILE'.
+            masked, and sends nothing. Key 0 changes for good: the setup asks first, as lock \
+            does, and needs --yes when standard input is not a terminal. Check a tap with \
+            'nfctool sun verify URL --keys FILE'.
 
             Examples:
-              nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys
+              nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --yes
               nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --plan
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, url, keys, TagCommandSupport.json, TagWriteSupport.plan]
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, url, keys, currentKeys, TagCommandSupport.json, TagWriteSupport.yes, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -71,9 +76,13 @@ struct NTAG424SetupCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let keyFile = try KeysFileSupport.load(path: options.arguments.value(of: Self.keys), variable: Self.keysVariable, command: "ntag424 setup", context: context)
+        var current: NTAG424KeyFile?
+        if let path = options.arguments.value(of: Self.currentKeys) {
+            current = try KeysFileSupport.load(path: path, variable: Self.keysVariable, command: "ntag424 setup", option: "--current-keys", context: context)
+        }
         let setup: NTAG424Setup
         do {
-            setup = try NTAG424Setup(template: try SDMURLTemplate(template), keys: keyFile)
+            setup = try NTAG424Setup(template: try SDMURLTemplate(template), keys: keyFile, currentKeys: current)
         } catch let error as SDMError {
             throw .usage("--url: \(error)")
         } catch {
@@ -87,11 +96,18 @@ struct NTAG424SetupCommand: ToolCommand {
             print(report, context: context, reader: nil)
             return
         }
+        let confirmed = options.arguments.contains(TagWriteSupport.yes)
+        if !confirmed && !context.io.isStandardInputTerminal {
+            throw .usage("ntag424 setup changes the chip's key 0 for good (the factory key no longer opens it). Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
+        }
         let sdmKeys = try? keyFile.sdmKeys()
-        let (done, reader) = try await TagOperation(options, context).run { tag, _ in
+        let (done, reader) = try await TagOperation(options, context).run(alone: true) { tag, _ in
             guard case .iso7816(let iso) = tag else {
                 throw CommandError("the \(tag.identity.model) is not an NTAG 424 DNA (no ISO-DEP); nothing was written", exitCode: .unsupported)
             }
+            try context.confirm(
+                "the chip with UID \(TagWriteSupport.spacedHex(iso.identifier)) gets new keys: key 0 changes for good and only the keys file opens it afterwards.",
+                confirmed: confirmed)
             var chip = NTAG424Tag(iso)
             var result = report
             do throws(NTAG424Error) {
@@ -101,7 +117,11 @@ struct NTAG424SetupCommand: ToolCommand {
                 let tap = sdmKeys.flatMap { try? SUNVerifier.verify(url: url, keys: $0) }
                 result.check = Report.Check(url: url, valid: tap != nil, readCounter: tap?.readCounter)
             } catch {
-                throw TagCommandSupport.map(error.tagError)
+                var failure = TagCommandSupport.map(error.tagError)
+                if error.code == .authenticationFailed, options.arguments.value(of: Self.currentKeys) == nil {
+                    failure = CommandError(failure.message + "\nGive the chip's current keys with --current-keys FILE to set it up again.", exitCode: failure.exitCode)
+                }
+                throw failure
             }
             return result
         }

@@ -19,7 +19,9 @@ struct ScanCommand: ToolCommand {
         abstract: "Wait for a tag; show its UID, model and NDEF state.",
         discussion: """
             Identifies the chip from ATQA/SAK and GET_VERSION (NTAG21x, Ultralight), the FeliCa \
-            PMm, the ICODE UID or the Type 4 NDEF application. Exits 2 when no tag comes within \
+            PMm, the ICODE UID or the Type 4 NDEF application. Lists every tag that answers \
+            together, as nfc-list does (several ISO 14443-A tags on a PN532; with --json, the \
+            first tag's object with tagsInField and otherTags). Exits 2 when no tag comes within \
             the timeout.
 
             Examples:
@@ -51,8 +53,26 @@ struct ScanCommand: ToolCommand {
 
     private func scanOnce(_ reader: any NFCReader, _ context: CommandContext) async throws(CommandError) {
         let target = try await TagCommandSupport.waitForTarget(reader, await reader.connectionString, seconds: timeoutSeconds ?? 10)
-        let report = await ScanReport.identifying(target, on: reader, event: nil)
-        context.io.write(printsJSON ? try toolJSON(report) : report.text)
+        // Every tag in the field, as nfc-list lists them: the first is identified as it was
+        // found, each other after selecting it.
+        let all = (try? await reader.tagsInField(with: target)) ?? [target]
+        var report = await ScanReport.identifying(target, on: reader, event: nil)
+        var others: [ScanReport] = []
+        for other in all.dropFirst() {
+            guard (try? await reader.select(other)) != nil else { continue }
+            others.append(await ScanReport.identifying(other, on: reader, event: nil))
+        }
+        if others.isEmpty {
+            context.io.write(printsJSON ? try toolJSON(report) : report.text)
+            return
+        }
+        if printsJSON {
+            report.tagsInField = others.count + 1
+            report.otherTags = others
+            context.io.write(try toolJSON(report))
+        } else {
+            context.io.write("\(others.count + 1) tags in the field\n" + ([report] + others).map(\.text).joined())
+        }
     }
 
     private func watch(_ reader: any NFCReader, _ context: CommandContext) async throws(CommandError) {
@@ -103,6 +123,10 @@ struct ScanReport: Encodable {
     var applicationData: String?, protocolInfo: String?
     var ndef: Bool?
     var event: String?
+    /// How many tags answered together, when more than one did (this one first).
+    var tagsInField: Int?
+    /// The other tags that answered with this one, each identified as this one is.
+    var otherTags: [ScanReport]?
 
     init(reader: String, target: TargetInfo, identity: ChipIdentity, event: String?) {
         id = TagIdentification(reader: reader, target: target, identity: identity)
@@ -114,7 +138,7 @@ struct ScanReport: Encodable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case applicationData, protocolInfo, ndef, event }
+    private enum CodingKeys: String, CodingKey { case applicationData, protocolInfo, ndef, event, tagsInField, otherTags }
 
     func encode(to encoder: any Encoder) throws {
         try id.encode(to: encoder, nulls: false)
@@ -123,6 +147,8 @@ struct ScanReport: Encodable {
         try container.encodeIfPresent(protocolInfo, forKey: .protocolInfo)
         try container.encodeIfPresent(ndef, forKey: .ndef)
         try container.encodeIfPresent(event, forKey: .event)
+        try container.encodeIfPresent(tagsInField, forKey: .tagsInField)
+        try container.encodeIfPresent(otherTags, forKey: .otherTags)
     }
 
     /// The report of `target`, identified on `reader`.

@@ -63,16 +63,35 @@ enum TagCommandSupport {
     }
 
     /// Waits up to `seconds` for a tag on `reader` (everything it can poll for); `connection`
-    /// names the reader in the errors.
-    /// - Throws: ``ExitCode/failure`` when polling fails, ``ExitCode/noTag`` when no tag comes.
-    static func waitForTarget(_ reader: any NFCReader, _ connection: String, seconds: Double) async throws(CommandError) -> TargetInfo {
+    /// names the reader in the errors. With `alone` (every command that writes), the tag must
+    /// be the only one in the field (``NFCReader/tagsInField(with:limit:)``): a write must not
+    /// go to whichever of two tags the reader took first.
+    /// - Throws: ``ExitCode/failure`` when polling fails, ``ExitCode/noTag`` when no tag comes
+    ///   or, with `alone`, when more than one answers ("2 tags in the field: take one away").
+    static func waitForTarget(
+        _ reader: any NFCReader, _ connection: String, seconds: Double, alone: Bool = false
+    ) async throws(CommandError) -> TargetInfo {
         let target: TargetInfo?
         do {
             target = try await pollUntilDeadline(reader, for: ScanCommand.modulations(await reader.supportedModulations), seconds: seconds)
         } catch {
             throw .failure("polling failed on \(connection): \(error)")
         }
-        guard let target else { throw .noTag("no tag within \(ScanCommand.format(seconds)) s on \(connection)") }
+        guard let target else {
+            // A card lies there that NFCKit does not handle (a PC/SC card name it does not know).
+            if let reason = await reader.unsupportedCardReason { throw CommandError(reason, exitCode: .unsupported) }
+            throw .noTag("no tag within \(ScanCommand.format(seconds)) s on \(connection)")
+        }
+        guard alone else { return target }
+        let all: [TargetInfo]
+        do {
+            all = try await reader.tagsInField(with: target, limit: 2)
+        } catch where error.code == .tagLost {
+            throw CommandError("the tag left the field before anything was written: \(error)", exitCode: .tagLost)
+        } catch {
+            throw .failure("listing the tags on \(connection) failed: \(error)")
+        }
+        guard all.count == 1 else { throw .noTag("\(SeveralTagsInField(all)); nothing was written") }
         return target
     }
 

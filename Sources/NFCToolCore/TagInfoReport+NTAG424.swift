@@ -28,12 +28,19 @@ struct NTAG424Info: Encodable, Sendable, Hashable {
     }
 
     var files: [File]
+    /// What the chip enforces on the NDEF file for a plain write (no authentication): nil when
+    /// write or read-write access is free, else the access needed (`key 0`, `never`). The CC's
+    /// write access byte can say `00` (granted) while this says otherwise: the chip decides.
+    var ndefWriteNeeds: String?
+
+    private enum CodingKeys: String, CodingKey { case files }
 
     /// Reads the settings of the three files; nil when the chip does not answer as an NTAG 424 DNA.
     static func read(_ iso: ISO7816Tag) async -> NTAG424Info? {
         var chip = NTAG424Tag(iso)
         guard (try? await chip.selectApplication()) != nil else { return nil }
         var files: [File] = []
+        var ndefWriteNeeds: String?
         for file in NTAG424.File.allCases {
             guard let settings = try? await chip.getFileSettings(file) else { return files.isEmpty ? nil : NTAG424Info(files: files) }
             let name = ["CC", "NDEF", "proprietary"][Int(file.rawValue) - 1]
@@ -45,12 +52,13 @@ struct NTAG424Info: Encodable, Sendable, Hashable {
                     offsets: sdm.namedOffsets.map { SDM.Offset(name: $0.name, value: $0.value) })
             }
             let rights = settings.accessRights
+            if file == .ndef, !rights.write.isFree, !rights.readWrite.isFree { ndefWriteNeeds = rights.write.description }
             files.append(File(
                 number: Int(file.rawValue), name: name, size: settings.fileSize, commMode: settings.commMode.description,
                 read: rights.read.description, write: rights.write.description, readWrite: rights.readWrite.description,
                 change: rights.change.description, sdm: sdm))
         }
-        return NTAG424Info(files: files)
+        return NTAG424Info(files: files, ndefWriteNeeds: ndefWriteNeeds)
     }
 
     /// The lines `info` prints.

@@ -143,7 +143,14 @@ struct TagInfoReport: Encodable, Sendable {
             default: report.id.technology = "ISO 14443-4 B (ISO-DEP)"
             }
             await report.inspectType4(iso)
-            if iso.identity.family == .ntagDNA { report.ntag424 = await NTAG424Info.read(iso) }
+            if iso.identity.family == .ntagDNA {
+                report.ntag424 = await NTAG424Info.read(iso)
+                // The access the chip enforces, not the CC's byte: a plain write is refused (6982).
+                if let needs = report.ntag424?.ndefWriteNeeds, report.ndefStatus == "read-write" {
+                    report.ndefStatus = "read-only without \(needs) (the NDEF file's settings)"
+                    report.lockState = "writes need \(needs) (file settings, not the CC)"
+                }
+            }
             let originality = await OriginalityVerifier().check(tag)
             report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
             report.genuine = originality.verdict

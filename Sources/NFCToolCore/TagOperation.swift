@@ -62,18 +62,20 @@ struct TagOperation: Sendable {
     }
 
     /// Runs `body` on the tag (with `password` applied, behind a ``PlanningReader`` when
-    /// `planning`) and returns what it returned and which reader did it.
+    /// `planning`) and returns what it returned and which reader did it. A command that writes
+    /// passes `alone`: it runs only when the tag is the only one in the field.
     /// - Throws: ``ExitCode/noReader`` when the reader cannot be opened, ``ExitCode/noTag`` when
-    ///   no tag comes, and what `body` throws: a ``CommandError`` as it is, an ``NFCTagError``
-    ///   with its exit status, anything else as a failure.
+    ///   no tag comes (or, with `alone`, more than one), and what `body` throws: a
+    ///   ``CommandError`` as it is, an ``NFCTagError`` with its exit status, anything else as a
+    ///   failure.
     func run<T: Sendable>(
-        password: NTAGPassword? = nil, planning: Bool = false,
+        password: NTAGPassword? = nil, planning: Bool = false, alone: Bool = false,
         _ body: (NFCTag, any NFCReader) async throws -> T
     ) async throws(CommandError) -> (T, ReaderLabel) {
         let connection = options.connection(context.environment)
         return try await TagCommandSupport.withReader(connection) { (opened) async throws(CommandError) -> (T, ReaderLabel) in
             let reader: any NFCReader = planning ? await PlanningReader(opened) : opened
-            let target = try await TagCommandSupport.waitForTarget(reader, connection, seconds: options.seconds)
+            let target = try await TagCommandSupport.waitForTarget(reader, connection, seconds: options.seconds, alone: alone)
             do {
                 // Identification leaves the tag selected (it re-selects a chip its GET_VERSION sent idle).
                 let tag = try await NFCTag.connect(to: target, on: reader)
@@ -128,7 +130,7 @@ enum TagWriteOperation {
     ) async throws(CommandError) {
         let planning = options.planning
         let ((tag, outcome, planned), reader) = try await TagOperation(options, context).run(
-            password: password, planning: planning
+            password: password, planning: planning, alone: true
         ) { (tag, reader) async throws -> (NFCTag, Outcome, [PlannedWrite]?) in
             let outcome = try await body(tag, reader, planning)
             return (tag, outcome, await (reader as? PlanningReader)?.writes)

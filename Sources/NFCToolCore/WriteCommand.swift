@@ -88,7 +88,7 @@ struct WriteCommand: ToolCommand {
             throw .usage("--lock makes the tag read-only for good. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
         let (planning, verifies, formats, locks, confirmed) = (planning, verifies && !planning, formats, locks, confirmed)
-        let ((report, planned), reader) = try await TagOperation(options, context).run(password: password, planning: planning) {
+        let ((report, planned), reader) = try await TagOperation(options, context).run(password: password, planning: planning, alone: true) {
             tag, reader in
             let query = try await tag.ndef.queryNDEFStatus()
             let formatting = formats && query.status == .notSupported

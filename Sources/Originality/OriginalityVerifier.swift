@@ -12,13 +12,17 @@ public enum OriginalityVerdict: Sendable, Hashable {
     /// The chip has no signature this tool can read (an older chip, a platform without one),
     /// or refused to give it; the reason says which.
     case noSignature(String)
+    /// The chip answered a signature that no key accepts, but no key of the table is its
+    /// maker's key for its model (``OriginalityKey/covers(model:)``): nothing can be said, and
+    /// it is never called counterfeit. The reason names the model.
+    case unverified(String)
 
     /// `true`, `false`, or nil when there was no signature: the JSON form.
     public var isGenuine: Bool? {
         switch self {
         case .genuine: true
         case .notGenuine: false
-        case .noSignature: nil
+        case .noSignature, .unverified: nil
         }
     }
 
@@ -34,6 +38,7 @@ public enum OriginalityVerdict: Sendable, Hashable {
         case .genuine(let key): "yes (\(key.name) key)"
         case .notGenuine: "no"
         case .noSignature: "no signature on this chip"
+        case .unverified(let reason): "unverified (\(reason))"
         }
     }
 }
@@ -81,6 +86,15 @@ public struct OriginalityVerifier: Sendable {
         return .notGenuine
     }
 
+    /// ``verify(uid:signature:)`` for a chip identified as `model`: a signature no key accepts
+    /// is ``OriginalityVerdict/notGenuine`` only when a key of the table covers `model`, else
+    /// ``OriginalityVerdict/unverified(_:)`` (the maker's key for that chip is not known here).
+    public func verify(uid: Bytes, signature: Bytes, model: String) -> OriginalityVerdict {
+        let verdict = verify(uid: uid, signature: signature)
+        guard verdict == .notGenuine, !keys.contains(where: { $0.covers(model: model) }) else { return verdict }
+        return .unverified("no key in the table for the \(model)")
+    }
+
     /// Reads the chip's signature with the command its platform has, then verifies it:
     /// READ_SIG (`3C 00`, NTAG21x 10.8, MF0ULx1 9.13) on Type 2 chips that have it; ICODE READ
     /// SIGNATURE (`BD`, NXP custom command) on ISO 15693 chips; Read_Sig (`90 3C 00 00 01 00 00`)
@@ -112,6 +126,6 @@ public struct OriginalityVerifier: Sendable {
         } catch {
             return OriginalityReport(uid: uid, signature: nil, verdict: .noSignature(error.reason))
         }
-        return OriginalityReport(uid: uid, signature: signature, verdict: verify(uid: uid, signature: signature))
+        return OriginalityReport(uid: uid, signature: signature, verdict: verify(uid: uid, signature: signature, model: tag.identity.model))
     }
 }

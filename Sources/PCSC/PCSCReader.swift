@@ -180,8 +180,12 @@ public actor PCSCReader: NFCReader {
         }
     }
 
+    /// Why the card the last poll saw is no tag NFCKit handles (a card name it does not know), if so.
+    public private(set) var unsupportedCardReason: String?
+
     /// Connects to the card and tells what it is from its ATR and GET DATA.
     private func select(_ context: ContextHandle) throws(NFCReaderDeviceError) -> TargetInfo? {
+        unsupportedCardReason = nil
         let card: CardHandle
         let atr: [UInt8]
         do {
@@ -205,14 +209,12 @@ public actor PCSCReader: NFCReader {
             switch standard {
             case PCSCPart3.Standard.iso14443APart3:
                 // PC/SC gives neither ATQA nor SAK: the SAK follows from the card name, the
-                // ATQA stays unknown (empty).
-                let sak: UInt8 =
-                    switch cardName {
-                    case PCSCPart3.CardName.mifareClassic1K: 0x08
-                    case PCSCPart3.CardName.mifareClassic4K: 0x18
-                    case PCSCPart3.CardName.mifareMini: 0x09
-                    default: 0x00
-                    }
+                // ATQA stays unknown (empty). A name NFCKit does not know gets no command.
+                guard let sak = PCSCPart3.CardName.sak(cardName) else {
+                    let reason = "unsupported card (\(PCSCPart3.CardName.describe(cardName))) on \(name): NFCKit sends it no command"
+                    unsupportedCardReason = reason
+                    throw NFCReaderDeviceError(.notSupported, reason)
+                }
                 return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: sak))
             case PCSCPart3.Standard.iso15693Part3:
                 return .iso15693(ISO15693Target(uid: Self.mostSignificantFirst(uid)))
@@ -221,12 +223,22 @@ public actor PCSCReader: NFCReader {
                     .notSupported,
                     "the card on \(name) uses PC/SC standard 0x\(Hex.encode([standard])); the generic PC/SC profile handles ISO 14443-A part 3 and ISO 15693 part 3 storage cards and ISO-DEP cards")
             }
-        case .isoDEP:
-            var ats = try getData(PCSCPart3.getDataATS, what: "the ATS")
-            // Readers give the ATS with or without its length byte TL: NFCKit keeps it whole.
-            if ats.isEmpty || Int(ats[0]) != ats.count { ats = Bytes([UInt8(truncatingIfNeeded: ats.count + 1)] + ats.array) }
-            return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: 0x20, ats: ats))
+        case .isoDEP(let historical):
+            return .iso14443A(ISO14443ATarget(uid: uid, atqa: Bytes(), sak: 0x20, ats: Self.ats(getData: try? getData(PCSCPart3.getDataATS, what: "the ATS"), historical: historical)))
         }
+    }
+
+    /// The ATS of an ISO-DEP card from GET DATA `FF CA 01` when the reader gives it, else from
+    /// the ATR's historical bytes: GET DATA of the ATS is optional (Identiv's uTrust answers
+    /// `6A 81` for HF cards; HID's readers give the historical bytes only). Readers give the ATS
+    /// with or without its length byte TL: NFCKit keeps it whole. Built from the historical
+    /// bytes, the ATS is TL, T0 = `00` (no interface bytes announced, FSCI 0) and the bytes.
+    static func ats(getData: Bytes?, historical: Bytes) -> Bytes {
+        guard var ats = getData, !ats.isEmpty, ats != historical else {
+            return Bytes([UInt8(truncatingIfNeeded: historical.count + 2), 0x00] + historical.array)
+        }
+        if Int(ats[0]) != ats.count { ats = Bytes([UInt8(truncatingIfNeeded: ats.count + 1)] + ats.array) }
+        return ats
     }
 
     /// An ISO 15693 UID most significant byte first: readers give it as it is sent on the air

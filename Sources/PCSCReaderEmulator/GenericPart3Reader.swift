@@ -35,6 +35,22 @@ public final class GenericPart3Reader {
         PN532Register.bitFraming: 0x00,
     ]
 
+    /// What GET DATA `FF CA 01 00 00` answers for an ISO-DEP card: readers differ.
+    public enum ATSAnswer: String, Sendable, CaseIterable {
+        /// The ATS (as ACS readers do).
+        case ats
+        /// `6A 81`, function not supported (as Identiv's uTrust manuals give for HF cards).
+        case unsupported
+        /// The ATS's historical bytes only (as HID's readers answer).
+        case historical
+    }
+
+    /// What GET DATA of the ATS answers (default: the ATS).
+    public var atsAnswer: ATSAnswer = .ats
+    /// The card name the ATR of an ISO 14443-A part 3 card gives instead of the one its SAK
+    /// maps to (a reader naming a Topaz, a MIFARE Plus in SL1/SL2), or nil.
+    public var cardName: UInt16?
+
     /// A reader over `field` behaving as `profile`.
     public init(field: VirtualField, profile: EmulatedReaderProfile = .generic) {
         self.field = field
@@ -44,6 +60,9 @@ public final class GenericPart3Reader {
     /// The ATR of the tag in the field, or nil when there is none.
     public var atr: Bytes? {
         guard let tag = field.currentTag else { return nil }
+        if let cardName, case .storageCard(let standard, _) = Self.atr(for: tag.targetInfo), standard == PCSCPart3.Standard.iso14443APart3 {
+            return PCSCContactlessATR.storageCard(standard: standard, cardName: cardName).bytes
+        }
         return Self.atr(for: tag.targetInfo).bytes
     }
 
@@ -111,7 +130,11 @@ public final class GenericPart3Reader {
                 if case .iso15693(let v) = tag.targetInfo { data = v.uid.array.reversed() } else { data = tag.targetInfo.identifier.array }
             case PCSCPart3.getDataATS:
                 guard case .iso14443A(let a) = tag.targetInfo, a.supportsISODEP else { return Self.sw(PCSCPart3.StatusWord.functionNotSupported) }
-                data = a.ats.array
+                switch atsAnswer {
+                case .ats: data = a.ats.array
+                case .unsupported: return Self.sw(PCSCPart3.StatusWord.functionNotSupported)
+                case .historical: data = a.historicalBytes.array
+                }
             default:
                 return Self.sw(PCSCPart3.StatusWord.wrongParameter)
             }

@@ -143,6 +143,7 @@ extension PN532Chip {
             return nil
         }
         tagHalted = false
+        exchangedSinceActivation = false
         blockAdapter.reset()
         outgoingChain = []
         incomingChain = []
@@ -278,8 +279,11 @@ extension PN532Chip {
             listedTargets[index].deselected = true
             if index == currentTargetIndex { tagHalted = true }
         }
-        // An operator takes the sticker away; the next of the stack comes.
-        if let target, indices.contains(currentTargetIndex), field.handsOutOnDeselect, isInField(target) { field.next() }
+        // An operator takes the sticker away once the reader has worked on it; the next of the
+        // stack comes.
+        if let target, indices.contains(currentTargetIndex), field.handsOutOnDeselect, exchangedSinceActivation, isInField(target) {
+            field.next()
+        }
         return status(.success)
     }
 

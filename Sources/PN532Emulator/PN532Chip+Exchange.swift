@@ -13,6 +13,7 @@ extension PN532Chip {
         let frame = Array(p.dropFirst())
         guard useTarget(tg), let target, !target.deselected else { return status(.commandNotAcceptable) }
         guard isInField(target), !tagHalted else { return status(.timeout) }
+        exchangedSinceActivation = true
         switch target.kind {
         case .typeA(isoDEP: true):
             return isoDEPExchange(tg: tg, frame)
@@ -123,6 +124,7 @@ extension PN532Chip {
     func inCommunicateThru(_ p: [UInt8]) -> [UInt8]? {
         registers[PN532Register.control] &= ~PN532Register.lastBitsMask
         guard !p.isEmpty, let tag = field.tagInField else { return status(.timeout) }
+        exchangedSinceActivation = true
         let framing = registers[PN532Register.txMode] & 0x03
         let txCRC = registers.isSet(PN532Register.crcEnable, in: PN532Register.txMode)
         let rxCRC = registers.isSet(PN532Register.crcEnable, in: PN532Register.rxMode)

@@ -125,6 +125,12 @@ public final class PN532Chip {
     var pending: Pending?
     var lastError: UInt8 = 0
     var tagHalted = false
+    /// Whether a frame was exchanged with the selected target since its activation: only then
+    /// does an InDeselect hand out the next tag of a stack (`--hand-out deselect`). A deselect
+    /// right after an activation is libnfc looking for other tags in the field
+    /// (`nfc_initiator_list_passive_targets` selects and deselects each): the operator has not
+    /// taken that tag away.
+    var exchangedSinceActivation = false
     var blockAdapter = ISODEPBlockAdapter()
     var outgoingChain: [UInt8] = []
     var incomingChain: [UInt8] = []

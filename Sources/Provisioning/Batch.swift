@@ -52,6 +52,10 @@ public struct BatchOptions: Sendable {
     public var count: Int?
     /// Stop after this many failed tags (nil: never).
     public var maxFailures: Int?
+    /// Stop after this many consecutive tags failed the same deterministic way (the message
+    /// does not fit, the tag is read-only, not NDEF formatted, or cannot do it): the next tags
+    /// of the run would fail the same way. Nil never stops for it.
+    public var maxConsecutiveFailures: Int? = 3
     /// Format blank (not NDEF) tags first.
     public var format = false
     /// Lock each tag after its verified write.
@@ -109,6 +113,9 @@ public enum BatchEvent: Sendable, Hashable {
     case removeTag(reader: String, uid: String)
     /// The reader failed (unplugged, closed); the worker stopped.
     case readerFailed(reader: String, error: String)
+    /// `count` tags answer together on `reader`: none is written until only one is left
+    /// (said once per crowded field).
+    case severalTags(reader: String, count: Int)
     /// What the station's shared ledger is doing (a named run): unreachable, back, waiting for
     /// rows, the run's overall progress.
     case ledgerStatus(LedgerStatus)
@@ -195,6 +202,9 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var failed = 0
     /// Tags refused before any write.
     public var skipped = 0
+    /// Tags refused before any write because their chip is not genuine (`--require-genuine`):
+    /// counted apart from ``skipped``.
+    public var counterfeit = 0
     /// The last UID done.
     public var lastUID: String?
     /// Why the batch stopped.
@@ -231,6 +241,8 @@ public actor BatchCoordinator {
     /// A named run: every row is done.
     private var runComplete = false
     private var events: (@Sendable (BatchEvent) -> Void)?
+    /// The deterministic failure of the last tags and how many tags in a row had it.
+    private var repeatedFailure: (kind: DeterministicFailure, count: Int)?
 
     /// A coordinator for `source` on `ledger` (rows the ledger has done are skipped: `--resume`).
     /// With `shared`, this station works the named run: rows are claimed from the ledger,
@@ -474,6 +486,43 @@ public actor BatchCoordinator {
     /// Counts a tag refused before any write.
     func skipped() { summary.skipped += 1 }
 
+    /// Counts a tag refused before any write as counterfeit.
+    func counterfeit() { summary.counterfeit += 1 }
+
+    /// Notes how a tag ended: `failure` is its deterministic failure, nil for a tag done or one
+    /// that failed for another reason. After ``BatchOptions/maxConsecutiveFailures`` tags in a
+    /// row with the same one, the run stops.
+    func noteOutcome(_ failure: DeterministicFailure?) {
+        guard let failure else {
+            repeatedFailure = nil
+            return
+        }
+        let count = repeatedFailure?.kind == failure ? (repeatedFailure?.count ?? 0) + 1 : 1
+        repeatedFailure = (failure, count)
+        if let max = options.maxConsecutiveFailures, count >= max {
+            stop("\(count) tags in a row failed the same way (\(failure.rawValue)); the next would too")
+        }
+    }
+
+    /// Whether the claim of the tag `uid` would hand it data (not skip it as already
+    /// provisioned); false in a named run, whose claims are decided in the shared ledger.
+    func mayBeNew(uid: [UInt8]) -> Bool {
+        guard shared == nil else { return false }
+        let hex = Hex.encode(uid, uppercase: true)
+        if uidsThisRun.contains(hex) { return false }
+        if !options.allowRewrite, (try? ledger.isDone(uid: hex)) != false { return false }
+        return true
+    }
+
+    /// The encoded size of the smallest message a tag `uid` can get, known before any counter
+    /// or row is claimed: a template's message built with the first counter value the run can
+    /// hand out (a later one has at least as many digits); nil for a manifest (a row is given
+    /// back when its tag fails) or a message that cannot be built.
+    func smallestMessageBytes(uid: [UInt8]) -> Int? {
+        guard case .template(let usesCounter, let start, let build) = source else { return nil }
+        return try? build(uid, usesCounter ? start : nil).encodedForTag().count
+    }
+
     /// Counts a tag that failed before anything was written to it and that holds no claim (its
     /// data could not be built, the ledger failed, or its refusal could not be recorded).
     func failedUnclaimed() {
@@ -548,6 +597,7 @@ public struct BatchWorker: Sendable {
         let options = coordinator.options
         var tracker = TagPresenceTracker(options: options.presence)
         var announced = false
+        var crowded = false
         let clock = ContinuousClock()
         var idleSince = clock.now
         while !Task.isCancelled, !(await coordinator.shouldStop()) {
@@ -570,6 +620,16 @@ public struct BatchWorker: Sendable {
                 return
             }
             guard let target = seen.arrival else { continue }
+            // Two tags answering together: write neither (the reader took one of them by
+            // chance); wait, polling as before, until one is left.
+            let inField = (try? await reader.tagsInField(with: target, limit: 2)) ?? [target]
+            if inField.count > 1 {
+                if !crowded { events(.severalTags(reader: name, count: inField.count)); crowded = true }
+                _ = tracker.forget()
+                try? await Task.sleep(for: options.pollSlice)
+                continue
+            }
+            crowded = false
             announced = false
             // The tag's work runs to its end even when the run is cancelled meanwhile.
             let worker = self
@@ -585,6 +645,32 @@ public struct BatchWorker: Sendable {
     static func describe(_ duration: Duration) -> String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+
+    /// Why `tag` must fail before anything is claimed for it (no counter drawn, no row held),
+    /// from its NDEF state: read-only, not NDEF formatted without `format`, or too small for the
+    /// smallest message the run can give it. Nil when it may go on (and for NTAG 424 DNA runs,
+    /// which personalize instead of writing a message).
+    func refusalBeforeClaim(_ tag: NFCTag, uid: [UInt8]) async -> (error: NFCTagError, kind: DeterministicFailure)? {
+        let options = coordinator.options
+        // A tag the claim would skip (already provisioned) is left to it; a named run's claim
+        // decides in the shared ledger.
+        guard options.ntag424 == nil, await coordinator.mayBeNew(uid: uid),
+              let query = try? await tag.ndef.queryNDEFStatus() else { return nil }
+        let model = tag.identity.model
+        switch query.status {
+        case .readOnly:
+            return (NFCTagError(.readOnly, "the \(model) is read-only; nothing was written, no counter used"), .readOnly)
+        case .notSupported:
+            guard !options.format else { return nil }
+            return (NFCTagError(.notNDEFFormatted, "the \(model) is not NDEF formatted (--format formats it); nothing was written, no counter used"), .notFormatted)
+        case .readWrite:
+            guard let bytes = await coordinator.smallestMessageBytes(uid: uid), bytes > query.capacity else { return nil }
+            return (NFCTagError(
+                .capacityExceeded,
+                "the message of \(bytes) bytes does not fit the \(model) (capacity \(query.capacity) bytes, too big by \(bytes - query.capacity)); nothing was written, no counter used"),
+                .capacity)
+        }
     }
 
     /// Everything for one tag.
@@ -612,8 +698,20 @@ public struct BatchWorker: Sendable {
                 await coordinator.failedUnclaimed()
             } else {
                 events(.skipped(reader: readerName, uid: uid, reason: refusal.reason))
-                await coordinator.skipped()
+                if refusal.status == .counterfeit { await coordinator.counterfeit() } else { await coordinator.skipped() }
             }
+            events(.removeTag(reader: readerName, uid: uid))
+            return
+        }
+        if let refusal = await refusalBeforeClaim(tag, uid: target.identifier.array) {
+            // Nothing was written and no counter drawn: the ledger has the attempt.
+            let attempt = LedgerAttempt(
+                run: coordinator.runID, uid: uid, model: tag.identity.model, summary: "not written", bytes: 0, verified: false,
+                error: refusal.error.description, started: started, finished: Ledger.now(), reader: readerName, status: "failed")
+            _ = await coordinator.record(attempt)
+            events(.failed(reader: readerName, uid: uid, error: refusal.error.description))
+            await coordinator.failedUnclaimed()
+            await coordinator.noteOutcome(refusal.kind)
             events(.removeTag(reader: readerName, uid: uid))
             return
         }
@@ -652,6 +750,7 @@ public struct BatchWorker: Sendable {
         let options = coordinator.options
         var locked = false, protected = false
         var failure: String?
+        var failureCode: NFCTagError.Code?
         var bytes = 0
         do throws(NFCTagError) {
             bytes = try item.message.encodedForTag().count
@@ -719,7 +818,9 @@ public struct BatchWorker: Sendable {
             }
         } catch {
             failure = error.description
+            failureCode = error.code
         }
+        await coordinator.noteOutcome(failureCode.flatMap(DeterministicFailure.init))
         let shared = coordinator.shared
         let attempt = LedgerAttempt(
             run: coordinator.runID, uid: uid, model: tag.identity.model, row: item.row, counter: item.counter,
@@ -741,5 +842,30 @@ public struct BatchWorker: Sendable {
             events(.done(reader: readerName, uid: uid, summary: item.summary))
         }
         events(.removeTag(reader: readerName, uid: uid))
+    }
+}
+
+/// A failure that the next tag of the same kind would have too: the same message on the same
+/// model, the same state. ``BatchOptions/maxConsecutiveFailures`` in a row stop the run.
+public enum DeterministicFailure: String, Sendable, Hashable {
+    /// The message does not fit the tag.
+    case capacity = "the message does not fit"
+    /// The tag is read-only.
+    case readOnly = "read-only"
+    /// The tag holds no NDEF and is not to be formatted.
+    case notFormatted = "not NDEF formatted"
+    /// The tag (or reader) cannot do what the run asks.
+    case unsupported = "not supported"
+
+    /// The deterministic failure of a tag error's code; nil for other errors (a tag pulled
+    /// away, a wrong password, a read-back mismatch).
+    public init?(_ code: NFCTagError.Code) {
+        switch code {
+        case .capacityExceeded: self = .capacity
+        case .readOnly: self = .readOnly
+        case .notNDEFFormatted: self = .notFormatted
+        case .notSupported, .refused: self = .unsupported
+        default: return nil
+        }
     }
 }

@@ -111,6 +111,9 @@ public actor SimulatedReader: NFCReader {
         return nil
     }
 
+    /// True: the field may hold several tags (`sim:A+B`).
+    public nonisolated var listsSeveralTargets: Bool { true }
+
     /// Lists the tags in the field that answer `modulations` (several ISO 14443-A tags
     /// together, as a PN532 does; one of any other type), up to `limit`, and selects the first.
     /// - Returns: empty after up to `timeout` (capped by ``emptyFieldWait``) when none answers.

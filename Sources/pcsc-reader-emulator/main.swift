@@ -33,6 +33,12 @@ enum Options {
     static let handOut = TypedOption(
         .option("hand-out", valueName: "when", help: "reset: a client that leaves the card with a reset (SCARD_RESET_CARD, as nfctool's deselect does) takes it away and the next of a sim:MODEL*N stack comes (an operator swapping stickers); never (default): only a `next` line does it."),
         ValueType(reason: "reset or never") { $0 == "reset" ? true : $0 == "never" ? false : nil })
+    static let atsAnswer = TypedOption(
+        .option("get-data-ats", valueName: "answer", help: "What GET DATA FF CA 01 00 00 answers for an ISO-DEP card: ats (default), unsupported (6A81, as Identiv uTrust), historical (the historical bytes only, as HID)."),
+        ValueType(reason: "ats, unsupported or historical") { GenericPart3Reader.ATSAnswer(rawValue: $0) })
+    static let cardName = TypedOption(
+        .option("card-name", valueName: "hex", help: "The card name NN NN the ATR gives an ISO 14443-A storage card instead of the one its SAK maps to (e.g. 0030 Topaz, 0036 MIFARE Plus SL1 2K)."),
+        ValueType(reason: "4 hex digits") { $0.count == 4 ? UInt16($0, radix: 16) : nil })
     static let configuration = CommandConfiguration(
         name: "pcsc-reader-emulator",
         abstract: "A contactless PC/SC reader (generic Part 3 profile) holding a virtual tag, reached by pcscd through vsmartcard's vpcd driver (docs/hardware.md).",
@@ -46,7 +52,7 @@ enum Options {
             sim: fault plan (leave-after=K) leaves the reader the same way (`removed`); \
             `present` brings it back.
             """,
-        options: [tag.option, port.option, host, wait.option, log, profile.option, handOut.option])
+        options: [tag.option, port.option, host, wait.option, log, profile.option, handOut.option, atsAnswer.option, cardName.option])
 }
 
 /// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
@@ -65,6 +71,8 @@ let waitSeconds: Double
 let logPath: String?
 let profile: EmulatedReaderProfile
 let handOutOnReset: Bool
+let atsAnswer: GenericPart3Reader.ATSAnswer
+let cardName: UInt16?
 do throws(CommandError) {
     guard case .run(let arguments) = try formatter.parser.parse(CommandLine.arguments.dropFirst()) else {
         io.printLine(String(formatter.helpText.dropLast()))
@@ -78,6 +86,8 @@ do throws(CommandError) {
     logPath = arguments.value(of: Options.log)
     profile = try arguments.value(of: Options.profile) ?? .generic
     handOutOnReset = try arguments.value(of: Options.handOut) ?? false
+    atsAnswer = try arguments.value(of: Options.atsAnswer) ?? .ats
+    cardName = try arguments.value(of: Options.cardName)
 } catch {
     io.printErrorLine(String(formatter.errorText(error).dropLast()))
     exit(64)
@@ -92,6 +102,8 @@ do {
 }
 if field.currentTag == nil { field.presentNext() }
 let reader = GenericPart3Reader(field: field, profile: profile)
+reader.atsAnswer = atsAnswer
+reader.cardName = cardName
 var logFile: UnsafeMutablePointer<FILE>?
 if let logPath {
     logFile = fopen(logPath, "a")

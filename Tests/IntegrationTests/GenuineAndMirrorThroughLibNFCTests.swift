@@ -152,7 +152,7 @@ struct GenuineAndMirrorThroughLibNFCTests {
         }
     }
 
-    @Test("batch --require-genuine writes the genuine chip, skips the counterfeit and records it in the ledger")
+    @Test("batch --require-genuine writes the genuine chip, refuses the counterfeit, counts it apart (summary and JSON), records it in the ledger and exits 8")
     func batchRequireGenuine() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -164,8 +164,16 @@ struct GenuineAndMirrorThroughLibNFCTests {
             ["batch", "--device", "sim:ntag215*2?uid=\(Self.realUID)&signature=\(Self.realSignature)", "--url", "https://ex.io/{uid}",
              "--require-genuine", "--ledger", ledger, "-t", "1"],
             environment: [:], timeout: 60)
-        #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("1 done, 0 failed, 1 skipped"), "\(run.output)")
+        #expect(run.status == 8, "\(run.output)")
+        #expect(run.output.contains("1 done, 0 failed, 0 skipped, 1 counterfeit"), "\(run.output)")
+        #expect(run.output.contains("Error: 1 counterfeit chip refused (not shown genuine); see the ledger"), "\(run.output)")
+        let json = try runTool(
+            try Self.nfctool(),
+            ["batch", "--device", "sim:ntag215*2?uid=\(Self.realUID)&signature=\(Self.realSignature)", "--url", "https://ex.io/{uid}",
+             "--require-genuine", "--ledger", directory.appendingPathComponent("j.db").path, "-t", "1", "--json"],
+            environment: [:], timeout: 60)
+        #expect(json.status == 8)
+        #expect(json.output.contains("\"counterfeit\" : 1") && json.output.contains("\"skipped\" : 0"), "\(json.output)")
         let export = try runTool(try Self.nfctool(), ["ledger", "export", "--csv", ledger], environment: [:], timeout: 30)
         let rows = export.output.split(separator: "\n")
         #expect(rows.contains { $0.contains(Self.realUID) && $0.hasSuffix(",done") }, "\(export.output)")

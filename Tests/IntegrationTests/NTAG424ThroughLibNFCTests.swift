@@ -30,7 +30,7 @@ struct NTAG424ThroughLibNFCTests {
         defer { emulator.stop() }
         let setup = try runTool(
             try Self.nfctool(),
-            ["ntag424", "setup", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", emulator.connectionString],
+            ["ntag424", "setup", "--yes", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", emulator.connectionString],
             against: emulator, timeout: 60)
         #expect(setup.status == 0, "\(setup.output)")
         #expect(setup.output.contains("Verified: SUN URL valid, SDMReadCtr 1"), "\(setup.output)")
@@ -70,7 +70,7 @@ struct NTAG424ThroughLibNFCTests {
         let keys = directory.appendingPathComponent("sun.keys").path
         try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
         let setup = try runTool(
-            try Self.nfctool(), ["ntag424", "setup", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", "sim:ntag424?file=\(file)"],
+            try Self.nfctool(), ["ntag424", "setup", "--yes", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", "sim:ntag424?file=\(file)"],
             environment: [:], timeout: 30)
         #expect(setup.status == 0, "\(setup.output)")
         let run = try runNFCPy(model: "ntag424", tagFile: file, "print('uri', tag.ndef.records[0].iri)")

@@ -120,4 +120,29 @@ struct TagWriteCommandsThroughLibNFCTests {
         let run = try runTool(tool.path, ["read", "--device", "pn532_uart:/dev/nfctool-no-such-port"], environment: ["LIBNFC_LOG_LEVEL": "0"])
         #expect(run.status == 3)
     }
+
+    @Test("two tags before a PN532 (ntag215+ntag213): write and lock exit 2 with no WRITE frame and both tag files unchanged; scan lists both")
+    func twoTagsInTheField() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.json").path, b = dir.appendingPathComponent("b.json").path
+        let emulator = try EmulatorProcess(["--tag", "ntag215:\(a)+ntag213:\(b)"])
+        defer { emulator.stop() }
+        let scan = try Self.nfctool(["scan", "--json"], emulator)
+        #expect(scan.status == 0, "\(scan.output)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(scan.output.utf8)) as? [String: Any], "\(scan.output)")
+        #expect(object["tagsInField"] as? Int == 2)
+        #expect(object["model"] as? String == "NTAG215")
+        let others = try #require(object["otherTags"] as? [[String: Any]])
+        #expect(others.map { $0["uid"] as? String } == ["0453494D000002"])
+        #expect(others.map { $0["model"] as? String } == ["NTAG213"])
+        let before = [try? Data(contentsOf: URL(fileURLWithPath: a)), try? Data(contentsOf: URL(fileURLWithPath: b))]
+        for arguments in [["write", "--url", "https://example.com"], ["lock", "--yes"]] {
+            let run = try Self.nfctool(arguments, emulator)
+            #expect(run.status == 2, "\(run.output)")
+            #expect(run.output.contains("2 tags in the field: take one away"), "\(run.output)")
+        }
+        #expect(Self.writeFrames(emulator.trace) == [])
+        #expect([try? Data(contentsOf: URL(fileURLWithPath: a)), try? Data(contentsOf: URL(fileURLWithPath: b))] == before)
+    }
 }

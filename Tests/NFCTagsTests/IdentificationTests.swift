@@ -107,7 +107,8 @@ struct ISODEPIdentificationTests {
         (0x01, 0x12, 0x1A, "MIFARE DESFire EV2 8K"),
         (0x01, 0x33, 0x18, "MIFARE DESFire EV3 4K"),
         (0x02, 0x11, 0x18, "MIFARE Plus 4K"),
-        (0x04, 0x30, 0x0F, "NTAG 4xx DNA"),
+        (0x04, 0x30, 0x11, "NTAG 424 DNA"),
+        (0x04, 0x10, 0x0F, "NTAG 413 DNA"),
     ])
     func names(type: UInt8, major: UInt8, storage: UInt8, model: String) {
         #expect(ChipIdentification.nxpISODEPModel(type: type, major: major, storage: storage).0 == model)

@@ -66,7 +66,7 @@ struct NTAG424VirtualTagTests {
             Issue.record("not an ISO-DEP tag")
             throw NTAG424Error(.notSupported, "not ISO-DEP")
         }
-        #expect(iso.identity.model == "NTAG 4xx DNA")
+        #expect(iso.identity.model == "NTAG 424 DNA")
         return random.map { NTAG424Tag(iso, random: $0) } ?? NTAG424Tag(iso)
     }
 

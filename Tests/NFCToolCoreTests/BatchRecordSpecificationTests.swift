@@ -35,7 +35,7 @@ struct BatchRecordSpecificationTests {
         let ledger = dir.appendingPathComponent("run.db").path
         let plan = await runNFCTool(["batch", "--manifest", good.path, "--ledger", ledger, "--plan"])
         #expect(plan.status == .success, "\(plan.standardError)")
-        #expect(plan.standardOutput.hasPrefix("row 1 (line 2): media application/x-demo; media application/vnd.wfa.wsc\n"), "\(plan.standardOutput)")
+        #expect(plan.standardOutput.hasPrefix("row 1 (line 2): media application/x-demo; media application/vnd.wfa.wsc (123 bytes; fits NTAG212, NTAG213, NTAG215, NTAG216, MIFARE Ultralight EV1 (MF0UL21))\n"), "\(plan.standardOutput)")
 
         let bad = dir.appendingPathComponent("bad.csv")
         try "url,text,lang\nhttps://ex.io/a,Hallo,de\nexample.com,x,en\n".write(to: bad, atomically: true, encoding: .utf8)
@@ -61,8 +61,8 @@ struct BatchRecordSpecificationTests {
         let plan = await runNFCTool(["batch", "--url", "https://ex.io/{uid}?n={n:02}", "--text", "n{n}", "--lang", "de", "--ledger", ledger, "--plan", "--count", "2"])
         #expect(plan.status == .success, "\(plan.standardError)")
         #expect(plan.standardOutput.hasPrefix("""
-            tag 1 (n = 1): URI https://ex.io/04000000000001?n=01; Text "n1"
-            tag 2 (n = 2): URI https://ex.io/04000000000001?n=02; Text "n2"
+            tag 1 (n = 1): URI https://ex.io/04000000000001?n=01; Text "n1" (39 bytes; fits NTAG210, NTAG212, NTAG213, NTAG215, NTAG216, MIFARE Ultralight EV1 (MF0UL11), MIFARE Ultralight EV1 (MF0UL21))
+            tag 2 (n = 2): URI https://ex.io/04000000000001?n=02; Text "n2" (39 bytes; fits NTAG210, NTAG212, NTAG213, NTAG215, NTAG216, MIFARE Ultralight EV1 (MF0UL11), MIFARE Ultralight EV1 (MF0UL21))
 
             """), "\(plan.standardOutput)")
         let misplaced = await runNFCTool(["batch", "--url", "https://ex.io/{uid}", "--title", "t", "--ledger", ledger, "--plan"])

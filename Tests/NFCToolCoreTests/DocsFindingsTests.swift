@@ -56,7 +56,7 @@ struct DocsFindingsTests {
         let ledger = dir.appendingPathComponent("run.db").path
         let plan = try runBuiltNFCTool(["batch", "--manifest", manifest.path, "--ledger", ledger, "--plan", "--count", "2"])
         #expect(plan.status == 0, "\(plan.standardError)")
-        #expect(plan.standardOutput.hasPrefix("row 1 (line 2): URI https://ex.io/a\nrow 2 (line 3): URI https://ex.io/b\n"))
+        #expect(plan.standardOutput.hasPrefix("row 1 (line 2): URI https://ex.io/a (12 bytes; fits NTAG210, NTAG212, NTAG213, NTAG215, NTAG216, MIFARE Ultralight EV1 (MF0UL11), MIFARE Ultralight EV1 (MF0UL21))\nrow 2 (line 3): URI https://ex.io/b (12 bytes; fits NTAG210, NTAG212, NTAG213, NTAG215, NTAG216, MIFARE Ultralight EV1 (MF0UL11), MIFARE Ultralight EV1 (MF0UL21))\n"))
         let dryRun = try runBuiltNFCTool(["batch", "--manifest", manifest.path, "--ledger", ledger, "--dry-run", "--count", "2"])
         #expect(dryRun.standardOutput == plan.standardOutput)
         let run = try runBuiltNFCTool(["batch", "--device", "sim:ntag215*2?poll-wait=0", "--manifest", manifest.path, "--ledger", ledger, "--timeout", "5"])

@@ -9,7 +9,7 @@ struct HelpTests {
         Exit status:
           0   success
           1   failure (reader, tag or I/O error)
-          2   no tag came within the timeout
+          2   no tag came within the timeout (or, to write, more than one)
           3   no reader (none found, or it could not be opened)
           4   the tag holds no NDEF (not formatted, or not an NDEF tag)
           5   the tag is read-only; nothing was written

@@ -141,6 +141,47 @@ extension PCSCEndToEnd {
             #expect(back.output.contains("https://example.com/type4-via-pcsc"), "\(back.output)")
         }
 
+        @Test("a Type 4 tag on a reader whose GET DATA of the ATS answers 6A81 (Identiv) or only the historical bytes (HID): scan, write and read through pcscd, the ATS taken from the ATR",
+              arguments: ["unsupported", "historical"])
+        func type4WithoutATSByGetData(answer: String) throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("type4.json").path
+            let reader = try VirtualReaderProcess(tag: "sim:type4?file=\(file)", daemon: daemon, extra: ["--get-data-ats", answer])
+            defer { reader.stop() }
+            let scan = try runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(scan.status == 0, "\(scan.output)")
+            #expect(scan.output.contains("SAK:        20"), "\(scan.output)")
+            let write = try runTool(
+                tool, ["write", "--device", "pcsc", "--url", "https://example.com/no-ats", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 0, "\(write.output)")
+            #expect(reader.receivedAPDUs.contains("ffca010000"), "\(reader.receivedAPDUs)")
+            reader.stop()
+            let back = try runTool(tool, ["read", "--device", "sim:type4?file=\(file)"], environment: daemon.environment, timeout: 30)
+            #expect(back.output.contains("https://example.com/no-ats"), "\(back.output)")
+        }
+
+        @Test("a card name NFCKit does not know (Topaz 0030, MIFARE Plus SL2 0038) is 'unsupported card (name)', exit 10, and gets no Type 2 command; the tag file is unchanged",
+              arguments: [("0030", "Topaz"), ("0038", "MIFARE Plus SL2 2K")])
+        func unknownCardName(name: String, label: String) throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("tag.json").path
+            #expect(try runTool(tool, ["scan", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30).status == 0)
+            let before = try Data(contentsOf: URL(fileURLWithPath: file))
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon, extra: ["--card-name", name])
+            defer { reader.stop() }
+            let write = try runTool(
+                tool, ["write", "--device", "pcsc", "--url", "https://example.com/x", "--timeout", "3"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 10, "\(write.output)")
+            #expect(write.output.contains("unsupported card (\(label))"), "\(write.output)")
+            #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffb0") || $0.hasPrefix("ffd6") }, "\(reader.receivedAPDUs)")
+            reader.stop()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+        }
+
         @Test("nfctool watch --device pcsc reports the tag's arrival, its removal (card taken off the reader) and its return")
         func watchSeesArrivalAndRemoval() throws {
             let tool = try Self.nfctool()

@@ -72,6 +72,7 @@ struct BatchPresenceTests {
             case .skipped(_, let uid, _): "skipped \(uid)"
             case .removeTag(_, let uid): "remove \(uid)"
             case .readerFailed: "reader failed"
+            case .severalTags(_, let count): "\(count) tags"
             case .ledgerStatus: "ledger"
             }
         }

@@ -10,6 +10,9 @@ public enum NTAG424Access: Sendable, Hashable, CustomStringConvertible {
     /// Never allowed (`F`).
     case never
 
+    /// Whether this condition lets a reader do it without authenticating (`E`).
+    public var isFree: Bool { self == .free }
+
     /// The nibble: the key number, `E` or `F`.
     public var nibble: UInt8 {
         switch self {

@@ -36,13 +36,32 @@ public struct NTAG424Setup: Sendable, CustomStringConvertible, CustomDebugString
     let newKeys: [UInt8: (name: String, key: [UInt8])]
     /// The key number 0 is authenticated with first: all zero (factory) unless given.
     let currentMasterKey: [UInt8]
+    /// The chip's keys now, by number, for the keys the setup changes (ChangeKey of keys 1–4
+    /// needs the old key): all zero (factory) unless a current keys file gives them.
+    let currentKeys: [UInt8: [UInt8]]
+    /// Whether the setup starts from a factory chip (no current key given).
+    let startsFromFactory: Bool
 
     /// A setup of `template` with the keys of `keys`: `key0` (required), `sdmFileRead` (needed
     /// for `{sun:mac}`), `sdmMetaRead` (needed for `{sun:picc}`), `key3` and `key4` (optional).
+    /// `currentKeys` sets up a chip set up before: its `key0` opens the chip and each key it
+    /// names (`sdmFileRead`, `sdmMetaRead`, `key3`, `key4`) is the old value of the key the
+    /// setup changes (a key it does not name is taken to be still the factory key).
     /// - Throws: ``NTAG424Error`` `invalidParameter` naming the missing key (never its value).
-    public init(template: SDMURLTemplate, keys: NTAG424KeyFile, currentMasterKey: [UInt8] = [UInt8](repeating: 0, count: NTAG424.keyLength)) throws(NTAG424Error) {
+    public init(
+        template: SDMURLTemplate, keys: NTAG424KeyFile, currentMasterKey: [UInt8] = [UInt8](repeating: 0, count: NTAG424.keyLength),
+        currentKeys: NTAG424KeyFile? = nil
+    ) throws(NTAG424Error) {
         self.template = template
-        self.currentMasterKey = currentMasterKey
+        if let currentKeys {
+            guard let current = currentKeys.key("key0") else {
+                throw NTAG424Error(.invalidParameter, "the current keys give no 'key0' (the key that opens the chip now)")
+            }
+            self.currentMasterKey = current.array
+        } else {
+            self.currentMasterKey = currentMasterKey
+        }
+        startsFromFactory = currentKeys == nil && currentMasterKey.allSatisfy { $0 == 0 }
         let layout = template.layout
         var newKeys: [UInt8: (name: String, key: [UInt8])] = [:]
         guard let master = keys.key("key0") else { throw NTAG424Error(.invalidParameter, "the keys file gives no 'key0' (the new AppMasterKey)") }
@@ -64,6 +83,9 @@ public struct NTAG424Setup: Sendable, CustomStringConvertible, CustomDebugString
             if let key = keys.key("key\(number)") { newKeys[number] = ("key\(number)", key.array) }
         }
         self.newKeys = newKeys
+        var old: [UInt8: [UInt8]] = [:]
+        for (number, entry) in newKeys { if let key = currentKeys?.key(entry.name) { old[number] = key.array } }
+        self.currentKeys = old
         var sdm = NTAG424SDMSettings(
             mirrorsUID: layout.mirrorsUID, mirrorsReadCounter: layout.mirrorsCounter, encryptsFileData: layout.encryptedFileData != nil,
             metaRead: layout.encryptsPICCData ? .key(Self.metaReadKeyNumber) : .free,
@@ -113,13 +135,22 @@ public struct NTAG424Setup: Sendable, CustomStringConvertible, CustomDebugString
     /// - Throws: ``NTAG424Error`` from the first command that fails; the steps before it are done.
     public func run(on tag: inout NTAG424Tag) async throws(NTAG424Error) {
         try await tag.selectApplication()
-        try await tag.authenticateEV2First(keyNumber: 0, key: currentMasterKey)
+        do {
+            try await tag.authenticateEV2First(keyNumber: 0, key: currentMasterKey)
+        } catch where error.code == .authenticationFailed || error.status == .authenticationError {
+            // Nothing was written: say why the key did not open the chip.
+            throw NTAG424Error(
+                .authenticationFailed, status: error.status,
+                startsFromFactory
+                    ? "key 0 is no longer the factory key: the chip was set up before, so its current keys are needed (\(error.reason)); nothing was written"
+                    : "the current key 0 given does not open the chip (\(error.reason)); nothing was written")
+        }
         try await tag.writeData(.ndef, offset: 0, data: template.file, mode: .plain)
         try await tag.changeFileSettings(.ndef, to: settings)
         let factory = [UInt8](repeating: 0, count: NTAG424.keyLength)
         for number in changedKeys {
             guard let entry = newKeys[number] else { continue }
-            try await tag.changeKey(number, to: entry.key, version: Self.keyVersion, oldKey: number == 0 ? nil : factory)
+            try await tag.changeKey(number, to: entry.key, version: Self.keyVersion, oldKey: number == 0 ? nil : currentKeys[number] ?? factory)
         }
     }
 }

@@ -12,7 +12,7 @@ public struct NTAG424Version: Sendable, Hashable {
 
     /// The UID (the third part's first 7 bytes).
     public var uid: [UInt8] { Array(production.prefix(NTAG424.uidLength)) }
-    /// Whether vendor and type say NXP NTAG 4xx DNA (`04`, `04`).
+    /// Whether vendor and type say an NXP NTAG DNA chip (`04`, `04`: NTAG 424 DNA, NTAG 413 DNA).
     public var isNTAGDNA: Bool { hardware.count >= 2 && hardware[0] == 0x04 && hardware[1] == 0x04 }
 
     /// Parses the three parts; total.
