@@ -22,7 +22,7 @@ struct SeveralTagsEndToEndTests {
     }
 
     @Test("write, erase, format, lock, protect and unprotect on a field of two exit 2 '2 tags in the field: take one away', both tag files unchanged",
-          arguments: [["write", "--url", "https://ex.io/new"], ["erase"], ["format", "--force"], ["lock", "--yes"], ["protect"], ["unprotect"],
+          arguments: [["write", "--url", "https://ex.io/new"], ["erase"], ["format", "--force", "--yes"], ["lock", "--yes"], ["protect"], ["unprotect"],
                       ["write", "--url", "https://ex.io/new", "--plan"]])
     func writersRefuse(arguments: [String]) throws {
         let directory = try temporaryDirectory()
