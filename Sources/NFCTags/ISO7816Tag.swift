@@ -93,34 +93,6 @@ public struct ISO7816Tag: Sendable {
 /// NDEF through the Type 4 mapping (``ndefPlatform``).
 extension ISO7816Tag: NFCNDEFPlatformTag {}
 
-extension ISO7816Tag {
-    /// What keeps the tag from being physically read-only (``NFCNDEFTag/readOnlyGaps()``): the
-    /// Type 4 CC's write access (``Type4Tag/readOnlyGaps()``), and on an NTAG 424 DNA
-    /// (``ChipFamily/ntagDNA``) the NDEF file's own settings (GetFileSettings, plain): its
-    /// write and read-write access rights must both be never (`F`), since the chip enforces
-    /// those and not the CC. On any other ISO-DEP chip the CC is all that can be read. Reads
-    /// only.
-    /// - Throws: ``NFCTagError`` as ``Type4Tag/readOnlyGaps()``.
-    public func readOnlyGaps() async throws(NFCTagError) -> [String] {
-        var gaps = try await type4Platform.readOnlyGaps()
-        guard identity.family == .ntagDNA else { return gaps }
-        var chip = NTAG424Tag(self)
-        let settings: NTAG424FileSettings
-        do {
-            try await chip.selectApplication()
-            settings = try await chip.getFileSettings(.ndef)
-        } catch {
-            gaps.append("the NTAG 424 DNA NDEF file's settings cannot be read (\(error.reason)): its access rights are unknown")
-            return gaps
-        }
-        let rights = settings.accessRights
-        if rights.write != .never || rights.readWrite != .never {
-            gaps.append("the NTAG 424 DNA NDEF file's access rights allow writing (write \(rights.write), read-write \(rights.readWrite); both must be never, F)")
-        }
-        return gaps
-    }
-}
-
 /// The selected application, shared by the copies of an ``ISO7816Tag`` value.
 final class ISO7816Selection: Sendable {
     private let state: Mutex<String?>

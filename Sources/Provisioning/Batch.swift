@@ -598,6 +598,7 @@ public struct BatchWorker: Sendable {
         var tracker = TagPresenceTracker(options: options.presence)
         var announced = false
         var crowded = false
+        var listingFailures = 0
         let clock = ContinuousClock()
         var idleSince = clock.now
         while !Task.isCancelled, !(await coordinator.shouldStop()) {
@@ -622,7 +623,22 @@ public struct BatchWorker: Sendable {
             guard let target = seen.arrival else { continue }
             // Two tags answering together: write neither (the reader took one of them by
             // chance); wait, polling as before, until one is left.
-            let inField = (try? await reader.tagsInField(with: target, limit: 2)) ?? [target]
+            // A listing that fails writes nothing either: the tag is taken again at the next poll,
+            // and a reader that cannot list three times running has failed.
+            let inField: [TargetInfo]
+            do {
+                inField = try await reader.tagsInField(with: target, limit: 2)
+                listingFailures = 0
+            } catch {
+                listingFailures += 1
+                if listingFailures >= 3 {
+                    events(.readerFailed(reader: name, error: "cannot tell how many tags are in the field: \(error.description)"))
+                    return
+                }
+                _ = tracker.forget()
+                try? await Task.sleep(for: options.pollSlice)
+                continue
+            }
             if inField.count > 1 {
                 if !crowded { events(.severalTags(reader: name, count: inField.count)); crowded = true }
                 _ = tracker.forget()
@@ -697,8 +713,15 @@ public struct BatchWorker: Sendable {
                 events(.failed(reader: readerName, uid: uid, error: "\(refusal.reason); the ledger could not record the refusal: \(error)"))
                 await coordinator.failedUnclaimed()
             } else {
-                events(.skipped(reader: readerName, uid: uid, reason: refusal.reason))
-                if refusal.status == .counterfeit { await coordinator.counterfeit() } else { await coordinator.skipped() }
+                // A counterfeit is counted apart; a chip not shown genuine (no signature, no key
+                // for it) was refused as asked but is no done tag: a failure, as the ledger says.
+                if refusal.status == .counterfeit {
+                    events(.skipped(reader: readerName, uid: uid, reason: refusal.reason))
+                    await coordinator.counterfeit()
+                } else {
+                    events(.failed(reader: readerName, uid: uid, error: refusal.reason))
+                    await coordinator.failedUnclaimed()
+                }
             }
             events(.removeTag(reader: readerName, uid: uid))
             return

@@ -362,8 +362,13 @@ struct Type4ReadOnlyEndToEndTests {
         #expect(run.status == 8, "\(run.standardOutput) \(run.standardError)")
         #expect(run.standardOutput.contains("NDEF file's access rights allow writing (write free, read-write free"), "\(run.standardOutput)")
         #expect(!run.standardOutput.contains("CC's write access"), "\(run.standardOutput)")
-        // RW F, Change 0; Read E, Write F.
+        // RW F, Change 0; Read E, Write F: key 0 can still open the file again.
         try Self.setNDEFFileAccess(file, [0xF0, 0xEF])
+        let reopenable = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
+        #expect(reopenable.status == 8, "\(reopenable.standardOutput) \(reopenable.standardError)")
+        #expect(reopenable.standardOutput.contains("settings can still be changed (change key 0"), "\(reopenable.standardOutput)")
+        // RW F, Change F; Read E, Write F.
+        try Self.setNDEFFileAccess(file, [0xFF, 0xEF])
         let locked = try runBuiltNFCTool(["verify", "--expect-read-only", "--device", "sim:?file=\(file.path)"])
         #expect(locked.status == 0, "\(locked.standardOutput) \(locked.standardError)")
     }

@@ -66,5 +66,27 @@ extension PCSCEndToEnd {
                 tool, ["write", "--device", "sim:classic1k?file=\(file)", "--url", "https://example.com/x", "--timeout", "2"], environment: daemon.environment, timeout: 30)
             #expect(again.status != 0, "a locked Classic refuses the write\n\(again.output)")
         }
+
+        @Test(
+            "a MIFARE Plus in security level 1 (PC/SC card name 0036) is offered the Classic path: format and write through pcscd authenticate with LOAD KEYS and GENERAL AUTHENTICATE, and the tag file holds the URL",
+            .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root, pcscd and vsmartcard-vpcd"),
+            .timeLimit(.minutes(2)))
+        func mifarePlusSecurityLevel1() throws {
+            let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("plus.json").path
+            let reader = try VirtualReaderProcess(tag: "sim:classic1k?file=\(file)", daemon: daemon, extra: ["--card-name", "0036"])
+            defer { reader.stop() }
+            let format = try runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            #expect(format.status == 0, "\(format.output)")
+            let write = try runTool(tool, ["write", "--device", "pcsc", "--url", "https://example.com/plus-sl1", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            #expect(write.status == 0, "\(write.output)")
+            let apdus = reader.receivedAPDUs
+            #expect(apdus.contains { $0.hasPrefix("ff860000050100") }, "GENERAL AUTHENTICATE: \(apdus)")
+            reader.stop()
+            let back = try runTool(tool, ["read", "--device", "sim:classic1k?file=\(file)"], environment: daemon.environment, timeout: 30)
+            #expect(back.output.contains("https://example.com/plus-sl1"), "\(back.output)")
+        }
     }
 }

@@ -137,3 +137,63 @@ struct BatchPresenceTests {
         #expect(Self.lines(events).filter { $0.hasPrefix("done") } == ["done 0453494D000001", "done 0453494D000002"])
     }
 }
+
+/// A simulated reader whose listing of the field always fails (an RF error while listing), so a
+/// batch cannot tell whether one tag or two answer.
+actor ListingFailsReader: NFCReader {
+    let inner: SimulatedReader
+    init(_ inner: SimulatedReader) { self.inner = inner }
+    var name: String { "listing fails" }
+    var connectionString: String { "sim:listing-fails" }
+    var supportedModulations: [Modulation] { inner.supportedModulations }
+    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
+        try await inner.poll(for: modulations, timeout: timeout)
+    }
+    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+        try await inner.transceive(command, mode: mode, timeout: timeout)
+    }
+    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
+        try await inner.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
+    }
+    func isTargetPresent() async -> Bool { await inner.isTargetPresent() }
+    func deselect() async throws(NFCReaderDeviceError) { try await inner.deselect() }
+    nonisolated var listsSeveralTargets: Bool { true }
+    func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        throw NFCReaderDeviceError(.rfError, "listing failed")
+    }
+    func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) { try await inner.select(target) }
+    func close() async { await inner.close() }
+}
+
+@Suite("Batch: a field it cannot list", .timeLimit(.minutes(2)))
+struct BatchUnlistableFieldTests {
+    @Test("two tags in the field and a reader whose listing fails: neither tag is written, the reader is reported failed, the ledger holds no attempt")
+    func listingFailsWritesNothing() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = directory.appendingPathComponent("a.json").path, second = directory.appendingPathComponent("b.json").path
+        let reader = ListingFailsReader(try SimulatorConfiguration.makeReader("sim:ntag215:\(first)+ntag213:\(second)?poll-wait=20"))
+        let ledgerPath = directory.appendingPathComponent("ledger.db").path
+        let ledger = try Ledger(path: ledgerPath)
+        let template = try ProvisioningTemplate("https://ex.io/{n}")
+        var options = BatchOptions(count: 1)
+        options.idleTimeout = .seconds(5)
+        let coordinator = try BatchCoordinator(
+            ledger: ledger, runID: try ledger.startRun(template: template.text, manifest: nil, readers: ["sim:listing-fails"]),
+            source: .template(usesCounter: true, start: 1) { uid, n in
+                NDEFMessage(records: [try .wellKnownTypeURIPayload(url: template.render(uid: uid, counter: n))])
+            },
+            options: options)
+        let events = EventLog()
+        let worker = Task { await BatchWorker(reader: reader, coordinator: coordinator, events: { events.append($0) }).run() }
+        #expect(await BatchPresenceTests.waitForEnd(of: worker, within: .seconds(60)))
+        #expect(BatchPresenceTests.lines(events.all).contains("reader failed"), "\(BatchPresenceTests.lines(events.all))")
+        #expect(await coordinator.summary.done == 0)
+        // From the other side: a fresh ledger connection, and neither tag file holds the URL.
+        #expect(try Ledger(path: ledgerPath).attempts().isEmpty)
+        for file in [first, second] {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            #expect(!text.contains("ex.io"), "\(file): \(text.prefix(200))")
+        }
+    }
+}
