@@ -131,8 +131,15 @@ public actor ScriptedReader: NFCReader {
     public private(set) var removalWaits: [Duration] = []
     private let target: TargetInfo?
     private let sourceLocation: SourceLocation
+    /// When set, listing the field fails with it: a reader that cannot tell how many tags
+    /// answer (``listsSeveralTargets`` is then true).
+    private let listingFailure: NFCReaderDeviceError?
 
-    private init(name: String, behaviour: Behaviour, target: TargetInfo?, modulations: [Modulation], sourceLocation: SourceLocation) {
+    private init(
+        name: String, behaviour: Behaviour, target: TargetInfo?, modulations: [Modulation], sourceLocation: SourceLocation,
+        listingFailure: NFCReaderDeviceError? = nil
+    ) {
+        self.listingFailure = listingFailure
         self.name = name
         self.behaviour = behaviour
         self.target = target
@@ -178,11 +185,24 @@ public actor ScriptedReader: NFCReader {
     /// A reader in front of `base`: each command goes through `rewrite` first, which forwards
     /// it (changed or not) or answers in the base's stead. Polling, presence, deselection and
     /// closing pass on to `base`.
+    /// With `listingFailure`, listing the field (``listTargets(for:limit:timeout:)``) fails with
+    /// it, so the reader cannot tell one tag from several.
     public init(interposingOn base: any NFCReader, modulations: [Modulation], name: String = "interposer",
+                listingFailure: NFCReaderDeviceError? = nil,
                 sourceLocation: SourceLocation = #_sourceLocation,
                 rewrite: @escaping @Sendable (Bytes, TransceiveMode) -> Interposition) {
         self.init(name: name, behaviour: .interposer(base, rewrite), target: nil, modulations: modulations,
-                  sourceLocation: sourceLocation)
+                  sourceLocation: sourceLocation, listingFailure: listingFailure)
+    }
+
+    /// True when listing is set to fail; else false (one tag at a time).
+    public nonisolated var listsSeveralTargets: Bool { listingFailure != nil }
+
+    /// Fails with the listing failure given; else one tag, what ``poll(for:timeout:)`` finds.
+    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        if let listingFailure { throw listingFailure }
+        guard limit > 0, let found = try await poll(for: modulations, timeout: timeout) else { return [] }
+        return [found]
     }
 
     /// Every command so far, oldest first.

@@ -36,22 +36,24 @@ struct BatchLedgerRefusalTests {
             ("counter_uses", ["--url", "https://ex.io/{n}"]),
             ("run_rows", ["--manifest", "m.csv"]),
         ])
-    func namedRunLedgerErrorFails(table: String, data: [String]) throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try "url\nhttps://ex.io/1\nhttps://ex.io/2\nhttps://ex.io/3\n".write(
-            to: directory.appendingPathComponent("m.csv"), atomically: true, encoding: .utf8)
-        let ledger = directory.appendingPathComponent("l.db").path
-        let first = try Self.namedRun(ledger, tags: "a", count: 1, extra: data, in: directory)
-        #expect(first.status == 0, "\(first.output)")
-        // Another connection makes every claim fail from now on.
-        let event = table == "run_rows" ? "UPDATE" : "INSERT"
-        _ = try Self.sqlite(ledger, "db.execute(\"CREATE TRIGGER boom BEFORE \(event) ON \(table) BEGIN SELECT RAISE(ABORT, 'boom'); END\")")
-        let second = try Self.namedRun(ledger, tags: "b", count: 3, extra: data, in: directory)
-        #expect(second.status == 1, "\(second.output)")
-        #expect(second.output.contains("0 done, 1 failed"), "\(second.output)")
-        #expect(second.output.contains("ledger error: ledger \(ledger): boom (SQLite 19)"), "\(second.output)")
-        #expect(second.output.contains("FAILED 0453494D000002"), "\(second.output)")
+    func namedRunLedgerErrorFails(table: String, data: [String]) async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try "url\nhttps://ex.io/1\nhttps://ex.io/2\nhttps://ex.io/3\n".write(
+                to: directory.appendingPathComponent("m.csv"), atomically: true, encoding: .utf8)
+            let ledger = directory.appendingPathComponent("l.db").path
+            let first = try Self.namedRun(ledger, tags: "a", count: 1, extra: data, in: directory)
+            #expect(first.status == 0, "\(first.output)")
+            // Another connection makes every claim fail from now on.
+            let event = table == "run_rows" ? "UPDATE" : "INSERT"
+            _ = try Self.sqlite(ledger, "db.execute(\"CREATE TRIGGER boom BEFORE \(event) ON \(table) BEGIN SELECT RAISE(ABORT, 'boom'); END\")")
+            let second = try Self.namedRun(ledger, tags: "b", count: 3, extra: data, in: directory)
+            #expect(second.status == 1, "\(second.output)")
+            #expect(second.output.contains("0 done, 1 failed"), "\(second.output)")
+            #expect(second.output.contains("ledger error: ledger \(ledger): boom (SQLite 19)"), "\(second.output)")
+            #expect(second.output.contains("FAILED 0453494D000002"), "\(second.output)")
+        }
     }
 
     @Test("a named run on PostgreSQL whose ledger write fails is FAILED with exit 1", PostgreSQLTestServer.tool.trait)
@@ -79,41 +81,43 @@ struct BatchLedgerRefusalTests {
     }
 
     @Test("counters at the end of their range: --start/--count past it are usage errors, the tag after the last value fails, a used-up or damaged ledger is refused on resume and in --plan; never a trap")
-    func counterRange() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let last = "9223372036854775806"
-        let url = ["--url", "https://ex.io/{n}"]
-        for arguments in [
-            ["--start", last, "--count", "3", "--plan", "--ledger", "p.db"],
-            ["--device", "sim:ntag215*3?poll-wait=0&dir=x", "--start", last, "--count", "2", "--ledger", "x.db"],
-            ["--start", "9223372036854775807", "--plan", "--ledger", "p.db"],
-            ["--start", "99999999999999999999", "--plan", "--ledger", "p.db"],
-        ] {
-            let run = try Self.batch(url + arguments, in: directory)
-            #expect(run.status == 64, "\(arguments): \(run.output)")
-        }
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("x.db").path))
+    func counterRange() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let last = "9223372036854775806"
+            let url = ["--url", "https://ex.io/{n}"]
+            for arguments in [
+                ["--start", last, "--count", "3", "--plan", "--ledger", "p.db"],
+                ["--device", "sim:ntag215*3?poll-wait=0&dir=x", "--start", last, "--count", "2", "--ledger", "x.db"],
+                ["--start", "9223372036854775807", "--plan", "--ledger", "p.db"],
+                ["--start", "99999999999999999999", "--plan", "--ledger", "p.db"],
+            ] {
+                let run = try Self.batch(url + arguments, in: directory)
+                #expect(run.status == 64, "\(arguments): \(run.output)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("x.db").path))
 
-        // One value left: the first tag gets it, the next fails (the counter is used up), exit 1.
-        let ledger = directory.appendingPathComponent("l.db").path
-        let run = try Self.batch(url + ["--device", "sim:ntag215*3?poll-wait=0&dir=a", "--start", last, "--ledger", ledger, "--timeout", "5"], in: directory)
-        #expect(run.status == 1, "\(run.output)")
-        #expect(run.output.contains("1 done, 1 failed") && run.output.contains("is used up"), "\(run.output)")
-        #expect(try Self.sqlite(ledger, "print(db.execute(\"SELECT next FROM counters WHERE name = 'n'\").fetchone()[0])") == "9223372036854775807\n")
-        #expect(try Self.sqlite(ledger, "print([r[0] for r in db.execute(\"SELECT counter FROM attempts WHERE status = 'done'\")])") == "[\(last)]\n")
+            // One value left: the first tag gets it, the next fails (the counter is used up), exit 1.
+            let ledger = directory.appendingPathComponent("l.db").path
+            let run = try Self.batch(url + ["--device", "sim:ntag215*3?poll-wait=0&dir=a", "--start", last, "--ledger", ledger, "--timeout", "5"], in: directory)
+            #expect(run.status == 1, "\(run.output)")
+            #expect(run.output.contains("1 done, 1 failed") && run.output.contains("is used up"), "\(run.output)")
+            #expect(try Self.sqlite(ledger, "print(db.execute(\"SELECT next FROM counters WHERE name = 'n'\").fetchone()[0])") == "9223372036854775807\n")
+            #expect(try Self.sqlite(ledger, "print([r[0] for r in db.execute(\"SELECT counter FROM attempts WHERE status = 'done'\")])") == "[\(last)]\n")
 
-        // Resumed, or planned: refused before the first tag (data error), as often as asked.
-        for arguments in [["--device", "sim:ntag215*3?poll-wait=0&dir=b", "--resume", ledger], ["--plan", "--resume", ledger]] {
-            let again = try Self.batch(url + arguments, in: directory)
-            #expect(again.status == 65, "\(arguments): \(again.output)")
-            #expect(again.output.contains("is used up"), "\(arguments): \(again.output)")
+            // Resumed, or planned: refused before the first tag (data error), as often as asked.
+            for arguments in [["--device", "sim:ntag215*3?poll-wait=0&dir=b", "--resume", ledger], ["--plan", "--resume", ledger]] {
+                let again = try Self.batch(url + arguments, in: directory)
+                #expect(again.status == 65, "\(arguments): \(again.output)")
+                #expect(again.output.contains("is used up"), "\(arguments): \(again.output)")
+            }
+            // A counter past 2^63 - 1 (SQLite keeps it as a real) is no "none yet": refused, not restarted.
+            _ = try Self.sqlite(ledger, "db.execute(\"UPDATE counters SET next = 9223372036854775808 WHERE name = 'n'\")")
+            let damaged = try Self.batch(url + ["--device", "sim:ntag215*3?poll-wait=0&dir=c", "--resume", ledger], in: directory)
+            #expect(damaged.status == 1, "\(damaged.output)")
+            #expect(damaged.output.contains("the ledger is damaged"), "\(damaged.output)")
         }
-        // A counter past 2^63 - 1 (SQLite keeps it as a real) is no "none yet": refused, not restarted.
-        _ = try Self.sqlite(ledger, "db.execute(\"UPDATE counters SET next = 9223372036854775808 WHERE name = 'n'\")")
-        let damaged = try Self.batch(url + ["--device", "sim:ntag215*3?poll-wait=0&dir=c", "--resume", ledger], in: directory)
-        #expect(damaged.status == 1, "\(damaged.output)")
-        #expect(damaged.output.contains("the ledger is damaged"), "\(damaged.output)")
     }
 
     @Test("a named run on PostgreSQL at the end of its counter: the tag after the last value fails, the run is then refused (data error); never a trap", PostgreSQLTestServer.tool.trait)
@@ -139,45 +143,49 @@ struct BatchLedgerRefusalTests {
     }
 
     @Test("--resume with another manifest is refused (data error naming both) and writes nothing; the same rows in another file resume")
-    func resumeWithAnotherManifest() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try "url\nhttps://ex.io/m1/1\nhttps://ex.io/m1/2\nhttps://ex.io/m1/3\nhttps://ex.io/m1/4\n".write(
-            to: directory.appendingPathComponent("m1.csv"), atomically: true, encoding: .utf8)
-        try "url\nhttps://ex.io/m2/1\nhttps://ex.io/m2/2\nhttps://ex.io/m2/3\nhttps://ex.io/m2/4\n".write(
-            to: directory.appendingPathComponent("m2.csv"), atomically: true, encoding: .utf8)
-        // m1's rows again, laid out otherwise (CR LF, a blank line).
-        try "url\r\nhttps://ex.io/m1/1\r\n\r\nhttps://ex.io/m1/2\r\nhttps://ex.io/m1/3\r\nhttps://ex.io/m1/4\r\n".write(
-            to: directory.appendingPathComponent("m1-copy.csv"), atomically: true, encoding: .utf8)
-        let ledger = directory.appendingPathComponent("l.db").path
-        let first = try Self.batch(["--device", "sim:ntag215*4?poll-wait=0&dir=a", "--manifest", "m1.csv", "--ledger", ledger, "--count", "2"], in: directory)
-        #expect(first.status == 0, "\(first.output)")
-        let attempts = "print([(r[0], r[1]) for r in db.execute('SELECT row, summary FROM attempts ORDER BY id')])"
-        let before = try Self.sqlite(ledger, attempts)
-        for arguments in [["--device", "sim:ntag215*4?poll-wait=0&dir=b"], ["--plan"]] {
-            let other = try Self.batch(arguments + ["--manifest", "m2.csv", "--resume", ledger, "--timeout", "5"], in: directory)
-            #expect(other.status == 65, "\(arguments): \(other.output)")
-            #expect(other.output.contains("manifest m2.csv") && other.output.contains("m1.csv"), "\(arguments): \(other.output)")
+    func resumeWithAnotherManifest() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try "url\nhttps://ex.io/m1/1\nhttps://ex.io/m1/2\nhttps://ex.io/m1/3\nhttps://ex.io/m1/4\n".write(
+                to: directory.appendingPathComponent("m1.csv"), atomically: true, encoding: .utf8)
+            try "url\nhttps://ex.io/m2/1\nhttps://ex.io/m2/2\nhttps://ex.io/m2/3\nhttps://ex.io/m2/4\n".write(
+                to: directory.appendingPathComponent("m2.csv"), atomically: true, encoding: .utf8)
+            // m1's rows again, laid out otherwise (CR LF, a blank line).
+            try "url\r\nhttps://ex.io/m1/1\r\n\r\nhttps://ex.io/m1/2\r\nhttps://ex.io/m1/3\r\nhttps://ex.io/m1/4\r\n".write(
+                to: directory.appendingPathComponent("m1-copy.csv"), atomically: true, encoding: .utf8)
+            let ledger = directory.appendingPathComponent("l.db").path
+            let first = try Self.batch(["--device", "sim:ntag215*4?poll-wait=0&dir=a", "--manifest", "m1.csv", "--ledger", ledger, "--count", "2"], in: directory)
+            #expect(first.status == 0, "\(first.output)")
+            let attempts = "print([(r[0], r[1]) for r in db.execute('SELECT row, summary FROM attempts ORDER BY id')])"
+            let before = try Self.sqlite(ledger, attempts)
+            for arguments in [["--device", "sim:ntag215*4?poll-wait=0&dir=b"], ["--plan"]] {
+                let other = try Self.batch(arguments + ["--manifest", "m2.csv", "--resume", ledger, "--timeout", "5"], in: directory)
+                #expect(other.status == 65, "\(arguments): \(other.output)")
+                #expect(other.output.contains("manifest m2.csv") && other.output.contains("m1.csv"), "\(arguments): \(other.output)")
+            }
+            #expect(try Self.sqlite(ledger, attempts) == before)
+            let same = try Self.batch(["--device", "sim:ntag215*4?poll-wait=0&dir=c", "--manifest", "m1-copy.csv", "--resume", ledger, "--timeout", "5"], in: directory)
+            #expect(same.status == 0, "\(same.output)")
+            #expect(try Self.sqlite(ledger, "print([r[0] for r in db.execute(\"SELECT summary FROM attempts WHERE status = 'done' ORDER BY row\")])")
+                == "['URI https://ex.io/m1/1', 'URI https://ex.io/m1/2', 'URI https://ex.io/m1/3', 'URI https://ex.io/m1/4']\n")
         }
-        #expect(try Self.sqlite(ledger, attempts) == before)
-        let same = try Self.batch(["--device", "sim:ntag215*4?poll-wait=0&dir=c", "--manifest", "m1-copy.csv", "--resume", ledger, "--timeout", "5"], in: directory)
-        #expect(same.status == 0, "\(same.output)")
-        #expect(try Self.sqlite(ledger, "print([r[0] for r in db.execute(\"SELECT summary FROM attempts WHERE status = 'done' ORDER BY row\")])")
-            == "['URI https://ex.io/m1/1', 'URI https://ex.io/m1/2', 'URI https://ex.io/m1/3', 'URI https://ex.io/m1/4']\n")
     }
 
     @Test("batch --plan makes no ledger file and prints JSON with --json")
-    func planWritesNoLedger() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let plain = try Self.batch(["--url", "https://ex.io/{n}", "--plan", "--ledger", "run.db", "--count", "2"], in: directory)
-        #expect(plain.status == 0 && plain.output.contains("tag 2 (n = 2): URI https://ex.io/2"), "\(plain.output)")
-        let json = try Self.batch(["--url", "https://ex.io/{n}", "--plan", "--json", "--ledger", "run.db", "--count", "2"], in: directory)
-        #expect(json.status == 0, "\(json.output)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
-        let tags = try #require(report["tags"] as? [[String: Any]])
-        #expect(tags.map { $0["counter"] as? Int } == [1, 2] && (tags.last?["message"] as? String)?.hasPrefix("URI https://ex.io/2 (") == true, "\(json.output)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    func planWritesNoLedger() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let plain = try Self.batch(["--url", "https://ex.io/{n}", "--plan", "--ledger", "run.db", "--count", "2"], in: directory)
+            #expect(plain.status == 0 && plain.output.contains("tag 2 (n = 2): URI https://ex.io/2"), "\(plain.output)")
+            let json = try Self.batch(["--url", "https://ex.io/{n}", "--plan", "--json", "--ledger", "run.db", "--count", "2"], in: directory)
+            #expect(json.status == 0, "\(json.output)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
+            let tags = try #require(report["tags"] as? [[String: Any]])
+            #expect(tags.map { $0["counter"] as? Int } == [1, 2] && (tags.last?["message"] as? String)?.hasPrefix("URI https://ex.io/2 (") == true, "\(json.output)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
     }
 
     /// The file's bytes and its schema as python3's sqlite3 reads them.
@@ -186,64 +194,68 @@ struct BatchLedgerRefusalTests {
     }
 
     @Test("a SQLite file that is no ledger, or a ledger of a newer schema, is refused untouched; every SQLite error names the file")
-    func notALedger() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let other = directory.appendingPathComponent("stickers.db").path
-        _ = try Self.sqlite(other, "db.execute('CREATE TABLE stickers(id INTEGER PRIMARY KEY, name TEXT)'); db.execute(\"INSERT INTO stickers(name) VALUES('a')\")")
-        let before = try Self.snapshot(other)
-        for arguments in [
-            ["batch", "--device", "sim:ntag215?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", other, "--count", "1"],
-            ["batch", "--url", "https://ex.io/{n}", "--plan", "--ledger", other], ["ledger", "stats", other], ["ledger", "export", other],
-            ["ledger", "load", "--ledger", other, "--run", "r", "m.csv"],
-        ] {
-            try "url\nhttps://ex.io/1\n".write(to: directory.appendingPathComponent("m.csv"), atomically: true, encoding: .utf8)
-            let run = try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30, in: directory)
-            #expect(run.status == 1 && run.output.contains("\(other) is not an nfctool ledger (it has tables stickers)"), "\(arguments): \(run.output)")
-        }
-        let after = try Self.snapshot(other)
-        #expect(after.0 == before.0 && after.1 == before.1)
+    func notALedger() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let other = directory.appendingPathComponent("stickers.db").path
+            _ = try Self.sqlite(other, "db.execute('CREATE TABLE stickers(id INTEGER PRIMARY KEY, name TEXT)'); db.execute(\"INSERT INTO stickers(name) VALUES('a')\")")
+            let before = try Self.snapshot(other)
+            for arguments in [
+                ["batch", "--device", "sim:ntag215?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", other, "--count", "1"],
+                ["batch", "--url", "https://ex.io/{n}", "--plan", "--ledger", other], ["ledger", "stats", other], ["ledger", "export", other],
+                ["ledger", "load", "--ledger", other, "--run", "r", "m.csv"],
+            ] {
+                try "url\nhttps://ex.io/1\n".write(to: directory.appendingPathComponent("m.csv"), atomically: true, encoding: .utf8)
+                let run = try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30, in: directory)
+                #expect(run.status == 1 && run.output.contains("\(other) is not an nfctool ledger (it has tables stickers)"), "\(arguments): \(run.output)")
+            }
+            let after = try Self.snapshot(other)
+            #expect(after.0 == before.0 && after.1 == before.1)
 
-        // A ledger of a newer schema.
-        let newer = directory.appendingPathComponent("newer.db").path
-        #expect(try Self.batch(["--device", "sim:ntag215?poll-wait=0&dir=b", "--url", "https://ex.io/{n}", "--ledger", newer, "--count", "1"], in: directory).status == 0)
-        _ = try Self.sqlite(newer, "db.execute('PRAGMA user_version = 99')")
-        let newerBefore = try Self.snapshot(newer)
-        for arguments in [["batch", "--device", "sim:ntag215?poll-wait=0&dir=c", "--url", "https://ex.io/{n}", "--resume", newer], ["ledger", "stats", newer]] {
-            let run = try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30, in: directory)
-            #expect(run.status == 1 && run.output.contains("schema version 99, newer than this nfctool's 4"), "\(arguments): \(run.output)")
-        }
-        let newerAfter = try Self.snapshot(newer)
-        #expect(newerAfter.0 == newerBefore.0 && newerAfter.1 == newerBefore.1)
+            // A ledger of a newer schema.
+            let newer = directory.appendingPathComponent("newer.db").path
+            #expect(try Self.batch(["--device", "sim:ntag215?poll-wait=0&dir=b", "--url", "https://ex.io/{n}", "--ledger", newer, "--count", "1"], in: directory).status == 0)
+            _ = try Self.sqlite(newer, "db.execute('PRAGMA user_version = 99')")
+            let newerBefore = try Self.snapshot(newer)
+            for arguments in [["batch", "--device", "sim:ntag215?poll-wait=0&dir=c", "--url", "https://ex.io/{n}", "--resume", newer], ["ledger", "stats", newer]] {
+                let run = try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30, in: directory)
+                #expect(run.status == 1 && run.output.contains("schema version 99, newer than this nfctool's 4"), "\(arguments): \(run.output)")
+            }
+            let newerAfter = try Self.snapshot(newer)
+            #expect(newerAfter.0 == newerBefore.0 && newerAfter.1 == newerBefore.1)
 
-        // Not a database at all: the error names the file.
-        let stats = try runTool(try Self.nfctool(), ["ledger", "stats", "m.csv"], environment: Self.environment, timeout: 30, in: directory)
-        #expect(stats.status == 1 && stats.output.contains("m.csv: file is not a database"), "\(stats.output)")
+            // Not a database at all: the error names the file.
+            let stats = try runTool(try Self.nfctool(), ["ledger", "stats", "m.csv"], environment: Self.environment, timeout: 30, in: directory)
+            #expect(stats.status == 1 && stats.output.contains("m.csv: file is not a database"), "\(stats.output)")
+        }
     }
 
     @Test("a read-only ledger is read by ledger stats and ledger export, and left as it was")
-    func readOnlyLedger() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let ledger = directory.appendingPathComponent("l.db").path
-        #expect(try Self.batch(["--device", "sim:ntag215*2?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", ledger, "--count", "2"], in: directory).status == 0)
-        _ = try Self.sqlite(ledger, "db.execute('PRAGMA wal_checkpoint(TRUNCATE)')")
-        for name in ["l.db-wal", "l.db-shm"] { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
-        // Neither the file nor its directory may be written by the reader (root writes anything: the reader is 'nobody' then).
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: ledger)
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path) }
-        let before = try Data(contentsOf: URL(fileURLWithPath: ledger))
-        func read(_ arguments: [String]) throws -> ToolRun {
-            getuid() == 0
-                ? try runAsNobody(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30)
-                : try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30)
+    func readOnlyLedger() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let ledger = directory.appendingPathComponent("l.db").path
+            #expect(try Self.batch(["--device", "sim:ntag215*2?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", ledger, "--count", "2"], in: directory).status == 0)
+            _ = try Self.sqlite(ledger, "db.execute('PRAGMA wal_checkpoint(TRUNCATE)')")
+            for name in ["l.db-wal", "l.db-shm"] { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
+            // Neither the file nor its directory may be written by the reader (root writes anything: the reader is 'nobody' then).
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: ledger)
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path) }
+            let before = try Data(contentsOf: URL(fileURLWithPath: ledger))
+            func read(_ arguments: [String]) throws -> ToolRun {
+                getuid() == 0
+                    ? try runAsNobody(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30)
+                    : try runTool(try Self.nfctool(), arguments, environment: Self.environment, timeout: 30)
+            }
+            let stats = try read(["ledger", "stats", ledger])
+            #expect(stats.status == 0 && stats.output.contains("tags done:    2"), "\(stats.output)")
+            let export = try read(["ledger", "export", ledger])
+            #expect(export.status == 0 && export.output.split(separator: "\n").count == 3, "\(export.output)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == before)
         }
-        let stats = try read(["ledger", "stats", ledger])
-        #expect(stats.status == 0 && stats.output.contains("tags done:    2"), "\(stats.output)")
-        let export = try read(["ledger", "export", ledger])
-        #expect(export.status == 0 && export.output.split(separator: "\n").count == 3, "\(export.output)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == before)
     }
 
     @Test("a PostgreSQL key=value connection string is a server, as libpq reads it, its password masked in the output and the JSON", PostgreSQLTestServer.tool.trait)
@@ -266,13 +278,15 @@ struct BatchLedgerRefusalTests {
     }
 
     @Test("a named run's --journal that cannot be written is a usage error before anything is opened")
-    func journalCheckedAtStart() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.batch(
-            ["--device", "sim:ntag215*2?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", "l.db", "--run", "r", "--station", "s",
-             "--journal", "missing/j.jsonl", "--count", "1"], in: directory)
-        #expect(run.status == 64 && run.output.contains("--journal: the journal missing/j.jsonl cannot be written"), "\(run.output)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    func journalCheckedAtStart() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let run = try Self.batch(
+                ["--device", "sim:ntag215*2?poll-wait=0&dir=a", "--url", "https://ex.io/{n}", "--ledger", "l.db", "--run", "r", "--station", "s",
+                 "--journal", "missing/j.jsonl", "--count", "1"], in: directory)
+            #expect(run.status == 64 && run.output.contains("--journal: the journal missing/j.jsonl cannot be written"), "\(run.output)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
     }
 }

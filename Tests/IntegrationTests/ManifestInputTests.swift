@@ -37,42 +37,48 @@ struct ManifestInputTests {
     }
 
     @Test("ledger load refuses a header-only manifest and a Latin-1 one (65) and loads nothing")
-    func ledgerLoadRefuses() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Data("url,text\n".utf8).write(to: directory.appendingPathComponent("empty.csv"))
-        try Data(Array("url,text\nhttps://a.example,Caf".utf8) + [0xE9] + Array("\n".utf8)).write(to: directory.appendingPathComponent("latin1.csv"))
-        for name in ["empty.csv", "latin1.csv"] {
-            let run = try Self.shell(#""$NFCTOOL" ledger load --ledger run.db --run r1 \#(name)"#, in: directory)
-            #expect(run.status == 65, "\(run.output)")
-            #expect(run.output.contains("(line 2"), "\(run.output)")
-            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("run.db").path))
+    func ledgerLoadRefuses() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try Data("url,text\n".utf8).write(to: directory.appendingPathComponent("empty.csv"))
+            try Data(Array("url,text\nhttps://a.example,Caf".utf8) + [0xE9] + Array("\n".utf8)).write(to: directory.appendingPathComponent("latin1.csv"))
+            for name in ["empty.csv", "latin1.csv"] {
+                let run = try Self.shell(#""$NFCTOOL" ledger load --ledger run.db --run r1 \#(name)"#, in: directory)
+                #expect(run.status == 65, "\(run.output)")
+                #expect(run.output.contains("(line 2"), "\(run.output)")
+                #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("run.db").path))
+            }
         }
     }
 
     @Test("a manifest with a UTF-8 BOM is read with its first column named as written; the tag holds the exact text")
-    func byteOrderMark() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Data([0xEF, 0xBB, 0xBF] + Array("url,text\nhttps://a.example/x,Caf\u{E9}\n".utf8)).write(to: directory.appendingPathComponent("m.csv"))
-        let run = try Self.shell(#""$NFCTOOL" batch --device 'sim:ntag215?poll-wait=0&file=tag.json' --manifest m.csv --ledger run.db --count 1"#, in: directory)
-        #expect(run.status == 0, "\(run.output)")
-        let memory = try runPython("import json, sys; print(json.load(open(sys.argv[1]))['memory'].upper())",
-                                   [directory.appendingPathComponent("tag.json").path])
-        // "Café" as UTF-8: 43 61 66 C3 A9.
-        #expect(memory.standardOutput.contains("436166C3A9"), "\(memory.standardOutput)")
+    func byteOrderMark() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try Data([0xEF, 0xBB, 0xBF] + Array("url,text\nhttps://a.example/x,Caf\u{E9}\n".utf8)).write(to: directory.appendingPathComponent("m.csv"))
+            let run = try Self.shell(#""$NFCTOOL" batch --device 'sim:ntag215?poll-wait=0&file=tag.json' --manifest m.csv --ledger run.db --count 1"#, in: directory)
+            #expect(run.status == 0, "\(run.output)")
+            let memory = try runPython("import json, sys; print(json.load(open(sys.argv[1]))['memory'].upper())",
+                                       [directory.appendingPathComponent("tag.json").path])
+            // "Café" as UTF-8: 43 61 66 C3 A9.
+            #expect(memory.standardOutput.contains("436166C3A9"), "\(memory.standardOutput)")
+        }
     }
 
     @Test("an argument that is not UTF-8 is a usage error (64) naming it, for record text and a batch URL")
-    func argumentNotUTF8() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        for command in [#""$NFCTOOL" ndef encode --text "$(printf 'Caf\351')""#,
-                        #""$NFCTOOL" batch --device 'sim:ntag215?poll-wait=0' --url "$(printf 'https://a.example/\351')" --ledger run.db"#] {
-            let run = try Self.shell(command, in: directory)
-            #expect(run.status == 64, "\(command): \(run.output)")
-            #expect(run.output.contains("is not UTF-8 text (byte 0xE9"), "\(run.output)")
+    func argumentNotUTF8() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            for command in [#""$NFCTOOL" ndef encode --text "$(printf 'Caf\351')""#,
+                            #""$NFCTOOL" batch --device 'sim:ntag215?poll-wait=0' --url "$(printf 'https://a.example/\351')" --ledger run.db"#] {
+                let run = try Self.shell(command, in: directory)
+                #expect(run.status == 64, "\(command): \(run.output)")
+                #expect(run.output.contains("is not UTF-8 text (byte 0xE9"), "\(run.output)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("run.db").path))
         }
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("run.db").path))
     }
 }

@@ -43,48 +43,52 @@ struct OutputFilesTests {
     static let encodedURL = "D1010E55046578616D706C652E636F6D2F6F"
 
     @Test("-o through a symbolic link writes the file the link names, and the link stays a link")
-    func outputThroughLink() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let target = directory.appendingPathComponent("real.ndef").path
-        let link = directory.appendingPathComponent("link.ndef").path
-        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.ndef")
+    func outputThroughLink() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let target = directory.appendingPathComponent("real.ndef").path
+            let link = directory.appendingPathComponent("link.ndef").path
+            try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.ndef")
 
-        let encode = try Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", link])
-        #expect(encode.status == 0, "\(encode.output)")
-        #expect(Self.fileType(link) == S_IFLNK)
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "real.ndef")
-        #expect(Hex.encode(try Data(contentsOf: URL(fileURLWithPath: target)), uppercase: true) == Self.encodedURL)
+            let encode = try Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", link])
+            #expect(encode.status == 0, "\(encode.output)")
+            #expect(Self.fileType(link) == S_IFLNK)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "real.ndef")
+            #expect(Hex.encode(try Data(contentsOf: URL(fileURLWithPath: target)), uppercase: true) == Self.encodedURL)
 
-        // dump --binary through the link: the target holds the tag's pages as the tag file does
-        // (the first 512 bytes: the password pages at the end read as zeros).
-        let tag = directory.appendingPathComponent("tag.json").path
-        let dump = try Self.run(["dump", "--device", "sim:ntag215?file=\(tag)", "--binary", "-o", link])
-        #expect(dump.status == 0, "\(dump.output)")
-        #expect(Self.fileType(link) == S_IFLNK)
-        let dumped = try Data(contentsOf: URL(fileURLWithPath: target))
-        #expect(dumped.count == 540)
-        #expect(Hex.encode(dumped.prefix(512), uppercase: true) == String((try Self.tagMemory(tag)).uppercased().prefix(1024)))
+            // dump --binary through the link: the target holds the tag's pages as the tag file does
+            // (the first 512 bytes: the password pages at the end read as zeros).
+            let tag = directory.appendingPathComponent("tag.json").path
+            let dump = try Self.run(["dump", "--device", "sim:ntag215?file=\(tag)", "--binary", "-o", link])
+            #expect(dump.status == 0, "\(dump.output)")
+            #expect(Self.fileType(link) == S_IFLNK)
+            let dumped = try Data(contentsOf: URL(fileURLWithPath: target))
+            #expect(dumped.count == 540)
+            #expect(Hex.encode(dumped.prefix(512), uppercase: true) == String((try Self.tagMemory(tag)).uppercased().prefix(1024)))
+        }
     }
 
     @Test("a sim tag file named through a symbolic link is saved into its target; the link stays a link")
-    func tagFileThroughLink() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let real = directory.appendingPathComponent("tags/real.json").path
-        try FileManager.default.createDirectory(atPath: directory.appendingPathComponent("tags").path, withIntermediateDirectories: true)
-        let link = directory.appendingPathComponent("tag.json").path
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "tags/real.json")
-        // The link dangles: the first run creates the target through it.
-        let create = try Self.run(["write", "--device", "sim:ntag215?file=\(link)", "--url", "https://example.com/first"])
-        #expect(create.status == 0, "\(create.output)")
-        #expect(Self.fileType(link) == S_IFLNK)
-        #expect(Self.fileType(real) == S_IFREG)
-        let write = try Self.run(["write", "--device", "sim:ntag215?file=\(link)", "--url", "https://example.com/second"])
-        #expect(write.status == 0, "\(write.output)")
-        #expect(Self.fileType(link) == S_IFLNK)
-        #expect(try Self.tagMemory(real).uppercased().contains(Hex.encode(Array("example.com/second".utf8), uppercase: true)))
+    func tagFileThroughLink() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let real = directory.appendingPathComponent("tags/real.json").path
+            try FileManager.default.createDirectory(atPath: directory.appendingPathComponent("tags").path, withIntermediateDirectories: true)
+            let link = directory.appendingPathComponent("tag.json").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "tags/real.json")
+            // The link dangles: the first run creates the target through it.
+            let create = try Self.run(["write", "--device", "sim:ntag215?file=\(link)", "--url", "https://example.com/first"])
+            #expect(create.status == 0, "\(create.output)")
+            #expect(Self.fileType(link) == S_IFLNK)
+            #expect(Self.fileType(real) == S_IFREG)
+            let write = try Self.run(["write", "--device", "sim:ntag215?file=\(link)", "--url", "https://example.com/second"])
+            #expect(write.status == 0, "\(write.output)")
+            #expect(Self.fileType(link) == S_IFLNK)
+            #expect(try Self.tagMemory(real).uppercased().contains(Hex.encode(Array("example.com/second".utf8), uppercase: true)))
+        }
     }
 
     @Test("-o naming a FIFO writes into the FIFO, which its reader receives, and it stays a FIFO")
@@ -115,58 +119,66 @@ struct OutputFilesTests {
     }
 
     @Test("-o naming a full device is exit 1 naming it, and the device node stays a character device")
-    func outputToFullDevice() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let full = Self.fullDevice(in: directory)
-        let tag = directory.appendingPathComponent("tag.json").path
-        for arguments in [["dump", "--device", "sim:ntag215?file=\(tag)", "--binary", "-o", full],
-                          ["ndef", "encode", "--url", "https://example.com/o", "-o", full]] {
-            let run = try Self.run(arguments)
-            #expect(run.status == 1, "\(arguments): \(run.output)")
-            #expect(run.output.contains("cannot write '\(full)': No space left on device"), "\(run.output)")
-            #expect(Self.fileType(full) == S_IFCHR)
+    func outputToFullDevice() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let full = Self.fullDevice(in: directory)
+            let tag = directory.appendingPathComponent("tag.json").path
+            for arguments in [["dump", "--device", "sim:ntag215?file=\(tag)", "--binary", "-o", full],
+                              ["ndef", "encode", "--url", "https://example.com/o", "-o", full]] {
+                let run = try Self.run(arguments)
+                #expect(run.status == 1, "\(arguments): \(run.output)")
+                #expect(run.output.contains("cannot write '\(full)': No space left on device"), "\(run.output)")
+                #expect(Self.fileType(full) == S_IFCHR)
+            }
+            #expect(Self.fileType("/dev/full") == S_IFCHR)
         }
-        #expect(Self.fileType("/dev/full") == S_IFCHR)
     }
 
     @Test("-o naming a directory is exit 1 saying it is a directory, and the directory is left as it was")
-    func outputToDirectory() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", directory.path])
-        #expect(run.status == 1, "\(run.output)")
-        #expect(run.output == "Error: cannot write '\(directory.path)': is a directory\n", "\(run.output)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    func outputToDirectory() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let run = try Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", directory.path])
+            #expect(run.status == 1, "\(run.output)")
+            #expect(run.output == "Error: cannot write '\(directory.path)': is a directory\n", "\(run.output)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
     }
 
     @Test("-o /dev/fd/1 writes to the standard output the shell set up")
-    func outputToDescriptor() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let out = directory.appendingPathComponent("out.bin").path
-        try Data("kept:".utf8).write(to: URL(fileURLWithPath: out))
-        let run = try Self.shell(#""$NFCTOOL" ndef encode --url https://example.com/o -o /dev/fd/1 >> '\#(out)'"#)
-        #expect(run.status == 0, "\(run.output)")
-        // Appended after what the file held: the descriptor itself was written, not a new file.
-        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("kept:".utf8) + Data(try Hex.decode(Self.encodedURL)))
+    func outputToDescriptor() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let out = directory.appendingPathComponent("out.bin").path
+            try Data("kept:".utf8).write(to: URL(fileURLWithPath: out))
+            let run = try Self.shell(#""$NFCTOOL" ndef encode --url https://example.com/o -o /dev/fd/1 >> '\#(out)'"#)
+            #expect(run.status == 0, "\(run.output)")
+            // Appended after what the file held: the descriptor itself was written, not a new file.
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("kept:".utf8) + Data(try Hex.decode(Self.encodedURL)))
+        }
     }
 
     @Test("standard output on a full device is exit 1 naming standard output: ledger export and ndef encode")
-    func standardOutputFull() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let full = Self.fullDevice(in: directory)
-        let ledger = directory.appendingPathComponent("run.db").path
-        let batch = try Self.run(["batch", "--device", "sim:ntag215*2?poll-wait=0", "--url", "https://ex.io/{uid}", "--count", "2",
-                                  "--ledger", ledger])
-        #expect(batch.status == 0, "\(batch.output)")
-        for command in ["\"$NFCTOOL\" ledger export '\(ledger)'", "\"$NFCTOOL\" ledger export --jsonl '\(ledger)'",
-                        "\"$NFCTOOL\" ndef encode --url https://example.com/o"] {
-            let run = try Self.shell("\(command) > '\(full)'")
-            #expect(run.status == 1, "\(command): \(run.output)")
-            #expect(run.output.contains("Error: cannot write standard output: No space left on device"), "\(run.output)")
+    func standardOutputFull() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let full = Self.fullDevice(in: directory)
+            let ledger = directory.appendingPathComponent("run.db").path
+            let batch = try Self.run(["batch", "--device", "sim:ntag215*2?poll-wait=0", "--url", "https://ex.io/{uid}", "--count", "2",
+                                      "--ledger", ledger])
+            #expect(batch.status == 0, "\(batch.output)")
+            for command in ["\"$NFCTOOL\" ledger export '\(ledger)'", "\"$NFCTOOL\" ledger export --jsonl '\(ledger)'",
+                            "\"$NFCTOOL\" ndef encode --url https://example.com/o"] {
+                let run = try Self.shell("\(command) > '\(full)'")
+                #expect(run.status == 1, "\(command): \(run.output)")
+                #expect(run.output.contains("Error: cannot write standard output: No space left on device"), "\(run.output)")
+            }
+            #expect(Self.fileType(full) == S_IFCHR)
         }
-        #expect(Self.fileType(full) == S_IFCHR)
     }
 }

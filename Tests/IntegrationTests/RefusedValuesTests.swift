@@ -16,46 +16,52 @@ struct RefusedValuesTests {
     }
 
     @Test("a blank run name is refused by ledger load as by batch, and no ledger is created", arguments: ["", " ", "\t"])
-    func blankRunName(name: String) throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Data("url\nhttps://a.example\n".utf8).write(to: directory.appendingPathComponent("m.csv"))
-        for arguments in [["ledger", "load", "--ledger", "run.db", "--run", name, "m.csv"],
-                          ["batch", "--device", "sim:ntag215?poll-wait=0", "--manifest", "m.csv", "--ledger", "run.db", "--run", name]] {
-            let run = try Self.nfctool(arguments, in: directory)
-            #expect(run.status == 64, "\(arguments): \(run.output)")
-            #expect(run.output.contains("--run needs a name (not empty or blank)"), "\(run.output)")
+    func blankRunName(name: String) async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try Data("url\nhttps://a.example\n".utf8).write(to: directory.appendingPathComponent("m.csv"))
+            for arguments in [["ledger", "load", "--ledger", "run.db", "--run", name, "m.csv"],
+                              ["batch", "--device", "sim:ntag215?poll-wait=0", "--manifest", "m.csv", "--ledger", "run.db", "--run", name]] {
+                let run = try Self.nfctool(arguments, in: directory)
+                #expect(run.status == 64, "\(arguments): \(run.output)")
+                #expect(run.output.contains("--run needs a name (not empty or blank)"), "\(run.output)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("run.db").path))
         }
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("run.db").path))
     }
 
     @Test("--timeout -1 says the value is negative; 0x10 and 1e3 are not numbers of seconds", arguments: [
         ("-1", "the value is negative"), ("0x10", "in decimal digits"), ("1e3", "in decimal digits"), ("inf", "in decimal digits"),
     ])
-    func timeoutValues(value: String, reason: String) throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.nfctool(["scan", "--device", "sim:empty?poll-wait=0", "--timeout", value], in: directory)
-        #expect(run.status == 64, "\(run.output)")
-        #expect(run.output.hasPrefix("Error: The value '\(value)' is invalid for '--timeout <s>': "), "\(run.output)")
-        #expect(run.output.contains(reason), "\(run.output)")
-        #expect(!run.output.contains("Missing value"))
+    func timeoutValues(value: String, reason: String) async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let run = try Self.nfctool(["scan", "--device", "sim:empty?poll-wait=0", "--timeout", value], in: directory)
+            #expect(run.status == 64, "\(run.output)")
+            #expect(run.output.hasPrefix("Error: The value '\(value)' is invalid for '--timeout <s>': "), "\(run.output)")
+            #expect(run.output.contains(reason), "\(run.output)")
+            #expect(!run.output.contains("Missing value"))
+        }
     }
 
     @Test("a URL holding a C1 or bidirectional control is refused (64) and the tag file keeps its message",
           arguments: ["https://example.com/\u{9B}31m", "https://example.com/\u{202E}gnp.exe", "https://example.com/a\u{2066}b"])
-    func urlControls(url: String) throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let device = "sim:ntag215?file=tag.json"
-        #expect(try Self.nfctool(["write", "--device", device, "--url", "https://example.com/kept"], in: directory).status == 0)
-        let before = try Data(contentsOf: directory.appendingPathComponent("tag.json"))
-        let run = try Self.nfctool(["write", "--device", device, "--url", url], in: directory)
-        #expect(run.status == 64, "\(run.output)")
-        #expect(run.output.contains("percent-encode it"), "\(run.output)")
-        #expect(try Data(contentsOf: directory.appendingPathComponent("tag.json")) == before)
-        let encode = try Self.nfctool(["ndef", "encode", "--url", url], in: directory)
-        #expect(encode.status == 64, "\(encode.output)")
+    func urlControls(url: String) async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let device = "sim:ntag215?file=tag.json"
+            #expect(try Self.nfctool(["write", "--device", device, "--url", "https://example.com/kept"], in: directory).status == 0)
+            let before = try Data(contentsOf: directory.appendingPathComponent("tag.json"))
+            let run = try Self.nfctool(["write", "--device", device, "--url", url], in: directory)
+            #expect(run.status == 64, "\(run.output)")
+            #expect(run.output.contains("percent-encode it"), "\(run.output)")
+            #expect(try Data(contentsOf: directory.appendingPathComponent("tag.json")) == before)
+            let encode = try Self.nfctool(["ndef", "encode", "--url", url], in: directory)
+            #expect(encode.status == 64, "\(encode.output)")
+        }
     }
 
     @Test("a WPA2-Personal key is 8 to 63 characters or 64 hex digits; open with an encryption type is refused", arguments: [
@@ -79,19 +85,21 @@ struct RefusedValuesTests {
     }
 
     @Test("format without a terminal needs --yes (64, the tag file unchanged); with --yes it formats")
-    func formatNeedsYes() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let device = "sim:ultralight?file=tag.json"
-        #expect(try Self.nfctool(["read", "--device", device], in: directory).status == 4)
-        let before = try Data(contentsOf: directory.appendingPathComponent("tag.json"))
-        let refused = try Self.nfctool(["format", "--device", device], in: directory)
-        #expect(refused.status == 64, "\(refused.output)")
-        #expect(refused.output.contains("Add --yes to confirm"), "\(refused.output)")
-        #expect(try Data(contentsOf: directory.appendingPathComponent("tag.json")) == before)
-        #expect(try Self.nfctool(["format", "--device", device, "--plan"], in: directory).status == 0)
-        let done = try Self.nfctool(["format", "--device", device, "--yes"], in: directory)
-        #expect(done.status == 0, "\(done.output)")
-        #expect(try Data(contentsOf: directory.appendingPathComponent("tag.json")) != before)
+    func formatNeedsYes() async throws {
+        try await runBlocking {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let device = "sim:ultralight?file=tag.json"
+            #expect(try Self.nfctool(["read", "--device", device], in: directory).status == 4)
+            let before = try Data(contentsOf: directory.appendingPathComponent("tag.json"))
+            let refused = try Self.nfctool(["format", "--device", device], in: directory)
+            #expect(refused.status == 64, "\(refused.output)")
+            #expect(refused.output.contains("Add --yes to confirm"), "\(refused.output)")
+            #expect(try Data(contentsOf: directory.appendingPathComponent("tag.json")) == before)
+            #expect(try Self.nfctool(["format", "--device", device, "--plan"], in: directory).status == 0)
+            let done = try Self.nfctool(["format", "--device", device, "--yes"], in: directory)
+            #expect(done.status == 0, "\(done.output)")
+            #expect(try Data(contentsOf: directory.appendingPathComponent("tag.json")) != before)
+        }
     }
 }

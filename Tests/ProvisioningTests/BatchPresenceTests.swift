@@ -138,33 +138,6 @@ struct BatchPresenceTests {
     }
 }
 
-/// A simulated reader whose listing of the field always fails (an RF error while listing), so a
-/// batch cannot tell whether one tag or two answer.
-actor ListingFailsReader: NFCReader {
-    let inner: SimulatedReader
-    init(_ inner: SimulatedReader) { self.inner = inner }
-    var name: String { "listing fails" }
-    var connectionString: String { "sim:listing-fails" }
-    var supportedModulations: [Modulation] { inner.supportedModulations }
-    func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
-        try await inner.poll(for: modulations, timeout: timeout)
-    }
-    func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
-        try await inner.transceive(command, mode: mode, timeout: timeout)
-    }
-    func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
-        try await inner.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
-    }
-    func isTargetPresent() async -> Bool { await inner.isTargetPresent() }
-    func deselect() async throws(NFCReaderDeviceError) { try await inner.deselect() }
-    nonisolated var listsSeveralTargets: Bool { true }
-    func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
-        throw NFCReaderDeviceError(.rfError, "listing failed")
-    }
-    func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) { try await inner.select(target) }
-    func close() async { await inner.close() }
-}
-
 @Suite("Batch: a field it cannot list", .timeLimit(.minutes(2)))
 struct BatchUnlistableFieldTests {
     @Test("two tags in the field and a reader whose listing fails: neither tag is written, the reader is reported failed, the ledger holds no attempt")
@@ -172,7 +145,11 @@ struct BatchUnlistableFieldTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = directory.appendingPathComponent("a.json").path, second = directory.appendingPathComponent("b.json").path
-        let reader = ListingFailsReader(try SimulatorConfiguration.makeReader("sim:ntag215:\(first)+ntag213:\(second)?poll-wait=20"))
+        // The simulated field of two behind an interposer whose listing fails.
+        let field = try SimulatorConfiguration.makeReader("sim:ntag215:\(first)+ntag213:\(second)?poll-wait=20")
+        let reader = ScriptedReader(
+            interposingOn: field, modulations: field.supportedModulations, listingFailure: NFCReaderDeviceError(.rfError, "listing failed")
+        ) { command, _ in .forward(command) }
         let ledgerPath = directory.appendingPathComponent("ledger.db").path
         let ledger = try Ledger(path: ledgerPath)
         let template = try ProvisioningTemplate("https://ex.io/{n}")
