@@ -32,7 +32,10 @@ struct SessionThroughLibNFCTests {
         await session.invalidate()
         #expect(await session.invalidationReason?.code == .userCanceled)
 
-        // The reader was closed by the session: a new one can open it and read the message.
+        // The reader was closed by the session: a new one can open it and read the message (once
+        // the reader says it is free: on a loaded machine the release can trail the invalidation).
+        let connection = emulator.connectionString
+        #expect(await eventuallyAsync(within: .seconds(10)) { await NFCReaderAvailability.check(connection: connection).status == .available })
         let ndefSession = NFCNDEFReaderSession(invalidateAfterFirstRead: true, connection: emulator.connectionString)
         try await ndefSession.begin()
         let messages = EventCollector(ndefSession.messages)
