@@ -202,8 +202,9 @@ public actor NFCCardSession {
     static let targetModeDrivers = ["pn532_uart", "pn532_spi", "pn532_i2c", "pn53x_usb"]
 
     private static func eligibility(connection: String?) async -> (supported: Bool, eligible: Bool) {
-        let name = connection ?? "default"
-        if name == "sim" || name.hasPrefix("sim:") || PCSCReader.Selector.accepts(name) { return (false, false) }
+        let parsed = ReaderConnectionString(connection)
+        let name = parsed.text
+        if parsed.kind == .simulator || parsed.kind == .pcsc { return (false, false) }
         let lease = ReaderLease.Key.connection(name)
         guard ReaderLease.acquire(lease) else {
             return (targetModeDrivers.contains { name.hasPrefix($0 + ":") }, false)

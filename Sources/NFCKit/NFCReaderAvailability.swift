@@ -55,8 +55,9 @@ public struct NFCReaderAvailability: Sendable, Hashable, CustomStringConvertible
     /// `default` for libnfc's default device), closes it again, and says whether that worked and
     /// why not. A reader a session holds (in any process) is ``Status/busy`` and left alone.
     public static func check(connection: String?) async -> NFCReaderAvailability {
-        let name = connection ?? "default"
-        let isSimulator = name == "sim" || name.hasPrefix("sim:")
+        let parsed = ReaderConnectionString(connection)
+        let name = parsed.text
+        let isSimulator = parsed.isSimulator
         if isSimulator {
             do {
                 _ = try SimulatorConfiguration(parsing: name)

@@ -325,13 +325,14 @@ public actor NFCTagReaderSession {
             reader = given
             // The same libnfc device may not be opened by another session from its string.
             let connectionString = await given.connectionString
-            if !(connectionString == "sim" || connectionString.hasPrefix("sim:")) {
+            if !ReaderConnectionString(connectionString).isSimulator {
                 try take(.connection(connectionString), named: connectionString)
             }
         case .connection(let string):
-            let name = string ?? "default"
-            if !(name == "sim" || name.hasPrefix("sim:")) {
-                try take(.connection(name == "default" ? "default" : name), named: name)
+            let parsed = ReaderConnectionString(string)
+            let name = parsed.text
+            if !parsed.isSimulator {
+                try take(.connection(name), named: name)
             }
             do {
                 reader = try await ReaderConnection.open(string)

@@ -12,25 +12,26 @@ public enum ReaderConnection {
     /// - Throws: `NFCReaderDeviceError` `deviceNotFound` when nothing can be opened there, or
     ///   `invalidArgument` for a malformed `sim:` string.
     public static func open(_ connectionString: String?) async throws(NFCReaderDeviceError) -> any NFCReader {
-        if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
-            return try await openSimulator(connectionString)
+        let parsed = ReaderConnectionString(connectionString)
+        switch parsed.kind {
+        case .simulator: return try await openSimulator(parsed.text)
+        case .pcsc: return try await PCSCReader.open(parsed.text)
+        case .libnfc, .libnfcDefault: return try await LibNFCReader.open(parsed.libnfcString)
         }
-        if let connectionString, PCSCReader.Selector.accepts(connectionString) {
-            return try await PCSCReader.open(connectionString)
-        }
-        return try await LibNFCReader.open(connectionString == "default" ? nil : connectionString)
     }
 
     /// Opens the reader a connection string names for card emulation (target mode).
     /// - Throws: `NFCReaderDeviceError` `notSupported` for the simulator (`sim:`), which has no target
     ///   mode; `deviceNotFound` when nothing can be opened there.
     public static func openCardEmulator(_ connectionString: String?) async throws(NFCReaderDeviceError) -> any NFCCardEmulator {
-        if let connectionString, connectionString.hasPrefix("sim:") || connectionString == "sim" {
-            throw NFCReaderDeviceError(.notSupported, "the simulator '\(connectionString)' has no target mode: card emulation needs a PN53x reader through libnfc")
+        let parsed = ReaderConnectionString(connectionString)
+        switch parsed.kind {
+        case .simulator:
+            throw NFCReaderDeviceError(.notSupported, "the simulator '\(parsed.text)' has no target mode: card emulation needs a PN53x reader through libnfc")
+        case .pcsc:
+            throw NFCReaderDeviceError(.notSupported, "the PC/SC reader '\(parsed.text)' has no target mode in NFCKit: card emulation needs a PN53x reader through libnfc")
+        case .libnfc, .libnfcDefault:
+            return try await LibNFCReader.open(parsed.libnfcString)
         }
-        if let connectionString, PCSCReader.Selector.accepts(connectionString) {
-            throw NFCReaderDeviceError(.notSupported, "the PC/SC reader '\(connectionString)' has no target mode in NFCKit: card emulation needs a PN53x reader through libnfc")
-        }
-        return try await LibNFCReader.open(connectionString == "default" ? nil : connectionString)
     }
 }

@@ -153,8 +153,8 @@ public struct TagWatcher: AsyncSequence, Sendable {
         self.init(options: options) { () async throws(NFCReaderDeviceError) -> any NFCReader in
             try await ReaderConnection.open(connection)
         }
-        let name = connection ?? "default"
-        if !(name == "sim" || name.hasPrefix("sim:")) { lease = .connection(name) }
+        let parsed = ReaderConnectionString(connection)
+        if !parsed.isSimulator { lease = .connection(parsed.text) }
     }
 
     /// Watches the readers `open` opens: once at the start and again after each loss. Each is

@@ -23,15 +23,13 @@ enum TagCommandSupport {
     /// The connection string: `--device`, else `$NFCTOOL_DEVICE`, else libnfc's default device
     /// (`default`). Never the simulator: `sim:` is used only when named.
     static func connection(_ arguments: ParsedArguments, _ environment: [String: String]) -> String {
-        connection(arguments.value(of: device), environment)
+        DeviceChoice(arguments.value(of: device), environment).connection
     }
 
     /// The connection string from a `--device` value already read: the value, else
     /// `$NFCTOOL_DEVICE`, else `default` (libnfc's default device).
     static func connection(_ value: String?, _ environment: [String: String]) -> String {
-        if let value { return value }
-        if let named = environment["NFCTOOL_DEVICE"], !named.isEmpty { return named }
-        return "default"
+        DeviceChoice(value, environment).connection
     }
 
     /// Opens the reader `connection` names.
@@ -100,7 +98,7 @@ enum TagCommandSupport {
         switch error.code {
         case .invalidArgument:
             return .usage("invalid device '\(connection)': \(error.reason)")
-        case .io where connection.hasPrefix("sim:"):
+        case .io where ReaderConnectionString(connection).isSimulator:
             // The simulator's tag file could not be read or written: an I/O error, not "no reader".
             return .failure("cannot open reader '\(connection)': \(error.reason)")
         default:
@@ -156,6 +154,36 @@ enum TagCommandSupport {
     static let passwordHint = "give the password with --password-file FILE or NFCTOOL_PASSWORD"
 }
 
+/// The reader a command works with and what chose it: `--device`, else `$NFCTOOL_DEVICE`, else
+/// libnfc's default device. The environment is read here, once.
+struct DeviceChoice: Sendable, Hashable {
+    /// What chose the reader.
+    enum Origin: Sendable, Hashable {
+        /// `--device` on the command line.
+        case commandLine
+        /// `$NFCTOOL_DEVICE`.
+        case environment
+        /// Neither: libnfc's default device.
+        case libnfcDefault
+    }
+
+    /// The connection string (`default` for libnfc's default device).
+    let connection: String
+    /// What chose it.
+    let origin: Origin
+
+    /// The choice from a `--device` value already read (nil when not given) and the environment.
+    init(_ value: String?, _ environment: [String: String]) {
+        if let value {
+            (connection, origin) = (value, .commandLine)
+        } else if let named = environment["NFCTOOL_DEVICE"], !named.isEmpty {
+            (connection, origin) = (named, .environment)
+        } else {
+            (connection, origin) = ("default", .libnfcDefault)
+        }
+    }
+}
+
 /// Which reader a tag command used, for its JSON (`reader`, `readerName`): the connection
 /// string, and the reader's name where it has one (libnfc's device name, `simulator (ntag215)`).
 struct ReaderLabel: Sendable, Hashable {
@@ -163,12 +191,15 @@ struct ReaderLabel: Sendable, Hashable {
     var connection: String
     /// The reader's own name; nil when it has none.
     var name: String?
+    /// What chose the reader (never in the JSON): whether the command line named it.
+    var origin: DeviceChoice.Origin
 
-    /// The label of an open reader.
-    init(_ reader: any NFCReader) async {
+    /// The label of an open reader that `origin` chose.
+    init(_ reader: any NFCReader, origin: DeviceChoice.Origin = .commandLine) async {
         connection = await reader.connectionString
         let name = await reader.name
         self.name = name.isEmpty ? nil : name
+        self.origin = origin
     }
 }
 

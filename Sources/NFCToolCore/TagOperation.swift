@@ -25,7 +25,12 @@ struct TagCommandOptions: Sendable {
 
     /// The reader: `--device`, else `NFCTOOL_DEVICE`, else libnfc's default device.
     func connection(_ environment: [String: String]) -> String {
-        TagCommandSupport.connection(arguments, environment)
+        device(environment).connection
+    }
+
+    /// The reader and what chose it.
+    func device(_ environment: [String: String]) -> DeviceChoice {
+        DeviceChoice(arguments.value(of: TagCommandSupport.device), environment)
     }
 
     /// The password of `--password-file`, else of `NFCTOOL_PASSWORD`; nil when neither is given.
@@ -72,14 +77,15 @@ struct TagOperation: Sendable {
         password: NTAGPassword? = nil, planning: Bool = false, alone: Bool = false,
         _ body: (NFCTag, any NFCReader) async throws -> T
     ) async throws(CommandError) -> (T, ReaderLabel) {
-        let connection = options.connection(context.environment)
+        let device = options.device(context.environment)
+        let connection = device.connection
         return try await TagCommandSupport.withReader(connection) { (opened) async throws(CommandError) -> (T, ReaderLabel) in
             let reader: any NFCReader = planning ? await PlanningReader(opened) : opened
             let target = try await TagCommandSupport.waitForTarget(reader, connection, seconds: options.seconds, alone: alone)
             do {
                 // Identification leaves the tag selected (it re-selects a chip its GET_VERSION sent idle).
                 let tag = try await NFCTag.connect(to: target, on: reader)
-                return (try await body(TagWriteSupport.tag(tag, password: password), reader), await ReaderLabel(reader))
+                return (try await body(TagWriteSupport.tag(tag, password: password), reader), await ReaderLabel(reader, origin: device.origin))
             } catch {
                 throw Self.commandError(error)
             }
@@ -155,7 +161,7 @@ enum TagWriteOperation {
             context.io.write(try taggedJSON(reader, report))
         } else {
             context.say(sentence)
-            TagWriteSupport.sayReader(reader, options.arguments, context)
+            TagWriteSupport.sayReader(reader, context)
         }
     }
 

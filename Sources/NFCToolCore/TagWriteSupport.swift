@@ -89,9 +89,13 @@ enum TagWriteSupport {
     /// After a change to a tag, names the reader that made it when the command line did not
     /// (`NFCTOOL_DEVICE` or libnfc's default device chose it), where a mix-up is possible:
     /// `Reader: ACS ACR122U PICC Interface (acr122_usb:001:004), libnfc's default device.`
-    static func sayReader(_ reader: ReaderLabel, _ arguments: ParsedArguments, _ context: CommandContext) {
-        guard arguments.value(of: TagCommandSupport.device) == nil else { return }
-        let chosen = (context.environment["NFCTOOL_DEVICE"] ?? "").isEmpty ? "libnfc's default device" : "from NFCTOOL_DEVICE"
+    static func sayReader(_ reader: ReaderLabel, _ context: CommandContext) {
+        let chosen: String
+        switch reader.origin {
+        case .commandLine: return
+        case .environment: chosen = "from NFCTOOL_DEVICE"
+        case .libnfcDefault: chosen = "libnfc's default device"
+        }
         let name = reader.name.map { "\($0) (\(reader.connection))" } ?? reader.connection
         context.io.printLine("Reader: \(name), \(chosen).")
     }
