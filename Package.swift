@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// NFCKit: read, write, provision and lock NFC tags on Linux through libnfc.
+// NFCKit: read, write, provision and lock NFC tags on Linux through libnfc or PC/SC (pcscd).
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -67,7 +67,7 @@ let package = Package(
         // A contactless PC/SC reader (generic Part 3 profile) behind vpcd, hosting virtual tags.
         .target(name: "PCSCReaderEmulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
         .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "NFCTags", "CommandLineKit"], swiftSettings: strict),
-        // Opens readers from connection strings (libnfc's or `sim:`); CoreNFC-shaped sessions.
+        // Opens readers from connection strings (libnfc's, `pcsc:` or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
         // NXP originality signatures: the public keys with their sources, reading and verifying.
         .target(name: "Originality", dependencies: ["NFCCore", "NFCTags", "NFCCrypto"], swiftSettings: strict),

@@ -1,7 +1,7 @@
 import CommandLineKit
 import NFCKit
 
-/// `nfctool devices [--json] [--verbose]`: the readers libnfc finds, and libnfc's version.
+/// `nfctool devices [--json] [--verbose]`: the readers libnfc and pcscd find, and libnfc's version.
 struct DevicesCommand: ToolCommand {
     static let json = CommandOption.flag(
         "json", help: "Print the readers as JSON: libnfc's version and each reader's name and connection string.")
@@ -10,7 +10,7 @@ struct DevicesCommand: ToolCommand {
 
     static let configuration = CommandConfiguration(
         name: "devices",
-        abstract: "List the NFC readers libnfc finds.",
+        abstract: "List the NFC readers libnfc and pcscd find.",
         discussion: """
             Shows each reader's name and the connection string that selects it, and the version of \
             libnfc in use. Exits 3 when it finds no reader (the list, empty, is still printed). \

@@ -21,7 +21,7 @@ public func runTool(argumentBytes: [[UInt8]], environment: [String: String], io:
 struct NFCToolCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         name: "nfctool",
-        abstract: "Read, write and provision NFC tags through libnfc.",
+        abstract: "Read, write and provision NFC tags through libnfc or PC/SC (pcscd).",
         version: nfctoolVersion,
         subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, ReadCommand.self, WriteCommand.self, BatchCommand.self, LedgerCommand.self,
                       LockCommand.self, FormatCommand.self, EraseCommand.self, ProtectCommand.self, UnprotectCommand.self,

@@ -9,7 +9,7 @@ enum TagCommandSupport {
     /// `--device`, as `scan` words it.
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
+        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, pcsc, pcsc:NAME or pcsc:#N for a PC/SC reader, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
         .completing(deviceCompletion)
     /// `--timeout`: how long to wait for a tag, 0 < s ≤ 86400.
     static let timeoutSeconds = TypedOption(

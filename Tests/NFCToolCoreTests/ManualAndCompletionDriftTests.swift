@@ -4,9 +4,11 @@ import Testing
 @testable import NFCToolCore
 
 /// The man pages and completion scripts cannot drift from the help texts: for every command of
-/// the definitions, what the built executable's `--help` lists (options, short names, aliases,
-/// subcommands) is in its man page and in the bash, zsh and fish scripts, and independent
-/// tools (groff, mandoc, bash, zsh, fish) accept and run them.
+/// the definitions, what `--help` lists (options, short names, aliases, subcommands) is in its
+/// man page and in the bash, zsh and fish scripts, and independent tools (groff, mandoc, bash,
+/// zsh, fish) accept and run them. Help, pages and scripts come from nfctool run in-process (one
+/// `CommandContext` per run, no child process); only the shells, groff and mandoc are spawned,
+/// and the built executable only where a shell's completion calls it back (`--device`).
 @Suite("nfctool's man pages and completions match its help", .timeLimit(.minutes(5)))
 struct ManualAndCompletionDriftTests {
     static let groff = ExternalTool.program("groff", package: "groff")
@@ -18,11 +20,17 @@ struct ManualAndCompletionDriftTests {
         try #require(Executables.built("nfctool"), "nfctool is not built").path
     }
 
-    /// Runs the built nfctool; standard error merged in.
-    static func nfctool(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
-        let run = try NFCTestSupport.runTool(try executable(), arguments, environment: environment, timeout: 60)
-        #expect(run.status == 0, "nfctool \(arguments.joined(separator: " ")): \(run.output)")
-        return run.output
+    /// Runs nfctool in-process; standard error appended.
+    static func nfctool(_ arguments: [String]) async -> String {
+        let run = await runNFCTool(arguments)
+        #expect(run.status == .success, "nfctool \(arguments.joined(separator: " ")): \(run.standardOutput)\(run.standardError)")
+        return run.standardOutput + run.standardError
+    }
+
+    /// Runs `tool` off the cooperative pool; standard error merged in.
+    static func spawn(_ tool: String, _ arguments: [String], environment: [String: String], timeout: Double = 10) async throws -> (status: Int32, output: String) {
+        let run = try await runBlocking { try NFCTestSupport.runTool(tool, arguments, environment: environment, timeout: timeout) }
+        return (run.status, run.output)
     }
 
     /// The options (`--name`, `-x`) and subcommands a help text lists.
@@ -47,9 +55,9 @@ struct ManualAndCompletionDriftTests {
 
     @Test("help, definitions, man page and the three scripts list the same options and subcommands",
           arguments: CommandTree.all(from: NFCToolCommand.self))
-    func noDrift(_ node: CommandTree.Node) throws {
+    func noDrift(_ node: CommandTree.Node) async throws {
         let words = Array(node.path.dropFirst())
-        let help = try Self.nfctool(words + ["--help"])
+        let help = await Self.nfctool(words + ["--help"])
         let (options, subcommands) = Self.listed(in: help)
         // The definitions and the help agree.
         let configuration = node.command.configuration
@@ -63,10 +71,10 @@ struct ManualAndCompletionDriftTests {
         #expect(options == declared, "help lists \(options.sorted()), the definitions \(declared.sorted())")
         #expect(subcommands == configuration.subcommands.map { $0.configuration.name })
 
-        let page = try Self.nfctool(["help", "--man"] + words)
-        let bash = try Self.nfctool(["completion", "bash"])
-        let zsh = try Self.nfctool(["completion", "zsh"])
-        let fish = try Self.nfctool(["completion", "fish"])
+        let page = await Self.nfctool(["help", "--man"] + words)
+        let bash = await Self.nfctool(["completion", "bash"])
+        let zsh = await Self.nfctool(["completion", "zsh"])
+        let fish = await Self.nfctool(["completion", "fish"])
         let key = node.path.joined(separator: " ")
         let bashNode = try #require(bash.firstRange(of: "    '\(key)')\n").map { bash[$0.upperBound...].prefix { $0 != ";" } })
         let zshFunction = "_" + node.path.map { $0.replacingOccurrences(of: "-", with: "_") }.joined(separator: "_")
@@ -94,26 +102,26 @@ struct ManualAndCompletionDriftTests {
     }
 
     @Test("groff (-ww) and mandoc (lint) render every page of nfctool without a warning")
-    func pagesRenderCleanly() throws {
+    func pagesRenderCleanly() async throws {
         for node in CommandTree.all(from: NFCToolCommand.self) {
             let directory = try temporaryDirectory()
             let file = directory.appendingPathComponent(node.path.joined(separator: "-") + ".1")
-            try Data(try Self.nfctool(["help", "--man"] + node.path.dropFirst()).utf8).write(to: file)
+            try Data(await Self.nfctool(["help", "--man"] + node.path.dropFirst()).utf8).write(to: file)
             if Self.groff.isAvailable || isContinuousIntegration {
-                let run = try NFCTestSupport.runTool("/bin/bash", ["-c", "\(try Self.groff.require()) -man -Tutf8 -ww -z '\(file.path)' 2>&1"], environment: [:])
+                let run = try await Self.spawn("/bin/bash", ["-c", "\(try Self.groff.require()) -man -Tutf8 -ww -z '\(file.path)' 2>&1"], environment: [:])
                 #expect(run.status == 0 && run.output.isEmpty, "\(node.path): \(run.output)")
             }
             if Self.mandoc.isAvailable || isContinuousIntegration {
-                let run = try NFCTestSupport.runTool(try Self.mandoc.require(), ["-T", "lint", "-W", "warning", file.path], environment: [:])
+                let run = try await Self.spawn(try Self.mandoc.require(), ["-T", "lint", "-W", "warning", file.path], environment: [:])
                 #expect(run.status == 0 && run.output.isEmpty, "\(node.path): \(run.output)")
             }
         }
     }
 
     @Test("nfctool(1) holds the exit-status table help prints, from the same definitions")
-    func exitStatusTable() throws {
-        let page = try Self.nfctool(["help", "--man"])
-        let help = try Self.nfctool(["--help"])
+    func exitStatusTable() async {
+        let page = await Self.nfctool(["help", "--man"])
+        let help = await Self.nfctool(["--help"])
         for status in ExitCode.nfctoolStatuses {
             #expect(page.contains(".TP\n\\fB\(status.code.rawValue)\\fR\n" + ManualPagesEscape.escape(status.meaning) + "\n"))
             #expect(help.contains("  \(status.code.rawValue)") && help.contains(status.meaning))
@@ -121,7 +129,7 @@ struct ManualAndCompletionDriftTests {
     }
 
     @Test("bash -n, zsh -n and fish -n accept nfctool's scripts")
-    func scriptSyntax() throws {
+    func scriptSyntax() async throws {
         let directory = try temporaryDirectory()
         for (shell, tool) in [("bash", "/bin/bash"), ("zsh", Self.zsh.path), ("fish", Self.fish.path)] {
             guard let tool else {
@@ -129,13 +137,13 @@ struct ManualAndCompletionDriftTests {
                 continue
             }
             let file = directory.appendingPathComponent("nfctool.\(shell)")
-            try Data(try Self.nfctool(["completion", shell]).utf8).write(to: file)
-            let run = try NFCTestSupport.runTool(tool, ["-n", file.path], environment: [:])
+            try Data(await Self.nfctool(["completion", shell]).utf8).write(to: file)
+            let run = try await Self.spawn(tool, ["-n", file.path], environment: [:])
             #expect(run.status == 0 && run.output.isEmpty, "\(shell): \(run.output)")
             if shell == "zsh" {
                 // Loaded by zsh's completion system, it defines a function for every command.
                 let functions = CommandTree.all(from: NFCToolCommand.self).map { "_" + $0.path.joined(separator: "_") }
-                let loaded = try NFCTestSupport.runTool(
+                let loaded = try await Self.spawn(
                     tool, ["-f", "-c", "autoload -U compinit && compinit -u -D && source '\(file.path)' && whence -w \(functions.joined(separator: " "))"],
                     environment: ["HOME": directory.path])
                 #expect(loaded.status == 0, "\(loaded.output)")
@@ -145,34 +153,34 @@ struct ManualAndCompletionDriftTests {
     }
 
     @Test("bash completes nfctool's commands, nested ones, option words, and --device from the tool itself")
-    func bashCompletes() throws {
+    func bashCompletes() async throws {
         let tool = try Self.executable()
         let directory = try temporaryDirectory()
         let script = directory.appendingPathComponent("nfctool.bash")
-        try Data(try Self.nfctool(["completion", "bash"]).utf8).write(to: script)
-        func completes(_ words: [String], line: String? = nil) throws -> [String] {
+        try Data(await Self.nfctool(["completion", "bash"]).utf8).write(to: script)
+        func completes(_ words: [String], line: String? = nil) async throws -> [String] {
             let quoted = ([tool] + words).map { "'\($0)'" }.joined(separator: " ")
             let setup = line.map { "COMP_LINE=\"\(tool) \($0)\"; COMP_POINT=${#COMP_LINE}; " } ?? ""
-            let run = try NFCTestSupport.runTool(
+            let run = try await Self.spawn(
                 "/bin/bash", ["-c", "source '\(script.path)' && \(setup)COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count); _nfctool; printf '%s\\n' \"${COMPREPLY[@]}\""],
                 environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
             #expect(run.status == 0, "\(run.output)")
             return run.output.split(separator: "\n").map(String.init)
         }
-        #expect(try completes(["wr"]) == ["write"])
-        #expect(try completes(["ndef", "e"]) == ["encode"])
-        #expect(try completes(["ledger", "s"]) == ["stats"])
-        #expect(try completes(["completion", ""]) == ["bash", "zsh", "fish"])
-        #expect(try completes(["watch", "--events", "arrive,"]) == ["arrive,leave"])
-        #expect(try completes(["ndef", "encode", "--wifi-encryption", "aes"]) == ["aes", "aes-tkip"])
-        #expect(try completes(["write", "--dev"]) == ["--device"])
-        let devices = try completes(["read", "--device", "sim:ntag21"])
+        #expect(try await completes(["wr"]) == ["write"])
+        #expect(try await completes(["ndef", "e"]) == ["encode"])
+        #expect(try await completes(["ledger", "s"]) == ["stats"])
+        #expect(try await completes(["completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try await completes(["watch", "--events", "arrive,"]) == ["arrive,leave"])
+        #expect(try await completes(["ndef", "encode", "--wifi-encryption", "aes"]) == ["aes", "aes-tkip"])
+        #expect(try await completes(["write", "--dev"]) == ["--device"])
+        let devices = try await completes(["read", "--device", "sim:ntag21"])
         #expect(devices == ["sim:ntag213", "sim:ntag215", "sim:ntag216"])
         // In a real shell bash has split the word at ':' and replaces what follows it.
-        #expect(try completes(["read", "--device", "sim", ":", "ntag21"], line: "read --device sim:ntag21") == ["ntag213", "ntag215", "ntag216"])
+        #expect(try await completes(["read", "--device", "sim", ":", "ntag21"], line: "read --device sim:ntag21") == ["ntag213", "ntag215", "ntag216"])
         // emulate needs target mode: libnfc readers only, never the simulator's models.
-        #expect(try completes(["emulate", "--device", "sim:ntag21"]) == [])
-        #expect(try completes(["emulate", "--device", "def"]) == ["default"])
+        #expect(try await completes(["emulate", "--device", "sim:ntag21"]) == [])
+        #expect(try await completes(["emulate", "--device", "def"]) == ["default"])
     }
 
     /// Drives an interactive zsh on a pseudo-terminal (zpty): loads compinit and the script
@@ -202,43 +210,43 @@ struct ManualAndCompletionDriftTests {
         """#
 
     @Test("zsh's completion system completes nfctool's commands, option words and --device", Self.zsh.trait)
-    func zshCompletes() throws {
+    func zshCompletes() async throws {
         let zsh = try Self.zsh.require()
         let tool = URL(fileURLWithPath: try Self.executable())
         let directory = try temporaryDirectory()
         let script = directory.appendingPathComponent("_nfctool")
         let capture = directory.appendingPathComponent("capture.zsh")
-        try Data(try Self.nfctool(["completion", "zsh"]).utf8).write(to: script)
+        try Data(await Self.nfctool(["completion", "zsh"]).utf8).write(to: script)
         try Data(Self.zshCapture.utf8).write(to: capture)
-        func completes(_ line: String) throws -> [String] {
-            let run = try NFCTestSupport.runTool(
+        func completes(_ line: String) async throws -> [String] {
+            let run = try await Self.spawn(
                 zsh, ["-f", capture.path, script.path, line],
                 environment: ["HOME": directory.path, "PATH": tool.deletingLastPathComponent().path + ":/usr/bin:/bin", "TERM": "dumb"],
                 timeout: 90)
             return run.output.split(separator: "\n").map(String.init)
         }
-        #expect(try completes("nfctool wr") == ["write"])
-        #expect(try completes("nfctool ndef e") == ["encode"])
-        #expect(try completes("nfctool watch --events ") == ["arrive", "arrive,leave", "leave"])
-        #expect(try completes("nfctool write --dev") == ["--device"])
-        #expect(try completes("nfctool read --device sim:ntag21") == ["sim:ntag213", "sim:ntag215", "sim:ntag216"])
+        #expect(try await completes("nfctool wr") == ["write"])
+        #expect(try await completes("nfctool ndef e") == ["encode"])
+        #expect(try await completes("nfctool watch --events ") == ["arrive", "arrive,leave", "leave"])
+        #expect(try await completes("nfctool write --dev") == ["--device"])
+        #expect(try await completes("nfctool read --device sim:ntag21") == ["sim:ntag213", "sim:ntag215", "sim:ntag216"])
     }
 
     @Test("fish completes nfctool's commands and --device", Self.fish.trait)
-    func fishCompletes() throws {
+    func fishCompletes() async throws {
         let fish = try Self.fish.require()
         let tool = try Self.executable()
         let directory = try temporaryDirectory()
         let script = directory.appendingPathComponent("nfctool.fish")
-        try Data(try Self.nfctool(["completion", "fish"]).utf8).write(to: script)
-        func completes(_ line: String) throws -> [String] {
-            let run = try NFCTestSupport.runTool(fish, ["--no-config", "-c", "source '\(script.path)'; function nfctool; '\(tool)' $argv; end; complete -C '\(line)'"],
+        try Data(await Self.nfctool(["completion", "fish"]).utf8).write(to: script)
+        func completes(_ line: String) async throws -> [String] {
+            let run = try await Self.spawn(fish, ["--no-config", "-c", "source '\(script.path)'; function nfctool; '\(tool)' $argv; end; complete -C '\(line)'"],
                                                  environment: ["HOME": directory.path, "PATH": "/usr/bin:/bin"], timeout: 60)
             return run.output.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
         }
-        #expect(try completes("nfctool wr") == ["write"])
-        #expect(try completes("nfctool ndef e") == ["encode"])
-        #expect(try completes("nfctool read --device sim:ntag21").contains("sim:ntag215"))
+        #expect(try await completes("nfctool wr") == ["write"])
+        #expect(try await completes("nfctool ndef e") == ["encode"])
+        #expect(try await completes("nfctool read --device sim:ntag21").contains("sim:ntag215"))
     }
 
     @Test("'completion' wants a known shell; --list-devices offers default and every simulator model, --list-emulator-devices no simulator")
