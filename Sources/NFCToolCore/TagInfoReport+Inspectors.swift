@@ -32,10 +32,13 @@ extension TagInfoReport {
         do {
             let answer = try await mifare.sendMiFareCommand(Bytes([Type2Command.read, 3])).array
             guard answer.count >= 4 else { throw NFCTagError(.tagResponse, "READ answered \(answer.count) bytes") }
+            // CC3 and the static lock bytes decoded here, from the raw pages, so that they show on
+            // a chip that is not NDEF-formatted too (Type2CapabilityContainer wants E1 in CC0).
             let cc3 = answer[3]
-            lock.append(InfoItem(name: "CC3", value: hexByte(cc3) + (cc3 & 0x0F == 0 ? " (write access granted)" : " (no write access)")))
+            let writeGranted = cc3 & 0x0F == Type2CapabilityContainer.writeAccessGranted
+            lock.append(InfoItem(name: "CC3", value: hexByte(cc3) + (writeGranted ? " (write access granted)" : " (no write access)")))
             if lockState == "unknown", let page2 {
-                lockState = cc3 & 0x0F == 0 && page2[2] == 0 && page2[3] == 0 ? "read-write" : "read-only"
+                lockState = writeGranted && page2[2] == 0 && page2[3] == 0 ? "read-write" : "read-only"
             }
         } catch {
             lock.append(InfoItem(name: "CC3", value: unknown(error)))

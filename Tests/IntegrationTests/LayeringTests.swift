@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// docs/architecture.md's layers, checked against Package.swift and the sources' imports: a
-/// dependency only points down, and only the reader targets import the C modules.
+/// docs/architecture.md's layers, checked against Package.swift and the sources' imports: the
+/// doc's target tables are Package.swift's targets and dependencies, a dependency only points
+/// down, and only the reader targets import the C modules.
 @Suite("the targets keep the layers docs/architecture.md states", .timeLimit(.minutes(1)))
 struct LayeringTests {
     /// The package's root directory.
@@ -31,22 +32,119 @@ struct LayeringTests {
         "CCrypto": ["NFCCrypto"],
     ]
 
-    /// `name → dependencies` of every target in Package.swift.
+    /// `name → dependencies` of every target in Package.swift: each `.target`, `.executableTarget`,
+    /// `.testTarget` and `.systemLibrary` call, with the names of its `dependencies:` (none when
+    /// it has no such argument).
     static func targets() throws -> [String: [String]] {
-        let text = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let pattern = try NSRegularExpression(pattern: #"name:\s*"([^"]+)",\s*dependencies:\s*\[([^\]]*)\]"#)
+        try targets(inPackage: String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8))
+    }
+
+    /// `name → dependencies` of the targets a Package.swift text declares.
+    static func targets(inPackage text: String) throws -> [String: [String]] {
+        let pattern = try NSRegularExpression(
+            pattern: #"\.(?:target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)"(?:,\s*dependencies:\s*\[([^\]]*)\])?"#)
         var result: [String: [String]] = [:]
-        // Targets declared without dependencies.
-        let bare = try NSRegularExpression(pattern: #"\.target\(name:\s*"([^"]+)",\s*swiftSettings"#)
-        for match in bare.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            if let name = Range(match.range(at: 1), in: text) { result[String(text[name])] = [] }
-        }
         for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            guard let name = Range(match.range(at: 1), in: text), let deps = Range(match.range(at: 2), in: text) else { continue }
-            result[String(text[name])] = text[deps].split(separator: ",").map {
+            guard let name = Range(match.range(at: 1), in: text) else { continue }
+            let dependencies = Range(match.range(at: 2), in: text).map { text[$0] } ?? ""
+            result[String(text[name])] = dependencies.split(separator: ",").map {
                 $0.trimmingCharacters(in: CharacterSet(charactersIn: " \n\"")) }.filter { !$0.isEmpty }
         }
         return result
+    }
+
+    /// `name → dependencies` of every target docs/architecture.md's two target tables list (the
+    /// tables whose first column is "target" or "test target" and whose last is "depends on"):
+    /// the row's first cell names it in backticks, the last lists its dependencies, separated by
+    /// commas, `—` for none; text in parentheses is a note.
+    static func documentedTargets(inDocument text: String) -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        var inTable = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("|"), let first = cells.first, let last = cells.last else {
+                inTable = false
+                continue
+            }
+            if first == "target" || first == "test target" {
+                inTable = last == "depends on"
+                continue
+            }
+            guard inTable, first.hasPrefix("`"), let name = first.split(separator: "`").first else { continue }
+            let withoutNotes = last.replacing(/\([^)]*\)/, with: "")
+            result[String(name)] = withoutNotes.split(separator: ",")
+                .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " `")) }
+                .filter { !$0.isEmpty && $0 != "—" }
+        }
+        return result
+    }
+
+    /// What differs between the targets of docs/architecture.md and those of Package.swift, one
+    /// line per difference; empty when they agree.
+    static func differences(documented: [String: [String]], declared: [String: [String]]) -> [String] {
+        var lines: [String] = []
+        for name in Set(documented.keys).union(declared.keys).sorted() {
+            switch (documented[name], declared[name]) {
+            case (nil, _): lines.append("\(name) is in Package.swift but not in docs/architecture.md's target tables")
+            case (_, nil): lines.append("\(name) is in docs/architecture.md's target tables but not in Package.swift")
+            case let (documented?, declared?):
+                for missing in Set(declared).subtracting(documented).sorted() {
+                    lines.append("\(name) depends on \(missing) in Package.swift, not in docs/architecture.md")
+                }
+                for extra in Set(documented).subtracting(declared).sorted() {
+                    lines.append("\(name) depends on \(extra) in docs/architecture.md, not in Package.swift")
+                }
+            }
+        }
+        return lines
+    }
+
+    @Test("docs/architecture.md's target tables list exactly Package.swift's targets and dependencies")
+    func documentedTargetsMatchThePackage() throws {
+        let document = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let documented = Self.documentedTargets(inDocument: document)
+        let declared = try Self.targets()
+        #expect(declared.count >= 40, "Package.swift was not parsed: \(declared.keys.sorted())")
+        #expect(documented.count >= 40, "docs/architecture.md's tables were not parsed: \(documented.keys.sorted())")
+        #expect(Self.differences(documented: documented, declared: declared) == [])
+    }
+
+    @Test("the comparison notices a target or a dependency added to only one side")
+    func comparisonNoticesDrift() throws {
+        let package = """
+            .systemLibrary(name: "CX", pkgConfig: "x"),
+            .target(name: "A", swiftSettings: strict),
+            .target(name: "B", dependencies: ["A", "CX"], swiftSettings: strict),
+            .executableTarget(
+                name: "b-tool", dependencies: ["B"], path: "x",
+                swiftSettings: strict),
+            .testTarget(name: "BTests", dependencies: ["B"]),
+            """
+        let document = """
+            | target | layer | responsibility | depends on |
+            |---|---|---|---|
+            | `CX` | C | x | — |
+            | `A` | 0 | a (with a note, B) | — |
+            | `B` | 1 | b | A, CX (layer C, for x) |
+            | `b-tool` | 2 | b's tool | B |
+
+            | test target | what | needs | depends on |
+            |---|---|---|---|
+            | `BTests` | b | — | B |
+            """
+        let declared = try Self.targets(inPackage: package)
+        #expect(declared == ["CX": [], "A": [], "B": ["A", "CX"], "b-tool": ["B"], "BTests": ["B"]])
+        #expect(Self.differences(documented: Self.documentedTargets(inDocument: document), declared: declared) == [])
+        let moreTargets = try Self.targets(inPackage: package + "\n.target(name: \"C\", dependencies: [\"A\"]),")
+        #expect(Self.differences(documented: Self.documentedTargets(inDocument: document), declared: moreTargets)
+            == ["C is in Package.swift but not in docs/architecture.md's target tables"])
+        let moreDependencies = try Self.targets(inPackage: package.replacingOccurrences(of: #"["B"]),"#, with: #"["B", "A"]),"#))
+        #expect(Self.differences(documented: Self.documentedTargets(inDocument: document), declared: moreDependencies)
+            == ["BTests depends on A in Package.swift, not in docs/architecture.md"])
+        let documentedMore = document.replacingOccurrences(of: "| b's tool | B |", with: "| b's tool | B, A |")
+        #expect(Self.differences(documented: Self.documentedTargets(inDocument: documentedMore), declared: declared)
+            == ["b-tool depends on A in docs/architecture.md, not in Package.swift"])
     }
 
     @Test("every library target depends only on lower layers and on the C module it owns")
