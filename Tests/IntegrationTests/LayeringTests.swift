@@ -102,7 +102,7 @@ struct LayeringTests {
 
     @Test("docs/architecture.md's target tables list exactly Package.swift's targets and dependencies")
     func documentedTargetsMatchThePackage() throws {
-        let document = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let document = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
         let documented = Self.documentedTargets(inDocument: document)
         let declared = try Self.targets()
         #expect(declared.count >= 40, "Package.swift was not parsed: \(declared.keys.sorted())")
