@@ -1,7 +1,7 @@
 import Foundation
 public import NDEF
 import NFCCore
-public import NFCTags
+import NFCTags
 
 /// Hands out each tag's data and keeps the totals for every worker of a run: manifest rows and
 /// counters are never handed out twice, and the stop conditions (count, failures, data exhausted,

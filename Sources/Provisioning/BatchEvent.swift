@@ -1,7 +1,7 @@
 import Foundation
-public import NDEF
+import NDEF
 import NFCCore
-public import NFCTags
+import NFCTags
 
 /// What a batch tells the operator, as it happens.
 public enum BatchEvent: Sendable, Hashable {

@@ -1,3 +1,5 @@
+public import NFCTags
+
 /// A failure that the next tag of the same kind would have too: the same message on the same
 /// model, the same state. ``BatchOptions/maxConsecutiveFailures`` in a row stop the run.
 public enum DeterministicFailure: String, Sendable, Hashable {
