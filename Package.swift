@@ -72,7 +72,7 @@ let package = Package(
         // NXP originality signatures: the public keys with their sources, reading and verifying.
         .target(name: "Originality", dependencies: ["NFCCore", "NFCTags", "NFCCrypto"], swiftSettings: strict),
         // Batch provisioning: the ledger (SQLite, or PostgreSQL for several stations), URL templates, manifests.
-        .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "CSQLite", "CLibPQ"], swiftSettings: strict),
+        .target(name: "Provisioning", dependencies: ["NFCCore", "NDEF", "NFCTags", "NFCCrypto", "CSQLite", "CLibPQ"], swiftSettings: strict),
         // The CLI's commands, parser, help and output, testable in-process.
         .target(name: "NFCToolCore", dependencies: ["CommandLineKit", "NFCCore", "NDEF", "NFCTags", "NFCKit", "Provisioning", "Originality"], swiftSettings: strict),
         .executableTarget(name: "nfctool", dependencies: ["NFCToolCore"], swiftSettings: strict),

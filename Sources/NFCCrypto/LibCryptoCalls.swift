@@ -323,3 +323,35 @@ func libcryptoMACFinal(_ context: MACContextHandle) -> [UInt8]? {
     guard ok else { return nil }
     return Array(output.prefix(written))
 }
+
+// MARK: - digests
+
+/// `EVP_Q_digest(NULL, name, NULL, …)`: the digest `name` (`SHA256`) of `data`; nil when
+/// libcrypto fails (no provider offers it, out of memory).
+func libcryptoDigest(_ name: String, _ data: [UInt8]) -> [UInt8]? {
+    var output = [UInt8](repeating: 0, count: 64)
+    var written = 0
+    let ok = data.withUnsafeBufferPointer { input in
+        output.withUnsafeMutableBufferPointer { EVP_Q_digest(nil, name, nil, input.baseAddress, input.count, $0.baseAddress, &written) == 1 }
+    }
+    guard ok, written <= output.count else { return nil }
+    return Array(output.prefix(written))
+}
+
+/// `EVP_Q_mac(NULL, "HMAC", NULL, digest, NULL, …)`: HMAC with the digest `digest` (`SHA256`)
+/// of `data` under `key` (any length, empty included); nil when libcrypto fails.
+func libcryptoHMAC(digest: String, key: [UInt8], _ data: [UInt8]) -> [UInt8]? {
+    var output = [UInt8](repeating: 0, count: 64)
+    var written = 0
+    // An empty key still needs an address: a null one would leave the MAC without a key.
+    let keyBytes = key.isEmpty ? [0] : key
+    let result = keyBytes.withUnsafeBufferPointer { keyBuffer in
+        data.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer {
+                EVP_Q_mac(nil, "HMAC", nil, digest, nil, keyBuffer.baseAddress, key.count, input.baseAddress, input.count, $0.baseAddress, $0.count, &written)
+            }
+        }
+    }
+    guard result != nil, written <= output.count else { return nil }
+    return Array(output.prefix(written))
+}

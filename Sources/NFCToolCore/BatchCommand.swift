@@ -317,25 +317,23 @@ struct BatchCommand: ToolCommand {
         }
         ticker.cancel()
         for reader in readers { await reader.close() }
-        try? ledger.finishRun(coordinator.runID)
+        let runID = coordinator.runID
+        try? await ledger.perform { () throws(LedgerError) in try ledger.finishRun(runID) }
         var summary = await coordinator.summary
         if summary.stopReason.isEmpty { summary.stopReason = "every reader stopped" }
-        let seconds = Self.seconds(ContinuousClock.now - started)
+        let seconds = BatchReportText.seconds(ContinuousClock.now - started)
         if printsJSON {
             let report = BatchReport(
                 done: summary.done, failed: summary.failed, skipped: summary.skipped, counterfeit: summary.counterfeit, lastUID: summary.lastUID,
                 stopReason: summary.stopReason, seconds: seconds, ledger: ledger.location)
             context.io.write(try toolJSON(report))
         } else {
-            context.io.printLine(
-                "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped\(summary.counterfeit > 0 ? ", \(summary.counterfeit) counterfeit" : "") in \(String(format: "%.1f", seconds)) s (\(summary.stopReason)); ledger \(ledger.location)")
+            context.io.printLine(BatchReportText.summaryLine(summary, seconds: seconds, ledger: ledger.location))
         }
-        if summary.failed > 0 { throw CommandError("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger", exitCode: .failure) }
-        // A run the ledger stopped has failed even when no tag was in progress (a named run too).
-        if let error = summary.ledgerError { throw CommandError("the ledger failed: \(error)", exitCode: .failure) }
-        if summary.counterfeit > 0 {
-            throw CommandError(
-                "\(summary.counterfeit) counterfeit chip\(summary.counterfeit == 1 ? "" : "s") refused (not shown genuine); see the ledger", exitCode: .verifyMismatch)
+        switch BatchReportText.failure(of: summary) {
+        case nil: break
+        case .tagsFailed(let message)?, .ledgerFailed(let message)?: throw CommandError(message, exitCode: .failure)
+        case .counterfeit(let message)?: throw CommandError(message, exitCode: .verifyMismatch)
         }
     }
 
@@ -483,10 +481,6 @@ struct BatchCommand: ToolCommand {
         let fits = Type2ChipProfile.all.filter { $0.factoryNDEFCapacity >= bytes }.map(\.model)
         return " (\(bytes) bytes; " + (fits.isEmpty ? "fits no NTAG21x or Ultralight EV1" : "fits \(fits.joined(separator: ", "))") + ")"
     }
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
 }
 
 /// What `--plan --json` prints: the next tags' data (nothing was written), or an NTAG 424 DNA
@@ -520,58 +514,19 @@ struct BatchReport: Encodable {
     var ledger: String
 }
 
-/// Progress lines on standard error: done / total, failures, rate, the last UID, and what the
-/// operator should do.
+/// Progress lines on standard error (``BatchReportText``'s: done / total, failures, rate, the
+/// last UID, and what the operator should do).
 final class BatchProgress: Sendable {
-    let total: Int?
     let io: any ToolIO
-    private let counts = Mutex((done: 0, failed: 0))
+    private let text: BatchReportText
 
     init(total: Int?, io: any ToolIO) {
-        self.total = total
         self.io = io
+        text = BatchReportText(total: total)
     }
 
     func handle(_ event: BatchEvent, started: ContinuousClock.Instant) {
-        switch event {
-        case .waiting(let reader):
-            io.printErrorLine("[\(reader)] waiting for a tag")
-        case .done(let reader, let uid, let summary):
-            let (done, failed) = counts.withLock { $0.done += 1; return ($0.done, $0.failed) }
-            let rate = Double(done) / max(BatchCommand.seconds(ContinuousClock.now - started), 0.001)
-            io.printErrorLine("[\(reader)] \(done)\(total.map { "/\($0)" } ?? "") done \(uid): \(TerminalSafeText.escaping(summary, newlines: .escape)) (\(failed) failed, \(String(format: "%.1f", rate)) tags/s)")
-        case .failed(let reader, let uid, let error):
-            counts.withLock { $0.failed += 1 }
-            io.printErrorLine("[\(reader)] FAILED \(uid): \(error)")
-        case .skipped(let reader, let uid, let reason):
-            io.printErrorLine("[\(reader)] skipped \(uid): \(reason)")
-        case .removeTag(let reader, let uid):
-            io.printErrorLine("[\(reader)] take \(uid) away")
-        case .readerFailed(let reader, let error):
-            io.printErrorLine("[\(reader)] reader failed: \(error)")
-        case .severalTags(let reader, let count):
-            io.printErrorLine("[\(reader)] \(count) tags in the field: take one away (nothing is written until one is left)")
-        case .ledgerStatus(let status):
-            io.printErrorLine(Self.describe(status))
-        }
-    }
-
-    /// What the operator reads about the shared ledger.
-    static func describe(_ status: LedgerStatus) -> String {
-        switch status {
-        case .unavailable(let error, let journalled, let journal):
-            return "[ledger] UNAVAILABLE: \(error). Taking no tags until it is back"
-                + (journalled > 0 ? "; \(journalled) tag\(journalled == 1 ? "" : "s") written but not recorded, held in \(journal)" : "")
-        case .back(let recorded):
-            return "[ledger] back: \(recorded) journalled tag\(recorded == 1 ? "" : "s") recorded; taking tags again"
-        case .waitingForRows(let held):
-            return "[ledger] no free row: \(held) held at other stations; waiting for them (a row comes back when its station fails or its lease ends)"
-        case .progress(let report):
-            let rate = report.rate.map { String(format: "%.1f tags/s", $0) } ?? "rate not known yet"
-            let total = report.total.map { "/\($0) (\(Int((Double(report.done) / Double(max($0, 1)) * 100).rounded()))%)" } ?? ""
-            let eta = report.secondsLeft.map { "ETA \(Int($0.rounded())) s" } ?? "ETA not known yet"
-            return "[run \(report.run)] \(report.done)\(total) done, \(rate), \(eta), \(report.stations) station\(report.stations == 1 ? "" : "s")"
-        }
+        io.printErrorLine(text.line(for: event, elapsed: ContinuousClock.now - started))
     }
 }
 

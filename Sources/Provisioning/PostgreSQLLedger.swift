@@ -11,11 +11,15 @@ import Synchronization
 /// starting together migrate once).
 ///
 /// Thread-safe: one connection behind a mutex. A lost connection makes the call fail with
-/// ``LedgerError/isUnavailable``; the next call reconnects.
+/// ``LedgerError/isUnavailable``; the next call reconnects. Its calls block for a round trip
+/// (or a connection timeout): they belong on its ``executor``, a thread of its own, where
+/// ``BatchCoordinator`` makes them; other async callers go there through
+/// ``ProvisioningLedger/perform(_:)``.
 public final class PostgreSQLLedger: ProvisioningLedger {
-    /// The connection: used only while `lock` is held.
-    private nonisolated(unsafe) let connection: PostgreSQLConnection
-    private let lock = Mutex(())
+    /// The connection, inside the mutex that keeps a transaction's statements together.
+    private let connection: Mutex<PostgreSQLConnection>
+    /// The thread this ledger's calls run on (started at its first use).
+    public let executor = LedgerExecutor(name: "nfctool ledger (PostgreSQL)")
     /// The server, as given (password and all; never print it: use ``location``).
     public let server: PostgreSQLLocation
     /// The server's URI with any password redacted.
@@ -31,7 +35,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     public init(_ server: PostgreSQLLocation, connectTimeout: Int = 5) throws(LedgerError) {
         self.server = server
         do {
-            connection = try PostgreSQLConnection(server, connectTimeout: connectTimeout)
+            connection = Mutex(try PostgreSQLConnection(server, connectTimeout: connectTimeout))
         } catch {
             throw LedgerError(error)
         }
@@ -39,7 +43,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     }
 
     /// Database round trips (statements sent) since the ledger was opened.
-    public var roundTrips: Int { lock.withLock { _ in connection.roundTrips } }
+    public var roundTrips: Int { connection.withLock { $0.roundTrips } }
 
     /// Creates the schema or brings it up to ``schemaVersion``, in one transaction.
     private func migrate() throws(LedgerError) {
@@ -121,7 +125,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
         }
         return try single(
             "INSERT INTO runs(name, station, started, template, manifest, readers) VALUES($1, $2, $3, $4, $5, $6) RETURNING id",
-            [name.map(SQLValue.text) ?? .null, station.map(SQLValue.text) ?? .null, .text(Ledger.now()),
+            [name.map(SQLValue.text) ?? .null, station.map(SQLValue.text) ?? .null, .text(SQLiteLedger.now()),
              template.map(SQLValue.text) ?? .null, manifest.map(SQLValue.text) ?? .null, .text(readers.joined(separator: " "))])
     }
 
@@ -134,7 +138,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
 
     /// Marks session `id` finished.
     public func finishRun(_ id: Int64) throws(LedgerError) {
-        try query("UPDATE runs SET finished = $1 WHERE id = $2", [.text(Ledger.now()), .integer(id)])
+        try query("UPDATE runs SET finished = $1 WHERE id = $2", [.text(SQLiteLedger.now()), .integer(id)])
     }
 
     /// Records the digest of session `id`'s manifest.
@@ -213,7 +217,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             """
             SELECT id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished,
                 reader, status, run_name, station, key FROM attempts WHERE $1::text IS NULL OR run_name = $1 ORDER BY id
-            """, [run.map(SQLValue.text) ?? .null]).map(Ledger.attempt)
+            """, [run.map(SQLValue.text) ?? .null]).map(SQLiteLedger.attempt)
     }
 
     /// Totals (of the named run, with its progress, when given).
@@ -280,7 +284,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     /// skipped, not waited for). A second round trip only when nothing was claimed, to say why.
     public func claimRow(run: String, uid: String, station: String, lease: Duration) throws(LedgerError) -> RowClaim {
         let uid = uid.uppercased()
-        let seconds = Double(Ledger.milliseconds(lease)) / 1000
+        let seconds = Double(SQLiteLedger.milliseconds(lease)) / 1000
         let answer = try query(
             """
             WITH taken AS (
@@ -366,7 +370,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     }
 
     /// `BEGIN … COMMIT` around `body` (rolled back when it throws).
-    private func transaction<T>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> T) throws(LedgerError) -> T {
+    private func transaction<T: Sendable>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> T) throws(LedgerError) -> T {
         try withConnection { db throws(PostgreSQLError) -> T in
             try db.query("BEGIN")
             do throws(PostgreSQLError) {
@@ -380,10 +384,9 @@ public final class PostgreSQLLedger: ProvisioningLedger {
         }
     }
 
-    private func withConnection<T>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> T) throws(LedgerError) -> T {
+    private func withConnection<T: Sendable>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> T) throws(LedgerError) -> T {
         let lockToRetake = stationLock.withLock { $0 }
-        let result: Result<T, PostgreSQLError> = lock.withLock { _ in
-            let db = connection
+        let result: Result<T, PostgreSQLError> = connection.withLock { db in
             do throws(PostgreSQLError) {
                 if !db.isOpen {
                     try db.reconnect()

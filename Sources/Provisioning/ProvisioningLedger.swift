@@ -1,7 +1,7 @@
 import Foundation
 import NFCCore
 
-/// The provisioning ledger, whatever keeps it: ``Ledger`` (a SQLite file, the embedded default)
+/// The provisioning ledger, whatever keeps it: ``SQLiteLedger`` (a SQLite file, the embedded default)
 /// or ``PostgreSQLLedger`` (a server several stations share). Both record every attempt after
 /// its verification, hand out counters that are never handed out again, and keep named runs:
 /// manifest rows loaded once (``loadManifest(run:rows:source:)``), claimed one at a time with a
@@ -11,6 +11,11 @@ import NFCCore
 public protocol ProvisioningLedger: AnyObject, Sendable {
     /// The ledger for messages: the file's path, or the server's URI with any password redacted.
     var location: String { get }
+
+    /// The thread its calls belong on (they block: SQLite's busy waits, PostgreSQL's round
+    /// trips). ``BatchCoordinator`` runs there; ``perform(_:)`` takes other callers there.
+    /// Default: ``LedgerExecutor/shared``.
+    var executor: LedgerExecutor { get }
 
     /// Starts a session (one `nfctool batch` process) and returns its id: on its own, or as
     /// station `station` of the named run `name`.
@@ -107,6 +112,15 @@ public enum ManifestDigest {
 }
 
 extension ProvisioningLedger {
+    /// The executor of a ledger that has none of its own.
+    public var executor: LedgerExecutor { .shared }
+
+    /// Runs `body` (calls to this ledger) on the ledger's ``executor``, off Swift's cooperative
+    /// pool, and returns its result.
+    public func perform<T: Sendable>(_ body: @Sendable () throws(LedgerError) -> T) async throws(LedgerError) -> T {
+        try await LedgerCall(on: executor).run(body)
+    }
+
     /// Starts a session of its own (no run name).
     public func startRun(template: String?, manifest: String?, readers: [String]) throws(LedgerError) -> Int64 {
         try startRun(name: nil, station: nil, template: template, manifest: manifest, readers: readers)
@@ -192,7 +206,7 @@ public enum LedgerCounter {
 
 /// Opens the ledger `location` names: a PostgreSQL server for `postgresql://…` (or
 /// `postgres://…`), else a SQLite file (created if missing). `readOnly` (commands that only
-/// read) opens a SQLite file without writing it (``Ledger/init(path:lockWait:readOnly:)``).
+/// read) opens a SQLite file without writing it (``SQLiteLedger/init(path:lockWait:readOnly:)``).
 public func openLedger(_ location: String, lockWait: Duration = .seconds(60), readOnly: Bool = false) throws(LedgerError) -> any ProvisioningLedger {
     if PostgreSQLLocation.isPostgreSQL(location) {
         return try PostgreSQLLedger(PostgreSQLLocation(location))

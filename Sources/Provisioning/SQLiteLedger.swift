@@ -1,168 +1,9 @@
-import CSQLite
 import Foundation
+import NFCTags
 import Synchronization
 
-/// A ledger failure: SQLite's message and result code, or a refusal of ours.
-public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong.
-    public var message: String
-    /// SQLite's result code (0 when the error is ours).
-    public var code: Int32
-
-    /// PostgreSQL's SQLSTATE, for a ledger on a server.
-    public var sqlState: String?
-    /// Whether the ledger could not be reached (the server is down or the connection was
-    /// lost): the work may be tried again once it is back.
-    public var isUnavailable: Bool
-
-    /// Creates an error.
-    public init(_ message: String, code: Int32 = 0, sqlState: String? = nil, isUnavailable: Bool = false) {
-        self.message = message
-        self.code = code
-        self.sqlState = sqlState
-        self.isUnavailable = isUnavailable
-    }
-
-    /// A PostgreSQL error as a ledger error.
-    public init(_ error: PostgreSQLError) {
-        self.init(error.message, sqlState: error.sqlState, isUnavailable: error.isConnectionLoss)
-    }
-
-    /// The message, with SQLite's code or PostgreSQL's SQLSTATE when there is one.
-    public var description: String {
-        if let sqlState { return "\(message) (SQLSTATE \(sqlState))" }
-        return code == 0 ? message : "\(message) (SQLite \(code))"
-    }
-
-    /// Whether another connection holds the database: `SQLITE_BUSY` (5) or `SQLITE_LOCKED` (6),
-    /// extended codes included.
-    public var isLockContention: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
-}
-
-/// What became of an attempt: the values of the ledgers' `status` column (one place for both
-/// ledgers' schemas and for the code that writes them).
-public enum LedgerAttemptStatus: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Written and verified.
-    case done
-    /// Not written, or not verified.
-    case failed
-    /// Refused before anything was written: the chip is not shown genuine (`batch
-    /// --require-genuine`).
-    case counterfeit
-
-    /// The SQL list of the values, for the schemas' CHECK constraints: `('done', 'failed', …)`.
-    public static var sqlList: String { "(" + allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
-}
-
-/// One provisioning attempt on one tag, as the ledger keeps it.
-public struct LedgerAttempt: Sendable, Hashable, Codable {
-    /// The attempt's row id (0 before it is recorded).
-    public var id: Int64 = 0
-    /// The run it belongs to.
-    public var run: Int64
-    /// The tag's UID, upper-case hex.
-    public var uid: String
-    /// The chip model.
-    public var model: String
-    /// The manifest row, 1-based (the n-th data row, as the dry run numbers them), when a
-    /// manifest drove the run. Ledgers written before schema version 1 counted from 0; opening
-    /// one migrates it.
-    public var row: Int?
-    /// The counter value `{n}` it got, when the template uses one.
-    public var counter: Int?
-    /// What was written, in a few words (`URI https://…`).
-    public var summary: String
-    /// Bytes of NDEF message written.
-    public var bytes: Int
-    /// Whether the read-back matched.
-    public var verified: Bool
-    /// Whether the tag was locked.
-    public var locked: Bool
-    /// Whether a password was set.
-    public var protected: Bool
-    /// The error, for a failed attempt.
-    public var error: String?
-    /// When the tag was found (ISO 8601).
-    public var started: String
-    /// When the attempt ended (ISO 8601).
-    public var finished: String
-    /// The reader's connection string.
-    public var reader: String
-    /// `done` (written and verified), `failed`, or `counterfeit` (refused before any write: not
-    /// a genuine chip); see ``LedgerAttemptStatus``.
-    public var status: String
-    /// The named run it belongs to (`--run`), if any.
-    public var runName: String?
-    /// The station that did it, in a named run.
-    public var station: String?
-    /// A unique key the station gave it, so that recording it twice (a journal replayed after
-    /// the database came back) records it once.
-    public var key: String?
-
-    /// Creates an attempt.
-    public init(
-        run: Int64, uid: String, model: String, row: Int? = nil, counter: Int? = nil, summary: String, bytes: Int,
-        verified: Bool, locked: Bool = false, protected: Bool = false, error: String? = nil, started: String,
-        finished: String, reader: String, status: String, runName: String? = nil, station: String? = nil, key: String? = nil
-    ) {
-        self.run = run
-        self.uid = uid
-        self.model = model
-        self.row = row
-        self.counter = counter
-        self.summary = summary
-        self.bytes = bytes
-        self.verified = verified
-        self.locked = locked
-        self.protected = protected
-        self.error = error
-        self.started = started
-        self.finished = finished
-        self.reader = reader
-        self.status = status
-        self.runName = runName
-        self.station = station
-        self.key = key
-    }
-}
-
-/// Totals over a ledger.
-public struct LedgerStats: Sendable, Hashable, Codable {
-    /// Runs started.
-    public var runs: Int
-    /// Attempts recorded.
-    public var attempts: Int
-    /// Tags done (distinct UIDs with a verified attempt).
-    public var done: Int
-    /// Failed attempts.
-    public var failed: Int
-    /// Tags refused as counterfeit (attempts with status `counterfeit`).
-    public var counterfeit: Int
-    /// Tags locked.
-    public var locked: Int
-    /// The next counter value to be handed out.
-    public var nextCounter: Int?
-    /// The named run these totals are of (nil: the whole ledger).
-    public var run: String?
-    /// The named run's rows and stations.
-    public var progress: RunProgress?
-
-    /// Creates totals.
-    public init(
-        runs: Int, attempts: Int, done: Int, failed: Int, locked: Int, nextCounter: Int?, run: String? = nil, progress: RunProgress? = nil,
-        counterfeit: Int = 0
-    ) {
-        self.runs = runs
-        self.attempts = attempts
-        self.done = done
-        self.failed = failed
-        self.counterfeit = counterfeit
-        self.locked = locked
-        self.nextCounter = nextCounter
-        self.run = run
-        self.progress = progress
-    }
-}
+/// The SQLite ledger under the name it had first (`Ledger(path:)`).
+public typealias Ledger = SQLiteLedger
 
 /// The provisioning ledger: a SQLite database in WAL mode recording every attempt, with one
 /// transaction per tag written only after the tag was verified, so a crash can never leave a tag
@@ -175,11 +16,16 @@ public struct LedgerStats: Sendable, Hashable, Codable {
 /// including the cases where SQLite's busy handler is not called) is retried whole, backing
 /// off, for up to ``lockWait``; only then does it fail, with an error saying the ledger stayed
 /// locked.
-public final class Ledger: ProvisioningLedger {
-    /// The SQLite connection: used only while `lock` is held (SQLite's FULLMUTEX mode guards
-    /// single calls; the lock keeps a transaction's statements together).
-    private nonisolated(unsafe) let handle: OpaquePointer
-    private let lock = Mutex(())
+///
+/// Its calls block (SQLite waits for the file, retrying, up to ``lockWait``): they belong on
+/// its ``executor``, a thread of its own, where ``BatchCoordinator`` makes them; other async
+/// callers go there through ``ProvisioningLedger/perform(_:)``.
+public final class SQLiteLedger: ProvisioningLedger {
+    /// The SQLite connection, inside the mutex that keeps a transaction's statements together
+    /// (SQLite's FULLMUTEX mode guards single calls only).
+    private let connection: Mutex<SQLiteConnection>
+    /// The thread this ledger's calls run on (started at its first use).
+    public let executor = LedgerExecutor(name: "nfctool ledger (SQLite)")
     /// The database file.
     public let path: String
     /// The database file (``ProvisioningLedger/location``).
@@ -202,32 +48,32 @@ public final class Ledger: ProvisioningLedger {
         self.path = path
         self.lockWait = lockWait
         var readOnly = readOnly
-        var handle = try Self.open(path, readOnly: readOnly, lockWait: lockWait)
+        var db = try Self.open(path, readOnly: readOnly, lockWait: lockWait)
         var version: Int64
         do {
-            version = try Self.checkIsLedger(Connection(db: handle, path: path), allowEmpty: !readOnly)
-        } catch where readOnly && (error.code & 0xFF == SQLITE_READONLY || error.code & 0xFF == SQLITE_CANTOPEN) {
+            version = try Self.checkIsLedger(db, allowEmpty: !readOnly)
+        } catch where readOnly && (error.code & 0xFF == SQLiteCode.readOnly || error.code & 0xFF == SQLiteCode.cantOpen) {
             // A ledger in WAL mode whose directory this user cannot write (no -shm can be made):
             // read as an immutable file, which needs none.
-            sqlite3_close_v2(handle)
-            handle = try Self.open(path, readOnly: true, immutable: true, lockWait: lockWait)
+            db.close()
+            db = try Self.open(path, readOnly: true, immutable: true, lockWait: lockWait)
             do {
-                version = try Self.checkIsLedger(Connection(db: handle, path: path), allowEmpty: false)
+                version = try Self.checkIsLedger(db, allowEmpty: false)
             } catch {
-                sqlite3_close_v2(handle)
+                db.close()
                 throw error
             }
         } catch {
-            sqlite3_close_v2(handle)
+            db.close()
             throw error
         }
         if readOnly && version < Self.schemaVersion && access(path, W_OK) == 0 {
             // An older ledger that may be written is migrated, as any opening does.
-            sqlite3_close_v2(handle)
-            handle = try Self.open(path, readOnly: false, lockWait: lockWait)
+            db.close()
+            db = try Self.open(path, readOnly: false, lockWait: lockWait)
             readOnly = false
         }
-        self.handle = handle
+        connection = Mutex(db)
         if readOnly {
             guard version == Self.schemaVersion else {
                 throw LedgerError(
@@ -267,30 +113,27 @@ public final class Ledger: ProvisioningLedger {
     private static let requiredColumns = ["runs": "readers", "attempts": "uid"]
 
     /// Opens the SQLite connection (read-only, or read-write creating the file).
-    private static func open(_ path: String, readOnly: Bool, immutable: Bool = false, lockWait: Duration) throws(LedgerError) -> OpaquePointer {
-        var handle: OpaquePointer?
-        var flags = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+    private static func open(_ path: String, readOnly: Bool, immutable: Bool = false, lockWait: Duration) throws(LedgerError) -> SQLiteConnection {
         var name = path
         if immutable {
-            flags |= SQLITE_OPEN_URI
             let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
             name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
         }
-        let status = sqlite3_open_v2(name, &handle, flags, nil)
-        guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(handle)
+        let (status, handle) = sqlite3OpenV2(name, readOnly: readOnly, uri: immutable)
+        guard status == SQLiteCode.ok, let handle else {
+            let message = handle.map(sqlite3ErrorMessage) ?? "out of memory"
+            if let handle { sqlite3CloseV2(handle) }
             throw LedgerError("cannot open the ledger \(path): \(message)", code: status)
         }
         // SQLite's own wait, per attempt; the retries around each operation make up the rest.
-        sqlite3_busy_timeout(handle, Int32(min(Self.milliseconds(lockWait), 1000)))
-        return handle
+        sqlite3BusyTimeout(handle, milliseconds: Int32(min(Self.milliseconds(lockWait), 1000)))
+        return SQLiteConnection(handle: handle, path: path)
     }
 
     /// The schema version of the file, after checking, before anything is written, that it is
     /// an nfctool ledger (or, with `allowEmpty`, an empty database, version 0, about to become
     /// one) of a schema this code knows. A file that is not a database says so, naming the file.
-    private static func checkIsLedger(_ db: Connection, allowEmpty: Bool) throws(LedgerError) -> Int64 {
+    private static func checkIsLedger(_ db: SQLiteConnection, allowEmpty: Bool) throws(LedgerError) -> Int64 {
         let path = db.path
         let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             .compactMap { $0.first?.text }
@@ -371,7 +214,7 @@ public final class Ledger: ProvisioningLedger {
     }
 
     deinit {
-        sqlite3_close_v2(handle)
+        connection.withLock { $0.close() }
     }
 
     /// Starts a session (alone, or as `station` of the named run `name`) and returns its id.
@@ -610,10 +453,9 @@ public final class Ledger: ProvisioningLedger {
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, holding the connection the whole time so no
     /// other thread's statement lands inside the transaction. A transaction that finds the
     /// ledger locked is rolled back and run again whole (see ``retryingWhileLocked(_:)``).
-    private func transaction<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
+    private func transaction<T: Sendable>(_ body: (SQLiteConnection) throws(LedgerError) -> T) throws(LedgerError) -> T {
         try retryingWhileLocked { () throws(LedgerError) -> T in
-            let result: Result<T, LedgerError> = lock.withLock { _ in
-                let db = Connection(db: handle, path: path)
+            let result: Result<T, LedgerError> = connection.withLock { db in
                 do throws(LedgerError) {
                     try db.execute("BEGIN IMMEDIATE")
                     do throws(LedgerError) {
@@ -677,56 +519,12 @@ public final class Ledger: ProvisioningLedger {
 
     /// Runs one statement (its own transaction) under the mutex, retried while the ledger is
     /// locked by another process.
-    private func locked<T>(_ body: (Connection) throws(LedgerError) -> T) throws(LedgerError) -> T {
+    private func locked<T: Sendable>(_ body: (SQLiteConnection) throws(LedgerError) -> T) throws(LedgerError) -> T {
         try retryingWhileLocked { () throws(LedgerError) -> T in
-            let result: Result<T, LedgerError> = lock.withLock { _ in
-                do throws(LedgerError) { return .success(try body(Connection(db: handle, path: path))) } catch { return .failure(error) }
+            let result: Result<T, LedgerError> = connection.withLock { db in
+                do throws(LedgerError) { return .success(try body(db)) } catch { return .failure(error) }
             }
             return try result.get()
-        }
-    }
-
-    /// The open connection, used only while the mutex is held.
-    struct Connection {
-        let db: OpaquePointer
-        /// The file, for error messages.
-        let path: String
-
-        func execute(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) { _ = try run(sql, values) }
-        func insert(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> Int64 { try run(sql, values).lastRowID }
-        func query(_ sql: String, _ values: [SQLValue] = []) throws(LedgerError) -> [[SQLValue]] { try run(sql, values).rows }
-
-        func run(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> (rows: [[SQLValue]], lastRowID: Int64) {
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-                throw LedgerError("ledger \(path): \(String(cString: sqlite3_errmsg(db)))", code: sqlite3_errcode(db))
-            }
-            defer { sqlite3_finalize(statement) }
-            let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-            for (index, value) in values.enumerated() {
-                let position = Int32(index + 1)
-                switch value {
-                case .integer(let v): sqlite3_bind_int64(statement, position, v)
-                case .text(let v): sqlite3_bind_text(statement, position, v, -1, transient)
-                case .null: sqlite3_bind_null(statement, position)
-                }
-            }
-            var rows: [[SQLValue]] = []
-            while true {
-                let step = sqlite3_step(statement)
-                if step == SQLITE_DONE { break }
-                guard step == SQLITE_ROW else { throw LedgerError("ledger \(path): \(String(cString: sqlite3_errmsg(db)))", code: step) }
-                var row: [SQLValue] = []
-                for column in 0..<sqlite3_column_count(statement) {
-                    switch sqlite3_column_type(statement, column) {
-                    case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
-                    case SQLITE_NULL: row.append(.null)
-                    default: row.append(sqlite3_column_text(statement, column).map { .text(String(cString: $0)) } ?? .null)
-                    }
-                }
-                rows.append(row)
-            }
-            return (rows, sqlite3_last_insert_rowid(db))
         }
     }
 }

@@ -1,0 +1,360 @@
+import Foundation
+public import NDEF
+import NFCCore
+import NFCTags
+
+/// Hands out each tag's data and keeps the totals for every worker of a run: manifest rows and
+/// counters are never handed out twice, and the stop conditions (count, failures, data exhausted,
+/// the operator) are decided in one place.
+public actor BatchCoordinator {
+    /// The ledger everything is recorded in.
+    public nonisolated let ledger: any ProvisioningLedger
+    /// The run's id in the ledger.
+    public nonisolated let runID: Int64
+    /// The named run this station works on a shared ledger, if any.
+    public nonisolated let shared: SharedRun?
+    let source: BatchSource
+    let options: BatchOptions
+    private var doneRows: Set<Int>
+    private var claimedRows: Set<Int> = []
+    private var uidsThisRun: Set<String> = []
+    private var inFlight = 0
+    /// The totals so far.
+    public private(set) var summary = BatchSummary()
+    private var stopped = false
+    /// A named run: the ledger could not be reached (since when, last reconnection try).
+    private var unavailable: (error: String, lastTry: ContinuousClock.Instant)?
+    /// A named run: no row was free at the last claim (checked again before the next tag).
+    private var waitingForRows: (held: Int, lastCheck: ContinuousClock.Instant)?
+    /// A named run: every row is done.
+    private var runComplete = false
+    private var events: (@Sendable (BatchEvent) -> Void)?
+    /// The deterministic failure of the last tags and how many tags in a row had it.
+    private var repeatedFailure: (kind: DeterministicFailure, count: Int)?
+
+    /// A coordinator for `source` on `ledger` (rows the ledger has done are skipped: `--resume`).
+    /// With `shared`, this station works the named run: rows are claimed from the ledger,
+    /// counters drawn from it, and first the journal of an earlier session is recorded.
+    public init(ledger: any ProvisioningLedger, runID: Int64, source: BatchSource, options: BatchOptions, shared: SharedRun? = nil) throws(LedgerError) {
+        self.ledger = ledger
+        self.runID = runID
+        self.source = source
+        self.options = options
+        self.shared = shared
+        doneRows = shared == nil ? try ledger.doneRows() : []
+        if let shared { _ = try Self.replay(shared.journal, into: ledger) }
+    }
+
+    /// The coordinator runs on its ledger's executor, a thread of its own: every ledger call
+    /// it makes (SQLite's busy waits, PostgreSQL's round trips) blocks that thread, never one of
+    /// Swift's cooperative pool.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { ledger.executor.unownedExecutor }
+
+    /// Where the coordinator's own notices (ledger unavailable, back, waiting for rows) go.
+    public func setEvents(_ events: @escaping @Sendable (BatchEvent) -> Void) { self.events = events }
+
+    /// Whether workers should stop taking tags; the first reason found is kept in the summary.
+    public func shouldStop() -> Bool {
+        if stopped { return true }
+        if let count = options.count, summary.done + inFlight >= count {
+            if inFlight == 0 { stop("count reached") }
+            return true
+        }
+        if let max = options.maxFailures, summary.failed >= max {
+            stop("\(max) failures")
+            return true
+        }
+        if shared != nil {
+            if runComplete {
+                if inFlight == 0 { stop("the run has no row left") }
+                return true
+            }
+            return false
+        }
+        if case .manifest(let rows, let byUID, _, _) = source, !byUID,
+           !rows.contains(where: { !doneRows.contains($0.index) && !claimedRows.contains($0.index) }) {
+            if inFlight == 0 { stop("the manifest has no row left") }
+            return true
+        }
+        return false
+    }
+
+    /// Whether a worker may take a tag now (a named run): false while the ledger cannot be
+    /// reached (every second the journal is tried again; once it is recorded, tags are taken
+    /// again) or while no row is free (checked every half second).
+    public func readyForTag() -> Bool {
+        guard let shared else { return true }
+        let now = ContinuousClock.now
+        if let down = unavailable {
+            guard now - down.lastTry >= .seconds(1) else { return false }
+            do throws(LedgerError) {
+                // A real round trip first: an empty journal alone would need no server, and the
+                // station would say "back" every second while it is still away.
+                _ = try ledger.progress(run: shared.name)
+                let recorded = try Self.replay(shared.journal, into: ledger)
+                unavailable = nil
+                events?(.ledgerStatus(.back(recorded: recorded)))
+            } catch {
+                unavailable = (error.description, now)
+                return false
+            }
+        }
+        if let waiting = waitingForRows {
+            guard now - waiting.lastCheck >= .milliseconds(500) else { return false }
+            do throws(LedgerError) {
+                let progress = try ledger.progress(run: shared.name)
+                if progress.rowsDone >= progress.rows {
+                    runComplete = true
+                    waitingForRows = nil
+                } else if progress.rows - progress.rowsDone - progress.rowsHeld > 0 {
+                    waitingForRows = nil
+                } else {
+                    waitingForRows = (waiting.held, now)
+                    return false
+                }
+            } catch {
+                ledgerFailed(error)
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The ledger failed: unreachable (the station pauses and says so) or otherwise (the run stops).
+    private func ledgerFailed(_ error: LedgerError) {
+        guard let shared, error.isUnavailable else {
+            stop(ledgerError: error)
+            return
+        }
+        if unavailable == nil {
+            let held = (try? shared.journal.entries().count) ?? 0
+            events?(.ledgerStatus(.unavailable(error: error.description, journalled: held, journal: shared.journal.path)))
+        }
+        unavailable = (error.description, .now)
+    }
+
+    /// Records `journal`'s attempts in `ledger` (each once: they carry keys) and empties it;
+    /// returns how many.
+    static func replay(_ journal: BatchJournal, into ledger: any ProvisioningLedger) throws(LedgerError) -> Int {
+        let entries = try journal.entries()
+        for entry in entries { try ledger.record(entry) }
+        if !entries.isEmpty { try journal.clear() }
+        return entries.count
+    }
+
+    /// Records a verified (or failed) attempt. In a named run a ledger that cannot be reached
+    /// gets it later: it goes to the journal (written, not recorded), and the station pauses.
+    func record(_ attempt: LedgerAttempt) -> Result<Bool, LedgerError> {
+        do throws(LedgerError) {
+            try ledger.record(attempt)
+            return .success(true)
+        } catch {
+            guard let shared, error.isUnavailable else {
+                stop(ledgerError: error)
+                return .failure(error)
+            }
+            do throws(LedgerError) {
+                try shared.journal.append(attempt)
+            } catch {
+                stop(ledgerError: LedgerError("the journal \(shared.journal.path) cannot be written: \(error)"))
+                return .failure(error)
+            }
+            ledgerFailed(error)
+            return .success(false)
+        }
+    }
+
+    /// The run's overall progress (a named run), for the operator's progress line.
+    public func runProgress() -> RunProgress? {
+        guard let shared, unavailable == nil else { return nil }
+        return try? ledger.progress(run: shared.name)
+    }
+
+    /// Stops the run (Ctrl-C): tags in progress finish, no new tag is taken.
+    public func stop(_ reason: String) {
+        if !stopped { summary.stopReason = reason }
+        stopped = true
+    }
+
+    /// Stops the run because the ledger failed (not merely unreachable): the run has failed
+    /// (``BatchSummary/ledgerError``), in a named run as in a run of its own.
+    func stop(ledgerError error: LedgerError) {
+        if summary.ledgerError == nil { summary.ledgerError = error.description }
+        stop("ledger error: \(error)")
+    }
+
+    /// The data for the tag `uid`, or a reason to skip it.
+    func claim(uid: [UInt8]) throws -> Result<BatchItem, SkipReason> {
+        if let shared { return try claimShared(uid: uid, shared) }
+        let hex = Hex.encode(uid, uppercase: true)
+        let inLedger = options.allowRewrite ? false : try ledger.isDone(uid: hex)
+        if uidsThisRun.contains(hex) || inLedger {
+            return .failure(SkipReason("already provisioned (in the ledger); --allow-rewrite writes it again"))
+        }
+        switch source {
+        case .template(let usesCounter, let start, let build):
+            let counter = usesCounter ? try ledger.allocateCounter(start: start) : nil
+            let message = try Self.built(counter: counter, row: nil) { try build(uid, counter) }
+            inFlight += 1
+            uidsThisRun.insert(hex)
+            return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
+        case .manifest(let rows, let byUID, let build, let mirror):
+            let free = rows.lazy.filter { !self.doneRows.contains($0.index) && !self.claimedRows.contains($0.index) }
+            let row = byUID ? free.first { $0.value("uid")?.uppercased() == hex } : free.first
+            guard let row else {
+                return .failure(SkipReason(byUID ? "no manifest row for this UID" : "the manifest has no row left"))
+            }
+            let message = try Self.built(counter: nil, row: row.index) { try build(row, uid) }
+            claimedRows.insert(row.index)
+            inFlight += 1
+            uidsThisRun.insert(hex)
+            return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil, mirror: mirror(row)))
+        }
+    }
+
+    /// A named run's claim: a row or a counter from the ledger, in one transaction with its use.
+    private func claimShared(uid: [UInt8], _ shared: SharedRun) throws -> Result<BatchItem, SkipReason> {
+        let hex = Hex.encode(uid, uppercase: true)
+        if unavailable != nil { return .failure(SkipReason("the ledger is unavailable; not written")) }
+        do {
+            switch source {
+            case .template(let usesCounter, let start, let build):
+                var counter: Int?
+                if usesCounter {
+                    switch try ledger.claimCounter(run: shared.name, uid: hex, station: shared.station, start: start) {
+                    case .claimed(let value): counter = value
+                    case .uidTaken: return .failure(SkipReason("already provisioned in run '\(shared.name)'"))
+                    }
+                } else if !options.allowRewrite, try ledger.isDone(uid: hex) {
+                    return .failure(SkipReason("already provisioned (in the ledger); --allow-rewrite writes it again"))
+                }
+                let message = try Self.built(counter: counter, row: nil) { try build(uid, counter) }
+                inFlight += 1
+                return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
+            case .manifest(_, _, let build, let mirror):
+                switch try ledger.claimRow(run: shared.name, uid: hex, station: shared.station, lease: shared.lease) {
+                case .claimed(let row):
+                    // Every row was checked before the first tag; one that still cannot build
+                    // comes back when its lease ends.
+                    let message = try Self.built(counter: nil, row: row.index) { try build(row, uid) }
+                    inFlight += 1
+                    return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil, mirror: mirror(row)))
+                case .uidTaken(let why):
+                    return .failure(SkipReason("already provisioned: \(why)"))
+                case .noneFree(let held):
+                    if waitingForRows == nil { events?(.ledgerStatus(.waitingForRows(held: held))) }
+                    waitingForRows = (held, .now)
+                    return .failure(SkipReason("no free row now (\(held) held at other stations); not written"))
+                case .runComplete:
+                    runComplete = true
+                    return .failure(SkipReason("the run has no row left"))
+                }
+            }
+        } catch let error as LedgerError {
+            ledgerFailed(error)
+            // Unreachable: the station pauses, the tag is left alone. Any other ledger error is
+            // the tag's failure (the run stops), as it is in a run of its own.
+            guard error.isUnavailable else { throw error }
+            return .failure(SkipReason("the ledger is unavailable; not written"))
+        }
+    }
+
+    /// Records the end of a claimed tag: a failed tag gives its manifest row back (a counter is
+    /// never given back).
+    func finish(uid: String, item: BatchItem, success: Bool) {
+        inFlight -= 1
+        if success {
+            summary.done += 1
+            summary.lastUID = uid
+            if let row = item.row { doneRows.insert(row) }
+        } else {
+            summary.failed += 1
+            uidsThisRun.remove(uid)
+            if let row = item.row { claimedRows.remove(row) }
+        }
+        if let count = options.count, summary.done >= count { stop("count reached") }
+        if let max = options.maxFailures, summary.failed >= max { stop("\(max) failures") }
+    }
+
+    /// Counts a tag refused before any write.
+    func skipped() { summary.skipped += 1 }
+
+    /// Counts a tag refused before any write as counterfeit.
+    func counterfeit() { summary.counterfeit += 1 }
+
+    /// Notes how a tag ended: `failure` is its deterministic failure, nil for a tag done or one
+    /// that failed for another reason. After ``BatchOptions/maxConsecutiveFailures`` tags in a
+    /// row with the same one, the run stops.
+    func noteOutcome(_ failure: DeterministicFailure?) {
+        guard let failure else {
+            repeatedFailure = nil
+            return
+        }
+        let count = repeatedFailure?.kind == failure ? (repeatedFailure?.count ?? 0) + 1 : 1
+        repeatedFailure = (failure, count)
+        if let max = options.maxConsecutiveFailures, count >= max {
+            stop("\(count) tags in a row failed the same way (\(failure.rawValue)); the next would too")
+        }
+    }
+
+    /// Whether the claim of the tag `uid` would hand it data (not skip it as already
+    /// provisioned); false in a named run, whose claims are decided in the shared ledger.
+    func mayBeNew(uid: [UInt8]) -> Bool {
+        guard shared == nil else { return false }
+        let hex = Hex.encode(uid, uppercase: true)
+        if uidsThisRun.contains(hex) { return false }
+        if !options.allowRewrite, (try? ledger.isDone(uid: hex)) != false { return false }
+        return true
+    }
+
+    /// The encoded size of the smallest message a tag `uid` can get, known before any counter
+    /// or row is claimed: a template's message built with the first counter value the run can
+    /// hand out (a later one has at least as many digits); nil for a manifest (a row is given
+    /// back when its tag fails) or a message that cannot be built.
+    func smallestMessageBytes(uid: [UInt8]) -> Int? {
+        guard case .template(let usesCounter, let start, let build) = source else { return nil }
+        return try? build(uid, usesCounter ? start : nil).encodedForTag().count
+    }
+
+    /// Counts a tag that failed before anything was written to it and that holds no claim (its
+    /// data could not be built, the ledger failed, or its refusal could not be recorded).
+    func failedUnclaimed() {
+        summary.failed += 1
+        if let max = options.maxFailures, summary.failed >= max { stop("\(max) failures") }
+    }
+
+    /// `make()`, its error wrapped in a ``BuildFailure`` that keeps the counter or row used.
+    private static func built(counter: Int?, row: Int?, _ make: () throws -> NDEFMessage) throws(BuildFailure) -> NDEFMessage {
+        do {
+            return try make()
+        } catch {
+            throw BuildFailure(reason: "\(error)", counter: counter, row: row)
+        }
+    }
+
+    /// A tag's message could not be built from its data (a placeholder gave bytes that are no
+    /// valid value): nothing was written; the counter it drew stays used.
+    struct BuildFailure: Error {
+        var reason: String
+        var counter: Int?
+        var row: Int?
+    }
+
+    /// `URI https://…`, `Text "…"`, or the record types: how the ledger and the operator see a
+    /// message.
+    public static func describe(_ message: NDEFMessage) -> String {
+        message.records.map { record -> String in
+            switch try? record.content() {
+            case .uri(let uri)?: "URI \(uri)"
+            case .text(let text)?: "Text \"\(text.text)\""
+            default: "\(record.typeNameFormat) \(String(decoding: record.type.array, as: UTF8.self))"
+            }
+        }.joined(separator: "; ")
+    }
+
+    /// Why a tag was skipped.
+    struct SkipReason: Error {
+        var text: String
+        init(_ text: String) { self.text = text }
+    }
+}

@@ -1,0 +1,86 @@
+/// What became of an attempt: the values of the ledgers' `status` column (one place for both
+/// ledgers' schemas and for the code that writes them).
+public enum LedgerAttemptStatus: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Written and verified.
+    case done
+    /// Not written, or not verified.
+    case failed
+    /// Refused before anything was written: the chip is not shown genuine (`batch
+    /// --require-genuine`).
+    case counterfeit
+
+    /// The SQL list of the values, for the schemas' CHECK constraints: `('done', 'failed', …)`.
+    public static var sqlList: String { "(" + allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
+}
+
+/// One provisioning attempt on one tag, as the ledger keeps it.
+public struct LedgerAttempt: Sendable, Hashable, Codable {
+    /// The attempt's row id (0 before it is recorded).
+    public var id: Int64 = 0
+    /// The run it belongs to.
+    public var run: Int64
+    /// The tag's UID, upper-case hex.
+    public var uid: String
+    /// The chip model.
+    public var model: String
+    /// The manifest row, 1-based (the n-th data row, as the dry run numbers them), when a
+    /// manifest drove the run. Ledgers written before schema version 1 counted from 0; opening
+    /// one migrates it.
+    public var row: Int?
+    /// The counter value `{n}` it got, when the template uses one.
+    public var counter: Int?
+    /// What was written, in a few words (`URI https://…`).
+    public var summary: String
+    /// Bytes of NDEF message written.
+    public var bytes: Int
+    /// Whether the read-back matched.
+    public var verified: Bool
+    /// Whether the tag was locked.
+    public var locked: Bool
+    /// Whether a password was set.
+    public var protected: Bool
+    /// The error, for a failed attempt.
+    public var error: String?
+    /// When the tag was found (ISO 8601).
+    public var started: String
+    /// When the attempt ended (ISO 8601).
+    public var finished: String
+    /// The reader's connection string.
+    public var reader: String
+    /// `done` (written and verified), `failed`, or `counterfeit` (refused before any write: not
+    /// a genuine chip); see ``LedgerAttemptStatus``.
+    public var status: String
+    /// The named run it belongs to (`--run`), if any.
+    public var runName: String?
+    /// The station that did it, in a named run.
+    public var station: String?
+    /// A unique key the station gave it, so that recording it twice (a journal replayed after
+    /// the database came back) records it once.
+    public var key: String?
+
+    /// Creates an attempt.
+    public init(
+        run: Int64, uid: String, model: String, row: Int? = nil, counter: Int? = nil, summary: String, bytes: Int,
+        verified: Bool, locked: Bool = false, protected: Bool = false, error: String? = nil, started: String,
+        finished: String, reader: String, status: String, runName: String? = nil, station: String? = nil, key: String? = nil
+    ) {
+        self.run = run
+        self.uid = uid
+        self.model = model
+        self.row = row
+        self.counter = counter
+        self.summary = summary
+        self.bytes = bytes
+        self.verified = verified
+        self.locked = locked
+        self.protected = protected
+        self.error = error
+        self.started = started
+        self.finished = finished
+        self.reader = reader
+        self.status = status
+        self.runName = runName
+        self.station = station
+        self.key = key
+    }
+}

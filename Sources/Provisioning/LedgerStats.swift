@@ -1,0 +1,37 @@
+/// Totals over a ledger.
+public struct LedgerStats: Sendable, Hashable, Codable {
+    /// Runs started.
+    public var runs: Int
+    /// Attempts recorded.
+    public var attempts: Int
+    /// Tags done (distinct UIDs with a verified attempt).
+    public var done: Int
+    /// Failed attempts.
+    public var failed: Int
+    /// Tags refused as counterfeit (attempts with status `counterfeit`).
+    public var counterfeit: Int
+    /// Tags locked.
+    public var locked: Int
+    /// The next counter value to be handed out.
+    public var nextCounter: Int?
+    /// The named run these totals are of (nil: the whole ledger).
+    public var run: String?
+    /// The named run's rows and stations.
+    public var progress: RunProgress?
+
+    /// Creates totals.
+    public init(
+        runs: Int, attempts: Int, done: Int, failed: Int, locked: Int, nextCounter: Int?, run: String? = nil, progress: RunProgress? = nil,
+        counterfeit: Int = 0
+    ) {
+        self.runs = runs
+        self.attempts = attempts
+        self.done = done
+        self.failed = failed
+        self.counterfeit = counterfeit
+        self.locked = locked
+        self.nextCounter = nextCounter
+        self.run = run
+        self.progress = progress
+    }
+}
