@@ -238,16 +238,19 @@ struct BatchCommand: ToolCommand {
         if dryRun {
             // The plan reads the ledger, never writes it: a SQLite file that does not exist is
             // not made, one that does is opened read-only.
-            var ledger: (any ProvisioningLedger)?
-            if PostgreSQLLocation.isPostgreSQL(ledgerPath) || FileManager.default.fileExists(atPath: ledgerPath) {
-                do { ledger = try openLedger(ledgerPath, readOnly: true) } catch { throw .failure("\(error)") }
-            }
-            _ = try firstCounter(ledger, source)
-            try checkManifest(ledger, source)
-            if let ntag424 {
-                try previewNTAG424(ntag424, context)
-            } else {
-                try preview(source, ledger: ledger, context)
+            // Opening and reading it block (a SQLite busy wait, PostgreSQL round trips): on the ledgers' thread.
+            try await LedgerExecutor.shared.run { () throws(CommandError) in
+                var ledger: (any ProvisioningLedger)?
+                if PostgreSQLLocation.isPostgreSQL(ledgerPath) || FileManager.default.fileExists(atPath: ledgerPath) {
+                    do { ledger = try openLedger(ledgerPath, readOnly: true) } catch { throw .failure("\(error)") }
+                }
+                _ = try firstCounter(ledger, source)
+                try checkManifest(ledger, source)
+                if let ntag424 {
+                    try previewNTAG424(ntag424, context)
+                } else {
+                    try preview(source, ledger: ledger, context)
+                }
             }
             return
         }
@@ -277,12 +280,15 @@ struct BatchCommand: ToolCommand {
             }
         }
         // The ledger file is created only once every reader is open: no reader, nothing done.
+        // Opening it and starting the run block (a SQLite busy wait, PostgreSQL round trips): on the ledgers' thread.
         let ledger: any ProvisioningLedger
         let coordinator: BatchCoordinator
         do {
-            ledger = try openLedger(ledgerPath)
-            _ = try firstCounter(ledger, source)
-            coordinator = try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context)
+            (ledger, coordinator) = try await LedgerExecutor.shared.run { [options] () throws -> (any ProvisioningLedger, BatchCoordinator) in
+                let ledger = try openLedger(ledgerPath)
+                _ = try firstCounter(ledger, source)
+                return (ledger, try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context))
+            }
         } catch let error as CommandError {
             for reader in readers { await reader.close() }
             throw error

@@ -26,6 +26,14 @@ struct LedgerCommand: CommandGroup {
         if let name, name.allSatisfy(\.isWhitespace) { throw .usage("--run needs a name (not empty or blank)") }
     }
 
+    /// Opens an existing ledger read-only and runs `body` with it, both on the ledgers' thread
+    /// (``LedgerExecutor``), never on the cooperative pool.
+    static func reading<T: Sendable>(
+        _ arguments: ParsedArguments, _ body: @escaping @Sendable (any ProvisioningLedger) throws(CommandError) -> T
+    ) async throws(CommandError) -> T {
+        try await LedgerExecutor.shared.run { () throws(CommandError) -> T in try body(try open(arguments)) }
+    }
+
     /// Opens an existing ledger (a missing file is a usage error, not a new ledger).
     static func open(_ arguments: ParsedArguments) throws(CommandError) -> any ProvisioningLedger {
         let positional = arguments.value(of: file), option = arguments.value(of: ledgerOption)
@@ -78,15 +86,15 @@ struct LedgerLoadCommand: ToolCommand {
             do { _ = try MessageTemplate(row: row) } catch { throw .dataError("manifest \(path) line \(row.line): \(error.reason)") }
         }
         let location = arguments.value(of: LedgerCommand.ledgerOption) ?? ""
-        let ledger: any ProvisioningLedger
-        do { ledger = try openLedger(location) } catch { throw .failure("\(error)") }
-        do {
-            switch try ledger.loadManifest(run: run, rows: rows, source: path) {
-            case .loaded(let count): context.io.printLine("run '\(run)': \(count) rows loaded from \(path) into \(ledger.location)")
-            case .alreadyLoaded(let count): context.io.printLine("run '\(run)': already loaded (the same \(count) rows); nothing changed")
-            }
-        } catch {
-            throw .failure("\(error)")
+        // Opening and loading block (a SQLite busy wait, PostgreSQL round trips): on the ledgers' thread.
+        let (outcome, loadedInto) = try await LedgerExecutor.shared.run { () throws(CommandError) -> (ManifestLoad, String) in
+            let ledger: any ProvisioningLedger
+            do { ledger = try openLedger(location) } catch { throw .failure("\(error)") }
+            do { return (try ledger.loadManifest(run: run, rows: rows, source: path), ledger.location) } catch { throw .failure("\(error)") }
+        }
+        switch outcome {
+        case .loaded(let count): context.io.printLine("run '\(run)': \(count) rows loaded from \(path) into \(loadedInto)")
+        case .alreadyLoaded(let count): context.io.printLine("run '\(run)': already loaded (the same \(count) rows); nothing changed")
         }
     }
 }
@@ -119,19 +127,18 @@ struct LedgerExportCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let ledger = try LedgerCommand.open(arguments)
         let run = arguments.value(of: LedgerCommand.run)
-        do {
-            if arguments.contains(Self.jsonl) {
-                context.io.write(TerminalSafeText.escapingInJSON(try ledger.exportJSONL(run: run)))
-            } else if context.io.isStandardOutputTerminal {
-                context.io.write(try ledger.exportCSV(run: run))  // on a screen: terminal-safe
-            } else {
-                // Into a file or a pipe: the exact values (a right-to-left mark in a name stays one).
-                context.io.write(Array(try ledger.exportCSV(run: run).utf8), to: .standardOutput)
-            }
-        } catch {
-            throw .failure("\(error)")
+        let jsonl = arguments.contains(Self.jsonl)
+        let text = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> String in
+            do { return jsonl ? try ledger.exportJSONL(run: run) : try ledger.exportCSV(run: run) } catch { throw .failure("\(error)") }
+        }
+        if jsonl {
+            context.io.write(TerminalSafeText.escapingInJSON(text))
+        } else if context.io.isStandardOutputTerminal {
+            context.io.write(text)  // on a screen: terminal-safe
+        } else {
+            // Into a file or a pipe: the exact values (a right-to-left mark in a name stays one).
+            context.io.write(Array(text.utf8), to: .standardOutput)
         }
     }
 }
@@ -158,9 +165,10 @@ struct LedgerStatsCommand: ToolCommand {
     init(_ arguments: ParsedArguments) throws(CommandError) { self.arguments = arguments }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let ledger = try LedgerCommand.open(arguments)
-        let stats: LedgerStats
-        do { stats = try ledger.stats(run: arguments.value(of: LedgerCommand.run)) } catch { throw .failure("\(error)") }
+        let run = arguments.value(of: LedgerCommand.run)
+        let stats = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> LedgerStats in
+            do { return try ledger.stats(run: run) } catch { throw .failure("\(error)") }
+        }
         if arguments.contains(TagCommandSupport.json) {
             context.io.write(try toolJSON(stats))
         } else {

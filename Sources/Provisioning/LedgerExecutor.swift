@@ -33,6 +33,13 @@ public final class LedgerExecutor: Sendable {
     deinit {
         thread.withLock { $0?.stop() }
     }
+
+    /// Runs `body` on this executor's thread and returns its result: for blocking ledger work
+    /// made outside a ledger's own calls, such as opening one (a SQLite busy wait, a PostgreSQL
+    /// connection), so that it never holds a thread of the cooperative pool.
+    public func run<T: Sendable, E: Error>(_ body: @Sendable () throws(E) -> T) async throws(E) -> T {
+        try await LedgerCall(on: self).run(body)
+    }
 }
 
 /// Runs closures on a ledger's executor (see ``ProvisioningLedger/perform(_:)``).
@@ -43,5 +50,5 @@ actor LedgerCall {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unownedExecutor }
 
-    func run<T: Sendable>(_ body: @Sendable () throws(LedgerError) -> T) throws(LedgerError) -> T { try body() }
+    func run<T: Sendable, E: Error>(_ body: @Sendable () throws(E) -> T) throws(E) -> T { try body() }
 }
