@@ -28,8 +28,7 @@ struct ColdStartTests {
     @Test("ndef decode loads no libpq (LD_DEBUG=files), a PostgreSQL ledger does (and reaches the server)")
     func loadedWhenALedgerOpens() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_DEBUG"] = "files"
+        let environment = ProcessInfo.processInfo.environment.merging(["LD_DEBUG": "files"]) { $1 }
         let decode = try await runBlocking {
             try runTool(tool, ["ndef", "decode", "d1010c55046578616d706c652e636f6d"], environment: environment, timeout: 30)
         }
