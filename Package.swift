@@ -40,8 +40,10 @@ let package = Package(
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
         // SQLite, for the provisioning ledger; Debian: libsqlite3-dev.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // libpq, for the provisioning ledger on a PostgreSQL server (several stations); Debian: libpq-dev.
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libpq's header, for the provisioning ledger on a PostgreSQL server (several stations); Debian:
+        // libpq-dev. Not linked and not through pkg-config (whose Libs would link it): Provisioning loads
+        // libpq.so.5 with dlopen when a PostgreSQL ledger is opened, so nfctool starts without it.
+        .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
         // OpenSSL 3's libcrypto, for originality signatures (and later AES/CMAC); Debian: libssl-dev.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Bytes, hex, cursors: no dependencies.

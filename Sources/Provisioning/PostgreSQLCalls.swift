@@ -1,15 +1,28 @@
 import Foundation
 import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// libpq, wrapped once: one function per libpq call this package makes, and nothing else
 /// imports `CLibPQ` (Tests/IntegrationTests/LayeringTests.swift checks it). The functions are
 /// thin: they convert Swift values to C and back; error handling is
 /// ``PostgreSQLConnection``'s. A `PGconn` or `PGresult` is used by one thread at a time (the
 /// owner's mutex).
+///
+/// libpq is not linked: nfctool would load it, and its Kerberos/LDAP/OpenSSL chain, on every
+/// start, doubling the start of commands that never open a database. ``connectdbParams(_:expandDatabaseName:)``
+/// loads it with `dlopen("libpq.so.5")` on first use and resolves the `PQ*` functions from that
+/// handle (``Library``); `CLibPQ` gives the types and constants only (its module map links
+/// nothing). When libpq is missing, connecting throws a ``PostgreSQLError`` saying so. Every
+/// other function takes a connection or result, which exists only once libpq is loaded.
 enum PQ {
     /// `PQconnectdbParams`: connects with keyword/value pairs; `expandDatabaseName` lets the
     /// `dbname` value be a connection URI (whose parameters override the pairs before it).
-    static func connectdbParams(_ pairs: [(String, String)], expandDatabaseName: Bool) -> OpaquePointer? {
+    /// Loads libpq on first use: throws when it cannot be loaded; nil only when libpq is out
+    /// of memory.
+    static func connectdbParams(_ pairs: [(String, String)], expandDatabaseName: Bool) throws(PostgreSQLError) -> OpaquePointer? {
+        let library = try Library.shared.get()
         let keywords = pairs.map { strdup($0.0) }
         let values = pairs.map { strdup($0.1) }
         defer {
@@ -20,71 +33,152 @@ enum PQ {
         let valuePointers: [UnsafePointer<CChar>?] = values.map { $0.map { UnsafePointer($0) } } + [nil]
         return keywordPointers.withUnsafeBufferPointer { k in
             valuePointers.withUnsafeBufferPointer { v in
-                PQconnectdbParams(k.baseAddress, v.baseAddress, expandDatabaseName ? 1 : 0)
+                library.connectdbParams(k.baseAddress, v.baseAddress, expandDatabaseName ? 1 : 0)
             }
         }
     }
 
     /// `PQstatus`: whether the connection is usable.
-    static func isConnectionOK(_ connection: OpaquePointer) -> Bool { PQstatus(connection) == CONNECTION_OK }
+    static func isConnectionOK(_ connection: OpaquePointer) -> Bool {
+        Library.loaded.map { $0.status(connection) == CONNECTION_OK } ?? false
+    }
 
     /// `PQerrorMessage`: the connection's last error, trimmed.
     static func errorMessage(_ connection: OpaquePointer) -> String {
-        PQerrorMessage(connection).map { String(cString: $0) }?.trimmingTrailingNewlines ?? "unknown libpq error"
+        Library.loaded?.errorMessage(connection).map { String(cString: $0) }?.trimmingTrailingNewlines ?? "unknown libpq error"
     }
 
     /// `PQreset`: closes and reopens the connection with the same parameters.
-    static func reset(_ connection: OpaquePointer) { PQreset(connection) }
+    static func reset(_ connection: OpaquePointer) { Library.loaded?.reset(connection) }
 
     /// `PQfinish`: closes the connection and frees it.
-    static func finish(_ connection: OpaquePointer) { PQfinish(connection) }
+    static func finish(_ connection: OpaquePointer) { Library.loaded?.finish(connection) }
 
     /// `PQexecParams`: one statement with its parameters bound as text (`$1`, `$2`, …; nil is
     /// SQL NULL), results in text format. Nil only when libpq is out of memory.
     static func execParams(_ connection: OpaquePointer, _ sql: String, _ parameters: [String?]) -> OpaquePointer? {
+        guard let library = Library.loaded else { return nil }
         let copies = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
         return pointers.withUnsafeBufferPointer { values in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+            library.execParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
         }
     }
 
     /// `PQresultStatus`: whether a result is a success (command done, or rows).
     static func resultSucceeded(_ result: OpaquePointer) -> Bool {
-        let status = PQresultStatus(result)
+        guard let status = Library.loaded?.resultStatus(result) else { return false }
         return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
     }
 
     /// `PQresultErrorMessage`: the error of a failed result, trimmed.
     static func resultErrorMessage(_ result: OpaquePointer) -> String {
-        PQresultErrorMessage(result).map { String(cString: $0) }?.trimmingTrailingNewlines ?? ""
+        Library.loaded?.resultErrorMessage(result).map { String(cString: $0) }?.trimmingTrailingNewlines ?? ""
     }
 
     /// `PQresultErrorField(…, PG_DIAG_SQLSTATE)`: the five-character SQLSTATE of a failed result.
     static func sqlState(_ result: OpaquePointer) -> String? {
-        PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        Library.loaded?.resultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
     }
 
     /// `PQntuples`: the number of rows.
-    static func rowCount(_ result: OpaquePointer) -> Int { Int(PQntuples(result)) }
+    static func rowCount(_ result: OpaquePointer) -> Int { Library.loaded.map { Int($0.ntuples(result)) } ?? 0 }
 
     /// `PQnfields`: the number of columns.
-    static func columnCount(_ result: OpaquePointer) -> Int { Int(PQnfields(result)) }
+    static func columnCount(_ result: OpaquePointer) -> Int { Library.loaded.map { Int($0.nfields(result)) } ?? 0 }
 
     /// `PQgetisnull`: whether a value is SQL NULL.
-    static func isNull(_ result: OpaquePointer, row: Int, column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
+    static func isNull(_ result: OpaquePointer, row: Int, column: Int) -> Bool {
+        Library.loaded?.getisnull(result, Int32(row), Int32(column)) == 1
+    }
 
     /// `PQgetvalue`: a value as text.
     static func value(_ result: OpaquePointer, row: Int, column: Int) -> String {
-        PQgetvalue(result, Int32(row), Int32(column)).map { String(cString: $0) } ?? ""
+        Library.loaded?.getvalue(result, Int32(row), Int32(column)).map { String(cString: $0) } ?? ""
     }
 
     /// `PQclear`: frees a result.
-    static func clear(_ result: OpaquePointer) { PQclear(result) }
+    static func clear(_ result: OpaquePointer) { Library.loaded?.clear(result) }
 
-    /// `PQlibVersion`: libpq's version (e.g. 150018).
-    static func libraryVersion() -> Int { Int(PQlibVersion()) }
+    /// `PQlibVersion`: libpq's version (e.g. 150018); loads libpq on first use.
+    static func libraryVersion() throws(PostgreSQLError) -> Int { Int(try Library.shared.get().libVersion()) }
+
+    /// libpq's functions, resolved from a `dlopen` handle: loaded once per process, on the first
+    /// connection, and never closed (a `PGconn` may outlive any one ledger).
+    struct Library: Sendable {
+        /// The library's file name: its soname, which has been `libpq.so.5` since PostgreSQL 8.2
+        /// (Debian's package: libpq5).
+        static let soname = "libpq.so.5"
+
+        /// libpq, loaded on first use (thread-safe: a `static let`), or why it could not be.
+        static let shared: Result<Library, PostgreSQLError> = load(soname)
+
+        /// libpq when it is loaded. Only a connection or result handle leads to a call through
+        /// here, and one exists only after ``shared`` loaded.
+        static var loaded: Library? { try? shared.get() }
+
+        let connectdbParams: @convention(c) (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> OpaquePointer?
+        let status: @convention(c) (OpaquePointer?) -> ConnStatusType
+        let errorMessage: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
+        let reset: @convention(c) (OpaquePointer?) -> Void
+        let finish: @convention(c) (OpaquePointer?) -> Void
+        let execParams: @convention(c) (
+            OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?,
+            UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> OpaquePointer?
+        let resultStatus: @convention(c) (OpaquePointer?) -> ExecStatusType
+        let resultErrorMessage: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
+        let resultErrorField: @convention(c) (OpaquePointer?, Int32) -> UnsafeMutablePointer<CChar>?
+        let ntuples: @convention(c) (OpaquePointer?) -> Int32
+        let nfields: @convention(c) (OpaquePointer?) -> Int32
+        let getisnull: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
+        let getvalue: @convention(c) (OpaquePointer?, Int32, Int32) -> UnsafeMutablePointer<CChar>?
+        let clear: @convention(c) (OpaquePointer?) -> Void
+        let libVersion: @convention(c) () -> Int32
+
+        /// Opens `file` with `dlopen` and resolves every function this wrapper calls; the error
+        /// names the library and what the loader said (the file is missing, a symbol is absent).
+        static func load(_ file: String) -> Result<Library, PostgreSQLError> {
+            guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
+                let reason = dlerror().map { String(cString: $0) } ?? "\(file) cannot be loaded"
+                return .failure(PostgreSQLError(
+                    "a PostgreSQL ledger needs libpq, which cannot be loaded (\(reason)); install it (Debian: apt install libpq5)"))
+            }
+            do {
+                return .success(try Library(handle))
+            } catch {
+                dlclose(handle)
+                return .failure(PostgreSQLError(
+                    "the libpq loaded from \(file) has no \(error.name); a PostgreSQL ledger needs libpq 9.1 or later"))
+            }
+        }
+
+        /// A function libpq lacks.
+        struct MissingFunction: Error { let name: String }
+
+        /// Resolves each function from `handle`.
+        private init(_ handle: UnsafeMutableRawPointer) throws(MissingFunction) {
+            func resolve<Function>(_ name: String) throws(MissingFunction) -> Function {
+                guard let symbol = dlsym(handle, name) else { throw MissingFunction(name: name) }
+                return unsafeBitCast(symbol, to: Function.self)
+            }
+            connectdbParams = try resolve("PQconnectdbParams")
+            status = try resolve("PQstatus")
+            errorMessage = try resolve("PQerrorMessage")
+            reset = try resolve("PQreset")
+            finish = try resolve("PQfinish")
+            execParams = try resolve("PQexecParams")
+            resultStatus = try resolve("PQresultStatus")
+            resultErrorMessage = try resolve("PQresultErrorMessage")
+            resultErrorField = try resolve("PQresultErrorField")
+            ntuples = try resolve("PQntuples")
+            nfields = try resolve("PQnfields")
+            getisnull = try resolve("PQgetisnull")
+            getvalue = try resolve("PQgetvalue")
+            clear = try resolve("PQclear")
+            libVersion = try resolve("PQlibVersion")
+        }
+    }
 }
 
 extension String {

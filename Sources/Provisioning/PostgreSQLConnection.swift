@@ -202,7 +202,7 @@ final class PostgreSQLConnection {
         self.connectTimeout = connectTimeout
         self.applicationName = applicationName
         // Keywords before `dbname` are defaults the URI may override.
-        let connection = PQ.connectdbParams(
+        let connection = try PQ.connectdbParams(
             // A server that vanishes without closing the connection (a cut cable, a partition)
             // is noticed within seconds, not after the system's TCP timeout of many minutes.
             [("connect_timeout", String(connectTimeout)), ("application_name", applicationName),

@@ -1,0 +1,48 @@
+import Foundation
+import NFCTestSupport
+import Testing
+
+/// nfctool starts without loading what only some commands need (docs/benchmarks.md, "Cold
+/// start"): libpq, with its Kerberos/LDAP chain, is loaded with dlopen when a PostgreSQL ledger
+/// is opened, so it is no NEEDED entry of the binary, and a command without a ledger never loads it.
+@Suite("nfctool's start loads no library only some commands need", .timeLimit(.minutes(2)))
+struct ColdStartTests {
+    /// The libraries nfctool loads with dlopen, each when a command first needs it.
+    static let loadedOnDemand = ["libpq.so"]
+
+    @Test("readelf -d: libpq is not among the built nfctool's NEEDED libraries")
+    func notNeeded() async throws {
+        let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
+        let readelf = try #require(Executables.libnfcTool("readelf"), "readelf (binutils) is not installed")
+        let run = try await runBlocking {
+            try runTool(readelf, ["-d", tool], environment: ["LC_ALL": "C"], timeout: 30)
+        }
+        #expect(run.status == 0, "readelf failed: \(run.output)")
+        let needed = run.output.split(separator: "\n").filter { $0.contains("(NEEDED)") }.map(String.init)
+        #expect(needed.contains { $0.contains("libc.so") }, "readelf listed no NEEDED entries: \(run.output)")
+        for library in Self.loadedOnDemand {
+            #expect(!needed.contains { $0.contains(library) }, "nfctool links \(library): \(needed)")
+        }
+    }
+
+    @Test("ndef decode loads no libpq (LD_DEBUG=files), a PostgreSQL ledger does (and reaches the server)")
+    func loadedWhenALedgerOpens() async throws {
+        let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
+        let environment = ProcessInfo.processInfo.environment.merging(["LD_DEBUG": "files"]) { $1 }
+        let decode = try await runBlocking {
+            try runTool(tool, ["ndef", "decode", "d1010c55046578616d706c652e636f6d"], environment: environment, timeout: 30)
+        }
+        #expect(decode.status == 0 && decode.output.contains("https://example.com"), "\(decode.output)")
+        #expect(decode.output.contains("file=libc.so.6"), "LD_DEBUG=files said nothing: \(decode.output)")
+        #expect(!decode.output.contains("libpq"))
+
+        // Nobody listens on port 1: libpq is loaded, tries the server and says it cannot connect.
+        let stats = try await runBlocking {
+            try runTool(tool, ["ledger", "stats", "--ledger", "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"],
+                        environment: environment, timeout: 30)
+        }
+        #expect(stats.status != 0)
+        #expect(stats.output.contains("file=libpq.so.5"), "libpq was not loaded: \(stats.output)")
+        #expect(stats.output.contains("cannot connect to postgresql://nobody@127.0.0.1:1/none"), "\(stats.output)")
+    }
+}
