@@ -21,6 +21,14 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// An integer as hex digits (no `0x`), zero-padded to at least `width` digits: `Hex.number(0xE104)`
+    /// is `E104`, `Hex.number(7, width: 2)` is `07`. A negative value gets a leading `-`.
+    public static func number<T: BinaryInteger>(_ value: T, width: Int = 0, uppercase: Bool = true) -> String {
+        let digits = String(value.magnitude, radix: 16, uppercase: uppercase)
+        let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
+        return value < 0 ? "-" + padded : padded
+    }
+
     /// Parses hex text into bytes.
     ///
     /// Accepts upper- and lowercase digits, and ignores whitespace, `:`, `-` and `_` between

@@ -1,3 +1,4 @@
+import NFCCore
 import Foundation
 import NFCTags
 import Synchronization
@@ -54,16 +55,10 @@ enum ReaderLease {
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
                 name.append(Character(Unicode.Scalar(byte)))
             default:
-                name += "_" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                name += "_" + Hex.number(byte, width: 2)
             }
         }
         let directory = ProcessInfo.processInfo.environment["NFCKIT_LOCK_DIR"] ?? NSTemporaryDirectory()
         return URL(fileURLWithPath: directory).appendingPathComponent(name + ".lock").path
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

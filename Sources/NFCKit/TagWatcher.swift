@@ -106,6 +106,9 @@ public struct TagWatcher: AsyncSequence, Sendable {
         /// The longest pause before polling again for a tag the reader keeps re-detecting but
         /// cannot check for presence (as PC/SC readers do); the pause doubles up to this.
         public var maximumPresenceInterval: Duration
+        /// The clock the debounce, the pauses and the reconnection back-off are measured on;
+        /// `ContinuousClock` by default, a clock the test advances in tests.
+        public var clock: any Clock<Duration>
 
         /// How arrivals and departures are told apart (``TagPresenceTracker``'s options).
         public var presence: TagPresenceTracker.Options {
@@ -118,7 +121,8 @@ public struct TagWatcher: AsyncSequence, Sendable {
         public init(
             debounce: Duration = .zero, modulations: [Modulation]? = nil, reconnectDelay: Duration = .milliseconds(250),
             maximumReconnectDelay: Duration = .seconds(5), pollSlice: Duration = .milliseconds(250),
-            presenceInterval: Duration = .milliseconds(100), maximumPresenceInterval: Duration = .milliseconds(500)
+            presenceInterval: Duration = .milliseconds(100), maximumPresenceInterval: Duration = .milliseconds(500),
+            clock: any Clock<Duration> = ContinuousClock()
         ) {
             self.debounce = debounce
             self.modulations = modulations
@@ -127,6 +131,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
             self.pollSlice = pollSlice
             self.presenceInterval = presenceInterval
             self.maximumPresenceInterval = maximumPresenceInterval
+            self.clock = clock
         }
     }
 
@@ -242,7 +247,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
                 }
             }
             // What is in the field, and the identity of the tag there.
-            var tracker = TagPresenceTracker(options: options.presence)
+            var tracker = TagPresenceTracker(options: options.presence, clock: options.clock)
             var identity: ChipIdentity?
             while !Task.isCancelled {
                 let failure = await watch(reader, tracker: &tracker, identity: &identity)
@@ -278,8 +283,9 @@ public struct TagWatcher: AsyncSequence, Sendable {
         /// Opens the reader again, backing off; nil when cancelled.
         func reopen(_ open: Opener) async -> (any NFCReader)? {
             var delay = options.reconnectDelay
+            let clock = ElapsedClock(options.clock)
             while !Task.isCancelled {
-                try? await Task.sleep(for: delay)
+                try? await clock.sleep(for: delay)
                 if Task.isCancelled { return nil }
                 if let reader = try? await open() { return reader }
                 delay = Swift.min(delay * 2, options.maximumReconnectDelay)

@@ -48,6 +48,23 @@ public enum ChipFamily: String, Sendable, Hashable, Codable, CaseIterable {
     case other
 }
 
+/// The chip models code decides on (a Classic layout, a memory end), so it compares types rather
+/// than names. The raw value is the model name identification gives (``ChipIdentity/model``).
+public enum ChipModel: String, Sendable, Hashable, CaseIterable {
+    /// MIFARE Classic 1K (SAK `08`).
+    case mifareClassic1K = "MIFARE Classic 1K"
+    /// MIFARE Classic 4K (SAK `18`).
+    case mifareClassic4K = "MIFARE Classic 4K"
+    /// MIFARE Mini (SAK `09`).
+    case mifareMini = "MIFARE Mini"
+    /// MIFARE Plus 2K in security level 2 (SAK `10`).
+    case mifarePlus2KSL2 = "MIFARE Plus 2K (security level 2)"
+    /// MIFARE Plus 4K in security level 2 (SAK `11`).
+    case mifarePlus4KSL2 = "MIFARE Plus 4K (security level 2)"
+    /// NXP ICODE SLIX2 (type indicator `01`).
+    case icodeSLIX2 = "ICODE SLIX2"
+}
+
 public struct ChipIdentity: Sendable, Hashable, Codable {
     /// The chip as users know it: `NTAG215`, `MIFARE Ultralight EV1 (MF0UL11)`, `FeliCa Lite-S`.
     public var model: String
@@ -70,6 +87,14 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
         self.memoryBytes = memoryBytes
         self.hasNDEF = hasNDEF
     }
+
+    /// An identity of a known model, named by it.
+    public init(_ model: ChipModel, platform: NFCPlatform, family: ChipFamily = .other, memoryBytes: Int? = nil, hasNDEF: Bool? = nil) {
+        self.init(model: model.rawValue, platform: platform, family: family, memoryBytes: memoryBytes, hasNDEF: hasNDEF)
+    }
+
+    /// The model as a type, when it is one code decides on; nil for any other name.
+    public var knownModel: ChipModel? { ChipModel(rawValue: model) }
 }
 
 /// Identification rules: SAK and ATQA (NXP AN10833), NTAG/Ultralight GET_VERSION (NTAG21x
@@ -97,11 +122,11 @@ public enum ChipIdentification {
             if a.sak & 0x20 != 0 { return await identifyISODEP(reader) }
             switch a.sak {
             case 0x00: return await identifyType2(reader, probesNDEF: probesNDEF, reselected: &reselected)
-            case 0x08: return ChipIdentity(model: "MIFARE Classic 1K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 1024)
-            case 0x18: return ChipIdentity(model: "MIFARE Classic 4K", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
-            case 0x09: return ChipIdentity(model: "MIFARE Mini", platform: .mifareClassic, family: .mifareClassic, memoryBytes: 320)
-            case 0x10: return ChipIdentity(model: "MIFARE Plus 2K (security level 2)", platform: .unknown, family: .mifarePlus, memoryBytes: 2048)
-            case 0x11: return ChipIdentity(model: "MIFARE Plus 4K (security level 2)", platform: .unknown, family: .mifarePlus, memoryBytes: 4096)
+            case 0x08: return ChipIdentity(.mifareClassic1K, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 1024)
+            case 0x18: return ChipIdentity(.mifareClassic4K, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
+            case 0x09: return ChipIdentity(.mifareMini, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 320)
+            case 0x10: return ChipIdentity(.mifarePlus2KSL2, platform: .unknown, family: .mifarePlus, memoryBytes: 2048)
+            case 0x11: return ChipIdentity(.mifarePlus4KSL2, platform: .unknown, family: .mifarePlus, memoryBytes: 4096)
             default: return ChipIdentity(model: "ISO 14443-A tag (SAK 0x\(Hex.encode([a.sak])))", platform: .unknown)
             }
         case .felica(let f):
@@ -181,7 +206,9 @@ public enum ChipIdentification {
             (nxpModel, memory) = nxpISODEPModel(type: answer[1], major: answer[3], storage: answer[5])
             family = [0x01: ChipFamily.desfire, 0x02: .mifarePlus, 0x04: .ntagDNA][answer[1]] ?? .other
         }
-        let selectNDEFApplication = Bytes([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00])
+        let selectNDEFApplication = Bytes(
+            [0x00, Type4Command.select, Type4Command.selectByNameP1, 0x00, UInt8(Type4Command.ndefTagApplicationID.count)]
+                + Type4Command.ndefTagApplicationID + [0x00])
         let answer = try? await reader.transceive(selectNDEFApplication, mode: .standard, timeout: .milliseconds(500))
         let ok = answer.map { $0.count >= 2 && $0[$0.count - 2] == 0x90 && $0[$0.count - 1] == 0x00 } ?? false
         return ChipIdentity(
@@ -240,7 +267,7 @@ public enum ChipIdentification {
         if uid.count == 8, uid[0] == 0xE0, uid[1] == 0x04 {
             identity.family = [0x01, 0x02, 0x03].contains(uid[2]) ? .icode : .other
             switch (uid[2], uid[3] & icodeTypeIndicatorMask) {
-            case (0x01, icodeSLIX2Indicator): identity.model = "ICODE SLIX2"; identity.memoryBytes = 320
+            case (0x01, icodeSLIX2Indicator): identity.model = ChipModel.icodeSLIX2.rawValue; identity.memoryBytes = 320
             case (0x01, icodeSLIXIndicator): identity.model = "ICODE SLIX"; identity.memoryBytes = 112
             case (0x01, 0x00): identity.model = "ICODE SLI"; identity.memoryBytes = 112
             case (0x01, _): identity.model = "NXP ICODE (SLIX family, unknown type indicator)"

@@ -235,10 +235,13 @@ public enum ClassicLayout: String, Sendable, Hashable, CaseIterable {
     /// Bytes in a block.
     public static let blockSize = 16
 
-    /// The layout of an identified chip (by model name: "Mini", "4K"), 1K otherwise.
+    /// The layout of an identified chip: MIFARE Mini's, a 4K's (MIFARE Classic 4K, MIFARE Plus
+    /// 4K), 1K otherwise.
     public init(identity: ChipIdentity) {
-        if identity.model.contains("4K") { self = .classic4K } else if identity.model.contains("Mini") { self = .mini } else {
-            self = .classic1K
+        switch identity.knownModel {
+        case .mifareClassic4K, .mifarePlus4KSL2: self = .classic4K
+        case .mifareMini: self = .mini
+        case .mifareClassic1K, .mifarePlus2KSL2, .icodeSLIX2, nil: self = .classic1K
         }
     }
 

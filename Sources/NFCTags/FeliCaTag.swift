@@ -178,7 +178,7 @@ public struct FeliCaTag: Sendable {
     private static func littleEndian(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
 
     private static func describe(_ blockList: [FeliCaBlockListElement]) -> String {
-        "block\(blockList.count == 1 ? "" : "s") " + blockList.map { "0x" + String($0.blockNumber, radix: 16, uppercase: true) }.joined(separator: ",")
+        "block\(blockList.count == 1 ? "" : "s") " + blockList.map { "0x" + Hex.number($0.blockNumber) }.joined(separator: ",")
     }
 
     /// Number of services, service code list (little-endian), number of blocks, block list.

@@ -160,9 +160,9 @@ public enum PaymentApplications {
 /// DESFire's ISO 7816 wrapping.
 enum ISO7816Exchange {
     /// SELECT (`A4`).
-    static let select: UInt8 = 0xA4
+    static let select = Type4Command.select
     /// SELECT P1 `04`: by DF name (an AID).
-    static let selectByName: UInt8 = 0x04
+    static let selectByName = Type4Command.selectByNameP1
     /// GET RESPONSE (`C0`, ISO/IEC 7816-4 7.6.1).
     static let getResponse: UInt8 = 0xC0
     /// The most GET RESPONSE commands one exchange sends: 256 × 256 bytes = the 65 536 of the

@@ -1,3 +1,4 @@
+import NFCCore
 
 /// The NTAG213/215/216 ASCII mirror (NTAG213/215/216 datasheet, 8.7 "NFC counter and UID
 /// mirror"): while reading, the chip presents its UID (14 hex characters), its NFC counter (6
@@ -43,8 +44,7 @@ public enum NTAGMirror: String, Sendable, Hashable, CaseIterable {
     /// The characters a chip with `uid` and `counter` presents (upper-case hex, counter most
     /// significant byte first).
     public func presentation(uid: [UInt8], counter: UInt32) -> [UInt8] {
-        let digits = Array("0123456789ABCDEF".utf8)
-        func hex(_ bytes: [UInt8]) -> [UInt8] { bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] } }
+        func hex(_ bytes: [UInt8]) -> [UInt8] { Array(Hex.encode(bytes, uppercase: true).utf8) }
         let counterBytes: [UInt8] = [UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
         switch self {
         case .uid: return hex(uid)

@@ -376,18 +376,18 @@ extension PCSCPart3 {
                     i += 1
                 }
                 i += 1
-                guard i < bytes.count else { throw NFCTagError(.tagResponse, at: start, "the data object \(String(tag, radix: 16)) has no length") }
+                guard i < bytes.count else { throw NFCTagError(.tagResponse, at: start, "the data object \(Hex.number(tag, uppercase: false)) has no length") }
                 var length = Int(bytes[i])
                 if length == 0x81 {
                     guard i + 1 < bytes.count else { throw NFCTagError(.tagResponse, at: i, "a length 81 without its byte") }
                     length = Int(bytes[i + 1])
                     i += 1
                 } else if length > 0x80 {
-                    throw NFCTagError(.tagResponse, at: i, "a length form \(String(length, radix: 16)) other than one byte or 81 nn")
+                    throw NFCTagError(.tagResponse, at: i, "a length form \(Hex.number(length, uppercase: false)) other than one byte or 81 nn")
                 }
                 i += 1
                 guard i + length <= bytes.count else {
-                    throw NFCTagError(.tagResponse, at: i, "the data object \(String(tag, radix: 16)) announces \(length) bytes, \(bytes.count - i) follow")
+                    throw NFCTagError(.tagResponse, at: i, "the data object \(Hex.number(tag, uppercase: false)) announces \(length) bytes, \(bytes.count - i) follow")
                 }
                 objects.append(DataObject(tag, Array(bytes[i..<(i + length)])))
                 i += length

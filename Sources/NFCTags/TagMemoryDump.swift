@@ -1,4 +1,3 @@
-import Foundation
 import NFCCore
 
 /// A tag's memory as read, for a dump: numbered units (pages, blocks, files), each read or not
@@ -165,7 +164,7 @@ public struct TagMemoryDump: Encodable, Sendable {
         }
         var units: [Unit] = []
         for number in numbers {
-            units.append(Unit(label: String(format: "%02X", number), bytes: try? await readFeliCa(felica, number), size: 16))
+            units.append(Unit(label: Hex.number(number, width: 2), bytes: try? await readFeliCa(felica, number), size: 16))
         }
         return units
     }
@@ -205,7 +204,7 @@ public struct TagMemoryDump: Encodable, Sendable {
         }
         let ndef: [UInt8]?
         ndef = try? await type4.readFile(id: cc.ndefFileID, lengthFieldSize: cc.lengthFieldSize)
-        units.append(Unit(label: String(format: "%04X", cc.ndefFileID), bytes: ndef, size: 0))
+        units.append(Unit(label: Hex.number(cc.ndefFileID, width: 4), bytes: ndef, size: 0))
         return units
     }
 }

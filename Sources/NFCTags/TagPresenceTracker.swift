@@ -25,7 +25,9 @@ public import NFCCore
 ///   an empty field at once is followed by a short pause.
 ///
 /// One ``step(on:for:)`` lasts about ``Options/pollSlice`` (plus at most one pause): callers
-/// check their own stop conditions and deadlines between steps.
+/// check their own stop conditions and deadlines between steps. Its times (the debounce, the
+/// pauses, arrivals and departures) are read on the clock it is given, `ContinuousClock` by
+/// default: a test hands in a clock it advances itself.
 ///
 /// ```swift
 /// var tracker = TagPresenceTracker()
@@ -71,20 +73,20 @@ public struct TagPresenceTracker: Sendable {
     public struct Present: Sendable, Hashable {
         /// Its identifier (UID, IDm, PUPI).
         public var identifier: Bytes
-        /// When it was first found.
-        public var arrived: ContinuousClock.Instant
+        /// When it was first found: the time on the tracker's clock since the tracker was made.
+        public var arrived: Duration
         /// When it was last seen, while it is missing; nil while it is there.
-        public var missingSince: ContinuousClock.Instant?
+        public var missingSince: Duration?
     }
 
     /// A tag that left the field.
     public struct Departure: Sendable, Hashable {
         /// Its identifier.
         public var identifier: Bytes
-        /// When it was first found.
-        public var arrived: ContinuousClock.Instant
-        /// When it was last seen.
-        public var lastSeen: ContinuousClock.Instant
+        /// When it was first found: the time on the tracker's clock since the tracker was made.
+        public var arrived: Duration
+        /// When it was last seen, on the same clock.
+        public var lastSeen: Duration
         /// How long it stayed: from its arrival to the moment it was last seen.
         public var duration: Duration { lastSeen - arrived }
     }
@@ -107,10 +109,13 @@ public struct TagPresenceTracker: Sendable {
     private var selectedAndPresent = false
     /// The pause before polling again for a re-detected tag the reader cannot check.
     private var recheckPause: Duration
+    /// The clock the tracker reads and sleeps on.
+    private let clock: ElapsedClock
 
-    /// A tracker with no tag in the field.
-    public init(options: Options = Options()) {
+    /// A tracker with no tag in the field, measuring its windows and pauses on `clock`.
+    public init(options: Options = Options(), clock: any Clock<Duration> = ContinuousClock()) {
         self.options = options
+        self.clock = ElapsedClock(clock)
         recheckPause = options.presenceInterval
     }
 
@@ -118,7 +123,6 @@ public struct TagPresenceTracker: Sendable {
     /// slice) and says what changed.
     /// - Throws: the reader's ``NFCReaderDeviceError`` (a failed reader, a modulation it lacks).
     public mutating func step(on reader: any NFCReader, for modulations: [Modulation]) async throws(NFCReaderDeviceError) -> Observation {
-        let clock = ContinuousClock()
         let started = clock.now
         if selectedAndPresent, present != nil {
             // The tag stays: check it, no poll.
@@ -181,18 +185,18 @@ public struct TagPresenceTracker: Sendable {
             recheckPause = options.presenceInterval
         }
         guard let present else { return nil }
-        return Departure(identifier: present.identifier, arrived: present.arrived, lastSeen: present.missingSince ?? .now)
+        return Departure(identifier: present.identifier, arrived: present.arrived, lastSeen: present.missingSince ?? clock.now)
     }
 
     /// Waits until the selected tag is gone or `deadline` has passed: the reader's
     /// ``NFCReader/waitForRemoval(timeout:checkInterval:)``, which waits for the reader's own
     /// event where it has one (PC/SC's `SCardGetStatusChange`: nothing is sent to the card
     /// meanwhile) and otherwise checks every ``Options/presenceInterval`` (a pause first).
-    private mutating func waitWhilePresent(on reader: any NFCReader, until deadline: ContinuousClock.Instant) async {
+    private mutating func waitWhilePresent(on reader: any NFCReader, until deadline: Duration) async {
         selectedAndPresent = false
-        let remaining = max(.zero, deadline - ContinuousClock.now)
+        let remaining = max(.zero, deadline - clock.now)
         switch await reader.waitForRemoval(timeout: remaining, checkInterval: max(options.presenceInterval, Self.shortestPause)) {
-        case .removed: present?.missingSince = .now
+        case .removed: present?.missingSince = clock.now
         case .stillPresent: selectedAndPresent = true
         case .cancelled: break
         }
@@ -201,7 +205,7 @@ public struct TagPresenceTracker: Sendable {
     /// Sleeps, at least ``shortestPause`` whatever the options say: a zero interval set by a
     /// caller must not turn the waits into a busy loop.
     private func pause(_ duration: Duration) async {
-        try? await Task.sleep(for: max(duration, Self.shortestPause))
+        try? await clock.sleep(for: max(duration, Self.shortestPause))
     }
 
     /// The shortest pause between two reader commands of the tracker.

@@ -366,7 +366,4 @@ enum PartialParse<Value> {
     }
 }
 
-func hexByte(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-}
+func hexByte(_ byte: UInt8) -> String { Hex.number(byte, width: 2) }

@@ -40,7 +40,7 @@ public struct Type5Tag: NFCNDEFTag {
         self.tag = tag
         self.maxBlocksPerRead = maxBlocksPerRead
         self.chipHasLockBlock = tag.identity.family == .icode
-        self.memoryEnd = tag.identity.model == "ICODE SLIX2" ? Self.icodeSLIX2UserMemory : tag.identity.memoryBytes
+        self.memoryEnd = tag.identity.knownModel == .icodeSLIX2 ? Self.icodeSLIX2UserMemory : tag.identity.memoryBytes
     }
 
     /// The NDEF detection procedure (Type 5 Tag 1.0, 7.5.1): block 0 (the CC), then the T5T area

@@ -110,7 +110,7 @@ struct EmulateCommand: ToolCommand {
                 try? await session.startEmulation()
             case .received(let apdu):
                 report.commands += 1
-                let isUpdate = apdu.payload.count > 1 && apdu.payload[1] == EmulatedType4Tag.Instruction.updateBinary
+                let isUpdate = apdu.payload.count > 1 && apdu.payload[1] == Type4Command.updateBinary
                 let answer = tag.respond(to: apdu.payload)
                 if isUpdate && answer.count == 2 && answer[0] != 0x90 { report.refusedUpdates += 1 }
                 try? await apdu.respond(answer)

@@ -1,3 +1,4 @@
+import NFCCore
 /// A pcsc-lite return code other than `SCARD_S_SUCCESS`, with its PC/SC name
 /// (`SCARD_E_NO_SMARTCARD`, `SCARD_W_REMOVED_CARD`…) and the call that returned it.
 public struct PCSCError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -84,7 +85,7 @@ public struct PCSCError: Error, Sendable, Hashable, CustomStringConvertible {
     ]
 
     /// The PC/SC name, or `0x…` for a code without one here.
-    public var name: String { Self.names[code] ?? "0x" + String(code, radix: 16, uppercase: true) }
+    public var name: String { Self.names[code] ?? "0x" + Hex.number(code) }
 
     /// "SCardConnect: SCARD_E_NO_SMARTCARD".
     public var description: String { "\(call): \(name)" }

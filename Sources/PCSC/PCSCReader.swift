@@ -16,32 +16,32 @@ public import NFCTags
 /// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
 /// ``open(_:)``.
 public actor PCSCReader: NFCReader {
-    private let executor: DeviceThreadExecutor
+    let executor: DeviceThreadExecutor
     /// Where this actor's jobs run.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    private var context: ContextHandle?
-    private var card: CardHandle?
-    private var selectedInfo: TargetInfo?
+    var context: ContextHandle?
+    var card: CardHandle?
+    var selectedInfo: TargetInfo?
     /// The reader's state (`SCARD_STATE_*` and pcscd's card event counter in the high 16 bits)
     /// when the selected card was found: ``waitForRemoval(timeout:checkInterval:)`` waits for it
     /// to change.
-    private var selectedState: DWORD?
+    var selectedState: DWORD?
     /// Cuts a blocked removal wait short from another thread (task cancellation, close).
-    private nonisolated let removalWait = StatusWaitCanceller()
+    nonisolated let removalWait = StatusWaitCanceller()
     /// The open transparent session's switch protocol (standard, layer), if one is open.
-    private var session: (standard: UInt8, layer: UInt8)?
+    var session: (standard: UInt8, layer: UInt8)?
     /// The reader family's profile: which path each operation takes.
     public nonisolated let profile: PCSCReaderProfile
     /// The MIFARE key LOAD KEYS last put in slot 0 (forgotten at each poll).
-    private var loadedKey: Bytes?
+    var loadedKey: Bytes?
     /// The PN532's CIU TxMode and RxMode as the ACR122U set them for the card (read at the
     /// card's first direct transmit, forgotten at each poll).
-    private var ciuModes: (tx: UInt8, rx: UInt8)?
+    var ciuModes: (tx: UInt8, rx: UInt8)?
     /// The card refused a raw command (a NAK) and went idle: it is left with a reset
     /// (`SCARD_RESET_CARD`) rather than as it is, so that the next poll or client finds it
     /// active again.
-    private var leaveWithReset = false
+    var leaveWithReset = false
     /// The reader's name as pcscd gives it (`ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00`).
     public let name: String
     /// The connection string it was opened with (`pcsc`, `pcsc:ACS`, `pcsc:#1`).
@@ -184,7 +184,7 @@ public actor PCSCReader: NFCReader {
     public private(set) var unsupportedCardReason: String?
 
     /// Connects to the card and tells what it is from its ATR and GET DATA.
-    private func select(_ context: ContextHandle) throws(NFCReaderDeviceError) -> TargetInfo? {
+    func select(_ context: ContextHandle) throws(NFCReaderDeviceError) -> TargetInfo? {
         unsupportedCardReason = nil
         let card: CardHandle
         let atr: [UInt8]
@@ -248,7 +248,7 @@ public actor PCSCReader: NFCReader {
     }
 
     /// GET DATA (`FF CA P1 00 00`): the data without SW1 SW2.
-    private func getData(_ p1: UInt8, what: String) throws(NFCReaderDeviceError) -> Bytes {
+    func getData(_ p1: UInt8, what: String) throws(NFCReaderDeviceError) -> Bytes {
         let (data, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.getData, p1, 0x00, 0x00])
         guard sw == PCSCPart3.StatusWord.success else {
             throw Self.statusError(sw, "GET DATA (\(what))", reader: name)
@@ -341,7 +341,7 @@ public actor PCSCReader: NFCReader {
 
     /// Type 2 commands as storage-card pseudo-APDUs: READ (`30`) and FAST_READ (`3A`) as READ
     /// BINARY, WRITE (`A2`) as UPDATE BINARY of one page.
-    private func type2(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+    func type2(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
         guard let command = frame.first else { throw NFCReaderDeviceError(.invalidArgument, "an empty frame") }
         switch (command, frame.count) {
         case (Type2Command.read, 2):
@@ -369,7 +369,7 @@ public actor PCSCReader: NFCReader {
     /// BLOCKS as READ BINARY per block, WRITE SINGLE BLOCK as UPDATE BINARY. The answer is built
     /// as the tag's would be (flags `00`); with the option flag each block gets a security
     /// status byte `00`, because READ BINARY does not tell a block's lock state.
-    private func iso15693(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+    func iso15693(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
         guard frame.count >= 2 else { throw NFCReaderDeviceError(.invalidArgument, "an ISO 15693 request of \(frame.count) bytes") }
         let flags = frame[0], command = frame[1]
         var parameters = Array(frame.dropFirst(2))
@@ -398,175 +398,6 @@ public actor PCSCReader: NFCReader {
         }
     }
 
-    // MARK: - Transparent session and direct transmit
-
-    private typealias TS = PCSCPart3.TransparentSession
-
-    /// A frame through the transparent session: the session is started and switched to the
-    /// card's standard at layer 3 on first use and kept, for every later command of the card,
-    /// until a deselect or the next poll; every transceive carries a timer object with `timeout`. The answer's
-    /// `97` object is the card's answer; a 4-bit answer (`92 01 04`) is the ACK `0A` or a NAK.
-    private func transparentTransceive(_ frame: [UInt8], kind: PCSCCardKind, timeout: Duration) throws(NFCReaderDeviceError) -> Bytes {
-        let standard = kind == .iso15693 ? TS.SwitchStandard.iso15693 : TS.SwitchStandard.iso14443A
-        if session.map({ $0.standard != standard || $0.layer != TS.SwitchLayer.layer3 }) ?? true {
-            endSession()
-            _ = try sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.startSession)], what: "start transparent session")
-            session = (standard, TS.SwitchLayer.layer3)
-            _ = try sessionAPDU(
-                TS.Function.switchProtocol, [PCSCPart3.DataObject(TS.Tag.switchProtocol, [standard, TS.SwitchLayer.layer3])],
-                what: "switch protocol to \(kind == .iso15693 ? "ISO 15693" : "ISO 14443-A") layer 3")
-        }
-        let micros = UInt32(clamping: timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
-        let timer = [UInt8(micros & 0xFF), UInt8(micros >> 8 & 0xFF), UInt8(micros >> 16 & 0xFF), UInt8(micros >> 24)]
-        let answer = try sessionAPDU(
-            TS.Function.transparentExchange,
-            [PCSCPart3.DataObject(TS.Tag.timer, timer), PCSCPart3.DataObject(TS.Tag.transceive, frame)],
-            what: commandName(frame, kind) + " (transceive)")
-        if let status = answer.first(where: { $0.tag == TS.Tag.responseStatus }), let bits = status.value.first, bits != 0 {
-            throw NFCReaderDeviceError(.rfError, "\(commandName(frame, kind)): the reader \(name) reports a response status \(Hex.encode(status.value)) (CRC, collision, parity or framing error)")
-        }
-        guard let data = answer.first(where: { $0.tag == TS.Tag.cardResponse })?.value else {
-            throw NFCReaderDeviceError(.rfError, "\(commandName(frame, kind)): the reader \(name) answered without the card's response object (97)")
-        }
-        let validBits = answer.first(where: { $0.tag == TS.Tag.receiveBitFraming })?.value.first ?? 0
-        if validBits == 4, data.count == 1 {
-            if data[0] & 0x0F == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
-            leaveWithReset = true
-            throw NFCReaderDeviceError(.nak, "the tag answered NAK \(data[0] & 0x0F)", detail: data[0] & 0x0F)
-        }
-        return Bytes(data)
-    }
-
-    /// One `FF C2 00 function` APDU; its answer's data objects after the error status was
-    /// checked.
-    private func sessionAPDU(_ function: UInt8, _ objects: [PCSCPart3.DataObject], what: String) throws(NFCReaderDeviceError) -> [PCSCPart3.DataObject] {
-        let body = objects.flatMap(\.bytes)
-        guard body.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): \(body.count) bytes of data objects, more than a short APDU holds") }
-        let (data, sw) = try transmit([PCSCPart3.pseudoClass, TS.instruction, 0x00, function, UInt8(body.count)] + body + [0x00])
-        guard sw == PCSCPart3.StatusWord.success else {
-            if function != TS.Function.manageSession || objects.first?.tag != TS.Tag.endSession { session = nil }
-            throw Self.statusError(sw, "\(what) (FF C2)", reader: name)
-        }
-        let answer: [PCSCPart3.DataObject]
-        do {
-            answer = try PCSCPart3.DataObject.parse(data)
-        } catch {
-            throw NFCReaderDeviceError(.rfError, "\(what): the reader \(name) answered data objects that do not parse: \(error.reason)")
-        }
-        guard let status = answer.first(where: { $0.tag == TS.Tag.errorStatus }), status.value.count == 3 else {
-            throw NFCReaderDeviceError(.rfError, "\(what): the reader \(name) answered without the generic error status object (C0)")
-        }
-        let errorSW = UInt16(status.value[1]) << 8 | UInt16(status.value[2])
-        if errorSW != TS.ErrorStatus.success {
-            let text = "\(what): the reader \(name) reports \(Hex.encode([status.value[1], status.value[2]]).uppercased()) for data object \(status.value[0])"
-            switch errorSW {
-            case TS.ErrorStatus.noResponseFromCard: throw NFCReaderDeviceError(.timeout, text + " (no answer from the card)")
-            case TS.ErrorStatus.notSupported: throw NFCReaderDeviceError(.notSupported, text + " (not supported)")
-            case TS.ErrorStatus.unexpectedLength, TS.ErrorStatus.unexpectedValue: throw NFCReaderDeviceError(.invalidArgument, text)
-            default: throw NFCReaderDeviceError(.chip, text)
-            }
-        }
-        return answer
-    }
-
-    /// Ends an open transparent session (best effort: the card may be gone).
-    private func endSession() {
-        guard session != nil, card != nil else {
-            session = nil
-            return
-        }
-        session = nil
-        _ = try? sessionAPDU(TS.Function.manageSession, [PCSCPart3.DataObject(TS.Tag.endSession)], what: "end transparent session")
-    }
-
-    /// A frame through the ACR122U's direct transmit (ACR122U API, "Direct Transmit": `FF 00 00
-    /// 00 Lc` + a PN532 command, answered by the PN532's answer and `90 00`) as PN532
-    /// InCommunicateThru with the chip's CRC handling off, so that a tag's 4-bit ACK or NAK
-    /// arrives as such (with the CRC check on, the CIU finds no CRC in 4 bits and reports status
-    /// 02, a CRC error, for ACK and NAK alike). Per frame, as libnfc's raw mode does with the
-    /// same registers (PN532 user manual §7.2.4–7.2.5, CIU registers of the PN532 data sheet):
-    /// WriteRegister TxMode and RxMode without ``PN532Register/crcEnable``, InCommunicateThru of
-    /// the frame and its CRC_A, ReadRegister CIU_Control (RxLastBits: 4 for an ACK/NAK nibble),
-    /// WriteRegister TxMode and RxMode back (the ACR122U's own pseudo-APDUs need the CRC on).
-    /// The registers' values are read once per card. An ACK answers `0A`; a NAK throws `nak`
-    /// with its nibble; a full answer's CRC_A is checked and removed; status 01 is a timeout.
-    private func directTransmit(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
-        typealias A = PCSCPart3.ACR122U
-        typealias R = PN532Register
-        let modes: (tx: UInt8, rx: UInt8)
-        if let known = ciuModes {
-            modes = known
-        } else {
-            let values = try pn532(A.readRegister, Self.addresses([R.txMode, R.rxMode]), what: "ReadRegister TxMode, RxMode")
-            guard values.count == 2 else {
-                throw NFCReaderDeviceError(.rfError, "ReadRegister through \(name) answered \(values.count) values, not 2")
-            }
-            modes = (values[0], values[1])
-            ciuModes = modes
-        }
-        _ = try pn532(
-            A.writeRegister, Self.addresses([R.txMode], values: [modes.tx & ~R.crcEnable]) + Self.addresses([R.rxMode], values: [modes.rx & ~R.crcEnable]),
-            what: "WriteRegister (CRC off)")
-        let answer: Result<[UInt8], NFCReaderDeviceError>
-        do {
-            let thru = try pn532(A.inCommunicateThru, ISO14443ACRC.appending(to: frame), what: "InCommunicateThru")
-            let control = try pn532(A.readRegister, Self.addresses([R.control]), what: "ReadRegister CIU_Control")
-            answer = .success(thru + [control.first ?? 0])
-        } catch {
-            answer = .failure(error)
-        }
-        // The CRC back on, whatever happened: the reader's own commands rely on it.
-        let restored = Result { () throws(NFCReaderDeviceError) in
-            try pn532(A.writeRegister, Self.addresses([R.txMode], values: [modes.tx]) + Self.addresses([R.rxMode], values: [modes.rx]), what: "WriteRegister (CRC on)")
-        }
-        let data = try answer.get()
-        _ = try restored.get()
-        // data: status, the card's bytes, then CIU_Control.
-        guard let status = data.first, let control = data.last, data.count >= 2 else {
-            throw NFCReaderDeviceError(.rfError, "InCommunicateThru through \(name) answered without a status byte")
-        }
-        let received = Array(data.dropFirst().dropLast())
-        switch status & 0x3F {
-        case A.statusSuccess:
-            if control & R.lastBitsMask == 4, received.count == 1 {
-                let nibble = received[0] & 0x0F
-                if nibble == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
-                // The tag refused and went to IDLE (NTAG21x, MF0ULx1: "NAK"): a reset wakes it.
-                leaveWithReset = true
-                throw NFCReaderDeviceError(.nak, "the tag answered NAK \(nibble) (through \(name))", detail: nibble)
-            }
-            guard ISO14443ACRC.isValid(received) else {
-                throw NFCReaderDeviceError(.rfError, "the tag's answer through \(name) has a wrong CRC_A: \(Hex.encode(received))")
-            }
-            return Bytes(Array(received.dropLast(2)))
-        case A.statusTimeout: throw NFCReaderDeviceError(.timeout, "the tag did not answer (PN532 status 01 through \(name))")
-        case A.statusCRCError: throw NFCReaderDeviceError(.rfError, "PN532 status 02 through \(name): a CRC error")
-        default: throw NFCReaderDeviceError(.chip, "PN532 status \(Hex.encode([status])) through \(name)")
-        }
-    }
-
-    /// One PN532 command through the ACR122U's direct transmit: its answer after `D5` and the
-    /// answer code (command + 1).
-    private func pn532(_ command: UInt8, _ parameters: [UInt8], what: String) throws(NFCReaderDeviceError) -> [UInt8] {
-        typealias A = PCSCPart3.ACR122U
-        let body = [A.hostToPN532, command] + parameters
-        guard body.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): \(body.count) bytes are more than a direct transmit holds") }
-        let (data, sw) = try transmit(A.directTransmit + [UInt8(body.count)] + body)
-        guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "direct transmit (FF 00 00 00) of \(what)", reader: name) }
-        guard data.count >= 2, data[0] == A.pn532ToHost, data[1] == command &+ 1 else {
-            throw NFCReaderDeviceError(.rfError, "direct transmit of \(what): the reader \(name) answered \(Hex.encode(data)), not the PN532's answer (D5 \(Hex.encode([command &+ 1])))")
-        }
-        return Array(data.dropFirst(2))
-    }
-
-    /// Register addresses high byte first, each followed by its value when given (ReadRegister
-    /// and WriteRegister parameters).
-    static func addresses(_ registers: [UInt16], values: [UInt8] = []) -> [UInt8] {
-        registers.enumerated().flatMap { index, address in
-            [UInt8(address >> 8), UInt8(address & 0xFF)] + (index < values.count ? [values[index]] : [])
-        }
-    }
-
     // MARK: - Names and errors
 
     /// Names of Type 2 / NTAG commands, for error messages.
@@ -584,7 +415,7 @@ public actor PCSCReader: NFCReader {
     ]
 
     /// "LOCK BLOCK (command 22)" or "the frame 30 04…".
-    private func commandName(_ frame: [UInt8], _ kind: PCSCCardKind) -> String {
+    func commandName(_ frame: [UInt8], _ kind: PCSCCardKind) -> String {
         // ISO 15693 requests are named by their command byte, after the flags.
         let code = kind == .iso15693 ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
         let known = kind == .iso15693 ? (frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil) : frame.first.flatMap { Self.type2Names[$0] }
@@ -598,7 +429,7 @@ public actor PCSCReader: NFCReader {
     ]
 
     /// The error for a command the profile cannot carry to a card of `kind`; nothing was sent.
-    private func notCarried(_ frame: [UInt8], _ kind: PCSCCardKind) -> NFCReaderDeviceError {
+    func notCarried(_ frame: [UInt8], _ kind: PCSCCardKind) -> NFCReaderDeviceError {
         if kind == .mifareClassic {
             // The reader runs Crypto-1: a Classic card is reached only through PC/SC Part 3's
             // storage commands, which have no value-block operation.
@@ -619,14 +450,14 @@ public actor PCSCReader: NFCReader {
             "the PC/SC reader \(name) (\(profile.title) profile) cannot send \(commandName(frame, kind)) to \(target): \(profile.limit) (nothing was sent)")
     }
 
-    private func notCarried(_ frame: [UInt8], _ target: String) -> NFCReaderDeviceError {
+    func notCarried(_ frame: [UInt8], _ target: String) -> NFCReaderDeviceError {
         NFCReaderDeviceError(
             .notSupported,
             "the PC/SC reader \(name) (\(profile.title) profile) cannot send the frame \(Hex.encode(Array(frame.prefix(2))))… to \(target) (nothing was sent)")
     }
 
     /// READ BINARY of `length` bytes (0: what the card's unit holds) at `address`.
-    private func readBinary(address: Int, length: Int, what: String) throws(NFCReaderDeviceError) -> [UInt8] {
+    func readBinary(address: Int, length: Int, what: String) throws(NFCReaderDeviceError) -> [UInt8] {
         guard address <= 0x7FFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): address \(address) beyond READ BINARY's 15 bits") }
         let (data, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.readBinary, UInt8(address >> 8), UInt8(address & 0xFF), UInt8(length & 0xFF)])
         guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "\(what) (READ BINARY)", reader: name) }
@@ -637,7 +468,7 @@ public actor PCSCReader: NFCReader {
     }
 
     /// UPDATE BINARY of `data` at `address`.
-    private func updateBinary(address: Int, _ data: [UInt8], what: String) throws(NFCReaderDeviceError) {
+    func updateBinary(address: Int, _ data: [UInt8], what: String) throws(NFCReaderDeviceError) {
         guard address <= 0x7FFF, data.count <= 0xFF else { throw NFCReaderDeviceError(.invalidArgument, "\(what): address or length beyond UPDATE BINARY's reach") }
         let (_, sw) = try transmit(
             [PCSCPart3.pseudoClass, PCSCPart3.updateBinary, UInt8(address >> 8), UInt8(address & 0xFF), UInt8(data.count)] + data)
@@ -645,7 +476,7 @@ public actor PCSCReader: NFCReader {
     }
 
     /// SCardTransmit, split into data and status word.
-    private func transmit(_ apdu: [UInt8]) throws(NFCReaderDeviceError) -> ([UInt8], UInt16) {
+    func transmit(_ apdu: [UInt8]) throws(NFCReaderDeviceError) -> ([UInt8], UInt16) {
         guard let card else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
         let response: [UInt8]
         do {
@@ -679,61 +510,6 @@ public actor PCSCReader: NFCReader {
             return NFCReaderDeviceError(.timeout, text)
         default:
             return NFCReaderDeviceError(.chip, text)
-        }
-    }
-
-    /// MIFARE Classic authentication through PC/SC Part 3: LOAD KEYS (`FF 82 00 00 06 key`,
-    /// volatile slot 0, skipped when the slot already holds the key) and GENERAL AUTHENTICATE
-    /// (`FF 86 00 00 05 01 00 block keyType 00`). Later READ and WRITE of the sector's blocks go
-    /// as READ BINARY / UPDATE BINARY of 16 bytes.
-    /// - Throws: `authenticationFailed` when the card refuses the key (`63 00`), `notSupported`
-    ///   when the profile has no Classic authentication or the card is no Classic, reader errors.
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
-        _ = try openContext()
-        guard card != nil, let info = selectedInfo else { throw NFCReaderDeviceError(.tagLost, "no tag is selected: poll first") }
-        guard Self.kind(of: info) == .mifareClassic, profile.path(for: .classicAuthentication, on: .mifareClassic) != nil else {
-            throw NFCReaderDeviceError(
-                .notSupported, "the PC/SC reader \(name) (\(profile.title) profile) cannot authenticate a MIFARE Classic sector of this card (nothing was sent)")
-        }
-        guard key.count == PCSCPart3.classicKeyLength else { throw NFCReaderDeviceError(.invalidArgument, "a MIFARE key is 6 bytes, not \(key.count)") }
-        let slot = PCSCPart3.keySlots.lowerBound
-        if loadedKey != key {
-            loadedKey = nil
-            let (_, sw) = try transmit([PCSCPart3.pseudoClass, PCSCPart3.loadKeys, PCSCPart3.volatileCardKey, slot, UInt8(key.count)] + key.array)
-            guard sw == PCSCPart3.StatusWord.success else { throw Self.statusError(sw, "LOAD KEYS (FF 82)", reader: name) }
-            loadedKey = key
-        }
-        let (_, sw) = try transmit([
-            PCSCPart3.pseudoClass, PCSCPart3.generalAuthenticate, 0x00, 0x00, 0x05,
-            PCSCPart3.generalAuthenticateVersion, 0x00, block, keyType.rawValue, slot,
-        ])
-        switch sw {
-        case PCSCPart3.StatusWord.success: return
-        case PCSCPart3.StatusWord.noInformation, PCSCPart3.StatusWord.securityNotSatisfied:
-            throw NFCReaderDeviceError(.authenticationFailed, "the card refused key \(keyType == .a ? "A" : "B") for block \(block) (GENERAL AUTHENTICATE answered \(PCSCPart3.StatusWord.describe(sw)))")
-        default:
-            throw Self.statusError(sw, "GENERAL AUTHENTICATE (FF 86) of block \(block)", reader: name)
-        }
-    }
-
-    /// MIFARE Classic READ and WRITE as READ BINARY / UPDATE BINARY of one 16-byte block.
-    private func classic(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
-        switch (frame.first, frame.count) {
-        case (ClassicCommand.read, 2):
-            return Bytes(try readBinary(address: Int(frame[1]), length: PCSCPart3.classicBlockLength, what: "READ block \(frame[1])"))
-        case (ClassicCommand.write, 2 + PCSCPart3.classicBlockLength):
-            try updateBinary(address: Int(frame[1]), Array(frame[2...]), what: "WRITE block \(frame[1])")
-            return Bytes()
-        default:
-            throw notCarried(frame, .mifareClassic)
-        }
-    }
-
-    /// Whether a Classic frame is one READ BINARY / UPDATE BINARY map.
-    static func classicCarries(_ frame: [UInt8]) -> Bool {
-        switch (frame.first, frame.count) {
-        case (ClassicCommand.read, 2), (ClassicCommand.write, 2 + PCSCPart3.classicBlockLength): true
-        default: false
         }
     }
 
@@ -800,7 +576,7 @@ public actor PCSCReader: NFCReader {
         await closeOnReaderThread()
     }
 
-    private func closeOnReaderThread() {
+    func closeOnReaderThread() {
         if context != nil { endSession() }
         if let card { pcscDisconnect(card, reset: leaveWithReset) }
         leaveWithReset = false
@@ -817,7 +593,7 @@ public actor PCSCReader: NFCReader {
         executor.stop()
     }
 
-    private func openContext() throws(NFCReaderDeviceError) -> ContextHandle {
+    func openContext() throws(NFCReaderDeviceError) -> ContextHandle {
         guard let context else { throw NFCReaderDeviceError(.closed, "the reader \(connectionString) is closed") }
         return context
     }
@@ -841,42 +617,5 @@ public actor PCSCReader: NFCReader {
             default: .io
             }
         return NFCReaderDeviceError(code, "pcsc-lite: \(error.description)")
-    }
-}
-
-/// Listing and opening, run on a PC/SC thread (the calls block).
-actor PCSCListing {
-    private let executor: DeviceThreadExecutor
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    init(executor: DeviceThreadExecutor) { self.executor = executor }
-
-    func names() throws(NFCReaderDeviceError) -> [String] {
-        let context: ContextHandle
-        do { context = try pcscEstablishContext() } catch { throw PCSCReader.readerError(error) }
-        defer { pcscReleaseContext(context) }
-        do { return try pcscListReaders(context) } catch { throw PCSCReader.readerError(error) }
-    }
-
-    func open(_ selector: PCSCReader.Selector, _ connectionString: String) throws(NFCReaderDeviceError) -> (ContextHandle, String) {
-        let context: ContextHandle
-        do {
-            context = try pcscEstablishContext()
-        } catch {
-            throw NFCReaderDeviceError(.deviceNotFound, "cannot open \(connectionString): \(error.code == PCSCError.noService ? "pcscd is not running (SCARD_E_NO_SERVICE)" : error.description)")
-        }
-        let names: [String]
-        do {
-            names = try pcscListReaders(context)
-        } catch {
-            pcscReleaseContext(context)
-            throw PCSCReader.readerError(error)
-        }
-        guard let name = selector.pick(from: names) else {
-            pcscReleaseContext(context)
-            let known = names.isEmpty ? "pcscd sees no reader" : "pcscd sees: " + names.enumerated().map { "#\($0.offset) \($0.element)" }.joined(separator: ", ")
-            throw NFCReaderDeviceError(.deviceNotFound, "no PC/SC reader matches \(connectionString) (\(known))")
-        }
-        return (context, name)
     }
 }

@@ -1,3 +1,4 @@
+import NFCCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -182,27 +183,23 @@ public enum VPCDService {
             case .apdu(let apdu):
                 let hadTag = reader.field.currentTag != nil
                 let response = reader.respond(to: apdu)
-                log?("> " + apdu.map { hex2($0) }.joined())
+                log?("> " + Hex.encode(apdu))
                 if hadTag && reader.field.currentTag == nil {
                     // Torn: the tag left inside this command (its answer is lost) or right
                     // after it (the answer arrives); then the reader loses the card.
                     if reader.field.faultPlan.leaveDuringCommand != reader.field.commandCount {
-                        log?("< " + response.map { hex2($0) }.joined())
+                        log?("< " + Hex.encode(response))
                         _ = connection.send(response)
                     }
                     log?("# the tag left the field")
                     return .tagLeft
                 }
-                log?("< " + response.map { hex2($0) }.joined())
+                log?("< " + Hex.encode(response))
                 guard connection.send(response) else { return .closed }
             }
         }
     }
 
-    private static func hex2(_ b: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
-    }
 }
 
 /// Lines from a file descriptor (the emulator's standard input), read without blocking once

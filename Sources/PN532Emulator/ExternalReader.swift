@@ -1,5 +1,6 @@
 import Foundation
 import NFCCore
+import NFCTags
 
 /// The procedure the emulator's virtual external reader runs against the host in target mode
 /// (`--external-reader`).
@@ -95,9 +96,15 @@ public final class ExternalReader {
     private var scriptIndex = 0
 
     /// SELECT by name (P1 04) of the NDEF application D2760000850101 (T4T 2.0 §5.4.2).
-    static let selectApplication: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+    static let selectApplication: [UInt8] =
+        [0x00, Type4Command.select, Type4Command.selectByNameP1, 0x00, UInt8(Type4Command.ndefTagApplicationID.count)]
+        + Type4Command.ndefTagApplicationID + [0x00]
     /// The capability container's file identifier, E103 (T4T 2.0 §5.1).
-    static let capabilityContainerID: [UInt8] = [0xE1, 0x03]
+    static let capabilityContainerID: [UInt8] = [
+        UInt8(Type4Command.capabilityContainerFileID >> 8), UInt8(Type4Command.capabilityContainerFileID & 0xFF),
+    ]
+    /// SELECT by file identifier, no FCI (P1 00, P2 0C), with Lc 2: the file ID follows.
+    static let selectFile: [UInt8] = [0x00, Type4Command.select, Type4Command.selectByFileIDP1, Type4Command.selectByFileIDP2, 0x02]
 
     /// A reader that will run `procedure` once.
     public init(procedure: ExternalReaderProcedure) {
@@ -137,10 +144,10 @@ public final class ExternalReader {
     private func procedureCommand() -> [UInt8]? {
         switch step {
         case .selectApplication: Self.selectApplication
-        case .selectCapabilityContainer: [0x00, 0xA4, 0x00, 0x0C, 0x02] + Self.capabilityContainerID
-        case .readCapabilityContainer: [0x00, 0xB0, 0x00, 0x00, 0x0F]
-        case .selectNDEFFile: [0x00, 0xA4, 0x00, 0x0C, 0x02] + ndefFileID
-        case .readLength: [0x00, 0xB0, 0x00, 0x00, 0x02]
+        case .selectCapabilityContainer: Self.selectFile + Self.capabilityContainerID
+        case .readCapabilityContainer: readBinary(offset: 0, count: 0x0F)
+        case .selectNDEFFile: Self.selectFile + ndefFileID
+        case .readLength: readBinary(offset: 0, count: 2)
         case .readData: readBinary(offset: offset + 2, count: min(maximumRead, messageLength - offset, 0xFF))
         case .clearLength: updateBinary(offset: 0, [0x00, 0x00])
         case .writeData:
@@ -243,11 +250,11 @@ public final class ExternalReader {
     }
 
     private func readBinary(offset: Int, count: Int) -> [UInt8] {
-        [0x00, 0xB0, UInt8(offset >> 8), UInt8(offset & 0xFF), UInt8(count)]
+        [0x00, Type4Command.readBinary, UInt8(offset >> 8), UInt8(offset & 0xFF), UInt8(count)]
     }
 
     private func updateBinary(offset: Int, _ data: [UInt8]) -> [UInt8] {
-        [0x00, 0xD6, UInt8(offset >> 8), UInt8(offset & 0xFF), UInt8(data.count)] + data
+        [0x00, Type4Command.updateBinary, UInt8(offset >> 8), UInt8(offset & 0xFF), UInt8(data.count)] + data
     }
 
     private func record(_ line: String) {

@@ -1,3 +1,4 @@
+import NFCCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,7 +51,6 @@ public final class TraceLog {
 
     /// Upper-case hex bytes separated by spaces.
     public static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]]) }.joined(separator: " ")
+        Hex.encode(bytes, uppercase: true, separator: " ")
     }
 }

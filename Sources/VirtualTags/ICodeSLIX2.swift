@@ -52,7 +52,7 @@ public final class ICodeSLIX2: VirtualTag {
     public static let manufacturerCode: UInt8 = 0x04
 
     /// The chip's name.
-    public let modelName = "ICODE SLIX2"
+    public let modelName = ChipModel.icodeSLIX2.rawValue
     /// The 32-byte originality signature READ SIGNATURE (`BD`) answers: by default a stand-in
     /// derived from the UID that is no valid signature; a value of another length is ignored.
     public var originalitySignature: [UInt8] {

@@ -33,7 +33,7 @@ public final class MifareClassic1K: ClassicVirtualTag {
     public static let sak: UInt8 = 0x08
 
     /// The chip's name.
-    public let modelName = "MIFARE Classic 1K"
+    public let modelName = ChipModel.mifareClassic1K.rawValue
     /// The 4-byte NUID.
     public let uid: [UInt8]
 

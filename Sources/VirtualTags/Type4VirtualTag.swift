@@ -54,26 +54,8 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     /// only), `81` (maximum frame size code 8 = 256 bytes, protocol type 1 = ISO/IEC 14443-4
     /// compliant), `71` (FWI 7 ≈ 38.7 ms, ADC 00, FO 01 = CID supported, NAD not).
     public static let typeBProtocolInfo: [UInt8] = [0x00, 0x81, 0x71]
-    /// The NDEF Tag Application's AID (Type 4 Tag 2.0, 5.4.2).
-    public static let ndefApplicationID: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
-    /// The capability container's file identifier.
-    public static let capabilityContainerFileID: UInt16 = 0xE103
-    /// The NDEF file's identifier (as this tag's CC names it).
-    public static let ndefFileID: UInt16 = 0xE104
-    /// Instruction bytes (ISO/IEC 7816-4).
-    public enum Instruction {
-        /// SELECT (`A4`).
-        public static let select: UInt8 = 0xA4
-        /// READ BINARY (`B0`).
-        public static let readBinary: UInt8 = 0xB0
-        /// UPDATE BINARY (`D6`).
-        public static let updateBinary: UInt8 = 0xD6
-    }
-
-    /// The NDEF file sizes this model offers, NLEN included: from 5, the smallest maximum file
-    /// size a CC may announce (Type 4 Tag 2.0, 5.1.2.1: 0005h–FFFEh, smaller values RFU), to
-    /// 32 767, what 15-bit READ/UPDATE BINARY offsets reach.
-    public static let ndefFileSizes = 5...0x7FFF
+    /// The NDEF file sizes this model offers, NLEN included: ``Type4NDEFApplication/ndefFileSizes``.
+    public static let ndefFileSizes = Type4NDEFApplication.ndefFileSizes
 
     /// The default NDEF file size, NLEN included.
     public static let defaultNDEFFileSize = 2048
@@ -82,20 +64,20 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     public let uid: [UInt8]
     /// The air interface the card answers on.
     public let airInterface: AirInterface
+    /// The NDEF Tag Application: the CC and NDEF files and their commands, strict (as a DESFire
+    /// EV1 answers, ``Type4NDEFApplication/Conduct/strict``).
+    private var application: Type4NDEFApplication
     /// The NDEF file: NLEN (2 bytes, big-endian) then the message; its count is the file size.
-    public private(set) var ndefFile: [UInt8]
+    public var ndefFile: [UInt8] { application.ndefFile }
     /// Whether the NDEF file is read-only: write access `FF` in the CC, UPDATE BINARY answers
     /// `69 82`.
-    public let isReadOnly: Bool
+    public var isReadOnly: Bool { application.isReadOnly }
     /// Maximum R-APDU data size announced in the CC (DESFire EV1: 3Bh).
-    public let maximumReadLength: Int
+    public var maximumReadLength: Int { application.maximumReadLength }
     /// Maximum C-APDU data size announced in the CC (DESFire EV1: 34h).
-    public let maximumUpdateLength: Int
+    public var maximumUpdateLength: Int { application.maximumUpdateLength }
     /// Grows with every change to persistent state.
     public private(set) var stateRevision = 0
-
-    private var applicationSelected = false
-    private var selectedFile: UInt16?
 
     /// A tag with an empty NDEF message (NLEN 0).
     /// - Parameters:
@@ -113,10 +95,9 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
         precondition(uid.count == Type4VirtualTag.uidLength(airInterface) && (Type4VirtualTag.ndefFileSizes).contains(ndefFileSize))
         self.uid = uid
         self.airInterface = airInterface
-        self.ndefFile = [UInt8](repeating: 0, count: ndefFileSize)
-        self.isReadOnly = readOnly
-        self.maximumReadLength = maximumReadLength
-        self.maximumUpdateLength = maximumUpdateLength
+        self.application = Type4NDEFApplication(
+            ndefFile: [UInt8](repeating: 0, count: ndefFileSize), readOnly: readOnly, maximumReadLength: maximumReadLength,
+            maximumUpdateLength: maximumUpdateLength, conduct: .strict)
     }
 
     /// The identifier length: a 7-byte UID on type A, a 4-byte PUPI on type B.
@@ -134,13 +115,11 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
         else { return nil }
         self.uid = uid
         self.airInterface = airInterface
-        self.ndefFile = file
-        self.isReadOnly = state.readOnly ?? false
-        self.maximumReadLength = 0x3B
-        self.maximumUpdateLength = 0x34
+        self.application = Type4NDEFApplication(
+            ndefFile: file, readOnly: state.readOnly ?? false, maximumReadLength: 0x3B, maximumUpdateLength: 0x34, conduct: .strict)
         if let text = state.attributes?[Self.capabilityContainerAttribute] {
             guard let cc = try? Hex.decode(text), (1...0xFF).contains(cc.count) else { return nil }
-            self.capabilityContainerOverride = cc
+            self.application.capabilityContainerOverride = cc
         }
         if let text = state.attributes?[Self.signatureAttribute] {
             guard let signature = try? Hex.decode(text), signature.count == NXPNativeCommand.signatureLength else { return nil }
@@ -154,35 +133,19 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     public static let capabilityContainerAttribute = "capabilityContainer"
 
     /// A CC file served instead of ``capabilityContainer``'s derived one, from a tag file.
-    public private(set) var capabilityContainerOverride: [UInt8]?
+    public var capabilityContainerOverride: [UInt8]? { application.capabilityContainerOverride }
 
     /// Replaces the NDEF message (NLEN is set from it), as a tool would before handing the tag
     /// out. Returns false when it does not fit the file.
     @discardableResult
     public func setNDEFMessage(_ message: [UInt8]) -> Bool {
-        guard message.count + 2 <= ndefFile.count else { return false }
-        ndefFile.replaceSubrange(0..<2, with: [UInt8(message.count >> 8), UInt8(message.count & 0xFF)])
-        ndefFile.replaceSubrange(2..<(2 + message.count), with: message)
+        guard application.setMessage(message) else { return false }
         stateRevision += 1
         return true
     }
 
-    /// The capability container file (15 bytes, Type 4 Tag 2.0, 5.1).
-    public var capabilityContainer: [UInt8] {
-        if let capabilityContainerOverride { return capabilityContainerOverride }
-        let size = ndefFile.count
-        return [
-            0x00, 0x0F,  // CCLEN
-            0x20,  // mapping version 2.0
-            UInt8(maximumReadLength >> 8), UInt8(maximumReadLength & 0xFF),
-            UInt8(maximumUpdateLength >> 8), UInt8(maximumUpdateLength & 0xFF),
-            0x04, 0x06,  // NDEF File Control TLV
-            UInt8(Type4VirtualTag.ndefFileID >> 8), UInt8(Type4VirtualTag.ndefFileID & 0xFF),
-            UInt8(size >> 8), UInt8(size & 0xFF),
-            0x00,  // read access granted
-            isReadOnly ? 0xFF : 0x00,  // write access
-        ]
-    }
+    /// The capability container file (15 bytes, Type 4 Tag 2.0, 5.1), or the override a tag file gave.
+    public var capabilityContainer: [UInt8] { application.capabilityContainer }
 
     /// `NFC Forum Type 4 tag`, with `(ISO 14443-B)` on type B.
     public var modelName: String { airInterface == .typeA ? "NFC Forum Type 4 tag" : "NFC Forum Type 4 tag (ISO 14443-B)" }
@@ -205,8 +168,7 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
     public func respond(to frame: [UInt8]) -> TagAnswer { .silence }
     /// Entering the field: no application or file selected.
     public func powerOn() {
-        applicationSelected = false
-        selectedFile = nil
+        application.deselect()
     }
     /// DESELECT: selection is lost.
     public func halt() {
@@ -252,82 +214,23 @@ public final class Type4VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEF
             return signature + [NXPNativeCommand.statusPrefix, NXPNativeCommand.readSignatureOK]
         }
         guard apdu[0] == 0x00 else { return sw(StatusWord.classNotSupported) }
-        let p1 = apdu[2], p2 = apdu[3]
+        // Short APDUs only: Lc and the data (and Le) for SELECT and UPDATE BINARY, Le alone for READ BINARY.
         let body = Array(apdu[4...])
-        switch apdu[1] {
-        case Instruction.select: return select(p1: p1, p2: p2, body: body)
-        case Instruction.readBinary: return readBinary(offset: Int(p1) << 8 | Int(p2), body: body)
-        case Instruction.updateBinary: return updateBinary(offset: Int(p1) << 8 | Int(p2), body: body)
-        default: return sw(StatusWord.instructionNotSupported)
-        }
+        let answer = application.respond(
+            instruction: apdu[1], p1: apdu[2], p2: apdu[3], data: commandData(body),
+            expectedLength: body.count == 1 ? (body[0] == 0 ? 256 : Int(body[0])) : nil)
+        if apdu[1] == Type4Command.updateBinary, Array(answer.suffix(2)) == Type4NDEFApplication.answer(.success) { stateRevision += 1 }
+        return answer
     }
 
     private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
 
-    /// Splits a short-APDU body into command data (Lc + data) and whether Le follows; nil when
-    /// Lc disagrees with the length.
+    /// The command data of a short-APDU body (Lc + data, then maybe Le); nil when Lc is 0 or
+    /// disagrees with the length.
     private func commandData(_ body: [UInt8]) -> [UInt8]? {
         guard let lc = body.first, lc != 0 else { return nil }
         let n = Int(lc)
         guard body.count == 1 + n || body.count == 2 + n else { return nil }
         return Array(body[1..<(1 + n)])
-    }
-
-    private func select(p1: UInt8, p2: UInt8, body: [UInt8]) -> [UInt8] {
-        guard let data = commandData(body) else { return sw(StatusWord.wrongLength) }
-        switch (p1, p2) {
-        case (0x04, 0x00), (0x04, 0x0C):
-            guard data == Type4VirtualTag.ndefApplicationID else { return sw(StatusWord.fileNotFound) }
-            applicationSelected = true
-            selectedFile = nil
-            return sw(StatusWord.success)
-        case (0x00, 0x0C), (0x00, 0x00):  // 0C: no FCI (mapping 2.0); 00: as mapping 1.0 readers send it
-            guard data.count == 2 else { return sw(StatusWord.wrongLength) }
-            let id = UInt16(data[0]) << 8 | UInt16(data[1])
-            guard applicationSelected, id == Type4VirtualTag.capabilityContainerFileID || id == Type4VirtualTag.ndefFileID else {
-                return sw(StatusWord.fileNotFound)
-            }
-            selectedFile = id
-            return sw(StatusWord.success)
-        default:
-            return sw(StatusWord.incorrectP1P2)
-        }
-    }
-
-    private var selectedContents: [UInt8]? {
-        switch selectedFile {
-        case Type4VirtualTag.capabilityContainerFileID: capabilityContainer
-        case Type4VirtualTag.ndefFileID: ndefFile
-        default: nil
-        }
-    }
-
-    /// READ BINARY: Le bytes from the offset (Le 00 means 256), fewer when the file ends first;
-    /// 6B00 when the offset is past the end of the file, 6700 when Le is missing or larger than
-    /// MLe.
-    private func readBinary(offset: Int, body: [UInt8]) -> [UInt8] {
-        guard let file = selectedContents else { return sw(StatusWord.noCurrentEF) }
-        guard body.count == 1 else { return sw(StatusWord.wrongLength) }
-        let le = body[0] == 0 ? 256 : Int(body[0])
-        guard le <= maximumReadLength else { return sw(StatusWord.wrongLength) }
-        guard offset < file.count else { return sw(StatusWord.wrongOffset) }
-        let end = min(file.count, offset + le)
-        return Array(file[offset..<end]) + sw(StatusWord.success)
-    }
-
-    /// UPDATE BINARY: writes the data at the offset of the NDEF file; 6982 on the CC or a
-    /// read-only file, 6B00 past the end, 6700 when Lc is wrong, larger than MLc, or the data
-    /// runs past the end of the file.
-    private func updateBinary(offset: Int, body: [UInt8]) -> [UInt8] {
-        guard selectedFile != nil else { return sw(StatusWord.noCurrentEF) }
-        guard selectedFile == Type4VirtualTag.ndefFileID, !isReadOnly else { return sw(StatusWord.securityStatusNotSatisfied) }
-        guard let data = commandData(body), data.count <= maximumUpdateLength else {
-            return sw(StatusWord.wrongLength)
-        }
-        guard offset < ndefFile.count else { return sw(StatusWord.wrongOffset) }
-        guard offset + data.count <= ndefFile.count else { return sw(StatusWord.wrongLength) }
-        ndefFile.replaceSubrange(offset..<(offset + data.count), with: data)
-        stateRevision += 1
-        return sw(StatusWord.success)
     }
 }

@@ -78,19 +78,29 @@ struct TagWatcherTests {
     @Test("an absence shorter than the debounce time is neither a departure nor a new arrival")
     func debounce() async throws {
         let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20")
-        // 5 s of debounce: the absence below lasts one empty poll (20 ms idle), far less even on
-        // a loaded machine; each step waits for the watcher's own polls, not for a duration.
-        let events = WatchCollector(TagWatcher(reader: reader, options: .init(debounce: .seconds(5))))
+        // 5 s of debounce on a clock the test moves: the absence below lasts one empty poll and
+        // 50 ms on the clock; the departure comes once the clock has passed 5 s, without waiting them.
+        let clock = ManualClock()
+        let events = WatchCollector(TagWatcher(reader: reader, options: .init(debounce: .seconds(5), clock: clock)))
         #expect(await events.wait(forCount: 1))
         let emptyBefore = await reader.emptyPollCount
         await reader.withField { $0.removeTag() }
         #expect(await eventuallyAsync(within: .seconds(30)) { await reader.emptyPollCount > emptyBefore }, "the watcher never saw the field empty")
+        // After the empty poll the watcher pauses on the clock: the tag comes back meanwhile.
+        #expect(await eventuallyAsync(within: .seconds(30)) { clock.sleeperCount > 0 }, "the watcher never paused")
         let selectedBefore = await reader.selectingPollCount
         await reader.withField { field in if let tag = field.removedTags.last { field.present(tag) } }
+        clock.advance(by: .milliseconds(50))
         #expect(await eventuallyAsync(within: .seconds(30)) { await reader.selectingPollCount > selectedBefore }, "the watcher never saw the tag back")
         #expect(events.summaries == ["+0453494d000001"])
-        // Gone for good: the departure comes once the debounce time has passed.
+        // Gone for good: the departure comes once the debounce time has passed on the clock,
+        // moved a second at a time whenever the watcher pauses.
         await reader.withField { $0.removeTag() }
+        #expect(await eventuallyAsync(within: .seconds(30)) {
+            if events.elements.count >= 2 { return true }
+            if clock.sleeperCount > 0 { clock.advance(by: .seconds(1)) }
+            return false
+        })
         #expect(await events.wait(forCount: 2))
         #expect(events.summaries == ["+0453494d000001", "-0453494d000001"])
         events.stop()

@@ -1,3 +1,4 @@
+import NFCCore
 /// The protocol constants of NXP's NTAG 424 DNA (datasheet NT4H2421Gx, sections 8–11; worked
 /// examples in AN12196): command codes, file numbers and identifiers, status codes, key numbers,
 /// the labels of the secure-messaging derivations. The one place both the host side
@@ -97,7 +98,7 @@ public enum NTAG424 {
         /// `CC (01, E103)`, `NDEF (02, E104)`, `proprietary (03, E105)`.
         public var description: String {
             let name = [.capabilityContainer: "CC", .ndef: "NDEF", .proprietary: "proprietary"][self] ?? "?"
-            return "\(name) file (\(String(rawValue, radix: 16, uppercase: true).leftPadded(2)), \(String(isoFileID, radix: 16, uppercase: true)))"
+            return "\(name) file (\(Hex.number(rawValue, width: 2)), \(Hex.number(isoFileID)))"
         }
     }
 
@@ -139,7 +140,3 @@ public enum NTAG424 {
     public static let capabilitiesLength = 6
 }
 
-extension String {
-    /// The string with `0` in front up to `width` characters.
-    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
-}

@@ -127,7 +127,7 @@ public struct FeliCaBlockListElement: Sendable, Hashable, CustomStringConvertibl
 
     /// `block 0x0088 (service 0)`.
     public var description: String {
-        "block 0x\(String(blockNumber, radix: 16)) (service \(serviceCodeListOrder))"
+        "block 0x\(Hex.number(blockNumber, uppercase: false)) (service \(serviceCodeListOrder))"
     }
 }
 
