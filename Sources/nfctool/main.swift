@@ -2,6 +2,9 @@
 import Foundation
 import NFCToolCore
 
+// Termination signals reach this program whatever its parent blocked (a test runner does).
+unblockTerminationSignals()
+
 let status = await runTool(
     argumentBytes: CommandLineTool.processArgumentBytes,
     environment: ProcessInfo.processInfo.environment,

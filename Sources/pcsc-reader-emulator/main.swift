@@ -8,6 +8,9 @@ import VirtualTags
 import Glibc
 #endif
 
+// Termination signals reach this program whatever its parent blocked (a test runner does).
+unblockTerminationSignals()
+
 /// The command line, declared with CommandLineKit (nfctool's parser, help and usage errors).
 enum Options {
     static let tag = TypedOption(

@@ -5,6 +5,9 @@ import PN532Emulator
 import Glibc
 #endif
 
+// Termination signals reach this program whatever its parent blocked (a test runner does).
+unblockTerminationSignals()
+
 /// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
 let io = StandardIO()
 
