@@ -41,7 +41,7 @@ public struct PlannedWrite: Sendable, Hashable {
 ///
 /// Used by `nfctool --plan`, and by any front end that wants to show what an operation would
 /// write before it writes it.
-public actor PlanningReader: ForwardingReader {
+public actor PlanningReader: NFCReader {
     /// The reader that does the reads.
     public let base: any NFCReader
     /// The write-class commands held back, oldest first.
@@ -118,6 +118,33 @@ public actor PlanningReader: ForwardingReader {
     public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
         try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
     }
+
+    /// Passes on.
+    public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
+    /// Passes on: the base reader waits its own way (events on PC/SC).
+    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval)
+    }
+    /// The base reader's.
+    public nonisolated var listsSeveralTargets: Bool { base.listsSeveralTargets }
+
+    /// The base reader's.
+    public var unsupportedCardReason: String? { get async { await base.unsupportedCardReason } }
+
+    /// Passes on: the base reader lists the tags in its field its own way.
+    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        try await base.listTargets(for: modulations, limit: limit, timeout: timeout)
+    }
+    /// Passes on: the base reader selects one tag of those it listed.
+    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
+        try await base.select(target)
+    }
+
+    /// Passes on.
+    public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
+
+    /// Passes on.
+    public func close() async { await base.close() }
 
     /// Whether `command`, sent to `target`, is a write-class command, and the answer of a tag
     /// that did it.

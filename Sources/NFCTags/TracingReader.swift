@@ -21,7 +21,7 @@ public struct TracedCommand: Sendable, Hashable {
 /// command sequence an operation sends (through libnfc as through the simulator), and to count
 /// commands per operation (docs/benchmarks.md). Classic authentications are recorded as commands
 /// `60`/`61` + block.
-public actor TracingReader: ForwardingReader {
+public actor TracingReader: NFCReader {
     /// The reader doing the work.
     public let base: any NFCReader
     /// Every command so far, oldest first.
@@ -73,4 +73,29 @@ public actor TracingReader: ForwardingReader {
             throw error
         }
     }
+
+    /// Passes on.
+    public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
+    /// Passes on: the base reader waits its own way (events on PC/SC).
+    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval)
+    }
+    /// The base reader's.
+    public nonisolated var listsSeveralTargets: Bool { base.listsSeveralTargets }
+
+    /// The base reader's.
+    public var unsupportedCardReason: String? { get async { await base.unsupportedCardReason } }
+
+    /// Passes on: the base reader lists the tags in its field its own way.
+    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        try await base.listTargets(for: modulations, limit: limit, timeout: timeout)
+    }
+    /// Passes on: the base reader selects one tag of those it listed.
+    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
+        try await base.select(target)
+    }
+    /// Passes on.
+    public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
+    /// Passes on.
+    public func close() async { await base.close() }
 }
