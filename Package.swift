@@ -44,8 +44,10 @@ let package = Package(
         // libpq-dev. Not linked and not through pkg-config (whose Libs would link it): Provisioning loads
         // libpq.so.5 with dlopen when a PostgreSQL ledger is opened, so nfctool starts without it.
         .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
-        // OpenSSL 3's libcrypto, for originality signatures (and later AES/CMAC); Debian: libssl-dev.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // OpenSSL 3's libcrypto's header, for originality signatures, AES/CMAC, SHA-256; Debian: libssl-dev.
+        // Not linked and not through pkg-config (whose Libs would link it): NFCCrypto loads libcrypto.so.3
+        // with dlopen on the first cryptographic call, so nfctool starts without it.
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         // Bytes, hex, cursors: no dependencies.
         .target(name: "NFCCore", swiftSettings: strict),
         // Commands, options, typed values, help and usage text, exit statuses: the command-line

@@ -284,7 +284,7 @@ struct BatchCommand: ToolCommand {
         let ledger: any ProvisioningLedger
         let coordinator: BatchCoordinator
         do {
-            (ledger, coordinator) = try await LedgerExecutor.shared.run { [options] () throws -> (any ProvisioningLedger, BatchCoordinator) in
+            (ledger, coordinator) = try await LedgerExecutor.shared.run { [options, templateText] () throws -> (any ProvisioningLedger, BatchCoordinator) in
                 let ledger = try openLedger(ledgerPath)
                 _ = try firstCounter(ledger, source)
                 return (ledger, try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context))
