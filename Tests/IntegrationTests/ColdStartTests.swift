@@ -4,14 +4,14 @@ import Testing
 
 /// nfctool starts without loading what only some commands need (docs/benchmarks.md, "Cold
 /// start"): libpq, with its Kerberos/LDAP chain, is loaded with dlopen when a PostgreSQL ledger
-/// is opened, libcrypto on the first cryptographic call; neither is a NEEDED entry of the binary,
-/// and a command that needs neither (`ndef decode`) never loads them.
+/// is opened, SQLite when a SQLite ledger is, libcrypto on the first cryptographic call; none is a
+/// NEEDED entry of the binary, and a command that needs none (`ndef decode`) never loads them.
 @Suite("nfctool's start loads no library only some commands need", .timeLimit(.minutes(2)))
 struct ColdStartTests {
     /// The libraries nfctool loads with dlopen, each when a command first needs it.
-    static let loadedOnDemand = ["libpq.so", "libcrypto.so"]
+    static let loadedOnDemand = ["libpq.so", "libcrypto.so", "libsqlite3.so"]
 
-    @Test("readelf -d: no library nfctool loads with dlopen (libpq, libcrypto) is among its NEEDED libraries")
+    @Test("readelf -d: no library nfctool loads with dlopen (libpq, libcrypto, SQLite) is among its NEEDED libraries")
     func notNeeded() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
         let readelf = try #require(Executables.libnfcTool("readelf"), "readelf (binutils) is not installed")
@@ -26,7 +26,7 @@ struct ColdStartTests {
         }
     }
 
-    @Test("ndef decode loads no libpq nor libcrypto (LD_DEBUG=files), a PostgreSQL ledger loads libpq (and reaches the server)")
+    @Test("ndef decode loads no libpq, libcrypto nor SQLite (LD_DEBUG=files), a PostgreSQL ledger loads libpq (and reaches the server)")
     func loadedWhenALedgerOpens() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
         let environment = ProcessInfo.processInfo.environment.merging(["LD_DEBUG": "files"]) { $1 }
@@ -60,5 +60,23 @@ struct ColdStartTests {
         let verify = try await runBlocking { [environment] in try runTool(tool, ["sun", "verify", url], environment: environment, timeout: 30) }
         #expect(verify.status == 0, "\(verify.output)")
         #expect(verify.output.contains("file=libcrypto.so.3"), "libcrypto was not loaded: \(verify.output)")
+    }
+
+    @Test("a SQLite ledger loads SQLite (LD_DEBUG=files): ledger stats on a file that is no database says so")
+    func sqliteLoadedWhenALedgerOpens() async throws {
+        let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_DEBUG"] = "files"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coldstart-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("ledger.sqlite").path
+        try Data("not a database, a line of text\n".utf8).write(to: URL(fileURLWithPath: path))
+        let stats = try await runBlocking { [environment] in
+            try runTool(tool, ["ledger", "stats", "--ledger", path], environment: environment, timeout: 30)
+        }
+        #expect(stats.status != 0)
+        #expect(stats.output.contains("file=libsqlite3.so.0"), "SQLite was not loaded: \(stats.output)")
+        #expect(stats.output.contains("ledger \(path): file is not a database"), "\(stats.output)")
     }
 }
