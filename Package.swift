@@ -38,14 +38,18 @@ let package = Package(
         // Not through pkg-config: its Cflags carry -pthread, which SwiftPM refuses with a warning on every
         // build; the PCSC target adds pcsc-lite's include directory itself.
         .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
-        // SQLite, for the provisioning ledger; Debian: libsqlite3-dev.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite's header, for the provisioning ledger; Debian: libsqlite3-dev. Not linked and not through
+        // pkg-config (whose Libs would link it): Provisioning loads libsqlite3.so.0 with dlopen when a
+        // SQLite ledger is opened, so nfctool starts without it.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // libpq's header, for the provisioning ledger on a PostgreSQL server (several stations); Debian:
         // libpq-dev. Not linked and not through pkg-config (whose Libs would link it): Provisioning loads
         // libpq.so.5 with dlopen when a PostgreSQL ledger is opened, so nfctool starts without it.
         .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
-        // OpenSSL 3's libcrypto, for originality signatures (and later AES/CMAC); Debian: libssl-dev.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // OpenSSL 3's libcrypto's header, for originality signatures, AES/CMAC, SHA-256; Debian: libssl-dev.
+        // Not linked and not through pkg-config (whose Libs would link it): NFCCrypto loads libcrypto.so.3
+        // with dlopen on the first cryptographic call, so nfctool starts without it.
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         // Bytes, hex, cursors: no dependencies.
         .target(name: "NFCCore", swiftSettings: strict),
         // Commands, options, typed values, help and usage text, exit statuses: the command-line

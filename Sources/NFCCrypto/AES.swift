@@ -35,7 +35,7 @@ public enum AES128 {
     /// - Throws: ``CryptoError`` `invalidKey` for a key that is not 16 bytes; `library`.
     public static func cmac(key: Bytes, _ message: Bytes) throws(CryptoError) -> Bytes {
         try checkKey(key)
-        guard let mac = libcryptoMACFetch("CMAC") else { throw CryptoError(.library, "libcrypto has no CMAC: \(libcryptoTakeErrors() ?? "no reason given")") }
+        guard let mac = try libcryptoMACFetch("CMAC") else { throw CryptoError(.library, "libcrypto has no CMAC: \(libcryptoTakeErrors() ?? "no reason given")") }
         defer { libcryptoMACFree(mac) }
         guard let context = libcryptoMACContextNew(mac) else { throw CryptoError(.library, "EVP_MAC_CTX_new failed") }
         defer { libcryptoMACContextFree(context) }
@@ -57,7 +57,7 @@ public enum AES128 {
             throw CryptoError(.invalidInput, "AES without padding needs whole 16-byte blocks, got \(data.count) bytes")
         }
         if let iv, iv.count != blockSize { throw CryptoError(.invalidInput, "the IV has 16 bytes, got \(iv.count)") }
-        guard let cipher = libcryptoCipherFetch(cipherName) else {
+        guard let cipher = try libcryptoCipherFetch(cipherName) else {
             throw CryptoError(.library, "libcrypto has no \(cipherName): \(libcryptoTakeErrors() ?? "no reason given")")
         }
         defer { libcryptoCipherFree(cipher) }

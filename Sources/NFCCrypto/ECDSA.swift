@@ -59,7 +59,7 @@ public struct ECPublicKey: Sendable, Hashable {
 
     /// The libcrypto key; the caller frees it.
     func makeKey() throws(CryptoError) -> PKeyHandle {
-        guard let context = libcryptoPKeyContextNew(algorithm: "EC") else {
+        guard let context = try libcryptoPKeyContextNew(algorithm: "EC") else {
             throw CryptoError(.library, "libcrypto has no EC key support: \(libcryptoTakeErrors() ?? "no reason given")")
         }
         defer { libcryptoPKeyContextFree(context) }
@@ -119,7 +119,7 @@ public enum ECDSA {
     /// The DER `ECDSA-Sig-Value` (SEC 1 C.5) of the big-endian integers `r` and `s`.
     /// - Throws: ``CryptoError`` `invalidSignature` when libcrypto cannot encode them.
     public static func derSignature(r: Bytes, s: Bytes) throws(CryptoError) -> [UInt8] {
-        guard let signature = libcryptoECDSASignature(r: r.array, s: s.array) else {
+        guard let signature = try libcryptoECDSASignature(r: r.array, s: s.array) else {
             throw CryptoError(.library, "ECDSA_SIG_set0 failed: \(libcryptoTakeErrors() ?? "no reason given")")
         }
         defer { libcryptoECDSASignatureFree(signature) }
@@ -134,7 +134,7 @@ public enum ECDSA {
     /// - Throws: ``CryptoError`` `invalidSignature` when `der` is not one signature, or `r`/`s`
     ///   does not fit the curve.
     public static func rawSignature(der: Bytes, curve: EllipticCurve) throws(CryptoError) -> Bytes {
-        guard let signature = libcryptoECDSASignature(der: der.array) else {
+        guard let signature = try libcryptoECDSASignature(der: der.array) else {
             _ = libcryptoTakeErrors()
             throw CryptoError(.invalidSignature, "not a DER ECDSA-Sig-Value (\(der.count) bytes)")
         }
@@ -146,6 +146,8 @@ public enum ECDSA {
     }
 
     /// The version of the libcrypto in use (`OpenSSL 3.0.19 27 Jan 2026`), for `doctor`-style
-    /// reports.
-    public static var libraryVersion: String { libcryptoVersion() }
+    /// reports; loads libcrypto, and says why when it cannot be loaded.
+    public static var libraryVersion: String {
+        do { return try libcryptoVersion() } catch { return "unavailable: \(error.reason)" }
+    }
 }

@@ -6,7 +6,7 @@ public enum SHA256Digest {
     /// The 32-byte digest of `message`.
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails (out of memory, no provider).
     public static func hash(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let digest = libcryptoDigest("SHA256", message), digest.count == byteCount else {
+        guard let digest = try libcryptoDigest("SHA256", message), digest.count == byteCount else {
             throw CryptoError(.library, "SHA-256 failed: \(libcryptoTakeErrors() ?? "libcrypto gave no digest")")
         }
         return digest
@@ -16,7 +16,7 @@ public enum SHA256Digest {
     /// bytes are hashed first, as RFC 2104 says).
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails (out of memory, no provider).
     public static func hmac(key: [UInt8], message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let mac = libcryptoHMAC(digest: "SHA256", key: key, message), mac.count == byteCount else {
+        guard let mac = try libcryptoHMAC(digest: "SHA256", key: key, message), mac.count == byteCount else {
             throw CryptoError(.library, "HMAC-SHA-256 failed: \(libcryptoTakeErrors() ?? "libcrypto gave no MAC")")
         }
         return mac

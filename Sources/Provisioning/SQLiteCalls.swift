@@ -3,7 +3,17 @@
 // PostgreSQLCalls.swift). Nothing else in the package imports `CSQLite`: the wrappers take and
 // hand back Swift values and an opaque ``SQLiteHandle``; result codes stay `Int32`, named by
 // ``SQLiteCode``. Error handling is ``SQLiteConnection``'s and ``SQLiteLedger``'s.
+//
+// SQLite is not linked: nfctool would load it on every start, also for the commands that never
+// open a ledger. ``sqlite3OpenV2(_:readOnly:uri:)`` loads it with `dlopen("libsqlite3.so.0")`
+// on first use and throws a ``LedgerError`` when it cannot be loaded; every function is resolved
+// from that handle (``SQLiteLibrary``), typed by the shim's `csqlite_fn_NAME` pointer types.
+// `CSQLite` gives the types and constants only (its module map links nothing). Every other
+// function takes a connection or statement, which exists only once SQLite is loaded.
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An open SQLite connection (`sqlite3 *`), closed exactly once by ``sqlite3CloseV2(_:)``.
 /// Owned by a ``SQLiteConnection`` inside its ledger's mutex: one thread at a time uses it.
@@ -51,38 +61,45 @@ enum SQLiteColumnType {
 }
 
 /// `sqlite3_open_v2`: the result code and, unless SQLite could not allocate one, the handle
-/// (which must be closed even when the code is an error: it carries the message).
-func sqlite3OpenV2(_ name: String, readOnly: Bool, uri: Bool) -> (code: Int32, handle: SQLiteHandle?) {
+/// (which must be closed even when the code is an error: it carries the message). Loads SQLite
+/// on first use: throws when it cannot be loaded.
+func sqlite3OpenV2(_ name: String, readOnly: Bool, uri: Bool) throws(LedgerError) -> (code: Int32, handle: SQLiteHandle?) {
+    let lib = try SQLiteLibrary.load()
     var handle: OpaquePointer?
-    let code = sqlite3_open_v2(name, &handle, openFlags(readOnly: readOnly, uri: uri), nil)
+    let code = lib.sqlite3_open_v2(name, &handle, openFlags(readOnly: readOnly, uri: uri), nil)
     return (code, handle.map(SQLiteHandle.init(pointer:)))
 }
 
 /// `sqlite3_close_v2`: closes the connection (once its statements are finalized).
 func sqlite3CloseV2(_ handle: SQLiteHandle) {
-    sqlite3_close_v2(handle.pointer)
+    guard let lib = SQLiteLibrary.loaded else { return }
+    _ = lib.sqlite3_close_v2(handle.pointer)
 }
 
 /// `sqlite3_busy_timeout`: how long SQLite itself waits on a locked database, per call.
 func sqlite3BusyTimeout(_ handle: SQLiteHandle, milliseconds: Int32) {
-    sqlite3_busy_timeout(handle.pointer, milliseconds)
+    guard let lib = SQLiteLibrary.loaded else { return }
+    _ = lib.sqlite3_busy_timeout(handle.pointer, milliseconds)
 }
 
 /// `sqlite3_errmsg`: the connection's last error in English.
 func sqlite3ErrorMessage(_ handle: SQLiteHandle) -> String {
-    sqlite3_errmsg(handle.pointer).map { String(cString: $0) } ?? "unknown SQLite error"
+    guard let lib = SQLiteLibrary.loaded else { return "unknown SQLite error" }
+    return lib.sqlite3_errmsg(handle.pointer).map { String(cString: $0) } ?? "unknown SQLite error"
 }
 
 /// `sqlite3_errcode`: the connection's last result code.
 func sqlite3ErrorCode(_ handle: SQLiteHandle) -> Int32 {
-    sqlite3_errcode(handle.pointer)
+    guard let lib = SQLiteLibrary.loaded else { return SQLITE_MISUSE }
+    return lib.sqlite3_errcode(handle.pointer)
 }
 
 /// `sqlite3_prepare_v2`: the first statement of `sql`, or nil (the error is the connection's).
 func sqlite3PrepareV2(_ handle: SQLiteHandle, _ sql: String) -> SQLiteStatement? {
+    guard let lib = SQLiteLibrary.loaded else { return nil }
     var statement: OpaquePointer?
-    guard sqlite3_prepare_v2(handle.pointer, sql, -1, &statement, nil) == SQLITE_OK else {
-        if let statement { sqlite3_finalize(statement) }
+    guard lib.sqlite3_prepare_v2(handle.pointer, sql, -1, &statement, nil) == SQLITE_OK else {
+        if let statement { _ = lib.sqlite3_finalize(statement) }
         return nil
     }
     return statement.map(SQLiteStatement.init(pointer:))
@@ -90,39 +107,46 @@ func sqlite3PrepareV2(_ handle: SQLiteHandle, _ sql: String) -> SQLiteStatement?
 
 /// `sqlite3_finalize`: frees the statement.
 func sqlite3Finalize(_ statement: SQLiteStatement) {
-    sqlite3_finalize(statement.pointer)
+    guard let lib = SQLiteLibrary.loaded else { return }
+    _ = lib.sqlite3_finalize(statement.pointer)
 }
 
 /// `sqlite3_bind_int64`: binds parameter `position` (1-based).
 func sqlite3BindInt64(_ statement: SQLiteStatement, _ position: Int32, _ value: Int64) {
-    sqlite3_bind_int64(statement.pointer, position, value)
+    guard let lib = SQLiteLibrary.loaded else { return }
+    _ = lib.sqlite3_bind_int64(statement.pointer, position, value)
 }
 
 /// `sqlite3_bind_text` with `SQLITE_TRANSIENT`: binds parameter `position` (1-based) to a copy of `value`.
 func sqlite3BindText(_ statement: SQLiteStatement, _ position: Int32, _ value: String) {
+    guard let lib = SQLiteLibrary.loaded else { return }
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-    sqlite3_bind_text(statement.pointer, position, value, -1, transient)
+    _ = lib.sqlite3_bind_text(statement.pointer, position, value, -1, transient)
 }
 
 /// `sqlite3_bind_null`: binds parameter `position` (1-based) to NULL.
 func sqlite3BindNull(_ statement: SQLiteStatement, _ position: Int32) {
-    sqlite3_bind_null(statement.pointer, position)
+    guard let lib = SQLiteLibrary.loaded else { return }
+    _ = lib.sqlite3_bind_null(statement.pointer, position)
 }
 
 /// `sqlite3_step`: runs the statement to its next row; ``SQLiteCode/row``, ``SQLiteCode/done``
 /// or an error code.
 func sqlite3Step(_ statement: SQLiteStatement) -> Int32 {
-    sqlite3_step(statement.pointer)
+    guard let lib = SQLiteLibrary.loaded else { return SQLITE_MISUSE }
+    return lib.sqlite3_step(statement.pointer)
 }
 
 /// `sqlite3_column_count`: the columns of the statement's rows.
 func sqlite3ColumnCount(_ statement: SQLiteStatement) -> Int32 {
-    sqlite3_column_count(statement.pointer)
+    guard let lib = SQLiteLibrary.loaded else { return 0 }
+    return lib.sqlite3_column_count(statement.pointer)
 }
 
 /// `sqlite3_column_type`: the type of `column` (0-based) in the current row.
 func sqlite3ColumnType(_ statement: SQLiteStatement, _ column: Int32) -> SQLiteColumnType {
-    switch sqlite3_column_type(statement.pointer, column) {
+    guard let lib = SQLiteLibrary.loaded else { return .other }
+    return switch lib.sqlite3_column_type(statement.pointer, column) {
     case SQLITE_INTEGER: .integer
     case SQLITE_NULL: .null
     default: .other
@@ -131,16 +155,102 @@ func sqlite3ColumnType(_ statement: SQLiteStatement, _ column: Int32) -> SQLiteC
 
 /// `sqlite3_column_int64`: `column` (0-based) of the current row as an integer.
 func sqlite3ColumnInt64(_ statement: SQLiteStatement, _ column: Int32) -> Int64 {
-    sqlite3_column_int64(statement.pointer, column)
+    guard let lib = SQLiteLibrary.loaded else { return 0 }
+    return lib.sqlite3_column_int64(statement.pointer, column)
 }
 
 /// `sqlite3_column_text`: `column` (0-based) of the current row as text; nil when SQLite has
 /// none (out of memory).
 func sqlite3ColumnText(_ statement: SQLiteStatement, _ column: Int32) -> String? {
-    sqlite3_column_text(statement.pointer, column).map { String(cString: $0) }
+    guard let lib = SQLiteLibrary.loaded else { return nil }
+    return lib.sqlite3_column_text(statement.pointer, column).map { String(cString: $0) }
 }
 
 /// `sqlite3_last_insert_rowid`: the rowid of the connection's last successful INSERT.
 func sqlite3LastInsertRowID(_ handle: SQLiteHandle) -> Int64 {
-    sqlite3_last_insert_rowid(handle.pointer)
+    guard let lib = SQLiteLibrary.loaded else { return 0 }
+    return lib.sqlite3_last_insert_rowid(handle.pointer)
+}
+
+// MARK: - loading
+
+/// SQLite's functions, resolved from a `dlopen` handle: loaded once per process, when the first
+/// SQLite ledger is opened, and never closed (a connection may outlive any one ledger). Each
+/// field is named after, and typed as, the C function (the shim's `csqlite_fn_NAME`).
+struct SQLiteLibrary: Sendable {
+    /// The library's file name: its soname, `libsqlite3.so.0` for all of SQLite 3 (Debian's
+    /// package: libsqlite3-0).
+    static let soname = "libsqlite3.so.0"
+
+    /// SQLite, loaded on first use (thread-safe: a `static let`), or why it could not be.
+    static let shared: Result<SQLiteLibrary, LedgerError> = load(soname)
+
+    /// SQLite, loaded on first use.
+    /// - Throws: ``LedgerError`` saying SQLite cannot be loaded and how to install it.
+    static func load() throws(LedgerError) -> SQLiteLibrary { try shared.get() }
+
+    /// SQLite when it is loaded. Only a connection or statement leads to a call through here,
+    /// and one exists only after ``shared`` loaded.
+    static var loaded: SQLiteLibrary? { try? shared.get() }
+
+    let sqlite3_open_v2: csqlite_fn_sqlite3_open_v2
+    let sqlite3_close_v2: csqlite_fn_sqlite3_close_v2
+    let sqlite3_busy_timeout: csqlite_fn_sqlite3_busy_timeout
+    let sqlite3_errmsg: csqlite_fn_sqlite3_errmsg
+    let sqlite3_errcode: csqlite_fn_sqlite3_errcode
+    let sqlite3_prepare_v2: csqlite_fn_sqlite3_prepare_v2
+    let sqlite3_finalize: csqlite_fn_sqlite3_finalize
+    let sqlite3_bind_int64: csqlite_fn_sqlite3_bind_int64
+    let sqlite3_bind_text: csqlite_fn_sqlite3_bind_text
+    let sqlite3_bind_null: csqlite_fn_sqlite3_bind_null
+    let sqlite3_step: csqlite_fn_sqlite3_step
+    let sqlite3_column_count: csqlite_fn_sqlite3_column_count
+    let sqlite3_column_type: csqlite_fn_sqlite3_column_type
+    let sqlite3_column_int64: csqlite_fn_sqlite3_column_int64
+    let sqlite3_column_text: csqlite_fn_sqlite3_column_text
+    let sqlite3_last_insert_rowid: csqlite_fn_sqlite3_last_insert_rowid
+
+    /// Opens `file` with `dlopen` and resolves every function this wrapper calls; the error
+    /// names the library and what the loader said (the file is missing, a symbol is absent).
+    static func load(_ file: String) -> Result<SQLiteLibrary, LedgerError> {
+        guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "\(file) cannot be loaded"
+            return .failure(LedgerError(
+                "a SQLite ledger needs SQLite, which cannot be loaded (\(reason)); install it (Debian: apt install libsqlite3-0)"))
+        }
+        do {
+            return .success(try SQLiteLibrary(handle))
+        } catch {
+            dlclose(handle)
+            return .failure(LedgerError(
+                "the SQLite loaded from \(file) has no \(error.name); a SQLite ledger needs SQLite 3.7.14 or later"))
+        }
+    }
+
+    /// A function SQLite lacks.
+    struct MissingFunction: Error { let name: String }
+
+    /// Resolves each function from `handle`.
+    private init(_ handle: UnsafeMutableRawPointer) throws(MissingFunction) {
+        func resolve<Function>(_ name: String) throws(MissingFunction) -> Function {
+            guard let symbol = dlsym(handle, name) else { throw MissingFunction(name: name) }
+            return unsafeBitCast(symbol, to: Function.self)
+        }
+        sqlite3_open_v2 = try resolve("sqlite3_open_v2")
+        sqlite3_close_v2 = try resolve("sqlite3_close_v2")
+        sqlite3_busy_timeout = try resolve("sqlite3_busy_timeout")
+        sqlite3_errmsg = try resolve("sqlite3_errmsg")
+        sqlite3_errcode = try resolve("sqlite3_errcode")
+        sqlite3_prepare_v2 = try resolve("sqlite3_prepare_v2")
+        sqlite3_finalize = try resolve("sqlite3_finalize")
+        sqlite3_bind_int64 = try resolve("sqlite3_bind_int64")
+        sqlite3_bind_text = try resolve("sqlite3_bind_text")
+        sqlite3_bind_null = try resolve("sqlite3_bind_null")
+        sqlite3_step = try resolve("sqlite3_step")
+        sqlite3_column_count = try resolve("sqlite3_column_count")
+        sqlite3_column_type = try resolve("sqlite3_column_type")
+        sqlite3_column_int64 = try resolve("sqlite3_column_int64")
+        sqlite3_column_text = try resolve("sqlite3_column_text")
+        sqlite3_last_insert_rowid = try resolve("sqlite3_last_insert_rowid")
+    }
 }

@@ -119,7 +119,7 @@ public final class SQLiteLedger: ProvisioningLedger {
             let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
             name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
         }
-        let (status, handle) = sqlite3OpenV2(name, readOnly: readOnly, uri: immutable)
+        let (status, handle) = try sqlite3OpenV2(name, readOnly: readOnly, uri: immutable)
         guard status == SQLiteCode.ok, let handle else {
             let message = handle.map(sqlite3ErrorMessage) ?? "out of memory"
             if let handle { sqlite3CloseV2(handle) }
