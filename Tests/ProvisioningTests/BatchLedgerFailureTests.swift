@@ -76,7 +76,7 @@ struct BatchLedgerFailureTests {
         let run = try ledger.inner.startRun(template: "x", manifest: nil, readers: ["sim"])
         var options = BatchOptions(count: 2)
         options.admission = admission
-        options.idleTimeout = .seconds(2)
+        options.idleTimeout = .seconds(30)  // a fallback: the run stops on the ledger error; long, so a starved pool cannot end it first
         let coordinator = try BatchCoordinator(
             ledger: ledger, runID: run,
             source: .template(usesCounter: true, start: 1) { _, n in NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://ex.io/\(n ?? 0)")]) },

@@ -102,7 +102,7 @@ struct BatchPresenceTests {
     @Test("the tag taken away and put back is a new arrival, refused once as already provisioned; then the idle timeout ends the run")
     func takenAwayAndBack() async throws {
         let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20&presence=field")
-        let (summary, events, _, ended, _, directory) = try await Self.run(reader, idle: .seconds(2), debounce: .zero) { events in
+        let (summary, events, _, ended, _, directory) = try await Self.run(reader, idle: .seconds(10), debounce: .zero) { events in
             // Once the tag is done: take it away, let the worker see an empty field, put it back.
             let deadline = ContinuousClock.now + .seconds(30)
             while !events.all.contains(where: { if case .removeTag = $0 { true } else { false } }) {
@@ -154,7 +154,7 @@ struct BatchUnlistableFieldTests {
         let ledger = try Ledger(path: ledgerPath)
         let template = try ProvisioningTemplate("https://ex.io/{n}")
         var options = BatchOptions(count: 1)
-        options.idleTimeout = .seconds(5)
+        options.idleTimeout = .seconds(30)  // a fallback: the failed listing ends the run
         let coordinator = try BatchCoordinator(
             ledger: ledger, runID: try ledger.startRun(template: template.text, manifest: nil, readers: ["sim:listing-fails"]),
             source: .template(usesCounter: true, start: 1) { uid, n in
