@@ -84,20 +84,24 @@ public final class SQLiteLedger: ProvisioningLedger {
         }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
-        try execute("""
-            CREATE TABLE IF NOT EXISTS runs(
-                id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, template TEXT, manifest TEXT,
-                readers TEXT NOT NULL)
-            """)
-        try execute("""
-            CREATE TABLE IF NOT EXISTS attempts(
-                id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), uid TEXT NOT NULL, model TEXT NOT NULL,
-                row INTEGER, counter INTEGER, summary TEXT NOT NULL, bytes INTEGER NOT NULL, verified INTEGER NOT NULL,
-                locked INTEGER NOT NULL, protected INTEGER NOT NULL, error TEXT, started TEXT NOT NULL,
-                finished TEXT NOT NULL, reader TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN \(LedgerAttemptStatus.sqlList)))
-            """)
-        try execute("CREATE INDEX IF NOT EXISTS attempts_uid ON attempts(uid, status)")
-        try execute("CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
+        // In one transaction: a station opening the same new ledger at the same moment sees no
+        // tables or all of them, never some (it refused the file as "not an nfctool ledger").
+        try transaction { db throws(LedgerError) in
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS runs(
+                    id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, template TEXT, manifest TEXT,
+                    readers TEXT NOT NULL)
+                """)
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS attempts(
+                    id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), uid TEXT NOT NULL, model TEXT NOT NULL,
+                    row INTEGER, counter INTEGER, summary TEXT NOT NULL, bytes INTEGER NOT NULL, verified INTEGER NOT NULL,
+                    locked INTEGER NOT NULL, protected INTEGER NOT NULL, error TEXT, started TEXT NOT NULL,
+                    finished TEXT NOT NULL, reader TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN \(LedgerAttemptStatus.sqlList)))
+                """)
+            try db.execute("CREATE INDEX IF NOT EXISTS attempts_uid ON attempts(uid, status)")
+            try db.execute("CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
+        }
         try migrate()
     }
 
