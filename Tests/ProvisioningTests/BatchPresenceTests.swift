@@ -102,7 +102,7 @@ struct BatchPresenceTests {
     @Test("the tag taken away and put back is a new arrival, refused once as already provisioned; then the idle timeout ends the run")
     func takenAwayAndBack() async throws {
         let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=20&presence=field")
-        let (summary, events, _, ended, _, directory) = try await Self.run(reader, idle: .seconds(10), debounce: .zero) { events in
+        let (summary, events, _, ended, _, directory) = try await Self.run(reader, idle: .seconds(30), debounce: .zero) { events in
             // Once the tag is done: take it away, let the worker see an empty field, put it back.
             let deadline = ContinuousClock.now + .seconds(30)
             while !events.all.contains(where: { if case .removeTag = $0 { true } else { false } }) {
