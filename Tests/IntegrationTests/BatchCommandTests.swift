@@ -234,7 +234,7 @@ struct BatchCommandTests {
     }
 
     @Test(
-        "issue 18: one tag left on the reader, --count 2 --timeout 3: written once, never skipped, ends after its idle timeout with five lines",
+        "one tag left on the reader, --count 2 --timeout 3: written once, never skipped, ends after its idle timeout with five lines",
         arguments: ["sim:ntag215", "sim:ntag215?presence=field", "sim:ntag215?presence=none"])
     func tagLeftOnReader(device: String) async throws {
         let directory = try temporaryDirectory()
@@ -257,7 +257,7 @@ struct BatchCommandTests {
         #expect(attempts.map(\.uid) == ["0453494D000001"] && attempts.map(\.counter) == [1])
     }
 
-    @Test("issue 18 through libnfc and the emulator: a tag left on the reader is written once and polled rarely; taken away and brought back it is refused once; the run ends after its idle timeout")
+    @Test("through libnfc and the emulator: a tag left on the reader is written once and polled rarely; taken away and brought back it is refused once; the run ends after its idle timeout")
     func tagLeftOnReaderThroughLibNFC() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -309,7 +309,7 @@ struct BatchCommandTests {
         #expect(try files["0453494D000001"]?.get() == (try Self.url("https://ex.io/1")))
     }
 
-    @Test("issue 15: four nfctool batch processes, each with its own simulated stack, on one SQLite ledger: none fails with 'locked', no counter twice, every tag file holds what the ledger says")
+    @Test("four nfctool batch processes, each with its own simulated stack, on one SQLite ledger: none fails with 'locked', no counter twice, every tag file holds what the ledger says")
     func fourProcessesOneLedger() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -133,7 +133,7 @@ struct WatchCommandTests {
     }
 
     @Test(
-        "issue 18: a tag left on the reader is reported once until --timeout, whatever the reader says of its presence",
+        "a tag left on the reader is reported once until --timeout, whatever the reader says of its presence",
         arguments: ["sim:ntag215", "sim:ntag215?presence=field", "sim:ntag215?presence=none"])
     func tagLeftOnReader(device: String) async throws {
         let run = try await runToolOffPool(
@@ -143,7 +143,7 @@ struct WatchCommandTests {
         #expect(run.output.split(separator: "\n") == ["arrived 0453494D000001 NTAG215 (Type 2): empty"], "\(run.output.prefix(600))")
     }
 
-    @Test("issue 18 through libnfc: a tag left on the emulator is reported once until --timeout and polled rarely")
+    @Test("through libnfc: a tag left on the emulator is reported once until --timeout and polled rarely")
     func emulatorTagLeftOnReader() async throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])
         defer { emulator.stop() }
