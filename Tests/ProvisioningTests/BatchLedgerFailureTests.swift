@@ -117,7 +117,7 @@ struct BatchLedgerFailureTests {
         let ledger = FailingLedger(try Ledger(path: directory.appendingPathComponent("l.db").path))
         let run = try ledger.startRun(name: "r", station: "s", template: "x", manifest: nil, readers: ["sim"])
         var options = BatchOptions(count: 3)
-        options.idleTimeout = .seconds(5)
+        options.idleTimeout = .seconds(30)  // a fallback: count 3 ends the run; long, so a busy pool cannot end it first
         let journal = BatchJournal(path: directory.appendingPathComponent("j.jsonl").path)
         let coordinator = try BatchCoordinator(
             ledger: ledger, runID: run,
