@@ -2,7 +2,7 @@ public import NFCTags
 import NFCCore
 
 // Command codes, request flags and error codes: ISO15693Command, ISO15693RequestFlag and
-// ISO15693Error in NFCTags (ISO15693Protocol.swift), shared with the reader side.
+// ISO15693Error in NFCTags (ISO15693Command.swift), shared with the reader side.
 
 /// An NXP ICODE SLIX2 (SL2S2602): ISO/IEC 15693, NFC Forum Type 5, 80 blocks of 4 bytes.
 ///
