@@ -9,7 +9,7 @@ struct LedgerCommand: CommandGroup {
         name: "ledger",
         abstract: "Export or summarise a batch ledger.",
         discussion: "The ledger is the SQLite file or PostgreSQL database 'nfctool batch' records every attempt in. See docs/batch.md.",
-        subcommands: [LedgerExportCommand.self, LedgerLoadCommand.self, LedgerStatsCommand.self]
+        subcommands: [LedgerExportCommand.self, LedgerLoadCommand.self, LedgerRunsCommand.self, LedgerStatsCommand.self]
     )
 
     /// The ledger argument export and stats take (or --ledger).
@@ -32,6 +32,13 @@ struct LedgerCommand: CommandGroup {
         _ arguments: ParsedArguments, _ body: @escaping @Sendable (any ProvisioningLedger) throws(CommandError) -> T
     ) async throws(CommandError) -> T {
         try await LedgerExecutor.shared.run { () throws(CommandError) -> T in try body(try open(arguments)) }
+    }
+
+    /// Refuses `--run NAME` when the ledger holds no run of that name (exit 64, naming the runs
+    /// it has): a mistyped name must not read as an empty run.
+    static func requireRun(_ name: String?, in ledger: any ProvisioningLedger) throws(CommandError) {
+        guard let name else { return }
+        do { try ledger.requireRun(name) } catch { throw .usage(error.message) }
     }
 
     /// Opens an existing ledger (a missing file is a usage error, not a new ledger).
@@ -130,6 +137,7 @@ struct LedgerExportCommand: ToolCommand {
         let run = arguments.value(of: LedgerCommand.run)
         let jsonl = arguments.contains(Self.jsonl)
         let text = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> String in
+            try LedgerCommand.requireRun(run, in: ledger)
             do { return jsonl ? try ledger.exportJSONL(run: run) : try ledger.exportCSV(run: run) } catch { throw .failure("\(error)") }
         }
         if jsonl {
@@ -167,6 +175,7 @@ struct LedgerStatsCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let run = arguments.value(of: LedgerCommand.run)
         let stats = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> LedgerStats in
+            try LedgerCommand.requireRun(run, in: ledger)
             do { return try ledger.stats(run: run) } catch { throw .failure("\(error)") }
         }
         if arguments.contains(TagCommandSupport.json) {
@@ -189,6 +198,42 @@ struct LedgerStatsCommand: ToolCommand {
                     context.io.printLine("station \(TerminalSafeText.escaping(station.station, newlines: .escape)): \(station.done) done, \(station.failed) failed, \(rate)")
                 }
             }
+        }
+    }
+}
+
+/// `nfctool ledger runs`: the named runs of a ledger with their totals.
+struct LedgerRunsCommand: ToolCommand {
+    static let configuration = CommandConfiguration(
+        name: "runs",
+        abstract: "List the named runs of a ledger (batch --run, ledger load --run) with their totals.",
+        discussion: """
+            One line per run: its name, sessions (batch processes) started, attempts, tags done, \
+            failed and counterfeit. A ledger without named runs prints nothing (--json: []).
+
+            Examples:
+              nfctool ledger runs run1.db
+              nfctool ledger runs --json --ledger postgresql://line@db/prov
+            """,
+        options: [TagCommandSupport.json, LedgerCommand.ledgerOption],
+        arguments: [LedgerCommand.file]
+    )
+
+    let arguments: ParsedArguments
+    init(_ arguments: ParsedArguments) throws(CommandError) { self.arguments = arguments }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let runs = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> [LedgerStats] in
+            do { return try ledger.runNames().map { name throws(LedgerError) in try ledger.stats(run: name) } } catch { throw .failure("\(error)") }
+        }
+        if arguments.contains(TagCommandSupport.json) {
+            context.io.write(try toolJSON(runs))
+            return
+        }
+        for run in runs {
+            let name = TerminalSafeText.escaping(run.run ?? "", newlines: .escape)
+            context.io.printLine(
+                "\(name): \(run.runs) sessions, \(run.attempts) attempts, \(run.done) done, \(run.failed) failed, \(run.counterfeit) counterfeit")
         }
     }
 }

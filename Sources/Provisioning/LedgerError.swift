@@ -35,4 +35,13 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether another connection holds the database: `SQLITE_BUSY` (5) or `SQLITE_LOCKED` (6),
     /// extended codes included.
     public var isLockContention: Bool { code & 0xFF == SQLiteCode.busy || code & 0xFF == SQLiteCode.locked }
+
+    /// The refusal of a run name the ledger at `location` does not hold; `known` are the names
+    /// it has.
+    public static func noSuchRun(_ name: String, known: [String], in location: String) -> LedgerError {
+        let shown = known.prefix(10).map { "'\($0)'" }.joined(separator: ", ")
+        let more = known.count > 10 ? " and \(known.count - 10) more" : ""
+        let have = known.isEmpty ? "it has no named runs" : "its runs: " + shown + more
+        return LedgerError("no run named '\(name)' in \(location) (\(have))")
+    }
 }

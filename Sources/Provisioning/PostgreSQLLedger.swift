@@ -342,6 +342,14 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             """, [.text(run), .text(station)]).count
     }
 
+    /// Every run name a session, a loaded manifest or an attempt carries, sorted.
+    public func runNames() throws(LedgerError) -> [String] {
+        try query("""
+            SELECT n FROM (SELECT name FROM runs WHERE name IS NOT NULL UNION SELECT run_name FROM run_rows
+            UNION SELECT run_name FROM attempts WHERE run_name IS NOT NULL) AS names(n) ORDER BY n COLLATE "C"
+            """).compactMap { $0.first?.text }
+    }
+
     /// The run's rows, tags and stations.
     public func progress(run: String) throws(LedgerError) -> RunProgress {
         let rows = try query(

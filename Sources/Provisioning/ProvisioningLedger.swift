@@ -38,6 +38,9 @@ public protocol ProvisioningLedger: AnyObject, Sendable {
     func attempts(run: String?) throws(LedgerError) -> [LedgerAttempt]
     /// Totals; only the named run's when `run` is given (with its rows and per-station progress).
     func stats(run: String?) throws(LedgerError) -> LedgerStats
+    /// The names of the ledger's runs (`batch --run`, `ledger load --run`): every name a session,
+    /// a loaded manifest or an attempt carries, sorted.
+    func runNames() throws(LedgerError) -> [String]
 
     /// Loads a manifest's rows into the named run. Idempotent: loading the same rows again
     /// changes nothing (``ManifestLoad/alreadyLoaded``); different rows under a run name that
@@ -131,6 +134,14 @@ extension ProvisioningLedger {
 
     /// Totals over the whole ledger.
     public func stats() throws(LedgerError) -> LedgerStats { try stats(run: nil) }
+
+    /// Refuses a run name the ledger does not hold (a typo must not read as an empty run):
+    /// the error names the runs it has.
+    public func requireRun(_ name: String) throws(LedgerError) {
+        let names = try runNames()
+        guard !names.contains(name) else { return }
+        throw LedgerError.noSuchRun(name, known: names, in: location)
+    }
 
     /// Every attempt (of the named run, when given) as CSV (header first; RFC 4180 quoting).
     public func exportCSV(run: String? = nil) throws(LedgerError) -> String {

@@ -346,6 +346,14 @@ public final class SQLiteLedger: ProvisioningLedger {
 
     // MARK: - Named runs
 
+    /// Every run name a session, a loaded manifest or an attempt carries, sorted.
+    public func runNames() throws(LedgerError) -> [String] {
+        try query("""
+            SELECT name FROM runs WHERE name IS NOT NULL UNION SELECT run_name FROM run_rows
+            UNION SELECT run_name FROM attempts WHERE run_name IS NOT NULL ORDER BY 1
+            """).compactMap { $0.first?.text }
+    }
+
     /// Loads `rows` into the run `run` (idempotent for the same rows; other rows are refused).
     public func loadManifest(run: String, rows: [ManifestRow], source: String) throws(LedgerError) -> ManifestLoad {
         try transaction { db throws(LedgerError) -> ManifestLoad in

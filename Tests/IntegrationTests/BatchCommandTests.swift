@@ -62,6 +62,27 @@ struct BatchCommandTests {
         #expect(export.output.split(separator: "\n").count == 5)
     }
 
+    @Test("a run name the ledger lacks is refused by ledger stats and export (exit 64, naming its runs); ledger runs lists them")
+    func unknownRunNames() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = directory.appendingPathComponent("run.db").path
+        let environment = ProcessInfo.processInfo.environment
+        let batch = try runTool(
+            try Self.nfctool(), ["batch", "--device", "sim:ntag215?poll-wait=0", "--url", "https://ex.io/t/{uid}", "--count", "1", "--ledger", ledger, "--run", "line1"],
+            environment: environment, timeout: 30)
+        #expect(batch.status == 0, "\(batch.output)")
+        for command in [["ledger", "stats"], ["ledger", "export"], ["ledger", "stats", "--json"]] {
+            let run = try runTool(try Self.nfctool(), command + [ledger, "--run", "line2"], environment: environment, timeout: 30)
+            #expect(run.status == 64, "\(command): \(run.output)")
+            #expect(run.output.contains("no run named 'line2'") && run.output.contains("its runs: 'line1'"), "\(run.output)")
+        }
+        let stats = try runTool(try Self.nfctool(), ["ledger", "stats", ledger, "--run", "line1"], environment: environment, timeout: 30)
+        #expect(stats.status == 0 && stats.output.contains("tags done:    1"), "\(stats.output)")
+        let runs = try runTool(try Self.nfctool(), ["ledger", "runs", ledger], environment: environment, timeout: 30)
+        #expect(runs.status == 0 && runs.output == "line1: 1 sessions, 1 attempts, 1 done, 0 failed, 0 counterfeit\n", "\(runs.output)")
+    }
+
     @Test("bad input: no data, both data kinds, --lock without --yes, a bad manifest column, a missing ledger to resume")
     func badInput() throws {
         let directory = try temporaryDirectory()

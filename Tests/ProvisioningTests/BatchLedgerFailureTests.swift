@@ -49,6 +49,7 @@ final class FailingLedger: ProvisioningLedger, @unchecked Sendable {
     func isDone(uid: String) throws(LedgerError) -> Bool { try inner.isDone(uid: uid) }
     func attempts(run: String?) throws(LedgerError) -> [LedgerAttempt] { try inner.attempts(run: run) }
     func stats(run: String?) throws(LedgerError) -> LedgerStats { try inner.stats(run: run) }
+    func runNames() throws(LedgerError) -> [String] { try inner.runNames() }
     func loadManifest(run: String, rows: [ManifestRow], source: String) throws(LedgerError) -> ManifestLoad {
         try inner.loadManifest(run: run, rows: rows, source: source)
     }

@@ -270,6 +270,25 @@ struct LedgerContractTests {
         #expect(try ManifestDigest.conflict(Self.rows(3), path: "m1.csv", in: ledger) == nil)
         #expect(try ManifestDigest.conflict(Self.rows(3, prefix: "https://ex.io/other/"), path: "m2.csv", in: ledger)?.contains("m1.csv") == true)
     }
+
+    @Test("a ledger's run names come from sessions, loaded manifests and attempts; a name it lacks is refused, naming those it has", arguments: LedgerKind.available)
+    func runNamesAndUnknownRuns(kind: LedgerKind) async throws {
+        let fixture = try await LedgerFixture.make(kind)
+        defer { fixture.remove() }
+        let ledger = try fixture.open()
+        #expect(try ledger.runNames().isEmpty)
+        _ = try ledger.startRun(template: nil, manifest: nil, readers: [])  // a session without a name
+        _ = try ledger.loadManifest(run: "loaded", rows: Self.rows(2), source: "m.csv")
+        let session = try ledger.startRun(name: "worked", station: "s", template: "{n}", manifest: nil, readers: [])
+        try ledger.record(Self.attempt(session, "04CC", run: "worked", station: "s", counter: 1))
+        #expect(try ledger.runNames() == ["loaded", "worked"])
+        #expect(try await fixture.read("SELECT COUNT(*) FROM (SELECT name FROM runs WHERE name IS NOT NULL UNION SELECT run_name FROM run_rows) AS n") == "2")
+        try ledger.requireRun("worked")
+        try ledger.requireRun("loaded")
+        let error = #expect(throws: LedgerError.self) { try ledger.requireRun("workd") }
+        #expect(error?.message.contains("no run named 'workd'") == true)
+        #expect(error?.message.contains("'loaded', 'worked'") == true)
+    }
 }
 
 /// PostgreSQL connection strings in messages: a password never shows.
