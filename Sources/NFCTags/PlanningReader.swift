@@ -40,48 +40,36 @@ public struct PlannedWrite: Sendable, Hashable {
 /// verification) sees its own plan.
 ///
 /// Used by `nfctool --plan`, and by any front end that wants to show what an operation would
-/// write before it writes it.
-public actor PlanningReader: NFCReader {
-    /// The reader that does the reads.
-    public let base: any NFCReader
+/// write before it writes it. The forwarding is ``InterposingReader``'s; the holding back
+/// ``WritePlan``'s.
+public typealias PlanningReader = InterposingReader<WritePlan>
+
+/// The plan of a ``PlanningReader``: the write-class commands it held back, and the Type 2 pages
+/// they write, laid over later reads.
+public struct WritePlan: ReaderInterposer {
     /// The write-class commands held back, oldest first.
     public private(set) var writes: [PlannedWrite] = []
     /// Type 2 pages as planned: page → 4 bytes.
     private var plannedPages: [Int: [UInt8]] = [:]
-
-    /// The base reader's name.
-    public let name: String
-    /// The base reader's connection string.
-    public let connectionString: String
-    /// The base reader's modulations.
-    public let supportedModulations: [Modulation]
-
-    /// Wraps `base`; `selected` is the target `base` has selected already, when there is one
-    /// (else the next ``poll(for:timeout:)`` tells). Commands are read as that target's: without
-    /// it, no command counts as a write.
-    public init(_ base: any NFCReader, selected: TargetInfo? = nil) async {
-        self.base = base
-        target = selected
-        name = await base.name
-        connectionString = await base.connectionString
-        supportedModulations = await base.supportedModulations
-    }
-
     /// The selected target, which decides how commands are read.
     private var target: TargetInfo?
 
-    /// Passes on, keeping the selected target (it tells how commands are read).
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
-        let found = try await base.poll(for: modulations, timeout: timeout)
-        if let found { target = found }
-        return found
+    /// An empty plan for commands to `selected` (without it, no command counts as a write
+    /// until a poll finds a target).
+    public init(selected: TargetInfo? = nil) {
+        target = selected
     }
 
-    /// Holds back and answers a write-class command; passes anything else on (Type 2 reads with
-    /// the planned pages laid over them).
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+    /// Keeps the target found (it tells how commands are read).
+    public mutating func polled(_ found: TargetInfo?) {
+        if let found { target = found }
+    }
+
+    /// Holds back and answers a write-class command; answers PWD_AUTH with a planned password
+    /// (``plannedAcknowledge(forPassword:)``); nil (send it) for anything else.
+    public mutating func answer(_ command: Bytes, mode: TransceiveMode) -> Bytes? {
         let bytes = command.array
-        if let (technology, answer) = Self.writeClass(bytes, on: target) {
+        if let (technology, answer) = PlanningReader.writeClass(bytes, on: target) {
             writes.append(PlannedWrite(technology: technology, command: command))
             if technology == .type2, bytes[0] == Type2Command.write, bytes.count == 6 {
                 plannedPages[Int(bytes[1])] = Array(bytes[2..<6])
@@ -91,9 +79,17 @@ public actor PlanningReader: NFCReader {
         if bytes.count == 5, bytes[0] == Type2Command.passwordAuthenticate, let pack = plannedAcknowledge(forPassword: Array(bytes[1...])) {
             return Bytes(pack)
         }
-        let answer = try await base.transceive(command, mode: mode, timeout: timeout)
-        guard !plannedPages.isEmpty, bytes.count >= 2, bytes[0] == Type2Command.read || bytes[0] == Type2Command.fastRead else {
-            return answer
+        return nil
+    }
+
+    /// A Type 2 read's answer with the planned pages laid over it; any other outcome as is.
+    public mutating func exchanged(
+        _ command: Bytes, mode: TransceiveMode, outcome: Result<Bytes, NFCReaderDeviceError>
+    ) -> Result<Bytes, NFCReaderDeviceError> {
+        let bytes = command.array
+        guard case .success(let answer) = outcome, !plannedPages.isEmpty, bytes.count >= 2,
+              bytes[0] == Type2Command.read || bytes[0] == Type2Command.fastRead else {
+            return outcome
         }
         var overlaid = answer.array
         let first = Int(bytes[1])
@@ -102,8 +98,11 @@ public actor PlanningReader: NFCReader {
                 overlaid.replaceSubrange(index * 4..<(index * 4 + 4), with: page)
             }
         }
-        return Bytes(overlaid)
+        return .success(Bytes(overlaid))
     }
+
+    /// Authentication writes nothing.
+    public mutating func authenticated(block: UInt8, keyType: ClassicKeyType, outcome: Result<Void, NFCReaderDeviceError>) {}
 
     /// The PACK planned with `password`: PWD_AUTH (`1B`) with a password only planned, never
     /// written, is answered here as the tag will answer it, rather than sent and counted as a
@@ -113,38 +112,18 @@ public actor PlanningReader: NFCReader {
         guard let page = plannedPages.first(where: { $0.value == password })?.key else { return nil }
         return Array((plannedPages[page + 1] ?? [0, 0]).prefix(2))
     }
+}
 
-    /// Passes on: authentication writes nothing.
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
-        try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
+extension InterposingReader where Interposer == WritePlan {
+    /// Wraps `base`; `selected` is the target `base` has selected already, when there is one
+    /// (else the next ``poll(for:timeout:)`` tells). Commands are read as that target's: without
+    /// it, no command counts as a write.
+    public init(_ base: any NFCReader, selected: TargetInfo? = nil) async {
+        await self.init(base, interposer: WritePlan(selected: selected))
     }
 
-    /// Passes on.
-    public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
-    /// Passes on: the base reader waits its own way (events on PC/SC).
-    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
-        await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval)
-    }
-    /// The base reader's.
-    public nonisolated var listsSeveralTargets: Bool { base.listsSeveralTargets }
-
-    /// The base reader's.
-    public var unsupportedCardReason: String? { get async { await base.unsupportedCardReason } }
-
-    /// Passes on: the base reader lists the tags in its field its own way.
-    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
-        try await base.listTargets(for: modulations, limit: limit, timeout: timeout)
-    }
-    /// Passes on: the base reader selects one tag of those it listed.
-    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
-        try await base.select(target)
-    }
-
-    /// Passes on.
-    public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
-
-    /// Passes on.
-    public func close() async { await base.close() }
+    /// The write-class commands held back, oldest first.
+    public var writes: [PlannedWrite] { interposer.writes }
 
     /// Whether `command`, sent to `target`, is a write-class command, and the answer of a tag
     /// that did it.
@@ -171,6 +150,7 @@ public actor PlanningReader: NFCReader {
         }
     }
 }
+
 
 extension NFCTag {
     /// This tag, already selected, behind a new ``PlanningReader`` on its reader: the same

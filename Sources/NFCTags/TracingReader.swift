@@ -20,82 +20,46 @@ public struct TracedCommand: Sendable, Hashable {
 /// A reader that passes everything on to another and records each command: to assert the exact
 /// command sequence an operation sends (through libnfc as through the simulator), and to count
 /// commands per operation (docs/benchmarks.md). Classic authentications are recorded as commands
-/// `60`/`61` + block.
-public actor TracingReader: NFCReader {
-    /// The reader doing the work.
-    public let base: any NFCReader
+/// `60`/`61` + block. The forwarding is ``InterposingReader``'s; the recording ``CommandTrace``'s.
+public typealias TracingReader = InterposingReader<CommandTrace>
+
+/// The record of a ``TracingReader``: every command it passed on, with its outcome.
+public struct CommandTrace: ReaderInterposer {
     /// Every command so far, oldest first.
-    public private(set) var commands: [TracedCommand] = []
+    public internal(set) var commands: [TracedCommand] = []
 
-    /// The base reader's name.
-    public let name: String
-    /// The base reader's connection string.
-    public let connectionString: String
+    /// An empty trace.
+    public init() {}
 
-    /// Wraps `base`.
-    public init(_ base: any NFCReader) async {
-        self.base = base
-        name = await base.name
-        connectionString = await base.connectionString
-        supportedModulations = await base.supportedModulations
+    /// Polls are not recorded.
+    public mutating func polled(_ found: TargetInfo?) {}
+
+    /// Every command is sent.
+    public mutating func answer(_ command: Bytes, mode: TransceiveMode) -> Bytes? { nil }
+
+    /// Records the exchange; the outcome is given as is.
+    public mutating func exchanged(
+        _ command: Bytes, mode: TransceiveMode, outcome: Result<Bytes, NFCReaderDeviceError>
+    ) -> Result<Bytes, NFCReaderDeviceError> {
+        commands.append(TracedCommand(command: command, mode: mode, result: outcome))
+        return outcome
     }
-    /// The base reader's modulations.
-    public let supportedModulations: [Modulation]
+
+    /// Records `60|61 block`, with an empty answer for success.
+    public mutating func authenticated(block: UInt8, keyType: ClassicKeyType, outcome: Result<Void, NFCReaderDeviceError>) {
+        commands.append(TracedCommand(command: Bytes([keyType.rawValue, block]), mode: .standard, result: outcome.map { Bytes() }))
+    }
+}
+
+extension InterposingReader where Interposer == CommandTrace {
+    /// Wraps `base`, recording nothing yet.
+    public init(_ base: any NFCReader) async {
+        await self.init(base, interposer: CommandTrace())
+    }
+
+    /// Every command so far, oldest first.
+    public var commands: [TracedCommand] { interposer.commands }
 
     /// Forgets the commands recorded so far.
-    public func reset() { commands = [] }
-
-    /// Passes on; not recorded.
-    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
-        try await base.poll(for: modulations, timeout: timeout)
-    }
-
-    /// Passes on and records the exchange.
-    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
-        do {
-            let answer = try await base.transceive(command, mode: mode, timeout: timeout)
-            commands.append(TracedCommand(command: command, mode: mode, result: .success(answer)))
-            return answer
-        } catch {
-            commands.append(TracedCommand(command: command, mode: mode, result: .failure(error)))
-            throw error
-        }
-    }
-
-    /// Passes on and records `60|61 block`.
-    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
-        let command = Bytes([keyType.rawValue, block])
-        do {
-            try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)
-            commands.append(TracedCommand(command: command, mode: .standard, result: .success(Bytes())))
-        } catch {
-            commands.append(TracedCommand(command: command, mode: .standard, result: .failure(error)))
-            throw error
-        }
-    }
-
-    /// Passes on.
-    public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
-    /// Passes on: the base reader waits its own way (events on PC/SC).
-    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
-        await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval)
-    }
-    /// The base reader's.
-    public nonisolated var listsSeveralTargets: Bool { base.listsSeveralTargets }
-
-    /// The base reader's.
-    public var unsupportedCardReason: String? { get async { await base.unsupportedCardReason } }
-
-    /// Passes on: the base reader lists the tags in its field its own way.
-    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
-        try await base.listTargets(for: modulations, limit: limit, timeout: timeout)
-    }
-    /// Passes on: the base reader selects one tag of those it listed.
-    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
-        try await base.select(target)
-    }
-    /// Passes on.
-    public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
-    /// Passes on.
-    public func close() async { await base.close() }
+    public func reset() { interposer.commands = [] }
 }

@@ -418,9 +418,11 @@ struct BatchCommand: ToolCommand {
         guard NTAG424DiversifiedKeys.isDiversifying(file) else {
             throw .dataError("an NTAG 424 DNA batch diversifies each tag's keys: the keys file must give master keys (key0Master = HEX, sdmFileReadMaster = HEX) and the shared sdmMetaRead; see docs/batch.md")
         }
+        let keys: NTAG424DiversifiedKeys
+        do { keys = try NTAG424DiversifiedKeys(file) } catch { throw .dataError(error.reason) }
         do {
-            return try NTAG424BatchPersonalization(template: template, keys: try NTAG424DiversifiedKeys(file))
-        } catch let error as SDMError {
+            return try NTAG424BatchPersonalization(template: template, keys: keys)
+        } catch let error as NTAG424Error where error.subject == .sdmData {
             throw .dataError(error.reason)
         } catch {
             throw .dataError("\(error)")

@@ -80,11 +80,11 @@ struct NTAG424SetupCommand: ToolCommand {
         if let path = options.arguments.value(of: Self.currentKeys) {
             current = try KeysFileSupport.load(path: path, variable: Self.keysVariable, command: "ntag424 setup", option: "--current-keys", context: context)
         }
+        let urlTemplate: SDMURLTemplate
+        do { urlTemplate = try SDMURLTemplate(template) } catch { throw .usage("--url: \(error)") }
         let setup: NTAG424Setup
         do {
-            setup = try NTAG424Setup(template: try SDMURLTemplate(template), keys: keyFile, currentKeys: current)
-        } catch let error as SDMError {
-            throw .usage("--url: \(error)")
+            setup = try NTAG424Setup(template: urlTemplate, keys: keyFile, currentKeys: current)
         } catch {
             // The keys file lacks a key the URL or the setup needs: its content is at fault.
             throw .dataError("\(error)")

@@ -130,7 +130,7 @@ struct SunVerifyCommand: ToolCommand {
             fileData = tap.fileData.map { Hex.encode($0, uppercase: true) }
         }
 
-        init(_ error: SDMError) {
+        init(_ error: NTAG424Error) {
             valid = false
             self.error = error.code.rawValue
             offset = error.offset

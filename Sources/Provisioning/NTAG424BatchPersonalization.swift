@@ -16,8 +16,8 @@ public struct NTAG424BatchPersonalization: Sendable, CustomStringConvertible {
 
     /// A personalization of `template` with keys diversified from `keys`.
     /// - Throws: ``NFCTags/NTAG424Error`` `invalidParameter` when the keys lack one the URL or the
-    ///   setup needs (checked here with a sample UID, before any tag); ``NFCTags/SDMError``
-    ///   from the fingerprints.
+    ///   setup needs (checked here with a sample UID, before any tag); ``NFCTags/NTAG424Error``
+    ///   about SDM data (``NFCTags/NTAG424Error/Subject/sdmData``) from the fingerprints.
     public init(template: SDMURLTemplate, keys: NTAG424DiversifiedKeys) throws {
         self.template = template
         self.keys = keys
@@ -45,12 +45,12 @@ public struct NTAG424BatchPersonalization: Sendable, CustomStringConvertible {
             throw NFCTagError(.notSupported, "the \(tag.identity.model) is not an NTAG 424 DNA (no ISO-DEP)")
         }
         let setup: NTAG424Setup
-        do {
+        do throws(NTAG424Error) {
+            // SDM data at fault (a UID the keys cannot be diversified for) maps to
+            // `invalidParameter` with the whole description; the setup's own errors as the chip's.
             setup = try NTAG424Setup(template: template, keys: try keys.keys(forUID: iso.identifier))
-        } catch let error as NTAG424Error {
-            throw error.tagError
         } catch {
-            throw NFCTagError(.invalidParameter, "\(error)")
+            throw error.tagError
         }
         var chip = NTAG424Tag(iso)
         let url: String

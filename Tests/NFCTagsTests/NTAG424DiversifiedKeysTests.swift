@@ -41,16 +41,16 @@ struct NTAG424DiversifiedKeysTests {
             "key9Master = 00112233445566778899AABBCCDDEEFF",
             "sdmMetaRead = 0102030405060708090A0B0C0D0E0F10",
         ] {
-            let error = #expect(throws: SDMError.self) { try NTAG424DiversifiedKeys(try NTAG424KeyFile(text: text)) }
+            let error = #expect(throws: NTAG424Error.self) { try NTAG424DiversifiedKeys(try NTAG424KeyFile(text: text)) }
             #expect(error?.code == .invalidKey)
             #expect(error.map { !$0.description.contains("00112233") && !$0.description.contains("01020304") } ?? false)
         }
         // A system identifier is hex of 1 to 21 bytes; the error shows no digits.
         for bad in ["systemIdentifier = NXP", "systemIdentifier = 123", "systemIdentifier = \(String(repeating: "AB", count: 22))"] {
-            #expect(throws: SDMError.self) { try NTAG424KeyFile(text: bad) }
+            #expect(throws: NTAG424Error.self) { try NTAG424KeyFile(text: bad) }
         }
         let keys = try NTAG424DiversifiedKeys(try NTAG424KeyFile(text: Self.file))
-        #expect(throws: SDMError.self) { try keys.keys(forUID: hexBytes("04782E21801D")) }
+        #expect(throws: NTAG424Error.self) { try keys.keys(forUID: hexBytes("04782E21801D")) }
     }
 
     @Test("descriptions and identifiers name keys and fingerprints, never key digits")

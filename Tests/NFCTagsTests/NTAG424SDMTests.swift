@@ -116,7 +116,7 @@ struct NTAG424SDMTests {
         for index in Array(piccValue) + Array(macValue) {
             var altered = url
             altered[index] = altered[index] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
-            #expect(throws: SDMError.self, "changed at \(index)") {
+            #expect(throws: NTAG424Error.self, "changed at \(index)") {
                 _ = try SUNVerifier.verify(url: String(decoding: altered, as: UTF8.self), keys: try zeroKeys)
             }
             refused += 1
@@ -125,14 +125,14 @@ struct NTAG424SDMTests {
         // The MAC check itself, named: the last MAC digit changed.
         var altered = url
         altered[url.count - 1] = UInt8(ascii: "7")
-        let error = try #require(throws: SDMError.self) {
+        let error = try #require(throws: NTAG424Error.self) {
             _ = try SUNVerifier.verify(url: String(decoding: altered, as: UTF8.self), keys: try zeroKeys)
         }
         #expect(error.code == .macMismatch)
         #expect(error.offset == url.count - 16)
         // The right URL with the wrong keys is refused too.
         let wrong = try SDMKeys(metaRead: zero, fileRead: Bytes([UInt8](repeating: 1, count: 16)))
-        #expect(throws: SDMError.self) { _ = try SUNVerifier.verify(url: String(decoding: url, as: UTF8.self), keys: wrong) }
+        #expect(throws: NTAG424Error.self) { _ = try SUNVerifier.verify(url: String(decoding: url, as: UTF8.self), keys: wrong) }
     }
 
     @Test("Table 6's URL verifies with its SDMENCFileData: UID 04958CAA5C5E80, counter 8, 16 × 'x'")
@@ -144,7 +144,7 @@ struct NTAG424SDMTests {
         #expect(tap.readCounter == 8)
         #expect(tap.fileData == Bytes(utf8: "xxxxxxxxxxxxxxxx"))
         let altered = url.replacingOccurrences(of: "enc=CEE9", with: "enc=CEE8")
-        #expect(throws: SDMError.self) { _ = try SUNVerifier.verify(url: altered, names: names, keys: try zeroKeys) }
+        #expect(throws: NTAG424Error.self) { _ = try SUNVerifier.verify(url: altered, names: names, keys: try zeroKeys) }
     }
 
     @Test("plain mirroring (sdm-backend's vector): UID 041E3C8A2D6B80, counter 000006, MAC 4B00064004B0B3D3")
@@ -154,7 +154,7 @@ struct NTAG424SDMTests {
         #expect(tap.uid == hexBytes("041E3C8A2D6B80"))
         #expect(tap.readCounter == 6)
         #expect(!tap.encryptedPICCData)
-        #expect(throws: SDMError.self) {
+        #expect(throws: NTAG424Error.self) {
             _ = try SUNVerifier.verify(url: "https://sdm.example/tag?uid=041E3C8A2D6B80&ctr=000007&c=4B00064004B0B3D3", keys: keys)
         }
     }
@@ -197,11 +197,11 @@ struct NTAG424SDMTests {
         let url = try #require(try NDEFMessage(bytes: Array(read[2...])).records.first?.wellKnownTypeURIPayload())
         #expect(url == "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086")
         // A file shorter than the mirrors, and keys the layout needs but lacks, are typed errors.
-        let short = #expect(throws: SDMError.self) {
+        let short = #expect(throws: NTAG424Error.self) {
             _ = try template.layout.mirror(file: Array(template.file.prefix(40)), uid: hexBytes("04DE5F1EACC040"), counter: 61, keys: try zeroKeys, padding: hex("DA5CF60941"))
         }
         #expect(short?.code == .invalidLength)
-        let noMetaRead = #expect(throws: SDMError.self) {
+        let noMetaRead = #expect(throws: NTAG424Error.self) {
             _ = try template.layout.mirror(file: template.file, uid: hexBytes("04DE5F1EACC040"), counter: 61,
                                            keys: try SDMKeys(metaRead: nil, fileRead: zero), padding: hex("DA5CF60941"))
         }
@@ -228,7 +228,7 @@ struct NTAG424SDMTests {
         ("https://ex.io/?e={sun:mac:1}&u={sun:uid}", 17),
     ])
     func malformedPlaceholders(url: String, offset: Int) {
-        let error = #expect(throws: SDMError.self) { _ = try SDMURLTemplate(url) }
+        let error = #expect(throws: NTAG424Error.self) { _ = try SDMURLTemplate(url) }
         #expect(error?.code == .invalidPlaceholder)
         #expect(error?.offset == offset)
     }
@@ -239,15 +239,15 @@ struct NTAG424SDMTests {
         "https://ex.io/?c={sun:mac}&e={sun:enc:xxxxxxxxxxxxxxxx}&u={sun:uid}",
     ])
     func refusedSets(url: String) {
-        #expect(throws: SDMError.self) { _ = try SDMURLTemplate(url) }
+        #expect(throws: NTAG424Error.self) { _ = try SDMURLTemplate(url) }
     }
 
     @Test("a file larger than the chip's, and mirrors past its end, are refused before anything is written")
     func tooLong() throws {
         let long = "https://ex.io/" + String(repeating: "a", count: 200) + "?e={sun:picc}&c={sun:mac}"
-        let error = #expect(throws: SDMError.self) { _ = try SDMURLTemplate(long) }
+        let error = #expect(throws: NTAG424Error.self) { _ = try SDMURLTemplate(long) }
         #expect(error?.code == .illegalLayout)
-        #expect(throws: SDMError.self) { _ = try SDMURLTemplate("https://ex.io/?e={sun:picc}&c={sun:mac}", fileSize: 60) }
+        #expect(throws: NTAG424Error.self) { _ = try SDMURLTemplate("https://ex.io/?e={sun:picc}&c={sun:mac}", fileSize: 60) }
     }
 
     @Test("layout rules: order, overlap, lengths, exclusive modes")
@@ -256,7 +256,7 @@ struct NTAG424SDMTests {
             do {
                 _ = try make()
                 Issue.record("accepted: \(reason)")
-            } catch let error as SDMError {
+            } catch let error as NTAG424Error {
                 #expect(error.code == .illegalLayout, reason)
             } catch {
                 Issue.record("\(error)")
@@ -286,7 +286,7 @@ struct NTAG424SDMTests {
     }
 
     @Test("URL parsers are total: bad hex, wrong lengths and missing or repeated parameters are typed errors naming the offset", arguments: [
-        ("https://x/?e=EF963FF7828658A599F3041510671E8G&c=94EED9EE65337086", SDMError.Code.invalidHex, 44),
+        ("https://x/?e=EF963FF7828658A599F3041510671E8G&c=94EED9EE65337086", NTAG424Error.Code.invalidHex, 44),
         ("https://x/?e=EF963FF7828658A599F3041510671E88&c=94EED9EE6533708", .invalidLength, 48),
         ("https://x/?e=EF963FF7828658A599F3041510671E&c=94EED9EE65337086", .invalidLength, 13),
         ("https://x/?e=EF963FF7828658A599F3041510671E88", .missingParameter, nil),
@@ -296,9 +296,9 @@ struct NTAG424SDMTests {
         ("https://x/?e=EF96 FF7828658A599F3041510671E88&c=94EED9EE65337086", .invalidHex, 17),
         ("https://x/?e=00000000000000000000000000000000&c=94EED9EE65337086", .unsupportedPICCData, 13),
         ("", .missingParameter, nil),
-    ] as [(String, SDMError.Code, Int?)])
-    func totalParsers(url: String, code: SDMError.Code, offset: Int?) throws {
-        let error = #expect(throws: SDMError.self) { _ = try SUNVerifier.verify(url: url, keys: try zeroKeys) }
+    ] as [(String, NTAG424Error.Code, Int?)])
+    func totalParsers(url: String, code: NTAG424Error.Code, offset: Int?) throws {
+        let error = #expect(throws: NTAG424Error.self) { _ = try SUNVerifier.verify(url: url, keys: try zeroKeys) }
         #expect(error?.code == code)
         #expect(error?.offset == offset)
     }
@@ -337,7 +337,7 @@ struct NTAG424SDMTests {
 
     @Test("keys: wrong lengths refused, never printed")
     func keys() throws {
-        #expect(throws: SDMError.self) { _ = try SDMKeys(metaRead: Bytes([1, 2, 3]), fileRead: nil) }
+        #expect(throws: NTAG424Error.self) { _ = try SDMKeys(metaRead: Bytes([1, 2, 3]), fileRead: nil) }
         let keys = try SDMKeys(metaRead: hexBytes("5ACE7E50AB65D5D51FD5BF5A16B8205B"), fileRead: hexBytes("5ACE7E50AB65D5D51FD5BF5A16B8205B"))
         var dumped = ""
         dump(keys, to: &dumped)
@@ -353,10 +353,10 @@ struct NTAG424SDMTests {
             let encrypted = try picc.encrypted(metaReadKey: zero, padding: [UInt8](repeating: 0xA5, count: 16))
             #expect(try SDMPICCData.decrypt(encrypted, metaReadKey: zero) == picc)
         }
-        let error = #expect(throws: SDMError.self) { _ = try SDMPICCData(plaintext: hexBytes("F704DE5F1EACC0403D0000DA5CF60941")) }
+        let error = #expect(throws: NTAG424Error.self) { _ = try SDMPICCData(plaintext: hexBytes("F704DE5F1EACC0403D0000DA5CF60941")) }
         #expect(error?.code == .unsupportedPICCData)
-        #expect(throws: SDMError.self) { _ = try SDMPICCData(uid: hexBytes("04DE5F1E"), readCounter: nil) }
-        #expect(throws: SDMError.self) { _ = try SDMPICCData(uid: nil, readCounter: 0x1000000) }
+        #expect(throws: NTAG424Error.self) { _ = try SDMPICCData(uid: hexBytes("04DE5F1E"), readCounter: nil) }
+        #expect(throws: NTAG424Error.self) { _ = try SDMPICCData(uid: nil, readCounter: 0x1000000) }
     }
 
     /// One AES block decrypted under the zero key (the PICC data's plaintext, padding included).

@@ -63,11 +63,11 @@ public struct NTAG424DiversifiedKeys: Sendable, CustomStringConvertible, CustomD
     }
 
     /// The master and shared keys of `file`.
-    /// - Throws: ``SDMError`` `invalidKey` when the file gives no master key, a master key of a
+    /// - Throws: ``NTAG424Error`` `invalidKey` when the file gives no master key, a master key of a
     ///   key that cannot be diversified (`sdmMetaReadMaster`) or of no known key, both a master
     ///   and a plain key of one name, or the same key value twice (two keys diversified from one
     ///   master would be equal on every tag). The reason names entries, never digits.
-    public init(_ file: NTAG424KeyFile) throws(SDMError) {
+    public init(_ file: NTAG424KeyFile) throws(NTAG424Error) {
         var masters: [String: Bytes] = [:]
         var shared: [String: Bytes] = [:]
         let canonical = Dictionary(uniqueKeysWithValues: (Self.diversifiableNames + Self.sharedOnlyNames).map { ($0.lowercased(), $0) })
@@ -76,25 +76,25 @@ public struct NTAG424DiversifiedKeys: Sendable, CustomStringConvertible, CustomD
             if name.hasSuffix(Self.masterSuffix.lowercased()) {
                 let base = String(name.dropLast(Self.masterSuffix.count))
                 if Self.sharedOnlyNames.contains(where: { $0.lowercased() == base }) {
-                    throw SDMError(
+                    throw NTAG424Error(
                         .invalidKey,
                         "'\(canonical[base] ?? base)\(Self.masterSuffix)': \(canonical[base] ?? base) cannot be diversified (a server needs it to learn the UID); give it as '\(canonical[base] ?? base) = HEX'")
                 }
                 guard let known = canonical[base] else {
-                    throw SDMError(.invalidKey, "'\(base)\(Self.masterSuffix)' is not a key that can be diversified (\(Self.diversifiableNames.map { $0 + Self.masterSuffix }.joined(separator: ", ")))")
+                    throw NTAG424Error(.invalidKey, "'\(base)\(Self.masterSuffix)' is not a key that can be diversified (\(Self.diversifiableNames.map { $0 + Self.masterSuffix }.joined(separator: ", ")))")
                 }
                 masters[known] = key
             } else {
                 shared[canonical[name] ?? name] = key
             }
         }
-        guard !masters.isEmpty else { throw SDMError(.invalidKey, "the keys file gives no master key ('key0\(Self.masterSuffix) = HEX', ...)") }
+        guard !masters.isEmpty else { throw NTAG424Error(.invalidKey, "the keys file gives no master key ('key0\(Self.masterSuffix) = HEX', ...)") }
         for name in masters.keys where shared[name] != nil {
-            throw SDMError(.invalidKey, "'\(name)' is given both as a key and as '\(name)\(Self.masterSuffix)': give one")
+            throw NTAG424Error(.invalidKey, "'\(name)' is given both as a key and as '\(name)\(Self.masterSuffix)': give one")
         }
         let values = Array(masters.values) + Array(shared.values)
         guard Set(values).count == values.count else {
-            throw SDMError(.invalidKey, "two entries of the keys file hold the same key: each master and shared key must differ")
+            throw NTAG424Error(.invalidKey, "two entries of the keys file hold the same key: each master and shared key must differ")
         }
         self.masters = masters
         self.shared = shared
@@ -105,18 +105,18 @@ public struct NTAG424DiversifiedKeys: Sendable, CustomStringConvertible, CustomD
     public var diversifiedNames: [String] { Self.diversifiableNames.filter { masters[$0] != nil } }
 
     /// The AN10922 diversification input M of the tag `uid`: UID ‖ system identifier.
-    /// - Throws: ``SDMError`` `invalidLength` for a UID that is not 7 bytes.
-    public func input(uid: Bytes) throws(SDMError) -> Bytes {
+    /// - Throws: ``NTAG424Error`` `invalidLength` for a UID that is not 7 bytes.
+    public func input(uid: Bytes) throws(NTAG424Error) -> Bytes {
         guard uid.count == NTAG424SDM.uidLength else {
-            throw SDMError(.invalidLength, "a diversification UID has \(NTAG424SDM.uidLength) bytes, got \(uid.count)")
+            throw NTAG424Error(.invalidLength, "a diversification UID has \(NTAG424SDM.uidLength) bytes, got \(uid.count)")
         }
         return AN10922.input(uid: uid, systemIdentifier: systemIdentifier)
     }
 
     /// The keys file of the tag `uid`: every master key replaced by the tag's diversified key,
     /// the shared keys as they are.
-    /// - Throws: ``SDMError`` `invalidLength` for a UID that is not 7 bytes; `crypto`.
-    public func keys(forUID uid: Bytes) throws(SDMError) -> NTAG424KeyFile {
+    /// - Throws: ``NTAG424Error`` `invalidLength` for a UID that is not 7 bytes; `crypto`.
+    public func keys(forUID uid: Bytes) throws(NTAG424Error) -> NTAG424KeyFile {
         let input = try input(uid: uid)
         var keys = shared
         for (name, master) in masters {
@@ -129,12 +129,12 @@ public struct NTAG424DiversifiedKeys: Sendable, CustomStringConvertible, CustomD
     public var sharedMetaReadKey: Bytes? { shared[NTAG424KeyFile.sdmMetaReadName] }
 
     /// The SDMFileRead key of the tag `uid` (diversified, or shared when the file gives it plain).
-    /// - Throws: ``SDMError`` `invalidKey` when the file gives neither; `invalidLength`; `crypto`.
-    public func fileReadKey(forUID uid: Bytes) throws(SDMError) -> Bytes {
+    /// - Throws: ``NTAG424Error`` `invalidKey` when the file gives neither; `invalidLength`; `crypto`.
+    public func fileReadKey(forUID uid: Bytes) throws(NTAG424Error) -> Bytes {
         let name = NTAG424KeyFile.sdmFileReadName
         if let key = shared[name] { return key }
         guard masters[name] != nil, let key = try keys(forUID: uid).key(name) else {
-            throw SDMError(.invalidKey, "no '\(name)\(Self.masterSuffix)' or '\(name)' key is given")
+            throw NTAG424Error(.invalidKey, "no '\(name)\(Self.masterSuffix)' or '\(name)' key is given")
         }
         return key
     }
@@ -144,10 +144,10 @@ public struct NTAG424DiversifiedKeys: Sendable, CustomStringConvertible, CustomD
     /// diversified for the UID it holds.
     /// - Throws: as ``SUNVerifier/verify(url:names:keys:)``; `invalidKey` when the URL mirrors
     ///   no UID (a diversified key needs it).
-    public func verify(url: String, names: SUNParameterNames = SUNParameterNames()) throws(SDMError) -> SUNTap {
-        try SUNVerifier.verify(url: url, names: names, metaReadKey: sharedMetaReadKey) { picc throws(SDMError) in
+    public func verify(url: String, names: SUNParameterNames = SUNParameterNames()) throws(NTAG424Error) -> SUNTap {
+        try SUNVerifier.verify(url: url, names: names, metaReadKey: sharedMetaReadKey) { picc throws(NTAG424Error) in
             guard let uid = picc.uid else {
-                throw SDMError(.invalidKey, "the URL mirrors no UID: a diversified SDMFileRead key cannot be found without it")
+                throw NTAG424Error(.invalidKey, "the URL mirrors no UID: a diversified SDMFileRead key cannot be found without it")
             }
             return try fileReadKey(forUID: uid)
         }
@@ -156,16 +156,16 @@ public struct NTAG424DiversifiedKeys: Sendable, CustomStringConvertible, CustomD
     /// A key's fingerprint: the first 8 hex digits (upper case) of its AES-CMAC over a block of
     /// 16 zero bytes, in the manner of a key check value (ANSI X9.24-1's AES KCV uses the same
     /// CMAC). It tells two keys apart and says nothing usable about the key.
-    /// - Throws: ``SDMError`` `invalidKey` for a key that is not 16 bytes; `crypto`.
-    public static func fingerprint(_ key: Bytes) throws(SDMError) -> String {
+    /// - Throws: ``NTAG424Error`` `invalidKey` for a key that is not 16 bytes; `crypto`.
+    public static func fingerprint(_ key: Bytes) throws(NTAG424Error) -> String {
         let mac = try SDMCrypto.run { () throws(CryptoError) in try AES128.cmac(key: key, SDMCrypto.zeroBlock) }
         return String(Hex.encode(mac, uppercase: true).prefix(fingerprintLength))
     }
 
     /// How each key is made (diversified keys first, in ``diversifiableNames`` order, then the
     /// shared ones by name): names and fingerprints, never a key.
-    /// - Throws: ``SDMError`` `crypto`.
-    public func identifiers() throws(SDMError) -> [Identifier] {
+    /// - Throws: ``NTAG424Error`` `crypto`.
+    public func identifiers() throws(NTAG424Error) -> [Identifier] {
         var out: [Identifier] = []
         for name in diversifiedNames {
             guard let master = masters[name] else { continue }

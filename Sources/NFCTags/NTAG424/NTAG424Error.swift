@@ -57,9 +57,12 @@ public struct NTAG424Status: RawRepresentable, Error, Sendable, Hashable, Custom
 }
 
 /// Why an NTAG 424 DNA operation failed: a status the chip answered, a response that does not
-/// verify or parse, or a transport failure. ``code`` is stable; ``reason`` names the command and,
-/// for a status, its status word; ``offset`` is the byte of the response (or encoded structure)
-/// at fault when there is one.
+/// verify or parse, or a transport failure; or why SDM data (a SUN URL, a `{sun:…}` template, a
+/// keys file, PICC data, a file layout) could not be made or checked. ``code`` is stable;
+/// ``reason`` names the command and, for a status, its status word; ``offset`` is the byte of the
+/// response (or encoded structure) at fault, or for SDM data the place in the input (a character
+/// in a URL or text, a byte in a file, a line of a keys file), when there is one. ``subject``
+/// tells the two kinds apart.
 public struct NTAG424Error: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
     public enum Code: String, Sendable, Hashable, CaseIterable {
@@ -84,6 +87,53 @@ public struct NTAG424Error: Error, Sendable, Hashable, CustomStringConvertible {
         case transport
         /// The cryptographic library failed.
         case crypto
+
+        // SDM data (``Subject/sdmData``): a SUN URL, a template, a keys file, PICC data.
+
+        /// Text that should be hex is not (a non-hex character, an odd count).
+        case invalidHex
+        /// A value of the wrong length (PICC data, MAC, UID, counter, key).
+        case invalidLength
+        /// A key that is missing or not 16 bytes.
+        case invalidKey
+        /// Decrypted PICC data that no chip produces (reserved bits, a UID length other than
+        /// 7): the wrong SDMMetaReadKey, or altered data.
+        case unsupportedPICCData
+        /// The SDMMAC does not match: altered data or the wrong SDMFileReadKey.
+        case macMismatch
+        /// A URL without a parameter verification needs.
+        case missingParameter
+        /// A parameter that occurs more than once.
+        case duplicateParameter
+        /// A `{sun:…}` placeholder that is unknown, repeated, or missing its partner.
+        case invalidPlaceholder
+        /// Offsets the chip would refuse (outside the file, overlapping, out of order).
+        case illegalLayout
+        /// The read counter is at its limit.
+        case counterExhausted
+        /// The message cannot be encoded (NDEF refused it).
+        case invalidMessage
+
+        /// Whether the code is about SDM data only (every code from ``invalidHex`` on);
+        /// ``crypto`` is shared by both subjects.
+        public var isSDMData: Bool {
+            switch self {
+            case .status, .authenticationFailed, .integrity, .malformed, .invalidParameter, .notAuthenticated, .notSupported, .transport, .crypto:
+                false
+            case .invalidHex, .invalidLength, .invalidKey, .unsupportedPICCData, .macMismatch, .missingParameter, .duplicateParameter,
+                .invalidPlaceholder, .illegalLayout, .counterExhausted, .invalidMessage:
+                true
+            }
+        }
+    }
+
+    /// What an error is about, which also decides how ``description`` reads.
+    public enum Subject: Sendable, Hashable {
+        /// An exchange with the chip or its encoded structures: `reason at offset N [code]`.
+        case chip
+        /// SDM data on the host (a SUN URL, a template, a keys file, PICC data, a layout):
+        /// `code at offset N: reason`, as `nfctool sun verify` and `ntag424 setup` print it.
+        case sdmData
     }
 
     /// The stable code.
@@ -96,27 +146,46 @@ public struct NTAG424Error: Error, Sendable, Hashable, CustomStringConvertible {
     public var offset: Int?
     /// The tag-layer error underneath a ``Code/transport`` failure.
     public var underlying: NFCTagError?
+    /// What the error is about: the chip, or SDM data.
+    public var subject: Subject
 
-    /// Creates an error.
+    /// Creates an error; its ``subject`` is ``Subject/sdmData`` for an SDM code
+    /// (``Code/isSDMData``), else ``Subject/chip``.
     public init(_ code: Code, status: NTAG424Status? = nil, at offset: Int? = nil, _ reason: String, underlying: NFCTagError? = nil) {
         self.code = code
         self.status = status
         self.reason = reason
         self.offset = offset
         self.underlying = underlying
+        self.subject = code.isSDMData ? .sdmData : .chip
     }
 
-    /// `reason [code]`, with the offset when known.
+    /// Creates an error about SDM data, whatever its code (``Code/crypto`` is shared).
+    public init(sdmData code: Code, at offset: Int? = nil, _ reason: String) {
+        self.init(code, at: offset, reason)
+        subject = .sdmData
+    }
+
+    /// About the chip: `reason [code]`, with the offset when known. About SDM data:
+    /// `code at offset N: reason`, or `code: reason`.
     public var description: String {
-        if let offset { return "\(reason) at offset \(offset) [\(code.rawValue)]" }
-        return "\(reason) [\(code.rawValue)]"
+        switch subject {
+        case .chip:
+            if let offset { return "\(reason) at offset \(offset) [\(code.rawValue)]" }
+            return "\(reason) [\(code.rawValue)]"
+        case .sdmData:
+            if let offset { return "\(code.rawValue) at offset \(offset): \(reason)" }
+            return "\(code.rawValue): \(reason)"
+        }
     }
 
     /// The same failure as an ``NFCTagError`` for callers that match the tag layer's codes:
     /// statuses of refused access → `authenticationFailed` / `readOnly`, integrity →
-    /// `tagResponse`, transport → the underlying error.
+    /// `tagResponse`, transport → the underlying error; SDM data at fault → `invalidParameter`,
+    /// its reason the whole ``description``.
     public var tagError: NFCTagError {
         if let underlying { return underlying }
+        if subject == .sdmData { return NFCTagError(.invalidParameter, description) }
         switch code {
         case .authenticationFailed: return NFCTagError(.authenticationFailed, at: offset, reason)
         case .status where status == .authenticationError: return NFCTagError(.passwordRequired, at: offset, reason)
@@ -125,6 +194,9 @@ public struct NTAG424Error: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidParameter: return NFCTagError(.invalidParameter, at: offset, reason)
         case .notAuthenticated: return NFCTagError(.passwordRequired, at: offset, reason)
         case .notSupported: return NFCTagError(.notSupported, at: offset, reason)
+        case .invalidHex, .invalidLength, .invalidKey, .unsupportedPICCData, .macMismatch, .missingParameter, .duplicateParameter,
+            .invalidPlaceholder, .illegalLayout, .counterExhausted, .invalidMessage:
+            return NFCTagError(.invalidParameter, description)
         }
     }
 }

@@ -37,10 +37,10 @@ public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
     public var names: [String] { keys.keys.sorted() }
 
     /// Parses a keys file.
-    /// - Throws: ``SDMError`` `invalidKey` for an entry that is not `name = 32 hex digits` or a
+    /// - Throws: ``NTAG424Error`` `invalidKey` for an entry that is not `name = 32 hex digits` or a
     ///   name given twice; its offset is the entry's line (1-based; the entry's number when
     ///   entries are split by `;`).
-    public init(text: String) throws(SDMError) {
+    public init(text: String) throws(NTAG424Error) {
         var keys: [String: Bytes] = [:]
         var systemIdentifier: Bytes?
         var lineNumber = 0
@@ -51,7 +51,7 @@ public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
             let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = parts[0].trimmingCharacters(in: " \t")
             guard parts.count == 2, !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-                throw SDMError(.invalidKey, at: lineNumber, "line \(lineNumber) is not 'name = 32 hex digits'")
+                throw NTAG424Error(.invalidKey, at: lineNumber, "line \(lineNumber) is not 'name = 32 hex digits'")
             }
             let value = parts[1].trimmingCharacters(in: " \t")
             let digits = Array(value.utf8)
@@ -59,17 +59,17 @@ public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
                 let limit = 2 * Self.maximumSystemIdentifierLength
                 guard !digits.isEmpty, digits.count <= limit, digits.count % 2 == 0, digits.allSatisfy({ Self.isHexDigit($0) }),
                       let bytes = try? Hex.decode(value) else {
-                    throw SDMError(.invalidKey, at: lineNumber, "line \(lineNumber) ('\(name)'): a system identifier is 2 to \(limit) hex digits")
+                    throw NTAG424Error(.invalidKey, at: lineNumber, "line \(lineNumber) ('\(name)'): a system identifier is 2 to \(limit) hex digits")
                 }
-                guard systemIdentifier == nil else { throw SDMError(.invalidKey, at: lineNumber, "line \(lineNumber): '\(name)' is given twice") }
+                guard systemIdentifier == nil else { throw NTAG424Error(.invalidKey, at: lineNumber, "line \(lineNumber): '\(name)' is given twice") }
                 systemIdentifier = Bytes(bytes)
                 continue
             }
             guard digits.count == 32, digits.allSatisfy({ Self.isHexDigit($0) }), let bytes = try? Hex.decode(value) else {
-                throw SDMError(.invalidKey, at: lineNumber, "line \(lineNumber) ('\(name)'): a key is 32 hex digits (AES-128)")
+                throw NTAG424Error(.invalidKey, at: lineNumber, "line \(lineNumber) ('\(name)'): a key is 32 hex digits (AES-128)")
             }
             guard keys[name.lowercased()] == nil else {
-                throw SDMError(.invalidKey, at: lineNumber, "line \(lineNumber): '\(name)' is given twice")
+                throw NTAG424Error(.invalidKey, at: lineNumber, "line \(lineNumber): '\(name)' is given twice")
             }
             keys[name.lowercased()] = Bytes(bytes)
         }
@@ -87,11 +87,11 @@ public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
     public func key(_ name: String) -> Bytes? { keys[name.lowercased()] }
 
     /// The SDM keys the file gives (either may be absent).
-    /// - Throws: ``SDMError`` `invalidKey` when the file gives neither.
-    public func sdmKeys() throws(SDMError) -> SDMKeys {
+    /// - Throws: ``NTAG424Error`` `invalidKey` when the file gives neither.
+    public func sdmKeys() throws(NTAG424Error) -> SDMKeys {
         let metaRead = key(Self.sdmMetaReadName), fileRead = key(Self.sdmFileReadName)
         guard metaRead != nil || fileRead != nil else {
-            throw SDMError(.invalidKey, "no '\(Self.sdmMetaReadName)' or '\(Self.sdmFileReadName)' key is given")
+            throw NTAG424Error(.invalidKey, "no '\(Self.sdmMetaReadName)' or '\(Self.sdmFileReadName)' key is given")
         }
         return try SDMKeys(metaRead: metaRead, fileRead: fileRead)
     }

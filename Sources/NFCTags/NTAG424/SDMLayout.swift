@@ -60,12 +60,12 @@ public struct SDMLayout: Sendable, Hashable {
     ///   macOffset`;
     /// - every mirrored range lies inside the file (and under 2²⁴), and no two overlap.
     ///
-    /// - Throws: ``SDMError`` `illegalLayout`, its offset the one at fault.
+    /// - Throws: ``NTAG424Error`` `illegalLayout`, its offset the one at fault.
     public init(
         mirrorsUID: Bool, mirrorsCounter: Bool, piccDataOffset: Int? = nil, uidOffset: Int? = nil, counterOffset: Int? = nil,
         macInputOffset: Int? = nil, macOffset: Int? = nil, encryptedFileData: Range? = nil, fileSize: Int = NTAG424SDM.ndefFileSize
-    ) throws(SDMError) {
-        func illegal(_ offset: Int?, _ reason: String) -> SDMError { SDMError(.illegalLayout, at: offset, reason) }
+    ) throws(NTAG424Error) {
+        func illegal(_ offset: Int?, _ reason: String) -> NTAG424Error { NTAG424Error(.illegalLayout, at: offset, reason) }
         guard fileSize > 0, fileSize <= NTAG424SDM.maximumOffset + 1 else { throw illegal(nil, "a file of \(fileSize) bytes cannot hold SDM mirrors") }
         var ranges: [(name: String, range: Range)] = []
         if let piccDataOffset {
@@ -133,11 +133,11 @@ public struct SDMLayout: Sendable, Hashable {
     /// (NT4H2421Gx 9.3): PICC data (encrypted with random `padding`, or plain), then
     /// SDMENCFileData (the first half of its range encrypted, written as hex over the whole
     /// range), then the SDMMAC over the bytes from SDMMACInputOffset as they now read.
-    /// - Throws: ``SDMError`` `invalidLength` for a file shorter than the layout or a UID that
+    /// - Throws: ``NTAG424Error`` `invalidLength` for a file shorter than the layout or a UID that
     ///   is not 7 bytes; `invalidKey` for a key the layout needs and `keys` lacks; `crypto`.
-    public func mirror(file: [UInt8], uid: Bytes, counter: UInt32, keys: SDMKeys, padding: [UInt8]) throws(SDMError) -> [UInt8] {
+    public func mirror(file: [UInt8], uid: Bytes, counter: UInt32, keys: SDMKeys, padding: [UInt8]) throws(NTAG424Error) -> [UInt8] {
         guard file.count >= requiredLength else {
-            throw SDMError(.invalidLength, "the file has \(file.count) bytes; the mirrors need \(requiredLength)")
+            throw NTAG424Error(.invalidLength, "the file has \(file.count) bytes; the mirrors need \(requiredLength)")
         }
         let picc = try SDMPICCData(uid: mirrorsUID ? uid : nil, readCounter: mirrorsCounter ? counter : nil)
         var out = file

@@ -12,11 +12,11 @@ public struct SDMKeys: Sendable, Hashable, CustomStringConvertible, CustomDebugS
     public let fileRead: Bytes?
 
     /// Keys, each 16 bytes when given.
-    /// - Throws: ``SDMError`` `invalidKey` for a key that is not 16 bytes.
-    public init(metaRead: Bytes?, fileRead: Bytes?) throws(SDMError) {
+    /// - Throws: ``NTAG424Error`` `invalidKey` for a key that is not 16 bytes.
+    public init(metaRead: Bytes?, fileRead: Bytes?) throws(NTAG424Error) {
         for (name, key) in [("SDMMetaReadKey", metaRead), ("SDMFileReadKey", fileRead)] {
             if let key, key.count != AES128.blockSize {
-                throw SDMError(.invalidKey, "\(name) has 16 bytes, got \(key.count)")
+                throw NTAG424Error(.invalidKey, "\(name) has 16 bytes, got \(key.count)")
             }
         }
         self.metaRead = metaRead
@@ -34,13 +34,13 @@ public struct SDMKeys: Sendable, Hashable, CustomStringConvertible, CustomDebugS
     /// No children: `dump` and the debugger show no key bytes.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
-    func requireMetaRead() throws(SDMError) -> Bytes {
-        guard let metaRead else { throw SDMError(.invalidKey, "encrypted PICC data needs the SDMMetaReadKey") }
+    func requireMetaRead() throws(NTAG424Error) -> Bytes {
+        guard let metaRead else { throw NTAG424Error(.invalidKey, "encrypted PICC data needs the SDMMetaReadKey") }
         return metaRead
     }
 
-    func requireFileRead() throws(SDMError) -> Bytes {
-        guard let fileRead else { throw SDMError(.invalidKey, "the SDMMAC needs the SDMFileReadKey") }
+    func requireFileRead() throws(NTAG424Error) -> Bytes {
+        guard let fileRead else { throw NTAG424Error(.invalidKey, "the SDMMAC needs the SDMFileReadKey") }
         return fileRead
     }
 }
@@ -53,14 +53,14 @@ public struct SDMPICCData: Sendable, Hashable {
     public let readCounter: UInt32?
 
     /// PICC data.
-    /// - Throws: ``SDMError`` `invalidLength` for a UID that is not 7 bytes, a counter above
+    /// - Throws: ``NTAG424Error`` `invalidLength` for a UID that is not 7 bytes, a counter above
     ///   ``NTAG424SDM/counterMaximum``.
-    public init(uid: Bytes?, readCounter: UInt32?) throws(SDMError) {
+    public init(uid: Bytes?, readCounter: UInt32?) throws(NTAG424Error) {
         if let uid, uid.count != NTAG424SDM.uidLength {
-            throw SDMError(.invalidLength, "a mirrored UID has 7 bytes, got \(uid.count)")
+            throw NTAG424Error(.invalidLength, "a mirrored UID has 7 bytes, got \(uid.count)")
         }
         if let readCounter, readCounter > NTAG424SDM.counterMaximum {
-            throw SDMError(.invalidLength, "SDMReadCtr has 24 bits, got \(readCounter)")
+            throw NTAG424Error(.invalidLength, "SDMReadCtr has 24 bits, got \(readCounter)")
         }
         self.uid = uid
         self.readCounter = readCounter
@@ -91,19 +91,19 @@ public struct SDMPICCData: Sendable, Hashable {
 
     /// The 16-byte plaintext: PICCDataTag ‖ UID ‖ SDMReadCtr ‖ `padding` (the chip's random
     /// bytes; as many as the block needs, taken from the front of `padding`).
-    /// - Throws: ``SDMError`` `invalidLength` when `padding` is too short.
-    public func plaintext(padding: [UInt8]) throws(SDMError) -> Bytes {
+    /// - Throws: ``NTAG424Error`` `invalidLength` when `padding` is too short.
+    public func plaintext(padding: [UInt8]) throws(NTAG424Error) -> Bytes {
         let head = [tag] + mirroredBytes
         let needed = NTAG424SDM.encryptedPICCDataLength - head.count
         guard padding.count >= needed else {
-            throw SDMError(.invalidLength, "PICC data needs \(needed) bytes of padding, got \(padding.count)")
+            throw NTAG424Error(.invalidLength, "PICC data needs \(needed) bytes of padding, got \(padding.count)")
         }
         return Bytes(head + padding.prefix(needed))
     }
 
     /// The encrypted PICC data: AES-128 under SDMMetaReadKey (CBC from a zero IV, one block).
-    /// - Throws: ``SDMError`` `invalidKey`, `invalidLength`, `crypto`.
-    public func encrypted(metaReadKey: Bytes, padding: [UInt8]) throws(SDMError) -> Bytes {
+    /// - Throws: ``NTAG424Error`` `invalidKey`, `invalidLength`, `crypto`.
+    public func encrypted(metaReadKey: Bytes, padding: [UInt8]) throws(NTAG424Error) -> Bytes {
         let plain = try plaintext(padding: padding)
         return try SDMCrypto.run { () throws(CryptoError) in
             try AES128.encryptCBC(key: metaReadKey, iv: SDMCrypto.zeroBlock, plain)
@@ -111,17 +111,17 @@ public struct SDMPICCData: Sendable, Hashable {
     }
 
     /// The PICC data in a decrypted block.
-    /// - Throws: ``SDMError`` `invalidLength` for a block that is not 16 bytes,
+    /// - Throws: ``NTAG424Error`` `invalidLength` for a block that is not 16 bytes,
     ///   `unsupportedPICCData` (offset 0) for a PICCDataTag no chip writes.
-    public init(plaintext: Bytes) throws(SDMError) {
+    public init(plaintext: Bytes) throws(NTAG424Error) {
         guard plaintext.count == NTAG424SDM.encryptedPICCDataLength else {
-            throw SDMError(.invalidLength, "PICC data is one 16-byte block, got \(plaintext.count) bytes")
+            throw NTAG424Error(.invalidLength, "PICC data is one 16-byte block, got \(plaintext.count) bytes")
         }
         let tag = plaintext[0]
         let uidLength = Int(tag & PICCDataTagBits.uidLengthMask)
         let mirrorsUID = tag & PICCDataTagBits.uidMirror != 0
         guard tag & PICCDataTagBits.reserved == 0, mirrorsUID ? uidLength == NTAG424SDM.uidLength : uidLength == 0 else {
-            throw SDMError(
+            throw NTAG424Error(
                 .unsupportedPICCData, at: 0,
                 "PICCDataTag \(Hex.encode([tag], uppercase: true)) is not one a chip writes (wrong SDMMetaReadKey, or altered data)")
         }
@@ -139,10 +139,10 @@ public struct SDMPICCData: Sendable, Hashable {
     }
 
     /// Decrypts encrypted PICC data under SDMMetaReadKey.
-    /// - Throws: ``SDMError`` `invalidLength`, `invalidKey`, `unsupportedPICCData`, `crypto`.
-    public static func decrypt(_ encrypted: Bytes, metaReadKey: Bytes) throws(SDMError) -> SDMPICCData {
+    /// - Throws: ``NTAG424Error`` `invalidLength`, `invalidKey`, `unsupportedPICCData`, `crypto`.
+    public static func decrypt(_ encrypted: Bytes, metaReadKey: Bytes) throws(NTAG424Error) -> SDMPICCData {
         guard encrypted.count == NTAG424SDM.encryptedPICCDataLength else {
-            throw SDMError(.invalidLength, "encrypted PICC data has 16 bytes, got \(encrypted.count)")
+            throw NTAG424Error(.invalidLength, "encrypted PICC data has 16 bytes, got \(encrypted.count)")
         }
         let plain = try SDMCrypto.run { () throws(CryptoError) in
             try AES128.decryptCBC(key: metaReadKey, iv: SDMCrypto.zeroBlock, encrypted)
@@ -159,8 +159,8 @@ public struct SDMSessionKeys: Sendable, Hashable, CustomStringConvertible {
     public let mac: Bytes
 
     /// The session keys of `picc`'s read.
-    /// - Throws: ``SDMError`` `invalidKey`, `crypto`.
-    public init(fileReadKey: Bytes, picc: SDMPICCData) throws(SDMError) {
+    /// - Throws: ``NTAG424Error`` `invalidKey`, `crypto`.
+    public init(fileReadKey: Bytes, picc: SDMPICCData) throws(NTAG424Error) {
         let sv1 = picc.sessionVector(prefix: NTAG424SDM.sessionVector1Prefix)
         let sv2 = picc.sessionVector(prefix: NTAG424SDM.sessionVector2Prefix)
         encryption = try SDMCrypto.run { () throws(CryptoError) in try AES128.cmac(key: fileReadKey, sv1) }
@@ -175,8 +175,8 @@ public struct SDMSessionKeys: Sendable, Hashable, CustomStringConvertible {
 /// to SDMMACOffset (possibly none), truncated to its odd-indexed bytes (S1, S3, …, S15).
 public enum SDMMAC {
     /// The full 16-byte CMAC of `input` under the session MAC key.
-    /// - Throws: ``SDMError`` `invalidKey`, `crypto`.
-    public static func full(sessionKey: Bytes, input: Bytes) throws(SDMError) -> Bytes {
+    /// - Throws: ``NTAG424Error`` `invalidKey`, `crypto`.
+    public static func full(sessionKey: Bytes, input: Bytes) throws(NTAG424Error) -> Bytes {
         try SDMCrypto.run { () throws(CryptoError) in try AES128.cmac(key: sessionKey, input) }
     }
 
@@ -186,17 +186,17 @@ public enum SDMMAC {
     }
 
     /// The 8-byte SDMMAC of a read: session key from `fileReadKey` and `picc`, CMAC over `input`.
-    /// - Throws: ``SDMError`` `invalidKey`, `crypto`.
-    public static func compute(fileReadKey: Bytes, picc: SDMPICCData, input: Bytes) throws(SDMError) -> Bytes {
+    /// - Throws: ``NTAG424Error`` `invalidKey`, `crypto`.
+    public static func compute(fileReadKey: Bytes, picc: SDMPICCData, input: Bytes) throws(NTAG424Error) -> Bytes {
         let keys = try SDMSessionKeys(fileReadKey: fileReadKey, picc: picc)
         return truncate(try full(sessionKey: keys.mac, input: input))
     }
 
     /// Whether `mac` is the SDMMAC of the read, compared in constant time.
-    /// - Throws: ``SDMError`` `invalidLength` for a MAC that is not 8 bytes; `invalidKey`, `crypto`.
-    public static func verify(_ mac: Bytes, fileReadKey: Bytes, picc: SDMPICCData, input: Bytes) throws(SDMError) -> Bool {
+    /// - Throws: ``NTAG424Error`` `invalidLength` for a MAC that is not 8 bytes; `invalidKey`, `crypto`.
+    public static func verify(_ mac: Bytes, fileReadKey: Bytes, picc: SDMPICCData, input: Bytes) throws(NTAG424Error) -> Bool {
         guard mac.count == NTAG424SDM.macLength else {
-            throw SDMError(.invalidLength, "an SDMMAC has 8 bytes, got \(mac.count)")
+            throw NTAG424Error(.invalidLength, "an SDMMAC has 8 bytes, got \(mac.count)")
         }
         let expected = try compute(fileReadKey: fileReadKey, picc: picc, input: input)
         var difference: UInt8 = 0
@@ -209,30 +209,30 @@ public enum SDMMAC {
 /// IVe = E(KSesSDMFileReadENC, SDMReadCtr ‖ 0¹³). Needs the UID and the counter mirrored.
 public enum SDMFileDataCipher {
     /// IVe of a read.
-    /// - Throws: ``SDMError`` `invalidLength` when the counter is not mirrored; `crypto`.
-    public static func iv(sessionKeys: SDMSessionKeys, picc: SDMPICCData) throws(SDMError) -> Bytes {
+    /// - Throws: ``NTAG424Error`` `invalidLength` when the counter is not mirrored; `crypto`.
+    public static func iv(sessionKeys: SDMSessionKeys, picc: SDMPICCData) throws(NTAG424Error) -> Bytes {
         guard picc.readCounter != nil, picc.uid != nil else {
-            throw SDMError(.invalidLength, "SDMENCFileData needs the UID and SDMReadCtr mirrored")
+            throw NTAG424Error(.invalidLength, "SDMENCFileData needs the UID and SDMReadCtr mirrored")
         }
         let block = Bytes(picc.counterBytesLSBFirst + [UInt8](repeating: 0, count: AES128.blockSize - NTAG424SDM.counterLength))
         return try SDMCrypto.run { () throws(CryptoError) in try AES128.encryptECB(key: sessionKeys.encryption, block) }
     }
 
     /// `plaintext` (whole blocks) encrypted as the chip does on a read.
-    /// - Throws: ``SDMError`` `invalidLength` for data that is not whole blocks; `invalidKey`, `crypto`.
-    public static func encrypt(_ plaintext: Bytes, fileReadKey: Bytes, picc: SDMPICCData) throws(SDMError) -> Bytes {
+    /// - Throws: ``NTAG424Error`` `invalidLength` for data that is not whole blocks; `invalidKey`, `crypto`.
+    public static func encrypt(_ plaintext: Bytes, fileReadKey: Bytes, picc: SDMPICCData) throws(NTAG424Error) -> Bytes {
         try transform(plaintext, fileReadKey: fileReadKey, picc: picc, encrypt: true)
     }
 
     /// `ciphertext` (whole blocks) decrypted, as a server does.
     /// - Throws: as ``encrypt(_:fileReadKey:picc:)``.
-    public static func decrypt(_ ciphertext: Bytes, fileReadKey: Bytes, picc: SDMPICCData) throws(SDMError) -> Bytes {
+    public static func decrypt(_ ciphertext: Bytes, fileReadKey: Bytes, picc: SDMPICCData) throws(NTAG424Error) -> Bytes {
         try transform(ciphertext, fileReadKey: fileReadKey, picc: picc, encrypt: false)
     }
 
-    private static func transform(_ data: Bytes, fileReadKey: Bytes, picc: SDMPICCData, encrypt: Bool) throws(SDMError) -> Bytes {
+    private static func transform(_ data: Bytes, fileReadKey: Bytes, picc: SDMPICCData, encrypt: Bool) throws(NTAG424Error) -> Bytes {
         guard !data.isEmpty, data.count % AES128.blockSize == 0 else {
-            throw SDMError(.invalidLength, "SDMENCFileData is whole 16-byte blocks, got \(data.count) bytes")
+            throw NTAG424Error(.invalidLength, "SDMENCFileData is whole 16-byte blocks, got \(data.count) bytes")
         }
         let keys = try SDMSessionKeys(fileReadKey: fileReadKey, picc: picc)
         let iv = try iv(sessionKeys: keys, picc: picc)
@@ -246,12 +246,12 @@ public enum SDMFileDataCipher {
 enum SDMCrypto {
     static let zeroBlock = Bytes([UInt8](repeating: 0, count: AES128.blockSize))
 
-    static func run<T>(_ body: () throws(CryptoError) -> T) throws(SDMError) -> T {
+    static func run<T>(_ body: () throws(CryptoError) -> T) throws(NTAG424Error) -> T {
         do { return try body() } catch {
             switch error.code {
-            case .invalidKey: throw SDMError(.invalidKey, error.reason)
-            case .invalidInput: throw SDMError(.invalidLength, error.reason)
-            default: throw SDMError(.crypto, error.description)
+            case .invalidKey: throw NTAG424Error(.invalidKey, error.reason)
+            case .invalidInput: throw NTAG424Error(.invalidLength, error.reason)
+            default: throw NTAG424Error(sdmData: .crypto, error.description)
             }
         }
     }

@@ -64,10 +64,10 @@ public struct SDMURLTemplate: Sendable, Hashable {
     public static func holdsPlaceholder(_ text: String) -> Bool { text.contains(marker) }
 
     /// The template of `url`.
-    /// - Throws: ``SDMError`` `invalidPlaceholder` (offset: the placeholder's character in the
+    /// - Throws: ``NTAG424Error`` `invalidPlaceholder` (offset: the placeholder's character in the
     ///   URL), `invalidMessage` when the URL is not a valid URI, `illegalLayout` when the file
     ///   does not fit `fileSize` or the chip would refuse the offsets.
-    public init(_ url: String, fileSize: Int = NTAG424SDM.ndefFileSize) throws(SDMError) {
+    public init(_ url: String, fileSize: Int = NTAG424SDM.ndefFileSize) throws(NTAG424Error) {
         let scanned = try Self.scan(url)
         template = url
         text = scanned.text
@@ -76,7 +76,7 @@ public struct SDMURLTemplate: Sendable, Hashable {
         message = written.message
         self.file = file
         guard file.count <= fileSize else {
-            throw SDMError(.illegalLayout, at: fileSize, "the NDEF file takes \(file.count) bytes, the chip's file has \(fileSize)")
+            throw NTAG424Error(.illegalLayout, at: fileSize, "the NDEF file takes \(file.count) bytes, the chip's file has \(fileSize)")
         }
         var offsets: [Placeholder: SDMLayout.Range] = [:]
         for found in scanned.found {
@@ -84,11 +84,11 @@ public struct SDMURLTemplate: Sendable, Hashable {
             for index in found.range { probe[index] = probe[index] == UInt8(ascii: "1") ? UInt8(ascii: "2") : UInt8(ascii: "1") }
             let probed = try Self.encode(String(decoding: probe, as: UTF8.self)).file
             guard probed.count == file.count else {
-                throw SDMError(.invalidPlaceholder, at: found.urlOffset, "the record changes length with the placeholder's characters")
+                throw NTAG424Error(.invalidPlaceholder, at: found.urlOffset, "the record changes length with the placeholder's characters")
             }
             let differing = file.indices.filter { file[$0] != probed[$0] }
             guard let first = differing.first, differing.count == found.range.count, differing.last == first + found.range.count - 1 else {
-                throw SDMError(.invalidPlaceholder, at: found.urlOffset, "the placeholder is not stored as plain characters in the record")
+                throw NTAG424Error(.invalidPlaceholder, at: found.urlOffset, "the placeholder is not stored as plain characters in the record")
             }
             offsets[found.kind] = SDMLayout.Range(offset: first, length: found.range.count)
         }
@@ -106,7 +106,7 @@ public struct SDMURLTemplate: Sendable, Hashable {
     }
 
     /// The URL with placeholders filled, and where each filled range is (UTF-8 offsets).
-    private static func scan(_ url: String) throws(SDMError) -> (text: String, found: [Found]) {
+    private static func scan(_ url: String) throws(NTAG424Error) -> (text: String, found: [Found]) {
         let bytes = Array(url.utf8)
         let marker = Array(Self.marker.utf8)
         var out: [UInt8] = []
@@ -119,26 +119,26 @@ public struct SDMURLTemplate: Sendable, Hashable {
                 continue
             }
             guard let close = bytes[index...].firstIndex(of: UInt8(ascii: "}")) else {
-                throw SDMError(.invalidPlaceholder, at: index, "'{sun:' without a closing '}'")
+                throw NTAG424Error(.invalidPlaceholder, at: index, "'{sun:' without a closing '}'")
             }
             let body = String(decoding: bytes[(index + marker.count)..<close], as: UTF8.self)
             let name = body.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             guard let kind = Placeholder(rawValue: String(name[0])) else {
-                throw SDMError(.invalidPlaceholder, at: index, "unknown placeholder {sun:\(body)}: use {sun:picc}, {sun:mac}, {sun:uid}, {sun:counter} or {sun:enc:TEXT}")
+                throw NTAG424Error(.invalidPlaceholder, at: index, "unknown placeholder {sun:\(body)}: use {sun:picc}, {sun:mac}, {sun:uid}, {sun:counter} or {sun:enc:TEXT}")
             }
             guard !found.contains(where: { $0.kind == kind }) else {
-                throw SDMError(.invalidPlaceholder, at: index, "{sun:\(kind.rawValue)} occurs more than once: the chip mirrors each once")
+                throw NTAG424Error(.invalidPlaceholder, at: index, "{sun:\(kind.rawValue)} occurs more than once: the chip mirrors each once")
             }
             let filled: [UInt8]
             if kind == .enc {
                 let plain = name.count == 2 ? Array(name[1].utf8) : []
                 guard !plain.isEmpty, plain.count % AES128.blockSize == 0, !plain.contains(UInt8(ascii: "{")) else {
-                    throw SDMError(.invalidPlaceholder, at: index, "{sun:enc:TEXT} needs TEXT of 16, 32, … characters, got \(plain.count)")
+                    throw NTAG424Error(.invalidPlaceholder, at: index, "{sun:enc:TEXT} needs TEXT of 16, 32, … characters, got \(plain.count)")
                 }
                 filled = plain + [UInt8](repeating: NTAG424SDM.placeholderCharacter, count: plain.count)
             } else {
                 guard name.count == 1, let length = kind.fixedLength else {
-                    throw SDMError(.invalidPlaceholder, at: index, "{sun:\(kind.rawValue)} takes no argument")
+                    throw NTAG424Error(.invalidPlaceholder, at: index, "{sun:\(kind.rawValue)} takes no argument")
                 }
                 filled = [UInt8](repeating: NTAG424SDM.placeholderCharacter, count: length)
             }
@@ -147,28 +147,28 @@ public struct SDMURLTemplate: Sendable, Hashable {
             index = close + 1
         }
         let kinds = Set(found.map(\.kind))
-        if found.isEmpty { throw SDMError(.invalidPlaceholder, "no {sun:…} placeholder in the URL") }
+        if found.isEmpty { throw NTAG424Error(.invalidPlaceholder, "no {sun:…} placeholder in the URL") }
         let at = found.first?.urlOffset
-        guard kinds.contains(.mac) else { throw SDMError(.invalidPlaceholder, at: at, "a SUN URL needs {sun:mac}") }
+        guard kinds.contains(.mac) else { throw NTAG424Error(.invalidPlaceholder, at: at, "a SUN URL needs {sun:mac}") }
         guard !(kinds.contains(.picc) && (kinds.contains(.uid) || kinds.contains(.counter))) else {
-            throw SDMError(.invalidPlaceholder, at: at, "{sun:picc} already holds UID and counter (encrypted): do not add {sun:uid} or {sun:counter}")
+            throw NTAG424Error(.invalidPlaceholder, at: at, "{sun:picc} already holds UID and counter (encrypted): do not add {sun:uid} or {sun:counter}")
         }
         guard kinds.contains(.picc) || kinds.contains(.uid) else {
-            throw SDMError(.invalidPlaceholder, at: at, "a SUN URL needs {sun:picc} (encrypted) or {sun:uid} (plain)")
+            throw NTAG424Error(.invalidPlaceholder, at: at, "a SUN URL needs {sun:picc} (encrypted) or {sun:uid} (plain)")
         }
         if kinds.contains(.enc), !kinds.contains(.picc) && !kinds.contains(.counter) {
-            throw SDMError(.invalidPlaceholder, at: at, "{sun:enc:…} needs the counter mirrored: add {sun:counter} or use {sun:picc}")
+            throw NTAG424Error(.invalidPlaceholder, at: at, "{sun:enc:…} needs the counter mirrored: add {sun:counter} or use {sun:picc}")
         }
         return (String(decoding: out, as: UTF8.self), found)
     }
 
-    private static func encode(_ url: String) throws(SDMError) -> (message: NDEFMessage, file: [UInt8]) {
+    private static func encode(_ url: String) throws(NTAG424Error) -> (message: NDEFMessage, file: [UInt8]) {
         do {
             let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: url)])
             let encoded = try message.encoded()
             return (message, [UInt8(encoded.count >> 8 & 0xFF), UInt8(encoded.count & 0xFF)] + encoded)
         } catch {
-            throw SDMError(.invalidMessage, error.description)
+            throw NTAG424Error(.invalidMessage, error.description)
         }
     }
 }

@@ -44,38 +44,38 @@ public struct SUNTap: Sendable, Hashable {
 /// when there is one, over nothing otherwise: what `SDMURLTemplate` lays out).
 public enum SUNVerifier {
     /// The tap the URL proves.
-    /// - Throws: ``SDMError``: `missingParameter`/`duplicateParameter` (offset: in the URL),
+    /// - Throws: ``NTAG424Error``: `missingParameter`/`duplicateParameter` (offset: in the URL),
     ///   `invalidHex`/`invalidLength` (offset: the bad character in the URL),
     ///   `unsupportedPICCData`, `macMismatch`, `invalidKey`, `crypto`.
-    public static func verify(url: String, names: SUNParameterNames = SUNParameterNames(), keys: SDMKeys) throws(SDMError) -> SUNTap {
-        try verify(url: url, names: names, metaReadKey: keys.metaRead) { _ throws(SDMError) in try keys.requireFileRead() }
+    public static func verify(url: String, names: SUNParameterNames = SUNParameterNames(), keys: SDMKeys) throws(NTAG424Error) -> SUNTap {
+        try verify(url: url, names: names, metaReadKey: keys.metaRead) { _ throws(NTAG424Error) in try keys.requireFileRead() }
     }
 
     /// As ``verify(url:names:keys:)``, the SDMFileRead key chosen by `fileReadKey` from the PICC
     /// data (per-tag keys: ``NTAG424DiversifiedKeys``).
     static func verify(
-        url: String, names: SUNParameterNames, metaReadKey: Bytes?, fileReadKey: (SDMPICCData) throws(SDMError) -> Bytes
-    ) throws(SDMError) -> SUNTap {
+        url: String, names: SUNParameterNames, metaReadKey: Bytes?, fileReadKey: (SDMPICCData) throws(NTAG424Error) -> Bytes
+    ) throws(NTAG424Error) -> SUNTap {
         let keys = try SDMKeys(metaRead: metaReadKey, fileRead: nil)
         let bytes = Array(url.utf8)
         let parameters = try queryParameters(bytes)
-        func find(_ name: String) throws(SDMError) -> Parameter? {
+        func find(_ name: String) throws(NTAG424Error) -> Parameter? {
             let matching = parameters.filter { $0.name == name }
-            if matching.count > 1 { throw SDMError(.duplicateParameter, at: matching[1].nameOffset, "parameter '\(name)' occurs more than once") }
+            if matching.count > 1 { throw NTAG424Error(.duplicateParameter, at: matching[1].nameOffset, "parameter '\(name)' occurs more than once") }
             return matching.first
         }
-        func decode(_ parameter: Parameter, bytes count: Int, what: String) throws(SDMError) -> Bytes {
+        func decode(_ parameter: Parameter, bytes count: Int, what: String) throws(NTAG424Error) -> Bytes {
             guard parameter.value.count == 2 * count else {
-                throw SDMError(.invalidLength, at: parameter.value.lowerBound, "\(what) '\(parameter.name)' has \(2 * count) hex digits, got \(parameter.value.count)")
+                throw NTAG424Error(.invalidLength, at: parameter.value.lowerBound, "\(what) '\(parameter.name)' has \(2 * count) hex digits, got \(parameter.value.count)")
             }
             let decoded = try strictHex(bytes[parameter.value], what: "\(what) '\(parameter.name)'")
             guard decoded.count == count else {
-                throw SDMError(.invalidLength, at: parameter.value.lowerBound, "\(what) '\(parameter.name)' has \(2 * count) hex digits, got \(parameter.value.count)")
+                throw NTAG424Error(.invalidLength, at: parameter.value.lowerBound, "\(what) '\(parameter.name)' has \(2 * count) hex digits, got \(parameter.value.count)")
             }
             return Bytes(decoded)
         }
         guard let macParameter = try find(names.mac) else {
-            throw SDMError(.missingParameter, "no '\(names.mac)' parameter (the SDMMAC) in the URL")
+            throw NTAG424Error(.missingParameter, "no '\(names.mac)' parameter (the SDMMAC) in the URL")
         }
         let mac = try decode(macParameter, bytes: NTAG424SDM.macLength, what: "the SDMMAC")
         let picc: SDMPICCData
@@ -83,7 +83,9 @@ public enum SUNVerifier {
         if let piccParameter = try find(names.picc) {
             let data = try decode(piccParameter, bytes: NTAG424SDM.encryptedPICCDataLength, what: "the PICC data")
             do { picc = try SDMPICCData.decrypt(data, metaReadKey: try keys.requireMetaRead()) } catch {
-                throw SDMError(error.code, at: error.code == .unsupportedPICCData ? piccParameter.value.lowerBound : error.offset, error.reason)
+                var placed = error
+                if error.code == .unsupportedPICCData { placed.offset = piccParameter.value.lowerBound }
+                throw placed
             }
             encrypted = true
         } else if let uidParameter = try find(names.uid) {
@@ -96,25 +98,25 @@ public enum SUNVerifier {
             picc = try SDMPICCData(uid: uid, readCounter: counter)
             encrypted = false
         } else {
-            throw SDMError(.missingParameter, "neither '\(names.picc)' (encrypted PICC data) nor '\(names.uid)' (plain UID) is in the URL")
+            throw NTAG424Error(.missingParameter, "neither '\(names.picc)' (encrypted PICC data) nor '\(names.uid)' (plain UID) is in the URL")
         }
         let encParameter = try find(names.encryptedFileData)
         var input = Bytes()
         var encryptedData: Bytes?
         if let encParameter {
             guard encParameter.value.lowerBound <= macParameter.value.lowerBound else {
-                throw SDMError(.illegalLayout, at: encParameter.nameOffset, "SDMENCFileData must come before the SDMMAC")
+                throw NTAG424Error(.illegalLayout, at: encParameter.nameOffset, "SDMENCFileData must come before the SDMMAC")
             }
             let length = encParameter.value.count / 2
             guard length > 0, length % AES128.blockSize == 0 else {
-                throw SDMError(.invalidLength, at: encParameter.value.lowerBound, "SDMENCFileData is 32·n hex digits, got \(encParameter.value.count)")
+                throw NTAG424Error(.invalidLength, at: encParameter.value.lowerBound, "SDMENCFileData is 32·n hex digits, got \(encParameter.value.count)")
             }
             encryptedData = try decode(encParameter, bytes: length, what: "SDMENCFileData")
             input = Bytes(bytes[encParameter.value.lowerBound..<macParameter.value.lowerBound])
         }
         let fileRead = try fileReadKey(picc)
         guard try SDMMAC.verify(mac, fileReadKey: fileRead, picc: picc, input: input) else {
-            throw SDMError(.macMismatch, at: macParameter.value.lowerBound, "the SDMMAC does not match: the URL was altered, or the keys are not this tag's")
+            throw NTAG424Error(.macMismatch, at: macParameter.value.lowerBound, "the SDMMAC does not match: the URL was altered, or the keys are not this tag's")
         }
         var fileData: Bytes?
         if let encryptedData { fileData = try SDMFileDataCipher.decrypt(encryptedData, fileReadKey: fileRead, picc: picc) }
@@ -122,7 +124,7 @@ public enum SUNVerifier {
     }
 
     /// Hex digits, two per byte, nothing else (no separators: a URL parameter is exact).
-    static func strictHex(_ text: ArraySlice<UInt8>, what: String) throws(SDMError) -> [UInt8] {
+    static func strictHex(_ text: ArraySlice<UInt8>, what: String) throws(NTAG424Error) -> [UInt8] {
         func digit(_ character: UInt8) -> UInt8? {
             switch character {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
@@ -131,14 +133,14 @@ public enum SUNVerifier {
             default: nil
             }
         }
-        guard text.count % 2 == 0 else { throw SDMError(.invalidHex, at: text.endIndex, "\(what): an odd number of hex digits") }
+        guard text.count % 2 == 0 else { throw NTAG424Error(.invalidHex, at: text.endIndex, "\(what): an odd number of hex digits") }
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 2)
         var index = text.startIndex
         while index < text.endIndex {
-            guard let high = digit(text[index]) else { throw SDMError(.invalidHex, at: index, "\(what): '\(Character(Unicode.Scalar(text[index])))' is not a hex digit") }
+            guard let high = digit(text[index]) else { throw NTAG424Error(.invalidHex, at: index, "\(what): '\(Character(Unicode.Scalar(text[index])))' is not a hex digit") }
             guard let low = digit(text[index + 1]) else {
-                throw SDMError(.invalidHex, at: index + 1, "\(what): '\(Character(Unicode.Scalar(text[index + 1])))' is not a hex digit")
+                throw NTAG424Error(.invalidHex, at: index + 1, "\(what): '\(Character(Unicode.Scalar(text[index + 1])))' is not a hex digit")
             }
             out.append(high << 4 | low)
             index += 2
@@ -153,9 +155,9 @@ public enum SUNVerifier {
     }
 
     /// The `name=value` pairs after the URL's `?` (up to a `#`), with where each value is.
-    static func queryParameters(_ bytes: [UInt8]) throws(SDMError) -> [Parameter] {
+    static func queryParameters(_ bytes: [UInt8]) throws(NTAG424Error) -> [Parameter] {
         guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else {
-            throw SDMError(.missingParameter, "the URL has no query ('?')")
+            throw NTAG424Error(.missingParameter, "the URL has no query ('?')")
         }
         let end = bytes[question...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
         var parameters: [Parameter] = []

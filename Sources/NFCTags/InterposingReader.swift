@@ -1,0 +1,100 @@
+public import NFCCore
+
+/// What a reader wrapped in an ``InterposingReader`` does around the calls it takes over: polls,
+/// exchanges and Classic authentications. Its state lives inside the wrapping actor, so its
+/// methods are synchronous; every other call of ``NFCReader`` goes to the base reader as is.
+///
+/// ``CommandTrace`` (``TracingReader``) records each command; ``WritePlan``
+/// (``PlanningReader``) holds write-class commands back.
+public protocol ReaderInterposer: Sendable {
+    /// After the base reader polled: what it found (nil: nothing). Not called when it threw.
+    mutating func polled(_ found: TargetInfo?)
+    /// Before an exchange: the answer to give without sending `command`, or nil to send it to
+    /// the base reader.
+    mutating func answer(_ command: Bytes, mode: TransceiveMode) -> Bytes?
+    /// After the base reader exchanged `command`: its answer or error; returns the outcome to
+    /// give the caller.
+    mutating func exchanged(
+        _ command: Bytes, mode: TransceiveMode, outcome: Result<Bytes, NFCReaderDeviceError>
+    ) -> Result<Bytes, NFCReaderDeviceError>
+    /// After the base reader authenticated a MIFARE Classic block: whether it succeeded.
+    mutating func authenticated(block: UInt8, keyType: ClassicKeyType, outcome: Result<Void, NFCReaderDeviceError>)
+}
+
+/// A reader that passes everything on to another, its `Interposer` seeing (and, for exchanges,
+/// possibly answering) polls, exchanges and Classic authentications on the way: the one place
+/// where a wrapping reader forwards ``NFCReader``'s calls (``TracingReader``,
+/// ``PlanningReader``). ``NFCReader/checkCanSend(_:mode:)`` is not passed on (the protocol's
+/// default applies).
+public actor InterposingReader<Interposer: ReaderInterposer>: NFCReader {
+    /// The reader doing the work.
+    public let base: any NFCReader
+    /// The interposer and its state.
+    var interposer: Interposer
+
+    /// The base reader's name.
+    public let name: String
+    /// The base reader's connection string.
+    public let connectionString: String
+    /// The base reader's modulations.
+    public let supportedModulations: [Modulation]
+
+    /// Wraps `base`, with `interposer` around its polls, exchanges and authentications.
+    public init(_ base: any NFCReader, interposer: Interposer) async {
+        self.base = base
+        self.interposer = interposer
+        name = await base.name
+        connectionString = await base.connectionString
+        supportedModulations = await base.supportedModulations
+    }
+
+    /// Passes on; the interposer sees what was found.
+    public func poll(for modulations: [Modulation], timeout: Duration) async throws(NFCReaderDeviceError) -> TargetInfo? {
+        let found = try await base.poll(for: modulations, timeout: timeout)
+        interposer.polled(found)
+        return found
+    }
+
+    /// The interposer's answer, else passes on and gives the outcome as the interposer has it.
+    public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+        if let answer = interposer.answer(command, mode: mode) { return answer }
+        let outcome: Result<Bytes, NFCReaderDeviceError>
+        do { outcome = .success(try await base.transceive(command, mode: mode, timeout: timeout)) } catch { outcome = .failure(error) }
+        return try interposer.exchanged(command, mode: mode, outcome: outcome).get()
+    }
+
+    /// Passes on; the interposer sees the outcome.
+    public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
+        let outcome: Result<Void, NFCReaderDeviceError>
+        do { outcome = .success(try await base.authenticateClassic(block: block, keyType: keyType, key: key, uid: uid)) } catch {
+            outcome = .failure(error)
+        }
+        interposer.authenticated(block: block, keyType: keyType, outcome: outcome)
+        try outcome.get()
+    }
+
+    /// Passes on.
+    public func isTargetPresent() async -> Bool { await base.isTargetPresent() }
+    /// Passes on: the base reader waits its own way (events on PC/SC).
+    public func waitForRemoval(timeout: Duration, checkInterval: Duration) async -> RemovalResult {
+        await base.waitForRemoval(timeout: timeout, checkInterval: checkInterval)
+    }
+    /// The base reader's.
+    public nonisolated var listsSeveralTargets: Bool { base.listsSeveralTargets }
+
+    /// The base reader's.
+    public var unsupportedCardReason: String? { get async { await base.unsupportedCardReason } }
+
+    /// Passes on: the base reader lists the tags in its field its own way.
+    public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        try await base.listTargets(for: modulations, limit: limit, timeout: timeout)
+    }
+    /// Passes on: the base reader selects one tag of those it listed.
+    public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
+        try await base.select(target)
+    }
+    /// Passes on.
+    public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
+    /// Passes on.
+    public func close() async { await base.close() }
+}
