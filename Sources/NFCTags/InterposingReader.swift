@@ -24,8 +24,8 @@ public protocol ReaderInterposer: Sendable {
 /// A reader that passes everything on to another, its `Interposer` seeing (and, for exchanges,
 /// possibly answering) polls, exchanges and Classic authentications on the way: the one place
 /// where a wrapping reader forwards ``NFCReader``'s calls (``TracingReader``,
-/// ``PlanningReader``). ``NFCReader/checkCanSend(_:mode:)`` is not passed on (the protocol's
-/// default applies).
+/// ``PlanningReader``). ``NFCReader/checkCanSend(_:mode:)`` is passed on too, so a plan or a
+/// trace refuses what the base reader cannot carry, as the run itself would.
 public actor InterposingReader<Interposer: ReaderInterposer>: NFCReader {
     /// The reader doing the work.
     public let base: any NFCReader
@@ -71,6 +71,11 @@ public actor InterposingReader<Interposer: ReaderInterposer>: NFCReader {
         }
         interposer.authenticated(block: block, keyType: keyType, outcome: outcome)
         try outcome.get()
+    }
+
+    /// Passes on: whether the base reader can carry `command` (sends nothing).
+    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError) {
+        try await base.checkCanSend(command, mode: mode)
     }
 
     /// Passes on.

@@ -164,6 +164,23 @@ extension PCSCEndToEnd {
             #expect(pcscPages == Array(libnfcPages.prefix(pcscPages.count)), "PC/SC:\n\(viaPCSC.output)\nlibnfc:\n\(dumpLibNFC.output)")
         }
 
+        @Test("lock --plan through the generic profile refuses as lock does (the model cannot be learned without GET_VERSION): the plan never promises a lock the run would refuse")
+        func lockPlanThroughGenericProfile() throws {
+            let tool = try Self.nfctool()
+            let daemon = try PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("ntag215.json").path
+            let seed = try runTool(tool, ["write", "--device", "sim:ntag215?file=\(file)", "--url", "https://example.com/plan"], environment: daemon.environment, timeout: 30)
+            #expect(seed.status == 0, "\(seed.output)")
+            let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon)
+            defer { reader.stop() }
+            let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            let plan = try runTool(tool, ["lock", "--device", "pcsc", "--plan", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(lock.status != 0 && lock.output.contains("GET_VERSION"), "\(lock.output)")
+            #expect(plan.status == lock.status, "plan: \(plan.output)\nlock: \(lock.output)")
+            #expect(plan.output.contains("GET_VERSION"), "\(plan.output)")
+        }
+
         @Test("format through PC/SC: NTAG215 (--force) on the generic profile; ICODE SLIX2 refused there (GET SYSTEM INFORMATION, nothing written) and done through an ACR1552U's session")
         func formatThroughPCSC() throws {
             let tool = try Self.nfctool()
