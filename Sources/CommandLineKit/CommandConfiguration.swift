@@ -70,17 +70,22 @@ public struct CommandExclusion: Sendable, Hashable {
     }
 }
 
-/// One exit status of a tool and a few words on what it means: a row of the table that help
-/// and the man pages print.
+/// One exit status of a tool, its stable name and a few words on what it means: a row of the
+/// table that help and the man pages print.
 public struct ExitStatusDescription: Sendable, Hashable {
     /// The status.
     public let code: ExitCode
+    /// Its stable name, the JSON error object's `code` when the error has no more specific one:
+    /// `noTag`, `usage`.
+    public let name: String
     /// What it means, in a few words: `no tag came within the timeout`.
     public let meaning: String
 
-    /// Describes `code`.
-    public init(_ code: ExitCode, _ meaning: String) {
+    /// Describes `code`, called `name`; without a name, the kit's own
+    /// (``ExitCode/standardName``), else `status<N>`.
+    public init(_ code: ExitCode, name: String? = nil, _ meaning: String) {
         self.code = code
+        self.name = name ?? code.standardName ?? "status\(code.rawValue)"
         self.meaning = meaning
     }
 }

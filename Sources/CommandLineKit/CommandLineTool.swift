@@ -19,6 +19,12 @@ import NFCCore
 ///   exits 1 with `Error: cannot write standard output: …`, even when it succeeded otherwise;
 ///   a command that streams events (``ToolCommand/endsQuietlyWhenOutputCloses``) ends with 0
 ///   and no message when the reader went away.
+/// - A command that declares a `--json` flag (``CommandError/jsonFlagName``) and was given it
+///   prints a failure also as one JSON object on one line of standard output
+///   (``CommandError/jsonObject(statusName:)``), after whatever it wrote there before failing:
+///   on failure the last line of standard output is the error. A usage error of such a command
+///   line does too, found from the words typed (`--json` before any `--`), since the line did
+///   not parse.
 public struct CommandLineTool: Sendable {
     /// The root command: its name is the tool's name, its version the tool's version.
     public let root: any ToolCommand.Type
@@ -32,8 +38,8 @@ public struct CommandLineTool: Sendable {
     /// status. Never throws and never exits the process: everything goes through `io`.
     public func run(arguments: [String], environment: [String: String], io: any ToolIO) async -> ExitCode {
         var path = CommandPath(root: root)
+        var remaining = arguments[...]
         do throws(CommandError) {
-            var remaining = arguments[...]
             while let word = remaining.first, !word.hasPrefix("-"), !path.leaf.configuration.subcommands.isEmpty {
                 remaining.removeFirst()
                 if path.isRoot, word == "help" {
@@ -70,8 +76,34 @@ public struct CommandLineTool: Sendable {
             return .success
         } catch {
             io.write(HelpFormatter(path).errorText(error), to: .standardError)
+            if Self.asksForJSON(path.leaf, remaining) {
+                io.write(error.jsonObject(statusName: Self.statusName(error.exitCode, path)))
+            }
             return error.exitCode
         }
+    }
+
+    /// Whether `command` declares the `--json` flag and `words` (its part of the command line)
+    /// give it, by its long name (or an alias) or its short letter alone or in a group, before any `--`.
+    static func asksForJSON(_ command: any ToolCommand.Type, _ words: ArraySlice<String>) -> Bool {
+        guard let flag = command.configuration.options.first(where: { $0.name == CommandError.jsonFlagName && $0.isFlag }) else {
+            return false
+        }
+        return words.prefix { $0 != "--" }.contains { word in
+            if word.hasPrefix("--") { return flag.answers(to: String(word.dropFirst(2))) }
+            guard let letter = flag.shortName, word.hasPrefix("-") else { return false }
+            return word.dropFirst().contains(letter)
+        }
+    }
+
+    /// The name of `status`: as the nearest command up `path` that lists exit statuses names
+    /// it, else the kit's name for it, else `status<N>`.
+    static func statusName(_ status: ExitCode, _ path: CommandPath) -> String {
+        let commands: [any ToolCommand.Type] = [path.root] + path.subcommands
+        for command in commands.reversed() {
+            if let described = command.configuration.exitStatuses.first(where: { $0.code == status }) { return described.name }
+        }
+        return status.standardName ?? "status\(status.rawValue)"
     }
 
     /// Output lost is not success (`ledger export > /dev/full`, a full disk): a failed write to

@@ -22,6 +22,19 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     /// The input data was malformed (`EX_DATAERR`).
     public static let dataError = ExitCode(rawValue: 65)
 
+    /// The kit's name for its own statuses (`success`, `failure`, `usage`, `dataError`), as
+    /// the JSON error object's `code` gives them; `nil` for a tool's own status (the tool names
+    /// those in its ``ExitStatusDescription``s).
+    public var standardName: String? {
+        switch self {
+        case .success: "success"
+        case .failure: "failure"
+        case .usage: "usage"
+        case .dataError: "dataError"
+        default: nil
+        }
+    }
+
     /// The number.
     public var description: String { String(rawValue) }
 }

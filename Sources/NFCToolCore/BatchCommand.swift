@@ -242,7 +242,7 @@ struct BatchCommand: ToolCommand {
             try await LedgerExecutor.shared.run { () throws(CommandError) in
                 var ledger: (any ProvisioningLedger)?
                 if PostgreSQLLocation.isPostgreSQL(ledgerPath) || FileManager.default.fileExists(atPath: ledgerPath) {
-                    do { ledger = try openLedger(ledgerPath, readOnly: true) } catch { throw .failure("\(error)") }
+                    do { ledger = try openLedger(ledgerPath, readOnly: true) } catch { throw .ledger(error) }
                 }
                 _ = try firstCounter(ledger, source)
                 try checkManifest(ledger, source)
@@ -294,7 +294,7 @@ struct BatchCommand: ToolCommand {
             throw error
         } catch {
             for reader in readers { await reader.close() }
-            throw .failure("\(error)")
+            throw .ledger(error)
         }
         let progress = BatchProgress(total: countValue, io: context.io)
         await coordinator.setEvents { progress.handle($0, started: .now) }
@@ -310,7 +310,7 @@ struct BatchCommand: ToolCommand {
         }
         defer { ticker.cancel() }
         // Ctrl-C: the tags in progress finish, no new one is taken.
-        let interrupt = SignalTrap { Task { await coordinator.stop("interrupted") } }
+        let interrupt = SignalTrap { Task { await coordinator.stop(.interrupted, "interrupted") } }
         defer { interrupt.stop() }
         let started = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
@@ -326,12 +326,12 @@ struct BatchCommand: ToolCommand {
         let runID = coordinator.runID
         try? await ledger.perform { () throws(LedgerError) in try ledger.finishRun(runID) }
         var summary = await coordinator.summary
-        if summary.stopReason.isEmpty { summary.stopReason = "every reader stopped" }
+        if summary.stop == nil { (summary.stop, summary.stopReason) = (.readersStopped, "every reader stopped") }
         let seconds = BatchReportText.seconds(ContinuousClock.now - started)
         if printsJSON {
             let report = BatchReport(
                 done: summary.done, failed: summary.failed, skipped: summary.skipped, counterfeit: summary.counterfeit, lastUID: summary.lastUID,
-                stopReason: summary.stopReason, seconds: seconds, ledger: ledger.location)
+                stopReason: summary.stopReason, stop: summary.stop ?? .readersStopped, seconds: seconds, ledger: ledger.location)
             context.io.write(try toolJSON(report))
         } else {
             context.io.printLine(BatchReportText.summaryLine(summary, seconds: seconds, ledger: ledger.location))
@@ -376,7 +376,7 @@ struct BatchCommand: ToolCommand {
     private func checkManifest(_ ledger: (any ProvisioningLedger)?, _ source: BatchSource) throws(CommandError) {
         guard let ledger, runName == nil, case .manifest(let rows, _, _, _) = source, let manifestPath else { return }
         let conflict: String?
-        do { conflict = try ManifestDigest.conflict(rows, path: manifestPath, in: ledger) } catch { throw .failure("\(error)") }
+        do { conflict = try ManifestDigest.conflict(rows, path: manifestPath, in: ledger) } catch { throw .ledger(error) }
         if let conflict { throw .dataError(conflict) }
     }
 
@@ -386,7 +386,7 @@ struct BatchCommand: ToolCommand {
     private func firstCounter(_ ledger: (any ProvisioningLedger)?, _ source: BatchSource) throws(CommandError) -> Int? {
         guard case .template(true, let start, _) = source else { return nil }
         let next: Int?
-        do { next = try ledger?.stats(run: runName).nextCounter } catch { throw .failure("\(error)") }
+        do { next = try ledger?.stats(run: runName).nextCounter } catch { throw .ledger(error) }
         if let ledger, let next, next > LedgerCounter.maximum {
             throw .dataError("\(ledger.location): \(LedgerCounter.usedUp(run: runName).message)")
         }
@@ -517,7 +517,10 @@ struct BatchReport: Encodable {
     /// Chips refused by `--require-genuine` as not genuine.
     var counterfeit: Int
     var lastUID: String?
+    /// Why the batch stopped, in words.
     var stopReason: String
+    /// Why the batch stopped, as a stable name (``BatchStop``): `countReached`, `interrupted`…
+    var stop: BatchStop
     var seconds: Double
     var ledger: String
 }

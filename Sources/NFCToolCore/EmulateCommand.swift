@@ -148,7 +148,7 @@ struct EmulateCommand: ToolCommand {
                 do {
                     written = try NDEFMessage(bytes: bytes.array)
                 } catch {
-                    throw .dataError("the reader wrote \(bytes.count) bytes that are not a valid NDEF message: \(error)")
+                    throw .ndef("the reader wrote \(bytes.count) bytes that are not a valid NDEF message: \(error)", error)
                 }
             }
         }

@@ -26,20 +26,21 @@ extension ExitCode {
     /// `--force`).
     public static let holdsData = ExitCode(rawValue: 11)
 
-    /// Every status nfctool uses, with a few words on what it means, in the order of the help.
+    /// Every status nfctool uses, with its stable name (the JSON error object's `code` when the
+    /// error has no more specific one) and a few words on what it means, in the order of the help.
     static let nfctoolStatuses: [ExitStatusDescription] = [
         .init(.success, "success"),
         .init(.failure, "failure (reader, tag or I/O error)"),
-        .init(.noTag, "no tag came within the timeout (or, to write, more than one)"),
-        .init(.noReader, "no reader (none found, or it could not be opened)"),
-        .init(.notNDEF, "the tag holds no NDEF (not formatted, or not an NDEF tag)"),
-        .init(.readOnly, "the tag is read-only; nothing was written"),
-        .init(.capacityExceeded, "the message does not fit the tag; nothing was written"),
-        .init(.tagLost, "the tag left the field during the operation"),
-        .init(.verifyMismatch, "the tag does not hold what was expected or written"),
-        .init(.authenticationFailed, "password or key refused, or needed and not given"),
-        .init(.unsupported, "the tag or reader cannot do this"),
-        .init(.holdsData, "the tag holds data the command would overwrite (use --force)"),
+        .init(.noTag, name: "noTag", "no tag came within the timeout (or, to write, more than one)"),
+        .init(.noReader, name: "noReader", "no reader (none found, or it could not be opened)"),
+        .init(.notNDEF, name: "notNDEF", "the tag holds no NDEF (not formatted, or not an NDEF tag)"),
+        .init(.readOnly, name: "readOnly", "the tag is read-only; nothing was written"),
+        .init(.capacityExceeded, name: "capacityExceeded", "the message does not fit the tag; nothing was written"),
+        .init(.tagLost, name: "tagLost", "the tag left the field during the operation"),
+        .init(.verifyMismatch, name: "verifyMismatch", "the tag does not hold what was expected or written"),
+        .init(.authenticationFailed, name: "authenticationFailed", "password or key refused, or needed and not given"),
+        .init(.unsupported, name: "unsupported", "the tag or reader cannot do this"),
+        .init(.holdsData, name: "holdsData", "the tag holds data the command would overwrite (use --force)"),
         .init(.usage, "usage error (unknown command or option, missing or bad value)"),
         .init(.dataError, "data error (malformed input)"),
     ]

@@ -38,7 +38,7 @@ struct LedgerCommand: CommandGroup {
     /// it has): a mistyped name must not read as an empty run.
     static func requireRun(_ name: String?, in ledger: any ProvisioningLedger) throws(CommandError) {
         guard let name else { return }
-        do { try ledger.requireRun(name) } catch { throw .usage(error.message) }
+        do { try ledger.requireRun(name) } catch { throw CommandError(error.message, exitCode: .usage, code: "noSuchRun") }
     }
 
     /// Opens an existing ledger (a missing file is a usage error, not a new ledger).
@@ -49,7 +49,7 @@ struct LedgerCommand: CommandGroup {
         if !PostgreSQLLocation.isPostgreSQL(location) {
             guard FileManager.default.fileExists(atPath: location) else { throw .usage("no such ledger: '\(location)'") }
         }
-        do { return try openLedger(location, readOnly: true) } catch { throw .failure("\(error)") }
+        do { return try openLedger(location, readOnly: true) } catch { throw .ledger(error) }
     }
 }
 
@@ -96,8 +96,8 @@ struct LedgerLoadCommand: ToolCommand {
         // Opening and loading block (a SQLite busy wait, PostgreSQL round trips): on the ledgers' thread.
         let (outcome, loadedInto) = try await LedgerExecutor.shared.run { () throws(CommandError) -> (ManifestLoad, String) in
             let ledger: any ProvisioningLedger
-            do { ledger = try openLedger(location) } catch { throw .failure("\(error)") }
-            do { return (try ledger.loadManifest(run: run, rows: rows, source: path), ledger.location) } catch { throw .failure("\(error)") }
+            do { ledger = try openLedger(location) } catch { throw .ledger(error) }
+            do { return (try ledger.loadManifest(run: run, rows: rows, source: path), ledger.location) } catch { throw .ledger(error) }
         }
         switch outcome {
         case .loaded(let count): context.io.printLine("run '\(run)': \(count) rows loaded from \(path) into \(loadedInto)")
@@ -138,7 +138,7 @@ struct LedgerExportCommand: ToolCommand {
         let jsonl = arguments.contains(Self.jsonl)
         let text = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> String in
             try LedgerCommand.requireRun(run, in: ledger)
-            do { return jsonl ? try ledger.exportJSONL(run: run) : try ledger.exportCSV(run: run) } catch { throw .failure("\(error)") }
+            do { return jsonl ? try ledger.exportJSONL(run: run) : try ledger.exportCSV(run: run) } catch { throw .ledger(error) }
         }
         if jsonl {
             context.io.write(TerminalSafeText.escapingInJSON(text))
@@ -176,7 +176,7 @@ struct LedgerStatsCommand: ToolCommand {
         let run = arguments.value(of: LedgerCommand.run)
         let stats = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> LedgerStats in
             try LedgerCommand.requireRun(run, in: ledger)
-            do { return try ledger.stats(run: run) } catch { throw .failure("\(error)") }
+            do { return try ledger.stats(run: run) } catch { throw .ledger(error) }
         }
         if arguments.contains(TagCommandSupport.json) {
             context.io.write(try toolJSON(stats))
@@ -224,7 +224,7 @@ struct LedgerRunsCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let runs = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> [LedgerStats] in
-            do { return try ledger.runNames().map { name throws(LedgerError) in try ledger.stats(run: name) } } catch { throw .failure("\(error)") }
+            do { return try ledger.runNames().map { name throws(LedgerError) in try ledger.stats(run: name) } } catch { throw .ledger(error) }
         }
         if arguments.contains(TagCommandSupport.json) {
             context.io.write(try toolJSON(runs))

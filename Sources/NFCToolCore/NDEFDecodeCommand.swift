@@ -55,7 +55,7 @@ struct NDEFDecodeCommand: ToolCommand {
             do {
                 message = try NDEFMessage(bytes: bytes)
             } catch {
-                throw .dataError("not a valid NDEF message: \(error). Try --lenient to see what can be read.")
+                throw .ndef("not a valid NDEF message: \(error). Try --lenient to see what can be read.", error)
             }
         }
         // Records whose payload breaks its type's rules.
@@ -77,7 +77,8 @@ struct NDEFDecodeCommand: ToolCommand {
         if isLenient {
             for (index, problem) in recordProblems { context.io.printErrorLine("warning: record \(index + 1): \(problem)") }
         } else if let (index, problem) = recordProblems.first {
-            throw .dataError("record \(index + 1) breaks its type's rules: \(problem)")
+            // The problem's offset counts from its record's payload, not the input: only the code goes along.
+            throw .dataError("record \(index + 1) breaks its type's rules: \(problem)", code: problem.code.rawValue)
         }
     }
 

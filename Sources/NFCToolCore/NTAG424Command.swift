@@ -117,9 +117,9 @@ struct NTAG424SetupCommand: ToolCommand {
                 let tap = sdmKeys.flatMap { try? SUNVerifier.verify(url: url, keys: $0) }
                 result.check = Report.Check(url: url, valid: tap != nil, readCounter: tap?.readCounter)
             } catch {
-                var failure = TagCommandSupport.map(error.tagError)
+                var failure = CommandError.ntag424(error)
                 if error.code == .authenticationFailed, options.arguments.value(of: Self.currentKeys) == nil {
-                    failure = CommandError(failure.message + "\nGive the chip's current keys with --current-keys FILE to set it up again.", exitCode: failure.exitCode)
+                    failure.message += "\nGive the chip's current keys with --current-keys FILE to set it up again."
                 }
                 throw failure
             }

@@ -38,9 +38,8 @@ struct ReadCommand: TagCommand {
                 reading = try await tag.ndef.readNDEFWithStatus()
             } catch let error as NFCTagError where error.code == .tagResponse && password == nil {
                 guard case .miFare = tag else { throw error }
-                throw CommandError(
-                    error.description + " (a read-protected NTAG needs its password: \(TagCommandSupport.passwordHint))",
-                    exitCode: TagCommandSupport.exitCode(error.code))
+                throw CommandError.tag(
+                    error, message: error.description + " (a read-protected NTAG needs its password: \(TagCommandSupport.passwordHint))")
             }
             guard let message = reading.message, reading.query.status != .notSupported else {
                 throw CommandError("the \(tag.identity.model) holds no NDEF (not formatted for NDEF)", exitCode: .notNDEF)

@@ -79,7 +79,7 @@ struct SunVerifyCommand: ToolCommand {
             }
         } catch {
             if json { context.io.write(try toolJSON(Output(error))) }
-            throw CommandError("not a valid tap: \(TerminalSafeText.escaping(error.description, newlines: .escape))", exitCode: .verifyMismatch)
+            throw .ntag424(error, message: "not a valid tap: \(TerminalSafeText.escaping(error.description, newlines: .escape))", exitCode: .verifyMismatch)
         }
         let output = Output(tap)
         if json {
@@ -108,7 +108,7 @@ struct SunVerifyCommand: ToolCommand {
         do {
             if NTAG424DiversifiedKeys.isDiversifying(file) { return .diversified(try NTAG424DiversifiedKeys(file)) }
             return .shared(try file.sdmKeys())
-        } catch { throw .dataError("\(error.reason)") }
+        } catch { throw .ntag424(error, message: error.reason, exitCode: .dataError) }
     }
 
     /// What `--json` prints.

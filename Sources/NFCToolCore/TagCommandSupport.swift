@@ -143,11 +143,11 @@ enum TagCommandSupport {
         }
     }
 
-    /// A tag error as a command error with its exit status.
+    /// A tag error as a command error with its exit status, code and offset.
     static func map(_ error: NFCTagError) -> CommandError {
-        guard error.code == .passwordRequired else { return CommandError(error.description, exitCode: exitCode(error.code)) }
+        guard error.code == .passwordRequired else { return .tag(error) }
         let hinted = NFCTagError(error.code, at: error.offset, error.reason + " (" + passwordHint + ")", readerError: error.readerError)
-        return CommandError(hinted.description, exitCode: exitCode(error.code))
+        return .tag(error, message: hinted.description)
     }
 
     /// How a command takes an NTAG password, said when one is needed.

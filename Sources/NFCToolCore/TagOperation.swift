@@ -112,7 +112,7 @@ struct TagOperation: Sendable {
         switch error {
         case let error as CommandError: error
         case let error as NFCTagError: TagCommandSupport.map(error)
-        case let error as NTAG424Error: TagCommandSupport.map(error.tagError)
+        case let error as NTAG424Error: .ntag424(error)
         default: .failure("\(error)")
         }
     }

@@ -84,7 +84,7 @@ struct VerifyCommand: ToolCommand {
             do {
                 expectedMessage = try NDEFMessage(bytes: expectedBytes)
             } catch {
-                throw .dataError("\(ndefPath) is not an NDEF message: \(error)")
+                throw .ndef("\(ndefPath) is not an NDEF message: \(error)", error)
             }
         }
         let (url, readOnly, model, genuine) = (self.url, self.readOnly, self.model, self.genuine)

@@ -164,12 +164,14 @@ struct WatchCommand: ToolCommand {
         switch event {
         case .arrived(let arrival):
             var report = WatchReport(arrival)
+            report.time = WatchReport.timestamp(Date())
             report.reader = reader.connection
             report.readerName = reader.name
             if printsArrivals { print(report, io: io) }
             handlers?.enqueue(report)
         case .departed(let departure):
             var report = WatchReport(departure)
+            report.time = WatchReport.timestamp(Date())
             report.reader = reader.connection
             report.readerName = reader.name
             if printsDepartures { print(report, io: io) }
@@ -184,6 +186,8 @@ struct WatchCommand: ToolCommand {
 /// One event as `watch` prints it and hands it to handlers.
 struct WatchReport: Encodable, Sendable {
     var event: String
+    /// When nfctool saw the event, ISO 8601 in UTC with milliseconds: `2026-12-02T17:40:00.123Z`.
+    var time: String?
     var uid: String
     var type: String
     var model: String
@@ -252,7 +256,12 @@ struct WatchReport: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case event, uid, type, model, technology, records, error, errorCode, seconds, reader, readerName
+        case event, time, uid, type, model, technology, records, error, errorCode, seconds, reader, readerName
+    }
+
+    /// `date` as the events' `time`: ISO 8601, UTC, milliseconds (`2026-12-02T17:40:00.123Z`).
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
 

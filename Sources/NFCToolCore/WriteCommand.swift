@@ -99,9 +99,8 @@ struct WriteCommand: ToolCommand {
                 do throws(NFCTagError) {
                     try await tag.ndef.checkLockable()
                 } catch {
-                    throw CommandError(
-                        "\(error.reason)\(error.reason.contains("nothing was sent") || error.reason.contains("not changed") ? "" : "; nothing was written")",
-                        exitCode: TagCommandSupport.exitCode(error.code))
+                    throw CommandError.tag(
+                        error, message: "\(error.reason)\(error.reason.contains("nothing was sent") || error.reason.contains("not changed") ? "" : "; nothing was written")")
                 }
                 if !planning { try context.confirm("After writing, \(LockCommand.warning(tag))", confirmed: confirmed) }
             }
@@ -126,9 +125,8 @@ struct WriteCommand: ToolCommand {
                 } catch let error as NFCTagError where !planning {
                     // What only the lock itself finds (keys, write access, the tag leaving): the
                     // message is on the tag by now, and the error says so.
-                    throw CommandError(
-                        "the message was written\(verifies ? " and verified" : ""), but locking the tag failed: \(error.reason)",
-                        exitCode: TagCommandSupport.exitCode(error.code))
+                    throw CommandError.tag(
+                        error, message: "the message was written\(verifies ? " and verified" : ""), but locking the tag failed: \(error.reason)")
                 }
                 if !planning { try await LockCommand.requireReadOnly(after: tag, on: reader, password: password) }
             }
@@ -198,7 +196,7 @@ struct WriteCommand: ToolCommand {
         do {
             return try NDEFMessage(bytes: bytes)
         } catch {
-            throw .dataError("'\(ndefPath)' is not a valid NDEF message: \(error)")
+            throw .ndef("'\(ndefPath)' is not a valid NDEF message: \(error)", error)
         }
     }
 

@@ -57,23 +57,23 @@ public actor BatchCoordinator {
     public func shouldStop() -> Bool {
         if stopped { return true }
         if let count = options.count, summary.done + inFlight >= count {
-            if inFlight == 0 { stop("count reached") }
+            if inFlight == 0 { stop(.countReached, "count reached") }
             return true
         }
         if let max = options.maxFailures, summary.failed >= max {
-            stop("\(max) failures")
+            stop(.maxFailures, "\(max) failures")
             return true
         }
         if shared != nil {
             if runComplete {
-                if inFlight == 0 { stop("the run has no row left") }
+                if inFlight == 0 { stop(.runDone, "the run has no row left") }
                 return true
             }
             return false
         }
         if case .manifest(let rows, let byUID, _, _) = source, !byUID,
            !rows.contains(where: { !doneRows.contains($0.index) && !claimedRows.contains($0.index) }) {
-            if inFlight == 0 { stop("the manifest has no row left") }
+            if inFlight == 0 { stop(.manifestDone, "the manifest has no row left") }
             return true
         }
         return false
@@ -170,9 +170,19 @@ public actor BatchCoordinator {
         return try? ledger.progress(run: shared.name)
     }
 
-    /// Stops the run (Ctrl-C): tags in progress finish, no new tag is taken.
+    /// Stops the run as its program asks (``BatchStop/requested``): tags in progress finish, no
+    /// new tag is taken.
     public func stop(_ reason: String) {
-        if !stopped { summary.stopReason = reason }
+        stop(.requested, reason)
+    }
+
+    /// Stops taking tags for `kind` (`reason` in words); the first stop is the one the summary
+    /// keeps.
+    public func stop(_ kind: BatchStop, _ reason: String) {
+        if !stopped {
+            summary.stopReason = reason
+            summary.stop = kind
+        }
         stopped = true
     }
 
@@ -180,7 +190,7 @@ public actor BatchCoordinator {
     /// (``BatchSummary/ledgerError``), in a named run as in a run of its own.
     func stop(ledgerError error: LedgerError) {
         if summary.ledgerError == nil { summary.ledgerError = error.description }
-        stop("ledger error: \(error)")
+        stop(.ledgerError, "ledger error: \(error)")
     }
 
     /// The data for the tag `uid`, or a reason to skip it.
@@ -272,8 +282,8 @@ public actor BatchCoordinator {
             uidsThisRun.remove(uid)
             if let row = item.row { claimedRows.remove(row) }
         }
-        if let count = options.count, summary.done >= count { stop("count reached") }
-        if let max = options.maxFailures, summary.failed >= max { stop("\(max) failures") }
+        if let count = options.count, summary.done >= count { stop(.countReached, "count reached") }
+        if let max = options.maxFailures, summary.failed >= max { stop(.maxFailures, "\(max) failures") }
     }
 
     /// Counts a tag refused before any write.
@@ -293,7 +303,7 @@ public actor BatchCoordinator {
         let count = repeatedFailure?.kind == failure ? (repeatedFailure?.count ?? 0) + 1 : 1
         repeatedFailure = (failure, count)
         if let max = options.maxConsecutiveFailures, count >= max {
-            stop("\(count) tags in a row failed the same way (\(failure.rawValue)); the next would too")
+            stop(.repeatedFailure, "\(count) tags in a row failed the same way (\(failure.rawValue)); the next would too")
         }
     }
 
@@ -320,7 +330,7 @@ public actor BatchCoordinator {
     /// data could not be built, the ledger failed, or its refusal could not be recorded).
     func failedUnclaimed() {
         summary.failed += 1
-        if let max = options.maxFailures, summary.failed >= max { stop("\(max) failures") }
+        if let max = options.maxFailures, summary.failed >= max { stop(.maxFailures, "\(max) failures") }
     }
 
     /// `make()`, its error wrapped in a ``BuildFailure`` that keeps the counter or row used.

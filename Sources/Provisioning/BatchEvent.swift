@@ -90,8 +90,10 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var counterfeit = 0
     /// The last UID done.
     public var lastUID: String?
-    /// Why the batch stopped.
+    /// Why the batch stopped, in words.
     public var stopReason = ""
+    /// Why the batch stopped, as a stable name; nil while it runs.
+    public var stop: BatchStop?
     /// The ledger error that stopped the run, if one did (not one that only made it pause: an
     /// unreachable shared ledger). A run stopped by the ledger has failed, whether or not a tag
     /// was in progress: `nfctool batch` exits 1.

@@ -41,7 +41,7 @@ public struct BatchWorker: Sendable {
         while !Task.isCancelled, !(await coordinator.shouldStop()) {
             if !announced { events(.waiting(reader: name)); announced = true }
             if let idle = options.idleTimeout, clock.now - idleSince >= idle {
-                await coordinator.stop("no new tag for \(Self.describe(idle))")
+                await coordinator.stop(.idle, "no new tag for \(Self.describe(idle))")
                 return
             }
             // A named run whose ledger is away, or whose rows are all held: take no tag.
@@ -197,7 +197,7 @@ public struct BatchWorker: Sendable {
             _ = await coordinator.record(attempt)
             await coordinator.failedUnclaimed()
             events(.failed(reader: readerName, uid: uid, error: reason))
-            await coordinator.stop("data error: \(failure.reason)")
+            await coordinator.stop(.dataError, "data error: \(failure.reason)")
             events(.removeTag(reader: readerName, uid: uid))
             return
         } catch {
