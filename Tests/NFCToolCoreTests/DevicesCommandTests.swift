@@ -41,11 +41,12 @@ struct DevicesCommandTests {
         #expect(run.status == ExitCode.noReader.rawValue)
         #expect(run.standardError == "Error: no NFC reader found\n")
         let object = try #require(
-            try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(JSONAnswer.answer(run.standardOutput).utf8)) as? [String: Any])
         #expect(Set(object.keys) == ["libnfc", "devices"])
         #expect(object["libnfc"] as? String == LibNFCContext.version)
         #expect((object["devices"] as? [Any])?.isEmpty == true)
-        #expect(run.standardOutput == "{\"devices\":[],\"libnfc\":\"\(LibNFCContext.version)\"}\n")
+        #expect(JSONAnswer.answer(run.standardOutput) == "{\"devices\":[],\"libnfc\":\"\(LibNFCContext.version)\"}\n")
+        #expect(JSONAnswer.error(run.standardOutput)?["code"] as? String == "noReader")
     }
 }
 

@@ -68,7 +68,7 @@ struct NDEFCommandTests {
     func wifiWithoutKeyIsRefused() async throws {
         let refused = await runNFCTool(["ndef", "encode", "--wifi-ssid", "Guest", "--json"])
         #expect(refused.status == .usage)
-        #expect(refused.standardOutput.isEmpty)
+        #expect(JSONAnswer.answer(refused.standardOutput).isEmpty)
         #expect(refused.standardError.contains("wpa2-personal needs a network key"), "\(refused.standardError)")
         #expect(refused.standardError.contains("--wifi-auth open"), "\(refused.standardError)")
         let open = await runNFCTool(["ndef", "encode", "--wifi-ssid", "Cafe", "--wifi-auth", "open", "--json"])
@@ -111,7 +111,7 @@ struct NDEFCommandTests {
         }
         #expect(run.standardError.hasPrefix("Error: "), "\(run.standardError)")
         #expect(run.standardError.contains(expected), "\(run.standardError)")
-        #expect(run.standardOutput.isEmpty)
+        #expect(JSONAnswer.answer(run.standardOutput).isEmpty)
     }
 
     @Test("decode shows one block per record with its fields")

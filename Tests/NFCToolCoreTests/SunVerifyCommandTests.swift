@@ -54,7 +54,7 @@ struct SunVerifyCommandTests {
         let altered = Self.publishedURL.replacingOccurrences(of: "c=94EED9EE65337086", with: "c=94EED9EE65337087")
         let invalid = try runBuiltNFCTool(["sun", "verify", "--json", "--keys", try keysFile(), altered])
         #expect(invalid.status == 8)
-        let refusal = try #require(try JSONSerialization.jsonObject(with: Data(invalid.standardOutput.utf8)) as? [String: Any])
+        let refusal = try #require(try JSONSerialization.jsonObject(with: Data(JSONAnswer.answer(invalid.standardOutput).utf8)) as? [String: Any])
         #expect(refusal["valid"] as? Bool == false)
         #expect(refusal["error"] as? String == "macMismatch")
         #expect(refusal["offset"] as? Int == 62)

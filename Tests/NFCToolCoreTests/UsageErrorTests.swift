@@ -56,7 +56,8 @@ struct UsageErrorTests {
     func rejected(_ line: RejectedCommandLine) async {
         let run = await runNFCTool(line.arguments)
         #expect(run.status == .usage)
-        #expect(run.standardOutput == "")
+        // A command line with --json gets the error object (docs/cli.md, "Errors as JSON").
+        #expect(JSONAnswer.answer(run.standardOutput) == "")
         #expect(run.standardError.hasPrefix("Error: \(line.error)\nUsage: nfctool"))
         #expect(run.standardError.hasSuffix("for more information.\n"))
     }
