@@ -205,6 +205,7 @@ struct BatchCommandTests {
         #expect(process.terminationStatus == 0)
         let summary = try String(contentsOf: output, encoding: .utf8)
         #expect(summary.contains("\"stopReason\" : \"interrupted\""), "\(summary)")
+        #expect(summary.contains("\"stop\" : \"interrupted\""), "\(summary)")
         let attempts = try Ledger(path: ledgerPath).attempts()
         let allDone = attempts.allSatisfy { $0.status == "done" && $0.verified }
         #expect(allDone)
