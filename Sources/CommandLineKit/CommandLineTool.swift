@@ -20,11 +20,12 @@ import NFCCore
 ///   a command that streams events (``ToolCommand/endsQuietlyWhenOutputCloses``) ends with 0
 ///   and no message when the reader went away.
 /// - A command that declares a `--json` flag (``CommandError/jsonFlagName``) and was given it
-///   prints a failure also as one JSON object on one line of standard output
-///   (``CommandError/jsonObject(statusName:)``), after whatever it wrote there before failing:
-///   on failure the last line of standard output is the error. A usage error of such a command
-///   line does too, found from the words typed (`--json` before any `--`), since the line did
-///   not parse.
+///   prints a failure also as JSON on standard output (``CommandError/jsonObject(statusName:)``):
+///   its standard output is held until it ends, and on failure it is one JSON document, the
+///   error object alone, or the command's answer with `error` added to it. A command that
+///   streams lines (``ToolCommand/streamsOutput(_:)``) writes through, and its error object is
+///   one more line. A usage error of such a command line gives the object too, found from the
+///   words typed (`--json` before any `--`), since the line did not parse.
 public struct CommandLineTool: Sendable {
     /// The root command: its name is the tool's name, its version the tool's version.
     public let root: any ToolCommand.Type
@@ -39,6 +40,8 @@ public struct CommandLineTool: Sendable {
     public func run(arguments: [String], environment: [String: String], io: any ToolIO) async -> ExitCode {
         var path = CommandPath(root: root)
         var remaining = arguments[...]
+        // A --json answer held until the command ends (one that streams lines writes through).
+        var answer: JSONAnswerBuffer?
         do throws(CommandError) {
             while let word = remaining.first, !word.hasPrefix("-"), !path.leaf.configuration.subcommands.isEmpty {
                 remaining.removeFirst()
@@ -68,16 +71,19 @@ public struct CommandLineTool: Sendable {
                 io.printLine("\(root.configuration.name) \(root.configuration.version ?? "")")
             case .run(let parsed):
                 let command = try path.leaf.init(parsed)
+                if Self.asksForJSON(path.leaf, remaining), !path.leaf.streamsOutput(parsed) { answer = JSONAnswerBuffer(io) }
                 let context = CommandContext(
-                    io: io, environment: environment, commandPath: path.names, helpText: formatter.helpText)
+                    io: answer ?? io, environment: environment, commandPath: path.names, helpText: formatter.helpText)
                 try await command.run(context)
+                answer?.flush()
             }
             try Self.checkOutput(io, of: path.leaf)
             return .success
         } catch {
             io.write(HelpFormatter(path).errorText(error), to: .standardError)
             if Self.asksForJSON(path.leaf, remaining) {
-                io.write(error.jsonObject(statusName: Self.statusName(error.exitCode, path)))
+                let object = error.jsonObject(statusName: Self.statusName(error.exitCode, path))
+                if let answer { answer.flush(failing: object) } else { io.write(object) }
             }
             return error.exitCode
         }

@@ -24,11 +24,19 @@ public protocol ToolCommand: Sendable {
     /// output went away (`| head -n 1`): true for a command that streams events until stopped.
     /// Otherwise a closed standard output is an error, as every failed write is (exit 1).
     static var endsQuietlyWhenOutputCloses: Bool { get }
+
+    /// Whether the command, run with `arguments`, writes its standard output as it goes (one
+    /// line per event, until stopped) rather than one answer at the end: with `--json`, its
+    /// output is then written through, and a failure's error object is one more line.
+    static func streamsOutput(_ arguments: ParsedArguments) -> Bool
 }
 
 extension ToolCommand {
     /// A closed standard output is an error.
     public static var endsQuietlyWhenOutputCloses: Bool { false }
+
+    /// A command that ends quietly when its output closes streams; others answer once.
+    public static func streamsOutput(_ arguments: ParsedArguments) -> Bool { endsQuietlyWhenOutputCloses }
 }
 
 /// A command that only groups subcommands (`nfctool`, `nfctool ndef`).

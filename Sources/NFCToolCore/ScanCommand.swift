@@ -14,6 +14,9 @@ struct ScanCommand: ToolCommand {
         "continuous", help: "Report tags as they arrive and leave, one line each, until the timeout or Ctrl-C.")
     static let json = CommandOption.flag("json", help: "Print JSON (one object per line with --continuous).")
 
+    /// `--continuous` writes one line per tag as it goes.
+    static func streamsOutput(_ arguments: ParsedArguments) -> Bool { arguments.contains(continuous) }
+
     static let configuration = CommandConfiguration(
         name: "scan",
         abstract: "Wait for a tag; show its UID, model and NDEF state.",

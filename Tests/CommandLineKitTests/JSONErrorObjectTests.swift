@@ -1,4 +1,4 @@
-import CommandLineKit
+@testable import CommandLineKit
 import Foundation
 import NFCTestSupport
 import Testing
@@ -79,10 +79,10 @@ struct JSONErrorObjectTests {
         #expect(error.hasPrefix("Error: Missing value for '--how <how>'\nUsage: jtool fail"))
     }
 
-    @Test("output already written stays; the object is the last line")
+    @Test("an answer printed before the failure gets the error inside it: one JSON document")
     func afterAnswer() async {
         let (_, output, _) = await Self.run(["fail", "--json", "--how", "written"])
-        #expect(output == "{\"partial\":1}\n" + #"{"error":{"code":"busy","exitStatus":7,"message":"after the answer"}}"# + "\n")
+        #expect(output == #"{"partial":1,"error":{"code":"busy","exitStatus":7,"message":"after the answer"}}"# + "\n")
     }
 
     @Test("no object without --json, for --json after '--', or for a command that has no --json")
@@ -92,5 +92,32 @@ struct JSONErrorObjectTests {
             #expect(status != .success)
             #expect(output == "", "\(arguments)")
         }
+    }
+}
+
+@Suite("JSONAnswerBuffer: merging the error object into an answer", .timeLimit(.minutes(1)))
+struct JSONAnswerMergeTests {
+    static let error = #"{"error":{"code":"busy","exitStatus":7,"message":"m"}}"# + "\n"
+
+    @Test("a pretty object gets error as its last key, spaced as its own; an empty object, error alone inside")
+    func prettyAndEmpty() throws {
+        let pretty = "{\n  \"match\" : false\n}\n"
+        let merged = JSONAnswerBuffer.merging(Self.error, into: Array(pretty.utf8))
+        #expect(merged == "{\n  \"match\" : false,\n  \"error\" : {\"code\":\"busy\",\"exitStatus\":7,\"message\":\"m\"}\n}\n")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(merged.utf8)) as? [String: Any])
+        #expect(object["match"] as? Bool == false && object["error"] is [String: Any])
+        #expect(JSONAnswerBuffer.merging(Self.error, into: Array("{}\n".utf8)) == #"{"error":{"code":"busy","exitStatus":7,"message":"m"}}"# + "\n")
+    }
+
+    @Test("what is not one object without an error key is kept, and the object follows on its own line",
+          arguments: ["[1,2]\n", "{\"error\":\"its own\"}\n", "{\"a\":1}\n{\"b\":2}\n", "not json"])
+    func keptApart(_ answer: String) {
+        let merged = JSONAnswerBuffer.merging(Self.error, into: Array(answer.utf8))
+        #expect(merged == answer + (answer.hasSuffix("\n") ? "" : "\n") + Self.error)
+    }
+
+    @Test("nothing held: the error object alone")
+    func nothingHeld() {
+        #expect(JSONAnswerBuffer.merging(Self.error, into: []) == Self.error)
     }
 }

@@ -19,7 +19,7 @@ struct BatchDeterministicFailureTests {
                 "batch", "--device", "sim:ntag213*5", "--url", Self.url, "--ledger", ledger, "--timeout", "5", "--json",
             ])
             #expect(run.status == 1, "\(run.standardError)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(JSONAnswer.answer(run.standardOutput).utf8)) as? [String: Any], "\(run.standardOutput)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], "\(run.standardOutput)")
             #expect(report["done"] as? Int == 0)
             #expect(report["failed"] as? Int == 3)
             #expect((report["stopReason"] as? String)?.contains("3 tags in a row failed the same way (the message does not fit)") == true, "\(report)")
@@ -47,7 +47,7 @@ struct BatchDeterministicFailureTests {
                 "batch", "--device", "sim:ntag213*5", "--url", Self.url, "--ledger", ledger, "--timeout", "2", "--json",
                 "--max-consecutive-failures", "0",
             ])
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(JSONAnswer.answer(run.standardOutput).utf8)) as? [String: Any], "\(run.standardOutput)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], "\(run.standardOutput)")
             #expect(report["failed"] as? Int == 5)
             let read = try runPython(
                 "import sqlite3, sys\nprint(sqlite3.connect(sys.argv[1]).execute('SELECT count(counter) FROM attempts').fetchone()[0])", [ledger])

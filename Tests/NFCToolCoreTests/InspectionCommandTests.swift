@@ -205,7 +205,7 @@ struct InspectionCommandTests {
         #expect(run.standardError == "Error: the tag does not match: read-only, url\n")
         let json = try runBuiltNFCTool(["verify", "--json", "--device", "sim:type4?read-only", "--expect-read-only", "--expect-model", "NTAG213"])
         #expect(json.status == 8)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(JSONAnswer.answer(json.standardOutput).utf8)) as? [String: Any])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(object["match"] as? Bool == false)
         let checks = try #require(object["checks"] as? [[String: Any]])
         #expect(checks.map { $0["check"] as? String } == ["model", "read-only"])
@@ -319,7 +319,7 @@ struct InspectionCommandTests {
         Self.expectBrokenReport(run.standardOutput, mode: mode)
         let json = try runBuiltNFCTool(["doctor", "--json"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
         #expect(json.status == 1)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(JSONAnswer.answer(json.standardOutput).utf8)) as? [String: Any])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(object["problems"] as? Int == 2)
         let checks = try #require(object["checks"] as? [[String: Any]])
         #expect(checks.map { $0["name"] as? String } == [

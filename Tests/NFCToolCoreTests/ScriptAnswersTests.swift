@@ -28,17 +28,13 @@ struct ScriptAnswersTests {
         let url = batch.options.contains("--url") ? [] : ["--url", "https://example.com/{n}"]
         let run = await runNFCTool(["batch", "--json", "--device", batch.device, "--ledger", ledger] + url + batch.options)
         #expect(run.status == batch.status, "\(run.standardError)")
-        // The summary first; a failed batch's error object after it, on the last line.
-        let summaryText = batch.status == .success ? run.standardOutput : String(run.standardOutput.split(separator: "\n").dropLast().joined(separator: "\n"))
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(summaryText.utf8)) as? [String: Any], "\(run.standardOutput)")
+        // One JSON document: the summary, with the error object in it when the batch failed.
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], "\(run.standardOutput)")
         #expect(summary["stop"] as? String == batch.stop, "\(summary)")
         #expect((summary["stopReason"] as? String)?.isEmpty == false)
-        if batch.status != .success {
-            let last = try #require(run.standardOutput.split(separator: "\n").last)
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
-            let error = try #require(object["error"] as? [String: Any], "\(last)")
-            #expect(error["exitStatus"] as? Int == Int(batch.status.rawValue))
-        }
+        let error = summary["error"] as? [String: Any]
+        #expect((error == nil) == (batch.status == .success), "\(summary)")
+        if let error { #expect(error["exitStatus"] as? Int == Int(batch.status.rawValue)) }
     }
 
     @Test("watch --json: every event has time, ISO 8601 in UTC to the millisecond, at the time it was seen")
