@@ -138,9 +138,11 @@ struct BatchCommandTests {
         let afterKill = try Ledger(path: ledgerPath).attempts().filter { $0.status == "done" }.count
         #expect(afterKill >= 3 && afterKill < stack)
 
-        // Resume: the rest of the stack, then no tag for 2 s ends it.
+        // Resume: the rest of the stack (--count: the tags this process does), its idle timeout
+        // only a fallback (a busy machine stretched a 2 s one past the gap between two tags).
         let second = try runTool(
-            try Self.nfctool(), ["batch", "--device", emulator.connectionString, "--url", template, "--resume", ledgerPath, "--timeout", "2"],
+            try Self.nfctool(),
+            ["batch", "--device", emulator.connectionString, "--url", template, "--resume", ledgerPath, "--count", "\(stack - afterKill)", "--timeout", "30"],
             environment: emulator.libnfcEnvironment, timeout: 60)
         #expect(second.status == 0, "\(second.output)")
         emulator.stop()
