@@ -28,16 +28,15 @@ let package = Package(
         .executable(name: "pcsc-reader-emulator", targets: ["pcsc-reader-emulator"]),
     ],
     targets: [
-        // The C library, found through pkg-config; Debian: libnfc-dev.
-        .systemLibrary(
-            name: "CLibNFC",
-            pkgConfig: "libnfc",
-            providers: [.apt(["libnfc-dev", "libusb-1.0-0-dev"])]
-        ),
-        // pcsc-lite, for PC/SC readers through pcscd; Debian: libpcsclite-dev.
-        // Not through pkg-config: its Cflags carry -pthread, which SwiftPM refuses with a warning on every
-        // build; the PCSC target adds pcsc-lite's include directory itself.
-        .systemLibrary(name: "CPCSCLite", providers: [.apt(["libpcsclite-dev"])]),
+        // libnfc's header, for its types and constants; Debian: libnfc-dev. Not linked and not through
+        // pkg-config (whose Libs would link it and libusb): LibNFC loads libnfc.so.6 with dlopen when a
+        // libnfc reader is first listed or opened, so nfctool starts without it.
+        .systemLibrary(name: "CLibNFC", providers: [.apt(["libnfc-dev"])]),
+        // pcsc-lite's PC/SC API, for PC/SC readers through pcscd, declared by the module itself (its shim
+        // holds the types, constants and function pointer types PCSC uses, from pcsc-lite's headers): no
+        // header search path, so no unsafe flag. Not linked: PCSC loads libpcsclite.so.1 with dlopen when
+        // a PC/SC reader is first listed or opened, so nfctool starts without it (Debian: libpcsclite1).
+        .systemLibrary(name: "CPCSCLite"),
         // SQLite's header, for the provisioning ledger; Debian: libsqlite3-dev. Not linked and not through
         // pkg-config (whose Libs would link it): Provisioning loads libsqlite3.so.0 with dlopen when a
         // SQLite ledger is opened, so nfctool starts without it.
@@ -64,7 +63,7 @@ let package = Package(
         // The one place that imports libnfc.
         .target(name: "LibNFC", dependencies: ["NFCCore", "NFCTags", "CLibNFC"], swiftSettings: strict),
         // The one place that imports pcsc-lite: PC/SC readers (generic Part 3 profile).
-        .target(name: "PCSC", dependencies: ["NFCCore", "NFCTags", "CPCSCLite"], swiftSettings: strict + [.unsafeFlags(["-Xcc", "-I/usr/include/PCSC"])]),
+        .target(name: "PCSC", dependencies: ["NFCCore", "NFCTags", "CPCSCLite"], swiftSettings: strict),
         // Chip models from the datasheets, tag files, fault injection, the in-process simulator.
         .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
         // The PN532 host protocol over a pseudo-terminal, hosting virtual tags.
@@ -101,7 +100,7 @@ let package = Package(
         // Test support in C: fixes this test process's pcsc-lite socket path before any test runs.
         .target(
             name: "CPCSCTestSocket", path: "Tests/Support/CPCSCTestSocket",
-            cSettings: [.unsafeFlags(["-I/usr/include/PCSC"])], linkerSettings: [.linkedLibrary("pcsclite")]),
+            linkerSettings: [.linkedLibrary("pcsclite")]),
 
         .testTarget(name: "NFCCoreTests", dependencies: ["NFCCore"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "NFCTestSupport"], swiftSettings: strict),

@@ -6,15 +6,20 @@ public struct CommandContext: Sendable {
     public let environment: [String: String]
     /// The command's full name, e.g. `["nfctool", "ndef", "encode"]`.
     public let commandPath: [String]
-    /// The command's help, exactly as `--help` prints it.
-    public let helpText: String
+    /// The command's help, exactly as `--help` prints it; formatted when asked for (the few
+    /// commands that print it), not at every start.
+    public var helpText: String { makeHelpText() }
+    /// Formats ``helpText``.
+    private let makeHelpText: @Sendable () -> String
 
-    /// Creates a context.
-    public init(io: any ToolIO, environment: [String: String], commandPath: [String], helpText: String) {
+    /// Creates a context. `helpText` is evaluated only when a command asks for it.
+    public init(
+        io: any ToolIO, environment: [String: String], commandPath: [String], helpText: @autoclosure @escaping @Sendable () -> String
+    ) {
         self.io = io
         self.environment = environment
         self.commandPath = commandPath
-        self.helpText = helpText
+        self.makeHelpText = helpText
     }
 
     /// Prints `text` and a newline on standard output, wrapped to 80 columns.

@@ -22,8 +22,16 @@ public actor LibNFCContext {
     /// The most devices ``listDevices()`` reports, as libnfc's own `nfc-list` does.
     public static let maximumDeviceCount = 16
 
-    /// libnfc's version, e.g. `1.8.0` (`nfc_version`). Needs no context.
-    public static var version: String { libnfcVersion() }
+    /// libnfc's version, e.g. `1.8.0` (`nfc_version`). Needs no context; loads libnfc (it is
+    /// not linked: `dlopen` on first use). When libnfc cannot be loaded: `unavailable (…)`,
+    /// with the loader's reason.
+    public static var version: String {
+        do {
+            return try libnfcVersion()
+        } catch {
+            return "unavailable (\(error.reason))"
+        }
+    }
 
     /// The context, once `nfc_init` has run.
     private var context: ContextHandle?
@@ -81,11 +89,12 @@ public actor LibNFCContext {
     }
 
     /// The context, created by `nfc_init` on first use with the chosen log level in place.
-    /// - Throws: ``LibNFCError`` with ``LibNFCError/Code/software`` when `nfc_init` fails.
+    /// - Throws: ``LibNFCError`` with ``LibNFCError/Code/software`` when libnfc cannot be
+    ///   loaded or `nfc_init` fails.
     func initializedContext() throws(LibNFCError) -> ContextHandle {
         if let context { return context }
         applyLogging()
-        guard let created = libnfcInit() else {
+        guard let created = try libnfcInit() else {
             throw LibNFCError(.software, "libnfc could not create its context (nfc_init failed)")
         }
         context = created

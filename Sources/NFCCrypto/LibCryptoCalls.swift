@@ -11,6 +11,7 @@
 // `ccrypto_fn_NAME` pointer types. `CCrypto` gives the types and constants only (its module map
 // links nothing). The other wrappers take a handle, which exists only once libcrypto is loaded.
 internal import CCrypto
+internal import NFCCore
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -469,75 +470,74 @@ struct LibCrypto: Sendable {
     let EVP_Q_digest: ccrypto_fn_EVP_Q_digest
     let EVP_Q_mac: ccrypto_fn_EVP_Q_mac
 
-    /// Opens `file` with `dlopen` and resolves every function this wrapper calls; the error
+    /// Opens `file` (``DynamicLibrary``) and resolves every function this wrapper calls; the error
     /// names the library and what the loader said (the file is missing, a symbol is absent).
     static func load(_ file: String) -> Result<LibCrypto, CryptoError> {
-        guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "\(file) cannot be loaded"
-            return .failure(CryptoError(
-                .library,
-                "cryptography needs OpenSSL 3's libcrypto, which cannot be loaded (\(reason)); install it (Debian: apt install libssl3, or libssl3t64)"))
-        }
-        do {
-            return .success(try LibCrypto(handle))
+        do throws(DynamicLibraryError) {
+            let library = try DynamicLibrary.open(file)
+            do throws(DynamicLibraryError) {
+                return .success(try LibCrypto(library))
+            } catch {
+                library.close()  // not the libcrypto wanted
+                throw error
+            }
         } catch {
-            dlclose(handle)
-            return .failure(CryptoError(
-                .library, "the libcrypto loaded from \(file) has no \(error.name); cryptography needs OpenSSL 3.0 or later"))
+            switch error.kind {
+            case .notLoadable(let reason):
+                return .failure(CryptoError(
+                    .library,
+                    "cryptography needs OpenSSL 3's libcrypto, which cannot be loaded (\(reason)); install it (Debian: apt install libssl3, or libssl3t64)"))
+            case .missingSymbol(let symbol):
+                return .failure(CryptoError(
+                    .library, "the libcrypto loaded from \(file) has no \(symbol); cryptography needs OpenSSL 3.0 or later"))
+            }
         }
     }
 
-    /// A function libcrypto lacks.
-    struct MissingFunction: Error { let name: String }
-
-    /// Resolves each function from `handle`.
-    private init(_ handle: UnsafeMutableRawPointer) throws(MissingFunction) {
-        func resolve<Function>(_ name: String) throws(MissingFunction) -> Function {
-            guard let symbol = dlsym(handle, name) else { throw MissingFunction(name: name) }
-            return unsafeBitCast(symbol, to: Function.self)
-        }
-        ERR_get_error = try resolve("ERR_get_error")
-        ERR_clear_error = try resolve("ERR_clear_error")
-        ERR_error_string_n = try resolve("ERR_error_string_n")
-        OpenSSL_version = try resolve("OpenSSL_version")
-        CRYPTO_free = try resolve("CRYPTO_free")
-        EVP_PKEY_CTX_new_from_name = try resolve("EVP_PKEY_CTX_new_from_name")
-        EVP_PKEY_CTX_new_from_pkey = try resolve("EVP_PKEY_CTX_new_from_pkey")
-        EVP_PKEY_CTX_free = try resolve("EVP_PKEY_CTX_free")
-        EVP_PKEY_fromdata_init = try resolve("EVP_PKEY_fromdata_init")
-        EVP_PKEY_fromdata = try resolve("EVP_PKEY_fromdata")
-        EVP_PKEY_free = try resolve("EVP_PKEY_free")
-        EVP_PKEY_verify_init = try resolve("EVP_PKEY_verify_init")
-        EVP_PKEY_verify = try resolve("EVP_PKEY_verify")
-        OSSL_PARAM_construct_utf8_string = try resolve("OSSL_PARAM_construct_utf8_string")
-        OSSL_PARAM_construct_octet_string = try resolve("OSSL_PARAM_construct_octet_string")
-        OSSL_PARAM_construct_end = try resolve("OSSL_PARAM_construct_end")
-        ECDSA_SIG_new = try resolve("ECDSA_SIG_new")
-        ECDSA_SIG_set0 = try resolve("ECDSA_SIG_set0")
-        ECDSA_SIG_free = try resolve("ECDSA_SIG_free")
-        ECDSA_SIG_get0_r = try resolve("ECDSA_SIG_get0_r")
-        ECDSA_SIG_get0_s = try resolve("ECDSA_SIG_get0_s")
-        d2i_ECDSA_SIG = try resolve("d2i_ECDSA_SIG")
-        i2d_ECDSA_SIG = try resolve("i2d_ECDSA_SIG")
-        BN_bin2bn = try resolve("BN_bin2bn")
-        BN_bn2binpad = try resolve("BN_bn2binpad")
-        BN_free = try resolve("BN_free")
-        EVP_CIPHER_fetch = try resolve("EVP_CIPHER_fetch")
-        EVP_CIPHER_free = try resolve("EVP_CIPHER_free")
-        EVP_CIPHER_CTX_new = try resolve("EVP_CIPHER_CTX_new")
-        EVP_CIPHER_CTX_free = try resolve("EVP_CIPHER_CTX_free")
-        EVP_CipherInit_ex2 = try resolve("EVP_CipherInit_ex2")
-        EVP_CIPHER_CTX_set_padding = try resolve("EVP_CIPHER_CTX_set_padding")
-        EVP_CipherUpdate = try resolve("EVP_CipherUpdate")
-        EVP_CipherFinal_ex = try resolve("EVP_CipherFinal_ex")
-        EVP_MAC_fetch = try resolve("EVP_MAC_fetch")
-        EVP_MAC_free = try resolve("EVP_MAC_free")
-        EVP_MAC_CTX_new = try resolve("EVP_MAC_CTX_new")
-        EVP_MAC_CTX_free = try resolve("EVP_MAC_CTX_free")
-        EVP_MAC_init = try resolve("EVP_MAC_init")
-        EVP_MAC_update = try resolve("EVP_MAC_update")
-        EVP_MAC_final = try resolve("EVP_MAC_final")
-        EVP_Q_digest = try resolve("EVP_Q_digest")
-        EVP_Q_mac = try resolve("EVP_Q_mac")
+    /// Resolves each function from `library`.
+    private init(_ library: DynamicLibrary) throws(DynamicLibraryError) {
+        ERR_get_error = try library.function("ERR_get_error")
+        ERR_clear_error = try library.function("ERR_clear_error")
+        ERR_error_string_n = try library.function("ERR_error_string_n")
+        OpenSSL_version = try library.function("OpenSSL_version")
+        CRYPTO_free = try library.function("CRYPTO_free")
+        EVP_PKEY_CTX_new_from_name = try library.function("EVP_PKEY_CTX_new_from_name")
+        EVP_PKEY_CTX_new_from_pkey = try library.function("EVP_PKEY_CTX_new_from_pkey")
+        EVP_PKEY_CTX_free = try library.function("EVP_PKEY_CTX_free")
+        EVP_PKEY_fromdata_init = try library.function("EVP_PKEY_fromdata_init")
+        EVP_PKEY_fromdata = try library.function("EVP_PKEY_fromdata")
+        EVP_PKEY_free = try library.function("EVP_PKEY_free")
+        EVP_PKEY_verify_init = try library.function("EVP_PKEY_verify_init")
+        EVP_PKEY_verify = try library.function("EVP_PKEY_verify")
+        OSSL_PARAM_construct_utf8_string = try library.function("OSSL_PARAM_construct_utf8_string")
+        OSSL_PARAM_construct_octet_string = try library.function("OSSL_PARAM_construct_octet_string")
+        OSSL_PARAM_construct_end = try library.function("OSSL_PARAM_construct_end")
+        ECDSA_SIG_new = try library.function("ECDSA_SIG_new")
+        ECDSA_SIG_set0 = try library.function("ECDSA_SIG_set0")
+        ECDSA_SIG_free = try library.function("ECDSA_SIG_free")
+        ECDSA_SIG_get0_r = try library.function("ECDSA_SIG_get0_r")
+        ECDSA_SIG_get0_s = try library.function("ECDSA_SIG_get0_s")
+        d2i_ECDSA_SIG = try library.function("d2i_ECDSA_SIG")
+        i2d_ECDSA_SIG = try library.function("i2d_ECDSA_SIG")
+        BN_bin2bn = try library.function("BN_bin2bn")
+        BN_bn2binpad = try library.function("BN_bn2binpad")
+        BN_free = try library.function("BN_free")
+        EVP_CIPHER_fetch = try library.function("EVP_CIPHER_fetch")
+        EVP_CIPHER_free = try library.function("EVP_CIPHER_free")
+        EVP_CIPHER_CTX_new = try library.function("EVP_CIPHER_CTX_new")
+        EVP_CIPHER_CTX_free = try library.function("EVP_CIPHER_CTX_free")
+        EVP_CipherInit_ex2 = try library.function("EVP_CipherInit_ex2")
+        EVP_CIPHER_CTX_set_padding = try library.function("EVP_CIPHER_CTX_set_padding")
+        EVP_CipherUpdate = try library.function("EVP_CipherUpdate")
+        EVP_CipherFinal_ex = try library.function("EVP_CipherFinal_ex")
+        EVP_MAC_fetch = try library.function("EVP_MAC_fetch")
+        EVP_MAC_free = try library.function("EVP_MAC_free")
+        EVP_MAC_CTX_new = try library.function("EVP_MAC_CTX_new")
+        EVP_MAC_CTX_free = try library.function("EVP_MAC_CTX_free")
+        EVP_MAC_init = try library.function("EVP_MAC_init")
+        EVP_MAC_update = try library.function("EVP_MAC_update")
+        EVP_MAC_final = try library.function("EVP_MAC_final")
+        EVP_Q_digest = try library.function("EVP_Q_digest")
+        EVP_Q_mac = try library.function("EVP_Q_mac")
     }
 }

@@ -4,13 +4,18 @@ import NFCCore
 public struct PCSCError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The return code as an unsigned 32-bit value (`0x8010000C`).
     public var code: UInt32
-    /// The `SCard*` function that returned it.
+    /// The `SCard*` function that returned it (`dlopen` or `dlsym` when pcsc-lite itself could
+    /// not be loaded).
     public var call: String
+    /// What happened, in words, when the code alone does not say it: set when pcsc-lite cannot
+    /// be loaded (code `SCARD_E_NO_SERVICE`), nil for a code pcsc-lite returned.
+    public var detail: String?
 
     /// Creates an error.
-    public init(code: UInt32, call: String) {
+    public init(code: UInt32, call: String, detail: String? = nil) {
         self.code = code
         self.call = call
+        self.detail = detail
     }
 
     /// The card or reader went away (removed, reset, no card, reader unavailable), or an
@@ -87,6 +92,6 @@ public struct PCSCError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The PC/SC name, or `0x…` for a code without one here.
     public var name: String { Self.names[code] ?? "0x" + Hex.number(code) }
 
-    /// "SCardConnect: SCARD_E_NO_SMARTCARD".
-    public var description: String { "\(call): \(name)" }
+    /// "SCardConnect: SCARD_E_NO_SMARTCARD", or the detail when there is one.
+    public var description: String { detail ?? "\(call): \(name)" }
 }

@@ -21,7 +21,7 @@ actor PCSCListing {
         do {
             context = try pcscEstablishContext()
         } catch {
-            throw NFCReaderDeviceError(.deviceNotFound, "cannot open \(connectionString): \(error.code == PCSCError.noService ? "pcscd is not running (SCARD_E_NO_SERVICE)" : error.description)")
+            throw NFCReaderDeviceError(.deviceNotFound, "cannot open \(connectionString): \(error.code == PCSCError.noService && error.detail == nil ? "pcscd is not running (SCARD_E_NO_SERVICE)" : error.description)")
         }
         let names: [String]
         do {

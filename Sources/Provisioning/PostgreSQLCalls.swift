@@ -1,5 +1,6 @@
 import Foundation
 import CLibPQ
+import NFCCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -136,47 +137,46 @@ enum PQ {
         let clear: @convention(c) (OpaquePointer?) -> Void
         let libVersion: @convention(c) () -> Int32
 
-        /// Opens `file` with `dlopen` and resolves every function this wrapper calls; the error
+        /// Opens `file` (``DynamicLibrary``) and resolves every function this wrapper calls; the error
         /// names the library and what the loader said (the file is missing, a symbol is absent).
         static func load(_ file: String) -> Result<Library, PostgreSQLError> {
-            guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
-                let reason = dlerror().map { String(cString: $0) } ?? "\(file) cannot be loaded"
-                return .failure(PostgreSQLError(
-                    "a PostgreSQL ledger needs libpq, which cannot be loaded (\(reason)); install it (Debian: apt install libpq5)"))
-            }
-            do {
-                return .success(try Library(handle))
+            do throws(DynamicLibraryError) {
+                let library = try DynamicLibrary.open(file)
+                do throws(DynamicLibraryError) {
+                    return .success(try Library(library))
+                } catch {
+                    library.close()  // not the libpq wanted
+                    throw error
+                }
             } catch {
-                dlclose(handle)
-                return .failure(PostgreSQLError(
-                    "the libpq loaded from \(file) has no \(error.name); a PostgreSQL ledger needs libpq 9.1 or later"))
+                switch error.kind {
+                case .notLoadable(let reason):
+                    return .failure(PostgreSQLError(
+                        "a PostgreSQL ledger needs libpq, which cannot be loaded (\(reason)); install it (Debian: apt install libpq5)"))
+                case .missingSymbol(let symbol):
+                    return .failure(PostgreSQLError(
+                        "the libpq loaded from \(file) has no \(symbol); a PostgreSQL ledger needs libpq 9.1 or later"))
+                }
             }
         }
 
-        /// A function libpq lacks.
-        struct MissingFunction: Error { let name: String }
-
-        /// Resolves each function from `handle`.
-        private init(_ handle: UnsafeMutableRawPointer) throws(MissingFunction) {
-            func resolve<Function>(_ name: String) throws(MissingFunction) -> Function {
-                guard let symbol = dlsym(handle, name) else { throw MissingFunction(name: name) }
-                return unsafeBitCast(symbol, to: Function.self)
-            }
-            connectdbParams = try resolve("PQconnectdbParams")
-            status = try resolve("PQstatus")
-            errorMessage = try resolve("PQerrorMessage")
-            reset = try resolve("PQreset")
-            finish = try resolve("PQfinish")
-            execParams = try resolve("PQexecParams")
-            resultStatus = try resolve("PQresultStatus")
-            resultErrorMessage = try resolve("PQresultErrorMessage")
-            resultErrorField = try resolve("PQresultErrorField")
-            ntuples = try resolve("PQntuples")
-            nfields = try resolve("PQnfields")
-            getisnull = try resolve("PQgetisnull")
-            getvalue = try resolve("PQgetvalue")
-            clear = try resolve("PQclear")
-            libVersion = try resolve("PQlibVersion")
+        /// Resolves each function from `library`.
+        private init(_ library: DynamicLibrary) throws(DynamicLibraryError) {
+            connectdbParams = try library.function("PQconnectdbParams")
+            status = try library.function("PQstatus")
+            errorMessage = try library.function("PQerrorMessage")
+            reset = try library.function("PQreset")
+            finish = try library.function("PQfinish")
+            execParams = try library.function("PQexecParams")
+            resultStatus = try library.function("PQresultStatus")
+            resultErrorMessage = try library.function("PQresultErrorMessage")
+            resultErrorField = try library.function("PQresultErrorField")
+            ntuples = try library.function("PQntuples")
+            nfields = try library.function("PQnfields")
+            getisnull = try library.function("PQgetisnull")
+            getvalue = try library.function("PQgetvalue")
+            clear = try library.function("PQclear")
+            libVersion = try library.function("PQlibVersion")
         }
     }
 }

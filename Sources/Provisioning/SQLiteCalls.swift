@@ -11,6 +11,7 @@
 // `CSQLite` gives the types and constants only (its module map links nothing). Every other
 // function takes a connection or statement, which exists only once SQLite is loaded.
 import CSQLite
+import NFCCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -210,47 +211,46 @@ struct SQLiteLibrary: Sendable {
     let sqlite3_column_text: csqlite_fn_sqlite3_column_text
     let sqlite3_last_insert_rowid: csqlite_fn_sqlite3_last_insert_rowid
 
-    /// Opens `file` with `dlopen` and resolves every function this wrapper calls; the error
+    /// Opens `file` (``DynamicLibrary``) and resolves every function this wrapper calls; the error
     /// names the library and what the loader said (the file is missing, a symbol is absent).
     static func load(_ file: String) -> Result<SQLiteLibrary, LedgerError> {
-        guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "\(file) cannot be loaded"
-            return .failure(LedgerError(
-                "a SQLite ledger needs SQLite, which cannot be loaded (\(reason)); install it (Debian: apt install libsqlite3-0)"))
-        }
-        do {
-            return .success(try SQLiteLibrary(handle))
+        do throws(DynamicLibraryError) {
+            let library = try DynamicLibrary.open(file)
+            do throws(DynamicLibraryError) {
+                return .success(try SQLiteLibrary(library))
+            } catch {
+                library.close()  // not the SQLite wanted
+                throw error
+            }
         } catch {
-            dlclose(handle)
-            return .failure(LedgerError(
-                "the SQLite loaded from \(file) has no \(error.name); a SQLite ledger needs SQLite 3.7.14 or later"))
+            switch error.kind {
+            case .notLoadable(let reason):
+                return .failure(LedgerError(
+                    "a SQLite ledger needs SQLite, which cannot be loaded (\(reason)); install it (Debian: apt install libsqlite3-0)"))
+            case .missingSymbol(let symbol):
+                return .failure(LedgerError(
+                    "the SQLite loaded from \(file) has no \(symbol); a SQLite ledger needs SQLite 3.7.14 or later"))
+            }
         }
     }
 
-    /// A function SQLite lacks.
-    struct MissingFunction: Error { let name: String }
-
-    /// Resolves each function from `handle`.
-    private init(_ handle: UnsafeMutableRawPointer) throws(MissingFunction) {
-        func resolve<Function>(_ name: String) throws(MissingFunction) -> Function {
-            guard let symbol = dlsym(handle, name) else { throw MissingFunction(name: name) }
-            return unsafeBitCast(symbol, to: Function.self)
-        }
-        sqlite3_open_v2 = try resolve("sqlite3_open_v2")
-        sqlite3_close_v2 = try resolve("sqlite3_close_v2")
-        sqlite3_busy_timeout = try resolve("sqlite3_busy_timeout")
-        sqlite3_errmsg = try resolve("sqlite3_errmsg")
-        sqlite3_errcode = try resolve("sqlite3_errcode")
-        sqlite3_prepare_v2 = try resolve("sqlite3_prepare_v2")
-        sqlite3_finalize = try resolve("sqlite3_finalize")
-        sqlite3_bind_int64 = try resolve("sqlite3_bind_int64")
-        sqlite3_bind_text = try resolve("sqlite3_bind_text")
-        sqlite3_bind_null = try resolve("sqlite3_bind_null")
-        sqlite3_step = try resolve("sqlite3_step")
-        sqlite3_column_count = try resolve("sqlite3_column_count")
-        sqlite3_column_type = try resolve("sqlite3_column_type")
-        sqlite3_column_int64 = try resolve("sqlite3_column_int64")
-        sqlite3_column_text = try resolve("sqlite3_column_text")
-        sqlite3_last_insert_rowid = try resolve("sqlite3_last_insert_rowid")
+    /// Resolves each function from `library`.
+    private init(_ library: DynamicLibrary) throws(DynamicLibraryError) {
+        sqlite3_open_v2 = try library.function("sqlite3_open_v2")
+        sqlite3_close_v2 = try library.function("sqlite3_close_v2")
+        sqlite3_busy_timeout = try library.function("sqlite3_busy_timeout")
+        sqlite3_errmsg = try library.function("sqlite3_errmsg")
+        sqlite3_errcode = try library.function("sqlite3_errcode")
+        sqlite3_prepare_v2 = try library.function("sqlite3_prepare_v2")
+        sqlite3_finalize = try library.function("sqlite3_finalize")
+        sqlite3_bind_int64 = try library.function("sqlite3_bind_int64")
+        sqlite3_bind_text = try library.function("sqlite3_bind_text")
+        sqlite3_bind_null = try library.function("sqlite3_bind_null")
+        sqlite3_step = try library.function("sqlite3_step")
+        sqlite3_column_count = try library.function("sqlite3_column_count")
+        sqlite3_column_type = try library.function("sqlite3_column_type")
+        sqlite3_column_int64 = try library.function("sqlite3_column_int64")
+        sqlite3_column_text = try library.function("sqlite3_column_text")
+        sqlite3_last_insert_rowid = try library.function("sqlite3_last_insert_rowid")
     }
 }

@@ -4,14 +4,15 @@ import Testing
 
 /// nfctool starts without loading what only some commands need (docs/benchmarks.md, "Cold
 /// start"): libpq, with its Kerberos/LDAP chain, is loaded with dlopen when a PostgreSQL ledger
-/// is opened, SQLite when a SQLite ledger is, libcrypto on the first cryptographic call; none is a
-/// NEEDED entry of the binary, and a command that needs none (`ndef decode`) never loads them.
+/// is opened, SQLite when a SQLite ledger is, libcrypto on the first cryptographic call, libnfc
+/// (with libusb) and pcsc-lite when a reader is listed or opened; none is a NEEDED entry of the
+/// binary, and a command that needs none (`ndef decode`) never loads them.
 @Suite("nfctool's start loads no library only some commands need", .timeLimit(.minutes(2)))
 struct ColdStartTests {
     /// The libraries nfctool loads with dlopen, each when a command first needs it.
-    static let loadedOnDemand = ["libpq.so", "libcrypto.so", "libsqlite3.so"]
+    static let loadedOnDemand = ["libpq.so", "libcrypto.so", "libsqlite3.so", "libnfc.so", "libusb", "libpcsclite.so"]
 
-    @Test("readelf -d: no library nfctool loads with dlopen (libpq, libcrypto, SQLite) is among its NEEDED libraries")
+    @Test("readelf -d: no library nfctool loads with dlopen (libpq, libcrypto, SQLite, libnfc, pcsc-lite) is among its NEEDED libraries")
     func notNeeded() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
         let readelf = try #require(Executables.libnfcTool("readelf"), "readelf (binutils) is not installed")
@@ -26,7 +27,7 @@ struct ColdStartTests {
         }
     }
 
-    @Test("ndef decode loads no libpq, libcrypto nor SQLite (LD_DEBUG=files), a PostgreSQL ledger loads libpq (and reaches the server)")
+    @Test("ndef decode loads no libpq, libcrypto, SQLite, libnfc, libusb nor pcsc-lite (LD_DEBUG=files), a PostgreSQL ledger loads libpq (and reaches the server)")
     func loadedWhenALedgerOpens() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
         let environment = ProcessInfo.processInfo.environment.merging(["LD_DEBUG": "files"]) { $1 }
@@ -78,5 +79,18 @@ struct ColdStartTests {
         #expect(stats.status != 0)
         #expect(stats.output.contains("file=libsqlite3.so.0"), "SQLite was not loaded: \(stats.output)")
         #expect(stats.output.contains("ledger \(path): file is not a database"), "\(stats.output)")
+    }
+
+    @Test("devices loads libnfc and pcsc-lite (LD_DEBUG=files) and still lists libnfc's version")
+    func readerLibrariesLoadedWhenListing() async throws {
+        let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_DEBUG"] = "files"
+        // No pcscd behind this socket: pcsc-lite is loaded, then says the service is not there.
+        environment["PCSCLITE_CSOCK_NAME"] = "/nonexistent/nfckit-coldstart.comm"
+        let devices = try await runBlocking { [environment] in try runTool(tool, ["devices"], environment: environment, timeout: 30) }
+        #expect(devices.output.contains("file=libnfc.so.6"), "libnfc was not loaded: \(devices.output)")
+        #expect(devices.output.contains("file=libpcsclite.so.1"), "pcsc-lite was not loaded: \(devices.output)")
+        #expect(devices.output.contains("(libnfc 1.8"), "\(devices.output)")
     }
 }

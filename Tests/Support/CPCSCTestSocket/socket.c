@@ -9,7 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <winscard.h>
+
+// The two pcsc-lite calls this file makes, declared as winscard.h declares them on Linux (DWORD
+// is unsigned long; LONG and SCARDCONTEXT are long) rather than included from /usr/include/PCSC,
+// which only an -I flag (an unsafe flag) reaches.
+extern long SCardEstablishContext(unsigned long dwScope, const void *pvReserved1, const void *pvReserved2, long *phContext);
+extern long SCardReleaseContext(long hContext);
+#define SCARD_SCOPE_SYSTEM 0x0002UL
+#define SCARD_S_SUCCESS 0L
 
 #include "CPCSCTestSocket.h"
 
@@ -28,7 +35,7 @@ __attribute__((constructor)) static void nfckit_fix_pcsc_socket(void) {
     setenv("PCSCLITE_CSOCK_NAME", link_path, 1);
     // No daemon behind the link yet: the call fails at once (SCARD_E_NO_SERVICE), after the
     // library has read and kept the path.
-    SCARDCONTEXT context = 0;
+    long context = 0;
     if (SCardEstablishContext(SCARD_SCOPE_SYSTEM, NULL, NULL, &context) == SCARD_S_SUCCESS) SCardReleaseContext(context);
     if (previous != NULL) {
         setenv("PCSCLITE_CSOCK_NAME", previous, 1);
