@@ -18,6 +18,11 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "pn532-frame": checkPN532Frames,
     "manifest": checkManifest,
     "template": checkTemplate,
+    "sun-url": checkSUNURL,
+    "sdm-template": checkSDMTemplate,
+    "sdm-picc": checkSDMPICCData,
+    "ntag424-settings": checkNTAG424Settings,
+    "ntag424-keys": checkNTAG424Keys,
 ]
 
 /// The target chosen for this process, read once.

@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import NFCCore
 import NFCTags
 import PN532Emulator
 import Provisioning
@@ -12,8 +13,12 @@ import Testing
 /// error with an offset, never trap, and keep the harness's main invariants.
 @Suite("Fuzz corpus and crash replay for every parser", .timeLimit(.minutes(1)))
 struct FuzzCrashReplayTests {
+    static let zeroKey = Bytes([UInt8](repeating: 0, count: 16))
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let targets = ["type2-memory", "type3-attribute", "type4-cc", "type5-memory", "classic-mad", "pn532-frame", "manifest", "template"]
+    static let targets = [
+        "type2-memory", "type3-attribute", "type4-cc", "type5-memory", "classic-mad", "pn532-frame", "manifest", "template",
+        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys",
+    ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
     static let inputs: [String] = targets.flatMap { target in
@@ -78,6 +83,48 @@ struct FuzzCrashReplayTests {
             if let template = try? ProvisioningTemplate(String(decoding: bytes, as: UTF8.self), loadKey: { Array($0.utf8) }) {
                 let uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
                 #expect(template.render(uid: uid, counter: 99_999).utf8.count <= template.maximumLength(uidLength: 7, maxCounter: 99_999))
+            }
+        case "sun-url":
+            let url = String(decoding: bytes, as: UTF8.self)
+            let keys = try SDMKeys(metaRead: Self.zeroKey, fileRead: Self.zeroKey)
+            for names in [SUNParameterNames(), SUNParameterNames(picc: "picc_data", mac: "cmac", encryptedFileData: "enc")] {
+                do { _ = try SUNVerifier.verify(url: url, names: names, keys: keys) } catch {
+                    #expect(error.subject == .sdmData)
+                    #expect((0...url.utf8.count).contains(error.offset ?? 0), "\(error)")
+                }
+            }
+        case "sdm-template":
+            do {
+                let template = try SDMURLTemplate(String(decoding: bytes, as: UTF8.self))
+                #expect(template.file.count <= NTAG424SDM.ndefFileSize)
+                let keys = try SDMKeys(metaRead: Self.zeroKey, fileRead: Self.zeroKey)
+                let read = try template.layout.mirror(file: template.file, uid: Bytes([0x04, 0xDE, 0x5F, 0x1E, 0xAC, 0xC0, 0x40]), counter: 61, keys: keys,
+                                                      padding: [UInt8](repeating: 0xA5, count: 16))
+                #expect(read.count == template.file.count)
+            } catch {
+                #expect([.invalidPlaceholder, .illegalLayout, .invalidMessage].contains(error.code), "\(error)")
+            }
+        case "sdm-picc":
+            if bytes.count == 16, let picc = try? SDMPICCData(plaintext: Bytes(bytes)) {
+                let head = 1 + (picc.uid?.count ?? 0) + (picc.readCounter == nil ? 0 : 3)
+                #expect(try picc.plaintext(padding: Array(bytes[head...])).array == bytes)
+            }
+            _ = try? SDMPICCData.decrypt(Bytes(bytes), metaReadKey: Self.zeroKey)
+        case "ntag424-settings":
+            if let settings = try? NTAG424FileSettings(parsing: bytes) {
+                #expect(try NTAG424FileSettings(parsing: settings.encoded()) == settings)
+            }
+            if let settings = try? NTAG424FileSettings(parsingChange: bytes, fileSize: 256) {
+                #expect(try NTAG424FileSettings(parsingChange: settings.changeData(), fileSize: 256) == settings)
+            }
+        case "ntag424-keys":
+            // Read as a file would be, and with CRLF line ends made LF: the same keys, or the same line at fault.
+            let text = String(decoding: bytes, as: UTF8.self)
+            let lf = text.replacingOccurrences(of: "\r\n", with: "\n")
+            switch (Result { () throws(NTAG424Error) in try NTAG424KeyFile(text: text) }, Result { () throws(NTAG424Error) in try NTAG424KeyFile(text: lf) }) {
+            case (.success(let file), .success(let same)): #expect(file == same)
+            case (.failure(let error), .failure(let same)): #expect(error.offset == same.offset && (error.offset ?? 0) >= 1)
+            case (let file, let same): Issue.record("\(file) with CRLF, \(same) with LF")
             }
         default:
             Issue.record("no parser for \(input)")

@@ -2,7 +2,7 @@ public import NFCCore
 
 /// The keys file of NTAG 424 DNA commands (`sun verify`, and `ntag424 setup`): one key a line,
 /// `name = 32 hex digits`; blank lines and lines starting with `#` are ignored; `;` also ends
-/// an entry, so the same text fits in one environment variable.
+/// an entry, so the same text fits in one environment variable. Lines end in LF or CRLF.
 ///
 /// ```
 /// # SUN keys of the w26 stickers
@@ -44,8 +44,11 @@ public struct NTAG424KeyFile: Sendable, Hashable, CustomStringConvertible {
         var keys: [String: Bytes] = [:]
         var systemIdentifier: Bytes?
         var lineNumber = 0
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == ";" }) {
+        // Split by Unicode scalars, not Characters: `\r\n` is one Character, so a Character split
+        // at `\n` would read a CRLF file as one line (a leading comment then hid every key).
+        for scalars in text.unicodeScalars.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == ";" }) {
             lineNumber += 1
+            let line = Substring(scalars)
             let entry = line.trimmingCharacters(in: " \t\r")
             if entry.isEmpty || entry.hasPrefix("#") { continue }
             let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
