@@ -83,12 +83,14 @@ struct BatchPresenceTests {
         arguments: ["selected", "field", "none"])
     func tagLeftOnReader(presence: String) async throws {
         let reader = try SimulatorConfiguration.makeReader("sim:ntag215?poll-wait=200&presence=\(presence)")
-        let (summary, events, elapsed, ended, ledger, directory) = try await Self.run(reader, idle: .seconds(1))
+        // The idle timeout ends this run: 5 s, so that a pool kept busy by other suites cannot let
+        // it run out before the first tag is polled.
+        let (summary, events, elapsed, ended, ledger, directory) = try await Self.run(reader, idle: .seconds(5))
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(ended, "the batch did not end by itself (\(events.count) events)")
         #expect(Self.lines(events) == ["waiting", "done 0453494D000001", "remove 0453494D000001", "waiting"], "\(Self.lines(events).prefix(12))")
         #expect(summary.done == 1 && summary.skipped == 0 && summary.failed == 0)
-        #expect(summary.stopReason == "no new tag for 1 s")
+        #expect(summary.stopReason == "no new tag for 5 s")
         // Polls back off: at most one per presence interval (100 ms) while the tag stays, with room.
         let polls = await reader.pollCount
         let bound = Int(elapsed / .milliseconds(100)) + 5
@@ -128,7 +130,9 @@ struct BatchPresenceTests {
     @Test("a stack handed out on deselect is still taken tag by tag, with no debounce wait between different tags")
     func stackUnchanged() async throws {
         let reader = try SimulatorConfiguration.makeReader("sim:ntag215*3?poll-wait=20")
-        let (summary, events, _, ended, _, directory) = try await Self.run(reader, idle: .seconds(1), debounce: .seconds(30))
+        // --count 2 ends it; the idle timeout is a fallback (a busy pool stretched a 1 s one past
+        // the gap between two tags).
+        let (summary, events, _, ended, _, directory) = try await Self.run(reader, idle: .seconds(30), debounce: .seconds(30))
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(ended)
         // --count 2: two tags, each once.
