@@ -11,9 +11,6 @@ import VirtualTags
 /// the PN532 emulator through real libnfc, killed and resumed.
 @Suite("nfctool batch end to end", .serialized, .timeLimit(.minutes(10)))
 struct BatchCommandTests {
-    static func nfctool() throws -> String {
-        try #require(Executables.built("nfctool"), "nfctool is not next to the test runner").path
-    }
 
     /// What every tag file in `directory` holds: UID → message (nil: no message), or a decode
     /// failure as a string.
@@ -43,8 +40,8 @@ struct BatchCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let tags = directory.appendingPathComponent("tags").path
         let ledger = directory.appendingPathComponent("run.db").path
-        let run = try runTool(
-            try Self.nfctool(),
+        let run = try await runTool(
+            try Executables.nfctool(),
             ["batch", "--device", "sim:ntag215*4?poll-wait=0&dir=\(tags)", "--url", "https://ex.io/t/{uid}?n={n:03}", "--count", "4",
              "--ledger", ledger, "--json"],
             environment: ProcessInfo.processInfo.environment, timeout: 30)
@@ -58,12 +55,12 @@ struct BatchCommandTests {
             let expected = try Self.url("https://ex.io/t/\(attempt.uid)?n=" + String(format: "%03d", attempt.counter ?? 0))
             #expect(try files[attempt.uid]?.get() == expected)
         }
-        let export = try runTool(try Self.nfctool(), ["ledger", "export", ledger], environment: ProcessInfo.processInfo.environment)
+        let export = try await runTool(try Executables.nfctool(), ["ledger", "export", ledger], environment: ProcessInfo.processInfo.environment)
         #expect(export.output.split(separator: "\n").count == 5)
     }
 
     @Test("bad input: no data, both data kinds, --lock without --yes, a bad manifest column, a missing ledger to resume")
-    func badInput() throws {
+    func badInput() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let manifest = directory.appendingPathComponent("m.csv").path
@@ -76,7 +73,7 @@ struct BatchCommandTests {
             (["batch", "--url", "https://ex.io", "--resume", directory.appendingPathComponent("none.db").path], 64, "no such ledger"),
             (["batch", "--url", "notaurl"], 64, "scheme"),
         ] {
-            let run = try runTool(try Self.nfctool(), arguments, environment: ProcessInfo.processInfo.environment, timeout: 20)
+            let run = try await runTool(try Executables.nfctool(), arguments, environment: ProcessInfo.processInfo.environment, timeout: 20)
             #expect(run.status == status, "\(arguments): \(run.output)")
             #expect(run.output.contains(message), "\(arguments): \(run.output)")
         }
@@ -100,7 +97,7 @@ struct BatchCommandTests {
         let log = directory.appendingPathComponent("first.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let first = Process()
-        first.executableURL = URL(fileURLWithPath: try Self.nfctool())
+        first.executableURL = URL(fileURLWithPath: try Executables.nfctool())
         first.arguments = ["batch", "--device", emulator.connectionString, "--url", template, "--ledger", ledgerPath]
         first.environment = emulator.libnfcEnvironment
         first.standardError = try FileHandle(forWritingTo: log)
@@ -118,8 +115,8 @@ struct BatchCommandTests {
         #expect(afterKill >= 3 && afterKill < stack)
 
         // Resume: the rest of the stack, then no tag for 2 s ends it.
-        let second = try runTool(
-            try Self.nfctool(), ["batch", "--device", emulator.connectionString, "--url", template, "--resume", ledgerPath, "--timeout", "2"],
+        let second = try await runTool(
+            try Executables.nfctool(), ["batch", "--device", emulator.connectionString, "--url", template, "--resume", ledgerPath, "--timeout", "2"],
             environment: emulator.libnfcEnvironment, timeout: 60)
         #expect(second.status == 0, "\(second.output)")
         emulator.stop()
@@ -147,7 +144,7 @@ struct BatchCommandTests {
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try nfctool())
+        process.executableURL = URL(fileURLWithPath: try Executables.nfctool())
         process.arguments = arguments
         process.environment = environment
         process.standardError = try FileHandle(forWritingTo: errors)
@@ -192,12 +189,12 @@ struct BatchCommandTests {
     }
 
     @Test("two readers at once: every tag once, every counter once")
-    func twoReaders() throws {
+    func twoReaders() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledgerPath = directory.appendingPathComponent("run.db").path
-        let run = try runTool(
-            try Self.nfctool(),
+        let run = try await runTool(
+            try Executables.nfctool(),
             ["batch", "-d", "sim:ntag215*6?poll-wait=0&uid=04A10000000001", "-d", "sim:ntag213*6?poll-wait=0&uid=04B10000000001",
              "--url", "https://ex.io/{n}", "--ledger", ledgerPath, "--timeout", "0.5"],
             environment: ProcessInfo.processInfo.environment, timeout: 30)
@@ -242,8 +239,8 @@ struct BatchCommandTests {
         let ledger = directory.appendingPathComponent("l.db").path
         // The command from the issue, word for word but for the ledger's folder; the process is
         // waited for with a deadline far beyond its idle timeout.
-        let run = try await runToolOffPool(
-            try Self.nfctool(), ["batch", "--device", device, "--url", "https://ex.io/{n}", "--count", "2", "--ledger", ledger, "--timeout", "3"],
+        let run = try await runTool(
+            try Executables.nfctool(), ["batch", "--device", device, "--url", "https://ex.io/{n}", "--count", "2", "--ledger", ledger, "--timeout", "3"],
             environment: ProcessInfo.processInfo.environment, timeout: 90)
         #expect(!run.timedOut, "nfctool batch did not end: \(run.output.prefix(600))")
         #expect(run.status == 0, "\(run.output.prefix(600))")
