@@ -29,8 +29,8 @@ public struct ToolRun: Sendable {
     }
 }
 
-/// A child process whose end is awaited, never polled: `Process.terminationHandler` resumes the
-/// waiters, its standard output and error are drained by a thread of their own each (so a child
+/// A child process whose end is awaited, never polled: `Process.terminationHandler` (or, when a
+/// grandchild keeps Foundation from noticing, a thread waiting in `waitid`) resumes the waiters, its standard output and error are drained by a thread of their own each (so a child
 /// never stalls on a full pipe and no cooperative thread waits in `read`), and a time limit
 /// ends it with SIGTERM, then SIGKILL.
 ///
@@ -83,18 +83,41 @@ public final class ChildProcess: Sendable {
         self.input = input
         self.state = state
         process.terminationHandler = { process in
-            let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-            let waiters = state.withLock { state in
-                state.exitStatus = status
-                defer { state.exitWaiters = [] }
-                return state.exitWaiters
-            }
-            for waiter in waiters { waiter(status) }
+            Self.exited(process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus, state)
         }
         ignoreBrokenPipes
         try process.run()
+        Self.watchExit(of: process.processIdentifier, state)
         Self.drain(output.fileHandleForReading, isError: false, of: state)
         if let errors { Self.drain(errors.fileHandleForReading, isError: true, of: state) }
+    }
+
+    /// Records the exit status (the first report wins) and tells the waiters.
+    private static func exited(_ status: Int32, _ state: Locked<State>) {
+        let waiters = state.withLock { state -> [@Sendable (Int32) -> Void] in
+            guard state.exitStatus == nil else { return [] }
+            state.exitStatus = status
+            defer { state.exitWaiters = [] }
+            return state.exitWaiters
+        }
+        for waiter in waiters { waiter(status) }
+    }
+
+    /// The second witness of the exit, on a thread of its own: `waitid` with `WNOWAIT` (the
+    /// child is left for Foundation to reap). On Linux Foundation learns of an exit only when
+    /// its socket to the child closes, and a grandchild that lives on (the server `pg_ctl start`
+    /// leaves running) holds that socket: its termination handler would then wait for the
+    /// grandchild. When Foundation has reaped the child first, `waitid` fails and the handler
+    /// has reported.
+    private static func watchExit(of pid: Int32, _ state: Locked<State>) {
+        Thread {
+            var info = siginfo_t()
+            var result: Int32
+            repeat { result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) } while result == -1 && errno == EINTR
+            guard result == 0 else { return }
+            let code = info._sifields._sigchld.si_status
+            exited(info.si_code == Int32(CLD_EXITED) ? code : 128 + code, state)
+        }.start()
     }
 
     /// Reads `handle` to its end on a thread of its own, appending to standard output or error.

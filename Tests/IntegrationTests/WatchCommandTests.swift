@@ -157,6 +157,13 @@ struct WatchCommandTests {
         #expect(polls <= 10, "\(polls) polls")
     }
 
+    /// Waits (a 30 s fallback) until the watch sends the emulator a command after the trace so
+    /// far: having reported what it printed, it is back to checking the field. No settling time.
+    static func waitForNextCommand(to emulator: EmulatorProcess) async -> Bool {
+        let mark = emulator.trace.filter { $0.contains(" > ") }.count
+        return await eventually(within: .seconds(30)) { emulator.trace.filter { $0.contains(" > ") }.count > mark }
+    }
+
     @Test("through libnfc: a tag taken away and brought back, then the next of the stack, each reported once")
     func emulatorRemovePresentNext() async throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215*2", "--uid", "04A1000000000A"])
@@ -164,15 +171,15 @@ struct WatchCommandTests {
         let watch = try WatchProcess(["--device", emulator.connectionString, "--json", "--events", "arrive,leave"],
                                      environment: emulator.libnfcEnvironment)
         #expect(await watch.waitForLines(1))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await Self.waitForNextCommand(to: emulator))
         #expect(try emulator.control("remove").hasPrefix("ok"))
         #expect(await watch.waitForLines(2))
         #expect(try emulator.control("present").hasPrefix("ok"))
         #expect(await watch.waitForLines(3))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await Self.waitForNextCommand(to: emulator))
         #expect(try emulator.control("next").hasPrefix("ok"))
         #expect(await watch.waitForLines(5))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await Self.waitForNextCommand(to: emulator))
         #expect(await watch.terminate() == 0, "\(watch.standardError)")
         let events = watch.objects.map { "\($0["event"] as? String ?? "?") \($0["uid"] as? String ?? "?")" }
         #expect(events == [
