@@ -144,8 +144,10 @@ public final class ChildProcess: Sendable {
                 defer { state.streamWaiters = [] }
                 return state.streamWaiters
             }
-            // The handle stays open (and its descriptor unused by anyone else) until here.
-            withExtendedLifetime(handle) {}
+            // Closed here, at its end, not when Foundation lets go of the process: a test run
+            // starts thousands of children, and a process holding more than 1024 descriptors
+            // crashes libnfc's select() on the next serial port it opens.
+            try? handle.close()
             for waiter in waiters { waiter() }
         }
         thread.start()
@@ -276,10 +278,13 @@ public final class ChildProcess: Sendable {
 
 /// Runs `tool` with `arguments` and `environment` in `directory`, standard input `input`, and
 /// awaits its end without holding a thread; killed (and reported `timedOut`) after `timeout`
-/// seconds. Standard error goes into standard output unless `mergingStandardError` is false.
+/// seconds. At most twice ``concurrentJobs`` such children run at once (others wait their turn,
+/// suspended, before their time limit starts). Standard error goes into standard output unless `mergingStandardError` is false.
 /// - Throws: when the tool cannot be started.
 public func runTool(_ tool: String, _ arguments: [String], environment: [String: String], input: String = "",
                     timeout: Double = 10, in directory: URL? = nil, mergingStandardError: Bool = true) async throws -> ToolRun {
+    await JobGate.children.enter()
+    defer { Task { await JobGate.children.leave() } }
     let child = try ChildProcess(tool, arguments, environment: environment, in: directory, mergingStandardError: mergingStandardError)
     if !input.isEmpty { try? child.write(input) }
     child.closeInput()
