@@ -10,11 +10,11 @@ import Foundation
 /// `concurrentJobs` bodies run at once (others wait their turn, suspended), so that moving work
 /// off the pool does not start every child process of a parameterized test together.
 public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    await BlockingGate.shared.enter()
+    await JobGate.blocking.enter()
     let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
         Thread { continuation.resume(returning: Result { try body() }) }.start()
     }
-    await BlockingGate.shared.leave()
+    await JobGate.blocking.leave()
     return try result.get()
 }
 
@@ -22,14 +22,24 @@ public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T)
 /// cooperative pool would have run.
 public let concurrentJobs = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
-/// The queue in front of ``runBlocking(_:)``.
-private actor BlockingGate {
-    static let shared = BlockingGate()
+/// A queue that lets at most `slots` jobs run at once: in front of ``runBlocking(_:)``, and in
+/// front of ``runTool(_:_:environment:input:timeout:in:mergingStandardError:)``'s children (an
+/// awaited child holds no thread, so without it every test of a run would start its tools
+/// together, and the machine's two cores would starve the tests that measure short windows).
+actor JobGate {
+    /// ``runBlocking(_:)``'s: ``concurrentJobs``.
+    static let blocking = JobGate(slots: concurrentJobs)
+    /// The short-lived children's: twice ``concurrentJobs`` (a child mostly waits for I/O or a tag).
+    static let children = JobGate(slots: 2 * concurrentJobs)
+
+    private let slots: Int
     private var running = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
+    init(slots: Int) { self.slots = slots }
+
     func enter() async {
-        if running < concurrentJobs {
+        if running < slots {
             running += 1
             return
         }

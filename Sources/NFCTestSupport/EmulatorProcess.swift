@@ -6,6 +6,13 @@ import Glibc
 /// Executables the end-to-end tests need: the built `pn532-emulator`, next to the test runner,
 /// and libnfc's tools from `libnfc-bin` / `libnfc-examples`.
 public enum Executables {
+    /// The built `nfctool`'s path.
+    /// - Throws: ``ExecutableNotBuilt`` when it is not next to the test runner.
+    public static func nfctool() throws -> String {
+        guard let url = built("nfctool") else { throw ExecutableNotBuilt(name: "nfctool") }
+        return url.path
+    }
+
     /// The built `pn532-emulator`, or `nil` when it was not built.
     public static let emulator: URL? = built("pn532-emulator")
 
@@ -30,6 +37,14 @@ public enum Executables {
             .map { "\($0)/\(name)" }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
+}
+
+/// A product of this package a test runs is not next to the test runner.
+public struct ExecutableNotBuilt: Error, CustomStringConvertible {
+    /// The product's name (`nfctool`).
+    public let name: String
+    /// What is missing and how to get it.
+    public var description: String { "\(name) is not next to the test runner: build it with swift build --build-tests" }
 }
 
 /// Why the emulator could not be started or did not answer.
@@ -152,74 +167,17 @@ public final class EmulatorProcess {
     }
 }
 
-/// What one run of a tool left behind.
-public struct ToolRun: Sendable {
-    /// The exit status.
-    public let status: Int32
-    /// Standard output and standard error, merged.
-    public let output: String
-    /// Whether it had to be killed at the time limit.
-    public let timedOut: Bool
-}
-
-/// Runs `tool` with `arguments` against `emulator` (libnfc pointed at it and nothing else).
+/// Runs `tool` with `arguments` against `emulator` (libnfc pointed at it and nothing else):
+/// ``runTool(_:_:environment:input:timeout:in:mergingStandardError:)`` with the emulator's environment.
 public func runTool(_ tool: String, _ arguments: [String], against emulator: EmulatorProcess, input: String = "",
-                    timeout: Double = 10, in directory: URL? = nil) throws -> ToolRun {
-    try runTool(tool, arguments, environment: emulator.libnfcEnvironment, input: input, timeout: timeout, in: directory)
+                    timeout: Double = 10, in directory: URL? = nil) async throws -> ToolRun {
+    try await runTool(tool, arguments, environment: emulator.libnfcEnvironment, input: input, timeout: timeout, in: directory)
 }
 
-/// Runs `tool` with `arguments` and `environment`, standard input `input`, killed after
-/// `timeout` seconds; standard error is merged into the output.
-public func runTool(_ tool: String, _ arguments: [String], environment: [String: String], input: String = "",
-                    timeout: Double = 10, in directory: URL? = nil) throws -> ToolRun {
-    let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: outputURL) }
-    let output = try FileHandle(forWritingTo: outputURL)
-    let stdin = Pipe()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    process.environment = environment
-    process.standardInput = stdin
-    process.standardOutput = output
-    process.standardError = output
-    if let directory { process.currentDirectoryURL = directory }
-    ignoreBrokenPipes
-    try process.run()
-    if !input.isEmpty { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    let deadline = Date().addingTimeInterval(timeout)
-    var status: Int32 = 0
-    var exited = false
-    while Date() < deadline {
-        let reaped = waitpid(process.processIdentifier, &status, WNOHANG)
-        if reaped == process.processIdentifier { exited = true; break }
-        if reaped == -1 { break }  // reaped by Foundation: its status is below
-        usleep(2_000)
-    }
-    let timedOut = !exited && kill(process.processIdentifier, 0) == 0 && process.isRunning
-    if timedOut { reap(process) }
-    try output.close()
-    let exitStatus: Int32 = exited ? ((status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)) : waitedStatus(process)
-    return ToolRun(status: exitStatus,
-                   output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-                   timedOut: timedOut)
-}
-
-/// A child that exits before reading its input must not kill the test process with SIGPIPE:
-/// writes to it fail instead. Evaluated once.
-private let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
-
-/// The exit status Foundation recorded, once it has noticed the exit (bounded wait).
-private func waitedStatus(_ process: Process) -> Int32 {
-    let deadline = Date().addingTimeInterval(2)
-    while process.isRunning && Date() < deadline { usleep(1_000) }
-    return process.isRunning ? -1 : process.terminationStatus
-}
-
-/// Ends a child: SIGTERM, then SIGKILL after 2 s, reaping it with `waitpid` (Foundation's
-/// `waitUntilExit()` can spin for ever on Linux once the child is gone).
+/// Ends a long-lived fixture child started with `Process` (an emulator, a daemon) from a
+/// synchronous `stop()` or `deinit`: SIGTERM, then SIGKILL after 2 s, reaping it with `waitpid`
+/// (Foundation's `waitUntilExit()` can spin for ever on Linux once the child is gone). Never for a
+/// ``ChildProcess``, whose end its termination handler reports.
 public func reap(_ process: Process) {
     let pid = process.processIdentifier
     guard pid > 0 else { return }
@@ -246,7 +204,7 @@ public func temporaryDirectory() throws -> URL {
 /// nfcpy, an independent reader stack, reading the tag file `tagFile` (a `model` tag) through a
 /// PN532 emulator linked at /dev/EMUn: `body` is Python run after `tag = clf.connect(…)` with
 /// `tag` in scope (e.g. `print('uri', tag.ndef.records[0].iri)`).
-public func runNFCPy(model: String, tagFile: String, _ body: String, timeout: Double = 30) throws -> ToolRun {
+public func runNFCPy(model: String, tagFile: String, _ body: String, timeout: Double = 30) async throws -> ToolRun {
     let python = try ExternalTool.nfcpy.require()
     let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
     let emulator = try EmulatorProcess(["--tag", "\(model):\(tagFile)", "--link", "/dev/\(name)"])
@@ -258,5 +216,5 @@ public func runNFCPy(model: String, tagFile: String, _ body: String, timeout: Do
         \(body)
         clf.close()
         """
-    return try runTool(python, ["-c", script], against: emulator, timeout: timeout)
+    return try await runTool(python, ["-c", script], against: emulator, timeout: timeout)
 }

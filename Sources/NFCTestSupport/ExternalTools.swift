@@ -69,7 +69,7 @@ public struct ExternalTool: Sendable {
     public static func python(importing module: String, package: String, python: String? = nil) -> ExternalTool {
         let candidate = python ?? Executables.libnfcTool("python3")
         let works = candidate.map { python in
-            (try? runTool(python, ["-c", "import \(module)"], environment: ProcessInfo.processInfo.environment, timeout: 30))?.status == 0
+            (try? runToolSynchronously(python, ["-c", "import \(module)"], environment: ProcessInfo.processInfo.environment, timeout: 30))?.status == 0
         } ?? false
         return ExternalTool(name: "python3 with \(package)", package: "pip: \(package)", path: works ? candidate : nil)
     }
@@ -117,22 +117,15 @@ public struct MissingExternalTool: Error, CustomStringConvertible {
 
 /// Runs `executable` with `arguments` as the unprivileged user `nobody` (uid and gid 65534, no
 /// supplementary groups) through `setpriv`: a root test run checks the paths a normal user takes.
-public func runAsNobody(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Double = 120) throws -> ToolRun {
-    try runTool(try ExternalTool.setpriv.require(), ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments,
-                environment: environment, timeout: timeout)
+public func runAsNobody(_ executable: String, _ arguments: [String], environment: [String: String], timeout: Double = 120) async throws -> ToolRun {
+    try await runTool(try ExternalTool.setpriv.require(), ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments,
+                      environment: environment, timeout: timeout)
 }
 
 /// Runs `script` with `python3 -c` and `arguments` (for oracles such as Python's sqlite3 module,
-/// a reader of a file independent of ours): its exit status and standard output (standard
-/// error is left to the test's own).
-public func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, standardOutput: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+/// a reader of a file independent of ours): its exit status and standard output.
+public func runPython(_ script: String, _ arguments: [String]) async throws -> (status: Int32, standardOutput: String) {
+    let run = try await runTool("/usr/bin/env", ["python3", "-c", script] + arguments, environment: ProcessInfo.processInfo.environment,
+                                timeout: 120, mergingStandardError: false)
+    return (run.status, run.standardOutput)
 }

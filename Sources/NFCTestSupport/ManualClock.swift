@@ -5,7 +5,8 @@ import Synchronization
 /// `now` changes only through ``advance(by:)``, or, with `advancesWhileSleeping`, through the
 /// sleeps themselves (each returns at once having moved the clock to its deadline: for code a
 /// test drives step by step in one task). Otherwise a sleep waits until the test advances the
-/// clock past its deadline; ``sleeperCount`` tells the test that the code under test is asleep.
+/// clock past its deadline; ``sleeperCount`` tells the test that the code under test is asleep,
+/// and ``waitForSleepers(_:)`` waits for that without polling: the test then advances the clock.
 public final class ManualClock: Clock, Sendable {
     /// A reading of the clock: the time since it was made.
     public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
@@ -29,6 +30,7 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [Int: Sleeper] = [:]
         var cancelled: Set<Int> = []
         var nextID = 0
+        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -45,6 +47,20 @@ public final class ManualClock: Clock, Sendable {
     public var minimumResolution: Duration { .zero }
     /// How many sleeps wait for the clock to be advanced.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Returns once at least `count` sleeps wait for the clock to be advanced (at once when they
+    /// do): the code under test, run in a task of its own, is now asleep on this clock. Not
+    /// cancellable: bound it with the test's time limit.
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready: Bool = state.withLock { state in
+                if state.sleepers.count >= count { return true }
+                state.sleeperWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
 
     /// Moves the clock on by `duration`, waking the sleeps whose deadline it reaches.
     public func advance(by duration: Duration) {
@@ -73,12 +89,16 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome: Result<Void, any Error>? = state.withLock { state in
-                    if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
-                    if deadline.offset <= state.now { return .success(()) }
+                let (outcome, ready) = state.withLock { state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
+                    if state.cancelled.remove(id) != nil { return (.failure(CancellationError()), []) }
+                    if deadline.offset <= state.now { return (.success(()), []) }
                     state.sleepers[id] = Sleeper(deadline: deadline.offset, continuation: continuation)
-                    return nil
+                    let count = state.sleepers.count
+                    let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
+                    state.sleeperWaiters.removeAll { $0.count <= count }
+                    return (nil, ready)
                 }
+                for waiter in ready { waiter.resume() }
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {

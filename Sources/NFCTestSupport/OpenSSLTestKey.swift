@@ -16,15 +16,15 @@ public struct OpenSSLTestKey: Sendable {
 
     /// Generates a key pair with `openssl ecparam -name CURVE -genkey`.
     /// - Throws: ``MissingExternalTool`` without `openssl`; an error naming the failing step.
-    public static func generate(curve: String) throws -> OpenSSLTestKey {
+    public static func generate(curve: String) async throws -> OpenSSLTestKey {
         let openssl = try tool.require()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("testkey-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = directory.appendingPathComponent("key.pem").path
-        let generated = try runTool(openssl, ["ecparam", "-name", curve, "-genkey", "-noout", "-out", key], environment: [:])
+        let generated = try await runTool(openssl, ["ecparam", "-name", curve, "-genkey", "-noout", "-out", key], environment: [:])
         guard generated.status == 0 else { throw Failure(step: "ecparam -genkey", output: generated.output) }
         let publicDER = directory.appendingPathComponent("public.der").path
-        let exported = try runTool(
+        let exported = try await runTool(
             openssl, ["ec", "-in", key, "-pubout", "-conv_form", "uncompressed", "-outform", "DER", "-out", publicDER],
             environment: [:])
         guard exported.status == 0 else { throw Failure(step: "ec -pubout", output: exported.output) }
@@ -40,13 +40,13 @@ public struct OpenSSLTestKey: Sendable {
 
     /// Signs `message` as the digest itself, unhashed (`openssl pkeyutl -sign`, no `-digest`):
     /// the DER `ECDSA-Sig-Value`.
-    public func signDER(_ message: [UInt8]) throws -> [UInt8] {
+    public func signDER(_ message: [UInt8]) async throws -> [UInt8] {
         let openssl = try Self.tool.require()
         let directory = URL(fileURLWithPath: privateKeyPath).deletingLastPathComponent()
         let input = directory.appendingPathComponent("message-\(UUID().uuidString).bin")
         let output = directory.appendingPathComponent("signature-\(UUID().uuidString).der")
         try Data(message).write(to: input)
-        let run = try runTool(openssl, ["pkeyutl", "-sign", "-inkey", privateKeyPath, "-in", input.path, "-out", output.path],
+        let run = try await runTool(openssl, ["pkeyutl", "-sign", "-inkey", privateKeyPath, "-in", input.path, "-out", output.path],
                               environment: [:])
         guard run.status == 0 else { throw Failure(step: "pkeyutl -sign", output: run.output) }
         return [UInt8](try Data(contentsOf: output))

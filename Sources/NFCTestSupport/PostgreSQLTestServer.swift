@@ -8,6 +8,10 @@ public import Foundation
 /// `postgres` user (through `setpriv`), as PostgreSQL requires.
 ///
 /// Missing PostgreSQL follows ``ExternalTool``'s policy: use ``tool``'s trait.
+///
+/// Its steps (making, starting, stopping a server, `psql`) wait for the server's programs with
+/// ``runToolSynchronously(_:_:environment:input:timeout:in:mergingStandardError:)``: call them
+/// inside ``runBlocking(_:)``, never on the cooperative pool.
 public final class PostgreSQLTestServer: @unchecked Sendable {
     /// The directory with `initdb` and `pg_ctl`: `$PG_BINDIR`, else the newest
     /// `/usr/lib/postgresql/N/bin` (Debian's layout), else the one on PATH.
@@ -49,7 +53,7 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfckit-pg-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         port = try Self.freePort()
-        let copy = try runTool("/bin/cp", ["-a", template + "/data", directory.path + "/data"], environment: [:], timeout: 60)
+        let copy = try runToolSynchronously("/bin/cp", ["-a", template + "/data", directory.path + "/data"], environment: [:], timeout: 60)
         guard copy.status == 0 else { throw PostgreSQLTestServerError("cannot copy the template cluster: \(copy.output)") }
         try Self.giveToServerUser(directory.path)
         try start()
@@ -86,7 +90,7 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
     /// Creates database `name` (with `psql`, the server's own client, when present; else through
     /// `postgres`' single-user-free path: `createdb`).
     public func createDatabase(_ name: String) throws -> String {
-        let run = try runTool(Self.binDirectory! + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name],
+        let run = try runToolSynchronously(Self.binDirectory! + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name],
                               environment: ProcessInfo.processInfo.environment, timeout: 30)
         guard run.status == 0 else { throw PostgreSQLTestServerError("createdb \(name): \(run.output)") }
         return uri(name)
@@ -96,7 +100,7 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
     /// output (`|`-separated columns, one row a line, no header).
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
         let psql = FileManager.default.isExecutableFile(atPath: Self.binDirectory! + "/psql") ? Self.binDirectory! + "/psql" : "/usr/bin/psql"
-        let run = try runTool(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", uri(database), "-c", sql],
+        let run = try runToolSynchronously(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", uri(database), "-c", sql],
                               environment: ProcessInfo.processInfo.environment, timeout: 60)
         guard run.status == 0 else { throw PostgreSQLTestServerError("psql: \(run.output)") }
         return run.output
@@ -125,7 +129,7 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
         }
     }()
 
-    private static let templatePath = LockedValue<String?>(nil)
+    private static let templatePath = Locked<String?>(nil)
 
     /// A TCP port on 127.0.0.1 nobody listens on now (bound to port 0, read, closed).
     static func freePort() throws -> Int {
@@ -147,7 +151,7 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
     /// Hands `path` (recursively) to the `postgres` user when the tests run as root.
     static func giveToServerUser(_ path: String) throws {
         guard getuid() == 0 else { return }
-        let run = try runTool("/bin/chown", ["-R", "postgres:postgres", path], environment: [:], timeout: 60)
+        let run = try runToolSynchronously("/bin/chown", ["-R", "postgres:postgres", path], environment: [:], timeout: 60)
         guard run.status == 0 else { throw PostgreSQLTestServerError("chown: \(run.output)") }
     }
 
@@ -155,10 +159,10 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
     static func asServerUser(_ program: String, _ arguments: [String], timeout: Double) throws -> ToolRun {
         var environment = ProcessInfo.processInfo.environment
         environment["LC_ALL"] = "C"
-        guard getuid() == 0 else { return try runTool(program, arguments, environment: environment, timeout: timeout) }
+        guard getuid() == 0 else { return try runToolSynchronously(program, arguments, environment: environment, timeout: timeout) }
         guard let user = getpwnam("postgres") else { throw PostgreSQLTestServerError("no 'postgres' user") }
         environment["HOME"] = String(cString: user.pointee.pw_dir)
-        return try runTool(
+        return try runToolSynchronously(
             try ExternalTool.setpriv.require(),
             ["--reuid=\(user.pointee.pw_uid)", "--regid=\(user.pointee.pw_gid)", "--init-groups", program] + arguments,
             environment: environment, timeout: timeout, in: URL(fileURLWithPath: "/"))
@@ -170,26 +174,4 @@ public struct PostgreSQLTestServerError: Error, CustomStringConvertible {
     /// What went wrong.
     public let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A value behind a lock (for the template's path, read by the exit handler).
-final class LockedValue<T>: @unchecked Sendable {
-    private var value: T
-    private let lock = NSLock()
-    init(_ value: T) { self.value = value }
-    func withLock<R>(_ body: (inout T) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}
-
-/// Runs `body`, which blocks (a child process, a server starting, a database waiting for a
-/// lock), on a thread of its own rather than on one of the few threads of the cooperative pool
-/// that every other test shares, and returns its result. Record no issue inside `body`: return
-/// what to check.
-public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
 }

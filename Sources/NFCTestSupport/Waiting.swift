@@ -13,8 +13,9 @@ public final class Locked<Value: Sendable>: Sendable {
 }
 
 /// Polls `condition` every 20 ms until it holds (true) or `limit` has passed (false): a test
-/// waits for an event with a deadline, never for a guessed duration.
-public func eventually(within limit: Duration, _ condition: () -> Bool) async -> Bool {
+/// waits for an event with a deadline, never for a guessed duration. It runs on the caller's
+/// actor (e.g. the main actor, for state that lives there).
+public func eventually(within limit: Duration, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -24,7 +25,8 @@ public func eventually(within limit: Duration, _ condition: () -> Bool) async ->
 }
 
 /// Waits until the asynchronous `condition` holds (true) or `limit` passed (false).
-public func eventuallyAsync(within limit: Duration, _ condition: () async -> Bool) async -> Bool {
+public func eventuallyAsync(within limit: Duration, isolation: isolated (any Actor)? = #isolation,
+                            _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if await condition() { return true }

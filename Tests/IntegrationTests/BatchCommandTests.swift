@@ -11,9 +11,6 @@ import VirtualTags
 /// the PN532 emulator through real libnfc, killed and resumed.
 @Suite("nfctool batch end to end", .serialized, .timeLimit(.minutes(10)))
 struct BatchCommandTests {
-    static func nfctool() throws -> String {
-        try #require(Executables.built("nfctool"), "nfctool is not next to the test runner").path
-    }
 
     /// What every tag file in `directory` holds: UID → message (nil: no message), or a decode
     /// failure as a string.
@@ -43,8 +40,8 @@ struct BatchCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let tags = directory.appendingPathComponent("tags").path
         let ledger = directory.appendingPathComponent("run.db").path
-        let run = try runTool(
-            try Self.nfctool(),
+        let run = try await runTool(
+            try Executables.nfctool(),
             ["batch", "--device", "sim:ntag215*4?poll-wait=0&dir=\(tags)", "--url", "https://ex.io/t/{uid}?n={n:03}", "--count", "4",
              "--ledger", ledger, "--json"],
             environment: ProcessInfo.processInfo.environment, timeout: 30)
@@ -58,33 +55,33 @@ struct BatchCommandTests {
             let expected = try Self.url("https://ex.io/t/\(attempt.uid)?n=" + String(format: "%03d", attempt.counter ?? 0))
             #expect(try files[attempt.uid]?.get() == expected)
         }
-        let export = try runTool(try Self.nfctool(), ["ledger", "export", ledger], environment: ProcessInfo.processInfo.environment)
+        let export = try await runTool(try Executables.nfctool(), ["ledger", "export", ledger], environment: ProcessInfo.processInfo.environment)
         #expect(export.output.split(separator: "\n").count == 5)
     }
 
     @Test("a run name the ledger lacks is refused by ledger stats and export (exit 64, naming its runs); ledger runs lists them")
-    func unknownRunNames() throws {
+    func unknownRunNames() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledger = directory.appendingPathComponent("run.db").path
         let environment = ProcessInfo.processInfo.environment
-        let batch = try runTool(
-            try Self.nfctool(), ["batch", "--device", "sim:ntag215?poll-wait=0", "--url", "https://ex.io/t/{uid}", "--count", "1", "--ledger", ledger, "--run", "line1"],
+        let batch = try await runTool(
+            try Executables.nfctool(), ["batch", "--device", "sim:ntag215?poll-wait=0", "--url", "https://ex.io/t/{uid}", "--count", "1", "--ledger", ledger, "--run", "line1"],
             environment: environment, timeout: 30)
         #expect(batch.status == 0, "\(batch.output)")
         for command in [["ledger", "stats"], ["ledger", "export"], ["ledger", "stats", "--json"]] {
-            let run = try runTool(try Self.nfctool(), command + [ledger, "--run", "line2"], environment: environment, timeout: 30)
+            let run = try await runTool(try Executables.nfctool(), command + [ledger, "--run", "line2"], environment: environment, timeout: 30)
             #expect(run.status == 64, "\(command): \(run.output)")
             #expect(run.output.contains("no run named 'line2'") && run.output.contains("its runs: 'line1'"), "\(run.output)")
         }
-        let stats = try runTool(try Self.nfctool(), ["ledger", "stats", ledger, "--run", "line1"], environment: environment, timeout: 30)
+        let stats = try await runTool(try Executables.nfctool(), ["ledger", "stats", ledger, "--run", "line1"], environment: environment, timeout: 30)
         #expect(stats.status == 0 && stats.output.contains("tags done:    1"), "\(stats.output)")
-        let runs = try runTool(try Self.nfctool(), ["ledger", "runs", ledger], environment: environment, timeout: 30)
+        let runs = try await runTool(try Executables.nfctool(), ["ledger", "runs", ledger], environment: environment, timeout: 30)
         #expect(runs.status == 0 && runs.output == "line1: 1 sessions, 1 attempts, 1 done, 0 failed, 0 counterfeit\n", "\(runs.output)")
     }
 
     @Test("bad input: no data, both data kinds, --lock without --yes, a bad manifest column, a missing ledger to resume")
-    func badInput() throws {
+    func badInput() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let manifest = directory.appendingPathComponent("m.csv").path
@@ -97,7 +94,7 @@ struct BatchCommandTests {
             (["batch", "--url", "https://ex.io", "--resume", directory.appendingPathComponent("none.db").path], 64, "no such ledger"),
             (["batch", "--url", "notaurl"], 64, "scheme"),
         ] {
-            let run = try runTool(try Self.nfctool(), arguments, environment: ProcessInfo.processInfo.environment, timeout: 20)
+            let run = try await runTool(try Executables.nfctool(), arguments, environment: ProcessInfo.processInfo.environment, timeout: 20)
             #expect(run.status == status, "\(arguments): \(run.output)")
             #expect(run.output.contains(message), "\(arguments): \(run.output)")
         }
@@ -121,7 +118,7 @@ struct BatchCommandTests {
         let log = directory.appendingPathComponent("first.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let first = Process()
-        first.executableURL = URL(fileURLWithPath: try Self.nfctool())
+        first.executableURL = URL(fileURLWithPath: try Executables.nfctool())
         first.arguments = ["batch", "--device", emulator.connectionString, "--url", template, "--ledger", ledgerPath]
         first.environment = emulator.libnfcEnvironment
         first.standardError = try FileHandle(forWritingTo: log)
@@ -140,8 +137,8 @@ struct BatchCommandTests {
 
         // Resume: the rest of the stack (--count: the tags this process does), its idle timeout
         // only a fallback (a busy machine stretched a 2 s one past the gap between two tags).
-        let second = try runTool(
-            try Self.nfctool(),
+        let second = try await runTool(
+            try Executables.nfctool(),
             ["batch", "--device", emulator.connectionString, "--url", template, "--resume", ledgerPath, "--count", "\(stack - afterKill)", "--timeout", "30"],
             environment: emulator.libnfcEnvironment, timeout: 60)
         #expect(second.status == 0, "\(second.output)")
@@ -170,7 +167,7 @@ struct BatchCommandTests {
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try nfctool())
+        process.executableURL = URL(fileURLWithPath: try Executables.nfctool())
         process.arguments = arguments
         process.environment = environment
         process.standardError = try FileHandle(forWritingTo: errors)
@@ -216,12 +213,12 @@ struct BatchCommandTests {
     }
 
     @Test("two readers at once: every tag once, every counter once")
-    func twoReaders() throws {
+    func twoReaders() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledgerPath = directory.appendingPathComponent("run.db").path
-        let run = try runTool(
-            try Self.nfctool(),
+        let run = try await runTool(
+            try Executables.nfctool(),
             ["batch", "-d", "sim:ntag215*6?poll-wait=0&uid=04A10000000001", "-d", "sim:ntag213*6?poll-wait=0&uid=04B10000000001",
              "--url", "https://ex.io/{n}", "--ledger", ledgerPath, "--timeout", "0.5"],
             environment: ProcessInfo.processInfo.environment, timeout: 30)
@@ -266,8 +263,8 @@ struct BatchCommandTests {
         let ledger = directory.appendingPathComponent("l.db").path
         // The command from the issue, word for word but for the ledger's folder; the process is
         // waited for with a deadline far beyond its idle timeout.
-        let run = try await runToolOffPool(
-            try Self.nfctool(), ["batch", "--device", device, "--url", "https://ex.io/{n}", "--count", "2", "--ledger", ledger, "--timeout", "3"],
+        let run = try await runTool(
+            try Executables.nfctool(), ["batch", "--device", device, "--url", "https://ex.io/{n}", "--count", "2", "--ledger", ledger, "--timeout", "3"],
             environment: ProcessInfo.processInfo.environment, timeout: 90)
         #expect(!run.timedOut, "nfctool batch did not end: \(run.output.prefix(600))")
         #expect(run.status == 0, "\(run.output.prefix(600))")

@@ -7,19 +7,16 @@ import Testing
 /// sqlite3), never by our own code.
 @Suite("nfctool batch: lock with protect, failures counted", .serialized, .timeLimit(.minutes(5)))
 struct BatchLockProtectTests {
-    static func nfctool() throws -> String {
-        try #require(Executables.built("nfctool"), "nfctool is not next to the test runner").path
-    }
 
     /// Runs python3 `script` with `arguments`; its standard output parsed as JSON.
-    static func python(_ script: String, _ arguments: [String]) throws -> Any {
-        let run = try runPython(script, arguments)
+    static func python(_ script: String, _ arguments: [String]) async throws -> Any {
+        let run = try await runPython(script, arguments)
         #expect(run.status == 0, "python3 failed: \(run.standardOutput)")
         return try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8))
     }
 
     /// The ledger's attempts as python3's sqlite3 reads them.
-    static func ledgerRows(_ path: String) throws -> [[String: Any]] {
+    static func ledgerRows(_ path: String) async throws -> [[String: Any]] {
         let script = """
             import json, sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
@@ -27,29 +24,29 @@ struct BatchLockProtectTests {
             rows = [dict(r) for r in db.execute('select * from attempts order by id')]
             print(json.dumps(rows))
             """
-        return try #require(try python(script, [path]) as? [[String: Any]])
+        return try #require(try await python(script, [path]) as? [[String: Any]])
     }
 
     /// The memory bytes of a simulator tag file, as python3's json reads them.
-    static func tagMemory(_ path: String) throws -> [Int] {
+    static func tagMemory(_ path: String) async throws -> [Int] {
         let script = """
             import json, sys
             state = json.load(open(sys.argv[1]))
             print(json.dumps(list(bytes.fromhex(state['memory']))))
             """
-        return try #require(try python(script, [path]) as? [Int])
+        return try #require(try await python(script, [path]) as? [Int])
     }
 
     @Test("--lock --protect on an NTAG213: protected first, then locked with the new password; the ledger says done, locked and protected; the tag file holds the lock bytes, CFGLCK, AUTH0 and PWD")
-    func lockAndProtectNTAG213() throws {
+    func lockAndProtectNTAG213() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tagFile = directory.appendingPathComponent("tag.json").path
         let ledger = directory.appendingPathComponent("run.db").path
         let passwordFile = directory.appendingPathComponent("pw").path
         try "11223344:A1B2\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
-        let run = try runTool(
-            try Self.nfctool(),
+        let run = try await runTool(
+            try Executables.nfctool(),
             ["batch", "--device", "sim:ntag213?poll-wait=0&file=\(tagFile)", "--url", "https://ex.io/t/{uid}", "--count", "1",
              "--lock", "--yes", "--protect", "--password-file", passwordFile, "--ledger", ledger, "--json"],
             environment: ProcessInfo.processInfo.environment, timeout: 30)
@@ -57,7 +54,7 @@ struct BatchLockProtectTests {
         #expect(run.output.contains("\"done\" : 1"), "\(run.output)")
         #expect(run.output.contains("\"failed\" : 0"), "\(run.output)")
 
-        let rows = try Self.ledgerRows(ledger)
+        let rows = try await Self.ledgerRows(ledger)
         #expect(rows.count == 1)
         #expect(rows.first?["status"] as? String == "done", "\(rows)")
         #expect(rows.first?["locked"] as? Int == 1, "\(rows)")
@@ -66,7 +63,7 @@ struct BatchLockProtectTests {
         // NTAG213 datasheet 8.5: 45 pages; static lock bytes at 0Ah–0Bh, CC at 0Ch, dynamic lock
         // bytes at page 28h, CFG0 (AUTH0 its byte 3) at 29h, CFG1 (ACCESS, CFGLCK bit 6) at
         // 2Ah, PWD at 2Bh, PACK at 2Ch.
-        let memory = try Self.tagMemory(tagFile)
+        let memory = try await Self.tagMemory(tagFile)
         try #require(memory.count == 45 * 4)
         #expect(memory[10] == 0xFF && memory[11] == 0xFF, "static lock bytes \(memory[10]) \(memory[11])")
         #expect(memory[15] & 0x0F == 0x0F, "CC3 write access \(memory[15])")
@@ -78,22 +75,22 @@ struct BatchLockProtectTests {
     }
 
     @Test("--lock on an ICODE SLIX2 and a MIFARE Classic 1K (with the read-back now in place): the ledger row done and locked, and the tag file shows it (every T5T block's lock status and CC write access 11b; every trailer's read-only access bits 07 8F 0F)")
-    func lockType5AndClassic() throws {
+    func lockType5AndClassic() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         for (model, extra) in [("slix2", [String]()), ("classic1k", ["--format"])] {
             let tagFile = directory.appendingPathComponent("\(model).json").path
             let ledger = directory.appendingPathComponent("\(model).db").path
-            let run = try runTool(
-                try Self.nfctool(),
+            let run = try await runTool(
+                try Executables.nfctool(),
                 ["batch", "--device", "sim:\(model)?poll-wait=0&file=\(tagFile)", "--url", "https://ex.io/{n}", "--count", "1",
                  "--lock", "--yes", "--ledger", ledger, "--json"] + extra,
                 environment: ProcessInfo.processInfo.environment, timeout: 30)
             #expect(run.status == 0, "\(model): \(run.output)")
-            let rows = try Self.ledgerRows(ledger)
+            let rows = try await Self.ledgerRows(ledger)
             #expect(rows.map { $0["status"] as? String } == ["done"], "\(model): \(rows)")
             #expect(rows.first?["locked"] as? Int == 1, "\(model): \(rows)")
-            let memory = try Self.tagMemory(tagFile)
+            let memory = try await Self.tagMemory(tagFile)
             if model == "slix2" {
                 // The tag file image: 320 bytes of memory, then one security status byte per block
                 // (80); the CC (E1 40 27 01) declares a T5T area through block 78.
@@ -112,25 +109,25 @@ struct BatchLockProtectTests {
     }
 
     @Test("a tag whose data cannot be built ({n} = 100 gives odd-length hex) fails: the summary counts it, the ledger has it as failed, the exit is 1")
-    func dataThatCannotBeBuiltIsAFailure() throws {
+    func dataThatCannotBeBuiltIsAFailure() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tags = directory.appendingPathComponent("tags").path
         let ledger = directory.appendingPathComponent("run.db").path
-        let run = try runTool(
-            try Self.nfctool(),
+        let run = try await runTool(
+            try Executables.nfctool(),
             ["batch", "--device", "sim:ntag215*2?poll-wait=0&dir=\(tags)", "--mime", "application/x-t", "--data-hex", "{n}",
              "--start", "99", "--count", "2", "--ledger", ledger, "--json"],
             environment: ProcessInfo.processInfo.environment, timeout: 30)
         #expect(run.status == 1, "\(run.output)")
         #expect(run.output.contains("\"done\" : 1"), "\(run.output)")
         #expect(run.output.contains("\"failed\" : 1"), "\(run.output)")
-        let rows = try Self.ledgerRows(ledger)
+        let rows = try await Self.ledgerRows(ledger)
         #expect(rows.map { $0["status"] as? String } == ["done", "failed"], "\(rows)")
         #expect(rows.map { $0["counter"] as? Int } == [99, 100], "\(rows)")
         #expect((rows.last?["error"] as? String)?.contains("could not be built") == true, "\(rows)")
         // The second tag was not written: it still holds the empty NDEF TLV it came with.
-        let second = try Self.tagMemory(tags + "/0453494d000002.json")
+        let second = try await Self.tagMemory(tags + "/0453494d000002.json")
         #expect(Array(second[16..<19]) == [0x03, 0x00, 0xFE], "\(second[16..<19])")
     }
 }

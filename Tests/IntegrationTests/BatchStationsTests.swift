@@ -33,7 +33,7 @@ struct BatchStationsTests {
         }
 
         /// Makes a line off the cooperative pool (the server starts in seconds, more on a loaded machine).
-        static func make(rows: Int) async throws -> Line { try await offThePool { try Line(rows: rows) } }
+        static func make(rows: Int) async throws -> Line { try await runBlocking { try Line(rows: rows) } }
 
         /// Starts nfctool with `arguments` under `nice -n 10`, its output in files.
         static func startNice(_ arguments: [String], environment: [String: String], in directory: URL) throws -> (Process, URL, URL) {
@@ -43,7 +43,7 @@ struct BatchStationsTests {
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-            process.arguments = ["-n", "10", try BatchCommandTests.nfctool()] + arguments
+            process.arguments = ["-n", "10", try Executables.nfctool()] + arguments
             process.environment = environment
             process.currentDirectoryURL = directory
             process.standardError = try FileHandle(forWritingTo: errors)
@@ -73,7 +73,7 @@ struct BatchStationsTests {
         /// What psql says about the run: rows done, distinct rows and UIDs among done attempts, and done attempts.
         func counts() async throws -> [String] {
             let server = self.server
-            return try await offThePool { try server.psql("""
+            return try await runBlocking { try server.psql("""
                 SELECT (SELECT count(*) FROM run_rows WHERE run_name = 'wristbands' AND status = 'done'),
                        count(DISTINCT row), count(DISTINCT uid), count(*)
                 FROM attempts WHERE run_name = 'wristbands' AND status = 'done'
@@ -83,7 +83,7 @@ struct BatchStationsTests {
         /// Every done attempt (uid, row) as psql reads it.
         func doneAttempts() async throws -> [(uid: String, row: Int)] {
             let server = self.server
-            let text = try await offThePool { try server.psql("SELECT uid, row FROM attempts WHERE run_name = 'wristbands' AND status = 'done' ORDER BY id", database: "line") }
+            let text = try await runBlocking { try server.psql("SELECT uid, row FROM attempts WHERE run_name = 'wristbands' AND status = 'done' ORDER BY id", database: "line") }
             return text.split(separator: "\n").compactMap { line in
                     let parts = line.split(separator: "|")
                     guard parts.count == 2, let row = Int(parts[1]) else { return nil }
@@ -147,19 +147,19 @@ struct BatchStationsTests {
     func fourStations() async throws {
         let line = try await Line.make(rows: 400)
         defer { line.remove() }
-        let nfctool = try BatchCommandTests.nfctool()
+        let nfctool = try Executables.nfctool()
         let environment = ProcessInfo.processInfo.environment
         // Loaded ahead, then again: the second load changes nothing; another manifest is refused.
-        let first = try await offThePool { try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", line.manifest], environment: environment, timeout: 30) }
+        let first = try await runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", line.manifest], environment: environment, timeout: 30)
         #expect(first.status == 0 && first.output.contains("400 rows loaded"), "\(first.output)")
-        let again = try await offThePool { try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", line.manifest], environment: environment, timeout: 30) }
+        let again = try await runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", line.manifest], environment: environment, timeout: 30)
         #expect(again.status == 0 && again.output.contains("already loaded"), "\(again.output)")
         let other = line.directory.appendingPathComponent("other.csv").path
         try "url\nhttps://ex.io/other\n".write(toFile: other, atomically: true, encoding: .utf8)
-        let refused = try await offThePool { try runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", other], environment: environment, timeout: 30) }
+        let refused = try await runTool(nfctool, ["ledger", "load", "--ledger", line.uri, "--run", "wristbands", other], environment: environment, timeout: 30)
         #expect(refused.status == 1 && refused.output.contains("already holds a different manifest"), "\(refused.output)")
         let server = line.server
-        #expect(try await offThePool { try server.psql("SELECT count(*) FROM run_rows", database: "line") }.trimmingCharacters(in: .whitespacesAndNewlines) == "400")
+        #expect(try await runBlocking { try server.psql("SELECT count(*) FROM run_rows", database: "line") }.trimmingCharacters(in: .whitespacesAndNewlines) == "400")
 
         // Four stations (each also loads the same manifest: nothing changes), 2 × 100 tags each
         // (a station may well do more than its quarter on a loaded machine).
@@ -178,7 +178,7 @@ struct BatchStationsTests {
         try await line.checkEveryTagHoldsWhatTheLedgerSays()
         // The operator's run-wide line, and stats per station.
         #expect(results.contains { $0.1.contains("[run wristbands] ") && $0.1.contains("/400 (") })
-        let stats = try await offThePool { try runTool(nfctool, ["ledger", "stats", "--ledger", line.uri, "--run", "wristbands"], environment: environment, timeout: 30) }
+        let stats = try await runTool(nfctool, ["ledger", "stats", "--ledger", line.uri, "--run", "wristbands"], environment: environment, timeout: 30)
         #expect(stats.output.contains("rows:         400/400 done, 0 held by stations"), "\(stats.output)")
         #expect(stats.output.components(separatedBy: "\nstation ").count == 5, "\(stats.output)")
     }
@@ -221,11 +221,11 @@ struct BatchStationsTests {
         // The stations are held while the server goes down, so that they cannot finish the run
         // before it is gone (stopping PostgreSQL can take longer than 70 rows on a loaded machine).
         for station in stations { kill(station.0.processIdentifier, SIGSTOP) }
-        try await offThePool { server.stop() }
+        try await runBlocking { server.stop() }
         for station in stations { kill(station.0.processIdentifier, SIGCONT) }
         // Each station notices (at its next tag) and says so.
         #expect(try await Self.waitFor("[ledger] UNAVAILABLE", count: 2, in: logs))
-        try await offThePool { try server.start() }
+        try await runBlocking { try server.start() }
         #expect(try await Self.waitFor("[ledger] back", count: 2, in: logs))
         let results = try await Self.finish(stations, within: 120)
         for (status, log) in results {

@@ -127,7 +127,7 @@ struct ClassicNDEFThroughLibNFCTests {
         let again = try EmulatorProcess(["--tag", "classic1k:\(file)"])
         defer { again.stop() }
         let output = directory.appendingPathComponent("ndef.bin")
-        let run = try runTool(tool, ["-y", "-o", output.path], against: again, timeout: 20)
+        let run = try await runTool(tool, ["-y", "-o", output.path], against: again, timeout: 20)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("NDEF Message TLV"), "\(run.output)")
         let extracted = try Data(contentsOf: output)
@@ -144,7 +144,7 @@ struct ClassicNDEFThroughLibNFCTests {
         let message = try Self.url()
         try Data(try message.encoded()).write(to: input)
         let emulator = try EmulatorProcess(["--tag", "classic1k:\(file)"])
-        let run = try runTool(tool, ["-y", "-i", input.path], against: emulator, timeout: 20)
+        let run = try await runTool(tool, ["-y", "-i", input.path], against: emulator, timeout: 20)
         #expect(run.status == 0, "\(run.output)")
         emulator.stop()
 

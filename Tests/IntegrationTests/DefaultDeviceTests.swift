@@ -24,12 +24,12 @@ struct DefaultDeviceTests {
             ["dump"], ["apdu", "00A4040007D276000085010100"], ["watch", "--timeout", "1"],
             ["batch", "--url", "https://ex.io/{n}", "--count", "1", "--ledger", "LEDGER"],
           ])
-    func noReaderExits3(arguments: [String]) throws {
+    func noReaderExits3(arguments: [String]) async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let ledger = dir.appendingPathComponent("run.db").path
-        let run = try runTool(tool.path, arguments.map { $0 == "LEDGER" ? ledger : $0 }, environment: Self.noReaderEnvironment, timeout: 30)
+        let run = try await runTool(tool.path, arguments.map { $0 == "LEDGER" ? ledger : $0 }, environment: Self.noReaderEnvironment, timeout: 30)
         #expect(!run.timedOut)
         #expect(run.status == 3, "\(run.output)")
         #expect(run.output.contains("libnfc's default device"), "\(run.output)")
@@ -40,24 +40,24 @@ struct DefaultDeviceTests {
     }
 
     @Test("an unknown simulator model is a usage error (64), not 'no reader'", arguments: ["scan", "read", "info"])
-    func unknownSimulatorModel(command: String) throws {
+    func unknownSimulatorModel(command: String) async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
-        let run = try runTool(tool.path, [command, "--device", "sim:nosuchtag"], environment: Self.noReaderEnvironment)
+        let run = try await runTool(tool.path, [command, "--device", "sim:nosuchtag"], environment: Self.noReaderEnvironment)
         #expect(run.status == 64, "\(run.output)")
         #expect(run.output.contains("unknown tag model 'nosuchtag'"))
     }
 
     @Test("nfctool devices exits 3 when it finds no reader, the list and hints still printed")
-    func devicesWithoutReader() throws {
+    func devicesWithoutReader() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
-        let run = try runTool(tool.path, ["devices"], environment: Self.noReaderEnvironment)
+        let run = try await runTool(tool.path, ["devices"], environment: Self.noReaderEnvironment)
         #expect(run.status == 3)
         #expect(run.output.hasPrefix("No NFC reader found (libnfc "))
         #expect(run.output.contains("Hints:"))
     }
 
     @Test("with libnfc's default device set to a reader, write without --device lands on that reader's tag file")
-    func defaultReaderGetsTheWork() throws {
+    func defaultReaderGetsTheWork() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -67,7 +67,7 @@ struct DefaultDeviceTests {
         var environment = emulator.libnfcEnvironment   // LIBNFC_DEFAULT_DEVICE=pn532_uart:<pty>
         environment["LIBNFC_LOG_LEVEL"] = "0"
         environment.removeValue(forKey: "NFCTOOL_DEVICE")
-        let write = try runTool(tool.path, ["write", "--url", "https://example.com/default", "--timeout", "5"], environment: environment)
+        let write = try await runTool(tool.path, ["write", "--url", "https://example.com/default", "--timeout", "5"], environment: environment)
         #expect(write.status == 0, "\(write.output)")
         #expect(emulator.trace.contains { $0.contains("> D4 40 01 A2 ") })
         emulator.stop()

@@ -26,18 +26,18 @@ struct EmulateThroughLibNFCTests {
     }
 
     /// The built nfctool run against `emulator`, libnfc quiet.
-    static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess) throws -> ToolRun {
+    static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess) async throws -> ToolRun {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
         var environment = emulator.libnfcEnvironment
         environment["LIBNFC_LOG_LEVEL"] = "0"
-        return try runTool(tool.path, ["emulate"] + arguments + ["--device", emulator.connectionString], environment: environment)
+        return try await runTool(tool.path, ["emulate"] + arguments + ["--device", emulator.connectionString], environment: environment)
     }
 
     @Test("an external reader runs the Type 4 read procedure and reads exactly the message")
-    func readerReadsTheMessage() throws {
+    func readerReadsTheMessage() async throws {
         let (emulator, log) = try Self.emulator("type4-read")
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
-        let run = try Self.nfctool(["--url", "https://example.com", "--timeout", "5"], emulator)
+        let run = try await Self.nfctool(["--url", "https://example.com", "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("The reader left after 6 commands.\nIt read the whole message.\nIt wrote nothing.\n"))
         #expect(Self.readerLog(log) == [
@@ -62,13 +62,13 @@ struct EmulateThroughLibNFCTests {
     }
 
     @Test("an external reader writes a message: --save holds exactly what it wrote")
-    func readerWritesAndSaveHoldsIt() throws {
+    func readerWritesAndSaveHoldsIt() async throws {
         let (emulator, log) = try Self.emulator("type4-write:\(Self.textMessage)")
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let saved = dir.appendingPathComponent("written.ndef")
-        let run = try Self.nfctool(["--url", "https://example.com", "--save", saved.path, "--timeout", "5"], emulator)
+        let run = try await Self.nfctool(["--url", "https://example.com", "--save", saved.path, "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")
         #expect(Self.readerLog(log).suffix(2) == ["wrote 15 bytes", "left"])
         let bytes = try [UInt8](Data(contentsOf: saved))
@@ -88,10 +88,10 @@ struct EmulateThroughLibNFCTests {
     }
 
     @Test("--read-only refuses the reader's UPDATE BINARY with 6982 and reports it")
-    func readOnlyRefusesWrites() throws {
+    func readOnlyRefusesWrites() async throws {
         let (emulator, log) = try Self.emulator("type4-write:\(Self.textMessage)")
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
-        let run = try Self.nfctool(["--url", "https://example.com", "--read-only", "--json", "--timeout", "5"], emulator)
+        let run = try await Self.nfctool(["--url", "https://example.com", "--read-only", "--json", "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")
         #expect(Self.readerLog(log).suffix(4) == ["> 00D60000020000", "< 6982", "refused update-nlen-0 6982", "left"])
         #expect(run.output.contains("\"refusedUpdates\" : 1"))
@@ -102,11 +102,11 @@ struct EmulateThroughLibNFCTests {
     }
 
     @Test("--timeout ends the wait when no reader comes: exit 2, target mode aborted")
-    func timeoutWithoutReader() throws {
+    func timeoutWithoutReader() async throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])
         defer { emulator.stop() }
         let started = Date()
-        let run = try Self.nfctool(["--url", "https://example.com", "--timeout", "1.5"], emulator)
+        let run = try await Self.nfctool(["--url", "https://example.com", "--timeout", "1.5"], emulator)
         #expect(run.status == 2, "\(run.output)")
         #expect(run.output.contains("Error: no reader came within 1.5 s on \(emulator.connectionString)"))
         #expect(Date().timeIntervalSince(started) < 6)
@@ -146,14 +146,14 @@ struct EmulateThroughLibNFCTests {
     }
 
     @Test("a scripted reader: every APDU of the file is sent whatever the answers, each answer logged")
-    func scriptedReader() throws {
+    func scriptedReader() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = dir.appendingPathComponent("reader.apdu")
         try Data("# a phone probing the tag\n00A4040007D276000085010100\n00CA000000\n\n00A4000C02E103\n00B000000F\n".utf8).write(to: script)
         let (emulator, log) = try Self.emulator("script:\(script.path)")
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
-        let run = try Self.nfctool(["--text", "Hi", "--timeout", "5"], emulator)
+        let run = try await Self.nfctool(["--text", "Hi", "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("The reader left after 4 commands.\nIt wrote nothing.\n"))
         #expect(Array(Self.readerLog(log).dropFirst()) == [

@@ -174,34 +174,28 @@ struct HostileTagTests {
         let after: [String: String]
     }
 
-    /// Runs every command on a fresh copy of `image` in a fresh emulator, two at a time, on
-    /// threads of their own: starting the emulator and waiting for nfctool block, which must not
-    /// hold one of the few threads of the cooperative pool that every other test shares.
+    /// Runs every command on a fresh copy of `image` in a fresh emulator, two at a time (two
+    /// lanes, each awaiting its commands one after another).
     static func runThroughEmulator(_ image: HostileImage, tool: String) async throws -> [EmulatorRun] {
-        func lane(_ first: Int) -> @Sendable () throws -> [EmulatorRun] {
-            { try stride(from: first, to: commands.count, by: 2).map { try runOne(image, commands[$0], tool: tool) } }
+        @Sendable func lane(_ first: Int) async throws -> [EmulatorRun] {
+            var runs: [EmulatorRun] = []
+            for index in stride(from: first, to: commands.count, by: 2) { runs.append(try await runOne(image, commands[index], tool: tool)) }
+            return runs
         }
-        async let even = runOnThread(lane(0))
-        async let odd = runOnThread(lane(1))
+        async let even = lane(0)
+        async let odd = lane(1)
         return try await even + odd
     }
 
-    /// `body` on a new thread, its result handed back.
-    static func runOnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
-    /// One command on a fresh copy of `image` in a fresh emulator (blocking).
-    static func runOne(_ image: HostileImage, _ command: (key: String, arguments: [String]), tool: String) throws -> EmulatorRun {
+    /// One command on a fresh copy of `image` in a fresh emulator.
+    static func runOne(_ image: HostileImage, _ command: (key: String, arguments: [String]), tool: String) async throws -> EmulatorRun {
         let (directory, file, before) = try copy(image)
         defer { try? FileManager.default.removeItem(at: directory) }
         let emulator = try EmulatorProcess(["--tag", "\(image.model):\(file.path)"])
         defer { emulator.stop() }
         var environment = emulator.libnfcEnvironment
         environment["LIBNFC_LOG_LEVEL"] = "0"
-        let run = try runTool(
+        let run = try await runTool(
             tool, command.arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment, timeout: 20)
         let trace = emulator.trace
         emulator.stop()

@@ -12,13 +12,10 @@ import Testing
 @Suite("nfctool info, dump, verify and apdu through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct InspectionCommandsThroughLibNFCTests {
     /// The built nfctool.
-    static func nfctool() throws -> String {
-        try #require(Executables.built("nfctool"), "nfctool is not next to the test runner").path
-    }
 
     /// Runs nfctool against `emulator` with `arguments` after the command, `--device` added.
-    static func run(_ command: String, _ arguments: [String] = [], on emulator: EmulatorProcess) throws -> NFCTestSupport.ToolRun {
-        try runTool(nfctool(), [command, "--device", emulator.connectionString, "--timeout", "3"] + arguments, against: emulator)
+    static func run(_ command: String, _ arguments: [String] = [], on emulator: EmulatorProcess) async throws -> NFCTestSupport.ToolRun {
+        try await runTool(Executables.nfctool(), [command, "--device", emulator.connectionString, "--timeout", "3"] + arguments, against: emulator)
     }
 
     /// Writes `url` onto the emulator's tag through libnfc, as another tool would have.
@@ -38,10 +35,10 @@ struct InspectionCommandsThroughLibNFCTests {
         ("felica-lite-s", ["  model:        FeliCa Lite-S", "    RWFlag: 01 (read-write)"]),
         ("classic1k", ["  model:        MIFARE Classic 1K", "  NDEF:         not NDEF"]),
     ])
-    func info(model: String, lines: [String]) throws {
+    func info(model: String, lines: [String]) async throws {
         let emulator = try EmulatorProcess(["--tag", model])
         defer { emulator.stop() }
-        let run = try Self.run("info", on: emulator)
+        let run = try await Self.run("info", on: emulator)
         #expect(run.status == 0, "\(run.output)")
         for line in lines { #expect(run.output.contains(line + "\n"), "\(line) in \(run.output)") }
     }
@@ -64,11 +61,11 @@ struct InspectionCommandsThroughLibNFCTests {
         }
         let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
-        let info = try Self.run("info", on: emulator)
+        let info = try await Self.run("info", on: emulator)
         #expect(info.status == 0, "\(info.output)")
         #expect(info.output.contains("  password:     read-protected\n"))
         #expect(info.output.contains("    CFGLCK: unknown (read-protected)\n"))
-        let dump = try Self.run("dump", on: emulator)
+        let dump = try await Self.run("dump", on: emulator)
         #expect(dump.status == 0, "\(dump.output)")
         #expect(dump.output.contains("NTAG215 04 53 49 4D 00 00 01: 135 pages, 16 readable\n"))
         #expect(dump.output.contains("page  15: 00 00 00 00  |....|\npage  16: unreadable\n"))
@@ -86,7 +83,7 @@ struct InspectionCommandsThroughLibNFCTests {
             let source = try EmulatorProcess(["--tag", "ntag215"])
             defer { source.stop() }
             try await Self.writeURL(url, on: source)
-            let dump = try Self.run("dump", ["--binary", "--output", dumpFile], on: source)
+            let dump = try await Self.run("dump", ["--binary", "--output", dumpFile], on: source)
             #expect(dump.status == 0, "\(dump.output)")
         }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dumpFile)))
@@ -95,12 +92,12 @@ struct InspectionCommandsThroughLibNFCTests {
 
         let target = try EmulatorProcess(["--tag", "ntag215"])
         defer { target.stop() }
-        #expect(try Self.run("verify", ["--expect-url", url], on: target).status == 8)
+        #expect(try await Self.run("verify", ["--expect-url", url], on: target).status == 8)
         // No to the OTP, lock, dynamic lock and UID questions: user pages only.
-        let restore = try runTool(mfultralight, ["w", dumpFile], against: target, input: "n\nn\nn\nn\n", timeout: 30)
+        let restore = try await runTool(mfultralight, ["w", dumpFile], against: target, input: "n\nn\nn\nn\n", timeout: 30)
         #expect(restore.status == 0, "\(restore.output)")
         #expect(restore.output.contains("pages written"))
-        let verify = try Self.run("verify", ["--expect-url", url, "--expect-model", "NTAG215"], on: target)
+        let verify = try await Self.run("verify", ["--expect-url", url, "--expect-model", "NTAG215"], on: target)
         #expect(verify.status == 0, "\(verify.output)")
         #expect(verify.output.contains("ok        url: \(url)\n"))
     }
@@ -110,26 +107,26 @@ struct InspectionCommandsThroughLibNFCTests {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])
         defer { emulator.stop() }
         try await Self.writeURL("https://example.com/a", on: emulator)
-        #expect(try Self.run("verify", ["--expect-url", "https://example.com/a"], on: emulator).status == 0)
-        let mismatch = try Self.run("verify", ["--expect-url", "https://example.com/b", "--expect-read-only"], on: emulator)
+        #expect(try await Self.run("verify", ["--expect-url", "https://example.com/a"], on: emulator).status == 0)
+        let mismatch = try await Self.run("verify", ["--expect-url", "https://example.com/b", "--expect-read-only"], on: emulator)
         #expect(mismatch.status == 8)
         #expect(mismatch.output.contains("  expected: https://example.com/b\n  found:    https://example.com/a\n"))
     }
 
     @Test("apdu through libnfc: the APDUs go out in InDataExchange frames; the answers print")
-    func apdu() throws {
+    func apdu() async throws {
         let emulator = try EmulatorProcess(["--tag", "type4"])
         defer { emulator.stop() }
-        let run = try Self.run("apdu", ["00A4040007D2760000850101", "00A4000C02E103", "00B000000F"], on: emulator)
+        let run = try await Self.run("apdu", ["00A4040007D2760000850101", "00A4000C02E103", "00B000000F"], on: emulator)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("> 00 B0 00 00 0F\n< 00 0F 20 00 3B 00 34 04 06 E1 04 08 00 00 00\n< SW 9000\n"))
         #expect(emulator.trace.contains { $0.contains("> D4 40 01 00 A4 04 00 07 D2 76 00 00 85 01 01") })
-        let payment = try Self.run("apdu", ["00A404000E325041592E5359532E4444463031"], on: emulator)
+        let payment = try await Self.run("apdu", ["00A404000E325041592E5359532E4444463031"], on: emulator)
         #expect(payment.status == 10)
         #expect(!emulator.trace.contains { $0.contains("32 50 41 59") })  // never sent
         let notISODEP = try EmulatorProcess(["--tag", "ntag215"])
         defer { notISODEP.stop() }
-        #expect(try Self.run("apdu", ["00A4040000"], on: notISODEP).status == 10)
+        #expect(try await Self.run("apdu", ["00A4040000"], on: notISODEP).status == 10)
     }
 
     /// Runs `body` on the emulator's tag (connected through libnfc) stored in `file`.
@@ -155,12 +152,12 @@ struct InspectionCommandsThroughLibNFCTests {
         }
         let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
-        let info = try Self.run("info", on: emulator)
+        let info = try await Self.run("info", on: emulator)
         #expect(info.status == 0, "\(info.output)")
         #expect(info.output.contains("  lock:         read-only\n"))
         #expect(info.output.contains("    CC3: 0F (no write access)\n"))
         #expect(!info.output.contains("    static lock bytes: 00 00\n"))
-        #expect(try Self.run("verify", ["--expect-read-only", "--expect-url", "https://example.com"], on: emulator).status == 0)
+        #expect(try await Self.run("verify", ["--expect-read-only", "--expect-url", "https://example.com"], on: emulator).status == 0)
     }
 
     @Test("info and dump of an NFC-formatted Classic 1K: the MAD GPB, each NFC sector's GPB and access bits")
@@ -171,7 +168,7 @@ struct InspectionCommandsThroughLibNFCTests {
         try await Self.prepare("classic1k", file: file) { tag in try await tag.ndef.format(force: false) }
         let emulator = try EmulatorProcess(["--tag", "classic1k:\(file)"])
         defer { emulator.stop() }
-        let info = try Self.run("info", on: emulator)
+        let info = try await Self.run("info", on: emulator)
         #expect(info.status == 0, "\(info.output)")
         #expect(info.output.contains("  NDEF:         read-write\n"))
         #expect(info.output.contains("  lock:         read-write\n"))
@@ -179,7 +176,7 @@ struct InspectionCommandsThroughLibNFCTests {
         #expect(info.output.contains("    sector 1: GPB 40 (read-write), access 7F 07 88\n"))
         #expect(info.output.contains("    sector 15: GPB 40 (read-write)"))
         // The MAD key opens sector 0, the NFC key the others; the transport key none of them.
-        let dump = try Self.run("dump", ["--binary", "--output", directory.appendingPathComponent("c.mfd").path], on: emulator)
+        let dump = try await Self.run("dump", ["--binary", "--output", directory.appendingPathComponent("c.mfd").path], on: emulator)
         #expect(dump.status == 0, "\(dump.output)")
         let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent("c.mfd")))
         #expect(bytes.count == 1024)

@@ -185,13 +185,13 @@ struct LibNFCReaderEndToEndTests {
     }
 
     @Test("--device default opens libnfc's default device, here set by LIBNFC_DEFAULT_DEVICE")
-    func libnfcDefaultDevice() throws {
+    func libnfcDefaultDevice() async throws {
         let emulator = try EmulatorProcess(["--tag", "classic1k"])
         let nfctool = try #require(Executables.built("nfctool"))
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
         environment["LIBNFC_DEFAULT_DEVICE"] = emulator.connectionString
         environment["LIBNFC_LOG_LEVEL"] = "0"
-        let run = try runTool(nfctool.path, ["scan", "--device", "default", "--timeout", "3"], environment: environment)
+        let run = try await runTool(nfctool.path, ["scan", "--device", "default", "--timeout", "3"], environment: environment)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("MIFARE Classic 1K"))
         #expect(run.output.contains("Tag on default device"))
@@ -203,9 +203,9 @@ struct LibNFCReaderEndToEndTests {
         let nfctool = try #require(Executables.built("nfctool"))
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
         environment["LIBNFC_LOG_LEVEL"] = "0"
-        let viaLibNFC = try runTool(nfctool.path, ["scan", "--device", emulator.connectionString, "--json", "--timeout", "3"], environment: environment)
+        let viaLibNFC = try await runTool(nfctool.path, ["scan", "--device", emulator.connectionString, "--json", "--timeout", "3"], environment: environment)
         #expect(viaLibNFC.status == 0, "\(viaLibNFC.output)")
-        let viaSimulator = try runTool(nfctool.path, ["scan", "--device", "sim:ntag215", "--json", "--timeout", "3"], environment: environment)
+        let viaSimulator = try await runTool(nfctool.path, ["scan", "--device", "sim:ntag215", "--json", "--timeout", "3"], environment: environment)
         func fields(_ json: String) throws -> [String: String] {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
             return object.filter { $0.key != "reader" && $0.key != "readerName" }.mapValues { "\($0)" }

@@ -8,9 +8,6 @@ import Testing
 /// `nfctool sun verify` (a separate process) judges each SUN URL.
 @Suite("NTAG 424 DNA through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(10)))
 struct NTAG424ThroughLibNFCTests {
-    static func nfctool() throws -> String {
-        try #require(Executables.built("nfctool"), "nfctool is not next to the test runner").path
-    }
 
     static let keysText = """
         key0 = 00112233445566778899AABBCCDDEEFF
@@ -20,7 +17,7 @@ struct NTAG424ThroughLibNFCTests {
         """
 
     @Test("ntag424 setup through libnfc, then each read through libnfc gives a URL nfctool sun verify accepts, counter growing")
-    func setupAndTapsThroughLibNFC() throws {
+    func setupAndTapsThroughLibNFC() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("sticker.json").path
@@ -28,8 +25,8 @@ struct NTAG424ThroughLibNFCTests {
         try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
         let emulator = try EmulatorProcess(["--tag", "ntag424:\(file)"])
         defer { emulator.stop() }
-        let setup = try runTool(
-            try Self.nfctool(),
+        let setup = try await runTool(
+            try Executables.nfctool(),
             ["ntag424", "setup", "--yes", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", emulator.connectionString],
             against: emulator, timeout: 60)
         #expect(setup.status == 0, "\(setup.output)")
@@ -37,11 +34,11 @@ struct NTAG424ThroughLibNFCTests {
         #expect(!setup.output.contains("00112233445566778899AABBCCDDEEFF"))
         var counters: [Int] = []
         for _ in 0..<2 {
-            let read = try runTool(try Self.nfctool(), ["read", "--json", "--device", emulator.connectionString], against: emulator, timeout: 30)
+            let read = try await runTool(try Executables.nfctool(), ["read", "--json", "--device", emulator.connectionString], against: emulator, timeout: 30)
             #expect(read.status == 0, "\(read.output)")
             let object = try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any]
             let url = try #require(((object?["records"] as? [[String: Any]])?.first)?["uri"] as? String, "\(read.output)")
-            let verify = try runTool(try Self.nfctool(), ["sun", "verify", "--json", "--keys", keys, url], environment: [:], timeout: 30)
+            let verify = try await runTool(try Executables.nfctool(), ["sun", "verify", "--json", "--keys", keys, url], environment: [:], timeout: 30)
             #expect(verify.status == 0, "\(verify.output)")
             let tap = try JSONSerialization.jsonObject(with: Data(verify.output.utf8)) as? [String: Any]
             counters.append(try #require(tap?["counter"] as? Int, "\(verify.output)"))
@@ -50,35 +47,35 @@ struct NTAG424ThroughLibNFCTests {
     }
 
     @Test("nfcpy reads the plain NDEF URL nfctool wrote to a virtual NTAG 424 DNA, through the emulator", ExternalTool.nfcpy.trait)
-    func nfcpyReadsPlainURL() throws {
+    func nfcpyReadsPlainURL() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("plain.json").path
-        let write = try runTool(try Self.nfctool(), ["write", "--url", "https://example.com/424", "--device", "sim:ntag424?file=\(file)"], environment: [:], timeout: 30)
+        let write = try await runTool(try Executables.nfctool(), ["write", "--url", "https://example.com/424", "--device", "sim:ntag424?file=\(file)"], environment: [:], timeout: 30)
         #expect(write.status == 0, "\(write.output)")
-        let run = try runNFCPy(model: "ntag424", tagFile: file, "print('type', tag.type)\nprint('uri', tag.ndef.records[0].iri)")
+        let run = try await runNFCPy(model: "ntag424", tagFile: file, "print('type', tag.type)\nprint('uri', tag.ndef.records[0].iri)")
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("type Type4Tag"), "\(run.output)")
         #expect(run.output.contains("uri https://example.com/424"), "\(run.output)")
     }
 
     @Test("nfcpy, reading a sticker set up by nfctool through the emulator, gets a SUN URL that nfctool sun verify accepts", ExternalTool.nfcpy.trait)
-    func nfcpyReadsSUNURL() throws {
+    func nfcpyReadsSUNURL() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("sun.json").path
         let keys = directory.appendingPathComponent("sun.keys").path
         try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
-        let setup = try runTool(
-            try Self.nfctool(), ["ntag424", "setup", "--yes", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", "sim:ntag424?file=\(file)"],
+        let setup = try await runTool(
+            try Executables.nfctool(), ["ntag424", "setup", "--yes", "--url", "https://ex.io/t?e={sun:picc}&c={sun:mac}", "--keys", keys, "--device", "sim:ntag424?file=\(file)"],
             environment: [:], timeout: 30)
         #expect(setup.status == 0, "\(setup.output)")
-        let run = try runNFCPy(model: "ntag424", tagFile: file, "print('uri', tag.ndef.records[0].iri)")
+        let run = try await runNFCPy(model: "ntag424", tagFile: file, "print('uri', tag.ndef.records[0].iri)")
         #expect(run.status == 0, "\(run.output)")
         let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("uri ") }, "\(run.output)")
         let url = String(line.dropFirst(4))
         #expect(url.hasPrefix("https://ex.io/t?e="), "\(url)")
-        let verify = try runTool(try Self.nfctool(), ["sun", "verify", "--keys", keys, url], environment: [:], timeout: 30)
+        let verify = try await runTool(try Executables.nfctool(), ["sun", "verify", "--keys", keys, url], environment: [:], timeout: 30)
         #expect(verify.status == 0, "\(verify.output)")
         #expect(verify.output.contains("uid:       0453494D000001"), "\(verify.output)")
     }

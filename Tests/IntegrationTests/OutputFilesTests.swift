@@ -9,20 +9,17 @@ import Testing
 /// the file or standard output.
 @Suite("output files are written in place and every failed write is reported", .serialized, .timeLimit(.minutes(3)))
 struct OutputFilesTests {
-    static func nfctool() throws -> String {
-        try #require(Executables.built("nfctool"), "nfctool is not built").path
-    }
 
     /// Runs nfctool with `arguments` (standard output and error merged).
-    static func run(_ arguments: [String], timeout: Double = 30) throws -> ToolRun {
-        try runTool(try nfctool(), arguments, environment: ProcessInfo.processInfo.environment, timeout: timeout)
+    static func run(_ arguments: [String], timeout: Double = 30) async throws -> ToolRun {
+        try await runTool(try Executables.nfctool(), arguments, environment: ProcessInfo.processInfo.environment, timeout: timeout)
     }
 
     /// Runs `command` under `/bin/sh -c`, `NFCTOOL` naming the built tool.
-    static func shell(_ command: String, timeout: Double = 30) throws -> ToolRun {
+    static func shell(_ command: String, timeout: Double = 30) async throws -> ToolRun {
         var environment = ProcessInfo.processInfo.environment
-        environment["NFCTOOL"] = try nfctool()
-        return try runTool("/bin/sh", ["-c", command], environment: environment, timeout: timeout)
+        environment["NFCTOOL"] = try Executables.nfctool()
+        return try await runTool("/bin/sh", ["-c", command], environment: environment, timeout: timeout)
     }
 
     /// `lstat`'s file type of `path` (`S_IFLNK`, `S_IFIFO`, `S_IFCHR`, `S_IFREG`), not following a link.
@@ -33,8 +30,8 @@ struct OutputFilesTests {
     }
 
     /// The `memory` hex of a tag file, as python's json module reads it.
-    static func tagMemory(_ path: String) throws -> String {
-        let result = try runPython("import json, sys; print(json.load(open(sys.argv[1]))['memory'])", [path])
+    static func tagMemory(_ path: String) async throws -> String {
+        let result = try await runPython("import json, sys; print(json.load(open(sys.argv[1]))['memory'])", [path])
         #expect(result.status == 0)
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -44,7 +41,7 @@ struct OutputFilesTests {
 
     @Test("-o through a symbolic link writes the file the link names, and the link stays a link")
     func outputThroughLink() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let target = directory.appendingPathComponent("real.ndef").path
@@ -52,7 +49,7 @@ struct OutputFilesTests {
             try Data("old".utf8).write(to: URL(fileURLWithPath: target))
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.ndef")
 
-            let encode = try Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", link])
+            let encode = try await Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", link])
             #expect(encode.status == 0, "\(encode.output)")
             #expect(Self.fileType(link) == S_IFLNK)
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "real.ndef")
@@ -61,18 +58,18 @@ struct OutputFilesTests {
             // dump --binary through the link: the target holds the tag's pages as the tag file does
             // (the first 512 bytes: the password pages at the end read as zeros).
             let tag = directory.appendingPathComponent("tag.json").path
-            let dump = try Self.run(["dump", "--device", "sim:ntag215?file=\(tag)", "--binary", "-o", link])
+            let dump = try await Self.run(["dump", "--device", "sim:ntag215?file=\(tag)", "--binary", "-o", link])
             #expect(dump.status == 0, "\(dump.output)")
             #expect(Self.fileType(link) == S_IFLNK)
             let dumped = try Data(contentsOf: URL(fileURLWithPath: target))
             #expect(dumped.count == 540)
-            #expect(Hex.encode(dumped.prefix(512), uppercase: true) == String((try Self.tagMemory(tag)).uppercased().prefix(1024)))
+            #expect(Hex.encode(dumped.prefix(512), uppercase: true) == String((try await Self.tagMemory(tag)).uppercased().prefix(1024)))
         }
     }
 
     @Test("a sim tag file named through a symbolic link is saved into its target; the link stays a link")
     func tagFileThroughLink() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let real = directory.appendingPathComponent("tags/real.json").path
@@ -80,14 +77,14 @@ struct OutputFilesTests {
             let link = directory.appendingPathComponent("tag.json").path
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "tags/real.json")
             // The link dangles: the first run creates the target through it.
-            let create = try Self.run(["write", "--device", "sim:ntag215?file=\(link)", "--url", "https://example.com/first"])
+            let create = try await Self.run(["write", "--device", "sim:ntag215?file=\(link)", "--url", "https://example.com/first"])
             #expect(create.status == 0, "\(create.output)")
             #expect(Self.fileType(link) == S_IFLNK)
             #expect(Self.fileType(real) == S_IFREG)
-            let write = try Self.run(["write", "--device", "sim:ntag215?file=\(link)", "--url", "https://example.com/second"])
+            let write = try await Self.run(["write", "--device", "sim:ntag215?file=\(link)", "--url", "https://example.com/second"])
             #expect(write.status == 0, "\(write.output)")
             #expect(Self.fileType(link) == S_IFLNK)
-            #expect(try Self.tagMemory(real).uppercased().contains(Hex.encode(Array("example.com/second".utf8), uppercase: true)))
+            #expect(try await Self.tagMemory(real).uppercased().contains(Hex.encode(Array("example.com/second".utf8), uppercase: true)))
         }
     }
 
@@ -103,7 +100,7 @@ struct OutputFilesTests {
             defer { try? handle.close() }
             return try? handle.readToEnd() ?? Data()
         }
-        let encode = try await runToolOffPool(try Self.nfctool(), ["ndef", "encode", "--url", "https://example.com/o", "-o", fifo],
+        let encode = try await runTool(try Executables.nfctool(), ["ndef", "encode", "--url", "https://example.com/o", "-o", fifo],
                                               environment: ProcessInfo.processInfo.environment, timeout: 30)
         #expect(encode.status == 0, "\(encode.output)")
         #expect(await received.value.map { Hex.encode(Array($0), uppercase: true) } == Self.encodedURL)
@@ -120,14 +117,14 @@ struct OutputFilesTests {
 
     @Test("-o naming a full device is exit 1 naming it, and the device node stays a character device")
     func outputToFullDevice() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let full = Self.fullDevice(in: directory)
             let tag = directory.appendingPathComponent("tag.json").path
             for arguments in [["dump", "--device", "sim:ntag215?file=\(tag)", "--binary", "-o", full],
                               ["ndef", "encode", "--url", "https://example.com/o", "-o", full]] {
-                let run = try Self.run(arguments)
+                let run = try await Self.run(arguments)
                 #expect(run.status == 1, "\(arguments): \(run.output)")
                 #expect(run.output.contains("cannot write '\(full)': No space left on device"), "\(run.output)")
                 #expect(Self.fileType(full) == S_IFCHR)
@@ -138,10 +135,10 @@ struct OutputFilesTests {
 
     @Test("-o naming a directory is exit 1 saying it is a directory, and the directory is left as it was")
     func outputToDirectory() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let run = try Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", directory.path])
+            let run = try await Self.run(["ndef", "encode", "--url", "https://example.com/o", "-o", directory.path])
             #expect(run.status == 1, "\(run.output)")
             #expect(run.output == "Error: cannot write '\(directory.path)': is a directory\n", "\(run.output)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
@@ -150,12 +147,12 @@ struct OutputFilesTests {
 
     @Test("-o /dev/fd/1 writes to the standard output the shell set up")
     func outputToDescriptor() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let out = directory.appendingPathComponent("out.bin").path
             try Data("kept:".utf8).write(to: URL(fileURLWithPath: out))
-            let run = try Self.shell(#""$NFCTOOL" ndef encode --url https://example.com/o -o /dev/fd/1 >> '\#(out)'"#)
+            let run = try await Self.shell(#""$NFCTOOL" ndef encode --url https://example.com/o -o /dev/fd/1 >> '\#(out)'"#)
             #expect(run.status == 0, "\(run.output)")
             // Appended after what the file held: the descriptor itself was written, not a new file.
             #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("kept:".utf8) + Data(try Hex.decode(Self.encodedURL)))
@@ -164,17 +161,17 @@ struct OutputFilesTests {
 
     @Test("standard output on a full device is exit 1 naming standard output: ledger export and ndef encode")
     func standardOutputFull() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let full = Self.fullDevice(in: directory)
             let ledger = directory.appendingPathComponent("run.db").path
-            let batch = try Self.run(["batch", "--device", "sim:ntag215*2?poll-wait=0", "--url", "https://ex.io/{uid}", "--count", "2",
+            let batch = try await Self.run(["batch", "--device", "sim:ntag215*2?poll-wait=0", "--url", "https://ex.io/{uid}", "--count", "2",
                                       "--ledger", ledger])
             #expect(batch.status == 0, "\(batch.output)")
             for command in ["\"$NFCTOOL\" ledger export '\(ledger)'", "\"$NFCTOOL\" ledger export --jsonl '\(ledger)'",
                             "\"$NFCTOOL\" ndef encode --url https://example.com/o"] {
-                let run = try Self.shell("\(command) > '\(full)'")
+                let run = try await Self.shell("\(command) > '\(full)'")
                 #expect(run.status == 1, "\(command): \(run.output)")
                 #expect(run.output.contains("Error: cannot write standard output: No space left on device"), "\(run.output)")
             }

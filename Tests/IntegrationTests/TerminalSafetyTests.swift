@@ -45,29 +45,29 @@ struct TerminalSafetyTests {
                      first: false, last: true)
     }
 
-    static func nfctool(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil) throws -> ToolRun {
+    static func nfctool(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil) async throws -> ToolRun {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") && $0.key != "NFCTOOL_DEVICE" }
         environment["LIBNFC_LOG_LEVEL"] = "0"
         environment.merge(extra) { _, new in new }
-        return try runTool(tool.path, arguments, environment: environment, timeout: 30, in: directory)
+        return try await runTool(tool.path, arguments, environment: environment, timeout: 30, in: directory)
     }
 
     /// A simulated NTAG216 in a tag file holding the hostile message (written by nfctool itself).
-    static func hostileTag(_ dir: URL) throws -> String {
+    static func hostileTag(_ dir: URL) async throws -> String {
         let message = dir.appendingPathComponent("hostile.ndef")
         try Data(hostileMessage).write(to: message)
         let device = "sim:ntag216?file=\(dir.appendingPathComponent("tag.json").path)"
-        let write = try nfctool(["write", "--device", device, "--ndef", message.path])
+        let write = try await nfctool(["write", "--device", device, "--ndef", message.path])
         #expect(write.status == 0, "\(write.output)")
         return device
     }
 
     @Test("read, scan, info, dump, verify and watch show the hostile tag with every control escaped")
-    func tagCommands() throws {
+    func tagCommands() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let device = try Self.hostileTag(dir)
+        let device = try await Self.hostileTag(dir)
         let runs: [[String]] = [
             ["read", "--device", device],
             ["scan", "--device", device],
@@ -79,30 +79,30 @@ struct TerminalSafetyTests {
             ["write", "--device", device, "--ndef", dir.appendingPathComponent("hostile.ndef").path, "--plan"],
         ]
         for arguments in runs {
-            let run = try Self.nfctool(arguments)
+            let run = try await Self.nfctool(arguments)
             #expect(!run.timedOut, "\(arguments)")
             #expect(Self.rawControls(in: run.output) == [], "\(arguments[0]): \(run.output.debugDescription)")
         }
         // The content did reach the output, escaped (not dropped): the reader of the screen sees it.
-        let read = try Self.nfctool(["read", "--device", device])
+        let read = try await Self.nfctool(["read", "--device", device])
         #expect(read.output.contains(#"ESC:\x1b[2J OSC:\x1b]0;pwned\x07 RLO:\u{202E}gnp.exe DEL:\x7f C1:\u{9B}31m CR:\x0d!"#), "\(read.output)")
         #expect(read.output.contains(#"https://example.com/\u{202E}txt.exe\x1b[31m"#), "\(read.output)")
         #expect(read.output.contains(#"MIME (media "text/x\x1b]2;t\x07")"#), "\(read.output)")
         #expect(read.output.contains(#"  id:         "\xff\x9bA""#), "\(read.output)")
-        let mismatch = try Self.nfctool(["verify", "--device", device, "--expect-url", "https://example.com/"])
+        let mismatch = try await Self.nfctool(["verify", "--device", device, "--expect-url", "https://example.com/"])
         #expect(mismatch.status == 8)
         #expect(mismatch.output.contains(#"found:    https://example.com/\u{202E}txt.exe\x1b[31m"#), "\(mismatch.output)")
-        let watch = try Self.nfctool(["watch", "--device", device, "--timeout", "1"])
+        let watch = try await Self.nfctool(["watch", "--device", device, "--timeout", "1"])
         #expect(watch.output.contains(#"https://example.com/\u{202E}txt.exe"#), "\(watch.output)")
     }
 
     @Test("JSON keeps the exact value and still holds no raw control character")
-    func jsonKeepsExactValue() throws {
+    func jsonKeepsExactValue() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let device = try Self.hostileTag(dir)
+        let device = try await Self.hostileTag(dir)
         for arguments in [["read", "--device", device, "--json"], ["watch", "--device", device, "--timeout", "1", "--json"]] {
-            let run = try Self.nfctool(arguments)
+            let run = try await Self.nfctool(arguments)
             #expect(Self.rawControls(in: run.output) == [], "\(run.output.debugDescription)")
             let json = run.output.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init) ?? run.output
             // Parsed by an independent JSON parser, the text is the hostile text, byte for byte.
@@ -125,7 +125,7 @@ struct TerminalSafetyTests {
     }
 
     @Test("batch progress, summary and the ledger's human forms escape what a manifest row carries; the CSV export into a file keeps it exact")
-    func batchAndLedger() throws {
+    func batchAndLedger() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let manifest = dir.appendingPathComponent("rows.jsonl")
@@ -140,23 +140,23 @@ struct TerminalSafetyTests {
         try (rows.joined(separator: "\n") + "\n").write(to: manifest, atomically: true, encoding: .utf8)
         let ledger = dir.appendingPathComponent("run.db").path
         let stack = "sim:ntag215*2?dir=\(dir.appendingPathComponent("tags").path)"
-        let batch = try Self.nfctool(["batch", "--device", stack, "--manifest", manifest.path, "--ledger", ledger, "--count", "2", "--timeout", "5"])
+        let batch = try await Self.nfctool(["batch", "--device", stack, "--manifest", manifest.path, "--ledger", ledger, "--count", "2", "--timeout", "5"])
         #expect(batch.status == 0, "\(batch.output)")
         #expect(batch.output.contains(#"one\u{202E}"#), "\(batch.output)")
         #expect(Self.rawControls(in: batch.output) == [], "\(batch.output.debugDescription)")
         for arguments in [["ledger", "stats", ledger], ["ledger", "export", "--jsonl", ledger]] {
-            let run = try Self.nfctool(arguments)
+            let run = try await Self.nfctool(arguments)
             #expect(run.status == 0, "\(arguments) \(run.output)")
             #expect(Self.rawControls(in: run.output) == [], "\(arguments): \(run.output.debugDescription)")
         }
         // The CSV export into a file is data: the exact values, not their escaped display.
-        let csv = try Self.nfctool(["ledger", "export", ledger])
+        let csv = try await Self.nfctool(["ledger", "export", ledger])
         #expect(csv.status == 0)
         #expect(csv.output.contains("https://ex.io/1; Text \"\"one\u{202E}\u{1B}[2J\"\""), "\(csv.output.debugDescription)")
     }
 
     @Test("emulate: a message an external reader wrote is reported escaped")
-    func emulateReport() throws {
+    func emulateReport() async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("reader-log-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: log) }
         let text = Self.record(tnf: 1, type: [0x54], payload: [0x02] + Array("en".utf8) + Array(Self.hostileText.utf8), first: true, last: true)
@@ -166,7 +166,7 @@ struct TerminalSafetyTests {
         var environment = emulator.libnfcEnvironment
         environment["LIBNFC_LOG_LEVEL"] = "0"
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
-        let run = try runTool(tool.path, ["emulate", "--url", "https://example.com", "--timeout", "10", "--device", emulator.connectionString],
+        let run = try await runTool(tool.path, ["emulate", "--url", "https://example.com", "--timeout", "10", "--device", emulator.connectionString],
                               environment: environment, timeout: 30)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains(#"RLO:\u{202E}gnp.exe"#), "\(run.output)")

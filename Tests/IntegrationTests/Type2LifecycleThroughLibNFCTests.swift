@@ -92,10 +92,10 @@ struct Type2LifecycleThroughLibNFCTests {
             let tag = try await Self.connect(reader)
             try await tag.writeNDEF(NDEFMessage(records: [try .wellKnownTypeURIPayload(url: url)]))
             await reader.close()
-            let dump = try runTool(tool, ["r", "ours.mfd"], against: emulator, in: directory)
+            let dump = try await runTool(tool, ["r", "ours.mfd"], against: emulator, in: directory)
             #expect(dump.output.contains("0 pages failed"))
         }
-        let oracle = try runTool(
+        let oracle = try await runTool(
             python, [oracleScript.path, directory.appendingPathComponent("ours.mfd").path],
             environment: ProcessInfo.processInfo.environment)
         #expect(oracle.status == 0, "\(oracle.output)")
@@ -109,13 +109,13 @@ struct Type2LifecycleThroughLibNFCTests {
         let encoded = try theirs.encoded()
         let emulator = try EmulatorProcess(["--tag", "ntag213"])
         defer { emulator.stop() }
-        _ = try runTool(tool, ["r", "blank.mfd"], against: emulator, in: directory)
+        _ = try await runTool(tool, ["r", "blank.mfd"], against: emulator, in: directory)
         var image = try [UInt8](Data(contentsOf: directory.appendingPathComponent("blank.mfd")))
         // NTAG213 keeps its Lock Control TLV at page 4; the NDEF TLV follows it.
         let tlv = [Type2TLVType.ndefMessage, UInt8(encoded.count)] + encoded + [Type2TLVType.terminator]
         image.replaceSubrange(21..<(21 + tlv.count), with: tlv)
         try Data(image).write(to: directory.appendingPathComponent("theirs.mfd"))
-        let write = try runTool(tool, ["w", "theirs.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+        let write = try await runTool(tool, ["w", "theirs.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
         #expect(write.output.contains("0 pages failed"), "\(write.output)")
         let reader = await TracingReader(try await LibNFCReader.open(emulator.connectionString))
         let tag = try await Self.connect(reader)

@@ -101,7 +101,7 @@ struct Type3NDEFThroughLibNFCTests {
         await reader.close()
 
         let output = directory.appendingPathComponent("t3.ndef")
-        let run = try runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", output.path], against: emulator)
+        let run = try await runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", output.path], against: emulator)
         #expect(!run.timedOut)
         #expect(run.output.contains("* Checksum: ok"), "\(run.output)")
         #expect(run.output.contains("* NDEF message length: \(encoded.count) bytes"), "\(run.output)")
@@ -126,7 +126,7 @@ struct Type3NDEFThroughLibNFCTests {
         #expect(try await tag.queryNDEFStatus().status == .readOnly)
         await reader.close()
 
-        let run = try runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
+        let run = try await runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
         #expect(run.output.contains("* NDEF Access Attribute: Read only (0x00)"), "\(run.output)")
         #expect(Array(try Data(contentsOf: directory.appendingPathComponent("t3.ndef"))) == (try message.encoded()))
     }

@@ -11,11 +11,11 @@ import Testing
 @Suite("Type 4 tag over ISO 14443-B through real libnfc and the PN532 emulator", .serialized, .timeLimit(.minutes(2)))
 struct Type4BThroughLibNFCTests {
     /// The built nfctool run against `emulator`, libnfc quiet, `--device` given.
-    static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess) throws -> ToolRun {
+    static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess) async throws -> ToolRun {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
         var environment = emulator.libnfcEnvironment
         environment["LIBNFC_LOG_LEVEL"] = "0"
-        return try runTool(tool.path, arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment)
+        return try await runTool(tool.path, arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment)
     }
 
     @Test("LibNFCReader polls B: the PUPI and ATQB fields arrive; NFCTag identifies an ISO-DEP B card as .iso7816 on Type 4")
@@ -49,14 +49,14 @@ struct Type4BThroughLibNFCTests {
     }
 
     @Test("nfctool scan, write, read and info on the B tag through libnfc; the tag file holds what was written")
-    func nfctoolCommands() throws {
+    func nfctoolCommands() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("type4b.json")
         let emulator = try EmulatorProcess(["--tag", "type4b:\(file.path)"])
         defer { emulator.stop() }
 
-        let scan = try Self.nfctool(["scan"], emulator)
+        let scan = try await Self.nfctool(["scan"], emulator)
         #expect(scan.status == 0, "\(scan.output)")
         #expect(scan.output.contains("  technology: iso14443b\n"), "\(scan.output)")
         #expect(scan.output.contains("  UID:        0B 53 49 01\n"))
@@ -65,15 +65,15 @@ struct Type4BThroughLibNFCTests {
         #expect(scan.output.contains("  model:      NFC Forum Type 4 tag (Type 4)\n"))
         #expect(scan.output.contains("  NDEF:       yes\n"))
 
-        let write = try Self.nfctool(["write", "--url", "https://example.com/b"], emulator)
+        let write = try await Self.nfctool(["write", "--url", "https://example.com/b"], emulator)
         #expect(write.status == 0, "\(write.output)")
         #expect(emulator.trace.contains { $0.contains("> D4 40 01 00 D6 ") })
 
-        let read = try Self.nfctool(["read"], emulator)
+        let read = try await Self.nfctool(["read"], emulator)
         #expect(read.status == 0, "\(read.output)")
         #expect(read.output.contains("uri:        https://example.com/b"), "\(read.output)")
 
-        let info = try Self.nfctool(["info"], emulator)
+        let info = try await Self.nfctool(["info"], emulator)
         #expect(info.status == 0, "\(info.output)")
         #expect(info.output.contains("ISO 14443-4 B (ISO-DEP)"), "\(info.output)")
         #expect(info.output.contains("NFC Forum Type 4 tag"))
@@ -88,12 +88,12 @@ struct Type4BThroughLibNFCTests {
     }
 
     @Test("sim:type4b and the emulated B tag scan alike")
-    func simulatorAgrees() throws {
+    func simulatorAgrees() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
-        let simulated = try runTool(tool.path, ["scan", "--device", "sim:type4b", "--timeout", "2"], environment: [:])
+        let simulated = try await runTool(tool.path, ["scan", "--device", "sim:type4b", "--timeout", "2"], environment: [:])
         let emulator = try EmulatorProcess(["--tag", "type4b"])
         defer { emulator.stop() }
-        let emulated = try Self.nfctool(["scan"], emulator)
+        let emulated = try await Self.nfctool(["scan"], emulator)
         #expect(simulated.status == 0 && emulated.status == 0, "\(simulated.output) \(emulated.output)")
         let body = { (text: String) in text.split(separator: "\n").dropFirst().joined(separator: "\n") }
         #expect(body(simulated.output) == body(emulated.output))

@@ -41,7 +41,7 @@ struct WatchCommandTests {
         #expect(Date().timeIntervalSince(started) < 20)
         #expect(!watch.standardError.contains("handler"))
 
-        let piped = try await runToolOffPool("/bin/sh", ["-c", "'\(try Self.nfctool())' watch --device 'sim:ntag215*100000?poll-wait=0' | head -n 1"],
+        let piped = try await runTool("/bin/sh", ["-c", "'\(try Executables.nfctool())' watch --device 'sim:ntag215*100000?poll-wait=0' | head -n 1"],
                                 environment: [:], timeout: 20)
         #expect(!piped.timedOut)
         #expect(piped.output.hasPrefix("arrived 0453494D000001 NTAG215"))
@@ -52,11 +52,11 @@ struct WatchCommandTests {
         // The status of watch itself, not of head: the group reports it on standard error.
         let pipeline = #"{ "$NFCTOOL" watch --device 'sim:ntag215*100000?poll-wait=0'; echo "watch-status $?" >&2; } | head -n 1"#
         var environment = ProcessInfo.processInfo.environment
-        environment["NFCTOOL"] = try Self.nfctool()
+        environment["NFCTOOL"] = try Executables.nfctool()
         // This test process ignores SIGPIPE, and so does the shell it starts; env puts the
         // default action back for the second run.
         for command in [["/bin/sh", "-c", pipeline], ["/usr/bin/env", "--default-signal=PIPE", "/bin/sh", "-c", pipeline]] {
-            let run = try await runToolOffPool(command[0], Array(command.dropFirst()), environment: environment, timeout: 30)
+            let run = try await runTool(command[0], Array(command.dropFirst()), environment: environment, timeout: 30)
             #expect(!run.timedOut)
             #expect(run.output.hasPrefix("arrived 0453494D000001 NTAG215"), "\(run.output)")
             #expect(run.output.contains("watch-status 0"), "\(command): \(run.output)")
@@ -70,21 +70,21 @@ struct WatchCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("broken.json").path
         // A fresh tag file, then an NDEF TLV announcing 4095 bytes on a 496-byte tag.
-        let made = try await runToolOffPool(try Self.nfctool(), ["scan", "--device", "sim:ntag215?file=\(file)"], environment: [:])
+        let made = try await runTool(try Executables.nfctool(), ["scan", "--device", "sim:ntag215?file=\(file)"], environment: [:])
         #expect(made.status == 0, "\(made.output)")
         var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
         let memory = try #require(state["memory"] as? String)
         state["memory"] = String(memory.prefix(32)) + "03ff0fff" + String(memory.dropFirst(40))
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: file))
 
-        let json = try await runToolOffPool(try Self.nfctool(), ["watch", "--device", "sim:ntag215?file=\(file)&poll-wait=20", "--json", "--timeout", "1"], environment: [:])
+        let json = try await runTool(try Executables.nfctool(), ["watch", "--device", "sim:ntag215?file=\(file)&poll-wait=20", "--json", "--timeout", "1"], environment: [:])
         #expect(json.status == 0, "\(json.output)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(object["event"] as? String == "arrived")
         #expect(object["errorCode"] as? String == "malformedTag")
         #expect(object["records"] == nil)
 
-        let human = try await runToolOffPool(try Self.nfctool(), ["watch", "--device", "sim:ntag215?file=\(file)&poll-wait=20", "--timeout", "1"], environment: [:])
+        let human = try await runTool(try Executables.nfctool(), ["watch", "--device", "sim:ntag215?file=\(file)&poll-wait=20", "--timeout", "1"], environment: [:])
         #expect(human.status == 0)
         #expect(human.output.hasPrefix("arrived 0453494D000001 NTAG215 (Type 2): unreadable: "))
         #expect(human.output.split(separator: "\n").allSatisfy { $0.count <= 80 })
@@ -100,8 +100,8 @@ struct WatchCommandTests {
             sleep 2; touch '\(directory.path)'/survived
             """
         let started = Date()
-        let run = try await runToolOffPool(
-            try Self.nfctool(),
+        let run = try await runTool(
+            try Executables.nfctool(),
             ["watch", "--device", "sim:ntag215*2?poll-wait=20&ndef=\(Self.url)", "--json", "--exec", handler,
              "--handler-timeout", "1", "--timeout", "2.5"],
             environment: ["PATH": "/usr/bin:/bin"], timeout: 20)
@@ -123,12 +123,12 @@ struct WatchCommandTests {
 
     @Test("bad --events and --debounce values are usage errors")
     func usage() async throws {
-        let events = try await runToolOffPool(try Self.nfctool(), ["watch", "--events", "arrive,depart"], environment: [:])
+        let events = try await runTool(try Executables.nfctool(), ["watch", "--events", "arrive,depart"], environment: [:])
         #expect(events.status == 64)
         #expect(events.output.contains("--events takes arrive, leave or arrive,leave, not 'depart'"))
-        let debounce = try await runToolOffPool(try Self.nfctool(), ["watch", "--debounce", "-5"], environment: [:])
+        let debounce = try await runTool(try Executables.nfctool(), ["watch", "--debounce", "-5"], environment: [:])
         #expect(debounce.status == 64)
-        let reader = try await runToolOffPool(try Self.nfctool(), ["watch", "--device", "pn532_uart:/dev/nfckit-none"], environment: [:])
+        let reader = try await runTool(try Executables.nfctool(), ["watch", "--device", "pn532_uart:/dev/nfckit-none"], environment: [:])
         #expect(reader.status == 3)
     }
 
@@ -136,8 +136,8 @@ struct WatchCommandTests {
         "a tag left on the reader is reported once until --timeout, whatever the reader says of its presence",
         arguments: ["sim:ntag215", "sim:ntag215?presence=field", "sim:ntag215?presence=none"])
     func tagLeftOnReader(device: String) async throws {
-        let run = try await runToolOffPool(
-            try Self.nfctool(), ["watch", "--device", device, "--events", "arrive,leave", "--timeout", "2"],
+        let run = try await runTool(
+            try Executables.nfctool(), ["watch", "--device", device, "--events", "arrive,leave", "--timeout", "2"],
             environment: ProcessInfo.processInfo.environment, timeout: 60)
         #expect(!run.timedOut && run.status == 0, "\(run.output.prefix(600))")
         #expect(run.output.split(separator: "\n") == ["arrived 0453494D000001 NTAG215 (Type 2): empty"], "\(run.output.prefix(600))")
@@ -147,14 +147,21 @@ struct WatchCommandTests {
     func emulatorTagLeftOnReader() async throws {
         let emulator = try EmulatorProcess(["--tag", "ntag215"])
         defer { emulator.stop() }
-        let run = try await runToolOffPool(
-            try Self.nfctool(), ["watch", "--device", emulator.connectionString, "--events", "arrive,leave", "--timeout", "2"],
+        let run = try await runTool(
+            try Executables.nfctool(), ["watch", "--device", emulator.connectionString, "--events", "arrive,leave", "--timeout", "2"],
             environment: emulator.libnfcEnvironment, timeout: 60)
         #expect(!run.timedOut && run.status == 0, "\(run.output.prefix(600))")
         #expect(run.output.split(separator: "\n") == ["arrived 0453494D000001 NTAG215 (Type 2): empty"], "\(run.output.prefix(600))")
         // Found once, then checked for presence: a handful of InListPassiveTarget, not a poll loop.
         let polls = emulator.trace.filter { $0.contains("> D4 4A") }.count
         #expect(polls <= 10, "\(polls) polls")
+    }
+
+    /// Waits (a 30 s fallback) until the watch sends the emulator a command after the trace so
+    /// far: having reported what it printed, it is back to checking the field. No settling time.
+    static func waitForNextCommand(to emulator: EmulatorProcess) async -> Bool {
+        let mark = emulator.trace.filter { $0.contains(" > ") }.count
+        return await eventually(within: .seconds(30)) { emulator.trace.filter { $0.contains(" > ") }.count > mark }
     }
 
     @Test("through libnfc: a tag taken away and brought back, then the next of the stack, each reported once")
@@ -164,15 +171,15 @@ struct WatchCommandTests {
         let watch = try WatchProcess(["--device", emulator.connectionString, "--json", "--events", "arrive,leave"],
                                      environment: emulator.libnfcEnvironment)
         #expect(await watch.waitForLines(1))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await Self.waitForNextCommand(to: emulator))
         #expect(try emulator.control("remove").hasPrefix("ok"))
         #expect(await watch.waitForLines(2))
         #expect(try emulator.control("present").hasPrefix("ok"))
         #expect(await watch.waitForLines(3))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await Self.waitForNextCommand(to: emulator))
         #expect(try emulator.control("next").hasPrefix("ok"))
         #expect(await watch.waitForLines(5))
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await Self.waitForNextCommand(to: emulator))
         #expect(await watch.terminate() == 0, "\(watch.standardError)")
         let events = watch.objects.map { "\($0["event"] as? String ?? "?") \($0["uid"] as? String ?? "?")" }
         #expect(events == [
@@ -187,8 +194,8 @@ struct WatchCommandTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // Three tags written first through the simulator's files, then handed to the emulator.
-        let written = try await runToolOffPool(
-            try Self.nfctool(),
+        let written = try await runTool(
+            try Executables.nfctool(),
             ["batch", "--device", "sim:ntag215*3?dir=\(directory.path)", "--url", "https://example.com/{n}", "--count", "3", "--ledger", directory.appendingPathComponent("ledger.db").path],
             environment: [:], timeout: 30)
         #expect(written.status == 0, "\(written.output)")
@@ -227,19 +234,6 @@ struct WatchCommandTests {
         #expect(watch.standardError.contains("nfctool watch: reader pn532_uart:\(link) is back"))
     }
 
-    static func nfctool() throws -> String {
-        try #require(Executables.built("nfctool")).path
-    }
-}
-
-/// `runTool` on a thread of its own: it waits for the tool synchronously, which must not hold
-/// one of the few threads of the cooperative pool that every other test shares.
-func runToolOffPool(_ tool: String, _ arguments: [String], environment: [String: String], timeout: Double = 10) async throws -> ToolRun {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try runTool(tool, arguments, environment: environment, timeout: timeout) })
-        }
-    }
 }
 
 /// `nfctool watch` running in the background, its output in files read as it grows.
@@ -255,7 +249,7 @@ final class WatchProcess {
         errorURL = directory.appendingPathComponent("watch-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: try WatchCommandTests.nfctool())
+        process.executableURL = URL(fileURLWithPath: try Executables.nfctool())
         process.arguments = ["watch"] + arguments
         process.environment = environment
         process.standardInput = FileHandle.nullDevice

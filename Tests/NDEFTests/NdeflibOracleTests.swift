@@ -15,8 +15,8 @@ struct NdeflibOracleTests {
     }
 
     @Test("messages ndeflib builds decode to the same fields here, and re-encode to the same bytes")
-    func ndeflibToOurs() throws {
-        let output = try Oracle.run(["generate", "400", "20261129"])
+    func ndeflibToOurs() async throws {
+        let output = try await Oracle.run(["generate", "400", "20261129"])
         var compared = 0, exactCompared = 0
         for line in output.split(separator: "\n") {
             let generated = try JSONDecoder().decode(Generated.self, from: Data(line.utf8))
@@ -38,7 +38,7 @@ struct NdeflibOracleTests {
     }
 
     @Test("messages we build decode in ndeflib to the same fields")
-    func oursToNdeflib() throws {
+    func oursToNdeflib() async throws {
         var g = SeededGenerator(seed: 0x0ACE)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -51,7 +51,7 @@ struct NdeflibOracleTests {
             let records = String(decoding: try encoder.encode(message.records), as: UTF8.self)
             lines += #"{"hex":"\#(Hex.encode(bytes))","records":\#(records)}"# + "\n"
         }
-        let output = try Oracle.run(["check"], input: lines)
+        let output = try await Oracle.run(["check"], input: lines)
         struct Report: Decodable {
             var checked: Int
             var mismatchCount: Int
@@ -68,10 +68,10 @@ enum Oracle {
 
     /// Runs python3 (with ndeflib) on the oracle script (or on `arguments` alone), killed after
     /// 120 seconds; standard error is merged into the answer, so warnings are switched off.
-    static func run(_ arguments: [String], input: String? = nil, script useScript: Bool = true) throws -> String {
+    static func run(_ arguments: [String], input: String? = nil, script useScript: Bool = true) async throws -> String {
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONWARNINGS"] = "ignore"
-        let run = try runTool(try ExternalTool.ndeflib.require(), (useScript ? [script.path] : []) + arguments,
+        let run = try await runTool(try ExternalTool.ndeflib.require(), (useScript ? [script.path] : []) + arguments,
                               environment: environment, input: input ?? "", timeout: 120)
         guard run.status == 0, !run.timedOut else { throw OracleFailure(status: run.status, output: run.output) }
         return run.output

@@ -166,7 +166,7 @@ struct RecordSpecificationOracleTests {
     typealias Spec = NDEFRecordSpecification
 
     @Test("every kind `ndef encode` offers decodes in ndeflib to the fields it was given")
-    func everyKind() throws {
+    func everyKind() async throws {
         let cases: [([(Spec.Field, Spec.Value)], String)] = [
             ([(.uri, .text("https://example.com/t/42"))], #"{"kind":"uri","uri":"https://example.com/t/42"}"#),
             ([(.uri, .text("mailto:a@b.example")), (.identifier, .text("u1"))], #"{"kind":"uri","uri":"mailto:a@b.example","id":"u1"}"#),
@@ -198,7 +198,7 @@ struct RecordSpecificationOracleTests {
         // The whole message at once too: records in the order given.
         let all = try cases.flatMap { try Spec.payloads(of: Spec.specifications(from: $0.0)) }
         lines += #"{"hex":"\#(Hex.encode(try NDEFMessage(records: all).encoded()))","records":[\#(cases.map(\.1).joined(separator: ","))]}"# + "\n"
-        let output = try Oracle.run(["check"], input: lines)
+        let output = try await Oracle.run(["check"], input: lines)
         struct Report: Decodable {
             var checked: Int
             var mismatchCount: Int

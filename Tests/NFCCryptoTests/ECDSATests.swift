@@ -86,12 +86,12 @@ struct ECDSATests {
 
     @Test("a key pair made by openssl: its signatures verify, raw and DER forms convert both ways",
           OpenSSLTestKey.tool.trait, arguments: ["secp128r1", "secp224r1"])
-    func opensslKeyPair(curveName: String) throws {
+    func opensslKeyPair(curveName: String) async throws {
         let curve = try #require(EllipticCurve(rawValue: curveName))
-        let testKey = try OpenSSLTestKey.generate(curve: curveName)
+        let testKey = try await OpenSSLTestKey.generate(curve: curveName)
         let key = try ECPublicKey(curve: curve, point: Bytes(testKey.publicPoint))
         let uid: [UInt8] = [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
-        let der = try testKey.signDER(uid)
+        let der = try await testKey.signDER(uid)
         let raw = try ECDSA.rawSignature(der: Bytes(der), curve: curve)
         #expect(raw.count == curve.signatureLength)
         #expect(try ECDSA.verifyUnhashed(signature: raw, message: Bytes(uid), key: key))

@@ -39,10 +39,10 @@ struct KeyDiversificationTests {
     }
 
     @Test("inputs of 16 to 31 bytes give openssl's CMAC of 01 ‖ M", arguments: [17, 31])
-    func longInputsAreCMAC(length: Int) throws {
+    func longInputsAreCMAC(length: Int) async throws {
         let openssl = try OpenSSLTestKey.tool.require()
         let input = Bytes((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 5) })
-        let run = try runTool(openssl, ["mac", "-cipher", "AES-128-CBC", "-macopt", "hexkey:\(Hex.encode(master))",
+        let run = try await runTool(openssl, ["mac", "-cipher", "AES-128-CBC", "-macopt", "hexkey:\(Hex.encode(master))",
                                         "-in", try file([0x01] + input.array), "CMAC"], environment: [:])
         #expect(run.status == 0, "\(run.output)")
         let expected = run.output.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
@@ -50,19 +50,19 @@ struct KeyDiversificationTests {
     }
 
     @Test("a short input (a 7-byte UID) is padded to two blocks: openssl's AES-CBC of the padded input, not its CMAC")
-    func shortInputPadsToTwoBlocks() throws {
+    func shortInputPadsToTwoBlocks() async throws {
         let openssl = try OpenSSLTestKey.tool.require()
         let uid = hexBytes("04782E21801D80")
         let (_, _, k2) = try AN10922.subkeys(key: master)
         var padded = [0x01] + uid.array + [0x80] + [UInt8](repeating: 0, count: 32 - 9)
         for index in 0..<16 { padded[16 + index] ^= k2[index] }
         let output = try file([])
-        let encrypted = try runTool(openssl, ["enc", "-aes-128-cbc", "-nopad", "-K", Hex.encode(master), "-iv", String(repeating: "0", count: 32),
+        let encrypted = try await runTool(openssl, ["enc", "-aes-128-cbc", "-nopad", "-K", Hex.encode(master), "-iv", String(repeating: "0", count: 32),
                                               "-in", try file(padded), "-out", output], environment: [:])
         #expect(encrypted.status == 0, "\(encrypted.output)")
         let ciphertext = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
         #expect(ciphertext.count == 32)
-        let cmac = try runTool(openssl, ["mac", "-cipher", "AES-128-CBC", "-macopt", "hexkey:\(Hex.encode(master))",
+        let cmac = try await runTool(openssl, ["mac", "-cipher", "AES-128-CBC", "-macopt", "hexkey:\(Hex.encode(master))",
                                          "-in", try file([0x01] + uid.array), "CMAC"], environment: [:])
         let key = try AN10922.diversifyAES128(masterKey: master, input: uid)
         #expect(Array(ciphertext.suffix(16)) == key.array)

@@ -351,7 +351,7 @@ struct SessionSimulatorTests {
         #expect(status != .permissionDenied)
         // This test again, in this test binary, as nobody: there the branch above runs.
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let run = try runAsNobody(binary, ["--testing-library", "swift-testing", "--filter", "SessionSimulatorTests/permissionDenied"],
+        let run = try await runAsNobody(binary, ["--testing-library", "swift-testing", "--filter", "SessionSimulatorTests/permissionDenied"],
                                   environment: ProcessInfo.processInfo.environment)
         #expect(run.status == 0 && !run.timedOut, "\(run.output.suffix(2000))")
         #expect(run.output.contains("Test run with 1 test") && run.output.contains("passed"), "\(run.output.suffix(2000))")

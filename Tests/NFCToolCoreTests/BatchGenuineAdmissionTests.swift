@@ -9,19 +9,19 @@ import Testing
 struct BatchGenuineAdmissionTests {
     @Test("a Type 4 tag with no signature is refused as failed: exit 1, '1 failed', ledger status failed, no counter drawn, the tag file holds no URL")
     func noSignatureFails() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let ledger = directory.appendingPathComponent("l.db").path
             let tag = directory.appendingPathComponent("t.json").path
-            let run = try runBuiltNFCTool([
+            let run = try await runBuiltNFCTool([
                 "batch", "--device", "sim:type4?file=\(tag)", "--url", "https://ex.io/{n}", "--require-genuine", "--ledger", ledger,
                 "--count", "1", "--timeout", "1", "--json",
             ])
             #expect(run.status == 1, "\(run.standardError)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], "\(run.standardOutput)")
             #expect(report["failed"] as? Int == 1 && report["skipped"] as? Int == 0 && report["done"] as? Int == 0, "\(report)")
-            let read = try runPython(
+            let read = try await runPython(
                 """
                 import sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])

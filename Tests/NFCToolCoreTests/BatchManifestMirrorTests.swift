@@ -18,13 +18,13 @@ struct BatchManifestMirrorTests {
     }
 
     @Test("each row gets its own mirror: UID on the first sticker, counter on the second; reads show the live values")
-    func perRowMirrors() throws {
+    func perRowMirrors() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let manifest = directory.appendingPathComponent("m.csv")
         try Data("url,text\nhttps://ex.io/a?u={mirror:uid},first\nhttps://ex.io/b?c={mirror:counter},second\n".utf8).write(to: manifest)
         let tags = directory.appendingPathComponent("tags").path
-        let run = try runBuiltNFCTool(["batch", "--device", "sim:ntag216*2?dir=\(tags)", "--manifest", manifest.path,
+        let run = try await runBuiltNFCTool(["batch", "--device", "sim:ntag216*2?dir=\(tags)", "--manifest", manifest.path,
                                        "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1"])
         #expect(run.status == 0, "\(run.standardError)")
         let first = try memory("\(tags)/0453494d000001.json"), second = try memory("\(tags)/0453494d000002.json")
@@ -33,9 +33,9 @@ struct BatchManifestMirrorTests {
         #expect(second.firstRange(of: Array("ex.io/b?c=000000".utf8)) != nil)
         #expect(second[Self.cfg0Page * 4] & 0xC0 == 0x80, "MIRROR_CONF: counter")
         #expect(second[Self.accessPage * 4] & 0x10 == 0x10, "NFC_CNT_EN")
-        let readFirst = try runBuiltNFCTool(["read", "--device", "sim:?file=\(tags)/0453494d000001.json"])
+        let readFirst = try await runBuiltNFCTool(["read", "--device", "sim:?file=\(tags)/0453494d000001.json"])
         #expect(readFirst.standardOutput.contains("https://ex.io/a?u=0453494D000001"), "\(readFirst.standardOutput)")
-        let readSecond = try runBuiltNFCTool(["read", "--device", "sim:?file=\(tags)/0453494d000002.json"])
+        let readSecond = try await runBuiltNFCTool(["read", "--device", "sim:?file=\(tags)/0453494d000002.json"])
         #expect(readSecond.standardOutput.contains("https://ex.io/b?c=0000"), "\(readSecond.standardOutput)")
         #expect(!readSecond.standardOutput.contains("https://ex.io/b?c=000000\n"), "the counter is live, not the placeholder")
     }
@@ -44,13 +44,13 @@ struct BatchManifestMirrorTests {
         ("url\nhttps://ex.io/ok?u={mirror:uid}\nhttps://ex.io/00000000000000?u={mirror:uid}\n", "line 3"),
         ("url\nhttps://ex.io/ok?u={mirror:uid}\nhttps://ex.io/{mirror:serial}\n", "line 3"),
     ])
-    func refusedBeforeAnyTag(csv: String, line: String) throws {
+    func refusedBeforeAnyTag(csv: String, line: String) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let manifest = directory.appendingPathComponent("m.csv")
         try Data(csv.utf8).write(to: manifest)
         let tags = directory.appendingPathComponent("tags").path
-        let run = try runBuiltNFCTool(["batch", "--device", "sim:ntag216*2?dir=\(tags)", "--manifest", manifest.path,
+        let run = try await runBuiltNFCTool(["batch", "--device", "sim:ntag216*2?dir=\(tags)", "--manifest", manifest.path,
                                        "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1"])
         #expect(run.status == 65, "\(run.standardError)")
         #expect(run.standardError.contains(line), "\(run.standardError)")

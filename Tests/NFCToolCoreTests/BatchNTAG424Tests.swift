@@ -53,9 +53,9 @@ struct BatchNTAG424Tests {
         """
 
     /// The oracle's diversified key and master fingerprint.
-    static func oracle(master: String, input: String) throws -> (key: String, fingerprint: String) {
+    static func oracle(master: String, input: String) async throws -> (key: String, fingerprint: String) {
         _ = try OpenSSLTestKey.tool.require()
-        let run = try runPython(oracle, [master, input])
+        let run = try await runPython(oracle, [master, input])
         #expect(run.status == 0)
         let lines = run.standardOutput.split(separator: "\n").map(String.init)
         try #require(lines.count == 2, "oracle output: \(run.standardOutput)")
@@ -64,19 +64,19 @@ struct BatchNTAG424Tests {
 
     /// The oracle agrees with AN10922's published example before it judges anything.
     @Test("the openssl-based oracle gives AN10922 Table 2's diversified key")
-    func oracleMatchesPublishedExample() throws {
-        let result = try Self.oracle(master: "00112233445566778899AABBCCDDEEFF", input: "04782E21801D803042F54E585020416275")
+    func oracleMatchesPublishedExample() async throws {
+        let result = try await Self.oracle(master: "00112233445566778899AABBCCDDEEFF", input: "04782E21801D803042F54E585020416275")
         #expect(result.key == "A8DD63A3B89D54B37CA802473FDA9175")
     }
 
     @Test("a batch of three virtual NTAG 424 DNA: keys per tag = AN10922 by openssl, ledger holds fingerprints only, URLs verify with the master file")
-    func batchOfThree() throws {
+    func batchOfThree() async throws {
         let directory = try temporaryDirectory()
         let keys = directory.appendingPathComponent("masters.keys").path
         try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
         let tags = directory.appendingPathComponent("tags").path
         let ledger = directory.appendingPathComponent("run.db").path
-        let batch = try runBuiltNFCTool([
+        let batch = try await runBuiltNFCTool([
             "batch", "--device", "sim:ntag424*3?dir=\(tags)", "--url", Self.template, "--ntag424-keys", keys,
             "--ledger", ledger, "--count", "3", "--timeout", "10", "--json",
         ])
@@ -87,14 +87,14 @@ struct BatchNTAG424Tests {
         // Every key, master and derived, in hex (both cases) and in binary.
         var secrets = [Self.key0Master, Self.fileReadMaster, Self.metaRead]
         var tagKeys: [String: (key0: String, fileRead: String)] = [:]
-        let key0Oracle = try Self.oracle(master: Self.key0Master, input: Self.uids[0] + Self.systemIdentifier)
-        let fileReadOracle = try Self.oracle(master: Self.fileReadMaster, input: Self.uids[0] + Self.systemIdentifier)
+        let key0Oracle = try await Self.oracle(master: Self.key0Master, input: Self.uids[0] + Self.systemIdentifier)
+        let fileReadOracle = try await Self.oracle(master: Self.fileReadMaster, input: Self.uids[0] + Self.systemIdentifier)
         for uid in Self.uids {
             let state = try String(contentsOfFile: "\(tags)/\(uid.lowercased()).json", encoding: .utf8)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])
             let attributes = try #require(object["attributes"] as? [String: String])
-            let key0 = try Self.oracle(master: Self.key0Master, input: uid + Self.systemIdentifier).key
-            let fileRead = try Self.oracle(master: Self.fileReadMaster, input: uid + Self.systemIdentifier).key
+            let key0 = try await Self.oracle(master: Self.key0Master, input: uid + Self.systemIdentifier).key
+            let fileRead = try await Self.oracle(master: Self.fileReadMaster, input: uid + Self.systemIdentifier).key
             #expect(attributes["key0"]?.uppercased() == key0, "key0 of \(uid)")
             #expect(attributes["key1"]?.uppercased() == fileRead, "SDMFileRead (key 1) of \(uid)")
             #expect(attributes["key2"]?.uppercased() == Self.metaRead, "SDMMetaRead (key 2) of \(uid) is the shared key")
@@ -111,13 +111,13 @@ struct BatchNTAG424Tests {
                 #expect(raw.range(of: needle) == nil, "the ledger holds a key")
             }
         }
-        let read = try runPython(
+        let read = try await runPython(
             "import sqlite3, sys, json\nrows = sqlite3.connect(sys.argv[1]).execute('SELECT uid, status, verified, summary FROM attempts ORDER BY uid').fetchall()\nprint(json.dumps(rows))",
             [ledger])
         #expect(read.status == 0)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(read.standardOutput.utf8)) as? [[Any]])
         #expect(rows.map { $0[0] as? String } == Self.uids)
-        let metaFingerprint = try Self.oracle(master: Self.metaRead, input: "00").fingerprint
+        let metaFingerprint = try await Self.oracle(master: Self.metaRead, input: "00").fingerprint
         for row in rows {
             #expect(row[1] as? String == "done")
             #expect(row[2] as? Int == 1)
@@ -132,24 +132,24 @@ struct BatchNTAG424Tests {
         // another chip's SDMFileRead key.
         for (index, uid) in Self.uids.enumerated() {
             let tagFile = "\(tags)/\(uid.lowercased()).json"
-            let readRun = try runBuiltNFCTool(["read", "--device", "sim:?file=\(tagFile)", "--json"])
+            let readRun = try await runBuiltNFCTool(["read", "--device", "sim:?file=\(tagFile)", "--json"])
             #expect(readRun.status == 0, "\(readRun.standardError)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(readRun.standardOutput.utf8)) as? [String: Any])
             let url = try #require(((object["records"] as? [[String: Any]])?.first)?["uri"] as? String)
-            let verify = try runBuiltNFCTool(["sun", "verify", "--json", "--keys", keys, url])
+            let verify = try await runBuiltNFCTool(["sun", "verify", "--json", "--keys", keys, url])
             #expect(verify.status == 0, "\(verify.standardOutput)\(verify.standardError)")
             let tap = try #require(try JSONSerialization.jsonObject(with: Data(verify.standardOutput.utf8)) as? [String: Any])
             #expect(tap["uid"] as? String == uid)
             // Its own diversified key, given plainly, verifies too; the next chip's does not.
             let own = try #require(tagKeys[uid]).fileRead
             let other = try #require(tagKeys[Self.uids[(index + 1) % 3]]).fileRead
-            let ownRun = try runBuiltNFCTool(["sun", "verify", url], environment: ["NFCTOOL_SUN_KEYS": "sdmMetaRead=\(Self.metaRead);sdmFileRead=\(own)"])
+            let ownRun = try await runBuiltNFCTool(["sun", "verify", url], environment: ["NFCTOOL_SUN_KEYS": "sdmMetaRead=\(Self.metaRead);sdmFileRead=\(own)"])
             #expect(ownRun.status == 0, "\(ownRun.standardError)")
-            let otherRun = try runBuiltNFCTool(["sun", "verify", url], environment: ["NFCTOOL_SUN_KEYS": "sdmMetaRead=\(Self.metaRead);sdmFileRead=\(other)"])
+            let otherRun = try await runBuiltNFCTool(["sun", "verify", url], environment: ["NFCTOOL_SUN_KEYS": "sdmMetaRead=\(Self.metaRead);sdmFileRead=\(other)"])
             #expect(otherRun.status == 8, "\(otherRun.standardError)")
             // The master file with another system identifier derives other keys: refused.
             let wrongSystem = Self.keysText.replacingOccurrences(of: Self.systemIdentifier, with: "4E46434B6975")
-            let wrongRun = try runBuiltNFCTool(["sun", "verify", url], environment: ["NFCTOOL_SUN_KEYS": wrongSystem])
+            let wrongRun = try await runBuiltNFCTool(["sun", "verify", url], environment: ["NFCTOOL_SUN_KEYS": wrongSystem])
             #expect(wrongRun.status == 8, "\(wrongRun.standardError)")
             for run in [verify, ownRun, otherRun, wrongRun, readRun] {
                 let all = (run.standardOutput + run.standardError).uppercased()
@@ -161,10 +161,10 @@ struct BatchNTAG424Tests {
     }
 
     @Test("--plan lists the commands with keys masked and the ledger's key identifiers; sends nothing, makes no tag file")
-    func plan() throws {
+    func plan() async throws {
         let directory = try temporaryDirectory()
         let tags = directory.appendingPathComponent("tags").path
-        let plan = try runBuiltNFCTool(
+        let plan = try await runBuiltNFCTool(
             ["batch", "--device", "sim:ntag424*3?dir=\(tags)", "--url", Self.template, "--ledger", directory.appendingPathComponent("l.db").path, "--plan"],
             environment: ["NFCTOOL_NTAG424_KEYS": Self.keysText.replacingOccurrences(of: "\n", with: ";")])
         #expect(plan.status == 0, "\(plan.standardError)")
@@ -176,23 +176,23 @@ struct BatchNTAG424Tests {
     }
 
     @Test("refused before any reader: plain keys (no master), a diversified sdmMetaRead, --lock, no keys at all")
-    func refusals() throws {
+    func refusals() async throws {
         let directory = try temporaryDirectory()
         let tags = directory.appendingPathComponent("tags").path
-        func batch(_ keysText: String?, _ extra: [String] = []) throws -> ProcessRun {
-            try runBuiltNFCTool(
+        func batch(_ keysText: String?, _ extra: [String] = []) async throws -> ToolRun {
+            try await runBuiltNFCTool(
                 ["batch", "--device", "sim:ntag424*3?dir=\(tags)", "--url", Self.template, "--ledger", directory.appendingPathComponent("l.db").path] + extra,
                 environment: keysText.map { ["NFCTOOL_NTAG424_KEYS": $0] } ?? [:])
         }
-        let plain = try batch("key0=\(Self.key0Master);sdmFileRead=\(Self.fileReadMaster);sdmMetaRead=\(Self.metaRead)")
+        let plain = try await batch("key0=\(Self.key0Master);sdmFileRead=\(Self.fileReadMaster);sdmMetaRead=\(Self.metaRead)")
         #expect(plain.status == 65 && plain.standardError.contains("master keys"), "\(plain.standardError)")
-        let metaMaster = try batch("key0Master=\(Self.key0Master);sdmFileReadMaster=\(Self.fileReadMaster);sdmMetaReadMaster=\(Self.metaRead)")
+        let metaMaster = try await batch("key0Master=\(Self.key0Master);sdmFileReadMaster=\(Self.fileReadMaster);sdmMetaReadMaster=\(Self.metaRead)")
         #expect(metaMaster.status == 65 && metaMaster.standardError.contains("cannot be diversified"), "\(metaMaster.standardError)")
-        let sameMaster = try batch("key0Master=\(Self.key0Master);sdmFileReadMaster=\(Self.key0Master);sdmMetaRead=\(Self.metaRead)")
+        let sameMaster = try await batch("key0Master=\(Self.key0Master);sdmFileReadMaster=\(Self.key0Master);sdmMetaRead=\(Self.metaRead)")
         #expect(sameMaster.status == 65, "\(sameMaster.standardError)")
-        let lock = try batch(Self.keysText.replacingOccurrences(of: "\n", with: ";"), ["--lock", "--yes"])
+        let lock = try await batch(Self.keysText.replacingOccurrences(of: "\n", with: ";"), ["--lock", "--yes"])
         #expect(lock.status == 64, "\(lock.standardError)")
-        let none = try batch(nil)
+        let none = try await batch(nil)
         #expect(none.status == 64 && none.standardError.contains("--ntag424-keys"), "\(none.standardError)")
         #expect(!FileManager.default.fileExists(atPath: tags))
         for run in [plain, metaMaster, sameMaster, lock] {
@@ -202,24 +202,24 @@ struct BatchNTAG424Tests {
     }
 
     @Test("a chip set up already (its key 0 no longer the factory's) fails with 91 AE, recorded as failed; the ledger still holds no key")
-    func alreadySetUp() throws {
+    func alreadySetUp() async throws {
         let directory = try temporaryDirectory()
         let keys = directory.appendingPathComponent("masters.keys").path
         try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
         let tagFile = directory.appendingPathComponent("one.json").path
         let ledger = directory.appendingPathComponent("run.db").path
         let arguments = ["batch", "--url", Self.template, "--ntag424-keys", keys, "--ledger", ledger, "--count", "1", "--timeout", "3"]
-        let first = try runBuiltNFCTool(arguments + ["--device", "sim:ntag424?file=\(tagFile)"])
+        let first = try await runBuiltNFCTool(arguments + ["--device", "sim:ntag424?file=\(tagFile)"])
         #expect(first.status == 0, "\(first.standardError)")
-        let second = try runBuiltNFCTool(arguments + ["--device", "sim:ntag424?file=\(tagFile)&hand-out=deselect", "--allow-rewrite", "--max-failures", "1"])
+        let second = try await runBuiltNFCTool(arguments + ["--device", "sim:ntag424?file=\(tagFile)&hand-out=deselect", "--allow-rewrite", "--max-failures", "1"])
         #expect(second.status == 1, "\(second.standardError)")
         #expect(second.standardError.contains("91 AE"), "\(second.standardError)")
-        let read = try runPython(
+        let read = try await runPython(
             "import sqlite3, sys\nfor row in sqlite3.connect(sys.argv[1]).execute('SELECT status, error FROM attempts ORDER BY id'): print(row[0], row[1])",
             [ledger])
         let lines = read.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 2 && lines[0].hasPrefix("done") && lines[1].hasPrefix("failed") && lines[1].contains("91 AE"), "\(read.standardOutput)")
-        let key0 = try Self.oracle(master: Self.key0Master, input: Self.uids[0] + Self.systemIdentifier).key
+        let key0 = try await Self.oracle(master: Self.key0Master, input: Self.uids[0] + Self.systemIdentifier).key
         let raw = try Data(contentsOf: URL(fileURLWithPath: ledger))
         for secret in [Self.key0Master, Self.fileReadMaster, Self.metaRead, key0] {
             #expect(raw.range(of: Data(secret.utf8)) == nil && raw.range(of: Data(secret.lowercased().utf8)) == nil && raw.range(of: Data(hexBytes(secret).array)) == nil)

@@ -13,10 +13,10 @@ struct DevicesCommandTests {
     /// pcsc-lite pointed at a socket nobody serves. Not in-process: this process's pcsc-lite
     /// is pointed at whichever private pcscd the PC/SC suites run at that moment, whose
     /// readers `devices` would list (a full CI run failed that way).
-    static func runWithoutReaders(_ arguments: [String]) throws -> ProcessRun {
+    static func runWithoutReaders(_ arguments: [String]) async throws -> ToolRun {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        return try runBuiltNFCTool(arguments, environment: [
+        return try await runBuiltNFCTool(arguments, environment: [
             "PCSCLITE_CSOCK_NAME": directory.appendingPathComponent("no-pcscd.comm").path,
             "LIBNFC_AUTO_SCAN": "false", "LIBNFC_INTRUSIVE_SCAN": "false",
         ])
@@ -25,8 +25,8 @@ struct DevicesCommandTests {
     @Test(
         "without a reader: a clear message and hints, exit 3, one error line",
         .enabled(if: noReader, "LIBNFC_DEFAULT_DEVICE names a reader"))
-    func noReaderFound() throws {
-        let run = try Self.runWithoutReaders(["devices"])
+    func noReaderFound() async throws {
+        let run = try await Self.runWithoutReaders(["devices"])
         #expect(run.status == ExitCode.noReader.rawValue)
         #expect(run.standardError == "Error: no NFC reader found\n")
         #expect(
@@ -36,8 +36,8 @@ struct DevicesCommandTests {
     }
 
     @Test("--json without a reader: libnfc's version and an empty list", .enabled(if: noReader, "LIBNFC_DEFAULT_DEVICE names a reader"))
-    func noReaderJSON() throws {
-        let run = try Self.runWithoutReaders(["devices", "--json"])
+    func noReaderJSON() async throws {
+        let run = try await Self.runWithoutReaders(["devices", "--json"])
         #expect(run.status == ExitCode.noReader.rawValue)
         #expect(run.standardError == "Error: no NFC reader found\n")
         let object = try #require(

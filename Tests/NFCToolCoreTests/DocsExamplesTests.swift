@@ -210,15 +210,10 @@ enum DocExamples {
         }
         environment["PATH"] = tools.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["LC_ALL"] = "C.UTF-8"
-        // NFCTestSupport's runner: reaps with waitpid (Foundation's isRunning can miss the exit)
-        // and kills the shell at the time limit; the script's traps end its background jobs.
+        // NFCTestSupport's runner: awaits the shell's end (no thread waits for it) and kills it at
+        // the time limit; the script's traps end its background jobs.
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        // Off the cooperative pool: the examples run for tens of seconds, which would starve the
-        // run's asynchronous tests on a two-core machine.
-        let shellEnvironment = environment
-        let run = try await runBlocking {
-            try runTool("/bin/bash", [scriptURL.path, work.path], environment: shellEnvironment, timeout: seconds, in: work)
-        }
+        let run = try await runTool("/bin/bash", [scriptURL.path, work.path], environment: environment, timeout: seconds, in: work)
         let transcript = run.output
         #expect(!run.timedOut, "the examples did not finish within \(timeout):\n\(transcript)")
         var outcomes: [Outcome] = []

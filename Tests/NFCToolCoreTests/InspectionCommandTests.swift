@@ -39,8 +39,8 @@ struct InspectionCommandTests {
         ("type4", "NFC Forum Type 4 tag", "Type 4", "CC write access: 00 (granted)"),
         ("slix2", "ICODE SLIX2", "Type 5", "locked blocks: 0 of 80"),
     ])
-    func infoPerModel(model: String, chip: String, platform: String, lockLine: String) throws {
-        let run = try runBuiltNFCTool(["info", "--device", "sim:\(model)", "--timeout", "2"])
+    func infoPerModel(model: String, chip: String, platform: String, lockLine: String) async throws {
+        let run = try await runBuiltNFCTool(["info", "--device", "sim:\(model)", "--timeout", "2"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("  model:        \(chip)\n"))
         #expect(run.standardOutput.contains("  platform:     \(platform)\n"))
@@ -49,8 +49,8 @@ struct InspectionCommandTests {
     }
 
     @Test("info on a factory NTAG215: the whole report, with AUTH0, CFGLCK and the signature")
-    func infoNTAG215Whole() throws {
-        let run = try runBuiltNFCTool(["info", "--device", "sim:ntag215"])
+    func infoNTAG215Whole() async throws {
+        let run = try await runBuiltNFCTool(["info", "--device", "sim:ntag215"])
         #expect(run.status == 0)
         let lines = run.standardOutput.split(separator: "\n").map(String.init)
         #expect(Array(lines.prefix(17)) == [
@@ -79,10 +79,10 @@ struct InspectionCommandTests {
     }
 
     @Test("info --json has the same keys for every platform; a message's length is reported")
-    func infoJSONKeys() throws {
+    func infoJSONKeys() async throws {
         var keySets: [Set<String>] = []
         for model in ["ntag215?ndef=D1010C55026578616D706C652E636F6D", "classic1k", "felica-lite-s", "type4", "slix2"] {
-            let run = try runBuiltNFCTool(["info", "--json", "--device", "sim:\(model)"])
+            let run = try await runBuiltNFCTool(["info", "--json", "--device", "sim:\(model)"])
             #expect(run.status == 0)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
             keySets.append(Set(object.keys))
@@ -98,19 +98,19 @@ struct InspectionCommandTests {
     }
 
     @Test("info: no tag exits 2, a bad timeout 64, an unknown simulator model 64")
-    func infoErrors() throws {
-        #expect(try runBuiltNFCTool(["info", "--device", "sim:empty", "--timeout", "0.2"]).status == 2)
-        #expect(try runBuiltNFCTool(["info", "--timeout", "-1"]).status == 64)
-        #expect(try runBuiltNFCTool(["info", "--device", "sim:nosuchtag"]).status == 64)
-        #expect(try runBuiltNFCTool(["info", "extra"]).status == 64)
+    func infoErrors() async throws {
+        #expect(try await runBuiltNFCTool(["info", "--device", "sim:empty", "--timeout", "0.2"]).status == 2)
+        #expect(try await runBuiltNFCTool(["info", "--timeout", "-1"]).status == 64)
+        #expect(try await runBuiltNFCTool(["info", "--device", "sim:nosuchtag"]).status == 64)
+        #expect(try await runBuiltNFCTool(["info", "extra"]).status == 64)
     }
 
     // MARK: - dump
 
     @Test("dump of an NTAG215 lists its 135 pages; --binary writes the same 540 bytes", arguments: [false, true])
-    func dumpNTAG215(toFile: Bool) throws {
+    func dumpNTAG215(toFile: Bool) async throws {
         let device = "sim:ntag215?ndef=D1010C55026578616D706C652E636F6D"
-        let listing = try runBuiltNFCTool(["dump", "--device", device])
+        let listing = try await runBuiltNFCTool(["dump", "--device", device])
         #expect(listing.status == 0)
         let lines = listing.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "NTAG215 04 53 49 4D 00 00 01: 135 pages, 135 readable")
@@ -121,7 +121,7 @@ struct InspectionCommandTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("tag.mfd").path
-        let binary = try runBuiltNFCTool(["dump", "--device", device, "--binary", "--output", file])
+        let binary = try await runBuiltNFCTool(["dump", "--device", device, "--binary", "--output", file])
         #expect(binary.status == 0)
         #expect(binary.standardError == "wrote 540 bytes to \(file)\n")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
@@ -132,7 +132,7 @@ struct InspectionCommandTests {
 
     @Test("dump of a Classic 1K: 64 blocks; --binary is the 1024-byte .mfd with key A filled in")
     func dumpClassic() async throws {
-        let listing = try runBuiltNFCTool(["dump", "--device", "sim:classic1k"])
+        let listing = try await runBuiltNFCTool(["dump", "--device", "sim:classic1k"])
         #expect(listing.status == 0)
         #expect(listing.standardOutput.hasPrefix("MIFARE Classic 1K 53 49 4D 01: 64 blocks, 64 readable\n"))
         #expect(listing.standardOutput.contains("block  3: 00 00 00 00 00 00 FF 07 80 69 FF FF FF FF FF FF"))
@@ -140,7 +140,7 @@ struct InspectionCommandTests {
         #expect(binary.status == .success)
         #expect(binary.standardOutputBytes.count == 1024)
         #expect(Array(binary.standardOutputBytes[48..<64]) == [UInt8](repeating: 0xFF, count: 6) + [0xFF, 0x07, 0x80, 0x69] + [UInt8](repeating: 0xFF, count: 6))
-        let json = try runBuiltNFCTool(["dump", "--json", "--device", "sim:classic1k", "--key", "A0A1A2A3A4A5"])
+        let json = try await runBuiltNFCTool(["dump", "--json", "--device", "sim:classic1k", "--key", "A0A1A2A3A4A5"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect((object["units"] as? [Any])?.count == 64)
         #expect(object["unit"] as? String == "block")
@@ -151,32 +151,32 @@ struct InspectionCommandTests {
         ("slix2", "ICODE SLIX2 E0 04 01 08 53 49 4D 01: 80 blocks, 80 readable"),
         ("type4", "NFC Forum Type 4 tag 04 53 49 4D 00 00 01: 2 files, 2 readable"),
     ])
-    func dumpOthers(model: String, header: String) throws {
-        let run = try runBuiltNFCTool(["dump", "--device", "sim:\(model)"])
+    func dumpOthers(model: String, header: String) async throws {
+        let run = try await runBuiltNFCTool(["dump", "--device", "sim:\(model)"])
         #expect(run.status == 0)
         #expect(run.standardOutput.hasPrefix(header))
         #expect(run.standardOutput.split(separator: "\n").allSatisfy { $0.count <= 80 })
     }
 
     @Test("dump: a bad key, --binary with --json, or --binary to a terminal are usage errors (64)")
-    func dumpBadInput() throws {
-        let badKey = try runBuiltNFCTool(["dump", "--device", "sim:classic1k", "--key", "FFFF"])
+    func dumpBadInput() async throws {
+        let badKey = try await runBuiltNFCTool(["dump", "--device", "sim:classic1k", "--key", "FFFF"])
         #expect(badKey.status == 64)
         #expect(badKey.standardError.hasPrefix("Error: The value 'FFFF' is invalid for '--key <hex>': a key is 6 bytes"))
-        #expect(try runBuiltNFCTool(["dump", "--binary", "--json"]).status == 64)
-        #expect(try runBuiltNFCTool(["dump", "--device", "sim:ntag215", "--output", "/nonexistent/dir/x.mfd"]).status == 1)
+        #expect(try await runBuiltNFCTool(["dump", "--binary", "--json"]).status == 64)
+        #expect(try await runBuiltNFCTool(["dump", "--device", "sim:ntag215", "--output", "/nonexistent/dir/x.mfd"]).status == 1)
     }
 
     // MARK: - verify
 
     @Test("verify: a matching URL, model and NDEF file exit 0")
-    func verifyMatches() throws {
+    func verifyMatches() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verify-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("m.ndef")
         try Data("D1010C55026578616D706C652E636F6D\n".utf8).write(to: file)
-        let run = try runBuiltNFCTool([
+        let run = try await runBuiltNFCTool([
             "verify", "--device", "sim:ntag215?ndef=D1010C55026578616D706C652E636F6D",
             "--expect-url", "https://www.example.com", "--expect-model", "ntag215", "--expect-ndef", file.path,
         ])
@@ -190,8 +190,8 @@ struct InspectionCommandTests {
     }
 
     @Test("verify: a mismatch exits 8 with expected and found; --json gives each check")
-    func verifyMismatch() throws {
-        let run = try runBuiltNFCTool(["verify", "--device", "sim:ntag215", "--expect-url", "https://x.example", "--expect-read-only"])
+    func verifyMismatch() async throws {
+        let run = try await runBuiltNFCTool(["verify", "--device", "sim:ntag215", "--expect-url", "https://x.example", "--expect-read-only"])
         #expect(run.status == 8)
         #expect(run.standardOutput == """
             MISMATCH  read-only
@@ -203,7 +203,7 @@ struct InspectionCommandTests {
 
             """)
         #expect(run.standardError == "Error: the tag does not match: read-only, url\n")
-        let json = try runBuiltNFCTool(["verify", "--json", "--device", "sim:type4?read-only", "--expect-read-only", "--expect-model", "NTAG213"])
+        let json = try await runBuiltNFCTool(["verify", "--json", "--device", "sim:type4?read-only", "--expect-read-only", "--expect-model", "NTAG213"])
         #expect(json.status == 8)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(object["match"] as? Bool == false)
@@ -215,33 +215,33 @@ struct InspectionCommandTests {
     /// Swift's `==` on strings is canonical equivalence: `cafe` + U+0301 equalled `café`
     /// (U+00E9), so verify said ok for a URL whose bytes, and so the resource, differ.
     @Test("verify --expect-url compares bytes: a decomposed é on the tag is not the precomposed é expected (exit 8)")
-    func verifyURLByBytes() throws {
+    func verifyURLByBytes() async throws {
         // URI record, prefix 04 (https://), "x.example/cafe" then CC 81 (U+0301 combining acute).
         let device = "sim:ntag215?ndef=D101115504782E6578616D706C652F63616665CC81"
-        let precomposed = try runBuiltNFCTool(["verify", "--device", device, "--expect-url", "https://x.example/caf\u{E9}"])
+        let precomposed = try await runBuiltNFCTool(["verify", "--device", device, "--expect-url", "https://x.example/caf\u{E9}"])
         #expect(precomposed.status == 8, "\(precomposed.standardOutput)")
         #expect(precomposed.standardOutput.hasPrefix("MISMATCH  url"), "\(precomposed.standardOutput)")
-        let decomposed = try runBuiltNFCTool(["verify", "--device", device, "--expect-url", "https://x.example/cafe\u{301}"])
+        let decomposed = try await runBuiltNFCTool(["verify", "--device", device, "--expect-url", "https://x.example/cafe\u{301}"])
         #expect(decomposed.status == 0, "\(decomposed.standardOutput)\(decomposed.standardError)")
     }
 
     @Test("verify: no check is a usage error (64); an expected file that is not NDEF is a data error (65)")
-    func verifyBadInput() throws {
-        #expect(try runBuiltNFCTool(["verify"]).status == 64)
+    func verifyBadInput() async throws {
+        #expect(try await runBuiltNFCTool(["verify"]).status == 64)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verify-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("bad.ndef")
         try Data([0x01, 0x02]).write(to: file)
-        #expect(try runBuiltNFCTool(["verify", "--expect-ndef", file.path]).status == 65)
-        #expect(try runBuiltNFCTool(["verify", "--expect-ndef", directory.appendingPathComponent("none").path]).status == 1)
+        #expect(try await runBuiltNFCTool(["verify", "--expect-ndef", file.path]).status == 65)
+        #expect(try await runBuiltNFCTool(["verify", "--expect-ndef", directory.appendingPathComponent("none").path]).status == 1)
     }
 
     // MARK: - apdu
 
     @Test("apdu: SELECT of the NDEF application and READ BINARY of the CC on a Type 4 tag")
-    func apduType4() throws {
-        let run = try runBuiltNFCTool(["apdu", "--device", "sim:type4", "00A4040007D2760000850101", "00A4000C02E103", "00 B0 00 00 0F"])
+    func apduType4() async throws {
+        let run = try await runBuiltNFCTool(["apdu", "--device", "sim:type4", "00A4040007D2760000850101", "00A4000C02E103", "00 B0 00 00 0F"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput == """
             > 00 A4 04 00 07 D2 76 00 00 85 01 01
@@ -253,45 +253,45 @@ struct InspectionCommandTests {
             < SW 9000
 
             """)
-        let json = try runBuiltNFCTool(["apdu", "--json", "--device", "sim:type4", "00A4040007D2760000850101"])
+        let json = try await runBuiltNFCTool(["apdu", "--json", "--device", "sim:type4", "00A4040007D2760000850101"])
         #expect(json.standardOutput.contains("\"sw\" : \"9000\""))
     }
 
     @Test("apdu: a payment SELECT and a tag without ISO-DEP exit 10; bad APDUs exit 64")
-    func apduRefusals() throws {
-        let payment = try runBuiltNFCTool(["apdu", "--device", "sim:type4", "00A404000E325041592E5359532E4444463031"])
+    func apduRefusals() async throws {
+        let payment = try await runBuiltNFCTool(["apdu", "--device", "sim:type4", "00A404000E325041592E5359532E4444463031"])
         #expect(payment.status == 10)
         #expect(payment.standardError.contains("--allow-payment"))
-        #expect(try runBuiltNFCTool(["apdu", "--device", "sim:type4", "--allow-payment", "00A404000E325041592E5359532E4444463031"]).status == 0)
-        #expect(try runBuiltNFCTool(["apdu", "--device", "sim:ntag215", "00A4040000"]).status == 10)
-        #expect(try runBuiltNFCTool(["apdu", "--device", "sim:felica-lite-s", "00A4040000"]).status == 10)
-        let badHex = try runBuiltNFCTool(["apdu", "zz"])
+        #expect(try await runBuiltNFCTool(["apdu", "--device", "sim:type4", "--allow-payment", "00A404000E325041592E5359532E4444463031"]).status == 0)
+        #expect(try await runBuiltNFCTool(["apdu", "--device", "sim:ntag215", "00A4040000"]).status == 10)
+        #expect(try await runBuiltNFCTool(["apdu", "--device", "sim:felica-lite-s", "00A4040000"]).status == 10)
+        let badHex = try await runBuiltNFCTool(["apdu", "zz"])
         #expect(badHex.status == 64)
         #expect(badHex.standardError.hasPrefix("Error: The value 'zz' is invalid for '<apdu>'"))
-        #expect(try runBuiltNFCTool(["apdu", "00A4"]).status == 64)
-        #expect(try runBuiltNFCTool(["apdu"]).status == 64)
+        #expect(try await runBuiltNFCTool(["apdu", "00A4"]).status == 64)
+        #expect(try await runBuiltNFCTool(["apdu"]).status == 64)
     }
 
     // MARK: - doctor
 
     /// A copy of a fixture tree with the USB device node's mode set (git keeps no modes).
-    static func doctorRoot(_ name: String, deviceNode: String, mode: Int) throws -> URL {
+    static func doctorRoot(_ name: String, deviceNode: String, mode: Int) async throws -> URL {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/doctor/\(name)")
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString)")
         // cp, not FileManager.copyItem: the copy belongs to whoever runs the tests (copyItem
         // keeps the checkout's owner, which a user other than its owner may not set).
-        let copied = try runTool("/bin/cp", ["-R", fixtures.path, copy.path], environment: ProcessInfo.processInfo.environment)
+        let copied = try await runTool("/bin/cp", ["-R", fixtures.path, copy.path], environment: ProcessInfo.processInfo.environment)
         try #require(copied.status == 0, "\(copied.output)")
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: copy.path + deviceNode)
         return copy
     }
 
     @Test("doctor on a set-up machine: no problem, exit 0")
-    func doctorHealthy() throws {
-        let root = try Self.doctorRoot("healthy", deviceNode: "/dev/bus/usb/001/004", mode: 0o666)
+    func doctorHealthy() async throws {
+        let root = try await Self.doctorRoot("healthy", deviceNode: "/dev/bus/usb/001/004", mode: 0o666)
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try runBuiltNFCTool(["doctor"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path, "LIBNFC_LOG_LEVEL": "0"])
+        let run = try await runBuiltNFCTool(["doctor"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path, "LIBNFC_LOG_LEVEL": "0"])
         #expect(run.status == 0, "\(run.standardOutput)")
         let lines = run.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains("[ok]      kernel drivers: pn533_usb and pn533 not loaded and blacklisted"))
@@ -307,17 +307,17 @@ struct InspectionCommandTests {
     }
 
     @Test("doctor on a machine where pn533_usb holds a root-only reader: problems, exit 1, how to fix; as this user and, under root, as nobody")
-    func doctorBroken() throws {
+    func doctorBroken() async throws {
         // Root-only: owned by root, mode 664. Not root, the copy is this user's own: mode 444
         // keeps even its owner from writing, which is what doctor must see.
         let mode = getuid() == 0 ? 0o664 : 0o444
-        let root = try Self.doctorRoot("broken", deviceNode: "/dev/bus/usb/003/007", mode: mode)
+        let root = try await Self.doctorRoot("broken", deviceNode: "/dev/bus/usb/003/007", mode: mode)
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try runBuiltNFCTool(["doctor"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
+        let run = try await runBuiltNFCTool(["doctor"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
         #expect(run.status == 1)
         #expect(run.standardError == "Error: 2 problems found\n")
         Self.expectBrokenReport(run.standardOutput, mode: mode)
-        let json = try runBuiltNFCTool(["doctor", "--json"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
+        let json = try await runBuiltNFCTool(["doctor", "--json"], environment: ["NFCTOOL_DOCTOR_ROOT": root.path])
         #expect(json.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(object["problems"] as? Int == 2)
@@ -329,10 +329,10 @@ struct InspectionCommandTests {
         #expect(checks.allSatisfy { Set($0.keys) == ["name", "status", "detail", "fix"] })
         guard getuid() == 0 else { return }
         // The same machine seen by an unprivileged user.
-        let nfctool = try #require(BuiltProducts.nfctool, "nfctool is not next to the test runner")
+        let nfctool = URL(fileURLWithPath: try Executables.nfctool())
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
         environment["NFCTOOL_DOCTOR_ROOT"] = root.path
-        let nobody = try runAsNobody(nfctool.path, ["doctor"], environment: environment)
+        let nobody = try await runAsNobody(nfctool.path, ["doctor"], environment: environment)
         #expect(nobody.status == 1, "\(nobody.output)")
         #expect(nobody.output.contains("Error: 2 problems found\n"))
         Self.expectBrokenReport(nobody.output, mode: mode)
@@ -355,9 +355,9 @@ struct InspectionCommandTests {
     }
 
     @Test("doctor: an unknown option or an argument is a usage error (64)")
-    func doctorBadInput() throws {
-        #expect(try runBuiltNFCTool(["doctor", "--root", "/"]).status == 64)
-        #expect(try runBuiltNFCTool(["doctor", "now"]).status == 64)
+    func doctorBadInput() async throws {
+        #expect(try await runBuiltNFCTool(["doctor", "--root", "/"]).status == 64)
+        #expect(try await runBuiltNFCTool(["doctor", "now"]).status == 64)
     }
 
     @Test("the shipped udev rule is the one doctor recognises, for every reader it knows")

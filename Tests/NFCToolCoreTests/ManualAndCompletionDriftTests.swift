@@ -29,7 +29,7 @@ struct ManualAndCompletionDriftTests {
 
     /// Runs `tool` off the cooperative pool; standard error merged in.
     static func spawn(_ tool: String, _ arguments: [String], environment: [String: String], timeout: Double = 10) async throws -> (status: Int32, output: String) {
-        let run = try await runBlocking { try NFCTestSupport.runTool(tool, arguments, environment: environment, timeout: timeout) }
+        let run = try await NFCTestSupport.runTool(tool, arguments, environment: environment, timeout: timeout)
         return (run.status, run.output)
     }
 

@@ -8,10 +8,10 @@ import Testing
 struct SeveralTagsEndToEndTests {
     /// Two NTAG tag files, each first written alone (so both exist and hold a message), and the
     /// connection string of a field holding both.
-    static func field(_ directory: URL, first: String = "ntag213", second: String = "ntag215") throws -> (device: String, files: [String]) {
+    static func field(_ directory: URL, first: String = "ntag213", second: String = "ntag215") async throws -> (device: String, files: [String]) {
         let a = directory.appendingPathComponent("a.json").path, b = directory.appendingPathComponent("b.json").path
         for (model, file, uid) in [(first, a, "0453494D000001"), (second, b, "0453494D000002")] {
-            let alone = try runBuiltNFCTool(["write", "--device", "sim:\(model)?file=\(file)&uid=\(uid)", "--url", "https://ex.io/\(model)"])
+            let alone = try await runBuiltNFCTool(["write", "--device", "sim:\(model)?file=\(file)&uid=\(uid)", "--url", "https://ex.io/\(model)"])
             #expect(alone.status == 0, "\(alone.standardError)")
         }
         return ("sim:\(first):\(a)+\(second):\(b)", [a, b])
@@ -25,12 +25,12 @@ struct SeveralTagsEndToEndTests {
           arguments: [["write", "--url", "https://ex.io/new"], ["erase"], ["format", "--force", "--yes"], ["lock", "--yes"], ["protect"], ["unprotect"],
                       ["write", "--url", "https://ex.io/new", "--plan"]])
     func writersRefuse(arguments: [String]) async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let (device, files) = try Self.field(directory)
+            let (device, files) = try await Self.field(directory)
             let before = try Self.bytes(files)
-            let run = try runBuiltNFCTool(
+            let run = try await runBuiltNFCTool(
                 arguments + ["--device", device, "--timeout", "2"], environment: arguments[0] == "protect" ? ["NFCTOOL_PASSWORD": "12345678:ABCD"] : [:])
             #expect(run.status == 2, "\(run.standardOutput)\(run.standardError)")
             #expect(run.standardError.contains("2 tags in the field: take one away"), "\(run.standardError)")
@@ -40,17 +40,17 @@ struct SeveralTagsEndToEndTests {
 
     @Test("ntag424 setup on two NTAG 424 DNA in the field exits 2 and changes neither tag file")
     func ntag424SetupRefuses() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let a = directory.appendingPathComponent("a.json").path, b = directory.appendingPathComponent("b.json").path
             for (file, uid) in [(a, "0453494D000001"), (b, "0453494D000002")] {
-                #expect(try runBuiltNFCTool(["scan", "--device", "sim:ntag424?file=\(file)&uid=\(uid)"]).status == 0)
+                #expect(try await runBuiltNFCTool(["scan", "--device", "sim:ntag424?file=\(file)&uid=\(uid)"]).status == 0)
             }
             let before = try Self.bytes([a, b])
             let keys = directory.appendingPathComponent("k.keys").path
             try Data(NTAG424SetupCommandTests.keysText.utf8).write(to: URL(fileURLWithPath: keys))
-            let run = try runBuiltNFCTool([
+            let run = try await runBuiltNFCTool([
                 "ntag424", "setup", "--yes", "--device", "sim:ntag424:\(a)+ntag424:\(b)", "--url", NTAG424SetupCommandTests.template, "--keys", keys,
                 "--timeout", "2",
             ])
@@ -62,20 +62,20 @@ struct SeveralTagsEndToEndTests {
 
     @Test("batch on a field of two writes neither tag: it says so once and waits until one is left (here: its idle timeout)")
     func batchWaits() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let (device, files) = try Self.field(directory)
+            let (device, files) = try await Self.field(directory)
             let before = try Self.bytes(files)
             let ledger = directory.appendingPathComponent("l.db").path
-            let run = try runBuiltNFCTool(["batch", "--device", device, "--url", "https://ex.io/b", "--ledger", ledger, "-t", "1", "--json"])
+            let run = try await runBuiltNFCTool(["batch", "--device", device, "--url", "https://ex.io/b", "--ledger", ledger, "-t", "1", "--json"])
             let lines = run.standardError.split(separator: "\n").filter { $0.contains("2 tags in the field: take one away") }
             #expect(lines.count == 1, "\(run.standardError)")
             #expect(try Self.bytes(files) == before)
             let report = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], "\(run.standardOutput)")
             #expect(report["done"] as? Int == 0)
             #expect(report["failed"] as? Int == 0)
-            let rows = try runPython("import sqlite3, sys\nprint(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM attempts').fetchone()[0])", [ledger])
+            let rows = try await runPython("import sqlite3, sys\nprint(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM attempts').fetchone()[0])", [ledger])
             #expect(rows.status == 0)
             #expect(rows.standardOutput == "0\n")
         }
@@ -83,18 +83,18 @@ struct SeveralTagsEndToEndTests {
 
     @Test("scan lists both tags of the field, in text and in JSON (the first tag's object with tagsInField and otherTags)")
     func scanListsBoth() async throws {
-        try await runBlocking {
+        do {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let (device, _) = try Self.field(directory)
-            let text = try runBuiltNFCTool(["scan", "--device", device, "--timeout", "2"])
+            let (device, _) = try await Self.field(directory)
+            let text = try await runBuiltNFCTool(["scan", "--device", device, "--timeout", "2"])
             #expect(text.status == 0, "\(text.standardError)")
             #expect(text.standardOutput.hasPrefix("2 tags in the field\n"), "\(text.standardOutput)")
             #expect(text.standardOutput.contains("UID:        04 53 49 4D 00 00 01"))
             #expect(text.standardOutput.contains("UID:        04 53 49 4D 00 00 02"))
             #expect(text.standardOutput.contains("model:      NTAG213"))
             #expect(text.standardOutput.contains("model:      NTAG215"))
-            let json = try runBuiltNFCTool(["scan", "--device", device, "--timeout", "2", "--json"])
+            let json = try await runBuiltNFCTool(["scan", "--device", device, "--timeout", "2", "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
             #expect(object["uid"] as? String == "0453494D000001")
             #expect(object["tagsInField"] as? Int == 2)

@@ -22,8 +22,8 @@ struct SunVerifyCommandTests {
     }
 
     @Test("AN12196's published URL is valid: UID 04DE5F1EACC040, counter 61, exit 0")
-    func publishedURLIsValid() throws {
-        let run = try runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), Self.publishedURL])
+    func publishedURLIsValid() async throws {
+        let run = try await runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), Self.publishedURL])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("uid:       04DE5F1EACC040"))
         #expect(run.standardOutput.contains("counter:   61"))
@@ -35,15 +35,15 @@ struct SunVerifyCommandTests {
         "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337087",
         "https://ntag.nxp.com/424?e=FF963FF7828658A599F3041510671E88&c=94EED9EE65337086",
     ])
-    func oneCharacterChanged(url: String) throws {
-        let run = try runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), url])
+    func oneCharacterChanged(url: String) async throws {
+        let run = try await runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), url])
         #expect(run.status == 8, "\(run.standardOutput)\(run.standardError)")
         #expect(run.standardError.contains("not a valid tap"))
     }
 
     @Test("--json: valid with UID and counter; invalid with the error code and the offset, exit 8")
-    func json() throws {
-        let valid = try runBuiltNFCTool(["sun", "verify", "--json", "--keys", try keysFile(), Self.publishedURL])
+    func json() async throws {
+        let valid = try await runBuiltNFCTool(["sun", "verify", "--json", "--keys", try keysFile(), Self.publishedURL])
         #expect(valid.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(valid.standardOutput.utf8)) as? [String: Any])
         #expect(object["valid"] as? Bool == true)
@@ -52,7 +52,7 @@ struct SunVerifyCommandTests {
         #expect(object["encryptedPICCData"] as? Bool == true)
 
         let altered = Self.publishedURL.replacingOccurrences(of: "c=94EED9EE65337086", with: "c=94EED9EE65337087")
-        let invalid = try runBuiltNFCTool(["sun", "verify", "--json", "--keys", try keysFile(), altered])
+        let invalid = try await runBuiltNFCTool(["sun", "verify", "--json", "--keys", try keysFile(), altered])
         #expect(invalid.status == 8)
         let refusal = try #require(try JSONSerialization.jsonObject(with: Data(JSONAnswer.answer(invalid.standardOutput).utf8)) as? [String: Any])
         #expect(refusal["valid"] as? Bool == false)
@@ -61,42 +61,42 @@ struct SunVerifyCommandTests {
     }
 
     @Test("keys from the environment, never from the command line")
-    func keysFromEnvironment() throws {
-        let run = try runBuiltNFCTool(["sun", "verify", Self.publishedURL],
+    func keysFromEnvironment() async throws {
+        let run = try await runBuiltNFCTool(["sun", "verify", Self.publishedURL],
                                       environment: ["NFCTOOL_SUN_KEYS": "sdmMetaRead=\(Self.zeroKey);sdmFileRead=\(Self.zeroKey)"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("counter:   61"))
-        let none = try runBuiltNFCTool(["sun", "verify", Self.publishedURL], environment: ["NFCTOOL_SUN_KEYS": ""])
+        let none = try await runBuiltNFCTool(["sun", "verify", Self.publishedURL], environment: ["NFCTOOL_SUN_KEYS": ""])
         #expect(none.status == 64)
         #expect(none.standardError.contains("needs keys"))
-        let argv = try runBuiltNFCTool(["sun", "verify", "--key", Self.zeroKey, Self.publishedURL])
+        let argv = try await runBuiltNFCTool(["sun", "verify", "--key", Self.zeroKey, Self.publishedURL])
         #expect(argv.status == 64)
     }
 
     @Test("a malformed keys file exits 65 naming the line, without showing the key")
-    func badKeysFile() throws {
+    func badKeysFile() async throws {
         let secret = "0123456789ABCDEF0123456789ABCDE"  // 31 digits
-        let run = try runBuiltNFCTool(["sun", "verify", "--keys", try keysFile("sdmMetaRead = \(secret)\n"), Self.publishedURL])
+        let run = try await runBuiltNFCTool(["sun", "verify", "--keys", try keysFile("sdmMetaRead = \(secret)\n"), Self.publishedURL])
         #expect(run.status == 65)
         #expect(run.standardError.contains("line 1"))
         #expect(!run.standardError.contains(secret))
     }
 
     @Test("custom parameter names: AN12196's my424dna.com URL with picc_data, enc and cmac")
-    func customNames() throws {
+    func customNames() async throws {
         let url = "https://www.my424dna.com/?picc_data=FD91EC264309878BE6345CBE53BADF40&enc=CEE9A53E3E463EF1F459635736738962&cmac=ECC1E7F6C6C73BF6"
-        let run = try runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), "--picc-param", "picc_data", "--mac-param", "cmac", url])
+        let run = try await runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), "--picc-param", "picc_data", "--mac-param", "cmac", url])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("uid:       04958CAA5C5E80"))
         #expect(run.standardOutput.contains("counter:   8"))
         #expect(run.standardOutput.contains("xxxxxxxxxxxxxxxx"))
-        let defaults = try runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), url])
+        let defaults = try await runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), url])
         #expect(defaults.status == 8)
     }
 
     @Test("usage errors exit 64: no URL, a bad parameter name")
-    func usage() throws {
-        #expect(try runBuiltNFCTool(["sun", "verify", "--keys", try keysFile()]).status == 64)
-        #expect(try runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), "--mac-param", "c&d", Self.publishedURL]).status == 64)
+    func usage() async throws {
+        #expect(try await runBuiltNFCTool(["sun", "verify", "--keys", try keysFile()]).status == 64)
+        #expect(try await runBuiltNFCTool(["sun", "verify", "--keys", try keysFile(), "--mac-param", "c&d", Self.publishedURL]).status == 64)
     }
 }

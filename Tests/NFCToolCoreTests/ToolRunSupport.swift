@@ -1,7 +1,8 @@
 import NFCToolCore
 
-/// What one in-process run of a tool left behind.
-struct ToolRun: Sendable {
+/// What one in-process run of a tool left behind (a child process's run is NFCTestSupport's
+/// `ToolRun`).
+struct InToolRun: Sendable {
     let status: ExitCode
     let standardOutput: String
     let standardOutputBytes: [UInt8]
@@ -11,19 +12,19 @@ struct ToolRun: Sendable {
 /// Runs nfctool in-process with `arguments` (without the program name), as a shell would.
 func runNFCTool(
     _ arguments: [String], standardInput: [UInt8] = [], environment: [String: String] = [:]
-) async -> ToolRun {
+) async -> InToolRun {
     let io = CapturedIO(standardInput: standardInput)
     let status = await runTool(arguments: arguments, environment: environment, io: io)
-    return ToolRun(
+    return InToolRun(
         status: status, standardOutput: io.standardOutput, standardOutputBytes: io.standardOutputBytes,
         standardError: io.standardError)
 }
 
 /// Runs any command tree in-process.
-func run(_ tool: CommandLineTool, _ arguments: [String], standardInput: [UInt8] = []) async -> ToolRun {
+func run(_ tool: CommandLineTool, _ arguments: [String], standardInput: [UInt8] = []) async -> InToolRun {
     let io = CapturedIO(standardInput: standardInput)
     let status = await tool.run(arguments: arguments, environment: [:], io: io)
-    return ToolRun(
+    return InToolRun(
         status: status, standardOutput: io.standardOutput, standardOutputBytes: io.standardOutputBytes,
         standardError: io.standardError)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NFCTestSupport
 import Testing
 @testable import NFCToolCore
 
@@ -9,22 +10,22 @@ import Testing
 struct WriteChecksEndToEndTests {
     /// A fresh directory, removed by the caller, and `sim:MODEL?file=DIR/tag.json` with the file
     /// created by a first `read` (a new tag of the model).
-    static func tag(_ model: String) throws -> (directory: URL, device: String, file: URL) {
+    static func tag(_ model: String) async throws -> (directory: URL, device: String, file: URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctool-wchk-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("tag.json")
         let device = "sim:\(model)?file=\(file.path)"
-        _ = try runBuiltNFCTool(["read", "--device", device])
+        _ = try await runBuiltNFCTool(["read", "--device", device])
         #expect(FileManager.default.fileExists(atPath: file.path))
         return (directory, device, file)
     }
 
     @Test("write --format of a message too big for a blank Ultralight exits 6, says nothing was written, and the tag file is unchanged (no CC)")
-    func formatThenTooBig() throws {
-        let (directory, device, file) = try Self.tag("ultralight")
+    func formatThenTooBig() async throws {
+        let (directory, device, file) = try await Self.tag("ultralight")
         defer { try? FileManager.default.removeItem(at: directory) }
         let before = try Data(contentsOf: file)
-        let run = try runBuiltNFCTool([
+        let run = try await runBuiltNFCTool([
             "write", "--format", "--url", "https://example.com/" + String(repeating: "a", count: 100), "--device", device, "--json",
         ])
         #expect(run.status == 6)
@@ -32,16 +33,16 @@ struct WriteChecksEndToEndTests {
         #expect(run.standardError.contains("nothing was written"))
         #expect(try Data(contentsOf: file) == before)
         // The tag still reads as blank: no capability container was written.
-        #expect(try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)"]).status == 4)
+        #expect(try await runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)"]).status == 4)
     }
 
     /// CC3 says writable but a static lock bit locks page 8: the tear-safe order wrote the length
     /// page first (L = 0), then the WRITE to page 8 was refused, leaving the tag empty for good.
     @Test("write to an NTAG213 whose static lock bits lock a page the message changes: exit 5, nothing written, the old message still reads")
-    func staticLockBitsRefuseBeforeWriting() throws {
-        let (directory, device, file) = try Self.tag("ntag213")
+    func staticLockBitsRefuseBeforeWriting() async throws {
+        let (directory, device, file) = try await Self.tag("ntag213")
         defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try runBuiltNFCTool(["write", "--url", "https://e.io/a", "--device", device]).status == 0)
+        #expect(try await runBuiltNFCTool(["write", "--url", "https://e.io/a", "--device", device]).status == 0)
         // Lock byte 1 (address 11) bit 0: page 8, which holds "/a" and the Terminator TLV.
         var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         var memory = try #require(state["memory"] as? String)
@@ -50,40 +51,40 @@ struct WriteChecksEndToEndTests {
         state["memory"] = memory
         try JSONSerialization.data(withJSONObject: state).write(to: file)
         let before = try Data(contentsOf: file)
-        let run = try runBuiltNFCTool(["write", "--url", "https://e.io/abcdefgh", "--device", "sim:?file=\(file.path)"])
+        let run = try await runBuiltNFCTool(["write", "--url", "https://e.io/abcdefgh", "--device", "sim:?file=\(file.path)"])
         #expect(run.status == 5, "\(run.standardError)")
         #expect(run.standardError.contains("page 8 is locked by the static lock bits"), "\(run.standardError)")
         #expect(try Data(contentsOf: file) == before)
-        let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--raw"])
+        let read = try await runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--raw"])
         #expect(read.standardOutput == "d101075504652e696f2f61\n")
     }
 
     @Test("write --format with a {mirror:uid} URL on a blank Ultralight (no mirror) exits 10 and leaves the tag file unchanged")
-    func formatThenMirrorOnUltralight() throws {
-        let (directory, device, file) = try Self.tag("ultralight")
+    func formatThenMirrorOnUltralight() async throws {
+        let (directory, device, file) = try await Self.tag("ultralight")
         defer { try? FileManager.default.removeItem(at: directory) }
         let before = try Data(contentsOf: file)
-        let run = try runBuiltNFCTool(["write", "--format", "--url", "https://e.io/?u={mirror:uid}", "--device", device])
+        let run = try await runBuiltNFCTool(["write", "--format", "--url", "https://e.io/?u={mirror:uid}", "--device", device])
         #expect(run.status == 10)
         #expect(run.standardError.contains("nothing was written"))
         #expect(try Data(contentsOf: file) == before)
     }
 
     @Test("write --format of a message that fits a blank Ultralight formats and writes it (the check does not stop a good write)")
-    func formatThenWrite() throws {
-        let (directory, device, file) = try Self.tag("ultralight")
+    func formatThenWrite() async throws {
+        let (directory, device, file) = try await Self.tag("ultralight")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try runBuiltNFCTool(["write", "--format", "--url", "https://e.io", "--device", device])
+        let run = try await runBuiltNFCTool(["write", "--format", "--url", "https://e.io", "--device", device])
         #expect(run.status == 0)
         #expect(run.standardOutput.hasPrefix("Formatted the "))
-        let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--raw"])
+        let read = try await runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--raw"])
         #expect(read.status == 0)
         #expect(read.standardOutput == "d101055504652e696f\n")
     }
 
     @Test("write --format --lock answered 'n' on a terminal leaves the blank Ultralight's tag file unchanged (no CC)")
     func formatLockDeclined() async throws {
-        let (directory, device, file) = try Self.tag("ultralight")
+        let (directory, device, file) = try await Self.tag("ultralight")
         defer { try? FileManager.default.removeItem(at: directory) }
         let before = try Data(contentsOf: file)
         let io = CapturedIO(standardInput: Array("n\n".utf8), isStandardInputTerminal: true)
@@ -95,21 +96,21 @@ struct WriteChecksEndToEndTests {
     }
 
     @Test("write --lock --yes on a Type 4 tag (no permanent lock) exits 10 and the NDEF file is unchanged")
-    func lockOnType4() throws {
-        let (directory, device, file) = try Self.tag("type4")
+    func lockOnType4() async throws {
+        let (directory, device, file) = try await Self.tag("type4")
         defer { try? FileManager.default.removeItem(at: directory) }
         let before = try Data(contentsOf: file)
-        let run = try runBuiltNFCTool(["write", "--url", "https://a.example", "--lock", "--yes", "--device", device])
+        let run = try await runBuiltNFCTool(["write", "--url", "https://a.example", "--lock", "--yes", "--device", device])
         #expect(run.status == 10)
         #expect(run.standardError.contains("nothing was sent"))
         #expect(try Data(contentsOf: file) == before)
-        let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--json"])
+        let read = try await runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--json"])
         #expect(!read.standardOutput.contains("a.example"))
     }
 
     @Test("protect --plan with a wrong --current-password-file exits 9 (authentication), not a plan of 0 writes")
-    func protectPlanWrongCurrentPassword() throws {
-        let (directory, device, _) = try Self.tag("ntag215")
+    func protectPlanWrongCurrentPassword() async throws {
+        let (directory, device, _) = try await Self.tag("ntag215")
         defer { try? FileManager.default.removeItem(at: directory) }
         let right = directory.appendingPathComponent("right.pwd")
         let wrong = directory.appendingPathComponent("wrong.pwd")
@@ -117,13 +118,13 @@ struct WriteChecksEndToEndTests {
         try "11223344:AABB".write(to: right, atomically: true, encoding: .utf8)
         try "99999999:AABB".write(to: wrong, atomically: true, encoding: .utf8)
         try "55667788:CCDD".write(to: new, atomically: true, encoding: .utf8)
-        #expect(try runBuiltNFCTool(["protect", "--device", device, "--password-file", right.path]).status == 0)
-        let refused = try runBuiltNFCTool([
+        #expect(try await runBuiltNFCTool(["protect", "--device", device, "--password-file", right.path]).status == 0)
+        let refused = try await runBuiltNFCTool([
             "protect", "--plan", "--device", device, "--password-file", new.path, "--current-password-file", wrong.path,
         ])
         #expect(refused.status == 9, "stdout: \(refused.standardOutput) stderr: \(refused.standardError)")
         #expect(!refused.standardOutput.contains("Plan for"))
-        let planned = try runBuiltNFCTool([
+        let planned = try await runBuiltNFCTool([
             "protect", "--plan", "--device", device, "--password-file", new.path, "--current-password-file", right.path,
         ])
         #expect(planned.status == 0)
@@ -135,12 +136,12 @@ struct WriteChecksEndToEndTests {
 @Suite("batch checks everything before writing a tag: the built nfctool on tag files", .timeLimit(.minutes(10)))
 struct BatchWriteChecksEndToEndTests {
     @Test("batch --lock on a Type 4 tag fails that tag with nothing written: its NDEF file does not hold the URL")
-    func lockOnType4() throws {
+    func lockOnType4() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctool-wchk-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let tags = directory.appendingPathComponent("tags")
-        let run = try runBuiltNFCTool([
+        let run = try await runBuiltNFCTool([
             "batch", "--device", "sim:type4*1?dir=\(tags.path)", "--url", "https://a.example", "--lock", "--yes",
             "--max-failures", "1", "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1",
         ])
@@ -149,19 +150,19 @@ struct BatchWriteChecksEndToEndTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: tags.path).filter { $0.hasSuffix(".json") }
         #expect(files.count == 1)
         for file in files {
-            let read = try runBuiltNFCTool(["read", "--device", "sim:?file=\(tags.appendingPathComponent(file).path)", "--json"])
+            let read = try await runBuiltNFCTool(["read", "--device", "sim:?file=\(tags.appendingPathComponent(file).path)", "--json"])
             #expect(read.status == 0)
             #expect(!read.standardOutput.contains("a.example"), "\(read.standardOutput)")
         }
     }
 
     @Test("batch --format of a message too big for a blank Ultralight fails that tag and writes no CC: it still reads as holding no NDEF")
-    func formatThenTooBig() throws {
+    func formatThenTooBig() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctool-wchk-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let tags = directory.appendingPathComponent("tags")
-        let run = try runBuiltNFCTool([
+        let run = try await runBuiltNFCTool([
             "batch", "--device", "sim:ultralight*1?dir=\(tags.path)", "--url", "https://example.com/" + String(repeating: "a", count: 100),
             "--format", "--max-failures", "1", "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1",
         ])
@@ -169,7 +170,7 @@ struct BatchWriteChecksEndToEndTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: tags.path).filter { $0.hasSuffix(".json") }
         #expect(files.count == 1)
         for file in files {
-            #expect(try runBuiltNFCTool(["read", "--device", "sim:?file=\(tags.appendingPathComponent(file).path)"]).status == 4)
+            #expect(try await runBuiltNFCTool(["read", "--device", "sim:?file=\(tags.appendingPathComponent(file).path)"]).status == 4)
         }
     }
 }

@@ -15,13 +15,12 @@ extension PCSCEndToEnd {
     struct ACR122UAcknowledgeTests {
         static let acr122u = "ACS ACR122U PICC Interface"
 
-        static func nfctool() throws -> String { try #require(Executables.built("nfctool"), "nfctool is not built").path }
 
         @Test("COMPATIBILITY_WRITE through FF 00 00 00 D4 42 with the PN532's CRC off: both ACKs come back as 0A, the tag holds the page; a page beyond the tag draws NAK 0")
         func compatibilityWriteAcknowledged() async throws {
-            let daemon = try PrivatePCSCDaemon(friendlyName: Self.acr122u)
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr122u)
             defer { daemon.stop() }
-            let emulator = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon, profile: "acr122u")
+            let emulator = try await VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon, profile: "acr122u")
             defer { emulator.stop() }
             try InProcessPCSC.use(daemon)
             let reader = try await PCSCReader.open("pcsc")
@@ -53,9 +52,9 @@ extension PCSCEndToEnd {
         }
 
         @Test("read with a wrong NTAG password through an ACR122U: PWD_AUTH's NAK is a refused password (exit 9), not a lost tag; the right one reads the URL")
-        func wrongPasswordIsRefused() throws {
-            let tool = try Self.nfctool()
-            let daemon = try PrivatePCSCDaemon(friendlyName: Self.acr122u)
+        func wrongPasswordIsRefused() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr122u)
             defer { daemon.stop() }
             let file = daemon.directory.appendingPathComponent("ntag215.json").path
             let right = daemon.directory.appendingPathComponent("right").path
@@ -63,16 +62,16 @@ extension PCSCEndToEnd {
             try "A1B2C3D4".write(toFile: right, atomically: true, encoding: .utf8)
             try "0BADF00D".write(toFile: wrong, atomically: true, encoding: .utf8)
             // Protected by the simulator itself, in fresh processes.
-            let seed = try runTool(tool, ["write", "--device", "sim:ntag215?file=\(file)", "--url", "https://example.com/acr122u"], environment: daemon.environment, timeout: 30)
+            let seed = try await runTool(tool, ["write", "--device", "sim:ntag215?file=\(file)", "--url", "https://example.com/acr122u"], environment: daemon.environment, timeout: 30)
             #expect(seed.status == 0, "\(seed.output)")
-            let protect = try runTool(
+            let protect = try await runTool(
                 tool, ["protect", "--device", "sim:ntag215?file=\(file)", "--password-file", right, "--read-protect"], environment: daemon.environment, timeout: 30)
             #expect(protect.status == 0, "\(protect.output)")
-            let emulator = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon, profile: "acr122u")
+            let emulator = try await VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon, profile: "acr122u")
             defer { emulator.stop() }
-            let refused = try runTool(tool, ["read", "--device", "pcsc", "--password-file", wrong, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            let refused = try await runTool(tool, ["read", "--device", "pcsc", "--password-file", wrong, "--timeout", "5"], environment: daemon.environment, timeout: 30)
             #expect(refused.status == 9, "\(refused.output)")
-            let read = try runTool(tool, ["read", "--device", "pcsc", "--password-file", right, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            let read = try await runTool(tool, ["read", "--device", "pcsc", "--password-file", right, "--timeout", "5"], environment: daemon.environment, timeout: 30)
             #expect(read.status == 0, "\(read.output)")
             #expect(read.output.contains("https://example.com/acr122u"), "\(read.output)")
         }
@@ -88,9 +87,9 @@ extension PCSCEndToEnd {
     struct ClassicValueThroughPCSCTests {
         @Test("INCREMENT after a sector's authentication: notSupported naming the command and the reader's limit; the virtual reader receives nothing more")
         func incrementRefused() async throws {
-            let daemon = try PrivatePCSCDaemon()
+            let daemon = try await PrivatePCSCDaemon()
             defer { daemon.stop() }
-            let emulator = try VirtualReaderProcess(tag: "sim:classic1k", daemon: daemon)
+            let emulator = try await VirtualReaderProcess(tag: "sim:classic1k", daemon: daemon)
             defer { emulator.stop() }
             try InProcessPCSC.use(daemon)
             let reader = try await PCSCReader.open("pcsc")

@@ -10,16 +10,16 @@ extension PCSCEndToEnd {
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct BatchThroughPCSCTests {
         @Test("a batch of 20 ICODE SLIX2 stickers through pcscd: 20 distinct UIDs done in the ledger, each tag file (read by the simulator) holds its own URL")
-        func twentySLIX2() throws {
+        func twentySLIX2() async throws {
             let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
-            let daemon = try PrivatePCSCDaemon()
+            let daemon = try await PrivatePCSCDaemon()
             defer { daemon.stop() }
             let tags = daemon.directory.appendingPathComponent("tags").path
             let ledger = daemon.directory.appendingPathComponent("run.db").path
-            let reader = try VirtualReaderProcess(tag: "sim:slix2*20?dir=\(tags)", daemon: daemon, extra: ["--hand-out", "reset"])
+            let reader = try await VirtualReaderProcess(tag: "sim:slix2*20?dir=\(tags)", daemon: daemon, extra: ["--hand-out", "reset"])
             defer { reader.stop() }
             let started = Date()
-            let run = try runTool(
+            let run = try await runTool(
                 tool, ["batch", "--device", "pcsc", "--url", "https://ex.io/s/{uid}?n={n:03}", "--count", "20", "--ledger", ledger, "--json", "--timeout", "10"],
                 environment: daemon.environment, timeout: 240)
             let seconds = Date().timeIntervalSince(started)
@@ -32,7 +32,7 @@ extension PCSCEndToEnd {
             let pcscdLog = daemon.log
             #expect(pcscdLog.components(separatedBy: "Card inserted into \(daemon.readerName)").count - 1 == 20, "\(controls)")
             #expect(pcscdLog.components(separatedBy: "Card Removed From \(daemon.readerName)").count - 1 >= 19, "\(controls)")
-            let export = try runTool(tool, ["ledger", "export", ledger], environment: daemon.environment, timeout: 30)
+            let export = try await runTool(tool, ["ledger", "export", ledger], environment: daemon.environment, timeout: 30)
             let rows = export.output.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
             #expect(rows.count == 20, "\(export.output)")
             let uids = Set(export.output.split(separator: "\n").dropFirst().compactMap { line in
@@ -42,7 +42,7 @@ extension PCSCEndToEnd {
             reader.stop()
             for uid in uids {
                 let file = tags + "/" + uid.lowercased() + ".json"
-                let back = try runTool(tool, ["read", "--device", "sim:slix2?file=\(file)"], environment: daemon.environment, timeout: 30)
+                let back = try await runTool(tool, ["read", "--device", "sim:slix2?file=\(file)"], environment: daemon.environment, timeout: 30)
                 #expect(back.output.contains("https://ex.io/s/\(uid)?n="), "\(uid): \(back.output)")
             }
             print("batch of 20 SLIX2 through pcscd: \(String(format: "%.1f", seconds)) s")

@@ -41,28 +41,28 @@ extension PCSCEndToEnd {
         @Test(
             "nfctool format, write, read and lock a Classic 1K through pcscd; the simulator reads the tag file back and cannot write it",
             .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root, pcscd and vsmartcard-vpcd"))
-        func endToEnd() throws {
+        func endToEnd() async throws {
             let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
-            let daemon = try PrivatePCSCDaemon()
+            let daemon = try await PrivatePCSCDaemon()
             defer { daemon.stop() }
             let file = daemon.directory.appendingPathComponent("classic.json").path
-            let reader = try VirtualReaderProcess(tag: "sim:classic1k?file=\(file)", daemon: daemon)
+            let reader = try await VirtualReaderProcess(tag: "sim:classic1k?file=\(file)", daemon: daemon)
             defer { reader.stop() }
-            let format = try runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let format = try await runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(format.status == 0, "\(format.output)")
-            let write = try runTool(tool, ["write", "--device", "pcsc", "--url", "https://example.com/classic-pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let write = try await runTool(tool, ["write", "--device", "pcsc", "--url", "https://example.com/classic-pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(write.status == 0, "\(write.output)")
-            let read = try runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let read = try await runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(read.output.contains("https://example.com/classic-pcsc"), "\(read.output)")
-            let lock = try runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let lock = try await runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(lock.status == 0, "\(lock.output)")
             let apdus = reader.receivedAPDUs
             #expect(apdus.contains { $0.hasPrefix("ff82000006") }, "LOAD KEYS")
             #expect(apdus.contains { $0.hasPrefix("ff860000050100") }, "GENERAL AUTHENTICATE")
             reader.stop()
-            let back = try runTool(tool, ["read", "--device", "sim:classic1k?file=\(file)"], environment: daemon.environment, timeout: 30)
+            let back = try await runTool(tool, ["read", "--device", "sim:classic1k?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("https://example.com/classic-pcsc"), "\(back.output)")
-            let again = try runTool(
+            let again = try await runTool(
                 tool, ["write", "--device", "sim:classic1k?file=\(file)", "--url", "https://example.com/x", "--timeout", "2"], environment: daemon.environment, timeout: 30)
             #expect(again.status != 0, "a locked Classic refuses the write\n\(again.output)")
         }
@@ -71,21 +71,21 @@ extension PCSCEndToEnd {
             "a MIFARE Plus in security level 1 (PC/SC card name 0036) is offered the Classic path: format and write through pcscd authenticate with LOAD KEYS and GENERAL AUTHENTICATE, and the tag file holds the URL",
             .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root, pcscd and vsmartcard-vpcd"),
             .timeLimit(.minutes(2)))
-        func mifarePlusSecurityLevel1() throws {
+        func mifarePlusSecurityLevel1() async throws {
             let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
-            let daemon = try PrivatePCSCDaemon()
+            let daemon = try await PrivatePCSCDaemon()
             defer { daemon.stop() }
             let file = daemon.directory.appendingPathComponent("plus.json").path
-            let reader = try VirtualReaderProcess(tag: "sim:classic1k?file=\(file)", daemon: daemon, extra: ["--card-name", "0036"])
+            let reader = try await VirtualReaderProcess(tag: "sim:classic1k?file=\(file)", daemon: daemon, extra: ["--card-name", "0036"])
             defer { reader.stop() }
-            let format = try runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let format = try await runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(format.status == 0, "\(format.output)")
-            let write = try runTool(tool, ["write", "--device", "pcsc", "--url", "https://example.com/plus-sl1", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let write = try await runTool(tool, ["write", "--device", "pcsc", "--url", "https://example.com/plus-sl1", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(write.status == 0, "\(write.output)")
             let apdus = reader.receivedAPDUs
             #expect(apdus.contains { $0.hasPrefix("ff860000050100") }, "GENERAL AUTHENTICATE: \(apdus)")
             reader.stop()
-            let back = try runTool(tool, ["read", "--device", "sim:classic1k?file=\(file)"], environment: daemon.environment, timeout: 30)
+            let back = try await runTool(tool, ["read", "--device", "sim:classic1k?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("https://example.com/plus-sl1"), "\(back.output)")
         }
     }

@@ -40,7 +40,7 @@ final class PrivatePCSCDaemon {
     /// fail here naming what is missing.
     /// With `debugLog`, pcscd logs at debug level: among others one `Received command: NAME`
     /// line per command a client sends (``clientCommands(from:)``).
-    init(friendlyName: String? = nil, debugLog: Bool = false) throws {
+    init(friendlyName: String? = nil, debugLog: Bool = false) async throws {
         guard Self.available else {
             throw PCSCFixtureError("a private pcscd needs root, \(Self.pcscd), \(Self.vpcdDriver) (vsmartcard-vpcd) and \(Self.unshare): Scripts/setup installs them")
         }
@@ -76,11 +76,11 @@ final class PrivatePCSCDaemon {
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
             if FileManager.default.fileExists(atPath: socketPath),
-               let listing = try? runTool("/usr/bin/pcsc_scan", ["-r"], environment: environment, timeout: 5),
+               let listing = try? await runTool("/usr/bin/pcsc_scan", ["-r"], environment: environment, timeout: 5),
                listing.output.contains(readerName) {
                 return
             }
-            usleep(100_000)
+            try? await Task.sleep(for: .milliseconds(100))
         }
         stop()
         throw PCSCFixtureError("pcscd did not list \(readerName) within 15 s: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
@@ -162,7 +162,7 @@ final class VirtualReaderProcess {
 
     /// Starts the emulator with `tag` (a `sim:` string) and waits for its `connected` line and
     /// for pcscd to see the card (up to 15 s).
-    init(tag: String, daemon: PrivatePCSCDaemon, profile: String? = nil, extra: [String] = []) throws {
+    init(tag: String, daemon: PrivatePCSCDaemon, profile: String? = nil, extra: [String] = []) async throws {
         self.daemon = daemon
         guard let emulator = Executables.built("pcsc-reader-emulator") else {
             throw PCSCFixtureError("pcsc-reader-emulator is not built")
@@ -183,11 +183,11 @@ final class VirtualReaderProcess {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             if text.contains("Error") { break }
             if text.contains("connected"),
-               let cards = try? runTool("/usr/bin/pcsc_scan", ["-c", "-t", "1"], environment: daemon.environment, timeout: 5),
+               let cards = try? await runTool("/usr/bin/pcsc_scan", ["-c", "-t", "1"], environment: daemon.environment, timeout: 5),
                cards.output.contains("3B 8") {
                 return
             }
-            usleep(100_000)
+            try? await Task.sleep(for: .milliseconds(100))
         }
         stop()
         throw PCSCFixtureError("the virtual reader did not come up: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
@@ -200,7 +200,7 @@ final class VirtualReaderProcess {
 
     /// Sends a control line (`remove`, `present`) and waits up to 10 s for the emulator to
     /// answer it (`removed`, or one more `connected`).
-    func send(_ line: String) throws {
+    func send(_ line: String) async throws {
         let before = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
         try control.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
         let wanted = line == "remove" ? "removed" : "connected"
@@ -208,7 +208,7 @@ final class VirtualReaderProcess {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").components(separatedBy: wanted).count > count { return }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))
         }
         throw PCSCFixtureError("the emulator did not answer '\(line)'")
     }
@@ -248,11 +248,11 @@ final class PCSCWatchProcess {
     var printed: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
     /// Waits (up to 20 s) until what was printed satisfies `condition`.
-    func waitUntil(_ condition: (String) -> Bool) -> Bool {
+    func waitUntil(_ condition: (String) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if condition(printed) { return true }
-            usleep(50_000)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         return false
     }

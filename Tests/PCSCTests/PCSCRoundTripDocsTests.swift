@@ -22,12 +22,12 @@ extension PCSCEndToEnd {
 
         /// Runs `arguments` against a fresh copy of `model`'s tag file through `daemon`'s virtual
         /// reader; returns the APDU count, or nil when nfctool failed.
-        static func pcsc(_ tool: String, _ model: String, _ seed: String?, _ arguments: [String], daemon: PrivatePCSCDaemon, profile: String?) throws -> String {
+        static func pcsc(_ tool: String, _ model: String, _ seed: String?, _ arguments: [String], daemon: PrivatePCSCDaemon, profile: String?) async throws -> String {
             let file = daemon.directory.appendingPathComponent("\(UUID().uuidString).json").path
             if let seed { try FileManager.default.copyItem(atPath: seed, toPath: file) }
-            let reader = try VirtualReaderProcess(tag: "sim:\(model)?file=\(file)", daemon: daemon, profile: profile)
+            let reader = try await VirtualReaderProcess(tag: "sim:\(model)?file=\(file)", daemon: daemon, profile: profile)
             defer { reader.stop() }
-            let run = try runTool(tool, arguments + ["--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let run = try await runTool(tool, arguments + ["--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             let count = reader.receivedAPDUs.count
             if run.status == 10 { return "refused (\(count) sent)" }
             try #require(run.status == 0, "\(arguments) through PC/SC: \(run.output)")
@@ -35,16 +35,16 @@ extension PCSCEndToEnd {
         }
 
         @Test("each row of the table is this run's count")
-        func table() throws {
+        func table() async throws {
             let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
-            let generic = try PrivatePCSCDaemon()
+            let generic = try await PrivatePCSCDaemon()
             defer { generic.stop() }
-            let acr1552u = try PrivatePCSCDaemon(friendlyName: "ACS ACR1552 1S CL Reader PICC")
+            let acr1552u = try await PrivatePCSCDaemon(friendlyName: "ACS ACR1552 1S CL Reader PICC")
             defer { acr1552u.stop() }
             var rows: [String] = []
             for model in ["ntag215", "slix2"] {
                 let seed = generic.directory.appendingPathComponent("\(model)-seed.json").path
-                let seeded = try runTool(tool, ["write", "--device", "sim:\(model)?file=\(seed)", "--url", Self.url], environment: generic.environment, timeout: 30)
+                let seeded = try await runTool(tool, ["write", "--device", "sim:\(model)?file=\(seed)", "--url", Self.url], environment: generic.environment, timeout: 30)
                 try #require(seeded.status == 0, "\(seeded.output)")
                 for operation in Self.operations {
                     let start = operation.seeded ? seed : nil
@@ -53,15 +53,15 @@ extension PCSCEndToEnd {
                         let file = generic.directory.appendingPathComponent("\(UUID().uuidString).json").path
                         if let start { try FileManager.default.copyItem(atPath: start, toPath: file) }
                         let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
-                        let run = try runTool(
+                        let run = try await runTool(
                             tool, operation.arguments + ["--device", emulator.connectionString, "--timeout", "5"], environment: generic.environment, timeout: 60)
                         let trace = emulator.trace
                         emulator.stop()
                         try #require(run.status == 0, "\(operation.arguments) through libnfc: \(run.output)")
                         libnfc = String(trace.filter { $0.contains("> D4 40") || $0.contains("> D4 42") || $0.contains("> D4 4A") }.count)
                     }
-                    let viaGeneric = try Self.pcsc(tool, model, start, operation.arguments, daemon: generic, profile: nil)
-                    let viaSession = try Self.pcsc(tool, model, start, operation.arguments, daemon: acr1552u, profile: "transparent-session")
+                    let viaGeneric = try await Self.pcsc(tool, model, start, operation.arguments, daemon: generic, profile: nil)
+                    let viaSession = try await Self.pcsc(tool, model, start, operation.arguments, daemon: acr1552u, profile: "transparent-session")
                     rows.append("| \(model == "ntag215" ? "NTAG215" : "ICODE SLIX2") | \(operation.name) | \(libnfc) | \(viaGeneric) | \(viaSession) |")
                 }
             }

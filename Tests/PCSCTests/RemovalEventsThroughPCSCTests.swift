@@ -17,33 +17,32 @@ extension PCSCEndToEnd {
         /// The UID of the simulator's NTAG215 model (the first of a stack).
         static let ntagUID = Bytes([0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01])
 
-        static func nfctool() throws -> String { try #require(Executables.built("nfctool"), "nfctool is not built").path }
 
         /// Waits (up to 15 s) until pcscd's log holds `count` cards in the reader.
-        static func waitUntil(_ daemon: PrivatePCSCDaemon, holds count: Int) -> Bool {
+        static func waitUntil(_ daemon: PrivatePCSCDaemon, holds count: Int) async -> Bool {
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {
                 if daemon.cardsPresent == count { return true }
-                usleep(20_000)
+                try? await Task.sleep(for: .milliseconds(20))
             }
             return false
         }
 
         /// Waits (up to 15 s) until pcscd's log shows the command `name` from byte `offset` on.
-        static func waitUntil(_ daemon: PrivatePCSCDaemon, received name: String, from offset: Int) -> Bool {
+        static func waitUntil(_ daemon: PrivatePCSCDaemon, received name: String, from offset: Int) async -> Bool {
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {
                 if daemon.clientCommands(from: offset).contains(name) { return true }
-                usleep(20_000)
+                try? await Task.sleep(for: .milliseconds(20))
             }
             return false
         }
 
         @Test("while the card lies there the wait sends nothing (pcscd receives no SCardStatus, no transmit, only waits for a state change); taking it away ends the wait with removed")
         func waitSendsNothingAndSeesRemoval() async throws {
-            let daemon = try PrivatePCSCDaemon(debugLog: true)
+            let daemon = try await PrivatePCSCDaemon(debugLog: true)
             defer { daemon.stop() }
-            let emulator = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+            let emulator = try await VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
             defer { emulator.stop() }
             try InProcessPCSC.use(daemon)
             let reader = try await PCSCReader.open("pcsc")
@@ -62,16 +61,16 @@ extension PCSCEndToEnd {
             #expect(!quiet.contains("TRANSMIT"), "\(quiet)")
             #expect(quiet.contains("CMD_WAIT_READER_STATE_CHANGE"), "the wait is pcscd's: \(quiet)")
             async let removal = reader.waitForRemoval(timeout: .seconds(60), checkInterval: .milliseconds(100))
-            try emulator.send("remove")
+            try await emulator.send("remove")
             #expect(await removal == .removed)
             await reader.close()
         }
 
         @Test("cancelling the waiting task, or closing the reader, ends a blocked wait with cancelled through SCardCancel")
         func cancelAndCloseEndTheWait() async throws {
-            let daemon = try PrivatePCSCDaemon(debugLog: true)
+            let daemon = try await PrivatePCSCDaemon(debugLog: true)
             defer { daemon.stop() }
-            let emulator = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+            let emulator = try await VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
             defer { emulator.stop() }
             try InProcessPCSC.use(daemon)
             let reader = try await PCSCReader.open("pcsc")
@@ -79,24 +78,24 @@ extension PCSCEndToEnd {
 
             var mark = daemon.logLength
             let waiting = Task { await reader.waitForRemoval(timeout: .seconds(60), checkInterval: .milliseconds(100)) }
-            #expect(Self.waitUntil(daemon, received: "CMD_WAIT_READER_STATE_CHANGE", from: mark))
+            #expect(await Self.waitUntil(daemon, received: "CMD_WAIT_READER_STATE_CHANGE", from: mark))
             waiting.cancel()
             #expect(await waiting.value == .cancelled)
-            #expect(Self.waitUntil(daemon, received: "CANCEL", from: mark), "\(daemon.clientCommands(from: mark))")
+            #expect(await Self.waitUntil(daemon, received: "CANCEL", from: mark), "\(daemon.clientCommands(from: mark))")
 
             mark = daemon.logLength
             let closing = Task { await reader.waitForRemoval(timeout: .seconds(60), checkInterval: .milliseconds(100)) }
-            #expect(Self.waitUntil(daemon, received: "CMD_WAIT_READER_STATE_CHANGE", from: mark))
+            #expect(await Self.waitUntil(daemon, received: "CMD_WAIT_READER_STATE_CHANGE", from: mark))
             await reader.close()
             #expect(await closing.value == .cancelled)
-            #expect(Self.waitUntil(daemon, received: "CANCEL", from: mark), "\(daemon.clientCommands(from: mark))")
+            #expect(await Self.waitUntil(daemon, received: "CANCEL", from: mark), "\(daemon.clientCommands(from: mark))")
         }
 
         @Test("a card swapped for another while nobody waited is a removal though the reader holds a card again (pcscd's event counter moved); the presence tracker reports the departure, then the new card's arrival")
         func swapIsRemovalThenArrival() async throws {
-            let daemon = try PrivatePCSCDaemon()
+            let daemon = try await PrivatePCSCDaemon()
             defer { daemon.stop() }
-            let emulator = try VirtualReaderProcess(tag: "sim:ntag215*2", daemon: daemon)
+            let emulator = try await VirtualReaderProcess(tag: "sim:ntag215*2", daemon: daemon)
             defer { emulator.stop() }
             try InProcessPCSC.use(daemon)
             let reader = try await PCSCReader.open("pcsc")
@@ -110,10 +109,10 @@ extension PCSCEndToEnd {
             #expect(staying.arrival == nil && staying.departure == nil)
 
             // The swap, while nobody waits: pcscd sees the first card go and the second come.
-            try emulator.send("remove")
-            #expect(Self.waitUntil(daemon, holds: 0))
-            try emulator.send("next")
-            #expect(Self.waitUntil(daemon, holds: 1))
+            try await emulator.send("remove")
+            #expect(await Self.waitUntil(daemon, holds: 0))
+            try await emulator.send("next")
+            #expect(await Self.waitUntil(daemon, holds: 1))
 
             #expect(await reader.waitForRemoval(timeout: .seconds(10), checkInterval: .milliseconds(100)) == .removed)
             var departures: [Bytes] = []
@@ -130,21 +129,21 @@ extension PCSCEndToEnd {
         }
 
         @Test("nfctool watch --device pcsc: arrival, then no SCardStatus or transmit reaches pcscd while the tag lies still, then its removal is reported")
-        func watchWaitsOnEvents() throws {
-            let tool = try Self.nfctool()
-            let daemon = try PrivatePCSCDaemon(debugLog: true)
+        func watchWaitsOnEvents() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(debugLog: true)
             defer { daemon.stop() }
-            let emulator = try VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
+            let emulator = try await VirtualReaderProcess(tag: "sim:ntag215", daemon: daemon)
             defer { emulator.stop() }
             let start = daemon.logLength
             let watch = try PCSCWatchProcess(tool: tool, daemon: daemon)
             defer { watch.stop() }
             func printed() -> String { watch.printed }
             // A line such as `left    0453494D000001 Type 2 tag…` (the event name padded).
-            func waitFor(_ event: String) -> Bool {
-                watch.waitUntil { $0.split(separator: "\n").contains(where: { $0.hasPrefix(event) && $0.contains("0453494D000001") }) }
+            func waitFor(_ event: String) async -> Bool {
+                await watch.waitUntil { $0.split(separator: "\n").contains(where: { $0.hasPrefix(event) && $0.contains("0453494D000001") }) }
             }
-            #expect(waitFor("arrived"), "\(printed())")
+            #expect(await waitFor("arrived"), "\(printed())")
             // Settled: the watch waits in SCardGetStatusChange, one wait after another with no
             // card command between (the arrival's identification and reading are done).
             let settled = Date().addingTimeInterval(20)
@@ -157,19 +156,19 @@ extension PCSCEndToEnd {
                 }) {
                     quietFrom = daemon.logLength
                 }
-                usleep(50_000)
+                try? await Task.sleep(for: .milliseconds(50))
             }
             let mark = try #require(quietFrom, "the watch never waited on pcscd's events while the tag lay there: \(daemon.clientCommands(from: start))")
             let before = daemon.clientCommands(from: start)
             #expect(before.contains("STATUS") && before.contains("TRANSMIT"), "identification and reading, as the log names them: \(before)")
             // The window observed: two seconds of a tag lying still.
-            Thread.sleep(forTimeInterval: 2)
+            try await Task.sleep(for: .seconds(2))
             let quiet = daemon.clientCommands(from: mark)
             #expect(!quiet.contains("STATUS"), "\(quiet)")
             #expect(!quiet.contains("TRANSMIT"), "\(quiet)")
             #expect(!quiet.contains("CONNECT"), "\(quiet)")
-            try emulator.send("remove")
-            #expect(waitFor("left"), "\(printed())")
+            try await emulator.send("remove")
+            #expect(await waitFor("left"), "\(printed())")
         }
     }
 }

@@ -21,12 +21,12 @@ extension PCSCEndToEnd {
         }
 
         /// Runs the sweep on `model` and returns outcome counts (and "cut points", "commands").
-        func sweep(_ model: String) throws -> [String: Int] {
+        func sweep(_ model: String) async throws -> [String: Int] {
             let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
-            let daemon = try PrivatePCSCDaemon()
+            let daemon = try await PrivatePCSCDaemon()
             defer { daemon.stop() }
             let base = daemon.directory.appendingPathComponent("base.json").path
-            let seed = try runTool(tool, ["write", "--device", "sim:\(model)?file=\(base)", "--url", Self.old], environment: daemon.environment, timeout: 30)
+            let seed = try await runTool(tool, ["write", "--device", "sim:\(model)?file=\(base)", "--url", Self.old], environment: daemon.environment, timeout: 30)
             try #require(seed.status == 0, "\(seed.output)")
             func copy(_ name: String) throws -> String {
                 let path = daemon.directory.appendingPathComponent(name).path
@@ -36,8 +36,8 @@ extension PCSCEndToEnd {
             }
             // The reference run: which tag commands are writes.
             let reference = try copy("reference.json")
-            let reader = try VirtualReaderProcess(tag: "sim:\(model)?file=\(reference)", daemon: daemon)
-            let write = try runTool(tool, ["write", "--device", "pcsc", "--url", Self.new, "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            let reader = try await VirtualReaderProcess(tag: "sim:\(model)?file=\(reference)", daemon: daemon)
+            let write = try await runTool(tool, ["write", "--device", "pcsc", "--url", Self.new, "--timeout", "5"], environment: daemon.environment, timeout: 60)
             try #require(write.status == 0, "\(write.output)")
             let commands = Self.tagCommands(reader.receivedAPDUs)
             reader.stop()
@@ -48,11 +48,11 @@ extension PCSCEndToEnd {
             outcomes["cut points"] = cuts.count
             for k in cuts {
                 let file = try copy("cut-\(k).json")
-                let torn = try VirtualReaderProcess(tag: "sim:\(model)?file=\(file)&leave-after=\(k)", daemon: daemon)
-                let cut = try runTool(tool, ["write", "--device", "pcsc", "--url", Self.new, "--timeout", "3"], environment: daemon.environment, timeout: 60)
+                let torn = try await VirtualReaderProcess(tag: "sim:\(model)?file=\(file)&leave-after=\(k)", daemon: daemon)
+                let cut = try await runTool(tool, ["write", "--device", "pcsc", "--url", Self.new, "--timeout", "3"], environment: daemon.environment, timeout: 60)
                 torn.stop()
                 #expect(cut.status != 0 || k == commands.count, "cut after command \(k): the write cannot have succeeded\n\(cut.output)")
-                let back = try runTool(tool, ["read", "--device", "sim:\(model)?file=\(file)"], environment: daemon.environment, timeout: 30)
+                let back = try await runTool(tool, ["read", "--device", "sim:\(model)?file=\(file)"], environment: daemon.environment, timeout: 30)
                 let outcome =
                     if back.output.contains(Self.new) { "new" }
                     else if back.output.contains(Self.old) { "old" }
@@ -65,15 +65,15 @@ extension PCSCEndToEnd {
         }
 
         @Test("NTAG215 (Type 2) through FF B0/FF D6: every cut around the writes leaves old, empty or new")
-        func type2() throws {
-            let outcomes = try sweep("ntag215")
+        func type2() async throws {
+            let outcomes = try await sweep("ntag215")
             #expect(outcomes["old", default: 0] > 0 && outcomes["new", default: 0] > 0, "\(outcomes)")
             print("PC/SC tearing sweep ntag215: \(outcomes)")
         }
 
         @Test("ICODE SLIX2 (Type 5) through FF B0/FF D6: every cut around the writes leaves old, empty or new")
-        func type5() throws {
-            let outcomes = try sweep("slix2")
+        func type5() async throws {
+            let outcomes = try await sweep("slix2")
             #expect(outcomes["old", default: 0] > 0 && outcomes["new", default: 0] > 0, "\(outcomes)")
             print("PC/SC tearing sweep slix2: \(outcomes)")
         }

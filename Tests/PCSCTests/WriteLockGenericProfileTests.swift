@@ -11,23 +11,23 @@ extension PCSCEndToEnd {
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct WriteLockGenericProfileTests {
         @Test("write --lock --yes on an NTAG215 through the generic profile exits 10, names GET_VERSION, and the tag file is unchanged")
-        func writeLockRefusedBeforeWriting() throws {
+        func writeLockRefusedBeforeWriting() async throws {
             let tool = try #require(Executables.built("nfctool"), "nfctool is not built").path
-            let daemon = try PrivatePCSCDaemon()
+            let daemon = try await PrivatePCSCDaemon()
             defer { daemon.stop() }
             let file = daemon.directory.appendingPathComponent("ntag215.json").path
-            let seed = try runTool(tool, ["write", "--device", "sim:ntag215?file=\(file)", "--url", "https://example.com/old"], environment: daemon.environment, timeout: 30)
+            let seed = try await runTool(tool, ["write", "--device", "sim:ntag215?file=\(file)", "--url", "https://example.com/old"], environment: daemon.environment, timeout: 30)
             #expect(seed.status == 0, "\(seed.output)")
             let before = try Data(contentsOf: URL(fileURLWithPath: file))
-            let reader = try VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon)
-            let run = try runTool(
+            let reader = try await VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon)
+            let run = try await runTool(
                 tool, ["write", "--device", "pcsc", "--url", "https://example.com/new", "--lock", "--yes", "--timeout", "5"],
                 environment: daemon.environment, timeout: 30)
             reader.stop()
             #expect(run.status == 10, "\(run.output)")
             #expect(run.output.contains("GET_VERSION"), "\(run.output)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
-            let back = try runTool(tool, ["read", "--device", "sim:?file=\(file)"], environment: daemon.environment, timeout: 30)
+            let back = try await runTool(tool, ["read", "--device", "sim:?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("https://example.com/old"), "\(back.output)")
         }
     }

@@ -6,18 +6,18 @@ import Testing
 
 
 /// Runs `body` with an emulator started with `arguments`, stopping it afterwards.
-private func withEmulator<T>(_ arguments: [String], _ body: (EmulatorProcess) throws -> T) throws -> T {
+private func withEmulator<T>(_ arguments: [String], _ body: (EmulatorProcess) async throws -> T) async throws -> T {
     let emulator = try EmulatorProcess(arguments)
     defer { emulator.stop() }
-    return try body(emulator)
+    return try await body(emulator)
 }
 
 @Suite("libnfc's own tools against pn532-emulator on a pty", .timeLimit(.minutes(10)))
 struct EndToEndTests {
     @Test("nfc-list prints the NTAG215's ATQA, UID and SAK", ExternalTool.nfcList.trait)
-    func nfcListNTAG() throws {
-        try withEmulator(["--tag", "ntag215"]) { emulator in
-            let run = try runTool(ExternalTool.nfcList.require(), [], against: emulator)
+    func nfcListNTAG() async throws {
+        try await withEmulator(["--tag", "ntag215"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(!run.timedOut)
             #expect(run.status == 0)
             #expect(run.output.contains("1 ISO14443A passive target(s) found:"))
@@ -35,9 +35,9 @@ struct EndToEndTests {
     }
 
     @Test("nfc-list lists both tags of a field of two (ntag215+ntag213), as it lists several real tags", ExternalTool.nfcList.trait)
-    func nfcListTwoTags() throws {
-        try withEmulator(["--tag", "ntag215+ntag213"]) { emulator in
-            let run = try runTool(ExternalTool.nfcList.require(), [], against: emulator)
+    func nfcListTwoTags() async throws {
+        try await withEmulator(["--tag", "ntag215+ntag213"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(!run.timedOut)
             #expect(run.status == 0)
             #expect(run.output.contains("2 ISO14443A passive target(s) found:"), "\(run.output)")
@@ -49,9 +49,9 @@ struct EndToEndTests {
     }
 
     @Test("nfc-list -v prints a Type 4 tag's ATS", ExternalTool.nfcList.trait)
-    func nfcListType4() throws {
-        try withEmulator(["--tag", "type4"]) { emulator in
-            let run = try runTool(ExternalTool.nfcList.require(), ["-v"], against: emulator)
+    func nfcListType4() async throws {
+        try await withEmulator(["--tag", "type4"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcList.require(), ["-v"], against: emulator)
             #expect(run.status == 0)
             #expect(run.output.contains("SAK (SEL_RES): 20"))
             #expect(run.output.contains("ATS: 75  77  81  02  80"))
@@ -64,9 +64,9 @@ struct EndToEndTests {
     /// `-v` decodes the protocol info. The output is parsed field by field.
     @Test("nfc-list lists the Type 4 tag over ISO 14443-B as libnfc lists a type B target",
           ExternalTool.nfcList.trait)
-    func nfcListTypeB() throws {
-        try withEmulator(["--tag", "type4b"]) { emulator in
-            let run = try runTool(ExternalTool.nfcList.require(), ["-v"], against: emulator)
+    func nfcListTypeB() async throws {
+        try await withEmulator(["--tag", "type4b"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcList.require(), ["-v"], against: emulator)
             #expect(!run.timedOut)
             #expect(run.status == 0, "\(run.output)")
             let lines = run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -92,9 +92,9 @@ struct EndToEndTests {
     }
 
     @Test("nfc-list finds the FeliCa Lite-S", ExternalTool.nfcList.trait)
-    func nfcListFeliCa() throws {
-        try withEmulator(["--tag", "felica-lite-s"]) { emulator in
-            let run = try runTool(ExternalTool.nfcList.require(), [], against: emulator)
+    func nfcListFeliCa() async throws {
+        try await withEmulator(["--tag", "felica-lite-s"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(run.output.contains("1 Felica (212 kbps) passive target(s) found:"))
             #expect(run.output.contains("ID (NFCID2): 01  2e  53  49  4d  00  00  01"))
             #expect(run.output.contains("System Code (SC): 88  b4"))
@@ -103,11 +103,11 @@ struct EndToEndTests {
 
     @Test("nfc-mfultralight reads all 135 NTAG215 pages, writes a dump back and reads it again",
           ExternalTool.nfcMfUltralight.trait)
-    func mfUltralightReadWrite() throws {
+    func mfUltralightReadWrite() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try withEmulator(["--tag", "ntag215"]) { emulator in
-            let read = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
+        try await withEmulator(["--tag", "ntag215"]) { emulator in
+            let read = try await runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
             #expect(read.output.contains("NTAG Type: NTAG215 (504 user bytes)"))
             #expect(read.output.contains("Done, 135 of 135 pages read (0 pages failed)."))
             var dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
@@ -116,9 +116,9 @@ struct EndToEndTests {
             // Page 4 onwards: an NDEF TLV with a Text record "A".
             dump.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x41, 0xFE])
             try Data(dump).write(to: directory.appendingPathComponent("new.mfd"))
-            let write = try runTool(ExternalTool.nfcMfUltralight.require(), ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            let write = try await runTool(ExternalTool.nfcMfUltralight.require(), ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
             #expect(write.output.contains("Done, 130 of 135 pages written (5 pages skipped, 0 pages failed)."))
-            let again = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
+            let again = try await runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
             #expect(again.status == 0)
             #expect(try Data(contentsOf: directory.appendingPathComponent("again.mfd")) == Data(dump))
         }
@@ -130,11 +130,11 @@ struct EndToEndTests {
     /// status 14 libnfc would report "Mifare Authentication Failed" for every page.
     @Test("nfc-mfultralight w on locked pages: they fail quietly, as on a chip (NAK = status 13, NFC_ERFTRANS)",
           ExternalTool.nfcMfUltralight.trait)
-    func mfUltralightWriteLockedPages() throws {
+    func mfUltralightWriteLockedPages() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try withEmulator(["--tag", "ntag215"]) { emulator in
-            let read = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
+        try await withEmulator(["--tag", "ntag215"]) { emulator in
+            let read = try await runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
             #expect(read.output.contains("Done, 135 of 135 pages read (0 pages failed)."))
             var dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
             // Static lock bytes (page 2, bytes 2-3) all set, a Text record "A" in pages 4-5: the
@@ -143,21 +143,21 @@ struct EndToEndTests {
             dump.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x41, 0xFE])
             try Data(dump).write(to: directory.appendingPathComponent("locked.mfd"))
             // OTP no, lock bytes yes, dynamic lock bytes no, UID no.
-            let lock = try runTool(ExternalTool.nfcMfUltralight.require(), ["w", "locked.mfd"], against: emulator, input: "n\ny\nn\nn\n", in: directory)
+            let lock = try await runTool(ExternalTool.nfcMfUltralight.require(), ["w", "locked.mfd"], against: emulator, input: "n\ny\nn\nn\n", in: directory)
             #expect(lock.output.contains("0 pages failed"), "\(lock.output)")
             // Now pages 3-15 are read-only: a dump with "B" there and new bytes in page 16.
             var second = dump
             second.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x42, 0xFE])
             second.replaceSubrange(64..<68, with: [0xAA, 0xBB, 0xCC, 0xDD])
             try Data(second).write(to: directory.appendingPathComponent("second.mfd"))
-            let write = try runTool(ExternalTool.nfcMfUltralight.require(), ["w", "second.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            let write = try await runTool(ExternalTool.nfcMfUltralight.require(), ["w", "second.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
             #expect(write.output.contains("Done, 118 of 135 pages written (5 pages skipped, 12 pages failed)."), "\(write.output)")
             #expect(!write.output.contains("Mifare Authentication Failed"), "\(write.output)")
             #expect(!write.output.contains("nfc_initiator_transceive_bytes"), "\(write.output)")
             // The refusals were status 13 on the wire, never 14.
             #expect(emulator.trace.contains { $0.hasSuffix("< D5 41 13") })
             #expect(!emulator.trace.contains { $0.hasSuffix("< D5 41 14") })
-            let again = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
+            let again = try await runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
             #expect(again.output.contains("Done, 135 of 135 pages read"))
             let after = try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd")))
             #expect(Array(after[16..<24]) == Array(dump[16..<24]))
@@ -169,7 +169,7 @@ struct EndToEndTests {
     /// NFC_EMFCAUTHFAIL and nfc-mfclassic gives up on the sector.
     @Test("nfc-mfclassic with wrong keys: authentication fails (status 14), as on a chip",
           ExternalTool.nfcMfClassic.trait)
-    func mfClassicWrongKey() throws {
+    func mfClassicWrongKey() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // A key file for this card (block 0 starts with its UID, as nfc-mfclassic checks) whose
@@ -177,8 +177,8 @@ struct EndToEndTests {
         var keys = [UInt8](repeating: 0, count: 1024)
         keys.replaceSubrange(0..<4, with: [0x53, 0x49, 0x4D, 0x01])
         try Data(keys).write(to: directory.appendingPathComponent("keys.mfd"))
-        try withEmulator(["--tag", "classic1k"]) { emulator in
-            let run = try runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "dump.mfd", "keys.mfd"], against: emulator, in: directory)
+        try await withEmulator(["--tag", "classic1k"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "dump.mfd", "keys.mfd"], against: emulator, in: directory)
             #expect(run.output.contains("Error: authentication failed for block 0x3f"), "\(run.output)")
             #expect(emulator.trace.contains { $0.hasSuffix("< D5 41 14") })
         }
@@ -186,22 +186,22 @@ struct EndToEndTests {
 
     @Test("A tag file keeps what nfc-mfultralight wrote for the next emulator run",
           ExternalTool.nfcMfUltralight.trait)
-    func tagFilePersists() throws {
+    func tagFilePersists() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tagFile = directory.appendingPathComponent("tag.json").path
         var written: [UInt8] = []
-        try withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
-            _ = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
+        try await withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
+            _ = try await runTool(ExternalTool.nfcMfUltralight.require(), ["r", "first.mfd"], against: emulator, in: directory)
             written = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
             written.replaceSubrange(16..<24, with: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x42, 0xFE])
             try Data(written).write(to: directory.appendingPathComponent("new.mfd"))
-            let write = try runTool(ExternalTool.nfcMfUltralight.require(), ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
+            let write = try await runTool(ExternalTool.nfcMfUltralight.require(), ["w", "new.mfd"], against: emulator, input: "n\nn\nn\nn\n", in: directory)
             #expect(write.output.contains("0 pages failed"))
         }
         #expect(FileManager.default.fileExists(atPath: tagFile))
-        try withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
-            let read = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
+        try await withEmulator(["--tag", "ntag213:\(tagFile)"]) { emulator in
+            let read = try await runTool(ExternalTool.nfcMfUltralight.require(), ["r", "again.mfd"], against: emulator, in: directory)
             #expect(read.output.contains("Done, 45 of 45 pages read (0 pages failed)."))
             #expect(try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd"))) == written)
         }
@@ -209,11 +209,11 @@ struct EndToEndTests {
 
     @Test("A tag that leaves the field after 10 commands leaves nfc-mfultralight with failed pages",
           ExternalTool.nfcMfUltralight.trait)
-    func tagLeavesField() throws {
+    func tagLeavesField() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try withEmulator(["--tag", "ntag215", "--leave-after", "10"]) { emulator in
-            let run = try runTool(ExternalTool.nfcMfUltralight.require(), ["r", "dump.mfd"], against: emulator, in: directory)
+        try await withEmulator(["--tag", "ntag215", "--leave-after", "10"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcMfUltralight.require(), ["r", "dump.mfd"], against: emulator, in: directory)
             #expect(run.output.contains("Done, 36 of 135 pages read (99 pages failed)."))
             #expect(run.output.contains("Warning! Read failed - partial data written to file!"))
             #expect(try emulator.control("status") == "ok empty (NTAG215 0453494d000001 removed), 0 waiting")
@@ -222,11 +222,11 @@ struct EndToEndTests {
 
     @Test("nfc-mfclassic reads a Classic 1K with the default keys",
           ExternalTool.nfcMfClassic.trait)
-    func mfClassicRead() throws {
+    func mfClassicRead() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try withEmulator(["--tag", "classic1k"]) { emulator in
-            let run = try runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "dump.mfd"], against: emulator, in: directory)
+        try await withEmulator(["--tag", "classic1k"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "dump.mfd"], against: emulator, in: directory)
             #expect(run.output.contains("Guessing size: seems to be a 1024-byte card"))
             #expect(run.output.contains("Done, 64 of 64 blocks read."))
             let dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("dump.mfd")))
@@ -237,18 +237,18 @@ struct EndToEndTests {
 
     @Test("nfc-mfclassic writes a dump and reads it back (1.8.0 writes the first block of sectors 1-15 only)",
           ExternalTool.nfcMfClassic.trait)
-    func mfClassicWrite() throws {
+    func mfClassicWrite() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try withEmulator(["--tag", "classic1k"]) { emulator in
-            _ = try runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "first.mfd"], against: emulator, in: directory)
+        try await withEmulator(["--tag", "classic1k"]) { emulator in
+            _ = try await runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "first.mfd"], against: emulator, in: directory)
             var dump = try [UInt8](Data(contentsOf: directory.appendingPathComponent("first.mfd")))
             dump.replaceSubrange(0x40..<0x50, with: Array("NFCKit emulator!".utf8))
             dump.replaceSubrange(0x3C0..<0x3D0, with: [UInt8](repeating: 0x5A, count: 16))
             try Data(dump).write(to: directory.appendingPathComponent("new.mfd"))
-            let write = try runTool(ExternalTool.nfcMfClassic.require(), ["w", "a", "u", "new.mfd"], against: emulator, in: directory)
+            let write = try await runTool(ExternalTool.nfcMfClassic.require(), ["w", "a", "u", "new.mfd"], against: emulator, in: directory)
             #expect(write.output.contains("Done, 60 of 64 blocks written."), "\(write.output)")
-            let again = try runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "again.mfd"], against: emulator, in: directory)
+            let again = try await runTool(ExternalTool.nfcMfClassic.require(), ["r", "a", "u", "again.mfd"], against: emulator, in: directory)
             #expect(again.output.contains("Done, 64 of 64 blocks read."))
             let back = try [UInt8](Data(contentsOf: directory.appendingPathComponent("again.mfd")))
             #expect(Array(back[0x40..<0x50]) == Array("NFCKit emulator!".utf8))
@@ -258,11 +258,11 @@ struct EndToEndTests {
 
     @Test("nfc-read-forum-tag3 reads the Lite-S attribute information block",
           ExternalTool.nfcReadForumTag3.trait)
-    func readForumTag3() throws {
+    func readForumTag3() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try withEmulator(["--tag", "felica-lite-s"]) { emulator in
-            let run = try runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
+        try await withEmulator(["--tag", "felica-lite-s"]) { emulator in
+            let run = try await runTool(ExternalTool.nfcReadForumTag3.require(), ["-o", directory.appendingPathComponent("t3.ndef").path], against: emulator)
             #expect(run.output.contains("* Mapping version: 1.0"))
             #expect(run.output.contains("* Maximum nr of blocks available for NDEF data:     13 blocks (208 bytes)"))
             #expect(run.output.contains("* NDEF Access Attribute: Read/Write (0x01)"))
@@ -272,14 +272,14 @@ struct EndToEndTests {
 
     @Test("A stack of tags: 'next' presents the second UID, 'remove' empties the field",
           ExternalTool.nfcList.trait)
-    func stackOfTags() throws {
-        try withEmulator(["--tag", "ntag215", "--tag", "ntag215"]) { emulator in
+    func stackOfTags() async throws {
+        try await withEmulator(["--tag", "ntag215", "--tag", "ntag215"]) { emulator in
             #expect(try emulator.control("status") == "ok NTAG215 0453494d000001 present, 1 waiting")
-            #expect(try runTool(ExternalTool.nfcList.require(), [], against: emulator).output.contains("4d  00  00  01"))
+            #expect(try await runTool(ExternalTool.nfcList.require(), [], against: emulator).output.contains("4d  00  00  01"))
             #expect(try emulator.control("next") == "ok NTAG215 0453494d000002 present, 0 waiting")
-            #expect(try runTool(ExternalTool.nfcList.require(), [], against: emulator).output.contains("4d  00  00  02"))
+            #expect(try await runTool(ExternalTool.nfcList.require(), [], against: emulator).output.contains("4d  00  00  02"))
             #expect(try emulator.control("remove") == "ok empty (NTAG215 0453494d000002 removed), 0 waiting")
-            let empty = try runTool(ExternalTool.nfcList.require(), [], against: emulator)
+            let empty = try await runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(!empty.output.contains("passive target(s) found"))
             #expect(empty.status == 0)
             #expect(try emulator.control("dance").hasPrefix("error: unknown control command 'dance'"))
@@ -288,8 +288,8 @@ struct EndToEndTests {
 
     @Test("nfc-poll waits for a tag: presenting it ends the poll, removing it ends the presence check",
           ExternalTool.nfcPoll.trait)
-    func pollWaitsForTag() throws {
-        try withEmulator(["--tag", "classic1k"]) { emulator in
+    func pollWaitsForTag() async throws {
+        try await withEmulator(["--tag", "classic1k"]) { emulator in
             try emulator.control("remove")
             let environment = emulator.libnfcEnvironment
             let process = Process()
@@ -323,7 +323,7 @@ struct EndToEndTests {
 
     @Test("nfcpy (tty:NAME:pn532 through --link /dev/NAME) writes an NDEF URI record; a fresh nfcpy process and the tag file hold its bytes",
           ExternalTool.nfcpy.trait, arguments: ["ntag215", "type4"])
-    func nfcpy(model: String) throws {
+    func nfcpy(model: String) async throws {
         let python = try ExternalTool.nfcpy.require()
         let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
         let directory = try temporaryDirectory()
@@ -332,8 +332,8 @@ struct EndToEndTests {
         // The record by hand (NFC Forum URI RTD): MB ME SR, TNF 1, type "U", payload 0x13 bytes,
         // prefix 04 ("https://"), then "example.org/nfckit".
         let expected = [0xD1, 0x01, 0x13, 0x55, 0x04] + Array("example.org/nfckit".utf8)
-        func session(_ body: String) throws -> ToolRun {
-            try withEmulator(["--tag", "\(model):\(tagFile)", "--link", "/dev/\(name)"]) { emulator in
+        func session(_ body: String) async throws -> ToolRun {
+            try await withEmulator(["--tag", "\(model):\(tagFile)", "--link", "/dev/\(name)"]) { emulator in
                 let script = """
                     import nfc, ndef
                     clf = nfc.ContactlessFrontend('tty:\(name):pn532')
@@ -342,14 +342,14 @@ struct EndToEndTests {
                     \(body)
                     clf.close()
                     """
-                return try runTool(python, ["-c", script], against: emulator, timeout: 30)
+                return try await runTool(python, ["-c", script], against: emulator, timeout: 30)
             }
         }
-        let write = try session("tag.ndef.records = [ndef.UriRecord('https://example.org/nfckit')]")
+        let write = try await session("tag.ndef.records = [ndef.UriRecord('https://example.org/nfckit')]")
         #expect(write.status == 0 && !write.timedOut, "\(write.output)")
         #expect(write.output.contains(model == "type4" ? "tag Type4ATag" : "tag Type2Tag 'NXP NTAG215' ID=0453494D000001"), "\(write.output)")
         // nfcpy caches what its setter was given: only a fresh process reading the tag proves the write.
-        let read = try session("print('octets', bytes(tag.ndef.octets).hex())")
+        let read = try await session("print('octets', bytes(tag.ndef.octets).hex())")
         #expect(read.status == 0 && !read.timedOut, "\(read.output)")
         #expect(read.output.contains("octets " + Hex.encode(expected).lowercased()), "\(read.output)")
         // And the emulator's tag file, read as plain JSON, holds the same bytes.

@@ -6,18 +6,10 @@ import NFCTags
 import NFCTestSupport
 import Testing
 
-/// Waits on the main actor until `condition` holds, or `limit` has passed. The limit is
-/// generous: at the start of a full run on a loaded 2-core machine the process has been seen to
-/// get no time for 35–45 s.
-@MainActor
-func eventually(within limit: Duration = .seconds(90), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return true
-}
+/// How long the examples' tests wait for a session to end (NFCTestSupport's `eventually`, on
+/// the main actor where the examples live). Generous: at the start of a full run on a loaded
+/// 2-core machine the process has been seen to get no time for 35–45 s.
+let exampleLimit: Duration = .seconds(90)
 
 /// The memory of a tag file (`sim:…?file=` or the emulator's `--tag MODEL:FILE`): the other side.
 func tagFileMemory(_ path: String) throws -> [UInt8] {
@@ -49,7 +41,7 @@ struct PortingExamplesTests {
         let reader = NDEFReader(connection: "sim:ntag215?ndef=\(hex)", invalidateAfterFirstRead: true)
         #expect(await reader.readingAvailable())
         reader.beginScanning()
-        #expect(await eventually { reader.finished != nil })
+        #expect(await eventually(within: exampleLimit) { reader.finished != nil })
         #expect(reader.log == ["active", "URL: https://example.com/seed"])
         #expect(reader.finished?.code == .readerSessionInvalidationErrorFirstNDEFTagRead)
         #expect(isNormalTermination(try #require(reader.finished)))
@@ -62,7 +54,7 @@ struct PortingExamplesTests {
         let file = directory.appendingPathComponent("tag.json").path
         let writer = NDEFWriter(connection: "sim:ntag215?file=\(file)", message: Self.hello)
         writer.beginWrite()
-        #expect(await eventually { writer.finished != nil })
+        #expect(await eventually(within: exampleLimit) { writer.finished != nil })
         #expect(writer.log == ["detected 1", "status readWrite capacity 492", "written"])
         #expect(writer.finished?.code == .readerSessionInvalidationErrorUserCanceled)
         #expect(writer.alerts == ["Write NDEF message successful."])
@@ -79,14 +71,14 @@ struct PortingExamplesTests {
         let file = directory.appendingPathComponent("tag.json").path
         let locker = NDEFWriter(connection: "sim:ntag215?file=\(file)", message: Self.hello, lockAfterWriting: true)
         locker.beginWrite()
-        #expect(await eventually { locker.finished != nil })
+        #expect(await eventually(within: exampleLimit) { locker.finished != nil })
         #expect(locker.log.last == "locked")
         let memory = try tagFileMemory(file)
         // Static lock bytes FF FF and CC3 (access) 0F: read-only (Type 2 Tag 1.2 §4.6, §6.4).
         #expect(memory[10] == 0xFF && memory[11] == 0xFF && memory[15] == 0x0F)
         let again = NDEFWriter(connection: "sim:ntag215?file=\(file)", message: Self.hello)
         again.beginWrite()
-        #expect(await eventually { again.finished != nil })
+        #expect(await eventually(within: exampleLimit) { again.finished != nil })
         #expect(again.log.last == "status readOnly capacity 492")
         #expect(again.alerts == ["Tag is read only."])
     }
@@ -97,7 +89,7 @@ struct PortingExamplesTests {
         // Nothing in the field; the Cancel button.
         reader.beginScanning()
         reader.stopScanning()
-        #expect(await eventually { reader.finished != nil })
+        #expect(await eventually(within: exampleLimit) { reader.finished != nil })
         let error = try #require(reader.finished)
         #expect(error.code == .readerSessionInvalidationErrorUserCanceled)
         let bridged = error as NSError
@@ -114,10 +106,10 @@ struct PortingExamplesTests {
         let reader = NDEFReader(connection: "sim:empty")
         reader.beginScanning()
         reader.stopScanning()
-        #expect(await eventually { reader.finished != nil })
+        #expect(await eventually(within: exampleLimit) { reader.finished != nil })
         #expect(reader.finished?.code == .readerSessionInvalidationErrorUserCanceled)
         reader.scanAgainOnStaleSession()
-        #expect(await eventually { reader.finished?.code == .readerTransceiveErrorSessionInvalidated })
+        #expect(await eventually(within: exampleLimit) { reader.finished?.code == .readerTransceiveErrorSessionInvalidated })
     }
 
     @Test("restartPolling reports again a tag that stayed in the field, as CoreNFC does (simulator)")
@@ -163,19 +155,19 @@ struct PortingExamplesThroughLibNFCTests {
 
         let writer = NDEFWriter(connection: emulator.connectionString, message: PortingExamplesTests.hello)
         writer.beginWrite()
-        #expect(await eventually { writer.finished != nil })
+        #expect(await eventually(within: exampleLimit) { writer.finished != nil })
         #expect(writer.log == ["detected 1", "status readWrite capacity 492", "written"])
 
         let reader = NDEFReader(connection: emulator.connectionString, invalidateAfterFirstRead: true)
         #expect(await reader.readingAvailable())
         reader.beginScanning()
-        #expect(await eventually { reader.finished != nil })
+        #expect(await eventually(within: exampleLimit) { reader.finished != nil })
         #expect(reader.log == ["active", "Text (en): Hello, NFC!"])
         #expect(reader.finished?.code == .readerSessionInvalidationErrorFirstNDEFTagRead)
 
         let locker = NDEFWriter(connection: emulator.connectionString, message: PortingExamplesTests.hello, lockAfterWriting: true)
         locker.beginWrite()
-        #expect(await eventually { locker.finished != nil })
+        #expect(await eventually(within: exampleLimit) { locker.finished != nil })
         #expect(locker.log.last == "locked")
         emulator.stop()
         let memory = try tagFileMemory(file)
@@ -212,12 +204,12 @@ struct TagReaderExampleTests {
             // The emulator's tag starts blank: the write example puts the message there first.
             let writer = NDEFWriter(connection: emulator.connectionString, message: message)
             writer.beginWrite()
-            #expect(await eventually { writer.finished != nil })
+            #expect(await eventually(within: exampleLimit) { writer.finished != nil })
             #expect(writer.log.last == "written")
         }
         let reader = TagReader(connection: emulator?.connectionString ?? "sim:ntag215?ndef=\(hex)")
         reader.beginScanning()
-        #expect(await eventually { reader.finished != nil })
+        #expect(await eventually(within: exampleLimit) { reader.finished != nil })
         #expect(reader.log == ["URL: https://example.com/tag"])
         #expect(reader.finished?.code == .readerSessionInvalidationErrorUserCanceled)
     }
@@ -226,7 +218,7 @@ struct TagReaderExampleTests {
     func selectsWithNoLe() async throws {
         let reader = TagReader(connection: "sim:type4")
         reader.beginScanning()
-        #expect(await eventually { reader.finished != nil })
+        #expect(await eventually(within: exampleLimit) { reader.finished != nil })
         #expect(reader.log == ["SELECT SW1=90 SW2=0"])
     }
 }

@@ -125,8 +125,8 @@ struct SessionConfigurationTests {
     }
 
     /// Whether a fresh process can take the exclusive lock on `file` at once.
-    static func anotherProcessCanLock(_ file: String) throws -> Bool {
-        let run = try runTool(
+    static func anotherProcessCanLock(_ file: String) async throws -> Bool {
+        let run = try await runTool(
             "/usr/bin/python3", ["-c", "import fcntl, sys\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)", file],
             environment: ProcessInfo.processInfo.environment, timeout: 20)
         return run.status == 0
@@ -140,14 +140,14 @@ struct SessionConfigurationTests {
         do {
             let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
             try await session.begin()
-            #expect(try !Self.anotherProcessCanLock(lockFile), "a live session holds the reader")
+            #expect(try await !Self.anotherProcessCanLock(lockFile), "a live session holds the reader")
             // Dropped here, never invalidated.
         }
         let deadline = ContinuousClock.now + .seconds(20)
-        var released = try Self.anotherProcessCanLock(lockFile)
+        var released = try await Self.anotherProcessCanLock(lockFile)
         while !released, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            released = try Self.anotherProcessCanLock(lockFile)
+            released = try await Self.anotherProcessCanLock(lockFile)
         }
         #expect(released)
     }

@@ -56,23 +56,21 @@ struct LedgerFixture {
     func open() throws -> any ProvisioningLedger { try openLedger(location) }
 
     /// Makes a fixture off the cooperative pool (starting the server blocks for seconds).
-    static func make(_ kind: LedgerKind) async throws -> LedgerFixture { try await offThePool { try LedgerFixture(kind) } }
+    static func make(_ kind: LedgerKind) async throws -> LedgerFixture { try await runBlocking { try LedgerFixture(kind) } }
 
-    /// ``independent(_:)`` off the cooperative pool.
-    func read(_ sql: String) async throws -> String {
-        let fixture = self
-        return try await offThePool { try fixture.independent(sql) }
-    }
+    /// ``independent(_:)``.
+    func read(_ sql: String) async throws -> String { try await independent(sql) }
 
     /// One value from `sql`, read by an independent client.
-    func independent(_ sql: String) throws -> String {
+    func independent(_ sql: String) async throws -> String {
         switch kind {
         case .sqlite:
-            let run = try runTool("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])", location, sql],
+            let run = try await runTool("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])", location, sql],
                                   environment: ProcessInfo.processInfo.environment, timeout: 30)
             return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
         case .postgresql:
-            return try Self.server().psql(sql, database: database).trimmingCharacters(in: .whitespacesAndNewlines)
+            let database = database
+            return try await runBlocking { try Self.server().psql(sql, database: database) }.trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }
 
@@ -128,7 +126,7 @@ struct LedgerContractTests {
             for worker in 0..<4 {
                 let ledger = worker % 2 == 0 ? a : b
                 group.addTask {
-                    try await offThePool { try (0..<25).map { i in
+                    try await runBlocking { try (0..<25).map { i in
                         if worker < 2 { return try ledger.allocateCounter(start: 100) }
                         guard case .claimed(let n) = try ledger.claimCounter(run: "r1", uid: "04\(worker)\(i)", station: "s\(worker)", start: 1) else { return -1 }
                         return n
@@ -176,7 +174,7 @@ struct LedgerContractTests {
         let stations = try (0..<4).map { _ in try fixture.open() }
         let claimed = try await withThrowingTaskGroup(of: [Int].self) { group in
             for (s, ledger) in stations.enumerated() {
-                group.addTask { try await offThePool {
+                group.addTask { try await runBlocking {
                     let session = try ledger.startRun(name: "r", station: "st\(s)", template: nil, manifest: "m.csv", readers: [])
                     var rows: [Int] = []
                     var i = 0

@@ -34,12 +34,12 @@ struct LedgerCounterfeitTests {
     }
 
     @Test("a SQLite ledger of schema version 2 is migrated once: its attempts and ids kept, counterfeit then accepted")
-    func sqliteMigration() throws {
+    func sqliteMigration() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("v2.db").path
         // Schema version 2 as it was written, by sqlite3 itself; its CHECK refuses 'counterfeit'.
-        let made = try runPython("""
+        let made = try await runPython("""
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             db.executescript('''
@@ -79,7 +79,7 @@ struct LedgerCounterfeitTests {
             try ledger.record(Self.attempt(7, "04CF", status: "counterfeit"))
         }
         _ = try Ledger(path: path)  // a second opening changes nothing
-        let stored = try runPython("""
+        let stored = try await runPython("""
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             print(db.execute("PRAGMA user_version").fetchone()[0])
@@ -107,7 +107,7 @@ struct LedgerCounterfeitTests {
         defer { fixture.remove() }
         let server = try LedgerFixture.server()
         // Schema version 1 as it was (the tables the test touches), by psql.
-        _ = try await offThePool { [database = fixture.database] in
+        _ = try await runBlocking { [database = fixture.database] in
             try server.psql("""
                 CREATE TABLE nfctool_schema(version integer NOT NULL);
                 INSERT INTO nfctool_schema VALUES(1);

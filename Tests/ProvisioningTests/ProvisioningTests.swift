@@ -191,19 +191,19 @@ struct LedgerTests {
     }
 
     /// Runs `script` with python3 (its sqlite3 module: a reader of the file independent of ours).
-    static func python(_ script: String, _ arguments: [String]) throws -> String {
-        let run = try runPython(script, arguments)
+    static func python(_ script: String, _ arguments: [String]) async throws -> String {
+        let run = try await runPython(script, arguments)
         #expect(run.status == 0)
         return run.standardOutput
     }
 
     @Test("a ledger written before rows counted from 1 is migrated once on opening: row 0 becomes row 1")
-    func migratesZeroBasedRows() throws {
+    func migratesZeroBasedRows() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("old.db").path
         // The schema of schema version 0, written by sqlite3 itself: rows 0 and 2 done.
-        _ = try Self.python("""
+        _ = try await Self.python("""
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             db.execute("CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, template TEXT, manifest TEXT, readers TEXT NOT NULL)")
@@ -215,7 +215,7 @@ struct LedgerTests {
             """, [path])
         #expect(try Ledger(path: path).doneRows() == [1, 3])
         #expect(try Ledger(path: path).doneRows() == [1, 3])  // the second opening changes nothing
-        let stored = try Self.python("""
+        let stored = try await Self.python("""
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             print(db.execute("PRAGMA user_version").fetchone()[0], [r[0] for r in db.execute("SELECT row FROM attempts ORDER BY id")])
@@ -226,7 +226,7 @@ struct LedgerTests {
     /// "\r\n" is one Swift Character, equal to neither "\n" nor "\r": a field holding it (a
     /// reader name a hostile driver reports) went out unquoted and split the record.
     @Test("a CSV field with CR LF is quoted: Python's csv module reads one record per attempt")
-    func csvQuotesCRLF() throws {
+    func csvQuotesCRLF() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledger = try Ledger(path: directory.appendingPathComponent("ledger.db").path)
@@ -237,7 +237,7 @@ struct LedgerTests {
         try ledger.record(Self.attempt(ledger, run: run, uid: "04BB", row: 2))
         let file = directory.appendingPathComponent("export.csv")
         try Data(try ledger.exportCSV().utf8).write(to: file)
-        let records = try Self.python("""
+        let records = try await Self.python("""
             import csv, sys
             rows = list(csv.reader(open(sys.argv[1], newline="")))
             print(len(rows) - 1, [r[14] for r in rows[1:]])
