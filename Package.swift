@@ -120,7 +120,8 @@ let package = Package(
         // The seeds' CoreNFC examples ported (docs/porting-from-corenfc.md), on `sim:` and through libnfc.
         .testTarget(name: "PortingExamplesTests", dependencies: ["NFCKit", "NDEF", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // End to end: real libnfc against the emulator on a pty, the built executables, libnfc's tools.
-        .testTarget(name: "IntegrationTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport", "Provisioning", "TagCommandCounts"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["LibNFC", "NFCKit", "PN532Emulator", "VirtualTags", "NFCTags", "NFCToolCore", "NFCTestSupport", "Provisioning", "NDEF", "NFCCore", "NFCCrypto", "Originality"], swiftSettings: strict),
+        .testTarget(name: "RepositoryTests", dependencies: ["NFCTestSupport", "TagCommandCounts"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

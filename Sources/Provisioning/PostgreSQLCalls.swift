@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// libpq, wrapped once: one function per libpq call this package makes, and nothing else
-/// imports `CLibPQ` (Tests/IntegrationTests/LayeringTests.swift checks it). The functions are
+/// imports `CLibPQ` (Tests/RepositoryTests/LayeringTests.swift checks it). The functions are
 /// thin: they convert Swift values to C and back; error handling is
 /// ``PostgreSQLConnection``'s. A `PGconn` or `PGresult` is used by one thread at a time (the
 /// owner's mutex).

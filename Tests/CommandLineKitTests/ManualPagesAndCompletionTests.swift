@@ -6,7 +6,7 @@ import Testing
 /// A small tool declared with the kit, with what roff and the shells find awkward: a leading
 /// dot and apostrophe, backslashes, hyphens, text outside ASCII, an example block, nested
 /// subcommands, a closed set of words, a file, a repeatable argument.
-enum SampleTool {
+enum PagesSampleTool {
     struct Root: CommandGroup {
         static let configuration = CommandConfiguration(
             name: "sample", abstract: "A sample tool for the generators.", version: "1.2.3",
@@ -75,16 +75,16 @@ struct ManualPagesTests {
 
     @Test("every command has a page: the root, groups and nested commands, named tool-sub-sub")
     func everyCommandHasAPage() throws {
-        #expect(SampleTool.pages.commandNames == [["sample"], ["sample", "fetch"], ["sample", "group"], ["sample", "group", "inner"]])
+        #expect(PagesSampleTool.pages.commandNames == [["sample"], ["sample", "fetch"], ["sample", "group"], ["sample", "group", "inner"]])
         #expect(ManualPages.pageName(["sample", "group", "inner"]) == "sample-group-inner")
-        let inner = try #require(SampleTool.pages.page(["sample", "group", "inner"]))
+        let inner = try #require(PagesSampleTool.pages.page(["sample", "group", "inner"]))
         #expect(inner.contains(".TH \"SAMPLE\\-GROUP\\-INNER\" 1 \"2026-01-02\" \"sample 1.2.3\" \"User Commands\""))
-        #expect(SampleTool.pages.page(["nope"]) == nil)
+        #expect(PagesSampleTool.pages.page(["nope"]) == nil)
     }
 
     @Test("text is escaped for roff: a leading dot or apostrophe, backslashes, hyphens, non-ASCII")
     func escaping() throws {
-        let page = try #require(SampleTool.pages.page(["fetch"]))
+        let page = try #require(PagesSampleTool.pages.page(["fetch"]))
         #expect(page.contains("\\&.leading dot starts this line, and a backslash \\e sits here."))
         #expect(page.contains("\\&'quoted at the start' and a \\[u2026] ellipsis."))
         #expect(page.contains("\\&.hidden\\-looking example"))
@@ -100,11 +100,11 @@ struct ManualPagesTests {
 
     @Test("the root page lists the commands and the exit statuses; a command inherits the root's statuses")
     func rootPage() throws {
-        let root = try #require(SampleTool.pages.page([]))
+        let root = try #require(PagesSampleTool.pages.page([]))
         #expect(root.contains(".SH COMMANDS"))
         #expect(root.contains(".BR sample\\-fetch (1)."))
         #expect(root.contains(".SH EXIT STATUS\n.TP\n\\fB0\\fR\nsuccess\n.TP\n\\fB1\\fR\nit failed\n.TP\n\\fB64\\fR\nusage error"))
-        let inner = try #require(SampleTool.pages.page(["group", "inner"]))
+        let inner = try #require(PagesSampleTool.pages.page(["group", "inner"]))
         #expect(inner.contains(".SH EXIT STATUS\n.TP\n\\fB0\\fR"))
         #expect(inner.contains(".SH SEE ALSO\n.BR sample (1),\n.BR sample\\-group (1)\n"))
     }
@@ -112,12 +112,12 @@ struct ManualPagesTests {
     @Test("groff renders every page without a warning, showing the text as written", Self.groff.trait)
     func groffRendersWithoutWarnings() async throws {
         let groff = try Self.groff.require()
-        for names in SampleTool.pages.commandNames {
-            let path = try temporaryFile(try #require(SampleTool.pages.page(names)), name: "page.1")
+        for names in PagesSampleTool.pages.commandNames {
+            let path = try temporaryFile(try #require(PagesSampleTool.pages.page(names)), name: "page.1")
             let warnings = try await shell("/bin/bash", "\(groff) -man -Tutf8 -ww -z '\(path)' 2>&1")
             #expect(warnings.status == 0 && warnings.output.isEmpty, "\(names): \(warnings.output)")
         }
-        let path = try temporaryFile(try #require(SampleTool.pages.page(["fetch"])), name: "fetch.1")
+        let path = try temporaryFile(try #require(PagesSampleTool.pages.page(["fetch"])), name: "fetch.1")
         let rendered = try await shell("/bin/bash", "\(groff) -man -Tutf8 -P -cbou '\(path)' 2>/dev/null", environment: ["LC_ALL": "C.UTF-8"])
         let text = rendered.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains(".leading dot starts this line, and a backslash \\ sits here."), "\(text)")
@@ -129,8 +129,8 @@ struct ManualPagesTests {
     @Test("mandoc's lint finds nothing to warn about in any page", Self.mandoc.trait)
     func mandocLint() async throws {
         let mandoc = try Self.mandoc.require()
-        for names in SampleTool.pages.commandNames {
-            let path = try temporaryFile(try #require(SampleTool.pages.page(names)), name: ManualPages.pageName(names) + ".1")
+        for names in PagesSampleTool.pages.commandNames {
+            let path = try temporaryFile(try #require(PagesSampleTool.pages.page(names)), name: ManualPages.pageName(names) + ".1")
             let lint = try await shell("/bin/bash", "\(mandoc) -T lint -W warning '\(path)' 2>&1")
             #expect(lint.status == 0 && lint.output.isEmpty, "\(names): \(lint.output)")
         }
@@ -139,12 +139,12 @@ struct ManualPagesTests {
     @Test("'tool help --man [command]' prints the page; SOURCE_DATE_EPOCH dates it")
     func helpMan() async throws {
         let io = CapturedIO()
-        let status = await CommandLineTool(root: SampleTool.Root.self)
+        let status = await CommandLineTool(root: PagesSampleTool.Root.self)
             .run(arguments: ["help", "--man", "group", "inner"], environment: ["SOURCE_DATE_EPOCH": "1767312000"], io: io)
         #expect(status == .success)
-        #expect(io.standardOutput == SampleTool.pages.page(["group", "inner"]))
+        #expect(io.standardOutput == PagesSampleTool.pages.page(["group", "inner"]))
         let unknown = CapturedIO()
-        #expect(await CommandLineTool(root: SampleTool.Root.self).run(arguments: ["help", "--man", "nope"], environment: [:], io: unknown) == .usage)
+        #expect(await CommandLineTool(root: PagesSampleTool.Root.self).run(arguments: ["help", "--man", "nope"], environment: [:], io: unknown) == .usage)
     }
 
     @Test("the date of a Unix time is the one GNU date gives", arguments: [0, 951_782_400, 1_700_000_000, 1_767_312_000, 4_107_542_399])
@@ -162,7 +162,7 @@ struct ShellCompletionTests {
     /// What the bash script offers for `words` (the last one being completed), as bash would
     /// call it: COMP_WORDS/COMP_CWORD only, or a whole COMP_LINE.
     static func bashCompletes(_ words: [String], line: String? = nil, in directory: String = "/") async throws -> [String] {
-        let script = try temporaryFile(SampleTool.completion.script(for: .bash), name: "sample.bash")
+        let script = try temporaryFile(PagesSampleTool.completion.script(for: .bash), name: "sample.bash")
         let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
         let setup = line.map { "COMP_LINE='\($0)'; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1)" }
             ?? "COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1)"
@@ -173,16 +173,16 @@ struct ShellCompletionTests {
 
     @Test("bash -n, zsh -n and fish -n accept the scripts")
     func syntax() async throws {
-        let bash = try await shell("/bin/bash", "bash -n '\(try temporaryFile(SampleTool.completion.script(for: .bash), name: "s.bash"))'")
+        let bash = try await shell("/bin/bash", "bash -n '\(try temporaryFile(PagesSampleTool.completion.script(for: .bash), name: "s.bash"))'")
         #expect(bash.status == 0 && bash.output.isEmpty, "\(bash.output)")
         if Self.zsh.isAvailable || isContinuousIntegration {
             let zsh = try Self.zsh.require()
-            let run = try await runTool(zsh, ["-n", try temporaryFile(SampleTool.completion.script(for: .zsh), name: "_sample")], environment: [:])
+            let run = try await runTool(zsh, ["-n", try temporaryFile(PagesSampleTool.completion.script(for: .zsh), name: "_sample")], environment: [:])
             #expect(run.status == 0 && run.output.isEmpty, "\(run.output)")
         }
         if Self.fish.isAvailable || isContinuousIntegration {
             let fish = try Self.fish.require()
-            let run = try await runTool(fish, ["-n", try temporaryFile(SampleTool.completion.script(for: .fish), name: "sample.fish")], environment: [:])
+            let run = try await runTool(fish, ["-n", try temporaryFile(PagesSampleTool.completion.script(for: .fish), name: "sample.fish")], environment: [:])
             #expect(run.status == 0 && run.output.isEmpty, "\(run.output)")
         }
     }
@@ -211,7 +211,7 @@ struct ShellCompletionTests {
     @Test("fish completes subcommands, nested ones, options and words of a closed set", Self.fish.trait)
     func fishCompletion() async throws {
         let fish = try Self.fish.require()
-        let script = try temporaryFile(SampleTool.completion.script(for: .fish), name: "sample.fish")
+        let script = try temporaryFile(PagesSampleTool.completion.script(for: .fish), name: "sample.fish")
         func completes(_ line: String) async throws -> [String] {
             let run = try await runTool(fish, ["--no-config", "-c", "source '\(script)'; complete -C '\(line)'"], environment: ["HOME": NSTemporaryDirectory()])
             return run.output.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }

@@ -2,7 +2,7 @@ import Testing
 @testable import NFCToolCore
 
 /// `nfctool emulate` in-process: its help, usage errors, and the simulator's lack of target
-/// mode. Through real libnfc it is tested in IntegrationTests/EmulateThroughLibNFCTests.
+/// mode. Through real libnfc it is tested in EndToEndTests/EmulateThroughLibNFCTests.
 @Suite("nfctool emulate", .timeLimit(.minutes(5)))
 struct EmulateCommandTests {
     static let help = HelpSnapshot.help("emulate")

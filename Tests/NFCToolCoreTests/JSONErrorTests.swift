@@ -177,81 +177,17 @@ struct JSONErrorEndToEndTests {
           arguments: ["ndef decode", "scan", "ledger stats", "read", "watch", "lock"])
     func builtBinaryPrintsTheObject(_ key: String) async throws {
         let failing = try #require(JSONErrorTests.failingRuns[key])
-        let run = try await runFreshNFCTool(failing.arguments)
+        let run = try await runBuiltNFCTool(failing.arguments)
         let error = try JSONErrorTests.errorObject(stdout: run.standardOutput, stderr: run.standardError, status: run.status)
         #expect(error["code"] as? String == failing.code, "\(error)")
     }
 
     @Test("a usage error of the parser, from the built binary")
     func builtBinaryUsageError() async throws {
-        let run = try await runFreshNFCTool(["info", "--json", "--timeout", "x"])
+        let run = try await runBuiltNFCTool(["info", "--json", "--timeout", "x"])
         #expect(run.status == 64)
         let error = try JSONErrorTests.errorObject(stdout: run.standardOutput, stderr: run.standardError, status: run.status)
         #expect(error["code"] as? String == "usage")
         #expect(run.standardError.contains("Usage: nfctool info"), "\(run.standardError)")
-    }
-}
-
-/// What a fresh nfctool process left behind.
-struct FreshProcessRun: Sendable {
-    let status: Int32
-    let standardOutput: String
-    let standardError: String
-}
-
-/// Runs the built nfctool in a process of its own (standard input /dev/null, output to files),
-/// waited for by its termination handler, killed after `timeout`.
-func runFreshNFCTool(_ arguments: [String], timeout: Duration = .seconds(120)) async throws -> FreshProcessRun {
-    let executable = try #require(Executables.built("nfctool"), "nfctool is not next to the test runner")
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let outputURL = directory.appendingPathComponent("stdout")
-    let errorURL = directory.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-    let output = try FileHandle(forWritingTo: outputURL)
-    let error = try FileHandle(forWritingTo: errorURL)
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") && $0.key != "NFCTOOL_DEVICE" }
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output
-    process.standardError = error
-    let (ended, continuation) = AsyncStream.makeStream(of: Int32.self)
-    process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
-    try process.run()
-    let pid = process.processIdentifier
-    let killer = Task {
-        try await Task.sleep(for: timeout)
-        kill(pid, SIGKILL)
-    }
-    var status: Int32 = -1
-    for await code in ended { status = code }
-    killer.cancel()
-    try output.close()
-    try error.close()
-    return FreshProcessRun(
-        status: status,
-        standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-        standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
-}
-
-/// The standard output of a `--json` run that printed its answer and then failed, split: the
-/// answer (every line but the error object's) and the error object (the last line).
-enum JSONAnswer {
-    /// The lines of `stdout` without a last line holding the error object, each ending in a newline.
-    static func answer(_ stdout: String) -> String {
-        var lines = stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        if lines.last == "" { lines.removeLast() }
-        if let last = lines.last, last.hasPrefix("{\"error\":{") { lines.removeLast() }
-        return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
-    }
-
-    /// The error object's fields, from the last line of `stdout`; nil when it holds none.
-    static func error(_ stdout: String) -> [String: Any]? {
-        guard let last = stdout.split(separator: "\n").last,
-              let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else { return nil }
-        return object["error"] as? [String: Any]
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NDEF
 import NFCCore
+import NFCTestSupport
 import Testing
 @testable import NFCToolCore
 

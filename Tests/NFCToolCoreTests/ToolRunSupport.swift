@@ -19,12 +19,3 @@ func runNFCTool(
         status: status, standardOutput: io.standardOutput, standardOutputBytes: io.standardOutputBytes,
         standardError: io.standardError)
 }
-
-/// Runs any command tree in-process.
-func run(_ tool: CommandLineTool, _ arguments: [String], standardInput: [UInt8] = []) async -> InToolRun {
-    let io = CapturedIO(standardInput: standardInput)
-    let status = await tool.run(arguments: arguments, environment: [:], io: io)
-    return InToolRun(
-        status: status, standardOutput: io.standardOutput, standardOutputBytes: io.standardOutputBytes,
-        standardError: io.standardError)
-}

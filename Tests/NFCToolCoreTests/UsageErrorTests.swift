@@ -1,3 +1,4 @@
+import NFCTestSupport
 import Testing
 @testable import NFCToolCore
 

@@ -3,7 +3,7 @@
 message found in it, decoded by ndeflib: an oracle independent of NFCKit's parsers.
 
 Usage: type2_dump_ndef.py DUMP  ->  {"cc": "E1103E00", "uris": ["https://..."], "records": N}
-Used by Tests/IntegrationTests; never by the product.
+Used by Tests/EndToEndTests; never by the product.
 """
 import json
 import sys

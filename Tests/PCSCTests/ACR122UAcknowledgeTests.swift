@@ -10,7 +10,7 @@ extension PCSCEndToEnd {
     /// virtual reader playing the ACR122U's PN532 (its CIU registers: with the CRC check on, a
     /// 4-bit answer is status 02; with it off, one byte and RxLastBits 4).
     @Suite(
-        "ACR122U direct transmit: a tag's ACK is success, its NAK a typed refusal", .serialized, .timeLimit(.minutes(3)),
+        "ACR122U direct transmit: a tag's ACK is success, its NAK a typed refusal", .tags(.pcsc, .endToEnd), .serialized, .timeLimit(.minutes(3)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct ACR122UAcknowledgeTests {
         static let acr122u = "ACS ACR122U PICC Interface"
@@ -82,7 +82,7 @@ extension PCSCEndToEnd {
     /// MIFARE Classic value blocks through PC/SC: the platform has INCREMENT, DECREMENT,
     /// RESTORE and TRANSFER, PC/SC Part 3's storage commands do not.
     @Suite(
-        "MIFARE Classic value-block commands through PC/SC: refused, nothing sent", .serialized, .timeLimit(.minutes(2)),
+        "MIFARE Classic value-block commands through PC/SC: refused, nothing sent", .tags(.pcsc, .endToEnd), .serialized, .timeLimit(.minutes(2)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct ClassicValueThroughPCSCTests {
         @Test("INCREMENT after a sector's authentication: notSupported naming the command and the reader's limit; the virtual reader receives nothing more")

@@ -6,7 +6,7 @@ extension PCSCEndToEnd {
     /// `nfctool batch` through pcscd: the virtual reader hands out a stack of stickers, each taken
     /// away when nfctool leaves it with a reset (its deselect) and the next laid on the reader.
     @Suite(
-        "batch through the real pcscd and the virtual reader", .serialized, .timeLimit(.minutes(5)),
+        "batch through the real pcscd and the virtual reader", .tags(.pcsc, .endToEnd), .serialized, .timeLimit(.minutes(5)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct BatchThroughPCSCTests {
         @Test("a batch of 20 ICODE SLIX2 stickers through pcscd: 20 distinct UIDs done in the ledger, each tag file (read by the simulator) holds its own URL")

@@ -11,7 +11,7 @@ extension PCSCEndToEnd {
     /// BINARY / UPDATE BINARY: the virtual reader byte for byte against the Classic model, and
     /// nfctool (fresh processes) formatting, writing, reading and locking through the real pcscd;
     /// the tag file read back by the simulator.
-    @Suite("MIFARE Classic 1K through PC/SC (FF 82 / FF 86 / FF B0 / FF D6)", .serialized, .timeLimit(.minutes(3)))
+    @Suite("MIFARE Classic 1K through PC/SC (FF 82 / FF 86 / FF B0 / FF D6)", .tags(.pcsc, .endToEnd), .serialized, .timeLimit(.minutes(3)))
     struct ClassicThroughPCSCTests {
         static let transportKey: [UInt8] = Array(repeating: 0xFF, count: 6)
 

@@ -1,5 +1,6 @@
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 @testable import PCSC
@@ -7,7 +8,7 @@ import VirtualTags
 
 /// The virtual reader's answers to pseudo-APDUs, checked against the tag model underneath
 /// (read through the model's own frames, not through the profile).
-@Suite("the generic PC/SC Part 3 profile of the virtual reader", .timeLimit(.minutes(1)))
+@Suite("the generic PC/SC Part 3 profile of the virtual reader", .tags(.pcsc), .timeLimit(.minutes(1)))
 struct GenericPart3ReaderTests {
     static func reader(_ spec: String) throws -> GenericPart3Reader {
         GenericPart3Reader(field: try SimulatorConfiguration(parsing: spec).makeField())

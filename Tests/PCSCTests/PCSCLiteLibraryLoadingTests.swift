@@ -1,3 +1,4 @@
+import NFCTestSupport
 import Testing
 @testable import PCSC
 
@@ -5,7 +6,7 @@ import Testing
 /// (PCSCCalls.swift), not linked: a library that cannot be loaded, or lacks a function, is a
 /// typed error naming it; the module's own declarations (no pcsc-lite header) are those the
 /// library answers to.
-@Suite("pcsc-lite is loaded when a PC/SC reader is listed or opened", .timeLimit(.minutes(1)))
+@Suite("pcsc-lite is loaded when a PC/SC reader is listed or opened", .tags(.pcsc), .timeLimit(.minutes(1)))
 struct PCSCLiteLibraryLoadingTests {
     @Test("a library that is not installed: a PCSCError (SCARD_E_NO_SERVICE) saying pcsc-lite is needed and how to install it")
     func missingLibrary() {

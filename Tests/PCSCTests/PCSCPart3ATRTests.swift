@@ -1,8 +1,9 @@
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 
-@Suite("PC/SC Part 3 ATRs of contactless cards", .timeLimit(.minutes(1)))
+@Suite("PC/SC Part 3 ATRs of contactless cards", .tags(.pcsc), .timeLimit(.minutes(1)))
 struct PCSCPart3ATRTests {
     /// A MIFARE Classic 1K's ATR as readers' manuals print it (Gemalto Prox-DU PC/SC guide,
     /// "ATR for MIFARE cards"): TCK 6A.

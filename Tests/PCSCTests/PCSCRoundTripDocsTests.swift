@@ -9,7 +9,7 @@ extension PCSCEndToEnd {
     /// InCommunicateThru) and through pcscd + the virtual reader as a generic Part 3 reader and as
     /// an ACR1552U (APDUs in its log, each one SCardTransmit round trip).
     @Suite(
-        "docs/benchmarks.md: round trips per operation through PC/SC and libnfc come from the logs", .serialized, .timeLimit(.minutes(6)),
+        "docs/benchmarks.md: round trips per operation through PC/SC and libnfc come from the logs", .tags(.pcsc, .endToEnd, .emulator), .serialized, .timeLimit(.minutes(6)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct PCSCRoundTripDocsTests {
         static let benchmarksPath = URL(fileURLWithPath: #filePath)

@@ -9,7 +9,7 @@ extension PCSCEndToEnd {
     /// name and takes the family's path; the tag file, read back by the simulator in another fresh
     /// process, shows what happened.
     @Suite(
-        "reader profiles through the real pcscd: transparent session and ACR122U direct transmit", .serialized, .timeLimit(.minutes(3)),
+        "reader profiles through the real pcscd: transparent session and ACR122U direct transmit", .tags(.pcsc, .endToEnd, .emulator), .serialized, .timeLimit(.minutes(3)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct ReaderProfileEndToEndTests {
         static let acr1552u = "ACS ACR1552 1S CL Reader PICC"

@@ -11,7 +11,7 @@ extension PCSCEndToEnd {
     /// debug log, which names every command a client sends it, and by the virtual reader taking
     /// the card away (vpcd, then pcscd, see it go).
     @Suite(
-        "tag removal through pcscd's events (SCardGetStatusChange), not polling", .serialized, .timeLimit(.minutes(3)),
+        "tag removal through pcscd's events (SCardGetStatusChange), not polling", .tags(.pcsc, .endToEnd), .serialized, .timeLimit(.minutes(3)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct RemovalEventsThroughPCSCTests {
         /// The UID of the simulator's NTAG215 model (the first of a stack).
@@ -176,7 +176,7 @@ extension PCSCEndToEnd {
 /// What counts as the card leaving, from the reader states `SCardGetStatusChange` reports
 /// (`SCARD_STATE_*` values of pcsc-lite's pcsclite.h; pcscd's card event counter in the high 16
 /// bits, counting each insertion and removal).
-@Suite("PC/SC removal: which reader states mean the card left", .timeLimit(.minutes(1)))
+@Suite("PC/SC removal: which reader states mean the card left", .tags(.pcsc, .endToEnd), .timeLimit(.minutes(1)))
 struct PCSCRemovalStateTests {
     static let present: UInt = 0x0020, empty: UInt = 0x0010, inUse: UInt = 0x0100, mute: UInt = 0x0200
     static let unavailable: UInt = 0x0008, unknown: UInt = 0x0004

@@ -8,7 +8,7 @@ extension PCSCEndToEnd {
     /// reader), and the tag left behind is read by the simulator in a fresh process: it holds the
     /// old message, an empty one or the new one, never a broken one.
     @Suite(
-        "tearing sweeps through the real pcscd (Type 2 and Type 5)", .serialized, .timeLimit(.minutes(8)),
+        "tearing sweeps through the real pcscd (Type 2 and Type 5)", .tags(.pcsc, .endToEnd), .serialized, .timeLimit(.minutes(8)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct TearingThroughPCSCTests {
         static let old = "https://example.com/old-message"

@@ -1,5 +1,6 @@
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 @testable import PCSC
@@ -7,7 +8,7 @@ import VirtualTags
 
 /// The virtual reader's PC/SC Part 3 transparent session and ACR122U direct transmit, byte for
 /// byte, checked against the tag model's own answers; the profile table; the data object codec.
-@Suite("the transparent session and direct transmit of the virtual reader, the PC/SC profile table", .timeLimit(.minutes(1)))
+@Suite("the transparent session and direct transmit of the virtual reader, the PC/SC profile table", .tags(.pcsc), .timeLimit(.minutes(1)))
 struct TransparentSessionTests {
     static func reader(_ spec: String, _ profile: EmulatedReaderProfile) throws -> GenericPart3Reader {
         GenericPart3Reader(field: try SimulatorConfiguration(parsing: spec).makeField(), profile: profile)

@@ -7,7 +7,7 @@ extension PCSCEndToEnd {
     /// a virtual tag, judged by independent clients (pcsc_scan, scriptor, pyscard) and by nfctool
     /// in a fresh process; what was written is read back from the tag file by the simulator.
     @Suite(
-        "a virtual PC/SC reader behind the real pcscd", .serialized, .timeLimit(.minutes(3)),
+        "a virtual PC/SC reader behind the real pcscd", .tags(.pcsc, .endToEnd), .serialized, .timeLimit(.minutes(3)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct VirtualReaderTests {
         static let ultralightATR = "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68"

@@ -7,7 +7,7 @@ extension PCSCEndToEnd {
     /// GET_VERSION: the Type 2 model stays unknown, so the tag cannot be locked, and the write is
     /// refused before anything is written. Judged by the tag file, read by the simulator.
     @Suite(
-        "write --lock through a generic PC/SC reader: refused before writing", .serialized, .timeLimit(.minutes(3)),
+        "write --lock through a generic PC/SC reader: refused before writing", .tags(.pcsc, .endToEnd), .serialized, .timeLimit(.minutes(3)),
         .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
     struct WriteLockGenericProfileTests {
         @Test("write --lock --yes on an NTAG215 through the generic profile exits 10, names GET_VERSION, and the tag file is unchanged")

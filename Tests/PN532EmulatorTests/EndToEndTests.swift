@@ -12,7 +12,7 @@ private func withEmulator<T>(_ arguments: [String], _ body: (EmulatorProcess) as
     return try await body(emulator)
 }
 
-@Suite("libnfc's own tools against pn532-emulator on a pty", .timeLimit(.minutes(10)))
+@Suite("libnfc's own tools against pn532-emulator on a pty", .tags(.emulator, .endToEnd), .timeLimit(.minutes(10)))
 struct EndToEndTests {
     @Test("nfc-list prints the NTAG215's ATQA, UID and SAK", ExternalTool.nfcList.trait)
     func nfcListNTAG() async throws {

@@ -11,7 +11,8 @@ enum LedgerKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 
     static var available: [LedgerKind] {
-        PostgreSQLTestServer.tool.isAvailable || isContinuousIntegration ? [.sqlite, .postgresql] : [.sqlite]
+        if TestSelection.isFast { return [.sqlite] }  // Scripts/test --fast starts no server
+        return PostgreSQLTestServer.tool.isAvailable || isContinuousIntegration ? [.sqlite, .postgresql] : [.sqlite]
     }
 }
 
@@ -80,7 +81,7 @@ struct LedgerFixture {
 /// One test suite, run against both ledgers (issue 15): whatever the ledger is kept in, counters
 /// and rows are handed out once, a UID done in a run is refused at any station, a held row
 /// comes back when its lease ends or its station restarts, a manifest loads once.
-@Suite("The ledger contract, on SQLite and on PostgreSQL", .serialized, .timeLimit(.minutes(3)))
+@Suite("The ledger contract, on SQLite and on PostgreSQL", .tags(.postgres), .serialized, .timeLimit(.minutes(3)))
 struct LedgerContractTests {
     static func attempt(_ session: Int64, _ uid: String, run: String? = nil, station: String? = nil, row: Int? = nil, counter: Int? = nil,
                         status: String = "done", key: String? = nil) -> LedgerAttempt {
@@ -290,7 +291,7 @@ struct LedgerContractTests {
 }
 
 /// PostgreSQL connection strings in messages: a password never shows.
-@Suite("PostgreSQL locations and errors", .timeLimit(.minutes(1)))
+@Suite("PostgreSQL locations and errors", .tags(.postgres), .timeLimit(.minutes(1)))
 struct PostgreSQLLocationTests {
     @Test("a URI's password is redacted, in user info or as a parameter; a URI without one is unchanged")
     func redaction() {

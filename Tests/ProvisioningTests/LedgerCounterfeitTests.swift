@@ -7,7 +7,7 @@ import Testing
 /// independent clients (Python's sqlite3, psql), and the migration of ledgers made before it:
 /// a SQLite ledger of schema version 2 and a PostgreSQL ledger of schema version 1, each built
 /// by the independent client with the old schema's text, whose CHECK refuses `counterfeit`.
-@Suite("The counterfeit status, on SQLite and on PostgreSQL", .serialized, .timeLimit(.minutes(3)))
+@Suite("The counterfeit status, on SQLite and on PostgreSQL", .tags(.postgres), .serialized, .timeLimit(.minutes(3)))
 struct LedgerCounterfeitTests {
     static func attempt(_ session: Int64, _ uid: String, status: String) -> LedgerAttempt {
         LedgerAttempt(
