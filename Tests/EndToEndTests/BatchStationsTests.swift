@@ -187,8 +187,11 @@ struct BatchStationsTests {
     func killedStation() async throws {
         let line = try await Line.make(rows: 80)
         defer { line.remove() }
-        var stations = try ["A", "B", "C"].map { try line.station($0, tags: 40, prefix: $0) }
+        // The victim starts first, the others once it is working: started together, the other three
+        // took all 80 rows before it had done three on a loaded machine.
         let victim = try line.station("D", tags: 40, prefix: "D")
+        #expect(try await Self.waitFor("done 04D", count: 1, in: [victim.1]))
+        var stations = try ["A", "B", "C"].map { try line.station($0, tags: 40, prefix: $0) }
         // Killed once it has done a few tags (it is between or inside tags: either way no "done" without a verified tag).
         #expect(try await Self.waitFor("done 04D", count: 3, in: [victim.1]))
         kill(victim.0.processIdentifier, SIGKILL)
