@@ -325,6 +325,7 @@ struct BatchCommand: ToolCommand {
         for reader in readers { await reader.close() }
         let runID = coordinator.runID
         try? await ledger.perform { () throws(LedgerError) in try ledger.finishRun(runID) }
+        await coordinator.settleJournal()
         var summary = await coordinator.summary
         if summary.stop == nil { (summary.stop, summary.stopReason) = (.readersStopped, "every reader stopped") }
         let seconds = BatchReportText.seconds(ContinuousClock.now - started)

@@ -133,6 +133,25 @@ public actor BatchCoordinator {
         unavailable = (error.description, .now)
     }
 
+    /// At the end of a named run: records what waits in the journal when the ledger is back;
+    /// what it cannot record stays in the journal and is counted in ``BatchSummary/unrecorded``
+    /// (the run has not succeeded: those tags are written but the ledger does not know them).
+    public func settleJournal() {
+        guard let shared else { return }
+        do throws(LedgerError) {
+            guard !(try shared.journal.entries()).isEmpty else { return }
+            _ = try ledger.progress(run: shared.name)  // a real round trip first, as in readyForTag()
+            let recorded = try Self.replay(shared.journal, into: ledger)
+            unavailable = nil
+            (summary.unrecorded, summary.journal) = (0, nil)
+            events?(.ledgerStatus(.back(recorded: recorded)))
+        } catch {
+            // An unreadable journal counts as one tag at least: its content is not in the ledger.
+            summary.unrecorded = max(1, (try? shared.journal.entries().count) ?? 1)
+            summary.journal = shared.journal.path
+        }
+    }
+
     /// Records `journal`'s attempts in `ledger` (each once: they carry keys) and empties it;
     /// returns how many.
     static func replay(_ journal: BatchJournal, into ledger: any ProvisioningLedger) throws(LedgerError) -> Int {

@@ -98,4 +98,9 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     /// unreachable shared ledger). A run stopped by the ledger has failed, whether or not a tag
     /// was in progress: `nfctool batch` exits 1.
     public var ledgerError: String?
+    /// Tags written and verified whose attempts still wait in the journal at the end (the
+    /// shared ledger stayed unreachable): not in the ledger, so the run has not succeeded.
+    public var unrecorded = 0
+    /// The journal they wait in.
+    public var journal: String?
 }

@@ -70,6 +70,13 @@ public final class BatchReportText: Sendable {
         if summary.failed > 0 { return .tagsFailed("\(summary.failed) tag\(summary.failed == 1 ? "" : "s") failed; see the ledger") }
         // A run the ledger stopped has failed even when no tag was in progress (a named run too).
         if let error = summary.ledgerError { return .ledgerFailed("the ledger failed: \(error)") }
+        // Written but not recorded: the ledger does not know these tags yet.
+        if summary.unrecorded > 0 {
+            let tags = "\(summary.unrecorded) tag\(summary.unrecorded == 1 ? "" : "s")"
+            return .ledgerFailed(
+                "\(tags) written but not recorded: the ledger is still unreachable; they wait in the journal \(summary.journal ?? "") "
+                    + "and are recorded when this station runs again (the same --run and --station)")
+        }
         if summary.counterfeit > 0 {
             return .counterfeit("\(summary.counterfeit) counterfeit chip\(summary.counterfeit == 1 ? "" : "s") refused (not shown genuine); see the ledger")
         }

@@ -58,15 +58,16 @@ struct BatchStationsTests {
             try? FileManager.default.removeItem(at: directory)
         }
 
-        /// `nfctool batch` as station `name` with two simulated stacks of `tags` NTAG215 each.
-        func station(_ name: String, tags: Int, prefix: String, extra: [String] = []) throws -> (Process, URL, URL) {
+        /// `nfctool batch` as station `name` with two simulated stacks of `tags` NTAG215 each,
+        /// ending after `idle` seconds without a tag.
+        func station(_ name: String, tags: Int, prefix: String, idle: Int = 20, extra: [String] = []) throws -> (Process, URL, URL) {
             let a = directory.appendingPathComponent("tags-\(name)-a").path, b = directory.appendingPathComponent("tags-\(name)-b").path
             // At a lower priority (nice 10): four stations and the server must not starve the
             // rest of the suite, which runs beside them.
             return try Self.startNice(
                 ["batch", "--device", "sim:ntag215*\(tags)?poll-wait=0&dir=\(a)&uid=04\(prefix)A0000000001",
                  "--device", "sim:ntag215*\(tags)?poll-wait=0&dir=\(b)&uid=04\(prefix)B0000000001",
-                 "--manifest", manifest, "--ledger", uri, "--run", "wristbands", "--station", name, "--timeout", "20"] + extra,
+                 "--manifest", manifest, "--ledger", uri, "--run", "wristbands", "--station", name, "--timeout", String(idle)] + extra,
                 environment: ProcessInfo.processInfo.environment, in: directory)
         }
 
@@ -215,7 +216,9 @@ struct BatchStationsTests {
         // stops them (with 80 rows, two stations finished the run in 0.8 s before it looked).
         let line = try await Line.make(rows: 400)
         defer { line.remove() }
-        let stations = try ["A", "B"].map { try line.station($0, tags: 250, prefix: $0) }
+        // A long idle timeout: a station takes no tag while the server restarts, which took more
+        // than 20 s on a loaded machine (the station ended with its journal, as it should).
+        let stations = try ["A", "B"].map { try line.station($0, tags: 250, prefix: $0, idle: 120) }
         let logs = stations.map(\.1)
         // Each station has started and done tags (one slow to start could otherwise find the
         // server already gone and, as at any start, exit with the connection error).
@@ -230,7 +233,7 @@ struct BatchStationsTests {
         #expect(try await Self.waitFor("[ledger] UNAVAILABLE", count: 2, in: logs))
         try await runBlocking { try server.start() }
         #expect(try await Self.waitFor("[ledger] back", count: 2, in: logs))
-        let results = try await Self.finish(stations, within: 120)
+        let results = try await Self.finish(stations, within: 240)
         for (status, log) in results {
             #expect(status == 0, "\(log.suffix(800))")
             #expect(log.contains("Taking no tags until it is back"), "\(log.suffix(800))")

@@ -111,6 +111,36 @@ struct BatchLedgerFailureTests {
         #expect(await BatchTests.messages(reader).isEmpty)
     }
 
+    @Test("a named run ending with tags still in its journal (the server still away) has failed, naming the journal; recorded once the server is back")
+    func endingWithAJournalFails() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("l.db").path
+        let ledger = FailingLedger(try Ledger(path: path))
+        let run = try ledger.startRun(name: "r", station: "s", template: "x", manifest: nil, readers: ["sim"])
+        let journal = BatchJournal(path: directory.appendingPathComponent("j.jsonl").path)
+        let coordinator = try BatchCoordinator(
+            ledger: ledger, runID: run,
+            source: .template(usesCounter: true, start: 1) { _, n in NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://ex.io/\(n ?? 0)")]) },
+            options: BatchOptions(count: 1), shared: SharedRun(name: "r", station: "s", lease: .seconds(60), journal: journal))
+        // A tag written and verified while the server was away waits in the journal.
+        try journal.append(LedgerContractTests.attempt(run, "04AA", run: "r", station: "s", counter: 1, key: "s-1"))
+        ledger.outage.withLock { $0 = true }
+        await coordinator.settleJournal()
+        let away = await coordinator.summary
+        #expect(away.unrecorded == 1 && away.journal == journal.path)
+        let failure = try #require(BatchReportText.failure(of: away))
+        #expect(failure.message.contains("1 tag written but not recorded") && failure.message.contains(journal.path), "\(failure.message)")
+        #expect(try journal.entries().count == 1)
+        // The server is back: the journal is recorded (read afresh from the file) and the run has not failed.
+        ledger.outage.withLock { $0 = false }
+        await coordinator.settleJournal()
+        #expect(await coordinator.summary.unrecorded == 0)
+        #expect(BatchReportText.failure(of: await coordinator.summary) == nil)
+        #expect(try journal.entries().isEmpty)
+        #expect(try Ledger(path: path).attempts(run: "r").map(\.key) == ["s-1"])
+    }
+
     @Test("a named run whose server is away with an empty journal says 'back' only once a round trip succeeds, not every second")
     func backOnlyAfterRoundTrip() async throws {
         let directory = try temporaryDirectory()
