@@ -77,7 +77,7 @@ struct BatchStationStatusTests {
         _ = width
     }
 
-    @Test("the line is cut to the terminal's width less one column, ending in an ellipsis", arguments: [1, 2, 10, 40, 79])
+    @Test("the line is cut to the terminal's width less one column, ending in an ellipsis", arguments: [1, 2, 10, 40, 60])
     func cutToWidth(width: Int) {
         let status = Self.status(total: 100, done: 20, failed: 3)
         let line = status.line(elapsed: .seconds(70), width: width)
