@@ -26,10 +26,19 @@ public actor LibNFCContext {
     /// not linked: `dlopen` on first use). When libnfc cannot be loaded: `unavailable (…)`,
     /// with the loader's reason.
     public static var version: String {
-        do {
-            return try libnfcVersion()
+        switch loadedVersion {
+        case .success(let version): version
+        case .failure(let error): "unavailable (\(error.reason))"
+        }
+    }
+
+    /// libnfc's version when it loads, else why it cannot be loaded (the reason names the
+    /// Debian package to install).
+    public static var loadedVersion: Result<String, LibNFCError> {
+        do throws(LibNFCError) {
+            return .success(try libnfcVersion())
         } catch {
-            return "unavailable (\(error.reason))"
+            return .failure(error)
         }
     }
 

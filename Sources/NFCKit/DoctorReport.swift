@@ -107,11 +107,18 @@ public struct DoctorReport: Encodable, Sendable {
 
     /// Runs every check.
     public static func make(
-        system: DoctorSystem, environment: [String: String], libnfcVersion: String,
+        system: DoctorSystem, environment: [String: String], libnfc: Result<String, NFCReaderDeviceError>,
         readers: Result<[NFCReaderDescription], NFCReaderDeviceError>,
         pcscReaders: Result<[String], NFCReaderDeviceError> = .success([])
     ) -> DoctorReport {
-        var checks = [DoctorItem(name: "libnfc", status: .ok, detail: "libnfc \(libnfcVersion) loaded", fix: "")]
+        var checks: [DoctorItem]
+        switch libnfc {
+        case .success(let version):
+            checks = [DoctorItem(name: "libnfc", status: .ok, detail: "libnfc \(version) loaded", fix: "")]
+        case .failure(let error):
+            // Not loadable is a problem, not "libnfc unavailable (…) loaded" marked ok.
+            checks = [DoctorItem(name: "libnfc", status: .problem, detail: error.reason, fix: "apt install libnfc6")]
+        }
         switch readers {
         case .success(let devices) where devices.isEmpty:
             checks.append(DoctorItem(

@@ -24,6 +24,11 @@ public enum NFCReaderDiscovery {
     /// libnfc's version, e.g. `1.8.0`.
     public static var libnfcVersion: String { LibNFCContext.version }
 
+    /// libnfc's version when it loads, else why it cannot be loaded (for `doctor`).
+    public static var libnfcLoad: Result<String, NFCReaderDeviceError> {
+        LibNFCContext.loadedVersion.mapError { NFCReaderDeviceError(.notSupported, $0.reason) }
+    }
+
     /// The tag models the simulator knows, as `sim:MODEL` connection strings name them
     /// (`ntag215`, `type4`, …), in the simulator's order: what `--device` completes to besides
     /// the readers found.

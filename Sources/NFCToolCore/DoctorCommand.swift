@@ -53,7 +53,7 @@ struct DoctorCommand: ToolCommand {
         }
         let report = DoctorReport.make(
             system: DoctorSystem(root: root), environment: context.environment,
-            libnfcVersion: NFCReaderDiscovery.libnfcVersion, readers: readers, pcscReaders: pcscReaders)
+            libnfc: NFCReaderDiscovery.libnfcLoad, readers: readers, pcscReaders: pcscReaders)
         context.io.write(printsJSON ? try toolJSON(report) : report.text)
         if report.problems > 0 {
             throw CommandError("\(report.problems) problem\(report.problems == 1 ? "" : "s") found", exitCode: .failure)
