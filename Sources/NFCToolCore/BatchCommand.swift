@@ -53,6 +53,8 @@ struct BatchCommand: ToolCommand {
     static let ntag424Keys = CommandOption.option(
         "ntag424-keys", valueName: "file",
         help: "NTAG 424 DNA mode (a --url with {sun:picc}/{sun:mac}): the master keys file (key0Master, sdmFileReadMaster, sdmMetaRead, optional systemIdentifier; else $\(ntag424KeysVariable)); each tag gets keys diversified for its UID (AN10922).")
+    static let feedback = CommandOption.flag(
+        "feedback", help: "Show each tag's outcome on the reader where it has a buzzer and LEDs (ACR122U, ACR1252U): a short beep and green when done, a long beep and red when failed; other readers get a note.")
     static let requireGenuine = CommandOption.flag(
         "require-genuine", help: "Skip a tag whose originality signature is not valid under NXP's keys, recording it in the ledger as 'counterfeit'.")
 
@@ -87,7 +89,7 @@ struct BatchCommand: ToolCommand {
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
             + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
-               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, ntag424Keys, plan]
+               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, feedback, ntag424Keys, plan]
     )
 
     let arguments: ParsedArguments
@@ -265,6 +267,7 @@ struct BatchCommand: ToolCommand {
         options.mirror = manifestPath == nil ? try MirrorSupport.mirror(arguments.occurrences) : nil
         options.ntag424 = ntag424
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
+        options.feedback = arguments.contains(Self.feedback)
 
         // A named run's journal must be writable before the first tag, not found out at the first outage.
         if runName != nil {
