@@ -98,6 +98,10 @@ public actor InterposingReader<Interposer: ReaderInterposer>: NFCReader {
     public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
         try await base.select(target)
     }
+    /// The base reader's.
+    public nonisolated var feedback: String? { base.feedback }
+    /// Passes on: the base reader's beep and LED.
+    public func signal(_ outcome: ReaderSignal) async throws(NFCReaderDeviceError) -> Bool { try await base.signal(outcome) }
     /// Passes on.
     public func deselect() async throws(NFCReaderDeviceError) { try await base.deselect() }
     /// Passes on.

@@ -79,6 +79,18 @@ public protocol NFCReader: Actor {
     /// - Throws: ``NFCReaderDeviceError`` `tagLost` when the tag no longer answers.
     func select(_ target: TargetInfo) async throws(NFCReaderDeviceError)
 
+    /// What the reader can show its operator for ``signal(_:)`` ("the ACR122U's LED and
+    /// buzzer, FF 00 40"), or nil when it has nothing NFCKit drives (the default: libnfc's
+    /// readers, generic PC/SC readers, the simulator).
+    nonisolated var feedback: String? { get }
+
+    /// Shows `outcome` on the reader: a beep and an LED (docs/hardware.md, "Reader feedback").
+    /// Sent after the tag's result is recorded; it changes nothing on the tag.
+    /// - Returns: false when the reader has no feedback (``feedback`` is nil): nothing was sent.
+    /// - Throws: ``NFCReaderDeviceError`` when the reader has feedback but the command failed
+    ///   (it refused it, or the card it goes through has left).
+    func signal(_ outcome: ReaderSignal) async throws(NFCReaderDeviceError) -> Bool
+
     /// Closes the reader; every later call fails with ``NFCReaderDeviceError/Code/closed``.
     func close() async
 }
@@ -148,6 +160,12 @@ extension NFCReader {
 
     /// Nil: the reader reports every card it can handle as a tag.
     public var unsupportedCardReason: String? { get async { nil } }
+
+    /// Nil: no feedback NFCKit drives.
+    public nonisolated var feedback: String? { nil }
+
+    /// False: no feedback, nothing sent.
+    public func signal(_ outcome: ReaderSignal) async throws(NFCReaderDeviceError) -> Bool { false }
 
     /// False: the reader shows one tag at a time.
     public nonisolated var listsSeveralTargets: Bool { false }

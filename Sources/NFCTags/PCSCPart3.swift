@@ -423,5 +423,15 @@ extension PCSCPart3 {
         /// The PN532's status byte: CRC error (also what a 4-bit ACK/NAK gives with the CRC
         /// check on: the CIU finds no CRC in 4 bits).
         public static let statusCRCError: UInt8 = 0x02
+        /// The header of Bi-color LED and Buzzer Control (ACR122U API; the "ACR122U Compatible
+        /// Commands" of the ACR1252U's reference manual): class `FF`, INS `00`, P1 `40`; P2 is
+        /// the LED state control, Lc `04`, then T1, T2, repetitions and the buzzer link
+        /// (``ACR122ULEDBuzzerControl``).
+        public static let ledBuzzerControl: [UInt8] = [0xFF, 0x00, 0x40]
+        /// Its Lc: four bytes of blinking duration control.
+        public static let ledBuzzerDataLength: UInt8 = 0x04
+        /// SW1 of its success answer `90 xx`, where xx is the LED state after it (bit 0 red,
+        /// bit 1 green); a failure is `63 00` (``StatusWord/noInformation``).
+        public static let ledBuzzerSuccess: UInt8 = 0x90
     }
 }

@@ -58,6 +58,8 @@ struct BatchCommand: ToolCommand {
     static let eventLog = CommandOption.option(
         "event-log", valueName: "file|-",
         help: "Write one JSON line per event (tag found, done, failed with its cause, take away, two tags, reader lost, ledger, progress, summary), each with its ISO 8601 time, to this file or FIFO ('-': standard output) for a GUI; see docs/batch.md.")
+    static let feedback = CommandOption.flag(
+        "feedback", help: "Show each tag's outcome on the reader where it has a buzzer and LEDs (ACR122U, ACR1252U): a short beep and green when done, a long beep and red when failed; other readers get a note.")
     static let requireGenuine = CommandOption.flag(
         "require-genuine", help: "Skip a tag whose originality signature is not valid under NXP's keys, recording it in the ledger as 'counterfeit'.")
 
@@ -98,7 +100,7 @@ struct BatchCommand: ToolCommand {
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
             + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
-               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, ntag424Keys, quiet, eventLog, plan]
+               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, feedback, ntag424Keys, quiet, eventLog, plan]
     )
 
     let arguments: ParsedArguments
@@ -283,6 +285,7 @@ struct BatchCommand: ToolCommand {
         options.mirror = manifestPath == nil ? try MirrorSupport.mirror(arguments.occurrences) : nil
         options.ntag424 = ntag424
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
+        options.feedback = arguments.contains(Self.feedback)
 
         // A named run's journal must be writable before the first tag, not found out at the first outage.
         if runName != nil {

@@ -11,7 +11,8 @@ import Synchronization
 /// - ``Mode/live``: standard error is a terminal: one status line redrawn in place
 ///   (``BatchStationStatus``), at most ten times a second, cut to the terminal's width; each
 ///   failure, skip and ledger notice gets a permanent line above it.
-/// - ``Mode/quiet``: `--quiet`: nothing but a reader lost and the shared ledger's trouble.
+/// - ``Mode/quiet``: `--quiet`: nothing but a reader lost, the shared ledger's trouble and
+///   reader feedback's notes.
 final class BatchProgress: Sendable {
     /// How events are shown.
     enum Mode: Sendable, Hashable {
@@ -67,7 +68,7 @@ final class BatchProgress: Sendable {
                 if let line = text.line(for: event, elapsed: elapsed) { io.printErrorLine(line) }
             case .quiet:
                 switch event {
-                case .readerFailed, .ledgerStatus(.unavailable), .ledgerStatus(.back):
+                case .readerFailed, .ledgerStatus(.unavailable), .ledgerStatus(.back), .feedback:
                     if let line = text.line(for: event, elapsed: elapsed) { io.printErrorLine(line) }
                 default: break
                 }
@@ -88,7 +89,7 @@ final class BatchProgress: Sendable {
     /// the shared ledger's notices (not the run's progress: the status line shows it).
     private static func permanentLine(_ event: BatchEvent, text: BatchReportText, elapsed: Duration) -> String? {
         switch event {
-        case .failed, .skipped, .readerFailed, .ledgerStatus(.unavailable), .ledgerStatus(.back), .ledgerStatus(.waitingForRows):
+        case .failed, .skipped, .readerFailed, .ledgerStatus(.unavailable), .ledgerStatus(.back), .ledgerStatus(.waitingForRows), .feedback:
             return text.line(for: event, elapsed: elapsed)
         default:
             return nil

@@ -1,4 +1,4 @@
-import NFCTags
+public import NFCTags
 
 /// The kinds of card a PC/SC reader reports, as the reader profile tells them apart.
 public enum PCSCCardKind: String, Sendable, Hashable, CaseIterable {
@@ -56,6 +56,9 @@ public struct PCSCReaderProfile: Sendable, Hashable {
     public let rawKinds: Set<PCSCCardKind>
     /// Whether MIFARE Classic authentication (`FF 82` / `FF 86`) is offered.
     public let classicAuthentication: Bool
+    /// The operator feedback (buzzer and LEDs) NFCKit drives on the family, if any
+    /// (docs/hardware.md, "Reader feedback").
+    public let feedback: PCSCReaderFeedback?
 
     /// The path of `operation` on a card of `kind`, or nil when the profile cannot do it.
     /// Reads and writes take the storage pseudo-APDUs until the card's first raw tag command
@@ -75,23 +78,27 @@ public struct PCSCReaderProfile: Sendable, Hashable {
     /// Any PC/SC Part 3 reader: storage pseudo-APDUs, APDUs and MIFARE Classic key load and
     /// authentication (Part 3 §3.2.2.1.4–5).
     public static let generic = PCSCReaderProfile(
-        title: "generic PC/SC Part 3", namePrefixes: [], rawPath: nil, rawKinds: [], classicAuthentication: true)
+        title: "generic PC/SC Part 3", namePrefixes: [], rawPath: nil, rawKinds: [], classicAuthentication: true, feedback: nil)
     /// ACS ACR1552U: transparent session with ISO 14443-A and ISO 15693 layer 3 (ACR1552U
-    /// reference manual, "PC/SC 2.0 Part 3" commands).
+    /// reference manual, "PC/SC 2.0 Part 3" commands). No feedback: NFCKit has found no
+    /// description of its LED and buzzer commands to send.
     public static let acr1552u = PCSCReaderProfile(
         title: "ACS ACR1552U", namePrefixes: ["ACS ACR1552"], rawPath: .transparentSession, rawKinds: [.type2, .iso15693],
-        classicAuthentication: true)
-    /// ACS ACR1252U: transparent session, ISO 14443 only (no ISO 15693 front end).
+        classicAuthentication: true, feedback: nil)
+    /// ACS ACR1252U: transparent session, ISO 14443 only (no ISO 15693 front end); the ACR122U's
+    /// LED and buzzer command among its "ACR122U Compatible Commands".
     public static let acr1252u = PCSCReaderProfile(
         title: "ACS ACR1252U", namePrefixes: ["ACS ACR1252"], rawPath: .transparentSession, rawKinds: [.type2],
-        classicAuthentication: true)
+        classicAuthentication: true, feedback: .acr122uLEDBuzzer)
     /// Identiv uTrust / CLOUD 3700 F: transparent session with ISO 14443-A and ISO 15693.
     public static let utrust3700F = PCSCReaderProfile(
         title: "Identiv uTrust 3700 F", namePrefixes: ["Identiv uTrust 3700 F", "Identive CLOUD 3700 F", "Identiv CLOUD 3700 F"],
-        rawPath: .transparentSession, rawKinds: [.type2, .iso15693], classicAuthentication: true)
-    /// ACS ACR122U (PN532 inside): direct transmit to the PN532, ISO 14443-A only.
+        rawPath: .transparentSession, rawKinds: [.type2, .iso15693], classicAuthentication: true, feedback: nil)
+    /// ACS ACR122U (PN532 inside): direct transmit to the PN532, ISO 14443-A only; its bi-color
+    /// LED and buzzer.
     public static let acr122u = PCSCReaderProfile(
-        title: "ACS ACR122U", namePrefixes: ["ACS ACR122"], rawPath: .directTransmit, rawKinds: [.type2], classicAuthentication: true)
+        title: "ACS ACR122U", namePrefixes: ["ACS ACR122"], rawPath: .directTransmit, rawKinds: [.type2], classicAuthentication: true,
+        feedback: .acr122uLEDBuzzer)
 
     /// Every family with a profile of its own.
     public static let table: [PCSCReaderProfile] = [acr1552u, acr1252u, utrust3700F, acr122u]
@@ -109,6 +116,28 @@ public struct PCSCReaderProfile: Sendable, Hashable {
             "it offers only GET DATA, READ BINARY and UPDATE BINARY; raw tag commands need a reader with a PC/SC Part 3 transparent session (ACR1552U, uTrust 3700 F) or the ACR122U's direct transmit"
         case .some(let path):
             "its \(path.rawValue) reaches only \(rawKinds.map(\.rawValue).sorted().joined(separator: " and ")) cards"
+        }
+    }
+}
+
+/// The operator feedback a reader family has and NFCKit drives: the command built once, here.
+public enum PCSCReaderFeedback: String, Sendable, Hashable, CaseIterable {
+    /// The ACR122U's Bi-color LED and Buzzer Control pseudo-APDU (`FF 00 40`), sent through the
+    /// card's connection (SCardTransmit); the ACR1252U has it among its "ACR122U Compatible
+    /// Commands". See ``NFCTags/ACR122ULEDBuzzerControl``.
+    case acr122uLEDBuzzer = "the bi-color LED and buzzer (FF 00 40)"
+
+    /// The command APDU that shows `signal`.
+    public func command(for signal: ReaderSignal) -> [UInt8] {
+        switch self {
+        case .acr122uLEDBuzzer: ACR122ULEDBuzzerControl.command(for: signal).apdu
+        }
+    }
+
+    /// Whether `response` (data and status word) says the reader did it.
+    public func accepts(_ response: [UInt8]) -> Bool {
+        switch self {
+        case .acr122uLEDBuzzer: ACR122ULEDBuzzerControl.accepts(response)
         }
     }
 }

@@ -14,7 +14,8 @@ public import NFCCore
 ///
 /// With a ``EmulatedReaderProfile`` other than `generic` it also answers the PC/SC Part 3
 /// transparent session (`FF C2`, see ``TransparentSessionState``) or the ACR122U's direct
-/// transmit (`FF 00 00 00` carrying PN532 InCommunicateThru).
+/// transmit (`FF 00 00 00` carrying PN532 InCommunicateThru) and LED and buzzer control
+/// (`FF 00 40`, ``ACR122ULEDBuzzerControl``).
 public final class GenericPart3Reader {
     /// The field whose current tag is "on the reader".
     public let field: VirtualField
@@ -50,6 +51,14 @@ public final class GenericPart3Reader {
     /// The card name the ATR of an ISO 14443-A part 3 card gives instead of the one its SAK
     /// maps to (a reader naming a Topaz, a MIFARE Plus in SL1/SL2), or nil.
     public var cardName: UInt16?
+
+    /// How the LED and buzzer command is answered (default: as the manual's success).
+    public var feedbackAnswer: FeedbackAnswer = .success
+    /// The LED state the ACR122U profile reports in `90 xx` (bit 0 red, bit 1 green).
+    public internal(set) var ledState: UInt8 = 0
+    /// Called with each LED and buzzer command the reader carries out (the emulator's
+    /// `--feedback-log` writes it).
+    public var onFeedback: ((ACR122ULEDBuzzerControl) -> Void)?
 
     /// A reader over `field` behaving as `profile`.
     public init(field: VirtualField, profile: EmulatedReaderProfile = .generic) {
@@ -118,6 +127,9 @@ public final class GenericPart3Reader {
         }
         if Array(apdu.prefix(4)) == PCSCPart3.ACR122U.directTransmit, profile == .acr122u {
             return directTransmit(apdu, tag: tag)
+        }
+        if Array(apdu.prefix(3)) == PCSCPart3.ACR122U.ledBuzzerControl, profile.hasLEDBuzzer {
+            return ledBuzzerControl(apdu)
         }
         switch ins {
         case PCSCPart3.getData:

@@ -10,11 +10,16 @@ public enum EmulatedReaderProfile: String, Sendable, Hashable, CaseIterable {
     /// 15693 layer 3, as the ACS ACR1552U and Identiv uTrust 3700 F have it.
     case transparentSession = "transparent-session"
     /// Also the ACS ACR122U's direct transmit (`FF 00 00 00` + a PN532 command) with
-    /// InCommunicateThru; ISO 14443-A only.
+    /// InCommunicateThru; ISO 14443-A only; and its LED and buzzer (`FF 00 40`).
     case acr122u
 
     /// Whether `FF C2` is answered.
     public var hasTransparentSession: Bool { self == .transparentSession }
+
+    /// Whether the ACR122U's Bi-color LED and Buzzer Control (`FF 00 40`) is answered: the
+    /// ACR122U's profile (the transparent-session profile stands for the ACR1552U, which has no
+    /// such command in NFCKit's reader profiles).
+    public var hasLEDBuzzer: Bool { self == .acr122u }
 
     /// The switch protocol standards the profile's front end speaks.
     var standards: Set<UInt8> {

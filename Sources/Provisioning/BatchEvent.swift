@@ -26,6 +26,17 @@ public enum BatchEvent: Sendable, Hashable {
     /// What the station's shared ledger is doing (a named run): unreachable, back, waiting for
     /// rows, the run's overall progress.
     case ledgerStatus(LedgerStatus)
+    /// Reader feedback (``BatchOptions/feedback``) on `reader`: each note at most once per reader.
+    case feedback(reader: String, FeedbackNote)
+}
+
+/// What the operator is told about reader feedback (`--feedback`).
+public enum FeedbackNote: Sendable, Hashable {
+    /// The reader has no buzzer or LED NFCKit drives: the run goes on without feedback on it.
+    case unavailable
+    /// A feedback command failed (`error`): the tag's result stands; later failures on the
+    /// reader are not told again.
+    case failed(error: String)
 }
 
 /// The shared ledger's state as the operator is told it.

@@ -108,6 +108,13 @@ public struct BatchEventRecord: Sendable, Hashable, Encodable {
             case .waitingForRows(let held): (state, tags) = ("waitingForRows", held)
             case .progress: break
             }
+        case .feedback(let reader, let note):
+            self.init(event: "feedback", time: time)
+            self.reader = reader
+            switch note {
+            case .unavailable: state = "unavailable"
+            case .failed(let error): (state, self.error) = ("failed", error)
+            }
         }
     }
 

@@ -91,6 +91,11 @@ public struct BatchOptions: Sendable {
     /// SUN with its own diversified keys and its URL read back and verified; the ledger's
     /// summary holds the URL template and the key identifiers (never a key).
     public var ntag424: NTAG424BatchPersonalization?
+    /// Show each tag's outcome on readers that have a buzzer and LEDs (``NFCTags/NFCReader/signal(_:)``):
+    /// a short beep and green for a done tag, a long beep and red for a failure (a counterfeit
+    /// too), sent after the tag's result is recorded. A reader without feedback gets a note
+    /// (``BatchEvent/feedback(reader:_:)``) and the run goes on.
+    public var feedback = false
 
     /// Creates options.
     public init(count: Int? = nil, maxFailures: Int? = nil) {

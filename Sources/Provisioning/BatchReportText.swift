@@ -39,6 +39,18 @@ public final class BatchReportText: Sendable {
             return "[\(reader)] \(count) tags in the field: take one away (nothing is written until one is left)"
         case .ledgerStatus(let status):
             return Self.describe(status)
+        case .feedback(let reader, let note):
+            return Self.describe(note, reader: reader)
+        }
+    }
+
+    /// What the operator reads about reader feedback.
+    public static func describe(_ note: FeedbackNote, reader: String) -> String {
+        switch note {
+        case .unavailable:
+            return "[\(reader)] note: --feedback: this reader has no buzzer or LED nfctool can drive (docs/hardware.md, \"Reader feedback\"); going on without"
+        case .failed(let error):
+            return "[\(reader)] warning: reader feedback failed: \(error); the tags' results stand (said once)"
         }
     }
 

@@ -131,6 +131,7 @@ public struct BatchStationStatus: Sendable, Hashable {
             case .back: ledger = nil
             case .unavailable, .waitingForRows: ledger = status
             }
+        case .feedback: break  // a note of its own line; no figure changes
         }
     }
 

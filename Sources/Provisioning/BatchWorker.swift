@@ -38,6 +38,8 @@ public struct BatchWorker: Sendable {
         var listingFailures = 0
         let clock = ContinuousClock()
         var idleSince = clock.now
+        var feedback = BatchFeedback(reader: reader, name: name, events: events)
+        if options.feedback { await feedback.announce() }
         while !Task.isCancelled, !(await coordinator.shouldStop()) {
             if !announced { events(.waiting(reader: name)); announced = true }
             if let idle = options.idleTimeout, clock.now - idleSince >= idle {
@@ -86,7 +88,10 @@ public struct BatchWorker: Sendable {
             announced = false
             // The tag's work runs to its end even when the run is cancelled meanwhile.
             let worker = self
-            await Task { await worker.provision(target, readerName: name) }.value
+            let outcome = await Task { await worker.provision(target, readerName: name) }.value
+            // The reader's beep and LED, once the result is recorded and before the tag is
+            // released (they go through its connection).
+            if options.feedback, let outcome { await feedback.signal(outcome) }
             // Released: a stack handed out on deselect presents its next tag; a tag that stays
             // is not taken again.
             await tracker.release(on: reader)
@@ -127,7 +132,9 @@ public struct BatchWorker: Sendable {
     }
 
     /// Everything for one tag.
-    func provision(_ target: TargetInfo, readerName: String) async {
+    /// - Returns: what the reader should signal: ``ReaderSignal/done``, ``ReaderSignal/failed``
+    ///   (a counterfeit refused too), or nil for a tag skipped (not taken, nothing to show).
+    func provision(_ target: TargetInfo, readerName: String) async -> ReaderSignal? {
         let uid = Hex.encode(target.identifier, uppercase: true)
         events(.tagFound(reader: readerName, uid: uid))
         let started = SQLiteLedger.now()
@@ -139,7 +146,7 @@ public struct BatchWorker: Sendable {
             events(.skipped(reader: readerName, uid: uid, reason: error.description))
             await coordinator.skipped()
             events(.removeTag(reader: readerName, uid: uid))
-            return
+            return nil
         }
         if let admission = coordinator.options.admission, let refusal = await admission(tag) {
             let attempt = LedgerAttempt(
@@ -162,7 +169,7 @@ public struct BatchWorker: Sendable {
                 }
             }
             events(.removeTag(reader: readerName, uid: uid))
-            return
+            return .failed
         }
         if let refusal = await refusalBeforeClaim(tag, uid: target.identifier.array) {
             // Nothing was written and no counter drawn: the ledger has the attempt.
@@ -174,7 +181,7 @@ public struct BatchWorker: Sendable {
             await coordinator.failedUnclaimed()
             await coordinator.noteOutcome(refusal.kind)
             events(.removeTag(reader: readerName, uid: uid))
-            return
+            return .failed
         }
         let item: BatchItem
         do {
@@ -184,7 +191,7 @@ public struct BatchWorker: Sendable {
                 events(.skipped(reader: readerName, uid: uid, reason: reason.text))
                 await coordinator.skipped()
                 events(.removeTag(reader: readerName, uid: uid))
-                return
+                return nil
             }
         } catch let failure as BatchCoordinator.BuildFailure {
             // Nothing was written; the ledger has the failed attempt (with the counter it drew).
@@ -200,13 +207,13 @@ public struct BatchWorker: Sendable {
             events(.failed(reader: readerName, uid: uid, error: reason, cause: .data))
             await coordinator.stop(.dataError, "data error: \(failure.reason)")
             events(.removeTag(reader: readerName, uid: uid))
-            return
+            return .failed
         } catch {
             await coordinator.failedUnclaimed()
             events(.failed(reader: readerName, uid: uid, error: "ledger error: \(error); nothing was written", cause: .ledger))
             await coordinator.stop(ledgerError: error as? LedgerError ?? LedgerError("\(error)"))
             events(.removeTag(reader: readerName, uid: uid))
-            return
+            return .failed
         }
         let options = coordinator.options
         var locked = false, protected = false
@@ -303,5 +310,6 @@ public struct BatchWorker: Sendable {
             events(.done(reader: readerName, uid: uid, summary: item.summary))
         }
         events(.removeTag(reader: readerName, uid: uid))
+        return failure == nil ? .done : .failed
     }
 }

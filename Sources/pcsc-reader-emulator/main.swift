@@ -42,6 +42,12 @@ enum Options {
     static let cardName = TypedOption(
         .option("card-name", valueName: "hex", help: "The card name NN NN the ATR gives an ISO 14443-A storage card instead of the one its SAK maps to (e.g. 0030 Topaz, 0036 MIFARE Plus SL1 2K)."),
         ValueType(reason: "4 hex digits") { $0.count == 4 ? UInt16($0, radix: 16) : nil })
+    static let feedbackLog = CommandOption.option(
+        "feedback-log", valueName: "file",
+        help: "Append a line per LED and buzzer command (acr122u's FF 00 40) carried out: 'feedback leds=green on=100ms buzzer=100ms'.")
+    static let feedbackAnswer = TypedOption(
+        .option("feedback-answer", valueName: "answer", help: "How acr122u answers its LED and buzzer command: success (default, 90 xx), fail (63 00), malformed (01 90 00)."),
+        ValueType(reason: "success, fail or malformed") { GenericPart3Reader.FeedbackAnswer(rawValue: $0) })
     static let configuration = CommandConfiguration(
         name: "pcsc-reader-emulator",
         abstract: "A contactless PC/SC reader (generic Part 3 profile) holding a virtual tag, reached by pcscd through vsmartcard's vpcd driver (docs/hardware.md).",
@@ -55,7 +61,7 @@ enum Options {
             sim: fault plan (leave-after=K) leaves the reader the same way (`removed`); \
             `present` brings it back.
             """,
-        options: [tag.option, port.option, host, wait.option, log, profile.option, handOut.option, atsAnswer.option, cardName.option])
+        options: [tag.option, port.option, host, wait.option, log, profile.option, handOut.option, atsAnswer.option, cardName.option, feedbackLog, feedbackAnswer.option])
 }
 
 /// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
@@ -76,6 +82,8 @@ let profile: EmulatedReaderProfile
 let handOutOnReset: Bool
 let atsAnswer: GenericPart3Reader.ATSAnswer
 let cardName: UInt16?
+let feedbackLogPath: String?
+let feedbackAnswer: GenericPart3Reader.FeedbackAnswer
 do throws(CommandError) {
     guard case .run(let arguments) = try formatter.parser.parse(CommandLine.arguments.dropFirst()) else {
         io.printLine(String(formatter.helpText.dropLast()))
@@ -91,6 +99,8 @@ do throws(CommandError) {
     handOutOnReset = try arguments.value(of: Options.handOut) ?? false
     atsAnswer = try arguments.value(of: Options.atsAnswer) ?? .ats
     cardName = try arguments.value(of: Options.cardName)
+    feedbackLogPath = arguments.value(of: Options.feedbackLog)
+    feedbackAnswer = try arguments.value(of: Options.feedbackAnswer) ?? .success
 } catch {
     io.printErrorLine(String(formatter.errorText(error).dropLast()))
     exit(64)
@@ -107,6 +117,14 @@ if field.currentTag == nil { field.presentNext() }
 let reader = GenericPart3Reader(field: field, profile: profile)
 reader.atsAnswer = atsAnswer
 reader.cardName = cardName
+reader.feedbackAnswer = feedbackAnswer
+if let feedbackLogPath {
+    guard let feedbackFile = fopen(feedbackLogPath, "a") else { fail("cannot write the feedback log '\(feedbackLogPath)'", status: 1) }
+    reader.onFeedback = { command in
+        fputs("feedback leds=\(command.blinkingLEDs) on=\(Int(command.t1) * Int(command.repetitions) * 100)ms buzzer=\(command.buzzerMilliseconds)ms\n", feedbackFile)
+        fflush(feedbackFile)
+    }
+}
 var logFile: UnsafeMutablePointer<FILE>?
 if let logPath {
     logFile = fopen(logPath, "a")

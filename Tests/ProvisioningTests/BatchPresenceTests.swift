@@ -75,6 +75,7 @@ struct BatchPresenceTests {
             case .readerFailed: "reader failed"
             case .severalTags(_, let count): "\(count) tags"
             case .ledgerStatus: "ledger"
+            case .feedback(_, let note): "feedback \(note)"
             }
         }
     }
