@@ -94,6 +94,8 @@ public struct ExternalTool: Sendable {
     public static let mifareClassicWriteNDEF = program("mifare-classic-write-ndef", package: "libfreefare-bin")
     /// `setpriv` (util-linux): runs a check as another user (`nobody`) when the tests run as root.
     public static let setpriv = program("setpriv", package: "util-linux")
+    /// `chromium` (Debian `chromium`): renders an HTML page headless to a PNG.
+    public static let chromium = program("chromium", package: "chromium")
     /// Python with ndeflib (`import ndef`).
     public static let ndeflib = python(importing: "ndef", package: "ndeflib")
     /// Python with nfcpy (`import nfc`): `NFCPY_PYTHON` if set, else `python3`. nfcpy opens a
