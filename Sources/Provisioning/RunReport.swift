@@ -259,7 +259,7 @@ public struct RunReport: Sendable {
             let label = yMax >= 8 ? String(Int(value.rounded())) : String(format: "%.1f", value)
             svg += "<line x1=\"\(f(x0))\" y1=\"\(f(y))\" x2=\"\(f(width - right))\" y2=\"\(f(y))\" stroke=\"#ddd\"/><text x=\"\(f(x0 - 6))\" y=\"\(f(y + 4))\" text-anchor=\"end\" class=\"tick\">\(label)</text>\n"
             let seconds = xMax * Double(i) / 4, x = Self.x(seconds, xMax)
-            svg += "<text x=\"\(f(x))\" y=\"\(f(y0 + 18))\" text-anchor=\"middle\" class=\"tick\">\(clock(seconds))</text>\n"
+            svg += "<text x=\"\(f(x))\" y=\"\(f(y0 + 18))\" text-anchor=\"middle\" class=\"tick\">\(xMax < 60 ? String(format: "%.1f s", seconds) : clock(seconds))</text>\n"
         }
         svg += "<text x=\"\(f(x0 - 44))\" y=\"\(f(top - 6))\" class=\"tick\">\(HTMLText.escape(yLabel))</text><text x=\"\(f(width - right))\" y=\"\(f(y0 + 34))\" text-anchor=\"end\" class=\"tick\">time since the first tag</text>\n"
         return svg
