@@ -26,6 +26,7 @@ final class JSONAnswerBuffer: ToolIO {
     func readStandardInputLine() -> String? { underlying.readStandardInputLine() }
     var isStandardInputTerminal: Bool { underlying.isStandardInputTerminal }
     var isStandardOutputTerminal: Bool { underlying.isStandardOutputTerminal }
+    var standardErrorTerminalColumns: Int? { underlying.standardErrorTerminalColumns }
     /// Nothing is written before the command ends: the underlying output's failure shows after.
     var standardOutputFailure: OutputFailure? { underlying.standardOutputFailure }
 

@@ -71,6 +71,15 @@ public struct StandardIO: ToolIO {
 
     /// Whether file descriptor 1 is a terminal.
     public var isStandardOutputTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// File descriptor 2's terminal width (`TIOCGWINSZ`), 80 when the terminal does not say;
+    /// `nil` when it is no terminal.
+    public var standardErrorTerminalColumns: Int? {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
 }
 
 /// The remembered failure of ``StandardIO``: a class, so that copies share it.

@@ -24,6 +24,10 @@ public protocol ToolIO: Sendable {
     /// Whether standard output is a terminal (binary output would land on a screen).
     var isStandardOutputTerminal: Bool { get }
 
+    /// The width in columns of the terminal standard error is, or `nil` when standard error is
+    /// no terminal (a file, a pipe): a status line redrawn in place must fit it.
+    var standardErrorTerminalColumns: Int? { get }
+
     /// Why writing standard output failed, or `nil` while every write succeeded (or the I/O
     /// cannot fail). ``CommandLineTool`` turns a failure into exit 1 once the command is done.
     var standardOutputFailure: OutputFailure? { get }
@@ -54,6 +58,9 @@ public enum ToolOutputStream: Sendable, Hashable {
 }
 
 extension ToolIO {
+    /// No terminal: I/O kept in memory (``CapturedIO``).
+    public var standardErrorTerminalColumns: Int? { nil }
+
     /// No failure: I/O that cannot fail (``CapturedIO``).
     public var standardOutputFailure: OutputFailure? { nil }
 

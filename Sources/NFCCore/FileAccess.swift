@@ -159,6 +159,45 @@ public enum FileAccess {
         }
     }
 
+    /// Opens `path` to write a stream of lines to it as they come (a log, `--events FILE`): a
+    /// regular file (or a new one) is emptied and written from its start, through a symbolic
+    /// link to the file it names; a FIFO or a device is written in place (a FIFO waits for its
+    /// reader); `/dev/stdout`, `/dev/fd/N` give that descriptor itself. The caller writes with
+    /// ``write(_:descriptor:)`` and closes it with ``closeStream(_:)``.
+    /// - Throws: ``FileAccessError``: `isDirectory`, `unsupported` for a socket, `system` for
+    ///   the failed `open` (no such directory, permission denied, a link that loops).
+    public static func openStream(_ path: String) throws(FileAccessError) -> Int32 {
+        if let descriptor = standardDescriptor(path) { return descriptor }
+        let target = try resolvingLinks(path)
+        if let descriptor = standardDescriptor(target) { return descriptor }
+        var status = stat()
+        var flags = O_WRONLY | O_CLOEXEC | O_NOCTTY
+        if lstat(target, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: throw FileAccessError(.isDirectory)
+            case S_IFSOCK: throw FileAccessError(.unsupported("a socket"))
+            case S_IFREG: flags |= O_TRUNC
+            default: break
+            }
+        } else {
+            guard errno == ENOENT else { throw .lastSystemError() }
+            flags |= O_CREAT | O_EXCL
+        }
+        var descriptor: Int32
+        repeat {
+            descriptor = open(target, flags, 0o666)
+        } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { throw .lastSystemError() }
+        return descriptor
+    }
+
+    /// Closes a descriptor of ``openStream(_:)`` (standard input, output and error stay open).
+    /// - Throws: ``FileAccessError`` `system` when `close` reports a failed write.
+    public static func closeStream(_ descriptor: Int32) throws(FileAccessError) {
+        guard descriptor > 2 else { return }
+        guard close(descriptor) == 0 || errno == EINTR else { throw .lastSystemError() }
+    }
+
     /// `1 MiB`, `64 KiB`, `100 bytes`: a limit as the errors and the docs say it.
     public static func describeSize(_ count: Int) -> String {
         if count >= 1 << 20, count % (1 << 20) == 0 { return "\(count >> 20) MiB" }

@@ -96,6 +96,9 @@ public struct ExternalTool: Sendable {
     public static let setpriv = program("setpriv", package: "util-linux")
     /// `chromium` (Debian `chromium`): renders an HTML page headless to a PNG.
     public static let chromium = program("chromium", package: "chromium")
+    /// Python 3 with its standard library's `pty`, `json` and `datetime` (Debian `python3`): a
+    /// pseudo-terminal to run a tool on, and an independent JSON and ISO 8601 reader.
+    public static let python3 = python(importing: "pty, json, datetime", package: "python3")
     /// Python with ndeflib (`import ndef`).
     public static let ndeflib = python(importing: "ndef", package: "ndeflib")
     /// Python with nfcpy (`import nfc`): `NFCPY_PYTHON` if set, else `python3`. nfcpy opens a

@@ -53,6 +53,11 @@ struct BatchCommand: ToolCommand {
     static let ntag424Keys = CommandOption.option(
         "ntag424-keys", valueName: "file",
         help: "NTAG 424 DNA mode (a --url with {sun:picc}/{sun:mac}): the master keys file (key0Master, sdmFileReadMaster, sdmMetaRead, optional systemIdentifier; else $\(ntag424KeysVariable)); each tag gets keys diversified for its UID (AN10922).")
+    static let quiet = CommandOption.flag(
+        "quiet", short: "q", help: "Show no progress: only the summary at the end, a reader lost and the shared ledger's trouble.")
+    static let eventLog = CommandOption.option(
+        "event-log", valueName: "file|-",
+        help: "Write one JSON line per event (tag found, done, failed with its cause, take away, two tags, reader lost, ledger, progress, summary), each with its ISO 8601 time, to this file or FIFO ('-': standard output) for a GUI; see docs/batch.md.")
     static let requireGenuine = CommandOption.flag(
         "require-genuine", help: "Skip a tag whose originality signature is not valid under NXP's keys, recording it in the ledger as 'counterfeit'.")
 
@@ -73,8 +78,14 @@ struct BatchCommand: ToolCommand {
             {sun:mac} makes an NTAG 424 DNA batch: each tag is set up as by 'nfctool ntag424 \
             setup' with keys diversified for its UID from the master keys of --ntag424-keys \
             (AN10922), its URL read back and verified; the ledger records the key fingerprints, \
-            never a key; check taps with 'nfctool sun verify --keys MASTERFILE'. Progress goes to standard error, the summary to standard output (--json \
-            for scripts). Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
+            never a key; check taps with 'nfctool sun verify --keys MASTERFILE'.
+
+            Progress goes to standard error: on a terminal, one status line updated in place \
+            (done/total, tags per minute, elapsed time, ETA, failures by cause, what the reader \
+            waits for), each failure on a line of its own above it, and a summary table at the \
+            end; elsewhere (a file, a pipe), one line per event. A resumed or named run shows the \
+            run's totals. The summary goes to standard output (--json for scripts); --quiet \
+            shows nothing else; --event-log writes every event as a JSON line. Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
             failed, 1 when one did; 8 when none failed but --require-genuine refused a \
             counterfeit chip (counted apart, as "counterfeit").
 
@@ -87,7 +98,7 @@ struct BatchCommand: ToolCommand {
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
             + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
-               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, ntag424Keys, plan]
+               TagWriteSupport.passwordFile, allowRewrite, requireGenuine, ntag424Keys, quiet, eventLog, plan]
     )
 
     let arguments: ParsedArguments
@@ -106,6 +117,8 @@ struct BatchCommand: ToolCommand {
     let stationName: String
     let leaseSeconds: Double
     let journalPath: String
+    let quiet: Bool
+    let eventLogPath: String?
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         self.arguments = arguments
@@ -143,6 +156,11 @@ struct BatchCommand: ToolCommand {
             if arguments.contains(Self.matchUID) { throw .usage("--match-uid cannot be used with --run (rows are claimed from the run in order)") }
             if resuming { throw .usage("--run continues its run by itself: give --ledger, not --resume") }
             try LedgerCommand.checkRunName(runName)
+        }
+        quiet = arguments.contains(Self.quiet)
+        eventLogPath = arguments.value(of: Self.eventLog)
+        if eventLogPath == "-" && printsJSON {
+            throw .usage("--event-log - writes events to standard output, where --json writes the summary: give --event-log a file")
         }
         if arguments.contains(Self.lock) && !arguments.contains(TagWriteSupport.yes) && !dryRun {
             throw .usage("--lock makes every tag read-only for good; add --yes to confirm")
@@ -283,11 +301,14 @@ struct BatchCommand: ToolCommand {
         // Opening it and starting the run block (a SQLite busy wait, PostgreSQL round trips): on the ledgers' thread.
         let ledger: any ProvisioningLedger
         let coordinator: BatchCoordinator
+        let status: BatchStationStatus
         do {
-            (ledger, coordinator) = try await LedgerExecutor.shared.run { [options, templateText] () throws -> (any ProvisioningLedger, BatchCoordinator) in
+            (ledger, coordinator, status) = try await LedgerExecutor.shared.run {
+                [options, templateText] () throws -> (any ProvisioningLedger, BatchCoordinator, BatchStationStatus) in
                 let ledger = try openLedger(ledgerPath)
                 _ = try firstCounter(ledger, source)
-                return (ledger, try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context))
+                let status = try BatchStationStatus.starting(source: source, count: countValue, resuming: resuming, named: runName != nil, ledger: ledger)
+                return (ledger, try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context), status)
             }
         } catch let error as CommandError {
             for reader in readers { await reader.close() }
@@ -296,32 +317,47 @@ struct BatchCommand: ToolCommand {
             for reader in readers { await reader.close() }
             throw .ledger(error)
         }
-        let progress = BatchProgress(total: countValue, io: context.io)
-        await coordinator.setEvents { progress.handle($0, started: .now) }
+        let eventLog: BatchEventLog?
+        do throws(CommandError) { eventLog = try eventLogPath.map { path throws(CommandError) in try BatchEventLog(path: path, io: context.io) } } catch {
+            for reader in readers { await reader.close() }
+            throw error
+        }
+        let mode: BatchProgress.Mode = quiet ? .quiet : context.io.standardErrorTerminalColumns == nil ? .lines : .live
+        let started = ContinuousClock.now
+        let progress = BatchProgress(status: status, total: countValue, mode: mode, io: context.io, events: eventLog, started: started)
+        await coordinator.setEvents { progress.handle($0) }
         // A named run: the run's overall count every few seconds.
         let ticker = Task {
             var meter = RunProgressMeter()
             while !Task.isCancelled {
                 if let name = runName, let state = await coordinator.runProgress() {
-                    progress.handle(.ledgerStatus(.progress(meter.report(run: name, progress: state))), started: .now)
+                    progress.handle(.ledgerStatus(.progress(meter.report(run: name, progress: state))))
                 }
                 try? await Task.sleep(for: .seconds(3))
             }
         }
         defer { ticker.cancel() }
+        // On a terminal: the status line's clock and ETA move between events.
+        let redraw = Task {
+            while !Task.isCancelled, mode == .live {
+                progress.tick()
+                try? await Task.sleep(for: BatchProgress.redrawInterval)
+            }
+        }
+        defer { redraw.cancel() }
         // Ctrl-C: the tags in progress finish, no new one is taken.
         let interrupt = SignalTrap { Task { await coordinator.stop(.interrupted, "interrupted") } }
         defer { interrupt.stop() }
-        let started = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
             for reader in readers {
                 group.addTask {
-                    await BatchWorker(reader: reader, coordinator: coordinator, events: { progress.handle($0, started: started) }).run()
+                    await BatchWorker(reader: reader, coordinator: coordinator, events: { progress.handle($0) }).run()
                     // A worker that stops (reader gone, or done) stops the run only when it was the last.
                 }
             }
         }
         ticker.cancel()
+        redraw.cancel()
         for reader in readers { await reader.close() }
         let runID = coordinator.runID
         try? await ledger.perform { () throws(LedgerError) in try ledger.finishRun(runID) }
@@ -329,13 +365,18 @@ struct BatchCommand: ToolCommand {
         var summary = await coordinator.summary
         if summary.stop == nil { (summary.stop, summary.stopReason) = (.readersStopped, "every reader stopped") }
         let seconds = BatchReportText.seconds(ContinuousClock.now - started)
+        progress.finish(summary, seconds: seconds, ledger: ledger.location)
         if printsJSON {
             let report = BatchReport(
                 done: summary.done, failed: summary.failed, skipped: summary.skipped, counterfeit: summary.counterfeit, lastUID: summary.lastUID,
                 stopReason: summary.stopReason, stop: summary.stop ?? .readersStopped, seconds: seconds, ledger: ledger.location)
             context.io.write(try toolJSON(report))
-        } else {
+        } else if eventLogPath == "-" {
+            // Standard output carries the events: the summary is their last line.
+        } else if mode == .lines || (mode == .quiet && context.io.standardErrorTerminalColumns == nil) {
             context.io.printLine(BatchReportText.summaryLine(summary, seconds: seconds, ledger: ledger.location))
+        } else {
+            for line in progress.status.summaryTable(summary, seconds: seconds, ledger: ledger.location) { context.io.printLine(line) }
         }
         switch BatchReportText.failure(of: summary) {
         case nil: break
@@ -524,22 +565,6 @@ struct BatchReport: Encodable {
     var stop: BatchStop
     var seconds: Double
     var ledger: String
-}
-
-/// Progress lines on standard error (``BatchReportText``'s: done / total, failures, rate, the
-/// last UID, and what the operator should do).
-final class BatchProgress: Sendable {
-    let io: any ToolIO
-    private let text: BatchReportText
-
-    init(total: Int?, io: any ToolIO) {
-        self.io = io
-        text = BatchReportText(total: total)
-    }
-
-    func handle(_ event: BatchEvent, started: ContinuousClock.Instant) {
-        io.printErrorLine(text.line(for: event, elapsed: ContinuousClock.now - started))
-    }
 }
 
 /// `batch --require-genuine`: a tag is admitted only when its originality signature is valid

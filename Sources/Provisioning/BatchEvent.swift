@@ -7,10 +7,13 @@ import NFCTags
 public enum BatchEvent: Sendable, Hashable {
     /// Waiting for a tag on `reader`.
     case waiting(reader: String)
+    /// A tag came onto `reader`, alone: its work (checks, write, verification, record) starts.
+    case tagFound(reader: String, uid: String)
     /// A tag was written, verified (and locked/protected) and recorded.
     case done(reader: String, uid: String, summary: String)
-    /// A tag failed; the ledger has the attempt.
-    case failed(reader: String, uid: String, error: String)
+    /// A tag failed; the ledger has the attempt. `cause` is the failure's short typed code
+    /// (``BatchFailureCause``), `error` the sentence.
+    case failed(reader: String, uid: String, error: String, cause: BatchFailureCause)
     /// A tag was refused before any write (already provisioned, no data for it).
     case skipped(reader: String, uid: String, reason: String)
     /// The operator should take the tag away; the next is accepted once it has left.
@@ -53,6 +56,12 @@ public struct RunProgressReport: Sendable, Hashable {
     public var secondsLeft: Double?
     /// Stations that recorded tags in the run.
     public var stations: Int
+
+    /// A report of `done` of `total` tags in `run` at `stations` stations, `rate` tags per
+    /// second, `secondsLeft` to go.
+    public init(run: String, done: Int, total: Int?, rate: Double?, secondsLeft: Double?, stations: Int) {
+        (self.run, self.done, self.total, self.rate, self.secondsLeft, self.stations) = (run, done, total, rate, secondsLeft, stations)
+    }
 }
 
 /// Run-wide rate and ETA from samples of the run's done count (a sliding window of 30 s).
@@ -103,4 +112,9 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var unrecorded = 0
     /// The journal they wait in.
     public var journal: String?
+
+    /// Totals of `done`, `failed`, `skipped` and `counterfeit` tags (a run starts with none).
+    public init(done: Int = 0, failed: Int = 0, skipped: Int = 0, counterfeit: Int = 0) {
+        (self.done, self.failed, self.skipped, self.counterfeit) = (done, failed, skipped, counterfeit)
+    }
 }

@@ -14,16 +14,19 @@ public final class BatchReportText: Sendable {
     /// Text for a run of `total` tags (nil: no count).
     public init(total: Int?) { self.total = total }
 
-    /// The line for `event`, `elapsed` after the run started (for the rate of a tag done).
-    public func line(for event: BatchEvent, elapsed: Duration) -> String {
+    /// The line for `event`, `elapsed` after the run started (for the rate of a tag done); nil
+    /// for an event that has no line of its own (``BatchEvent/tagFound(reader:uid:)``).
+    public func line(for event: BatchEvent, elapsed: Duration) -> String? {
         switch event {
         case .waiting(let reader):
             return "[\(reader)] waiting for a tag"
+        case .tagFound:
+            return nil
         case .done(let reader, let uid, let summary):
             let (done, failed) = counts.withLock { $0.done += 1; return ($0.done, $0.failed) }
             let rate = Double(done) / max(Self.seconds(elapsed), 0.001)
             return "[\(reader)] \(done)\(total.map { "/\($0)" } ?? "") done \(uid): \(TerminalSafeText.escaping(summary, newlines: .escape)) (\(failed) failed, \(String(format: "%.1f", rate)) tags/s)"
-        case .failed(let reader, let uid, let error):
+        case .failed(let reader, let uid, let error, _):
             counts.withLock { $0.failed += 1 }
             return "[\(reader)] FAILED \(uid): \(error)"
         case .skipped(let reader, let uid, let reason):

@@ -129,6 +129,7 @@ public struct BatchWorker: Sendable {
     /// Everything for one tag.
     func provision(_ target: TargetInfo, readerName: String) async {
         let uid = Hex.encode(target.identifier, uppercase: true)
+        events(.tagFound(reader: readerName, uid: uid))
         let started = SQLiteLedger.now()
         let tag: NFCTag
         do {
@@ -148,7 +149,7 @@ public struct BatchWorker: Sendable {
             // A refusal the ledger cannot record is a failure (the run stops): the operator
             // must not take the tag for one the ledger knows about.
             if case .failure(let error) = await coordinator.record(attempt) {
-                events(.failed(reader: readerName, uid: uid, error: "\(refusal.reason); the ledger could not record the refusal: \(error)"))
+                events(.failed(reader: readerName, uid: uid, error: "\(refusal.reason); the ledger could not record the refusal: \(error)", cause: .ledger))
                 await coordinator.failedUnclaimed()
             } else {
                 // A counterfeit is counted apart; a chip not shown genuine (no signature, no key
@@ -157,7 +158,7 @@ public struct BatchWorker: Sendable {
                     events(.skipped(reader: readerName, uid: uid, reason: refusal.reason))
                     await coordinator.counterfeit()
                 } else {
-                    events(.failed(reader: readerName, uid: uid, error: refusal.reason))
+                    events(.failed(reader: readerName, uid: uid, error: refusal.reason, cause: .notGenuine))
                     await coordinator.failedUnclaimed()
                 }
             }
@@ -171,7 +172,7 @@ public struct BatchWorker: Sendable {
                 error: refusal.error.description, cause: FailureCause(refusal.error).rawValue, started: started, finished: SQLiteLedger.now(),
                 reader: readerName, status: "failed")
             _ = await coordinator.record(attempt)
-            events(.failed(reader: readerName, uid: uid, error: refusal.error.description))
+            events(.failed(reader: readerName, uid: uid, error: refusal.error.description, cause: BatchFailureCause(FailureCause(refusal.error))))
             await coordinator.failedUnclaimed()
             await coordinator.noteOutcome(refusal.kind)
             events(.removeTag(reader: readerName, uid: uid))
@@ -199,13 +200,13 @@ public struct BatchWorker: Sendable {
                 key: shared == nil ? nil : UUID().uuidString)
             _ = await coordinator.record(attempt)
             await coordinator.failedUnclaimed()
-            events(.failed(reader: readerName, uid: uid, error: reason))
+            events(.failed(reader: readerName, uid: uid, error: reason, cause: .data))
             await coordinator.stop(.dataError, "data error: \(failure.reason)")
             events(.removeTag(reader: readerName, uid: uid))
             return
         } catch {
             await coordinator.failedUnclaimed()
-            events(.failed(reader: readerName, uid: uid, error: "ledger error: \(error); nothing was written"))
+            events(.failed(reader: readerName, uid: uid, error: "ledger error: \(error); nothing was written", cause: .ledger))
             await coordinator.stop(ledgerError: error as? LedgerError ?? LedgerError("\(error)"))
             events(.removeTag(reader: readerName, uid: uid))
             return
@@ -303,7 +304,7 @@ public struct BatchWorker: Sendable {
         }
         await coordinator.finish(uid: uid, item: item, success: failure == nil)
         if let failure {
-            events(.failed(reader: readerName, uid: uid, error: failure))
+            events(.failed(reader: readerName, uid: uid, error: failure, cause: cause.map(BatchFailureCause.init) ?? .ledger))
         } else {
             events(.done(reader: readerName, uid: uid, summary: item.summary))
         }

@@ -67,8 +67,9 @@ struct BatchPresenceTests {
         events.map { event in
             switch event {
             case .waiting: "waiting"
+            case .tagFound(_, let uid): "found \(uid)"
             case .done(_, let uid, _): "done \(uid)"
-            case .failed(_, let uid, _): "failed \(uid)"
+            case .failed(_, let uid, _, _): "failed \(uid)"
             case .skipped(_, let uid, _): "skipped \(uid)"
             case .removeTag(_, let uid): "remove \(uid)"
             case .readerFailed: "reader failed"
@@ -88,7 +89,7 @@ struct BatchPresenceTests {
         let (summary, events, elapsed, ended, ledger, directory) = try await Self.run(reader, idle: .seconds(5))
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(ended, "the batch did not end by itself (\(events.count) events)")
-        #expect(Self.lines(events) == ["waiting", "done 0453494D000001", "remove 0453494D000001", "waiting"], "\(Self.lines(events).prefix(12))")
+        #expect(Self.lines(events) == ["waiting", "found 0453494D000001", "done 0453494D000001", "remove 0453494D000001", "waiting"], "\(Self.lines(events).prefix(12))")
         #expect(summary.done == 1 && summary.skipped == 0 && summary.failed == 0)
         #expect(summary.stopReason == "no new tag for 5 s")
         // Polls back off: at most one per presence interval (100 ms) while the tag stays, with room.
@@ -121,7 +122,8 @@ struct BatchPresenceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(ended)
         #expect(Self.lines(events) == [
-            "waiting", "done 0453494D000001", "remove 0453494D000001", "waiting", "skipped 0453494D000001", "remove 0453494D000001",
+            "waiting", "found 0453494D000001", "done 0453494D000001", "remove 0453494D000001", "waiting", "found 0453494D000001",
+            "skipped 0453494D000001", "remove 0453494D000001",
             "waiting",
         ])
         #expect(summary.done == 1 && summary.skipped == 1)
