@@ -56,6 +56,17 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
     public var offset: Int?
     /// The reader failure underneath, when there is one.
     public var readerError: NFCReaderDeviceError?
+    /// Whether the reader failure happened while reading from or writing to the tag, where the
+    /// tag layer knows (Type 2 READ, FAST_READ and WRITE); nil otherwise.
+    public var exchange: Exchange?
+
+    /// Which way a failed exchange with the tag went.
+    public enum Exchange: String, Sendable, Hashable, CaseIterable {
+        /// A command that reads tag memory (Type 2 READ 0x30, FAST_READ 0x3A).
+        case read
+        /// A command that writes tag memory (Type 2 WRITE 0xA2).
+        case write
+    }
 
     /// Creates an error.
     public init(_ code: Code, at offset: Int? = nil, _ reason: String, readerError: NFCReaderDeviceError? = nil) {
@@ -67,7 +78,8 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Maps a reader failure: lost/timeout/RF error → ``Code/connectionLost``, a reader that
     /// cannot carry the command → ``Code/notSupported``, others → ``Code/tagResponse``.
-    public init(_ readerError: NFCReaderDeviceError, during what: String) {
+    /// `exchange` says whether the command read or wrote tag memory, when the caller knows.
+    public init(_ readerError: NFCReaderDeviceError, during what: String, exchange: Exchange? = nil) {
         switch readerError.code {
         case .tagLost, .timeout, .rfError, .closed, .aborted, .notConnected:
             self.init(.connectionLost, "\(what): \(readerError.reason)", readerError: readerError)
@@ -78,6 +90,7 @@ public struct NFCTagError: Error, Sendable, Hashable, CustomStringConvertible {
         default:
             self.init(.tagResponse, "\(what): \(readerError.reason)", readerError: readerError)
         }
+        self.exchange = exchange
     }
 
     /// `reason [code]` and the offset when known.

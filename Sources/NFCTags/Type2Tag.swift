@@ -329,7 +329,7 @@ public struct Type2Tag: NFCNDEFTag {
         } catch where error.code == .nak && profile != nil && password == nil {
             throw Self.readProtected(at: start, readerError: error)
         } catch {
-            throw NFCTagError(error, during: "FAST_READ pages \(start)–\(end)")
+            throw NFCTagError(error, during: "FAST_READ pages \(start)–\(end)", exchange: .read)
         }
         let expected = (end - start + 1) * Type2Command.pageSize
         guard answer.count == expected else {
@@ -352,7 +352,7 @@ public struct Type2Tag: NFCNDEFTag {
         } catch where error.code == .nak && profile != nil && password == nil {
             throw Self.readProtected(at: page, readerError: error)
         } catch {
-            throw NFCTagError(error, during: "READ page \(page)")
+            throw NFCTagError(error, during: "READ page \(page)", exchange: .read)
         }
         guard answer.count == Type2Command.readSize else {
             throw NFCTagError(.tagResponse, at: page * Type2Command.pageSize, "READ page \(page) answered \(answer.count) bytes, not 16")
@@ -379,7 +379,7 @@ public struct Type2Tag: NFCNDEFTag {
             answer = try await reader.transceive(
                 Bytes([Type2Command.write, UInt8(page)] + data), mode: .standard, timeout: commandTimeout)
         } catch {
-            throw NFCTagError(error, during: "WRITE page \(page)")
+            throw NFCTagError(error, during: "WRITE page \(page)", exchange: .write)
         }
         guard answer.isEmpty || answer.array == [Type2Command.ack] else {
             throw NFCTagError(.tagResponse, at: page * Type2Command.pageSize, "WRITE page \(page) answered \(answer.description)")

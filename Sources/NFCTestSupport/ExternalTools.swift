@@ -94,6 +94,8 @@ public struct ExternalTool: Sendable {
     public static let mifareClassicWriteNDEF = program("mifare-classic-write-ndef", package: "libfreefare-bin")
     /// `setpriv` (util-linux): runs a check as another user (`nobody`) when the tests run as root.
     public static let setpriv = program("setpriv", package: "util-linux")
+    /// `chromium` (Debian `chromium`): renders an HTML page headless to a PNG.
+    public static let chromium = program("chromium", package: "chromium")
     /// Python 3 with its standard library's `pty`, `json` and `datetime` (Debian `python3`): a
     /// pseudo-terminal to run a tool on, and an independent JSON and ISO 8601 reader.
     public static let python3 = python(importing: "pty, json, datetime", package: "python3")

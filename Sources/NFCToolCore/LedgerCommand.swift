@@ -9,7 +9,7 @@ struct LedgerCommand: CommandGroup {
         name: "ledger",
         abstract: "Export or summarise a batch ledger.",
         discussion: "The ledger is the SQLite file or PostgreSQL database 'nfctool batch' records every attempt in. See docs/batch.md.",
-        subcommands: [LedgerExportCommand.self, LedgerLoadCommand.self, LedgerRunsCommand.self, LedgerStatsCommand.self]
+        subcommands: [LedgerExportCommand.self, LedgerLoadCommand.self, LedgerReportCommand.self, LedgerRunsCommand.self, LedgerStatsCommand.self]
     )
 
     /// The ledger argument export and stats take (or --ledger).
@@ -116,7 +116,10 @@ struct LedgerExportCommand: ToolCommand {
         discussion: """
             Columns: id, run, uid, model, row, counter, summary, bytes, verified, locked, \
             protected, error, started, finished, reader, status (done, failed, or \
-            counterfeit: refused by batch --require-genuine).
+            counterfeit: refused by batch --require-genuine), cause (why it was not done: \
+            rf-write, verify-mismatch, capacity, …; empty for a done attempt and for attempts \
+            from before the ledger kept causes), and station with --run. JSON lines have the \
+            same fields.
 
             Examples:
               nfctool ledger export run1.db > run1.csv
@@ -155,10 +158,17 @@ struct LedgerExportCommand: ToolCommand {
 struct LedgerStatsCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         name: "stats",
-        abstract: "Show a ledger's totals: runs, attempts, tags done and failed, next counter; per station with --run.",
+        abstract: "Show a ledger's totals: tags done and failed, failures by cause, span and rate, per reader, model and station.",
         discussion: """
-            With --run: the run's rows (done, held by stations) and, per station, tags done, \
-            failed and tags/s.
+            Totals (runs, attempts, tags done, failed, counterfeit, locked, protected, next \
+            counter), then the time span (first start to last finish), the rate (tags done \
+            per minute over the span), the failures by cause (rf-write, rf-read, \
+            verify-mismatch, capacity, locked, password, tag-lost, counterfeit, …; \
+            'unrecorded' for attempts from before the ledger kept causes; see docs/batch.md) \
+            and the attempts, tags done, failed and counterfeit per reader, chip model and \
+            station. --json: the same, the figures under "analysis". With --run: only that \
+            run, with its rows (done, held by stations) and, per station, tags done, failed \
+            and tags/s.
 
             Examples:
               nfctool ledger stats run1.db
@@ -176,7 +186,7 @@ struct LedgerStatsCommand: ToolCommand {
         let run = arguments.value(of: LedgerCommand.run)
         let stats = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> LedgerStats in
             try LedgerCommand.requireRun(run, in: ledger)
-            do { return try ledger.stats(run: run) } catch { throw .ledger(error) }
+            do { return try ledger.stats(run: run, analysed: true) } catch { throw .ledger(error) }
         }
         if arguments.contains(TagCommandSupport.json) {
             context.io.write(try toolJSON(stats))
@@ -187,7 +197,11 @@ struct LedgerStatsCommand: ToolCommand {
             context.io.printLine("failed:       \(stats.failed)")
             context.io.printLine("counterfeit:  \(stats.counterfeit)")
             context.io.printLine("locked:       \(stats.locked)")
+            if let analysis = stats.analysis { context.io.printLine("protected:    \(analysis.protected)") }
             context.io.printLine("next counter: \(stats.nextCounter.map(String.init) ?? "none yet")")
+            if let analysis = stats.analysis {
+                for line in RunAnalysisText.lines(analysis) { context.io.printLine(line) }
+            }
             if let run = stats.run, let progress = stats.progress {
                 context.io.printLine("run:          \(TerminalSafeText.escaping(run, newlines: .escape))")
                 if progress.rows > 0 {
@@ -235,5 +249,56 @@ struct LedgerRunsCommand: ToolCommand {
             context.io.printLine(
                 "\(name): \(run.runs) sessions, \(run.attempts) attempts, \(run.done) done, \(run.failed) failed, \(run.counterfeit) counterfeit")
         }
+    }
+}
+
+/// `nfctool ledger report`: a run's report as one self-contained HTML file.
+struct LedgerReportCommand: ToolCommand {
+    static let output = CommandOption.option(
+        "output", short: "o", valueName: "file", help: "The HTML file to write (required; '-' for standard output).", completion: .file)
+    static let configuration = CommandConfiguration(
+        name: "report",
+        abstract: "Write a run's report as one self-contained HTML page with charts.",
+        discussion: """
+            The page needs no network and no JavaScript (the charts are inline SVG): tags \
+            over time (cumulative done and failed, done per station or reader), the rate over \
+            time, failures by cause, the split per chip model, the yield, the span and the \
+            settings the sessions were given (template, manifest and its rows digest, readers, \
+            the key identifiers NTAG 424 DNA runs recorded; never a key). The figures are those \
+            of 'ledger stats'. The file is written whole (a link is followed, a FIFO or device \
+            written in place, never replaced); a full disk is an error.
+
+            Examples:
+              nfctool ledger report run1.db -o run1.html
+              nfctool ledger report --ledger postgresql://line@db/prov --run w26 -o w26.html
+            """,
+        options: [output, LedgerCommand.ledgerOption, LedgerCommand.run],
+        arguments: [LedgerCommand.file]
+    )
+
+    let arguments: ParsedArguments
+    init(_ arguments: ParsedArguments) throws(CommandError) {
+        guard let output = arguments.value(of: Self.output) else { throw .usage("ledger report needs -o FILE (the HTML file to write)") }
+        if output.isEmpty { throw .usage("-o needs a file name") }
+        try LedgerCommand.checkRunName(arguments.value(of: LedgerCommand.run))
+        self.arguments = arguments
+    }
+
+    func run(_ context: CommandContext) async throws(CommandError) {
+        let run = arguments.value(of: LedgerCommand.run)
+        let output = arguments.value(of: Self.output) ?? ""
+        let report = try await LedgerCommand.reading(arguments) { ledger throws(CommandError) -> RunReport in
+            try LedgerCommand.requireRun(run, in: ledger)
+            do { return try RunReport(ledger: ledger, run: run) } catch { throw .ledger(error) }
+        }
+        let page = Array(report.html().utf8)
+        if output == "-" {
+            context.io.write(page, to: .standardOutput)
+            return
+        }
+        try writeFileBytes(page, to: output)
+        let a = report.analysis
+        context.io.printLine(
+            "report written to \(TerminalSafeText.escaping(output, newlines: .escape)): \(a.done) done, \(a.failed) failed, \(a.counterfeit) counterfeit")
     }
 }

@@ -42,18 +42,27 @@ public enum BatchFailureCause: String, Sendable, Hashable, Codable, CaseIterable
         self.init(code: error.code)
     }
 
-    /// The cause of a tag error code.
+    /// The cause of a tag error code: the coarse view of the ledger's cause
+    /// (``FailureCause/init(_:)``, the one derivation from the typed error).
     public init(code: NFCTagError.Code) {
-        switch code {
-        case .connectionLost: self = .tagLost
-        case .tagResponse, .malformedTag, .malformedMessage: self = .tagResponse
-        case .verificationFailed: self = .verification
-        case .readOnly: self = .readOnly
-        case .capacityExceeded: self = .capacity
-        case .notNDEFFormatted, .alreadyFormatted: self = .notFormatted
-        case .notSupported, .refused: self = .unsupported
-        case .passwordRequired, .authenticationFailed: self = .authentication
-        case .invalidMessage, .invalidParameter: self = .data
+        self.init(FailureCause(NFCTagError(code, "")))
+    }
+
+    /// The station line's (coarser) view of a ledger cause: the RF errors of a WRITE, a READ or
+    /// another command and a tag gone are all ``tagLost``.
+    public init(_ cause: FailureCause) {
+        switch cause {
+        case .rfWrite, .rfRead, .rf, .tagLost: self = .tagLost
+        case .tagResponse, .malformedTag: self = .tagResponse
+        case .verifyMismatch: self = .verification
+        case .locked: self = .readOnly
+        case .capacity: self = .capacity
+        case .notFormatted, .holdsData: self = .notFormatted
+        case .unsupported, .twoTags, .other: self = .unsupported
+        case .password: self = .authentication
+        case .counterfeit, .notGenuine: self = .notGenuine
+        case .data: self = .data
+        case .ledger: self = .ledger
         }
     }
 

@@ -151,7 +151,8 @@ public struct BatchWorker: Sendable {
         if let admission = coordinator.options.admission, let refusal = await admission(tag) {
             let attempt = LedgerAttempt(
                 run: coordinator.runID, uid: uid, model: tag.identity.model, summary: "refused", bytes: 0, verified: false,
-                error: refusal.reason, started: started, finished: SQLiteLedger.now(), reader: readerName, status: refusal.status.rawValue)
+                error: refusal.reason, cause: FailureCause(refusal: refusal.status).rawValue, started: started, finished: SQLiteLedger.now(),
+                reader: readerName, status: refusal.status.rawValue)
             // A refusal the ledger cannot record is a failure (the run stops): the operator
             // must not take the tag for one the ledger knows about.
             if case .failure(let error) = await coordinator.record(attempt) {
@@ -175,9 +176,10 @@ public struct BatchWorker: Sendable {
             // Nothing was written and no counter drawn: the ledger has the attempt.
             let attempt = LedgerAttempt(
                 run: coordinator.runID, uid: uid, model: tag.identity.model, summary: "not written", bytes: 0, verified: false,
-                error: refusal.error.description, started: started, finished: SQLiteLedger.now(), reader: readerName, status: "failed")
+                error: refusal.error.description, cause: FailureCause(refusal.error).rawValue, started: started, finished: SQLiteLedger.now(),
+                reader: readerName, status: "failed")
             _ = await coordinator.record(attempt)
-            events(.failed(reader: readerName, uid: uid, error: refusal.error.description, cause: BatchFailureCause(refusal.error)))
+            events(.failed(reader: readerName, uid: uid, error: refusal.error.description, cause: BatchFailureCause(FailureCause(refusal.error))))
             await coordinator.failedUnclaimed()
             await coordinator.noteOutcome(refusal.kind)
             events(.removeTag(reader: readerName, uid: uid))
@@ -199,7 +201,8 @@ public struct BatchWorker: Sendable {
             let shared = coordinator.shared
             let attempt = LedgerAttempt(
                 run: coordinator.runID, uid: uid, model: tag.identity.model, row: failure.row, counter: failure.counter,
-                summary: "not built", bytes: 0, verified: false, error: reason, started: started, finished: SQLiteLedger.now(),
+                summary: "not built", bytes: 0, verified: false, error: reason, cause: FailureCause.data.rawValue, started: started,
+                finished: SQLiteLedger.now(),
                 reader: readerName, status: "failed", runName: shared?.name, station: shared?.station,
                 key: shared == nil ? nil : UUID().uuidString)
             _ = await coordinator.record(attempt)
@@ -219,6 +222,7 @@ public struct BatchWorker: Sendable {
         var locked = false, protected = false
         var failure: String?
         var failureCode: NFCTagError.Code?
+        var cause: FailureCause?
         var bytes = 0
         do throws(NFCTagError) {
             bytes = try item.message.encodedForTag().count
@@ -287,13 +291,15 @@ public struct BatchWorker: Sendable {
         } catch {
             failure = error.description
             failureCode = error.code
+            cause = FailureCause(error)
         }
         await coordinator.noteOutcome(failureCode.flatMap(DeterministicFailure.init))
         let shared = coordinator.shared
         let attempt = LedgerAttempt(
             run: coordinator.runID, uid: uid, model: tag.identity.model, row: item.row, counter: item.counter,
             summary: options.ntag424.map { "SUN URL \($0.template.template); \($0.keySummary)" } ?? item.summary, bytes: bytes, verified: failure == nil, locked: locked, protected: protected,
-            error: failure, started: started, finished: SQLiteLedger.now(), reader: readerName, status: failure == nil ? "done" : "failed",
+            error: failure, cause: cause?.rawValue, started: started, finished: SQLiteLedger.now(), reader: readerName,
+            status: failure == nil ? "done" : "failed",
             runName: shared?.name, station: shared?.station, key: shared == nil ? nil : UUID().uuidString)
         // Written only now, after the verify: a crash before this line leaves no "done". A
         // named run's ledger that cannot be reached gets it from the journal later.
@@ -305,7 +311,7 @@ public struct BatchWorker: Sendable {
         }
         await coordinator.finish(uid: uid, item: item, success: failure == nil)
         if let failure {
-            events(.failed(reader: readerName, uid: uid, error: failure, cause: failureCode.map(BatchFailureCause.init(code:)) ?? .ledger))
+            events(.failed(reader: readerName, uid: uid, error: failure, cause: cause.map(BatchFailureCause.init) ?? .ledger))
         } else {
             events(.done(reader: readerName, uid: uid, summary: item.summary))
         }

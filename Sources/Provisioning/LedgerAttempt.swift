@@ -41,6 +41,10 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
     public var protected: Bool
     /// The error, for a failed attempt.
     public var error: String?
+    /// Why the attempt failed, as a stable code (``FailureCause``'s raw values), for a failed
+    /// or counterfeit attempt. Nil for a done one and for attempts recorded before schema
+    /// version 5 (SQLite) / 4 (PostgreSQL), which did not keep it.
+    public var cause: String?
     /// When the tag was found (ISO 8601).
     public var started: String
     /// When the attempt ended (ISO 8601).
@@ -61,7 +65,7 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
     /// Creates an attempt.
     public init(
         run: Int64, uid: String, model: String, row: Int? = nil, counter: Int? = nil, summary: String, bytes: Int,
-        verified: Bool, locked: Bool = false, protected: Bool = false, error: String? = nil, started: String,
+        verified: Bool, locked: Bool = false, protected: Bool = false, error: String? = nil, cause: String? = nil, started: String,
         finished: String, reader: String, status: String, runName: String? = nil, station: String? = nil, key: String? = nil
     ) {
         self.run = run
@@ -75,6 +79,7 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
         self.locked = locked
         self.protected = protected
         self.error = error
+        self.cause = cause
         self.started = started
         self.finished = finished
         self.reader = reader

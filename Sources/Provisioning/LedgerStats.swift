@@ -18,6 +18,9 @@ public struct LedgerStats: Sendable, Hashable, Codable {
     public var run: String?
     /// The named run's rows and stations.
     public var progress: RunProgress?
+    /// Failures by cause, span, rate and splits (``RunAnalysis``), when asked for
+    /// (``ProvisioningLedger/stats(run:analysed:)``; `ledger stats`).
+    public var analysis: RunAnalysis?
 
     /// Creates totals.
     public init(

@@ -28,7 +28,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     private let stationLock = Mutex<(run: String, station: String)?>(nil)
 
     /// The schema version this code writes (table `nfctool_schema`).
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     /// Connects to `server` and creates or migrates the schema; `connectTimeout` bounds the wait
     /// for an unreachable server.
@@ -66,10 +66,16 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             if version < 3 {
                 for statement in Self.version3 { try db.query(statement) }
             }
+            if version < 4 {
+                for statement in Self.version4 { try db.query(statement) }
+            }
             try db.query("DELETE FROM nfctool_schema")
             try db.query("INSERT INTO nfctool_schema(version) VALUES($1)", [.integer(Int64(Self.schemaVersion))])
         }
     }
+
+    /// Version 4: each attempt's failure cause (``FailureCause``; NULL for attempts recorded before).
+    static let version4 = ["ALTER TABLE attempts ADD COLUMN cause text"]
 
     /// Version 3: each session's manifest digest (``ManifestDigest``).
     static let version3 = ["ALTER TABLE runs ADD COLUMN manifest_digest text"]
@@ -178,8 +184,8 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             """
             WITH a AS (
                 INSERT INTO attempts(run, run_name, station, key, uid, model, row, counter, summary, bytes, verified, locked,
-                    protected, error, started, finished, reader, status)
-                VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+                    protected, error, started, finished, reader, status, cause)
+                VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
                 ON CONFLICT (key) DO NOTHING RETURNING id),
             r AS (
                 UPDATE run_rows SET
@@ -197,7 +203,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
              a.key.map(SQLValue.text) ?? .null, .text(a.uid), .text(a.model), a.row.map { .integer(Int64($0)) } ?? .null,
              a.counter.map { .integer(Int64($0)) } ?? .null, .text(a.summary), .integer(Int64(a.bytes)), .text(a.verified ? "true" : "false"),
              .text(a.locked ? "true" : "false"), .text(a.protected ? "true" : "false"), a.error.map(SQLValue.text) ?? .null,
-             .text(a.started), .text(a.finished), .text(a.reader), .text(a.status)])
+             .text(a.started), .text(a.finished), .text(a.reader), .text(a.status), a.cause.map(SQLValue.text) ?? .null])
     }
 
     /// The rows done in sessions without a run name.
@@ -216,7 +222,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
         try query(
             """
             SELECT id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished,
-                reader, status, run_name, station, key FROM attempts WHERE $1::text IS NULL OR run_name = $1 ORDER BY id
+                reader, status, run_name, station, key, cause FROM attempts WHERE $1::text IS NULL OR run_name = $1 ORDER BY id
             """, [run.map(SQLValue.text) ?? .null]).map(SQLiteLedger.attempt)
     }
 
@@ -237,6 +243,11 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             runs: int(0), attempts: int(1), done: int(2), failed: int(3), locked: int(4),
             nextCounter: totals.count > 5 ? totals[5].integer.map(Int.init) : nil, run: run,
             progress: try run.map { name throws(LedgerError) in try progress(run: name) }, counterfeit: int(6))
+    }
+
+    /// Every session (of the named run, when given), oldest first.
+    public func sessions(run: String?) throws(LedgerError) -> [LedgerSession] {
+        try query(LedgerSession.sql.replacingOccurrences(of: "$1", with: "$1::text"), [run.map(SQLValue.text) ?? .null]).map(LedgerSession.from)
     }
 
     // MARK: - Named runs

@@ -38,6 +38,10 @@ public protocol ProvisioningLedger: AnyObject, Sendable {
     func attempts(run: String?) throws(LedgerError) -> [LedgerAttempt]
     /// Totals; only the named run's when `run` is given (with its rows and per-station progress).
     func stats(run: String?) throws(LedgerError) -> LedgerStats
+    /// The sessions (one per `nfctool batch` process), oldest first; only those of the named
+    /// run when `run` is given: when each started and finished and what it was given (template,
+    /// manifest and its digest, readers).
+    func sessions(run: String?) throws(LedgerError) -> [LedgerSession]
     /// The names of the ledger's runs (`batch --run`, `ledger load --run`): every name a session,
     /// a loaded manifest or an attempt carries, sorted.
     func runNames() throws(LedgerError) -> [String]
@@ -66,6 +70,42 @@ public protocol ProvisioningLedger: AnyObject, Sendable {
     /// rows done; sessions that recorded no digest (ledgers written before it was kept) are left
     /// out.
     func doneManifests() throws(LedgerError) -> [RecordedManifest]
+}
+
+/// A session (one `nfctool batch` process) as the ledger keeps it: the `runs` table's row.
+public struct LedgerSession: Sendable, Hashable, Codable {
+    /// The session's id (the attempts' ``LedgerAttempt/run``).
+    public var id: Int64
+    /// The named run it worked (`--run`), if any.
+    public var name: String?
+    /// Its station, in a named run.
+    public var station: String?
+    /// When it started (ISO 8601).
+    public var started: String
+    /// When it finished (nil: it never said so: still running, or killed).
+    public var finished: String?
+    /// The message template it was given, if any.
+    public var template: String?
+    /// The manifest's path as it was given, if any.
+    public var manifest: String?
+    /// The manifest's rows digest (``ManifestDigest/of(_:)``), when recorded.
+    public var manifestDigest: String?
+    /// Its readers' connection strings, space-separated.
+    public var readers: String
+
+    /// Both ledgers' query: every session (of run `$1` when not NULL), oldest first.
+    static let sql = """
+        SELECT id, name, station, started, finished, template, manifest, manifest_digest, readers FROM runs
+        WHERE $1 IS NULL OR name = $1 ORDER BY id
+        """
+
+    /// A session from a row of ``sql``.
+    static func from(_ r: [SQLValue]) -> LedgerSession {
+        LedgerSession(
+            id: r[column: 0].integer ?? 0, name: r[column: 1].text, station: r[column: 2].text, started: r[column: 3].text ?? "",
+            finished: r[column: 4].text, template: r[column: 5].text, manifest: r[column: 6].text, manifestDigest: r[column: 7].text,
+            readers: r[column: 8].text ?? "")
+    }
 }
 
 /// A manifest as a ledger session recorded it.
@@ -132,6 +172,9 @@ extension ProvisioningLedger {
     /// Every attempt, oldest first.
     public func attempts() throws(LedgerError) -> [LedgerAttempt] { try attempts(run: nil) }
 
+    /// No sessions: the answer of a ledger that keeps none (a test's stand-in).
+    public func sessions(run: String?) throws(LedgerError) -> [LedgerSession] { [] }
+
     /// Totals over the whole ledger.
     public func stats() throws(LedgerError) -> LedgerStats { try stats(run: nil) }
 
@@ -143,17 +186,19 @@ extension ProvisioningLedger {
         throw LedgerError.noSuchRun(name, known: names, in: location)
     }
 
-    /// Every attempt (of the named run, when given) as CSV (header first; RFC 4180 quoting).
+    /// Every attempt (of the named run, when given) as CSV (header first; RFC 4180 quoting): the
+    /// attempt's columns through `status`, then `cause` (empty for a done attempt), then
+    /// `station` for a named run.
     public func exportCSV(run: String? = nil) throws(LedgerError) -> String {
         var columns = ["id", "run", "uid", "model", "row", "counter", "summary", "bytes", "verified", "locked", "protected",
-                       "error", "started", "finished", "reader", "status"]
+                       "error", "started", "finished", "reader", "status", "cause"]
         if run != nil { columns += ["station"] }
         var lines = [columns.joined(separator: ",")]
         for a in try attempts(run: run) {
             var values: [String] = [
                 String(a.id), String(a.run), a.uid, a.model, a.row.map(String.init) ?? "", a.counter.map(String.init) ?? "",
                 a.summary, String(a.bytes), String(a.verified), String(a.locked), String(a.protected), a.error ?? "",
-                a.started, a.finished, a.reader, a.status,
+                a.started, a.finished, a.reader, a.status, a.cause ?? "",
             ]
             if run != nil { values.append(a.station ?? "") }
             lines.append(values.map(csvField).joined(separator: ","))

@@ -109,8 +109,9 @@ public final class SQLiteLedger: ProvisioningLedger {
     /// rows from 0; version 1 stores them from 1, as the dry run and the docs number them;
     /// version 2 adds named runs (run rows with their claims, counter uses, the station and
     /// key of each attempt); version 3 lets an attempt's status be `counterfeit`; version 4
-    /// keeps each session's manifest digest (`runs.manifest_digest`).
-    public static let schemaVersion: Int64 = 4
+    /// keeps each session's manifest digest (`runs.manifest_digest`); version 5 keeps each
+    /// attempt's failure cause (`attempts.cause`, ``FailureCause``).
+    public static let schemaVersion: Int64 = 5
 
     /// The tables an nfctool ledger has had since its first schema, with a column each must
     /// hold (the earliest ledgers may lack `counters`, which is made when missing).
@@ -213,6 +214,8 @@ public final class SQLiteLedger: ProvisioningLedger {
                 ] { try db.execute(statement) }
             }
             if version < 4 { try db.execute("ALTER TABLE runs ADD COLUMN manifest_digest TEXT") }
+            // Attempts recorded before keep no cause (NULL: `ledger stats` says "unrecorded").
+            if version < 5 { try db.execute("ALTER TABLE attempts ADD COLUMN cause TEXT") }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }
@@ -269,7 +272,7 @@ public final class SQLiteLedger: ProvisioningLedger {
             let id = try db.insert(
                 """
                 INSERT INTO attempts(run, uid, model, row, counter, summary, bytes, verified, locked, protected, error,
-                    started, finished, reader, status, run_name, station, key) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    started, finished, reader, status, run_name, station, key, cause) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.integer(attempt.run), .text(attempt.uid), .text(attempt.model),
                  attempt.row.map { .integer(Int64($0)) } ?? .null, attempt.counter.map { .integer(Int64($0)) } ?? .null,
@@ -277,7 +280,8 @@ public final class SQLiteLedger: ProvisioningLedger {
                  .integer(attempt.locked ? 1 : 0), .integer(attempt.protected ? 1 : 0),
                  attempt.error.map(SQLValue.text) ?? .null, .text(attempt.started), .text(attempt.finished),
                  .text(attempt.reader), .text(attempt.status), attempt.runName.map(SQLValue.text) ?? .null,
-                 attempt.station.map(SQLValue.text) ?? .null, attempt.key.map(SQLValue.text) ?? .null])
+                 attempt.station.map(SQLValue.text) ?? .null, attempt.key.map(SQLValue.text) ?? .null,
+                 attempt.cause.map(SQLValue.text) ?? .null])
             if let run = attempt.runName, let row = attempt.row, let station = attempt.station {
                 if attempt.status == "done" {
                     try db.execute(
@@ -311,11 +315,11 @@ public final class SQLiteLedger: ProvisioningLedger {
     public func attempts(run: String?) throws(LedgerError) -> [LedgerAttempt] {
         try query("""
             SELECT id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished,
-                reader, status, run_name, station, key FROM attempts WHERE ? IS NULL OR run_name = ? ORDER BY id
+                reader, status, run_name, station, key, cause FROM attempts WHERE ? IS NULL OR run_name = ? ORDER BY id
             """, [run.map(SQLValue.text) ?? .null, run.map(SQLValue.text) ?? .null]).map(Self.attempt)
     }
 
-    /// An attempt from a row of `SELECT id, run, uid, …, status, run_name, station, key`.
+    /// An attempt from a row of `SELECT id, run, uid, …, status, run_name, station, key, cause`.
     static func attempt(_ r: [SQLValue]) -> LedgerAttempt {
         var attempt = LedgerAttempt(
             run: r[column: 1].integer ?? 0, uid: r[column: 2].text ?? "", model: r[column: 3].text ?? "", row: r[column: 4].integer.map(Int.init),
@@ -324,6 +328,7 @@ public final class SQLiteLedger: ProvisioningLedger {
             protected: r[column: 10].integer == 1 || r[column: 10].text == "t", error: r[column: 11].text,
             started: r[column: 12].text ?? "", finished: r[column: 13].text ?? "", reader: r[column: 14].text ?? "", status: r[column: 15].text ?? "",
             runName: r[column: 16].text, station: r[column: 17].text, key: r[column: 18].text)
+        attempt.cause = r[column: 19].text
         attempt.id = r[column: 0].integer ?? 0
         return attempt
     }
@@ -342,6 +347,11 @@ public final class SQLiteLedger: ProvisioningLedger {
             nextCounter: try LedgerCounter.stored(query("SELECT next FROM counters WHERE name = ?", [.text(counterName)]).first?.first, run: run),
             run: run, progress: try run.map { name throws(LedgerError) in try progress(run: name) },
             counterfeit: try count("SELECT COUNT(*) FROM attempts WHERE status = 'counterfeit' AND (? IS NULL OR run_name = ?)", filter))
+    }
+
+    /// Every session (of the named run, when given), oldest first.
+    public func sessions(run: String?) throws(LedgerError) -> [LedgerSession] {
+        try query(LedgerSession.sql.replacingOccurrences(of: "$1", with: "?1"), [run.map(SQLValue.text) ?? .null]).map(LedgerSession.from)
     }
 
     // MARK: - Named runs

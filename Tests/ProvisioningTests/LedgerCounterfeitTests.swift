@@ -28,7 +28,7 @@ struct LedgerCounterfeitTests {
         let stats = try ledger.stats()
         #expect(stats.failed == 0 && stats.counterfeit == 1 && stats.done == 1 && stats.attempts == 2)
         #expect(try !ledger.isDone(uid: "04CF"))
-        #expect(try ledger.exportCSV().split(separator: "\n").contains { $0.contains("04CF") && $0.hasSuffix(",counterfeit") })
+        #expect(try ledger.exportCSV().split(separator: "\n").contains { $0.contains("04CF") && $0.hasSuffix(",counterfeit,") })
         #expect(try await fixture.read("SELECT status FROM attempts WHERE uid = '04CF'") == "counterfeit")
         #expect(try await fixture.read("SELECT COUNT(*) FROM attempts") == "2")
     }
@@ -92,7 +92,7 @@ struct LedgerCounterfeitTests {
                 print("bogus refused")
             """, [path])
         #expect(stored.standardOutput == """
-            4
+            5
             [(41, '04AA', 'done', 'k1'), (42, '04CE', 'failed', None), (43, '04CF', 'counterfeit', None)]
             ['attempts_key', 'attempts_run', 'attempts_run_done_uid', 'attempts_uid']
             bogus refused
@@ -145,7 +145,7 @@ struct LedgerCounterfeitTests {
             #expect(try ledger.stats().counterfeit == 1)
         }
         _ = try fixture.open()
-        #expect(try await fixture.read("SELECT max(version) FROM nfctool_schema") == "3")
+        #expect(try await fixture.read("SELECT max(version) FROM nfctool_schema") == "4")
         #expect(try await fixture.read("SELECT string_agg(uid || ':' || status, ',' ORDER BY id) FROM attempts") == "04AA:done,04CF:counterfeit")
     }
 }

@@ -220,7 +220,7 @@ struct LedgerTests {
             db = sqlite3.connect(sys.argv[1])
             print(db.execute("PRAGMA user_version").fetchone()[0], [r[0] for r in db.execute("SELECT row FROM attempts ORDER BY id")])
             """, [path])
-        #expect(stored == "4 [1, 3, None]\n")  // schema versions 2 (named runs), 3 (counterfeit) and 4 (manifest digest) on top
+        #expect(stored == "5 [1, 3, None]\n")  // schema versions 2 (named runs), 3 (counterfeit), 4 (manifest digest) and 5 (cause) on top
     }
 
     /// "\r\n" is one Swift Character, equal to neither "\n" nor "\r": a field holding it (a
@@ -265,7 +265,7 @@ struct LedgerTests {
         let stats = try ledger.stats()
         #expect(stats.runs == 1 && stats.attempts == 3 && stats.done == 2 && stats.failed == 1)
         let csv = try ledger.exportCSV()
-        #expect(csv.hasPrefix("id,run,uid,model,row,counter,summary,bytes,verified,locked,protected,error,started,finished,reader,status\n"))
+        #expect(csv.hasPrefix("id,run,uid,model,row,counter,summary,bytes,verified,locked,protected,error,started,finished,reader,status,cause\n"))
         #expect(csv.contains("\"04CC, \"\"x\"\"\""))
         let jsonl = try ledger.exportJSONL().split(separator: "\n")
         #expect(jsonl.count == 3)
