@@ -70,7 +70,7 @@ public enum Type2PageRole: String, Sendable, Hashable, CaseIterable, Encodable {
         switch of(page: page, profile: profile) {
         case .uid: return page == 0 ? "UID0-UID2, BCC0" : "UID3-UID6"
         case .staticLock: return "BCC1, INT, LOCK0-LOCK1"
-        case .capabilityContainer: return "CC0-CC3 (OTP0-OTP3)"
+        case .capabilityContainer: return "OTP0-OTP3"
         case .data, .other: return nil
         case .dynamicLock: return ultralightEV1 ? "LOCK2, LOCK3, LOCK4, RFU" : "LOCK2-LOCK4, RFUI"
         case .configuration0:
