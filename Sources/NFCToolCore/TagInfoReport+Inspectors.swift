@@ -214,6 +214,17 @@ struct NTAGMirrorSettings: Encodable, Sendable, Hashable {
         page = configuration.mirrorPosition.page
         byte = configuration.mirrorPosition.byte
     }
+
+    private enum CodingKeys: String, CodingKey { case enabled, mirrors, page, byte }
+
+    /// Every key, `mirrors` null while the mirror is off.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(enabled, forKey: .enabled)
+        try container.encode(mirrors, forKey: .mirrors)
+        try container.encode(page, forKey: .page)
+        try container.encode(byte, forKey: .byte)
+    }
 }
 
 /// `info --json`'s `nfcCounterSettings`: ACCESS's NFC_CNT_EN and NFC_CNT_PWD_PROT (NTAG213/215/216
