@@ -183,8 +183,14 @@ extension Type2Configuration {
     /// NTAG213/215/216 only (``Type2ChipProfile/hasMirror``): elsewhere CFG0 byte 0 is not MIRROR.
     public var mirror: (kind: NTAGMirror, position: NTAGMirrorPosition)? {
         guard let kind = NTAGMirror(mirrorByte: cfg0[0]) else { return nil }
+        return (kind, mirrorPosition)
+    }
+
+    /// MIRROR_PAGE and MIRROR_BYTE as CFG0 holds them, whether the mirror is on or off (the
+    /// factory's `00h`, byte 0, while it is off). NTAG213/215/216 only.
+    public var mirrorPosition: NTAGMirrorPosition {
         let byte = Int((cfg0[0] & NTAGMirrorBits.byteMask) >> NTAGMirrorBits.byteShift)
-        return (kind, NTAGMirrorPosition(address: Int(cfg0[NTAGMirrorBits.pageIndex]) * Type2Command.pageSize + byte))
+        return NTAGMirrorPosition(address: Int(cfg0[NTAGMirrorBits.pageIndex]) * Type2Command.pageSize + byte)
     }
 
     /// NFC_CNT_EN (NTAG213/215/216): the NFC counter counts.

@@ -11,14 +11,24 @@ public struct TagMemoryDump: Encodable, Sendable {
         public var bytes: [UInt8]?
         /// How many bytes it has when readable (for the binary form of unreadable ones).
         public var size: Int
+        /// A Type 2 page's region (UID, lock, CC, data, CFG0…); nil on other platforms.
+        public var role: Type2PageRole? = nil
+        /// A Type 2 page's bytes by name (`UID0-UID2, BCC0`); nil for data pages and other
+        /// platforms.
+        public var fields: String? = nil
 
-        private enum CodingKeys: String, CodingKey { case label, hex }
+        private enum CodingKeys: String, CodingKey { case label, hex, region, fields }
 
-        /// `label` and `hex` (upper case; null when unreadable).
+        /// `label`, `hex` (upper case; null when unreadable), and on Type 2 pages `region`
+        /// (``Type2PageRole``'s raw value) and `fields` (null for data pages).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(label, forKey: .label)
             try container.encode(bytes.map { Hex.encode($0, uppercase: true) }, forKey: .hex)
+            if let role {
+                try container.encode(role, forKey: .region)
+                try container.encode(fields, forKey: .fields)
+            }
         }
     }
 
@@ -79,7 +89,8 @@ public struct TagMemoryDump: Encodable, Sendable {
     /// a READ that crosses AUTH0 answers page 0's bytes for the protected pages. Where the next
     /// READ is refused, the pages are read one at a time, and a refused page is unreadable.
     static func type2Pages(_ mifare: MiFareTag, reader: any NFCReader) async -> [Unit] {
-        let total = Type2ChipProfile.named(identity: mifare.identity)?.totalPages ?? 16
+        let profile = Type2ChipProfile.named(identity: mifare.identity)
+        let total = profile?.totalPages ?? 16
         var answers: [Int: [UInt8]?] = [:]
         func answer(_ page: Int) async -> [UInt8]? {
             if let known = answers[page] { return known }
@@ -98,7 +109,7 @@ public struct TagMemoryDump: Encodable, Sendable {
         while page < total {
             let count = min(4, total - page)
             guard let bytes = await answer(page) else {
-                units.append(Unit(label: String(page), bytes: nil, size: 4))
+                units.append(Unit(label: String(page), bytes: nil, size: 4, role: .of(page: page, profile: profile), fields: Type2PageRole.fields(page: page, profile: profile)))
                 page += 1
                 continue
             }
@@ -107,7 +118,9 @@ public struct TagMemoryDump: Encodable, Sendable {
             var trusted = count
             if page + count < total, await answer(page + count) == nil { trusted = 1 }
             for i in 0..<trusted {
-                units.append(Unit(label: String(page + i), bytes: Array(bytes[(i * 4)..<(i * 4 + 4)]), size: 4))
+                units.append(Unit(
+                    label: String(page + i), bytes: Array(bytes[(i * 4)..<(i * 4 + 4)]), size: 4,
+                    role: .of(page: page + i, profile: profile), fields: Type2PageRole.fields(page: page + i, profile: profile)))
             }
             page += trusted
         }

@@ -18,7 +18,11 @@ struct DumpCommand: ToolCommand {
         name: "dump",
         abstract: "Dump a tag's readable memory as a hex listing or raw bytes.",
         discussion: """
-            Lists every page (Type 2), block (Type 3, Type 5, MIFARE Classic) or file (Type 4: \
+            Lists every page (Type 2, each outside the data area labelled with its region and \
+            its bytes by the datasheet's names, as nfcpy's tagtool dump does: UID (UID0-UID2, \
+            BCC0), check byte and static lock (BCC1, INT, LOCK0-LOCK1), CC, dynamic lock, \
+            CFG0 (MIRROR, RFU, MIRROR_PAGE, AUTH0), CFG1 (ACCESS), PWD, PACK; JSON region and \
+            fields), block (Type 3, Type 5, MIFARE Classic) or file (Type 4: \
             the CC and NDEF files) with its number; what the tag refuses to read is marked \
             unreadable. MIFARE Classic sectors are tried with --key, then FFFFFFFFFFFF, \
             A0A1A2A3A4A5 and D3F7D3F7D3F7 as key A. --binary writes the raw bytes (unreadable \
@@ -102,12 +106,14 @@ extension TagMemoryDump {
         let width = String(units.count).count
         for unit in units {
             let label = unit.label.count < width ? String(repeating: " ", count: width - unit.label.count) + unit.label : unit.label
+            // A Type 2 page outside the data area: its region and bytes by name.
+            let role = unit.role.flatMap { $0 == .data ? nil : "  " + $0.regionName + (unit.fields.map { " (\($0))" } ?? "") } ?? ""
             guard let bytes = unit.bytes else {
-                lines.append("\(self.unit) \(label): unreadable")
+                lines.append("\(self.unit) \(label): unreadable" + (role.isEmpty ? "" : "     " + role))
                 continue
             }
             if bytes.count <= 16 {
-                lines.append("\(self.unit) \(label): \(Hex.encode(bytes, uppercase: true, separator: " "))  |\(printable(bytes))|")
+                lines.append("\(self.unit) \(label): \(Hex.encode(bytes, uppercase: true, separator: " "))  |\(printable(bytes))|" + role)
             } else {
                 lines.append("\(self.unit) \(label): \(bytes.count) bytes")
                 for start in stride(from: 0, to: bytes.count, by: 16) {

@@ -70,6 +70,8 @@ extension TagInfoReport {
             if type2.hasMirror {
                 mirror = NTAGMirrorDescription.mirror(configuration)
                 nfcCounter = NTAGMirrorDescription.counter(configuration)
+                mirrorSettings = NTAGMirrorSettings(configuration)
+                nfcCounterSettings = NTAGCounterSettings(configuration)
             }
         } catch where error.code == .passwordRequired {
             lock.append(InfoItem(name: "CFGLCK", value: "unknown (read-protected)"))
@@ -190,6 +192,52 @@ extension TagInfoReport {
                 lock.append(InfoItem(name: "locked blocks", value: unknown(error)))
             }
         }
+    }
+}
+
+/// `info --json`'s `mirrorSettings`: CFG0's MIRROR_CONF, MIRROR_PAGE and MIRROR_BYTE
+/// (NTAG213/215/216 datasheet 8.5.7, Table 10).
+struct NTAGMirrorSettings: Encodable, Sendable, Hashable {
+    /// Whether MIRROR_CONF is not `00b`.
+    var enabled: Bool
+    /// `uid`, `counter` or `uidAndCounter` (``NTAGMirror``'s raw values); null when off.
+    var mirrors: String?
+    /// MIRROR_PAGE.
+    var page: Int
+    /// MIRROR_BYTE, 0…3.
+    var byte: Int
+
+    init(_ configuration: Type2Configuration) {
+        let kind = configuration.mirror?.kind
+        enabled = kind != nil
+        mirrors = kind?.rawValue
+        page = configuration.mirrorPosition.page
+        byte = configuration.mirrorPosition.byte
+    }
+
+    private enum CodingKeys: String, CodingKey { case enabled, mirrors, page, byte }
+
+    /// Every key, `mirrors` null while the mirror is off.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(enabled, forKey: .enabled)
+        try container.encode(mirrors, forKey: .mirrors)
+        try container.encode(page, forKey: .page)
+        try container.encode(byte, forKey: .byte)
+    }
+}
+
+/// `info --json`'s `nfcCounterSettings`: ACCESS's NFC_CNT_EN and NFC_CNT_PWD_PROT (NTAG213/215/216
+/// datasheet 8.5.7, Table 12).
+struct NTAGCounterSettings: Encodable, Sendable, Hashable {
+    /// NFC_CNT_EN.
+    var enabled: Bool
+    /// NFC_CNT_PWD_PROT: READ_CNT needs the password.
+    var passwordProtected: Bool
+
+    init(_ configuration: Type2Configuration) {
+        enabled = configuration.nfcCounterEnabled
+        passwordProtected = configuration.nfcCounterPasswordProtected
     }
 }
 

@@ -35,6 +35,12 @@ struct TagInfoReport: Encodable, Sendable {
     /// NTAG213/215/216: the NFC counter's configuration (ACCESS NFC_CNT_EN, NFC_CNT_PWD_PROT):
     /// `enabled`, `enabled, password-protected`, `disabled` or `unknown (why)`; nil otherwise.
     var nfcCounter: String?
+    /// NTAG213/215/216: CFG0's mirror fields decoded (JSON `mirrorSettings`); nil on other chips
+    /// and when CFG0 could not be read.
+    var mirrorSettings: NTAGMirrorSettings?
+    /// NTAG213/215/216: ACCESS's NFC counter bits (JSON `nfcCounterSettings`); nil on other
+    /// chips and when CFG1 could not be read.
+    var nfcCounterSettings: NTAGCounterSettings?
     /// The READ_SIG bytes in hex; `not available` when the chip has none or refused.
     var signature: String
     /// The originality verdict on the signature (NXP's keys): JSON `genuine` true/false/null
@@ -44,7 +50,7 @@ struct TagInfoReport: Encodable, Sendable {
     var ntag424: NTAG424Info?
 
     private enum CodingKeys: String, CodingKey {
-        case dsfid, afi, ndef, lock, password, mirror, nfcCounter, signature, genuine, signatureKey, ntag424
+        case dsfid, afi, ndef, lock, password, mirror, mirrorSettings, nfcCounter, nfcCounterSettings, signature, genuine, signatureKey, ntag424
     }
 
     private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
@@ -64,7 +70,9 @@ struct TagInfoReport: Encodable, Sendable {
         try lockContainer.encode(lock, forKey: .details)
         try container.encode(password, forKey: .password)
         try container.encode(mirror, forKey: .mirror)
+        try container.encode(mirrorSettings, forKey: .mirrorSettings)
         try container.encode(nfcCounter, forKey: .nfcCounter)
+        try container.encode(nfcCounterSettings, forKey: .nfcCounterSettings)
         try container.encode(signature, forKey: .signature)
         try container.encode(genuine.isGenuine, forKey: .genuine)
         try container.encode(genuine.key?.name, forKey: .signatureKey)

@@ -4,6 +4,7 @@ import NDEF
 import NFCCore
 import NFCTags
 import Originality
+import Provisioning
 
 /// `nfctool verify`: checks that the tag holds what is expected; exit 8 with a diff otherwise.
 struct VerifyCommand: ToolCommand {
@@ -18,22 +19,46 @@ struct VerifyCommand: ToolCommand {
     static let expectGenuine = CommandOption.flag(
         "expect-genuine", help: "The chip's originality signature must be valid under one of NXP's public keys.")
 
+    static let ledger = CommandOption.option(
+        "ledger", valueName: "file|uri",
+        help: "Check the tag against what this batch ledger recorded for its UID (SQLite file or postgresql://…): model, message, lock, password.")
+    static let run = CommandOption.option(
+        "run", valueName: "name", help: "With --ledger: only the named run's attempts (batch --run).")
+    static let count = TypedOption(
+        .option("count", short: "n", valueName: "n",
+                help: "With --ledger: check n tags presented one after another (each waited for up to --timeout), then summarise."),
+        .integer(in: 1...100_000, reason: "a number of tags from 1 to 100000"))
+
     static let configuration = CommandConfiguration(
         name: "verify",
-        abstract: "Check that a tag holds what is expected.",
+        abstract: "Check that a tag holds what is expected, or what a batch ledger recorded.",
         discussion: """
             Give one or more checks; all must hold. Exits 0 when the tag matches, 8 when it does \
             not, printing each check with what was expected and what was found.
+
+            With --ledger, the tag is compared with the latest done attempt the ledger has for \
+            its UID (of --run NAME only, when given): the model, the message (the ledger keeps \
+            its summary, each record's type and URI or text, and its size in bytes, not the \
+            bytes themselves), whether it was locked (locked for good, as --expect-read-only \
+            judges it) and whether a password was set. A UID the ledger has not done, or any \
+            difference, exits 8. A mirror the chip shows (batch's {mirror:uid}) matches the \
+            placeholder the ledger recorded; an NTAG 424 DNA's SUN message is not compared. The \
+            ledger keeps no originality verdict for a done tag: add --expect-genuine to check \
+            the chip. --count N checks N tags, one after another (take each away, present the \
+            next), printing a line per tag and a summary: how many matched, and each UID that \
+            did not with its differences; exit 8 when one did not, 2 when fewer than N came.
 
             Examples:
               nfctool verify --expect-url https://example.com
               nfctool verify --expect-ndef message.ndef --expect-read-only
               nfctool verify --expect-model NTAG215 --json
               nfctool verify --expect-genuine
+              nfctool verify --ledger run.db
+              nfctool verify --ledger run.db --run w26 --count 20 --expect-genuine
             """,
         options: [
             TagCommandSupport.device, TagCommandSupport.timeout, expectURL, expectNDEF, expectReadOnly, expectModel,
-            expectGenuine, TagCommandSupport.json,
+            expectGenuine, ledger, run, count.option, TagCommandSupport.json,
         ]
     )
 
@@ -43,6 +68,9 @@ struct VerifyCommand: ToolCommand {
     let readOnly: Bool
     let model: String?
     let genuine: Bool
+    let ledgerLocation: String?
+    let runName: String?
+    let tagCount: Int?
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         options = try TagCommandOptions(arguments)
@@ -51,8 +79,16 @@ struct VerifyCommand: ToolCommand {
         readOnly = arguments.contains(Self.expectReadOnly)
         model = arguments.value(of: Self.expectModel)
         genuine = arguments.contains(Self.expectGenuine)
-        guard url != nil || ndefPath != nil || readOnly || model != nil || genuine else {
-            throw .usage("nothing to verify: give --expect-url, --expect-ndef, --expect-read-only, --expect-model or --expect-genuine")
+        ledgerLocation = arguments.value(of: Self.ledger)
+        runName = arguments.value(of: Self.run)
+        tagCount = try arguments.value(of: Self.count)
+        try LedgerCommand.checkRunName(runName)
+        if ledgerLocation == nil {
+            if runName != nil { throw .usage("--run needs --ledger") }
+            if tagCount != nil { throw .usage("--count needs --ledger") }
+        }
+        guard url != nil || ndefPath != nil || readOnly || model != nil || genuine || ledgerLocation != nil else {
+            throw .usage("nothing to verify: give --expect-url, --expect-ndef, --expect-read-only, --expect-model, --expect-genuine or --ledger")
         }
     }
 
@@ -77,59 +113,21 @@ struct VerifyCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        var expectedMessage: NDEFMessage?
-        var expectedBytes: [UInt8] = []
+        var expected: ExpectedMessage?
         if let ndefPath {
-            expectedBytes = NDEFDecodeCommand.hexOrRaw(try readFileBytes(ndefPath, what: "expected NDEF file", limit: InputLimits.ndefMessage))
+            let bytes = NDEFDecodeCommand.hexOrRaw(try readFileBytes(ndefPath, what: "expected NDEF file", limit: InputLimits.ndefMessage))
             do {
-                expectedMessage = try NDEFMessage(bytes: expectedBytes)
+                expected = ExpectedMessage(message: try NDEFMessage(bytes: bytes), bytes: bytes)
             } catch {
                 throw .ndef("\(ndefPath) is not an NDEF message: \(error)", error)
             }
         }
-        let (url, readOnly, model, genuine) = (self.url, self.readOnly, self.model, self.genuine)
+        if let ledgerLocation {
+            try await runAgainstLedger(ledgerLocation, expected: expected, context)
+            return
+        }
         let (checks, reader) = try await TagOperation(options, context).run { tag, _ in
-            var checks: [Check] = []
-            if let model {
-                let found = tag.identity.model
-                checks.append(Check(check: "model", expected: model, found: found, ok: found.caseInsensitiveCompare(model) == .orderedSame))
-            }
-            if readOnly {
-                let found: String
-                do {
-                    let gaps = try await tag.ndef.readOnlyGaps()
-                    found = gaps.isEmpty ? "read-only" : "not locked: " + gaps.joined(separator: "; ")
-                } catch {
-                    found = unknown(error)
-                }
-                checks.append(Check(check: "read-only", expected: "read-only", found: found, ok: found == "read-only"))
-            }
-            if genuine {
-                let verdict = await OriginalityVerifier().check(tag).verdict
-                checks.append(Check(check: "genuine", expected: "yes", found: verdict.summary, ok: verdict.isGenuine == true))
-            }
-            if url != nil || expectedMessage != nil {
-                let message: NDEFMessage?
-                let failure: String?
-                do throws(NFCTagError) {
-                    message = try await tag.ndef.readNDEF()
-                    failure = nil
-                } catch {
-                    message = nil
-                    failure = error.code == .notNDEFFormatted ? "no NDEF" : unknown(error)
-                }
-                if let url {
-                    let found = message.map { $0.records.lazy.compactMap { $0.wellKnownTypeURIPayload() }.first ?? "no URI record" } ?? failure ?? "unknown"
-                    // Bytes, not String ==: canonically equivalent URLs (é precomposed or not) differ.
-                    checks.append(Check(check: "url", expected: url, found: found, ok: Array(found.utf8) == Array(url.utf8)))
-                }
-                if let expectedMessage {
-                    let expectedHex = Hex.encode(expectedBytes, uppercase: true)
-                    let found = message.map { (try? Hex.encode($0.encoded(), uppercase: true)) ?? "unencodable" } ?? failure ?? "unknown"
-                    checks.append(Check(check: "ndef", expected: expectedHex, found: found, ok: message == expectedMessage))
-                }
-            }
-            return checks
+            await expectationChecks(tag, expected: expected)
         }
         let report = Report(match: checks.allSatisfy { $0.ok }, checks: checks)
         context.io.write(options.printsJSON ? try taggedJSON(reader, report) : checks.map(\.text).joined())
@@ -137,5 +135,56 @@ struct VerifyCommand: ToolCommand {
             let failed = checks.filter { !$0.ok }.map { $0.check }.joined(separator: ", ")
             throw CommandError("the tag does not match: \(failed)", exitCode: .verifyMismatch)
         }
+    }
+
+    /// `--expect-ndef`'s message and its bytes.
+    struct ExpectedMessage: Sendable {
+        var message: NDEFMessage
+        var bytes: [UInt8]
+    }
+
+    /// The `--expect-*` checks on `tag`, in the order of the options' listing.
+    func expectationChecks(_ tag: NFCTag, expected: ExpectedMessage?) async -> [Check] {
+        var checks: [Check] = []
+        if let model {
+            let found = tag.identity.model
+            checks.append(Check(check: "model", expected: model, found: found, ok: found.caseInsensitiveCompare(model) == .orderedSame))
+        }
+        if readOnly {
+            let found: String
+            do {
+                let gaps = try await tag.ndef.readOnlyGaps()
+                found = gaps.isEmpty ? "read-only" : "not locked: " + gaps.joined(separator: "; ")
+            } catch {
+                found = unknown(error)
+            }
+            checks.append(Check(check: "read-only", expected: "read-only", found: found, ok: found == "read-only"))
+        }
+        if genuine {
+            let verdict = await OriginalityVerifier().check(tag).verdict
+            checks.append(Check(check: "genuine", expected: "yes", found: verdict.summary, ok: verdict.isGenuine == true))
+        }
+        if url != nil || expected != nil {
+            let message: NDEFMessage?
+            let failure: String?
+            do throws(NFCTagError) {
+                message = try await tag.ndef.readNDEF()
+                failure = nil
+            } catch {
+                message = nil
+                failure = error.code == .notNDEFFormatted ? "no NDEF" : unknown(error)
+            }
+            if let url {
+                let found = message.map { $0.records.lazy.compactMap { $0.wellKnownTypeURIPayload() }.first ?? "no URI record" } ?? failure ?? "unknown"
+                // Bytes, not String ==: canonically equivalent URLs (é precomposed or not) differ.
+                checks.append(Check(check: "url", expected: url, found: found, ok: Array(found.utf8) == Array(url.utf8)))
+            }
+            if let expected {
+                let expectedHex = Hex.encode(expected.bytes, uppercase: true)
+                let found = message.map { (try? Hex.encode($0.encoded(), uppercase: true)) ?? "unencodable" } ?? failure ?? "unknown"
+                checks.append(Check(check: "ndef", expected: expectedHex, found: found, ok: message == expected.message))
+            }
+        }
+        return checks
     }
 }

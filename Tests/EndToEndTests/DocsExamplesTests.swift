@@ -135,6 +135,7 @@ enum DocExamples {
         let rules: [(String, String)] = [
             (#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"#, "TIME"),
             (#"\d+(\.\d+)? tags/s"#, "N tags/s"),
+            (#"\d+(\.\d+)? tags/min"#, "N tags/min"),
             (#"\b\d+(\.\d+)? (s|ms)\b"#, "N $2"),
             (#"/tmp/[^\s"'`),;]*"#, "/tmp/…"),
             (#"/dev/pts/\d+"#, "/dev/pts/N"),

@@ -92,8 +92,8 @@ struct InspectionCommandTests {
         }
         #expect(Set(keySets) == [[
             "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
-            "platform", "memoryBytes", "ndef", "lock", "password", "mirror", "nfcCounter", "signature", "genuine", "signatureKey",
-            "ntag424",
+            "platform", "memoryBytes", "ndef", "lock", "password", "mirror", "mirrorSettings", "nfcCounter", "nfcCounterSettings",
+            "signature", "genuine", "signatureKey", "ntag424",
         ]])
     }
 
@@ -114,8 +114,11 @@ struct InspectionCommandTests {
         #expect(listing.status == 0)
         let lines = listing.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "NTAG215 04 53 49 4D 00 00 01: 135 pages, 135 readable")
-        #expect(lines[1] == "page   0: 04 53 49 96  |.SI.|")
+        #expect(lines[1] == "page   0: 04 53 49 96  |.SI.|  UID (UID0-UID2, BCC0)")
+        #expect(lines[4] == "page   3: E1 10 3E 00  |..>.|  CC (OTP0-OTP3)")
         #expect(lines[5] == "page   4: 03 10 D1 01  |....|")
+        #expect(lines[131] == "page 130: 00 00 00 BD  |....|  dynamic lock (LOCK2-LOCK4, RFUI)")
+        #expect(lines[132] == "page 131: 04 00 00 FF  |....|  CFG0 (MIRROR, RFU, MIRROR_PAGE, AUTH0)")
         #expect(lines.count == 136)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
