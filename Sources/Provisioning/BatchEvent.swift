@@ -12,8 +12,8 @@ public enum BatchEvent: Sendable, Hashable {
     /// A tag was written, verified (and locked/protected) and recorded.
     case done(reader: String, uid: String, summary: String)
     /// A tag failed; the ledger has the attempt. `cause` is the failure's short typed code
-    /// (``BatchFailureCause``), `error` the sentence.
-    case failed(reader: String, uid: String, error: String, cause: BatchFailureCause)
+    /// (``FailureCause``, the code the ledger stores), `error` the sentence.
+    case failed(reader: String, uid: String, error: String, cause: FailureCause)
     /// A tag was refused before any write (already provisioned, no data for it).
     case skipped(reader: String, uid: String, reason: String)
     /// The operator should take the tag away; the next is accepted once it has left.

@@ -18,7 +18,7 @@ public struct BatchEventRecord: Sendable, Hashable, Encodable {
     public var message: String?
     /// The failure's sentence (`failed`, `readerLost`, `ledger` when unavailable).
     public var error: String?
-    /// The failure's short typed code (``BatchFailureCause``'s raw value; `failed`).
+    /// The failure's short typed code (``FailureCause``'s raw value, as the ledger stores it; `failed`).
     public var cause: String?
     /// Why a tag was skipped or refused (`skipped`, `counterfeit`).
     public var reason: String?
@@ -40,7 +40,7 @@ public struct BatchEventRecord: Sendable, Hashable, Encodable {
     public var total: Int?
     /// Tags failed in this process.
     public var failed: Int?
-    /// Failures in this process by cause (``BatchFailureCause`` raw value → count).
+    /// Failures in this process by cause (``FailureCause`` raw value → count).
     public var failures: [String: Int]?
     /// Tags skipped in this process.
     public var skipped: Int?

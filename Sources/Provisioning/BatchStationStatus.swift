@@ -59,7 +59,7 @@ public struct BatchStationStatus: Sendable, Hashable {
     /// Chips refused as counterfeit in this process (`--require-genuine`).
     public private(set) var counterfeit = 0
     /// This process's failures by cause.
-    public private(set) var failures: [BatchFailureCause: Int] = [:]
+    public private(set) var failures: [FailureCause: Int] = [:]
     /// One reader and its state.
     public struct Reader: Sendable, Hashable {
         /// The reader's connection string.

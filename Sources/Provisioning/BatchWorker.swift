@@ -179,7 +179,7 @@ public struct BatchWorker: Sendable {
                 error: refusal.error.description, cause: FailureCause(refusal.error).rawValue, started: started, finished: SQLiteLedger.now(),
                 reader: readerName, status: "failed")
             _ = await coordinator.record(attempt)
-            events(.failed(reader: readerName, uid: uid, error: refusal.error.description, cause: BatchFailureCause(FailureCause(refusal.error))))
+            events(.failed(reader: readerName, uid: uid, error: refusal.error.description, cause: FailureCause(refusal.error)))
             await coordinator.failedUnclaimed()
             await coordinator.noteOutcome(refusal.kind)
             events(.removeTag(reader: readerName, uid: uid))
@@ -311,7 +311,7 @@ public struct BatchWorker: Sendable {
         }
         await coordinator.finish(uid: uid, item: item, success: failure == nil)
         if let failure {
-            events(.failed(reader: readerName, uid: uid, error: failure, cause: cause.map(BatchFailureCause.init) ?? .ledger))
+            events(.failed(reader: readerName, uid: uid, error: failure, cause: cause ?? .ledger))
         } else {
             events(.done(reader: readerName, uid: uid, summary: item.summary))
         }

@@ -86,4 +86,29 @@ public enum FailureCause: String, Sendable, Hashable, CaseIterable, Codable {
     /// The label for `ledger stats` and the report of a stored cause: the code, or
     /// `unrecorded` for attempts written before the ledger kept causes.
     public static func label(_ stored: String?) -> String { stored ?? "unrecorded" }
+
+    /// A word or two for batch's station line: `RF write`, `lost`, `verify`…
+    public var short: String {
+        switch self {
+        case .rfWrite: "RF write"
+        case .rfRead: "RF read"
+        case .rf: "RF"
+        case .tagLost: "lost"
+        case .tagResponse: "NAK"
+        case .verifyMismatch: "verify"
+        case .capacity: "too big"
+        case .locked: "read-only"
+        case .password: "password"
+        case .notFormatted: "no NDEF"
+        case .malformedTag: "malformed"
+        case .unsupported: "unsupported"
+        case .holdsData: "holds data"
+        case .twoTags: "two tags"
+        case .counterfeit: "counterfeit"
+        case .notGenuine: "not genuine"
+        case .data: "data"
+        case .ledger: "ledger"
+        case .other: "other"
+        }
+    }
 }

@@ -84,8 +84,8 @@ struct BatchStationLineTests {
         #expect(status == 1, "\(output)")
         let permanent = output.components(separatedBy: "\r\n").filter { $0.contains("FAILED 0453494D000001") }
         #expect(permanent.count == 1 && permanent[0].contains("[connectionLost]"), "\(output.debugDescription)")
-        #expect(output.contains("1 failed (lost 1)"), "\(output.debugDescription)")
-        #expect(output.contains("  failed       1  (lost 1)\r\n"), "\(output.debugDescription)")
+        #expect(output.contains("1 failed (RF write 1)"), "\(output.debugDescription)")
+        #expect(output.contains("  failed       1  (RF write 1)\r\n"), "\(output.debugDescription)")
     }
 
     @Test("off a terminal: the lines as before, one per event, and the summary line; nothing redrawn")
@@ -162,7 +162,7 @@ struct BatchStationLineTests {
         #expect(names.first == "waiting" && names.last == "summary", "\(names)")
         #expect(names.filter { $0 == "tagFound" }.count == 3 && names.filter { $0 == "takeAway" }.count == 3, "\(names)")
         let failed = try #require(events.first { $0["event"] as? String == "failed" })
-        #expect(failed["cause"] as? String == "tagLost" && failed["uid"] as? String == "0453494D000001", "\(failed)")
+        #expect(failed["cause"] as? String == "rf-write" && failed["uid"] as? String == "0453494D000001", "\(failed)")
         #expect((failed["error"] as? String)?.contains("connectionLost") == true)
         let done = events.filter { $0["event"] as? String == "done" }
         #expect(done.compactMap { $0["uid"] as? String } == ["0453494D000002", "0453494D000003"])
@@ -170,7 +170,7 @@ struct BatchStationLineTests {
         #expect(progress.count == 3 && progress.last?["done"] as? Int == 2 && progress.last?["total"] as? Int == 2, "\(progress)")
         let summary = try #require(events.last)
         #expect(summary["done"] as? Int == 2 && summary["failed"] as? Int == 1 && summary["stop"] as? String == "countReached", "\(summary)")
-        #expect((summary["failures"] as? [String: Int]) == ["tagLost": 1])
+        #expect((summary["failures"] as? [String: Int]) == ["rf-write": 1])
         // The progress lines on standard error are the same as without the log.
         #expect(run.standardError.contains("FAILED 0453494D000001"))
     }

@@ -173,7 +173,7 @@ struct GenuineAndMirrorThroughLibNFCTests {
         #expect(json.output.contains("\"counterfeit\" : 1") && json.output.contains("\"skipped\" : 0"), "\(json.output)")
         let export = try await runTool(try Executables.nfctool(), ["ledger", "export", "--csv", ledger], environment: [:], timeout: 30)
         let rows = export.output.split(separator: "\n")
-        #expect(rows.contains { $0.contains(Self.realUID) && $0.hasSuffix(",done") }, "\(export.output)")
+        #expect(rows.contains { $0.contains(Self.realUID) && $0.hasSuffix(",done,") }, "\(export.output)")
         #expect(rows.contains { $0.contains("04E10CDA993C81") && $0.contains("counterfeit: not a genuine") && $0.hasSuffix(",counterfeit") }, "\(export.output)")
         // Read back by Python's sqlite3, not by nfctool: the counterfeit has a status of its own.
         let stored = try await runPython("""
