@@ -149,6 +149,41 @@ struct CoreNFCSeedsCompileTests {
         }
     }
 
+    /// The CoreNFC symbols the seeds' code uses: the `NFC…` and `CardSession` types (not those the
+    /// seeds declare themselves), the error codes, `Type.member` uses of those types, and the
+    /// members called on the seeds' sessions, tags, records and messages.
+    static func coreNFCSymbols(in blocks: [CoreNFCSeedBlocks.Block]) -> Set<String> {
+        let code = blocks.map(\.text).joined(separator: "\n")
+        func matches(_ pattern: String, group: Int = 0) -> [String] {
+            guard let expression = try? NSRegularExpression(pattern: pattern) else { return [] }
+            return expression.matches(in: code, range: NSRange(code.startIndex..., in: code)).compactMap {
+                Range($0.range(at: group), in: code).map { String(code[$0]) }
+            }
+        }
+        let declared = Set(matches(#"class (\w+)"#, group: 1))
+        var symbols = Set(matches(#"\b(?:NFC[A-Z]\w*|CardSession)\b"#)).subtracting(declared)
+        symbols.formUnion(matches(#"\b(?:readerSession|readerTransceive|ndefReaderSession|readerError)\w*Error\w*"#))
+        symbols.formUnion(matches(#"\b(?:NFC[A-Z]\w*|CardSession)\.[a-z]\w*"#).filter { !declared.contains(String($0.prefix { $0 != "." })) })
+        symbols.formUnion(matches(#"\b(?:session|tag|ndefTag|cardSession|cardAPDU|record|message|msg)\??\.([a-zA-Z]+)"#, group: 1))
+        return symbols
+    }
+
+    @Test("docs/porting-from-corenfc.md's symbol table lists every CoreNFC symbol the seeds' code uses")
+    func symbolTable() throws {
+        let guide = try String(contentsOf: CoreNFCSeedBlocks.root.appendingPathComponent("docs/porting-from-corenfc.md"), encoding: .utf8)
+        let section = try #require(guide.components(separatedBy: "## Every CoreNFC symbol the seeds' code uses").last)
+        var listed = Set<String>()
+        for line in section.split(separator: "\n") where line.hasPrefix("| `") {
+            let first = line.split(separator: "|").first ?? ""
+            for (index, part) in first.split(separator: "`", omittingEmptySubsequences: false).enumerated() where index % 2 == 1 {
+                listed.insert(String(part))
+            }
+        }
+        let symbols = Self.coreNFCSymbols(in: try CoreNFCSeedBlocks.all())
+        #expect(symbols.count > 30)
+        #expect(symbols.subtracting(listed).isEmpty, "not in the table: \(symbols.subtracting(listed).sorted())")
+    }
+
     @Test("every block not excepted type-checks against NFCKit with only `import CoreNFC` → `import NFCKit`")
     func blocksCompile() async throws {
         let units = Self.units(of: try CoreNFCSeedBlocks.all())
