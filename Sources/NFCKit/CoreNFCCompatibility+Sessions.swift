@@ -1,5 +1,4 @@
-public import Foundation
-public import NFCTags
+import Foundation
 
 // CoreNFC's synchronous session spellings over NFCKit's async ones (docs/porting-from-corenfc.md,
 // "Checking availability").
