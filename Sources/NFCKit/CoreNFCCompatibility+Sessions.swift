@@ -8,29 +8,24 @@ import Foundation
 public enum NFCReaderSession {
     /// CoreNFC's `NFCReaderSession.readingAvailable`: whether libnfc's default reader can be
     /// opened now, ``NFCReaderAvailability/check(connection:)`` for `nil` answered synchronously.
-    /// It blocks the calling thread while the reader is opened and closed (the check itself runs
-    /// off the caller's thread); async code should await `check(connection:)`, which also says why not.
+    ///
+    /// It blocks the calling thread briefly, while the reader is opened and closed (a USB or
+    /// serial round trip, as a synchronous CoreNFC call would), and needs no other thread of
+    /// Swift's cooperative pool: the check runs on the calling thread itself (see
+    /// ``readingAvailable(connection:)``). Call it from synchronous code, as CoreNFC code does in
+    /// `beginScanning()`; async code should `await NFCReaderAvailability.check(connection:)`
+    /// instead, which does not hold a thread and also says why a reader is not available.
     public static var readingAvailable: Bool { readingAvailable(connection: nil) }
 
-    /// ``NFCReaderAvailability/check(connection:)``'s `isAvailable` for `connection`, waited for
+    /// ``NFCReaderAvailability/check(connection:)``'s `isAvailable` for `connection`, answered
     /// synchronously: the one implementation of the sessions' `readingAvailable`.
+    ///
+    /// The calling thread runs the check itself (the libnfc and pcsc-lite calls still run on their
+    /// device threads) and blocks until it is done; no thread of the cooperative pool is waited
+    /// for, so it answers even when called from inside a `Task` with every pool thread busy. It is
+    /// still a blocking call: do not make it from async code.
     public static func readingAvailable(connection: String?) -> Bool {
-        let answer = Answer()
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            answer.set(await NFCReaderAvailability.check(connection: connection).isAvailable)
-            done.signal()
-        }
-        done.wait()
-        return answer.value
-    }
-
-    /// The detached check's answer, handed to the waiting thread.
-    private final class Answer: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored = false
-        var value: Bool { lock.withLock { stored } }
-        func set(_ value: Bool) { lock.withLock { stored = value } }
+        CallerThreadTaskExecutor.run { await NFCReaderAvailability.check(connection: connection).isAvailable }
     }
 }
 
