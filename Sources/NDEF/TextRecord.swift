@@ -69,6 +69,7 @@ extension NDEFPayload {
 
     /// The text and language of a well-known Text record; `(nil, nil)` for any other record
     /// or a malformed one.
+    @_disfavoredOverload  // NFCKit adds CoreNFC's Foundation-typed version, preferred where both fit
     public func wellKnownTypeTextPayload() -> (String?, String?) {
         guard typeNameFormat == .nfcWellKnown, typeIs(0x54),
               let t = try? decodeTextPayload() else { return (nil, nil) }

@@ -133,6 +133,7 @@ extension NDEFPayload {
 
     /// The URI of a well-known URI record, prefix expanded; `nil` for any other record or a
     /// malformed one. ``content()`` says why a record is malformed.
+    @_disfavoredOverload  // NFCKit adds CoreNFC's Foundation-typed version, preferred where both fit
     public func wellKnownTypeURIPayload() -> String? {
         guard typeNameFormat == .nfcWellKnown, typeIs(0x55) else { return nil }
         return try? decodeURIPayload()

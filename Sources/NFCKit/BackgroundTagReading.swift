@@ -72,7 +72,7 @@ public struct BackgroundTagReading: AsyncSequence, Sendable {
 
     /// The activity for a tag's message, or nil when it does not route to the app.
     public static func activity(for message: NFCNDEFMessage, tag identifier: Bytes, domains: [String]) -> NFCTagUserActivity? {
-        guard let uri = message.records.lazy.compactMap({ $0.wellKnownTypeURIPayload() }).first else { return nil }
+        guard let uri = message.records.lazy.compactMap({ (record) -> String? in record.wellKnownTypeURIPayload() }).first else { return nil }
         let url = URL(string: uri)
         if !domains.isEmpty {
             guard let url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",

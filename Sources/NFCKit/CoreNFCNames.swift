@@ -39,3 +39,14 @@ extension NDEFPayload {
         return identifier.replacingOccurrences(of: "_", with: "-")
     }
 }
+
+/// CoreNFC's `NFCISO7816Tag` (a protocol there): NFCTags' `ISO7816Tag`, the case value of
+/// `NFCTag.iso7816`.
+public typealias NFCISO7816Tag = ISO7816Tag
+/// CoreNFC's `NFCMiFareTag` (a protocol there): NFCTags' `MiFareTag`, the case value of `NFCTag.miFare`.
+public typealias NFCMiFareTag = MiFareTag
+/// CoreNFC's `NFCFeliCaTag` (a protocol there): NFCTags' `FeliCaTag`, the case value of `NFCTag.feliCa`.
+public typealias NFCFeliCaTag = FeliCaTag
+/// CoreNFC's `NFCISO15693Tag` (a protocol there): NFCTags' `ISO15693Tag`, the case value of
+/// `NFCTag.iso15693`.
+public typealias NFCISO15693Tag = ISO15693Tag

@@ -26,8 +26,16 @@ public struct NFCReaderError: Error, Sendable, Hashable, CustomStringConvertible
         case readerErrorInvalidParameter = 3
         /// A parameter of the wrong length (an AID longer than 16 bytes, a system code not 2 bytes).
         case readerErrorInvalidParameterLength = 4
+        /// A parameter outside its bounds (a block range that is not one).
+        case readerErrorParameterOutOfBound = 5
+        /// CoreNFC: the device's NFC radio is off. Never raised by NFCKit (a reader that cannot
+        /// be used ends the session with ``readerSessionInvalidationErrorSessionTerminatedUnexpectedly``).
+        case readerErrorRadioDisabled = 6
         /// The tag left the field, did not answer, or is not the one the session detected.
         case readerTransceiveErrorTagConnectionLost = 100
+        /// CoreNFC: too many retries. Never raised by NFCKit (a tag that stops answering is
+        /// ``readerTransceiveErrorTagConnectionLost``).
+        case readerTransceiveErrorRetryExceeded = 101
         /// The tag refused a command (NAK) or answered with the wrong shape.
         case readerTransceiveErrorTagResponseError = 102
         /// The session was already invalidated: a session is not reusable.
@@ -35,6 +43,9 @@ public struct NFCReaderError: Error, Sendable, Hashable, CustomStringConvertible
         /// A tag command before the session's `connect(to:)` connected the tag (or after it
         /// connected another one): refused without sending anything.
         case readerTransceiveErrorTagNotConnected = 104
+        /// CoreNFC: a command longer than the tag or the reader takes. NFCKit refuses such a
+        /// command before sending it, as ``readerErrorInvalidParameter``.
+        case readerTransceiveErrorPacketTooLong = 105
         /// The session was invalidated by the app (`invalidate()`) or the task consuming it was
         /// cancelled.
         case readerSessionInvalidationErrorUserCanceled = 200
@@ -46,6 +57,9 @@ public struct NFCReaderError: Error, Sendable, Hashable, CustomStringConvertible
         case readerSessionInvalidationErrorSystemIsBusy = 203
         /// An ``NFCNDEFReaderSession`` created with `invalidateAfterFirstRead` read its message.
         case readerSessionInvalidationErrorFirstNDEFTagRead = 204
+        /// CoreNFC: an `NFCTagCommandConfiguration` out of range. Never raised by NFCKit, which
+        /// has no such configuration.
+        case tagCommandConfigurationErrorInvalidParameters = 300
         /// The tag is read-only; nothing was written.
         case ndefReaderSessionErrorTagNotWritable = 400
         /// Reading back what was written gave something else.
@@ -93,19 +107,53 @@ public struct NFCReaderError: Error, Sendable, Hashable, CustomStringConvertible
         public var name: String { String(describing: self) }
     }
 
-    /// CoreNFC spells each code as a static member of the error type too
-    /// (`NFCReaderError.readerSessionInvalidationErrorUserCanceled.rawValue`).
+    // CoreNFC spells each code as a static member of the error type too
+    // (`NFCReaderError.readerSessionInvalidationErrorUserCanceled.rawValue`): one per code.
+
+    /// CoreNFC's `NFCReaderError.readerErrorUnsupportedFeature`: ``Code/readerErrorUnsupportedFeature``.
+    public static var readerErrorUnsupportedFeature: Code { .readerErrorUnsupportedFeature }
+    /// CoreNFC's `NFCReaderError.readerErrorSecurityViolation`: ``Code/readerErrorSecurityViolation``.
+    public static var readerErrorSecurityViolation: Code { .readerErrorSecurityViolation }
+    /// CoreNFC's `NFCReaderError.readerErrorInvalidParameter`: ``Code/readerErrorInvalidParameter``.
+    public static var readerErrorInvalidParameter: Code { .readerErrorInvalidParameter }
+    /// CoreNFC's `NFCReaderError.readerErrorInvalidParameterLength`: ``Code/readerErrorInvalidParameterLength``.
+    public static var readerErrorInvalidParameterLength: Code { .readerErrorInvalidParameterLength }
+    /// CoreNFC's `NFCReaderError.readerErrorParameterOutOfBound`: ``Code/readerErrorParameterOutOfBound``.
+    public static var readerErrorParameterOutOfBound: Code { .readerErrorParameterOutOfBound }
+    /// CoreNFC's `NFCReaderError.readerErrorRadioDisabled`: ``Code/readerErrorRadioDisabled``.
+    public static var readerErrorRadioDisabled: Code { .readerErrorRadioDisabled }
+    /// CoreNFC's `NFCReaderError.readerTransceiveErrorTagConnectionLost`: ``Code/readerTransceiveErrorTagConnectionLost``.
+    public static var readerTransceiveErrorTagConnectionLost: Code { .readerTransceiveErrorTagConnectionLost }
+    /// CoreNFC's `NFCReaderError.readerTransceiveErrorRetryExceeded`: ``Code/readerTransceiveErrorRetryExceeded``.
+    public static var readerTransceiveErrorRetryExceeded: Code { .readerTransceiveErrorRetryExceeded }
+    /// CoreNFC's `NFCReaderError.readerTransceiveErrorTagResponseError`: ``Code/readerTransceiveErrorTagResponseError``.
+    public static var readerTransceiveErrorTagResponseError: Code { .readerTransceiveErrorTagResponseError }
+    /// CoreNFC's `NFCReaderError.readerTransceiveErrorSessionInvalidated`: ``Code/readerTransceiveErrorSessionInvalidated``.
+    public static var readerTransceiveErrorSessionInvalidated: Code { .readerTransceiveErrorSessionInvalidated }
+    /// CoreNFC's `NFCReaderError.readerTransceiveErrorTagNotConnected`: ``Code/readerTransceiveErrorTagNotConnected``.
+    public static var readerTransceiveErrorTagNotConnected: Code { .readerTransceiveErrorTagNotConnected }
+    /// CoreNFC's `NFCReaderError.readerTransceiveErrorPacketTooLong`: ``Code/readerTransceiveErrorPacketTooLong``.
+    public static var readerTransceiveErrorPacketTooLong: Code { .readerTransceiveErrorPacketTooLong }
+    /// CoreNFC's `NFCReaderError.readerSessionInvalidationErrorUserCanceled`: ``Code/readerSessionInvalidationErrorUserCanceled``.
     public static var readerSessionInvalidationErrorUserCanceled: Code { .readerSessionInvalidationErrorUserCanceled }
-    /// See ``Code/readerSessionInvalidationErrorSessionTimeout``.
+    /// CoreNFC's `NFCReaderError.readerSessionInvalidationErrorSessionTimeout`: ``Code/readerSessionInvalidationErrorSessionTimeout``.
     public static var readerSessionInvalidationErrorSessionTimeout: Code { .readerSessionInvalidationErrorSessionTimeout }
-    /// See ``Code/readerSessionInvalidationErrorSystemIsBusy``.
+    /// CoreNFC's `NFCReaderError.readerSessionInvalidationErrorSessionTerminatedUnexpectedly`: ``Code/readerSessionInvalidationErrorSessionTerminatedUnexpectedly``.
+    public static var readerSessionInvalidationErrorSessionTerminatedUnexpectedly: Code { .readerSessionInvalidationErrorSessionTerminatedUnexpectedly }
+    /// CoreNFC's `NFCReaderError.readerSessionInvalidationErrorSystemIsBusy`: ``Code/readerSessionInvalidationErrorSystemIsBusy``.
     public static var readerSessionInvalidationErrorSystemIsBusy: Code { .readerSessionInvalidationErrorSystemIsBusy }
-    /// See ``Code/readerSessionInvalidationErrorFirstNDEFTagRead``.
+    /// CoreNFC's `NFCReaderError.readerSessionInvalidationErrorFirstNDEFTagRead`: ``Code/readerSessionInvalidationErrorFirstNDEFTagRead``.
     public static var readerSessionInvalidationErrorFirstNDEFTagRead: Code { .readerSessionInvalidationErrorFirstNDEFTagRead }
-    /// See ``Code/readerSessionInvalidationErrorSessionTerminatedUnexpectedly``.
-    public static var readerSessionInvalidationErrorSessionTerminatedUnexpectedly: Code {
-        .readerSessionInvalidationErrorSessionTerminatedUnexpectedly
-    }
+    /// CoreNFC's `NFCReaderError.tagCommandConfigurationErrorInvalidParameters`: ``Code/tagCommandConfigurationErrorInvalidParameters``.
+    public static var tagCommandConfigurationErrorInvalidParameters: Code { .tagCommandConfigurationErrorInvalidParameters }
+    /// CoreNFC's `NFCReaderError.ndefReaderSessionErrorTagNotWritable`: ``Code/ndefReaderSessionErrorTagNotWritable``.
+    public static var ndefReaderSessionErrorTagNotWritable: Code { .ndefReaderSessionErrorTagNotWritable }
+    /// CoreNFC's `NFCReaderError.ndefReaderSessionErrorTagUpdateFailure`: ``Code/ndefReaderSessionErrorTagUpdateFailure``.
+    public static var ndefReaderSessionErrorTagUpdateFailure: Code { .ndefReaderSessionErrorTagUpdateFailure }
+    /// CoreNFC's `NFCReaderError.ndefReaderSessionErrorTagSizeTooSmall`: ``Code/ndefReaderSessionErrorTagSizeTooSmall``.
+    public static var ndefReaderSessionErrorTagSizeTooSmall: Code { .ndefReaderSessionErrorTagSizeTooSmall }
+    /// CoreNFC's `NFCReaderError.ndefReaderSessionErrorZeroLengthMessage`: ``Code/ndefReaderSessionErrorZeroLengthMessage``.
+    public static var ndefReaderSessionErrorZeroLengthMessage: Code { .ndefReaderSessionErrorZeroLengthMessage }
 
     /// The stable code.
     public var code: Code

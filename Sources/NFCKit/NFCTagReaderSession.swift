@@ -53,6 +53,11 @@ public actor NFCTagReaderSession {
         public static let iso15693 = PollingOption(rawValue: 1 << 1)
         /// FeliCa (JIS X 6319-4, the ISO 18092 passive mode) at 212 and 424 kbit/s.
         public static let iso18092 = PollingOption(rawValue: 1 << 2)
+        /// CoreNFC's `.pace`: ISO 14443 cards reached through PACE (BSI TR-03110, e.g. the German
+        /// eID card). Not supported by NFCKit's readers: a session polling for it ends at
+        /// ``NFCTagReaderSession/begin()`` with ``NFCReaderError/Code/readerErrorUnsupportedFeature``,
+        /// before any reader is opened.
+        public static let pace = PollingOption(rawValue: 1 << 3)
 
         /// The reader modulations the options stand for.
         var modulations: [Modulation] {
@@ -313,6 +318,13 @@ public actor NFCTagReaderSession {
             throw NFCReaderError(.sessionInvalidated, "the session has already begun; a session is not reusable")
         }
         state = .starting
+        if pollingOption.contains(.pace) {
+            let refusal = NFCReaderError(
+                .readerErrorUnsupportedFeature,
+                "PACE polling (ISO 14443 with BSI TR-03110 PACE) is not supported: poll with .iso14443, .iso15693 or .iso18092")
+            await finish(refusal)
+            throw refusal
+        }
         do throws(NFCReaderError) {
             (selectIdentifiers, systemCodes) = try configuration.parsed()
         } catch {

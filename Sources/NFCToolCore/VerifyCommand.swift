@@ -175,7 +175,7 @@ struct VerifyCommand: ToolCommand {
                 failure = error.code == .notNDEFFormatted ? "no NDEF" : unknown(error)
             }
             if let url {
-                let found = message.map { $0.records.lazy.compactMap { $0.wellKnownTypeURIPayload() }.first ?? "no URI record" } ?? failure ?? "unknown"
+                let found = message.map { $0.records.lazy.compactMap { record -> String? in record.wellKnownTypeURIPayload() }.first ?? "no URI record" } ?? failure ?? "unknown"
                 // Bytes, not String ==: canonically equivalent URLs (é precomposed or not) differ.
                 checks.append(Check(check: "url", expected: url, found: found, ok: Array(found.utf8) == Array(url.utf8)))
             }

@@ -91,7 +91,7 @@ final class NDEFReader: NSObject, NFCNDEFReaderSessionDelegate {
             } else if case let (text?, locale?) = record.wellKnownTypeTextPayload() {
                 // NFCKit: the seed's `if let (text, locale) = …` does not compile against
                 // CoreNFC either; the pair is matched instead.
-                log.append("Text (\(locale)): \(text)")
+                log.append("Text (\(locale.identifier)): \(text)")
             }
         case .absoluteURI:
             // NFCKit (spec): an absolute-URI record holds its URI in the type field, not the

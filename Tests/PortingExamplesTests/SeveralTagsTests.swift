@@ -167,7 +167,7 @@ struct NDEFSessionSeveralTagsTests {
         // Nothing more while both stay.
         #expect(await !messages.wait(forCount: 3, within: .milliseconds(700)))
         await session.invalidate()
-        let uris = Set(messages.elements.compactMap { $0.records.first?.wellKnownTypeURIPayload() })
+        let uris = Set(messages.elements.compactMap { message -> String? in message.records.first?.wellKnownTypeURIPayload() })
         #expect(uris == ["https://example.com/a", "https://example.com/b"])
     }
 }
