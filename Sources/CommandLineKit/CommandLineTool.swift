@@ -25,7 +25,8 @@ import NFCCore
 ///   error object alone, or the command's answer with `error` added to it. A command that
 ///   streams lines (``ToolCommand/streamsOutput(_:)``) writes through, and its error object is
 ///   one more line. A usage error of such a command line gives the object too, found from the
-///   words typed (`--json` before any `--`), since the line did not parse.
+///   words typed (`--json` before any `--`), since the line did not parse; so does a line
+///   holding `--json` that names no command (an unknown command).
 public struct CommandLineTool: Sendable {
     /// The root command: its name is the tool's name, its version the tool's version.
     public let root: any ToolCommand.Type
@@ -81,7 +82,11 @@ public struct CommandLineTool: Sendable {
             return .success
         } catch {
             io.write(HelpFormatter(path).errorText(error), to: .standardError)
-            if Self.asksForJSON(path.leaf, remaining) {
+            // A line that named no command (an unknown one, or `--json` before any) asks for JSON
+            // when it holds `--json`: the command it meant would have declared it.
+            let groupAsksForJSON = !path.leaf.configuration.subcommands.isEmpty
+                && arguments.prefix { $0 != "--" }.contains("--\(CommandError.jsonFlagName)")
+            if Self.asksForJSON(path.leaf, remaining) || groupAsksForJSON {
                 let object = error.jsonObject(statusName: Self.statusName(error.exitCode, path))
                 if let answer { answer.flush(failing: object) } else { io.write(object) }
             }

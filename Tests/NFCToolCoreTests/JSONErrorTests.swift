@@ -126,9 +126,21 @@ struct JSONErrorTests {
         let noFlag = await runNFCTool(["completion", "--json"])
         #expect(noFlag.status == .usage)
         #expect(noFlag.standardOutput == "")
-        let unknownCommand = await runNFCTool(["no-such-command", "--json"])
-        #expect(unknownCommand.status == .usage)
-        #expect(unknownCommand.standardOutput == "")
+    }
+
+    @Test("a line with --json that names no command (an unknown one, or --json before the command) gives the usage object: a script asking for JSON gets it")
+    func unknownCommandPrintsTheObject() async throws {
+        for arguments in [["no-such-command", "--json"], ["ledger", "no-such-command", "--json"], ["--json", "write"]] {
+            let run = await runNFCTool(arguments)
+            #expect(run.status == .usage)
+            let error = try Self.errorObject(stdout: run.standardOutput, stderr: run.standardError, status: run.status.rawValue)
+            #expect(error["code"] as? String == "usage", "\(arguments)")
+        }
+        // Without --json, or after '--', nothing on standard output.
+        for arguments in [["no-such-command"], ["no-such-command", "--", "--json"]] {
+            let run = await runNFCTool(arguments)
+            #expect(run.status == .usage && run.standardOutput == "", "\(arguments): \(run.standardOutput)")
+        }
     }
 
     @Test("an NDEF decoding error carries the decoder's code and byte offset")
