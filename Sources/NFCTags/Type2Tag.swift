@@ -80,17 +80,7 @@ public struct Type2Tag: NFCNDEFTag {
     /// - Throws: ``NFCTagError`` `malformedTag` (with the byte address), `connectionLost`,
     ///   `tagResponse`.
     public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
-        let snapshot: Snapshot
-        try await authenticateIfPasswordSet()
-        do {
-            snapshot = try await load()
-        } catch where error.code == .notNDEFFormatted {
-            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
-        }
-        let area = snapshot.area
-        return NDEFQuery(
-            status: area.capabilityContainer.isWritable ? .readWrite : .readOnly, capacity: area.capacity,
-            messageLength: area.messageLength)
+        try await detectNDEF().query
     }
 
     /// Reads the stored NDEF message (Type 2 Tag 1.2, 5.5). An NDEF TLV of length 0 (an
@@ -260,7 +250,7 @@ public struct Type2Tag: NFCNDEFTag {
     // MARK: - Commands
 
     /// The memory read so far (from address 0) and the TLV area found in it.
-    struct Snapshot {
+    struct Snapshot: Sendable {
         var memory: [UInt8]
         var area: Type2TLVArea
 
