@@ -166,7 +166,7 @@ struct BatchThroughLibNFCTests {
             framesPerTag.append(b - a)
         }
         #expect(Set(perTag).count == 1, "tags priced differently: \(perTag)")
-        #expect(Set(framesPerTag) == [23], "PN532 commands per tag: \(framesPerTag)")
+        #expect(Set(framesPerTag) == [26], "PN532 commands per tag: \(framesPerTag)")
         let poll = try #require(pairs.first { $0.command.hasPrefix("D4 4A") && $0.milliseconds > 3 }).milliseconds
         let write = try #require(pairs.first { $0.command.hasPrefix("D4 40 01 A2") }).milliseconds
         let verify = try #require(pairs.first { $0.command == "D4 40 01 3A 04 0E" }).milliseconds
