@@ -83,9 +83,10 @@ struct BatchThroughLibNFCTests {
         let frames = emulator.trace.filter { $0.contains("> D4 40") || $0.contains("> D4 42") || $0.contains("> D4 4A") }.count
         #expect(commands % tags == 0, "\(commands) commands for \(tags) tags")
         let commandsPerTag = commands / tags
-        // One poll per tag plus its exchanges; a run may end with one empty poll.
-        let framesPerTag = frames / tags
-        #expect((0...1).contains(frames - framesPerTag * tags), "\(frames) frames for \(tags) tags")
+        // One poll per tag plus its exchanges and the two-tag check's listings; the first tag
+        // has no tag halted before it to ask for by UID, and a run may end with one empty poll.
+        let framesPerTag = Int((Double(frames) / Double(tags)).rounded())
+        #expect(abs(frames - framesPerTag * tags) <= 1, "\(frames) frames for \(tags) tags")
 
         let docs = try String(contentsOf: Self.benchmarksPath, encoding: .utf8)
         for label in ["NFCKit, in-process simulator, 1 reader", "NFCKit, in-process simulator, 4 readers",
@@ -166,7 +167,7 @@ struct BatchThroughLibNFCTests {
             framesPerTag.append(b - a)
         }
         #expect(Set(perTag).count == 1, "tags priced differently: \(perTag)")
-        #expect(Set(framesPerTag) == [26], "PN532 commands per tag: \(framesPerTag)")
+        #expect(Set(framesPerTag) == [21], "PN532 commands per tag: \(framesPerTag)")
         let poll = try #require(pairs.first { $0.command.hasPrefix("D4 4A") && $0.milliseconds > 3 }).milliseconds
         let write = try #require(pairs.first { $0.command.hasPrefix("D4 40 01 A2") }).milliseconds
         let verify = try #require(pairs.first { $0.command == "D4 40 01 3A 04 0E" }).milliseconds
