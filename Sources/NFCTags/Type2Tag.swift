@@ -210,7 +210,12 @@ public struct Type2Tag: NFCNDEFTag {
             // One page changes: one WRITE takes the tag from the old message to the new.
             try await write(page: others[0], page(final, others[0]))
         } else if !others.isEmpty {
-            if current != page(zeroed, lengthPage) {
+            // Tear safety: the length reads 0 while the other pages are written, so a tag torn
+            // meanwhile holds an empty message, never part of one. When the tag already holds an
+            // NDEF TLV of length 0 where the new one goes (a blank tag), it is left as it is: the
+            // pages written before the length are past that empty message.
+            let alreadyEmpty = addresses.prefix(2).allSatisfy { snapshot.memory[$0] == zeroed[$0] }
+            if !alreadyEmpty, current != page(zeroed, lengthPage) {
                 try await write(page: lengthPage, page(zeroed, lengthPage))
                 current = page(zeroed, lengthPage)
             }
