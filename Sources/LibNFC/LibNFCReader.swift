@@ -16,6 +16,12 @@ public actor LibNFCReader: NFCReader {
     private var selected: TargetHandle?
     /// What was selected, for framing: FeliCa frames carry a length byte on the wire.
     private var selectedInfo: TargetInfo?
+    /// The UIDs of ISO 14443-A tags this reader halted (HLTA, or S(DESELECT) for ISO-DEP) since
+    /// the field was last switched off, and not found since. A halted tag answers no listing
+    /// while another tag does, so ``listTargets(alongside:limit:)`` asks for each by its UID:
+    /// only this reader halts tags in its field, and a tag that leaves the field loses power
+    /// and answers again when it comes back.
+    private var haltedUIDs: [Bytes] = []
     /// The libnfc device name, e.g. `pn532_uart:/dev/pts/3` or `ACS / ACR122U PICC Interface`.
     public let name: String
     /// The connection string it was opened with (or libnfc's default device's).
@@ -118,8 +124,12 @@ public actor LibNFCReader: NFCReader {
                 if let attempt, let info = Self.targetInfo(attempt) {
                     selected = attempt
                     selectedInfo = info
+                    noteFound(info)
                     return info
                 }
+                // No type A tag answered, halted ones included (the firmware wakes halted tags
+                // when no other answers, as the emulator models it): none is left halted.
+                if modulation == .iso14443A { haltedUIDs = [] }
             }
             if clock.now >= deadline || Task.isCancelled { return nil }
             // Selection returns at once without a tag: wait a little before the next round.
@@ -148,6 +158,7 @@ public actor LibNFCReader: NFCReader {
         selectedInfo = nil
         do {
             try libnfcSetProperty(device, .activateField, false)
+            haltedUIDs = []
             try libnfcSetProperty(device, .activateField, true)
             handles = try libnfcListPassiveTargets(device, .iso14443A, bitRate: 106, limit: limit)
         } catch {
@@ -157,6 +168,8 @@ public actor LibNFCReader: NFCReader {
         for info in handles.compactMap(Self.targetInfo) where !listed.contains(where: { $0.identifier == info.identifier }) {
             listed.append(info)
         }
+        // libnfc's listing halts every tag it lists but the last.
+        for info in listed.dropFirst() { noteHalted(info) }
         try await select(first)
         return Array(listed.prefix(limit))
     }
@@ -187,6 +200,83 @@ public actor LibNFCReader: NFCReader {
         }
         selected = handle
         selectedInfo = info
+        noteFound(info)
+    }
+
+    /// Lists the ISO 14443-A tags in the field with `selected`, the tag the last poll selected,
+    /// without polling for it again or switching the field off and on: the selected tag is
+    /// halted (InDeselect, so that it answers no listing while another tag does); each tag this
+    /// reader halted earlier and has not found since is asked for by its UID (one
+    /// InListPassiveTarget each, answered at once when it has gone); then the field is listed
+    /// one tag at a time (InListPassiveTarget, then InDeselect of what it found) until a tag
+    /// already listed answers again (only halted tags were left, and the firmware wakes them)
+    /// or `limit` tags are listed. `selected` ends selected, selected again by its UID only when
+    /// the last listing found another tag. For one tag that this reader found without halting
+    /// anything before: InDeselect and one InListPassiveTarget, which selects it again.
+    /// Another target than the selected one, or another modulation, is selected first by UID
+    /// (type A) or listed alone.
+    public func listTargets(alongside selected: TargetInfo, limit: Int) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        guard limit > 1, case .iso14443A(let wanted) = selected else { return [selected] }
+        if self.selected == nil || selectedInfo?.identifier != selected.identifier { try await select(selected) }
+        let device = try openDevice()
+        var listed: [TargetInfo] = [selected]
+        try halt(device)
+        // Tags halted earlier, which no listing finds while another answers: by their UIDs.
+        for uid in haltedUIDs where uid != wanted.uid && listed.count < limit {
+            if let found = try selectTypeA(device, uid: uid.array) {
+                listed.append(found)
+                try halt(device)
+            } else {
+                haltedUIDs.removeAll { $0 == uid }
+            }
+        }
+        // Awake tags, one at a time, until a listed tag comes again.
+        while listed.count < limit, let found = try selectTypeA(device, uid: []) {
+            if listed.contains(where: { $0.identifier == found.identifier }) { break }
+            listed.append(found)
+            if listed.count < limit { try halt(device) }
+        }
+        if selectedInfo?.identifier != selected.identifier { try await select(selected) }
+        return listed
+    }
+
+    /// Selects an ISO 14443-A tag (by `uid`, or any when empty); nil when none answers.
+    private func selectTypeA(_ device: DeviceHandle, uid: [UInt8]) throws(NFCReaderDeviceError) -> TargetInfo? {
+        self.selected = nil
+        selectedInfo = nil
+        let handle: TargetHandle?
+        do {
+            handle = try libnfcSelectPassiveTarget(device, .iso14443A, bitRate: 106, initData: uid)
+        } catch where error.code == .timeout || error.code == .radioFrequencyTransmission {
+            handle = nil
+        } catch {
+            throw Self.readerError(error)
+        }
+        guard let handle, let info = Self.targetInfo(handle) else { return nil }
+        self.selected = handle
+        selectedInfo = info
+        noteFound(info)
+        return info
+    }
+
+    /// Halts the selected tag (InDeselect) and notes it halted.
+    private func halt(_ device: DeviceHandle) throws(NFCReaderDeviceError) {
+        let halted = selectedInfo
+        self.selected = nil
+        selectedInfo = nil
+        do { try libnfcDeselect(device) } catch { throw Self.readerError(error) }
+        if let halted { noteHalted(halted) }
+    }
+
+    /// A type A tag found by a selection is no longer halted.
+    private func noteFound(_ info: TargetInfo) {
+        if case .iso14443A(let a) = info { haltedUIDs.removeAll { $0 == a.uid } }
+    }
+
+    /// A type A tag deselected (HLTA / S(DESELECT)) is halted until it is found again or the
+    /// field goes off.
+    private func noteHalted(_ info: TargetInfo) {
+        if case .iso14443A(let a) = info, !haltedUIDs.contains(a.uid) { haltedUIDs.append(a.uid) }
     }
 
     public func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
@@ -261,10 +351,7 @@ public actor LibNFCReader: NFCReader {
     }
 
     public func deselect() async throws(NFCReaderDeviceError) {
-        let device = try openDevice()
-        selected = nil
-        selectedInfo = nil
-        do { try libnfcDeselect(device) } catch { throw Self.readerError(error) }
+        try halt(try openDevice())
     }
 
     public func close() async {
@@ -272,6 +359,7 @@ public actor LibNFCReader: NFCReader {
         device = nil
         selected = nil
         selectedInfo = nil
+        haltedUIDs = []
     }
 
     /// The thread ends with the reader, not at ``close()``: calls after closing must still run

@@ -84,6 +84,11 @@ actor SessionTagReader: NFCReader {
         return try await base.listTargets(for: modulations, limit: limit, timeout: timeout)
     }
 
+    func listTargets(alongside selected: TargetInfo, limit: Int) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        try checkConnected()
+        return try await base.listTargets(alongside: selected, limit: limit)
+    }
+
     func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
         try checkConnected()
         try await base.select(target)

@@ -94,6 +94,10 @@ public actor InterposingReader<Interposer: ReaderInterposer>: NFCReader {
     public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
         try await base.listTargets(for: modulations, limit: limit, timeout: timeout)
     }
+    /// Passes on: the base reader lists the field from the tag it has selected.
+    public func listTargets(alongside selected: TargetInfo, limit: Int) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        try await base.listTargets(alongside: selected, limit: limit)
+    }
     /// Passes on: the base reader selects one tag of those it listed.
     public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {
         try await base.select(target)

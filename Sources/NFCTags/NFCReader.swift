@@ -64,6 +64,16 @@ public protocol NFCReader: Actor {
     /// - Throws: as ``poll(for:timeout:)``.
     func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo]
 
+    /// Every tag in the field together with `selected`, the tag the last ``poll(for:timeout:)``
+    /// found and left selected, up to `limit`, `selected` first, without polling for it again:
+    /// what ``tagsInField(with:limit:)`` asks before a write. `selected` is left selected. The
+    /// default lists the field with ``listTargets(for:limit:timeout:)`` (which polls again) and
+    /// selects `selected` again when the reader took another tag first; readers that can start
+    /// from the selected tag do so (libnfc: halt it and list the rest, no second poll, no field
+    /// off and on).
+    /// - Throws: the reader's ``NFCReaderDeviceError``; `tagLost` when `selected` no longer answers.
+    func listTargets(alongside selected: TargetInfo, limit: Int) async throws(NFCReaderDeviceError) -> [TargetInfo]
+
     /// Whether ``listTargets(for:limit:timeout:)`` can find more than one tag (a PN532 through
     /// libnfc, the simulator). False (the default) for readers that show one card whatever is
     /// in the field (PC/SC: the reader's firmware picks one), where listing would only poll again.
@@ -174,6 +184,21 @@ extension NFCReader {
     public func listTargets(for modulations: [Modulation], limit: Int, timeout: Duration) async throws(NFCReaderDeviceError) -> [TargetInfo] {
         guard limit > 0, let found = try await poll(for: modulations, timeout: timeout) else { return [] }
         return [found]
+    }
+
+    /// Lists the field with ``listTargets(for:limit:timeout:)`` (a poll of `selected`'s
+    /// modulation, up to 500 ms) and selects `selected` again when the reader took another tag
+    /// first: every listed tag but `selected` itself (once; a second tag with the same UID
+    /// counts) follows it.
+    public func listTargets(alongside selected: TargetInfo, limit: Int) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        let listed = try await listTargets(for: [selected.modulation], limit: limit, timeout: .milliseconds(500))
+        var others = listed
+        if let index = others.firstIndex(where: { $0.identifier == selected.identifier }) { others.remove(at: index) }
+        if listed.first?.identifier != selected.identifier {
+            // The reader took another tag first (or lost this one): commands go to `selected`.
+            try await select(selected)
+        }
+        return Array(([selected] + others).prefix(max(limit, 1)))
     }
 
     /// Polls `target`'s modulation briefly and checks that the tag selected is `target`.

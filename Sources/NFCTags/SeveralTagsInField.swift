@@ -24,19 +24,13 @@ extension NFCReader {
 
     /// Every tag in the field beside `target`, the tag a poll has just found and selected: the
     /// ISO 14443-A tags the reader can list together (a PN532 lists two, the simulator its whole
-    /// field), `target` first. Other tag types and readers that report one card (PC/SC) give
+    /// field), `target` first, through ``NFCReader/listTargets(alongside:limit:)`` (no second poll
+    /// where the reader can start from `target`). Other tag types and readers that report one card (PC/SC) give
     /// `[target]`. `target` is left selected.
     /// - Throws: the reader's ``NFCReaderDeviceError``; `tagLost` when `target` no longer answers.
     public func tagsInField(with target: TargetInfo, limit: Int = Self.tagsInFieldLimit) async throws(NFCReaderDeviceError) -> [TargetInfo] {
         guard case .iso14443A = target, limit > 1, listsSeveralTargets else { return [target] }
-        let listed = try await listTargets(for: [.iso14443A], limit: limit, timeout: .milliseconds(500))
-        // Every listed tag but `target` itself (once): a second tag with the same UID counts.
-        var others = listed
-        if let index = others.firstIndex(where: { $0.identifier == target.identifier }) { others.remove(at: index) }
-        if listed.first?.identifier != target.identifier {
-            // The reader took another tag first (or lost this one): commands go to `target`.
-            try await select(target)
-        }
-        return [target] + others
+        // The reader starts from `target`, selected by the poll that found it.
+        return try await listTargets(alongside: target, limit: limit)
     }
 }

@@ -80,17 +80,7 @@ public struct Type2Tag: NFCNDEFTag {
     /// - Throws: ``NFCTagError`` `malformedTag` (with the byte address), `connectionLost`,
     ///   `tagResponse`.
     public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
-        let snapshot: Snapshot
-        try await authenticateIfPasswordSet()
-        do {
-            snapshot = try await load()
-        } catch where error.code == .notNDEFFormatted {
-            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
-        }
-        let area = snapshot.area
-        return NDEFQuery(
-            status: area.capabilityContainer.isWritable ? .readWrite : .readOnly, capacity: area.capacity,
-            messageLength: area.messageLength)
+        try await detectNDEF().query
     }
 
     /// Reads the stored NDEF message (Type 2 Tag 1.2, 5.5). An NDEF TLV of length 0 (an
@@ -220,7 +210,12 @@ public struct Type2Tag: NFCNDEFTag {
             // One page changes: one WRITE takes the tag from the old message to the new.
             try await write(page: others[0], page(final, others[0]))
         } else if !others.isEmpty {
-            if current != page(zeroed, lengthPage) {
+            // Tear safety: the length reads 0 while the other pages are written, so a tag torn
+            // meanwhile holds an empty message, never part of one. When the tag already holds an
+            // NDEF TLV of length 0 where the new one goes (a blank tag), it is left as it is: the
+            // pages written before the length are past that empty message.
+            let alreadyEmpty = addresses.prefix(2).allSatisfy { snapshot.memory[$0] == zeroed[$0] }
+            if !alreadyEmpty, current != page(zeroed, lengthPage) {
                 try await write(page: lengthPage, page(zeroed, lengthPage))
                 current = page(zeroed, lengthPage)
             }
@@ -260,7 +255,7 @@ public struct Type2Tag: NFCNDEFTag {
     // MARK: - Commands
 
     /// The memory read so far (from address 0) and the TLV area found in it.
-    struct Snapshot {
+    struct Snapshot: Sendable {
         var memory: [UInt8]
         var area: Type2TLVArea
 

@@ -557,6 +557,13 @@ public actor PCSCReader: NFCReader {
         }
     }
 
+    /// The card the last poll connected to, alone: a PC/SC reader's firmware picks one card
+    /// whatever is in the field, so nothing is sent.
+    public func listTargets(alongside selected: TargetInfo, limit: Int) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        _ = try openContext()
+        return [selected]
+    }
+
     /// Leaves the card with a reset (SCARD_RESET_CARD): the reader powers the field down and up,
     /// so a card that went idle (a refused MIFARE key) answers the next poll, as after HLTA and
     /// WUPA on libnfc.

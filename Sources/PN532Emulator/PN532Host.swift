@@ -24,6 +24,20 @@ public final class PN532Host {
     /// Seconds per byte on the host link at 115 200 baud, 10 bits per byte (UM0701 §6.2.2).
     public static let linkSecondsPerByte = 10.0 / 115_200
 
+    /// The time `--delay-model datasheet` takes for one command: the tag's time plus the command
+    /// and answer frames' bytes on the link at 115 200 baud.
+    public static func modelledSeconds(tagTime: Duration, linkBytes: Int) -> Double {
+        tagTime.secondsValue + Double(linkBytes) * linkSecondsPerByte
+    }
+
+    /// The trace note of one modelled answer: `delay 7.257 ms: tag 5 ms + 26 link bytes`
+    /// (`Scripts/bench-batch` and the tests sum them).
+    public static func delayNote(seconds: Double, tagTime: Duration, linkBytes: Int) -> String {
+        let milliseconds = (seconds * 1_000_000).rounded() / 1000
+        let tag = (tagTime.secondsValue * 1_000_000).rounded() / 1000
+        return "delay \(milliseconds) ms: tag \(tag) ms + \(linkBytes) link bytes"
+    }
+
     /// A host for `chip` on `terminal`, tracing to `trace` if given.
     public init(chip: PN532Chip, terminal: PseudoTerminal, trace: TraceLog? = nil) {
         self.chip = chip
@@ -135,7 +149,9 @@ public final class PN532Host {
         case .response(let data): bytes = PN532Frame.response(data).encoded
         }
         if chip.delayModel == .datasheet {
-            let seconds = chip.responseDelay.secondsValue + Double(commandBytes + bytes.count) * Self.linkSecondsPerByte
+            let seconds = Self.modelledSeconds(tagTime: chip.responseDelay, linkBytes: commandBytes + bytes.count)
+            // The modelled time of each answer, so that a trace tells where the time goes.
+            trace?.log("#", Self.delayNote(seconds: seconds, tagTime: chip.responseDelay, linkBytes: commandBytes + bytes.count))
             usleep(UInt32(seconds * 1_000_000))
         }
         lastResponse = bytes

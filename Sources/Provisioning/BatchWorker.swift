@@ -108,13 +108,24 @@ public struct BatchWorker: Sendable {
     /// Why `tag` must fail before anything is claimed for it (no counter drawn, no row held),
     /// from its NDEF state: read-only, not NDEF formatted without `format`, or too small for the
     /// smallest message the run can give it. Nil when it may go on (and for NTAG 424 DNA runs,
-    /// which personalize instead of writing a message).
-    func refusalBeforeClaim(_ tag: NFCTag, uid: [UInt8]) async -> (error: NFCTagError, kind: DeterministicFailure)? {
+    /// which personalize instead of writing a message). A Type 2 tag's detection is kept in
+    /// `detection`, so that the write starts from it instead of reading the same pages again.
+    func refusalBeforeClaim(
+        _ tag: NFCTag, uid: [UInt8], detection: inout Type2NDEFDetection?
+    ) async -> (error: NFCTagError, kind: DeterministicFailure)? {
         let options = coordinator.options
         // A tag the claim would skip (already provisioned) is left to it; a named run's claim
         // decides in the shared ledger.
-        guard options.ntag424 == nil, await coordinator.mayBeNew(uid: uid),
-              let query = try? await tag.ndef.queryNDEFStatus() else { return nil }
+        guard options.ntag424 == nil, await coordinator.mayBeNew(uid: uid) else { return nil }
+        let query: NDEFQuery
+        if case .miFare(let mifare) = tag, let type2 = mifare.type2 {
+            guard let detected = try? await type2.detectNDEF() else { return nil }
+            detection = detected
+            query = detected.query
+        } else {
+            guard let answer = try? await tag.ndef.queryNDEFStatus() else { return nil }
+            query = answer
+        }
         let model = tag.identity.model
         switch query.status {
         case .readOnly:
@@ -172,7 +183,10 @@ public struct BatchWorker: Sendable {
             events(.removeTag(reader: readerName, uid: uid))
             return .failed
         }
-        if let refusal = await refusalBeforeClaim(tag, uid: target.identifier.array) {
+        // The Type 2 detection read before the claim: the write starts from it (nothing is sent
+        // to the tag in between but by this worker, and the tag stays selected).
+        var detection: Type2NDEFDetection?
+        if let refusal = await refusalBeforeClaim(tag, uid: target.identifier.array, detection: &detection) {
             // Nothing was written and no counter drawn: the ledger has the attempt.
             let attempt = LedgerAttempt(
                 run: coordinator.runID, uid: uid, model: tag.identity.model, summary: "not written", bytes: 0, verified: false,
@@ -244,8 +258,9 @@ public struct BatchWorker: Sendable {
                 }
                 protectable = type2
             }
-            // The message (with its mirror) written to `tag`.
-            func write(_ tag: NFCTag, verify: Bool) async throws(NFCTagError) {
+            // The message (with its mirror) written to `tag`; from `detected`, what the detection
+            // read before the claim, when `tag` is still as it saw it.
+            func write(_ tag: NFCTag, verify: Bool, detected: Type2NDEFDetection? = nil) async throws(NFCTagError) {
                 if let mirror {
                     guard case .miFare(let mifare) = tag, let type2 = mifare.type2 else {
                         throw NFCTagError(.notSupported, "mirroring needs an NTAG213, NTAG215 or NTAG216")
@@ -254,11 +269,17 @@ public struct BatchWorker: Sendable {
                         throw NFCTagError(.invalidParameter, "the message does not hold the mirror's placeholder exactly once")
                     }
                     try await type2.writeNDEF(item.message, mirror: mirror, at: offset, verify: verify)
+                } else if let detected, case .miFare(let mifare) = tag, let type2 = mifare.type2 {
+                    try await type2.writeNDEF(item.message, verify: verify, detected: detected)
                 } else {
                     try await tag.ndef.writeNDEF(item.message, verify: verify)
                 }
             }
-            if options.format, try await ndef.queryNDEFStatus().status == .notSupported {
+            var status = detection?.query.status
+            if options.format, status == nil { status = try await ndef.queryNDEFStatus().status }
+            if options.format, status == .notSupported {
+                // Formatting changes what the detection saw.
+                detection = nil
                 if options.ntag424 == nil, let (rehearsal, _) = await tag.rehearsal() {
                     // The format and the write, with nothing sent: the message's checks see the
                     // tag as the format will leave it (a Type 2 CC is written once).
@@ -271,7 +292,7 @@ public struct BatchWorker: Sendable {
                 bytes = ntag424.template.file.count
                 _ = try await ntag424.run(on: tag)
             } else {
-                try await write(tag, verify: true)
+                try await write(tag, verify: true, detected: detection)
             }
             // Protection before the lock: the lock sets CFGLCK on NTAG21x, after which AUTH0 and
             // ACCESS can never change. Once protected (AUTH0 = 4), the lock's writes to the

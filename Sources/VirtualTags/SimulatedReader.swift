@@ -131,6 +131,25 @@ public actor SimulatedReader: NFCReader {
         return Array(listed.prefix(max(limit, 1)))
     }
 
+    /// The ISO 14443-A tags in the field with `selected`, the tag the last poll selected, up to
+    /// `limit`, `selected` first and in the order they came after it, without polling again
+    /// (a second tag with the same UID counts); `selected` stays (or is again) selected.
+    /// Another modulation lists `selected` alone.
+    /// - Throws: ``NFCReaderDeviceError`` `tagLost` when `selected` is no longer in the field,
+    ///   `closed`.
+    public func listTargets(alongside selected: TargetInfo, limit: Int) async throws(NFCReaderDeviceError) -> [TargetInfo] {
+        try checkOpen()
+        let inField = field.tagsInField
+        guard let tag = inField.first(where: { $0.targetInfo.identifier == selected.identifier }) else { throw lost() }
+        guard case .iso14443A = selected else { return [selected] }
+        var listed = [selected]
+        for other in inField where listed.count < limit && ObjectIdentifier(other) != ObjectIdentifier(tag) {
+            if case .iso14443A = other.targetInfo { listed.append(other.targetInfo) }
+        }
+        if !self.selected || field.currentTag.map(ObjectIdentifier.init) != ObjectIdentifier(tag) { try await select(selected) }
+        return listed
+    }
+
     /// Selects the tag of the field whose identifier is `target`'s, so commands go to it.
     /// - Throws: ``NFCReaderDeviceError`` `tagLost` when it is not in the field, `closed`.
     public func select(_ target: TargetInfo) async throws(NFCReaderDeviceError) {

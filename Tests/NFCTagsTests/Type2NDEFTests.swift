@@ -123,9 +123,10 @@ struct Type2NDEFTests {
     }
 
     /// Blank NTAG215, 20-byte message: TLV `03 14` + 20 bytes + `FE` = 23 bytes on pages 4–9.
-    /// READ 0 (CC), READ 4 (finds `03 00`), READ 8 (old content of pages 8–9); WRITE 4 with
-    /// length 0, WRITE 5…9, WRITE 4 with the length; read-back READ 4, READ 8. The datasheet
-    /// minimum is 6 WRITEs (pages 4–9); the 7th is the price of tear safety.
+    /// READ 0 (CC), READ 4 (finds `03 00`), READ 8 (old content of pages 8–9); WRITE 5…9, WRITE
+    /// 4 with the length last; read-back READ 4, READ 8. The blank tag's `03 00` already reads as
+    /// an empty message while pages 5–9 are written (tear safety without a length-0 WRITE
+    /// first): the datasheet minimum of 6 WRITEs (pages 4–9).
     @Test("writing a 20-byte URL record on a blank NTAG215 sends exactly the documented commands")
     func exactTrace() async throws {
         let (reader, tag) = try await Self.open(.ntag215)
@@ -136,11 +137,12 @@ struct Type2NDEFTests {
         #expect(
             await Self.trace(reader) == [
                 [read, 0], [read, 4], [read, 8],
-                [write, 4], [write, 5], [write, 6], [write, 7], [write, 8], [write, 9], [write, 4],
+                [write, 5], [write, 6], [write, 7], [write, 8], [write, 9], [write, 4],
                 [read, 4], [read, 8],
             ])
-        let firstWrite = await reader.withField { $0.trace[3].command }
-        #expect(firstWrite == [write, 4, 0x03, 0x00, 0xD1, 0x01])
+        // Page 4, with the length, is written last.
+        let lastWrite = await reader.withField { $0.trace[8].command }
+        #expect(lastWrite == [write, 4, 0x03, 0x14, 0xD1, 0x01])
     }
 
     @Test("with FAST_READ, a 300-byte message is read in 64-byte answers")

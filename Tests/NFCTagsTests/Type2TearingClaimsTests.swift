@@ -86,6 +86,20 @@ struct Type2TearingClaimsTests {
         #expect(outcomes["cut points"] == 2 * codes.count)
     }
 
+    @Test("writeNDEF on a factory tag, whose `03 00` already reads as an empty message (no length-0 WRITE first): torn anywhere, empty or new",
+          arguments: ["ntag213", "ntag215"])
+    func writeOnBlank(model: String) async throws {
+        let newMessage = try Self.url("https://example.com/t/0453494D000001?n=00001")
+        let initial = try await Self.chip(model, message: nil)
+        let outcomes = try await TearingSweep.run(
+            "\(model) blank write", initial: initial, makeTag: Self.identified(),
+            operation: { tag throws(NFCTagError) in try await tag.writeNDEF(newMessage) },
+            classify: TearingSweep.messageClassifier(old: .empty, new: newMessage))
+        #expect(outcomes["new", default: 0] >= 1)
+        #expect(outcomes["old", default: 0] >= 1)
+        #expect(!outcomes.keys.contains { $0.hasPrefix("corrupt") }, "\(outcomes)")
+    }
+
     // MARK: - forced format
 
     @Test("format(force:) over a message on an NTAG215: the old message or an empty one")
