@@ -87,11 +87,18 @@ struct JSONErrorObjectTests {
 
     @Test("no object without --json, for --json after '--', or for a command that has no --json")
     func noObject() async {
-        for arguments in [["fail"], ["fail", "--", "--json"], ["plain", "--json"], ["plain"], ["nope", "--json"]] {
+        for arguments in [["fail"], ["fail", "--", "--json"], ["plain", "--json"], ["plain"], ["nope"], ["nope", "--", "--json"]] {
             let (status, output, _) = await Self.run(arguments)
             #expect(status != .success)
             #expect(output == "", "\(arguments)")
         }
+    }
+
+    @Test("an unknown command on a line holding --json: the usage object (the command meant may have taken --json)")
+    func unknownCommandObject() async {
+        let (status, output, _) = await Self.run(["nope", "--json"])
+        #expect(status == .usage)
+        #expect(output == #"{"error":{"code":"usage","exitStatus":64,"message":"Unknown command 'nope'"}}"# + "\n")
     }
 }
 

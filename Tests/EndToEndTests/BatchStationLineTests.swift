@@ -79,7 +79,7 @@ struct BatchStationLineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledger = directory.appendingPathComponent("run.db").path
         let (status, output) = try await Self.onTerminal(
-            ["batch", "-d", "sim:ntag215*4?poll-wait=0&rf-error=12", "--url", "https://ex.io/{uid}", "--count", "3", "--ledger", ledger],
+            ["batch", "-d", "sim:ntag215*4?poll-wait=0&rf-error=10", "--url", "https://ex.io/{uid}", "--count", "3", "--ledger", ledger],
             columns: 200)
         #expect(status == 1, "\(output)")
         let permanent = output.components(separatedBy: "\r\n").filter { $0.contains("FAILED 0453494D000001") }
@@ -117,7 +117,7 @@ struct BatchStationLineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledger = directory.appendingPathComponent("run.db").path
         let run = try await runBuiltNFCTool(
-            ["batch", "--quiet", "-d", "sim:ntag215*3?poll-wait=0&rf-error=12", "--url", "https://ex.io/{uid}", "--count", "2", "--ledger", ledger])
+            ["batch", "--quiet", "-d", "sim:ntag215*3?poll-wait=0&rf-error=10", "--url", "https://ex.io/{uid}", "--count", "2", "--ledger", ledger])
         #expect(run.status == 1, "\(run.output)")
         #expect(run.standardError == "Error: 1 tag failed; see the ledger\n", "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("Batch: 2 done, 1 failed, 0 skipped in "), "\(run.standardOutput)")
@@ -155,7 +155,7 @@ struct BatchStationLineTests {
         let ledger = directory.appendingPathComponent("run.db").path
         let log = directory.appendingPathComponent("events.jsonl").path
         let run = try await runBuiltNFCTool(
-            ["batch", "-d", "sim:ntag215*3?poll-wait=0&rf-error=12", "--url", "https://ex.io/{uid}", "--count", "2", "--ledger", ledger, "--event-log", log])
+            ["batch", "-d", "sim:ntag215*3?poll-wait=0&rf-error=10", "--url", "https://ex.io/{uid}", "--count", "2", "--ledger", ledger, "--event-log", log])
         #expect(run.status == 1, "\(run.output)")
         let events = try await Self.readEvents(log)
         let names = events.compactMap { $0["event"] as? String }
