@@ -117,7 +117,10 @@ public struct Type2Tag: NFCNDEFTag {
     /// message, an empty one or the new one: (1) the page holding the first L byte is written
     /// with L = 0 (`03 00` reads as an empty NDEF TLV), (2) the other pages whose content
     /// changes, (3) that page again with the real length. When a single page changes in all, it
-    /// is written once (one page write goes from old to new). A Terminator TLV follows the message when a byte is left in the data area.
+    /// is written once (one page write goes from old to new). A Terminator TLV follows the message when a byte is left in the data area;
+    /// the bytes after it in its page are written 00 (they are not part of the NDEF area's
+    /// content): the write reads none of the pages it overwrites, but for a page holding a
+    /// reserved byte (a Lock or Memory Control TLV's area) not read yet, which it keeps.
     /// With `verify`, the written range is read back and compared.
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly`, `capacityExceeded` ("by N
     ///   bytes"), `invalidMessage`, `malformedTag` (a TLV area that does not parse, or a CC
