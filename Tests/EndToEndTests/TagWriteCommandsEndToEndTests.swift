@@ -225,8 +225,7 @@ struct TagWriteCommandsEndToEndTests {
         let plan = try await runBuiltNFCTool(["write", "--device", Self.device(dir), "--url", "https://example.com", "--plan"])
         #expect(plan.status == 0)
         #expect(plan.standardOutput == """
-            Plan for write on NTAG215 04 53 49 4D 00 00 01: 6 writes; nothing was sent.
-              page 4 (0x04)    03 00 D1 01
+            Plan for write on NTAG215 04 53 49 4D 00 00 01: 5 writes; nothing was sent.
               page 5 (0x05)    0C 55 04 65
               page 6 (0x06)    78 61 6D 70
               page 7 (0x07)    6C 65 2E 63
