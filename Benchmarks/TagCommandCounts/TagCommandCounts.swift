@@ -70,10 +70,10 @@ public let platforms: [Platform] = [
         minimum: [
             "query": (1, "–"),
             "read": (1, "–"),
-            "write": (7, "+1 READ of CFG0/CFG1 (password check before writing); +1 FAST_READ verify; no length-0 WRITE first: the empty tag's length 0 stands while the other pages are written (tear safety)"),
+            "write": (7, "+1 FAST_READ of CFG0/CFG1 (password check before writing); +1 FAST_READ verify; no length-0 WRITE first: the empty tag's length 0 stands while the other pages are written (tear safety)"),
             "writeLock": (4, "+1 FAST_READ (is it NDEF?), +1 READ (lock bytes and CFG in one), +2 READs verify"),
             "format": (2, "+3 FAST_READs (refuse a chip holding data; CFG), +1 READ verify"),
-            "format (forced, over a message)": (1, "+1 FAST_READ (TLV), +1 READ of CFG (password), +1 FAST_READ verify"),
+            "format (forced, over a message)": (1, "+1 FAST_READ (TLV), +1 FAST_READ of CFG0/CFG1 (password), +1 FAST_READ verify"),
         ]),
     Platform(
         label: "Type 3: FeliCa Lite-S", formatted: model("felica-lite-s"), blank: blankLiteS,

@@ -14,13 +14,17 @@ public struct Type2NDEFDetection: Sendable {
 
 extension Type2Tag {
     /// The NDEF detection procedure (Type 2 Tag 1.2, 5.4), keeping what it read for a write that
-    /// follows (``writeNDEF(_:verify:detected:)``). Sends what ``queryNDEFStatus()`` sends.
+    /// follows (``writeNDEF(_:verify:detected:)``). Sends what ``queryNDEFStatus()`` sends, unless
+    /// `forWrite`: then, on a chip with FAST_READ, the first read covers pages 0–4 (lock bytes, CC,
+    /// the first TLV page: ``Type2Command/writeDetectionLastPage``) instead of 0–15, and memory
+    /// is read on only as far as the TLV area up to the stored message's end needs — what the
+    /// write needs, since it does not read the pages it overwrites.
     /// - Throws: as ``queryNDEFStatus()``.
-    public func detectNDEF() async throws(NFCTagError) -> Type2NDEFDetection {
+    public func detectNDEF(forWrite: Bool = false) async throws(NFCTagError) -> Type2NDEFDetection {
         try await authenticateIfPasswordSet()
         let snapshot: Snapshot
         do {
-            snapshot = try await load()
+            snapshot = try await load(firstReadEnd: forWrite ? Type2Command.writeDetectionLastPage : Type2Command.fastReadMaxPages - 1)
         } catch where error.code == .notNDEFFormatted {
             return Type2NDEFDetection(query: NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0), snapshot: nil)
         }

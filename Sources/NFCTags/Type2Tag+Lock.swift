@@ -29,6 +29,13 @@ struct Type2PageCache {
     /// The configuration (CFG0, CFG1) of `profile`, from the cache or READ.
     mutating func configuration(_ profile: Type2ChipProfile, on tag: Type2Tag) async throws(NFCTagError) -> Type2Configuration {
         do {
+            if tag.usesFastRead, known(profile.configurationPage) == nil, known(profile.accessPage) == nil {
+                // FAST_READ of exactly CFG0 and CFG1 (NTAG21x 10.3, MF0ULx1 9.4): 8 bytes where a
+                // READ answers 16.
+                let bytes = try await tag.fastRead(from: profile.configurationPage, to: profile.accessPage)
+                pages[profile.configurationPage] = Array(bytes[0..<4])
+                pages[profile.accessPage] = Array(bytes[4..<8])
+            }
             let cfg0 = try await page(profile.configurationPage, on: tag, limit: profile.totalPages)
             let cfg1 = try await page(profile.accessPage, on: tag, limit: profile.totalPages)
             return try Type2Configuration(bytes: cfg0 + cfg1, page: profile.configurationPage)

@@ -35,6 +35,10 @@ public enum Type2Command {
     public static let pageSize = 4
     /// Bytes answered by one READ.
     public static let readSize = 16
+    /// The last page of the FAST_READ a detection before a write starts with: the lock bytes
+    /// (page 2), the CC (page 3) and the first page of the TLV area (page 4), which on a blank
+    /// tag holds the empty NDEF TLV (T2T 1.2, 6.4.1). A TLV area needing more is read on.
+    public static let writeDetectionLastPage = 4
 }
 
 /// NDEF on an NFC Forum Type 2 Tag (NTAG21x, MIFARE Ultralight…) over the reader seam: the
@@ -113,7 +117,10 @@ public struct Type2Tag: NFCNDEFTag {
     /// message, an empty one or the new one: (1) the page holding the first L byte is written
     /// with L = 0 (`03 00` reads as an empty NDEF TLV), (2) the other pages whose content
     /// changes, (3) that page again with the real length. When a single page changes in all, it
-    /// is written once (one page write goes from old to new). A Terminator TLV follows the message when a byte is left in the data area.
+    /// is written once (one page write goes from old to new). A Terminator TLV follows the message when a byte is left in the data area;
+    /// the bytes after it in its page are written 00 (they are not part of the NDEF area's
+    /// content): the write reads none of the pages it overwrites, but for a page holding a
+    /// reserved byte (a Lock or Memory Control TLV's area) not read yet, which it keeps.
     /// With `verify`, the written range is read back and compared.
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly`, `capacityExceeded` ("by N
     ///   bytes"), `invalidMessage`, `malformedTag` (a TLV area that does not parse, or a CC
@@ -192,7 +199,22 @@ public struct Type2Tag: NFCNDEFTag {
         }
         let area = snapshot.area
         guard let lastAddress = addresses.last else { return }
-        try await snapshot.extend(through: lastAddress, using: self)
+        // The pages written hold, besides the TLV, bytes after its end (after the Terminator TLV,
+        // not part of the NDEF area's content: Type 2 Tag 1.2, 2.3), written 00 rather than read
+        // first; a page still unread is written whether or not it changes. Only a page with a
+        // reserved byte (a Lock or Memory Control TLV's area) not read yet is read, to keep it.
+        var readEnd = snapshot.memory.count
+        let pagesEnd = (lastAddress / Type2Command.pageSize + 1) * Type2Command.pageSize
+        if pagesEnd > readEnd {
+            let written = Set(addresses)
+            let free = Set(area.ndefAddresses.drop { $0 <= lastAddress })
+            if (readEnd..<pagesEnd).allSatisfy({ written.contains($0) || free.contains($0) }) {
+                snapshot.memory += [UInt8](repeating: 0, count: pagesEnd - readEnd)
+            } else {
+                try await snapshot.extend(through: lastAddress, using: self)
+                readEnd = snapshot.memory.count
+            }
+        }
 
         var final = snapshot.memory
         for (address, byte) in zip(addresses, tlv) { final[address] = byte }
@@ -204,7 +226,9 @@ public struct Type2Tag: NFCNDEFTag {
         func page(_ memory: [UInt8], _ p: Int) -> [UInt8] {
             Array(memory[(p * Type2Command.pageSize)..<((p + 1) * Type2Command.pageSize)])
         }
-        let others = pages.filter { $0 != lengthPage && page(final, $0) != page(snapshot.memory, $0) }
+        let others = pages.filter {
+            $0 != lengthPage && (($0 + 1) * Type2Command.pageSize > readEnd || page(final, $0) != page(snapshot.memory, $0))
+        }
         var current = page(snapshot.memory, lengthPage)
         if others.count == 1, current == page(final, lengthPage) {
             // One page changes: one WRITE takes the tag from the old message to the new.
@@ -273,13 +297,13 @@ public struct Type2Tag: NFCNDEFTag {
     var userMemoryEnd: Int? { profile.map { $0.userPages.upperBound * Type2Command.pageSize } }
 
     /// Reads until the TLV area parses, starting from `initial` (memory from address 0 already
-    /// read).
-    func load(startingWith initial: [UInt8] = []) async throws(NFCTagError) -> Snapshot {
+    /// read). With FAST_READ, the first command reads pages 0 to `firstReadEnd`.
+    func load(startingWith initial: [UInt8] = [], firstReadEnd: Int = Type2Command.fastReadMaxPages - 1) async throws(NFCTagError) -> Snapshot {
         var memory = initial
         if usesFastRead, memory.isEmpty {
             // One FAST_READ of pages 0–15 holds the CC and the start of the TLV area: what most
             // tags need, in one command instead of up to four READs.
-            memory = try await fastRead(from: 0, to: Type2Command.fastReadMaxPages - 1)
+            memory = try await fastRead(from: 0, to: firstReadEnd)
         }
         while true {
             switch Type2TLVArea.parseOrNeedMore(memory: memory, userMemoryEnd: userMemoryEnd) {

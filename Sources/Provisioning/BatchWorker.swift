@@ -119,7 +119,7 @@ public struct BatchWorker: Sendable {
         guard options.ntag424 == nil, await coordinator.mayBeNew(uid: uid) else { return nil }
         let query: NDEFQuery
         if case .miFare(let mifare) = tag, let type2 = mifare.type2 {
-            guard let detected = try? await type2.detectNDEF() else { return nil }
+            guard let detected = try? await type2.detectNDEF(forWrite: true) else { return nil }
             detection = detected
             query = detected.query
         } else {

@@ -139,12 +139,13 @@ struct BatchThroughLibNFCTests {
         await reader.close()
         #expect(await coordinator.summary.done == tags)
 
-        // At the seam, per tag: GET_VERSION; FAST_READ 0-15 (detection before the claim, which
-        // the write starts from); READ of CFG0/CFG1 (password check); WRITE pages 5-14 (the
-        // blank tag's L = 0 on page 4 reads as an empty message meanwhile: tear safety), page 4
-        // with L; FAST_READ of exactly the written pages 4-14.
+        // At the seam, per tag: GET_VERSION; FAST_READ 0-4 (detection before the claim, which
+        // the write starts from: lock bytes, CC and the blank tag's `03 00` on page 4; the write
+        // reads none of the pages it overwrites); FAST_READ of exactly CFG0/CFG1 (password
+        // check); WRITE pages 5-14 (the blank tag's L = 0 on page 4 reads as an empty message
+        // meanwhile: tear safety), page 4 with L; FAST_READ of exactly the written pages 4-14.
         // (command prefix, command bytes, answer bytes)
-        var expected: [(String, Int, Int)] = [("60", 1, 8), ("3A 00 0F", 3, 64), ("30 83", 2, 16)]
+        var expected: [(String, Int, Int)] = [("60", 1, 8), ("3A 00 04", 3, 20), ("3A 83 84", 3, 8)]
         for page in 5...14 { expected.append(("A2 " + Hex.encode([UInt8(page)], uppercase: true), 6, 0)) }
         expected += [("A2 04", 6, 0), ("3A 04 0E", 3, 44)]
         let commands = await reader.commands

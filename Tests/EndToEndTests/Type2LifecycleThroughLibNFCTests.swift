@@ -44,12 +44,12 @@ struct Type2LifecycleThroughLibNFCTests {
         let message = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/abc")])
         #expect(try message.encoded().count == 20)
         try await tag.writeNDEF(message)
-        // FAST_READ pages 0–15 (CC + TLV area), READ of CFG0/CFG1 (is the area protected?),
+        // FAST_READ pages 0–15 (CC + TLV area), FAST_READ of CFG0/CFG1 (is the area protected?),
         // WRITE pages 5–9 (the factory `03 00` on page 4 reads as an empty message meanwhile),
         // page 4 with L = 20, FAST_READ 4–9 to verify.
         let sent = await Self.hexCommands(reader)
         #expect(sent == [
-            "3A000F", "3083", "A205", "A206", "A207", "A208", "A209", "A204", "3A0409",
+            "3A000F", "3A8384", "A205", "A206", "A207", "A208", "A209", "A204", "3A0409",
         ], "\(sent)")
         #expect(try await tag.readNDEF() == message)
 

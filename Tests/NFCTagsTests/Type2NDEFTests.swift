@@ -123,8 +123,9 @@ struct Type2NDEFTests {
     }
 
     /// Blank NTAG215, 20-byte message: TLV `03 14` + 20 bytes + `FE` = 23 bytes on pages 4–9.
-    /// READ 0 (CC), READ 4 (finds `03 00`), READ 8 (old content of pages 8–9); WRITE 5…9, WRITE
-    /// 4 with the length last; read-back READ 4, READ 8. The blank tag's `03 00` already reads as
+    /// READ 0 (CC), READ 4 (finds `03 00`); WRITE 5…9 (the bytes after the Terminator TLV on
+    /// page 9 are written 00, not read first), WRITE 4 with the length last; read-back READ 4,
+    /// READ 8. The blank tag's `03 00` already reads as
     /// an empty message while pages 5–9 are written (tear safety without a length-0 WRITE
     /// first): the datasheet minimum of 6 WRITEs (pages 4–9).
     @Test("writing a 20-byte URL record on a blank NTAG215 sends exactly the documented commands")
@@ -136,12 +137,12 @@ struct Type2NDEFTests {
         let read = Type2Command.read, write = Type2Command.write
         #expect(
             await Self.trace(reader) == [
-                [read, 0], [read, 4], [read, 8],
+                [read, 0], [read, 4],
                 [write, 5], [write, 6], [write, 7], [write, 8], [write, 9], [write, 4],
                 [read, 4], [read, 8],
             ])
         // Page 4, with the length, is written last.
-        let lastWrite = await reader.withField { $0.trace[8].command }
+        let lastWrite = await reader.withField { $0.trace[7].command }
         #expect(lastWrite == [write, 4, 0x03, 0x14, 0xD1, 0x01])
     }
 

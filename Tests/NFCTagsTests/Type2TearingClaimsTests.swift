@@ -74,7 +74,11 @@ struct Type2TearingClaimsTests {
         let codes = await reader.withField { $0.trace.map { $0.command[0] } }
         #expect(codes.first == Type2Command.fastRead, "\(codes)")
         let firstWrite = try #require(codes.firstIndex(of: Type2Command.write))
-        #expect(codes[..<firstWrite].contains(Type2Command.read), "no CFG READ before the first WRITE: \(codes)")
+        let configurationPage = try #require((tag as? Type2Tag)?.profile).configurationPage
+        let commands = await reader.withField { $0.trace.map { $0.command } }
+        #expect(
+            commands[..<firstWrite].contains([Type2Command.fastRead, UInt8(configurationPage), UInt8(configurationPage + 1)]),
+            "no FAST_READ of CFG0-CFG1 before the first WRITE: \(codes)")
         #expect(codes.last == Type2Command.fastRead || codes.last == Type2Command.read, "no verification: \(codes)")
 
         let outcomes = try await TearingSweep.run(
