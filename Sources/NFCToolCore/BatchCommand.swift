@@ -40,7 +40,7 @@ struct BatchCommand: ToolCommand {
     static let maxConsecutiveFailures = CommandOption.option(
         "max-consecutive-failures", valueName: "n",
         help: "Stop after n tags in a row failed the same way: the message does not fit, the tag is read-only, not NDEF formatted or cannot do it (default 3; 0: never).")
-    static let format = CommandOption.flag("format", help: "Format blank tags first.")
+    static let format = CommandOption.flag("format", help: "Format blank tags first (needs --yes: a Type 2 tag's capability container is one-time programmable).")
     static let lock = CommandOption.flag("lock", help: "Make each tag read-only for good after its verified write (needs --yes).")
     static let protect = CommandOption.flag("protect", help: "Protect each NTAG21x with the password of --password-file or NFCTOOL_PASSWORD after the write.")
     /// `--plan` (batch's own words; `--dry-run` is its alias, as for the other writing commands).
@@ -166,6 +166,9 @@ struct BatchCommand: ToolCommand {
         }
         if arguments.contains(Self.lock) && !arguments.contains(TagWriteSupport.yes) && !dryRun {
             throw .usage("--lock makes every tag read-only for good; add --yes to confirm")
+        }
+        if arguments.contains(Self.format) && !arguments.contains(TagWriteSupport.yes) && !dryRun {
+            throw .usage("--format writes each blank tag's capability container, which on Type 2 tags is one-time programmable (it cannot be undone); add --yes to confirm")
         }
     }
 

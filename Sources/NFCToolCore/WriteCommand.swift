@@ -9,7 +9,7 @@ struct WriteCommand: ToolCommand {
     static let ndef = CommandOption.option("ndef", valueName: "file", help: "Write this NDEF message: raw bytes or hex text ('-' for standard input).")
     static let noVerify = CommandOption.flag("no-verify", help: "Do not read the message back after writing it.")
     static let lock = CommandOption.flag("lock", help: "Make the tag read-only for good after a verified write (asks, or needs --yes).")
-    static let format = CommandOption.flag("format", help: "Format a blank tag for NDEF first (a formatted tag is left as it is).")
+    static let format = CommandOption.flag("format", help: "Format a blank tag for NDEF first (a formatted tag is left as it is; asks, or needs --yes: a Type 2 tag's capability container is one-time programmable).")
 
     static let configuration = CommandConfiguration(
         name: "write",
@@ -87,6 +87,9 @@ struct WriteCommand: ToolCommand {
         if locks && !planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("--lock makes the tag read-only for good. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
+        if formats && !planning && !confirmed && !context.io.isStandardInputTerminal {
+            throw .usage("--format writes a blank tag's capability container, which on Type 2 tags is one-time programmable. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
+        }
         let (planning, verifies, formats, locks, confirmed) = (planning, verifies && !planning, formats, locks, confirmed)
         let ((report, planned), reader) = try await TagOperation(options, context).run(password: password, planning: planning, alone: true) {
             tag, reader in
@@ -117,6 +120,8 @@ struct WriteCommand: ToolCommand {
                     // after the format, and a failed one says that the tag was formatted.
                     formattedFirst = true
                 }
+                // Asked on a terminal (without one, --yes was required above), after the checks.
+                try context.confirm(FormatCommand.warning(tag), confirmed: confirmed)
             }
             let capacity = try await steps.run(on: tag, verify: verifies, formattedFirst: formattedFirst)
             if locks {

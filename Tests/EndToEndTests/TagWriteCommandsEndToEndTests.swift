@@ -104,7 +104,7 @@ struct TagWriteCommandsEndToEndTests {
         let refused = try await runBuiltNFCTool(["write", "--device", device, "--url", "https://a.example"])
         #expect(refused.status == 4)
         #expect(refused.standardError.contains("add --format"))
-        let formatted = try await runBuiltNFCTool(["write", "--device", device, "--url", "https://a.example", "--format"])
+        let formatted = try await runBuiltNFCTool(["write", "--device", device, "--url", "https://a.example", "--format", "--yes"])
         #expect(formatted.status == 0)
         #expect(formatted.standardOutput.hasPrefix("Formatted the MIFARE Ultralight EV1 (MF0UL11) for NDEF.\n"))
         let again = try await runBuiltNFCTool(["format", "--device", device, "--yes"])

@@ -26,7 +26,7 @@ struct WriteChecksEndToEndTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let before = try Data(contentsOf: file)
         let run = try await runBuiltNFCTool([
-            "write", "--format", "--url", "https://example.com/" + String(repeating: "a", count: 100), "--device", device, "--json",
+            "write", "--format", "--yes", "--url", "https://example.com/" + String(repeating: "a", count: 100), "--device", device, "--json",
         ])
         #expect(run.status == 6)
         #expect(run.standardError.contains("too big"))
@@ -64,7 +64,7 @@ struct WriteChecksEndToEndTests {
         let (directory, device, file) = try await Self.tag("ultralight")
         defer { try? FileManager.default.removeItem(at: directory) }
         let before = try Data(contentsOf: file)
-        let run = try await runBuiltNFCTool(["write", "--format", "--url", "https://e.io/?u={mirror:uid}", "--device", device])
+        let run = try await runBuiltNFCTool(["write", "--format", "--yes", "--url", "https://e.io/?u={mirror:uid}", "--device", device])
         #expect(run.status == 10)
         #expect(run.standardError.contains("nothing was written"))
         #expect(try Data(contentsOf: file) == before)
@@ -74,12 +74,46 @@ struct WriteChecksEndToEndTests {
     func formatThenWrite() async throws {
         let (directory, device, file) = try await Self.tag("ultralight")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try await runBuiltNFCTool(["write", "--format", "--url", "https://e.io", "--device", device])
+        let run = try await runBuiltNFCTool(["write", "--format", "--yes", "--url", "https://e.io", "--device", device])
         #expect(run.status == 0)
         #expect(run.standardOutput.hasPrefix("Formatted the "))
         let read = try await runBuiltNFCTool(["read", "--device", "sim:?file=\(file.path)", "--raw"])
         #expect(read.status == 0)
         #expect(read.standardOutput == "d101055504652e696f\n")
+    }
+
+    @Test("write --format and batch --format without --yes and without a terminal exit 64 before touching the blank tag: its CC is one-time programmable")
+    func formatNeedsYes() async throws {
+        let (directory, device, file) = try await Self.tag("ultralight")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let before = try Data(contentsOf: file)
+        let write = try await runBuiltNFCTool(["write", "--format", "--url", "https://e.io", "--device", device])
+        #expect(write.status == 64, "\(write.output)")
+        #expect(write.standardError.contains("one-time programmable") && write.standardError.contains("--yes"), "\(write.standardError)")
+        let batch = try await runBuiltNFCTool([
+            "batch", "--format", "--url", "https://e.io/{n}", "--device", device, "--count", "1",
+            "--ledger", directory.appendingPathComponent("l.db").path,
+        ])
+        #expect(batch.status == 64, "\(batch.output)")
+        #expect(batch.standardError.contains("one-time programmable") && batch.standardError.contains("--yes"), "\(batch.standardError)")
+        #expect(try Data(contentsOf: file) == before)
+        // --plan needs no --yes: it writes nothing.
+        #expect(try await runBuiltNFCTool(["write", "--format", "--url", "https://e.io", "--device", device, "--plan"]).status == 0)
+        #expect(try Data(contentsOf: file) == before)
+    }
+
+    @Test("write --format answered 'n' on a terminal leaves the blank Ultralight's tag file unchanged (no CC)")
+    func formatDeclined() async throws {
+        let (directory, device, file) = try await Self.tag("ultralight")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let before = try Data(contentsOf: file)
+        let io = CapturedIO(standardInput: Array("n\n".utf8), isStandardInputTerminal: true)
+        let status = await runTool(
+            arguments: ["write", "--format", "--url", "https://e.io", "--device", device], environment: [:], io: io)
+        #expect(status == .failure)
+        #expect(io.standardError.contains("one-time programmable"), "\(io.standardError)")
+        #expect(io.standardError.hasSuffix("Error: not confirmed; nothing was written\n"), "\(io.standardError)")
+        #expect(try Data(contentsOf: file) == before)
     }
 
     @Test("write --format --lock answered 'n' on a terminal leaves the blank Ultralight's tag file unchanged (no CC)")
@@ -164,7 +198,7 @@ struct BatchWriteChecksEndToEndTests {
         let tags = directory.appendingPathComponent("tags")
         let run = try await runBuiltNFCTool([
             "batch", "--device", "sim:ultralight*1?dir=\(tags.path)", "--url", "https://example.com/" + String(repeating: "a", count: 100),
-            "--format", "--max-failures", "1", "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1",
+            "--format", "--yes", "--max-failures", "1", "--ledger", directory.appendingPathComponent("l.db").path, "-t", "1",
         ])
         #expect(run.status != 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: tags.path).filter { $0.hasSuffix(".json") }
