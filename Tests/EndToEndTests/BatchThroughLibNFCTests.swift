@@ -64,19 +64,7 @@ struct BatchThroughLibNFCTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let emulator = try EmulatorProcess(["--tag", "ntag215*\(tags)", "--hand-out", "deselect"])
         defer { emulator.stop() }
-        let reader = await TracingReader(try await LibNFCReader.open(emulator.connectionString))
-        let ledger = try Ledger(path: directory.appendingPathComponent("ledger.db").path)
-        // The benchmark's template: 40 bytes filled in.
-        let template = try ProvisioningTemplate("https://example.com/t/{uid}?n={n:05}")
-        let coordinator = try BatchCoordinator(
-            ledger: ledger, runID: try ledger.startRun(template: template.text, manifest: nil, readers: [emulator.connectionString]),
-            source: .template(usesCounter: true, start: 1) { uid, n in
-                NDEFMessage(records: [try .wellKnownTypeURIPayload(url: template.render(uid: uid, counter: n))])
-            },
-            options: BatchOptions(count: tags))
-        await BatchWorker(reader: reader, coordinator: coordinator, events: { _ in }).run()
-        await reader.close()
-        #expect(await coordinator.summary.done == tags)
+        let reader = try await Self.benchmarkBatch(tags: tags, through: emulator, in: directory)
         let commands = await reader.commands.count
         // PN532 frames as Scripts/bench-batch counts them: InDataExchange, InCommunicateThru and
         // InListPassiveTarget commands in the emulator's trace.
@@ -101,6 +89,25 @@ struct BatchThroughLibNFCTests {
         #expect(docs.contains("(verification): \(commandsPerTag), against"), "the prose after the batch table names another count than \(commandsPerTag)")
         #expect(docs.contains("PN532 frames per tag: NFCKit \(framesPerTag).0 vs"), "the batch summary names another frame count than \(framesPerTag)")
     }
+    /// The benchmark's batch (Scripts/bench-batch: a counter template, 40 bytes filled in) of
+    /// `tags` tags through libnfc and `emulator`, with a ledger in `directory`; every tag done.
+    /// Returns the closed tracing reader, whose commands are the seam's.
+    static func benchmarkBatch(tags: Int, through emulator: EmulatorProcess, in directory: URL) async throws -> TracingReader {
+        let reader = await TracingReader(try await LibNFCReader.open(emulator.connectionString))
+        let ledger = try Ledger(path: directory.appendingPathComponent("ledger.db").path)
+        let template = try ProvisioningTemplate("https://example.com/t/{uid}?n={n:05}")
+        let coordinator = try BatchCoordinator(
+            ledger: ledger, runID: try ledger.startRun(template: template.text, manifest: nil, readers: [emulator.connectionString]),
+            source: .template(usesCounter: true, start: 1) { uid, n in
+                NDEFMessage(records: [try .wellKnownTypeURIPayload(url: template.render(uid: uid, counter: n))])
+            },
+            options: BatchOptions(count: tags))
+        await BatchWorker(reader: reader, coordinator: coordinator, events: { _ in }).run()
+        await reader.close()
+        #expect(await coordinator.summary.done == tags)
+        return reader
+    }
+
     /// The modelled delay of each PN532 command in an emulator trace (`--delay-model
     /// datasheet`): the command's hex and the `# delay X ms` note written before its answer.
     static func modelledCommands(_ trace: [String]) -> [(command: String, milliseconds: Double)] {
@@ -126,18 +133,7 @@ struct BatchThroughLibNFCTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let emulator = try EmulatorProcess(["--tag", "ntag215*\(tags)", "--hand-out", "deselect", "--delay-model", "datasheet"])
         defer { emulator.stop() }
-        let reader = await TracingReader(try await LibNFCReader.open(emulator.connectionString))
-        let ledger = try Ledger(path: directory.appendingPathComponent("ledger.db").path)
-        let template = try ProvisioningTemplate("https://example.com/t/{uid}?n={n:05}")
-        let coordinator = try BatchCoordinator(
-            ledger: ledger, runID: try ledger.startRun(template: template.text, manifest: nil, readers: [emulator.connectionString]),
-            source: .template(usesCounter: true, start: 1) { uid, n in
-                NDEFMessage(records: [try .wellKnownTypeURIPayload(url: template.render(uid: uid, counter: n))])
-            },
-            options: BatchOptions(count: tags))
-        await BatchWorker(reader: reader, coordinator: coordinator, events: { _ in }).run()
-        await reader.close()
-        #expect(await coordinator.summary.done == tags)
+        let reader = try await Self.benchmarkBatch(tags: tags, through: emulator, in: directory)
 
         // At the seam, per tag: GET_VERSION; FAST_READ 0-4 (detection before the claim, which
         // the write starts from: lock bytes, CC and the blank tag's `03 00` on page 4; the write
