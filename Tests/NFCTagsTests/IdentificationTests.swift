@@ -51,6 +51,20 @@ struct IdentificationTests {
         #expect((Type2ChipProfile.named(identity: identity) != nil) == (family == .ntag21x))
     }
 
+    @Test("any GET_VERSION answer, of any length, names a Type 2 tag without trapping; a memory size only with a known model")
+    func type2VersionIsTotal() {
+        var random = SeededGenerator(seed: 29)
+        for _ in 0..<20_000 {
+            let version = (0..<Int.random(in: 0...10, using: &random)).map { _ in
+                // Mostly near real answers (NXP, NTAG/Ultralight types), sometimes anything.
+                [0x00, 0x04, 0x04, 0x03, 0x53].randomElement(using: &random) ?? 0
+            }.enumerated().map { $0.offset == 6 ? UInt8.random(in: 0x0A...0x16, using: &random) : $0.element }
+            let identity = ChipIdentification.type2Identity(version: version)
+            #expect(identity.platform == .type2)
+            if identity.model.contains("version") { #expect(identity.memoryBytes == nil) }
+        }
+    }
+
     @Test("a Type 2 tag without GET_VERSION is an original Ultralight; a blank CC means no NDEF")
     func ultralight() async {
         let reader = ScriptedReader(answers: [[0x30, 0x03]: [UInt8](repeating: 0, count: 16)], otherwise: .timeout)
