@@ -116,6 +116,12 @@ let package = Package(
         .testTarget(name: "NFCKitTests", dependencies: ["NFCKit", "NFCTags", "NFCCore", "NDEF", "VirtualTags", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "VirtualTagsTests", dependencies: ["VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
+        // Public captures of real chips and readers (Tests/Fixtures/captures) against the chip models,
+        // the emulators and the identification, parsing and originality code.
+        .testTarget(
+            name: "CaptureTests",
+            dependencies: ["NFCTags", "NFCCore", "VirtualTags", "PCSCReaderEmulator", "PN532Emulator", "Originality", "NFCTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CPCSCTestSocket", "PCSCReaderEmulator", "NFCKit", "VirtualTags", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),
         // The seeds' CoreNFC examples ported (docs/porting-from-corenfc.md), on `sim:` and through libnfc.
         .testTarget(name: "PortingExamplesTests", dependencies: ["NFCKit", "NDEF", "NFCTags", "NFCCore", "NFCTestSupport"], swiftSettings: strict),

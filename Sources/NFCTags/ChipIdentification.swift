@@ -168,18 +168,8 @@ public enum ChipIdentification {
             return identity
         }
         if let version = try? await reader.transceive(getVersion, mode: .raw, timeout: .milliseconds(200)),
-           version.count == 8, version[1] == 0x04 {
-            let productType = version[2], storage = version[6]
-            switch (productType, storage) {
-            case (0x04, 0x0B): identity = ChipIdentity(model: "NTAG210", platform: .type2, family: .ntag21x, memoryBytes: 48)
-            case (0x04, 0x0E): identity = ChipIdentity(model: "NTAG212", platform: .type2, family: .ntag21x, memoryBytes: 128)
-            case (0x04, 0x0F): identity = ChipIdentity(model: "NTAG213", platform: .type2, family: .ntag21x, memoryBytes: 144)
-            case (0x04, 0x11): identity = ChipIdentity(model: "NTAG215", platform: .type2, family: .ntag21x, memoryBytes: 504)
-            case (0x04, 0x13): identity = ChipIdentity(model: "NTAG216", platform: .type2, family: .ntag21x, memoryBytes: 888)
-            case (0x03, 0x0B): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL11)", platform: .type2, family: .ultralightEV1, memoryBytes: 48)
-            case (0x03, 0x0E): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21)", platform: .type2, family: .ultralightEV1, memoryBytes: 128)
-            default: identity = ChipIdentity(model: "NXP Type 2 tag (version \(Hex.encode(version)))", platform: .type2, family: .ultralight)
-            }
+           version.count == 8 {
+            identity = type2Identity(version: version.array)
         } else {
             // No answer to GET_VERSION leaves the tag idle: select it again before reading (and
             // tell the caller what answered).
@@ -192,6 +182,57 @@ public enum ChipIdentification {
         }
         return identity
     }
+
+    /// Names a Type 2 chip from its 8-byte GET_VERSION answer: fixed header `00`, vendor, product
+    /// type (`04` NTAG, `03` MIFARE Ultralight), product subtype, major and minor version,
+    /// storage size, protocol type (NTAG21x datasheet 10.1; MF0ULx1 datasheet 8.3; NTAG I2C
+    /// NT3H1101/1201 datasheet; the plus versions NT3H2111/2211 answer minor version `02` where
+    /// NTAG I2C answers `01`: nfcpy's and Proxmark3's tables). The subtype tells chips of one type and size apart: NTAG21x are
+    /// `01` (NTAG210/212) or `02` (NTAG213/215/216; `04` the F variants), NTAG I2C is `05`
+    /// (same type `04` and, for the 1K, the same size `13` as NTAG216: told apart only here);
+    /// Ultralight EV1 is `01` (17 pF) or `02` (50 pF, MF0ULH11/21), with the same memory. A chip of
+    /// another vendor answering an NTAG21x version (Proxmark3 names such a vendor-`53` chip
+    /// "NTAG 213") is named as compatible with that NTAG: its layout is the NTAG's, and its
+    /// signature is not NXP's.
+    static func type2Identity(version: [UInt8]) -> ChipIdentity {
+        guard version.count == 8 else {
+            return ChipIdentity(model: "MIFARE Ultralight", platform: .type2, family: .ultralight, memoryBytes: 48)
+        }
+        let vendor = version[1], productType = version[2], subtype = version[3], minor = version[5], storage = version[6]
+        var identity: ChipIdentity
+        switch (productType, subtype, storage) {
+        case (0x04, 0x01, 0x0B): identity = ChipIdentity(model: "NTAG210", platform: .type2, family: .ntag21x, memoryBytes: 48)
+        case (0x04, 0x01, 0x0E): identity = ChipIdentity(model: "NTAG212", platform: .type2, family: .ntag21x, memoryBytes: 128)
+        case (0x04, 0x02, 0x0F), (0x04, 0x04, 0x0F): identity = ChipIdentity(model: "NTAG213", platform: .type2, family: .ntag21x, memoryBytes: 144)
+        case (0x04, 0x02, 0x11): identity = ChipIdentity(model: "NTAG215", platform: .type2, family: .ntag21x, memoryBytes: 504)
+        case (0x04, 0x02, 0x13), (0x04, 0x04, 0x13): identity = ChipIdentity(model: "NTAG216", platform: .type2, family: .ntag21x, memoryBytes: 888)
+        case (0x04, 0x05, 0x13):
+            let name = minor == 0x02 ? "NTAG I2C plus 1K (NT3H2111)" : "NTAG I2C 1K (NT3H1101)"
+            identity = ChipIdentity(model: name, platform: .type2, family: .ultralight, memoryBytes: 888)
+        case (0x04, 0x05, 0x15):
+            let name = minor == 0x02 ? "NTAG I2C plus 2K (NT3H2211)" : "NTAG I2C 2K (NT3H1201)"
+            identity = ChipIdentity(model: name, platform: .type2, family: .ultralight, memoryBytes: 1904)
+        case (0x03, 0x01, 0x0B): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL11)", platform: .type2, family: .ultralightEV1, memoryBytes: 48)
+        case (0x03, 0x02, 0x0B):
+            identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL11) (MF0ULH11, 50 pF)", platform: .type2, family: .ultralightEV1, memoryBytes: 48)
+        case (0x03, 0x01, 0x0E): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21)", platform: .type2, family: .ultralightEV1, memoryBytes: 128)
+        case (0x03, 0x02, 0x0E):
+            identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21) (MF0ULH21, 50 pF)", platform: .type2, family: .ultralightEV1, memoryBytes: 128)
+        default:
+            let maker = vendor == nxpManufacturerCode ? "NXP " : ""
+            return ChipIdentity(model: "\(maker)Type 2 tag (version \(Hex.encode(version)))", platform: .type2, family: .ultralight)
+        }
+        if vendor != nxpManufacturerCode {
+            guard identity.family == .ntag21x else {
+                return ChipIdentity(model: "Type 2 tag (version \(Hex.encode(version)))", platform: .type2, family: .ultralight)
+            }
+            identity.model += " (compatible chip, vendor 0x\(Hex.encode([vendor])))"
+        }
+        return identity
+    }
+
+    /// NXP's IC manufacturer code (ISO/IEC 7816-6), `04`: the first UID byte and GET_VERSION's vendor byte.
+    public static let nxpManufacturerCode: UInt8 = 0x04
 
     /// ISO-DEP: the NXP chip by the native GetVersion wrapped in an APDU (`90 60 00 00 00`,
     /// answered by 7 hardware-version bytes and `91 AF` on DESFire, MIFARE Plus EV1+ and NTAG

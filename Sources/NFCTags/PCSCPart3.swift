@@ -129,6 +129,16 @@ public enum PCSCPart3 {
         public static let mifarePlusSL2_2K: UInt16 = 0x0038
         /// MIFARE Plus 4K in security level 2.
         public static let mifarePlusSL2_4K: UInt16 = 0x0039
+        /// MIFARE Ultralight C (a Type 2 chip; a real reader's ATR for one is in pcsc-tools'
+        /// `smartcard_list.txt`, Tests/Fixtures/captures).
+        public static let mifareUltralightC: UInt16 = 0x003A
+        /// FeliCa: what real readers (Sony RC-S300, ACS) give a FeliCa card with standard `11`.
+        public static let felica: UInt16 = 0x003B
+        /// MIFARE Ultralight EV1 (a Type 2 chip).
+        public static let mifareUltralightEV1: UInt16 = 0x003D
+        /// NXP ICODE SLI (ISO 15693): what real readers give NXP's ICODE cards, SLIX and SLIX2
+        /// included (pcsc-tools' "Philips ICode" ATR).
+        public static let icodeSLI: UInt16 = 0x0014
 
         /// `Topaz`, `MIFARE Plus SL2 2K`, or `card name 0x0031` for a name without one here.
         public static func describe(_ name: UInt16) -> String {
@@ -137,12 +147,14 @@ public enum PCSCPart3 {
                 mifareUltralight: "MIFARE Ultralight", mifareMini: "MIFARE Mini", jewel: "Jewel", topaz: "Topaz",
                 mifarePlusSL1_2K: "MIFARE Plus SL1 2K", mifarePlusSL1_4K: "MIFARE Plus SL1 4K",
                 mifarePlusSL2_2K: "MIFARE Plus SL2 2K", mifarePlusSL2_4K: "MIFARE Plus SL2 4K",
+                mifareUltralightC: "MIFARE Ultralight C", felica: "FeliCa", mifareUltralightEV1: "MIFARE Ultralight EV1",
+                icodeSLI: "ICODE SLI",
             ]
             return names[name] ?? "card name 0x" + Hex.encode([UInt8(name >> 8), UInt8(name & 0xFF)], uppercase: true)
         }
 
         /// The SAK NFCKit gives an ISO 14443-A part 3 card of this name (the Type 2 path for
-        /// `00`, the MIFARE Classic path for `08`, `18`, `09`: MIFARE Plus in security level 1
+        /// `00`, every MIFARE Ultralight name included, the MIFARE Classic path for `08`, `18`, `09`: MIFARE Plus in security level 1
         /// is offered the Classic path), or nil for a card NFCKit does not know: it gets no
         /// command (Jewel/Topaz, MIFARE Plus in security level 2, names not listed here).
         public static func sak(_ name: UInt16) -> UInt8? {
@@ -150,7 +162,7 @@ public enum PCSCPart3 {
             case mifareClassic1K, mifarePlusSL1_2K: 0x08
             case mifareClassic4K, mifarePlusSL1_4K: 0x18
             case mifareMini: 0x09
-            case none, mifareUltralight: 0x00
+            case none, mifareUltralight, mifareUltralightC, mifareUltralightEV1: 0x00
             default: nil
             }
         }

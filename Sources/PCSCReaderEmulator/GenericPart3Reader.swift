@@ -76,7 +76,8 @@ public final class GenericPart3Reader {
     }
 
     /// The Part 3 ATR of a card: ISO-DEP cards by their ATS's historical bytes, storage cards
-    /// by standard and card name (ISO 15693 and unknown chips with card name `0000`).
+    /// by standard and card name (FeliCa `003B`, NXP ISO 15693 `0014`, other ISO 15693 and
+    /// unknown chips `0000`), as real readers' ATRs show (Tests/Fixtures/captures).
     public static func atr(for info: TargetInfo) -> PCSCContactlessATR {
         switch info {
         case .iso14443A(let a) where a.supportsISODEP:
@@ -91,10 +92,15 @@ public final class GenericPart3Reader {
                 default: PCSCPart3.CardName.none
                 }
             return .storageCard(standard: PCSCPart3.Standard.iso14443APart3, cardName: name)
-        case .iso15693:
-            return .storageCard(standard: PCSCPart3.Standard.iso15693Part3, cardName: PCSCPart3.CardName.none)
+        case .iso15693(let v):
+            // Real readers name NXP's ICODE cards (UID E0 04 …) ICODE SLI (pcsc-tools'
+            // "Philips ICode" ATR); other makers' cards keep card name 0000 here.
+            let nxp = v.uid.count == 8 && v.uid[0] == 0xE0 && v.uid[1] == ChipIdentification.nxpManufacturerCode
+            return .storageCard(
+                standard: PCSCPart3.Standard.iso15693Part3, cardName: nxp ? PCSCPart3.CardName.icodeSLI : PCSCPart3.CardName.none)
         case .felica:
-            return .storageCard(standard: PCSCPart3.Standard.felica, cardName: PCSCPart3.CardName.none)
+            // Real readers (pcsc-tools' FeliCa ATR; Sony RC-S300, ACS ACR1251U) give card name 003B.
+            return .storageCard(standard: PCSCPart3.Standard.felica, cardName: PCSCPart3.CardName.felica)
         case .iso14443B:
             return .storageCard(standard: PCSCPart3.Standard.iso14443BPart3, cardName: PCSCPart3.CardName.none)
         case .jewel:

@@ -29,6 +29,42 @@ struct IdentificationTests {
         #expect(identity == ChipIdentity(model: model, platform: .type2, family: model.hasPrefix("NTAG") ? .ntag21x : .ultralightEV1, memoryBytes: memory, hasNDEF: true))
     }
 
+    /// GET_VERSION answers from Proxmark3's `client/src/cmdhfmfu.c` version table (NTAG I2C plus,
+    /// NTAG213F, a Mikron Ultralight EV1 clone) and ones no chip is known to give.
+    @Test("GET_VERSION's subtype, minor version and vendor tell chips of one type and size apart", arguments: [
+        ([0x00, 0x04, 0x04, 0x05, 0x02, 0x02, 0x13, 0x03], "NTAG I2C plus 1K (NT3H2111)", ChipFamily.ultralight, 888),
+        ([0x00, 0x04, 0x04, 0x05, 0x02, 0x02, 0x15, 0x03], "NTAG I2C plus 2K (NT3H2211)", .ultralight, 1904),
+        ([0x00, 0x04, 0x04, 0x05, 0x02, 0x00, 0x13, 0x03], "NTAG I2C 1K (NT3H1101)", .ultralight, 888),
+        ([0x00, 0x04, 0x04, 0x04, 0x01, 0x00, 0x0F, 0x03], "NTAG213", .ntag21x, 144),
+        ([0x00, 0x34, 0x21, 0x01, 0x01, 0x00, 0x0E, 0x03], "Type 2 tag (version 0034210101000e03)", .ultralight, nil),
+        ([0x00, 0x04, 0x04, 0x09, 0x01, 0x00, 0x11, 0x03], "NXP Type 2 tag (version 0004040901001103)", .ultralight, nil),
+        ([0x00, 0x53, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03], "Type 2 tag (version 0053030101000b03)", .ultralight, nil),
+        ([0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11], "MIFARE Ultralight", .ultralight, 48),
+    ] as [([UInt8], String, ChipFamily, Int?)])
+    func type2VersionFields(version: [UInt8], model: String, family: ChipFamily, memory: Int?) {
+        let identity = ChipIdentification.type2Identity(version: version)
+        #expect(identity.model == model)
+        #expect(identity.family == family)
+        #expect(identity.memoryBytes == memory)
+        #expect(identity.platform == .type2)
+        // No NTAG21x profile (configuration pages, password) for a chip that is not one.
+        #expect((Type2ChipProfile.named(identity: identity) != nil) == (family == .ntag21x))
+    }
+
+    @Test("any GET_VERSION answer, of any length, names a Type 2 tag without trapping; a memory size only with a known model")
+    func type2VersionIsTotal() {
+        var random = SeededGenerator(seed: 29)
+        for _ in 0..<20_000 {
+            let version = (0..<Int.random(in: 0...10, using: &random)).map { _ in
+                // Mostly near real answers (NXP, NTAG/Ultralight types), sometimes anything.
+                [0x00, 0x04, 0x04, 0x03, 0x53].randomElement(using: &random) ?? 0
+            }.enumerated().map { $0.offset == 6 ? UInt8.random(in: 0x0A...0x16, using: &random) : $0.element }
+            let identity = ChipIdentification.type2Identity(version: version)
+            #expect(identity.platform == .type2)
+            if identity.model.contains("version") { #expect(identity.memoryBytes == nil) }
+        }
+    }
+
     @Test("a Type 2 tag without GET_VERSION is an original Ultralight; a blank CC means no NDEF")
     func ultralight() async {
         let reader = ScriptedReader(answers: [[0x30, 0x03]: [UInt8](repeating: 0, count: 16)], otherwise: .timeout)
