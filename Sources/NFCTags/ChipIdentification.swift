@@ -32,6 +32,8 @@ public enum ChipFamily: String, Sendable, Hashable, Codable, CaseIterable {
     case ultralight
     /// MIFARE Ultralight EV1 (MF0UL11, MF0UL21): NTAG21x-like commands.
     case ultralightEV1
+    /// MIFARE Ultralight C (MF0ICU2): no GET_VERSION, 3DES mutual authentication, AUTH0/AUTH1.
+    case ultralightC
     /// MIFARE Classic 1K, 4K and Mini.
     case mifareClassic
     /// MIFARE Plus (any security level).
@@ -98,7 +100,8 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
 }
 
 /// Identification rules: SAK and ATQA (NXP AN10833), NTAG/Ultralight GET_VERSION (NTAG21x
-/// datasheet 10.1, MF0ULx1 8.3), FeliCa PMm IC type, ICODE UID fields (NXP AN10787).
+/// datasheet 10.1, MF0ULx1 8.3), Ultralight C by AUTHENTICATE after an unanswered GET_VERSION
+/// (MF0ICU2 9.5), FeliCa PMm IC type, ICODE UID fields (NXP AN10787).
 public enum ChipIdentification {
     /// Names the chip of a selected target, sending the few commands identification needs
     /// (GET_VERSION, SELECT of the NDEF application) and, with `probesNDEF`, one read that
@@ -184,6 +187,18 @@ public enum ChipIdentification {
             // No answer to GET_VERSION leaves the tag idle: select it again before reading (and
             // tell the caller what answered).
             reselected = .some(try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200)))
+            if case .some(.some) = reselected, await answersUltralightCAuthenticate(reader) {
+                identity = ChipIdentity(
+                    model: ultralightCModel, platform: .type2, family: .ultralightC,
+                    memoryBytes: UltralightCMemory.userPages.count * Type2Command.pageSize)
+            }
+            // Either way the chip is no longer in a state to read: an Ultralight C waits for the
+            // second AUTHENTICATE step (anything else sends it idle, MF0ICU2 7.5.6), a plain
+            // Ultralight went idle at the unknown command. Halt it and select it again.
+            if case .some(.some) = reselected {
+                try? await reader.deselect()
+                reselected = .some(try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200)))
+            }
         }
         // READ page 3 (capability container): magic 0xE1 means NDEF-formatted (T2T 6.1).
         if probesNDEF, let pages = try? await reader.transceive(Bytes([0x30, 0x03]), mode: .standard, timeout: .milliseconds(200)),
@@ -191,6 +206,18 @@ public enum ChipIdentification {
             identity.hasNDEF = pages[0] == 0xE1
         }
         return identity
+    }
+
+    /// The model name of a MIFARE Ultralight C.
+    public static let ultralightCModel = "MIFARE Ultralight C"
+
+    /// Whether the selected chip answers AUTHENTICATE part 1 (`1A 00`) with `AF` and 8 bytes of
+    /// ek(RndB), as a MIFARE Ultralight C does (MF0ICU2 7.5.6, 9.5); a plain Ultralight answers
+    /// nothing (or a NAK). Leaves the chip unusable until selected again.
+    static func answersUltralightCAuthenticate(_ reader: any NFCReader) async -> Bool {
+        let command = Bytes([UltralightCCommand.authenticate, UltralightCCommand.keyNumber])
+        guard let answer = try? await reader.transceive(command, mode: .raw, timeout: .milliseconds(200)) else { return false }
+        return answer.count == 1 + UltralightCAuthentication.randomSize && answer[0] == UltralightCCommand.authenticateContinue
     }
 
     /// ISO-DEP: the NXP chip by the native GetVersion wrapped in an APDU (`90 60 00 00 00`,
