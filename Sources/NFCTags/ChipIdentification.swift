@@ -216,7 +216,7 @@ public enum ChipIdentification {
     /// nothing (or a NAK). Leaves the chip unusable until selected again.
     static func answersUltralightCAuthenticate(_ reader: any NFCReader) async -> Bool {
         let command = Bytes([UltralightCCommand.authenticate, UltralightCCommand.keyNumber])
-        guard let answer = try? await reader.transceive(command, mode: .raw, timeout: .milliseconds(200)) else { return false }
+        guard let answer = try? await reader.transceive(command, mode: .standard, timeout: .milliseconds(200)) else { return false }
         return answer.count == 1 + UltralightCAuthentication.randomSize && answer[0] == UltralightCCommand.authenticateContinue
     }
 

@@ -15,7 +15,7 @@ extension Type2Tag {
         let first: Bytes
         do {
             first = try await reader.transceive(
-                Bytes([UltralightCCommand.authenticate, UltralightCCommand.keyNumber]), mode: .raw, timeout: commandTimeout)
+                Bytes([UltralightCCommand.authenticate, UltralightCCommand.keyNumber]), mode: .standard, timeout: commandTimeout)
         } catch where error.code == .nak {
             throw NFCTagError(.notSupported, "the tag does not answer AUTHENTICATE: it is no MIFARE Ultralight C", readerError: error)
         } catch {
@@ -25,7 +25,7 @@ extension Type2Tag {
         let (command, finalIV) = try UltralightCAuthentication.secondStep(key: key, answer: first, rndA: rndA)
         let last: Bytes
         do {
-            last = try await reader.transceive(Bytes(command), mode: .raw, timeout: commandTimeout)
+            last = try await reader.transceive(Bytes(command), mode: .standard, timeout: commandTimeout)
         } catch where error.code == .nak || error.code == .authenticationFailed {
             throw NFCTagError(.authenticationFailed, "the tag refused the key (3DES authentication failed)", readerError: error)
         } catch {

@@ -377,6 +377,10 @@ public struct Type2Tag: NFCNDEFTag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.read, UInt8(page)]), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak && isUltralightC && ultralightCKey == nil {
+            throw NFCTagError(
+                .passwordRequired, at: page * Type2Command.pageSize,
+                "the tag refused to read page \(page): it is read-protected, and its 3DES key is needed (--keys FILE)", readerError: error)
         } catch where error.code == .nak && profile != nil && password == nil {
             throw Self.readProtected(at: page, readerError: error)
         } catch {
