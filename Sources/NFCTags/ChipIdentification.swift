@@ -124,7 +124,7 @@ public enum ChipIdentification {
         case .iso14443A(let a):
             if a.sak & 0x20 != 0 { return await identifyISODEP(reader) }
             switch a.sak {
-            case 0x00: return await identifyType2(reader, probesNDEF: probesNDEF, reselected: &reselected)
+            case 0x00: return await identifyType2(reader, uid: a.uid, probesNDEF: probesNDEF, reselected: &reselected)
             case 0x08: return ChipIdentity(.mifareClassic1K, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 1024)
             case 0x18: return ChipIdentity(.mifareClassic4K, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
             case 0x09: return ChipIdentity(.mifareMini, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 320)
@@ -155,7 +155,9 @@ public enum ChipIdentification {
 
     /// NTAG / Ultralight by GET_VERSION (sent raw: on a PN532, 0x60 through InDataExchange would
     /// be taken for a MIFARE Classic authentication).
-    private static func identifyType2(_ reader: any NFCReader, probesNDEF: Bool, reselected: inout TargetInfo??) async -> ChipIdentity {
+    private static func identifyType2(
+        _ reader: any NFCReader, uid: Bytes, probesNDEF: Bool, reselected: inout TargetInfo??
+    ) async -> ChipIdentity {
         var identity = ChipIdentity(model: "MIFARE Ultralight", platform: .type2, family: .ultralight, memoryBytes: 48)
         let getVersion = Bytes([0x60])
         do {
@@ -187,15 +189,17 @@ public enum ChipIdentification {
             // No answer to GET_VERSION leaves the tag idle: select it again before reading (and
             // tell the caller what answered).
             reselected = .some(try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200)))
-            if case .some(.some) = reselected, await answersUltralightCAuthenticate(reader) {
-                identity = ChipIdentity(
-                    model: ultralightCModel, platform: .type2, family: .ultralightC,
-                    memoryBytes: UltralightCMemory.userPages.count * Type2Command.pageSize)
-            }
-            // Either way the chip is no longer in a state to read: an Ultralight C waits for the
-            // second AUTHENTICATE step (anything else sends it idle, MF0ICU2 7.5.6), a plain
-            // Ultralight went idle at the unknown command. Halt it and select it again.
-            if case .some(.some) = reselected {
+            // Only the same tag is probed: another one that answered (a stack, a swap) is left
+            // as it is for the caller to see.
+            if case .some(.some(.iso14443A(let again))) = reselected, again.uid == uid {
+                if await answersUltralightCAuthenticate(reader) {
+                    identity = ChipIdentity(
+                        model: ultralightCModel, platform: .type2, family: .ultralightC,
+                        memoryBytes: UltralightCMemory.userPages.count * Type2Command.pageSize)
+                }
+                // Either way the chip is no longer in a state to read: an Ultralight C waits for
+                // the second AUTHENTICATE step (anything else sends it idle, MF0ICU2 7.5.6), a
+                // plain Ultralight went idle at the unknown command. Halt it and select it again.
                 try? await reader.deselect()
                 reselected = .some(try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200)))
             }
