@@ -410,6 +410,11 @@ public struct Type2Tag: NFCNDEFTag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.write, UInt8(page)] + data), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak && isUltralightC && ultralightCKey == nil {
+            throw NFCTagError(
+                .passwordRequired, at: page * Type2Command.pageSize,
+                "the tag refused to write page \(page): it is locked, or protected and its 3DES key is needed (--keys FILE)",
+                readerError: error)
         } catch {
             throw NFCTagError(error, during: "WRITE page \(page)", exchange: .write)
         }

@@ -66,6 +66,9 @@ struct UltralightCThroughLibNFCTests {
 
         let noKey = try await Self.nfctool(["read"], emulator)
         #expect(noKey.status == 9, "\(noKey.output)")
+        let writeNoKey = try await Self.nfctool(["write", "--url", "https://example.com/x"], emulator)
+        #expect(writeNoKey.status == 9, "\(writeNoKey.output)")
+        #expect(writeNoKey.output.contains("--keys"), "\(writeNoKey.output)")
         let wrong = try await Self.nfctool(["write", "--url", "https://example.com/x", "--keys", wrongFile.path], emulator)
         #expect(wrong.status == 9, "\(wrong.output)")
         #expect(!wrong.output.contains("5A5A5A5A"))
