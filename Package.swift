@@ -65,7 +65,7 @@ let package = Package(
         // The one place that imports pcsc-lite: PC/SC readers (generic Part 3 profile).
         .target(name: "PCSC", dependencies: ["NFCCore", "NFCTags", "CPCSCLite"], swiftSettings: strict),
         // Chip models from the datasheets, tag files, fault injection, the in-process simulator.
-        .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags"], swiftSettings: strict),
+        .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags", "NFCCrypto"], swiftSettings: strict),
         // The PN532 host protocol over a pseudo-terminal, hosting virtual tags.
         .target(name: "PN532Emulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags", "CommandLineKit"], swiftSettings: strict),
         .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator", "CommandLineKit"], swiftSettings: strict),

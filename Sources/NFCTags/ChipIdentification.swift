@@ -32,6 +32,8 @@ public enum ChipFamily: String, Sendable, Hashable, Codable, CaseIterable {
     case ultralight
     /// MIFARE Ultralight EV1 (MF0UL11, MF0UL21): NTAG21x-like commands.
     case ultralightEV1
+    /// MIFARE Ultralight C (MF0ICU2): no GET_VERSION, 3DES mutual authentication, AUTH0/AUTH1.
+    case ultralightC
     /// MIFARE Classic 1K, 4K and Mini.
     case mifareClassic
     /// MIFARE Plus (any security level).
@@ -98,7 +100,8 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
 }
 
 /// Identification rules: SAK and ATQA (NXP AN10833), NTAG/Ultralight GET_VERSION (NTAG21x
-/// datasheet 10.1, MF0ULx1 8.3), FeliCa PMm IC type, ICODE UID fields (NXP AN10787).
+/// datasheet 10.1, MF0ULx1 8.3), Ultralight C by AUTHENTICATE after an unanswered GET_VERSION
+/// (MF0ICU2 9.5), FeliCa PMm IC type, ICODE UID fields (NXP AN10787).
 public enum ChipIdentification {
     /// Names the chip of a selected target, sending the few commands identification needs
     /// (GET_VERSION, SELECT of the NDEF application) and, with `probesNDEF`, one read that
@@ -121,7 +124,7 @@ public enum ChipIdentification {
         case .iso14443A(let a):
             if a.sak & 0x20 != 0 { return await identifyISODEP(reader) }
             switch a.sak {
-            case 0x00: return await identifyType2(reader, probesNDEF: probesNDEF, reselected: &reselected)
+            case 0x00: return await identifyType2(reader, uid: a.uid, probesNDEF: probesNDEF, reselected: &reselected)
             case 0x08: return ChipIdentity(.mifareClassic1K, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 1024)
             case 0x18: return ChipIdentity(.mifareClassic4K, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 4096)
             case 0x09: return ChipIdentity(.mifareMini, platform: .mifareClassic, family: .mifareClassic, memoryBytes: 320)
@@ -152,7 +155,9 @@ public enum ChipIdentification {
 
     /// NTAG / Ultralight by GET_VERSION (sent raw: on a PN532, 0x60 through InDataExchange would
     /// be taken for a MIFARE Classic authentication).
-    private static func identifyType2(_ reader: any NFCReader, probesNDEF: Bool, reselected: inout TargetInfo??) async -> ChipIdentity {
+    private static func identifyType2(
+        _ reader: any NFCReader, uid: Bytes, probesNDEF: Bool, reselected: inout TargetInfo??
+    ) async -> ChipIdentity {
         var identity = ChipIdentity(model: "MIFARE Ultralight", platform: .type2, family: .ultralight, memoryBytes: 48)
         let getVersion = Bytes([0x60])
         do {
@@ -174,6 +179,20 @@ public enum ChipIdentification {
             // No answer to GET_VERSION leaves the tag idle: select it again before reading (and
             // tell the caller what answered).
             reselected = .some(try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200)))
+            // Only the same tag is probed: another one that answered (a stack, a swap) is left
+            // as it is for the caller to see.
+            if case .some(.some(.iso14443A(let again))) = reselected, again.uid == uid {
+                if await answersUltralightCAuthenticate(reader) {
+                    identity = ChipIdentity(
+                        model: ultralightCModel, platform: .type2, family: .ultralightC,
+                        memoryBytes: UltralightCMemory.userPages.count * Type2Command.pageSize)
+                }
+                // Either way the chip is no longer in a state to read: an Ultralight C waits for
+                // the second AUTHENTICATE step (anything else sends it idle, MF0ICU2 7.5.6), a
+                // plain Ultralight went idle at the unknown command. Halt it and select it again.
+                try? await reader.deselect()
+                reselected = .some(try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200)))
+            }
         }
         // READ page 3 (capability container): magic 0xE1 means NDEF-formatted (T2T 6.1).
         if probesNDEF, let pages = try? await reader.transceive(Bytes([0x30, 0x03]), mode: .standard, timeout: .milliseconds(200)),
@@ -233,6 +252,18 @@ public enum ChipIdentification {
 
     /// NXP's IC manufacturer code (ISO/IEC 7816-6), `04`: the first UID byte and GET_VERSION's vendor byte.
     public static let nxpManufacturerCode: UInt8 = 0x04
+
+    /// The model name of a MIFARE Ultralight C.
+    public static let ultralightCModel = "MIFARE Ultralight C"
+
+    /// Whether the selected chip answers AUTHENTICATE part 1 (`1A 00`) with `AF` and 8 bytes of
+    /// ek(RndB), as a MIFARE Ultralight C does (MF0ICU2 7.5.6, 9.5); a plain Ultralight answers
+    /// nothing (or a NAK). Leaves the chip unusable until selected again.
+    static func answersUltralightCAuthenticate(_ reader: any NFCReader) async -> Bool {
+        let command = Bytes([UltralightCCommand.authenticate, UltralightCCommand.keyNumber])
+        guard let answer = try? await reader.transceive(command, mode: .standard, timeout: .milliseconds(200)) else { return false }
+        return answer.count == 1 + UltralightCAuthentication.randomSize && answer[0] == UltralightCCommand.authenticateContinue
+    }
 
     /// ISO-DEP: the NXP chip by the native GetVersion wrapped in an APDU (`90 60 00 00 00`,
     /// answered by 7 hardware-version bytes and `91 AF` on DESFire, MIFARE Plus EV1+ and NTAG

@@ -31,6 +31,9 @@ public struct MiFareTag: Sendable {
     /// The NTAG21x / Ultralight EV1 password used by the Type 2 operations, when the tag is
     /// protected.
     public var password: NTAGPassword?
+    /// The MIFARE Ultralight C 3DES key used by the Type 2 operations, when the tag is
+    /// protected.
+    public var ultralightCKey: UltralightCKey? = nil
 
     /// Wraps a selected target.
     public init(
@@ -45,10 +48,18 @@ public struct MiFareTag: Sendable {
     }
 
     /// The Type 2 platform of an Ultralight / NTAG tag (lock, format, password, signature), with
-    /// ``password``; nil for other families.
+    /// ``password`` and ``ultralightCKey``; nil for other families.
     public var type2: Type2Tag? {
         guard mifareFamily == .ultralight else { return nil }
-        return Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
+        return platformType2
+    }
+
+    /// The Type 2 platform with the password, the Ultralight C key and the UID set.
+    private var platformType2: Type2Tag {
+        var tag = Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
+        tag.ultralightCKey = ultralightCKey
+        tag.uid = target.uid.array
+        return tag
     }
 
     /// The family, from the identified platform.
@@ -81,7 +92,7 @@ public struct MiFareTag: Sendable {
     /// Type 4 for DESFire and Plus in ISO-DEP mode.
     public var ndefPlatform: any NFCNDEFTag {
         switch mifareFamily {
-        case .ultralight: Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
+        case .ultralight: platformType2
         case .classic: ClassicNDEFTag(tag: self)
         case .desfire where target.supportsISODEP, .plus where target.supportsISODEP: Type4Tag(reader: reader, commandTimeout: commandTimeout)
         default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here")

@@ -15,8 +15,10 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
     public var note: String?
 
 
-    /// Describes `write`; `profile` names a Type 2 chip's lock and configuration pages.
-    public init(_ write: PlannedWrite, profile: Type2ChipProfile?) {
+    /// Describes `write`; `profile` names a Type 2 chip's lock and configuration pages, and
+    /// `ultralightC` says the chip is a MIFARE Ultralight C (its lock, AUTH0, AUTH1 and key pages,
+    /// MF0ICU2 7.5; the key's bytes are never shown).
+    public init(_ write: PlannedWrite, profile: Type2ChipProfile?, ultralightC: Bool = false) {
         technology = write.technology.rawValue
         let c = write.command.array
         func hex(_ bytes: ArraySlice<UInt8>) -> String { Hex.encode(Array(bytes), uppercase: true, separator: " ") }
@@ -29,6 +31,17 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
                 irreversible = "static lock bytes (one-time programmable)"
             } else if page == 3 {
                 irreversible = "capability container (one-time programmable bits)"
+            } else if ultralightC {
+                switch page {
+                case UltralightCMemory.lockPage: irreversible = "lock bytes 2 and 3 (one-time programmable)"
+                case UltralightCMemory.counterPage: irreversible = "one-way counter"
+                case UltralightCMemory.auth0Page: note = "AUTH0 \(c.count > 2 ? String(c[2]) : "?"): first protected page"
+                case UltralightCMemory.auth1Page: note = "AUTH1 (bit 0 clear: reads need the key too)"
+                case UltralightCMemory.keyPages:
+                    data = "(3DES key, not shown)"
+                    note = "key page \(page - UltralightCMemory.keyPages.lowerBound + 1) of 4"
+                default: break
+                }
             } else if let profile {
                 if page == profile.dynamicLockPage {
                     irreversible = "dynamic lock bytes (one-time programmable)"

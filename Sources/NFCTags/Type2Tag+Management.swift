@@ -40,9 +40,11 @@ extension Type2Tag {
         }
     }
 
-    /// PWD_AUTH when ``password`` is set.
+    /// PWD_AUTH when ``password`` is set; the Ultralight C authentication when
+    /// ``ultralightCKey`` is.
     func authenticateIfPasswordSet() async throws(NFCTagError) {
         if let password { try await authenticate(with: password) }
+        if let ultralightCKey { try await authenticate(with: ultralightCKey) }
     }
 
     /// Reads CFG0 and CFG1.

@@ -63,6 +63,14 @@ public struct Type2Tag: NFCNDEFTag {
     /// The NTAG21x / Ultralight EV1 password: when set, every operation starts with PWD_AUTH
     /// (PACK checked), so protected pages can be read and written.
     public var password: NTAGPassword?
+    /// The MIFARE Ultralight C 3DES key: when set, every operation starts with the mutual
+    /// authentication (MF0ICU2 7.5.6), so protected pages can be read and written.
+    public var ultralightCKey: UltralightCKey? = nil
+    /// Whether identification named the chip a MIFARE Ultralight C (it answered AUTHENTICATE).
+    public var isUltralightC = false
+    /// The UID the tag was selected with, when known: a re-selection (after a refused key, or
+    /// to make a new Ultralight C key take effect) checks the same tag answers.
+    public var uid: [UInt8]? = nil
 
     /// A Type 2 tag on `reader` (already polled and selected).
     public init(
@@ -268,6 +276,7 @@ public struct Type2Tag: NFCNDEFTag {
             reader: reader, usesFastRead: Self.hasFastRead(identity),
             profile: identity.platform == .type2 ? Type2ChipProfile.named(identity.model) : nil,
             password: password, commandTimeout: commandTimeout)
+        isUltralightC = identity.family == .ultralightC
     }
 
     /// Whether the identified chip has FAST_READ (NTAG21x, Ultralight EV1).
@@ -368,6 +377,10 @@ public struct Type2Tag: NFCNDEFTag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.read, UInt8(page)]), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak && isUltralightC && ultralightCKey == nil {
+            throw NFCTagError(
+                .passwordRequired, at: page * Type2Command.pageSize,
+                "the tag refused to read page \(page): it is read-protected, and its 3DES key is needed (--keys FILE)", readerError: error)
         } catch where error.code == .nak && profile != nil && password == nil {
             throw Self.readProtected(at: page, readerError: error)
         } catch {
@@ -397,6 +410,11 @@ public struct Type2Tag: NFCNDEFTag {
         do {
             answer = try await reader.transceive(
                 Bytes([Type2Command.write, UInt8(page)] + data), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak && isUltralightC && ultralightCKey == nil {
+            throw NFCTagError(
+                .passwordRequired, at: page * Type2Command.pageSize,
+                "the tag refused to write page \(page): it is locked, or protected and its 3DES key is needed (--keys FILE)",
+                readerError: error)
         } catch {
             throw NFCTagError(error, during: "WRITE page \(page)", exchange: .write)
         }

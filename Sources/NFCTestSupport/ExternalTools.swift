@@ -92,6 +92,8 @@ public struct ExternalTool: Sendable {
     public static let mifareClassicReadNDEF = program("mifare-classic-read-ndef", package: "libfreefare-bin")
     /// `mifare-classic-write-ndef` (libfreefare-bin).
     public static let mifareClassicWriteNDEF = program("mifare-classic-write-ndef", package: "libfreefare-bin")
+    /// `mifare-ultralight-info` (libfreefare-bin): names a MIFARE Ultralight or Ultralight C.
+    public static let mifareUltralightInfo = program("mifare-ultralight-info", package: "libfreefare-bin")
     /// `setpriv` (util-linux): runs a check as another user (`nobody`) when the tests run as root.
     public static let setpriv = program("setpriv", package: "util-linux")
     /// `chromium` (Debian `chromium`): renders an HTML page headless to a PNG.

@@ -11,10 +11,14 @@ struct ProtectCommand: ToolCommand {
         "current-password-file", valueName: "file", help: "The current password, when the tag is protected already (to change it).")
     static let readProtect = CommandOption.flag("read-protect", help: "Reading needs the password too (phones then cannot read the tag).")
     static let fromPage = CommandOption.option("from-page", valueName: "n", help: "The first protected page (AUTH0; default 4, the whole NDEF area).")
+    static let keys = CommandOption.option(
+        "keys", valueName: "file", help: "MIFARE Ultralight C: the new 3DES key, 32 hex digits (Key1 then Key2), read from this file.")
+    static let currentKeys = CommandOption.option(
+        "current-keys", valueName: "file", help: "MIFARE Ultralight C: the current key, when the tag is protected already.")
 
     static let configuration = CommandConfiguration(
         name: "protect",
-        abstract: "Protect an NTAG21x or Ultralight EV1 with a password.",
+        abstract: "Protect an NTAG21x or Ultralight EV1 with a password, an Ultralight C with a 3DES key.",
         discussion: """
             Writes need the password from then on (reads too with --read-protect). Passwords \
             never go in arguments: the new one comes from --password-file or NFCTOOL_PASSWORD, \
@@ -22,13 +26,19 @@ struct ProtectCommand: ToolCommand {
             touched, so phones still read an unprotected NDEF area. --plan lists the writes \
             (the password pages without their bytes) and sends none.
 
+            A MIFARE Ultralight C is protected with a 3DES key instead (--keys FILE; the \
+            current one, if any, from --current-keys FILE): AUTH0 (--from-page) and AUTH1 \
+            (--read-protect) are written after the key, so an interrupted protect leaves the \
+            tag open or protected by the old or the new key, never by a half-written one.
+
             Examples:
               NFCTOOL_PASSWORD=12345678:ABCD nfctool protect
               nfctool protect --password-file new.pwd --current-password-file old.pwd
               nfctool protect --password-file pwd.txt --read-protect --from-page 16
+              nfctool protect --keys ulc.key --read-protect
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  currentPasswordFile, readProtect, fromPage, TagWriteSupport.plan]
+                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -41,6 +51,10 @@ struct ProtectCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
+        if let newKey = try TagWriteSupport.ultralightCKey(file: options.arguments.value(of: Self.keys), option: Self.keys) {
+            try await protectUltralightC(newKey, context)
+            return
+        }
         guard let new = try TagWriteSupport.password(
             file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
@@ -55,6 +69,9 @@ struct ProtectCommand: ToolCommand {
             "protect", options, password: current, context,
             body: { tag, reader, planning in
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
+                if type2.isUltralightC {
+                    throw CommandError.usage("a MIFARE Ultralight C is protected with a 3DES key: --keys FILE")
+                }
                 do {
                     try await TagWriteSupport.write(planning: planning) {
                         try await type2.setPassword(new, protection: protection)
@@ -74,6 +91,42 @@ struct ProtectCommand: ToolCommand {
             sentence: { tag, _ in
                 let what = protection.readProtected ? "read and write" : "write"
                 return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what)."
+            })
+    }
+
+    /// `--keys`: the MIFARE Ultralight C path (``Type2Tag/protectUltralightC(with:protection:)``).
+    private func protectUltralightC(_ newKey: UltralightCKey, _ context: CommandContext) async throws(CommandError) {
+        let current = try TagWriteSupport.ultralightCKey(file: options.arguments.value(of: Self.currentKeys), option: Self.currentKeys)
+        let protection = UltralightCProtection(
+            firstProtectedPage: self.protection.firstProtectedPage, readProtected: self.protection.readProtected)
+        guard protection.firstProtectedPage < UltralightCMemory.totalPages else {
+            throw .usage("--from-page: an Ultralight C has pages 3…47")
+        }
+        try await TagWriteOperation.run(
+            "protect", options, password: nil, ultralightCKey: current, context,
+            body: { tag, reader, planning in
+                let type2 = try TagWriteSupport.type2(tag, for: "a 3DES key")
+                guard type2.isUltralightC else {
+                    throw CommandError("--keys protects a MIFARE Ultralight C; this is a \(tag.identity.model) (use --password-file)", exitCode: .unsupported)
+                }
+                do {
+                    try await TagWriteSupport.write(planning: planning) {
+                        try await type2.protectUltralightC(with: newKey, protection: protection)
+                    }
+                } catch let error as NFCTagError where planning && error.code == .authenticationFailed {
+                    // The new key was never written when planning: its check after the planned
+                    // writes fails. A refusal before any write is the current key's: an error.
+                    guard let planner = reader as? PlanningReader, await !planner.writes.isEmpty else { throw error }
+                }
+            },
+            report: { tag, _ in
+                ProtectReport(
+                    uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true,
+                    firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)
+            },
+            sentence: { tag, _ in
+                let what = protection.readProtected ? "read and write" : "write"
+                return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the 3DES key to \(what)."
             })
     }
 }

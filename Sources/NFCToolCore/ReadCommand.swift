@@ -15,14 +15,16 @@ struct ReadCommand: TagCommand {
             Each record is decoded as 'nfctool ndef decode' shows it; --json prints the message \
             in the JSON form of docs/ndef.md with the tag's uid and model. An NDEF tag holding \
             no message says so and exits 0; a tag without NDEF exits 4. A read-protected \
-            NTAG21x needs its password (--password-file or NFCTOOL_PASSWORD).
+            NTAG21x needs its password (--password-file or NFCTOOL_PASSWORD), a read-protected \
+            MIFARE Ultralight C its 3DES key (--keys FILE).
 
             Examples:
               nfctool read --device sim:ntag215
               nfctool read --device pn532_uart:/dev/ttyUSB0 --json
               nfctool read --raw | nfctool ndef decode
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile],
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile,
+                  TagWriteSupport.ultralightCKeyFile],
         exclusions: [CommandExclusion(TagCommandSupport.json, raw)]
     )
 
@@ -30,7 +32,8 @@ struct ReadCommand: TagCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let password = try options.password(context)
-        let (output, _) = try await TagOperation(options, context).run(password: password) { tag, reader in
+        let ultralightCKey = try options.ultralightCKey()
+        let (output, _) = try await TagOperation(options, context).run(password: password, ultralightCKey: ultralightCKey) { tag, reader in
             let reading: NDEFReading
             do {
                 // One reading: a Type 4 tag's NDEF file is selected once (an NTAG 424 DNA counts

@@ -54,6 +54,23 @@ extension TagInfoReport {
                 await reselect(reader, .iso14443A)
             }
         }
+        if let type2 = mifare.type2, type2.isUltralightC {
+            // Pages 28h–2Bh: lock bytes 2–3 and the 3DES key's AUTH0/AUTH1 (MF0ICU2 7.5.8).
+            do {
+                let configuration = try await type2.readUltralightCConfiguration()
+                lock.append(InfoItem(name: "lock bytes 2-3", value: Hex.encode(configuration.lockBytes, uppercase: true, separator: " ")))
+                if configuration.isProtected {
+                    let kind = configuration.readProtected ? "read/write" : "write"
+                    password = "3DES key: \(kind)-protected from page \(configuration.auth0)"
+                } else {
+                    password = "none (AUTH0 \(hexByte(UInt8(truncatingIfNeeded: configuration.auth0))))"
+                }
+            } catch {
+                password = error.code == .passwordRequired ? "3DES key: read-protected" : unknown(error)
+                await reselect(reader, .iso14443A)
+            }
+            return
+        }
         guard let type2 = mifare.type2, profile != nil else {
             password = "not applicable"
             return

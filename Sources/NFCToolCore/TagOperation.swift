@@ -37,6 +37,12 @@ struct TagCommandOptions: Sendable {
     func password(_ context: CommandContext) throws(CommandError) -> NTAGPassword? {
         try TagWriteSupport.password(arguments, context)
     }
+
+    /// The Ultralight C key of `--keys`, when the command has the option and it is given.
+    func ultralightCKey() throws(CommandError) -> UltralightCKey? {
+        try TagWriteSupport.ultralightCKey(
+            file: arguments.value(of: TagWriteSupport.ultralightCKeyFile), option: TagWriteSupport.ultralightCKeyFile)
+    }
 }
 
 /// A command whose options are only the shared ones (and flags it reads from them): its
@@ -74,7 +80,7 @@ struct TagOperation: Sendable {
     ///   ``CommandError`` as it is, an ``NFCTagError`` with its exit status, anything else as a
     ///   failure.
     func run<T: Sendable>(
-        password: NTAGPassword? = nil, planning: Bool = false, alone: Bool = false,
+        password: NTAGPassword? = nil, ultralightCKey: UltralightCKey? = nil, planning: Bool = false, alone: Bool = false,
         _ body: (NFCTag, any NFCReader) async throws -> T
     ) async throws(CommandError) -> (T, ReaderLabel) {
         let device = options.device(context.environment)
@@ -85,7 +91,7 @@ struct TagOperation: Sendable {
             do {
                 // Identification leaves the tag selected (it re-selects a chip its GET_VERSION sent idle).
                 let tag = try await NFCTag.connect(to: target, on: reader)
-                return (try await body(TagWriteSupport.tag(tag, password: password), reader), await ReaderLabel(reader, origin: device.origin))
+                return (try await body(TagWriteSupport.tag(tag, password: password, ultralightCKey: ultralightCKey), reader), await ReaderLabel(reader, origin: device.origin))
             } catch {
                 throw Self.commandError(error)
             }
@@ -95,11 +101,11 @@ struct TagOperation: Sendable {
     /// Runs `body` and prints its report: the JSON form (with `reader` and `readerName` when
     /// `tagsReader`) under `--json`, else `text`.
     func report<Report: Encodable & Sendable>(
-        password: NTAGPassword? = nil, tagsReader: Bool = true,
+        password: NTAGPassword? = nil, ultralightCKey: UltralightCKey? = nil, tagsReader: Bool = true,
         _ body: (NFCTag, any NFCReader) async throws -> Report,
         text: (Report) -> String
     ) async throws(CommandError) {
-        let (report, reader) = try await run(password: password, body)
+        let (report, reader) = try await run(password: password, ultralightCKey: ultralightCKey, body)
         if options.printsJSON {
             context.io.write(tagsReader ? try taggedJSON(reader, report) : try toolJSON(report))
         } else {
@@ -129,14 +135,14 @@ enum TagWriteOperation {
     ///   - report: the JSON object of a done operation (the reader is added).
     ///   - sentence: the human line of a done operation.
     static func run<Outcome: Sendable, Report: Encodable & Sendable>(
-        _ operation: String, _ options: TagCommandOptions, password: NTAGPassword?, _ context: CommandContext,
-        body: (NFCTag, any NFCReader, Bool) async throws -> Outcome,
+        _ operation: String, _ options: TagCommandOptions, password: NTAGPassword?, ultralightCKey: UltralightCKey? = nil,
+        _ context: CommandContext, body: (NFCTag, any NFCReader, Bool) async throws -> Outcome,
         report: (NFCTag, Outcome) -> Report,
         sentence: (NFCTag, Outcome) -> String
     ) async throws(CommandError) {
         let planning = options.planning
         let ((tag, outcome, planned), reader) = try await TagOperation(options, context).run(
-            password: password, planning: planning, alone: true
+            password: password, ultralightCKey: ultralightCKey, planning: planning, alone: true
         ) { (tag, reader) async throws -> (NFCTag, Outcome, [PlannedWrite]?) in
             let outcome = try await body(tag, reader, planning)
             return (tag, outcome, await (reader as? PlanningReader)?.writes)

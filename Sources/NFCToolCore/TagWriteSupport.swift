@@ -70,11 +70,35 @@ enum TagWriteSupport {
             variable: "NFCTOOL_PASSWORD")
     }
 
-    /// The tag with `password` set, for the Type 2 operations that need it; other tags as they
-    /// are.
-    static func tag(_ tag: NFCTag, password: NTAGPassword?) -> NFCTag {
-        guard let password, case .miFare(var miFare) = tag else { return tag }
+    /// `--keys`: a MIFARE Ultralight C 3DES key file.
+    static let ultralightCKeyFile = CommandOption.option(
+        "keys", valueName: "file",
+        help: "MIFARE Ultralight C: the 3DES key, 32 hex digits (Key1 then Key2), read from this file.")
+
+    /// Reads an Ultralight C key from `path`; nil when no path is given. The key never appears
+    /// in an error.
+    /// - Throws: ``CommandError`` (usage) when the file cannot be read or is not a key.
+    static func ultralightCKey(file path: String?, option: CommandOption) throws(CommandError) -> UltralightCKey? {
+        guard let path else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try readFileBytes(path, what: "key file", limit: InputLimits.keyFile)
+        } catch {
+            throw error.exitCode == .dataError ? error : .usage(error.message)
+        }
+        do {
+            return try UltralightCKey(hex: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw .usage("\(option.synopsis) '\(path)': \(error.reason)")
+        }
+    }
+
+    /// The tag with `password` and `ultralightCKey` set, for the Type 2 operations that need
+    /// them; other tags as they are.
+    static func tag(_ tag: NFCTag, password: NTAGPassword?, ultralightCKey: UltralightCKey? = nil) -> NFCTag {
+        guard password != nil || ultralightCKey != nil, case .miFare(var miFare) = tag else { return tag }
         miFare.password = password
+        miFare.ultralightCKey = ultralightCKey
         return .miFare(miFare)
     }
 
@@ -110,7 +134,8 @@ enum TagWriteSupport {
     static func printPlan(
         _ writes: [PlannedWrite], of tag: NFCTag, operation: String, json: Bool, reader: ReaderLabel, _ context: CommandContext
     ) throws(CommandError) {
-        let steps = writes.map { PlannedWriteDescription($0, profile: Type2ChipProfile.named(tag.identity.model)) }
+        let steps = writes.map { PlannedWriteDescription(
+            $0, profile: Type2ChipProfile.named(tag.identity.model), ultralightC: tag.identity.family == .ultralightC) }
         if json {
             context.io.write(try taggedJSON(reader, PlanOutput(
                 operation: operation, uid: spacedHex(tag.identifier).replacingOccurrences(of: " ", with: ""),

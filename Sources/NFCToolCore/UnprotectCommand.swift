@@ -10,19 +10,24 @@ struct UnprotectCommand: TagCommand {
 
     static let configuration = CommandConfiguration(
         name: "unprotect",
-        abstract: "Remove the password of an NTAG21x or Ultralight EV1.",
+        abstract: "Remove the password of an NTAG21x or Ultralight EV1, the 3DES key protection of an Ultralight C.",
         discussion: """
             Needs the current password (--password-file or NFCTOOL_PASSWORD; never in \
             arguments). AUTH0 is cleared first, so the tag is open from the first write on; then \
             PROT and AUTHLIM are cleared and the password set back to the factory FFFFFFFF. A \
             wrong password exits 9 with nothing written. --plan lists the writes and sends none.
 
+            A MIFARE Ultralight C needs its 3DES key (--keys FILE): AUTH0 is set to 30h first, \
+            then AUTH1 cleared and the key set back to the factory key. A wrong key exits 9 \
+            with nothing written.
+
             Examples:
               NFCTOOL_PASSWORD=12345678:ABCD nfctool unprotect
               nfctool unprotect --password-file pwd.txt --device pn532_uart:/dev/ttyUSB0
+              nfctool unprotect --keys ulc.key
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  TagWriteSupport.plan]
+                  TagWriteSupport.ultralightCKeyFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -31,15 +36,20 @@ struct UnprotectCommand: TagCommand {
         let current = try TagWriteSupport.password(
             file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let key = try options.ultralightCKey()
         try await TagWriteOperation.run(
-            "unprotect", options, password: current, context,
+            "unprotect", options, password: current, ultralightCKey: key, context,
             body: { tag, _, planning in
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
-                try await TagWriteSupport.write(planning: planning) { try await type2.removePassword() }
+                if type2.isUltralightC {
+                    try await TagWriteSupport.write(planning: planning) { try await type2.unprotectUltralightC() }
+                } else {
+                    try await TagWriteSupport.write(planning: planning) { try await type2.removePassword() }
+                }
             },
             report: { tag, _ in ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: false) },
             sentence: { tag, _ in
-                "Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password is needed any more."
+                "Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password or key is needed any more."
             })
     }
 }

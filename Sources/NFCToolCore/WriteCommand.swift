@@ -22,7 +22,8 @@ struct WriteCommand: ToolCommand {
             blocks that would be written, irreversible ones marked, and sends no write command.
 
             A password-protected NTAG21x needs its password: --password-file FILE or \
-            NFCTOOL_PASSWORD, 8 hex digits (PWD), optionally ':' and 4 more (PACK).
+            NFCTOOL_PASSWORD, 8 hex digits (PWD), optionally ':' and 4 more (PACK). A \
+            protected MIFARE Ultralight C needs its 3DES key: --keys FILE, 32 hex digits.
 
             On an NTAG213/215/216, a --url may hold {mirror:uid}, {mirror:counter} or \
             {mirror:uid}x{mirror:counter}: the chip then shows its UID (14 hex digits) and/or \
@@ -41,7 +42,7 @@ struct WriteCommand: ToolCommand {
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
             + RecordOptions.all
-            + [ndef, noVerify, lock, TagWriteSupport.yes, format, TagWriteSupport.passwordFile,
+            + [ndef, noVerify, lock, TagWriteSupport.yes, format, TagWriteSupport.passwordFile, TagWriteSupport.ultralightCKeyFile,
                TagWriteSupport.plan]
     )
 
@@ -84,6 +85,7 @@ struct WriteCommand: ToolCommand {
             throw .usage("cannot encode the message: \(error)")
         }
         let password = try options.password(context)
+        let ultralightCKey = try options.ultralightCKey()
         if locks && !planning && !confirmed && !context.io.isStandardInputTerminal {
             throw .usage("--lock makes the tag read-only for good. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
@@ -91,7 +93,9 @@ struct WriteCommand: ToolCommand {
             throw .usage("--format writes a blank tag's capability container, which on Type 2 tags is one-time programmable. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
         let (planning, verifies, formats, locks, confirmed) = (planning, verifies && !planning, formats, locks, confirmed)
-        let ((report, planned), reader) = try await TagOperation(options, context).run(password: password, planning: planning, alone: true) {
+        let ((report, planned), reader) = try await TagOperation(options, context).run(
+            password: password, ultralightCKey: ultralightCKey, planning: planning, alone: true
+        ) {
             tag, reader in
             let query = try await tag.ndef.queryNDEFStatus()
             let formatting = formats && query.status == .notSupported

@@ -45,6 +45,11 @@ public struct TagModel: Sendable, Hashable {
         ntag(.ntag213), ntag(.ntag215), ntag(.ntag216),
         ultralight(.mf0ul11), ultralight(.mf0ul21),
         TagModel(
+            name: UltralightCTag.modelKey,
+            summary: "NXP MIFARE Ultralight C (MF0ICU2), 144 bytes, 3DES authentication, factory key, not formatted",
+            make: { uid, _ in UltralightCTag(uid: uid) },
+            restore: { UltralightCTag(state: $0) }),
+        TagModel(
             name: "type4", summary: "NFC Forum Type 4 tag (DESFire-like, NDEF application, 2048-byte NDEF file)",
             make: { uid, options in
                 let tag = Type4VirtualTag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4VirtualTag.defaultNDEFFileSize,

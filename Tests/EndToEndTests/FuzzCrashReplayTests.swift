@@ -18,7 +18,7 @@ struct FuzzCrashReplayTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let targets = [
         "type2-memory", "type3-attribute", "type4-cc", "type5-memory", "classic-mad", "pn532-frame", "manifest", "template",
-        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys",
+        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "ultralight-c",
     ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
@@ -127,6 +127,14 @@ struct FuzzCrashReplayTests {
             case (.failure(let error), .failure(let same)): #expect(error.offset == same.offset && (error.offset ?? 0) >= 1)
             case (let file, let same): Issue.record("\(file) with CRLF, \(same) with LF")
             }
+        case "ultralight-c":
+            if let key = try? UltralightCKey(hex: String(decoding: bytes, as: UTF8.self)) {
+                #expect(try UltralightCKey(pageImage: key.pageImage) == key)
+            }
+            #expect(((try? UltralightCConfiguration(bytes: bytes)) != nil) == (bytes.count == 16))
+            let rndA: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+            let shaped = bytes.count == 9 && bytes[0] == 0xAF
+            #expect(((try? UltralightCAuthentication.secondStep(key: .factoryDefault, answer: bytes, rndA: rndA)) != nil) == shaped)
         default:
             Issue.record("no parser for \(input)")
         }

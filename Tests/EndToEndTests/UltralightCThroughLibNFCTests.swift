@@ -1,0 +1,103 @@
+import Foundation
+import NDEF
+import NFCCore
+import NFCTags
+import NFCTestSupport
+import Testing
+import VirtualTags
+
+/// MIFARE Ultralight C through real libnfc (`pn532_uart`) and the PN532 emulator, each step a
+/// fresh nfctool process: `info` names the chip, `protect --keys` writes the key pages as the
+/// MF0ICU2 datasheet lays them out (judged in the tag file), a read-protected tag refuses a read
+/// without the key and with a wrong one (exit 9, nothing written), reads and writes with it,
+/// and `unprotect` opens it again. libfreefare's `mifare-ultralight-info` names the chip.
+@Suite("MIFARE Ultralight C through real libnfc and the PN532 emulator", .tags(.endToEnd, .emulator), .serialized, .timeLimit(.minutes(10)))
+struct UltralightCThroughLibNFCTests {
+    static let keyHex = "00112233445566778899AABBCCDDEEFF"
+
+    static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess) async throws -> ToolRun {
+        let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
+        var environment = emulator.libnfcEnvironment
+        environment["LIBNFC_LOG_LEVEL"] = "0"
+        return try await runTool(tool.path, arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment, timeout: 30)
+    }
+
+    /// A tag file holding a factory Ultralight C, NDEF formatted with `message` (as a vendor
+    /// delivers it).
+    static func tagFile(_ directory: URL, message: NDEFMessage) throws -> String {
+        let tag = UltralightCTag(uid: [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01])
+        #expect(tag.setNDEFMessage(try message.encodedForTag()))
+        let path = directory.appendingPathComponent("ulc.json").path
+        try TagFile(path: path).save(tag.tagState)
+        return path
+    }
+
+    static func memory(_ path: String) throws -> [UInt8] { try Hex.decode(try TagFile(path: path).load().memory) }
+
+    @Test("info, protect --keys, read and write with the key, wrong key refused, unprotect: each a fresh nfctool")
+    func protectReadWriteUnprotect() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/ulc")])
+        let file = try Self.tagFile(dir, message: message)
+        let keyFile = dir.appendingPathComponent("ulc.key")
+        try "# Ultralight C key\n\(Self.keyHex)\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        let wrongFile = dir.appendingPathComponent("wrong.key")
+        try String(repeating: "5A", count: 16).write(to: wrongFile, atomically: true, encoding: .utf8)
+        let emulator = try EmulatorProcess(["--tag", "ultralight-c:\(file)"])
+        defer { emulator.stop() }
+
+        let info = try await Self.nfctool(["info"], emulator)
+        #expect(info.status == 0, "\(info.output)")
+        #expect(info.output.contains("MIFARE Ultralight C"), "\(info.output)")
+
+        let plan = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect", "--plan"], emulator)
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(plan.output.contains("3DES key, not shown"), "\(plan.output)")
+        #expect(!plan.output.contains("77 66 55 44"), "the plan shows key bytes: \(plan.output)")
+        #expect(try Self.memory(file)[0x2A * 4] == 0x30, "--plan wrote")
+
+        let protect = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect"], emulator)
+        #expect(protect.status == 0, "\(protect.output)")
+        #expect(!protect.output.contains(Self.keyHex) && !protect.output.contains("7766554433221100"))
+        let memory = try Self.memory(file)
+        #expect(Array(memory[0x2C * 4..<0x30 * 4]) == (try Hex.decode("7766554433221100FFEEDDCCBBAA9988")))
+        #expect(memory[0x2A * 4] == 0x04 && memory[0x2B * 4] == 0x00)
+
+        let noKey = try await Self.nfctool(["read"], emulator)
+        #expect(noKey.status == 9, "\(noKey.output)")
+        let writeNoKey = try await Self.nfctool(["write", "--url", "https://example.com/x"], emulator)
+        #expect(writeNoKey.status == 9, "\(writeNoKey.output)")
+        #expect(writeNoKey.output.contains("--keys"), "\(writeNoKey.output)")
+        let wrong = try await Self.nfctool(["write", "--url", "https://example.com/x", "--keys", wrongFile.path], emulator)
+        #expect(wrong.status == 9, "\(wrong.output)")
+        #expect(!wrong.output.contains("5A5A5A5A"))
+        #expect(try Self.memory(file) == memory, "a wrong key changed the tag")
+
+        let write = try await Self.nfctool(["write", "--url", "https://example.org/new", "--keys", keyFile.path], emulator)
+        #expect(write.status == 0, "\(write.output)")
+        let read = try await Self.nfctool(["read", "--keys", keyFile.path], emulator)
+        #expect(read.status == 0, "\(read.output)")
+        #expect(read.output.contains("https://example.org/new"), "\(read.output)")
+
+        let unprotect = try await Self.nfctool(["unprotect", "--keys", keyFile.path], emulator)
+        #expect(unprotect.status == 0, "\(unprotect.output)")
+        let open = try await Self.nfctool(["read"], emulator)
+        #expect(open.status == 0, "\(open.output)")
+        let after = try Self.memory(file)
+        #expect(after[0x2A * 4] == 0x30)
+        #expect(Array(after[0x2C * 4..<0x30 * 4]) == Array("BREAKMEIFYOUCAN!".utf8))
+    }
+
+    @Test("libfreefare's mifare-ultralight-info names the virtual Ultralight C", ExternalTool.mifareUltralightInfo.trait)
+    func libfreefareNamesIt() async throws {
+        let tool = try ExternalTool.mifareUltralightInfo.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let emulator = try EmulatorProcess(["--tag", "ultralight-c:\(dir.appendingPathComponent("ulc.json").path)"])
+        defer { emulator.stop() }
+        let run = try await runTool(tool, [], against: emulator, timeout: 20)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.lowercased().contains("ultralightc") || run.output.lowercased().contains("ultralight c"), "\(run.output)")
+    }
+}
