@@ -27,7 +27,7 @@ struct ProtectCommand: ToolCommand {
               nfctool protect --password-file new.pwd --current-password-file old.pwd
               nfctool protect --password-file pwd.txt --read-protect --from-page 16
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   currentPasswordFile, readProtect, fromPage, TagWriteSupport.plan]
     )
 

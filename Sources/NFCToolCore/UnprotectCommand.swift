@@ -21,7 +21,7 @@ struct UnprotectCommand: TagCommand {
               NFCTOOL_PASSWORD=12345678:ABCD nfctool unprotect
               nfctool unprotect --password-file pwd.txt --device pn532_uart:/dev/ttyUSB0
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   TagWriteSupport.plan]
     )
 
