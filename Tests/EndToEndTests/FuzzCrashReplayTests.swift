@@ -18,7 +18,7 @@ struct FuzzCrashReplayTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let targets = [
         "type2-memory", "type3-attribute", "type4-cc", "type5-memory", "classic-mad", "pn532-frame", "manifest", "template",
-        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys",
+        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "reader-trace",
     ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
@@ -126,6 +126,13 @@ struct FuzzCrashReplayTests {
             case (.success(let file), .success(let same)): #expect(file == same)
             case (.failure(let error), .failure(let same)): #expect(error.offset == same.offset && (error.offset ?? 0) >= 1)
             case (let file, let same): Issue.record("\(file) with CRLF, \(same) with LF")
+            }
+        case "reader-trace":
+            do {
+                let trace = try ReaderTrace.parse(bytes)
+                #expect(try ReaderTrace.parse(Array(trace.jsonLines.utf8)) == trace)
+            } catch {
+                #expect(error.line >= 1 && error.offset >= 0, "\(error)")
             }
         default:
             Issue.record("no parser for \(input)")
