@@ -14,7 +14,7 @@ import Originality
 struct BatchCommand: ToolCommand {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "A reader (libnfc connection string, 'default', pcsc, pcsc:NAME, pcsc:#N, or sim:MODEL); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else libnfc's default device).", repeatable: true)
+        help: "A reader (libnfc connection string, 'default', pcsc, pcsc:NAME, pcsc:#N, sim:MODEL, or replay:FILE); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else libnfc's default device).", repeatable: true)
         .completing(deviceCompletion)
     static let idle = CommandOption.option(
         "timeout", short: "t", valueName: "s", help: "Stop when no new tag has come for this many seconds; a tag left on the reader is not new (default: wait until --count or Ctrl-C).")
