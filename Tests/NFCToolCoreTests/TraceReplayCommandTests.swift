@@ -96,4 +96,39 @@ struct TraceReplayCommandTests {
         #expect(run.status == .usage)
         #expect(run.standardError.contains("line 1"), "\(run.standardError)")
     }
+
+    @Test("batch --trace records the whole run (two tags written, each polled and listed alone); it replays to the same tags done; two readers are refused")
+    func batchTrace() async throws {
+        let directory = try temporaryDirectory()
+        let trace = directory.appendingPathComponent("batch.jsonl").path
+        let arguments = ["batch", "--json", "--url", "https://example.com/{n}", "--count", "2", "--timeout", "30"]
+        let run = await runNFCTool(arguments + ["--device", "sim:ntag215*3", "--ledger", directory.appendingPathComponent("a.db").path, "--trace", trace])
+        #expect(run.status == .success, "\(run.standardError)")
+        let recorded = try ReaderTrace.parse(Array(try String(contentsOfFile: trace, encoding: .utf8).utf8))
+        #expect(recorded.header.connection == "sim:ntag215*3")
+        let writes = recorded.events.filter { if case .transceive(let command, _) = $0.request { command.values.first == Type2Command.write } else { false } }
+        #expect(writes.count >= 4)
+        let replayed = await runNFCTool(arguments + ["--device", "replay:" + trace, "--ledger", directory.appendingPathComponent("b.db").path])
+        #expect(replayed.status == .success, "\(replayed.standardError)")
+        #expect(replayed.standardOutput.contains("\"done\" : 2"), "\(replayed.standardOutput)")
+
+        let two = await runNFCTool(["batch", "--url", "https://example.com/{n}", "--device", "sim:ntag215", "--device", "sim:ntag213", "--trace", trace,
+                                    "--ledger", directory.appendingPathComponent("c.db").path])
+        #expect(two.status == .usage)
+        #expect(two.standardError.contains("--trace records one reader"))
+    }
+
+    @Test("scan --trace records the poll with the tag's identity")
+    func scanTrace() async throws {
+        let directory = try temporaryDirectory()
+        let trace = directory.appendingPathComponent("scan.jsonl").path
+        let run = await runNFCTool(["scan", "--device", "sim:ntag215", "--trace", trace])
+        #expect(run.status == .success)
+        let recorded = try ReaderTrace.parse(Array(try String(contentsOfFile: trace, encoding: .utf8).utf8))
+        guard case .found(let target?)? = recorded.events.first?.result else {
+            Issue.record("the first event is not a poll that found the tag: \(recorded.events.first.map(\.jsonLine) ?? "none")")
+            return
+        }
+        #expect(target.identifier == Bytes(hex("04 53 49 4D 00 00 01")))
+    }
 }
