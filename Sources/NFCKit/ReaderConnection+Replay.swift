@@ -39,8 +39,9 @@ extension ReaderConnection {
             modulations: await reader.supportedModulations, listsSeveralTargets: reader.listsSeveralTargets,
             feedback: reader.feedback, redacted: redacted)
         switch reader {
-        case is LibNFCReader:
+        case let libnfc as LibNFCReader:
             if case .success(let version) = LibNFCContext.loadedVersion { header.libnfcVersion = version }
+            header.firmware = await libnfc.firmware()
         case let pcsc as PCSCReader:
             header.profile = pcsc.profile.title
         case let replay as ReplayReader:

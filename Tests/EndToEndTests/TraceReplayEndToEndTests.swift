@@ -34,6 +34,8 @@ struct TraceReplayEndToEndTests {
             let trace = directory.appendingPathComponent("\(name).jsonl").path
             let header = try #require(try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").first)
             #expect(header.contains("\"libnfc\":\"1."), "\(header)")
+            // The emulator answers GetFirmwareVersion as a PN532 v1.6 does.
+            #expect(header.contains("\"firmware\":\"PN532 v1.6\""), "\(header)")
             let run = try await runBuiltNFCTool(arguments + ["--device", "replay:" + trace])
             #expect(run.status == 0, "\(name): \(run.standardError)")
             #expect(Array(run.standardOutput.utf8) == recorded[name], "\(name) replayed differently")
