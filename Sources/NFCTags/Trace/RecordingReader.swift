@@ -37,7 +37,10 @@ public struct ReaderTraceRecording: ReaderInterposer {
     /// Writes the call as the next event, redacted unless the trace is unredacted.
     public mutating func observed(_ request: ReaderTraceRequest, result: ReaderTraceResult, elapsed: Duration) {
         var (request, result) = (request, result)
-        if redactor != nil { (request, result) = redactor!.redact(request, result) }
+        if var active = redactor {
+            (request, result) = active.redact(request, result)
+            redactor = active
+        }
         let (seconds, attoseconds) = elapsed.components
         let microseconds = max(0, Int(clamping: seconds) &* 1_000_000 &+ Int(attoseconds / 1_000_000_000_000))
         writer.append(request, result: result, microseconds: microseconds)
