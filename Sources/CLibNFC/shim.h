@@ -32,5 +32,7 @@ CLIBNFC_FUNCTION(nfc_target_receive_bytes)
 CLIBNFC_FUNCTION(nfc_target_send_bytes)
 CLIBNFC_FUNCTION(nfc_idle)
 CLIBNFC_FUNCTION(nfc_strerror)
+CLIBNFC_FUNCTION(nfc_device_get_information_about)
+CLIBNFC_FUNCTION(nfc_free)
 #undef CLIBNFC_FUNCTION
 #endif

@@ -84,6 +84,19 @@ func libnfcDeviceGetName(_ device: DeviceHandle) -> String? {
     LibNFCLibrary.loaded?.nfc_device_get_name(device.pointer).map { String(cString: $0) }
 }
 
+/// `nfc_device_get_information_about`: the driver's description of the device (`chip: PN532
+/// v1.6`, its modulations and baud rates), freed with `nfc_free`. The PN53x driver asks the chip
+/// for its firmware version (GetFirmwareVersion) to say it. `nil` when the driver fails
+/// (a negative libnfc error, e.g. `NFC_EIO`) or gives no text.
+func libnfcDeviceGetInformationAbout(_ device: DeviceHandle) -> String? {
+    guard let library = LibNFCLibrary.loaded else { return nil }
+    var buffer: UnsafeMutablePointer<CChar>?
+    let result = library.nfc_device_get_information_about(device.pointer, &buffer)
+    guard let buffer else { return nil }
+    defer { library.nfc_free(buffer) }
+    return result >= 0 ? String(cString: buffer) : nil
+}
+
 /// `nfc_close`: closes the device; the handle must not be used afterwards.
 func libnfcClose(_ device: DeviceHandle) {
     LibNFCLibrary.loaded?.nfc_close(device.pointer)
@@ -416,6 +429,8 @@ struct LibNFCLibrary: Sendable {
     let nfc_target_send_bytes: clibnfc_fn_nfc_target_send_bytes
     let nfc_idle: clibnfc_fn_nfc_idle
     let nfc_strerror: clibnfc_fn_nfc_strerror
+    let nfc_device_get_information_about: clibnfc_fn_nfc_device_get_information_about
+    let nfc_free: clibnfc_fn_nfc_free
 
     /// Opens `file` (``DynamicLibrary``) and resolves every function this wrapper calls; the error
     /// names the library and what the loader said (the file is missing, a symbol is absent).
@@ -461,5 +476,7 @@ struct LibNFCLibrary: Sendable {
         nfc_target_send_bytes = try library.function("nfc_target_send_bytes")
         nfc_idle = try library.function("nfc_idle")
         nfc_strerror = try library.function("nfc_strerror")
+        nfc_device_get_information_about = try library.function("nfc_device_get_information_about")
+        nfc_free = try library.function("nfc_free")
     }
 }

@@ -369,6 +369,21 @@ public actor LibNFCReader: NFCReader {
         executor.stop()
     }
 
+    /// The reader's chip and firmware as its driver describes them (`PN532 v1.6`): the `chip:`
+    /// line of `nfc_device_get_information_about`, which asks a PN53x for its firmware version.
+    /// Nil when the reader is closed or the driver says nothing. For a trace's header.
+    public func firmware() -> String? {
+        guard let device, let information = libnfcDeviceGetInformationAbout(device) else { return nil }
+        for line in information.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("chip:") {
+                let chip = trimmed.dropFirst("chip:".count).trimmingCharacters(in: .whitespaces)
+                return chip.isEmpty ? nil : chip
+            }
+        }
+        return nil
+    }
+
     func openDevice() throws(NFCReaderDeviceError) -> DeviceHandle {
         guard let device else { throw NFCReaderDeviceError(.closed, "the reader \(connectionString) is closed") }
         return device

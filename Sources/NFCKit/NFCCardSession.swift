@@ -204,7 +204,7 @@ public actor NFCCardSession {
     private static func eligibility(connection: String?) async -> (supported: Bool, eligible: Bool) {
         let parsed = ReaderConnectionString(connection)
         let name = parsed.text
-        if parsed.kind == .simulator || parsed.kind == .pcsc { return (false, false) }
+        if parsed.kind == .simulator || parsed.kind == .replay || parsed.kind == .pcsc { return (false, false) }
         let lease = ReaderLease.Key.connection(name)
         guard ReaderLease.acquire(lease) else {
             return (targetModeDrivers.contains { name.hasPrefix($0 + ":") }, false)

@@ -57,14 +57,14 @@ public struct NFCReaderAvailability: Sendable, Hashable, CustomStringConvertible
     public static func check(connection: String?) async -> NFCReaderAvailability {
         let parsed = ReaderConnectionString(connection)
         let name = parsed.text
-        let isSimulator = parsed.isSimulator
-        if isSimulator {
+        let isSimulator = parsed.isInProcess
+        if parsed.isSimulator {
             do {
                 _ = try SimulatorConfiguration(parsing: name)
             } catch {
                 return NFCReaderAvailability(status: .invalidConnectionString, reason: error.reason)
             }
-        } else if !ReaderLease.acquire(.connection(name)) {
+        } else if !isSimulator, !ReaderLease.acquire(.connection(name)) {
             return NFCReaderAvailability(status: .busy, reason: "the reader '\(name)' is in use by another session")
         }
         // Held while the reader is opened and closed, so no session begins on it meanwhile.

@@ -343,7 +343,7 @@ public actor NFCTagReaderSession {
         case .connection(let string):
             let parsed = ReaderConnectionString(string)
             let name = parsed.text
-            if !parsed.isSimulator {
+            if !parsed.isInProcess {
                 try take(.connection(name), named: name)
             }
             do {

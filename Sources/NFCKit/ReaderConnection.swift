@@ -6,7 +6,8 @@ import PCSC
 /// `acr122_usb:`, …), `default` for libnfc's default device (`LIBNFC_DEFAULT_DEVICE`,
 /// `/etc/nfc/libnfc.conf`, else the first reader found), PC/SC readers through pcscd (`pcsc` the
 /// first, `pcsc:NAME` the first whose name starts with NAME, `pcsc:#N` the N-th from 0, as
-/// `pcsc_scan` lists them), or the in-process simulator's (`sim:…`, see docs/simulator.md).
+/// `pcsc_scan` lists them), the in-process simulator's (`sim:…`, see docs/simulator.md), or a trace played back
+/// (`replay:FILE`, see docs/traces.md).
 public enum ReaderConnection {
     /// Opens the reader a connection string names; `nil` opens libnfc's default device.
     /// - Throws: `NFCReaderDeviceError` `deviceNotFound` when nothing can be opened there, or
@@ -15,6 +16,7 @@ public enum ReaderConnection {
         let parsed = ReaderConnectionString(connectionString)
         switch parsed.kind {
         case .simulator: return try await openSimulator(parsed.text)
+        case .replay: return try openReplay(parsed)
         case .pcsc: return try await PCSCReader.open(parsed.text)
         case .libnfc, .libnfcDefault: return try await LibNFCReader.open(parsed.libnfcString)
         }
@@ -28,6 +30,8 @@ public enum ReaderConnection {
         switch parsed.kind {
         case .simulator:
             throw NFCReaderDeviceError(.notSupported, "the simulator '\(parsed.text)' has no target mode: card emulation needs a PN53x reader through libnfc")
+        case .replay:
+            throw NFCReaderDeviceError(.notSupported, "a replay ('\(parsed.text)') has no target mode: card emulation needs a PN53x reader through libnfc")
         case .pcsc:
             throw NFCReaderDeviceError(.notSupported, "the PC/SC reader '\(parsed.text)' has no target mode in NFCKit: card emulation needs a PN53x reader through libnfc")
         case .libnfc, .libnfcDefault:

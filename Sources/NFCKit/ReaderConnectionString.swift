@@ -7,6 +7,7 @@ import PCSC
 ///   else the first reader found);
 /// - `sim`, `sim:…`: the in-process simulator (docs/simulator.md);
 /// - `pcsc`, `pcsc:NAME`, `pcsc:#N`: a PC/SC reader through pcscd;
+/// - `replay:FILE`: a ``ReplayReader`` answering from the trace in FILE (docs/traces.md);
 /// - anything else: a libnfc connection string (`pn532_uart:/dev/ttyUSB0`, `acr122_usb:`, …).
 public struct ReaderConnectionString: Sendable, Hashable, CustomStringConvertible {
     /// Which kind of reader a connection string names.
@@ -19,6 +20,8 @@ public struct ReaderConnectionString: Sendable, Hashable, CustomStringConvertibl
         case pcsc
         /// The in-process simulator (`sim`, `sim:…`).
         case simulator
+        /// A trace played back (`replay:FILE`).
+        case replay
     }
 
     /// The string as given; `default` when none was.
@@ -34,6 +37,8 @@ public struct ReaderConnectionString: Sendable, Hashable, CustomStringConvertibl
             kind = .libnfcDefault
         } else if text == "sim" || text.hasPrefix("sim:") {
             kind = .simulator
+        } else if text.hasPrefix(Self.replayPrefix) {
+            kind = .replay
         } else if PCSCReader.Selector.accepts(text) {
             kind = .pcsc
         } else {
@@ -43,6 +48,16 @@ public struct ReaderConnectionString: Sendable, Hashable, CustomStringConvertibl
 
     /// Whether it names the in-process simulator, which no lease guards and no other process sees.
     public var isSimulator: Bool { kind == .simulator }
+
+    /// Whether it names a reader that lives in this process only (the simulator, a replay),
+    /// which no lease guards and no other process sees.
+    public var isInProcess: Bool { kind == .simulator || kind == .replay }
+
+    /// `replay:`, before the path of the trace a ``ReplayReader`` plays.
+    public static let replayPrefix = "replay:"
+
+    /// The trace file of a `replay:FILE` string; nil for any other kind.
+    public var replayPath: String? { kind == .replay ? String(text.dropFirst(Self.replayPrefix.count)) : nil }
 
     /// What libnfc's `nfc_open` takes: nil for the default device, else the string.
     public var libnfcString: String? { kind == .libnfcDefault ? nil : text }

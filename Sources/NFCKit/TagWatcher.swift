@@ -159,7 +159,7 @@ public struct TagWatcher: AsyncSequence, Sendable {
             try await ReaderConnection.open(connection)
         }
         let parsed = ReaderConnectionString(connection)
-        if !parsed.isSimulator { lease = .connection(parsed.text) }
+        if !parsed.isInProcess { lease = .connection(parsed.text) }
     }
 
     /// Watches the readers `open` opens: once at the start and again after each loss. Each is

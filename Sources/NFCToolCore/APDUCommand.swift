@@ -24,7 +24,7 @@ struct APDUCommand: ToolCommand {
               nfctool apdu --device sim:type4 00A4040007D2760000850101 00A4000C02E103
               nfctool apdu --json 00A4040007D2760000850101
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, allowPayment, TagCommandSupport.json],
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, allowPayment, TagCommandSupport.json],
         arguments: [apdus]
     )
 

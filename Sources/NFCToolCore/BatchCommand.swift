@@ -14,7 +14,7 @@ import Originality
 struct BatchCommand: ToolCommand {
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "A reader (libnfc connection string, 'default', pcsc, pcsc:NAME, pcsc:#N, or sim:MODEL); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else libnfc's default device).", repeatable: true)
+        help: "A reader (libnfc connection string, 'default', pcsc, pcsc:NAME, pcsc:#N, sim:MODEL, or replay:FILE); give it several times for one worker per reader (default: $NFCTOOL_DEVICE, else libnfc's default device).", repeatable: true)
         .completing(deviceCompletion)
     static let idle = CommandOption.option(
         "timeout", short: "t", valueName: "s", help: "Stop when no new tag has come for this many seconds; a tag left on the reader is not new (default: wait until --count or Ctrl-C).")
@@ -98,13 +98,15 @@ struct BatchCommand: ToolCommand {
               nfctool batch --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --ntag424-keys masters.keys
               nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
             """,
-        options: [device, idle, TagCommandSupport.json] + RecordOptions.all
+        options: [device, ReaderTraceOptions.file, ReaderTraceOptions.unredacted, idle, TagCommandSupport.json] + RecordOptions.all
             + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
                TagWriteSupport.passwordFile, allowRewrite, requireGenuine, feedback, ntag424Keys, quiet, eventLog, plan]
     )
 
     let arguments: ParsedArguments
     let devices: [String]
+    /// `--trace` and `--trace-unredacted`.
+    let trace: ReaderTraceOptions
     let idleSeconds: Double?
     let printsJSON: Bool
     let manifestPath: String?
@@ -125,6 +127,8 @@ struct BatchCommand: ToolCommand {
     init(_ arguments: ParsedArguments) throws(CommandError) {
         self.arguments = arguments
         devices = arguments.values(of: Self.device)
+        trace = try ReaderTraceOptions(arguments)
+        if trace.path != nil && devices.count > 1 { throw .usage("--trace records one reader: give one --device") }
         idleSeconds = try arguments.value(of: Self.idle) { DecimalText.number($0).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil } }
         printsJSON = arguments.contains(TagCommandSupport.json)
         manifestPath = arguments.value(of: Self.manifest)
@@ -294,12 +298,12 @@ struct BatchCommand: ToolCommand {
         if runName != nil {
             do { try BatchJournal(path: journalPath).checkWritable() } catch { throw .usage("--journal: \(error.message)") }
         }
-        var readers: [any NFCReader] = []
+        var readers: [CommandReader] = []
         for connection in connections {
             do throws(CommandError) {
-                readers.append(try await TagCommandSupport.openReader(connection))
+                readers.append(try await TagCommandSupport.openReader(connection, trace: trace, context))
             } catch {
-                for reader in readers { await reader.close() }
+                for reader in readers { _ = await reader.close() }
                 throw error
             }
         }
@@ -317,15 +321,15 @@ struct BatchCommand: ToolCommand {
                 return (ledger, try startCoordinator(ledger, source: source, options: options, template: templateText, readers: connections, context), status)
             }
         } catch let error as CommandError {
-            for reader in readers { await reader.close() }
+            for reader in readers { _ = await reader.close() }
             throw error
         } catch {
-            for reader in readers { await reader.close() }
+            for reader in readers { _ = await reader.close() }
             throw .ledger(error)
         }
         let eventLog: BatchEventLog?
         do throws(CommandError) { eventLog = try eventLogPath.map { path throws(CommandError) in try BatchEventLog(path: path, io: context.io) } } catch {
-            for reader in readers { await reader.close() }
+            for reader in readers { _ = await reader.close() }
             throw error
         }
         let mode: BatchProgress.Mode = quiet ? .quiet : context.io.standardErrorTerminalColumns == nil ? .lines : .live
@@ -357,14 +361,16 @@ struct BatchCommand: ToolCommand {
         await withTaskGroup(of: Void.self) { group in
             for reader in readers {
                 group.addTask {
-                    await BatchWorker(reader: reader, coordinator: coordinator, events: { progress.handle($0) }).run()
+                    await BatchWorker(reader: reader.reader, coordinator: coordinator, events: { progress.handle($0) }).run()
                     // A worker that stops (reader gone, or done) stops the run only when it was the last.
                 }
             }
         }
         ticker.cancel()
         redraw.cancel()
-        for reader in readers { await reader.close() }
+        var closing: [(divergence: CommandError?, traceFailure: CommandError?)] = []
+        for reader in readers { closing.append(await reader.close()) }
+        if let divergence = closing.lazy.compactMap(\.divergence).first { throw divergence }
         let runID = coordinator.runID
         try? await ledger.perform { () throws(LedgerError) in try ledger.finishRun(runID) }
         await coordinator.settleJournal()
@@ -384,6 +390,7 @@ struct BatchCommand: ToolCommand {
         } else {
             for line in progress.status.summaryTable(summary, seconds: seconds, ledger: ledger.location) { context.io.printLine(line) }
         }
+        if let traceFailure = closing.lazy.compactMap(\.traceFailure).first { throw traceFailure }
         switch BatchReportText.failure(of: summary) {
         case nil: break
         case .tagsFailed(let message)?, .ledgerFailed(let message)?: throw CommandError(message, exitCode: .failure)

@@ -41,7 +41,7 @@ struct DumpCommand: ToolCommand {
               nfctool dump --binary --output tag.mfd
               nfctool dump --device sim:classic1k --key A0A1A2A3A4A5 --json
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, output, binary, key.option, TagCommandSupport.json],
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, output, binary, key.option, TagCommandSupport.json],
         exclusions: [CommandExclusion(binary, TagCommandSupport.json, message: "--binary and --json cannot be combined")]
     )
 

@@ -18,7 +18,7 @@ struct EraseCommand: TagCommand {
               nfctool erase --device sim:ntag215
               nfctool erase --plan
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json,
                   TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 

@@ -25,7 +25,7 @@ struct FormatCommand: TagCommand {
               nfctool format --force --yes
               nfctool format --plan --json
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, force, TagWriteSupport.yes,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, force, TagWriteSupport.yes,
                   TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 

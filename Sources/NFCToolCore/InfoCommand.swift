@@ -26,7 +26,7 @@ struct InfoCommand: TagCommand {
               nfctool info --device sim:ntag215
               nfctool info --device pn532_uart:/dev/ttyUSB0 --json
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json]
     )
 
     let options: TagCommandOptions
@@ -34,7 +34,7 @@ struct InfoCommand: TagCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let connection = options.connection(context.environment)
         try await TagOperation(options, context).report(tagsReader: false) { tag, reader in
-            await TagInfoReport.inspect(tag, reader: reader, connection: connection)
+            await TagInfoReport.inspect(tag, reader: reader, connection: await TagCommandSupport.shownConnection(connection, reader))
         } text: { $0.text }
     }
 }

@@ -21,7 +21,7 @@ struct LockCommand: TagCommand {
               nfctool lock --device pn532_uart:/dev/ttyUSB0 --yes
               nfctool lock --plan
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
                   TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 

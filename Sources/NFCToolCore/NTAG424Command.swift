@@ -46,7 +46,7 @@ struct NTAG424SetupCommand: ToolCommand {
               nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --yes
               nfctool ntag424 setup --url 'https://ex.io/t?e={sun:picc}&c={sun:mac}' --keys sticker.keys --plan
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, url, keys, currentKeys, TagCommandSupport.json, TagWriteSupport.yes, TagWriteSupport.plan]
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, url, keys, currentKeys, TagCommandSupport.json, TagWriteSupport.yes, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions

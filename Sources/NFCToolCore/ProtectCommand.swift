@@ -37,7 +37,7 @@ struct ProtectCommand: ToolCommand {
               nfctool protect --password-file pwd.txt --read-protect --from-page 16
               nfctool protect --keys ulc.key --read-protect
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   currentPasswordFile, keys, currentKeys, readProtect, fromPage, TagWriteSupport.plan]
     )
 

@@ -23,7 +23,7 @@ struct ReadCommand: TagCommand {
               nfctool read --device pn532_uart:/dev/ttyUSB0 --json
               nfctool read --raw | nfctool ndef decode
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, raw, TagWriteSupport.passwordFile,
                   TagWriteSupport.ultralightCKeyFile],
         exclusions: [CommandExclusion(TagCommandSupport.json, raw)]
     )

@@ -32,23 +32,25 @@ struct ScanCommand: ToolCommand {
               nfctool scan --device pn532_uart:/dev/ttyUSB0 --json
               nfctool scan --continuous --timeout 60
             """,
-        options: [TagCommandSupport.device, timeout.option, continuous, json]
+        options: TagCommandSupport.readerOptions + [timeout.option, continuous, json]
     )
 
     let connection: String?
     let timeoutSeconds: Double?
     let isContinuous: Bool
     let printsJSON: Bool
+    let trace: ReaderTraceOptions
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         connection = arguments.value(of: TagCommandSupport.device)
+        trace = try ReaderTraceOptions(arguments)
         timeoutSeconds = try arguments.value(of: Self.timeout)
         isContinuous = arguments.contains(Self.continuous)
         printsJSON = arguments.contains(Self.json)
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        try await TagCommandSupport.withReader(TagCommandSupport.connection(connection, context.environment)) {
+        try await TagCommandSupport.withReader(TagCommandSupport.connection(connection, context.environment), trace: trace, context) {
             (reader) async throws(CommandError) in
             try await isContinuous ? watch(reader, context) : scanOnce(reader, context)
         }

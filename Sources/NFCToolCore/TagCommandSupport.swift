@@ -9,7 +9,7 @@ enum TagCommandSupport {
     /// `--device`, as `scan` words it.
     static let device = CommandOption.option(
         "device", short: "d", valueName: "conn",
-        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, pcsc, pcsc:NAME or pcsc:#N for a PC/SC reader, or sim:MODEL for the simulator (default: $NFCTOOL_DEVICE, else libnfc's default device).")
+        help: "The reader: a libnfc connection string such as pn532_uart:/dev/ttyUSB0, 'default' for libnfc's default device, pcsc, pcsc:NAME or pcsc:#N for a PC/SC reader, sim:MODEL for the simulator, or replay:FILE to answer from a trace (default: $NFCTOOL_DEVICE, else libnfc's default device).")
         .completing(deviceCompletion)
     /// `--timeout`: how long to wait for a tag, 0 < s ≤ 86400.
     static let timeoutSeconds = TypedOption(
@@ -32,32 +32,50 @@ enum TagCommandSupport {
         DeviceChoice(value, environment).connection
     }
 
-    /// Opens the reader `connection` names.
-    /// - Throws: ``ExitCode/usage`` for a malformed connection string (an unknown `sim:` model),
-    ///   ``ExitCode/failure`` for an I/O error (a tag file that cannot be read or written), and
+    /// `--device`, `--trace` and `--trace-unredacted`: the options of every command that talks
+    /// to a tag, declared once here.
+    static let readerOptions: [CommandOption] = [device, ReaderTraceOptions.file, ReaderTraceOptions.unredacted]
+
+    /// Opens the reader `connection` names, behind a ``RecordingReader`` when `trace` asks for one.
+    /// - Throws: ``ExitCode/usage`` for a malformed connection string (an unknown `sim:` model,
+    ///   a trace that does not parse), ``ExitCode/failure`` for an I/O error (a tag file that
+    ///   cannot be read or written, a trace file that cannot be opened), and
     ///   ``ExitCode/noReader`` with the hints `nfctool devices` prints when no reader is there.
-    static func openReader(_ connection: String) async throws(CommandError) -> any NFCReader {
+    static func openReader(
+        _ connection: String, trace: ReaderTraceOptions, _ context: CommandContext
+    ) async throws(CommandError) -> CommandReader {
+        let opened: any NFCReader
         do {
-            return try await ReaderConnection.open(connection)
+            opened = try await ReaderConnection.open(connection)
         } catch {
             throw openFailure(connection, error)
         }
+        return try await CommandReader.wrap(opened, trace, context)
     }
 
-    /// Opens the reader `connection` names, runs `body` with it and closes it, whatever happens.
-    /// - Throws: as ``openReader(_:)``, and what `body` throws.
+    /// Opens the reader `connection` names, runs `body` with it and closes it, whatever happens;
+    /// then ends the trace and checks a replay.
+    /// - Throws: as ``openReader(_:trace:_:)``; a replay's divergence; what `body` throws; a
+    ///   trace that could not be written.
     static func withReader<T: Sendable>(
-        _ connection: String, _ body: (any NFCReader) async throws(CommandError) -> T
+        _ connection: String, trace: ReaderTraceOptions, _ context: CommandContext,
+        _ body: (any NFCReader) async throws(CommandError) -> T
     ) async throws(CommandError) -> T {
-        let reader = try await openReader(connection)
-        do {
-            let result = try await body(reader)
-            await reader.close()
-            return result
-        } catch {
-            await reader.close()
-            throw error
-        }
+        let opened = try await openReader(connection, trace: trace, context)
+        let result: Result<T, CommandError>
+        do { result = .success(try await body(opened.reader)) } catch { result = .failure(error) }
+        let (divergence, traceFailure) = await opened.close()
+        if let divergence { throw divergence }
+        let value = try result.get()
+        if let traceFailure { throw traceFailure }
+        return value
+    }
+
+    /// The connection string a report shows for `connection`: the recorded reader's for a
+    /// replay (`replay:FILE`), so that a replayed command prints what the recorded one did;
+    /// else `connection` as given.
+    static func shownConnection(_ connection: String, _ reader: any NFCReader) async -> String {
+        ReaderConnectionString(connection).kind == .replay ? await reader.connectionString : connection
     }
 
     /// Waits up to `seconds` for a tag on `reader` (everything it can poll for); `connection`
@@ -98,8 +116,9 @@ enum TagCommandSupport {
         switch error.code {
         case .invalidArgument:
             return .usage("invalid device '\(connection)': \(error.reason)")
-        case .io where ReaderConnectionString(connection).isSimulator:
-            // The simulator's tag file could not be read or written: an I/O error, not "no reader".
+        case .io where ReaderConnectionString(connection).isInProcess:
+            // The simulator's tag file or the replay's trace could not be read or written: an
+            // I/O error, not "no reader".
             return .failure("cannot open reader '\(connection)': \(error.reason)")
         default:
             let what = connection == "default" ? "libnfc's default device" : "'\(connection)'"

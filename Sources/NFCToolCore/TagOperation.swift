@@ -14,6 +14,8 @@ struct TagCommandOptions: Sendable {
     let printsJSON: Bool
     /// `--plan` or `--dry-run`: writes are held back and listed.
     let planning: Bool
+    /// `--trace` and `--trace-unredacted`.
+    let trace: ReaderTraceOptions
 
     /// Reads the shared options (the parser has checked `--timeout`).
     init(_ arguments: ParsedArguments) throws(CommandError) {
@@ -21,6 +23,7 @@ struct TagCommandOptions: Sendable {
         seconds = try arguments.value(of: TagCommandSupport.timeoutSeconds) ?? 10
         printsJSON = arguments.contains(TagCommandSupport.json)
         planning = arguments.contains(TagWriteSupport.plan)
+        trace = try ReaderTraceOptions(arguments)
     }
 
     /// The reader: `--device`, else `NFCTOOL_DEVICE`, else libnfc's default device.
@@ -85,7 +88,7 @@ struct TagOperation: Sendable {
     ) async throws(CommandError) -> (T, ReaderLabel) {
         let device = options.device(context.environment)
         let connection = device.connection
-        return try await TagCommandSupport.withReader(connection) { (opened) async throws(CommandError) -> (T, ReaderLabel) in
+        return try await TagCommandSupport.withReader(connection, trace: options.trace, context) { (opened) async throws(CommandError) -> (T, ReaderLabel) in
             let reader: any NFCReader = planning ? await PlanningReader(opened) : opened
             let target = try await TagCommandSupport.waitForTarget(reader, connection, seconds: options.seconds, alone: alone)
             do {

@@ -26,7 +26,7 @@ struct UnprotectCommand: TagCommand {
               nfctool unprotect --password-file pwd.txt --device pn532_uart:/dev/ttyUSB0
               nfctool unprotect --keys ulc.key
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   TagWriteSupport.ultralightCKeyFile, TagWriteSupport.plan]
     )
 

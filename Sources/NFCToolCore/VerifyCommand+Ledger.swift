@@ -75,7 +75,7 @@ extension VerifyCommand {
     func checkSample(of count: Int, _ attempts: LedgerAttempts, expected: ExpectedMessage?, _ context: CommandContext) async throws(CommandError) {
         let connection = options.connection(context.environment)
         let seconds = options.seconds
-        let (summary, reader, missing) = try await TagCommandSupport.withReader(connection) {
+        let (summary, reader, missing) = try await TagCommandSupport.withReader(connection, trace: options.trace, context) {
             (reader) async throws(CommandError) -> (LedgerSampleSummary, ReaderLabel, String?) in
             let modulations = ScanCommand.modulations(await reader.supportedModulations)
             var tracker = TagPresenceTracker()

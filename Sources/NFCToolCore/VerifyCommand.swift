@@ -56,8 +56,8 @@ struct VerifyCommand: ToolCommand {
               nfctool verify --ledger run.db
               nfctool verify --ledger run.db --run w26 --count 20 --expect-genuine
             """,
-        options: [
-            TagCommandSupport.device, TagCommandSupport.timeout, expectURL, expectNDEF, expectReadOnly, expectModel,
+        options: TagCommandSupport.readerOptions + [
+            TagCommandSupport.timeout, expectURL, expectNDEF, expectReadOnly, expectModel,
             expectGenuine, ledger, run, count.option, TagCommandSupport.json,
         ]
     )

@@ -50,7 +50,7 @@ struct WatchCommand: ToolCommand {
               nfctool watch --events arrive,leave --debounce 300
               nfctool watch --exec 'logger "tag $NFC_UID: $NFC_URL"'
             """,
-        options: [TagCommandSupport.device, json, events, debounce.option, exec, handlerTimeout.option, timeout.option]
+        options: TagCommandSupport.readerOptions + [json, events, debounce.option, exec, handlerTimeout.option, timeout.option]
     )
 
     let arguments: ParsedArguments
@@ -61,9 +61,12 @@ struct WatchCommand: ToolCommand {
     let command: String?
     let handlerSeconds: Double
     let runSeconds: Double?
+    /// `--trace` and `--trace-unredacted`.
+    let trace: ReaderTraceOptions
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         self.arguments = arguments
+        trace = try ReaderTraceOptions(arguments)
         printsJSON = arguments.contains(Self.json)
         let list = (arguments.value(of: Self.events) ?? "arrive").split(separator: ",", omittingEmptySubsequences: false)
         for item in list where item != "arrive" && item != "leave" {
@@ -80,14 +83,18 @@ struct WatchCommand: ToolCommand {
 
     func run(_ context: CommandContext) async throws(CommandError) {
         let connection = TagCommandSupport.connection(arguments, context.environment)
-        let first = try await TagCommandSupport.openReader(connection)
+        let opened = try await TagCommandSupport.openReader(connection, trace: trace, context)
+        let first = opened.reader
         let reader = await ReaderLabel(first)
-        // The reader just opened serves first; a lost one is opened again from the string.
+        // The reader just opened serves first; a lost one is opened again from the string (and
+        // recorded to the same trace).
         let pending = Mutex<(any NFCReader)?>(first)
         let watcher = TagWatcher(options: .init(debounce: .milliseconds(debounceMilliseconds))) {
-            () async throws(NFCReaderDeviceError) -> any NFCReader in
+            [trace = opened.trace] () async throws(NFCReaderDeviceError) -> any NFCReader in
             if let reader = pending.withLock({ $0.take() }) { return reader }
-            return try await ReaderConnection.open(connection)
+            let again = try await ReaderConnection.open(connection)
+            guard let trace else { return again }
+            return await RecordingReader(again, recordingTo: trace)
         }
         let handlers = command.map { HandlerQueue(command: $0, timeout: .milliseconds(Int(handlerSeconds * 1000)), environment: context.environment, io: context.io) }
         let io = context.io
@@ -124,6 +131,10 @@ struct WatchCommand: ToolCommand {
         if failures > 0 {
             context.io.printErrorLine("nfctool watch: \(failures) handler\(failures == 1 ? "" : "s") failed")
         }
+        // The watcher has closed the readers; the trace ends and a replay is checked here.
+        let (divergence, traceFailure) = await opened.close()
+        if let divergence { throw divergence }
+        if let traceFailure { throw traceFailure }
         if let failure {
             throw .failure("the watch on \(connection) ended: \(failure)")
         }

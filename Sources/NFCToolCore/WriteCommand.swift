@@ -40,7 +40,7 @@ struct WriteCommand: ToolCommand {
               nfctool write --url https://example.com --plan
               nfctool write --url 'https://ex.io/t?u={mirror:uid}x{mirror:counter}'
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json]
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json]
             + RecordOptions.all
             + [ndef, noVerify, lock, TagWriteSupport.yes, format, TagWriteSupport.passwordFile, TagWriteSupport.ultralightCKeyFile,
                TagWriteSupport.plan]

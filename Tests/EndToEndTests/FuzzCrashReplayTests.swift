@@ -18,7 +18,7 @@ struct FuzzCrashReplayTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let targets = [
         "type2-memory", "type3-attribute", "type4-cc", "type5-memory", "classic-mad", "pn532-frame", "manifest", "template",
-        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "ultralight-c",
+        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "ultralight-c", "reader-trace",
     ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
@@ -135,6 +135,13 @@ struct FuzzCrashReplayTests {
             let rndA: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
             let shaped = bytes.count == 9 && bytes[0] == 0xAF
             #expect(((try? UltralightCAuthentication.secondStep(key: .factoryDefault, answer: bytes, rndA: rndA)) != nil) == shaped)
+        case "reader-trace":
+            do {
+                let trace = try ReaderTrace.parse(bytes)
+                #expect(try ReaderTrace.parse(Array(trace.jsonLines.utf8)) == trace)
+            } catch {
+                #expect(error.line >= 1 && error.offset >= 0, "\(error)")
+            }
         default:
             Issue.record("no parser for \(input)")
         }

@@ -1,0 +1,148 @@
+import NFCCore
+
+/// Takes the secrets out of a trace's events before they are written, so that a trace can be
+/// posted publicly (docs/traces.md, "Redaction"). Each redacted byte becomes `**`; the rest of
+/// the command stays, so that replay still matches it. What it redacts:
+///
+/// - NTAG21x / Ultralight EV1 `PWD_AUTH` (`1B`): the 4 password bytes (the PACK answer stays:
+///   the tool checks it);
+/// - a Type 2 `WRITE` (`A2`) to a page that is a chip's password page (``Type2ChipProfile/passwordPage``
+///   of every known chip: `protect` writes the password there);
+/// - MIFARE Classic authentication: the key, all of it; on a Classic tag (SAK bit 4), the keys
+///   of a sector trailer (bytes 0–5 and 10–15) in `WRITE` (`A0`) commands and `READ` answers;
+/// - NTAG 424 DNA (ISO-DEP, wrapped native commands, class `90`): AuthenticateEV2First and
+///   NonFirst with their additional frames (command data and answer data), ChangeKey's data,
+///   and, once an authentication has succeeded, the data of every wrapped command and answer
+///   (secure messaging: MACs and ciphertext derived from the session keys) until the tag is
+///   polled, selected or deselected again.
+///
+/// Status words and the commands' codes are never redacted.
+public struct ReaderTraceRedactor: Sendable {
+    /// The pages some known Type 2 chip keeps its password in.
+    static let passwordPages: Set<UInt8> = Set(Type2ChipProfile.all.map { UInt8(truncatingIfNeeded: $0.passwordPage) })
+
+    /// The target the last poll or selection found.
+    var target: TargetInfo?
+    /// An NTAG 424 authentication has started and not yet finished.
+    var authenticating = false
+    /// An NTAG 424 authentication succeeded: secure messaging is on.
+    var secureMessaging = false
+
+    /// A redactor that has seen nothing yet.
+    public init() {}
+
+    /// `request` and `result` with their secrets redacted (see the type's description); the
+    /// redactor learns the target from polls and selections.
+    public mutating func redact(_ request: ReaderTraceRequest, _ result: ReaderTraceResult) -> (ReaderTraceRequest, ReaderTraceResult) {
+        switch (request, result) {
+        case (.poll, .found(let found)):
+            newTarget(found)
+            return (request, result)
+        case (.select(let target), _), (.listTargetsAlongside(let target, _), _):
+            newTarget(target)
+            return (request, result)
+        case (.listTargets, .targets(let targets)):
+            newTarget(targets.first)
+            return (request, result)
+        case (.deselect, _):
+            newTarget(nil)
+            return (request, result)
+        case (.authenticateClassic(let block, let keyType, let key, let uid), _):
+            var hidden = key
+            hidden.redact(0..<key.values.count)
+            return (.authenticateClassic(block: block, keyType: keyType, key: hidden, uid: uid), result)
+        case (.transceive(let command, let mode), _):
+            var answer: TraceBytes?
+            if case .answer(let bytes) = result { answer = bytes }
+            let (redactedCommand, redactedAnswer) = redactExchange(command, mode: mode, answer: answer)
+            return (.transceive(redactedCommand, mode), redactedAnswer.map(ReaderTraceResult.answer) ?? result)
+        case (.checkCanSend(let command, let mode), _):
+            var copy = self
+            let (redactedCommand, _) = copy.redactExchange(command, mode: mode, answer: nil)
+            return (.checkCanSend(redactedCommand, mode), result)
+        default:
+            return (request, result)
+        }
+    }
+
+    mutating func newTarget(_ found: TargetInfo?) {
+        target = found
+        authenticating = false
+        secureMessaging = false
+    }
+
+    /// Whether the target is a MIFARE Classic (SAK bit 4, 0x08: Classic 1K `08`, 4K `18`).
+    var isClassic: Bool {
+        guard case .iso14443A(let a)? = target else { return false }
+        return a.sak & 0x08 != 0
+    }
+
+    /// Whether the target speaks ISO-DEP.
+    var isISODEP: Bool {
+        switch target {
+        case .iso14443A(let a)?: a.supportsISODEP
+        case .iso14443B(let b)?: b.supportsISODEP
+        default: false
+        }
+    }
+
+    /// A Classic sector trailer: block 3 of each 4-block sector below 128, block 15 of each
+    /// 16-block sector above (MF1S70yyX, 8.6).
+    static func isSectorTrailer(_ block: UInt8) -> Bool {
+        block < 128 ? block % 4 == 3 : block % 16 == 15
+    }
+
+    mutating func redactExchange(_ command: TraceBytes, mode: TransceiveMode, answer: TraceBytes?) -> (TraceBytes, TraceBytes?) {
+        var command = command
+        var answer = answer
+        let bytes = command.values
+        guard let code = bytes.first ?? nil else { return (command, answer) }
+        if isISODEP, mode == .standard {
+            redactWrappedNative(&command, &answer)
+            return (command, answer)
+        }
+        if code == Type2Command.passwordAuthenticate, bytes.count == 5 {
+            command.redact(1..<5)
+        } else if code == Type2Command.write, bytes.count == 6, let page = bytes[1], Self.passwordPages.contains(page) {
+            command.redact(2..<6)
+        } else if isClassic, code == ClassicCommand.write, bytes.count == 18, let block = bytes[1], Self.isSectorTrailer(block) {
+            command.redact(2..<8)
+            command.redact(12..<18)
+        } else if isClassic, code == ClassicCommand.read, bytes.count == 2, let block = bytes[1], Self.isSectorTrailer(block) {
+            answer?.redact(0..<6)
+            answer?.redact(10..<16)
+        }
+        return (command, answer)
+    }
+
+    /// NTAG 424 DNA's wrapped native commands (`90 INS 00 00 Lc data [Le]`).
+    mutating func redactWrappedNative(_ command: inout TraceBytes, _ answer: inout TraceBytes?) {
+        let bytes = command.values
+        guard bytes.count >= 4, bytes[0] == NTAG424.wrappedClass, let instruction = bytes[1] else {
+            // Any other APDU (SELECT, ISO READ BINARY…) carries no secret of its own.
+            return
+        }
+        let dataRange: Range<Int> = bytes.count > 5 ? 5..<(5 + min(Int(bytes[4] ?? 0), bytes.count - 5)) : 0..<0
+        let answerData: Range<Int> = 0..<max((answer?.values.count ?? 0) - 2, 0)
+        let succeeded = answer.map { $0.values.count >= 2 && Array($0.values.suffix(2)) == [NTAG424.statusPrefix, 0x00] } ?? false
+        switch instruction {
+        case NTAG424.Command.authenticateEV2First, NTAG424.Command.authenticateEV2NonFirst:
+            command.redact(dataRange)
+            answer?.redact(answerData)
+            authenticating = true
+        case NTAG424.Command.additionalFrame where authenticating:
+            command.redact(dataRange)
+            answer?.redact(answerData)
+            authenticating = false
+            secureMessaging = succeeded
+        case NTAG424.Command.changeKey:
+            command.redact(dataRange)
+            answer?.redact(answerData)
+        default:
+            if secureMessaging {
+                command.redact(dataRange)
+                answer?.redact(answerData)
+            }
+        }
+    }
+}
