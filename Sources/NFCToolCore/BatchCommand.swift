@@ -29,7 +29,11 @@ struct BatchCommand: ToolCommand {
     static let station = CommandOption.option(
         "station", valueName: "name", help: "This station's name in the run (default: the host name); each station of a run needs its own.")
     static let lease = CommandOption.option(
-        "lease", valueName: "s", help: "How long a claimed row stays this station's before it returns to the pool if the station dies (default 60).")
+        "lease", valueName: "s",
+        help: "How long a claimed row stays this station's without a renewal before it returns to the pool if the station dies or is cut off (default 60); renewed while a tag is worked.")
+    static let voidErase = CommandOption.flag(
+        "void-erase",
+        help: "With --run: erase at once a tag recorded void (its row went to another station while this one was cut off) that is still on the reader, and record it as erased.")
     static let journal = CommandOption.option(
         "journal", valueName: "file", help: "Where tags written but not recorded wait while the ledger is unreachable (default: nfctool-journal-STATION.jsonl).")
     static let resume = CommandOption.option(
@@ -99,7 +103,7 @@ struct BatchCommand: ToolCommand {
               nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
             """,
         options: [device, idle, TagCommandSupport.json] + RecordOptions.all
-            + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
+            + [manifest, matchUID, ledger, run, station, lease, voidErase, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
                TagWriteSupport.passwordFile, allowRewrite, requireGenuine, feedback, ntag424Keys, quiet, eventLog, plan]
     )
 
@@ -158,6 +162,8 @@ struct BatchCommand: ToolCommand {
             if arguments.contains(Self.matchUID) { throw .usage("--match-uid cannot be used with --run (rows are claimed from the run in order)") }
             if resuming { throw .usage("--run continues its run by itself: give --ledger, not --resume") }
             try LedgerCommand.checkRunName(runName)
+        } else if arguments.contains(Self.voidErase) {
+            throw .usage("--void-erase needs --run (void tags are those of a named run's stations)")
         }
         quiet = arguments.contains(Self.quiet)
         eventLogPath = arguments.value(of: Self.eventLog)
@@ -289,6 +295,7 @@ struct BatchCommand: ToolCommand {
         options.ntag424 = ntag424
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
         options.feedback = arguments.contains(Self.feedback)
+        options.voidErase = arguments.contains(Self.voidErase)
 
         // A named run's journal must be writable before the first tag, not found out at the first outage.
         if runName != nil {
