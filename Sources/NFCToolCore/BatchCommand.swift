@@ -382,7 +382,8 @@ struct BatchCommand: ToolCommand {
         if printsJSON {
             let report = BatchReport(
                 done: summary.done, failed: summary.failed, skipped: summary.skipped, counterfeit: summary.counterfeit, lastUID: summary.lastUID,
-                stopReason: summary.stopReason, stop: summary.stop ?? .readersStopped, seconds: seconds, ledger: ledger.location)
+                stopReason: summary.stopReason, stop: summary.stop ?? .readersStopped, seconds: seconds, ledger: ledger.location,
+                voidOpen: summary.voidOpen > 0 ? summary.voidOpen : nil, voidErased: summary.voidErased > 0 ? summary.voidErased : nil)
             context.io.write(try toolJSON(report))
         } else if eventLogPath == "-" {
             // Standard output carries the events: the summary is their last line.
@@ -578,6 +579,10 @@ struct BatchReport: Encodable {
     var stop: BatchStop
     var seconds: Double
     var ledger: String
+    /// Void tags written here not accounted for (left out when none): the run failed.
+    var voidOpen: Int?
+    /// Void tags this station erased (`--void-erase`; left out when none).
+    var voidErased: Int?
 }
 
 /// `batch --require-genuine`: a tag is admitted only when its originality signature is valid

@@ -80,7 +80,8 @@ public final class BatchReportText: Sendable {
 
     /// The closing line: the totals, how long the run took, why it stopped, and the ledger.
     public static func summaryLine(_ summary: BatchSummary, seconds: Double, ledger: String) -> String {
-        let counterfeit = summary.counterfeit > 0 ? ", \(summary.counterfeit) counterfeit" : ""
+        let counterfeit = (summary.counterfeit > 0 ? ", \(summary.counterfeit) counterfeit" : "")
+            + (summary.voidOpen + summary.voidErased > 0 ? ", \(summary.voidOpen + summary.voidErased) void (\(summary.voidErased) erased)" : "")
         return "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped\(counterfeit) in \(String(format: "%.1f", seconds)) s "
             + "(\(summary.stopReason)); ledger \(ledger)"
     }
