@@ -170,7 +170,7 @@ public actor BatchCoordinator {
             unavailable = nil
             (summary.unrecorded, summary.journal) = (0, nil)
             events?(.ledgerStatus(.back(recorded: replayed.recorded)))
-            for void in replayed.voids { noteVoid(void, fromJournal: false) }
+            for void in replayed.voids { noteVoid(void, fromJournal: true) }
         } catch {
             // An unreadable journal counts as one tag at least: its content is not in the ledger.
             summary.unrecorded = max(1, (try? shared.journal.entries().count) ?? 1)
@@ -197,6 +197,8 @@ public actor BatchCoordinator {
     /// ``BatchOptions/voidErase`` — it waits for its reader's worker to erase it.
     func noteVoid(_ void: VoidTag, fromJournal: Bool) {
         summary.voidOpen += 1
+        // A tag of this session that waited in the journal was counted done: it is not.
+        if fromJournal, void.session == runID, summary.done > 0 { summary.done -= 1 }
         if let events { events(.ledgerStatus(.voidTag(void))) } else { unreported.append(void) }
         if fromJournal && options.voidErase { toErase.append(void) }
     }

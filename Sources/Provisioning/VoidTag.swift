@@ -14,6 +14,8 @@ public struct VoidTag: Sendable, Hashable {
     public var counter: Int?
     /// The named run.
     public var run: String
+    /// The session (``LedgerAttempt/run``) that wrote it.
+    public var session: Int64
     /// The station whose tag holds the row or counter, when the ledger could tell.
     public var supersededStation: String?
     /// The UID of the tag that holds the row or counter, when the ledger could tell.
@@ -26,6 +28,7 @@ public struct VoidTag: Sendable, Hashable {
         row = attempt.row
         counter = attempt.counter
         run = attempt.runName ?? ""
+        session = attempt.run
         supersededStation = recorded.supersededStation
         supersededUID = recorded.supersededUID
     }

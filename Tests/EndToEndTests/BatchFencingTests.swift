@@ -20,10 +20,11 @@ struct BatchFencingTests {
     /// Station `name` on `ledger` with one simulated stack of `tags` NTAG215 (UIDs 04`prefix`…),
     /// a one-second lease, ending after `idle` seconds without a new tag.
     static func station(_ line: Line, _ name: String, ledger: String, tags: Int, prefix: String, idle: Int = 20, extra: [String] = []) throws -> (Process, URL, URL) {
+        let idle = extra.contains("--timeout") ? [] : ["--timeout", String(idle)]
         let stack = line.directory.appendingPathComponent("tags-\(name)").path
         return try Line.startNice(
             ["batch", "--device", "sim:ntag215*\(tags)?poll-wait=0&dir=\(stack)&uid=04\(prefix)0000000001", "--manifest", line.manifest,
-             "--ledger", ledger, "--run", "wristbands", "--station", name, "--lease", "1", "--timeout", String(idle)] + extra,
+             "--ledger", ledger, "--run", "wristbands", "--station", name, "--lease", "1"] + idle + extra,
             environment: ProcessInfo.processInfo.environment, in: line.directory)
     }
 
@@ -36,11 +37,11 @@ struct BatchFencingTests {
 
     /// Runs the partition: A cut at `moment` of its first tag, B does the row meanwhile, A let
     /// go. Returns A's exit status and output, and B's.
-    static func partition(_ line: Line, at moment: LedgerLinkCut.Moment, extraA: [String] = []) async throws -> (a: (Int32, String), b: (Int32, String)) {
+    static func partition(_ line: Line, at moment: LedgerLinkCut.Moment, tagsA: Int = 2, extraA: [String] = []) async throws -> (a: (Int32, String), b: (Int32, String)) {
         let cut = try await LedgerLinkCut.start(to: line.server.port, at: moment, in: line.directory)
         defer { cut.stop() }
         let a = try station(line, "A", ledger: line.server.uri("line").replacingOccurrences(of: ":\(line.server.port)/", with: ":\(cut.port)/"),
-                            tags: 2, prefix: "A1", extra: extraA)
+                            tags: tagsA, prefix: "A1", extra: extraA)
         // A is cut off at the moment asked for (the proxy says so); it stays cut off while B works.
         let held = try await cut.waitUntilHeld()
         #expect(held, "the link was never cut (\(moment))")
@@ -110,8 +111,26 @@ struct BatchFencingTests {
             == "done -;void erased")
     }
 
+    @Test("cut off as it records (the tag journalled) past its lease, with --void-erase: when the link is back the journal's tag is recorded void, and the tag, still on A's reader, is erased", .timeLimit(.minutes(3)))
+    func journalledVoidErased() async throws {
+        let line = try await Line.make(rows: 1)
+        defer { line.remove() }
+        // One tag on A's reader: it stays there after its work.
+        let (a, b) = try await Self.partition(line, at: .dropAtRecord, tagsA: 1, extraA: ["--void-erase", "--timeout", "4"])
+        #expect(b.0 == 0, "B: \(b.1.suffix(800))")
+        #expect(a.1.contains("[ledger] UNAVAILABLE") && a.1.contains("1 tag written but not recorded"), "\(a.1.suffix(800))")
+        #expect(a.1.contains("VOID tag 04A10000000001: row 1 of run 'wristbands' went to station B"), "\(a.1.suffix(800))")
+        #expect(a.1.contains("VOID tag 04A10000000001 erased (--void-erase)"), "\(a.1.suffix(800))")
+        #expect(a.0 == 0 && a.1.contains("Batch: 0 done"), "A: \(a.1.suffix(800))")
+        let files = try await line.tagFiles()
+        let message = try? files["04A10000000001"]?.get()
+        #expect(message != nil && message?.records.allSatisfy { $0.typeNameFormat == .empty } == true, "\(String(describing: message))")
+        #expect(try await Self.psql(line, "SELECT status || ' ' || station || ' ' || COALESCE(resolution, '-') FROM attempts WHERE status IN ('done', 'void') ORDER BY status")
+            == "done B -;void A erased")
+    }
+
     @Test("wherever the cut falls (before the claim, during the write, after the verify, during the record), no row is done twice and every done tag holds its row",
-          .timeLimit(.minutes(3)), arguments: LedgerLinkCut.Moment.allCases)
+          .timeLimit(.minutes(3)), arguments: LedgerLinkCut.Moment.sweep)
     func sweep(moment: LedgerLinkCut.Moment) async throws {
         let line = try await Line.make(rows: 1)
         defer { line.remove() }
@@ -137,7 +156,7 @@ struct BatchFencingTests {
 /// cannot reach. It recognizes the moment by the statement the station sends.
 struct LedgerLinkCut {
     /// Where the cut falls.
-    enum Moment: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    enum Moment: String, CustomTestStringConvertible, Sendable {
         /// The claim statement is held: nothing claimed yet.
         case beforeClaim
         /// The claim went through; whatever the station sends next (a renewal, the record) is held:
@@ -147,6 +166,12 @@ struct LedgerLinkCut {
         case afterVerify
         /// The record statement reaches the server; its answer is held.
         case duringRecord
+        /// The record statement is not sent: the connection is closed (the station journals the
+        /// tag), and new connections wait until let go.
+        case dropAtRecord
+
+        /// The moments of the sweep (the drop is a test of its own).
+        static let sweep: [Moment] = [.beforeClaim, .duringWrite, .afterVerify, .duringRecord]
 
         var testDescription: String { rawValue }
 
@@ -157,6 +182,7 @@ struct LedgerLinkCut {
             case .duringWrite: ("next", "WITH taken AS")
             case .afterVerify: ("before", "INSERT INTO attempts")
             case .duringRecord: ("reply", "INSERT INTO attempts")
+            case .dropAtRecord: ("drop", "INSERT INTO attempts")
             }
         }
     }
@@ -168,7 +194,7 @@ struct LedgerLinkCut {
         # SIGUSR1 lets go: blocked in every thread, taken by the main thread's sigwait.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
         lock = threading.Lock()
-        state = {"armed": True, "next_up": False, "down": False}
+        state = {"armed": True, "next_up": False, "down": False, "cut": False}
         def publish(name, text):
             with open(os.path.join(directory, name + ".tmp"), "w") as f:
                 f.write(text)
@@ -197,6 +223,10 @@ struct LedgerLinkCut {
                                     stop = True
                                 elif mode == "next":
                                     state["next_up"] = True
+                                elif mode == "drop":
+                                    state["cut"] = True
+                                    publish("held", "dropped\\n")
+                                    break
                                 else:
                                     state["down"] = True
                         elif state["down"]:
@@ -216,12 +246,17 @@ struct LedgerLinkCut {
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", 0))
         listener.listen(16)
+        def connect(client):
+            # After a drop, new connections wait until let go (the station finds the server away).
+            if state["cut"]:
+                released.wait()
+            server = socket.create_connection(("127.0.0.1", server_port))
+            threading.Thread(target=pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=pump, args=(server, client, False), daemon=True).start()
         def serve():
             while True:
                 client, _ = listener.accept()
-                server = socket.create_connection(("127.0.0.1", server_port))
-                threading.Thread(target=pump, args=(client, server, True), daemon=True).start()
-                threading.Thread(target=pump, args=(server, client, False), daemon=True).start()
+                threading.Thread(target=connect, args=(client,), daemon=True).start()
         threading.Thread(target=serve, daemon=True).start()
         publish("port", str(listener.getsockname()[1]))
         signal.sigwait({signal.SIGUSR1})
