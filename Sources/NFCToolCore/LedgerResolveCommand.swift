@@ -63,13 +63,12 @@ struct LedgerResolveCommand: ToolCommand {
             try LedgerCommand.requireRun(run, in: ledger)
             do { return try ledger.resolveVoid(run: run, uid: uid, as: resolution) } catch { throw .ledger(error) }
         }
-        if arguments.contains(TagCommandSupport.json) {
-            context.io.write(try toolJSON(marked))
-        }
         guard !marked.isEmpty else {
             throw CommandError("no void tag \(uid) left to account for\(run.map { " in run '\(TerminalSafeText.escaping($0, newlines: .escape))'" } ?? "")", exitCode: .failure)
         }
-        if !arguments.contains(TagCommandSupport.json) {
+        if arguments.contains(TagCommandSupport.json) {
+            context.io.write(try toolJSON(marked))
+        } else {
             for attempt in marked {
                 let what = attempt.row.map { "row \($0)" } ?? attempt.counter.map { "counter \($0)" } ?? "attempt \(attempt.id)"
                 context.io.printLine(
