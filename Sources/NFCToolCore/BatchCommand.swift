@@ -29,7 +29,11 @@ struct BatchCommand: ToolCommand {
     static let station = CommandOption.option(
         "station", valueName: "name", help: "This station's name in the run (default: the host name); each station of a run needs its own.")
     static let lease = CommandOption.option(
-        "lease", valueName: "s", help: "How long a claimed row stays this station's before it returns to the pool if the station dies (default 60).")
+        "lease", valueName: "s",
+        help: "How long a claimed row stays this station's without a renewal before it returns to the pool if the station dies or is cut off (default 60); renewed while a tag is worked.")
+    static let voidErase = CommandOption.flag(
+        "void-erase",
+        help: "With --run: erase at once a tag recorded void (its row went to another station while this one was cut off) that is still on the reader, and record it as erased.")
     static let journal = CommandOption.option(
         "journal", valueName: "file", help: "Where tags written but not recorded wait while the ledger is unreachable (default: nfctool-journal-STATION.jsonl).")
     static let resume = CommandOption.option(
@@ -99,7 +103,7 @@ struct BatchCommand: ToolCommand {
               nfctool batch -d pn532_uart:/dev/ttyUSB0 -d pn532_uart:/dev/ttyUSB1 --url 'https://ex.io/{n}'
             """,
         options: [device, ReaderTraceOptions.file, ReaderTraceOptions.unredacted, idle, TagCommandSupport.json] + RecordOptions.all
-            + [manifest, matchUID, ledger, run, station, lease, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
+            + [manifest, matchUID, ledger, run, station, lease, voidErase, journal, resume, start, count, maxFailures, maxConsecutiveFailures, format, lock, TagWriteSupport.yes, protect,
                TagWriteSupport.passwordFile, allowRewrite, requireGenuine, feedback, ntag424Keys, quiet, eventLog, plan]
     )
 
@@ -162,6 +166,8 @@ struct BatchCommand: ToolCommand {
             if arguments.contains(Self.matchUID) { throw .usage("--match-uid cannot be used with --run (rows are claimed from the run in order)") }
             if resuming { throw .usage("--run continues its run by itself: give --ledger, not --resume") }
             try LedgerCommand.checkRunName(runName)
+        } else if arguments.contains(Self.voidErase) {
+            throw .usage("--void-erase needs --run (void tags are those of a named run's stations)")
         }
         quiet = arguments.contains(Self.quiet)
         eventLogPath = arguments.value(of: Self.eventLog)
@@ -293,6 +299,7 @@ struct BatchCommand: ToolCommand {
         options.ntag424 = ntag424
         options.idleTimeout = idleSeconds.map { .milliseconds(Int($0 * 1000)) }
         options.feedback = arguments.contains(Self.feedback)
+        options.voidErase = arguments.contains(Self.voidErase)
 
         // A named run's journal must be writable before the first tag, not found out at the first outage.
         if runName != nil {
@@ -381,7 +388,8 @@ struct BatchCommand: ToolCommand {
         if printsJSON {
             let report = BatchReport(
                 done: summary.done, failed: summary.failed, skipped: summary.skipped, counterfeit: summary.counterfeit, lastUID: summary.lastUID,
-                stopReason: summary.stopReason, stop: summary.stop ?? .readersStopped, seconds: seconds, ledger: ledger.location)
+                stopReason: summary.stopReason, stop: summary.stop ?? .readersStopped, seconds: seconds, ledger: ledger.location,
+                voidOpen: summary.voidOpen > 0 ? summary.voidOpen : nil, voidErased: summary.voidErased > 0 ? summary.voidErased : nil)
             context.io.write(try toolJSON(report))
         } else if eventLogPath == "-" {
             // Standard output carries the events: the summary is their last line.
@@ -578,6 +586,10 @@ struct BatchReport: Encodable {
     var stop: BatchStop
     var seconds: Double
     var ledger: String
+    /// Void tags written here not accounted for (left out when none): the run failed.
+    var voidOpen: Int?
+    /// Void tags this station erased (`--void-erase`; left out when none).
+    var voidErased: Int?
 }
 
 /// `batch --require-genuine`: a tag is admitted only when its originality signature is valid

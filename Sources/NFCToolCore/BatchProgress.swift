@@ -68,7 +68,7 @@ final class BatchProgress: Sendable {
                 if let line = text.line(for: event, elapsed: elapsed) { io.printErrorLine(line) }
             case .quiet:
                 switch event {
-                case .readerFailed, .ledgerStatus(.unavailable), .ledgerStatus(.back), .feedback:
+                case .readerFailed, .ledgerStatus(.unavailable), .ledgerStatus(.back), .ledgerStatus(.voidTag), .ledgerStatus(.voidErased), .feedback:
                     if let line = text.line(for: event, elapsed: elapsed) { io.printErrorLine(line) }
                 default: break
                 }
@@ -89,7 +89,8 @@ final class BatchProgress: Sendable {
     /// the shared ledger's notices (not the run's progress: the status line shows it).
     private static func permanentLine(_ event: BatchEvent, text: BatchReportText, elapsed: Duration) -> String? {
         switch event {
-        case .failed, .skipped, .readerFailed, .ledgerStatus(.unavailable), .ledgerStatus(.back), .ledgerStatus(.waitingForRows), .feedback:
+        case .failed, .skipped, .readerFailed, .ledgerStatus(.unavailable), .ledgerStatus(.back), .ledgerStatus(.waitingForRows),
+             .ledgerStatus(.voidTag), .ledgerStatus(.voidErased), .feedback:
             return text.line(for: event, elapsed: elapsed)
         default:
             return nil

@@ -9,7 +9,10 @@ struct LedgerCommand: CommandGroup {
         name: "ledger",
         abstract: "Export or summarise a batch ledger.",
         discussion: "The ledger is the SQLite file or PostgreSQL database 'nfctool batch' records every attempt in. See docs/batch.md.",
-        subcommands: [LedgerExportCommand.self, LedgerLoadCommand.self, LedgerReportCommand.self, LedgerRunsCommand.self, LedgerStatsCommand.self]
+        subcommands: [
+            LedgerExportCommand.self, LedgerLoadCommand.self, LedgerReportCommand.self, LedgerResolveCommand.self, LedgerRunsCommand.self,
+            LedgerStatsCommand.self,
+        ]
     )
 
     /// The ledger argument export and stats take (or --ledger).
@@ -115,11 +118,14 @@ struct LedgerExportCommand: ToolCommand {
         abstract: "Print every attempt of a ledger as CSV or JSON lines.",
         discussion: """
             Columns: id, run, uid, model, row, counter, summary, bytes, verified, locked, \
-            protected, error, started, finished, reader, status (done, failed, or \
-            counterfeit: refused by batch --require-genuine), cause (why it was not done: \
-            rf-write, verify-mismatch, capacity, …; empty for a done attempt and for attempts \
-            from before the ledger kept causes), and station with --run. JSON lines have the \
-            same fields.
+            protected, error, started, finished, reader, status (done, failed, \
+            counterfeit: refused by batch --require-genuine, or void: written and verified \
+            while its row or counter went to another station, see 'ledger resolve'), cause \
+            (why it was not done: rf-write, verify-mismatch, capacity, …; empty for a done \
+            attempt and for attempts from before the ledger kept causes), and with --run: \
+            station, superseded_station and superseded_uid (a void tag's: who holds its row) \
+            and resolution (a void tag's: discarded or erased, empty while unaccounted for). \
+            JSON lines have the same fields.
 
             Examples:
               nfctool ledger export run1.db > run1.csv
@@ -196,6 +202,11 @@ struct LedgerStatsCommand: ToolCommand {
             context.io.printLine("tags done:    \(stats.done)")
             context.io.printLine("failed:       \(stats.failed)")
             context.io.printLine("counterfeit:  \(stats.counterfeit)")
+            if stats.void > 0 {
+                context.io.printLine(
+                    "void:         \(stats.void)"
+                        + (stats.voidOpen > 0 ? " (\(stats.voidOpen) not accounted for: discard or erase each, then 'nfctool ledger resolve')" : " (all accounted for)"))
+            }
             context.io.printLine("locked:       \(stats.locked)")
             if let analysis = stats.analysis { context.io.printLine("protected:    \(analysis.protected)") }
             context.io.printLine("next counter: \(stats.nextCounter.map(String.init) ?? "none yet")")
@@ -206,6 +217,9 @@ struct LedgerStatsCommand: ToolCommand {
                 context.io.printLine("run:          \(TerminalSafeText.escaping(run, newlines: .escape))")
                 if progress.rows > 0 {
                     context.io.printLine("rows:         \(progress.rowsDone)/\(progress.rows) done, \(progress.rowsHeld) held by stations")
+                }
+                if progress.voidOpen > 0 {
+                    context.io.printLine("complete:     no: \(progress.voidOpen) void tag\(progress.voidOpen == 1 ? "" : "s") not accounted for ('nfctool ledger export --run \(TerminalSafeText.escaping(run, newlines: .escape))': status void)")
                 }
                 for station in progress.stations {
                     let rate = station.tagsPerSecond.map { String(format: "%.1f tags/s", $0) } ?? "-"

@@ -31,6 +31,20 @@ public actor BatchCoordinator {
     private var events: (@Sendable (BatchEvent) -> Void)?
     /// The deterministic failure of the last tags and how many tags in a row had it.
     private var repeatedFailure: (kind: DeterministicFailure, count: Int)?
+    /// A named run: the claims this station's tags hold, by row: the claim's lease epoch and
+    /// when its lease ends by this station's clock (counted from before the claim or renewal
+    /// was sent, so never later than the ledger's own end).
+    private var leases: [Int: (epoch: Int64, until: ContinuousClock.Instant)] = [:]
+    /// How long the last tags' work took here (first write to the end of the lock), for the
+    /// check before a tag's first write.
+    private var tagTimes: [Duration] = []
+    /// Lease renewals sent (each one round trip).
+    public private(set) var renewals = 0
+    /// Void tags found before anyone listened (the journal recorded at the start).
+    private var unreported: [VoidTag] = []
+    /// Void tags found by a journal's replay, waiting for their reader's worker to erase them
+    /// (``BatchOptions/voidErase``).
+    private var toErase: [VoidTag] = []
 
     /// A coordinator for `source` on `ledger` (rows the ledger has done are skipped: `--resume`).
     /// With `shared`, this station works the named run: rows are claimed from the ledger,
@@ -42,7 +56,13 @@ public actor BatchCoordinator {
         self.options = options
         self.shared = shared
         doneRows = shared == nil ? try ledger.doneRows() : []
-        if let shared { _ = try Self.replay(shared.journal, into: ledger) }
+        if let shared {
+            let replayed = try Self.replay(shared.journal, into: ledger)
+            // Told once someone listens (``setEvents(_:)``); erased by their reader's worker with --void-erase.
+            summary.voidOpen = replayed.voids.count
+            unreported = replayed.voids
+            if options.voidErase { toErase = replayed.voids }
+        }
     }
 
     /// The coordinator runs on its ledger's executor, a thread of its own: every ledger call
@@ -51,7 +71,11 @@ public actor BatchCoordinator {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { ledger.executor.unownedExecutor }
 
     /// Where the coordinator's own notices (ledger unavailable, back, waiting for rows) go.
-    public func setEvents(_ events: @escaping @Sendable (BatchEvent) -> Void) { self.events = events }
+    public func setEvents(_ events: @escaping @Sendable (BatchEvent) -> Void) {
+        self.events = events
+        for void in unreported { events(.ledgerStatus(.voidTag(void))) }
+        unreported = []
+    }
 
     /// Whether workers should stop taking tags; the first reason found is kept in the summary.
     public func shouldStop() -> Bool {
@@ -91,9 +115,10 @@ public actor BatchCoordinator {
                 // A real round trip first: an empty journal alone would need no server, and the
                 // station would say "back" every second while it is still away.
                 _ = try ledger.progress(run: shared.name)
-                let recorded = try Self.replay(shared.journal, into: ledger)
+                let replayed = try Self.replay(shared.journal, into: ledger)
                 unavailable = nil
-                events?(.ledgerStatus(.back(recorded: recorded)))
+                events?(.ledgerStatus(.back(recorded: replayed.recorded)))
+                for void in replayed.voids { noteVoid(void, fromJournal: true) }
             } catch {
                 unavailable = (error.description, now)
                 return false
@@ -141,10 +166,11 @@ public actor BatchCoordinator {
         do throws(LedgerError) {
             guard !(try shared.journal.entries()).isEmpty else { return }
             _ = try ledger.progress(run: shared.name)  // a real round trip first, as in readyForTag()
-            let recorded = try Self.replay(shared.journal, into: ledger)
+            let replayed = try Self.replay(shared.journal, into: ledger)
             unavailable = nil
             (summary.unrecorded, summary.journal) = (0, nil)
-            events?(.ledgerStatus(.back(recorded: recorded)))
+            events?(.ledgerStatus(.back(recorded: replayed.recorded)))
+            for void in replayed.voids { noteVoid(void, fromJournal: true) }
         } catch {
             // An unreadable journal counts as one tag at least: its content is not in the ledger.
             summary.unrecorded = max(1, (try? shared.journal.entries().count) ?? 1)
@@ -153,20 +179,139 @@ public actor BatchCoordinator {
     }
 
     /// Records `journal`'s attempts in `ledger` (each once: they carry keys) and empties it;
-    /// returns how many.
-    static func replay(_ journal: BatchJournal, into ledger: any ProvisioningLedger) throws(LedgerError) -> Int {
+    /// returns how many, and the tags among them the ledger recorded void (their row or counter
+    /// went to another station while this one was cut off).
+    static func replay(_ journal: BatchJournal, into ledger: any ProvisioningLedger) throws(LedgerError) -> (recorded: Int, voids: [VoidTag]) {
         let entries = try journal.entries()
-        for entry in entries { try ledger.record(entry) }
+        var voids: [VoidTag] = []
+        for entry in entries {
+            let recorded = try ledger.recordOutcome(entry)
+            if recorded.isVoid { voids.append(VoidTag(entry, recorded)) }
+        }
         if !entries.isEmpty { try journal.clear() }
-        return entries.count
+        return (entries.count, voids)
+    }
+
+    /// A tag this station wrote was recorded void: the operator is told (now, or once someone
+    /// listens), it counts as unaccounted for, and — found by a journal's replay with
+    /// ``BatchOptions/voidErase`` — it waits for its reader's worker to erase it.
+    func noteVoid(_ void: VoidTag, fromJournal: Bool) {
+        summary.voidOpen += 1
+        // A tag of this session that waited in the journal was counted done: it is not.
+        if fromJournal, void.session == runID, summary.done > 0 { summary.done -= 1 }
+        if let events { events(.ledgerStatus(.voidTag(void))) } else { unreported.append(void) }
+        if fromJournal && options.voidErase { toErase.append(void) }
+    }
+
+    /// A void tag found by a journal's replay that is waiting to be erased on `reader`, if any.
+    func voidToErase(on reader: String) -> VoidTag? {
+        guard let index = toErase.firstIndex(where: { $0.reader == reader }) else { return nil }
+        return toErase.remove(at: index)
+    }
+
+    /// A void tag was erased: recorded as erased in the ledger (then it is accounted for).
+    /// - Returns: nil, or why the ledger could not record it (the tag stays unaccounted for).
+    func voidErased(_ void: VoidTag) -> String? {
+        do throws(LedgerError) {
+            _ = try ledger.resolveVoid(run: void.run, uid: void.uid, as: .erased)
+            summary.voidOpen -= 1
+            summary.voidErased += 1
+            return nil
+        } catch {
+            return "erased, but the ledger could not record it (\(error)): run 'nfctool ledger resolve --run \(void.run) --uid \(void.uid) --erased'"
+        }
+    }
+
+    /// What may happen before a claimed tag's first write (``checkLease(before:)``).
+    enum LeaseCheck: Sendable {
+        /// The lease has comfortably more time left than a tag takes: write.
+        case write
+        /// Do not write (the sentence says why; nothing was written).
+        case refuse(String)
+    }
+
+    /// How long a tag takes here: the median of the last tags' work (a stopped process or
+    /// one slow tag does not count for long), a quarter of a second before the first.
+    private var tagTime: Duration {
+        guard !tagTimes.isEmpty else { return .milliseconds(250) }
+        return tagTimes.sorted()[tagTimes.count / 2]
+    }
+
+    /// Notes how long a tag's work took (first write to the end of the lock).
+    func noteTagTime(_ duration: Duration) {
+        tagTimes.append(duration)
+        if tagTimes.count > 5 { tagTimes.removeFirst() }
+    }
+
+    /// Whether `item`'s tag may be written now: in a named run its row's lease must have more
+    /// than twice a tag's time left (and at least half the lease, else it is renewed first:
+    /// one round trip). A claim lost meanwhile, or a lease too short for a tag, refuses the
+    /// tag before anything is written; a ledger that cannot be reached to renew lets it go on
+    /// only while the lease still has that time left.
+    func checkLease(before item: BatchItem) -> LeaseCheck {
+        guard let shared, let row = item.row, let epoch = item.epoch, let held = leases[row], held.epoch == epoch else { return .write }
+        let needed = tagTime * 2
+        let sent = ContinuousClock.now
+        if held.until - sent >= max(needed, shared.lease / 2) { return .write }
+        do throws(LedgerError) {
+            renewals += 1
+            guard try ledger.renewLease(run: shared.name, row: row, station: shared.station, epoch: epoch, lease: shared.lease) else {
+                leases[row] = nil
+                return .refuse("row \(row) of run '\(shared.name)' was claimed by another station meanwhile; nothing was written")
+            }
+            leases[row] = (epoch, sent + shared.lease)
+            guard shared.lease >= needed else {
+                return .refuse(
+                    "--lease \(BatchWorker.describe(shared.lease)) is not comfortably longer than a tag takes here "
+                        + "(\(BatchWorker.describe(tagTime))): give a longer --lease; nothing was written")
+            }
+            return .write
+        } catch {
+            ledgerFailed(error)
+            if held.until - sent >= needed { return .write }
+            return .refuse("the ledger cannot be reached to renew row \(row)'s lease, which has too little time left; nothing was written")
+        }
+    }
+
+    /// Keeps `item`'s row claimed while its tag is worked: each time half the lease has passed
+    /// the lease is renewed (one round trip), until the task is cancelled (the work ended), the
+    /// claim is lost, or the ledger cannot be reached (fencing then decides at the record).
+    func keepLease(_ item: BatchItem) async {
+        guard let shared, let row = item.row, let epoch = item.epoch else { return }
+        while !Task.isCancelled, let held = leases[row], held.epoch == epoch {
+            do {
+                try await Task.sleep(until: held.until - shared.lease / 2, clock: .continuous)
+            } catch {
+                return
+            }
+            guard leases[row]?.epoch == epoch else { return }
+            let sent = ContinuousClock.now
+            renewals += 1
+            do throws(LedgerError) {
+                guard try ledger.renewLease(run: shared.name, row: row, station: shared.station, epoch: epoch, lease: shared.lease) else {
+                    leases[row] = nil
+                    return
+                }
+                leases[row] = (epoch, sent + shared.lease)
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// What recording an attempt did.
+    enum RecordResult: Sendable {
+        /// The ledger has it, as ``RecordedAttempt/status`` says (`void`: see ``VoidTag``).
+        case recorded(RecordedAttempt)
+        /// The ledger could not be reached: it waits in the journal.
+        case journalled
     }
 
     /// Records a verified (or failed) attempt. In a named run a ledger that cannot be reached
     /// gets it later: it goes to the journal (written, not recorded), and the station pauses.
-    func record(_ attempt: LedgerAttempt) -> Result<Bool, LedgerError> {
+    func record(_ attempt: LedgerAttempt) -> Result<RecordResult, LedgerError> {
         do throws(LedgerError) {
-            try ledger.record(attempt)
-            return .success(true)
+            return .success(.recorded(try ledger.recordOutcome(attempt)))
         } catch {
             guard let shared, error.isUnavailable else {
                 stop(ledgerError: error)
@@ -179,7 +324,7 @@ public actor BatchCoordinator {
                 return .failure(error)
             }
             ledgerFailed(error)
-            return .success(false)
+            return .success(.journalled)
         }
     }
 
@@ -261,13 +406,16 @@ public actor BatchCoordinator {
                 inFlight += 1
                 return .success(BatchItem(message: message, summary: Self.describe(message), row: nil, counter: counter))
             case .manifest(_, _, let build, let mirror):
+                let sent = ContinuousClock.now
                 switch try ledger.claimRow(run: shared.name, uid: hex, station: shared.station, lease: shared.lease) {
-                case .claimed(let row):
+                case .claimed(let row, let epoch):
+                    leases[row.index] = (epoch, sent + shared.lease)
                     // Every row was checked before the first tag; one that still cannot build
                     // comes back when its lease ends.
                     let message = try Self.built(counter: nil, row: row.index) { try build(row, uid) }
                     inFlight += 1
-                    return .success(BatchItem(message: message, summary: Self.describe(message), row: row.index, counter: nil, mirror: mirror(row)))
+                    return .success(BatchItem(
+                        message: message, summary: Self.describe(message), row: row.index, counter: nil, mirror: mirror(row), epoch: epoch))
                 case .uidTaken(let why):
                     return .failure(SkipReason("already provisioned: \(why)"))
                 case .noneFree(let held):
@@ -292,6 +440,7 @@ public actor BatchCoordinator {
     /// never given back).
     func finish(uid: String, item: BatchItem, success: Bool) {
         inFlight -= 1
+        if let row = item.row, leases[row]?.epoch == item.epoch { leases[row] = nil }
         if success {
             summary.done += 1
             summary.lastUID = uid
@@ -303,6 +452,13 @@ public actor BatchCoordinator {
         }
         if let count = options.count, summary.done >= count { stop(.countReached, "count reached") }
         if let max = options.maxFailures, summary.failed >= max { stop(.maxFailures, "\(max) failures") }
+    }
+
+    /// Ends a claimed tag that was recorded void: neither done nor failed (``noteVoid(_:fromJournal:)``
+    /// counts it); its row is another station's.
+    func finishVoid(item: BatchItem) {
+        inFlight -= 1
+        if let row = item.row, leases[row]?.epoch == item.epoch { leases[row] = nil }
     }
 
     /// Counts a tag refused before any write.

@@ -51,6 +51,11 @@ public enum LedgerStatus: Sendable, Hashable {
     case waitingForRows(held: Int)
     /// The run's overall progress.
     case progress(RunProgressReport)
+    /// A tag written here was recorded void: its row or counter went to another station while
+    /// this one was cut off. It must be discarded or erased (``VoidTag/sentence``).
+    case voidTag(VoidTag)
+    /// A void tag still on its reader was erased (`--void-erase`; `error` nil), or could not be.
+    case voidErased(VoidTag, error: String?)
 }
 
 /// The run's overall count for the operator: done of total, rate and time left.
@@ -123,6 +128,12 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var unrecorded = 0
     /// The journal they wait in.
     public var journal: String?
+    /// Tags written here and recorded void (their row or counter went to another station)
+    /// that are not accounted for (not erased by `--void-erase`): the run has not succeeded
+    /// until each is discarded or erased and resolved (`nfctool ledger resolve`).
+    public var voidOpen = 0
+    /// Void tags this station erased (`--void-erase`).
+    public var voidErased = 0
 
     /// Totals of `done`, `failed`, `skipped` and `counterfeit` tags (a run starts with none).
     public init(done: Int = 0, failed: Int = 0, skipped: Int = 0, counterfeit: Int = 0) {

@@ -24,7 +24,8 @@ public struct BatchEventRecord: Sendable, Hashable, Encodable {
     public var reason: String?
     /// Tags in the field (`severalTags`).
     public var count: Int?
-    /// The shared ledger's state (`ledger`): `unavailable`, `back`, `waitingForRows`.
+    /// The shared ledger's state (`ledger`): `unavailable`, `back`, `waitingForRows`, `void`
+    /// (a tag recorded void: ``VoidTag``), `voidErased`, `voidNotErased`.
     public var state: String?
     /// Tags held in the journal (`ledger` unavailable), recorded from it (`ledger` back), or
     /// rows held at other stations (`ledger` waitingForRows).
@@ -106,6 +107,8 @@ public struct BatchEventRecord: Sendable, Hashable, Encodable {
                 (state, self.error, tags, self.journal) = ("unavailable", error, journalled, journal)
             case .back(let recorded): (state, tags) = ("back", recorded)
             case .waitingForRows(let held): (state, tags) = ("waitingForRows", held)
+            case .voidTag(let tag): (state, reader, uid, reason) = ("void", tag.reader, tag.uid, tag.sentence)
+            case .voidErased(let tag, let error): (state, reader, uid, self.error) = (error == nil ? "voidErased" : "voidNotErased", tag.reader, tag.uid, error)
             case .progress: break
             }
         case .feedback(let reader, let note):

@@ -16,6 +16,8 @@ public struct BatchItem: Sendable {
     /// The NTAG21x mirror its message asks for (a manifest row's own), nil for
     /// ``BatchOptions/mirror``.
     public var mirror: NTAGMirror? = nil
+    /// The lease epoch of its row's claim, in a named run (``RowClaim/claimed(_:epoch:)``).
+    public var epoch: Int64? = nil
 }
 
 /// Where each tag's data comes from.
@@ -96,6 +98,10 @@ public struct BatchOptions: Sendable {
     /// too), sent after the tag's result is recorded. A reader without feedback gets a note
     /// (``BatchEvent/feedback(reader:_:)``) and the run goes on.
     public var feedback = false
+    /// A named run: a tag recorded void (its row or counter went to another station while this
+    /// one was cut off) and still on its reader is erased at once (its NDEF message emptied,
+    /// as `nfctool erase` does) and recorded as erased (`batch --void-erase`).
+    public var voidErase = false
 
     /// Creates options.
     public init(count: Int? = nil, maxFailures: Int? = nil) {

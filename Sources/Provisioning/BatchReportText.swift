@@ -64,6 +64,12 @@ public final class BatchReportText: Sendable {
             return "[ledger] back: \(recorded) journalled tag\(recorded == 1 ? "" : "s") recorded; taking tags again"
         case .waitingForRows(let held):
             return "[ledger] no free row: \(held) held at other stations; waiting for them (a row comes back when its station fails or its lease ends)"
+        case .voidTag(let tag):
+            return "[\(tag.reader)] \(tag.sentence)"
+        case .voidErased(let tag, let error?):
+            return "[\(tag.reader)] VOID tag \(tag.uid) could not be erased (\(error)): discard it, or erase it with `nfctool erase`"
+        case .voidErased(let tag, nil):
+            return "[\(tag.reader)] VOID tag \(tag.uid) erased (--void-erase): it holds an empty message; recorded as erased in the ledger"
         case .progress(let report):
             let rate = report.rate.map { String(format: "%.1f tags/s", $0) } ?? "rate not known yet"
             let total = report.total.map { "/\($0) (\(Int((Double(report.done) / Double(max($0, 1)) * 100).rounded()))%)" } ?? ""
@@ -74,7 +80,8 @@ public final class BatchReportText: Sendable {
 
     /// The closing line: the totals, how long the run took, why it stopped, and the ledger.
     public static func summaryLine(_ summary: BatchSummary, seconds: Double, ledger: String) -> String {
-        let counterfeit = summary.counterfeit > 0 ? ", \(summary.counterfeit) counterfeit" : ""
+        let counterfeit = (summary.counterfeit > 0 ? ", \(summary.counterfeit) counterfeit" : "")
+            + (summary.voidOpen + summary.voidErased > 0 ? ", \(summary.voidOpen + summary.voidErased) void (\(summary.voidErased) erased)" : "")
         return "Batch: \(summary.done) done, \(summary.failed) failed, \(summary.skipped) skipped\(counterfeit) in \(String(format: "%.1f", seconds)) s "
             + "(\(summary.stopReason)); ledger \(ledger)"
     }
@@ -91,6 +98,12 @@ public final class BatchReportText: Sendable {
             return .ledgerFailed(
                 "\(tags) written but not recorded: the ledger is still unreachable; they wait in the journal \(summary.journal ?? "") "
                     + "and are recorded when this station runs again (the same --run and --station)")
+        }
+        if summary.voidOpen > 0 {
+            let tags = "\(summary.voidOpen) void tag\(summary.voidOpen == 1 ? "" : "s")"
+            return .ledgerFailed(
+                "\(tags) written here hold rows or counters another station's tags hold (see the VOID lines above, or 'nfctool ledger export "
+                    + "--run NAME': status void): discard or erase each, then record it with 'nfctool ledger resolve'")
         }
         if summary.counterfeit > 0 {
             return .counterfeit("\(summary.counterfeit) counterfeit chip\(summary.counterfeit == 1 ? "" : "s") refused (not shown genuine); see the ledger")

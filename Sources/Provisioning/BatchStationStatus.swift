@@ -130,6 +130,7 @@ public struct BatchStationStatus: Sendable, Hashable {
             case .progress(let report): run = report
             case .back: ledger = nil
             case .unavailable, .waitingForRows: ledger = status
+            case .voidTag, .voidErased: break  // a line of its own
             }
         case .feedback: break  // a note of its own line; no figure changes
         }

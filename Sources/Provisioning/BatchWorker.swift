@@ -52,6 +52,12 @@ public struct BatchWorker: Sendable {
                 idleSince = clock.now
                 continue
             }
+            // A void tag the journal's replay found, written on this reader (--void-erase).
+            if let void = await coordinator.voidToErase(on: name) {
+                await eraseVoid(void, modulations: modulations)
+                await tracker.release(on: reader)
+                continue
+            }
             let seen: TagPresenceTracker.Observation
             do {
                 seen = try await tracker.step(on: reader, for: modulations)
@@ -97,6 +103,25 @@ public struct BatchWorker: Sendable {
             await tracker.release(on: reader)
             idleSince = clock.now
         }
+    }
+
+    /// Erases a void tag found by a journal's replay if it is still on the reader (the
+    /// reader's tag has its UID), and says what became of it.
+    func eraseVoid(_ void: VoidTag, modulations: [Modulation]) async {
+        let options = coordinator.options
+        guard let target = try? await reader.poll(for: modulations, timeout: options.pollSlice),
+              Hex.encode(target.identifier, uppercase: true) == void.uid else {
+            events(.ledgerStatus(.voidErased(void, error: "it is no longer on the reader")))
+            return
+        }
+        do {
+            let tag = try await NFCTag.connect(to: target, on: reader, commandTimeout: options.commandTimeout)
+            try await tag.ndef.format(force: true)
+        } catch {
+            events(.ledgerStatus(.voidErased(void, error: "\(error)")))
+            return
+        }
+        events(.ledgerStatus(.voidErased(void, error: await coordinator.voidErased(void))))
     }
 
     /// `3 s`, `0.5 s`: a duration for the operator.
@@ -233,6 +258,23 @@ public struct BatchWorker: Sendable {
             return .failed
         }
         let options = coordinator.options
+        let shared = coordinator.shared
+        // The row's lease must outlast the tag's work comfortably before the first write.
+        if case .refuse(let reason) = await coordinator.checkLease(before: item) {
+            let attempt = LedgerAttempt(
+                run: coordinator.runID, uid: uid, model: tag.identity.model, row: item.row, counter: item.counter, summary: "not written",
+                bytes: 0, verified: false, error: reason, cause: FailureCause.ledger.rawValue, started: started, finished: SQLiteLedger.now(),
+                reader: readerName, status: "failed", runName: shared?.name, station: shared?.station,
+                key: shared == nil ? nil : UUID().uuidString, epoch: item.epoch)
+            _ = await coordinator.record(attempt)
+            await coordinator.finish(uid: uid, item: item, success: false)
+            events(.failed(reader: readerName, uid: uid, error: reason, cause: .ledger))
+            events(.removeTag(reader: readerName, uid: uid))
+            return .failed
+        }
+        // Renewed each time half the lease has passed, while the tag is worked.
+        let keeper = Task { await self.coordinator.keepLease(item) }
+        let workStarted = ContinuousClock.now
         var locked = false, protected = false
         var failure: String?
         var failureCode: NFCTagError.Code?
@@ -314,19 +356,35 @@ public struct BatchWorker: Sendable {
             failureCode = error.code
             cause = FailureCause(error)
         }
+        keeper.cancel()
+        if failure == nil { await coordinator.noteTagTime(ContinuousClock.now - workStarted) }
         await coordinator.noteOutcome(failureCode.flatMap(DeterministicFailure.init))
-        let shared = coordinator.shared
         let attempt = LedgerAttempt(
             run: coordinator.runID, uid: uid, model: tag.identity.model, row: item.row, counter: item.counter,
             summary: options.ntag424.map { "SUN URL \($0.template.template); \($0.keySummary)" } ?? item.summary, bytes: bytes, verified: failure == nil, locked: locked, protected: protected,
             error: failure, cause: cause?.rawValue, started: started, finished: SQLiteLedger.now(), reader: readerName,
             status: failure == nil ? "done" : "failed",
-            runName: shared?.name, station: shared?.station, key: shared == nil ? nil : UUID().uuidString)
+            runName: shared?.name, station: shared?.station, key: shared == nil ? nil : UUID().uuidString, epoch: item.epoch)
         // Written only now, after the verify: a crash before this line leaves no "done". A
         // named run's ledger that cannot be reached gets it from the journal later.
         switch await coordinator.record(attempt) {
-        case .success(true): break
-        case .success(false): break  // journalled: the coordinator told the operator
+        case .success(.recorded(let recorded)) where recorded.isVoid:
+            // The row (or counter) went to another station while this one was cut off: the tag
+            // is no done tag; the operator discards or erases it (--void-erase: at once).
+            let void = VoidTag(attempt, recorded)
+            await coordinator.noteVoid(void, fromJournal: false)
+            await coordinator.finishVoid(item: item)
+            if options.voidErase {
+                do throws(NFCTagError) {
+                    try await tag.ndef.format(force: true)
+                    events(.ledgerStatus(.voidErased(void, error: await coordinator.voidErased(void))))
+                } catch {
+                    events(.ledgerStatus(.voidErased(void, error: error.description)))
+                }
+            }
+            events(.removeTag(reader: readerName, uid: uid))
+            return .failed
+        case .success: break  // recorded, or journalled (the coordinator told the operator)
         case .failure(let error):
             failure = failure ?? "the ledger could not record the tag: \(error)"
         }

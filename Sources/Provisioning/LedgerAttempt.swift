@@ -8,6 +8,12 @@ public enum LedgerAttemptStatus: String, Sendable, Hashable, CaseIterable, Codab
     /// Refused before anything was written: the chip is not shown genuine (`batch
     /// --require-genuine`).
     case counterfeit
+    /// Written and verified, but not done: while this station was cut off from the ledger its
+    /// manifest row (or counter) went to another station, whose tag holds it
+    /// (``LedgerAttempt/supersededStation``, ``LedgerAttempt/supersededUID``). The tag must be
+    /// discarded or erased and the fact recorded (``ProvisioningLedger/resolveVoid(run:uid:as:)``,
+    /// `nfctool ledger resolve`); until then the run is not complete.
+    case void
 
     /// The SQL list of the values, for the schemas' CHECK constraints: `('done', 'failed', …)`.
     public static var sqlList: String { "(" + allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
@@ -61,13 +67,28 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
     /// A unique key the station gave it, so that recording it twice (a journal replayed after
     /// the database came back) records it once.
     public var key: String?
+    /// The lease epoch of the row claim the tag was written under (``RowClaim/claimed(_:epoch:)``):
+    /// the ledger records it done only while the row still has this epoch (no other station
+    /// has claimed it since). Nil outside named runs, for counters, and in journals written
+    /// before schema version 6 (SQLite) / 5 (PostgreSQL).
+    public var epoch: Int64?
+    /// A ``LedgerAttemptStatus/void`` attempt's winner: the station whose tag holds the row or
+    /// counter (nil when the ledger could not tell, or for other attempts).
+    public var supersededStation: String?
+    /// A ``LedgerAttemptStatus/void`` attempt's winner: the UID of the tag that holds the row or counter.
+    public var supersededUID: String?
+    /// How a ``LedgerAttemptStatus/void`` tag was accounted for (``VoidResolution``'s raw
+    /// values); nil while it is not.
+    public var resolution: String?
 
     /// Creates an attempt.
     public init(
         run: Int64, uid: String, model: String, row: Int? = nil, counter: Int? = nil, summary: String, bytes: Int,
         verified: Bool, locked: Bool = false, protected: Bool = false, error: String? = nil, cause: String? = nil, started: String,
-        finished: String, reader: String, status: String, runName: String? = nil, station: String? = nil, key: String? = nil
+        finished: String, reader: String, status: String, runName: String? = nil, station: String? = nil, key: String? = nil,
+        epoch: Int64? = nil
     ) {
+        self.epoch = epoch
         self.run = run
         self.uid = uid
         self.model = model
@@ -88,4 +109,36 @@ public struct LedgerAttempt: Sendable, Hashable, Codable {
         self.station = station
         self.key = key
     }
+}
+
+/// How a ``LedgerAttemptStatus/void`` tag was accounted for (`nfctool ledger resolve`).
+public enum VoidResolution: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The tag was thrown away (it never reaches the field).
+    case discarded
+    /// The tag was erased (`nfctool erase`, or `batch --void-erase`): it holds no message.
+    case erased
+}
+
+/// What recording an attempt did (``ProvisioningLedger/recordOutcome(_:)``).
+public struct RecordedAttempt: Sendable, Hashable {
+    /// The attempt's id (its first id when it was recorded before: a journal replayed twice).
+    public var id: Int64
+    /// Its status as recorded: a verified tag whose row or counter went to another station
+    /// meanwhile is ``LedgerAttemptStatus/void``, not `done`.
+    public var status: String
+    /// For a void attempt: the station whose tag holds the row or counter, when known.
+    public var supersededStation: String?
+    /// For a void attempt: the UID of the tag that holds the row or counter, when known.
+    public var supersededUID: String?
+
+    /// A record's outcome.
+    public init(id: Int64, status: String, supersededStation: String? = nil, supersededUID: String? = nil) {
+        self.id = id
+        self.status = status
+        self.supersededStation = supersededStation
+        self.supersededUID = supersededUID
+    }
+
+    /// Whether the attempt was recorded void (its tag must be discarded or erased).
+    public var isVoid: Bool { status == LedgerAttemptStatus.void.rawValue }
 }

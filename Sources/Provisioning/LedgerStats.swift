@@ -10,6 +10,12 @@ public struct LedgerStats: Sendable, Hashable, Codable {
     public var failed: Int
     /// Tags refused as counterfeit (attempts with status `counterfeit`).
     public var counterfeit: Int
+    /// Void tags (``LedgerAttemptStatus/void``: written and verified while their row or counter
+    /// went to another station).
+    public var void: Int = 0
+    /// Void tags not yet accounted for (discarded or erased, `nfctool ledger resolve`): a run
+    /// with any is not complete.
+    public var voidOpen: Int = 0
     /// Tags locked.
     public var locked: Int
     /// The next counter value to be handed out.

@@ -3,10 +3,12 @@ import Synchronization
 
 /// The provisioning ledger on a PostgreSQL server, for several stations working one run.
 ///
-/// Every statement binds its values (`$1`, `$2`, …). A tag costs two round trips: the claim
+/// Every statement binds its values (`$1`, `$2`, …). A tag costs two round trips (three when
+/// its lease is renewed while it is worked, ``renewLease(run:row:station:epoch:lease:)``): the claim
 /// (a manifest row taken with `SELECT … FOR UPDATE SKIP LOCKED`, so stations never wait for one
-/// another, or a counter handed out and its use recorded) and the record (the attempt, and the
-/// row marked done or given back), each one statement and so one transaction. The schema is
+/// another, its lease epoch raised; or a counter handed out and its use recorded) and the
+/// record (the attempt, and the row marked done only while it keeps the claim's epoch, else
+/// the attempt recorded `void`), each one statement and so one transaction. The schema is
 /// created and migrated by the tool (``schemaVersion``, under an advisory lock so that stations
 /// starting together migrate once).
 ///
@@ -28,7 +30,7 @@ public final class PostgreSQLLedger: ProvisioningLedger {
     private let stationLock = Mutex<(run: String, station: String)?>(nil)
 
     /// The schema version this code writes (table `nfctool_schema`).
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     /// Connects to `server` and creates or migrates the schema; `connectTimeout` bounds the wait
     /// for an unreachable server.
@@ -69,10 +71,30 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             if version < 4 {
                 for statement in Self.version4 { try db.query(statement) }
             }
+            if version < 5 {
+                for statement in Self.version5 { try db.query(statement) }
+            }
             try db.query("DELETE FROM nfctool_schema")
             try db.query("INSERT INTO nfctool_schema(version) VALUES($1)", [.integer(Int64(Self.schemaVersion))])
         }
     }
+
+    /// Version 5: fencing. Each run row's lease epoch (raised by every claim), each attempt's
+    /// epoch, the `void` status with the station and UID holding a void tag's row or counter,
+    /// its resolution, and at most one done tag per counter value of a named run.
+    static let version5 = [
+        "ALTER TABLE run_rows ADD COLUMN epoch bigint NOT NULL DEFAULT 0",
+        "ALTER TABLE attempts ADD COLUMN epoch bigint",
+        "ALTER TABLE attempts ADD COLUMN superseded_station text",
+        "ALTER TABLE attempts ADD COLUMN superseded_uid text",
+        "ALTER TABLE attempts ADD COLUMN resolution text",
+        "ALTER TABLE attempts DROP CONSTRAINT IF EXISTS attempts_status_check",
+        "ALTER TABLE attempts ADD CONSTRAINT attempts_status_check CHECK (status IN \(LedgerAttemptStatus.sqlList))",
+        """
+        CREATE UNIQUE INDEX attempts_run_done_counter ON attempts(run_name, counter)
+        WHERE status = 'done' AND run_name IS NOT NULL AND counter IS NOT NULL
+        """,
+    ]
 
     /// Version 4: each attempt's failure cause (``FailureCause``; NULL for attempts recorded before).
     static let version4 = ["ALTER TABLE attempts ADD COLUMN cause text"]
@@ -179,31 +201,78 @@ public final class PostgreSQLLedger: ProvisioningLedger {
 
     /// Records an attempt and, in a named run, marks its row done or gives it back: one statement.
     @discardableResult
-    public func record(_ a: LedgerAttempt) throws(LedgerError) -> Int64 {
-        try single(
+    public func record(_ a: LedgerAttempt) throws(LedgerError) -> Int64 { try recordOutcome(a).id }
+
+    /// Records an attempt and says what it became, in one statement (one round trip): in a
+    /// named run a verified tag is done only while its row keeps the claim's epoch (or is
+    /// free: nobody holds it), and only when its counter is its own and on no other done tag;
+    /// otherwise it is recorded `void`, with the station and UID that hold the row or counter.
+    /// The row's update re-checks its condition on the row as it is when the update runs
+    /// (READ COMMITTED), so a claim committed meanwhile is seen.
+    public func recordOutcome(_ a: LedgerAttempt) throws(LedgerError) -> RecordedAttempt {
+        let answer = try query(
             """
-            WITH a AS (
-                INSERT INTO attempts(run, run_name, station, key, uid, model, row, counter, summary, bytes, verified, locked,
-                    protected, error, started, finished, reader, status, cause)
-                VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-                ON CONFLICT (key) DO NOTHING RETURNING id),
-            r AS (
+            WITH r AS (
                 UPDATE run_rows SET
                     status = CASE WHEN $18 = 'done' THEN 'done' ELSE 'free' END,
                     station = CASE WHEN $18 = 'done' THEN $3 ELSE NULL END,
                     uid = CASE WHEN $18 = 'done' THEN $5 ELSE NULL END,
-                    lease_until = NULL
-                WHERE EXISTS (SELECT 1 FROM a) AND run_name = $2 AND row = $7 AND status <> 'done'
-                    AND (($18 = 'done' AND (status = 'free' OR station = $3 OR lease_until < now()))
-                        OR (status = 'held' AND station = $3 AND uid = $5)))
-            SELECT id FROM a
-            UNION ALL SELECT id FROM attempts WHERE key = $4 AND NOT EXISTS (SELECT 1 FROM a)
+                    lease_until = NULL,
+                    epoch = CASE WHEN $18 = 'done' THEN epoch + 1 ELSE epoch END
+                WHERE run_name = $2 AND row = $7 AND $3::text IS NOT NULL AND status <> 'done'
+                    AND NOT EXISTS (SELECT 1 FROM attempts WHERE key = $4)
+                    AND (($18 = 'done' AND (epoch = $20 OR status = 'free' OR ($20::bigint IS NULL AND station = $3 AND uid = $5)))
+                        OR ($18 <> 'done' AND status = 'held' AND station = $3 AND uid = $5 AND ($20::bigint IS NULL OR epoch = $20)))
+                RETURNING row),
+            w AS (
+                SELECT station, uid FROM run_rows WHERE $7::integer IS NOT NULL AND run_name = $2 AND row = $7
+                UNION ALL
+                SELECT station, uid FROM attempts WHERE $7::integer IS NULL AND $8::bigint IS NOT NULL AND run_name = $2 AND counter = $8 AND status = 'done'
+                UNION ALL
+                SELECT station, uid FROM counter_uses WHERE $7::integer IS NULL AND $8::bigint IS NOT NULL AND run_name = $2 AND counter = $8 AND uid <> $5
+                LIMIT 1),
+            s AS (
+                SELECT CASE WHEN $18 = 'done' AND $2::text IS NOT NULL AND $3::text IS NOT NULL AND EXISTS (SELECT 1 FROM w)
+                    AND ($7::integer IS NULL OR NOT EXISTS (SELECT 1 FROM r)) THEN 'void' ELSE $18 END AS status),
+            a AS (
+                INSERT INTO attempts(run, run_name, station, key, uid, model, row, counter, summary, bytes, verified, locked,
+                    protected, error, started, finished, reader, status, cause, epoch, superseded_station, superseded_uid)
+                SELECT $1::bigint, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::bigint, $9::text, $10::integer,
+                    $11::boolean, $12::boolean, $13::boolean, $14::text, $15::text, $16::text, $17::text, s.status, $19::text, $20::bigint,
+                    CASE WHEN s.status = 'void' THEN (SELECT station FROM w) END, CASE WHEN s.status = 'void' THEN (SELECT uid FROM w) END
+                FROM s
+                ON CONFLICT (key) DO NOTHING RETURNING id, status, superseded_station, superseded_uid)
+            SELECT id, status, superseded_station, superseded_uid FROM a
+            UNION ALL SELECT id, status, superseded_station, superseded_uid FROM attempts WHERE key = $4 AND NOT EXISTS (SELECT 1 FROM a)
             """,
             [.integer(a.run), a.runName.map(SQLValue.text) ?? .null, a.station.map(SQLValue.text) ?? .null,
              a.key.map(SQLValue.text) ?? .null, .text(a.uid), .text(a.model), a.row.map { .integer(Int64($0)) } ?? .null,
              a.counter.map { .integer(Int64($0)) } ?? .null, .text(a.summary), .integer(Int64(a.bytes)), .text(a.verified ? "true" : "false"),
              .text(a.locked ? "true" : "false"), .text(a.protected ? "true" : "false"), a.error.map(SQLValue.text) ?? .null,
-             .text(a.started), .text(a.finished), .text(a.reader), .text(a.status), a.cause.map(SQLValue.text) ?? .null])
+             .text(a.started), .text(a.finished), .text(a.reader), .text(a.status), a.cause.map(SQLValue.text) ?? .null,
+             a.epoch.map(SQLValue.integer) ?? .null])
+        guard let first = answer.first, let id = first[column: 0].integer else { throw LedgerError("the ledger returned no id") }
+        return RecordedAttempt(id: id, status: first[column: 1].text ?? a.status, supersededStation: first[column: 2].text, supersededUID: first[column: 3].text)
+    }
+
+    /// Extends `station`'s claim of `row` while it keeps epoch `epoch`: one statement.
+    public func renewLease(run: String, row: Int, station: String, epoch: Int64, lease: Duration) throws(LedgerError) -> Bool {
+        let seconds = Double(SQLiteLedger.milliseconds(lease)) / 1000
+        return !(try query(
+            """
+            UPDATE run_rows SET lease_until = now() + make_interval(secs => $5::double precision)
+            WHERE run_name = $1 AND row = $2 AND station = $3 AND epoch = $4 AND status = 'held' RETURNING row
+            """, [.text(run), .integer(Int64(row)), .text(station), .integer(epoch), .text(String(seconds))])).isEmpty
+    }
+
+    /// Marks the open void attempts of `uid` as `resolution`: one statement.
+    public func resolveVoid(run: String?, uid: String, as resolution: VoidResolution) throws(LedgerError) -> [LedgerAttempt] {
+        let ids = try query(
+            """
+            UPDATE attempts SET resolution = $3 WHERE status = 'void' AND resolution IS NULL AND uid = $2 AND ($1::text IS NULL OR run_name = $1)
+            RETURNING id
+            """, [run.map(SQLValue.text) ?? .null, .text(uid.uppercased()), .text(resolution.rawValue)]).compactMap { $0.first?.integer }
+        return try attempts(run: run).filter { ids.contains($0.id) }
     }
 
     /// The rows done in sessions without a run name.
@@ -222,7 +291,8 @@ public final class PostgreSQLLedger: ProvisioningLedger {
         try query(
             """
             SELECT id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished,
-                reader, status, run_name, station, key, cause FROM attempts WHERE $1::text IS NULL OR run_name = $1 ORDER BY id
+                reader, status, run_name, station, key, cause, epoch, superseded_station, superseded_uid, resolution
+            FROM attempts WHERE $1::text IS NULL OR run_name = $1 ORDER BY id
             """, [run.map(SQLValue.text) ?? .null]).map(SQLiteLedger.attempt)
     }
 
@@ -235,14 +305,17 @@ public final class PostgreSQLLedger: ProvisioningLedger {
                 count(*), count(DISTINCT uid) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed'),
                 count(DISTINCT uid) FILTER (WHERE status = 'done' AND locked),
                 (SELECT next FROM counters WHERE name = COALESCE('run:' || $1, 'n')),
-                count(*) FILTER (WHERE status = 'counterfeit')
+                count(*) FILTER (WHERE status = 'counterfeit'),
+                count(*) FILTER (WHERE status = 'void'), count(*) FILTER (WHERE status = 'void' AND resolution IS NULL)
             FROM attempts WHERE $1::text IS NULL OR run_name = $1
             """, name).first ?? []
         func int(_ i: Int) -> Int { i < totals.count ? Int(totals[i].integer ?? 0) : 0 }
-        return LedgerStats(
+        var stats = LedgerStats(
             runs: int(0), attempts: int(1), done: int(2), failed: int(3), locked: int(4),
             nextCounter: totals.count > 5 ? totals[5].integer.map(Int.init) : nil, run: run,
             progress: try run.map { name throws(LedgerError) in try progress(run: name) }, counterfeit: int(6))
+        (stats.void, stats.voidOpen) = (int(7), int(8))
+        return stats
     }
 
     /// Every session (of the named run, when given), oldest first.
@@ -309,15 +382,16 @@ public final class PostgreSQLLedger: ProvisioningLedger {
                 WHERE run_name = $1 AND status <> 'done' AND (status = 'free' OR lease_until < now()) AND NOT EXISTS (SELECT 1 FROM taken)
                 ORDER BY row LIMIT 1 FOR UPDATE SKIP LOCKED),
             claimed AS (
-                UPDATE run_rows r SET status = 'held', station = $3, uid = $2, lease_until = now() + make_interval(secs => $4::double precision)
+                UPDATE run_rows r SET status = 'held', station = $3, uid = $2, lease_until = now() + make_interval(secs => $4::double precision),
+                    epoch = r.epoch + 1
                 FROM pick WHERE r.run_name = $1 AND r.row = pick.row
-                RETURNING r.row, r.line, r.fields)
-            SELECT 'claimed', row, line, fields FROM claimed
-            UNION ALL SELECT why, NULL, NULL, NULL FROM taken
+                RETURNING r.row, r.line, r.fields, r.epoch)
+            SELECT 'claimed', row, line, fields, epoch FROM claimed
+            UNION ALL SELECT why, NULL, NULL, NULL, NULL FROM taken
             """, [.text(run), .text(uid), .text(station), .text(String(seconds))])
         if let first = answer.first {
             if first[column: 0].text == "claimed", let row = first[column: 1].integer, let line = first[column: 2].integer, let fields = first[column: 3].text {
-                return .claimed(ManifestRow(index: Int(row), line: Int(line), fields: try StoredFields.decode(fields)))
+                return .claimed(ManifestRow(index: Int(row), line: Int(line), fields: try StoredFields.decode(fields)), epoch: first[column: 4].integer ?? 0)
             }
             return .uidTaken(first[column: 0].text ?? "taken")
         }
@@ -369,7 +443,10 @@ public final class PostgreSQLLedger: ProvisioningLedger {
             FROM run_rows WHERE run_name = $1
             """, [.text(run)]).first ?? []
         let tags = try query(
-            "SELECT count(DISTINCT uid) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed') FROM attempts WHERE run_name = $1",
+            """
+            SELECT count(DISTINCT uid) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed'),
+                count(*) FILTER (WHERE status = 'void' AND resolution IS NULL) FROM attempts WHERE run_name = $1
+            """,
             [.text(run)]).first ?? []
         return RunProgress.from(rows: rows, tags: tags, stations: try query(RunRows.stationsSQL, [.text(run)]))
     }

@@ -52,12 +52,25 @@ public protocol ProvisioningLedger: AnyObject, Sendable {
     func loadManifest(run: String, rows: [ManifestRow], source: String) throws(LedgerError) -> ManifestLoad
     /// Claims the first free row of the named run for the tag `uid` at `station`, for `lease`
     /// (a row whose lease ran out is free again). Refuses a UID already done, or held by
-    /// another row, in the run.
+    /// another row, in the run. Each claim raises the row's lease epoch, which the claim
+    /// returns: the tag is recorded done only while the row keeps that epoch (fencing: a
+    /// station cut off past its lease cannot record a row another station claimed since).
     func claimRow(run: String, uid: String, station: String, lease: Duration) throws(LedgerError) -> RowClaim
     /// Hands out the named run's next counter (at least `start`) for the tag `uid` at
     /// `station`, recording who got it in the same transaction. Refuses a UID already done in
     /// the run.
     func claimCounter(run: String, uid: String, station: String, start: Int) throws(LedgerError) -> CounterClaim
+    /// Extends `station`'s claim of `row` (with lease epoch `epoch`) to `lease` from now;
+    /// false when the claim is no longer this station's (the row was claimed again, or is done).
+    func renewLease(run: String, row: Int, station: String, epoch: Int64, lease: Duration) throws(LedgerError) -> Bool
+    /// Records an attempt as ``record(_:)`` does and says what it became: a verified tag whose
+    /// manifest row was claimed again since its claim (another epoch), or whose counter is not
+    /// its own or on another done tag, is recorded ``LedgerAttemptStatus/void``, naming the
+    /// station and UID that hold it; nothing is ever done twice.
+    func recordOutcome(_ attempt: LedgerAttempt) throws(LedgerError) -> RecordedAttempt
+    /// Marks the void attempts of the tag `uid` (in the named run, when given) not yet
+    /// accounted for as `resolution`; returns them as now recorded (empty: none was open).
+    func resolveVoid(run: String?, uid: String, as resolution: VoidResolution) throws(LedgerError) -> [LedgerAttempt]
     /// Gives back at once every row `station` holds in the named run (the station restarted).
     func releaseClaims(run: String, station: String) throws(LedgerError) -> Int
     /// The run's progress: rows (total, done, held), tags done, per-station counts and rates.
@@ -172,6 +185,17 @@ extension ProvisioningLedger {
     /// Every attempt, oldest first.
     public func attempts() throws(LedgerError) -> [LedgerAttempt] { try attempts(run: nil) }
 
+    /// A ledger without fencing (a test's stand-in): the attempt recorded as it is.
+    public func recordOutcome(_ attempt: LedgerAttempt) throws(LedgerError) -> RecordedAttempt {
+        RecordedAttempt(id: try record(attempt), status: attempt.status)
+    }
+
+    /// A ledger without leases (a test's stand-in): every claim stays the station's.
+    public func renewLease(run: String, row: Int, station: String, epoch: Int64, lease: Duration) throws(LedgerError) -> Bool { true }
+
+    /// A ledger that keeps no void tags (a test's stand-in): none to resolve.
+    public func resolveVoid(run: String?, uid: String, as resolution: VoidResolution) throws(LedgerError) -> [LedgerAttempt] { [] }
+
     /// No sessions: the answer of a ledger that keeps none (a test's stand-in).
     public func sessions(run: String?) throws(LedgerError) -> [LedgerSession] { [] }
 
@@ -192,7 +216,7 @@ extension ProvisioningLedger {
     public func exportCSV(run: String? = nil) throws(LedgerError) -> String {
         var columns = ["id", "run", "uid", "model", "row", "counter", "summary", "bytes", "verified", "locked", "protected",
                        "error", "started", "finished", "reader", "status", "cause"]
-        if run != nil { columns += ["station"] }
+        if run != nil { columns += ["station", "superseded_station", "superseded_uid", "resolution"] }
         var lines = [columns.joined(separator: ",")]
         for a in try attempts(run: run) {
             var values: [String] = [
@@ -200,7 +224,7 @@ extension ProvisioningLedger {
                 a.summary, String(a.bytes), String(a.verified), String(a.locked), String(a.protected), a.error ?? "",
                 a.started, a.finished, a.reader, a.status, a.cause ?? "",
             ]
-            if run != nil { values.append(a.station ?? "") }
+            if run != nil { values += [a.station ?? "", a.supersededStation ?? "", a.supersededUID ?? "", a.resolution ?? ""] }
             lines.append(values.map(csvField).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
@@ -280,8 +304,9 @@ public enum ManifestLoad: Sendable, Hashable {
 
 /// The answer to a row claim.
 public enum RowClaim: Sendable, Hashable {
-    /// The row is the tag's until the lease ends or the attempt is recorded.
-    case claimed(ManifestRow)
+    /// The row is the tag's until the lease ends or the attempt is recorded; `epoch` is the
+    /// claim's lease epoch (``LedgerAttempt/epoch``).
+    case claimed(ManifestRow, epoch: Int64)
     /// The UID is already done in the run (at any station), or another row holds it.
     case uidTaken(String)
     /// No row is free now; `held` rows are held by stations (they come back if those fail or
@@ -311,6 +336,9 @@ public struct RunProgress: Sendable, Hashable, Codable {
     public var tagsDone: Int
     /// Failed attempts in the run.
     public var failed: Int
+    /// Void tags in the run not yet accounted for (``LedgerAttemptStatus/void``, no
+    /// resolution): the run is not complete while there are any.
+    public var voidOpen: Int = 0
     /// Per station.
     public var stations: [StationProgress]
 }
@@ -389,6 +417,11 @@ enum RunRows {
         Int(min(max(value.integer ?? 0, 0), Int64(UInt32.max)))
     }
 
+    /// Void attempts of run `$1` (of the whole ledger when NULL): all, then those not yet accounted for.
+    static let voidSQL = """
+        SELECT COUNT(*), COUNT(*) FILTER (WHERE resolution IS NULL) FROM attempts WHERE status = 'void' AND ($1 IS NULL OR run_name = $1)
+        """
+
     /// Per station of run `$1`: name, tags done, failed attempts, first start, last end.
     static let stationsSQL = """
         SELECT station, COUNT(DISTINCT uid) FILTER (WHERE status = 'done'), COUNT(*) FILTER (WHERE status = 'failed'),
@@ -398,7 +431,7 @@ enum RunRows {
     static func progress(rows: [SQLValue], tags: [SQLValue], stations: [[SQLValue]]) -> RunProgress {
         func int(_ values: [SQLValue], _ i: Int) -> Int { i < values.count ? count(values[i]) : 0 }
         return RunProgress(
-            rows: int(rows, 0), rowsDone: int(rows, 1), rowsHeld: int(rows, 2), tagsDone: int(tags, 0), failed: int(tags, 1),
+            rows: int(rows, 0), rowsDone: int(rows, 1), rowsHeld: int(rows, 2), tagsDone: int(tags, 0), failed: int(tags, 1), voidOpen: int(tags, 2),
             stations: stations.map { r in
                 let done = count(r[column: 1])
                 return StationProgress(

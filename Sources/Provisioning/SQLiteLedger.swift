@@ -110,8 +110,11 @@ public final class SQLiteLedger: ProvisioningLedger {
     /// version 2 adds named runs (run rows with their claims, counter uses, the station and
     /// key of each attempt); version 3 lets an attempt's status be `counterfeit`; version 4
     /// keeps each session's manifest digest (`runs.manifest_digest`); version 5 keeps each
-    /// attempt's failure cause (`attempts.cause`, ``FailureCause``).
-    public static let schemaVersion: Int64 = 5
+    /// attempt's failure cause (`attempts.cause`, ``FailureCause``); version 6 fences claims:
+    /// each run row's lease epoch (`run_rows.epoch`), each attempt's epoch, the `void` status
+    /// with the station and UID that hold a void tag's row, its resolution, and at most one
+    /// done tag per counter value of a named run.
+    public static let schemaVersion: Int64 = 6
 
     /// The tables an nfctool ledger has had since its first schema, with a column each must
     /// hold (the earliest ledgers may lack `counters`, which is made when missing).
@@ -216,6 +219,33 @@ public final class SQLiteLedger: ProvisioningLedger {
             if version < 4 { try db.execute("ALTER TABLE runs ADD COLUMN manifest_digest TEXT") }
             // Attempts recorded before keep no cause (NULL: `ledger stats` says "unrecorded").
             if version < 5 { try db.execute("ALTER TABLE attempts ADD COLUMN cause TEXT") }
+            if version < 6 {
+                // The status CHECK gains `void`: the table is rebuilt as for version 3.
+                let columns = "id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished, reader, status, run_name, station, key, cause"
+                for statement in [
+                    """
+                    CREATE TABLE attempts_v6(
+                        id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), uid TEXT NOT NULL, model TEXT NOT NULL,
+                        row INTEGER, counter INTEGER, summary TEXT NOT NULL, bytes INTEGER NOT NULL, verified INTEGER NOT NULL,
+                        locked INTEGER NOT NULL, protected INTEGER NOT NULL, error TEXT, started TEXT NOT NULL,
+                        finished TEXT NOT NULL, reader TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN \(LedgerAttemptStatus.sqlList)),
+                        run_name TEXT, station TEXT, key TEXT, cause TEXT, epoch INTEGER, superseded_station TEXT, superseded_uid TEXT,
+                        resolution TEXT)
+                    """,
+                    "INSERT INTO attempts_v6(\(columns)) SELECT \(columns) FROM attempts",
+                    "DROP TABLE attempts",
+                    "ALTER TABLE attempts_v6 RENAME TO attempts",
+                    "CREATE INDEX attempts_uid ON attempts(uid, status)",
+                    "CREATE UNIQUE INDEX attempts_key ON attempts(key)",
+                    "CREATE UNIQUE INDEX attempts_run_done_uid ON attempts(run_name, uid) WHERE status = 'done' AND run_name IS NOT NULL",
+                    "CREATE INDEX attempts_run ON attempts(run_name, station)",
+                    """
+                    CREATE UNIQUE INDEX attempts_run_done_counter ON attempts(run_name, counter)
+                    WHERE status = 'done' AND run_name IS NOT NULL AND counter IS NOT NULL
+                    """,
+                    "ALTER TABLE run_rows ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
+                ] { try db.execute(statement) }
+            }
             try db.execute("PRAGMA user_version = \(Self.schemaVersion)")
         }
     }
@@ -264,41 +294,97 @@ public final class SQLiteLedger: ProvisioningLedger {
     /// named run its row becomes done, or free again when the attempt failed and the row is
     /// still this station's; an attempt whose key is already recorded is not recorded twice.
     @discardableResult
-    public func record(_ attempt: LedgerAttempt) throws(LedgerError) -> Int64 {
-        try transaction { db throws(LedgerError) -> Int64 in
-            if let key = attempt.key, let existing = try db.query("SELECT id FROM attempts WHERE key = ?", [.text(key)]).first?.first?.integer {
-                return existing
+    public func record(_ attempt: LedgerAttempt) throws(LedgerError) -> Int64 { try recordOutcome(attempt).id }
+
+    /// Records an attempt in one transaction and says what it became: in a named run a
+    /// verified tag is done only while its row keeps the claim's epoch (or is free: nobody
+    /// holds it) and its counter is its own and on no other done tag; otherwise it is `void`.
+    public func recordOutcome(_ attempt: LedgerAttempt) throws(LedgerError) -> RecordedAttempt {
+        try transaction { db throws(LedgerError) -> RecordedAttempt in
+            if let key = attempt.key,
+               let existing = try db.query("SELECT id, status, superseded_station, superseded_uid FROM attempts WHERE key = ?", [.text(key)]).first {
+                return RecordedAttempt(
+                    id: existing[column: 0].integer ?? 0, status: existing[column: 1].text ?? "", supersededStation: existing[column: 2].text,
+                    supersededUID: existing[column: 3].text)
+            }
+            var status = attempt.status
+            var winner: (station: String?, uid: String?) = (nil, nil)
+            if let run = attempt.runName, let station = attempt.station, attempt.status == LedgerAttemptStatus.done.rawValue {
+                if let row = attempt.row,
+                   let current = try db.query("SELECT status, station, uid, epoch FROM run_rows WHERE run_name = ? AND row = ?", [.text(run), .integer(Int64(row))]).first {
+                    let rowStatus = current[column: 0].text
+                    let holds = current[column: 3].integer == attempt.epoch
+                        || (attempt.epoch == nil && current[column: 1].text == station && current[column: 2].text == attempt.uid)
+                    if rowStatus != "done" && (holds || rowStatus == "free") {
+                        try db.execute(
+                            "UPDATE run_rows SET status = 'done', station = ?, uid = ?, lease_until = NULL, epoch = epoch + 1 WHERE run_name = ? AND row = ?",
+                            [.text(station), .text(attempt.uid), .text(run), .integer(Int64(row))])
+                    } else {
+                        status = LedgerAttemptStatus.void.rawValue
+                        winner = (current[column: 1].text, current[column: 2].text)
+                    }
+                } else if attempt.row == nil, let counter = attempt.counter {
+                    let other = try db.query(
+                        "SELECT station, uid FROM attempts WHERE run_name = ? AND counter = ? AND status = 'done' LIMIT 1",
+                        [.text(run), .integer(Int64(counter))]).first
+                    let holder = try db.query(
+                        "SELECT station, uid FROM counter_uses WHERE run_name = ? AND counter = ?", [.text(run), .integer(Int64(counter))]).first
+                    if let other {
+                        status = LedgerAttemptStatus.void.rawValue
+                        winner = (other[column: 0].text, other[column: 1].text)
+                    } else if let holder, holder[column: 1].text != attempt.uid {
+                        status = LedgerAttemptStatus.void.rawValue
+                        winner = (holder[column: 0].text, holder[column: 1].text)
+                    }
+                }
             }
             let id = try db.insert(
                 """
                 INSERT INTO attempts(run, uid, model, row, counter, summary, bytes, verified, locked, protected, error,
-                    started, finished, reader, status, run_name, station, key, cause) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    started, finished, reader, status, run_name, station, key, cause, epoch, superseded_station, superseded_uid)
+                VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.integer(attempt.run), .text(attempt.uid), .text(attempt.model),
                  attempt.row.map { .integer(Int64($0)) } ?? .null, attempt.counter.map { .integer(Int64($0)) } ?? .null,
                  .text(attempt.summary), .integer(Int64(attempt.bytes)), .integer(attempt.verified ? 1 : 0),
                  .integer(attempt.locked ? 1 : 0), .integer(attempt.protected ? 1 : 0),
                  attempt.error.map(SQLValue.text) ?? .null, .text(attempt.started), .text(attempt.finished),
-                 .text(attempt.reader), .text(attempt.status), attempt.runName.map(SQLValue.text) ?? .null,
+                 .text(attempt.reader), .text(status), attempt.runName.map(SQLValue.text) ?? .null,
                  attempt.station.map(SQLValue.text) ?? .null, attempt.key.map(SQLValue.text) ?? .null,
-                 attempt.cause.map(SQLValue.text) ?? .null])
-            if let run = attempt.runName, let row = attempt.row, let station = attempt.station {
-                if attempt.status == "done" {
-                    try db.execute(
-                        """
-                        UPDATE run_rows SET status = 'done', station = ?, uid = ?, lease_until = NULL
-                        WHERE run_name = ? AND row = ? AND status <> 'done' AND (status = 'free' OR station = ? OR lease_until < ?)
-                        """, [.text(station), .text(attempt.uid), .text(run), .integer(Int64(row)), .text(station), .integer(Self.nowMilliseconds())])
-                } else {
-                    try db.execute(
-                        """
-                        UPDATE run_rows SET status = 'free', station = NULL, uid = NULL, lease_until = NULL
-                        WHERE run_name = ? AND row = ? AND status = 'held' AND station = ? AND uid = ?
-                        """, [.text(run), .integer(Int64(row)), .text(station), .text(attempt.uid)])
-                }
+                 attempt.cause.map(SQLValue.text) ?? .null, attempt.epoch.map(SQLValue.integer) ?? .null,
+                 winner.station.map(SQLValue.text) ?? .null, winner.uid.map(SQLValue.text) ?? .null])
+            if let run = attempt.runName, let row = attempt.row, let station = attempt.station, attempt.status != LedgerAttemptStatus.done.rawValue {
+                // A failed attempt gives its row back while the claim is still its own.
+                try db.execute(
+                    """
+                    UPDATE run_rows SET status = 'free', station = NULL, uid = NULL, lease_until = NULL
+                    WHERE run_name = ? AND row = ? AND status = 'held' AND station = ? AND uid = ? AND (?5 IS NULL OR epoch = ?5)
+                    """, [.text(run), .integer(Int64(row)), .text(station), .text(attempt.uid), attempt.epoch.map(SQLValue.integer) ?? .null])
             }
-            return id
+            return RecordedAttempt(id: id, status: status, supersededStation: winner.station, supersededUID: winner.uid)
         }
+    }
+
+    /// Extends `station`'s claim of `row` while it keeps epoch `epoch`.
+    public func renewLease(run: String, row: Int, station: String, epoch: Int64, lease: Duration) throws(LedgerError) -> Bool {
+        try transaction { db throws(LedgerError) -> Bool in
+            try db.execute(
+                "UPDATE run_rows SET lease_until = ? WHERE run_name = ? AND row = ? AND station = ? AND epoch = ? AND status = 'held'",
+                [.integer(Self.nowMilliseconds() + Int64(Self.milliseconds(lease))), .text(run), .integer(Int64(row)), .text(station), .integer(epoch)])
+            return (try db.query("SELECT changes()").first?.first?.integer ?? 0) > 0
+        }
+    }
+
+    /// Marks the open void attempts of `uid` as `resolution`.
+    public func resolveVoid(run: String?, uid: String, as resolution: VoidResolution) throws(LedgerError) -> [LedgerAttempt] {
+        let ids = try transaction { db throws(LedgerError) -> [Int64] in
+            let ids = try db.query(
+                "SELECT id FROM attempts WHERE status = 'void' AND resolution IS NULL AND uid = ?1 AND (?2 IS NULL OR run_name = ?2)",
+                [.text(uid.uppercased()), run.map(SQLValue.text) ?? .null]).compactMap { $0.first?.integer }
+            for id in ids { try db.execute("UPDATE attempts SET resolution = ? WHERE id = ?", [.text(resolution.rawValue), .integer(id)]) }
+            return ids
+        }
+        return try attempts(run: run).filter { ids.contains($0.id) }
     }
 
     /// The manifest rows already done (written and verified) in any run.
@@ -315,7 +401,8 @@ public final class SQLiteLedger: ProvisioningLedger {
     public func attempts(run: String?) throws(LedgerError) -> [LedgerAttempt] {
         try query("""
             SELECT id, run, uid, model, row, counter, summary, bytes, verified, locked, protected, error, started, finished,
-                reader, status, run_name, station, key, cause FROM attempts WHERE ? IS NULL OR run_name = ? ORDER BY id
+                reader, status, run_name, station, key, cause, epoch, superseded_station, superseded_uid, resolution
+            FROM attempts WHERE ? IS NULL OR run_name = ? ORDER BY id
             """, [run.map(SQLValue.text) ?? .null, run.map(SQLValue.text) ?? .null]).map(Self.attempt)
     }
 
@@ -329,6 +416,10 @@ public final class SQLiteLedger: ProvisioningLedger {
             started: r[column: 12].text ?? "", finished: r[column: 13].text ?? "", reader: r[column: 14].text ?? "", status: r[column: 15].text ?? "",
             runName: r[column: 16].text, station: r[column: 17].text, key: r[column: 18].text)
         attempt.cause = r[column: 19].text
+        attempt.epoch = r[column: 20].integer
+        attempt.supersededStation = r[column: 21].text
+        attempt.supersededUID = r[column: 22].text
+        attempt.resolution = r[column: 23].text
         attempt.id = r[column: 0].integer ?? 0
         return attempt
     }
@@ -338,7 +429,7 @@ public final class SQLiteLedger: ProvisioningLedger {
         let filter: [SQLValue] = [run.map(SQLValue.text) ?? .null, run.map(SQLValue.text) ?? .null]
         func count(_ sql: String, _ values: [SQLValue]) throws(LedgerError) -> Int { Int(try query(sql, values).first?.first?.integer ?? 0) }
         let counterName = run.map { "run:" + $0 } ?? "n"
-        return LedgerStats(
+        var stats = LedgerStats(
             runs: try count("SELECT COUNT(*) FROM runs WHERE ? IS NULL OR name = ?", filter),
             attempts: try count("SELECT COUNT(*) FROM attempts WHERE ? IS NULL OR run_name = ?", filter),
             done: try count("SELECT COUNT(DISTINCT uid) FROM attempts WHERE status = 'done' AND (? IS NULL OR run_name = ?)", filter),
@@ -347,6 +438,10 @@ public final class SQLiteLedger: ProvisioningLedger {
             nextCounter: try LedgerCounter.stored(query("SELECT next FROM counters WHERE name = ?", [.text(counterName)]).first?.first, run: run),
             run: run, progress: try run.map { name throws(LedgerError) in try progress(run: name) },
             counterfeit: try count("SELECT COUNT(*) FROM attempts WHERE status = 'counterfeit' AND (? IS NULL OR run_name = ?)", filter))
+        let voids = try query(RunRows.voidSQL.replacingOccurrences(of: "$1", with: "?1"), [run.map(SQLValue.text) ?? .null]).first ?? []
+        stats.void = voids.count > 0 ? RunRows.count(voids[0]) : 0
+        stats.voidOpen = voids.count > 1 ? RunRows.count(voids[1]) : 0
+        return stats
     }
 
     /// Every session (of the named run, when given), oldest first.
@@ -407,9 +502,10 @@ public final class SQLiteLedger: ProvisioningLedger {
                 return open == 0 ? .runComplete : .noneFree(held: held)
             }
             try db.execute(
-                "UPDATE run_rows SET status = 'held', station = ?, uid = ?, lease_until = ? WHERE run_name = ? AND row = ?",
+                "UPDATE run_rows SET status = 'held', station = ?, uid = ?, lease_until = ?, epoch = epoch + 1 WHERE run_name = ? AND row = ?",
                 [.text(station), .text(uid), .integer(now + Int64(Self.milliseconds(lease))), .text(run), .integer(row)])
-            return .claimed(ManifestRow(index: Int(row), line: Int(line), fields: try StoredFields.decode(fields)))
+            let epoch = try db.query("SELECT epoch FROM run_rows WHERE run_name = ? AND row = ?", [.text(run), .integer(row)]).first?.first?.integer ?? 0
+            return .claimed(ManifestRow(index: Int(row), line: Int(line), fields: try StoredFields.decode(fields)), epoch: epoch)
         }
     }
 
@@ -453,7 +549,10 @@ public final class SQLiteLedger: ProvisioningLedger {
             FROM run_rows WHERE run_name = ?
             """, [.integer(now), .text(run)]).first ?? []
         let tags = try query(
-            "SELECT COUNT(DISTINCT uid) FILTER (WHERE status = 'done'), COUNT(*) FILTER (WHERE status = 'failed') FROM attempts WHERE run_name = ?",
+            """
+            SELECT COUNT(DISTINCT uid) FILTER (WHERE status = 'done'), COUNT(*) FILTER (WHERE status = 'failed'),
+                COUNT(*) FILTER (WHERE status = 'void' AND resolution IS NULL) FROM attempts WHERE run_name = ?
+            """,
             [.text(run)]).first ?? []
         let stations = try query(RunRows.stationsSQL.replacingOccurrences(of: "$1", with: "?"), [.text(run)])
         return RunRows.progress(rows: rows, tags: tags, stations: stations)

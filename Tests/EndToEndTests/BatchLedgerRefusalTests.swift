@@ -217,7 +217,7 @@ struct BatchLedgerRefusalTests {
             let newerBefore = try await Self.snapshot(newer)
             for arguments in [["batch", "--device", "sim:ntag215?poll-wait=0&dir=c", "--url", "https://ex.io/{n}", "--resume", newer], ["ledger", "stats", newer]] {
                 let run = try await runTool(try Executables.nfctool(), arguments, environment: Self.environment, timeout: 30, in: directory)
-                #expect(run.status == 1 && run.output.contains("schema version 99, newer than this nfctool's 5"), "\(arguments): \(run.output)")
+                #expect(run.status == 1 && run.output.contains("schema version 99, newer than this nfctool's 6"), "\(arguments): \(run.output)")
             }
             let newerAfter = try await Self.snapshot(newer)
             #expect(newerAfter.0 == newerBefore.0 && newerAfter.1 == newerBefore.1)

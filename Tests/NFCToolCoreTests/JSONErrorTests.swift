@@ -32,6 +32,7 @@ struct JSONErrorTests {
             .init(arguments: ["batch", "--json", "--device", "sim:nonexistent-model", "--url", "https://example.com/{n}", "--ledger", "/nonexistent/dir/l.db"], code: "usage"),
             .init(arguments: ["ledger", "stats", "--json", "/nonexistent/ledger.db"], code: "usage"),
             .init(arguments: ["ledger", "runs", "--json", "/nonexistent/ledger.db"], code: "usage"),
+            .init(arguments: ["ledger", "resolve", "--json", "/nonexistent/ledger.db", "--uid", "04A1", "--erased"], code: "usage"),
             .init(arguments: ["lock", "--json", "--yes", "--device", "sim:type4"], code: "notSupported"),
             .init(arguments: ["format", "--json", "--yes"] + noTag, code: "noTag"),
             .init(arguments: ["erase", "--json"] + noTag, code: "noTag"),

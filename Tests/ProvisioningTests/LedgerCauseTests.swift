@@ -88,13 +88,13 @@ struct LedgerCauseTests {
         #expect(analysis.stations.map { "\($0.name):\($0.done)/\($0.failed)" } == ["east:1/1", "west:1/2"])
         #expect(try ledger.stats(run: "w9", analysed: true).analysis == analysis)
         let csv = try ledger.exportCSV(run: "w9").split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(csv[0] == "id,run,uid,model,row,counter,summary,bytes,verified,locked,protected,error,started,finished,reader,status,cause,station")
-        #expect(csv[2].hasSuffix(",failed,rf-write,east") && csv[1].hasSuffix(",done,,east"))
+        #expect(csv[0] == "id,run,uid,model,row,counter,summary,bytes,verified,locked,protected,error,started,finished,reader,status,cause,station,superseded_station,superseded_uid,resolution")
+        #expect(csv[2].hasSuffix(",failed,rf-write,east,,,") && csv[1].hasSuffix(",done,,east,,,"))
         let jsonl = try ledger.exportJSONL(run: "w9").split(separator: "\n")
         #expect(jsonl[3].contains("\"cause\":\"verify-mismatch\"") && !jsonl[0].contains("\"cause\""))
     }
 
-    @Test("a SQLite ledger of schema version 4 is migrated to 5: the cause column added, old attempts kept with no cause ('unrecorded')")
+    @Test("a SQLite ledger of schema version 4 is migrated to 6: the cause column added, old attempts kept with no cause ('unrecorded')")
     func sqliteMigration() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -110,6 +110,11 @@ struct LedgerCauseTests {
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             db.execute("ALTER TABLE attempts DROP COLUMN cause")
+            # Version 6's columns (fencing) go too.
+            db.execute("DROP INDEX attempts_run_done_counter")
+            for column in ["epoch", "superseded_station", "superseded_uid", "resolution"]:
+                db.execute(f"ALTER TABLE attempts DROP COLUMN {column}")
+            db.execute("ALTER TABLE run_rows DROP COLUMN epoch")
             db.execute("PRAGMA user_version = 4")
             db.commit()
             """, [path])
@@ -123,10 +128,10 @@ struct LedgerCauseTests {
             db = sqlite3.connect(sys.argv[1])
             print(db.execute("PRAGMA user_version").fetchone()[0], db.execute("SELECT uid, cause FROM attempts ORDER BY id").fetchall())
             """, [path])
-        #expect(stored.standardOutput == "5 [('04B1', None), ('04B2', 'capacity')]\n")
+        #expect(stored.standardOutput == "6 [('04B1', None), ('04B2', 'capacity')]\n")
     }
 
-    @Test("a PostgreSQL ledger of schema version 3 is migrated to 4: the cause column added, old attempts kept", .enabled(if: LedgerKind.available.contains(.postgresql)))
+    @Test("a PostgreSQL ledger of schema version 3 is migrated to 5: the cause column added, old attempts kept", .enabled(if: LedgerKind.available.contains(.postgresql)))
     func postgresqlMigration() async throws {
         let fixture = try await LedgerFixture.make(.postgresql)
         defer { fixture.remove() }
@@ -138,14 +143,19 @@ struct LedgerCauseTests {
         // Back to version 3 by psql: the column gone, the version said.
         let server = try LedgerFixture.server()
         _ = try await runBlocking { [database = fixture.database] in
-            try server.psql("ALTER TABLE attempts DROP COLUMN cause; UPDATE nfctool_schema SET version = 3;", database: database)
+            try server.psql(
+                """
+                ALTER TABLE attempts DROP COLUMN cause; DROP INDEX attempts_run_done_counter;
+                ALTER TABLE attempts DROP COLUMN epoch, DROP COLUMN superseded_station, DROP COLUMN superseded_uid, DROP COLUMN resolution;
+                ALTER TABLE run_rows DROP COLUMN epoch; UPDATE nfctool_schema SET version = 3;
+                """, database: database)
         }
         do {
             let ledger = try fixture.open()
             try ledger.record(Self.attempt(1, "04B2", status: "failed", cause: .tagLost, at: 2))
         }
         _ = try fixture.open()
-        #expect(try await fixture.read("SELECT max(version) FROM nfctool_schema") == "4")
+        #expect(try await fixture.read("SELECT max(version) FROM nfctool_schema") == "5")
         #expect(try await fixture.read("SELECT string_agg(uid || '=' || COALESCE(cause, '-'), ',' ORDER BY id) FROM attempts") == "04B1=-,04B2=tag-lost")
     }
 }

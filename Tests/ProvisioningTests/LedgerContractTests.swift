@@ -159,7 +159,7 @@ struct LedgerContractTests {
         // The fields come back as loaded, quotes and commas included.
         let session = try ledger.startRun(name: "line1", station: "a", template: nil, manifest: "m.csv", readers: [])
         _ = session
-        guard case .claimed(let row) = try ledger.claimRow(run: "line1", uid: "04A1", station: "a", lease: .seconds(30)) else {
+        guard case .claimed(let row, _) = try ledger.claimRow(run: "line1", uid: "04A1", station: "a", lease: .seconds(30)) else {
             Issue.record("no row claimed")
             return
         }
@@ -183,7 +183,7 @@ struct LedgerContractTests {
                         i += 1
                         let uid = String(format: "04%02X%04X", s, i)
                         switch try ledger.claimRow(run: "r", uid: uid, station: "st\(s)", lease: .seconds(60)) {
-                        case .claimed(let row):
+                        case .claimed(let row, _):
                             rows.append(row.index)
                             try ledger.record(Self.attempt(session, uid, run: "r", station: "st\(s)", row: row.index))
                         case .runComplete: return rows
@@ -201,7 +201,7 @@ struct LedgerContractTests {
         // A UID done in the run is refused at another station.
         _ = try loader.loadManifest(run: "r2", rows: Self.rows(3), source: "m.csv")
         let s0 = try stations[0].startRun(name: "r2", station: "st0", template: nil, manifest: nil, readers: [])
-        guard case .claimed(let row) = try stations[0].claimRow(run: "r2", uid: "04AB", station: "st0", lease: .seconds(60)) else {
+        guard case .claimed(let row, _) = try stations[0].claimRow(run: "r2", uid: "04AB", station: "st0", lease: .seconds(60)) else {
             Issue.record("no row")
             return
         }
@@ -211,7 +211,7 @@ struct LedgerContractTests {
         }
         // Failed: the row is free again and the next claim gets it.
         try stations[0].record(Self.attempt(s0, "04AB", run: "r2", station: "st0", row: row.index, status: "failed"))
-        guard case .claimed(let again) = try stations[1].claimRow(run: "r2", uid: "04AB", station: "st1", lease: .seconds(60)) else {
+        guard case .claimed(let again, _) = try stations[1].claimRow(run: "r2", uid: "04AB", station: "st1", lease: .seconds(60)) else {
             Issue.record("the failed tag's row did not come back")
             return
         }
@@ -228,8 +228,8 @@ struct LedgerContractTests {
         defer { fixture.remove() }
         let a = try fixture.open(), b = try fixture.open()
         _ = try a.loadManifest(run: "r", rows: Self.rows(2), source: "m.csv")
-        guard case .claimed(let first) = try a.claimRow(run: "r", uid: "04A1", station: "a", lease: .milliseconds(300)),
-              case .claimed(let second) = try a.claimRow(run: "r", uid: "04A2", station: "a", lease: .seconds(600)) else {
+        guard case .claimed(let first, _) = try a.claimRow(run: "r", uid: "04A1", station: "a", lease: .milliseconds(300)),
+              case .claimed(let second, _) = try a.claimRow(run: "r", uid: "04A2", station: "a", lease: .seconds(600)) else {
             Issue.record("no rows")
             return
         }
@@ -242,10 +242,18 @@ struct LedgerContractTests {
             if case .claimed = got { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(got == .claimed(first))
+        guard case .claimed(let taken, let epoch) = got else {
+            Issue.record("the row whose lease ended was not claimed again: \(got)")
+            return
+        }
+        #expect(taken == first && epoch == 2)
         // Station a restarts: its other row is released at once.
         #expect(try a.releaseClaims(run: "r", station: "a") == 1)
-        #expect(try b.claimRow(run: "r", uid: "04B2", station: "b", lease: .seconds(60)) == .claimed(second))
+        guard case .claimed(let released, _) = try b.claimRow(run: "r", uid: "04B2", station: "b", lease: .seconds(60)) else {
+            Issue.record("the released row was not claimed")
+            return
+        }
+        #expect(released == second)
         #expect(try await fixture.read("SELECT COUNT(*) FROM run_rows WHERE run_name = 'r' AND station = 'b'") == "2")
     }
 

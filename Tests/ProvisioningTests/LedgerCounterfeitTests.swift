@@ -92,9 +92,9 @@ struct LedgerCounterfeitTests {
                 print("bogus refused")
             """, [path])
         #expect(stored.standardOutput == """
-            5
+            6
             [(41, '04AA', 'done', 'k1'), (42, '04CE', 'failed', None), (43, '04CF', 'counterfeit', None)]
-            ['attempts_key', 'attempts_run', 'attempts_run_done_uid', 'attempts_uid']
+            ['attempts_key', 'attempts_run', 'attempts_run_done_counter', 'attempts_run_done_uid', 'attempts_uid']
             bogus refused
 
             """)
@@ -145,7 +145,7 @@ struct LedgerCounterfeitTests {
             #expect(try ledger.stats().counterfeit == 1)
         }
         _ = try fixture.open()
-        #expect(try await fixture.read("SELECT max(version) FROM nfctool_schema") == "4")
+        #expect(try await fixture.read("SELECT max(version) FROM nfctool_schema") == "5")
         #expect(try await fixture.read("SELECT string_agg(uid || ':' || status, ',' ORDER BY id) FROM attempts") == "04AA:done,04CF:counterfeit")
     }
 }

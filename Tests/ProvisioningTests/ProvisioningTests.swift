@@ -220,7 +220,7 @@ struct LedgerTests {
             db = sqlite3.connect(sys.argv[1])
             print(db.execute("PRAGMA user_version").fetchone()[0], [r[0] for r in db.execute("SELECT row FROM attempts ORDER BY id")])
             """, [path])
-        #expect(stored == "5 [1, 3, None]\n")  // schema versions 2 (named runs), 3 (counterfeit), 4 (manifest digest) and 5 (cause) on top
+        #expect(stored == "6 [1, 3, None]\n")  // schema versions 2 (named runs), 3 (counterfeit), 4 (manifest digest), 5 (cause) and 6 (fencing) on top
     }
 
     /// "\r\n" is one Swift Character, equal to neither "\n" nor "\r": a field holding it (a
