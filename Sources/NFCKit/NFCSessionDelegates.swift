@@ -199,7 +199,7 @@ extension NFCNDEFTag {
     public func writeNDEF(_ message: NFCNDEFMessage, completionHandler: @escaping @MainActor @Sendable ((any Error)?) -> Void) {
         Task {
             do throws(NFCReaderError) {
-                try await writeNDEFReportingCoreNFCErrors(message)
+                try await writeNDEF(message)
                 await completionHandler(nil)
             } catch {
                 await completionHandler(error)
@@ -217,20 +217,6 @@ extension NFCNDEFTag {
             } catch {
                 await completionHandler(NFCReaderError(error))
             }
-        }
-    }
-
-    /// Writes `message`, failing as CoreNFC does for a message with no records.
-    /// - Throws: ``NFCReaderError``: ``NFCReaderError/Code/ndefReaderSessionErrorZeroLengthMessage``
-    ///   for a message with no records, else the tag's error mapped.
-    public func writeNDEFReportingCoreNFCErrors(_ message: NFCNDEFMessage) async throws(NFCReaderError) {
-        guard !message.records.isEmpty else {
-            throw NFCReaderError(.ndefReaderSessionErrorZeroLengthMessage, "the message to write has no records")
-        }
-        do throws(NFCTagError) {
-            try await writeNDEF(message)
-        } catch {
-            throw NFCReaderError(error)
         }
     }
 }

@@ -37,6 +37,9 @@ public struct ClassicNDEFTag: NFCNDEFTag {
 
     // MARK: - NFCNDEFTag
 
+    /// Whether this tag is still in the field: ``MiFareTag/isPresent()`` of its MIFARE tag.
+    public func isPresent() async -> Bool { await tag.isPresent() }
+
     /// The NDEF detection (AN1304): reads the MAD (sector 0 trailer for its GPB, blocks 1–2),
     /// then the first NFC sector's trailer (GPB) and the blocks up to the NDEF TLV's length.
     /// - Returns: `.notSupported` when there is no MAD, no NFC sector, a key is refused or no

@@ -242,4 +242,7 @@ public struct FeliCaTag: Sendable {
 }
 
 /// NDEF through the Type 3 mapping (``ndefPlatform``).
-extension FeliCaTag: NFCNDEFPlatformTag {}
+extension FeliCaTag: NFCNDEFPlatformTag {
+    /// Whether this tag is still in the field: ``NFCReader/isTargetPresent()`` of its reader.
+    public func isPresent() async -> Bool { await reader.isTargetPresent() }
+}

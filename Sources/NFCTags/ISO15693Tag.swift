@@ -411,4 +411,7 @@ public struct ISO15693Block: Sendable, Hashable {
 }
 
 /// NDEF through the Type 5 mapping (``ndefPlatform``).
-extension ISO15693Tag: NFCNDEFPlatformTag {}
+extension ISO15693Tag: NFCNDEFPlatformTag {
+    /// Whether this tag is still in the field: ``NFCReader/isTargetPresent()`` of its reader.
+    public func isPresent() async -> Bool { await reader.isTargetPresent() }
+}

@@ -91,7 +91,10 @@ public struct ISO7816Tag: Sendable {
 }
 
 /// NDEF through the Type 4 mapping (``ndefPlatform``).
-extension ISO7816Tag: NFCNDEFPlatformTag {}
+extension ISO7816Tag: NFCNDEFPlatformTag {
+    /// Whether this tag is still in the field: ``NFCReader/isTargetPresent()`` of its reader.
+    public func isPresent() async -> Bool { await reader.isTargetPresent() }
+}
 
 /// The selected application, shared by the copies of an ``ISO7816Tag`` value.
 final class ISO7816Selection: Sendable {

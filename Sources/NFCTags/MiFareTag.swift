@@ -95,22 +95,34 @@ public struct MiFareTag: Sendable {
         case .ultralight: platformType2
         case .classic: ClassicNDEFTag(tag: self)
         case .desfire where target.supportsISODEP, .plus where target.supportsISODEP: Type4Tag(reader: reader, commandTimeout: commandTimeout)
-        default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here")
+        default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here", reader: reader)
         }
     }
 }
 
 /// NDEF through the family's platform (``ndefPlatform``).
-extension MiFareTag: NFCNDEFPlatformTag {}
+extension MiFareTag: NFCNDEFPlatformTag {
+    /// Whether this tag is still in the field: ``NFCReader/isTargetPresent()`` of its reader.
+    public func isPresent() async -> Bool { await reader.isTargetPresent() }
+}
 
 /// The NDEF operations of a tag without an NDEF mapping: every call throws
 /// ``NFCTagError/Code/notSupported`` except ``queryNDEFStatus()``, which answers `.notSupported`.
 public struct UnsupportedNDEFTag: NFCNDEFTag {
     /// Why there is no mapping.
     public let reason: String
+    /// The reader holding the tag, asked by ``isPresent()``; nil when there is none.
+    public let reader: (any NFCReader)?
 
-    /// Creates the stand-in.
-    public init(reason: String) { self.reason = reason }
+    /// Creates the stand-in for a tag on `reader`.
+    public init(reason: String, reader: (any NFCReader)? = nil) {
+        self.reason = reason
+        self.reader = reader
+    }
+
+    /// Whether the tag is still in the field: ``NFCReader/isTargetPresent()`` of its reader;
+    /// `false` without one.
+    public func isPresent() async -> Bool { await reader?.isTargetPresent() ?? false }
 
     /// `.notSupported`, capacity 0.
     public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {

@@ -53,6 +53,13 @@ public protocol NFCNDEFTag: Sendable {
     /// empty message. A tag that already holds data is refused with
     /// ``NFCTagError/Code/alreadyFormatted`` unless `force` is set.
     func format(force: Bool) async throws(NFCTagError)
+
+    /// Whether the tag is still in the reader's field and answering, asked of the reader that
+    /// holds it (``NFCReader/isTargetPresent()``: libnfc's `nfc_initiator_target_is_present`, the
+    /// simulator's field, PC/SC's card state); nothing of the tag's memory is read or written.
+    /// `false` once the tag left, the reader was closed, or (in a session) another tag is the
+    /// connected one. CoreNFC's `NFCNDEFTag.isAvailable` is NFCKit's synchronous spelling of it.
+    func isPresent() async -> Bool
 }
 
 extension NFCNDEFTag {
@@ -73,7 +80,13 @@ extension NFCNDEFTag {
         }
     }
 
-    /// ``writeNDEF(_:verify:)`` with read-back verification.
+    /// ``writeNDEF(_:verify:)`` with read-back verification; a message with no records is
+    /// written (an empty NDEF message, as ``format(force:)`` leaves).
+    ///
+    /// Disfavoured: where NFCKit is imported, its CoreNFC spelling `writeNDEF(_:)` (throwing
+    /// `NFCReaderError`, refusing a message with no records with CoreNFC's code 403) is the one
+    /// called; without NFCKit (NFCTags alone) this one is.
+    @_disfavoredOverload
     public func writeNDEF(_ message: NDEFMessage) async throws(NFCTagError) {
         try await writeNDEF(message, verify: true)
     }

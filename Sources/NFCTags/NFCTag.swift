@@ -91,4 +91,6 @@ public enum NFCTag: Sendable {
 extension NFCTag: NFCNDEFPlatformTag {
     /// The tag's NDEF platform, ``NFCTag/ndef``.
     public var ndefPlatform: any NFCNDEFTag { ndef }
+    /// Whether the tag is still in the field: ``NFCNDEFTag/isPresent()`` of its case's tag.
+    public func isPresent() async -> Bool { await ndef.isPresent() }
 }

@@ -84,6 +84,9 @@ public struct Type2Tag: NFCNDEFTag {
         self.commandTimeout = commandTimeout
     }
 
+    /// Whether this tag is still in the field: ``NFCReader/isTargetPresent()`` of its reader.
+    public func isPresent() async -> Bool { await reader.isTargetPresent() }
+
     /// The NDEF detection procedure (Type 2 Tag 1.2, 5.4): reads the CC and the TLV area up to
     /// the NDEF TLV with READ commands (16 bytes each).
     /// - Returns: `.notSupported` (capacity 0) when the CC or the TLV area says not NDEF;

@@ -83,6 +83,9 @@ public struct Type3Tag: NFCNDEFTag {
 
     // MARK: - NFCNDEFTag
 
+    /// Whether this tag is still in the field: ``FeliCaTag/isPresent()`` of its FeliCa tag.
+    public func isPresent() async -> Bool { await feliCa.isPresent() }
+
     /// The NDEF detection procedure: reads the attribute information block (on a Lite-S with
     /// blocks 1–3, in one command).
     /// - Returns: `.notSupported` (capacity 0) when block 0 is not an attribute information

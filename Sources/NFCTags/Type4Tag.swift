@@ -178,6 +178,9 @@ public struct Type4Tag: NFCNDEFTag {
         self.maximumChunkLength = max(1, maximumChunkLength)
     }
 
+    /// Whether this tag is still in the field: ``NFCReader/isTargetPresent()`` of its reader.
+    public func isPresent() async -> Bool { await reader.isTargetPresent() }
+
     /// The NDEF detection procedure (Type 4 Tag 2.0, 5.4.1): SELECT application, SELECT CC,
     /// READ BINARY CC, SELECT NDEF file, READ BINARY NLEN — 5 commands.
     /// - Returns: `.notSupported` (capacity 0) without the NDEF application, CC, a supported

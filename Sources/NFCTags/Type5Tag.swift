@@ -43,6 +43,9 @@ public struct Type5Tag: NFCNDEFTag {
         self.memoryEnd = tag.identity.knownModel == .icodeSLIX2 ? Self.icodeSLIX2UserMemory : tag.identity.memoryBytes
     }
 
+    /// Whether this tag is still in the field: ``ISO15693Tag/isPresent()`` of its ISO 15693 tag.
+    public func isPresent() async -> Bool { await tag.isPresent() }
+
     /// The NDEF detection procedure (Type 5 Tag 1.0, 7.5.1): block 0 (the CC), then the T5T area
     /// up to the NDEF TLV.
     /// - Returns: `.notSupported` (capacity 0) when the CC or the area says not NDEF;

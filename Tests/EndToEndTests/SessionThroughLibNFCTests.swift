@@ -87,7 +87,7 @@ struct SessionThroughLibNFCTests {
         try emulator.control("remove")
         let message = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/lost")])
         do throws(NFCTagError) {
-            try await second.ndef.writeNDEF(message)
+            try await second.ndef.writeNDEF(message, verify: true)
             Issue.record("the write should have failed")
         } catch {
             #expect(NFCReaderSessionError(error).code == .tagConnectionLost)

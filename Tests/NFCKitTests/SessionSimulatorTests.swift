@@ -203,7 +203,7 @@ struct SessionSimulatorTests {
         // A write takes several commands: the tag is pulled after the first.
         let message = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: Self.url)])
         do throws(NFCTagError) {
-            try await tag.ndef.writeNDEF(message)
+            try await tag.ndef.writeNDEF(message, verify: true)
             Issue.record("the write should have failed")
         } catch {
             #expect(NFCReaderSessionError(error).code == .tagConnectionLost)

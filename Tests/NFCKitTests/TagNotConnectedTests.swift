@@ -35,7 +35,7 @@ struct TagNotConnectedTests {
             #expect(mapped.errorCode == 104)
         }
         do {
-            try await tag.ndef.writeNDEFReportingCoreNFCErrors(NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com")]))
+            try await tag.ndef.writeNDEF(NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com")]))
             Issue.record("writeNDEF before connect(to:) went through")
         } catch {
             #expect((error as? NFCReaderError)?.code == .readerTransceiveErrorTagNotConnected)

@@ -44,7 +44,7 @@ struct BackgroundAndCardTests {
         defer { emulator.stop() }
         let example = try CardEmulator(connection: emulator.connectionString, message: Bytes(Self.uriMessage))
         await example.cardSessionSample()
-        #expect(example.log == ["started", "reader", "deselected", "invalidated"])
+        #expect(example.log == ["assertion", "started", "reader", "deselected", "invalidated"])
         #expect(example.tag.messageWasRead)
         // The other side: the emulator's external reader logs the message it read.
         #expect(emulator.trace.contains { $0.hasSuffix("# external reader: read \(Hex.encode(Self.uriMessage, uppercase: true))") })
@@ -55,5 +55,22 @@ struct BackgroundAndCardTests {
         let example = try CardEmulator(connection: "sim:type4", message: Bytes(Self.uriMessage))
         await example.cardSessionSample()
         #expect(example.log == ["not eligible"])
+    }
+
+    @Test("on a reader that cannot emulate a card (the simulator), NFCPresentmentIntentAssertion.acquire and CardSession() throw readerErrorUnsupportedFeature, naming the reader")
+    func presentmentIntentRefusedOnSimulator() async throws {
+        do {
+            _ = try await NFCPresentmentIntentAssertion.acquire(connection: "sim:type4")
+            Issue.record("an assertion was granted on the simulator")
+        } catch {
+            #expect(error.code == .readerErrorUnsupportedFeature)
+            #expect(error.localizedDescription.contains("sim:type4") || "\(error)".contains("sim:type4"), "\(error)")
+        }
+        do {
+            _ = try await CardSession(connection: "sim:type4")
+            Issue.record("a card session began on the simulator")
+        } catch {
+            #expect(error.code == .readerErrorUnsupportedFeature)
+        }
     }
 }

@@ -338,7 +338,8 @@ final class BackgroundReader {
     }
 }
 
-/// Seed 003's `CardSessionSample`: card emulation with CoreNFC's event loop.
+/// Seed 003's `CardSessionSample`: card emulation with CoreNFC's event loop and CoreNFC's
+/// `CardSession` spelling (`Data` APDUs, `NFCPresentmentIntentAssertion`), on a named reader.
 @MainActor
 final class CardEmulator {
     let connection: String
@@ -355,10 +356,10 @@ final class CardEmulator {
     }
 
     func cardSessionSample() async {
-        let ProcessAPDU: (_: Bytes) -> Bytes = { capdu in self.tag.respond(to: capdu) }  // NFCKit: Bytes, not Data
+        let ProcessAPDU: (_: Data) -> Data = { capdu in Data(self.tag.respond(to: Bytes(capdu)).array) }
 
-        // NFCKit: the three checks ask the named reader (NFCReaderSession.readingAvailable,
-        // CardSession.isSupported, await CardSession.isEligible).
+        // NFCKit: the three checks ask the named reader (as written, NFCReaderSession.readingAvailable,
+        // CardSession.isSupported and await CardSession.isEligible ask libnfc's default reader).
         guard await NFCReaderAvailability.check(connection: connection).isAvailable,
               await NFCCardSession.isSupported(connection: connection),
               await NFCCardSession.isEligible(connection: connection) else {
@@ -366,37 +367,46 @@ final class CardEmulator {
             return
         }
 
-        // NFCKit: no NFCPresentmentIntentAssertion (no system wallet to keep away).
-        let cardSession: NFCCardSession
+        var presentmentIntent: NFCPresentmentIntentAssertion?
+        let cardSession: CardSession
         do {
-            cardSession = try await NFCCardSession(connection: connection)  // was: CardSession()
+            presentmentIntent = try await NFCPresentmentIntentAssertion.acquire(connection: connection)  // was: acquire()
+            cardSession = try await CardSession(connection: connection)  // was: CardSession()
         } catch {
+            log.append("not started: \(error)")
             return
         }
+        log.append(presentmentIntent == nil ? "no assertion" : "assertion")
 
-        for await event in cardSession.eventStream {  // NFCKit: the stream does not throw
-            switch event {
-            case .sessionStarted:
-                cardSession.alertMessage = "Communicating with card reader."
-                log.append("started")
-            case .readerDetected:
-                try? await cardSession.startEmulation()  // NFCKit: `try?`, the loop does not throw
-                log.append("reader")
-            case .readerDeselected:
-                await cardSession.stopEmulation(status: .success)
-                log.append("deselected")
-                if endAfterFirstReader { await cardSession.invalidate() }
-            case .received(let cardAPDU):
-                do {
-                    let responseAPDU = ProcessAPDU(cardAPDU.payload)
-                    try await cardAPDU.respond(response: responseAPDU)
-                } catch {
-                    // Handle the error
+        do {
+            for try await event in cardSession.eventStream {
+                switch event {
+                case .sessionStarted:
+                    cardSession.alertMessage = "Communicating with card reader."
+                    log.append("started")
+                case .readerDetected:
+                    try await cardSession.startEmulation()
+                    log.append("reader")
+                case .readerDeselected:
+                    await cardSession.stopEmulation(status: .success)
+                    log.append("deselected")
+                    if endAfterFirstReader { await cardSession.invalidate() }
+                case .received(let cardAPDU):
+                    do {
+                        let responseAPDU = ProcessAPDU(cardAPDU.payload)
+                        try await cardAPDU.respond(response: responseAPDU)
+                    } catch {
+                        // Handle the error
+                    }
+                case .sessionInvalidated(reason: _):
+                    cardSession.alertMessage = "Ending communication with card reader."
+                    log.append("invalidated")
                 }
-            case .sessionInvalidated(reason: _):
-                cardSession.alertMessage = "Ending communication with card reader."
-                log.append("invalidated")
             }
+        } catch {
+            log.append("stream failed: \(error)")
         }
+
+        presentmentIntent = nil
     }
 }

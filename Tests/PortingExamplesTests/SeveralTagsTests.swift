@@ -80,7 +80,7 @@ struct SeveralTagsTests {
             try await ntag213.ndef.writeNDEF(Self.text("too early"))
             Issue.record("a write before connect(to:) went through")
         } catch {
-            #expect(NFCReaderError(error).code == .readerTransceiveErrorTagNotConnected)
+            #expect(error.code == .readerTransceiveErrorTagNotConnected)
         }
         try await session.connect(to: ntag213)
         try await ntag213.ndef.writeNDEF(Self.text("for the 213"))
