@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "VirtualTags", dependencies: ["NFCCore", "NFCTags", "NFCCrypto"], swiftSettings: strict),
         // The PN532 host protocol over a pseudo-terminal, hosting virtual tags.
         .target(name: "PN532Emulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags", "CommandLineKit"], swiftSettings: strict),
-        .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator", "CommandLineKit"], swiftSettings: strict),
+        .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator", "VirtualTags", "CommandLineKit"], swiftSettings: strict),
         // A contactless PC/SC reader (generic Part 3 profile) behind vpcd, hosting virtual tags.
         .target(name: "PCSCReaderEmulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
         .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "NFCTags", "CommandLineKit"], swiftSettings: strict),

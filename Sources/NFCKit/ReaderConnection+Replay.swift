@@ -5,7 +5,7 @@ import PCSC
 
 extension ReaderConnection {
     /// The largest trace file `replay:FILE` reads: 64 MiB.
-    public static let maximumTraceSize = 64 << 20
+    public static let maximumTraceSize = ReaderTrace.maximumFileSize
 
     /// Opens `replay:FILE`: reads and parses the trace (docs/traces.md).
     /// - Throws: `NFCReaderDeviceError` `invalidArgument` for an empty path or a trace that does

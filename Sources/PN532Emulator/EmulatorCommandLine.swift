@@ -50,6 +50,8 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     public var externalReader: ExternalReaderProcedure?
     /// `--reader-log FILE`: the external reader's log (its APDUs and the outcome).
     public var readerLogPath: String?
+    /// `--replay FILE`: the field holds the tag of a reader trace, answering as recorded.
+    public var replayPath: String?
     /// `-h` / `--help`.
     public var wantsHelp = false
 
@@ -75,6 +77,14 @@ public struct EmulatorCommandLine: Sendable, Hashable {
         })
     static let link = CommandOption.option("link", valueName: "path", help: "Also make <path> a symbolic link to the pty.")
     static let trace = CommandOption.option("trace", valueName: "file", help: "Log every frame and control event with a timestamp.")
+    static let replay = CommandOption.option(
+        "replay", valueName: "file",
+        help: """
+            Play a reader trace (nfctool --trace FILE, docs/traces.md): the field holds the tag its \
+            first poll found (UID, ATQA, SAK, ATS), which answers the trace's commands in order \
+            with the recorded answers; a command that differs gets no answer, and "diverged at \
+            exchange N: ..." goes to standard error and the --trace log. Not with --tag.
+            """)
     static let control = CommandOption.option(
         "control", valueName: "fifo",
         help: "Read control commands from <fifo>; '-' for standard input. Default: standard input unless it is a terminal (so that 'pn532-emulator ... &' runs in the background unstopped).")
@@ -124,7 +134,7 @@ public struct EmulatorCommandLine: Sendable, Hashable {
             summary>".
             """,
         options: [
-            tag.option, link, trace, control, delay.option, leaveAfter.option, leaveDuring.option, rfErrorOn.option,
+            tag.option, replay, link, trace, control, delay.option, leaveAfter.option, leaveDuring.option, rfErrorOn.option,
             uid.option, handOut.option, externalReaderOption.option, readerLog,
         ]
     )
@@ -146,7 +156,7 @@ public struct EmulatorCommandLine: Sendable, Hashable {
 
     /// Parses `arguments` (without the program name).
     /// - Throws: ``UsageError`` for an unknown option, a missing or bad value (an unknown model),
-    ///   or no `--tag` at all.
+    ///   no `--tag` (nor `--replay`) at all, or both.
     public static func parse(_ arguments: [String]) throws(UsageError) -> EmulatorCommandLine {
         var result = EmulatorCommandLine()
         do throws(CommandError) {
@@ -166,10 +176,14 @@ public struct EmulatorCommandLine: Sendable, Hashable {
             result.handsOutOnDeselect = try parsed.value(of: handOut) ?? false
             result.externalReader = try parsed.value(of: externalReaderOption)
             result.readerLogPath = parsed.value(of: readerLog)
+            result.replayPath = parsed.value(of: replay)
         } catch {
             throw UsageError(description: error.message)
         }
-        if result.tags.isEmpty && result.externalReader == nil {
+        if result.replayPath != nil, !result.tags.isEmpty {
+            throw UsageError(description: "give --tag or --replay, not both")
+        }
+        if result.tags.isEmpty && result.externalReader == nil && result.replayPath == nil {
             throw UsageError(description: "give at least one --tag (or an --external-reader)")
         }
         return result
@@ -181,6 +195,9 @@ public struct EmulatorCommandLine: Sendable, Hashable {
     /// - Throws: ``NFCReaderDeviceError`` when a tag file cannot be read or written, or holds another
     ///   model.
     public func makeField() throws(NFCReaderDeviceError) -> TagField {
+        if let replayPath {
+            return TagField(field: SimulatorConfiguration.field(groups: [[(tag: try TracePlayerTag.load(path: replayPath), file: nil)]], faultPlan: faultPlan))
+        }
         var groups: [[(tag: any VirtualTag, file: TagFile?)]] = []
         var made = 0
         var faults = faultPlan

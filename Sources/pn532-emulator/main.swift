@@ -1,6 +1,7 @@
 // pn532-emulator: a PN532 on a pseudo-terminal with virtual tags (see docs/emulator.md).
 import CommandLineKit
 import PN532Emulator
+import VirtualTags
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -75,6 +76,13 @@ do {
     field = try options.makeField()
 } catch {
     fail(error.description, status: 1)
+}
+if let player = field.tagInField as? TracePlayerTag {
+    // A replayed trace that stops matching says where, on standard error and in the log.
+    player.onDivergence = { [trace] message in
+        io.printErrorLine("pn532-emulator: replay \(message)")
+        trace?.log("#", "replay \(message)")
+    }
 }
 let chip = PN532Chip(field: field, delayModel: options.delayModel)
 if let procedure = options.externalReader {

@@ -78,4 +78,43 @@ struct TraceReplayEndToEndTests {
         #expect(replay.status == 0, "\(replay.standardError)")
         #expect(replay.standardOutput == output)
     }
+
+    @Test("pn532-emulator --replay plays each trace fixture's tag: a fresh nfctool through real libnfc prints the recorded output, no divergence logged", arguments: TraceFixture.all)
+    func emulatorPlaysFixture(_ fixture: TraceFixture) async throws {
+        let emulator = try EmulatorProcess(["--replay", fixture.tracePath])
+        defer { emulator.stop() }
+        let run = try await runBuiltNFCTool(try fixture.arguments() + ["--device", emulator.connectionString])
+        #expect(run.status == 0, "\(run.standardError)")
+        // The reader is another one: `info` names it where the recording named the recorded one.
+        let header = try String(contentsOfFile: fixture.tracePath, encoding: .utf8).prefix { $0 != "\n" }
+        let recorded = try #require(header.firstRange(of: "\"connection\":\"").map { header[$0.upperBound...].prefix { $0 != "\"" } })
+        let expected = try fixture.expectedOutput().replacingOccurrences(of: "Tag on \(recorded)\n", with: "Tag on \(emulator.connectionString)\n")
+        #expect(run.standardOutput == expected)
+        #expect(!emulator.trace.contains { $0.contains("diverged") }, "\(emulator.trace.filter { $0.contains("diverged") })")
+    }
+
+    @Test("a trace played by pn532-emulator --replay: nfc-list sees the recorded UID; a changed command gets no answer and the emulator logs the exchange", ExternalTool.nfcList.trait)
+    func emulatorPlayerDiverges() async throws {
+        let fixture = TraceFixture("ntag215-read-url")
+        do {
+            let emulator = try EmulatorProcess(["--replay", fixture.tracePath])
+            defer { emulator.stop() }
+            let list = try await runTool(ExternalTool.nfcList.require(), [], against: emulator)
+            #expect(list.status == 0, "\(list.output)")
+            #expect(list.output.contains("UID (NFCID1): 04  53  49  4d  00  00  01"), "\(list.output)")
+            #expect(list.output.contains("ATQA (SENS_RES): 00  44"), "\(list.output)")
+        }
+        let directory = try temporaryDirectory()
+        var lines = try String(contentsOfFile: fixture.tracePath, encoding: .utf8).split(separator: "\n").map(String.init)
+        let index = try #require(lines.firstIndex { $0.contains("\"command\":\"3A000F\"") })
+        lines[index] = lines[index].replacingOccurrences(of: "\"command\":\"3A000F\"", with: "\"command\":\"3A0011\"")
+        let changed = directory.appendingPathComponent("changed.jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: changed, atomically: true, encoding: .utf8)
+        let emulator = try EmulatorProcess(["--replay", changed])
+        defer { emulator.stop() }
+        let run = try await runBuiltNFCTool(["read", "--device", emulator.connectionString, "--timeout", "2"])
+        #expect(run.status != 0, "\(run.output)")
+        #expect(emulator.trace.contains { $0.contains("replay diverged at exchange \(index): sent 3A 00 0F, trace has 3A 00 11") },
+                "\(emulator.trace.suffix(5))")
+    }
 }

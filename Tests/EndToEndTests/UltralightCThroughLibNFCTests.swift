@@ -89,6 +89,25 @@ struct UltralightCThroughLibNFCTests {
         #expect(Array(after[0x2C * 4..<0x30 * 4]) == Array("BREAKMEIFYOUCAN!".utf8))
     }
 
+    @Test("a protect --keys trace recorded through libnfc holds no key byte and no AUTHENTICATE cryptogram (grep)")
+    func protectTraceIsRedacted() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let keyFile = dir.appendingPathComponent("ulc.key")
+        try "\(Self.keyHex)\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        let trace = dir.appendingPathComponent("protect.jsonl").path
+        let emulator = try EmulatorProcess(["--tag", "ultralight-c:\(dir.appendingPathComponent("ulc.json").path)"])
+        defer { emulator.stop() }
+        let protect = try await Self.nfctool(["protect", "--keys", keyFile.path, "--trace", trace], emulator)
+        #expect(protect.status == 0, "\(protect.output)")
+        let grep = try await runTool("/usr/bin/grep", ["-ciE", "0011223344556677|8899AABBCCDDEEFF|77665544|33221100|FFEEDDCC|BBAA9988", trace], environment: [:])
+        #expect(grep.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        let text = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(text.contains("\"command\":\"1A00\",\"answer\":\"AF****************\""))
+        #expect(text.contains("\"command\":\"AF********************************\",\"answer\":\"00****************\""))
+        #expect(text.contains("\"command\":\"A22C********\""))
+    }
+
     @Test("libfreefare's mifare-ultralight-info names the virtual Ultralight C", ExternalTool.mifareUltralightInfo.trait)
     func libfreefareNamesIt() async throws {
         let tool = try ExternalTool.mifareUltralightInfo.require()

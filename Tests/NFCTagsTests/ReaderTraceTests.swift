@@ -126,6 +126,35 @@ struct ReaderTraceTests {
         #expect(user == .transceive(TraceBytes(hex("A2 04 03 00 FE 00")), .standard))
     }
 
+    @Test("Ultralight C AUTHENTICATE's cryptograms and key-page writes are redacted; codes stay, and a chip that answered GET_VERSION keeps pages 2Ch–2Fh")
+    func redactsUltralightCKeys() {
+        var redactor = ReaderTraceRedactor()
+        _ = redactor.redact(.poll([.iso14443A]), .found(Self.ntag))
+        _ = redactor.redact(.transceive(TraceBytes(hex("60")), .raw), .failed(NFCReaderDeviceError(.nak, "NAK 0", detail: 0)))
+        let (first, challenge) = redactor.redact(
+            .transceive(TraceBytes(hex("1A 00")), .standard), .answer(TraceBytes(hex("AF 57 7A 2D 53 7B 83 CE 3B"))))
+        #expect(first == .transceive(TraceBytes(hex("1A 00")), .standard))
+        #expect(challenge == .answer(TraceBytes(values: [0xAF] + Array(repeating: nil, count: 8))))
+        let (second, proof) = redactor.redact(
+            .transceive(TraceBytes([0xAF] + Array(repeating: 0x5C, count: 16)), .standard), .answer(TraceBytes(hex("00 1D 8B 2B 56 F3 5E 9C 4D"))))
+        #expect(second == .transceive(TraceBytes(values: [0xAF] + Array(repeating: nil, count: 16)), .standard))
+        #expect(proof == .answer(TraceBytes(values: [0x00] + Array(repeating: nil, count: 8))))
+        for page: UInt8 in 0x2C...0x2F {
+            let (write, _) = redactor.redact(.transceive(TraceBytes([0xA2, page, 0x42, 0x52, 0x45, 0x41]), .standard), .answer(TraceBytes(hex("0A"))))
+            #expect(write == .transceive(TraceBytes(values: [0xA2, page, nil, nil, nil, nil]), .standard))
+        }
+        let (auth0, _) = redactor.redact(.transceive(TraceBytes(hex("A2 2A 04 00 00 00")), .standard), .answer(TraceBytes(hex("0A"))))
+        #expect(auth0 == .transceive(TraceBytes(hex("A2 2A 04 00 00 00")), .standard))
+        // An AF with no AUTHENTICATE before it stays.
+        let (lone, _) = redactor.redact(.transceive(TraceBytes(hex("AF 01 02")), .standard), .answer(TraceBytes(hex("00"))))
+        #expect(lone == .transceive(TraceBytes(hex("AF 01 02")), .standard))
+        // An NTAG215 (it answers GET_VERSION): page 2Ch is user memory.
+        _ = redactor.redact(.poll([.iso14443A]), .found(Self.ntag))
+        _ = redactor.redact(.transceive(TraceBytes(hex("60")), .raw), .answer(TraceBytes(hex("00 04 04 02 01 00 11 03"))))
+        let (user, _) = redactor.redact(.transceive(TraceBytes(hex("A2 2C 61 62 63 64")), .standard), .answer(TraceBytes(hex("0A"))))
+        #expect(user == .transceive(TraceBytes(hex("A2 2C 61 62 63 64")), .standard))
+    }
+
     @Test("a Classic key is redacted whole; a trailer's keys are redacted in writes and reads, its access bits kept")
     func redactsClassicKeys() {
         var redactor = ReaderTraceRedactor()

@@ -76,6 +76,41 @@ struct TraceReplayCommandTests {
         #expect(unredacted.standardError.contains("holds passwords, keys and key-derived bytes unredacted"))
     }
 
+    @Test("a protect --keys trace of an Ultralight C holds no key byte and no AUTHENTICATE cryptogram; it replays to the authentication without diverging")
+    func ultralightCProtectIsRedacted() async throws {
+        let directory = try temporaryDirectory()
+        let keyFile = directory.appendingPathComponent("ulc.key").path
+        try "00112233445566778899AABBCCDDEEFF\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let trace = directory.appendingPathComponent("protect.jsonl").path
+        let run = await runNFCTool(["protect", "--device", "sim:ultralight-c", "--keys", keyFile, "--read-protect", "--trace", trace])
+        #expect(run.status == .success, "\(run.standardError)")
+        let text = try String(contentsOfFile: trace, encoding: .utf8).uppercased()
+        // The key, its page image (Key1 and Key2 byte-reversed, MF0ICU2 7.5.7), any page of it.
+        for secret in ["0011223344556677", "8899AABBCCDDEEFF", "77665544", "33221100", "FFEEDDCC", "BBAA9988"] {
+            #expect(!text.contains(secret), "the trace holds \(secret)")
+        }
+        for page in ["2C", "2D", "2E", "2F"] {
+            #expect(text.contains("\"COMMAND\":\"A2\(page)********\""), "no redacted write of page \(page)h")
+        }
+        // Every AUTHENTICATE exchange keeps its codes and loses its cryptograms.
+        let lines = text.split(separator: "\n")
+        let first = lines.filter { $0.contains("\"COMMAND\":\"1A00\"") }
+        let second = lines.filter { $0.contains("\"COMMAND\":\"AF") }
+        #expect(!first.isEmpty && !second.isEmpty)
+        for line in first where line.contains("\"ANSWER\"") {
+            #expect(line.contains("\"ANSWER\":\"AF" + String(repeating: "**", count: 8) + "\""), "\(line)")
+        }
+        for line in second {
+            #expect(line.contains("\"COMMAND\":\"AF" + String(repeating: "**", count: 16) + "\""), "\(line)")
+            #expect(line.contains("\"ANSWER\":\"00" + String(repeating: "**", count: 8) + "\""), "\(line)")
+        }
+        // Redacted bytes match any on replay: the replay follows the trace to the end; only the
+        // key's proof, whose cryptogram is gone, cannot be checked.
+        let replay = await runNFCTool(["protect", "--device", "replay:" + trace, "--keys", keyFile, "--read-protect"])
+        #expect(!replay.standardError.contains("diverged"), "\(replay.standardError)")
+        #expect(replay.standardError.contains("does not prove it holds the key"), "\(replay.standardError)")
+    }
+
     @Test("--trace-unredacted alone, and --trace on a directory, are refused")
     func refusals() async throws {
         let alone = await runNFCTool(["read", "--device", "sim:ntag215", "--trace-unredacted"])

@@ -8,6 +8,10 @@ import NFCCore
 ///   the tool checks it);
 /// - a Type 2 `WRITE` (`A2`) to a page that is a chip's password page (``Type2ChipProfile/passwordPage``
 ///   of every known chip: `protect` writes the password there);
+/// - MIFARE Ultralight C: AUTHENTICATE's cryptograms (`1A 00` → `AF` ek(RndB), then
+///   `AF` ek(RndA ‖ RndB′) → `00` ek(RndA′): the 8 or 16 bytes after the code, in both
+///   directions) and the data of a `WRITE` to the key pages 2Ch–2Fh, unless the tag answered
+///   GET_VERSION since it was polled (a chip that does is no Ultralight C);
 /// - MIFARE Classic authentication: the key, all of it; on a Classic tag (SAK bit 4), the keys
 ///   of a sector trailer (bytes 0–5 and 10–15) in `WRITE` (`A0`) commands and `READ` answers;
 /// - NTAG 424 DNA (ISO-DEP, wrapped native commands, class `90`): AuthenticateEV2First and
@@ -27,6 +31,12 @@ public struct ReaderTraceRedactor: Sendable {
     var authenticating = false
     /// An NTAG 424 authentication succeeded: secure messaging is on.
     var secureMessaging = false
+    /// A MIFARE Ultralight C AUTHENTICATE (`1A 00`) was answered `AF` ek(RndB): the next `AF`
+    /// command is its second step.
+    var ultralightCAuthenticating = false
+    /// The tag answered GET_VERSION since it was polled: it is no Ultralight C, whose key pages
+    /// 2Ch–2Fh are user memory on other chips.
+    var answeredGetVersion = false
 
     /// A redactor that has seen nothing yet.
     public init() {}
@@ -69,6 +79,8 @@ public struct ReaderTraceRedactor: Sendable {
         target = found
         authenticating = false
         secureMessaging = false
+        ultralightCAuthenticating = false
+        answeredGetVersion = false
     }
 
     /// Whether the target is a MIFARE Classic (SAK bit 4, 0x08: Classic 1K `08`, 4K `18`).
@@ -101,7 +113,20 @@ public struct ReaderTraceRedactor: Sendable {
             redactWrappedNative(&command, &answer)
             return (command, answer)
         }
-        if code == Type2Command.passwordAuthenticate, bytes.count == 5 {
+        let continuesUltralightC = ultralightCAuthenticating
+        ultralightCAuthenticating = false
+        if code == Type2Command.getVersion, bytes.count == 1, answer?.values.count == 8 {
+            answeredGetVersion = true
+        } else if code == UltralightCCommand.authenticate, bytes.count == 2 {
+            answer?.redact(1..<Int.max)
+            ultralightCAuthenticating = answer?.values.first == UltralightCCommand.authenticateContinue
+        } else if code == UltralightCCommand.authenticateContinue, continuesUltralightC {
+            command.redact(1..<bytes.count)
+            answer?.redact(1..<Int.max)
+        } else if code == Type2Command.write, bytes.count == 6, !answeredGetVersion, let page = bytes[1],
+            UltralightCMemory.keyPages.contains(Int(page)) {
+            command.redact(2..<6)
+        } else if code == Type2Command.passwordAuthenticate, bytes.count == 5 {
             command.redact(1..<5)
         } else if code == Type2Command.write, bytes.count == 6, let page = bytes[1], Self.passwordPages.contains(page) {
             command.redact(2..<6)

@@ -52,11 +52,11 @@ public actor ReplayReader: NFCReader {
         guard !closed else { throw NFCReaderDeviceError(.closed, "the replay reader is closed") }
         if let divergence { throw NFCReaderDeviceError(.io, divergence) }
         guard position < trace.events.count else {
-            try diverge("diverged at exchange \(trace.events.count + 1): sent \(request.summary), trace has no more exchanges")
+            try diverge(ReaderTrace.divergence(at: trace.events.count + 1, sent: request, traceHas: "no more exchanges"))
         }
         let event = trace.events[position]
         guard event.request.matches(request) else {
-            try diverge("diverged at exchange \(event.number): sent \(request.summary), trace has \(event.request.summary)")
+            try diverge(ReaderTrace.divergence(at: event.number, sent: request, traceHas: event.request.summary))
         }
         position += 1
         return event.result
