@@ -1,4 +1,3 @@
-public import NFCTags
 
 /// How one step of a reader self-test ended.
 public enum SelfTestOutcome: String, Sendable, Hashable, Encodable {

@@ -44,7 +44,8 @@ struct SelfTestCommand: TagCommand {
         if formats && !options.arguments.contains(TagWriteSupport.yes) {
             throw .usage("--format writes the tag's one-time programmable capability container and cannot be undone: add --yes to confirm")
         }
-        let bundle = try options.arguments.value(of: Self.bundle).map { (path) throws(CommandError) in try SelfTestBundle(path) }
+        var bundle: SelfTestBundle?
+        if let path = options.arguments.value(of: Self.bundle) { bundle = try SelfTestBundle(path) }
         let trace = bundle.map { ReaderTraceOptions(path: $0.tracePath) } ?? options.trace
         let selfTest = SelfTestOptions(
             waitLimit: .milliseconds(Int(options.seconds * 1000)), checksRemoval: !options.arguments.contains(Self.noRemoval),
