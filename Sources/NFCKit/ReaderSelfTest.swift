@@ -153,6 +153,10 @@ private struct Run {
         do {
             let dump = try await TagMemoryDump.read(tag, reader: reader, classicKeys: [])
             let unread = dump.units.filter { $0.bytes == nil }.count
+            if unread > 0, await !tag.isPresent() {
+                record("dump", .failed, "the tag left the field during the dump (\(unread) \(dump.unit)s not read)", since: start)
+                return false
+            }
             record("dump", .passed, "\(dump.units.count) \(dump.unit)s" + (unread > 0 ? ", \(unread) not readable" : ""), since: start)
             return true
         } catch {
@@ -217,6 +221,11 @@ private struct Run {
             }
         case .readWrite:
             break
+        }
+        // Nothing is written to a tag that has left: the old message stays as it is.
+        guard await tag.isPresent() else {
+            record("write-test", .failed, "the tag left the field: nothing written", since: start)
+            return
         }
         let oldBytes: [UInt8]
         let test: NDEFMessage
