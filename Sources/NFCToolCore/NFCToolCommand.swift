@@ -26,7 +26,7 @@ struct NFCToolCommand: CommandGroup {
         subcommands: [DevicesCommand.self, ScanCommand.self, NDEFCommand.self, ReadCommand.self, WriteCommand.self, BatchCommand.self, LedgerCommand.self,
                       LockCommand.self, FormatCommand.self, EraseCommand.self, ProtectCommand.self, UnprotectCommand.self,
                       InfoCommand.self, DumpCommand.self, VerifyCommand.self, APDUCommand.self, EmulateCommand.self, DoctorCommand.self,
-                      WatchCommand.self, SunCommand.self, NTAG424Command.self, CompletionCommand.self],
+                      WatchCommand.self, SunCommand.self, SelfTestCommand.self, NTAG424Command.self, CompletionCommand.self],
         exitStatuses: ExitCode.nfctoolStatuses
     )
 }

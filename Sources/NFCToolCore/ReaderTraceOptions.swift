@@ -28,6 +28,12 @@ struct ReaderTraceOptions: Sendable {
         if path?.isEmpty == true { throw .usage("--trace needs a file name") }
     }
 
+    /// A redacted trace to `path` (a self-test's bundle).
+    init(path: String) {
+        self.path = path
+        unredacted = false
+    }
+
     /// No trace.
     init() {
         path = nil

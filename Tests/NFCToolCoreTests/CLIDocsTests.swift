@@ -11,7 +11,7 @@ struct CLIDocsTests {
     @Test("every command's help text appears verbatim in docs/cli.md (run Scripts/gen-cli-docs)",
           arguments: [[], ["devices"], ["scan"], ["ndef"], ["ndef", "encode"], ["ndef", "decode"],
                       ["read"], ["write"], ["batch"], ["ledger"], ["ledger", "export"], ["ledger", "load"], ["ledger", "stats"], ["lock"], ["format"], ["erase"], ["protect"], ["unprotect"],
-                      ["info"], ["dump"], ["verify"], ["apdu"], ["emulate"], ["doctor"], ["watch"], ["sun"], ["sun", "verify"], ["ntag424"], ["ntag424", "setup"], ["completion"]])
+                      ["info"], ["dump"], ["verify"], ["apdu"], ["emulate"], ["doctor"], ["watch"], ["selftest"], ["sun"], ["sun", "verify"], ["ntag424"], ["ntag424", "setup"], ["completion"]])
     func helpIsDocumented(command: [String]) async throws {
         let docs = try String(contentsOf: Self.docsPath, encoding: .utf8)
         let help = await runNFCTool(command + ["--help"]).standardOutput

@@ -44,6 +44,7 @@ struct JSONErrorTests {
             .init(arguments: ["apdu", "--json", "--device", "sim:ntag215", "00A4040007D2760000850101"], code: "notSupported"),
             .init(arguments: ["emulate", "--json", "--url", "https://example.com", "--device", "sim:ntag215"], code: "unsupported"),
             .init(arguments: ["watch", "--json", "--device", "sim:nonexistent-model"], code: "usage"),
+            .init(arguments: ["selftest", "--json", "--format"] + noTag, code: "usage"),
             .init(arguments: ["sun", "verify", "--json", "--keys", "/nonexistent/sdm.keys", "https://example.com/?picc_data=00&cmac=00"], code: "failure"),
             .init(arguments: ["ntag424", "setup", "--json", "--url", "https://example.com/?p={sun:picc}&m={sun:mac}", "--keys", "/nonexistent/new.keys", "--yes"] + noTag, code: "failure"),
         ]
