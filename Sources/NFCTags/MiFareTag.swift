@@ -31,6 +31,9 @@ public struct MiFareTag: Sendable {
     /// The NTAG21x / Ultralight EV1 password used by the Type 2 operations, when the tag is
     /// protected.
     public var password: NTAGPassword?
+    /// How a DESFire is formatted for NDEF: its PICC master key (the factory key by default)
+    /// and NDEF file size.
+    public var desfireFormat = DESFireFormatOptions()
 
     /// Wraps a selected target.
     public init(
@@ -83,7 +86,8 @@ public struct MiFareTag: Sendable {
         switch mifareFamily {
         case .ultralight: Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
         case .classic: ClassicNDEFTag(tag: self)
-        case .desfire where target.supportsISODEP, .plus where target.supportsISODEP: Type4Tag(reader: reader, commandTimeout: commandTimeout)
+        case .desfire where target.supportsISODEP: DESFireNDEFTag(reader: reader, formatOptions: desfireFormat, commandTimeout: commandTimeout)
+        case .plus where target.supportsISODEP: Type4Tag(reader: reader, commandTimeout: commandTimeout)
         default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here")
         }
     }

@@ -92,6 +92,20 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
             location = "offset 0x" + Hex.encode([c[2], c[3]], uppercase: true)
             data = hex(c.dropFirst(5))
             note = "UPDATE BINARY of the selected file"
+        case .desfire:
+            let code = c.count > 1 ? c[1] : 0
+            let names: [UInt8: String] = [
+                DESFire.Command.createApplication: "CreateApplication", DESFire.Command.selectApplication: "SelectApplication",
+                DESFire.Command.createStdDataFile: "CreateStdDataFile", DESFire.Command.writeData: "WriteData",
+                DESFire.Command.deleteApplication: "DeleteApplication", DESFire.Command.formatPICC: "FormatPICC",
+                DESFire.Command.additionalFrame: "more data",
+            ]
+            location = names[code] ?? "command " + Hex.encode([code], uppercase: true)
+            data = c.count > 5 ? hex(c[5..<(c.count - 1)]) : ""
+            note = "native DESFire command \(Hex.encode([code], uppercase: true))"
+            if code == DESFire.Command.formatPICC || code == DESFire.Command.deleteApplication {
+                irreversible = "deletes applications and their files"
+            }
         case .type5:
             let addressed = c[0] & ISO15693RequestFlag.address != 0
             let start = 2 + (addressed ? 8 : 0)
