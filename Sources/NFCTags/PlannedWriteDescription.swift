@@ -98,10 +98,11 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
                 DESFire.Command.createApplication: "CreateApplication", DESFire.Command.selectApplication: "SelectApplication",
                 DESFire.Command.createStdDataFile: "CreateStdDataFile", DESFire.Command.writeData: "WriteData",
                 DESFire.Command.deleteApplication: "DeleteApplication", DESFire.Command.formatPICC: "FormatPICC",
-                DESFire.Command.additionalFrame: "more data",
+                DESFire.Command.additionalFrame: "more data", DESFire.Command.authenticateLegacy: "Authenticate",
             ]
             location = names[code] ?? "command " + Hex.encode([code], uppercase: true)
-            data = c.count > 5 ? hex(c[5..<(c.count - 1)]) : ""
+            // An authentication's bytes are randoms under the key: not shown.
+            data = code == DESFire.Command.authenticateLegacy || code == DESFire.Command.additionalFrame && c.count == 22 ? "" : c.count > 5 ? hex(c[5..<(c.count - 1)]) : ""
             note = "native DESFire command \(Hex.encode([code], uppercase: true))"
             if code == DESFire.Command.formatPICC || code == DESFire.Command.deleteApplication {
                 irreversible = "deletes applications and their files"

@@ -63,6 +63,8 @@ public struct WritePlan: ReaderInterposer {
     private var insidePlannedApplication = false
     /// Bytes of a held-back DESFire WriteData still to come in `AF` frames.
     private var plannedWriteRemaining = 0
+    /// RndB of a legacy authentication the plan answers for a planned application.
+    private var plannedAuthentication: [UInt8]?
 
     /// An empty plan for commands to `selected` (without it, no command counts as a write
     /// until a poll finds a target).
@@ -146,6 +148,24 @@ public struct WritePlan: ReaderInterposer {
             return plannedWriteRemaining > 0 ? more : ok
         case DESFire.Command.getFileIDs where insidePlannedApplication:
             return ok
+        case DESFire.Command.authenticateLegacy where insidePlannedApplication:
+            // A planned application has the factory key (DES, zeros) it was created with: the
+            // plan answers as it will, with a fixed RndB.
+            let rndB = [UInt8](repeating: 0x5A, count: DESFireLegacyAuthentication.randomLength)
+            guard data == [0], let challenge = try? DESFireLegacyAuthentication.challenge(key: DESFireFormatOptions.factoryPICCMasterKey, rndB: rndB) else {
+                return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue]
+            }
+            plannedAuthentication = rndB
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            return challenge + more
+        case DESFire.Command.additionalFrame where plannedAuthentication != nil:
+            let key = DESFireFormatOptions.factoryPICCMasterKey
+            defer { plannedAuthentication = nil }
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            guard let rndB = plannedAuthentication, let rndA = try? DESFireLegacyAuthentication.checkAnswer(key: key, rndB: rndB, part2: data),
+                  let confirmation = try? DESFireLegacyAuthentication.confirmation(key: key, rndA: rndA)
+            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
+            return confirmation + ok
         default:
             return insidePlannedApplication ? [DESFire.statusPrefix, DESFire.Status.fileNotFound.rawValue] : nil
         }

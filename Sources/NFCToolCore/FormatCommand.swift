@@ -41,7 +41,7 @@ struct FormatCommand: TagCommand {
               nfctool format --plan --json
               nfctool format --device sim:desfire-ev1 --ndef-size 1024
             """,
-        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, force, ndefSize, keys, TagWriteSupport.yes,
+        options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, force, ndefSize.option, keys, TagWriteSupport.yes,
                   TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 

@@ -58,12 +58,12 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     /// The file ISO SELECT chose in the selected application.
     private var isoFile: UInt8?
 
-    /// A factory-fresh chip: no applications, the factory PICC key.
+    /// A chip holding `image`; by default factory-fresh: no applications, the factory PICC key.
     /// - Precondition: `uid` has 7 bytes.
-    public init(uid: [UInt8]) {
+    public init(uid: [UInt8], image: DESFireImage = DESFireImage()) {
         precondition(uid.count == 7)
         self.uid = uid
-        image = DESFireImage()
+        self.image = image
     }
 
     /// Restores a chip from a tag file; nil when the state is not a `desfire-ev1`'s.

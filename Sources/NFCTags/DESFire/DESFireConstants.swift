@@ -105,8 +105,31 @@ public enum DESFire {
         /// File not found (`F0`).
         case fileNotFound = 0xF0
 
-        /// The status's name and hex value.
-        public var description: String { "\(self) (\(String(rawValue, radix: 16, uppercase: true)))" }
+        /// The status's name as the public command descriptions give it, e.g. `PERMISSION_DENIED`.
+        public var name: String {
+            switch self {
+            case .ok: "OPERATION_OK"
+            case .noChanges: "NO_CHANGES"
+            case .outOfMemory: "OUT_OF_EEPROM_ERROR"
+            case .illegalCommand: "ILLEGAL_COMMAND_CODE"
+            case .integrityError: "INTEGRITY_ERROR"
+            case .noSuchKey: "NO_SUCH_KEY"
+            case .lengthError: "LENGTH_ERROR"
+            case .permissionDenied: "PERMISSION_DENIED"
+            case .parameterError: "PARAMETER_ERROR"
+            case .applicationNotFound: "APPLICATION_NOT_FOUND"
+            case .authenticationError: "AUTHENTICATION_ERROR"
+            case .additionalFrame: "ADDITIONAL_FRAME"
+            case .boundaryError: "BOUNDARY_ERROR"
+            case .commandAborted: "COMMAND_ABORTED"
+            case .countError: "COUNT_ERROR"
+            case .duplicateError: "DUPLICATE_ERROR"
+            case .fileNotFound: "FILE_NOT_FOUND"
+            }
+        }
+
+        /// The name, e.g. `PERMISSION_DENIED`.
+        public var description: String { name }
     }
 
     /// Key settings bits (GetKeySettings byte 1).

@@ -89,14 +89,16 @@ public enum DESFireLegacyAuthentication {
     private static let zeroIV = Bytes([UInt8](repeating: 0, count: 8))
 
     private static func encipher(_ key: [UInt8], _ block: [UInt8]) throws(DESFireError) -> [UInt8] {
-        do { return try TripleDES.encryptCBC(key: Bytes(tripleDESKey(key)), iv: zeroIV, Bytes(block)).array } catch let error as CryptoError {
+        let tripleKey = try tripleDESKey(key)
+        do { return try TripleDES.encryptCBC(key: Bytes(tripleKey), iv: zeroIV, Bytes(block)).array } catch {
             throw DESFireError(.crypto, "3DES: \(error)")
-        } catch { throw error }
+        }
     }
 
     private static func decipher(_ key: [UInt8], _ block: [UInt8]) throws(DESFireError) -> [UInt8] {
-        do { return try TripleDES.decryptCBC(key: Bytes(tripleDESKey(key)), iv: zeroIV, Bytes(block)).array } catch let error as CryptoError {
+        let tripleKey = try tripleDESKey(key)
+        do { return try TripleDES.decryptCBC(key: Bytes(tripleKey), iv: zeroIV, Bytes(block)).array } catch {
             throw DESFireError(.crypto, "3DES: \(error)")
-        } catch { throw error }
+        }
     }
 }

@@ -46,13 +46,17 @@ extension DESFireTag {
     /// The commands, in order: SelectApplication `000000`; Authenticate (`0A`) with the PICC
     /// master key; GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
     /// `0F`, `21`: one DES key and ISO file IDs, ISO ID `E110`, DF name `D2760000850101`);
-    /// SelectApplication `000001`; GetFileIDs; CreateStdDataFile `01` (ISO `E103`, plain,
-    /// access `E000`, 15 bytes); WriteData of the CC; CreateStdDataFile `02` (ISO `E104`,
-    /// plain, access `EEE0`, the NDEF size). A new file reads as zeros, so NLEN is 0.
+    /// SelectApplication `000001`; Authenticate with its master key (the factory DES key);
+    /// GetFileIDs; CreateStdDataFile `01` (ISO `E103`, plain,
+    /// access `E000`, 15 bytes); CreateStdDataFile `02` (ISO `E104`, plain, access `EEE0`, the
+    /// NDEF size); WriteData of the CC. A new file reads as zeros, so NLEN is 0. (AN11004 and
+    /// libfreefare write the CC before creating the NDEF file; here the CC comes last, so that
+    /// no cut leaves a CC naming a file that does not exist.)
     ///
     /// Tear-safe by resuming: what an earlier, cut run created (the application, the CC file,
-    /// the NDEF file) is kept and the rest made, so a re-run completes; until the NDEF file
-    /// exists the tag reads as not formatted (the Type 4 detection finds no NDEF file).
+    /// the NDEF file) is kept and the rest made, so a re-run completes; until the CC is
+    /// written the tag reads as not formatted (no CC file, or one of zeros:
+    /// ``DESFireNDEFTag/queryNDEFStatus()``).
     /// - Throws: ``DESFireError`` `holdsApplications` for other applications without
     ///   ``DESFireFormatOptions/force``; `authenticationFailed` for a refused PICC master key;
     ///   `invalidParameter` for an NDEF size below 32 bytes, over 7FFFh or past free memory;
@@ -70,29 +74,35 @@ extension DESFireTag {
                 .holdsApplications, "the DESFire holds \(others.count) other application\(others.count == 1 ? "" : "s") (\(names)); with force the NDEF application is added beside them, none deleted")
         }
         let free = try await freeMemory()
+        let ccMemory = Self.allocated(mapping.capabilityContainerSize)
         if !applications.contains(mapping.applicationID) {
+            // Checked before anything is created: a size that does not fit writes nothing.
+            _ = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - ccMemory)
             try await createApplication(
                 mapping.applicationID, keySettings: mapping.keySettings, keyCount: mapping.keyCount,
                 isoFileID: mapping.isoFileID, dfName: Type4Command.ndefTagApplicationID)
         }
         try await selectApplication(mapping.applicationID)
+        // The CC file's write access is key 0 (E000): the application master key, the factory one.
+        try await authenticateLegacy(keyNumber: 0, key: DESFireFormatOptions.factoryPICCMasterKey)
         let files = try await fileIDs()
         let hasCC = files.contains(mapping.capabilityContainerFileNumber), hasNDEF = files.contains(mapping.ndefFileNumber)
         let size: Int
         if hasNDEF {
             size = try await fileSettings(mapping.ndefFileNumber).size
         } else {
-            size = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - (hasCC ? 0 : Self.allocated(mapping.capabilityContainerSize)))
+            size = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - (hasCC ? 0 : ccMemory))
         }
         if !hasCC {
             try await createStandardDataFile(
                 mapping.capabilityContainerFileNumber, isoFileID: Type4Command.capabilityContainerFileID,
                 accessRights: mapping.capabilityContainerAccessRights, size: mapping.capabilityContainerSize)
         }
-        try await writeData(mapping.capabilityContainerFileNumber, offset: 0, mapping.capabilityContainer(ndefFileSize: size))
         if !hasNDEF {
             try await createStandardDataFile(mapping.ndefFileNumber, isoFileID: mapping.ndefFileID, accessRights: mapping.ndefAccessRights, size: size)
         }
+        // The CC last: until it is written no reader finds an NDEF file it names.
+        try await writeData(mapping.capabilityContainerFileNumber, offset: 0, mapping.capabilityContainer(ndefFileSize: size))
         return size
     }
 

@@ -1,4 +1,4 @@
-public import NFCCore
+import NFCCore
 
 /// A MIFARE DESFire spoken to with its native commands wrapped in ISO/IEC 7816-4 (class `90`):
 /// the directory (GetVersion, GetApplicationIDs, GetFreeMemory, key and file settings), legacy
