@@ -94,16 +94,18 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
             note = "UPDATE BINARY of the selected file"
         case .desfire:
             let code = c.count > 1 ? c[1] : 0
-            let names: [UInt8: String] = [
-                DESFire.Command.createApplication: "CreateApplication", DESFire.Command.selectApplication: "SelectApplication",
-                DESFire.Command.createStdDataFile: "CreateStdDataFile", DESFire.Command.writeData: "WriteData",
-                DESFire.Command.deleteApplication: "DeleteApplication", DESFire.Command.formatPICC: "FormatPICC",
-                DESFire.Command.additionalFrame: "more data", DESFire.Command.authenticateLegacy: "Authenticate",
+            // Location: the short name fits the plan's column; note: the command's full name.
+            let names: [UInt8: (String, String)] = [
+                DESFire.Command.createApplication: ("CreateApp", "CreateApplication"), DESFire.Command.selectApplication: ("SelectApp", "SelectApplication"),
+                DESFire.Command.createStdDataFile: ("CreateFile", "CreateStdDataFile"), DESFire.Command.writeData: ("WriteData", "WriteData"),
+                DESFire.Command.deleteApplication: ("DeleteApp", "DeleteApplication"), DESFire.Command.formatPICC: ("FormatPICC", "FormatPICC"),
+                DESFire.Command.additionalFrame: ("AF frame", "additional frame"), DESFire.Command.authenticateLegacy: ("Authenticate", "Authenticate (legacy)"),
             ]
-            location = names[code] ?? "command " + Hex.encode([code], uppercase: true)
+            let name = names[code] ?? ("command " + Hex.encode([code], uppercase: true), "native command")
+            location = name.0
             // An authentication's bytes are randoms under the key: not shown.
             data = code == DESFire.Command.authenticateLegacy || code == DESFire.Command.additionalFrame && c.count == 22 ? "" : c.count > 5 ? hex(c[5..<(c.count - 1)]) : ""
-            note = "native DESFire command \(Hex.encode([code], uppercase: true))"
+            note = "\(name.1), native DESFire command \(Hex.encode([code], uppercase: true))"
             if code == DESFire.Command.formatPICC || code == DESFire.Command.deleteApplication {
                 irreversible = "deletes applications and their files"
             }

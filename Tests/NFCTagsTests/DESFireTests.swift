@@ -136,7 +136,7 @@ struct DESFireTests {
         #expect(writes.map { $0.command.array[1] } == [0xCA, 0x5A, 0x0A, 0xAF, 0xCD, 0xCD, 0x3D])
         #expect(writes.allSatisfy { $0.technology == .desfire })
         #expect(try await Self.image(reader).applications.isEmpty)
-        #expect(PlannedWriteDescription(writes[0], profile: nil).location == "CreateApplication")
+        #expect(PlannedWriteDescription(writes[0], profile: nil).location == "CreateApp")
     }
 
     @Test("tearing sweep of format: cut after or inside any command, the tag reads as not formatted or formatted, and a re-run completes it")
