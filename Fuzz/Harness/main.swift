@@ -23,6 +23,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "sdm-picc": checkSDMPICCData,
     "ntag424-settings": checkNTAG424Settings,
     "ntag424-keys": checkNTAG424Keys,
+    "desfire": checkDESFire,
 ]
 
 /// The target chosen for this process, read once.

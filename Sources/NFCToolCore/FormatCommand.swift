@@ -39,7 +39,7 @@ struct FormatCommand: TagCommand {
               nfctool format --device sim:ultralight
               nfctool format --force --yes
               nfctool format --plan --json
-              nfctool format --device sim:desfire-ev1 --ndef-size 1024
+              nfctool format --device sim:desfire-ev1 --ndef-size 1024 --yes
             """,
         options: [TagCommandSupport.device, TagCommandSupport.timeout, TagCommandSupport.json, force, ndefSize.option, keys, TagWriteSupport.yes,
                   TagWriteSupport.passwordFile, TagWriteSupport.plan]

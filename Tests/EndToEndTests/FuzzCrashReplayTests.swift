@@ -6,6 +6,7 @@ import PN532Emulator
 import Provisioning
 import NFCTestSupport
 import Testing
+import VirtualTags
 
 /// Replays the fuzzers' inputs kept in the repository through the parsers they fuzz, so a past
 /// crash stays fixed without running libFuzzer: every seed of `Fuzz/corpus/TARGET/` and every
@@ -126,6 +127,16 @@ struct FuzzCrashReplayTests {
             case (.success(let file), .success(let same)): #expect(file == same)
             case (.failure(let error), .failure(let same)): #expect(error.offset == same.offset && (error.offset ?? 0) >= 1)
             case (let file, let same): Issue.record("\(file) with CRLF, \(same) with LF")
+            }
+        case "desfire":
+            // As the fuzz target: the first byte picks the parser; what parses encodes back.
+            let body = Array(bytes.dropFirst())
+            switch (bytes.first ?? 0) % 5 {
+            case 0: if let version = try? DESFireVersion(parsing: body) { #expect(version.encoded == body) }
+            case 1: if let settings = try? DESFireFileSettings(parsing: body) { #expect(settings.encoded == body) }
+            case 2: if let image = try? DESFireImage(parsing: body) { #expect(image.encoded == body) }
+            case 3: if let key = try? DESFireFormatOptions.piccMasterKey(fromText: String(decoding: body, as: UTF8.self)) { #expect([8, 16].contains(key.count)) }
+            default: if let (data, _) = try? DESFireTag.split(body, command: DESFire.Command.readData) { #expect(data.count + 2 == body.count) }
             }
         default:
             Issue.record("no parser for \(input)")
