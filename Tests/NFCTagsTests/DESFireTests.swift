@@ -229,3 +229,69 @@ struct DESFireTests {
         }
     }
 }
+
+/// Hostile answers: a chip (or something posing as one) answering DESFire commands with wrong
+/// lengths, no status, endless `AF` frames or a confirmation that proves nothing. Each is a
+/// typed error, never a trap or a hang.
+@Suite("MIFARE DESFire: hostile answers", .timeLimit(.minutes(1)))
+struct DESFireHostileAnswerTests {
+    static func tag(_ answers: [[UInt8]: [UInt8]], otherwise: ScriptedReply = .timeout) -> DESFireTag {
+        DESFireTag(reader: ScriptedReader(answers: answers, otherwise: otherwise))
+    }
+
+    @Test("an answer without 91 xx, a GetApplicationIDs of 4 bytes, a GetFreeMemory of 2: malformed")
+    func shapes() async {
+        await #expect(throws: DESFireError.self) { try await Self.tag([hex("906A000000"): hex("9000")]).applicationIDs() }
+        await #expect(throws: DESFireError.self) { try await Self.tag([hex("906A000000"): hex("01020304 9100")]).applicationIDs() }
+        await #expect(throws: DESFireError.self) { try await Self.tag([hex("906E000000"): hex("0102 9100")]).freeMemory() }
+        await #expect(throws: DESFireError.self) { try await Self.tag([hex("9045000000"): hex("0F 9100")]).keySettings() }
+        await #expect(throws: DESFireError.self) { try await Self.tag([hex("90F5000001 02 00"): hex("00 00 E0EE 0010 9100")]).fileSettings(2) }
+        do {
+            _ = try await Self.tag([hex("906A000000"): hex("9100")], otherwise: .timeout).applicationIDs()
+        } catch {
+            Issue.record("an empty list is no error: \(error)")
+        }
+    }
+
+    @Test("endless AF frames stop at the answer limit with malformed")
+    func endlessFrames() async {
+        let tag = Self.tag([hex("9060000000"): [UInt8](repeating: 0x41, count: 59) + [0x91, 0xAF], hex("90AF000000"): [UInt8](repeating: 0x41, count: 59) + [0x91, 0xAF]])
+        do {
+            _ = try await tag.version()
+            Issue.record("accepted an endless GetVersion")
+        } catch {
+            #expect(error.code == .malformed)
+        }
+    }
+
+    @Test("a status other than 00 is status with its name; AE on the second frame of Authenticate is authenticationFailed")
+    func statuses() async {
+        do {
+            try await Self.tag([hex("905A000003 010000 00"): hex("91A0")]).selectApplication([1, 0, 0])
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .status && error.status == 0xA0 && error.reason.contains("APPLICATION_NOT_FOUND"))
+            #expect(error.tagError.code == .tagResponse)
+        }
+        let refusing = Self.tag([hex("900A000001 00 00"): hex("0102030405060708 91AF")], otherwise: .answer(Bytes(hex("91AE"))))
+        do {
+            try await refusing.authenticateLegacy(keyNumber: 0, key: [UInt8](repeating: 0, count: 8))
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .authenticationFailed)
+        }
+    }
+
+    @Test("a confirmation that does not hold RndA (a chip without the key answering 91 00) is authenticationFailed")
+    func forgedConfirmation() async {
+        let forging = Self.tag([hex("900A000001 00 00"): hex("0102030405060708 91AF")], otherwise: .answer(Bytes(hex("0000000000000000 9100"))))
+        do {
+            try await forging.authenticateLegacy(keyNumber: 0, key: [UInt8](repeating: 0, count: 8))
+            Issue.record("accepted a forged confirmation")
+        } catch {
+            #expect(error.code == .authenticationFailed)
+        }
+        let short = Self.tag([hex("900A000001 00 00"): hex("0102 91AF")])
+        await #expect(throws: DESFireError.self) { try await short.authenticateLegacy(keyNumber: 0, key: [UInt8](repeating: 0, count: 8)) }
+    }
+}
