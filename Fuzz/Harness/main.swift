@@ -25,6 +25,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "ntag424-keys": checkNTAG424Keys,
     "ultralight-c": checkUltralightC,
     "reader-trace": checkReaderTrace,
+    "desfire": checkDESFire,
 ]
 
 /// The target chosen for this process, read once.

@@ -34,6 +34,9 @@ public struct MiFareTag: Sendable {
     /// The MIFARE Ultralight C 3DES key used by the Type 2 operations, when the tag is
     /// protected.
     public var ultralightCKey: UltralightCKey? = nil
+    /// How a DESFire is formatted for NDEF: its PICC master key (the factory key by default)
+    /// and NDEF file size.
+    public var desfireFormat = DESFireFormatOptions()
 
     /// Wraps a selected target.
     public init(
@@ -94,7 +97,8 @@ public struct MiFareTag: Sendable {
         switch mifareFamily {
         case .ultralight: platformType2
         case .classic: ClassicNDEFTag(tag: self)
-        case .desfire where target.supportsISODEP, .plus where target.supportsISODEP: Type4Tag(reader: reader, commandTimeout: commandTimeout)
+        case .desfire where target.supportsISODEP: DESFireNDEFTag(reader: reader, formatOptions: desfireFormat, commandTimeout: commandTimeout)
+        case .plus where target.supportsISODEP: Type4Tag(reader: reader, commandTimeout: commandTimeout)
         default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here", reader: reader)
         }
     }

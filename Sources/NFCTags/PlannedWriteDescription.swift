@@ -105,6 +105,23 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
             location = "offset 0x" + Hex.encode([c[2], c[3]], uppercase: true)
             data = hex(c.dropFirst(5))
             note = "UPDATE BINARY of the selected file"
+        case .desfire:
+            let code = c.count > 1 ? c[1] : 0
+            // Location: the short name fits the plan's column; note: the command's full name.
+            let names: [UInt8: (String, String)] = [
+                DESFire.Command.createApplication: ("CreateApp", "CreateApplication"), DESFire.Command.selectApplication: ("SelectApp", "SelectApplication"),
+                DESFire.Command.createStdDataFile: ("CreateFile", "CreateStdDataFile"), DESFire.Command.writeData: ("WriteData", "WriteData"),
+                DESFire.Command.deleteApplication: ("DeleteApp", "DeleteApplication"), DESFire.Command.formatPICC: ("FormatPICC", "FormatPICC"),
+                DESFire.Command.additionalFrame: ("AF frame", "additional frame"), DESFire.Command.authenticateLegacy: ("Authenticate", "Authenticate (legacy)"),
+            ]
+            let name = names[code] ?? ("command " + Hex.encode([code], uppercase: true), "native command")
+            location = name.0
+            // An authentication's bytes are randoms under the key: not shown.
+            data = code == DESFire.Command.authenticateLegacy || code == DESFire.Command.additionalFrame && c.count == 22 ? "" : c.count > 5 ? hex(c[5..<(c.count - 1)]) : ""
+            note = "\(name.1), native DESFire command \(Hex.encode([code], uppercase: true))"
+            if code == DESFire.Command.formatPICC || code == DESFire.Command.deleteApplication {
+                irreversible = "deletes applications and their files"
+            }
         case .type5:
             let addressed = c[0] & ISO15693RequestFlag.address != 0
             let start = 2 + (addressed ? 8 : 0)

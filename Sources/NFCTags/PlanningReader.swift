@@ -14,6 +14,10 @@ public struct PlannedWrite: Sendable, Hashable {
         case type4 = "Type 4"
         /// NFC Forum Type 5 (ISO 15693): write and lock commands.
         case type5 = "Type 5"
+        /// MIFARE DESFire native commands that change the card (CreateApplication,
+        /// CreateStdDataFile, WriteData, DeleteApplication, FormatPICC) and the selection of an
+        /// application only planned.
+        case desfire = "DESFire"
     }
 
     /// Which command set.
@@ -53,6 +57,14 @@ public struct WritePlan: ReaderInterposer {
     private var plannedPages: [Int: [UInt8]] = [:]
     /// The selected target, which decides how commands are read.
     private var target: TargetInfo?
+    /// DESFire applications only planned (CreateApplication held back), by AID as sent.
+    private var plannedApplications: Set<[UInt8]> = []
+    /// Whether the DESFire application selected is only planned: its commands are answered here.
+    private var insidePlannedApplication = false
+    /// Bytes of a held-back DESFire WriteData still to come in `AF` frames.
+    private var plannedWriteRemaining = 0
+    /// RndB of a legacy authentication the plan answers for a planned application.
+    private var plannedAuthentication: [UInt8]?
 
     /// An empty plan for commands to `selected` (without it, no command counts as a write
     /// until a poll finds a target).
@@ -69,6 +81,10 @@ public struct WritePlan: ReaderInterposer {
     /// (``plannedAcknowledge(forPassword:)``); nil (send it) for anything else.
     public mutating func answer(_ command: Bytes, mode: TransceiveMode) -> Bytes? {
         let bytes = command.array
+        if case .iso14443A(let a)? = target, a.supportsISODEP, bytes.count >= 5, bytes[0] == DESFire.wrappedClass,
+           let answer = desfireAnswer(bytes) {
+            return Bytes(answer)
+        }
         if let (technology, answer) = PlanningReader.writeClass(bytes, on: target) {
             writes.append(PlannedWrite(technology: technology, command: command))
             if technology == .type2, bytes[0] == Type2Command.write, bytes.count == 6 {
@@ -99,6 +115,60 @@ public struct WritePlan: ReaderInterposer {
             }
         }
         return .success(Bytes(overlaid))
+    }
+
+    /// A DESFire native command's planned answer: the changing ones held back (a WriteData
+    /// longer than one frame asks for its `AF` frames), a planned application's selection and
+    /// directory answered as the card will; nil (send it) for the rest.
+    private mutating func desfireAnswer(_ c: [UInt8]) -> [UInt8]? {
+        let ok: [UInt8] = [DESFire.statusPrefix, DESFire.Status.ok.rawValue]
+        let more: [UInt8] = [DESFire.statusPrefix, DESFire.Status.additionalFrame.rawValue]
+        let data = c.count > 6 ? Array(c[5..<(c.count - 1)]) : []
+        switch c[1] {
+        case DESFire.Command.createApplication:
+            if data.count >= 3 { plannedApplications.insert(Array(data[0..<3])) }
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            return ok
+        case DESFire.Command.selectApplication:
+            insidePlannedApplication = plannedApplications.contains(data)
+            guard insidePlannedApplication else { return nil }
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            return ok
+        case DESFire.Command.createStdDataFile, DESFire.Command.deleteApplication, DESFire.Command.formatPICC:
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            return ok
+        case DESFire.Command.writeData:
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            let length = data.count >= 7 ? DESFire.uint24LE(data[4..<7]) ?? 0 : 0
+            plannedWriteRemaining = max(0, length - max(0, data.count - 7))
+            return plannedWriteRemaining > 0 ? more : ok
+        case DESFire.Command.additionalFrame where plannedWriteRemaining > 0:
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            plannedWriteRemaining = max(0, plannedWriteRemaining - data.count)
+            return plannedWriteRemaining > 0 ? more : ok
+        case DESFire.Command.getFileIDs where insidePlannedApplication:
+            return ok
+        case DESFire.Command.authenticateLegacy where insidePlannedApplication:
+            // A planned application has the factory key (DES, zeros) it was created with: the
+            // plan answers as it will, with a fixed RndB.
+            let rndB = [UInt8](repeating: 0x5A, count: DESFireLegacyAuthentication.randomLength)
+            guard data == [0], let challenge = try? DESFireLegacyAuthentication.challenge(key: DESFireFormatOptions.factoryPICCMasterKey, rndB: rndB) else {
+                return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue]
+            }
+            plannedAuthentication = rndB
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            return challenge + more
+        case DESFire.Command.additionalFrame where plannedAuthentication != nil:
+            let key = DESFireFormatOptions.factoryPICCMasterKey
+            defer { plannedAuthentication = nil }
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            guard let rndB = plannedAuthentication, let rndA = try? DESFireLegacyAuthentication.checkAnswer(key: key, rndB: rndB, part2: data),
+                  let confirmation = try? DESFireLegacyAuthentication.confirmation(key: key, rndA: rndA)
+            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
+            return confirmation + ok
+        default:
+            return insidePlannedApplication ? [DESFire.statusPrefix, DESFire.Status.fileNotFound.rawValue] : nil
+        }
     }
 
     /// Authentication writes nothing.

@@ -94,6 +94,14 @@ public struct ExternalTool: Sendable {
     public static let mifareClassicWriteNDEF = program("mifare-classic-write-ndef", package: "libfreefare-bin")
     /// `mifare-ultralight-info` (libfreefare-bin): names a MIFARE Ultralight or Ultralight C.
     public static let mifareUltralightInfo = program("mifare-ultralight-info", package: "libfreefare-bin")
+    /// `mifare-desfire-info` (libfreefare-bin).
+    public static let mifareDESFireInfo = program("mifare-desfire-info", package: "libfreefare-bin")
+    /// `mifare-desfire-create-ndef` (libfreefare-bin).
+    public static let mifareDESFireCreateNDEF = program("mifare-desfire-create-ndef", package: "libfreefare-bin")
+    /// `mifare-desfire-write-ndef` (libfreefare-bin).
+    public static let mifareDESFireWriteNDEF = program("mifare-desfire-write-ndef", package: "libfreefare-bin")
+    /// `mifare-desfire-read-ndef` (libfreefare-bin).
+    public static let mifareDESFireReadNDEF = program("mifare-desfire-read-ndef", package: "libfreefare-bin")
     /// `setpriv` (util-linux): runs a check as another user (`nobody`) when the tests run as root.
     public static let setpriv = program("setpriv", package: "util-linux")
     /// `chromium` (Debian `chromium`): renders an HTML page headless to a PNG.

@@ -4,7 +4,14 @@ import NFCTags
 
 /// `nfctool format`: initialises a blank tag for NDEF.
 struct FormatCommand: TagCommand {
-    static let force = CommandOption.flag("force", help: "Empty a tag that already holds an NDEF message instead of refusing.")
+    static let force = CommandOption.flag(
+        "force", help: "Empty a tag that already holds an NDEF message instead of refusing; on a DESFire holding other applications, add the NDEF application beside them.")
+    static let ndefSize = TypedOption(
+        .option("ndef-size", valueName: "bytes", help: "MIFARE DESFire: the NDEF file's size, 32 to 32767 bytes (default: as much as free memory allows)."),
+        .integer(in: DESFire.TypeFourMapping.minimumNDEFFileSize...DESFire.TypeFourMapping.maximumNDEFFileSize))
+    static let keys = CommandOption.option(
+        "keys", valueName: "file",
+        help: "MIFARE DESFire: the PICC master key, 16 (DES) or 32 (2K3DES) hex digits, read from this file (default: the factory key).")
 
     static let configuration = CommandConfiguration(
         name: "format",
@@ -20,12 +27,21 @@ struct FormatCommand: TagCommand {
             turned off. --plan lists the writes, marking the one-time programmable ones, and \
             sends none.
 
+            A blank MIFARE DESFire gets the NFC Forum Type 4 application as NXP AN11004 \
+            describes (DF name D2760000850101, CC file E103, NDEF file E104 of --ndef-size \
+            bytes or as large as free memory allows), authenticating with the PICC master key: \
+            the factory key, or the one --keys FILE holds (never on the command line). A \
+            DESFire holding other applications is refused (exit 11) unless --force, which adds \
+            the NDEF application beside them and deletes none. A format cut short is completed \
+            by running it again.
+
             Examples:
               nfctool format --device sim:ultralight
               nfctool format --force --yes
               nfctool format --plan --json
+              nfctool format --device sim:desfire-ev1 --ndef-size 1024 --yes
             """,
-        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, force, TagWriteSupport.yes,
+        options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, force, ndefSize.option, keys, TagWriteSupport.yes,
                   TagWriteSupport.passwordFile, TagWriteSupport.plan]
     )
 
@@ -35,9 +51,11 @@ struct FormatCommand: TagCommand {
         let confirmed = try TagWriteSupport.confirmation("format writes the tag's one-time programmable capability container", options, context)
         let password = try options.password(context)
         let forced = options.arguments.contains(Self.force)
+        let desfire = try Self.desfireOptions(options.arguments)
         try await TagWriteOperation.run(
             "format", options, password: password, context,
             body: { tag, _, planning in
+                let tag = Self.tag(tag, desfire: desfire)
                 if !planning {
                     try context.confirm(Self.warning(tag), confirmed: confirmed)
                 }
@@ -54,8 +72,39 @@ struct FormatCommand: TagCommand {
             })
     }
 
+    /// The DESFire PICC master key of `--keys` and the NDEF size of `--ndef-size`.
+    /// - Throws: a usage error (64) for an unreadable key file or one that is not a key, never
+    ///   showing its digits.
+    static func desfireOptions(_ arguments: ParsedArguments) throws(CommandError) -> DESFireFormatOptions {
+        var options = DESFireFormatOptions(ndefFileSize: try arguments.value(of: ndefSize))
+        if let path = arguments.value(of: keys) {
+            let bytes: [UInt8]
+            do {
+                bytes = try readFileBytes(path, what: "key file", limit: InputLimits.keyFile)
+            } catch {
+                throw error.exitCode == .dataError ? error : .usage(error.message)
+            }
+            do {
+                options.piccMasterKey = try DESFireFormatOptions.piccMasterKey(fromText: String(decoding: bytes, as: UTF8.self))
+            } catch {
+                throw .usage("--keys '\(path)': \(error.reason)")
+            }
+        }
+        return options
+    }
+
+    /// `tag` with the DESFire format options set (other tags as they are).
+    static func tag(_ tag: NFCTag, desfire: DESFireFormatOptions) -> NFCTag {
+        guard case .miFare(var miFare) = tag, miFare.mifareFamily == .desfire else { return tag }
+        miFare.desfireFormat = desfire
+        return .miFare(miFare)
+    }
+
     /// What is said before formatting: the tag, and that the capability container is for good.
     static func warning(_ tag: NFCTag) -> String {
-        "formatting the \(tag.identity.model) with UID \(TagWriteSupport.spacedHex(tag.identifier)) writes its capability container, which is one-time programmable: this cannot be undone."
+        if tag.identity.family == .desfire {
+            return "formatting the \(tag.identity.model) with UID \(TagWriteSupport.spacedHex(tag.identifier)) creates the NFC Forum Type 4 application and its files with the PICC master key (NXP AN11004)."
+        }
+        return "formatting the \(tag.identity.model) with UID \(TagWriteSupport.spacedHex(tag.identifier)) writes its capability container, which is one-time programmable: this cannot be undone."
     }
 }

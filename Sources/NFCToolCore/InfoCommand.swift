@@ -19,7 +19,10 @@ struct InfoCommand: TagCommand {
             it is genuine: valid under one of NXP's published keys ('genuine: yes (NXP NTAG21x \
             key)'), not valid ('no'), or 'no signature on this chip' (JSON genuine true, false \
             or null, and signatureKey). On an NTAG 424 DNA, each file's settings and its SDM \
-            configuration (JSON ntag424, null on other chips). Whatever the tag refuses to tell \
+            configuration (JSON ntag424, null on other chips). On a MIFARE DESFire, hardware \
+            and software version, storage, free memory, the PICC key settings and the \
+            applications with their key settings (JSON desfire, null on other chips). Whatever \
+            the tag refuses to tell \
             is shown as unknown.
 
             Examples:

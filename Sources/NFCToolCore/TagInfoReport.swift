@@ -48,9 +48,11 @@ struct TagInfoReport: Encodable, Sendable {
     var genuine: OriginalityVerdict = .noSignature("not read")
     /// An NTAG 424 DNA's file settings and SDM configuration (JSON `ntag424`, null on other chips).
     var ntag424: NTAG424Info?
+    /// A MIFARE DESFire's version, free memory and applications (JSON `desfire`, null on other chips).
+    var desfire: DESFireInfo?
 
     private enum CodingKeys: String, CodingKey {
-        case dsfid, afi, ndef, lock, password, mirror, mirrorSettings, nfcCounter, nfcCounterSettings, signature, genuine, signatureKey, ntag424
+        case dsfid, afi, ndef, lock, password, mirror, mirrorSettings, nfcCounter, nfcCounterSettings, signature, genuine, signatureKey, ntag424, desfire
     }
 
     private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
@@ -77,6 +79,7 @@ struct TagInfoReport: Encodable, Sendable {
         try container.encode(genuine.isGenuine, forKey: .genuine)
         try container.encode(genuine.key?.name, forKey: .signatureKey)
         try container.encode(ntag424, forKey: .ntag424)
+        try container.encode(desfire, forKey: .desfire)
     }
 
     /// The block a person reads, 80 columns at most.
@@ -106,6 +109,7 @@ struct TagInfoReport: Encodable, Sendable {
         if signature.count > 64 { lines.append(String(repeating: " ", count: 16) + signature.dropFirst(64)) }
         lines.append(line("genuine", genuine.summary))
         if let ntag424 { lines += ntag424.lines }
+        if let desfire { lines += desfire.lines }
         return lines.map { String($0.prefix(80)) }.joined(separator: "\n") + "\n"
     }
 
@@ -143,6 +147,10 @@ struct TagInfoReport: Encodable, Sendable {
             switch mifare.mifareFamily {
             case .ultralight: await report.inspectType2(mifare, reader: reader)
             case .classic: await report.inspectClassic(mifare)
+            case .desfire where mifare.target.supportsISODEP:
+                report.id.technology = "ISO 14443-4 A (ISO-DEP)"
+                report.desfire = await DESFireInfo.read(DESFireTag(reader: reader, commandTimeout: mifare.commandTimeout))
+                if report.desfire != nil { report.lockState = report.ndefStatus == "not NDEF" ? "not applicable" : report.lockState }
             default: break
             }
         case .iso7816(let iso):

@@ -76,6 +76,11 @@ public struct TagModel: Sendable, Hashable {
                 return tag
             },
             restore: { NTAG424VirtualTag(state: $0) }),
+        TagModel(
+            name: DESFireVirtualTag.modelKey,
+            summary: "NXP MIFARE DESFire EV1 4K (ISO-DEP, native commands, legacy DES authentication; blank, factory PICC key)",
+            make: { uid, _ in DESFireVirtualTag(uid: uid) },
+            restore: { DESFireVirtualTag(state: $0) }),
     ] + felicaClassicSLIX2
 
     /// The model called `name` (case-insensitive), or nil.

@@ -6,6 +6,7 @@ import PN532Emulator
 import Provisioning
 import NFCTestSupport
 import Testing
+import VirtualTags
 
 /// Replays the fuzzers' inputs kept in the repository through the parsers they fuzz, so a past
 /// crash stays fixed without running libFuzzer: every seed of `Fuzz/corpus/TARGET/` and every
@@ -18,7 +19,7 @@ struct FuzzCrashReplayTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let targets = [
         "type2-memory", "type3-attribute", "type4-cc", "type5-memory", "classic-mad", "pn532-frame", "manifest", "template",
-        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "ultralight-c", "reader-trace",
+        "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "ultralight-c", "reader-trace", "desfire",
     ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
@@ -141,6 +142,16 @@ struct FuzzCrashReplayTests {
                 #expect(try ReaderTrace.parse(Array(trace.jsonLines.utf8)) == trace)
             } catch {
                 #expect(error.line >= 1 && error.offset >= 0, "\(error)")
+            }
+        case "desfire":
+            // As the fuzz target: the first byte picks the parser; what parses encodes back.
+            let body = Array(bytes.dropFirst())
+            switch (bytes.first ?? 0) % 5 {
+            case 0: if let version = try? DESFireVersion(parsing: body) { #expect(version.encoded == body) }
+            case 1: if let settings = try? DESFireFileSettings(parsing: body) { #expect(settings.encoded == body) }
+            case 2: if let image = try? DESFireImage(parsing: body) { #expect(image.encoded == body) }
+            case 3: if let key = try? DESFireFormatOptions.piccMasterKey(fromText: String(decoding: body, as: UTF8.self)) { #expect([8, 16].contains(key.count)) }
+            default: if let (data, _) = try? DESFireTag.split(body, command: DESFire.Command.readData) { #expect(data.count + 2 == body.count) }
             }
         default:
             Issue.record("no parser for \(input)")

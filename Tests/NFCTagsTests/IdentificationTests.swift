@@ -172,7 +172,8 @@ struct DESFireConnectTests {
         }
         #expect(mifare.mifareFamily == .desfire)
         #expect(mifare.identity.model == "MIFARE DESFire EV2 4K")
-        #expect(mifare.ndefPlatform is Type4Tag)
+        // The Type 4 mapping, with AN11004's formatting for a blank card.
+        #expect(mifare.ndefPlatform is DESFireNDEFTag)
         #expect(mifare.type2 == nil)
     }
 }

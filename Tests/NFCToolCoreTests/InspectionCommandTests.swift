@@ -81,7 +81,7 @@ struct InspectionCommandTests {
     @Test("info --json has the same keys for every platform; a message's length is reported")
     func infoJSONKeys() async throws {
         var keySets: [Set<String>] = []
-        for model in ["ntag215?ndef=D1010C55026578616D706C652E636F6D", "classic1k", "felica-lite-s", "type4", "slix2"] {
+        for model in ["ntag215?ndef=D1010C55026578616D706C652E636F6D", "classic1k", "felica-lite-s", "type4", "slix2", "desfire-ev1"] {
             let run = try await runBuiltNFCTool(["info", "--json", "--device", "sim:\(model)"])
             #expect(run.status == 0)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
@@ -93,7 +93,7 @@ struct InspectionCommandTests {
         #expect(Set(keySets) == [[
             "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
             "platform", "memoryBytes", "ndef", "lock", "password", "mirror", "mirrorSettings", "nfcCounter", "nfcCounterSettings",
-            "signature", "genuine", "signatureKey", "ntag424",
+            "signature", "genuine", "signatureKey", "ntag424", "desfire",
         ]])
     }
 

@@ -33,6 +33,7 @@ struct PlanningReaderTests {
         case .type3: return c.first == 0x08
         case .type4: return c.count > 1 && c[1] == 0xD6
         case .type5: return c.count > 1 && [0x21, 0x22, 0x24, 0x31, 0x32, 0x34].contains(c[1])
+        case .desfire: return c.count > 1 && c[0] == 0x90 && [0xCA, 0xCD, 0x3D, 0xDA, 0xFC].contains(c[1])
         }
     }
 

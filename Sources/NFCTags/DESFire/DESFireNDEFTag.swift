@@ -1,0 +1,70 @@
+public import NDEF
+
+/// The NDEF operations of a MIFARE DESFire: the NFC Forum Type 4 mapping (``Type4Tag``) for
+/// query, read, write and lock, and AN11004's formatting (``DESFireTag/formatTypeFour(_:)``)
+/// when the NDEF application or its files are missing.
+public struct DESFireNDEFTag: NFCNDEFTag {
+    /// The Type 4 mapping the NDEF goes through.
+    public let type4: Type4Tag
+    /// The native commands formatting uses.
+    public let desfire: DESFireTag
+    /// The PICC master key and NDEF size formatting uses.
+    public let formatOptions: DESFireFormatOptions
+
+    /// The NDEF operations of the DESFire `reader` has selected.
+    public init(reader: any NFCReader, formatOptions: DESFireFormatOptions = DESFireFormatOptions(), commandTimeout: Duration = .seconds(1)) {
+        type4 = Type4Tag(reader: reader, commandTimeout: commandTimeout)
+        desfire = DESFireTag(reader: reader, commandTimeout: commandTimeout)
+        self.formatOptions = formatOptions
+    }
+
+    /// Whether this tag is still in the field: as ``Type4Tag/isPresent()``.
+    public func isPresent() async -> Bool { await type4.isPresent() }
+
+    /// As ``Type4Tag/queryNDEFStatus()``; a CC file created but never written (a format cut
+    /// between CreateStdDataFile and WriteData) is `.notSupported`, as a tag not formatted.
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
+        do { return try await type4.queryNDEFStatus() } catch where error.code == .malformedTag {
+            guard await hasUnwrittenCapabilityContainer() else { throw error }
+            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
+        }
+    }
+    /// As ``Type4Tag/readNDEF()``; a CC file never written is `notNDEFFormatted`.
+    public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
+        do { return try await type4.readNDEF() } catch where error.code == .malformedTag {
+            guard await hasUnwrittenCapabilityContainer() else { throw error }
+            throw NFCTagError(.notNDEFFormatted, "the NDEF application's CC file was created but never written: format the tag (again)")
+        }
+    }
+
+    /// Whether the CC file reads as all zeros: created by AN11004's formatting and never written.
+    public func hasUnwrittenCapabilityContainer() async -> Bool {
+        guard let bytes = try? await type4.readCapabilityContainerFile() else { return false }
+        return !bytes.isEmpty && bytes.allSatisfy { $0 == 0 }
+    }
+    /// As ``Type4Tag/writeNDEF(_:verify:)``.
+    public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) { try await type4.writeNDEF(message, verify: verify) }
+    /// As ``Type4Tag/writeLock()``.
+    public func writeLock() async throws(NFCTagError) { try await type4.writeLock() }
+    /// As ``Type4Tag/checkLockable()``.
+    public func checkLockable() async throws(NFCTagError) { try await type4.checkLockable() }
+
+    /// A DESFire with the NDEF application and its files: as ``Type4Tag/format(force:)``
+    /// (emptied, a message kept unless `force`). Without them: AN11004's formatting, which
+    /// refuses a DESFire holding other applications unless `force` (they are kept).
+    /// - Throws: ``NFCTagError`` `alreadyFormatted` (a message, or other applications, not
+    ///   forced), `authenticationFailed` (the PICC master key refused), `invalidParameter` (NDEF
+    ///   size), `capacityExceeded`, `tagResponse`, `connectionLost`.
+    public func format(force: Bool) async throws(NFCTagError) {
+        do {
+            try await type4.format(force: force)
+            return
+        } catch where error.code == .notSupported || error.code == .notNDEFFormatted {
+        } catch where error.code == .malformedTag {
+            guard await hasUnwrittenCapabilityContainer() else { throw error }
+        }
+        var options = formatOptions
+        options.force = force
+        do { try await desfire.formatTypeFour(options) } catch { throw error.tagError }
+    }
+}

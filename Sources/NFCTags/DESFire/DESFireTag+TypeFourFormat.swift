@@ -1,0 +1,97 @@
+import NFCCore
+
+extension DESFireTag {
+    /// The memory a file takes here: its size rounded up to 32 bytes, the allocation unit
+    /// DESFire EV1 reports free memory in.
+    public static let allocationUnit = 32
+
+    /// Formats the DESFire as an NFC Forum Type 4 tag as NXP AN11004 (mapping 2.0) describes,
+    /// holding an empty NDEF message; returns the NDEF file's size.
+    ///
+    /// The commands, in order: SelectApplication `000000`; Authenticate (`0A`) with the PICC
+    /// master key; GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
+    /// `0F`, `21`: one DES key and ISO file IDs, ISO ID `E110`, DF name `D2760000850101`);
+    /// SelectApplication `000001`; Authenticate with its master key (the factory DES key);
+    /// GetFileIDs; CreateStdDataFile `01` (ISO `E103`, plain,
+    /// access `E000`, 15 bytes); CreateStdDataFile `02` (ISO `E104`, plain, access `EEE0`, the
+    /// NDEF size); WriteData of the CC. A new file reads as zeros, so NLEN is 0. (AN11004 and
+    /// libfreefare write the CC before creating the NDEF file; here the CC comes last, so that
+    /// no cut leaves a CC naming a file that does not exist.)
+    ///
+    /// Tear-safe by resuming: what an earlier, cut run created (the application, the CC file,
+    /// the NDEF file) is kept and the rest made, so a re-run completes; until the CC is
+    /// written the tag reads as not formatted (no CC file, or one of zeros:
+    /// ``DESFireNDEFTag/queryNDEFStatus()``).
+    /// - Throws: ``DESFireError`` `holdsApplications` for other applications without
+    ///   ``DESFireFormatOptions/force``; `authenticationFailed` for a refused PICC master key;
+    ///   `invalidParameter` for an NDEF size below 32 bytes, over 7FFFh or past free memory;
+    ///   `status`, `malformed`, `transport` as the commands fail.
+    @discardableResult
+    public func formatTypeFour(_ options: DESFireFormatOptions = DESFireFormatOptions()) async throws(DESFireError) -> Int {
+        let mapping = DESFire.TypeFourMapping.self
+        try await selectApplication(DESFire.piccApplicationID)
+        try await authenticateLegacy(keyNumber: 0, key: options.piccMasterKey)
+        let applications = try await applicationIDs()
+        let others = applications.filter { $0 != mapping.applicationID }
+        guard others.isEmpty || options.force else {
+            let names = others.map { Hex.encode($0.reversed(), uppercase: true) }.joined(separator: ", ")
+            throw DESFireError(
+                .holdsApplications, "the DESFire holds \(others.count) other application\(others.count == 1 ? "" : "s") (\(names)); with force the NDEF application is added beside them, none deleted")
+        }
+        let free = try await freeMemory()
+        let ccMemory = Self.allocated(mapping.capabilityContainerSize)
+        if !applications.contains(mapping.applicationID) {
+            // Checked before anything is created: a size that does not fit writes nothing.
+            _ = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - ccMemory)
+            try await createApplication(
+                mapping.applicationID, keySettings: mapping.keySettings, keyCount: mapping.keyCount,
+                isoFileID: mapping.isoFileID, dfName: Type4Command.ndefTagApplicationID)
+        }
+        try await selectApplication(mapping.applicationID)
+        // The CC file's write access is key 0 (E000): the application master key, the factory one.
+        try await authenticateLegacy(keyNumber: 0, key: DESFireFormatOptions.factoryPICCMasterKey)
+        let files = try await fileIDs()
+        let hasCC = files.contains(mapping.capabilityContainerFileNumber), hasNDEF = files.contains(mapping.ndefFileNumber)
+        let size: Int
+        if hasNDEF {
+            size = try await fileSettings(mapping.ndefFileNumber).size
+        } else {
+            size = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - (hasCC ? 0 : ccMemory))
+        }
+        if !hasCC {
+            try await createStandardDataFile(
+                mapping.capabilityContainerFileNumber, isoFileID: Type4Command.capabilityContainerFileID,
+                accessRights: mapping.capabilityContainerAccessRights, size: mapping.capabilityContainerSize)
+        }
+        if !hasNDEF {
+            try await createStandardDataFile(mapping.ndefFileNumber, isoFileID: mapping.ndefFileID, accessRights: mapping.ndefAccessRights, size: size)
+        }
+        // The CC last: until it is written no reader finds an NDEF file it names.
+        try await writeData(mapping.capabilityContainerFileNumber, offset: 0, mapping.capabilityContainer(ndefFileSize: size))
+        return size
+    }
+
+    /// The memory `size` bytes take: rounded up to ``allocationUnit``.
+    public static func allocated(_ size: Int) -> Int { (size + allocationUnit - 1) / allocationUnit * allocationUnit }
+
+    /// The NDEF file size: `requested`, checked against `freeMemory`, or the most free memory
+    /// holds in whole allocation units, at most 7FFFh.
+    /// - Throws: ``DESFireError`` `invalidParameter`.
+    public static func ndefFileSize(_ requested: Int?, freeMemory: Int) throws(DESFireError) -> Int {
+        let mapping = DESFire.TypeFourMapping.self
+        if let requested {
+            guard (mapping.minimumNDEFFileSize...mapping.maximumNDEFFileSize).contains(requested) else {
+                throw DESFireError(.invalidParameter, "the NDEF file size is \(requested); it must be \(mapping.minimumNDEFFileSize) to \(mapping.maximumNDEFFileSize) bytes")
+            }
+            guard allocated(requested) <= freeMemory else {
+                throw DESFireError(.invalidParameter, "an NDEF file of \(requested) bytes needs \(allocated(requested)) bytes; the DESFire has \(max(freeMemory, 0)) free")
+            }
+            return requested
+        }
+        let size = min(mapping.maximumNDEFFileSize, freeMemory / allocationUnit * allocationUnit)
+        guard size >= mapping.minimumNDEFFileSize else {
+            throw DESFireError(.invalidParameter, "the DESFire has \(max(freeMemory, 0)) bytes free, too little for an NDEF file")
+        }
+        return size
+    }
+}

@@ -1,0 +1,450 @@
+import NFCCore
+public import NFCTags
+
+/// A virtual MIFARE DESFire EV1 4K from the public descriptions of its command set (libfreefare,
+/// nfcpy, Proxmark3) and NXP AN11004: ISO-DEP (ATQA `03 44`, SAK `20`, ATS `06 75 77 81 02 80`,
+/// which libfreefare recognises), native commands wrapped in ISO/IEC 7816-4 (class `90`), and
+/// ISO SELECT / READ BINARY / UPDATE BINARY inside an application with an ISO DF name, which is
+/// all an NFC Forum Type 4 reader needs once AN11004's NDEF application exists.
+///
+/// Native commands: GetVersion, GetApplicationIDs, SelectApplication, CreateApplication (ISO file
+/// ID and DF name), DeleteApplication, CreateStdDataFile, GetFileIDs, GetFileSettings,
+/// ReadData / WriteData (plain, frames of 59 bytes chained with `AF`), GetKeySettings,
+/// GetKeyVersion, GetFreeMemory, FormatPICC, and the legacy Authenticate (`0A`) with DES /
+/// 2K3DES keys. The PICC master key is the factory one (DES, zeros) with settings `0F`.
+/// Not modelled: AES and ISO authentication (`AA`, `1A` answer `1C`) and the secure messaging
+/// after them, value / record / backup files, ChangeKey, ChangeKeySettings.
+///
+/// Free memory is a model's figure: ``totalMemory`` bytes at delivery, each file taking its size
+/// rounded up to 32 bytes; applications cost nothing. Applications, files, keys and contents
+/// persist in the tag file (``DESFireImage``).
+public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
+    /// The tag-file model name, `desfire-ev1`.
+    public static let modelKey = "desfire-ev1"
+    /// ATS: FSCI 5 (64 bytes), TA 77, TB 81, TC 02, historical byte 80 (as real EV1 cards and
+    /// Proxmark3's captures show).
+    public static let answerToSelect: [UInt8] = [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]
+    /// GetVersion hardware part: NXP, DESFire (`01 01`), version 1.0 (EV1), storage `18` (4 KB), protocol `05`.
+    public static let hardwareVersion: [UInt8] = [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05]
+    /// GetVersion software part: version 1.4 (EV1).
+    public static let softwareVersion: [UInt8] = [0x04, 0x01, 0x01, 0x01, 0x04, 0x18, 0x05]
+    /// Free memory at delivery, the model's figure: 4 608 bytes, so that a 4 KB NDEF file and its
+    /// CC fit as on the 4 KB cards libfreefare formats.
+    public static let totalMemory = 4608
+
+    /// The 7-byte UID.
+    public let uid: [UInt8]
+    /// What persists: PICC key and settings, applications, files.
+    public private(set) var image: DESFireImage
+    /// The source of RndB: the system's generator unless a test injects it.
+    public var random: (Int) -> [UInt8] = { count in
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+    /// Grows with every change to persistent state.
+    public private(set) var stateRevision = 0
+
+    private enum Pending {
+        case version(part: Int)
+        case authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
+        case read(rest: [UInt8])
+        case write(application: Int, file: UInt8, offset: Int, length: Int, data: [UInt8])
+    }
+    /// The selected application's index; nil at the PICC level.
+    private var selected: Int?
+    /// The key number authenticated at the selected level.
+    private var authenticated: UInt8?
+    private var pending: Pending?
+    /// The file ISO SELECT chose in the selected application.
+    private var isoFile: UInt8?
+
+    /// A chip holding `image`; by default factory-fresh: no applications, the factory PICC key.
+    /// - Precondition: `uid` has 7 bytes.
+    public init(uid: [UInt8], image: DESFireImage = DESFireImage()) {
+        precondition(uid.count == 7)
+        self.uid = uid
+        self.image = image
+    }
+
+    /// Restores a chip from a tag file; nil when the state is not a `desfire-ev1`'s.
+    public init?(state: TagState) {
+        guard state.model == Self.modelKey, let uid = try? Hex.decode(state.uid), uid.count == 7,
+              let memory = try? Hex.decode(state.memory), let image = try? DESFireImage(parsing: memory)
+        else { return nil }
+        self.uid = uid
+        self.image = image
+    }
+
+    /// The image as the tag file's memory.
+    public var tagState: TagState {
+        TagState(model: Self.modelKey, uid: Hex.encode(uid), memory: Hex.encode(image.encoded))
+    }
+
+    /// `MIFARE DESFire EV1 4K`.
+    public var modelName: String { "MIFARE DESFire EV1 4K" }
+    /// The chip's ATS.
+    public var ats: [UInt8] { Self.answerToSelect }
+    /// ATQA `03 44` (sent `44 03`), SAK `20`, the ATS.
+    public var targetInfo: TargetInfo {
+        .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: [0x44, 0x03], sak: 0x20, ats: Bytes(ats)))
+    }
+    /// Raw frames: none (ISO-DEP only).
+    public func respond(to frame: [UInt8]) -> TagAnswer { .silence }
+    /// Entering the field: PICC level, not authenticated.
+    public func powerOn() {
+        selected = nil
+        authenticated = nil
+        pending = nil
+        isoFile = nil
+    }
+    /// DESELECT: as leaving the field.
+    public func halt() { powerOn() }
+
+    /// Free memory now.
+    public var freeMemory: Int {
+        max(0, Self.totalMemory - image.applications.reduce(0) { sum, app in sum + app.files.reduce(0) { $0 + DESFireTag.allocated($1.data.count) } })
+    }
+
+    // MARK: APDUs
+
+    /// Answers one command APDU.
+    public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
+        guard apdu.count >= 4 else { return sw(StatusWord.wrongLength) }
+        switch apdu[0] {
+        case DESFire.wrappedClass: return native(apdu)
+        case 0x00:
+            pending = nil
+            return iso(apdu)
+        default: return sw(StatusWord.classNotSupported)
+        }
+    }
+
+    private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
+    private func status(_ status: DESFire.Status) -> [UInt8] { [DESFire.statusPrefix, status.rawValue] }
+    private func ok(_ data: [UInt8] = []) -> [UInt8] { data + status(.ok) }
+
+    /// A failed command ends any authentication, as on the chip.
+    private func fail(_ status: DESFire.Status) -> [UInt8] {
+        authenticated = nil
+        pending = nil
+        return self.status(status)
+    }
+
+    /// `data` in frames of 59 bytes: the first now, the rest after `AF`.
+    private func frames(_ data: [UInt8]) -> [UInt8] {
+        guard data.count > DESFire.maximumFrameData else { return ok(data) }
+        pending = .read(rest: Array(data[DESFire.maximumFrameData...]))
+        return Array(data[..<DESFire.maximumFrameData]) + status(.additionalFrame)
+    }
+
+    private func native(_ apdu: [UInt8]) -> [UInt8] {
+        let command = apdu[1]
+        guard apdu[2] == 0, apdu[3] == 0 else { return fail(.parameterError) }
+        var data: [UInt8] = []
+        if apdu.count > 5 {
+            let lc = Int(apdu[4])
+            guard apdu.count == 5 + lc || apdu.count == 6 + lc else { return fail(.lengthError) }
+            data = Array(apdu[5..<(5 + lc)])
+        } else if apdu.count == 5, apdu[4] != 0 {
+            return fail(.lengthError)
+        }
+        let waiting = pending
+        pending = nil
+        if command == DESFire.Command.additionalFrame {
+            switch waiting {
+            case .version(let part): return version(part: part)
+            case .authentication(let keyNumber, let key, let rndB): return authenticatePart2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
+            case .read(let rest): return frames(rest)
+            case .write(let application, let file, let offset, let length, let collected):
+                return continueWrite(application: application, file: file, offset: offset, length: length, data: collected + data)
+            case nil: return fail(.commandAborted)
+            }
+        }
+        switch command {
+        case DESFire.Command.getVersion:
+            guard data.isEmpty else { return fail(.lengthError) }
+            return version(part: 1)
+        case DESFire.Command.selectApplication: return selectApplication(data)
+        case DESFire.Command.authenticateLegacy: return authenticatePart1(data)
+        case DESFire.Command.getKeySettings:
+            guard data.isEmpty else { return fail(.lengthError) }
+            guard let index = selected else { return ok([image.piccKeySettings, 0x01]) }
+            return ok([image.applications[index].keySettings, image.applications[index].keyCount])
+        case DESFire.Command.getKeyVersion:
+            guard data.count == 1 else { return fail(.lengthError) }
+            guard data[0] < keyCount else { return fail(.noSuchKey) }
+            return ok([0x00])
+        case DESFire.Command.getFreeMemory:
+            guard data.isEmpty else { return fail(.lengthError) }
+            return ok(DESFire.uint24LE(freeMemory))
+        default: break
+        }
+        if let index = selected { return applicationCommand(command, data, index) }
+        return piccCommand(command, data)
+    }
+
+    private var keyCount: UInt8 { selected.map { image.applications[$0].keyCount & DESFire.KeyCount.countMask } ?? 1 }
+
+    private func version(part: Int) -> [UInt8] {
+        switch part {
+        case 1:
+            pending = .version(part: 2)
+            return Self.hardwareVersion + status(.additionalFrame)
+        case 2:
+            pending = .version(part: 3)
+            return Self.softwareVersion + status(.additionalFrame)
+        default:
+            // UID, batch number, production week and year (BCD): a stand-in, week 10 of 2026.
+            return ok(uid + [0xBA, 0x7C, 0x40, 0x00, 0x00, 0x10, 0x26])
+        }
+    }
+
+    private func selectApplication(_ data: [UInt8]) -> [UInt8] {
+        guard data.count == DESFire.applicationIDLength else { return fail(.lengthError) }
+        authenticated = nil
+        isoFile = nil
+        if data == DESFire.piccApplicationID {
+            selected = nil
+            return ok()
+        }
+        guard let index = image.applications.firstIndex(where: { $0.aid == data }) else {
+            selected = nil
+            return fail(.applicationNotFound)
+        }
+        selected = index
+        return ok()
+    }
+
+    // MARK: Authentication
+
+    private func authenticatePart1(_ data: [UInt8]) -> [UInt8] {
+        guard data.count == 1 else { return fail(.lengthError) }
+        let keyNumber = data[0]
+        guard keyNumber < keyCount else { return fail(.noSuchKey) }
+        let key: [UInt8]
+        if let index = selected {
+            let application = image.applications[index]
+            guard application.keyCount & DESFire.KeyCount.keyTypeMask == 0 else { return fail(.authenticationError) }
+            key = application.keys[Int(keyNumber)]
+        } else {
+            key = image.piccMasterKey
+        }
+        authenticated = nil
+        let rndB = random(DESFireLegacyAuthentication.randomLength)
+        guard let challenge = try? DESFireLegacyAuthentication.challenge(key: key, rndB: rndB) else { return fail(.authenticationError) }
+        pending = .authentication(keyNumber: keyNumber, key: key, rndB: rndB)
+        return challenge + status(.additionalFrame)
+    }
+
+    private func authenticatePart2(keyNumber: UInt8, key: [UInt8], rndB: [UInt8], data: [UInt8]) -> [UInt8] {
+        guard data.count == 2 * DESFireLegacyAuthentication.randomLength else { return fail(.lengthError) }
+        guard let rndA = try? DESFireLegacyAuthentication.checkAnswer(key: key, rndB: rndB, part2: data),
+              let confirmation = try? DESFireLegacyAuthentication.confirmation(key: key, rndA: rndA)
+        else { return fail(.authenticationError) }
+        authenticated = keyNumber
+        return ok(confirmation)
+    }
+
+    // MARK: PICC level
+
+    private func piccCommand(_ command: UInt8, _ data: [UInt8]) -> [UInt8] {
+        let masterAuthenticated = authenticated == 0
+        switch command {
+        case DESFire.Command.getApplicationIDs:
+            guard data.isEmpty else { return fail(.lengthError) }
+            guard image.piccKeySettings & DESFire.KeySetting.freeDirectoryListing != 0 || masterAuthenticated else { return fail(.authenticationError) }
+            return frames(image.applications.flatMap(\.aid))
+        case DESFire.Command.createApplication:
+            guard image.piccKeySettings & DESFire.KeySetting.freeCreateDelete != 0 || masterAuthenticated else { return fail(.authenticationError) }
+            return createApplication(data)
+        case DESFire.Command.deleteApplication:
+            guard data.count == 3 else { return fail(.lengthError) }
+            guard masterAuthenticated else { return fail(.authenticationError) }
+            guard let index = image.applications.firstIndex(where: { $0.aid == data }) else { return fail(.applicationNotFound) }
+            image.applications.remove(at: index)
+            stateRevision += 1
+            return ok()
+        case DESFire.Command.formatPICC:
+            guard data.isEmpty else { return fail(.lengthError) }
+            guard masterAuthenticated else { return fail(.authenticationError) }
+            image.applications = []
+            stateRevision += 1
+            return ok()
+        default: return fail(.illegalCommand)
+        }
+    }
+
+    private func createApplication(_ data: [UInt8]) -> [UInt8] {
+        guard data.count >= 5 else { return fail(.lengthError) }
+        let aid = Array(data[0..<3]), settings = data[3], keyCount = data[4]
+        let keys = Int(keyCount & DESFire.KeyCount.countMask)
+        guard aid != DESFire.piccApplicationID, (1...DESFire.maximumKeys).contains(keys),
+              keyCount & DESFire.KeyCount.keyTypeMask != DESFire.KeyCount.keyTypeMask
+        else { return fail(.parameterError) }
+        var isoFileID: UInt16?
+        var dfName: [UInt8] = []
+        if keyCount & DESFire.KeyCount.isoFileIDs != 0 {
+            guard data.count >= 7, data.count <= 7 + DESFire.maximumDFNameLength else { return fail(.lengthError) }
+            isoFileID = UInt16(data[6]) << 8 | UInt16(data[5])
+            dfName = Array(data[7...])
+        } else if data.count != 5 {
+            return fail(.lengthError)
+        }
+        guard !image.applications.contains(where: { $0.aid == aid || (!dfName.isEmpty && $0.dfName == dfName) || (isoFileID != nil && $0.isoFileID == isoFileID) }) else {
+            return fail(.duplicateError)
+        }
+        guard image.applications.count < DESFire.maximumApplications else { return fail(.countError) }
+        let keyLength = keyCount & DESFire.KeyCount.keyTypeMask == DESFire.KeyCount.aes ? 16 : 8
+        image.applications.append(DESFireImage.Application(
+            aid: aid, keySettings: settings, keyCount: keyCount, isoFileID: isoFileID, dfName: dfName,
+            keys: [[UInt8]](repeating: [UInt8](repeating: 0, count: keyLength), count: keys), files: []))
+        stateRevision += 1
+        return ok()
+    }
+
+    // MARK: Application level
+
+    private func applicationCommand(_ command: UInt8, _ data: [UInt8], _ index: Int) -> [UInt8] {
+        let application = image.applications[index]
+        switch command {
+        case DESFire.Command.getFileIDs:
+            guard data.isEmpty else { return fail(.lengthError) }
+            return ok(application.files.map(\.number))
+        case DESFire.Command.getFileSettings:
+            guard data.count == 1 else { return fail(.lengthError) }
+            guard let file = application.files.first(where: { $0.number == data[0] }) else { return fail(.fileNotFound) }
+            return ok(DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count).encoded)
+        case DESFire.Command.createStdDataFile: return createFile(data, index)
+        case DESFire.Command.readData: return readData(data, index)
+        case DESFire.Command.writeData:
+            guard data.count >= 7 else { return fail(.lengthError) }
+            guard let offset = DESFire.uint24LE(data[1..<4]), let length = DESFire.uint24LE(data[4..<7]) else { return fail(.lengthError) }
+            return continueWrite(application: index, file: data[0], offset: offset, length: length, data: Array(data[7...]), first: true)
+        default: return fail(.illegalCommand)
+        }
+    }
+
+    private func createFile(_ data: [UInt8], _ index: Int) -> [UInt8] {
+        let application = image.applications[index]
+        guard application.keySettings & DESFire.KeySetting.freeCreateDelete != 0 || authenticated == 0 else { return fail(.permissionDenied) }
+        let hasISO = application.isoFileID != nil
+        guard data.count == (hasISO ? 9 : 7) else { return fail(.lengthError) }
+        let number = data[0]
+        var at = 1
+        var isoFileID: UInt16?
+        if hasISO {
+            isoFileID = UInt16(data[2]) << 8 | UInt16(data[1])
+            at = 3
+        }
+        let communication = data[at], rights = UInt16(data[at + 2]) << 8 | UInt16(data[at + 1])
+        guard number <= DESFire.maximumFileNumber, communication & 0xFC == 0, let size = DESFire.uint24LE(data[(at + 3)..<(at + 6)]), size > 0 else {
+            return fail(.parameterError)
+        }
+        guard !application.files.contains(where: { $0.number == number || (isoFileID != nil && $0.isoFileID == isoFileID) }) else {
+            return fail(.duplicateError)
+        }
+        guard DESFireTag.allocated(size) <= freeMemory else { return fail(.outOfMemory) }
+        image.applications[index].files.append(DESFireImage.File(
+            number: number, isoFileID: isoFileID, communication: communication, accessRights: rights, data: [UInt8](repeating: 0, count: size)))
+        stateRevision += 1
+        return ok()
+    }
+
+    /// Whether access nibble `nibble` lets the current authentication through.
+    private func allows(_ nibble: UInt8) -> Bool { nibble == DESFire.freeAccess || authenticated == nibble }
+
+    private func readData(_ data: [UInt8], _ index: Int) -> [UInt8] {
+        guard data.count == 7, let offset = DESFire.uint24LE(data[1..<4]), let length = DESFire.uint24LE(data[4..<7]) else { return fail(.lengthError) }
+        guard let file = image.applications[index].files.first(where: { $0.number == data[0] }) else { return fail(.fileNotFound) }
+        let settings = DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count)
+        guard allows(settings.readAccess) || allows(settings.readWriteAccess) else { return fail(.authenticationError) }
+        guard offset < file.data.count, offset + length <= file.data.count else { return fail(.boundaryError) }
+        let end = length == 0 ? file.data.count : offset + length
+        return frames(Array(file.data[offset..<end]))
+    }
+
+    private func continueWrite(application index: Int, file number: UInt8, offset: Int, length: Int, data: [UInt8], first: Bool = false) -> [UInt8] {
+        guard index < image.applications.count, let position = image.applications[index].files.firstIndex(where: { $0.number == number }) else {
+            return fail(.fileNotFound)
+        }
+        let file = image.applications[index].files[position]
+        if first {
+            let settings = DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count)
+            guard allows(settings.writeAccess) || allows(settings.readWriteAccess) else { return fail(.authenticationError) }
+            guard length > 0, offset + length <= file.data.count else { return fail(.boundaryError) }
+        }
+        guard data.count <= length else { return fail(.lengthError) }
+        guard data.count == length else {
+            pending = .write(application: index, file: number, offset: offset, length: length, data: data)
+            return status(.additionalFrame)
+        }
+        image.applications[index].files[position].data.replaceSubrange(offset..<(offset + length), with: data)
+        stateRevision += 1
+        return ok()
+    }
+
+    // MARK: ISO
+
+    private func iso(_ apdu: [UInt8]) -> [UInt8] {
+        let p1 = apdu[2], p2 = apdu[3]
+        let body = Array(apdu[4...])
+        switch apdu[1] {
+        case Type4Command.select:
+            guard let lc = body.first, lc > 0, body.count == 1 + Int(lc) || body.count == 2 + Int(lc) else { return sw(StatusWord.wrongLength) }
+            let data = Array(body[1..<(1 + Int(lc))])
+            switch p1 {
+            case Type4Command.selectByNameP1:
+                guard let index = image.applications.firstIndex(where: { !$0.dfName.isEmpty && $0.dfName == data }) else { return sw(StatusWord.fileNotFound) }
+                selected = index
+                authenticated = nil
+                isoFile = nil
+                return sw(StatusWord.success)
+            case Type4Command.selectByFileIDP1:
+                guard data.count == 2 else { return sw(StatusWord.wrongLength) }
+                let id = UInt16(data[0]) << 8 | UInt16(data[1])
+                if let index = image.applications.firstIndex(where: { $0.isoFileID == id }) {
+                    selected = index
+                    authenticated = nil
+                    isoFile = nil
+                    return sw(StatusWord.success)
+                }
+                guard let index = selected, let file = image.applications[index].files.first(where: { $0.isoFileID == id }) else {
+                    return sw(StatusWord.fileNotFound)
+                }
+                _ = p2
+                isoFile = file.number
+                return sw(StatusWord.success)
+            default: return sw(StatusWord.incorrectP1P2)
+            }
+        case Type4Command.readBinary:
+            guard let (index, position) = currentISOFile() else { return sw(StatusWord.noCurrentEF) }
+            guard body.count == 1 else { return sw(StatusWord.wrongLength) }
+            let file = image.applications[index].files[position]
+            let settings = DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count)
+            guard settings.readAccess == DESFire.freeAccess || settings.readWriteAccess == DESFire.freeAccess else { return sw(StatusWord.securityStatusNotSatisfied) }
+            let offset = Int(p1) << 8 | Int(p2), le = body[0] == 0 ? 256 : Int(body[0])
+            guard p1 & 0x80 == 0, offset < file.data.count else { return sw(StatusWord.wrongOffset) }
+            return Array(file.data[offset..<min(file.data.count, offset + le)]) + sw(StatusWord.success)
+        case Type4Command.updateBinary:
+            guard let (index, position) = currentISOFile() else { return sw(StatusWord.noCurrentEF) }
+            let file = image.applications[index].files[position]
+            let settings = DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count)
+            guard settings.writeAccess == DESFire.freeAccess || settings.readWriteAccess == DESFire.freeAccess else { return sw(StatusWord.securityStatusNotSatisfied) }
+            guard let lc = body.first, lc > 0, body.count == 1 + Int(lc) else { return sw(StatusWord.wrongLength) }
+            let offset = Int(p1) << 8 | Int(p2)
+            guard p1 & 0x80 == 0, offset + Int(lc) <= file.data.count else { return sw(StatusWord.wrongOffset) }
+            image.applications[index].files[position].data.replaceSubrange(offset..<(offset + Int(lc)), with: body[1...])
+            stateRevision += 1
+            return sw(StatusWord.success)
+        default:
+            return sw(StatusWord.instructionNotSupported)
+        }
+    }
+
+    private func currentISOFile() -> (Int, Int)? {
+        guard let index = selected, let number = isoFile,
+              let position = image.applications[index].files.firstIndex(where: { $0.number == number })
+        else { return nil }
+        return (index, position)
+    }
+}
