@@ -17,6 +17,19 @@ public func readFileBytes(_ path: String, what: String, limit: Int) throws(Comma
     }
 }
 
+/// Reads a whole file as UTF-8 text, at most `limit` bytes (``readFileBytes(_:what:limit:)``):
+/// for files people write (keys, passwords), so that a stray byte is named rather than read as
+/// U+FFFD.
+/// - Throws: ``CommandError`` as ``readFileBytes(_:what:limit:)``; data error (65) naming the
+///   file and the offset of the first byte that is not UTF-8 (never the content).
+public func readFileText(_ path: String, what: String, limit: Int) throws(CommandError) -> String {
+    let bytes = try readFileBytes(path, what: what, limit: limit)
+    switch UnicodeValidation.decodeUTF8(bytes) {
+    case .success(let text): return text
+    case .failure(let invalid): throw .dataError("\(what) '\(path)': not UTF-8 text (invalid byte at offset \(invalid.offset))")
+    }
+}
+
 /// Writes a whole file through ``FileAccess/write(_:to:durable:)``: a regular file (or a new
 /// one) atomically, through a symbolic link into the file it names (the link stays), a FIFO or
 /// a device in place (never replaced); every write and the close checked.

@@ -78,14 +78,9 @@ struct FormatCommand: TagCommand {
     static func desfireOptions(_ arguments: ParsedArguments) throws(CommandError) -> DESFireFormatOptions {
         var options = DESFireFormatOptions(ndefFileSize: try arguments.value(of: ndefSize))
         if let path = arguments.value(of: keys) {
-            let bytes: [UInt8]
+            let text = try TagWriteSupport.keyFileText(path, what: "key file")
             do {
-                bytes = try readFileBytes(path, what: "key file", limit: InputLimits.keyFile)
-            } catch {
-                throw error.exitCode == .dataError ? error : .usage(error.message)
-            }
-            do {
-                options.piccMasterKey = try DESFireFormatOptions.piccMasterKey(fromText: String(decoding: bytes, as: UTF8.self))
+                options.piccMasterKey = try DESFireFormatOptions.piccMasterKey(fromText: text)
             } catch {
                 throw .usage("--keys '\(path)': \(error.reason)")
             }

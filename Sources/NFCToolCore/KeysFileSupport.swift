@@ -13,7 +13,7 @@ enum KeysFileSupport {
         let text: String
         let source: String
         if let path {
-            text = String(decoding: try readFileBytes(path, what: "keys file", limit: InputLimits.keyFile), as: UTF8.self)
+            text = try readFileText(path, what: "keys file", limit: InputLimits.keyFile)
             source = "keys file '\(path)'"
         } else if let value = context.environment[variable], !value.isEmpty {
             text = value

@@ -42,13 +42,7 @@ enum TagWriteSupport {
         let text: String
         let source: String
         if let path {
-            let bytes: [UInt8]
-            do {
-                bytes = try readFileBytes(path, what: "password file", limit: InputLimits.keyFile)
-            } catch {
-                throw error.exitCode == .dataError ? error : .usage(error.message)
-            }
-            text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+            text = try keyFileText(path, what: "password file").trimmingWhitespace
             source = "\(option.synopsis) '\(path)'"
         } else if let variable, let value = environment[variable] {
             text = value.trimmingWhitespace
@@ -70,6 +64,17 @@ enum TagWriteSupport {
             variable: "NFCTOOL_PASSWORD")
     }
 
+    /// The text of a key or password file (``readFileText(_:what:limit:)``, at most
+    /// ``InputLimits/keyFile`` bytes): a file that cannot be read is a usage error (64), one too
+    /// large or not UTF-8 a data error (65).
+    static func keyFileText(_ path: String, what: String) throws(CommandError) -> String {
+        do {
+            return try readFileText(path, what: what, limit: InputLimits.keyFile)
+        } catch {
+            throw error.exitCode == .dataError ? error : .usage(error.message)
+        }
+    }
+
     /// `--keys`: a MIFARE Ultralight C 3DES key file.
     static let ultralightCKeyFile = CommandOption.option(
         "keys", valueName: "file",
@@ -80,14 +85,9 @@ enum TagWriteSupport {
     /// - Throws: ``CommandError`` (usage) when the file cannot be read or is not a key.
     static func ultralightCKey(file path: String?, option: CommandOption) throws(CommandError) -> UltralightCKey? {
         guard let path else { return nil }
-        let bytes: [UInt8]
+        let text = try keyFileText(path, what: "key file")
         do {
-            bytes = try readFileBytes(path, what: "key file", limit: InputLimits.keyFile)
-        } catch {
-            throw error.exitCode == .dataError ? error : .usage(error.message)
-        }
-        do {
-            return try UltralightCKey(hex: String(decoding: bytes, as: UTF8.self))
+            return try UltralightCKey(hex: text)
         } catch {
             throw .usage("\(option.synopsis) '\(path)': \(error.reason)")
         }

@@ -84,6 +84,18 @@ struct TagWriteCommandsTests {
         #expect(!run.standardError.contains("hunter2"))
     }
 
+    @Test("a key or password file that is not UTF-8: data error naming the file and the offset of the first bad byte, not its content",
+          arguments: [["write", "--url", "https://a.example", "--password-file"], ["read", "--keys"], ["format", "--yes", "--keys"], ["ntag424", "setup", "--url", "https://a.example/{sun:picc}", "--keys"]])
+    func keyFileNotUTF8(_ command: [String]) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nfctool-key-\(UUID().uuidString)")
+        try Data(Array("0011".utf8) + [0xC3, 0x28] + Array("2233\n".utf8)).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = await runNFCTool(command + [file.path])
+        #expect(run.status == .dataError, "\(run.standardError)")
+        #expect(run.standardError.contains("'\(file.path)': not UTF-8 text (invalid byte at offset 4)"), "\(run.standardError)")
+        #expect(!run.standardError.contains("0011"))
+    }
+
     @Test("write --json reports what was done, with stable keys")
     func writeJSON() async throws {
         let run = await runNFCTool(["write", "--device", "sim:ntag215", "--url", "https://example.com", "--json"])
