@@ -29,12 +29,13 @@ struct LedgerCommand: CommandGroup {
         if let name, name.allSatisfy(\.isWhitespace) { throw .usage("--run needs a name (not empty or blank)") }
     }
 
-    /// Opens an existing ledger read-only and runs `body` with it, both on the ledgers' thread
-    /// (``LedgerExecutor``), never on the cooperative pool.
+    /// Opens an existing ledger (read-only unless `readOnly` is false) and runs `body` with it,
+    /// both on the ledgers' thread (``LedgerExecutor``), never on the cooperative pool.
     static func reading<T: Sendable>(
-        _ arguments: ParsedArguments, _ body: @escaping @Sendable (any ProvisioningLedger) throws(CommandError) -> T
+        _ arguments: ParsedArguments, readOnly: Bool = true,
+        _ body: @escaping @Sendable (any ProvisioningLedger) throws(CommandError) -> T
     ) async throws(CommandError) -> T {
-        try await LedgerExecutor.shared.run { () throws(CommandError) -> T in try body(try open(arguments)) }
+        try await LedgerExecutor.shared.run { () throws(CommandError) -> T in try body(try open(arguments, readOnly: readOnly)) }
     }
 
     /// Refuses `--run NAME` when the ledger holds no run of that name (exit 64, naming the runs
@@ -44,15 +45,16 @@ struct LedgerCommand: CommandGroup {
         do { try ledger.requireRun(name) } catch { throw CommandError(error.message, exitCode: .usage, code: "noSuchRun") }
     }
 
-    /// Opens an existing ledger (a missing file is a usage error, not a new ledger).
-    static func open(_ arguments: ParsedArguments) throws(CommandError) -> any ProvisioningLedger {
+    /// Opens an existing ledger (a missing file is a usage error, not a new ledger), read-only
+    /// unless `readOnly` is false.
+    static func open(_ arguments: ParsedArguments, readOnly: Bool = true) throws(CommandError) -> any ProvisioningLedger {
         let positional = arguments.value(of: file), option = arguments.value(of: ledgerOption)
         if positional != nil && option != nil { throw .usage("give the ledger once: as the argument or with --ledger") }
         guard let location = positional ?? option else { throw .usage("which ledger? Give a file or postgresql://… (or --ledger)") }
         if !PostgreSQLLocation.isPostgreSQL(location) {
             guard FileManager.default.fileExists(atPath: location) else { throw .usage("no such ledger: '\(location)'") }
         }
-        do { return try openLedger(location, readOnly: true) } catch { throw .ledger(error) }
+        do { return try openLedger(location, readOnly: readOnly) } catch { throw .ledger(error) }
     }
 }
 

@@ -50,16 +50,8 @@ struct LedgerResolveCommand: ToolCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let run = arguments.value(of: LedgerCommand.run)
         let (uid, resolution) = (tagUID, resolution)
-        let positional = arguments.value(of: LedgerCommand.file), option = arguments.value(of: LedgerCommand.ledgerOption)
-        if positional != nil && option != nil { throw .usage("give the ledger once: as the argument or with --ledger") }
-        guard let location = positional ?? option else { throw .usage("which ledger? Give a file or postgresql://… (or --ledger)") }
-        if !PostgreSQLLocation.isPostgreSQL(location), !FileManager.default.fileExists(atPath: location) {
-            throw .usage("no such ledger: '\(location)'")
-        }
-        // Opening and writing block: on the ledgers' thread.
-        let marked = try await LedgerExecutor.shared.run { () throws(CommandError) -> [LedgerAttempt] in
-            let ledger: any ProvisioningLedger
-            do { ledger = try openLedger(location) } catch { throw .ledger(error) }
+        // Opening and writing block: on the ledgers' thread, the ledger opened for writing.
+        let marked = try await LedgerCommand.reading(arguments, readOnly: false) { ledger throws(CommandError) -> [LedgerAttempt] in
             try LedgerCommand.requireRun(run, in: ledger)
             do { return try ledger.resolveVoid(run: run, uid: uid, as: resolution) } catch { throw .ledger(error) }
         }
