@@ -1,4 +1,5 @@
 import Foundation
+import NFCCore
 import NFCTestSupport
 import Testing
 
@@ -100,5 +101,41 @@ struct SelfTestEndToEndTests {
         defer { emulator.stop() }
         let read = try await runBuiltNFCTool(["read", "--device", emulator.connectionString], timeout: 60)
         #expect(read.standardOutput.contains("https://example.com/kept"), "\(read.standardOutput)")
+    }
+
+    /// The memory of a tag file, read from its JSON here.
+    static func memory(_ path: String) throws -> [UInt8] {
+        let data = try #require(FileManager.default.contents(atPath: path), "no tag file \(path)")
+        let state = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return try Hex.decode(try #require(state?["memory"] as? String, "no memory in \(path)"))
+    }
+
+    @Test("--format on an unformatted Ultralight EV1: refused without --yes (tag unchanged); with --yes the CC and an empty NDEF message are written, the test message restored to empty")
+    func formatsBlankTagOnlyWithYes() async throws {
+        let directory = try temporaryDirectory()
+        let file = directory.appendingPathComponent("tag.json").path
+        let emulator = try EmulatorProcess(["--tag", "ultralight:\(file)"])
+        defer { emulator.stop() }
+        let read = try await runBuiltNFCTool(["read", "--device", emulator.connectionString], timeout: 60)
+        #expect(read.status != 0, "an unformatted tag has no message: \(read.standardOutput)")
+        let before = try Self.memory(file)
+        #expect(Array(before[12..<16]) == [0, 0, 0, 0], "the model is unformatted")
+
+        let refused = try await runBuiltNFCTool(["selftest", "--no-removal", "--format", "--device", emulator.connectionString], timeout: 60)
+        #expect(refused.status == 64, "\(refused.standardOutput)\(refused.standardError)")
+        #expect(refused.standardError.contains("--yes"))
+        #expect(try Self.memory(file) == before)
+
+        let run = try await runBuiltNFCTool(
+            ["selftest", "--no-removal", "--format", "--yes", "--device", emulator.connectionString], timeout: 90)
+        #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+        for step in ["write-test", "restore"] {
+            #expect(run.standardOutput.split(separator: "\n").contains { $0.hasPrefix(step + " ") && $0.contains(" passed ") }, "\(step): \(run.standardOutput)")
+        }
+        let after = try Self.memory(file)
+        // Page 3: the Type 2 CC for 48 bytes of data area, read/write; page 4: an empty NDEF TLV.
+        #expect(Array(after[12..<16]) == [0xE1, 0x10, 0x06, 0x00])
+        #expect(Array(after[16..<19]) == [0x03, 0x00, 0xFE])
+        #expect(Array(after[0..<12]) == Array(before[0..<12]), "UID and lock bytes untouched")
     }
 }
