@@ -239,7 +239,8 @@ struct LedgerRunsCommand: ToolCommand {
         abstract: "List the named runs of a ledger (batch --run, ledger load --run) with their totals.",
         discussion: """
             One line per run: its name, sessions (batch processes) started, attempts, tags done, \
-            failed and counterfeit. A ledger without named runs prints nothing (--json: []).
+            failed and counterfeit, and void tags when it has any (with those not yet accounted \
+            for by 'ledger resolve'). A ledger without named runs prints nothing (--json: []).
 
             Examples:
               nfctool ledger runs run1.db
@@ -263,7 +264,8 @@ struct LedgerRunsCommand: ToolCommand {
         for run in runs {
             let name = TerminalSafeText.escaping(run.run ?? "", newlines: .escape)
             context.io.printLine(
-                "\(name): \(run.runs) sessions, \(run.attempts) attempts, \(run.done) done, \(run.failed) failed, \(run.counterfeit) counterfeit")
+                "\(name): \(run.runs) sessions, \(run.attempts) attempts, \(run.done) done, \(run.failed) failed, \(run.counterfeit) counterfeit"
+                    + (run.void > 0 ? ", \(run.void) void" + (run.voidOpen > 0 ? " (\(run.voidOpen) not accounted for)" : "") : ""))
         }
     }
 }

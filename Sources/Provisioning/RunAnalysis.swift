@@ -15,6 +15,11 @@ public struct RunAnalysis: Sendable, Hashable, Codable {
     public var failed: Int
     /// Attempts refused as counterfeit.
     public var counterfeit: Int
+    /// Void tags (distinct UIDs): written and verified while their row or counter went to another
+    /// station, to be discarded or erased (``LedgerAttemptStatus/void``). Not failures.
+    public var void: Int
+    /// Void attempts nobody has recorded as discarded or erased yet (`ledger resolve`).
+    public var voidOpen: Int
     /// Tags done and locked (distinct UIDs).
     public var locked: Int
     /// Tags done and password-protected (distinct UIDs).
@@ -66,10 +71,13 @@ public struct RunAnalysis: Sendable, Hashable, Codable {
         self.done = Set(done.map(\.uid)).count
         failed = attempts.count { $0.status == LedgerAttemptStatus.failed.rawValue }
         counterfeit = attempts.count { $0.status == LedgerAttemptStatus.counterfeit.rawValue }
+        let voided = attempts.filter { $0.status == LedgerAttemptStatus.void.rawValue }
+        void = Set(voided.map(\.uid)).count
+        voidOpen = voided.count { $0.resolution == nil }
         locked = Set(done.filter(\.locked).map(\.uid)).count
         protected = Set(done.filter(\.protected).map(\.uid)).count
         var causes: [String: Int] = [:]
-        for attempt in attempts where attempt.status != LedgerAttemptStatus.done.rawValue {
+        for attempt in attempts where attempt.status != LedgerAttemptStatus.done.rawValue && attempt.status != LedgerAttemptStatus.void.rawValue {
             causes[FailureCause.label(attempt.cause), default: 0] += 1
         }
         failuresByCause = causes.map { CauseCount(cause: $0.key, count: $0.value) }

@@ -93,13 +93,17 @@ public struct RunReport: Sendable {
     private func summarySection() -> String {
         let a = analysis
         let span = a.seconds.map(Self.duration) ?? "–"
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("Tags done", "\(a.done)"), ("Failed attempts", "\(a.failed)"), ("Counterfeit", "\(a.counterfeit)"),
             ("Attempts", "\(a.attempts)"), ("Yield", yield.map { String(format: "%.1f %%", $0 * 100) } ?? "–"),
             ("Locked", "\(a.locked)"), ("Protected", "\(a.protected)"),
             ("Rate", a.tagsPerMinute.map { String(format: "%.1f tags/min", $0) } ?? "–"),
             ("First start", a.firstStart ?? "–"), ("Last finish", a.lastFinish ?? "–"), ("Span", span),
         ]
+        // Void tags carry a row another station holds: the run is not complete while one is open.
+        if a.void > 0 {
+            rows.insert(("Void tags", a.voidOpen > 0 ? "\(a.void) (\(a.voidOpen) not accounted for: run incomplete)" : "\(a.void) (all accounted for)"), at: 3)
+        }
         return "<section id=\"summary\"><dl class=\"summary\">"
             + rows.map { "<div><dt>\(HTMLText.escape($0.0))</dt><dd>\(HTMLText.escape($0.1))</dd></div>" }.joined()
             + "</dl></section>\n"

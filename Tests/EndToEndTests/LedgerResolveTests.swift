@@ -50,6 +50,26 @@ struct LedgerResolveTests {
         #expect(after.standardOutput.contains("void:         1 (all accounted for)") && !after.standardOutput.contains("complete:     no"), "\(after.standardOutput)")
     }
 
+    @Test("ledger runs and the HTML report show a void tag, open until resolved; ledger stats does not count it as a failure")
+    func voidTagShownByRunsAndReport() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try await runBlocking { try Self.ledgerWithVoidTag(in: directory) }
+        let runs = try await runBuiltNFCTool(["ledger", "runs", path])
+        #expect(runs.standardOutput.contains("r: 2 sessions, 2 attempts, 1 done, 0 failed, 0 counterfeit, 1 void (1 not accounted for)"), "\(runs.standardOutput)")
+        let stats = try await runBuiltNFCTool(["ledger", "stats", path, "--run", "r"])
+        #expect(!stats.standardOutput.contains("unrecorded"), "a void tag is not a failure: \(stats.standardOutput)")
+        let html = directory.appendingPathComponent("r.html").path
+        let report = try await runBuiltNFCTool(["ledger", "report", path, "--run", "r", "-o", html])
+        #expect(report.status == 0, "\(report.standardError)")
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(page.contains("<dt>Void tags</dt><dd>1 (1 not accounted for: run incomplete)</dd>"), "\(page.prefix(3000))")
+
+        _ = try await runBuiltNFCTool(["ledger", "resolve", path, "--run", "r", "--uid", "04A1", "--discarded"])
+        let after = try await runBuiltNFCTool(["ledger", "runs", path])
+        #expect(after.standardOutput.contains("1 done, 0 failed, 0 counterfeit, 1 void\n"), "\(after.standardOutput)")
+    }
+
     @Test("usage errors exit 64: no --uid, a UID not in hex, neither or both of --discarded and --erased", arguments: [
         ["--run", "r", "--erased"], ["--uid", "04ZZ", "--erased"], ["--uid", "04A1"], ["--uid", "04A1", "--erased", "--discarded"],
     ])
