@@ -9,10 +9,11 @@ import NFCCore
 /// platform code must handle are the ones the recorded reader gave.
 ///
 /// Traces built from public captures of real chips (`captures/`, its README naming each
-/// source) are fixtures too (``captures``), named `captures/NAME`. ``problems(status:standardOutput:standardError:)``
-/// is the verdict every fixture test gives: a replay must exit 0, print the recorded output and
-/// use the whole trace (a replay that stops short leaves answers unchecked). `NAME.status`, when
-/// there is one, holds the exit status the command must end with (else 0).
+/// source) are fixtures too (``captures``), named `captures/NAME`.
+/// ``problems(status:standardOutput:standardError:)`` is the verdict every fixture test gives: a
+/// replay must end with the recorded exit status (`NAME.status` when there is one, else 0),
+/// print the recorded output and use the whole trace (a replay that stops short leaves answers
+/// unchecked).
 public struct TraceFixture: Sendable, Hashable, CustomStringConvertible {
     /// The directory of the fixtures: `Tests/Fixtures/traces`.
     public static let directory: URL = URL(fileURLWithPath: #filePath)
