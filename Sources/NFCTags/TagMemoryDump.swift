@@ -82,15 +82,16 @@ public struct TagMemoryDump: Encodable, Sendable {
         }
     }
 
-    /// Type 2: READ of 4 pages at a time from page 0 to the chip's last page (16 pages when the
-    /// model is unknown); pages refused are unreadable. A READ's first page is always that
-    /// page; the three after it are taken only when the READ of the page after them answers
+    /// Type 2: READ of 4 pages at a time from page 0 to the chip's last page (a MIFARE
+    /// Ultralight C's last readable one, 2Bh: its key pages 2Ch–2Fh are never read, MF0ICU2
+    /// 7.5.7, as nfcpy's dump of one shows; 16 pages when the model is unknown); pages refused
+    /// are unreadable. A READ's first page is always that page; the three after it are taken only when the READ of the page after them answers
     /// too: a read-protected NTAG21x rolls a READ over to page 0 at AUTH0 (datasheet 10.2), so
     /// a READ that crosses AUTH0 answers page 0's bytes for the protected pages. Where the next
     /// READ is refused, the pages are read one at a time, and a refused page is unreadable.
     static func type2Pages(_ mifare: MiFareTag, reader: any NFCReader) async -> [Unit] {
         let profile = Type2ChipProfile.named(identity: mifare.identity)
-        let total = profile?.totalPages ?? 16
+        let total = profile?.totalPages ?? (mifare.identity.family == .ultralightC ? UltralightCMemory.keyPages.lowerBound : 16)
         var answers: [Int: [UInt8]?] = [:]
         func answer(_ page: Int) async -> [UInt8]? {
             if let known = answers[page] { return known }

@@ -42,7 +42,8 @@ struct ReaderTraceOptions: Sendable {
 }
 
 /// A reader a command opened, with what must be done when it is closed: the trace written to
-/// its end (under `--trace`), a replay (`--device replay:FILE`) checked for a divergence.
+/// its end (under `--trace`), a replay (`--device replay:FILE`) checked for a divergence and for
+/// events it left unplayed (a warning on standard error).
 struct CommandReader: Sendable {
     /// The reader the command works with: a ``RecordingReader`` under `--trace`.
     let reader: any NFCReader
@@ -50,12 +51,14 @@ struct CommandReader: Sendable {
     let opened: any NFCReader
     /// The trace being written, under `--trace`.
     let trace: ReaderTraceWriter?
+    /// Where a replay's warning goes (standard error).
+    let io: any ToolIO
 
     /// Wraps `opened` in a ``RecordingReader`` when `options` asks for a trace (saying on standard
     /// error when the trace will hold secrets).
     /// - Throws: ``ExitCode/failure`` when the trace file cannot be opened (the reader is closed).
     static func wrap(_ opened: any NFCReader, _ options: ReaderTraceOptions, _ context: CommandContext) async throws(CommandError) -> CommandReader {
-        guard let path = options.path else { return CommandReader(reader: opened, opened: opened, trace: nil) }
+        guard let path = options.path else { return CommandReader(reader: opened, opened: opened, trace: nil, io: context.io) }
         let header = await ReaderConnection.traceHeader(for: opened, tool: "nfctool \(nfctoolVersion)", redacted: !options.unredacted)
         let writer: ReaderTraceWriter
         do {
@@ -67,18 +70,24 @@ struct CommandReader: Sendable {
         if options.unredacted {
             context.io.printErrorLine("Warning: the trace \(path) holds passwords, keys and key-derived bytes unredacted: do not post it.")
         }
-        return CommandReader(reader: await RecordingReader(opened, recordingTo: writer), opened: opened, trace: writer)
+        return CommandReader(reader: await RecordingReader(opened, recordingTo: writer), opened: opened, trace: writer, io: context.io)
     }
 
-    /// Closes the reader and ends the trace.
+    /// Closes the reader and ends the trace. A replay that left events of its trace unplayed
+    /// says so on standard error ("Warning: replay ended at exchange N of M: …"); the command's
+    /// result stands.
     /// - Returns: the error the command must end with, if any: a replay's divergence (which
     ///   outranks whatever the command itself said, since the answers it got were not the
     ///   trace's), else a trace that could not be written (a full disk).
     func close() async -> (divergence: CommandError?, traceFailure: CommandError?) {
         await reader.close()
         var divergence: CommandError?
-        if let replay = opened as? ReplayReader, let message = await replay.divergence {
-            divergence = .failure("replay \(message)")
+        if let replay = opened as? ReplayReader {
+            if let message = await replay.divergence {
+                divergence = .failure("replay \(message)")
+            } else if let unused = await replay.unusedRemainder {
+                io.printErrorLine("Warning: \(unused)")
+            }
         }
         var traceFailure: CommandError?
         if let trace {

@@ -124,6 +124,31 @@ struct TagViewsEndToEndTests {
         #expect(labelled == 9, "\(nfcpy.output)")
     }
 
+    @Test("dump of a MIFARE Ultralight C lists the pages nfcpy's tagtool dump of the same tag file lists (00h–2Bh), byte for byte", ExternalTool.nfcpy.trait)
+    func ultralightCDumpAgreesWithNFCPy() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("ulc.json").path
+        // A factory chip (the file is created by the first open): AUTH0 30h on page 2Ah.
+        let run = try await runBuiltNFCTool(["dump", "--device", "sim:ultralight-c?file=\(file)", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        let units = try #require(object["units"] as? [[String: Any]])
+        let nfcpy = try await runNFCPy(model: "ultralight-c", tagFile: file, "print('\\n'.join(tag.dump()))")
+        #expect(nfcpy.status == 0, "\(nfcpy.output)")
+        // nfcpy's lines: `02A: 30 00 00 00 (AUTH0)`, `004: 03 14 d1 01 |....|`; `  *  …` stands for repeats.
+        let pattern = #/([0-9A-F]{3}): ((?:[0-9a-f]{2} ?){4}).*/#
+        var last = -1
+        for line in nfcpy.standardOutput.split(separator: "\n") {
+            guard let match = String(line).wholeMatch(of: pattern), let page = Int(match.1, radix: 16) else { continue }
+            last = max(last, page)
+            guard page < units.count else { continue }
+            #expect((units[page]["hex"] as? String) == match.2.replacingOccurrences(of: " ", with: "").uppercased(), "page \(page): \(line)")
+        }
+        #expect(last == 0x2B, "\(nfcpy.output)")
+        #expect(units.count == last + 1, "\(run.standardOutput)")
+    }
+
     private func spaced(_ hex: String) -> String {
         stride(from: 0, to: hex.count, by: 2).map { String(hex.dropFirst($0).prefix(2)) }.joined(separator: " ")
     }

@@ -238,4 +238,23 @@ struct ReaderTraceTests {
         await #expect(throws: NFCReaderDeviceError.self) { try await reader.deselect() }
         #expect(await reader.divergence == "diverged at exchange 7: sent deselect, trace has no more exchanges")
     }
+
+    @Test("a replay stopped with events left says how far it got (exchange N of M); none once every event is played, none after a divergence")
+    func replayUnusedRemainder() async throws {
+        var short = Self.everyCall
+        short.events = Array(short.events.prefix(4))
+        let reader = ReplayReader(short)
+        #expect(await reader.unusedRemainder == "replay ended at exchange 0 of 4: the rest of the trace was not used")
+        _ = try await reader.poll(for: [.iso14443A], timeout: .zero)
+        _ = try await reader.poll(for: [.iso14443A, .felica212], timeout: .zero)
+        #expect(await reader.unusedRemainder == "replay ended at exchange 2 of 4: the rest of the trace was not used")
+        try await reader.checkCanSend(Bytes([0x60]), mode: .raw)
+        _ = try await reader.transceive(Bytes(hex("30 04")))
+        #expect(await reader.unusedRemainder == nil)
+
+        let diverging = ReplayReader(short)
+        _ = try await diverging.poll(for: [.iso14443A], timeout: .zero)
+        await #expect(throws: NFCReaderDeviceError.self) { try await diverging.deselect() }
+        #expect(await diverging.unusedRemainder == nil)
+    }
 }

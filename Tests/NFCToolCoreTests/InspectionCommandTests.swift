@@ -133,6 +133,18 @@ struct InspectionCommandTests {
         #expect(Array(bytes[12..<16]) == [0xE1, 0x10, 0x3E, 0x00])
     }
 
+    @Test("dump of a MIFARE Ultralight C lists pages 00h–2Bh, lock, counter, AUTH0 and AUTH1 included, never the key pages (nfcpy's dump of one)")
+    func dumpUltralightC() async throws {
+        let listing = try await runBuiltNFCTool(["dump", "--device", "sim:ultralight-c"])
+        #expect(listing.status == 0, "\(listing.standardError)")
+        let lines = listing.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "MIFARE Ultralight C 04 53 49 4D 00 00 01: 44 pages, 44 readable")
+        // AUTH0 (page 2Ah) reads 30h on a factory chip: no page needs authentication (MF0ICU2 7.5.8).
+        #expect(lines.last == "page 43: 00 00 00 00  |....|")
+        #expect(lines.contains("page 42: 30 00 00 00  |0...|"))
+        #expect(lines.count == 45)
+    }
+
     @Test("dump of a Classic 1K: 64 blocks; --binary is the 1024-byte .mfd with key A filled in")
     func dumpClassic() async throws {
         let listing = try await runBuiltNFCTool(["dump", "--device", "sim:classic1k"])

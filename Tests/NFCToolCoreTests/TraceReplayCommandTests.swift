@@ -14,11 +14,66 @@ struct TraceReplayCommandTests {
         #expect(TraceFixture.all.count >= 2)
     }
 
-    @Test("every trace fixture replays to exactly the output it recorded, exit 0", arguments: TraceFixture.all)
+    @Test("every trace fixture, recorded or built from a public capture, replays to exactly its output and status, using the whole trace",
+          arguments: TraceFixture.all + TraceFixture.captures)
     func fixtureReplays(_ fixture: TraceFixture) async throws {
         let run = await runNFCTool(try fixture.arguments() + ["--device", fixture.deviceString])
+        let problems = fixture.problems(status: run.status.rawValue, standardOutput: run.standardOutput, standardError: run.standardError)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test("a replay that ends with exchanges of the trace left warns on standard error, naming how far it got; output and exit status stand")
+    func unusedExchangesWarn() async throws {
+        let fixture = TraceFixture("ntag215-info")
+        let text = try String(contentsOfFile: fixture.tracePath, encoding: .utf8)
+        let events = text.split(separator: "\n").count - 1
+        let path = try temporaryDirectory().appendingPathComponent("longer.jsonl").path
+        // One more READ_SIG after the last exchange: nothing in info asks for it.
+        try (text + #"{"n":\#(events + 1),"call":"transceive","mode":"standard","command":"3C00","answer":"00","us":5}"# + "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let run = await runNFCTool(try fixture.arguments() + ["--device", "replay:" + path])
         #expect(run.status == .success, "\(run.standardError)")
         #expect(run.standardOutput == (try fixture.expectedOutput()))
+        #expect(run.standardError == "Warning: replay ended at exchange \(events) of \(events + 1): the rest of the trace was not used\n", "\(run.standardError)")
+
+        let whole = await runNFCTool(try fixture.arguments() + ["--device", fixture.deviceString])
+        #expect(whole.standardError.isEmpty, "\(whole.standardError)")
+    }
+
+    @Test("a trace fixture whose trace has exchanges left after the command is a failing fixture; the same fixture whole passes")
+    func fixtureWithUnusedExchangesFails() async throws {
+        let original = TraceFixture("ntag215-read-url")
+        let directory = try temporaryDirectory()
+        let text = try String(contentsOfFile: original.tracePath, encoding: .utf8)
+        let events = text.split(separator: "\n").count - 1
+        try (text + #"{"n":\#(events + 1),"call":"transceive","mode":"standard","command":"3C00","answer":"00","us":5}"# + "\n")
+            .write(to: directory.appendingPathComponent("longer.jsonl"), atomically: true, encoding: .utf8)
+        try text.write(to: directory.appendingPathComponent("whole.jsonl"), atomically: true, encoding: .utf8)
+        for name in ["longer", "whole"] {
+            try String(contentsOfFile: TraceFixture.directory.appendingPathComponent(original.name + ".args").path, encoding: .utf8)
+                .write(to: directory.appendingPathComponent(name + ".args"), atomically: true, encoding: .utf8)
+            try original.expectedOutput().write(to: directory.appendingPathComponent(name + ".stdout"), atomically: true, encoding: .utf8)
+        }
+        let longer = TraceFixture("longer", in: directory)
+        let run = await runNFCTool(try longer.arguments() + ["--device", longer.deviceString])
+        let problems = longer.problems(status: run.status.rawValue, standardOutput: run.standardOutput, standardError: run.standardError)
+        #expect(problems == ["Warning: replay ended at exchange \(events) of \(events + 1): the rest of the trace was not used"])
+
+        let whole = TraceFixture("whole", in: directory)
+        let wholeRun = await runNFCTool(try whole.arguments() + ["--device", whole.deviceString])
+        #expect(whole.problems(status: wholeRun.status.rawValue, standardOutput: wholeRun.standardOutput, standardError: wholeRun.standardError).isEmpty)
+    }
+
+    @Test("there are at least 20 traces built from public captures of real chips, each named with its source in captures/README.md and its header")
+    func captureTracesNameTheirSources() throws {
+        let captures = TraceFixture.captures
+        #expect(captures.count >= 20)
+        let readme = try String(contentsOf: TraceFixture.directory.appendingPathComponent("captures/README.md"), encoding: .utf8)
+        for fixture in captures {
+            let file = String(fixture.name.dropFirst("captures/".count))
+            #expect(readme.contains("`\(file)`"), "captures/README.md does not name \(file)")
+            #expect(try fixture.trace().header.tool.hasPrefix("built by hand from a public capture: "), "\(file)")
+        }
     }
 
     @Test("a command changed in the trace stops the replay: exit 1, the exchange and both commands named, in JSON too")

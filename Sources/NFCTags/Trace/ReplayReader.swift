@@ -10,6 +10,9 @@ public import NFCCore
 /// the error and gone on. Past the trace's end, a poll finds nothing (after its timeout, so a
 /// waiting loop ends as it would on a quiet reader) and any other call diverges.
 ///
+/// A replay that ends with events left (the command did not need them) says so in
+/// ``unusedRemainder``.
+///
 /// Its name, connection string, modulations and feedback are the recorded reader's, so a
 /// command's output is the same as when it was recorded.
 public actor ReplayReader: NFCReader {
@@ -44,6 +47,21 @@ public actor ReplayReader: NFCReader {
 
     /// Whether every event of the trace has been played.
     public var isAtEnd: Bool { position >= trace.events.count }
+
+    /// What to say when the replay ends with events of the trace not played: "replay ended at
+    /// exchange N of M: the rest of the trace was not used" (N the last event played, 0 when
+    /// none was); nil when every event was played, and after a divergence (which says more).
+    /// The answers left over were never handled, so a replay that stops short checks less
+    /// than its trace holds: nfctool warns, a fixture test fails.
+    public var unusedRemainder: String? {
+        guard divergence == nil, !isAtEnd else { return nil }
+        return Self.unusedRemainder(played: position, of: trace.events.count)
+    }
+
+    /// "replay ended at exchange `played` of `count`: the rest of the trace was not used".
+    public static func unusedRemainder(played: Int, of count: Int) -> String {
+        "replay ended at exchange \(played) of \(count): the rest of the trace was not used"
+    }
 
     /// The next event's result for `request`.
     /// - Throws: ``NFCReaderDeviceError/Code/closed`` after ``close()``; `io` with the
