@@ -18,6 +18,13 @@ public class TracePlayerTag: VirtualTag {
     public let targetInfo: TargetInfo
     /// Called once, with the message, when a frame first differs from the trace.
     public var onDivergence: ((String) -> Void)?
+    /// How many frames (or APDUs) the tag was sent: an emulated reader compares it before and
+    /// after a command to tell whether ``lastAnswer`` is that command's.
+    public private(set) var framesPlayed = 0
+    /// The player's answer to the last frame, nil before the first: an emulated reader that
+    /// speaks in status words (`pcsc-reader-emulator --replay`) gives a recorded error back as
+    /// the status word the recording reader turned into that error.
+    public private(set) var lastAnswer: ReaderTraceTagPlayer.Answer?
 
     /// `Replayed trace`.
     public var modelName: String { "Replayed trace" }
@@ -52,6 +59,8 @@ public class TracePlayerTag: VirtualTag {
     func play(_ frame: [UInt8]) -> ReaderTraceTagPlayer.Answer {
         let stopped = player.divergence != nil
         let answer = player.answer(to: frame)
+        framesPlayed += 1
+        lastAnswer = answer
         if !stopped, case .diverged(let message) = answer { onDivergence?(message) }
         return answer
     }
@@ -76,7 +85,8 @@ public final class ISODEPTracePlayerTag: TracePlayerTag, ISODEPVirtualTag {
     /// The recorded response APDU.
     public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
         if case .answer(let bytes) = play(apdu), bytes.count >= 2 { return bytes }
-        return [0x6F, 0x00]
+        let sw = PCSCPart3.StatusWord.noPreciseDiagnosis
+        return [UInt8(sw >> 8), UInt8(sw & 0xFF)]
     }
 }
 
