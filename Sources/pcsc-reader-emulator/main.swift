@@ -128,7 +128,8 @@ let field: VirtualField
 var player: TracePlayerTag?
 do throws(NFCReaderDeviceError) {
     if let replayPath {
-        let tag = try TracePlayerTag.load(path: replayPath)
+        // NFCKit's PC/SC reader sends a FAST_READ as READ BINARYs of 4 pages, whatever the profile.
+        let tag = try TracePlayerTag.load(path: replayPath, splitsFastRead: true)
         player = tag
         field = SimulatorConfiguration.field([(tag: tag, file: nil)], faultPlan: .none)
         if tag.player.trace.header.profile == nil {

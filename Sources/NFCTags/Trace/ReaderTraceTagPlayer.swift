@@ -10,6 +10,10 @@ import NFCCore
 /// are passed over. The first frame that differs stops the player: it and every later frame get
 /// ``Answer/diverged(_:)`` with the message ReplayReader gives ("diverged at exchange N: sent …,
 /// trace has …").
+///
+/// An emulated reader that carries a Type 2 `FAST_READ` to the tag as `READ`s of 4 pages, as
+/// NFCKit's PC/SC reader does with READ BINARY, sets ``splitsFastRead``: a recorded `FAST_READ`
+/// then plays as those `READ`s (see the property).
 public struct ReaderTraceTagPlayer: Sendable {
     /// What the tag answers a frame.
     public enum Answer: Sendable, Hashable {
@@ -27,10 +31,20 @@ public struct ReaderTraceTagPlayer: Sendable {
     public private(set) var position = 0
     /// Why the player stopped, once a frame differed from the trace; nil while it follows it.
     public private(set) var divergence: String?
+    /// Whether a recorded `FAST_READ` of pages s…e may come as `READ`s of s, s+4, … up to e
+    /// (NFCKit's PC/SC reader sends it so: one READ BINARY of 16 bytes for each 4 pages, keeping
+    /// the pages asked for): each gets its 16 bytes of the recorded answer, the last one filled
+    /// up with `00` past page e (bytes the PC/SC reader drops; the trace does not hold them). A
+    /// recorded error goes to the first `READ`. Off for a reader that sends `FAST_READ` itself
+    /// (a PN532), where a `READ` in its place is a divergence.
+    public var splitsFastRead = false
+    /// Within a recorded `FAST_READ` played as `READ`s: the page the next `READ` must ask for.
+    private var fastReadPage: Int?
 
-    /// A player at the trace's first event.
-    public init(_ trace: ReaderTrace) {
+    /// A player at the trace's first event; `splitsFastRead` as the property.
+    public init(_ trace: ReaderTrace, splitsFastRead: Bool = false) {
         self.trace = trace
+        self.splitsFastRead = splitsFastRead
     }
 
     /// The target the trace's first successful poll or listing found: the tag to put in the
@@ -61,6 +75,9 @@ public struct ReaderTraceTagPlayer: Sendable {
                 continue
             }
             let sent = ReaderTraceRequest.transceive(TraceBytes(frame), mode)
+            if splitsFastRead, case .transceive(let recorded, _) = event.request, let piece = fastReadPiece(frame, of: recorded, result: event.result) {
+                return piece
+            }
             guard event.request.matches(sent) else {
                 return diverge(ReaderTrace.divergence(at: event.number, sent: sent, traceHas: event.request.summary))
             }
@@ -73,6 +90,34 @@ public struct ReaderTraceTagPlayer: Sendable {
         }
         return diverge(ReaderTrace.divergence(
             at: trace.events.count + 1, sent: .transceive(TraceBytes(frame), .standard), traceHas: "no more exchanges"))
+    }
+
+    /// `frame`'s part of the recorded `FAST_READ` `recorded`, when `frame` is the `READ` that
+    /// comes next in it (``splitsFastRead``); nil otherwise. The last part moves to the next event.
+    private mutating func fastReadPiece(_ frame: [UInt8], of recorded: TraceBytes, result: ReaderTraceResult) -> Answer? {
+        let command = recorded.values
+        guard command.count == 3, command[0] == Type2Command.fastRead, let first = command[1].map(Int.init), let last = command[2].map(Int.init),
+              first <= last, frame.count == 2, frame[0] == Type2Command.read, Int(frame[1]) == fastReadPage ?? first
+        else { return nil }
+        let page = Int(frame[1])
+        switch result {
+        case .answer(let answer) where answer.values.count == (last - first + 1) * Type2Command.pageSize:
+            let bytes = answer.bytes.array
+            let piece = Array(bytes.dropFirst((page - first) * Type2Command.pageSize).prefix(Type2Command.readSize))
+            let next = page + Type2Command.readSize / Type2Command.pageSize
+            if next > last {
+                fastReadPage = nil
+                position += 1
+            } else {
+                fastReadPage = next
+            }
+            return .answer(piece + [UInt8](repeating: 0, count: Type2Command.readSize - piece.count))
+        case .failed(let error) where fastReadPage == nil:
+            position += 1
+            return .failed(error)
+        default:
+            return nil
+        }
     }
 
     private mutating func diverge(_ message: String) -> Answer {
