@@ -31,10 +31,10 @@ public class TracePlayerTag: VirtualTag {
 
     /// The tag of `player`'s trace, or nil when the trace never found a tag. A target that
     /// speaks ISO-DEP (an ATS, a Type B protocol type) gets a ``ISODEPTracePlayerTag``.
-    /// `splitsFastRead`: the emulated reader carries a `FAST_READ` as `READ`s (a PC/SC reader's
-    /// READ BINARY; ``NFCTags/ReaderTraceTagPlayer/splitsFastRead``).
-    public static func make(_ trace: ReaderTrace, splitsFastRead: Bool = false) -> TracePlayerTag? {
-        let player = ReaderTraceTagPlayer(trace, splitsFastRead: splitsFastRead)
+    /// `carriesAsPCSC`: the emulated reader is a PC/SC reader, which sends the tag a `FAST_READ`
+    /// as `READ`s and ISO 15693 requests rebuilt (``NFCTags/ReaderTraceTagPlayer/carriesAsPCSC``).
+    public static func make(_ trace: ReaderTrace, carriesAsPCSC: Bool = false) -> TracePlayerTag? {
+        let player = ReaderTraceTagPlayer(trace, carriesAsPCSC: carriesAsPCSC)
         guard let target = player.target else { return nil }
         switch target {
         case .iso14443A(let a) where a.supportsISODEP: return ISODEPTracePlayerTag(player, target: target, ats: a.ats.array)
@@ -94,10 +94,10 @@ public final class ISODEPTracePlayerTag: TracePlayerTag, ISODEPVirtualTag {
 
 extension TracePlayerTag {
     /// The tag of the trace file at `path` (at most ``NFCTags/ReaderTrace/maximumFileSize``);
-    /// `splitsFastRead` as for ``make(_:splitsFastRead:)``.
+    /// `carriesAsPCSC` as for ``make(_:carriesAsPCSC:)``.
     /// - Throws: ``NFCTags/NFCReaderDeviceError`` `io` when the file cannot be read,
     ///   `invalidArgument` when it is no trace (its line and offset named) or never found a tag.
-    public static func load(path: String, splitsFastRead: Bool = false) throws(NFCReaderDeviceError) -> TracePlayerTag {
+    public static func load(path: String, carriesAsPCSC: Bool = false) throws(NFCReaderDeviceError) -> TracePlayerTag {
         let bytes: [UInt8]
         do {
             bytes = try FileAccess.read(path, limit: ReaderTrace.maximumFileSize)
@@ -110,7 +110,7 @@ extension TracePlayerTag {
         } catch {
             throw NFCReaderDeviceError(.invalidArgument, "the trace \(path) is not valid: \(error)")
         }
-        guard let tag = make(trace, splitsFastRead: splitsFastRead) else {
+        guard let tag = make(trace, carriesAsPCSC: carriesAsPCSC) else {
             throw NFCReaderDeviceError(.invalidArgument, "the trace \(path) never found a tag: there is nothing to play")
         }
         return tag

@@ -128,8 +128,9 @@ let field: VirtualField
 var player: TracePlayerTag?
 do throws(NFCReaderDeviceError) {
     if let replayPath {
-        // NFCKit's PC/SC reader sends a FAST_READ as READ BINARYs of 4 pages, whatever the profile.
-        let tag = try TracePlayerTag.load(path: replayPath, splitsFastRead: true)
+        // NFCKit's PC/SC reader sends a FAST_READ as READ BINARYs of 4 pages and ISO 15693
+        // requests as READ BINARY / UPDATE BINARY of single blocks, whatever the profile.
+        let tag = try TracePlayerTag.load(path: replayPath, carriesAsPCSC: true)
         player = tag
         field = SimulatorConfiguration.field([(tag: tag, file: nil)], faultPlan: .none)
         if tag.player.trace.header.profile == nil {

@@ -22,21 +22,26 @@ extension PCSCEndToEnd {
         static let url = "https://example.com/pcsc-replay"
 
         /// A reader family: the name pcscd gives the reader (NFCKit picks its profile by it) and
-        /// the emulator's `--profile`.
+        /// the emulator's `--profile`; and the tag model on it.
         struct Family: Sendable, CustomTestStringConvertible {
             let friendlyName: String?
             let profile: String?
-            var testDescription: String { profile ?? "generic" }
+            var model = "ntag215"
+            var testDescription: String { "\(model) on \(profile ?? "generic")" }
             static let generic = Family(friendlyName: nil, profile: nil)
-            static let all = [generic, Family(friendlyName: "ACS ACR1552 1S CL Reader PICC", profile: "transparent-session"), Family(friendlyName: "ACS ACR122U PICC Interface", profile: "acr122u")]
+            static let all = [
+                generic, Family(friendlyName: "ACS ACR1552 1S CL Reader PICC", profile: "transparent-session"),
+                Family(friendlyName: "ACS ACR122U PICC Interface", profile: "acr122u"), Family(friendlyName: nil, profile: nil, model: "slix2"),
+            ]
         }
 
-        /// Records `write --url` then `read` through `daemon` and a virtual NTAG215, and the ATR
+        /// Records `write --url` then `read` through `daemon` and a virtual tag of `family`'s
+        /// model (an NTAG215) on its reader, and the ATR
         /// pcsc_scan saw; the reader is stopped afterwards.
-        static func record(_ daemon: PrivatePCSCDaemon, profile: String? = nil) async throws -> (write: Recording, read: Recording, atr: String) {
+        static func record(_ daemon: PrivatePCSCDaemon, _ family: Family = .generic) async throws -> (write: Recording, read: Recording, atr: String) {
             let tool = try Executables.nfctool()
-            let file = daemon.directory.appendingPathComponent("ntag215.json").path
-            let reader = try await VirtualReaderProcess(tag: "sim:ntag215?file=\(file)", daemon: daemon, profile: profile)
+            let file = daemon.directory.appendingPathComponent("\(family.model).json").path
+            let reader = try await VirtualReaderProcess(tag: "sim:\(family.model)?file=\(file)", daemon: daemon, profile: family.profile)
             defer { reader.stop() }
             let scan = try await runTool("/usr/bin/pcsc_scan", ["-c", "-t", "2"], environment: daemon.environment, timeout: 10)
             let atr = try #require(scan.output.split(separator: "\n").first { $0.contains("ATR: 3B") }.map { String($0.drop { $0 != "3" }) }, "\(scan.output)")
@@ -58,7 +63,7 @@ extension PCSCEndToEnd {
             let tool = try Executables.nfctool()
             let daemon = try await PrivatePCSCDaemon(friendlyName: family.friendlyName)
             defer { daemon.stop() }
-            let recorded = try await Self.record(daemon, profile: family.profile)
+            let recorded = try await Self.record(daemon, family)
             for (recording, command) in [(recorded.write, "ffd6"), (recorded.read, "ffb0")] {
                 let player = try await VirtualReaderProcess(tag: nil, daemon: daemon, profile: family.profile, extra: ["--replay", recording.trace])
                 defer { player.stop() }
