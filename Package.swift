@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator", "VirtualTags", "CommandLineKit"], swiftSettings: strict),
         // A contactless PC/SC reader (generic Part 3 profile) behind vpcd, hosting virtual tags.
         .target(name: "PCSCReaderEmulator", dependencies: ["NFCCore", "NFCTags", "VirtualTags"], swiftSettings: strict),
-        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "NFCTags", "CommandLineKit"], swiftSettings: strict),
+        .executableTarget(name: "pcsc-reader-emulator", dependencies: ["PCSCReaderEmulator", "VirtualTags", "NFCTags", "NFCCore", "CommandLineKit"], swiftSettings: strict),
         // Opens readers from connection strings (libnfc's, `pcsc:` or `sim:`); CoreNFC-shaped sessions.
         .target(name: "NFCKit", dependencies: ["NFCCore", "NDEF", "NFCTags", "LibNFC", "PCSC", "VirtualTags"], swiftSettings: strict),
         // NXP originality signatures: the public keys with their sources, reading and verifying.

@@ -68,6 +68,9 @@ public enum PCSCPart3 {
         public static let wrongLeHigh: UInt8 = 0x6C
         /// Error: instruction not supported.
         public static let instructionNotSupported: UInt16 = 0x6D00
+        /// Error: no precise diagnosis (ISO/IEC 7816-4; a replaying emulator's answer once its
+        /// trace and the client part ways).
+        public static let noPreciseDiagnosis: UInt16 = 0x6F00
 
         /// A short name of a status word, for error messages.
         public static func describe(_ sw: UInt16) -> String {
@@ -85,6 +88,7 @@ public enum PCSCPart3 {
                 case addressOutOfRange: "address out of range"
                 case wrongParameter: "wrong parameter P1-P2"
                 case instructionNotSupported: "instruction not supported"
+                case noPreciseDiagnosis: "no precise diagnosis"
                 default: sw >> 8 == UInt16(wrongLeHigh) ? "wrong Le, exact length \(sw & 0xFF)" : "unknown"
                 }
             return "\(Hex.encode([UInt8(sw >> 8), UInt8(sw & 0xFF)]).uppercased()) (\(name))"

@@ -116,8 +116,15 @@ public final class GenericPart3Reader {
         if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
     }
 
-    /// The response APDU (data and SW1 SW2) to a command APDU.
+    /// The response APDU (data and SW1 SW2) to a command APDU. A tag that plays a trace
+    /// (``VirtualTags/TracePlayerTag``) has the last word (``replayed(_:by:)``).
     public func respond(to apdu: [UInt8]) -> [UInt8] {
+        guard let player = field.currentTag as? TracePlayerTag else { return cardResponse(to: apdu) }
+        return replayed(apdu, by: player)
+    }
+
+    /// The response of the card itself: the Part 3 pseudo-APDUs, or the tag's answer.
+    func cardResponse(to apdu: [UInt8]) -> [UInt8] {
         guard let tag = field.currentTag else { return Self.sw(PCSCPart3.StatusWord.noInformation) }
         guard apdu.count >= 4 else { return Self.sw(PCSCPart3.StatusWord.wrongLength) }
         guard apdu[0] == PCSCPart3.pseudoClass else {

@@ -18,14 +18,23 @@ public class TracePlayerTag: VirtualTag {
     public let targetInfo: TargetInfo
     /// Called once, with the message, when a frame first differs from the trace.
     public var onDivergence: ((String) -> Void)?
+    /// How many frames (or APDUs) the tag was sent: an emulated reader compares it before and
+    /// after a command to tell whether ``lastAnswer`` is that command's.
+    public private(set) var framesPlayed = 0
+    /// The player's answer to the last frame, nil before the first: an emulated reader that
+    /// speaks in status words (`pcsc-reader-emulator --replay`) gives a recorded error back as
+    /// the status word the recording reader turned into that error.
+    public private(set) var lastAnswer: ReaderTraceTagPlayer.Answer?
 
     /// `Replayed trace`.
     public var modelName: String { "Replayed trace" }
 
     /// The tag of `player`'s trace, or nil when the trace never found a tag. A target that
     /// speaks ISO-DEP (an ATS, a Type B protocol type) gets a ``ISODEPTracePlayerTag``.
-    public static func make(_ trace: ReaderTrace) -> TracePlayerTag? {
-        let player = ReaderTraceTagPlayer(trace)
+    /// `carriesAsPCSC`: the emulated reader is a PC/SC reader, which sends the tag a `FAST_READ`
+    /// as `READ`s and ISO 15693 requests rebuilt (``NFCTags/ReaderTraceTagPlayer/carriesAsPCSC``).
+    public static func make(_ trace: ReaderTrace, carriesAsPCSC: Bool = false) -> TracePlayerTag? {
+        let player = ReaderTraceTagPlayer(trace, carriesAsPCSC: carriesAsPCSC)
         guard let target = player.target else { return nil }
         switch target {
         case .iso14443A(let a) where a.supportsISODEP: return ISODEPTracePlayerTag(player, target: target, ats: a.ats.array)
@@ -52,6 +61,8 @@ public class TracePlayerTag: VirtualTag {
     func play(_ frame: [UInt8]) -> ReaderTraceTagPlayer.Answer {
         let stopped = player.divergence != nil
         let answer = player.answer(to: frame)
+        framesPlayed += 1
+        lastAnswer = answer
         if !stopped, case .diverged(let message) = answer { onDivergence?(message) }
         return answer
     }
@@ -76,15 +87,17 @@ public final class ISODEPTracePlayerTag: TracePlayerTag, ISODEPVirtualTag {
     /// The recorded response APDU.
     public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
         if case .answer(let bytes) = play(apdu), bytes.count >= 2 { return bytes }
-        return [0x6F, 0x00]
+        let sw = PCSCPart3.StatusWord.noPreciseDiagnosis
+        return [UInt8(sw >> 8), UInt8(sw & 0xFF)]
     }
 }
 
 extension TracePlayerTag {
-    /// The tag of the trace file at `path` (at most ``NFCTags/ReaderTrace/maximumFileSize``).
+    /// The tag of the trace file at `path` (at most ``NFCTags/ReaderTrace/maximumFileSize``);
+    /// `carriesAsPCSC` as for ``make(_:carriesAsPCSC:)``.
     /// - Throws: ``NFCTags/NFCReaderDeviceError`` `io` when the file cannot be read,
     ///   `invalidArgument` when it is no trace (its line and offset named) or never found a tag.
-    public static func load(path: String) throws(NFCReaderDeviceError) -> TracePlayerTag {
+    public static func load(path: String, carriesAsPCSC: Bool = false) throws(NFCReaderDeviceError) -> TracePlayerTag {
         let bytes: [UInt8]
         do {
             bytes = try FileAccess.read(path, limit: ReaderTrace.maximumFileSize)
@@ -97,7 +110,7 @@ extension TracePlayerTag {
         } catch {
             throw NFCReaderDeviceError(.invalidArgument, "the trace \(path) is not valid: \(error)")
         }
-        guard let tag = make(trace) else {
+        guard let tag = make(trace, carriesAsPCSC: carriesAsPCSC) else {
             throw NFCReaderDeviceError(.invalidArgument, "the trace \(path) never found a tag: there is nothing to play")
         }
         return tag

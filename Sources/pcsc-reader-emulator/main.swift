@@ -1,6 +1,7 @@
 // pcsc-reader-emulator: a contactless PC/SC reader (generic Part 3 profile) holding a virtual
 // tag, reached by pcscd through vsmartcard's vpcd driver (see docs/hardware.md).
 import CommandLineKit
+import NFCCore
 import NFCTags
 import PCSCReaderEmulator
 import VirtualTags
@@ -22,6 +23,16 @@ enum Options {
                 return .failure(ValueTypeError(error.reason))
             }
         })
+    static let replay = CommandOption.option(
+        "replay", valueName: "file",
+        help: """
+            Play a reader trace (nfctool --trace FILE, docs/traces.md) instead of a --tag: the card \
+            is the tag the trace's first poll found (its ATR and GET DATA built from the recorded \
+            UID, SAK, ATS), whose frames (READ BINARY and UPDATE BINARY as READ and WRITE, APDUs) \
+            get the recorded answers in order; once a command differs, it and every later APDU are \
+            answered 6F00 and "replay diverged at exchange N: ..." goes to standard error and the \
+            --log file. For traces recorded through a PC/SC reader.
+            """)
     static let port = TypedOption(
         .option("port", valueName: "n", help: "vpcd's port (its reader.conf DEVICENAME /dev/null:0x<port>); default 35963."),
         ValueType(reason: "a port number") { UInt16($0).flatMap { $0 > 0 ? $0 : nil } })
@@ -61,7 +72,7 @@ enum Options {
             sim: fault plan (leave-after=K) leaves the reader the same way (`removed`); \
             `present` brings it back.
             """,
-        options: [tag.option, port.option, host, wait.option, log, profile.option, handOut.option, atsAnswer.option, cardName.option, feedbackLog, feedbackAnswer.option])
+        options: [tag.option, replay, port.option, host, wait.option, log, profile.option, handOut.option, atsAnswer.option, cardName.option, feedbackLog, feedbackAnswer.option])
 }
 
 /// Standard output and error, unbuffered (CommandLineKit's: the parent waits for the first line).
@@ -73,7 +84,8 @@ func fail(_ message: String, status: Int32) -> Never {
 }
 
 let formatter = HelpFormatter(tool: Options.configuration)
-let tagSpec: SimulatorConfiguration
+let tagSpec: SimulatorConfiguration?
+let replayPath: String?
 let port: UInt16
 let host: String
 let waitSeconds: Double
@@ -89,8 +101,13 @@ do throws(CommandError) {
         io.printLine(String(formatter.helpText.dropLast()))
         exit(0)
     }
-    guard let tag = try arguments.value(of: Options.tag) else { throw .usage("--tag is required") }
-    tagSpec = tag
+    tagSpec = try arguments.value(of: Options.tag)
+    replayPath = arguments.value(of: Options.replay)
+    switch (tagSpec, replayPath) {
+    case (nil, nil): throw .usage("--tag (or --replay) is required")
+    case (.some, .some): throw .usage("give --tag or --replay, not both")
+    default: break
+    }
     port = try arguments.value(of: Options.port) ?? 35963
     host = arguments.value(of: Options.host) ?? "127.0.0.1"
     waitSeconds = try arguments.value(of: Options.wait) ?? 10
@@ -108,8 +125,25 @@ do throws(CommandError) {
 signal(SIGPIPE, SIG_IGN)
 
 let field: VirtualField
-do {
-    field = try tagSpec.makeField()
+var player: TracePlayerTag?
+do throws(NFCReaderDeviceError) {
+    if let replayPath {
+        // NFCKit's PC/SC reader sends a FAST_READ as READ BINARYs of 4 pages and ISO 15693
+        // requests as READ BINARY / UPDATE BINARY of single blocks, whatever the profile.
+        let tag = try TracePlayerTag.load(path: replayPath, carriesAsPCSC: true)
+        player = tag
+        field = SimulatorConfiguration.field([(tag: tag, file: nil)], faultPlan: .none)
+        if tag.player.trace.header.profile == nil {
+            // NFCKit's libnfc readers send a tag's own frames (GET_VERSION, FAST_READ); the
+            // PC/SC reader sends what its profile carries: such a trace may part ways early.
+            io.printErrorLine(
+                "pcsc-reader-emulator: warning: the trace was recorded through \(TerminalSafeText.escaping(tag.player.trace.header.connection, newlines: .escape)), not a PC/SC reader: it may diverge at a command a PC/SC reader sends otherwise")
+        }
+    } else if let tagSpec {
+        field = try tagSpec.makeField()
+    } else {
+        fail("--tag (or --replay) is required", status: 64)
+    }
 } catch {
     fail(error.description, status: 1)
 }
@@ -129,6 +163,14 @@ var logFile: UnsafeMutablePointer<FILE>?
 if let logPath {
     logFile = fopen(logPath, "a")
     if logFile == nil { fail("cannot write the log file '\(logPath)'", status: 1) }
+}
+// A replayed trace that stops matching says where, on standard error and in the log.
+player?.onDivergence = { [logFile] message in
+    io.printErrorLine("pcsc-reader-emulator: replay \(message)")
+    if let logFile {
+        fputs("# replay \(message)\n", logFile)
+        fflush(logFile)
+    }
 }
 
 let control = LineReader(descriptor: STDIN_FILENO)

@@ -160,9 +160,10 @@ final class VirtualReaderProcess {
     /// The daemon whose reader holds the card.
     let daemon: PrivatePCSCDaemon
 
-    /// Starts the emulator with `tag` (a `sim:` string) and waits for its `connected` line and
-    /// for pcscd to see the card (up to 15 s).
-    init(tag: String, daemon: PrivatePCSCDaemon, profile: String? = nil, extra: [String] = []) async throws {
+    /// Starts the emulator with `tag` (a `sim:` string; nil when `extra` gives the card another
+    /// way, `--replay FILE`) and waits for its `connected` line and for pcscd to see the card
+    /// (up to 15 s).
+    init(tag: String?, daemon: PrivatePCSCDaemon, profile: String? = nil, extra: [String] = []) async throws {
         self.daemon = daemon
         guard let emulator = Executables.built("pcsc-reader-emulator") else {
             throw PCSCFixtureError("pcsc-reader-emulator is not built")
@@ -172,7 +173,7 @@ final class VirtualReaderProcess {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         process.executableURL = emulator
-        process.arguments = ["--tag", tag, "--port", String(daemon.port), "--log", logPath] + (profile.map { ["--profile", $0] } ?? []) + extra
+        process.arguments = (tag.map { ["--tag", $0] } ?? []) + ["--port", String(daemon.port), "--log", logPath] + (profile.map { ["--profile", $0] } ?? []) + extra
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = control
