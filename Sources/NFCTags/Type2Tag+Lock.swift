@@ -176,8 +176,8 @@ extension Type2Tag {
             wanted[address + 2, default: 0] |= UInt8(truncatingIfNeeded: (1 << profile.dynamicBlockLockBits) - 1)
         } else if isUltralightC {
             // MF0ICU2 7.5.3: lock byte 2 (page 28h byte 0) locks pages 10h–27h in groups of 4
-            // (bits 1–3, 5–7) with its two block-locking bits (0, 4): all 8 set. Lock byte 3,
-            // which guards configuration and key pages rather than user memory, is left alone.
+            // (bits 1–3, 5–7) with its two block-locking bits (0, 4): all 8 set. With the static
+            // bytes that covers every user page; lock byte 3 (pages from 28h on) is left alone.
             wanted[UltralightCMemory.lockPage * Type2Command.pageSize] = 0xFF
         } else if let lockArea = area.reservedAreas.first(where: { $0.kind == .lockBits && $0.bitCount > 0 }) {
             // A Lock Control TLV is tag data: it may not point at the UID, static lock or CC pages,
