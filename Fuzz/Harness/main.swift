@@ -24,6 +24,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "ntag424-settings": checkNTAG424Settings,
     "ntag424-keys": checkNTAG424Keys,
     "ultralight-c": checkUltralightC,
+    "ultralight-aes": checkUltralightAES,
     "reader-trace": checkReaderTrace,
     "desfire": checkDESFire,
 ]

@@ -34,6 +34,9 @@ public enum ChipFamily: String, Sendable, Hashable, Codable, CaseIterable {
     case ultralightEV1
     /// MIFARE Ultralight C (MF0ICU2): no GET_VERSION, 3DES mutual authentication, AUTH0/AUTH1.
     case ultralightC
+    /// MIFARE Ultralight AES (MF0AES(H)20): GET_VERSION, AES mutual authentication, AUTH0, PROT,
+    /// AUTH_LIM.
+    case ultralightAES
     /// MIFARE Classic 1K, 4K and Mini.
     case mifareClassic
     /// MIFARE Plus (any security level).
@@ -100,7 +103,7 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
 }
 
 /// Identification rules: SAK and ATQA (NXP AN10833), NTAG/Ultralight GET_VERSION (NTAG21x
-/// datasheet 10.1, MF0ULx1 8.3), Ultralight C by AUTHENTICATE after an unanswered GET_VERSION
+/// datasheet 10.1, MF0ULx1 8.3; Ultralight AES's version as ``UltralightAESCommand`` cites it), Ultralight C by AUTHENTICATE after an unanswered GET_VERSION
 /// (MF0ICU2 9.5), FeliCa PMm IC type, ICODE UID fields (NXP AN10787).
 public enum ChipIdentification {
     /// Names the chip of a selected target, sending the few commands identification needs
@@ -237,6 +240,12 @@ public enum ChipIdentification {
         case (0x03, 0x01, 0x0E): identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21)", platform: .type2, family: .ultralightEV1, memoryBytes: 128)
         case (0x03, 0x02, 0x0E):
             identity = ChipIdentity(model: "MIFARE Ultralight EV1 (MF0UL21) (MF0ULH21, 50 pF)", platform: .type2, family: .ultralightEV1, memoryBytes: 128)
+        case (0x03, 0x01, 0x0F) where version[4] == 0x04, (0x03, 0x02, 0x0F) where version[4] == 0x04:
+            // Ultralight AES answers major version 04 (UltralightAESCommand.versionMF0AES20).
+            let name = subtype == 0x02 ? "\(ultralightAESModel) (MF0AESH20, 50 pF)" : "\(ultralightAESModel) (MF0AES20)"
+            identity = ChipIdentity(
+                model: name, platform: .type2, family: .ultralightAES,
+                memoryBytes: UltralightAESMemory.userPages.count * Type2Command.pageSize)
         default:
             let maker = vendor == nxpManufacturerCode ? "NXP " : ""
             return ChipIdentity(model: "\(maker)Type 2 tag (version \(Hex.encode(version)))", platform: .type2, family: .ultralight)
@@ -255,6 +264,8 @@ public enum ChipIdentification {
 
     /// The model name of a MIFARE Ultralight C.
     public static let ultralightCModel = "MIFARE Ultralight C"
+    /// The model name of a MIFARE Ultralight AES (identification adds the part number).
+    public static let ultralightAESModel = "MIFARE Ultralight AES"
 
     /// Whether the selected chip answers AUTHENTICATE part 1 (`1A 00`) with `AF` and 8 bytes of
     /// ek(RndB), as a MIFARE Ultralight C does (MF0ICU2 7.5.6, 9.5); a plain Ultralight answers

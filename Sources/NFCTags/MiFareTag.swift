@@ -34,6 +34,9 @@ public struct MiFareTag: Sendable {
     /// The MIFARE Ultralight C 3DES key used by the Type 2 operations, when the tag is
     /// protected.
     public var ultralightCKey: UltralightCKey? = nil
+    /// The MIFARE Ultralight AES key (DataProtKey) used by the Type 2 operations, when the tag
+    /// is protected.
+    public var ultralightAESKey: UltralightAESKey? = nil
     /// How a DESFire is formatted for NDEF: its PICC master key (the factory key by default)
     /// and NDEF file size.
     public var desfireFormat = DESFireFormatOptions()
@@ -61,6 +64,7 @@ public struct MiFareTag: Sendable {
     private var platformType2: Type2Tag {
         var tag = Type2Tag(reader: reader, identity: identity, password: password, commandTimeout: commandTimeout)
         tag.ultralightCKey = ultralightCKey
+        tag.ultralightAESKey = ultralightAESKey
         tag.uid = target.uid.array
         return tag
     }

@@ -18,7 +18,10 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
     /// Describes `write`; `profile` names a Type 2 chip's lock and configuration pages, and
     /// `ultralightC` says the chip is a MIFARE Ultralight C (its lock, AUTH0, AUTH1 and key pages,
     /// MF0ICU2 7.5; the key's bytes are never shown).
-    public init(_ write: PlannedWrite, profile: Type2ChipProfile?, ultralightC: Bool = false) {
+    ///
+    /// `ultralightAES` says it is a MIFARE Ultralight AES (lock page, CFG0, CFG1 and the key
+    /// pages 30h–3Bh, whose bytes are never shown).
+    public init(_ write: PlannedWrite, profile: Type2ChipProfile?, ultralightC: Bool = false, ultralightAES: Bool = false) {
         technology = write.technology.rawValue
         let c = write.command.array
         func hex(_ bytes: ArraySlice<UInt8>) -> String { Hex.encode(Array(bytes), uppercase: true, separator: " ") }
@@ -31,6 +34,16 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
                 irreversible = "static lock bytes (one-time programmable)"
             } else if page == 3 {
                 irreversible = "capability container (one-time programmable bits)"
+            } else if ultralightAES {
+                switch page {
+                case UltralightAESMemory.lockPage: irreversible = "dynamic lock bytes (one-time programmable)"
+                case UltralightAESMemory.cfg0Page: note = "CFG0: AUTH0 \(c.count > 5 ? String(c[5]) : "?") (first protected page)"
+                case UltralightAESMemory.cfg1Page: note = "CFG1: PROT (bit 7: reads need the key too), AUTH_LIM"
+                case UltralightAESMemory.keyPages:
+                    data = "(AES key, not shown)"
+                    note = "key page \(page - UltralightAESMemory.keyPages.lowerBound + 1)"
+                default: break
+                }
             } else if ultralightC {
                 switch page {
                 case UltralightCMemory.lockPage: irreversible = "lock bytes 2 and 3 (one-time programmable)"

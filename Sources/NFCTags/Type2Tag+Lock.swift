@@ -63,9 +63,15 @@ extension Type2Tag {
     /// EV1, so AUTH0 and ACCESS cannot change either. Each step is skipped when already done, so
     /// running it again after an interruption completes it. Lock bits take effect when the tag
     /// is next activated; they are read back to verify.
+    /// On a MIFARE Ultralight C, step (2) sets all of lock byte 2 (page 28h byte 0).
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `passwordRequired` (nothing written);
+    ///   `notSupported` on a MIFARE Ultralight AES (nothing written);
     ///   `connectionLost` (the tag is partly locked: run again), `verificationFailed`.
     public func writeLock() async throws(NFCTagError) {
+        if isUltralightAES {
+            throw NFCTagError(
+                .notSupported, "lock is not taught the MIFARE Ultralight AES lock bytes yet (their layout needs its data sheet); the tag was not changed")
+        }
         try await checkLockable()
         try await authenticateIfPasswordSet()
         let snapshot = try await load()
@@ -168,6 +174,11 @@ extension Type2Tag {
             let address = page * Type2Command.pageSize
             setBits(profile.dynamicLockBits, from: address)
             wanted[address + 2, default: 0] |= UInt8(truncatingIfNeeded: (1 << profile.dynamicBlockLockBits) - 1)
+        } else if isUltralightC {
+            // MF0ICU2 7.5.3: lock byte 2 (page 28h byte 0) locks pages 10h–27h in groups of 4
+            // (bits 1–3, 5–7) with its two block-locking bits (0, 4): all 8 set. With the static
+            // bytes that covers every user page; lock byte 3 (pages from 28h on) is left alone.
+            wanted[UltralightCMemory.lockPage * Type2Command.pageSize] = 0xFF
         } else if let lockArea = area.reservedAreas.first(where: { $0.kind == .lockBits && $0.bitCount > 0 }) {
             // A Lock Control TLV is tag data: it may not point at the UID, static lock or CC pages,
             // nor past the last page a WRITE reaches.
@@ -233,6 +244,10 @@ extension Type2Tag {
             return
         }
         guard let profile else {
+            if let (userPages, totalPages) = keyProtectedUltralightLayout {
+                try await formatBlank(userPages: userPages, totalPages: totalPages, head: head, cc: cc, force: force)
+                return
+            }
             throw NFCTagError(.notSupported, "the chip model is unknown, so is the memory size its capability container must declare")
         }
         // A blank chip: the rest of memory through CFG1 (user memory must be blank; is the area
@@ -273,6 +288,52 @@ extension Type2Tag {
         var check = Type2PageCache()
         for step in plan.sorted(by: { $0.page < $1.page }) {
             guard try await check.page(step.page, on: self, limit: profile.totalPages) == step.data else {
+                throw NFCTagError(.verificationFailed, at: step.page * Type2Command.pageSize, "page \(step.page) read back differs from what was written")
+            }
+        }
+    }
+
+    /// The user pages and page count of a MIFARE Ultralight C or AES (no ``profile``: they have
+    /// no CFG pages of the NTAG kind), nil for other chips.
+    var keyProtectedUltralightLayout: (userPages: Range<Int>, totalPages: Int)? {
+        if isUltralightC { return (UltralightCMemory.userPages, UltralightCMemory.totalPages) }
+        if isUltralightAES { return (UltralightAESMemory.userPages, UltralightAESMemory.totalPages) }
+        return nil
+    }
+
+    /// ``format(force:)`` of a blank MIFARE Ultralight C or AES: the empty NDEF TLV `03 00 FE`
+    /// at page 4, then the CC `E1 10 12 00` last (144 bytes of data area: the whole user
+    /// memory, MF0ICU2 7.5.9; AN1303's Type 2 mapping), each page read back. Protection (AUTH0)
+    /// is the key's business: a protected tag needs ``ultralightCKey`` or ``ultralightAESKey``.
+    private func formatBlank(userPages: Range<Int>, totalPages: Int, head: [UInt8], cc: [UInt8], force: Bool) async throws(NFCTagError) {
+        let start = userPages.lowerBound * Type2Command.pageSize, end = userPages.upperBound * Type2Command.pageSize
+        let all = head + (try await read(fromPage: head.count / Type2Command.pageSize, through: end - 1))
+        let user = Array(all[start..<end])
+        let content: [UInt8] = [Type2TLVType.ndefMessage, 0x00, Type2TLVType.terminator, 0x00]
+        let holdsData = user.enumerated().contains { index, byte in
+            byte != 0 && byte != (index < content.count ? content[index] : 0)
+        }
+        if holdsData && !force {
+            let first = user.firstIndex { $0 != 0 } ?? 0
+            throw NFCTagError(
+                .alreadyFormatted, at: start + first,
+                "the tag is not NDEF formatted but holds data; formatting would overwrite it (force to do so)")
+        }
+        var plan: [PageWrite] = []
+        for page in userPages {
+            let offset = (page - userPages.lowerBound) * Type2Command.pageSize
+            let current = Array(user[offset..<(offset + Type2Command.pageSize)])
+            let wanted = (0..<Type2Command.pageSize).map { offset + $0 < content.count ? content[offset + $0] : 0 }
+            if current != wanted, offset < content.count || force { plan.append(PageWrite(page: page, data: wanted)) }
+        }
+        let capabilityContainer = Type2CapabilityContainer(
+            version: 0x10, dataAreaSize: userPages.count * Type2Command.pageSize, access: Type2CapabilityContainer.writeAccessGranted).bytes
+        try Type2CapabilityContainer.requireReachable(capabilityContainer, from: cc, for: "formatting")
+        plan.append(PageWrite(page: Type2CapabilityContainer.address / Type2Command.pageSize, data: capabilityContainer))
+        for step in plan { try await write(page: step.page, step.data) }
+        var check = Type2PageCache()
+        for step in plan.sorted(by: { $0.page < $1.page }) {
+            guard try await check.page(step.page, on: self, limit: totalPages) == step.data else {
                 throw NFCTagError(.verificationFailed, at: step.page * Type2Command.pageSize, "page \(step.page) read back differs from what was written")
             }
         }

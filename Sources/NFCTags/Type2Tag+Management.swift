@@ -41,10 +41,15 @@ extension Type2Tag {
     }
 
     /// PWD_AUTH when ``password`` is set; the Ultralight C authentication when
-    /// ``ultralightCKey`` is.
+    /// ``ultralightCKey`` is; the Ultralight AES one on an Ultralight AES with
+    /// ``ultralightAESKey``.
     func authenticateIfPasswordSet() async throws(NFCTagError) {
         if let password { try await authenticate(with: password) }
-        if let ultralightCKey { try await authenticate(with: ultralightCKey) }
+        if isUltralightAES {
+            if let ultralightAESKey { try await authenticate(with: ultralightAESKey) }
+        } else if let ultralightCKey {
+            try await authenticate(with: ultralightCKey)
+        }
     }
 
     /// Reads CFG0 and CFG1.

@@ -68,6 +68,11 @@ public struct Type2Tag: NFCNDEFTag {
     public var ultralightCKey: UltralightCKey? = nil
     /// Whether identification named the chip a MIFARE Ultralight C (it answered AUTHENTICATE).
     public var isUltralightC = false
+    /// The MIFARE Ultralight AES DataProtKey: when set, every operation starts with the AES
+    /// mutual authentication, so protected pages can be read and written.
+    public var ultralightAESKey: UltralightAESKey? = nil
+    /// Whether identification named the chip a MIFARE Ultralight AES (by GET_VERSION).
+    public var isUltralightAES = false
     /// The UID the tag was selected with, when known: a re-selection (after a refused key, or
     /// to make a new Ultralight C key take effect) checks the same tag answers.
     public var uid: [UInt8]? = nil
@@ -280,6 +285,7 @@ public struct Type2Tag: NFCNDEFTag {
             profile: identity.platform == .type2 ? Type2ChipProfile.named(identity.model) : nil,
             password: password, commandTimeout: commandTimeout)
         isUltralightC = identity.family == .ultralightC
+        isUltralightAES = identity.family == .ultralightAES
     }
 
     /// Whether the identified chip has FAST_READ (NTAG21x, Ultralight EV1).
@@ -384,6 +390,10 @@ public struct Type2Tag: NFCNDEFTag {
             throw NFCTagError(
                 .passwordRequired, at: page * Type2Command.pageSize,
                 "the tag refused to read page \(page): it is read-protected, and its 3DES key is needed (--keys FILE)", readerError: error)
+        } catch where error.code == .nak && isUltralightAES && ultralightAESKey == nil {
+            throw NFCTagError(
+                .passwordRequired, at: page * Type2Command.pageSize,
+                "the tag refused to read page \(page): it is read-protected, and its AES key is needed (--keys FILE)", readerError: error)
         } catch where error.code == .nak && profile != nil && password == nil {
             throw Self.readProtected(at: page, readerError: error)
         } catch {
@@ -417,6 +427,11 @@ public struct Type2Tag: NFCNDEFTag {
             throw NFCTagError(
                 .passwordRequired, at: page * Type2Command.pageSize,
                 "the tag refused to write page \(page): it is locked, or protected and its 3DES key is needed (--keys FILE)",
+                readerError: error)
+        } catch where error.code == .nak && isUltralightAES && ultralightAESKey == nil {
+            throw NFCTagError(
+                .passwordRequired, at: page * Type2Command.pageSize,
+                "the tag refused to write page \(page): it is locked, or protected and its AES key is needed (--keys FILE)",
                 readerError: error)
         } catch {
             throw NFCTagError(error, during: "WRITE page \(page)", exchange: .write)

@@ -12,13 +12,14 @@ struct ProtectCommand: ToolCommand {
     static let readProtect = CommandOption.flag("read-protect", help: "Reading needs the password too (phones then cannot read the tag).")
     static let fromPage = CommandOption.option("from-page", valueName: "n", help: "The first protected page (AUTH0; default 4, the whole NDEF area).")
     static let keys = CommandOption.option(
-        "keys", valueName: "file", help: "MIFARE Ultralight C: the new 3DES key, 32 hex digits (Key1 then Key2), read from this file.")
+        "keys", valueName: "file",
+        help: "MIFARE Ultralight C or AES: the new key, 32 hex digits (3DES: Key1 then Key2; AES-128), read from this file.")
     static let currentKeys = CommandOption.option(
-        "current-keys", valueName: "file", help: "MIFARE Ultralight C: the current key, when the tag is protected already.")
+        "current-keys", valueName: "file", help: "MIFARE Ultralight C or AES: the current key, when the tag is protected already.")
 
     static let configuration = CommandConfiguration(
         name: "protect",
-        abstract: "Protect an NTAG21x or Ultralight EV1 with a password, an Ultralight C with a 3DES key.",
+        abstract: "Protect an NTAG21x or Ultralight EV1 with a password, an Ultralight C or AES with a key.",
         discussion: """
             Writes need the password from then on (reads too with --read-protect). Passwords \
             never go in arguments: the new one comes from --password-file or NFCTOOL_PASSWORD, \
@@ -30,6 +31,8 @@ struct ProtectCommand: ToolCommand {
             current one, if any, from --current-keys FILE): AUTH0 (--from-page) and AUTH1 \
             (--read-protect) are written after the key, so an interrupted protect leaves the \
             tag open or protected by the old or the new key, never by a half-written one.
+            A MIFARE Ultralight AES takes an AES-128 key from --keys the same way (its \
+            DataProtKey; --read-protect sets PROT); one with secure messaging on is refused.
 
             Examples:
               NFCTOOL_PASSWORD=12345678:ABCD nfctool protect
@@ -94,24 +97,34 @@ struct ProtectCommand: ToolCommand {
             })
     }
 
-    /// `--keys`: the MIFARE Ultralight C path (``Type2Tag/protectUltralightC(with:protection:)``).
+    /// `--keys`: the MIFARE Ultralight C path (``Type2Tag/protectUltralightC(with:protection:)``)
+    /// and the Ultralight AES one (``Type2Tag/protectUltralightAES(with:protection:)``).
     private func protectUltralightC(_ newKey: UltralightCKey, _ context: CommandContext) async throws(CommandError) {
         let current = try TagWriteSupport.ultralightCKey(file: options.arguments.value(of: Self.currentKeys), option: Self.currentKeys)
         let protection = UltralightCProtection(
             firstProtectedPage: self.protection.firstProtectedPage, readProtected: self.protection.readProtected)
-        guard protection.firstProtectedPage < UltralightCMemory.totalPages else {
-            throw .usage("--from-page: an Ultralight C has pages 3…47")
-        }
+        let aesProtection = UltralightAESProtection(
+            firstProtectedPage: self.protection.firstProtectedPage, readProtected: self.protection.readProtected)
+        let newAESKey = try? UltralightAESKey(bytes: newKey.bytes)
         try await TagWriteOperation.run(
             "protect", options, password: nil, ultralightCKey: current, context,
             body: { tag, reader, planning in
-                let type2 = try TagWriteSupport.type2(tag, for: "a 3DES key")
-                guard type2.isUltralightC else {
-                    throw CommandError("--keys protects a MIFARE Ultralight C; this is a \(tag.identity.model) (use --password-file)", exitCode: .unsupported)
+                let type2 = try TagWriteSupport.type2(tag, for: "a key")
+                guard type2.isUltralightC || type2.isUltralightAES, let newAESKey else {
+                    throw CommandError(
+                        "--keys protects a MIFARE Ultralight C or AES; this is a \(tag.identity.model) (use --password-file)", exitCode: .unsupported)
+                }
+                let pages = type2.isUltralightAES ? UltralightAESMemory.totalPages : UltralightCMemory.totalPages
+                guard protection.firstProtectedPage < pages else {
+                    throw CommandError.usage("--from-page: a \(tag.identity.model) has pages 3…\(pages - 1)")
                 }
                 do {
                     try await TagWriteSupport.write(planning: planning) {
-                        try await type2.protectUltralightC(with: newKey, protection: protection)
+                        if type2.isUltralightAES {
+                            try await type2.protectUltralightAES(with: newAESKey, protection: aesProtection)
+                        } else {
+                            try await type2.protectUltralightC(with: newKey, protection: protection)
+                        }
                     }
                 } catch let error as NFCTagError where planning && error.code == .authenticationFailed {
                     // The new key was never written when planning: its check after the planned
@@ -126,7 +139,8 @@ struct ProtectCommand: ToolCommand {
             },
             sentence: { tag, _ in
                 let what = protection.readProtected ? "read and write" : "write"
-                return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the 3DES key to \(what)."
+                let kind = tag.identity.family == .ultralightAES ? "AES" : "3DES"
+                return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the \(kind) key to \(what)."
             })
     }
 }

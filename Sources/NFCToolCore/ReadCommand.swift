@@ -16,7 +16,7 @@ struct ReadCommand: TagCommand {
             in the JSON form of docs/ndef.md with the tag's uid and model. An NDEF tag holding \
             no message says so and exits 0; a tag without NDEF exits 4. A read-protected \
             NTAG21x needs its password (--password-file or NFCTOOL_PASSWORD), a read-protected \
-            MIFARE Ultralight C its 3DES key (--keys FILE).
+            MIFARE Ultralight C or AES its 3DES or AES key (--keys FILE).
 
             Examples:
               nfctool read --device sim:ntag215

@@ -71,6 +71,24 @@ extension TagInfoReport {
             }
             return
         }
+        if let type2 = mifare.type2, type2.isUltralightAES {
+            // CFG0/CFG1 (pages 29h–2Ah): AUTH0, PROT, AUTH_LIM and secure messaging.
+            do {
+                let configuration = try await type2.readUltralightAESConfiguration()
+                let limit = configuration.authenticationLimit == 0 ? "no limit" : "AUTH_LIM \(configuration.authenticationLimit)"
+                let messaging = configuration.secureMessaging ? ", secure messaging on" : ""
+                if configuration.isProtected {
+                    let kind = configuration.readProtected ? "read/write" : "write"
+                    password = "AES key: \(kind)-protected from page \(configuration.auth0) (\(limit)\(messaging))"
+                } else {
+                    password = "none (AUTH0 \(hexByte(UInt8(truncatingIfNeeded: configuration.auth0))); \(limit)\(messaging))"
+                }
+            } catch {
+                password = error.code == .passwordRequired ? "AES key: read-protected" : unknown(error)
+                await reselect(reader, .iso14443A)
+            }
+            return
+        }
         guard let type2 = mifare.type2, profile != nil else {
             password = "not applicable"
             return

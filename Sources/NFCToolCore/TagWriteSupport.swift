@@ -75,10 +75,10 @@ enum TagWriteSupport {
         }
     }
 
-    /// `--keys`: a MIFARE Ultralight C 3DES key file.
+    /// `--keys`: a MIFARE Ultralight C 3DES or Ultralight AES key file (16 bytes either way).
     static let ultralightCKeyFile = CommandOption.option(
         "keys", valueName: "file",
-        help: "MIFARE Ultralight C: the 3DES key, 32 hex digits (Key1 then Key2), read from this file.")
+        help: "MIFARE Ultralight C or AES: the key, 32 hex digits (3DES: Key1 then Key2; AES-128), read from this file.")
 
     /// Reads an Ultralight C key from `path`; nil when no path is given. The key never appears
     /// in an error.
@@ -94,11 +94,13 @@ enum TagWriteSupport {
     }
 
     /// The tag with `password` and `ultralightCKey` set, for the Type 2 operations that need
-    /// them; other tags as they are.
+    /// them; other tags as they are. The 16 bytes of a `--keys` file are the 3DES key of an
+    /// Ultralight C and the AES key of an Ultralight AES: the chip identified decides which.
     static func tag(_ tag: NFCTag, password: NTAGPassword?, ultralightCKey: UltralightCKey? = nil) -> NFCTag {
         guard password != nil || ultralightCKey != nil, case .miFare(var miFare) = tag else { return tag }
         miFare.password = password
         miFare.ultralightCKey = ultralightCKey
+        miFare.ultralightAESKey = ultralightCKey.flatMap { try? UltralightAESKey(bytes: $0.bytes) }
         return .miFare(miFare)
     }
 
@@ -135,7 +137,8 @@ enum TagWriteSupport {
         _ writes: [PlannedWrite], of tag: NFCTag, operation: String, json: Bool, reader: ReaderLabel, _ context: CommandContext
     ) throws(CommandError) {
         let steps = writes.map { PlannedWriteDescription(
-            $0, profile: Type2ChipProfile.named(tag.identity.model), ultralightC: tag.identity.family == .ultralightC) }
+            $0, profile: Type2ChipProfile.named(tag.identity.model), ultralightC: tag.identity.family == .ultralightC,
+            ultralightAES: tag.identity.family == .ultralightAES) }
         if json {
             context.io.write(try taggedJSON(reader, PlanOutput(
                 operation: operation, uid: spacedHex(tag.identifier).replacingOccurrences(of: " ", with: ""),

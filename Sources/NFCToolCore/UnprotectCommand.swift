@@ -10,7 +10,7 @@ struct UnprotectCommand: TagCommand {
 
     static let configuration = CommandConfiguration(
         name: "unprotect",
-        abstract: "Remove the password of an NTAG21x or Ultralight EV1, the 3DES key protection of an Ultralight C.",
+        abstract: "Remove the password of an NTAG21x or Ultralight EV1, the key protection of an Ultralight C or AES.",
         discussion: """
             Needs the current password (--password-file or NFCTOOL_PASSWORD; never in \
             arguments). AUTH0 is cleared first, so the tag is open from the first write on; then \
@@ -19,7 +19,8 @@ struct UnprotectCommand: TagCommand {
 
             A MIFARE Ultralight C needs its 3DES key (--keys FILE): AUTH0 is set to 30h first, \
             then AUTH1 cleared and the key set back to the factory key. A wrong key exits 9 \
-            with nothing written.
+            with nothing written. A MIFARE Ultralight AES needs its AES key (--keys FILE): \
+            AUTH0 is set to 3Ch first, then PROT cleared and the key set back to 16 zero bytes.
 
             Examples:
               NFCTOOL_PASSWORD=12345678:ABCD nfctool unprotect
@@ -41,7 +42,9 @@ struct UnprotectCommand: TagCommand {
             "unprotect", options, password: current, ultralightCKey: key, context,
             body: { tag, _, planning in
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
-                if type2.isUltralightC {
+                if type2.isUltralightAES {
+                    try await TagWriteSupport.write(planning: planning) { try await type2.unprotectUltralightAES() }
+                } else if type2.isUltralightC {
                     try await TagWriteSupport.write(planning: planning) { try await type2.unprotectUltralightC() }
                 } else {
                     try await TagWriteSupport.write(planning: planning) { try await type2.removePassword() }

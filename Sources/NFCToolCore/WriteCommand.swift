@@ -23,7 +23,8 @@ struct WriteCommand: ToolCommand {
 
             A password-protected NTAG21x needs its password: --password-file FILE or \
             NFCTOOL_PASSWORD, 8 hex digits (PWD), optionally ':' and 4 more (PACK). A \
-            protected MIFARE Ultralight C needs its 3DES key: --keys FILE, 32 hex digits.
+            protected MIFARE Ultralight C or AES needs its 3DES or AES key: --keys FILE, 32 hex \
+            digits.
 
             On an NTAG213/215/216, a --url may hold {mirror:uid}, {mirror:counter} or \
             {mirror:uid}x{mirror:counter}: the chip then shows its UID (14 hex digits) and/or \

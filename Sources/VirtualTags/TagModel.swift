@@ -50,6 +50,11 @@ public struct TagModel: Sendable, Hashable {
             make: { uid, _ in UltralightCTag(uid: uid) },
             restore: { UltralightCTag(state: $0) }),
         TagModel(
+            name: UltralightAESTag.modelKey,
+            summary: "NXP MIFARE Ultralight AES (MF0AES20), 144 bytes, AES-128 authentication, zero keys, not formatted",
+            make: { uid, _ in UltralightAESTag(uid: uid) },
+            restore: { UltralightAESTag(state: $0) }),
+        TagModel(
             name: "type4", summary: "NFC Forum Type 4 tag (DESFire-like, NDEF application, 2048-byte NDEF file)",
             make: { uid, options in
                 let tag = Type4VirtualTag(uid: uid, ndefFileSize: options.ndefFileSize ?? Type4VirtualTag.defaultNDEFFileSize,

@@ -20,6 +20,7 @@ struct FuzzCrashReplayTests {
     static let targets = [
         "type2-memory", "type3-attribute", "type4-cc", "type5-memory", "classic-mad", "pn532-frame", "manifest", "template",
         "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "ultralight-c", "reader-trace", "desfire",
+        "ultralight-aes",
     ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
@@ -136,6 +137,14 @@ struct FuzzCrashReplayTests {
             let rndA: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
             let shaped = bytes.count == 9 && bytes[0] == 0xAF
             #expect(((try? UltralightCAuthentication.secondStep(key: .factoryDefault, answer: bytes, rndA: rndA)) != nil) == shaped)
+        case "ultralight-aes":
+            if let key = try? UltralightAESKey(hex: String(decoding: bytes, as: UTF8.self)) {
+                #expect(try UltralightAESKey(pageImage: key.pageImage) == key)
+            }
+            #expect(((try? UltralightAESConfiguration(bytes: bytes)) != nil) == (bytes.count == 16))
+            let rndA = [UInt8](repeating: 1, count: 16)
+            let shaped = bytes.count == 17 && bytes[0] == 0xAF
+            #expect(((try? UltralightAESAuthentication.secondStep(key: .factoryDefault, answer: bytes, rndA: rndA)) != nil) == shaped)
         case "reader-trace":
             do {
                 let trace = try ReaderTrace.parse(bytes)

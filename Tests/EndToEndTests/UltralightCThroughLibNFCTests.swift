@@ -108,6 +108,33 @@ struct UltralightCThroughLibNFCTests {
         #expect(text.contains("\"command\":\"A22C********\""))
     }
 
+    @Test("format, write and lock a blank Ultralight C, each a fresh nfctool: the tag file holds the CC, the TLV and the lock bytes; a later write is refused")
+    func formatWriteLock() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("blank.json").path
+        try TagFile(path: file).save(UltralightCTag(uid: [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x03]).tagState)
+        let emulator = try EmulatorProcess(["--tag", "ultralight-c:\(file)"])
+        defer { emulator.stop() }
+        let format = try await Self.nfctool(["format", "--yes"], emulator)
+        #expect(format.status == 0, "\(format.output)")
+        var memory = try Self.memory(file)
+        #expect(Array(memory[12..<16]) == [0xE1, 0x10, 0x12, 0x00])
+        #expect(Array(memory[16..<19]) == [0x03, 0x00, 0xFE])
+        let write = try await Self.nfctool(["write", "--url", "https://example.com/ulc-lock"], emulator)
+        #expect(write.status == 0, "\(write.output)")
+        let lock = try await Self.nfctool(["lock", "--yes"], emulator)
+        #expect(lock.status == 0, "\(lock.output)")
+        memory = try Self.memory(file)
+        #expect(memory[15] == 0x0F && memory[10] == 0xFF && memory[11] == 0xFF)
+        #expect(memory[0x28 * 4] == 0xFF && memory[0x28 * 4 + 1] == 0x00)
+        let read = try await Self.nfctool(["read"], emulator)
+        #expect(read.output.contains("https://example.com/ulc-lock"), "\(read.output)")
+        let again = try await Self.nfctool(["write", "--url", "https://example.com/other"], emulator)
+        #expect(again.status != 0, "\(again.output)")
+        #expect(try Self.memory(file) == memory, "a locked tag changed")
+    }
+
     @Test("libfreefare's mifare-ultralight-info names the virtual Ultralight C", ExternalTool.mifareUltralightInfo.trait)
     func libfreefareNamesIt() async throws {
         let tool = try ExternalTool.mifareUltralightInfo.require()

@@ -12,6 +12,8 @@ import NFCCore
 ///   `AF` ek(RndA ‖ RndB′) → `00` ek(RndA′): the 8 or 16 bytes after the code, in both
 ///   directions) and the data of a `WRITE` to the key pages 2Ch–2Fh, unless the tag answered
 ///   GET_VERSION since it was polled (a chip that does is no Ultralight C);
+/// - MIFARE Ultralight AES: AUTHENTICATE's cryptograms as above (16 and 32 bytes), and the data
+///   of a `WRITE` to the key pages 30h–3Bh once the tag answered GET_VERSION as an Ultralight AES;
 /// - MIFARE Classic authentication: the key, all of it; on a Classic tag (SAK bit 4), the keys
 ///   of a sector trailer (bytes 0–5 and 10–15) in `WRITE` (`A0`) commands and `READ` answers;
 /// - NTAG 424 DNA (ISO-DEP, wrapped native commands, class `90`): AuthenticateEV2First and
@@ -37,6 +39,8 @@ public struct ReaderTraceRedactor: Sendable {
     /// The tag answered GET_VERSION since it was polled: it is no Ultralight C, whose key pages
     /// 2Ch–2Fh are user memory on other chips.
     var answeredGetVersion = false
+    /// The tag answered GET_VERSION as a MIFARE Ultralight AES: its pages 30h–3Bh hold keys.
+    var answeredUltralightAESVersion = false
 
     /// A redactor that has seen nothing yet.
     public init() {}
@@ -81,6 +85,7 @@ public struct ReaderTraceRedactor: Sendable {
         secureMessaging = false
         ultralightCAuthenticating = false
         answeredGetVersion = false
+        answeredUltralightAESVersion = false
     }
 
     /// Whether the target is a MIFARE Classic (SAK bit 4, 0x08: Classic 1K `08`, 4K `18`).
@@ -117,6 +122,9 @@ public struct ReaderTraceRedactor: Sendable {
         ultralightCAuthenticating = false
         if code == Type2Command.getVersion, bytes.count == 1, answer?.values.count == 8 {
             answeredGetVersion = true
+            let version = answer?.values.compactMap { $0 } ?? []
+            answeredUltralightAESVersion =
+                version == UltralightAESCommand.versionMF0AES20 || version == UltralightAESCommand.versionMF0AESH20
         } else if code == UltralightCCommand.authenticate, bytes.count == 2 {
             answer?.redact(1..<Int.max)
             ultralightCAuthenticating = answer?.values.first == UltralightCCommand.authenticateContinue
@@ -125,6 +133,9 @@ public struct ReaderTraceRedactor: Sendable {
             answer?.redact(1..<Int.max)
         } else if code == Type2Command.write, bytes.count == 6, !answeredGetVersion, let page = bytes[1],
             UltralightCMemory.keyPages.contains(Int(page)) {
+            command.redact(2..<6)
+        } else if code == Type2Command.write, bytes.count == 6, answeredUltralightAESVersion, let page = bytes[1],
+            UltralightAESMemory.keyPages.contains(Int(page)) {
             command.redact(2..<6)
         } else if code == Type2Command.passwordAuthenticate, bytes.count == 5 {
             command.redact(1..<5)

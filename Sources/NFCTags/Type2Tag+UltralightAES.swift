@@ -1,0 +1,157 @@
+import NFCCore
+
+/// MIFARE Ultralight AES: the AES mutual authentication and the protection by AUTH0, PROT,
+/// AUTH_LIM and the DataProtKey in pages 30h–33h (docs/tags.md, "MIFARE Ultralight AES").
+extension Type2Tag {
+    /// Runs the mutual authentication with `key` under key number `keyNumber`
+    /// (``UltralightAESAuthentication``), RndA from the system's secure random source.
+    /// Afterwards, pages from AUTH0 on can be read and written until the tag is halted or
+    /// leaves the field.
+    ///
+    /// A chip that refuses the key goes idle: poll again before the next command.
+    /// - Throws: ``NFCTagError/Code/authenticationFailed`` when the chip refuses (NAK: a wrong
+    ///   key, or its AUTH_LIM reached) or its answer does not prove the key; `notSupported`
+    ///   when the chip does not answer AUTHENTICATE; `connectionLost`. The key never appears in
+    ///   an error.
+    public func authenticate(with key: UltralightAESKey, keyNumber: UltralightAESKeyNumber = .dataProtection) async throws(NFCTagError) {
+        let first: Bytes
+        do {
+            first = try await reader.transceive(
+                Bytes([UltralightAESCommand.authenticate, keyNumber.rawValue]), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak {
+            throw NFCTagError(
+                .authenticationFailed, "the tag refused AUTHENTICATE (its limit of failed authentications may be reached)", readerError: error)
+        } catch {
+            throw NFCTagError(error, during: "AUTHENTICATE")
+        }
+        let rndA = UltralightAESAuthentication.systemRandom()
+        let command = try UltralightAESAuthentication.secondStep(key: key, answer: first, rndA: rndA)
+        let last: Bytes
+        do {
+            last = try await reader.transceive(Bytes(command), mode: .standard, timeout: commandTimeout)
+        } catch where error.code == .nak || error.code == .authenticationFailed {
+            throw NFCTagError(.authenticationFailed, "the tag refused the key (AES authentication failed)", readerError: error)
+        } catch {
+            throw NFCTagError(error, during: "AUTHENTICATE (second step)")
+        }
+        try UltralightAESAuthentication.checkFinalAnswer(key: key, answer: last, rndA: rndA)
+    }
+
+    /// Reads pages 29h–2Ch: CFG0 (AUTH0, SEC_MSG_ACT) and CFG1 (PROT, AUTH_LIM).
+    /// - Throws: ``NFCTagError/Code/notSupported`` unless the chip is an Ultralight AES;
+    ///   `passwordRequired` when the chip refuses (read protection) and no key is set.
+    public func readUltralightAESConfiguration() async throws(NFCTagError) -> UltralightAESConfiguration {
+        try requireUltralightAES()
+        do {
+            return try UltralightAESConfiguration(bytes: try await read(page: UltralightAESMemory.cfg0Page))
+        } catch where ultralightAESKey == nil && error.readerError?.code == .nak {
+            throw NFCTagError(
+                .passwordRequired, at: UltralightAESMemory.cfg0Page * Type2Command.pageSize,
+                "the configuration pages are read-protected: the tag's AES key is needed", readerError: error.readerError)
+        }
+    }
+
+    /// Protects the tag with `newKey` as its DataProtKey: reads need it too when
+    /// `protection.readProtected` (PROT), writes from
+    /// ``UltralightAESProtection/firstProtectedPage`` on always.
+    ///
+    /// Tear-safe order (docs/tags.md), as on the Ultralight C: when the tag is protected
+    /// already, AUTH0 = 3Ch is written first, so the tag is open, never guarded by a
+    /// half-written key; then the four key pages, CFG1 (PROT, AUTH_LIM), and AUTH0 last. Cut
+    /// anywhere, the tag is protected by the old key, open, or protected by the new key. The
+    /// capability container is not touched. Afterwards the tag is selected again, the new key
+    /// authenticated and CFG0/CFG1 read back.
+    ///
+    /// Changing the key of a protected tag needs the current one in ``ultralightAESKey``.
+    /// - Throws: ``NFCTagError`` `notSupported` (not an Ultralight AES, or its secure messaging
+    ///   is on), `invalidParameter`, `passwordRequired` (protected and no current key) —
+    ///   nothing written — or `authenticationFailed` (a wrong current key: nothing written),
+    ///   `connectionLost`, `verificationFailed`.
+    public func protectUltralightAES(
+        with newKey: UltralightAESKey, protection: UltralightAESProtection = UltralightAESProtection()
+    ) async throws(NFCTagError) {
+        try requireUltralightAES()
+        guard (UltralightAESMemory.auth0Lowest..<UltralightAESMemory.totalPages).contains(protection.firstProtectedPage) else {
+            throw NFCTagError(.invalidParameter, "the first protected page must lie in 3…59, not \(protection.firstProtectedPage)")
+        }
+        if let limit = protection.authenticationLimit, !(0...UltralightAESMemory.maximumAuthenticationLimit).contains(limit) {
+            throw NFCTagError(.invalidParameter, "AUTH_LIM lies in 0…1023, not \(limit)")
+        }
+        let configuration = try await openConfiguration()
+        let cfg0 = configuration.cfg0
+        var cfg1 = configuration.cfg1
+        if configuration.isProtected {
+            try await write(page: UltralightAESMemory.cfg0Page, Array(cfg0[0..<3]) + [UltralightAESMemory.auth0Unprotected])
+        }
+        let image = newKey.pageImage
+        for (index, page) in UltralightAESMemory.dataProtectionKeyPages.enumerated() {
+            try await write(page: page, Array(image[(index * 4)..<(index * 4 + 4)]))
+        }
+        cfg1[0] = protection.readProtected ? cfg1[0] | UltralightAESMemory.protBit : cfg1[0] & ~UltralightAESMemory.protBit
+        if let limit = protection.authenticationLimit {
+            cfg1[2] = UInt8(limit & 0xFF)
+            cfg1[3] = (cfg1[3] & ~0x03) | UInt8(limit >> 8)
+        }
+        if cfg1 != configuration.cfg1 { try await write(page: UltralightAESMemory.cfg1Page, cfg1) }
+        try await write(page: UltralightAESMemory.cfg0Page, Array(cfg0[0..<3]) + [UInt8(protection.firstProtectedPage)])
+        var check = self
+        check.ultralightAESKey = newKey
+        try await check.reselect()
+        try await check.authenticate(with: newKey)
+        let after = try await check.readUltralightAESConfiguration()
+        guard after.auth0 == protection.firstProtectedPage, after.readProtected == protection.readProtected else {
+            throw NFCTagError(
+                .verificationFailed, at: UltralightAESMemory.cfg0Page * Type2Command.pageSize, "AUTH0/PROT read back differ from what was written")
+        }
+    }
+
+    /// Removes the protection: AUTH0 = 3Ch first (the tag is open from then on), PROT cleared,
+    /// then the DataProtKey back to the factory key (``UltralightAESKey/factoryDefault``).
+    /// AUTH_LIM is left as it is. Needs the current key in ``ultralightAESKey`` when the tag is
+    /// protected.
+    /// - Throws: as ``protectUltralightAES(with:protection:)``.
+    public func unprotectUltralightAES() async throws(NFCTagError) {
+        try requireUltralightAES()
+        let configuration = try await openConfiguration()
+        if configuration.auth0 != Int(UltralightAESMemory.auth0Unprotected) {
+            try await write(page: UltralightAESMemory.cfg0Page, Array(configuration.cfg0[0..<3]) + [UltralightAESMemory.auth0Unprotected])
+        }
+        var cfg1 = configuration.cfg1
+        cfg1[0] &= ~UltralightAESMemory.protBit
+        if cfg1 != configuration.cfg1 { try await write(page: UltralightAESMemory.cfg1Page, cfg1) }
+        let image = UltralightAESKey.factoryDefault.pageImage
+        for (index, page) in UltralightAESMemory.dataProtectionKeyPages.enumerated() {
+            try await write(page: page, Array(image[(index * 4)..<(index * 4 + 4)]))
+        }
+        var check = self
+        check.ultralightAESKey = nil
+        let after = try await check.readUltralightAESConfiguration()
+        guard after.auth0 == Int(UltralightAESMemory.auth0Unprotected) else {
+            throw NFCTagError(.verificationFailed, at: UltralightAESMemory.cfg0Page * Type2Command.pageSize, "AUTH0 read back is not 3Ch")
+        }
+    }
+
+    /// Authenticates when a key is set, reads CFG0/CFG1 and checks they can be written: the
+    /// current key is there when the configuration is protected, and secure messaging is off.
+    private func openConfiguration() async throws(NFCTagError) -> UltralightAESConfiguration {
+        try await authenticateIfPasswordSet()
+        let configuration = try await readUltralightAESConfiguration()
+        if configuration.protects(page: UltralightAESMemory.cfg0Page), ultralightAESKey == nil {
+            throw NFCTagError(
+                .passwordRequired, at: UltralightAESMemory.cfg0Page * Type2Command.pageSize,
+                "pages from \(configuration.auth0) on are protected: the tag's current AES key is needed (--keys FILE)")
+        }
+        if configuration.secureMessaging {
+            throw NFCTagError(
+                .notSupported, "the tag has secure messaging on (SEC_MSG_ACT): CMAC-protected commands are not implemented here")
+        }
+        return configuration
+    }
+
+    /// Throws ``NFCTagError/Code/notSupported`` unless identification named an Ultralight AES.
+    func requireUltralightAES() throws(NFCTagError) {
+        guard isUltralightAES else {
+            throw NFCTagError(.notSupported, "AES protection needs an identified MIFARE Ultralight AES")
+        }
+    }
+}

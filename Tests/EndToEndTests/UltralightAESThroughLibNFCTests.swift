@@ -1,0 +1,92 @@
+import Foundation
+import NDEF
+import NFCCore
+import NFCTags
+import NFCTestSupport
+import Testing
+import VirtualTags
+
+/// MIFARE Ultralight AES through real libnfc (`pn532_uart`) and the PN532 emulator, each step a
+/// fresh nfctool process: `info` names the chip, `protect --keys` writes the DataProtKey pages
+/// byte-reversed (judged by reading the tag file's bytes here), a read-protected tag refuses a
+/// read without the key and with a wrong one (exit 9, pages unchanged), reads and writes with it,
+/// and `unprotect` opens it again; a recorded trace holds no key byte.
+@Suite("MIFARE Ultralight AES through real libnfc and the PN532 emulator", .tags(.endToEnd, .emulator), .serialized, .timeLimit(.minutes(10)))
+struct UltralightAESThroughLibNFCTests {
+    static let keyHex = "00112233445566778899AABBCCDDEEFF"
+
+    static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess) async throws -> ToolRun {
+        let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
+        var environment = emulator.libnfcEnvironment
+        environment["LIBNFC_LOG_LEVEL"] = "0"
+        return try await runTool(tool.path, arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment, timeout: 30)
+    }
+
+    static func tagFile(_ directory: URL, message: NDEFMessage) throws -> String {
+        let tag = UltralightAESTag(uid: [0x04, 0x41, 0x45, 0x53, 0x00, 0x00, 0x02])
+        #expect(tag.setNDEFMessage(try message.encodedForTag()))
+        let path = directory.appendingPathComponent("ulaes.json").path
+        try TagFile(path: path).save(tag.tagState)
+        return path
+    }
+
+    /// The 60 pages of the tag file (the failure count after them left out).
+    static func pages(_ path: String) throws -> [UInt8] { Array(try Hex.decode(try TagFile(path: path).load().memory).prefix(240)) }
+
+    @Test("info, protect --keys, read and write with the key, wrong key refused, unprotect: each a fresh nfctool")
+    func protectReadWriteUnprotect() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/aes")])
+        let file = try Self.tagFile(dir, message: message)
+        let keyFile = dir.appendingPathComponent("aes.key")
+        try "# Ultralight AES DataProtKey\n\(Self.keyHex)\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        let wrongFile = dir.appendingPathComponent("wrong.key")
+        try String(repeating: "5A", count: 16).write(to: wrongFile, atomically: true, encoding: .utf8)
+        let emulator = try EmulatorProcess(["--tag", "ultralight-aes:\(file)"])
+        defer { emulator.stop() }
+
+        let info = try await Self.nfctool(["info"], emulator)
+        #expect(info.status == 0, "\(info.output)")
+        #expect(info.output.contains("MIFARE Ultralight AES (MF0AES20)"), "\(info.output)")
+
+        let plan = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect", "--plan"], emulator)
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(plan.output.contains("AES key, not shown"), "\(plan.output)")
+        #expect(!plan.output.contains("FF EE DD CC"), "the plan shows key bytes: \(plan.output)")
+        #expect(try Self.pages(file)[0x29 * 4 + 3] == 0x3C, "--plan wrote")
+
+        let trace = dir.appendingPathComponent("protect.jsonl").path
+        let protect = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect", "--trace", trace], emulator)
+        #expect(protect.status == 0, "\(protect.output)")
+        #expect(!protect.output.contains(Self.keyHex))
+        let pages = try Self.pages(file)
+        #expect(Array(pages[0x30 * 4..<0x34 * 4]) == (try Hex.decode("FFEEDDCCBBAA99887766554433221100")))
+        #expect(pages[0x29 * 4 + 3] == 0x04 && pages[0x2A * 4] & 0x80 == 0x80)
+        let grep = try await runTool("/usr/bin/grep", ["-ciE", "00112233|44556677|8899AABB|CCDDEEFF|FFEEDDCC|BBAA9988|77665544|33221100", trace], environment: [:])
+        #expect(grep.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "the trace holds key bytes")
+
+        let noKey = try await Self.nfctool(["read"], emulator)
+        #expect(noKey.status == 9, "\(noKey.output)")
+        let writeNoKey = try await Self.nfctool(["write", "--url", "https://example.com/x"], emulator)
+        #expect(writeNoKey.status == 9, "\(writeNoKey.output)")
+        #expect(writeNoKey.output.contains("--keys"), "\(writeNoKey.output)")
+        let wrong = try await Self.nfctool(["write", "--url", "https://example.com/x", "--keys", wrongFile.path], emulator)
+        #expect(wrong.status == 9, "\(wrong.output)")
+        #expect(try Self.pages(file) == pages, "a wrong key changed the tag")
+
+        let write = try await Self.nfctool(["write", "--url", "https://example.org/new", "--keys", keyFile.path], emulator)
+        #expect(write.status == 0, "\(write.output)")
+        let read = try await Self.nfctool(["read", "--keys", keyFile.path], emulator)
+        #expect(read.status == 0, "\(read.output)")
+        #expect(read.output.contains("https://example.org/new"), "\(read.output)")
+
+        let unprotect = try await Self.nfctool(["unprotect", "--keys", keyFile.path], emulator)
+        #expect(unprotect.status == 0, "\(unprotect.output)")
+        let open = try await Self.nfctool(["read"], emulator)
+        #expect(open.status == 0, "\(open.output)")
+        let after = try Self.pages(file)
+        #expect(after[0x29 * 4 + 3] == 0x3C && after[0x2A * 4] & 0x80 == 0)
+        #expect(Array(after[0x30 * 4..<0x34 * 4]) == [UInt8](repeating: 0, count: 16))
+    }
+}
