@@ -51,7 +51,7 @@ struct TagInfoReport: Encodable, Sendable {
     /// A MIFARE DESFire's version, free memory and applications (JSON `desfire`, null on other chips).
     var desfire: DESFireInfo?
     /// ISO 15693: maker, IC reference, memory shape and the identification's source (JSON
-    /// `iso15693`, absent on other chips).
+    /// `iso15693`, null on other chips).
     var vicinity: ISO15693Details?
 
     private enum CodingKeys: String, CodingKey {
@@ -84,7 +84,7 @@ struct TagInfoReport: Encodable, Sendable {
         try container.encode(genuine.key?.name, forKey: .signatureKey)
         try container.encode(ntag424, forKey: .ntag424)
         try container.encode(desfire, forKey: .desfire)
-        try container.encodeIfPresent(vicinity, forKey: .vicinity)
+        try container.encode(vicinity, forKey: .vicinity)
     }
 
     /// The block a person reads, 80 columns at most.
