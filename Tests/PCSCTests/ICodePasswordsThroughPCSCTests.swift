@@ -25,7 +25,7 @@ extension PCSCEndToEnd {
             init(path: String) throws {
                 raw = try Data(contentsOf: URL(fileURLWithPath: path))
                 let json = try #require(try JSONSerialization.jsonObject(with: raw) as? [String: Any])
-                let memory = try Self.hex(try #require(json["memory"] as? String))
+                let memory = NFCTestSupport.hex(try #require(json["memory"] as? String))
                 // T5T: CC magic E1 (4-byte CC), then TLVs: 03 = NDEF (1-byte length here), FE end.
                 try #require(memory.count > 8 && memory[0] == 0xE1)
                 var index = 4
@@ -43,22 +43,11 @@ extension PCSCEndToEnd {
                     index += 2 + length
                 }
                 let attributes = json["attributes"] as? [String: String] ?? [:]
-                pageProtection = try attributes["icodeProtection"].map { try Array(Self.hex($0).dropFirst(7)) } ?? []
+                pageProtection = attributes["icodeProtection"].map { Array(NFCTestSupport.hex($0).dropFirst(7)) } ?? []
                 passwords = Dictionary(uniqueKeysWithValues: (attributes["icodePasswords"] ?? "").split(separator: ",").compactMap { item in
                     let pair = item.split(separator: "=")
                     return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
                 })
-            }
-
-            static func hex(_ text: String) throws -> [UInt8] {
-                var bytes: [UInt8] = []
-                var index = text.startIndex
-                while index < text.endIndex {
-                    let next = try #require(text.index(index, offsetBy: 2, limitedBy: text.endIndex))
-                    bytes.append(try #require(UInt8(text[index..<next], radix: 16)))
-                    index = next
-                }
-                return bytes
             }
         }
 
@@ -139,7 +128,7 @@ extension PCSCEndToEnd {
             reader.stop()
             let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
             let attributes = try #require(json["attributes"] as? [String: String])
-            let protection = try TagFile.hex(try #require(attributes["icodeProtection"]))
+            let protection = NFCTestSupport.hex(try #require(attributes["icodeProtection"]))
             // Locked-password mask 03 (read, write), privacy 0, 64-bit 1, pointer 08, status 20 (write high).
             #expect(Array(protection.prefix(5)) == [0x03, 0x00, 0x01, 0x08, 0x20], "\(protection)")
         }
