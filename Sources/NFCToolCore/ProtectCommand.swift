@@ -58,7 +58,7 @@ struct ProtectCommand: ToolCommand {
             field, and nothing was written.
 
               nfctool protect --password-file icode.pwd --read-protect
-              nfctool protect --password-file new.pwd --current-password-file old.pwd --from-block 8
+              nfctool protect --password-file new.pwd --from-block 8
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, sixtyFourBit, lockPassword, privacy,
@@ -102,14 +102,18 @@ struct ProtectCommand: ToolCommand {
             file: options.arguments.value(of: Self.currentPasswordFile), option: Self.currentPasswordFile,
             environment: context.environment, variable: nil)
         let newICode = try? ICodePasswords(hex: newText.text)
-        let currentICode = try currentText.map { text throws(CommandError) in
+        // Parsed as ICODE passwords only when the tag turns out to be an ICODE chip: an NTAG
+        // password with its PACK is no ICODE password and must not be refused up front.
+        let icodeCurrent = { () throws(CommandError) -> ICodePasswords in
+            guard let text = currentText else { return .factoryDefault }
             do throws(NFCTagError) { return try ICodePasswords(hex: text.text) } catch { throw CommandError.usage("\(text.source): \(error.reason)") }
         }
-        if asksICode || (try? NTAGPassword(hex: newText.text)) == nil {
+        let currentIsICodeOnly = currentText.map { (try? NTAGPassword(hex: $0.text)) == nil && (try? ICodePasswords(hex: $0.text)) != nil } ?? false
+        if asksICode || currentIsICodeOnly || (try? NTAGPassword(hex: newText.text)) == nil {
             guard let newICode else {
                 throw .usage("\(newText.source): a password is 8 hex digits (NTAG: optionally ':' and a 4-digit PACK; ICODE: or READ:WRITE as 8:8 digits)")
             }
-            try await protectICode(newICode, current: currentICode ?? .factoryDefault, context)
+            try await protectICode(newICode, current: try icodeCurrent(), context)
             return
         }
         let new = try TagWriteSupport.ntagPassword(newText)
@@ -120,7 +124,7 @@ struct ProtectCommand: ToolCommand {
             body: { tag, reader, planning in
                 if case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil {
                     guard let newICode else { throw CommandError.usage("ICODE passwords are 8 hex digits, or READ:WRITE as 8:8 digits") }
-                    try await Self.protectICode(vicinity, newICode, current: currentICode ?? .factoryDefault,
+                    try await Self.protectICode(vicinity, newICode, current: try icodeCurrent(),
                                                 protection: icodeProtection, hides: false, planning: planning)
                     return
                 }
