@@ -27,6 +27,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "ultralight-aes": checkUltralightAES,
     "reader-trace": checkReaderTrace,
     "desfire": checkDESFire,
+    "iso15693-identity": checkISO15693Identity,
 ]
 
 /// The target chosen for this process, read once.

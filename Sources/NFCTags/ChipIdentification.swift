@@ -49,6 +49,10 @@ public enum ChipFamily: String, Sendable, Hashable, Codable, CaseIterable {
     case feliCaLite
     /// NXP ICODE SLI, SLIX, SLIX2, SLIX-S, SLIX-L.
     case icode
+    /// Texas Instruments Tag-it HF-I (Plus, Standard, Pro).
+    case tagIt
+    /// STMicroelectronics ISO 15693 chips (LRI, M24LR, ST25DV, ST25TV).
+    case st25
     /// Anything else.
     case other
 }
@@ -68,6 +72,12 @@ public enum ChipModel: String, Sendable, Hashable, CaseIterable {
     case mifarePlus4KSL2 = "MIFARE Plus 4K (security level 2)"
     /// NXP ICODE SLIX2 (type indicator `01`).
     case icodeSLIX2 = "ICODE SLIX2"
+    /// NXP ICODE SLIX (SL2S2002; type `01`, indicator `10`).
+    case icodeSLIX = "ICODE SLIX"
+    /// NXP ICODE SLIX-S (SL2S5302; type `02`).
+    case icodeSLIXS = "ICODE SLIX-S"
+    /// NXP ICODE SLIX-L (SL2S5002; type `03`).
+    case icodeSLIXL = "ICODE SLIX-L"
 }
 
 public struct ChipIdentity: Sendable, Hashable, Codable {
@@ -83,6 +93,17 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
     /// Whether an NDEF capability container / attribute block / application was found; `nil`
     /// when it could not be checked without keys (MIFARE Classic) or on this reader.
     public var hasNDEF: Bool?
+    /// ISO 15693: the IC manufacturer named by UID byte 1 (`NXP`, `STMicroelectronics`, or
+    /// `unknown (code 16)`); nil for other technologies.
+    public var manufacturer: String?
+    /// ISO 15693: the IC reference of GET SYSTEM INFORMATION, when answered.
+    public var icReference: UInt8?
+    /// ISO 15693: bytes per block, from GET (EXTENDED) SYSTEM INFORMATION.
+    public var blockSize: Int?
+    /// ISO 15693: number of blocks, from GET (EXTENDED) SYSTEM INFORMATION.
+    public var blockCount: Int?
+    /// ISO 15693: where the model's row in ``ISO15693ChipTable`` comes from.
+    public var identificationSource: String?
 
     /// Creates an identity.
     public init(model: String, platform: NFCPlatform, family: ChipFamily = .other, memoryBytes: Int? = nil, hasNDEF: Bool? = nil) {
@@ -332,33 +353,33 @@ public enum ChipIdentification {
         return block[0] >> 4 == 1 && checksum == Int(block[14]) << 8 | Int(block[15])
     }
 
-    /// ICODE by UID (AN10787, "ICODE UID format"): E0, manufacturer 04 (NXP), ICODE type 01 =
-    /// the SLI/SLIX/SLIX2 family, whose type indicator is UID bits 37–36: byte 3 (most
-    /// significant byte first) masked with ``icodeTypeIndicatorMask`` — `08` SLIX2, `10` SLIX,
-    /// `00` SLI. NDEF: block 0 holds a Type 5 CC (E1 or E2).
     /// UID bits 37–36, the ICODE type indicator of ICODE type `01` (AN10787): bits 4–3 of UID
     /// byte 3, most significant byte first (`E0 04 01 xx …`).
     public static let icodeTypeIndicatorMask: UInt8 = 0x18
     /// Type indicator `01` (bits 37–36): ICODE SLIX2.
     public static let icodeSLIX2Indicator: UInt8 = 0x08
-    /// Type indicator `10` (bits 37–36): ICODE SLIX.
+    /// Type indicator `10` (bits 37–36): ICODE SLIX (and, with ICODE type `02`/`03`, SLIX-S and
+    /// SLIX-L).
     public static let icodeSLIXIndicator: UInt8 = 0x10
 
+    /// ISO 15693: GET SYSTEM INFORMATION (`2B`, unaddressed), then EXTENDED GET SYSTEM
+    /// INFORMATION (`3B`) when the first is refused, for the IC reference and the memory; the
+    /// chip named by ``ISO15693ChipTable``. A reader that cannot carry either (a PC/SC generic
+    /// profile) leaves the memory unknown; the model then comes from the UID alone.
     private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
-        let uid = target.uid
-        var identity = ChipIdentity(model: "ISO 15693 tag", platform: .type5)
-        if uid.count == 8, uid[0] == 0xE0, uid[1] == 0x04 {
-            identity.family = [0x01, 0x02, 0x03].contains(uid[2]) ? .icode : .other
-            switch (uid[2], uid[3] & icodeTypeIndicatorMask) {
-            case (0x01, icodeSLIX2Indicator): identity.model = ChipModel.icodeSLIX2.rawValue; identity.memoryBytes = 320
-            case (0x01, icodeSLIXIndicator): identity.model = "ICODE SLIX"; identity.memoryBytes = 112
-            case (0x01, 0x00): identity.model = "ICODE SLI"; identity.memoryBytes = 112
-            case (0x01, _): identity.model = "NXP ICODE (SLIX family, unknown type indicator)"
-            case (0x02, _): identity.model = "ICODE SLIX-S"
-            case (0x03, _): identity.model = "ICODE SLIX-L"
-            default: identity.model = "NXP ISO 15693 tag"
+        var memory: ISO15693ChipMemory?
+        let plain = Bytes([ISO15693RequestFlag.dataRate, ISO15693Command.getSystemInformation])
+        let extended = Bytes([ISO15693RequestFlag.dataRate, ISO15693Command.extendedGetSystemInformation, ISO15693ExtendedSystemInfo.decodableRequest])
+        if (try? await reader.checkCanSend(plain, mode: .standard)) != nil {
+            if let answer = try? await reader.transceive(plain, mode: .standard, timeout: .milliseconds(200)) {
+                memory = ISO15693ChipMemory.decode(answer: answer.array, extended: false)
+                if memory == nil, answer.count == 2, answer[0] & ISO15693ResponseFlag.error != 0,
+                   let again = try? await reader.transceive(extended, mode: .standard, timeout: .milliseconds(200)) {
+                    memory = ISO15693ChipMemory.decode(answer: again.array, extended: true)
+                }
             }
         }
+        var identity = ISO15693ChipTable.identity(uid: target.uid, systemInfo: memory)
         // READ SINGLE BLOCK 0 (flags: high data rate).
         if probesNDEF, let block = try? await reader.transceive(Bytes([0x02, 0x20, 0x00]), mode: .standard, timeout: .milliseconds(200)),
            block.count >= 2, block[0] & 0x01 == 0 {

@@ -144,6 +144,28 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
             if extended, start + 1 < c.count { block = Int(c[start]) | Int(c[start + 1]) << 8 }
             if !extended, start < c.count { block = Int(c[start]) }
             let dataStart = min(start + (extended ? 2 : 1) + ([ISO15693Command.writeMultipleBlocks, ISO15693Command.extendedWriteMultipleBlocks].contains(c[1]) ? (extended ? 2 : 1) : 0), c.count)
+            if c.count >= 3, c[2] == ISO15693Command.nxpManufacturerCode,
+               ICodeCommand.writeClass.contains(c[1]) || c[1] == ICodeCommand.setPassword {
+                // Custom: flags, code, 04, [UID], parameters. Passwords are never shown.
+                let parameters = Array(c.dropFirst(3 + (addressed ? 8 : 0)))
+                location = ICodeCommand.name(c[1])
+                switch c[1] {
+                case ICodeCommand.setPassword, ICodeCommand.writePassword, ICodeCommand.lockPassword:
+                    let identifier = parameters.first.flatMap(ICodePasswordIdentifier.init(rawValue:))
+                    data = "\(identifier?.description ?? "unknown") password" + (c[1] == ICodeCommand.lockPassword ? "" : " (not shown)")
+                case ICodeCommand.enablePrivacy:
+                    data = "privacy password (not shown)"
+                default:
+                    data = hex(parameters[...])
+                }
+                note = "NXP ICODE custom command \(Hex.encode([c[1]], uppercase: true))"
+                if ICodeCommand.irreversible.contains(c[1]) {
+                    irreversible = c[1] == ICodeCommand.enablePrivacy
+                        ? "the chip answers nothing but GET RANDOM NUMBER and SET PASSWORD until its privacy password is given"
+                        : "\(ICodeCommand.name(c[1])) cannot be undone"
+                }
+                return
+            }
             switch c[1] {
             case ISO15693Command.lockBlock, ISO15693Command.extendedLockBlock:
                 location = "block \(block)"

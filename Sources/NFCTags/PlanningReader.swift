@@ -39,7 +39,8 @@ public struct PlannedWrite: Sendable, Hashable {
 /// bytes); MIFARE Classic WRITE `A0` + block + 16 bytes; FeliCa Write Without Encryption `08`;
 /// ISO 7816 UPDATE BINARY `D6`; ISO 15693 Write Single Block `21`, Lock Block `22`, Write
 /// Multiple Blocks `24`, Write AFI `27`, Lock AFI `28`, Write DSFID `29`, Lock DSFID `2A` and the
-/// extended `31`, `32`, `34`. Type 2 writes are also laid over later READ (`30`) and FAST_READ
+/// extended `31`, `32`, `34`, and the NXP ICODE commands of ``ICodeCommand/writeClass`` (framed
+/// with manufacturer code `04`; SET PASSWORD too, once a WRITE PASSWORD was held back). Type 2 writes are also laid over later READ (`30`) and FAST_READ
 /// (`3A`) answers, so an operation that reads back what it planned (format then write, lock's
 /// verification) sees its own plan.
 ///
@@ -84,6 +85,14 @@ public struct WritePlan: ReaderInterposer {
         if case .iso14443A(let a)? = target, a.supportsISODEP, bytes.count >= 5, bytes[0] == DESFire.wrappedClass,
            let answer = desfireAnswer(bytes) {
             return Bytes(answer)
+        }
+        if case .iso15693? = target, bytes.count >= 3, bytes[1] == ICodeCommand.setPassword,
+           bytes[2] == ISO15693Command.nxpManufacturerCode,
+           writes.contains(where: { $0.technology == .type5 && $0.command.count > 1 && $0.command[1] == ICodeCommand.writePassword }) {
+            // A password only planned (WRITE PASSWORD held back) cannot be given to the chip: a
+            // wrong SET PASSWORD silences it. The plan answers it as the chip will.
+            writes.append(PlannedWrite(technology: .type5, command: command))
+            return Bytes([0x00])
         }
         if let (technology, answer) = PlanningReader.writeClass(bytes, on: target) {
             writes.append(PlannedWrite(technology: technology, command: command))
@@ -214,6 +223,9 @@ extension InterposingReader where Interposer == WritePlan {
                 ? (.type3, [Type3Command.writeWithoutEncryption + 1] + command[1..<9] + [0x00, 0x00]) : nil
         case .iso15693:
             // Flags, command code, …: answered by flags 00 (no error).
+            if command.count >= 3, command[2] == ISO15693Command.nxpManufacturerCode, ICodeCommand.writeClass.contains(command[1]) {
+                return (.type5, [0x00])
+            }
             return command.count >= 2 && ISO15693Command.writeClass.contains(command[1]) ? (.type5, [0x00]) : nil
         case .jewel, nil:
             return nil

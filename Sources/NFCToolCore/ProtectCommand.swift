@@ -2,7 +2,8 @@ import CommandLineKit
 import NFCCore
 import NFCTags
 
-/// `nfctool protect`: sets an NTAG21x / Ultralight EV1 password.
+/// `nfctool protect`: sets an NTAG21x / Ultralight EV1 password, an Ultralight C key, or the
+/// passwords and page protection of an ICODE SLIX2 / SLIX-S (privacy on those and the SLIX-L).
 struct ProtectCommand: ToolCommand {
     static let passwordFile = CommandOption.option(
         "password-file", valueName: "file",
@@ -16,6 +17,14 @@ struct ProtectCommand: ToolCommand {
         help: "MIFARE Ultralight C or AES: the new key, 32 hex digits (3DES: Key1 then Key2; AES-128), read from this file.")
     static let currentKeys = CommandOption.option(
         "current-keys", valueName: "file", help: "MIFARE Ultralight C or AES: the current key, when the tag is protected already.")
+    static let fromBlock = CommandOption.option(
+        "from-block", valueName: "n", help: "ICODE SLIX2/SLIX-S: the first protected block (default 0, the whole memory; a SLIX-S protects whole pages of 4 blocks).")
+    static let lockPassword = CommandOption.flag(
+        "lock-password", help: "ICODE: LOCK PASSWORD on the passwords set, so they can never change (irreversible: needs --yes).")
+    static let sixtyFourBit = CommandOption.flag(
+        "64-bit", help: "ICODE SLIX2/SLIX-S: 64-bit password mode, read and write password together (irreversible: needs --yes).")
+    static let privacy = CommandOption.flag(
+        "privacy", help: "ICODE SLIX2/SLIX-S/SLIX-L: set the privacy password from the file and ENABLE PRIVACY (the tag then hides: needs --yes).")
 
     static let configuration = CommandConfiguration(
         name: "protect",
@@ -39,18 +48,46 @@ struct ProtectCommand: ToolCommand {
               nfctool protect --password-file new.pwd --current-password-file old.pwd
               nfctool protect --password-file pwd.txt --read-protect --from-page 16
               nfctool protect --keys ulc.key --read-protect
+
+            An NXP ICODE SLIX2 or SLIX-S takes its passwords from the same files: 8 hex digits \
+            (the write password; with --read-protect also the read password) or READ:WRITE as \
+            8:8 digits; the current ones default to the factory 00000000. The write (and read) \
+            password is given with SET PASSWORD (XOR the chip's random number), changed with \
+            WRITE PASSWORD, and PROTECT PAGE protects the memory from --from-block on. \
+            --64-bit and --lock-password cannot be undone and ask for --yes. --privacy sets the \
+            privacy password (SLIX2, SLIX-S, SLIX-L) and hides the tag with ENABLE PRIVACY: it \
+            answers nothing until that password is given again, so it asks for --yes as well. \
+            A wrong current password exits 9; the chip then answers nothing until it leaves the \
+            field, and nothing was written.
+
+              nfctool protect --password-file icode.pwd --read-protect
+              nfctool protect --password-file new.pwd --from-block 8
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, TagWriteSupport.plan]
+                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, sixtyFourBit, lockPassword, privacy,
+                  TagWriteSupport.yes, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
     let protection: NTAGProtection
+    let icodeProtection: ICodeProtection
+    /// `--privacy`.
+    let hides: Bool
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         options = try TagCommandOptions(arguments)
         let first = try arguments.value(of: Self.fromPage) { Int($0).flatMap { (3...255).contains($0) ? $0 : nil } } ?? 4
         protection = NTAGProtection(firstProtectedPage: first, readProtected: arguments.contains(Self.readProtect))
+        let firstBlock = try arguments.value(of: Self.fromBlock) { Int($0).flatMap { (0...255).contains($0) ? $0 : nil } } ?? 0
+        icodeProtection = ICodeProtection(
+            readProtected: arguments.contains(Self.readProtect), firstProtectedBlock: firstBlock,
+            sixtyFourBit: arguments.contains(Self.sixtyFourBit), lockPasswords: arguments.contains(Self.lockPassword))
+        hides = arguments.contains(Self.privacy)
+    }
+
+    /// Whether an option only an ICODE chip takes was given.
+    private var asksICode: Bool {
+        hides || icodeProtection.isIrreversible || options.arguments.value(of: Self.fromBlock) != nil
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
@@ -58,19 +95,42 @@ struct ProtectCommand: ToolCommand {
             try await protectUltralightC(newKey, context)
             return
         }
-        guard let new = try TagWriteSupport.password(
+        guard let newText = try TagWriteSupport.passwordText(
             file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
         else {
             throw .usage("no password given: use --password-file FILE or set NFCTOOL_PASSWORD (never on the command line)")
         }
-        let current = try TagWriteSupport.password(
+        let currentText = try TagWriteSupport.passwordText(
             file: options.arguments.value(of: Self.currentPasswordFile), option: Self.currentPasswordFile,
             environment: context.environment, variable: nil)
+        let newICode = try? ICodePasswords(hex: newText.text)
+        // Parsed as ICODE passwords only when the tag turns out to be an ICODE chip: an NTAG
+        // password with its PACK is no ICODE password and must not be refused up front.
+        let icodeCurrent = { () throws(CommandError) -> ICodePasswords in
+            guard let text = currentText else { return .factoryDefault }
+            do throws(NFCTagError) { return try ICodePasswords(hex: text.text) } catch { throw CommandError.usage("\(text.source): \(error.reason)") }
+        }
+        let currentIsICodeOnly = currentText.map { (try? NTAGPassword(hex: $0.text)) == nil && (try? ICodePasswords(hex: $0.text)) != nil } ?? false
+        if asksICode || currentIsICodeOnly || (try? NTAGPassword(hex: newText.text)) == nil {
+            guard let newICode else {
+                throw .usage("\(newText.source): a password is 8 hex digits (NTAG: optionally ':' and a 4-digit PACK; ICODE: or READ:WRITE as 8:8 digits)")
+            }
+            try await protectICode(newICode, current: try icodeCurrent(), context)
+            return
+        }
+        let new = try TagWriteSupport.ntagPassword(newText)
+        let current = try currentText.map { text throws(CommandError) in try TagWriteSupport.ntagPassword(text) }
         let protection = protection
         try await TagWriteOperation.run(
             "protect", options, password: current, context,
             body: { tag, reader, planning in
+                if case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil {
+                    guard let newICode else { throw CommandError.usage("ICODE passwords are 8 hex digits, or READ:WRITE as 8:8 digits") }
+                    try await Self.protectICode(vicinity, newICode, current: try icodeCurrent(),
+                                                protection: icodeProtection, hides: false, planning: planning)
+                    return
+                }
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
                 if type2.isUltralightC {
                     throw CommandError.usage("a MIFARE Ultralight C is protected with a 3DES key: --keys FILE")
@@ -87,14 +147,86 @@ struct ProtectCommand: ToolCommand {
                 }
             },
             report: { tag, _ in
-                ProtectReport(
+                if case .iso15693 = tag { return Self.icodeReport(tag, icodeProtection, hides: false) }
+                return ProtectReport(
                     uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true,
                     firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)
             },
             sentence: { tag, _ in
+                if case .iso15693 = tag { return Self.icodeSentence(tag, icodeProtection, hides: false) }
                 let what = protection.readProtected ? "read and write" : "write"
                 return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what)."
             })
+    }
+
+    /// The ICODE path: passwords and page protection (SLIX2, SLIX-S), or privacy (`--privacy`).
+    private func protectICode(_ new: ICodePasswords, current: ICodePasswords, _ context: CommandContext) async throws(CommandError) {
+        let protection = icodeProtection
+        let hides = hides
+        var confirmed = false
+        if hides || protection.isIrreversible {
+            let what = hides ? "--privacy hides the tag until its privacy password is given" : "--64-bit and --lock-password change the chip"
+            confirmed = try TagWriteSupport.confirmation(what, options, context)
+        }
+        try await TagWriteOperation.run(
+            "protect", options, password: nil, context,
+            body: { tag, _, planning in
+                guard case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil else {
+                    throw CommandError(
+                        "--privacy, --64-bit, --lock-password, --from-block and READ:WRITE passwords are for NXP ICODE chips; this is a \(tag.identity.model)",
+                        exitCode: .unsupported)
+                }
+                if (hides || protection.isIrreversible) && !planning {
+                    try context.confirm(Self.icodeWarning(tag, protection, hides: hides), confirmed: confirmed)
+                }
+                try await Self.protectICode(vicinity, new, current: current, protection: protection, hides: hides, planning: planning)
+            },
+            report: { tag, _ in Self.icodeReport(tag, protection, hides: hides) },
+            sentence: { tag, _ in Self.icodeSentence(tag, protection, hides: hides) })
+    }
+
+    /// Runs the ICODE protection on `vicinity` (``ISO15693Tag/icodeProtect(passwords:current:protection:)``,
+    /// or the privacy password and ENABLE PRIVACY).
+    static func protectICode(
+        _ vicinity: ISO15693Tag, _ new: ICodePasswords, current: ICodePasswords, protection: ICodeProtection, hides: Bool, planning: Bool
+    ) async throws {
+        try await TagWriteSupport.write(planning: planning) {
+            if hides {
+                guard vicinity.icodeVariant?.hasPrivacy == true else {
+                    throw NFCTagError(.notSupported, "the \(vicinity.identity.model) has no privacy mode")
+                }
+                try await vicinity.icodeSetPassword(.privacy, current.write)
+                if new.write != current.write {
+                    try await vicinity.icodeWritePassword(.privacy, new.write)
+                }
+                try await vicinity.icodeEnablePrivacy(new.write)
+            } else {
+                try await vicinity.icodeProtect(passwords: new, current: current, protection: protection)
+            }
+        }
+    }
+
+    static func icodeWarning(_ tag: NFCTag, _ protection: ICodeProtection, hides: Bool) -> String {
+        let chip = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier))"
+        if hides { return "The \(chip) will answer nothing (no inventory, no read) until its privacy password is given again." }
+        var steps: [String] = []
+        if protection.sixtyFourBit { steps.append("64-bit password mode cannot be turned off") }
+        if protection.lockPasswords { steps.append("the passwords will be locked for good") }
+        return "On the \(chip), " + steps.joined(separator: " and ") + "."
+    }
+
+    static func icodeReport(_ tag: NFCTag, _ protection: ICodeProtection, hides: Bool) -> ProtectReport {
+        ProtectReport(
+            uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true,
+            firstProtectedBlock: hides ? nil : protection.firstProtectedBlock, readProtected: hides ? nil : protection.readProtected,
+            privacy: hides ? true : nil, sixtyFourBit: protection.sixtyFourBit ? true : nil, passwordsLocked: protection.lockPasswords ? true : nil)
+    }
+
+    static func icodeSentence(_ tag: NFCTag, _ protection: ICodeProtection, hides: Bool) -> String {
+        let chip = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier))"
+        if hides { return "Privacy enabled on \(chip): it answers nothing until its privacy password is given." }
+        let what = protection.readProtected ? "read and write" : "write"
+        return "Protected \(chip): blocks \(protection.firstProtectedBlock) on need the password to \(what)."
     }
 
     /// `--keys`: the MIFARE Ultralight C path (``Type2Tag/protectUltralightC(with:protection:)``)
@@ -151,5 +283,13 @@ struct ProtectReport: Encodable, Sendable {
     var model: String
     var protected: Bool
     var firstProtectedPage: Int?
+    /// ICODE: the first protected block.
+    var firstProtectedBlock: Int?
     var readProtected: Bool?
+    /// ICODE: privacy mode enabled.
+    var privacy: Bool?
+    /// ICODE: 64-bit password mode.
+    var sixtyFourBit: Bool?
+    /// ICODE: passwords locked.
+    var passwordsLocked: Bool?
 }

@@ -192,8 +192,17 @@ extension TagInfoReport {
         }
     }
 
-    /// Type 5: DSFID, AFI, CC access and how many blocks are locked.
+    /// Type 5: DSFID, AFI, CC access and how many blocks are locked; on an ICODE SLIX2 or SLIX-S
+    /// the password protection of its blocks (GET MULTIPLE BLOCK PROTECTION STATUS).
     mutating func inspectType5(_ vicinity: ISO15693Tag) async {
+        self.vicinity = ISO15693Details(vicinity.identity)
+        if vicinity.icodeVariant?.hasPageProtection == true {
+            do {
+                password = try await vicinity.icodeProtectionState().summary
+            } catch {
+                password = unknown(error)
+            }
+        }
         var blockCount: Int?
         do {
             let info = try await vicinity.getSystemInfo()
@@ -293,5 +302,39 @@ enum NTAGMirrorDescription {
     static func counter(_ configuration: Type2Configuration) -> String {
         guard configuration.nfcCounterEnabled else { return "disabled" }
         return configuration.nfcCounterPasswordProtected ? "enabled, password-protected" : "enabled"
+    }
+}
+
+/// `info`'s ISO 15693 facts (JSON `iso15693`): who made the chip, its IC reference and memory
+/// shape as GET (EXTENDED) SYSTEM INFORMATION gave them, and where the model's name comes from.
+struct ISO15693Details: Encodable, Sendable, Hashable {
+    /// The IC manufacturer (UID byte 1).
+    var manufacturer: String?
+    /// The IC reference, hex.
+    var icReference: String?
+    /// Number of blocks.
+    var blockCount: Int?
+    /// Bytes per block.
+    var blockSize: Int?
+    /// The source of the model's row (``ISO15693ChipTable``).
+    var identifiedBy: String?
+
+    init(_ identity: ChipIdentity) {
+        manufacturer = identity.manufacturer
+        icReference = identity.icReference.map(hexByte)
+        blockCount = identity.blockCount
+        blockSize = identity.blockSize
+        identifiedBy = identity.identificationSource
+    }
+
+    /// The text lines: label and value.
+    var lines: [(String, String)] {
+        var lines: [(String, String)] = []
+        if let manufacturer { lines.append(("manufacturer", manufacturer)) }
+        if let icReference { lines.append(("IC reference", icReference)) }
+        let blocks = blockCount.map { count in "\(count) of \(blockSize.map(String.init) ?? "?") bytes (system information)" }
+        lines.append(("blocks", blocks ?? "unknown (no system information on this reader)"))
+        if let identifiedBy { lines.append(("identified", identifiedBy)) }
+        return lines
     }
 }

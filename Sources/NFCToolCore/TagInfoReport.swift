@@ -50,9 +50,13 @@ struct TagInfoReport: Encodable, Sendable {
     var ntag424: NTAG424Info?
     /// A MIFARE DESFire's version, free memory and applications (JSON `desfire`, null on other chips).
     var desfire: DESFireInfo?
+    /// ISO 15693: maker, IC reference, memory shape and the identification's source (JSON
+    /// `iso15693`, null on other chips).
+    var vicinity: ISO15693Details?
 
     private enum CodingKeys: String, CodingKey {
         case dsfid, afi, ndef, lock, password, mirror, mirrorSettings, nfcCounter, nfcCounterSettings, signature, genuine, signatureKey, ntag424, desfire
+        case vicinity = "iso15693"
     }
 
     private enum NDEFKeys: String, CodingKey { case status, capacity, messageLength }
@@ -80,6 +84,7 @@ struct TagInfoReport: Encodable, Sendable {
         try container.encode(genuine.key?.name, forKey: .signatureKey)
         try container.encode(ntag424, forKey: .ntag424)
         try container.encode(desfire, forKey: .desfire)
+        try container.encode(vicinity, forKey: .vicinity)
     }
 
     /// The block a person reads, 80 columns at most.
@@ -96,6 +101,7 @@ struct TagInfoReport: Encodable, Sendable {
         lines.append(line("model", id.model))
         lines.append(line("platform", id.platform))
         lines.append(line("memory", id.memoryBytes.map { "\($0) bytes" } ?? "unknown"))
+        if let vicinity { lines += vicinity.lines.map { line($0.0, $0.1) } }
         lines.append(line("NDEF", ndefStatus))
         if let ndefCapacity { lines.append(line("capacity", "\(ndefCapacity) bytes")) }
         if let ndefMessageLength { lines.append(line("message", "\(ndefMessageLength) bytes")) }

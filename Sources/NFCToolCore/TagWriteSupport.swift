@@ -57,6 +57,30 @@ enum TagWriteSupport {
         }
     }
 
+    /// The text of a password file (or of the environment variable) and where it came from,
+    /// not yet parsed: NTAG and ICODE passwords are written differently. Nil when neither is given.
+    /// - Throws: ``CommandError`` (usage) when the file cannot be read.
+    static func passwordText(
+        file path: String?, option: CommandOption, environment: [String: String], variable: String?
+    ) throws(CommandError) -> (text: String, source: String)? {
+        if let path {
+            return (try keyFileText(path, what: "password file").trimmingWhitespace, "\(option.synopsis) '\(path)'")
+        } else if let variable, let value = environment[variable] {
+            return (value.trimmingWhitespace, variable)
+        }
+        return nil
+    }
+
+    /// An NTAG password from ``passwordText(file:option:environment:variable:)``'s answer.
+    /// - Throws: ``CommandError`` (usage) naming the source, never the text.
+    static func ntagPassword(_ given: (text: String, source: String)) throws(CommandError) -> NTAGPassword {
+        do {
+            return try NTAGPassword(hex: given.text)
+        } catch {
+            throw .usage("\(given.source): \(error.reason)")
+        }
+    }
+
     /// The password of `--password-file`, else of `NFCTOOL_PASSWORD`; nil when neither is given.
     static func password(_ arguments: ParsedArguments, _ context: CommandContext) throws(CommandError) -> NTAGPassword? {
         try password(

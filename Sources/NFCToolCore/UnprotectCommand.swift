@@ -2,7 +2,8 @@ import CommandLineKit
 import NFCCore
 import NFCTags
 
-/// `nfctool unprotect`: removes an NTAG21x / Ultralight EV1 password.
+/// `nfctool unprotect`: removes an NTAG21x / Ultralight EV1 password, an Ultralight C's key
+/// protection, or an ICODE SLIX2 / SLIX-S page protection.
 struct UnprotectCommand: TagCommand {
     static let passwordFile = CommandOption.option(
         "password-file", valueName: "file",
@@ -26,6 +27,11 @@ struct UnprotectCommand: TagCommand {
               NFCTOOL_PASSWORD=12345678:ABCD nfctool unprotect
               nfctool unprotect --password-file pwd.txt --device pn532_uart:/dev/ttyUSB0
               nfctool unprotect --keys ulc.key
+
+            An NXP ICODE SLIX2 or SLIX-S needs its write password (and its read password when \
+            blocks are read-protected: READ:WRITE as 8:8 hex digits): PROTECT PAGE makes every \
+            protected page public, then the passwords are set back to 00000000. A wrong \
+            password exits 9 with nothing written.
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   TagWriteSupport.ultralightCKeyFile, TagWriteSupport.plan]
@@ -34,13 +40,25 @@ struct UnprotectCommand: TagCommand {
     let options: TagCommandOptions
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let current = try TagWriteSupport.password(
+        let text = try TagWriteSupport.passwordText(
             file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        let icode = text.flatMap { try? ICodePasswords(hex: $0.text) }
+        let current = try text.flatMap { given throws(CommandError) -> NTAGPassword? in
+            if icode != nil, (try? NTAGPassword(hex: given.text)) == nil { return nil }
+            return try TagWriteSupport.ntagPassword(given)
+        }
         let key = try options.ultralightCKey()
         try await TagWriteOperation.run(
             "unprotect", options, password: current, ultralightCKey: key, context,
             body: { tag, _, planning in
+                if case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil {
+                    guard let icode else {
+                        throw CommandError.usage("an ICODE chip needs its password: --password-file FILE or NFCTOOL_PASSWORD (8 hex digits, or READ:WRITE)")
+                    }
+                    try await TagWriteSupport.write(planning: planning) { try await vicinity.icodeUnprotect(current: icode) }
+                    return
+                }
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
                 if type2.isUltralightAES {
                     try await TagWriteSupport.write(planning: planning) { try await type2.unprotectUltralightAES() }

@@ -17,10 +17,24 @@ import NFCCore
 /// are answered). A request addressed to another UID, or with the select flag while not
 /// selected, is not answered. ``powerOn()`` returns to ready; ``halt()`` is Stay quiet.
 ///
-/// Block 79 is the 16-bit counter (``counterBlock``). Not modelled: passwords, privacy mode
-/// and the counter's read-password protection, EAS/AFI protection, NXP custom commands other
-/// than READ SIGNATURE (`A0`–`BF`: framed with the manufacturer code `04`, answered "not
-/// supported"; another manufacturer code is not answered), 16-slot timing (an
+/// Block 79 is the 16-bit counter (``counterBlock``).
+///
+/// The same class models the other members of the family (``ICodeVariant``: `sim:icode-slix`,
+/// `sim:icode-slix-s`, `sim:icode-slix-l`) with their memory and the commands each data sheet
+/// lists: passwords (GET RANDOM NUMBER, SET PASSWORD with the XOR of the random number, WRITE and
+/// LOCK PASSWORD), PROTECT PAGE and LOCK PAGE PROTECTION CONDITION (SLIX2: protection pointer and
+/// extended status; SLIX-S: pages of 4 blocks), GET MULTIPLE BLOCK PROTECTION STATUS, 64-BIT
+/// PASSWORD PROTECTION and ENABLE PRIVACY — the security state in ``ICodeSecurityState``. A
+/// wrong password silences the chip until ``powerOn()`` (SL2S2602: "it will not execute any
+/// following command until a Power-On Reset"); in privacy mode only GET RANDOM NUMBER and SET
+/// PASSWORD are answered (nor is Inventory). Assumptions where the data sheets give no value
+/// here: a read of a read-protected block is answered error `0F`, a write of a write-protected
+/// one `12`, a refused password command `0F`; random numbers come from a 16-bit LFSR; the
+/// factory passwords are `00000000`.
+///
+/// Not modelled: the counter's read-password protection, EAS and its password protection,
+/// DESTROY, INVENTORY READ, other NXP custom commands (framed with the manufacturer code `04`,
+/// answered "not supported"; another manufacturer code is not answered), 16-slot timing (an
 /// Inventory with 16 slots is answered as if in the first slot).
 public final class ICodeSLIX2: VirtualTag {
     /// Blocks, counter included (Get System Information reports `4F` = 80 − 1).
@@ -52,7 +66,23 @@ public final class ICodeSLIX2: VirtualTag {
     public static let manufacturerCode: UInt8 = 0x04
 
     /// The chip's name.
-    public let modelName = ChipModel.icodeSLIX2.rawValue
+    public var modelName: String { variant.model.rawValue }
+    /// Which family member this is.
+    public let variant: ICodeVariant
+    /// Its blocks (``ICodeVariant/blockCount``; 80 on a SLIX2).
+    public var blocks: Int { variant.blockCount }
+    /// Its memory in bytes.
+    public var memoryBytes: Int { variant.blockCount * variant.blockSize }
+    /// Passwords, privacy and page protection (persistent), what a tag file keeps beside memory.
+    public var security: ICodeSecurityState
+    /// The passwords given with SET PASSWORD since power-up (volatile).
+    var given: Set<UInt8> = []
+    /// The last GET RANDOM NUMBER answer (volatile).
+    var random: [UInt8]?
+    /// The LFSR behind GET RANDOM NUMBER.
+    var lfsr: UInt16
+    /// Set by a wrong password: nothing is answered until power-up.
+    var silenced = false
     /// The 32-byte originality signature READ SIGNATURE (`BD`) answers: by default a stand-in
     /// derived from the UID that is no valid signature; a value of another length is ignored.
     public var originalitySignature: [UInt8] {
@@ -81,21 +111,23 @@ public final class ICodeSLIX2: VirtualTag {
     /// stores beside ``memory``. A shorter value is padded with `false`, a longer one cut.
     public var lockedBlocks: [Bool] {
         get { locks }
-        set { locks = (0..<Self.blockCount).map { $0 < newValue.count && newValue[$0] } }
+        set { locks = (0..<blocks).map { $0 < newValue.count && newValue[$0] } }
     }
 
-    private var locks: [Bool]
+    var locks: [Bool]
 
     /// The 320 bytes of the 80 blocks (user memory, then the counter block), block 0 first:
     /// what a tag file stores. Setting a value of
     /// another length is ignored.
     public var memory: [UInt8] {
         get { storage }
-        set { if newValue.count == Self.memorySize { storage = newValue } }
+        set { if newValue.count == memoryBytes { storage = newValue } }
     }
 
-    /// Size of ``tagFileImage``: memory, one lock byte per block, DSFID, AFI, lock flags.
+    /// Size of a SLIX2's ``tagFileImage``: memory, one lock byte per block, DSFID, AFI, lock flags.
     public static let tagFileImageSize = memorySize + blockCount + 3
+    /// Size of this chip's ``tagFileImage``.
+    public var tagFileImageSize: Int { memoryBytes + blocks + 3 }
 
     /// Everything a tag file must keep so that locks survive: the 320 bytes of ``memory``,
     /// then 80 bytes of block security status (`01` locked), DSFID, AFI, and a byte with bit 0
@@ -105,10 +137,10 @@ public final class ICodeSLIX2: VirtualTag {
             storage + locks.map { $0 ? 1 : 0 } + [dsfid, afi, (afiLocked ? 0x01 : 0) | (dsfidLocked ? 0x02 : 0)]
         }
         set {
-            guard newValue.count == Self.tagFileImageSize else { return }
-            storage = Array(newValue[0..<Self.memorySize])
-            locks = newValue[Self.memorySize..<Self.memorySize + Self.blockCount].map { $0 & 0x01 != 0 }
-            let tail = Self.memorySize + Self.blockCount
+            guard newValue.count == tagFileImageSize else { return }
+            storage = Array(newValue[0..<memoryBytes])
+            locks = newValue[memoryBytes..<memoryBytes + blocks].map { $0 & 0x01 != 0 }
+            let tail = memoryBytes + blocks
             dsfid = newValue[tail]
             afi = newValue[tail + 1]
             afiLocked = newValue[tail + 2] & 0x01 != 0
@@ -134,23 +166,51 @@ public final class ICodeSLIX2: VirtualTag {
     ///     (``freshNDEFArea`` then zeros).
     ///   - dsfid: initial DSFID.
     ///   - afi: initial AFI.
-    public init(uid: [UInt8], memory: [UInt8]? = nil, dsfid: UInt8 = 0, afi: UInt8 = 0) {
+    ///   - variant: the family member (default the SLIX2).
+    public init(uid: [UInt8], memory: [UInt8]? = nil, dsfid: UInt8 = 0, afi: UInt8 = 0, variant: ICodeVariant = .slix2) {
         self.uid = (0..<8).map { $0 < uid.count ? uid[$0] : 0 }
+        self.variant = variant
         signature = Self.standInSignature(uid: self.uid)
         self.dsfid = dsfid
         self.afi = afi
-        locks = [Bool](repeating: false, count: Self.blockCount)
-        if let memory, memory.count == Self.memorySize {
+        security = ICodeSecurityState(variant: variant)
+        lfsr = UInt16(self.uid[7]) << 8 | UInt16(self.uid[6]) | 1
+        let size = variant.blockCount * variant.blockSize
+        locks = [Bool](repeating: false, count: variant.blockCount)
+        if let memory, memory.count == size {
             storage = memory
         } else {
-            storage = Self.freshNDEFArea + [UInt8](repeating: 0, count: Self.memorySize - Self.freshNDEFArea.count)
+            let area = Self.freshNDEFArea(for: variant)
+            storage = area + [UInt8](repeating: 0, count: size - area.count)
+        }
+    }
+
+    /// A fresh NDEF-formatted chip's first bytes: ``freshNDEFArea`` on a SLIX2; on the others a
+    /// CC with MLEN = (memory − 4) / 8 (NFC Forum Type 5, "Capability Container").
+    public static func freshNDEFArea(for variant: ICodeVariant) -> [UInt8] {
+        guard variant != .slix2 else { return freshNDEFArea }
+        let mlen = UInt8((variant.blockCount * variant.blockSize - 4) / 8)
+        return [0xE1, 0x40, mlen, 0x01, 0x03, 0x00, 0xFE]
+    }
+
+    /// The IC reference GET SYSTEM INFORMATION answers: `01` on a SLIX2 (as SLIX2 tags report
+    /// it), `03` on a SLIX-L (AOSP `I93_IC_REF_ICODE_SLI_L`); `01` and `02` on the SLIX and
+    /// SLIX-S are stand-ins (their data sheets give no value).
+    public var icReference: UInt8 {
+        switch variant {
+        case .slix2, .slix: Self.icReference
+        case .slixS: 0x02
+        case .slixL: 0x03
         }
     }
 
     /// Answers one request (see the type's documentation for byte order).
     public func respond(to frame: [UInt8]) -> TagAnswer {
-        guard frame.count >= 2 else { return .silence }
+        guard frame.count >= 2, !silenced else { return .silence }
         let flags = frame[0], command = frame[1]
+        if security.privacy && !(command == ICodeCommand.getRandomNumber || command == ICodeCommand.setPassword) {
+            return .silence
+        }
         if flags & ISO15693RequestFlag.inventory != 0 {
             return command == ISO15693Command.inventory ? inventory(flags: flags, parameters: Array(frame.dropFirst(2))) : .silence
         }
@@ -194,10 +254,11 @@ public final class ICodeSLIX2: VirtualTag {
         case ISO15693Command.writeSingleBlock:
             guard rest.count >= 1 + Self.blockSize else { return error(ISO15693Error.commandNotRecognized) }
             let block = Int(rest[0])
-            guard block < Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard block < blocks else { return error(ISO15693Error.blockNotAvailable) }
             guard !locks[block] else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard mayWrite(block) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
             var data = Array(rest[1...Self.blockSize])
-            if block == Self.counterBlock && data == [0x01, 0x00, 0x00, 0x00] {
+            if variant == .slix2 && block == Self.counterBlock && data == [0x01, 0x00, 0x00, 0x00] {
                 data = Array(storage[block * Self.blockSize..<(block + 1) * Self.blockSize])
                 let value = UInt16(data[0]) | UInt16(data[1]) << 8
                 let next = value &+ 1
@@ -209,18 +270,19 @@ public final class ICodeSLIX2: VirtualTag {
         case ISO15693Command.lockBlock:
             guard let first = rest.first else { return error(ISO15693Error.commandNotRecognized) }
             let block = Int(first)
-            guard block < Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard block < blocks else { return error(ISO15693Error.blockNotAvailable) }
             guard !locks[block] else { return error(ISO15693Error.alreadyLocked) }
+            guard mayWrite(block) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
             locks[block] = true
             return ok()
         case ISO15693Command.getMultipleBlockSecurityStatus:
             guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
             let first = Int(rest[0]), count = Int(rest[1]) + 1
-            guard first + count <= Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard first + count <= blocks else { return error(ISO15693Error.blockNotAvailable) }
             return .data([0x00] + (first..<first + count).map { locks[$0] ? 0x01 : 0x00 })
         case ISO15693Command.getSystemInformation:
-            let blocks = UInt8(Self.blockCount - 1), size = UInt8(Self.blockSize - 1)
-            return .data([0x00, Self.systemInformationFlags] + uidOnAir + [dsfid, afi, blocks, size, Self.icReference])
+            let count = UInt8(blocks - 1), size = UInt8(Self.blockSize - 1)
+            return .data([0x00, Self.systemInformationFlags] + uidOnAir + [dsfid, afi, count, size, icReference])
         case ISO15693Command.writeAFI:
             guard let value = rest.first else { return error(ISO15693Error.commandNotRecognized) }
             guard !afiLocked else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
@@ -239,15 +301,24 @@ public final class ICodeSLIX2: VirtualTag {
             guard !dsfidLocked else { return error(ISO15693Error.alreadyLocked) }
             dsfidLocked = true
             return ok()
-        case ISO15693Command.nxpReadSignature:
+        case ISO15693Command.nxpReadSignature where variant == .slix2:
             return .data([0x00] + signature)
+        case ICodeCommand.getRandomNumber, ICodeCommand.setPassword, ICodeCommand.writePassword, ICodeCommand.lockPassword,
+             ICodeCommand.protectPage, ICodeCommand.lockPageProtectionCondition, ICodeCommand.getMultipleBlockProtectionStatus,
+             ICodeCommand.enablePrivacy, ICodeCommand.enable64BitPasswordProtection:
+            return securityCommand(command, rest)
         default:
             return error(ISO15693Error.commandNotSupported)
         }
     }
 
-    /// Power-up: the ready state.
-    public func powerOn() { state = .ready }
+    /// Power-up: the ready state; given passwords and a wrong password's silence are forgotten.
+    public func powerOn() {
+        state = .ready
+        given = []
+        random = nil
+        silenced = false
+    }
 
     /// Stay quiet: no more Inventory or unaddressed answers until Reset to ready, Select or
     /// power-up.
@@ -256,16 +327,17 @@ public final class ICodeSLIX2: VirtualTag {
     // MARK: - Private
 
     /// The UID as it travels: least significant byte first.
-    private var uidOnAir: [UInt8] { uid.reversed() }
+    var uidOnAir: [UInt8] { uid.reversed() }
 
-    private func ok() -> TagAnswer { .data([0x00]) }
+    func ok() -> TagAnswer { .data([0x00]) }
 
-    private func error(_ code: UInt8) -> TagAnswer { .data([0x01, code]) }
+    func error(_ code: UInt8) -> TagAnswer { .data([0x01, code]) }
 
     private func readBlocks(first: Int, count: Int, option: Bool) -> TagAnswer {
-        guard first + count <= Self.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+        guard first + count <= blocks else { return error(ISO15693Error.blockNotAvailable) }
         var answer: [UInt8] = [0x00]
         for block in first..<first + count {
+            guard mayRead(block) else { return error(ISO15693Error.unknown) }
             if option { answer.append(locks[block] ? 0x01 : 0x00) }
             answer += storage[block * Self.blockSize..<(block + 1) * Self.blockSize]
         }

@@ -21,6 +21,7 @@ struct FuzzCrashReplayTests {
         "type2-memory", "type3-attribute", "type4-cc", "type5-memory", "classic-mad", "pn532-frame", "manifest", "template",
         "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "ultralight-c", "reader-trace", "desfire",
         "ultralight-aes",
+        "iso15693-identity",
     ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
@@ -151,6 +152,18 @@ struct FuzzCrashReplayTests {
                 #expect(try ReaderTrace.parse(Array(trace.jsonLines.utf8)) == trace)
             } catch {
                 #expect(error.line >= 1 && error.offset >= 0, "\(error)")
+            }
+        case "iso15693-identity":
+            // As the fuzz target: system information decodes or not, the identity stays Type 5
+            // with a memory only from a decoded answer; password files' XOR inverts.
+            for extended in [false, true] {
+                let memory = ISO15693ChipMemory.decode(answer: bytes, extended: extended)
+                let identity = ISO15693ChipTable.identity(uid: Bytes(Array(bytes.prefix(8))), systemInfo: memory)
+                #expect(identity.platform == .type5)
+                if memory?.blockCount == nil { #expect(identity.memoryBytes == nil) }
+            }
+            if let passwords = try? ICodePasswords(hex: String(decoding: bytes, as: UTF8.self)) {
+                #expect(ICodePassword.recovered(from: passwords.write.xored(with: [0x5A, 0xA5]), random: [0x5A, 0xA5]) == passwords.write)
             }
         case "desfire":
             // As the fuzz target: the first byte picks the parser; what parses encodes back.

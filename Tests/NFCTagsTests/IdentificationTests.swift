@@ -101,9 +101,17 @@ struct IdentificationTests {
     @Test("ICODE SLIX2 is named from its UID and its CC checked")
     func slix2() async {
         let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, 0x08, 0x01, 0x02, 0x03, 0x04]))
-        let reader = ScriptedReader(answers: [[0x02, 0x20, 0x00]: [0x00, 0xE1, 0x40, 0x28, 0x01]], otherwise: .timeout)
+        // GET SYSTEM INFORMATION: flags 0F, UID, DSFID, AFI, 4F 03 (80 blocks of 4), IC reference 01.
+        let systemInfo: [UInt8] = [0x00, 0x0F, 0x04, 0x03, 0x02, 0x01, 0x08, 0x01, 0x04, 0xE0, 0x00, 0x00, 0x4F, 0x03, 0x01]
+        let reader = ScriptedReader(answers: [[0x02, 0x20, 0x00]: [0x00, 0xE1, 0x40, 0x28, 0x01], [0x02, 0x2B]: systemInfo], otherwise: .timeout)
         let identity = await ChipIdentification.identify(target, on: reader)
-        #expect(identity == ChipIdentity(model: "ICODE SLIX2", platform: .type5, family: .icode, memoryBytes: 320, hasNDEF: true))
+        var expected = ChipIdentity(model: "ICODE SLIX2", platform: .type5, family: .icode, memoryBytes: 320, hasNDEF: true)
+        expected.manufacturer = "NXP"
+        expected.icReference = 0x01
+        expected.blockCount = 80
+        expected.blockSize = 4
+        expected.identificationSource = "SL2S2602 UID (type 01, indicator 01b); AN10787"
+        #expect(identity == expected)
     }
 
     /// The ICODE type indicator is UID bits 37–36 (NXP AN10787; Flipper Zero's `SlixUidLayout`

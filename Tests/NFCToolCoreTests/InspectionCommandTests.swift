@@ -93,7 +93,7 @@ struct InspectionCommandTests {
         #expect(Set(keySets) == [[
             "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
             "platform", "memoryBytes", "ndef", "lock", "password", "mirror", "mirrorSettings", "nfcCounter", "nfcCounterSettings",
-            "signature", "genuine", "signatureKey", "ntag424", "desfire",
+            "signature", "genuine", "signatureKey", "ntag424", "desfire", "iso15693",
         ]])
     }
 

@@ -1,0 +1,43 @@
+// `iso15693-identity`: what an ISO 15693 chip answers about itself — GET SYSTEM INFORMATION and
+// EXTENDED GET SYSTEM INFORMATION answers (as `ISO15693ChipMemory.decode` takes them, flags byte
+// first), the identity the table gives for a UID with them, and ICODE password files.
+import NFCCore
+import NFCTags
+
+/// `iso15693-identity`: the input as a system information answer (plain and extended), its first
+/// 8 bytes as a UID, and as password-file text. What decodes encodes back (plain form); the
+/// identity is Type 5 with a memory only when a decoded answer gave one, and a memory size that
+/// is the product of its block count and size; a password file that parses has a description
+/// that never shows the passwords.
+func checkISO15693Identity(_ bytes: [UInt8]) {
+    let plain = ISO15693ChipMemory.decode(answer: bytes, extended: false)
+    if plain != nil {
+        guard let info = try? ISO15693SystemInfo(answer: bytes.dropFirst()) else { fail("decoded memory without system information", bytes) }
+        if info.answer != Array(bytes.dropFirst()) {
+            // A memory size byte with bits 6–8 set in its block-size byte encodes without them.
+            let size = info.infoFlags & ISO15693SystemInfo.memorySizePresent != 0
+            if !size { fail("system information does not encode back", bytes) }
+        }
+    }
+    let extended = ISO15693ChipMemory.decode(answer: bytes, extended: true)
+    let uid = Bytes(Array(bytes.prefix(8)))
+    for memory in [plain, extended, nil] {
+        let identity = ISO15693ChipTable.identity(uid: uid, systemInfo: memory)
+        if identity.platform != .type5 { fail("an ISO 15693 identity that is not Type 5", bytes) }
+        if memory?.blockCount == nil, identity.memoryBytes != nil { fail("memory without system information", bytes) }
+        if let count = identity.blockCount, let size = identity.blockSize, identity.memoryBytes != count * size {
+            fail("memory size is not blocks × block size", bytes)
+        }
+        if let count = identity.blockCount, count < 1 || count > 65536 { fail("block count \(count)", bytes) }
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let passwords = try? ICodePasswords(hex: text) {
+        if passwords.description.contains(String(passwords.write.value, radix: 16, uppercase: true)), passwords.write.value > 0xFFFF {
+            fail("the description shows a password", bytes)
+        }
+        let random: [UInt8] = [bytes.first ?? 0, bytes.last ?? 0]
+        if ICodePassword.recovered(from: passwords.read.xored(with: random), random: random) != passwords.read {
+            fail("the SET PASSWORD XOR does not invert", bytes)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import NFCCore
+
+/// NXP ICODE passwords, privacy and page protection (``ICodeCommand``), addressed as every
+/// other command of ``ISO15693Tag``.
+extension ISO15693Tag {
+    /// The ICODE family member, from identification; nil for other chips.
+    public var icodeVariant: ICodeVariant? { ICodeVariant(model: identity.knownModel) }
+
+    /// GET RANDOM NUMBER (`B2`): the 2 bytes, least significant first.
+    /// - Throws: ``NFCTagError`` `notSupported` for a chip of another maker (nothing sent);
+    ///   `tagResponse` (an error, or not 2 bytes); `connectionLost`.
+    public func icodeGetRandomNumber() async throws(NFCTagError) -> [UInt8] {
+        try requireNXP()
+        return try await send(
+            ICodeCommand.getRandomNumber, manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "GET RANDOM NUMBER", expect: 2)
+    }
+
+    /// SET PASSWORD (`B3`): a fresh GET RANDOM NUMBER, then `password` XOR it twice
+    /// (``ICodePassword/xored(with:)``). A chip given a wrong password answers nothing and
+    /// ignores every command until it leaves the field (SL2S2602 9.5.3.2).
+    /// - Throws: ``NFCTagError`` `authenticationFailed` when the chip refuses or stays silent;
+    ///   `notSupported` for another maker's chip; `connectionLost`, `tagResponse` for GET RANDOM NUMBER.
+    public func icodeSetPassword(_ identifier: ICodePasswordIdentifier, _ password: ICodePassword) async throws(NFCTagError) {
+        let random = try await icodeGetRandomNumber()
+        do {
+            _ = try await send(
+                ICodeCommand.setPassword, [identifier.rawValue] + password.xored(with: random),
+                manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "SET PASSWORD (\(identifier))", expect: 0)
+        } catch where error.code == .connectionLost || error.code == .tagResponse {
+            throw NFCTagError(
+                .authenticationFailed,
+                "the chip did not take the \(identifier) password (\(error.reason)); it answers nothing more until it leaves the field")
+        }
+    }
+
+    /// WRITE PASSWORD (`B4`): the new password in plain; the old one must have been given with
+    /// SET PASSWORD. Takes effect at once: give the new one before protected commands.
+    /// - Throws: ``NFCTagError`` `tagResponse` (refused: not given, or locked), `connectionLost`.
+    public func icodeWritePassword(_ identifier: ICodePasswordIdentifier, _ password: ICodePassword) async throws(NFCTagError) {
+        try requireNXP()
+        _ = try await send(
+            ICodeCommand.writePassword, [identifier.rawValue] + password.bytesOnAir, option: writeOptionFlag,
+            manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "WRITE PASSWORD (\(identifier))", expect: 0)
+    }
+
+    /// LOCK PASSWORD (`B5`): the password can never change again. Irreversible.
+    /// - Throws: ``NFCTagError`` `tagResponse`, `connectionLost`.
+    public func icodeLockPassword(_ identifier: ICodePasswordIdentifier) async throws(NFCTagError) {
+        try requireNXP()
+        _ = try await send(
+            ICodeCommand.lockPassword, [identifier.rawValue], option: writeOptionFlag,
+            manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "LOCK PASSWORD (\(identifier))", expect: 0)
+    }
+
+    /// PROTECT PAGE (`B6`): `address` is the page number (SLIX-S) or the protection pointer
+    /// (SLIX2), `status` an ``ICodePageProtection`` value.
+    /// - Throws: ``NFCTagError`` `tagResponse`, `connectionLost`.
+    public func icodeProtectPage(_ address: UInt8, status: UInt8) async throws(NFCTagError) {
+        try requireNXP()
+        _ = try await send(
+            ICodeCommand.protectPage, [address, status], option: writeOptionFlag, manufacturerCode: ISO15693Command.nxpManufacturerCode,
+            what: "PROTECT PAGE \(address) (\(hexByte(status)))", expect: 0)
+    }
+
+    /// LOCK PAGE PROTECTION CONDITION (`B7`). Irreversible.
+    /// - Throws: ``NFCTagError`` `tagResponse`, `connectionLost`.
+    public func icodeLockPageProtectionCondition(_ address: UInt8) async throws(NFCTagError) {
+        try requireNXP()
+        _ = try await send(
+            ICodeCommand.lockPageProtectionCondition, [address], option: writeOptionFlag,
+            manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "LOCK PAGE PROTECTION CONDITION \(address)", expect: 0)
+    }
+
+    /// GET MULTIPLE BLOCK PROTECTION STATUS (`B8`): one ``ICodeBlockProtection`` byte per block
+    /// of `range` (at most 256 blocks).
+    /// - Throws: ``NFCTagError`` `invalidParameter`; `tagResponse` (error, or not one byte per
+    ///   block); `connectionLost`.
+    public func icodeBlockProtectionStatus(_ range: Range<Int>) async throws(NFCTagError) -> [UInt8] {
+        try requireNXP()
+        let parameters = try Self.rangeParameters(range, extended: false)
+        return try await send(
+            ICodeCommand.getMultipleBlockProtectionStatus, parameters, manufacturerCode: ISO15693Command.nxpManufacturerCode,
+            what: "GET MULTIPLE BLOCK PROTECTION STATUS \(range.lowerBound)–\(range.upperBound - 1)", expect: range.count)
+    }
+
+    /// ENABLE PRIVACY (`BA`): with the right privacy password the chip answers nothing but GET
+    /// RANDOM NUMBER and SET PASSWORD until SET PASSWORD gives the privacy password again.
+    /// - Throws: ``NFCTagError`` `authenticationFailed` (refused or silent), `connectionLost`.
+    public func icodeEnablePrivacy(_ password: ICodePassword) async throws(NFCTagError) {
+        let random = try await icodeGetRandomNumber()
+        do {
+            _ = try await send(
+                ICodeCommand.enablePrivacy, password.xored(with: random), option: writeOptionFlag,
+                manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "ENABLE PRIVACY", expect: 0)
+        } catch where error.code == .connectionLost || error.code == .tagResponse {
+            throw NFCTagError(.authenticationFailed, "the chip did not take the privacy password (\(error.reason))")
+        }
+    }
+
+    /// Leaves privacy mode: SET PASSWORD with the privacy password (SL2S2602 ENABLE PRIVACY).
+    /// - Throws: as ``icodeSetPassword(_:_:)``.
+    public func icodeLeavePrivacy(_ password: ICodePassword) async throws(NFCTagError) {
+        try await icodeSetPassword(.privacy, password)
+    }
+
+    /// 64-BIT PASSWORD PROTECTION (`BB`): from then on protected pages need the read and the
+    /// write password together. Irreversible.
+    /// - Throws: ``NFCTagError`` `tagResponse`, `connectionLost`.
+    public func icodeEnable64BitPasswordProtection() async throws(NFCTagError) {
+        try requireNXP()
+        _ = try await send(
+            ICodeCommand.enable64BitPasswordProtection, option: writeOptionFlag, manufacturerCode: ISO15693Command.nxpManufacturerCode,
+            what: "64-BIT PASSWORD PROTECTION", expect: 0)
+    }
+
+    private func requireNXP() throws(NFCTagError) {
+        guard icManufacturerCode == ISO15693Command.nxpManufacturerCode else {
+            throw NFCTagError(.notSupported, "ICODE commands are NXP's; this chip's manufacturer code is \(hexByte(icManufacturerCode))")
+        }
+    }
+}

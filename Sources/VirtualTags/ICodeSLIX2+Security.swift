@@ -1,0 +1,246 @@
+public import NFCTags
+import NFCCore
+
+/// The persistent security state of an ICODE chip (``ICodeSLIX2``): passwords, their locks,
+/// privacy, 64-bit mode and page protection. What a tag file keeps in its attributes.
+public struct ICodeSecurityState: Sendable, Hashable {
+    /// The passwords by identifier (``ICodePasswordIdentifier`` raw value), `Password[31:0]`.
+    public var passwords: [UInt8: UInt32]
+    /// The identifiers locked with LOCK PASSWORD.
+    public var lockedPasswords: Set<UInt8> = []
+    /// Privacy mode (ENABLE PRIVACY).
+    public var privacy = false
+    /// 64-BIT PASSWORD PROTECTION.
+    public var sixtyFourBit = false
+    /// SLIX2: the protection pointer (blocks from it on are the high page).
+    public var protectionPointer: UInt8 = 0
+    /// SLIX2: the extended protection status (``ICodePageProtection`` read/write low/high bits).
+    public var extendedProtection: UInt8 = 0
+    /// SLIX-S: the protection status of each page of 4 blocks.
+    public var pageProtection: [UInt8]
+    /// Pages (SLIX-S) whose protection condition is locked; SLIX2: page 0 = low, 1 = high.
+    public var lockedConditions: Set<Int> = []
+
+    /// The factory state of `variant`: every password it has `00000000`, nothing protected.
+    public init(variant: ICodeVariant) {
+        passwords = Dictionary(uniqueKeysWithValues: variant.passwords.map { ($0.rawValue, ICodePassword.factoryDefault.value) })
+        pageProtection = [UInt8](repeating: 0, count: variant == .slixS ? variant.blockCount / ICodeVariant.blocksPerPage : 0)
+    }
+
+    /// The tag-file attribute holding the passwords: for each identifier of 01, 02, 04, 08, 10
+    /// the chip has, 8 hex digits `Password[31:0]`, joined by `,` as `id=value`.
+    static let passwordsAttribute = "icodePasswords"
+    /// The tag-file attribute holding the rest, in hex: locked-password mask, privacy, 64-bit,
+    /// protection pointer, extended protection status, locked-condition mask (SLIX2: bit 0 low,
+    /// bit 1 high; SLIX-S: a bit per page, 2 bytes), then one byte per SLIX-S page.
+    static let protectionAttribute = "icodeProtection"
+
+    /// The attributes of this state; none when it is the factory state (older tag files stay
+    /// as they were).
+    func attributes(variant: ICodeVariant) -> [String: String] {
+        guard self != ICodeSecurityState(variant: variant) else { return [:] }
+        let passwordText = passwords.keys.sorted().map { key in
+            let value = passwords[key] ?? 0
+            return Hex.encode([key], uppercase: true) + "=" + Hex.encode((0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * (3 - $0))) }, uppercase: true)
+        }.joined(separator: ",")
+        let lockedMask = lockedPasswords.reduce(UInt8(0)) { $0 | $1 }
+        let conditionMask = lockedConditions.reduce(UInt16(0)) { $0 | ($1 < 16 ? UInt16(1) << $1 : 0) }
+        let bytes: [UInt8] = [lockedMask, privacy ? 1 : 0, sixtyFourBit ? 1 : 0, protectionPointer, extendedProtection,
+                              UInt8(conditionMask & 0xFF), UInt8(conditionMask >> 8)] + pageProtection
+        return [Self.passwordsAttribute: passwordText, Self.protectionAttribute: Hex.encode(bytes, uppercase: true)]
+    }
+
+    /// Restores a state from tag-file attributes; the factory state when they are absent, nil
+    /// when they do not decode for `variant`.
+    init?(attributes: [String: String]?, variant: ICodeVariant) {
+        self.init(variant: variant)
+        guard let attributes, let passwordText = attributes[Self.passwordsAttribute],
+              let protectionText = attributes[Self.protectionAttribute] else {
+            if attributes?[Self.passwordsAttribute] != nil || attributes?[Self.protectionAttribute] != nil { return nil }
+            return
+        }
+        for item in passwordText.split(separator: ",") {
+            let pair = item.split(separator: "=")
+            guard pair.count == 2, let key = UInt8(pair[0], radix: 16), passwords[key] != nil, pair[1].count == 8,
+                  let value = UInt32(pair[1], radix: 16) else { return nil }
+            passwords[key] = value
+        }
+        guard let bytes = try? Hex.decode(protectionText), bytes.count == 7 + pageProtection.count else { return nil }
+        lockedPasswords = Set(ICodePasswordIdentifier.allCases.map(\.rawValue).filter { bytes[0] & $0 != 0 })
+        privacy = bytes[1] != 0
+        sixtyFourBit = bytes[2] != 0
+        protectionPointer = bytes[3]
+        extendedProtection = bytes[4]
+        let mask = UInt16(bytes[5]) | UInt16(bytes[6]) << 8
+        lockedConditions = Set((0..<16).filter { mask & (1 << $0) != 0 })
+        pageProtection = Array(bytes[7...])
+    }
+}
+
+extension ICodeSLIX2 {
+    /// The next GET RANDOM NUMBER value: a 16-bit Fibonacci LFSR (taps 16, 14, 13, 11).
+    func nextRandom() -> [UInt8] {
+        let bit = ((lfsr >> 0) ^ (lfsr >> 2) ^ (lfsr >> 3) ^ (lfsr >> 5)) & 1
+        lfsr = (lfsr >> 1) | (bit << 15)
+        return [UInt8(lfsr & 0xFF), UInt8(lfsr >> 8)]
+    }
+
+    /// Whether the password `identifier` was given since power-up.
+    func hasGiven(_ identifier: ICodePasswordIdentifier) -> Bool { given.contains(identifier.rawValue) }
+
+    /// The read and write protection of `block`: (read needs a password, write needs one).
+    func protection(of block: Int) -> (read: Bool, write: Bool) {
+        switch variant {
+        case .slix2:
+            let high = block >= Int(security.protectionPointer)
+            let bits = security.extendedProtection
+            return high
+                ? (bits & ICodePageProtection.readHigh != 0, bits & ICodePageProtection.writeHigh != 0)
+                : (bits & ICodePageProtection.readLow != 0, bits & ICodePageProtection.writeLow != 0)
+        case .slixS:
+            let page = block / ICodeVariant.blocksPerPage
+            let status = page < security.pageProtection.count ? security.pageProtection[page] : 0
+            switch status {
+            case ICodePageProtection.readWriteByReadPassword, ICodePageProtection.readAndWrite: return (true, true)
+            case ICodePageProtection.writeByWritePassword: return (false, true)
+            default: return (false, false)
+            }
+        case .slix, .slixL:
+            return (false, false)
+        }
+    }
+
+    /// Whether reading `block` is allowed with the passwords given.
+    func mayRead(_ block: Int) -> Bool {
+        let guarded = protection(of: block)
+        guard guarded.read else { return true }
+        if security.sixtyFourBit { return hasGiven(.read) && hasGiven(.write) }
+        return hasGiven(.read)
+    }
+
+    /// Whether writing (or locking) `block` is allowed with the passwords given.
+    func mayWrite(_ block: Int) -> Bool {
+        let guarded = protection(of: block)
+        guard guarded.read || guarded.write else { return true }
+        if security.sixtyFourBit { return hasGiven(.read) && hasGiven(.write) }
+        if variant == .slixS, block / ICodeVariant.blocksPerPage < security.pageProtection.count,
+           security.pageProtection[block / ICodeVariant.blocksPerPage] == ICodePageProtection.readWriteByReadPassword {
+            return hasGiven(.read)
+        }
+        return (!guarded.write || hasGiven(.write)) && (!guarded.read || hasGiven(.read))
+    }
+
+    /// The custom security commands (``ICodeCommand``), after flags, code, `04` and UID.
+    func securityCommand(_ command: UInt8, _ rest: [UInt8]) -> TagAnswer {
+        let refused = error(ISO15693Error.unknown)
+        switch command {
+        case ICodeCommand.getRandomNumber:
+            let value = nextRandom()
+            random = value
+            return .data([0x00] + value)
+        case ICodeCommand.setPassword:
+            guard rest.count >= 5, let identifier = ICodePasswordIdentifier(rawValue: rest[0]),
+                  let stored = security.passwords[identifier.rawValue] else { return error(ISO15693Error.commandNotRecognized) }
+            guard let random, let password = ICodePassword.recovered(from: Array(rest[1..<5]), random: random),
+                  password.value == stored else {
+                // A wrong password: nothing is answered until power-up (SL2S2602 9.5.3.2).
+                silenced = true
+                return .silence
+            }
+            self.random = nil
+            given.insert(identifier.rawValue)
+            if identifier == .privacy { security.privacy = false }
+            return ok()
+        case ICodeCommand.writePassword:
+            guard rest.count >= 5, let identifier = ICodePasswordIdentifier(rawValue: rest[0]),
+                  security.passwords[identifier.rawValue] != nil else { return error(ISO15693Error.commandNotRecognized) }
+            guard hasGiven(identifier), !security.lockedPasswords.contains(identifier.rawValue) else { return refused }
+            security.passwords[identifier.rawValue] = Array(rest[1..<5]).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
+            given.remove(identifier.rawValue)
+            return ok()
+        case ICodeCommand.lockPassword:
+            guard let first = rest.first, let identifier = ICodePasswordIdentifier(rawValue: first),
+                  security.passwords[identifier.rawValue] != nil else { return error(ISO15693Error.commandNotRecognized) }
+            guard hasGiven(identifier) else { return refused }
+            security.lockedPasswords.insert(identifier.rawValue)
+            return ok()
+        case ICodeCommand.protectPage where variant.hasPageProtection:
+            guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
+            return protectPage(Int(rest[0]), status: rest[1])
+        case ICodeCommand.lockPageProtectionCondition where variant.hasPageProtection:
+            guard let first = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            guard hasGiven(.write) || !variant.passwords.contains(.write) else { return refused }
+            switch variant {
+            case .slix2:
+                guard first == security.protectionPointer else { return error(ISO15693Error.blockNotAvailable) }
+                security.lockedConditions.formUnion([0, 1])
+            default:
+                guard Int(first) < security.pageProtection.count else { return error(ISO15693Error.blockNotAvailable) }
+                security.lockedConditions.insert(Int(first))
+            }
+            return ok()
+        case ICodeCommand.getMultipleBlockProtectionStatus where variant.hasPageProtection:
+            guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
+            let first = Int(rest[0]), count = Int(rest[1]) + 1
+            guard first < blocks else { return error(ISO15693Error.blockNotAvailable) }
+            return .data([0x00] + (first..<min(blocks, first + count)).map(blockProtectionStatus))
+        case ICodeCommand.enablePrivacy where variant.hasPrivacy:
+            guard rest.count >= 4, let random, let password = ICodePassword.recovered(from: Array(rest[0..<4]), random: random),
+                  password.value == security.passwords[ICodePasswordIdentifier.privacy.rawValue] else {
+                silenced = true
+                return .silence
+            }
+            self.random = nil
+            security.privacy = true
+            return ok()
+        case ICodeCommand.enable64BitPasswordProtection where variant.has64BitMode:
+            guard hasGiven(.read), hasGiven(.write) else { return refused }
+            security.sixtyFourBit = true
+            return ok()
+        default:
+            return error(ISO15693Error.commandNotSupported)
+        }
+    }
+
+    /// GET MULTIPLE BLOCK PROTECTION STATUS's byte for `block`.
+    func blockProtectionStatus(_ block: Int) -> UInt8 {
+        let guarded = protection(of: block)
+        var status: UInt8 = locks[block] ? ICodeBlockProtection.locked : 0
+        if guarded.read { status |= ICodeBlockProtection.readProtected }
+        if guarded.write || guarded.read { status |= ICodeBlockProtection.writeProtected }
+        let condition = variant == .slix2 ? (block >= Int(security.protectionPointer) ? 1 : 0) : block / ICodeVariant.blocksPerPage
+        if security.lockedConditions.contains(condition) { status |= ICodeBlockProtection.protectionLocked }
+        return status
+    }
+
+    /// PROTECT PAGE: the passwords guarding the page now and after must have been given; a
+    /// locked condition is refused.
+    private func protectPage(_ address: Int, status: UInt8) -> TagAnswer {
+        let refused = error(ISO15693Error.unknown)
+        let needsRead = { (bits: UInt8, readBits: UInt8) in bits & readBits != 0 }
+        switch variant {
+        case .slix2:
+            guard address < blocks else { return error(ISO15693Error.blockNotAvailable) }
+            guard security.lockedConditions.isEmpty else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            let readBits = ICodePageProtection.readLow | ICodePageProtection.readHigh
+            let validBits = readBits | ICodePageProtection.writeLow | ICodePageProtection.writeHigh
+            guard status & ~validBits == 0 else { return error(ISO15693Error.optionNotSupported) }
+            let involved = security.extendedProtection | status
+            if involved != 0 && !hasGiven(.write) { return refused }
+            if needsRead(involved, readBits) && !hasGiven(.read) { return refused }
+            security.protectionPointer = UInt8(address)
+            security.extendedProtection = status
+        default:
+            guard address < security.pageProtection.count else { return error(ISO15693Error.blockNotAvailable) }
+            guard !security.lockedConditions.contains(address) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            let valid: Set<UInt8> = [ICodePageProtection.publicPage, ICodePageProtection.readWriteByReadPassword,
+                                     ICodePageProtection.writeByWritePassword, ICodePageProtection.readAndWrite]
+            guard valid.contains(status) else { return error(ISO15693Error.optionNotSupported) }
+            let involved = security.pageProtection[address] | status
+            if involved & 0x10 != 0 && !hasGiven(.write) { return refused }
+            if involved & 0x01 != 0 && !hasGiven(.read) { return refused }
+            security.pageProtection[address] = status
+        }
+        return ok()
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import NFCTestSupport
+import Testing
+
+extension PCSCEndToEnd {
+    /// ICODE passwords end to end: fresh nfctool processes reach a virtual ICODE SLIX-S (and
+    /// SLIX2) behind pcscd and the PC/SC reader emulator named as an ACS ACR1552U, whose
+    /// transparent session carries the NXP custom commands. The tag file is judged by a parser
+    /// written here from the NFC Forum Type 5 rules (CC, TLV) and the tag-file layout of the
+    /// ICODE security attributes (docs/simulator.md), not by NFCTags.
+    @Suite(
+        "ICODE passwords through the real pcscd", .tags(.pcsc, .endToEnd, .emulator), .serialized, .timeLimit(.minutes(5)),
+        .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+    struct ICodePasswordsThroughPCSCTests {
+        static let acr1552u = "ACS ACR1552 1S CL Reader PICC"
+
+        /// What the test reads from a tag file: the T5T message's text payload, the page
+        /// protection bytes and the passwords.
+        struct TagFile {
+            var text: String?
+            var pageProtection: [UInt8]
+            var passwords: [String: String]
+            var raw: Data
+
+            init(path: String) throws {
+                raw = try Data(contentsOf: URL(fileURLWithPath: path))
+                let json = try #require(try JSONSerialization.jsonObject(with: raw) as? [String: Any])
+                let memory = NFCTestSupport.hex(try #require(json["memory"] as? String))
+                // T5T: CC magic E1 (4-byte CC), then TLVs: 03 = NDEF (1-byte length here), FE end.
+                try #require(memory.count > 8 && memory[0] == 0xE1)
+                var index = 4
+                text = nil
+                while index + 1 < memory.count, memory[index] != 0xFE {
+                    let type = memory[index], length = Int(memory[index + 1])
+                    if type == 0x03, length > 0, index + 2 + length <= memory.count {
+                        // One short well-known record "T": header, type length 1, payload length, 'T', status, language, text.
+                        let record = Array(memory[(index + 2)..<(index + 2 + length)])
+                        if record.count > 4, record[3] == 0x54 {
+                            let languageLength = Int(record[4] & 0x3F)
+                            text = String(decoding: record.dropFirst(5 + languageLength), as: UTF8.self)
+                        }
+                    }
+                    index += 2 + length
+                }
+                let attributes = json["attributes"] as? [String: String] ?? [:]
+                pageProtection = attributes["icodeProtection"].map { Array(NFCTestSupport.hex($0).dropFirst(7)) } ?? []
+                passwords = Dictionary(uniqueKeysWithValues: (attributes["icodePasswords"] ?? "").split(separator: ",").compactMap { item in
+                    let pair = item.split(separator: "=")
+                    return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
+                })
+            }
+        }
+
+        @Test("SLIX-S through an ACR1552U: protect --read-protect (SET PASSWORD and PROTECT PAGE in the session), info shows it, a wrong password exits 9 with the file unchanged, unprotect opens it")
+        func slixSProtectAndUnprotect() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("slix-s.json").path
+            let passwords = daemon.directory.appendingPathComponent("icode.pwd").path
+            let wrong = daemon.directory.appendingPathComponent("wrong.pwd").path
+            try "11223344:55667788\n".write(toFile: passwords, atomically: true, encoding: .utf8)
+            try "99999999:88888888".write(toFile: wrong, atomically: true, encoding: .utf8)
+            let device = "sim:icode-slix-s?file=\(file)"
+            var reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let write = try await runTool(tool, ["write", "--device", "pcsc", "--text", "guarded by B6", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 0, "\(write.output)")
+            let plan = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", passwords, "--read-protect", "--plan", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(plan.status == 0, "\(plan.output)")
+            #expect(plan.output.contains("WRITE PASSWORD") && plan.output.contains("PROTECT PAGE") && !plan.output.contains("11223344"), "\(plan.output)")
+            let protect = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", passwords, "--read-protect", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(protect.status == 0, "\(protect.output)")
+            #expect(!protect.output.contains("11223344") && !protect.output.contains("55667788"), "no password in the output")
+            let apdus = reader.receivedAPDUs
+            // Transceive objects carrying GET RANDOM NUMBER (22 B2 04 …) and SET PASSWORD (22 B3 04 …).
+            #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("22b204") }, "\(apdus)")
+            #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("22b304") }, "\(apdus)")
+            let info = try await runTool(tool, ["info", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(info.output.contains("read-protected: blocks 0–39"), "\(info.output)")
+            #expect(info.output.contains("ICODE SLIX-S") && info.output.contains("40 of 4 bytes"), "\(info.output)")
+            reader.stop()
+            let protected = try TagFile(path: file)
+            #expect(protected.text == "guarded by B6")
+            #expect(protected.pageProtection == [UInt8](repeating: 0x11, count: 10), "every page: read by the read, write by the write password")
+            #expect(protected.passwords["01"] == "11223344" && protected.passwords["02"] == "55667788")
+
+            reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            let refused = try await runTool(tool, ["unprotect", "--device", "pcsc", "--password-file", wrong, "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            #expect(refused.status == 9, "\(refused.output)")
+            reader.stop()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == protected.raw, "a wrong password changes nothing")
+
+            reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            let unprotect = try await runTool(tool, ["unprotect", "--device", "pcsc", "--password-file", passwords, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(unprotect.status == 0, "\(unprotect.output)")
+            reader.stop()
+            let open = try TagFile(path: file)
+            #expect(open.pageProtection.isEmpty && open.passwords.isEmpty, "back to the factory state: no security attributes")
+            #expect(open.text == "guarded by B6")
+            let read = try await runTool(tool, ["read", "--device", device], environment: daemon.environment, timeout: 30)
+            #expect(read.output.contains("guarded by B6"), "\(read.output)")
+        }
+
+        @Test("SLIX2: irreversible steps need --yes (64 without it, nothing sent); --64-bit --lock-password with --yes sets the pointer and locks the passwords")
+        func slix2Irreversible() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("slix2.json").path
+            let passwords = daemon.directory.appendingPathComponent("icode.pwd").path
+            try "0A0B0C0D:01020304".write(toFile: passwords, atomically: true, encoding: .utf8)
+            let reader = try await VirtualReaderProcess(tag: "sim:slix2?file=\(file)", daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let asked = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", passwords, "--lock-password", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(asked.status == 64, "\(asked.output)")
+            #expect(!reader.receivedAPDUs.contains { $0.contains("b404") || $0.contains("22b4") }, "nothing written")
+            let done = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", passwords, "--from-block", "8", "--64-bit", "--lock-password", "--yes", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(done.status == 0, "\(done.output)")
+            reader.stop()
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+            let attributes = try #require(json["attributes"] as? [String: String])
+            let protection = NFCTestSupport.hex(try #require(attributes["icodeProtection"]))
+            // Locked-password mask 03 (read, write), privacy 0, 64-bit 1, pointer 08, status 20 (write high).
+            #expect(Array(protection.prefix(5)) == [0x03, 0x00, 0x01, 0x08, 0x20], "\(protection)")
+        }
+    }
+}

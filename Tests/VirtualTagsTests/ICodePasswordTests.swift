@@ -1,0 +1,156 @@
+import NFCCore
+import NFCTags
+import NFCTestSupport
+import Testing
+import VirtualTags
+
+/// ICODE passwords, page protection and privacy on the virtual ICODE family, driven through
+/// NFCTags over the simulator; frames checked against the data sheets' request formats
+/// (SL2S2602 9.5.3: flags, code, IC manufacturer code 04, UID least significant byte first,
+/// parameters) and the XOR rule `XOR_Password[31:0] = Password[31:0] XOR {Random_Number[15:0],
+/// Random_Number[15:0]}`, computed here from that sentence, not from NFCTags.
+@Suite("ICODE passwords, protection and privacy on the virtual chips", .timeLimit(.minutes(1)))
+struct ICodePasswordTests {
+    static let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x07]
+
+    /// A traced simulator holding `chip`, inventoried, and the tag on it (identified as the chip).
+    static func open(_ variant: ICodeVariant = .slix2, uid: [UInt8] = uid) async throws -> (SimulatedReader, ISO15693Tag) {
+        let identity = ChipIdentity(variant.model, platform: .type5, family: .icode)
+        let reader = SimulatedReader(tags: [ICodeSLIX2(uid: uid, variant: variant)], emptyFieldWait: .zero)
+        let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
+        guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
+        await reader.withField { $0.isTracing = true }
+        return (reader, ISO15693Tag(reader: reader, target: v, identity: identity))
+    }
+
+    /// Runs `body` on the chip in the field.
+    static func onChip<T: Sendable>(_ reader: SimulatedReader, _ body: @escaping @Sendable (ICodeSLIX2) -> T) async throws -> T {
+        let result = await reader.withField { field in (field.tagsInField.first as? ICodeSLIX2).map(body) }
+        return try #require(result)
+    }
+
+    static func frames(_ reader: SimulatedReader) async -> [(command: [UInt8], answer: FieldAnswer)] {
+        await reader.withField { $0.trace.map { ($0.command, $0.answer) } }
+    }
+
+    /// The datasheet's rule, on 32-bit integers: the random number twice, XORed, sent LSB first.
+    static func xorPassword(_ password: UInt32, random: [UInt8]) -> [UInt8] {
+        let r = UInt32(random[0]) | UInt32(random[1]) << 8
+        let value = password ^ (r << 16 | r)
+        return (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+
+    @Test("SET PASSWORD: GET RANDOM NUMBER (22 B2 04 UID), then 22 B3 04 UID 02 and the password XOR the random number twice")
+    func setPasswordFrame() async throws {
+        let (reader, tag) = try await Self.open()
+        try await tag.icodeSetPassword(.write, ICodePassword(0))
+        let trace = await Self.frames(reader)
+        try #require(trace.count == 2)
+        let uidOnAir = Array(Self.uid.reversed())
+        #expect(trace[0].command == [0x22, 0xB2, 0x04] + uidOnAir)
+        guard case .frame(.data(let randomAnswer)) = trace[0].answer, randomAnswer.count == 3 else {
+            Issue.record("GET RANDOM NUMBER answer: \(trace[0].answer)")
+            return
+        }
+        let random = Array(randomAnswer[1...])
+        #expect(trace[1].command == [0x22, 0xB3, 0x04] + uidOnAir + [0x02] + Self.xorPassword(0, random: random))
+    }
+
+    @Test("protect on a SLIX2: reads and writes of the high page need the passwords; without them a fresh power-up reads error 0F and writes 12")
+    func protectSLIX2() async throws {
+        let (reader, tag) = try await Self.open()
+        let new = try ICodePasswords(hex: "11223344:55667788")
+        try await tag.icodeProtect(passwords: new, current: .factoryDefault, protection: ICodeProtection(readProtected: true, firstProtectedBlock: 4))
+        // PROTECT PAGE: pointer 4, extended status RH|WH = 30.
+        let uidOnAir = Array(Self.uid.reversed())
+        #expect(await Self.frames(reader).contains { $0.command == [0x22, 0xB6, 0x04] + uidOnAir + [0x04, 0x30] })
+        // WRITE PASSWORD write (02): the new password in plain, LSB first.
+        #expect(await Self.frames(reader).contains { $0.command == [0x22, 0xB4, 0x04] + uidOnAir + [0x02, 0x88, 0x77, 0x66, 0x55] })
+        let answers = try await Self.onChip(reader) { chip in
+            chip.powerOn()
+            return [chip.respond(to: [0x22, 0x20] + uidOnAir + [0x03]), chip.respond(to: [0x22, 0x20] + uidOnAir + [0x04]),
+                    chip.respond(to: [0x22, 0x21] + uidOnAir + [0x05, 1, 2, 3, 4]),
+                    .data([chip.security.passwords[0x01] == 0x1122_3344 && chip.security.passwords[0x02] == 0x5566_7788 ? 1 : 0])]
+        }
+        #expect(answers[0] == .data([0x00, 0x03, 0x00, 0xFE, 0x00]) || answers[0] == .data([0x00, 0x00, 0x00, 0x00, 0x00]),
+                "block 3 is in the low page: public (\(answers[0]))")
+        #expect(answers[1] == .data([0x01, 0x0F]))
+        #expect(answers[2] == .data([0x01, 0x12]))
+        #expect(answers[3] == .data([1]), "the passwords the chip keeps")
+        // With both passwords given again, the high page reads.
+        try await tag.icodeSetPassword(.read, new.read)
+        try await tag.icodeSetPassword(.write, new.write)
+        #expect(try await tag.readSingleBlock(4).count == 4)
+        // unprotect opens it and sets the passwords back to 00000000.
+        try await Self.onChip(reader) { $0.powerOn() }
+        try await tag.icodeUnprotect(current: new)
+        #expect(try await Self.onChip(reader) { $0.security == ICodeSecurityState(variant: .slix2) })
+    }
+
+    @Test("a wrong password: authenticationFailed, nothing written, and the chip silent until power-up")
+    func wrongPassword() async throws {
+        let (reader, tag) = try await Self.open(.slixS)
+        let before = try await Self.onChip(reader) { $0.tagState }
+        await #expect(throws: NFCTagError.self) {
+            try await tag.icodeProtect(passwords: try ICodePasswords(hex: "01020304"), current: try ICodePasswords(hex: "DEADBEEF"), protection: ICodeProtection())
+        }
+        do {
+            try await tag.icodeSetPassword(.write, ICodePassword(0))
+            Issue.record("a silenced chip took a password")
+        } catch {
+            #expect(error.code == .authenticationFailed || error.code == .connectionLost)
+        }
+        #expect(try await Self.onChip(reader) { $0.tagState } == before)
+        #expect(await Self.frames(reader).allSatisfy { !ICodeCommand.writeClass.contains($0.command[1]) })
+        try await Self.onChip(reader) { $0.powerOn() }
+        try await tag.icodeSetPassword(.write, .factoryDefault)
+    }
+
+    @Test("SLIX-S: PROTECT PAGE per page of 4 blocks (status 10: write by the write password); B8 reports b3 on each block")
+    func protectSLIXS() async throws {
+        let (reader, tag) = try await Self.open(.slixS, uid: [0xE0, 0x04, 0x02, 0x10, 1, 2, 3, 4])
+        try await tag.icodeProtect(passwords: try ICodePasswords(hex: "CAFEBABE"), current: .factoryDefault, protection: ICodeProtection(firstProtectedBlock: 9))
+        #expect(try await Self.onChip(reader) { $0.security.pageProtection } == [0, 0, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10])
+        let state = try await tag.icodeProtectionState()
+        #expect(state.blocks(with: ICodeBlockProtection.writeProtected) == Array(8..<40))
+        #expect(state.blocks(with: ICodeBlockProtection.readProtected).isEmpty)
+    }
+
+    @Test("SLIX and SLIX-L have no memory passwords: protect is notSupported and sends nothing", arguments: [ICodeVariant.slix, .slixL])
+    func noMemoryPasswords(variant: ICodeVariant) async throws {
+        let (reader, tag) = try await Self.open(variant)
+        await #expect(throws: NFCTagError.self) {
+            try await tag.icodeProtect(passwords: .factoryDefault, current: .factoryDefault, protection: ICodeProtection())
+        }
+        #expect(await Self.frames(reader).isEmpty)
+    }
+
+    @Test("privacy: ENABLE PRIVACY hides the chip (no inventory, no read); SET PASSWORD with the privacy password brings it back")
+    func privacy() async throws {
+        let (reader, tag) = try await Self.open(.slixL, uid: [0xE0, 0x04, 0x03, 0x10, 1, 2, 3, 4])
+        try await tag.icodeSetPassword(.privacy, .factoryDefault)
+        try await tag.icodeWritePassword(.privacy, ICodePassword(0x0F0F_0F0F))
+        try await tag.icodeEnablePrivacy(ICodePassword(0x0F0F_0F0F))
+        let hidden = try await Self.onChip(reader) { chip in
+            chip.powerOn()
+            return chip.security.privacy && chip.respond(to: [0x26, 0x01, 0x00]) == .silence
+        }
+        #expect(hidden, "in privacy mode, and no inventory answer")
+        await #expect(throws: NFCTagError.self) { try await tag.readSingleBlock(0) }
+        try await tag.icodeLeavePrivacy(ICodePassword(0x0F0F_0F0F))
+        #expect(try await Self.onChip(reader) { !$0.security.privacy })
+        #expect(try await tag.readSingleBlock(0).count == 4)
+    }
+
+    @Test("the security state survives the tag file; factory chips keep files without the attributes", arguments: ICodeVariant.allCases)
+    func tagFile(variant: ICodeVariant) throws {
+        let fresh = ICodeSLIX2(uid: Self.uid, variant: variant)
+        #expect(fresh.tagState.attributes?["icodePasswords"] == nil)
+        var changed = fresh.security
+        if let key = changed.passwords.keys.min() { changed.passwords[key] = 0xA1B2_C3D4 }
+        changed.privacy = variant.hasPrivacy
+        fresh.security = changed
+        let restored = try #require(ICodeSLIX2(state: fresh.tagState))
+        #expect(restored.variant == variant && restored.security == changed && restored.memory == fresh.memory)
+    }
+}
