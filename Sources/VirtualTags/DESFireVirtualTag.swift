@@ -12,6 +12,8 @@ public import NFCTags
 /// ReadData / WriteData (plain, frames of 59 bytes chained with `AF`), GetKeySettings,
 /// GetKeyVersion, GetFreeMemory, FormatPICC, and the legacy Authenticate (`0A`) with DES /
 /// 2K3DES keys. The PICC master key is the factory one (DES, zeros) with settings `0F`.
+/// ChangeFileSettings takes the legacy enciphered form (CRC_A, send mode) after authentication
+/// with the file's change key, or plain when that right is free.
 /// Not modelled: AES and ISO authentication (`AA`, `1A` answer `1C`) and the secure messaging
 /// after them, value / record / backup files, ChangeKey, ChangeKeySettings.
 ///
@@ -54,6 +56,8 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private var selected: Int?
     /// The key number authenticated at the selected level.
     private var authenticated: UInt8?
+    /// The session key of that authentication.
+    private var sessionKey: [UInt8]?
     private var pending: Pending?
     /// The file ISO SELECT chose in the selected application.
     private var isoFile: UInt8?
@@ -239,9 +243,11 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private func authenticatePart2(keyNumber: UInt8, key: [UInt8], rndB: [UInt8], data: [UInt8]) -> [UInt8] {
         guard data.count == 2 * DESFireLegacyAuthentication.randomLength else { return fail(.lengthError) }
         guard let rndA = try? DESFireLegacyAuthentication.checkAnswer(key: key, rndB: rndB, part2: data),
-              let confirmation = try? DESFireLegacyAuthentication.confirmation(key: key, rndA: rndA)
+              let confirmation = try? DESFireLegacyAuthentication.confirmation(key: key, rndA: rndA),
+              let session = try? DESFireLegacyAuthentication.sessionKey(key: key, rndA: rndA, rndB: rndB)
         else { return fail(.authenticationError) }
         authenticated = keyNumber
+        sessionKey = session
         return ok(confirmation)
     }
 
@@ -315,6 +321,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             guard let file = application.files.first(where: { $0.number == data[0] }) else { return fail(.fileNotFound) }
             return ok(DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count).encoded)
         case DESFire.Command.createStdDataFile: return createFile(data, index)
+        case DESFire.Command.changeFileSettings: return changeFileSettings(data, index)
         case DESFire.Command.readData: return readData(data, index)
         case DESFire.Command.writeData:
             guard data.count >= 7 else { return fail(.lengthError) }
@@ -346,6 +353,34 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         guard DESFireTag.allocated(size) <= freeMemory else { return fail(.outOfMemory) }
         image.applications[index].files.append(DESFireImage.File(
             number: number, isoFileID: isoFileID, communication: communication, accessRights: rights, data: [UInt8](repeating: 0, count: size)))
+        stateRevision += 1
+        return ok()
+    }
+
+    /// ChangeFileSettings: plain when the change right is free, else enciphered with the session
+    /// of that key (legacy scheme: CRC_A and zero padding checked).
+    private func changeFileSettings(_ data: [UInt8], _ index: Int) -> [UInt8] {
+        guard let number = data.first else { return fail(.lengthError) }
+        guard let position = image.applications[index].files.firstIndex(where: { $0.number == number }) else { return fail(.fileNotFound) }
+        let file = image.applications[index].files[position]
+        let change = DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count).changeAccess
+        let settings: [UInt8]
+        switch change {
+        case DESFire.neverAccess: return fail(.permissionDenied)
+        case DESFire.freeAccess:
+            guard data.count == 4 else { return fail(.lengthError) }
+            settings = Array(data[1...])
+        default:
+            guard authenticated == change, let sessionKey else { return fail(.authenticationError) }
+            guard data.count == 9 else { return fail(.lengthError) }
+            guard let plain = try? DESFireLegacyAuthentication.decipherReceived(sessionKey: sessionKey, Array(data[1...]), length: 3) else {
+                return fail(.integrityError)
+            }
+            settings = plain
+        }
+        guard settings[0] & 0xFC == 0 else { return fail(.parameterError) }
+        image.applications[index].files[position].communication = settings[0]
+        image.applications[index].files[position].accessRights = UInt16(settings[2]) << 8 | UInt16(settings[1])
         stateRevision += 1
         return ok()
     }

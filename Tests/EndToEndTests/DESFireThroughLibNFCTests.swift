@@ -119,4 +119,83 @@ struct DESFireThroughLibNFCTests {
         #expect(message.records.count == 1)
         #expect(String(decoding: message.records[0].payload.array.dropFirst(3), as: UTF8.self) == "über NFCKit")
     }
+
+    // MARK: lock
+
+    /// The NDEF file's settings and the CC in a tag file, by the test's own reading of the image
+    /// layout (DESFireImage's doc comment): file `02` with ISO ID `E104` is `02 01 E1 04`, then
+    /// communication settings and access rights (big-endian); file `01` (`E103`) the same, then
+    /// its size (3 bytes) and the 15 CC bytes.
+    static func lockState(_ path: String) throws -> (ndefRights: [UInt8], ccWriteAccess: UInt8) {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let hex = try #require(json["memory"] as? String)
+        let image: [UInt8] = stride(from: 0, to: hex.count, by: 2).compactMap { start in
+            let index = hex.index(hex.startIndex, offsetBy: start)
+            return UInt8(hex[index..<hex.index(index, offsetBy: 2)], radix: 16)
+        }
+        func find(_ pattern: [UInt8]) throws -> Int {
+            try #require((0...(image.count - pattern.count)).first { Array(image[$0..<($0 + pattern.count)]) == pattern }, "\(pattern) not in the image")
+        }
+        let ndef = try find([0x02, 0x01, 0xE1, 0x04])
+        let cc = try find([0x01, 0x01, 0xE1, 0x03])
+        let ccBytes = Array(image[(cc + 10)..<(cc + 25)])
+        #expect(Array(image[(cc + 7)..<(cc + 10)]) == [0x00, 0x00, 0x0F] && ccBytes[7] == 0x04, "the CC file is not 15 bytes holding the NDEF File Control TLV")
+        return (Array(image[(ndef + 5)..<(ndef + 7)]), ccBytes[14])
+    }
+
+    @Test("lock on sim:desfire-ev1: --plan lists ChangeFileSettings and the CC write and sends neither; --yes makes the NDEF file EFFF and the CC FF; write is refused, read still works")
+    func lockOnSimulator() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let device = "sim:desfire-ev1?file=\(file)"
+        #expect(try await runBuiltNFCTool(["format", "--device", device, "--yes", "--ndef-size", "256"]).status == 0)
+        #expect(try await runBuiltNFCTool(["write", "--device", device, "--url", Self.url]).status == 0)
+        let before = try Self.lockState(file)
+        #expect(before.ndefRights == [0xEE, 0xE0] && before.ccWriteAccess == 0x00)
+        let plan = try await runBuiltNFCTool(["lock", "--device", device, "--plan"])
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(plan.standardOutput.contains("ChangeSettings   file 02 (settings enciphered)") && plan.standardOutput.contains("WriteData        01 0E 00 00 01 00 00 FF"), "\(plan.standardOutput)")
+        #expect(plan.standardOutput.contains("2 writes"), "\(plan.standardOutput)")
+        let planned = try Self.lockState(file)
+        #expect(planned.ndefRights == before.ndefRights && planned.ccWriteAccess == before.ccWriteAccess, "--plan changed the tag")
+        let unconfirmed = try await runBuiltNFCTool(["lock", "--device", device])
+        #expect(unconfirmed.status == 64, "\(unconfirmed.output)")
+        let locked = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(locked.status == 0, "\(locked.output)")
+        #expect(locked.standardOutput.contains("now reports read-only"), "\(locked.standardOutput)")
+        let after = try Self.lockState(file)
+        #expect(after.ndefRights == [0xEF, 0xFF] && after.ccWriteAccess == 0xFF, "\(after)")
+        let write = try await runBuiltNFCTool(["write", "--device", device, "--text", "after the lock"])
+        #expect(write.status == 5, "\(write.output)")
+        let read = try await runBuiltNFCTool(["read", "--device", device, "--json"])
+        #expect(read.status == 0 && read.standardOutput.contains(Self.url), "\(read.output)")
+        // A second lock finds everything done and changes nothing (change never refuses anyway).
+        let again = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(again.status == 0, "\(again.output)")
+    }
+
+    @Test("lock through libnfc and the PN532 emulator: the tag file holds EFFF and CC FF, libfreefare's read-ndef still reads the message",
+          ExternalTool.mifareDESFireReadNDEF.trait)
+    func lockThroughLibNFC() async throws {
+        let readNDEF = try ExternalTool.mifareDESFireReadNDEF.require()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let emulator = try EmulatorProcess(["--tag", "desfire-ev1:\(file)"])
+        defer { emulator.stop() }
+        #expect(try await runBuiltNFCTool(["format", "--device", emulator.connectionString, "--yes", "--ndef-size", "512"]).status == 0)
+        #expect(try await runBuiltNFCTool(["write", "--device", emulator.connectionString, "--url", Self.url]).status == 0)
+        let locked = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes"])
+        #expect(locked.status == 0, "\(locked.output)")
+        let write = try await runBuiltNFCTool(["write", "--device", emulator.connectionString, "--text", "after the lock"])
+        #expect(write.status == 5, "\(write.output)")
+        let output = directory.appendingPathComponent("ndef.bin")
+        let read = try await runTool(readNDEF, ["-y", "-o", output.path], against: emulator, timeout: 30)
+        #expect(read.status == 0, "\(read.output)")
+        #expect([UInt8](try Data(contentsOf: output)) == (try Self.encodedURL()))
+        emulator.stop()
+        let state = try Self.lockState(file)
+        #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(state)")
+    }
 }

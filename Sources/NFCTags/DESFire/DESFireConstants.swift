@@ -50,6 +50,9 @@ public enum DESFire {
         public static let writeData: UInt8 = 0x3D
         /// GetFileSettings (`F5`).
         public static let getFileSettings: UInt8 = 0xF5
+        /// ChangeFileSettings (`5F`): file number, then communication settings and access rights
+        /// (2), enciphered unless the file's change right is free.
+        public static let changeFileSettings: UInt8 = 0x5F
         /// GetFileIDs (`6F`).
         public static let getFileIDs: UInt8 = 0x6F
         /// GetKeySettings (`45`): key settings and number of keys.
@@ -162,8 +165,12 @@ public enum DESFire {
 
     /// The file type byte of GetFileSettings: standard data file `00`.
     public static let standardDataFile: UInt8 = 0x00
-    /// An access condition nibble meaning free access (`E`); `F` never.
+    /// An access condition nibble meaning free access (`E`).
     public static let freeAccess: UInt8 = 0x0E
+    /// An access condition nibble meaning never (`F`).
+    public static let neverAccess: UInt8 = 0x0F
+    /// Communication settings plain (`00`); `01` MACed, `03` enciphered.
+    public static let plainCommunication: UInt8 = 0x00
 
     /// NXP AN11004, mapping version 2.0: how a DESFire EV1 becomes an NFC Forum Type 4 tag.
     public enum TypeFourMapping {
@@ -189,6 +196,12 @@ public enum DESFire {
         public static let ndefFileID: UInt16 = 0xE104
         /// See ``ndefFileNumber``.
         public static let ndefAccessRights: UInt16 = 0xEEE0
+        /// The NDEF file's access rights after `lock`: `EFFF` (read free; write, read-write and
+        /// change never), so no key opens it again.
+        public static let lockedNDEFAccessRights: UInt16 = 0xEFFF
+        /// The offset of the NDEF file's write access byte in the CC file (the last byte of the
+        /// NDEF File Control TLV): 14.
+        public static let capabilityContainerWriteAccessOffset = 14
         /// CC mapping version `20`, MLe `003B`, MLc `0034`.
         public static let mappingVersion: UInt8 = 0x20
         /// See ``mappingVersion``.

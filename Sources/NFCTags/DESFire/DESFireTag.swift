@@ -139,18 +139,20 @@ public struct DESFireTag: Sendable {
 
     // MARK: Authentication
 
-    /// The legacy authentication (`0A`) with key `number` of the selected level.
+    /// The legacy authentication (`0A`) with key `number` of the selected level; returns the
+    /// session key (``DESFireLegacyAuthentication/sessionKey(key:rndA:rndB:)``).
     /// - Parameter random: RndA's source (8 bytes); the system generator by default.
     /// - Throws: ``DESFireError`` `authenticationFailed` (the chip refused the key, `AE`, or
     ///   did not prove it holds it), `status`, `malformed`, `transport`.
-    public func authenticateLegacy(keyNumber: UInt8, key: [UInt8], random: [UInt8]? = nil) async throws(DESFireError) {
+    @discardableResult
+    public func authenticateLegacy(keyNumber: UInt8, key: [UInt8], random: [UInt8]? = nil) async throws(DESFireError) -> [UInt8] {
         let rndA = random ?? (0..<DESFireLegacyAuthentication.randomLength).map { _ in UInt8.random(in: 0...255) }
         let (challenge, status) = try await frame(DESFire.Command.authenticateLegacy, [keyNumber])
         guard status == DESFire.Status.additionalFrame.rawValue, challenge.count == DESFireLegacyAuthentication.randomLength else {
             if status == DESFire.Status.additionalFrame.rawValue { throw DESFireError(.malformed, "Authenticate: the challenge has \(challenge.count) bytes, not 8") }
             throw statusError(DESFire.Command.authenticateLegacy, status)
         }
-        let (part2, _) = try DESFireLegacyAuthentication.answer(key: key, challenge: challenge, rndA: rndA)
+        let (part2, rndB) = try DESFireLegacyAuthentication.answer(key: key, challenge: challenge, rndA: rndA)
         let (confirmation, final) = try await frame(DESFire.Command.additionalFrame, part2)
         guard final == DESFire.Status.ok.rawValue else {
             if final == DESFire.Status.authenticationError.rawValue {
@@ -159,6 +161,20 @@ public struct DESFireTag: Sendable {
             throw statusError(DESFire.Command.authenticateLegacy, final)
         }
         try DESFireLegacyAuthentication.verify(key: key, rndA: rndA, confirmation: confirmation)
+        return try DESFireLegacyAuthentication.sessionKey(key: key, rndA: rndA, rndB: rndB)
+    }
+
+    /// ChangeFileSettings (`5F`) of file `number` in the selected application: communication
+    /// settings and access rights. A file whose change right is free takes them plain; any
+    /// other needs the authentication with that key first, whose `sessionKey` enciphers them
+    /// (legacy scheme, ``DESFireLegacyAuthentication/encipherForSending(sessionKey:_:)``), as
+    /// libfreefare's `mifare_desfire_change_file_settings` sends them.
+    /// - Throws: ``DESFireError`` `status` (`9D` change never, `AE` not authenticated, `1E`
+    ///   integrity), `transport`.
+    public func changeFileSettings(_ number: UInt8, communication: UInt8, accessRights: UInt16, sessionKey: [UInt8]?) async throws(DESFireError) {
+        let settings = [communication, UInt8(accessRights & 0xFF), UInt8(accessRights >> 8)]
+        let field = try sessionKey.map { key throws(DESFireError) in try DESFireLegacyAuthentication.encipherForSending(sessionKey: key, settings) } ?? settings
+        _ = try await command(DESFire.Command.changeFileSettings, [number] + field, answerLimit: 0)
     }
 
     // MARK: Creating
