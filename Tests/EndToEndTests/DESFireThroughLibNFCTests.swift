@@ -198,4 +198,58 @@ struct DESFireThroughLibNFCTests {
         let state = try Self.lockState(file)
         #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(state)")
     }
+
+    // MARK: batch
+
+    @Test("batch provisions a stack of three DESFire EV1 that nfctool format made Type 4, from a small manifest; each tag file holds its row, the ledger three done")
+    func batchFromManifest() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tags = directory.appendingPathComponent("tags").path
+        try FileManager.default.createDirectory(atPath: tags, withIntermediateDirectories: true)
+        let first: [UInt8] = [0x04, 0xD0, 0x00, 0x00, 0x00, 0xAA, 0x01]
+        let uids = (0..<3).map { index in first.enumerated().map { $0.offset == 6 ? $0.element + UInt8(index) : $0.element } }
+        for uid in uids {
+            let file = tags + "/" + Hex.encode(uid) + ".json"
+            let formatted = try await runBuiltNFCTool(["format", "--device", "sim:desfire-ev1?uid=\(Hex.encode(uid))&file=\(file)", "--yes", "--ndef-size", "128"])
+            #expect(formatted.status == 0, "\(formatted.output)")
+        }
+        let manifest = directory.appendingPathComponent("run.csv").path
+        try "url\nhttps://ex.io/desfire/a\nhttps://ex.io/desfire/b\nhttps://ex.io/desfire/c\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        let ledger = directory.appendingPathComponent("run.db").path
+        let run = try await runBuiltNFCTool(
+            ["batch", "--device", "sim:desfire-ev1*3?poll-wait=0&uid=\(Hex.encode(first))&dir=\(tags)", "--manifest", manifest, "--count", "3", "--ledger", ledger, "--json"],
+            timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("\"done\" : 3"), "\(run.output)")
+        // Each tag file read back by a fresh process, in the order the stack handed them out.
+        for (uid, row) in zip(uids, ["a", "b", "c"]) {
+            let read = try await runBuiltNFCTool(["read", "--device", "sim:desfire-ev1?file=\(tags)/\(Hex.encode(uid)).json", "--json"])
+            #expect(read.status == 0 && read.standardOutput.contains("https://ex.io/desfire/\(row)"), "\(Hex.encode(uid)): \(read.output)")
+        }
+        let stats = try await runBuiltNFCTool(["ledger", "stats", ledger])
+        #expect(stats.status == 0 && stats.output.contains("tags done:    3"), "\(stats.output)")
+    }
+
+    @Test("batch --format --lock --yes on two blank DESFire EV1: each is formatted, written, and locked (NDEF file EFFF, CC FF in its tag file)")
+    func batchFormatAndLock() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tags = directory.appendingPathComponent("tags").path
+        let manifest = directory.appendingPathComponent("run.csv").path
+        try "url\nhttps://ex.io/locked/a\nhttps://ex.io/locked/b\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        let run = try await runBuiltNFCTool(
+            ["batch", "--device", "sim:desfire-ev1*2?poll-wait=0&dir=\(tags)", "--manifest", manifest, "--count", "2", "--format", "--lock", "--yes",
+             "--ledger", directory.appendingPathComponent("run.db").path],
+            timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: tags).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files.count == 2)
+        for (name, row) in zip(files, ["a", "b"]) {
+            let state = try Self.lockState(tags + "/" + name)
+            #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(name): \(state)")
+            let verified = try await runBuiltNFCTool(["verify", "--device", "sim:desfire-ev1?file=\(tags)/\(name)", "--expect-read-only", "--expect-url", "https://ex.io/locked/\(row)"])
+            #expect(verified.status == 0, "\(name): \(verified.output)")
+        }
+    }
 }
