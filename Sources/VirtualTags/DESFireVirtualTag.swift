@@ -1,7 +1,7 @@
 import NFCCore
 public import NFCTags
 
-/// A virtual MIFARE DESFire EV1 4K from the public descriptions of its command set (libfreefare,
+/// A virtual MIFARE DESFire EV1 4K (or EV2 / EV3: ``Generation``) from the public descriptions of its command set (libfreefare,
 /// nfcpy, Proxmark3) and NXP AN11004: ISO-DEP (ATQA `03 44`, SAK `20`, ATS `06 75 77 81 02 80`,
 /// which libfreefare recognises), native commands wrapped in ISO/IEC 7816-4 (class `90`), and
 /// ISO SELECT / READ BINARY / UPDATE BINARY inside an application with an ISO DF name, which is
@@ -21,21 +21,73 @@ public import NFCTags
 /// rounded up to 32 bytes; applications cost nothing. Applications, files, keys and contents
 /// persist in the tag file (``DESFireImage``).
 public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
-    /// The tag-file model name, `desfire-ev1`.
-    public static let modelKey = "desfire-ev1"
+    /// Which DESFire the chip is: its GetVersion, its model name, whether it answers Read_Sig.
+    /// EV2 and EV3 differ from EV1 here only in those (their AES / EV2 secure messaging is not
+    /// modelled yet).
+    public enum Generation: String, Sendable, Hashable, CaseIterable {
+        /// MIFARE DESFire EV1 4K: tag-file model `desfire-ev1`.
+        case ev1 = "desfire-ev1"
+        /// MIFARE DESFire EV2 4K: `desfire-ev2`.
+        case ev2 = "desfire-ev2"
+        /// MIFARE DESFire EV3 4K: `desfire-ev3`.
+        case ev3 = "desfire-ev3"
+
+        /// GetVersion's hardware part: NXP, DESFire (`01 01`), major version `01` EV1, `12` EV2,
+        /// `33` EV3 (Proxmark3's and libfreefare's readings of real cards), storage `18` (4 KB),
+        /// protocol `05`.
+        public var hardwareVersion: [UInt8] {
+            switch self {
+            case .ev1: [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05]
+            case .ev2: [0x04, 0x01, 0x01, 0x12, 0x00, 0x18, 0x05]
+            case .ev3: [0x04, 0x01, 0x01, 0x33, 0x00, 0x18, 0x05]
+            }
+        }
+
+        /// GetVersion's software part: 1.4 (EV1) and 2.1 (EV2) as real cards answer in public
+        /// Proxmark3 captures; 3.0 for EV3 is this model's assumption (no public capture found).
+        public var softwareVersion: [UInt8] {
+            switch self {
+            case .ev1: [0x04, 0x01, 0x01, 0x01, 0x04, 0x18, 0x05]
+            case .ev2: [0x04, 0x01, 0x01, 0x02, 0x01, 0x18, 0x05]
+            case .ev3: [0x04, 0x01, 0x01, 0x03, 0x00, 0x18, 0x05]
+            }
+        }
+
+        /// `MIFARE DESFire EV1 4K` etc.
+        public var modelName: String {
+            switch self {
+            case .ev1: "MIFARE DESFire EV1 4K"
+            case .ev2: "MIFARE DESFire EV2 4K"
+            case .ev3: "MIFARE DESFire EV3 4K"
+            }
+        }
+
+        /// Whether the chip answers Read_Sig (`3C`): EV2 and EV3.
+        public var answersReadSignature: Bool { self != .ev1 }
+    }
+
+    /// The tag-file model name of the EV1, `desfire-ev1`.
+    public static let modelKey = Generation.ev1.rawValue
     /// ATS: FSCI 5 (64 bytes), TA 77, TB 81, TC 02, historical byte 80 (as real EV1 cards and
     /// Proxmark3's captures show).
     public static let answerToSelect: [UInt8] = [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]
-    /// GetVersion hardware part: NXP, DESFire (`01 01`), version 1.0 (EV1), storage `18` (4 KB), protocol `05`.
-    public static let hardwareVersion: [UInt8] = [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05]
-    /// GetVersion software part: version 1.4 (EV1).
-    public static let softwareVersion: [UInt8] = [0x04, 0x01, 0x01, 0x01, 0x04, 0x18, 0x05]
+    /// GetVersion hardware part of the EV1 (``Generation/hardwareVersion``).
+    public static let hardwareVersion = Generation.ev1.hardwareVersion
+    /// GetVersion software part of the EV1 (``Generation/softwareVersion``).
+    public static let softwareVersion = Generation.ev1.softwareVersion
     /// Free memory at delivery, the model's figure: 4 608 bytes, so that a 4 KB NDEF file and its
     /// CC fit as on the 4 KB cards libfreefare formats.
     public static let totalMemory = 4608
 
     /// The 7-byte UID.
     public let uid: [UInt8]
+    /// EV1, EV2 or EV3.
+    public let generation: Generation
+    /// The 56-byte originality signature Read_Sig answers on EV2 and EV3 (a stand-in of zeros by
+    /// default, which no key accepts); kept in the tag file's attributes.
+    public var originalitySignature: [UInt8]? {
+        didSet { stateRevision += 1 }
+    }
     /// What persists: PICC key and settings, applications, files.
     public private(set) var image: DESFireImage
     /// The source of RndB: the system's generator unless a test injects it.
@@ -64,28 +116,36 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
 
     /// A chip holding `image`; by default factory-fresh: no applications, the factory PICC key.
     /// - Precondition: `uid` has 7 bytes.
-    public init(uid: [UInt8], image: DESFireImage = DESFireImage()) {
+    public init(uid: [UInt8], image: DESFireImage = DESFireImage(), generation: Generation = .ev1) {
         precondition(uid.count == 7)
         self.uid = uid
         self.image = image
+        self.generation = generation
     }
 
-    /// Restores a chip from a tag file; nil when the state is not a `desfire-ev1`'s.
+    /// Restores a chip from a tag file; nil when the state is not a DESFire's (model
+    /// `desfire-ev1`, `-ev2`, `-ev3`) or its signature attribute is not 56 bytes of hex.
     public init?(state: TagState) {
-        guard state.model == Self.modelKey, let uid = try? Hex.decode(state.uid), uid.count == 7,
+        guard let generation = Generation(rawValue: state.model), let uid = try? Hex.decode(state.uid), uid.count == 7,
               let memory = try? Hex.decode(state.memory), let image = try? DESFireImage(parsing: memory)
         else { return nil }
         self.uid = uid
         self.image = image
+        self.generation = generation
+        if let text = state.attributes?["signature"] {
+            guard let signature = try? Hex.decode(text), signature.count == NXPNativeCommand.signatureLength else { return nil }
+            originalitySignature = signature
+        }
     }
 
-    /// The image as the tag file's memory.
+    /// The image as the tag file's memory; the signature, when set, as an attribute.
     public var tagState: TagState {
-        TagState(model: Self.modelKey, uid: Hex.encode(uid), memory: Hex.encode(image.encoded))
+        TagState(model: generation.rawValue, uid: Hex.encode(uid), memory: Hex.encode(image.encoded),
+                 attributes: originalitySignature.map { ["signature": Hex.encode($0)] })
     }
 
-    /// `MIFARE DESFire EV1 4K`.
-    public var modelName: String { "MIFARE DESFire EV1 4K" }
+    /// `MIFARE DESFire EV1 4K` (EV2, EV3).
+    public var modelName: String { generation.modelName }
     /// The chip's ATS.
     public var ats: [UInt8] { Self.answerToSelect }
     /// ATQA `03 44` (sent `44 03`), SAK `20`, the ATS.
@@ -181,6 +241,11 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case DESFire.Command.getFreeMemory:
             guard data.isEmpty else { return fail(.lengthError) }
             return ok(DESFire.uint24LE(freeMemory))
+        case NXPNativeCommand.readSignature where generation.answersReadSignature:
+            guard data == [NXPNativeCommand.signatureAddress] else { return fail(.lengthError) }
+            // Status 90 as the NTAG 424 DNA datasheet gives Read_Sig's plain answer.
+            return (originalitySignature ?? [UInt8](repeating: 0, count: NXPNativeCommand.signatureLength))
+                + [DESFire.statusPrefix, NXPNativeCommand.readSignatureOK]
         default: break
         }
         if let index = selected { return applicationCommand(command, data, index) }
@@ -193,10 +258,10 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         switch part {
         case 1:
             pending = .version(part: 2)
-            return Self.hardwareVersion + status(.additionalFrame)
+            return generation.hardwareVersion + status(.additionalFrame)
         case 2:
             pending = .version(part: 3)
-            return Self.softwareVersion + status(.additionalFrame)
+            return generation.softwareVersion + status(.additionalFrame)
         default:
             // UID, batch number, production week and year (BCD): a stand-in, week 10 of 2026.
             return ok(uid + [0xBA, 0x7C, 0x40, 0x00, 0x00, 0x10, 0x26])

@@ -252,4 +252,30 @@ struct DESFireThroughLibNFCTests {
             #expect(verified.status == 0, "\(name): \(verified.output)")
         }
     }
+
+    // MARK: EV2, EV3
+
+    @Test("info on sim:desfire-ev2 / -ev3 in a fresh process: the model, GetVersion, and a real chip's Read_Sig genuine under NXP's key; through libnfc too")
+    func ev2AndEV3Info() async throws {
+        let ev2UID = "042A41CAE45380"
+        let ev2Signature = "B2769F8DDB575AEA2A680ADCA8FFED4FAB81A1E9908E2B82FE0FABB697BBD9B23835C416970E75768F12902ACA491349E94E6589EAF4F508"
+        let ev2 = try await runBuiltNFCTool(["info", "--device", "sim:desfire-ev2?uid=\(ev2UID)&signature=\(ev2Signature)"])
+        #expect(ev2.status == 0, "\(ev2.output)")
+        #expect(ev2.standardOutput.contains("MIFARE DESFire EV2 4K") && ev2.standardOutput.contains("hardware 18.0, software 2.1"), "\(ev2.standardOutput)")
+        #expect(ev2.standardOutput.contains("genuine:      yes (NXP MIFARE DESFire EV2 key)"), "\(ev2.standardOutput)")
+        let ev3UID = "04448BD2DB6B80"
+        let ev3Signature = "5CBB5632795C8F15263FEFB095B51C7B541AFD914A1AE44EF6FB8AF605EDF13DBFEE6C3A2DB372245E671DFE0D42CB1F0D0B8FE67A89D2F6"
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("ev3.json").path
+        // The tag file made by a first process keeps the signature for the emulator's.
+        #expect(try await runBuiltNFCTool(["format", "--device", "sim:desfire-ev3?uid=\(ev3UID)&signature=\(ev3Signature)&file=\(file)", "--yes"]).status == 0)
+        let emulator = try EmulatorProcess(["--tag", "desfire-ev3:\(file)"])
+        defer { emulator.stop() }
+        let ev3 = try await runBuiltNFCTool(["info", "--device", emulator.connectionString])
+        #expect(ev3.status == 0, "\(ev3.output)")
+        #expect(ev3.standardOutput.contains("MIFARE DESFire EV3") && ev3.standardOutput.contains("hardware 51.0"), "\(ev3.standardOutput)")
+        #expect(ev3.standardOutput.contains("genuine:      yes (NXP MIFARE DESFire EV3 key)"), "\(ev3.standardOutput)")
+        #expect(ev3.standardOutput.contains("000001 (NFC Forum Type 4, AN11004)"), "\(ev3.standardOutput)")
+    }
 }
