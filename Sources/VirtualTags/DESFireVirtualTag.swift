@@ -415,7 +415,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         guard !application.files.contains(where: { $0.number == number || (isoFileID != nil && $0.isoFileID == isoFileID) }) else {
             return fail(.duplicateError)
         }
-        guard DESFireTag.allocated(size) <= freeMemory else { return fail(.outOfMemory) }
+        guard DESFireTag.allocated(size) <= freeMemory else { return fail(.outOfEEPROM) }
         image.applications[index].files.append(DESFireImage.File(
             number: number, isoFileID: isoFileID, communication: communication, accessRights: rights, data: [UInt8](repeating: 0, count: size)))
         stateRevision += 1

@@ -71,69 +71,8 @@ public enum DESFire {
         public static let authenticateAES: UInt8 = 0xAA
     }
 
-    /// Native status bytes (SW2 after `91`).
-    public enum Status: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        /// Success (`00`).
-        case ok = 0x00
-        /// No changes made (`0C`).
-        case noChanges = 0x0C
-        /// Not enough memory (`0E`).
-        case outOfMemory = 0x0E
-        /// Command code not supported (`1C`).
-        case illegalCommand = 0x1C
-        /// CRC or MAC does not match (`1E`).
-        case integrityError = 0x1E
-        /// No such key (`40`).
-        case noSuchKey = 0x40
-        /// Length of the command string invalid (`7E`).
-        case lengthError = 0x7E
-        /// Current configuration or status does not allow the command (`9D`).
-        case permissionDenied = 0x9D
-        /// Value of a parameter invalid (`9E`).
-        case parameterError = 0x9E
-        /// Application not found (`A0`).
-        case applicationNotFound = 0xA0
-        /// Authentication failed or not done (`AE`).
-        case authenticationError = 0xAE
-        /// More frames follow (`AF`).
-        case additionalFrame = 0xAF
-        /// Read or write beyond the file (`BE`).
-        case boundaryError = 0xBE
-        /// Previous command not fully completed (`CA`).
-        case commandAborted = 0xCA
-        /// The application count or file count is at its limit (`CE`).
-        case countError = 0xCE
-        /// Application or file already exists (`DE`).
-        case duplicateError = 0xDE
-        /// File not found (`F0`).
-        case fileNotFound = 0xF0
-
-        /// The status's name as the public command descriptions give it, e.g. `PERMISSION_DENIED`.
-        public var name: String {
-            switch self {
-            case .ok: "OPERATION_OK"
-            case .noChanges: "NO_CHANGES"
-            case .outOfMemory: "OUT_OF_EEPROM_ERROR"
-            case .illegalCommand: "ILLEGAL_COMMAND_CODE"
-            case .integrityError: "INTEGRITY_ERROR"
-            case .noSuchKey: "NO_SUCH_KEY"
-            case .lengthError: "LENGTH_ERROR"
-            case .permissionDenied: "PERMISSION_DENIED"
-            case .parameterError: "PARAMETER_ERROR"
-            case .applicationNotFound: "APPLICATION_NOT_FOUND"
-            case .authenticationError: "AUTHENTICATION_ERROR"
-            case .additionalFrame: "ADDITIONAL_FRAME"
-            case .boundaryError: "BOUNDARY_ERROR"
-            case .commandAborted: "COMMAND_ABORTED"
-            case .countError: "COUNT_ERROR"
-            case .duplicateError: "DUPLICATE_ERROR"
-            case .fileNotFound: "FILE_NOT_FOUND"
-            }
-        }
-
-        /// The name, e.g. `PERMISSION_DENIED`.
-        public var description: String { name }
-    }
+    /// Native status bytes (SW2 after `91`): the set NTAG 424 DNA shares.
+    public typealias Status = NXPNativeStatus
 
     /// Key settings bits (GetKeySettings byte 1).
     public enum KeySetting {
