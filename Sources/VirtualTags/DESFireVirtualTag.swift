@@ -14,8 +14,9 @@ public import NFCTags
 /// 2K3DES keys. The PICC master key is the factory one (DES, zeros) with settings `0F`.
 /// ChangeFileSettings takes the legacy enciphered form (CRC_A, send mode) after authentication
 /// with the file's change key, or plain when that right is free.
-/// Not modelled: AES and ISO authentication (`AA`, `1A` answer `1C`) and the secure messaging
-/// after them, value / record / backup files, ChangeKey, ChangeKeySettings.
+/// EV2 and EV3 take AuthenticateEV2First (`71`) with an application's AES key (shared
+/// ``EV2Authentication``); the secure messaging after it is not applied to commands yet.
+/// Not modelled: EV1 AES and ISO authentication (`AA`, `1A` answer `1C`), value / record / backup files, ChangeKey, ChangeKeySettings.
 ///
 /// Free memory is a model's figure: ``totalMemory`` bytes at delivery, each file taking its size
 /// rounded up to 32 bytes; applications cost nothing. Applications, files, keys and contents
@@ -101,6 +102,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private enum Pending {
         case version(part: Int)
         case authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
+        case ev2Authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
         case read(rest: [UInt8])
         case write(application: Int, file: UInt8, offset: Int, length: Int, data: [UInt8])
     }
@@ -110,6 +112,8 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private var authenticated: UInt8?
     /// The session key of that authentication.
     private var sessionKey: [UInt8]?
+    /// The EV2 secure-messaging session of an AuthenticateEV2First.
+    public private(set) var ev2Session: EV2Session?
     private var pending: Pending?
     /// The file ISO SELECT chose in the selected application.
     private var isoFile: UInt8?
@@ -190,6 +194,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     /// A failed command ends any authentication, as on the chip.
     private func fail(_ status: DESFire.Status) -> [UInt8] {
         authenticated = nil
+        ev2Session = nil
         pending = nil
         return self.status(status)
     }
@@ -218,6 +223,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             switch waiting {
             case .version(let part): return version(part: part)
             case .authentication(let keyNumber, let key, let rndB): return authenticatePart2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
+            case .ev2Authentication(let keyNumber, let key, let rndB): return authenticateEV2Part2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
             case .read(let rest): return frames(rest)
             case .write(let application, let file, let offset, let length, let collected):
                 return continueWrite(application: application, file: file, offset: offset, length: length, data: collected + data)
@@ -230,6 +236,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             return version(part: 1)
         case DESFire.Command.selectApplication: return selectApplication(data)
         case DESFire.Command.authenticateLegacy: return authenticatePart1(data)
+        case DESFire.Command.authenticateEV2First where generation != .ev1: return authenticateEV2Part1(data)
         case DESFire.Command.getKeySettings:
             guard data.isEmpty else { return fail(.lengthError) }
             guard let index = selected else { return ok([image.piccKeySettings, 0x01]) }
@@ -313,6 +320,37 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         else { return fail(.authenticationError) }
         authenticated = keyNumber
         sessionKey = session
+        return ok(confirmation)
+    }
+
+    /// AuthenticateEV2First part 1 (EV2, EV3): an AES key of the selected application (the
+    /// shared ``EV2Authentication``, as the NTAG 424 DNA chip runs it).
+    private func authenticateEV2Part1(_ data: [UInt8]) -> [UInt8] {
+        guard data.count >= 2, data.count == 2 + Int(data[1]) else { return fail(.lengthError) }
+        let keyNumber = data[0]
+        guard keyNumber < keyCount else { return fail(.noSuchKey) }
+        guard let index = selected, image.applications[index].keyCount & DESFire.KeyCount.keyTypeMask == DESFire.KeyCount.aes else {
+            return fail(.authenticationError)
+        }
+        let key = image.applications[index].keys[Int(keyNumber)]
+        authenticated = nil
+        ev2Session = nil
+        let rndB = random(16)
+        guard let challenge = try? EV2Authentication.challenge(key: key, rndB: rndB) else { return fail(.authenticationError) }
+        pending = .ev2Authentication(keyNumber: keyNumber, key: key, rndB: rndB)
+        return challenge + status(.additionalFrame)
+    }
+
+    private func authenticateEV2Part2(keyNumber: UInt8, key: [UInt8], rndB: [UInt8], data: [UInt8]) -> [UInt8] {
+        let rndA: [UInt8]
+        do { rndA = try EV2Authentication.checkAnswer(key: key, rndB: rndB, part2: data) } catch { return fail(error) }
+        let identifier = random(4)
+        guard let confirmation = try? EV2Authentication.confirmation(key: key, rndA: rndA, transactionIdentifier: identifier),
+              let keys = try? EV2Session.deriveKeys(key: key, rndA: rndA, rndB: rndB),
+              let session = try? EV2Session(keyNumber: keyNumber, transactionIdentifier: identifier, encryptionKey: keys.encryption, macKey: keys.mac)
+        else { return fail(.authenticationError) }
+        authenticated = keyNumber
+        ev2Session = session
         return ok(confirmation)
     }
 

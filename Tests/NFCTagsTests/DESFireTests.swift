@@ -254,6 +254,41 @@ struct DESFireTests {
         #expect(outcomes["locked", default: 0] > 0)
     }
 
+    // MARK: EV2
+
+    @Test("AuthenticateEV2First on a DESFire EV2's AES application: host and chip hold the same EV2 session (the code NTAG 424 DNA uses); a wrong key is refused; an EV1 has no 71")
+    func authenticateEV2First() async throws {
+        let aesKey = hex("000102030405060708090A0B0C0D0E0F")
+        let application = DESFireImage.Application(
+            aid: [0x11, 0x22, 0x33], keySettings: 0x0F, keyCount: DESFire.KeyCount.aes | 0x01, isoFileID: nil, dfName: [], keys: [aesKey], files: [])
+        let reader = SimulatedReader(tags: [DESFireVirtualTag(uid: Self.uid, image: DESFireImage(applications: [application]), generation: .ev2)], emptyFieldWait: .zero)
+        _ = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
+        let desfire = DESFireTag(reader: reader)
+        try await desfire.selectApplication([0x11, 0x22, 0x33])
+        let session = try await desfire.authenticateEV2First(keyNumber: 0, key: aesKey)
+        let chipSession = try #require(await reader.withField { ($0.currentTag as? DESFireVirtualTag)?.ev2Session })
+        #expect(session == chipSession && session.commandCounter == 0)
+        do {
+            _ = try await desfire.authenticateEV2First(keyNumber: 0, key: [UInt8](repeating: 0x55, count: 16))
+            Issue.record("a wrong AES key was accepted")
+        } catch {
+            #expect(error.code == .authenticationFailed)
+        }
+        #expect(await reader.withField { ($0.currentTag as? DESFireVirtualTag)?.ev2Session } == nil)
+        // The legacy command is refused on an AES application, and an EV1 does not know 71.
+        await #expect(throws: DESFireError.self) { try await desfire.authenticateLegacy(keyNumber: 0, key: [UInt8](repeating: 0, count: 8)) }
+        let ev1Reader = SimulatedReader(tags: [DESFireVirtualTag(uid: Self.uid, image: DESFireImage(applications: [application]))], emptyFieldWait: .zero)
+        _ = try #require(try await ev1Reader.poll(for: [.iso14443A], timeout: .zero))
+        let old = DESFireTag(reader: ev1Reader)
+        try await old.selectApplication([0x11, 0x22, 0x33])
+        do {
+            _ = try await old.authenticateEV2First(keyNumber: 0, key: aesKey)
+            Issue.record("an EV1 answered AuthenticateEV2First")
+        } catch {
+            #expect(error.status == DESFire.Status.illegalCommand.rawValue)
+        }
+    }
+
     // MARK: Parsers
 
     @Test("GetVersion: 28 bytes parse and encode back; every shorter prefix and a longer answer are refused")

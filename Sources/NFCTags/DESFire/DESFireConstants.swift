@@ -69,6 +69,9 @@ public enum DESFire {
         public static let authenticateISO: UInt8 = 0x1A
         /// AuthenticateAES (`AA`): AES-128, 16-byte randoms.
         public static let authenticateAES: UInt8 = 0xAA
+        /// AuthenticateEV2First (`71`, EV2 and later): AES-128, the three-pass scheme NTAG 424 DNA
+        /// shares (``EV2Authentication``), opening EV2 secure messaging (``EV2Session``).
+        public static let authenticateEV2First: UInt8 = 0x71
     }
 
     /// Native status bytes (SW2 after `91`): the set NTAG 424 DNA shares.

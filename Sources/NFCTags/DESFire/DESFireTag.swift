@@ -164,6 +164,47 @@ public struct DESFireTag: Sendable {
         return try DESFireLegacyAuthentication.sessionKey(key: key, rndA: rndA, rndB: rndB)
     }
 
+    /// AuthenticateEV2First (`71`) with AES key `keyNumber` of the selected application (EV2 and
+    /// later), through the EV2 code NTAG 424 DNA uses (``EV2Authentication``): returns the
+    /// session (TI, session keys, command counter 0) for EV2 secure messaging.
+    /// - Parameter random: RndA (16 bytes); the system generator by default.
+    /// - Throws: ``DESFireError`` `authenticationFailed` (`AE`, or a chip whose RndA' does not
+    ///   prove the key), `status` (`1C` on an EV1), `malformed`, `invalidParameter` (a key that is
+    ///   not 16 bytes), `crypto`, `transport`.
+    public func authenticateEV2First(keyNumber: UInt8, key: [UInt8], random: [UInt8]? = nil) async throws(DESFireError) -> EV2Session {
+        let rndA = random ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
+        guard key.count == 16, rndA.count == 16 else { throw DESFireError(.invalidParameter, "an AES key and RndA have 16 bytes") }
+        let code = DESFire.Command.authenticateEV2First
+        let (challenge, status) = try await frame(code, EV2Authentication.part1Data(keyNumber: keyNumber, first: true))
+        guard status == DESFire.Status.additionalFrame.rawValue else {
+            if status == DESFire.Status.authenticationError.rawValue { throw DESFireError(.authenticationFailed, status: status, "the DESFire refused AES key \(keyNumber) (91 AE)") }
+            throw statusError(code, status)
+        }
+        let (part2, rndB) = try Self.ev2 { () throws(NTAG424Error) in try EV2Authentication.answerChallenge(key: key, encryptedRndB: challenge, rndA: rndA) }
+        let (confirmation, final) = try await frame(DESFire.Command.additionalFrame, part2)
+        guard final == DESFire.Status.ok.rawValue else {
+            if final == DESFire.Status.authenticationError.rawValue {
+                throw DESFireError(.authenticationFailed, status: final, "the DESFire refused AES key \(keyNumber) (91 AE)")
+            }
+            throw statusError(code, final)
+        }
+        return try Self.ev2 { () throws(NTAG424Error) in
+            try EV2Authentication.finishFirst(key: key, keyNumber: keyNumber, rndA: rndA, rndB: rndB, response: confirmation).session
+        }
+    }
+
+    /// The EV2 code's errors as DESFire's.
+    static func ev2<T>(_ body: () throws(NTAG424Error) -> T) throws(DESFireError) -> T {
+        do { return try body() } catch {
+            switch error.code {
+            case .authenticationFailed: throw DESFireError(.authenticationFailed, error.reason)
+            case .malformed: throw DESFireError(.malformed, error.reason)
+            case .invalidParameter: throw DESFireError(.invalidParameter, error.reason)
+            default: throw DESFireError(.crypto, error.reason)
+            }
+        }
+    }
+
     /// ChangeFileSettings (`5F`) of file `number` in the selected application: communication
     /// settings and access rights. A file whose change right is free takes them plain; any
     /// other needs the authentication with that key first, whose `sessionKey` enciphers them
