@@ -225,6 +225,8 @@ struct DESFireTests {
             var flipped = sealed
             flipped[7] ^= 0x01
             #expect(throws: DESFireError.self) { try DESFireLegacyAuthentication.decipherReceived(sessionKey: key, flipped, length: 3) }
+            // A block of zeros more is not this field.
+            #expect(throws: DESFireError.self) { try DESFireLegacyAuthentication.decipherReceived(sessionKey: key, sealed + sealed, length: 3) }
         }
         let rndA = hex("0102030405060708"), rndB = hex("1112131415161718")
         #expect(try DESFireLegacyAuthentication.sessionKey(key: [UInt8](repeating: 0, count: 8), rndA: rndA, rndB: rndB) == hex("0102030411121314"))

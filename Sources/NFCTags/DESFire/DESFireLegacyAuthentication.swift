@@ -121,8 +121,8 @@ public enum DESFireLegacyAuthentication {
     /// - Throws: ``DESFireError`` `authenticationFailed` (an integrity error: the CRC or
     ///   padding does not match), `invalidParameter` (lengths), `crypto`.
     public static func decipherReceived(sessionKey: [UInt8], _ bytes: [UInt8], length: Int) throws(DESFireError) -> [UInt8] {
-        guard !bytes.isEmpty, bytes.count % randomLength == 0, length >= 0, length + 2 <= bytes.count else {
-            throw DESFireError(.invalidParameter, "an enciphered field has whole 8-byte blocks holding the data and its CRC")
+        guard length >= 0, bytes.count == (length + 2 + randomLength - 1) / randomLength * randomLength else {
+            throw DESFireError(.invalidParameter, "an enciphered field of \(length) data bytes has \((length + 2 + randomLength - 1) / randomLength * randomLength) bytes: the data, its CRC and zero padding to a whole block")
         }
         var previous = [UInt8](repeating: 0, count: randomLength), plain: [UInt8] = []
         for start in stride(from: 0, to: bytes.count, by: randomLength) {
