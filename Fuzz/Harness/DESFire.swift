@@ -7,7 +7,7 @@ import VirtualTags
 func checkDESFire(_ input: [UInt8]) {
     guard let selector = input.first else { return }
     let body = Array(input.dropFirst())
-    switch selector % 5 {
+    switch selector % 6 {
     case 0:
         // GetVersion: exactly 28 bytes parse, and encode back to themselves.
         if let version = try? DESFireVersion(parsing: body) {
@@ -34,6 +34,13 @@ func checkDESFire(_ input: [UInt8]) {
         let text = String(decoding: body, as: UTF8.self)
         if let key = try? DESFireFormatOptions.piccMasterKey(fromText: text) {
             guard key.count == 8 || key.count == 16 else { fail("key of \(key.count) bytes", input) }
+        }
+    case 4:
+        // A legacy enciphered field (ChangeFileSettings' on the chip): 3 data bytes and their
+        // CRC_A open or are refused; what opens seals back to the same bytes.
+        let key: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x11, 0x12, 0x13, 0x14]
+        if let data = try? DESFireLegacyAuthentication.decipherReceived(sessionKey: key, body, length: 3) {
+            guard data.count == 3, (try? DESFireLegacyAuthentication.encipherForSending(sessionKey: key, data)) == body else { fail("legacy enciphering round trip", input) }
         }
     default:
         // A wrapped answer: data and status, or malformed; the data is the answer less 2 bytes.

@@ -126,6 +126,7 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
                 DESFire.Command.createStdDataFile: ("CreateFile", "CreateStdDataFile"), DESFire.Command.writeData: ("WriteData", "WriteData"),
                 DESFire.Command.deleteApplication: ("DeleteApp", "DeleteApplication"), DESFire.Command.formatPICC: ("FormatPICC", "FormatPICC"),
                 DESFire.Command.additionalFrame: ("AF frame", "additional frame"), DESFire.Command.authenticateLegacy: ("Authenticate", "Authenticate (legacy)"),
+                DESFire.Command.changeFileSettings: ("ChangeSettings", "ChangeFileSettings"),
             ]
             let name = names[code] ?? ("command " + Hex.encode([code], uppercase: true), "native command")
             location = name.0
@@ -134,6 +135,11 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
             note = "\(name.1), native DESFire command \(Hex.encode([code], uppercase: true))"
             if code == DESFire.Command.formatPICC || code == DESFire.Command.deleteApplication {
                 irreversible = "deletes applications and their files"
+            }
+            if code == DESFire.Command.changeFileSettings {
+                // Enciphered under the session key: the settings are not readable here.
+                data = c.count > 5 ? "file " + hex(c[5..<6]) + " (settings enciphered)" : ""
+                irreversible = "file access rights; a change right of never (as lock sets) cannot be undone"
             }
         case .type5:
             let addressed = c[0] & ISO15693RequestFlag.address != 0

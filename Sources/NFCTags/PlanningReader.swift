@@ -15,7 +15,7 @@ public struct PlannedWrite: Sendable, Hashable {
         /// NFC Forum Type 5 (ISO 15693): write and lock commands.
         case type5 = "Type 5"
         /// MIFARE DESFire native commands that change the card (CreateApplication,
-        /// CreateStdDataFile, WriteData, DeleteApplication, FormatPICC) and the selection of an
+        /// CreateStdDataFile, WriteData, ChangeFileSettings, DeleteApplication, FormatPICC) and the selection of an
         /// application only planned.
         case desfire = "DESFire"
     }
@@ -143,7 +143,7 @@ public struct WritePlan: ReaderInterposer {
             guard insidePlannedApplication else { return nil }
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return ok
-        case DESFire.Command.createStdDataFile, DESFire.Command.deleteApplication, DESFire.Command.formatPICC:
+        case DESFire.Command.createStdDataFile, DESFire.Command.deleteApplication, DESFire.Command.formatPICC, DESFire.Command.changeFileSettings:
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return ok
         case DESFire.Command.writeData:

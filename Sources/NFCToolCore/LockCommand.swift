@@ -12,7 +12,10 @@ struct LockCommand: TagCommand {
             MIFARE Classic access conditions; Type 3 and Type 5 lock mechanisms. Names the tag \
             and asks first; without a terminal it needs --yes (else exit 64). Afterwards the tag \
             is selected again and must report read-only (else exit 8). A Type 4 tag has no \
-            permanent lock: exit 10. A Type 2 tag whose block-locking bits freeze a lock bit \
+            permanent lock: exit 10. A MIFARE DESFire formatted as NXP AN11004 describes is \
+            the exception: its NDEF file's access rights become EFFF (write, read-write and \
+            change never) by ChangeFileSettings under the application's key 0 (the factory \
+            key format gives it), then the CC's write access byte FF. A Type 2 tag whose block-locking bits freeze a lock bit \
             the lock needs cannot be locked for good: exit 10 before anything is written. \
             --plan lists the writes and sends none.
 
@@ -20,6 +23,7 @@ struct LockCommand: TagCommand {
               nfctool lock --device sim:ntag215
               nfctool lock --device pn532_uart:/dev/ttyUSB0 --yes
               nfctool lock --plan
+              nfctool lock --device sim:desfire-ev1 --yes
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
                   TagWriteSupport.passwordFile, TagWriteSupport.plan]

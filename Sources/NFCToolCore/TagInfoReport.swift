@@ -157,6 +157,10 @@ struct TagInfoReport: Encodable, Sendable {
                 report.id.technology = "ISO 14443-4 A (ISO-DEP)"
                 report.desfire = await DESFireInfo.read(DESFireTag(reader: reader, commandTimeout: mifare.commandTimeout))
                 if report.desfire != nil { report.lockState = report.ndefStatus == "not NDEF" ? "not applicable" : report.lockState }
+                // Read_Sig (EV2, EV3, Light); an EV1 answers ILLEGAL_COMMAND_CODE: no signature.
+                let originality = await OriginalityVerifier().check(tag)
+                report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
+                report.genuine = originality.verdict
             default: break
             }
         case .iso7816(let iso):

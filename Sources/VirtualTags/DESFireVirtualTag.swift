@@ -1,7 +1,7 @@
 import NFCCore
 public import NFCTags
 
-/// A virtual MIFARE DESFire EV1 4K from the public descriptions of its command set (libfreefare,
+/// A virtual MIFARE DESFire EV1 4K (or EV2 / EV3: ``Generation``) from the public descriptions of its command set (libfreefare,
 /// nfcpy, Proxmark3) and NXP AN11004: ISO-DEP (ATQA `03 44`, SAK `20`, ATS `06 75 77 81 02 80`,
 /// which libfreefare recognises), native commands wrapped in ISO/IEC 7816-4 (class `90`), and
 /// ISO SELECT / READ BINARY / UPDATE BINARY inside an application with an ISO DF name, which is
@@ -12,28 +12,83 @@ public import NFCTags
 /// ReadData / WriteData (plain, frames of 59 bytes chained with `AF`), GetKeySettings,
 /// GetKeyVersion, GetFreeMemory, FormatPICC, and the legacy Authenticate (`0A`) with DES /
 /// 2K3DES keys. The PICC master key is the factory one (DES, zeros) with settings `0F`.
-/// Not modelled: AES and ISO authentication (`AA`, `1A` answer `1C`) and the secure messaging
-/// after them, value / record / backup files, ChangeKey, ChangeKeySettings.
+/// ChangeFileSettings takes the legacy enciphered form (CRC_A, send mode) after authentication
+/// with the file's change key, or plain when that right is free.
+/// EV2 and EV3 take AuthenticateEV2First (`71`) with an application's AES key (shared
+/// ``EV2Authentication``); the secure messaging after it is not applied to commands yet.
+/// Not modelled: EV1 AES and ISO authentication (`AA`, `1A` answer `1C`), value / record / backup files, ChangeKey, ChangeKeySettings.
 ///
 /// Free memory is a model's figure: ``totalMemory`` bytes at delivery, each file taking its size
 /// rounded up to 32 bytes; applications cost nothing. Applications, files, keys and contents
 /// persist in the tag file (``DESFireImage``).
 public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
-    /// The tag-file model name, `desfire-ev1`.
-    public static let modelKey = "desfire-ev1"
+    /// Which DESFire the chip is: its GetVersion, its model name, whether it answers Read_Sig.
+    /// EV2 and EV3 differ from EV1 here only in those (their AES / EV2 secure messaging is not
+    /// modelled yet).
+    public enum Generation: String, Sendable, Hashable, CaseIterable {
+        /// MIFARE DESFire EV1 4K: tag-file model `desfire-ev1`.
+        case ev1 = "desfire-ev1"
+        /// MIFARE DESFire EV2 4K: `desfire-ev2`.
+        case ev2 = "desfire-ev2"
+        /// MIFARE DESFire EV3 4K: `desfire-ev3`.
+        case ev3 = "desfire-ev3"
+
+        /// GetVersion's hardware part: NXP, DESFire (`01 01`), major version `01` EV1, `12` EV2,
+        /// `33` EV3 (Proxmark3's and libfreefare's readings of real cards), storage `18` (4 KB),
+        /// protocol `05`.
+        public var hardwareVersion: [UInt8] {
+            switch self {
+            case .ev1: [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05]
+            case .ev2: [0x04, 0x01, 0x01, 0x12, 0x00, 0x18, 0x05]
+            case .ev3: [0x04, 0x01, 0x01, 0x33, 0x00, 0x18, 0x05]
+            }
+        }
+
+        /// GetVersion's software part: 1.4 (EV1) and 2.1 (EV2) as real cards answer in public
+        /// Proxmark3 captures; 3.0 for EV3 is this model's assumption (no public capture found).
+        public var softwareVersion: [UInt8] {
+            switch self {
+            case .ev1: [0x04, 0x01, 0x01, 0x01, 0x04, 0x18, 0x05]
+            case .ev2: [0x04, 0x01, 0x01, 0x02, 0x01, 0x18, 0x05]
+            case .ev3: [0x04, 0x01, 0x01, 0x03, 0x00, 0x18, 0x05]
+            }
+        }
+
+        /// `MIFARE DESFire EV1 4K` etc.
+        public var modelName: String {
+            switch self {
+            case .ev1: "MIFARE DESFire EV1 4K"
+            case .ev2: "MIFARE DESFire EV2 4K"
+            case .ev3: "MIFARE DESFire EV3 4K"
+            }
+        }
+
+        /// Whether the chip answers Read_Sig (`3C`): EV2 and EV3.
+        public var answersReadSignature: Bool { self != .ev1 }
+    }
+
+    /// The tag-file model name of the EV1, `desfire-ev1`.
+    public static let modelKey = Generation.ev1.rawValue
     /// ATS: FSCI 5 (64 bytes), TA 77, TB 81, TC 02, historical byte 80 (as real EV1 cards and
     /// Proxmark3's captures show).
     public static let answerToSelect: [UInt8] = [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]
-    /// GetVersion hardware part: NXP, DESFire (`01 01`), version 1.0 (EV1), storage `18` (4 KB), protocol `05`.
-    public static let hardwareVersion: [UInt8] = [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05]
-    /// GetVersion software part: version 1.4 (EV1).
-    public static let softwareVersion: [UInt8] = [0x04, 0x01, 0x01, 0x01, 0x04, 0x18, 0x05]
+    /// GetVersion hardware part of the EV1 (``Generation/hardwareVersion``).
+    public static let hardwareVersion = Generation.ev1.hardwareVersion
+    /// GetVersion software part of the EV1 (``Generation/softwareVersion``).
+    public static let softwareVersion = Generation.ev1.softwareVersion
     /// Free memory at delivery, the model's figure: 4 608 bytes, so that a 4 KB NDEF file and its
     /// CC fit as on the 4 KB cards libfreefare formats.
     public static let totalMemory = 4608
 
     /// The 7-byte UID.
     public let uid: [UInt8]
+    /// EV1, EV2 or EV3.
+    public let generation: Generation
+    /// The 56-byte originality signature Read_Sig answers on EV2 and EV3 (a stand-in of zeros by
+    /// default, which no key accepts); kept in the tag file's attributes.
+    public var originalitySignature: [UInt8]? {
+        didSet { stateRevision += 1 }
+    }
     /// What persists: PICC key and settings, applications, files.
     public private(set) var image: DESFireImage
     /// The source of RndB: the system's generator unless a test injects it.
@@ -47,6 +102,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private enum Pending {
         case version(part: Int)
         case authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
+        case ev2Authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
         case read(rest: [UInt8])
         case write(application: Int, file: UInt8, offset: Int, length: Int, data: [UInt8])
     }
@@ -54,34 +110,46 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private var selected: Int?
     /// The key number authenticated at the selected level.
     private var authenticated: UInt8?
+    /// The session key of that authentication.
+    private var sessionKey: [UInt8]?
+    /// The EV2 secure-messaging session of an AuthenticateEV2First.
+    public private(set) var ev2Session: EV2Session?
     private var pending: Pending?
     /// The file ISO SELECT chose in the selected application.
     private var isoFile: UInt8?
 
     /// A chip holding `image`; by default factory-fresh: no applications, the factory PICC key.
     /// - Precondition: `uid` has 7 bytes.
-    public init(uid: [UInt8], image: DESFireImage = DESFireImage()) {
+    public init(uid: [UInt8], image: DESFireImage = DESFireImage(), generation: Generation = .ev1) {
         precondition(uid.count == 7)
         self.uid = uid
         self.image = image
+        self.generation = generation
     }
 
-    /// Restores a chip from a tag file; nil when the state is not a `desfire-ev1`'s.
+    /// Restores a chip from a tag file; nil when the state is not a DESFire's (model
+    /// `desfire-ev1`, `-ev2`, `-ev3`) or its signature attribute is not 56 bytes of hex.
     public init?(state: TagState) {
-        guard state.model == Self.modelKey, let uid = try? Hex.decode(state.uid), uid.count == 7,
+        guard let generation = Generation(rawValue: state.model), let uid = try? Hex.decode(state.uid), uid.count == 7,
               let memory = try? Hex.decode(state.memory), let image = try? DESFireImage(parsing: memory)
         else { return nil }
         self.uid = uid
         self.image = image
+        self.generation = generation
+        if let text = state.attributes?["signature"] {
+            guard let signature = try? Hex.decode(text), signature.count == NXPNativeCommand.signatureLength else { return nil }
+            originalitySignature = signature
+        }
     }
 
-    /// The image as the tag file's memory.
+    /// The image as the tag file's memory; the signature, when set, as an attribute.
     public var tagState: TagState {
-        TagState(model: Self.modelKey, uid: Hex.encode(uid), memory: Hex.encode(image.encoded))
+        TagState(model: generation.rawValue, uid: Hex.encode(uid), memory: Hex.encode(image.encoded),
+                 attributes: originalitySignature.map { ["signature": Hex.encode($0)] })
     }
 
-    /// `MIFARE DESFire EV1 4K`.
-    public var modelName: String { "MIFARE DESFire EV1 4K" }
+    /// `MIFARE DESFire EV1 4K` (EV2, EV3).
+    public var modelName: String { generation.modelName }
     /// The chip's ATS.
     public var ats: [UInt8] { Self.answerToSelect }
     /// ATQA `03 44` (sent `44 03`), SAK `20`, the ATS.
@@ -126,6 +194,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     /// A failed command ends any authentication, as on the chip.
     private func fail(_ status: DESFire.Status) -> [UInt8] {
         authenticated = nil
+        ev2Session = nil
         pending = nil
         return self.status(status)
     }
@@ -154,6 +223,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             switch waiting {
             case .version(let part): return version(part: part)
             case .authentication(let keyNumber, let key, let rndB): return authenticatePart2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
+            case .ev2Authentication(let keyNumber, let key, let rndB): return authenticateEV2Part2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
             case .read(let rest): return frames(rest)
             case .write(let application, let file, let offset, let length, let collected):
                 return continueWrite(application: application, file: file, offset: offset, length: length, data: collected + data)
@@ -166,6 +236,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             return version(part: 1)
         case DESFire.Command.selectApplication: return selectApplication(data)
         case DESFire.Command.authenticateLegacy: return authenticatePart1(data)
+        case DESFire.Command.authenticateEV2First where generation != .ev1: return authenticateEV2Part1(data)
         case DESFire.Command.getKeySettings:
             guard data.isEmpty else { return fail(.lengthError) }
             guard let index = selected else { return ok([image.piccKeySettings, 0x01]) }
@@ -177,6 +248,11 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case DESFire.Command.getFreeMemory:
             guard data.isEmpty else { return fail(.lengthError) }
             return ok(DESFire.uint24LE(freeMemory))
+        case NXPNativeCommand.readSignature where generation.answersReadSignature:
+            guard data == [NXPNativeCommand.signatureAddress] else { return fail(.lengthError) }
+            // Status 90 as the NTAG 424 DNA datasheet gives Read_Sig's plain answer.
+            return (originalitySignature ?? [UInt8](repeating: 0, count: NXPNativeCommand.signatureLength))
+                + [DESFire.statusPrefix, NXPNativeCommand.readSignatureOK]
         default: break
         }
         if let index = selected { return applicationCommand(command, data, index) }
@@ -189,10 +265,10 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         switch part {
         case 1:
             pending = .version(part: 2)
-            return Self.hardwareVersion + status(.additionalFrame)
+            return generation.hardwareVersion + status(.additionalFrame)
         case 2:
             pending = .version(part: 3)
-            return Self.softwareVersion + status(.additionalFrame)
+            return generation.softwareVersion + status(.additionalFrame)
         default:
             // UID, batch number, production week and year (BCD): a stand-in, week 10 of 2026.
             return ok(uid + [0xBA, 0x7C, 0x40, 0x00, 0x00, 0x10, 0x26])
@@ -239,9 +315,42 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private func authenticatePart2(keyNumber: UInt8, key: [UInt8], rndB: [UInt8], data: [UInt8]) -> [UInt8] {
         guard data.count == 2 * DESFireLegacyAuthentication.randomLength else { return fail(.lengthError) }
         guard let rndA = try? DESFireLegacyAuthentication.checkAnswer(key: key, rndB: rndB, part2: data),
-              let confirmation = try? DESFireLegacyAuthentication.confirmation(key: key, rndA: rndA)
+              let confirmation = try? DESFireLegacyAuthentication.confirmation(key: key, rndA: rndA),
+              let session = try? DESFireLegacyAuthentication.sessionKey(key: key, rndA: rndA, rndB: rndB)
         else { return fail(.authenticationError) }
         authenticated = keyNumber
+        sessionKey = session
+        return ok(confirmation)
+    }
+
+    /// AuthenticateEV2First part 1 (EV2, EV3): an AES key of the selected application (the
+    /// shared ``EV2Authentication``, as the NTAG 424 DNA chip runs it).
+    private func authenticateEV2Part1(_ data: [UInt8]) -> [UInt8] {
+        guard data.count >= 2, data.count == 2 + Int(data[1]) else { return fail(.lengthError) }
+        let keyNumber = data[0]
+        guard keyNumber < keyCount else { return fail(.noSuchKey) }
+        guard let index = selected, image.applications[index].keyCount & DESFire.KeyCount.keyTypeMask == DESFire.KeyCount.aes else {
+            return fail(.authenticationError)
+        }
+        let key = image.applications[index].keys[Int(keyNumber)]
+        authenticated = nil
+        ev2Session = nil
+        let rndB = random(16)
+        guard let challenge = try? EV2Authentication.challenge(key: key, rndB: rndB) else { return fail(.authenticationError) }
+        pending = .ev2Authentication(keyNumber: keyNumber, key: key, rndB: rndB)
+        return challenge + status(.additionalFrame)
+    }
+
+    private func authenticateEV2Part2(keyNumber: UInt8, key: [UInt8], rndB: [UInt8], data: [UInt8]) -> [UInt8] {
+        let rndA: [UInt8]
+        do { rndA = try EV2Authentication.checkAnswer(key: key, rndB: rndB, part2: data) } catch { return fail(error) }
+        let identifier = random(4)
+        guard let confirmation = try? EV2Authentication.confirmation(key: key, rndA: rndA, transactionIdentifier: identifier),
+              let keys = try? EV2Session.deriveKeys(key: key, rndA: rndA, rndB: rndB),
+              let session = try? EV2Session(keyNumber: keyNumber, transactionIdentifier: identifier, encryptionKey: keys.encryption, macKey: keys.mac)
+        else { return fail(.authenticationError) }
+        authenticated = keyNumber
+        ev2Session = session
         return ok(confirmation)
     }
 
@@ -315,6 +424,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             guard let file = application.files.first(where: { $0.number == data[0] }) else { return fail(.fileNotFound) }
             return ok(DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count).encoded)
         case DESFire.Command.createStdDataFile: return createFile(data, index)
+        case DESFire.Command.changeFileSettings: return changeFileSettings(data, index)
         case DESFire.Command.readData: return readData(data, index)
         case DESFire.Command.writeData:
             guard data.count >= 7 else { return fail(.lengthError) }
@@ -343,9 +453,37 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         guard !application.files.contains(where: { $0.number == number || (isoFileID != nil && $0.isoFileID == isoFileID) }) else {
             return fail(.duplicateError)
         }
-        guard DESFireTag.allocated(size) <= freeMemory else { return fail(.outOfMemory) }
+        guard DESFireTag.allocated(size) <= freeMemory else { return fail(.outOfEEPROM) }
         image.applications[index].files.append(DESFireImage.File(
             number: number, isoFileID: isoFileID, communication: communication, accessRights: rights, data: [UInt8](repeating: 0, count: size)))
+        stateRevision += 1
+        return ok()
+    }
+
+    /// ChangeFileSettings: plain when the change right is free, else enciphered with the session
+    /// of that key (legacy scheme: CRC_A and zero padding checked).
+    private func changeFileSettings(_ data: [UInt8], _ index: Int) -> [UInt8] {
+        guard let number = data.first else { return fail(.lengthError) }
+        guard let position = image.applications[index].files.firstIndex(where: { $0.number == number }) else { return fail(.fileNotFound) }
+        let file = image.applications[index].files[position]
+        let change = DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count).changeAccess
+        let settings: [UInt8]
+        switch change {
+        case DESFire.neverAccess: return fail(.permissionDenied)
+        case DESFire.freeAccess:
+            guard data.count == 4 else { return fail(.lengthError) }
+            settings = Array(data[1...])
+        default:
+            guard authenticated == change, let sessionKey else { return fail(.authenticationError) }
+            guard data.count == 9 else { return fail(.lengthError) }
+            guard let plain = try? DESFireLegacyAuthentication.decipherReceived(sessionKey: sessionKey, Array(data[1...]), length: 3) else {
+                return fail(.integrityError)
+            }
+            settings = plain
+        }
+        guard settings[0] & 0xFC == 0 else { return fail(.parameterError) }
+        image.applications[index].files[position].communication = settings[0]
+        image.applications[index].files[position].accessRights = UInt16(settings[2]) << 8 | UInt16(settings[1])
         stateRevision += 1
         return ok()
     }

@@ -86,7 +86,17 @@ public struct TagModel: Sendable, Hashable {
             summary: "NXP MIFARE DESFire EV1 4K (ISO-DEP, native commands, legacy DES authentication; blank, factory PICC key)",
             make: { uid, _ in DESFireVirtualTag(uid: uid) },
             restore: { DESFireVirtualTag(state: $0) }),
-    ] + felicaClassicSLIX2
+    ] + [DESFireVirtualTag.Generation.ev2, .ev3].map { generation in
+        TagModel(
+            name: generation.rawValue,
+            summary: "NXP \(generation.modelName) (as desfire-ev1, with its GetVersion and Read_Sig; AES and EV2 secure messaging not modelled)",
+            make: { uid, options in
+                let tag = DESFireVirtualTag(uid: uid, generation: generation)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
+            restore: { DESFireVirtualTag(state: $0) })
+    } + felicaClassicSLIX2
 
     /// The model called `name` (case-insensitive), or nil.
     public static func named(_ name: String) -> TagModel? {

@@ -119,4 +119,163 @@ struct DESFireThroughLibNFCTests {
         #expect(message.records.count == 1)
         #expect(String(decoding: message.records[0].payload.array.dropFirst(3), as: UTF8.self) == "über NFCKit")
     }
+
+    // MARK: lock
+
+    /// The NDEF file's settings and the CC in a tag file, by the test's own reading of the image
+    /// layout (DESFireImage's doc comment): file `02` with ISO ID `E104` is `02 01 E1 04`, then
+    /// communication settings and access rights (big-endian); file `01` (`E103`) the same, then
+    /// its size (3 bytes) and the 15 CC bytes.
+    static func lockState(_ path: String) throws -> (ndefRights: [UInt8], ccWriteAccess: UInt8) {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let hex = try #require(json["memory"] as? String)
+        let image: [UInt8] = stride(from: 0, to: hex.count, by: 2).compactMap { start in
+            let index = hex.index(hex.startIndex, offsetBy: start)
+            return UInt8(hex[index..<hex.index(index, offsetBy: 2)], radix: 16)
+        }
+        func find(_ pattern: [UInt8]) throws -> Int {
+            try #require((0...(image.count - pattern.count)).first { Array(image[$0..<($0 + pattern.count)]) == pattern }, "\(pattern) not in the image")
+        }
+        let ndef = try find([0x02, 0x01, 0xE1, 0x04])
+        let cc = try find([0x01, 0x01, 0xE1, 0x03])
+        let ccBytes = Array(image[(cc + 10)..<(cc + 25)])
+        #expect(Array(image[(cc + 7)..<(cc + 10)]) == [0x00, 0x00, 0x0F] && ccBytes[7] == 0x04, "the CC file is not 15 bytes holding the NDEF File Control TLV")
+        return (Array(image[(ndef + 5)..<(ndef + 7)]), ccBytes[14])
+    }
+
+    @Test("lock on sim:desfire-ev1: --plan lists ChangeFileSettings and the CC write and sends neither; --yes makes the NDEF file EFFF and the CC FF; write is refused, read still works")
+    func lockOnSimulator() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let device = "sim:desfire-ev1?file=\(file)"
+        #expect(try await runBuiltNFCTool(["format", "--device", device, "--yes", "--ndef-size", "256"]).status == 0)
+        #expect(try await runBuiltNFCTool(["write", "--device", device, "--url", Self.url]).status == 0)
+        let before = try Self.lockState(file)
+        #expect(before.ndefRights == [0xEE, 0xE0] && before.ccWriteAccess == 0x00)
+        let plan = try await runBuiltNFCTool(["lock", "--device", device, "--plan"])
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(plan.standardOutput.contains("ChangeSettings   file 02 (settings enciphered)") && plan.standardOutput.contains("WriteData        01 0E 00 00 01 00 00 FF"), "\(plan.standardOutput)")
+        #expect(plan.standardOutput.contains("2 writes"), "\(plan.standardOutput)")
+        let planned = try Self.lockState(file)
+        #expect(planned.ndefRights == before.ndefRights && planned.ccWriteAccess == before.ccWriteAccess, "--plan changed the tag")
+        let unconfirmed = try await runBuiltNFCTool(["lock", "--device", device])
+        #expect(unconfirmed.status == 64, "\(unconfirmed.output)")
+        let locked = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(locked.status == 0, "\(locked.output)")
+        #expect(locked.standardOutput.contains("now reports read-only"), "\(locked.standardOutput)")
+        let after = try Self.lockState(file)
+        #expect(after.ndefRights == [0xEF, 0xFF] && after.ccWriteAccess == 0xFF, "\(after)")
+        let write = try await runBuiltNFCTool(["write", "--device", device, "--text", "after the lock"])
+        #expect(write.status == 5, "\(write.output)")
+        let read = try await runBuiltNFCTool(["read", "--device", device, "--json"])
+        #expect(read.status == 0 && read.standardOutput.contains(Self.url), "\(read.output)")
+        // A second lock finds everything done and changes nothing (change never refuses anyway).
+        let again = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(again.status == 0, "\(again.output)")
+    }
+
+    @Test("lock through libnfc and the PN532 emulator: the tag file holds EFFF and CC FF, libfreefare's read-ndef still reads the message",
+          ExternalTool.mifareDESFireReadNDEF.trait)
+    func lockThroughLibNFC() async throws {
+        let readNDEF = try ExternalTool.mifareDESFireReadNDEF.require()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let emulator = try EmulatorProcess(["--tag", "desfire-ev1:\(file)"])
+        defer { emulator.stop() }
+        #expect(try await runBuiltNFCTool(["format", "--device", emulator.connectionString, "--yes", "--ndef-size", "512"]).status == 0)
+        #expect(try await runBuiltNFCTool(["write", "--device", emulator.connectionString, "--url", Self.url]).status == 0)
+        let locked = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes"])
+        #expect(locked.status == 0, "\(locked.output)")
+        let write = try await runBuiltNFCTool(["write", "--device", emulator.connectionString, "--text", "after the lock"])
+        #expect(write.status == 5, "\(write.output)")
+        let output = directory.appendingPathComponent("ndef.bin")
+        let read = try await runTool(readNDEF, ["-y", "-o", output.path], against: emulator, timeout: 30)
+        #expect(read.status == 0, "\(read.output)")
+        #expect([UInt8](try Data(contentsOf: output)) == (try Self.encodedURL()))
+        emulator.stop()
+        let state = try Self.lockState(file)
+        #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(state)")
+    }
+
+    // MARK: batch
+
+    @Test("batch provisions a stack of three DESFire EV1 that nfctool format made Type 4, from a small manifest; each tag file holds its row, the ledger three done")
+    func batchFromManifest() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tags = directory.appendingPathComponent("tags").path
+        try FileManager.default.createDirectory(atPath: tags, withIntermediateDirectories: true)
+        let first: [UInt8] = [0x04, 0xD0, 0x00, 0x00, 0x00, 0xAA, 0x01]
+        let uids = (0..<3).map { index in first.enumerated().map { $0.offset == 6 ? $0.element + UInt8(index) : $0.element } }
+        for uid in uids {
+            let file = tags + "/" + Hex.encode(uid) + ".json"
+            let formatted = try await runBuiltNFCTool(["format", "--device", "sim:desfire-ev1?uid=\(Hex.encode(uid))&file=\(file)", "--yes", "--ndef-size", "128"])
+            #expect(formatted.status == 0, "\(formatted.output)")
+        }
+        let manifest = directory.appendingPathComponent("run.csv").path
+        try "url\nhttps://ex.io/desfire/a\nhttps://ex.io/desfire/b\nhttps://ex.io/desfire/c\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        let ledger = directory.appendingPathComponent("run.db").path
+        let run = try await runBuiltNFCTool(
+            ["batch", "--device", "sim:desfire-ev1*3?poll-wait=0&uid=\(Hex.encode(first))&dir=\(tags)", "--manifest", manifest, "--count", "3", "--ledger", ledger, "--json"],
+            timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("\"done\" : 3"), "\(run.output)")
+        // Each tag file read back by a fresh process, in the order the stack handed them out.
+        for (uid, row) in zip(uids, ["a", "b", "c"]) {
+            let read = try await runBuiltNFCTool(["read", "--device", "sim:desfire-ev1?file=\(tags)/\(Hex.encode(uid)).json", "--json"])
+            #expect(read.status == 0 && read.standardOutput.contains("https://ex.io/desfire/\(row)"), "\(Hex.encode(uid)): \(read.output)")
+        }
+        let stats = try await runBuiltNFCTool(["ledger", "stats", ledger])
+        #expect(stats.status == 0 && stats.output.contains("tags done:    3"), "\(stats.output)")
+    }
+
+    @Test("batch --format --lock --yes on two blank DESFire EV1: each is formatted, written, and locked (NDEF file EFFF, CC FF in its tag file)")
+    func batchFormatAndLock() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tags = directory.appendingPathComponent("tags").path
+        let manifest = directory.appendingPathComponent("run.csv").path
+        try "url\nhttps://ex.io/locked/a\nhttps://ex.io/locked/b\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        let run = try await runBuiltNFCTool(
+            ["batch", "--device", "sim:desfire-ev1*2?poll-wait=0&dir=\(tags)", "--manifest", manifest, "--count", "2", "--format", "--lock", "--yes",
+             "--ledger", directory.appendingPathComponent("run.db").path],
+            timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: tags).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files.count == 2)
+        for (name, row) in zip(files, ["a", "b"]) {
+            let state = try Self.lockState(tags + "/" + name)
+            #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(name): \(state)")
+            let verified = try await runBuiltNFCTool(["verify", "--device", "sim:desfire-ev1?file=\(tags)/\(name)", "--expect-read-only", "--expect-url", "https://ex.io/locked/\(row)"])
+            #expect(verified.status == 0, "\(name): \(verified.output)")
+        }
+    }
+
+    // MARK: EV2, EV3
+
+    @Test("info on sim:desfire-ev2 / -ev3 in a fresh process: the model, GetVersion, and a real chip's Read_Sig genuine under NXP's key; through libnfc too")
+    func ev2AndEV3Info() async throws {
+        let ev2UID = "042A41CAE45380"
+        let ev2Signature = "B2769F8DDB575AEA2A680ADCA8FFED4FAB81A1E9908E2B82FE0FABB697BBD9B23835C416970E75768F12902ACA491349E94E6589EAF4F508"
+        let ev2 = try await runBuiltNFCTool(["info", "--device", "sim:desfire-ev2?uid=\(ev2UID)&signature=\(ev2Signature)"])
+        #expect(ev2.status == 0, "\(ev2.output)")
+        #expect(ev2.standardOutput.contains("MIFARE DESFire EV2 4K") && ev2.standardOutput.contains("hardware 18.0, software 2.1"), "\(ev2.standardOutput)")
+        #expect(ev2.standardOutput.contains("genuine:      yes (NXP MIFARE DESFire EV2 key)"), "\(ev2.standardOutput)")
+        let ev3UID = "04448BD2DB6B80"
+        let ev3Signature = "5CBB5632795C8F15263FEFB095B51C7B541AFD914A1AE44EF6FB8AF605EDF13DBFEE6C3A2DB372245E671DFE0D42CB1F0D0B8FE67A89D2F6"
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("ev3.json").path
+        // The tag file made by a first process keeps the signature for the emulator's.
+        #expect(try await runBuiltNFCTool(["format", "--device", "sim:desfire-ev3?uid=\(ev3UID)&signature=\(ev3Signature)&file=\(file)", "--yes"]).status == 0)
+        let emulator = try EmulatorProcess(["--tag", "desfire-ev3:\(file)"])
+        defer { emulator.stop() }
+        let ev3 = try await runBuiltNFCTool(["info", "--device", emulator.connectionString])
+        #expect(ev3.status == 0, "\(ev3.output)")
+        #expect(ev3.standardOutput.contains("MIFARE DESFire EV3") && ev3.standardOutput.contains("hardware 51.0"), "\(ev3.standardOutput)")
+        #expect(ev3.standardOutput.contains("genuine:      yes (NXP MIFARE DESFire EV3 key)"), "\(ev3.standardOutput)")
+        #expect(ev3.standardOutput.contains("000001 (NFC Forum Type 4, AN11004)"), "\(ev3.standardOutput)")
+    }
 }

@@ -157,6 +157,140 @@ struct DESFireTests {
         #expect(outcomes["not formatted, completed by a re-run", default: 0] > 0)
     }
 
+    // MARK: Lock
+
+    /// A DESFire formatted as AN11004 describes holding ``message()``, as an image.
+    static func formattedImage() throws -> DESFireImage {
+        let encoded = try message().encoded()
+        var ndef = [UInt8](repeating: 0, count: 128)
+        ndef.replaceSubrange(0..<(2 + encoded.count), with: [UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)] + encoded)
+        let mapping = DESFire.TypeFourMapping.self
+        let files = [
+            DESFireImage.File(number: 1, isoFileID: 0xE103, communication: 0, accessRights: mapping.capabilityContainerAccessRights, data: mapping.capabilityContainer(ndefFileSize: 128)),
+            DESFireImage.File(number: 2, isoFileID: 0xE104, communication: 0, accessRights: mapping.ndefAccessRights, data: ndef),
+        ]
+        return DESFireImage(applications: [DESFireImage.Application(
+            aid: mapping.applicationID, keySettings: 0x0F, keyCount: 0x21, isoFileID: 0xE110, dfName: hex("D2760000850101"),
+            keys: [[UInt8](repeating: 0, count: 8)], files: files)])
+    }
+
+    @Test("lock sends ChangeFileSettings enciphered under the session, then the CC write; the chip refuses writing and a second ChangeFileSettings")
+    func lockCommands() async throws {
+        let (reader, tag) = try await Self.connect(try Self.formattedImage())
+        #expect(try await tag.ndef.readOnlyGaps().count == 2)
+        let start = await reader.commandCount
+        try await tag.ndef.writeLock()
+        let sent = await Self.commands(reader, from: start)
+        #expect(Array(sent.suffix(7)) == ["905A", "900A", "90AF", "90F5", "905F", "90BD", "903D"], "\(sent)")
+        let image = try await Self.image(reader)
+        let files = try #require(image.applications.first?.files)
+        #expect(files[1].accessRights == 0xEFFF && files[0].data[14] == 0xFF)
+        #expect(try await tag.ndef.queryNDEFStatus().status == .readOnly)
+        #expect(try await tag.ndef.readOnlyGaps().isEmpty)
+        #expect(try await tag.ndef.readNDEF() == (try Self.message()))
+        await #expect(throws: NFCTagError.self) { try await tag.ndef.writeNDEF(.empty, verify: false) }
+        // Change never: not even the key holder opens it again.
+        let desfire = DESFireTag(reader: reader)
+        try await desfire.selectApplication(DESFire.TypeFourMapping.applicationID)
+        let session = try await desfire.authenticateLegacy(keyNumber: 0, key: [UInt8](repeating: 0, count: 8))
+        await #expect(throws: DESFireError.self) {
+            try await desfire.changeFileSettings(2, communication: 0, accessRights: 0xEEE0, sessionKey: session)
+        }
+        #expect(try await Self.image(reader).applications[0].files[1].accessRights == 0xEFFF)
+    }
+
+    @Test("ChangeFileSettings on the chip: refused without the change key's session, or under another session key (integrity)")
+    func changeFileSettingsRefusals() async throws {
+        let (reader, _) = try await Self.connect(try Self.formattedImage())
+        let desfire = DESFireTag(reader: reader)
+        try await desfire.selectApplication(DESFire.TypeFourMapping.applicationID)
+        await #expect(throws: DESFireError.self) { try await desfire.changeFileSettings(2, communication: 0, accessRights: 0xEFFF, sessionKey: nil) }
+        try await desfire.selectApplication(DESFire.TypeFourMapping.applicationID)
+        try await desfire.authenticateLegacy(keyNumber: 0, key: [UInt8](repeating: 0, count: 8))
+        do {
+            try await desfire.changeFileSettings(2, communication: 0, accessRights: 0xEFFF, sessionKey: [UInt8](repeating: 0x11, count: 8))
+            Issue.record("a wrong session key was accepted")
+        } catch {
+            #expect(error.status == DESFire.Status.integrityError.rawValue)
+        }
+        #expect(try await Self.image(reader).applications[0].files[1].accessRights == 0xEEE0)
+    }
+
+    @Test("legacy enciphering: the chip's side opens what the host sealed (DES and 2K3DES session keys); a flipped bit fails the CRC")
+    func legacyEnciphering() throws {
+        for key in [hex("0011223344556677"), hex("00112233445566778899AABBCCDDEEFF")] {
+            let sealed = try DESFireLegacyAuthentication.encipherForSending(sessionKey: key, [0x00, 0xFF, 0xEF])
+            #expect(sealed.count == 8)
+            #expect(try DESFireLegacyAuthentication.decipherReceived(sessionKey: key, sealed, length: 3) == [0x00, 0xFF, 0xEF])
+            var flipped = sealed
+            flipped[7] ^= 0x01
+            #expect(throws: DESFireError.self) { try DESFireLegacyAuthentication.decipherReceived(sessionKey: key, flipped, length: 3) }
+            // A block of zeros more is not this field.
+            #expect(throws: DESFireError.self) { try DESFireLegacyAuthentication.decipherReceived(sessionKey: key, sealed + sealed, length: 3) }
+        }
+        let rndA = hex("0102030405060708"), rndB = hex("1112131415161718")
+        #expect(try DESFireLegacyAuthentication.sessionKey(key: [UInt8](repeating: 0, count: 8), rndA: rndA, rndB: rndB) == hex("0102030411121314"))
+        #expect(try DESFireLegacyAuthentication.sessionKey(key: hex("00112233445566778899AABBCCDDEEFF"), rndA: rndA, rndB: rndB)
+                == hex("01020304111213140506070815161718"))
+    }
+
+    @Test("tearing sweep of lock: cut after or inside any command, the tag is writable (old) or read-only for good, never reports read-only while writable, and a re-run completes it")
+    func lockTearingSweep() async throws {
+        let initial = DESFireVirtualTag(uid: Self.uid, image: try Self.formattedImage()).tagState
+        let outcomes = try await TearingSweep.run(
+            "DESFire lock", initial: initial,
+            makeTag: { reader, target in try await NFCTag.connect(to: target, on: reader).ndef },
+            operation: { tag throws(NFCTagError) in try await tag.writeLock() },
+            classify: { tag in
+                guard try await tag.readNDEF() == (try Self.message()) else { return "corrupt: the message changed" }
+                let query = try await tag.queryNDEFStatus()
+                let gaps = try await tag.readOnlyGaps()
+                if query.status == .readOnly { return gaps.isEmpty ? "locked" : "corrupt: read-only reported with \(gaps)" }
+                try await tag.writeLock()
+                let again = try await tag.readOnlyGaps()
+                let status = try await tag.queryNDEFStatus().status
+                return again.isEmpty && status == .readOnly ? "not locked, completed by a re-run" : "corrupt: re-run left \(again)"
+            })
+        #expect(outcomes.keys.allSatisfy { !$0.hasPrefix("corrupt") }, "\(outcomes)")
+        #expect(outcomes["not locked, completed by a re-run", default: 0] > 0)
+        #expect(outcomes["locked", default: 0] > 0)
+    }
+
+    // MARK: EV2
+
+    @Test("AuthenticateEV2First on a DESFire EV2's AES application: host and chip hold the same EV2 session (the code NTAG 424 DNA uses); a wrong key is refused; an EV1 has no 71")
+    func authenticateEV2First() async throws {
+        let aesKey = hex("000102030405060708090A0B0C0D0E0F")
+        let application = DESFireImage.Application(
+            aid: [0x11, 0x22, 0x33], keySettings: 0x0F, keyCount: DESFire.KeyCount.aes | 0x01, isoFileID: nil, dfName: [], keys: [aesKey], files: [])
+        let reader = SimulatedReader(tags: [DESFireVirtualTag(uid: Self.uid, image: DESFireImage(applications: [application]), generation: .ev2)], emptyFieldWait: .zero)
+        _ = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
+        let desfire = DESFireTag(reader: reader)
+        try await desfire.selectApplication([0x11, 0x22, 0x33])
+        let session = try await desfire.authenticateEV2First(keyNumber: 0, key: aesKey)
+        let chipSession = try #require(await reader.withField { ($0.currentTag as? DESFireVirtualTag)?.ev2Session })
+        #expect(session == chipSession && session.commandCounter == 0)
+        do {
+            _ = try await desfire.authenticateEV2First(keyNumber: 0, key: [UInt8](repeating: 0x55, count: 16))
+            Issue.record("a wrong AES key was accepted")
+        } catch {
+            #expect(error.code == .authenticationFailed)
+        }
+        #expect(await reader.withField { ($0.currentTag as? DESFireVirtualTag)?.ev2Session } == nil)
+        // The legacy command is refused on an AES application, and an EV1 does not know 71.
+        await #expect(throws: DESFireError.self) { try await desfire.authenticateLegacy(keyNumber: 0, key: [UInt8](repeating: 0, count: 8)) }
+        let ev1Reader = SimulatedReader(tags: [DESFireVirtualTag(uid: Self.uid, image: DESFireImage(applications: [application]))], emptyFieldWait: .zero)
+        _ = try #require(try await ev1Reader.poll(for: [.iso14443A], timeout: .zero))
+        let old = DESFireTag(reader: ev1Reader)
+        try await old.selectApplication([0x11, 0x22, 0x33])
+        do {
+            _ = try await old.authenticateEV2First(keyNumber: 0, key: aesKey)
+            Issue.record("an EV1 answered AuthenticateEV2First")
+        } catch {
+            #expect(error.status == DESFire.Status.illegalCommand.rawValue)
+        }
+    }
+
     // MARK: Parsers
 
     @Test("GetVersion: 28 bytes parse and encode back; every shorter prefix and a longer answer are refused")

@@ -50,6 +50,9 @@ public enum DESFire {
         public static let writeData: UInt8 = 0x3D
         /// GetFileSettings (`F5`).
         public static let getFileSettings: UInt8 = 0xF5
+        /// ChangeFileSettings (`5F`): file number, then communication settings and access rights
+        /// (2), enciphered unless the file's change right is free.
+        public static let changeFileSettings: UInt8 = 0x5F
         /// GetFileIDs (`6F`).
         public static let getFileIDs: UInt8 = 0x6F
         /// GetKeySettings (`45`): key settings and number of keys.
@@ -66,71 +69,13 @@ public enum DESFire {
         public static let authenticateISO: UInt8 = 0x1A
         /// AuthenticateAES (`AA`): AES-128, 16-byte randoms.
         public static let authenticateAES: UInt8 = 0xAA
+        /// AuthenticateEV2First (`71`, EV2 and later): AES-128, the three-pass scheme NTAG 424 DNA
+        /// shares (``EV2Authentication``), opening EV2 secure messaging (``EV2Session``).
+        public static let authenticateEV2First: UInt8 = 0x71
     }
 
-    /// Native status bytes (SW2 after `91`).
-    public enum Status: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        /// Success (`00`).
-        case ok = 0x00
-        /// No changes made (`0C`).
-        case noChanges = 0x0C
-        /// Not enough memory (`0E`).
-        case outOfMemory = 0x0E
-        /// Command code not supported (`1C`).
-        case illegalCommand = 0x1C
-        /// CRC or MAC does not match (`1E`).
-        case integrityError = 0x1E
-        /// No such key (`40`).
-        case noSuchKey = 0x40
-        /// Length of the command string invalid (`7E`).
-        case lengthError = 0x7E
-        /// Current configuration or status does not allow the command (`9D`).
-        case permissionDenied = 0x9D
-        /// Value of a parameter invalid (`9E`).
-        case parameterError = 0x9E
-        /// Application not found (`A0`).
-        case applicationNotFound = 0xA0
-        /// Authentication failed or not done (`AE`).
-        case authenticationError = 0xAE
-        /// More frames follow (`AF`).
-        case additionalFrame = 0xAF
-        /// Read or write beyond the file (`BE`).
-        case boundaryError = 0xBE
-        /// Previous command not fully completed (`CA`).
-        case commandAborted = 0xCA
-        /// The application count or file count is at its limit (`CE`).
-        case countError = 0xCE
-        /// Application or file already exists (`DE`).
-        case duplicateError = 0xDE
-        /// File not found (`F0`).
-        case fileNotFound = 0xF0
-
-        /// The status's name as the public command descriptions give it, e.g. `PERMISSION_DENIED`.
-        public var name: String {
-            switch self {
-            case .ok: "OPERATION_OK"
-            case .noChanges: "NO_CHANGES"
-            case .outOfMemory: "OUT_OF_EEPROM_ERROR"
-            case .illegalCommand: "ILLEGAL_COMMAND_CODE"
-            case .integrityError: "INTEGRITY_ERROR"
-            case .noSuchKey: "NO_SUCH_KEY"
-            case .lengthError: "LENGTH_ERROR"
-            case .permissionDenied: "PERMISSION_DENIED"
-            case .parameterError: "PARAMETER_ERROR"
-            case .applicationNotFound: "APPLICATION_NOT_FOUND"
-            case .authenticationError: "AUTHENTICATION_ERROR"
-            case .additionalFrame: "ADDITIONAL_FRAME"
-            case .boundaryError: "BOUNDARY_ERROR"
-            case .commandAborted: "COMMAND_ABORTED"
-            case .countError: "COUNT_ERROR"
-            case .duplicateError: "DUPLICATE_ERROR"
-            case .fileNotFound: "FILE_NOT_FOUND"
-            }
-        }
-
-        /// The name, e.g. `PERMISSION_DENIED`.
-        public var description: String { name }
-    }
+    /// Native status bytes (SW2 after `91`): the set NTAG 424 DNA shares.
+    public typealias Status = NXPNativeStatus
 
     /// Key settings bits (GetKeySettings byte 1).
     public enum KeySetting {
@@ -162,8 +107,12 @@ public enum DESFire {
 
     /// The file type byte of GetFileSettings: standard data file `00`.
     public static let standardDataFile: UInt8 = 0x00
-    /// An access condition nibble meaning free access (`E`); `F` never.
+    /// An access condition nibble meaning free access (`E`).
     public static let freeAccess: UInt8 = 0x0E
+    /// An access condition nibble meaning never (`F`).
+    public static let neverAccess: UInt8 = 0x0F
+    /// Communication settings plain (`00`); `01` MACed, `03` enciphered.
+    public static let plainCommunication: UInt8 = 0x00
 
     /// NXP AN11004, mapping version 2.0: how a DESFire EV1 becomes an NFC Forum Type 4 tag.
     public enum TypeFourMapping {
@@ -189,6 +138,12 @@ public enum DESFire {
         public static let ndefFileID: UInt16 = 0xE104
         /// See ``ndefFileNumber``.
         public static let ndefAccessRights: UInt16 = 0xEEE0
+        /// The NDEF file's access rights after `lock`: `EFFF` (read free; write, read-write and
+        /// change never), so no key opens it again.
+        public static let lockedNDEFAccessRights: UInt16 = 0xEFFF
+        /// The offset of the NDEF file's write access byte in the CC file (the last byte of the
+        /// NDEF File Control TLV): 14.
+        public static let capabilityContainerWriteAccessOffset = 14
         /// CC mapping version `20`, MLe `003B`, MLc `0034`.
         public static let mappingVersion: UInt8 = 0x20
         /// See ``mappingVersion``.

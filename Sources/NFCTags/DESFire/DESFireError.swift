@@ -51,10 +51,10 @@ public struct DESFireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidParameter: return NFCTagError(.invalidParameter, reason)
         case .holdsApplications: return NFCTagError(.alreadyFormatted, reason)
         case .status:
-            switch status.flatMap(DESFire.Status.init(rawValue:)) {
+            switch status.map(DESFire.Status.init(rawValue:)) {
             case .authenticationError?: return NFCTagError(.authenticationFailed, reason)
             case .permissionDenied?: return NFCTagError(.passwordRequired, reason)
-            case .outOfMemory?: return NFCTagError(.capacityExceeded, reason)
+            case .outOfEEPROM?: return NFCTagError(.capacityExceeded, reason)
             default: return NFCTagError(.tagResponse, reason)
             }
         case .malformed, .crypto, .transport: return NFCTagError(.tagResponse, reason)

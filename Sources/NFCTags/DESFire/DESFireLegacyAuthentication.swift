@@ -86,6 +86,57 @@ public enum DESFireLegacyAuthentication {
         }
     }
 
+    // MARK: Session
+
+    /// The session key after authentication, as libfreefare's `mifare_desfire_session_key_new`
+    /// builds it: a DES key (8 bytes, or 16 with equal halves) gives `RndA[0..<4] ‖ RndB[0..<4]`;
+    /// a 2K3DES key `RndA[0..<4] ‖ RndB[0..<4] ‖ RndA[4..<8] ‖ RndB[4..<8]`.
+    /// - Throws: ``DESFireError`` `invalidParameter` for lengths.
+    public static func sessionKey(key: [UInt8], rndA: [UInt8], rndB: [UInt8]) throws(DESFireError) -> [UInt8] {
+        guard rndA.count == randomLength, rndB.count == randomLength else { throw DESFireError(.invalidParameter, "RndA and RndB have 8 bytes") }
+        let tripleKey = try tripleDESKey(key)
+        let single = Array(rndA[0..<4] + rndB[0..<4])
+        return tripleKey[0..<8] == tripleKey[8..<16] ? single : single + Array(rndA[4..<8] + rndB[4..<8])
+    }
+
+    /// A command's data enciphered in the legacy scheme (libfreefare's `MDCM_ENCIPHERED` under
+    /// `AS_LEGACY`): `data ‖ CRC_A(data)` (ISO/IEC 14443-3, low byte first), zero-padded to
+    /// whole 8-byte blocks, then "send mode": each block XORed with the previous result and
+    /// deciphered, starting from a zero IV.
+    /// - Throws: ``DESFireError`` `invalidParameter` (key length), `crypto`.
+    public static func encipherForSending(sessionKey: [UInt8], _ data: [UInt8]) throws(DESFireError) -> [UInt8] {
+        var plain = data + ISO14443ACRC.bytes(of: data)
+        plain += [UInt8](repeating: 0, count: (randomLength - plain.count % randomLength) % randomLength)
+        var previous = [UInt8](repeating: 0, count: randomLength), out: [UInt8] = []
+        for start in stride(from: 0, to: plain.count, by: randomLength) {
+            let block = try decipher(sessionKey, zip(plain[start..<(start + randomLength)], previous).map { $0 ^ $1 })
+            out += block
+            previous = block
+        }
+        return out
+    }
+
+    /// The chip's side of ``encipherForSending(sessionKey:_:)``: the `length` data bytes, after
+    /// checking the CRC and that the padding is zeros.
+    /// - Throws: ``DESFireError`` `authenticationFailed` (an integrity error: the CRC or
+    ///   padding does not match), `invalidParameter` (lengths), `crypto`.
+    public static func decipherReceived(sessionKey: [UInt8], _ bytes: [UInt8], length: Int) throws(DESFireError) -> [UInt8] {
+        guard length >= 0, bytes.count == (length + 2 + randomLength - 1) / randomLength * randomLength else {
+            throw DESFireError(.invalidParameter, "an enciphered field of \(length) data bytes has \((length + 2 + randomLength - 1) / randomLength * randomLength) bytes: the data, its CRC and zero padding to a whole block")
+        }
+        var previous = [UInt8](repeating: 0, count: randomLength), plain: [UInt8] = []
+        for start in stride(from: 0, to: bytes.count, by: randomLength) {
+            let block = Array(bytes[start..<(start + randomLength)])
+            plain += zip(try encipher(sessionKey, block), previous).map { $0 ^ $1 }
+            previous = block
+        }
+        let data = Array(plain[0..<length])
+        guard Array(plain[length..<(length + 2)]) == ISO14443ACRC.bytes(of: data), plain[(length + 2)...].allSatisfy({ $0 == 0 }) else {
+            throw DESFireError(.authenticationFailed, "the enciphered data's CRC does not match: not the session key")
+        }
+        return data
+    }
+
     private static let zeroIV = Bytes([UInt8](repeating: 0, count: 8))
 
     private static func encipher(_ key: [UInt8], _ block: [UInt8]) throws(DESFireError) -> [UInt8] {

@@ -1,4 +1,5 @@
 public import NDEF
+import NFCCore
 
 /// The NDEF operations of a MIFARE DESFire: the NFC Forum Type 4 mapping (``Type4Tag``) for
 /// query, read, write and lock, and AN11004's formatting (``DESFireTag/formatTypeFour(_:)``)
@@ -44,10 +45,40 @@ public struct DESFireNDEFTag: NFCNDEFTag {
     }
     /// As ``Type4Tag/writeNDEF(_:verify:)``.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) { try await type4.writeNDEF(message, verify: verify) }
-    /// As ``Type4Tag/writeLock()``.
-    public func writeLock() async throws(NFCTagError) { try await type4.writeLock() }
-    /// As ``Type4Tag/checkLockable()``.
-    public func checkLockable() async throws(NFCTagError) { try await type4.checkLockable() }
+    /// Makes the NDEF file read-only for good: its access rights `EFFF` through ChangeFileSettings
+    /// and the CC's write access `FF` (``DESFireTag/lockTypeFour(applicationKey:)``).
+    /// - Throws: ``NFCTagError`` `notNDEFFormatted` (no NDEF application), `authenticationFailed`
+    ///   (its key 0 is not the factory key), `tagResponse`, `connectionLost`.
+    public func writeLock() async throws(NFCTagError) {
+        guard try await queryNDEFStatus().status != .notSupported else {
+            throw NFCTagError(.notNDEFFormatted, "the DESFire has no NFC Forum Type 4 application to lock: format it first")
+        }
+        do { try await desfire.lockTypeFour() } catch { throw error.tagError }
+    }
+
+    /// A DESFire answering the EV1 command set can be locked once formatted (``writeLock()``
+    /// refuses one without the NDEF application): nothing is sent, nothing thrown. Batch asks
+    /// this before formatting.
+    public func checkLockable() async throws(NFCTagError) {}
+
+    /// What keeps the tag from being physically read-only: the CC's write access
+    /// (``Type4Tag/readOnlyGaps()``) and the NDEF file's own access rights (GetFileSettings,
+    /// free to read), which the chip enforces: write, read-write and change must all be never.
+    /// - Throws: ``NFCTagError`` as ``Type4Tag/readOnlyGaps()``.
+    public func readOnlyGaps() async throws(NFCTagError) -> [String] {
+        var gaps = try await type4.readOnlyGaps()
+        let mapping = DESFire.TypeFourMapping.self
+        do {
+            try await desfire.selectApplication(mapping.applicationID)
+            let settings = try await desfire.fileSettings(mapping.ndefFileNumber)
+            if !DESFireTag.isLockedForGood(settings) {
+                gaps.append("the DESFire NDEF file's access rights are \(Hex.encode([UInt8(settings.accessRights >> 8), UInt8(settings.accessRights & 0xFF)], uppercase: true)); write, read-write and change must be never (xFFF)")
+            }
+        } catch {
+            gaps.append("the DESFire NDEF file's settings cannot be read (\(error.reason)): its access rights are unknown")
+        }
+        return gaps
+    }
 
     /// A DESFire with the NDEF application and its files: as ``Type4Tag/format(force:)``
     /// (emptied, a message kept unless `force`). Without them: AN11004's formatting, which

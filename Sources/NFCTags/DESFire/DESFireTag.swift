@@ -80,7 +80,7 @@ public struct DESFireTag: Sendable {
     }
 
     private func statusError(_ code: UInt8, _ status: UInt8) -> DESFireError {
-        let name = DESFire.Status(rawValue: status)?.description ?? Hex.encode([status], uppercase: true)
+        let name = DESFire.Status(rawValue: status).name ?? Hex.encode([status], uppercase: true)
         return DESFireError(.status, status: status, "DESFire command \(Hex.encode([code], uppercase: true)) answered 91 \(Hex.encode([status], uppercase: true)): \(name)")
     }
 
@@ -139,18 +139,20 @@ public struct DESFireTag: Sendable {
 
     // MARK: Authentication
 
-    /// The legacy authentication (`0A`) with key `number` of the selected level.
+    /// The legacy authentication (`0A`) with key `number` of the selected level; returns the
+    /// session key (``DESFireLegacyAuthentication/sessionKey(key:rndA:rndB:)``).
     /// - Parameter random: RndA's source (8 bytes); the system generator by default.
     /// - Throws: ``DESFireError`` `authenticationFailed` (the chip refused the key, `AE`, or
     ///   did not prove it holds it), `status`, `malformed`, `transport`.
-    public func authenticateLegacy(keyNumber: UInt8, key: [UInt8], random: [UInt8]? = nil) async throws(DESFireError) {
+    @discardableResult
+    public func authenticateLegacy(keyNumber: UInt8, key: [UInt8], random: [UInt8]? = nil) async throws(DESFireError) -> [UInt8] {
         let rndA = random ?? (0..<DESFireLegacyAuthentication.randomLength).map { _ in UInt8.random(in: 0...255) }
         let (challenge, status) = try await frame(DESFire.Command.authenticateLegacy, [keyNumber])
         guard status == DESFire.Status.additionalFrame.rawValue, challenge.count == DESFireLegacyAuthentication.randomLength else {
             if status == DESFire.Status.additionalFrame.rawValue { throw DESFireError(.malformed, "Authenticate: the challenge has \(challenge.count) bytes, not 8") }
             throw statusError(DESFire.Command.authenticateLegacy, status)
         }
-        let (part2, _) = try DESFireLegacyAuthentication.answer(key: key, challenge: challenge, rndA: rndA)
+        let (part2, rndB) = try DESFireLegacyAuthentication.answer(key: key, challenge: challenge, rndA: rndA)
         let (confirmation, final) = try await frame(DESFire.Command.additionalFrame, part2)
         guard final == DESFire.Status.ok.rawValue else {
             if final == DESFire.Status.authenticationError.rawValue {
@@ -159,6 +161,61 @@ public struct DESFireTag: Sendable {
             throw statusError(DESFire.Command.authenticateLegacy, final)
         }
         try DESFireLegacyAuthentication.verify(key: key, rndA: rndA, confirmation: confirmation)
+        return try DESFireLegacyAuthentication.sessionKey(key: key, rndA: rndA, rndB: rndB)
+    }
+
+    /// AuthenticateEV2First (`71`) with AES key `keyNumber` of the selected application (EV2 and
+    /// later), through the EV2 code NTAG 424 DNA uses (``EV2Authentication``): returns the
+    /// session (TI, session keys, command counter 0) for EV2 secure messaging.
+    /// - Parameter random: RndA (16 bytes); the system generator by default.
+    /// - Throws: ``DESFireError`` `authenticationFailed` (`AE`, or a chip whose RndA' does not
+    ///   prove the key), `status` (`1C` on an EV1), `malformed`, `invalidParameter` (a key that is
+    ///   not 16 bytes), `crypto`, `transport`.
+    public func authenticateEV2First(keyNumber: UInt8, key: [UInt8], random: [UInt8]? = nil) async throws(DESFireError) -> EV2Session {
+        let rndA = random ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
+        guard key.count == 16, rndA.count == 16 else { throw DESFireError(.invalidParameter, "an AES key and RndA have 16 bytes") }
+        let code = DESFire.Command.authenticateEV2First
+        let (challenge, status) = try await frame(code, EV2Authentication.part1Data(keyNumber: keyNumber, first: true))
+        guard status == DESFire.Status.additionalFrame.rawValue else {
+            if status == DESFire.Status.authenticationError.rawValue { throw DESFireError(.authenticationFailed, status: status, "the DESFire refused AES key \(keyNumber) (91 AE)") }
+            throw statusError(code, status)
+        }
+        let (part2, rndB) = try Self.ev2 { () throws(NTAG424Error) in try EV2Authentication.answerChallenge(key: key, encryptedRndB: challenge, rndA: rndA) }
+        let (confirmation, final) = try await frame(DESFire.Command.additionalFrame, part2)
+        guard final == DESFire.Status.ok.rawValue else {
+            if final == DESFire.Status.authenticationError.rawValue {
+                throw DESFireError(.authenticationFailed, status: final, "the DESFire refused AES key \(keyNumber) (91 AE)")
+            }
+            throw statusError(code, final)
+        }
+        return try Self.ev2 { () throws(NTAG424Error) in
+            try EV2Authentication.finishFirst(key: key, keyNumber: keyNumber, rndA: rndA, rndB: rndB, response: confirmation).session
+        }
+    }
+
+    /// The EV2 code's errors as DESFire's.
+    static func ev2<T>(_ body: () throws(NTAG424Error) -> T) throws(DESFireError) -> T {
+        do { return try body() } catch {
+            switch error.code {
+            case .authenticationFailed: throw DESFireError(.authenticationFailed, error.reason)
+            case .malformed: throw DESFireError(.malformed, error.reason)
+            case .invalidParameter: throw DESFireError(.invalidParameter, error.reason)
+            default: throw DESFireError(.crypto, error.reason)
+            }
+        }
+    }
+
+    /// ChangeFileSettings (`5F`) of file `number` in the selected application: communication
+    /// settings and access rights. A file whose change right is free takes them plain; any
+    /// other needs the authentication with that key first, whose `sessionKey` enciphers them
+    /// (legacy scheme, ``DESFireLegacyAuthentication/encipherForSending(sessionKey:_:)``), as
+    /// libfreefare's `mifare_desfire_change_file_settings` sends them.
+    /// - Throws: ``DESFireError`` `status` (`9D` change never, `AE` not authenticated, `1E`
+    ///   integrity), `transport`.
+    public func changeFileSettings(_ number: UInt8, communication: UInt8, accessRights: UInt16, sessionKey: [UInt8]?) async throws(DESFireError) {
+        let settings = [communication, UInt8(accessRights & 0xFF), UInt8(accessRights >> 8)]
+        let field = try sessionKey.map { key throws(DESFireError) in try DESFireLegacyAuthentication.encipherForSending(sessionKey: key, settings) } ?? settings
+        _ = try await command(DESFire.Command.changeFileSettings, [number] + field, answerLimit: 0)
     }
 
     // MARK: Creating

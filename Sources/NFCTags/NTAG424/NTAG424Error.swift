@@ -1,60 +1,7 @@
 import NFCCore
 
-/// A native status code of the NTAG 424 DNA, the SW2 after `91` (datasheet 10.4, "Status and
-/// error codes").
-public struct NTAG424Status: RawRepresentable, Error, Sendable, Hashable, CustomStringConvertible {
-    /// The code.
-    public var rawValue: UInt8
-    /// Wraps a code.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    /// `00` OPERATION_OK.
-    public static let ok = NTAG424Status(rawValue: NXPNativeCommand.operationOK)
-    /// `0E` OUT_OF_EEPROM_ERROR.
-    public static let outOfEEPROM = NTAG424Status(rawValue: 0x0E)
-    /// `1C` ILLEGAL_COMMAND_CODE: no such command.
-    public static let illegalCommand = NTAG424Status(rawValue: NXPNativeCommand.illegalCommand)
-    /// `1E` INTEGRITY_ERROR: a wrong MAC or padding in secure messaging.
-    public static let integrityError = NTAG424Status(rawValue: 0x1E)
-    /// `40` NO_SUCH_KEY.
-    public static let noSuchKey = NTAG424Status(rawValue: 0x40)
-    /// `7E` LENGTH_ERROR: the command's length is wrong.
-    public static let lengthError = NTAG424Status(rawValue: NXPNativeCommand.lengthError)
-    /// `9D` PERMISSION_DENIED: the access rights do not allow the command.
-    public static let permissionDenied = NTAG424Status(rawValue: 0x9D)
-    /// `9E` PARAMETER_ERROR: a parameter value is not allowed.
-    public static let parameterError = NTAG424Status(rawValue: 0x9E)
-    /// `AD` AUTHENTICATION_DELAY: too many failed authentications, wait.
-    public static let authenticationDelay = NTAG424Status(rawValue: 0xAD)
-    /// `AE` AUTHENTICATION_ERROR: wrong key, or a command needing authentication without it.
-    public static let authenticationError = NTAG424Status(rawValue: 0xAE)
-    /// `AF` ADDITIONAL_FRAME: more frames follow.
-    public static let additionalFrame = NTAG424Status(rawValue: 0xAF)
-    /// `BE` BOUNDARY_ERROR: reading or writing past the end of a file.
-    public static let boundaryError = NTAG424Status(rawValue: 0xBE)
-    /// `CA` COMMAND_ABORTED: a multi-frame exchange was interrupted.
-    public static let commandAborted = NTAG424Status(rawValue: 0xCA)
-    /// `EE` MEMORY_ERROR.
-    public static let memoryError = NTAG424Status(rawValue: 0xEE)
-    /// `F0` FILE_NOT_FOUND.
-    public static let fileNotFound = NTAG424Status(rawValue: 0xF0)
-
-    /// The datasheet's name of the code, or nil for one it does not list.
-    public var name: String? {
-        [
-            0x00: "OPERATION_OK", 0x0E: "OUT_OF_EEPROM_ERROR", 0x1C: "ILLEGAL_COMMAND_CODE", 0x1E: "INTEGRITY_ERROR",
-            0x40: "NO_SUCH_KEY", 0x7E: "LENGTH_ERROR", 0x9D: "PERMISSION_DENIED", 0x9E: "PARAMETER_ERROR",
-            0xAD: "AUTHENTICATION_DELAY", 0xAE: "AUTHENTICATION_ERROR", 0xAF: "ADDITIONAL_FRAME", 0xBE: "BOUNDARY_ERROR",
-            0xCA: "COMMAND_ABORTED", 0xEE: "MEMORY_ERROR", 0xF0: "FILE_NOT_FOUND",
-        ][rawValue]
-    }
-
-    /// `91 AE (AUTHENTICATION_ERROR)`.
-    public var description: String {
-        let word = "91 " + Hex.encode([rawValue], uppercase: true)
-        return name.map { "\(word) (\($0))" } ?? word
-    }
-}
+/// NTAG 424 DNA's native status codes: the ones MIFARE DESFire shares (``NXPNativeStatus``).
+public typealias NTAG424Status = NXPNativeStatus
 
 /// Why an NTAG 424 DNA operation failed: a status the chip answered, a response that does not
 /// verify or parse, or a transport failure; or why SDM data (a SUN URL, a `{sun:…}` template, a
