@@ -127,6 +127,7 @@ struct ProtectCommand: ToolCommand {
             body: { tag, reader, planning in
                 if case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil {
                     guard let newICode else { throw CommandError.usage("ICODE passwords are 8 hex digits, or READ:WRITE as 8:8 digits") }
+                    try refuseFromPageOnICode()
                     try await Self.protectICode(vicinity, newICode, current: try icodeCurrent(),
                                                 protection: icodeProtection, hides: false, planning: planning)
                     return
@@ -159,8 +160,17 @@ struct ProtectCommand: ToolCommand {
             })
     }
 
+    /// `--from-page` counts NTAG pages; on an ICODE chip it would be ignored, so it is refused
+    /// (before anything is sent) in favour of `--from-block`.
+    private func refuseFromPageOnICode() throws(CommandError) {
+        if options.arguments.value(of: Self.fromPage) != nil {
+            throw .usage("--from-page counts NTAG/Ultralight pages; an ICODE chip takes --from-block N (its first protected block)")
+        }
+    }
+
     /// The ICODE path: passwords and page protection (SLIX2, SLIX-S), or privacy (`--privacy`).
     private func protectICode(_ new: ICodePasswords, current: ICodePasswords, _ context: CommandContext) async throws(CommandError) {
+        try refuseFromPageOnICode()
         let protection = icodeProtection
         let hides = hides
         var confirmed = false
