@@ -26,6 +26,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "ultralight-c": checkUltralightC,
     "reader-trace": checkReaderTrace,
     "desfire": checkDESFire,
+    "type1-memory": checkType1Memory,
 ]
 
 /// The target chosen for this process, read once.

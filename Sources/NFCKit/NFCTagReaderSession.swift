@@ -606,6 +606,7 @@ extension NFCTag {
         case .iso7816(let tag): tag.target
         case .feliCa(let tag): .felica(tag.target)
         case .iso15693(let tag): .iso15693(tag.target)
+        case .type1(let tag): .jewel(tag.target)
         }
     }
 }

@@ -13,11 +13,15 @@ public enum NFCTag: Sendable {
     case feliCa(FeliCaTag)
     /// ISO 15693 vicinity tags: Type 5 tags such as ICODE SLIX2.
     case iso15693(ISO15693Tag)
+    /// NFC Forum Type 1 tags (Innovision Jewel, Broadcom Topaz 96 and 512). CoreNFC has no such
+    /// case: NFCKit's CoreNFC-shaped tag session skips these tags, its NDEF session and
+    /// `nfctool` use them through ``ndef``.
+    case type1(Type1Tag)
 
     /// Identifies the target `reader` has just selected and wraps it in its case
     /// (``ChipIdentity/hasNDEF`` is left nil: ``ndef`` tells, with the platform's own detection).
-    /// - Throws: ``NFCTagError/Code/notSupported`` for a target no case covers (Jewel/Topaz, an
-    ///   ISO 14443-B tag without ISO-DEP); ``NFCTagError/Code/connectionLost`` when identification
+    /// - Throws: ``NFCTagError/Code/notSupported`` for a target no case covers (an ISO 14443-B
+    ///   tag without ISO-DEP); ``NFCTagError/Code/connectionLost`` when identification
     ///   had to select the tag again and it was gone, or another tag answered (a stack, a swap):
     ///   what follows would otherwise go to that other tag.
     public static func connect(
@@ -50,8 +54,8 @@ public enum NFCTag: Sendable {
             return .feliCa(FeliCaTag(reader: reader, target: f, identity: identity, commandTimeout: commandTimeout))
         case .iso15693(let v):
             return .iso15693(ISO15693Tag(reader: reader, target: v, identity: identity, commandTimeout: commandTimeout))
-        case .jewel:
-            throw NFCTagError(.notSupported, "Jewel/Topaz (NFC Forum Type 1) tags are not supported")
+        case .jewel(let j):
+            return .type1(Type1Tag(reader: reader, target: j, identity: identity, commandTimeout: commandTimeout))
         }
     }
 
@@ -62,16 +66,18 @@ public enum NFCTag: Sendable {
         case .iso7816(let t): t.identity
         case .feliCa(let t): t.identity
         case .iso15693(let t): t.identity
+        case .type1(let t): t.identity
         }
     }
 
-    /// The identifier users know the tag by: UID, IDm or PUPI.
+    /// The identifier users know the tag by: UID, IDm, PUPI or (Type 1) UID0…UID3.
     public var identifier: Bytes {
         switch self {
         case .miFare(let t): t.identifier
         case .iso7816(let t): t.identifier
         case .feliCa(let t): t.currentIDm
         case .iso15693(let t): t.identifier
+        case .type1(let t): t.identifier
         }
     }
 
@@ -82,6 +88,7 @@ public enum NFCTag: Sendable {
         case .iso7816(let t): t
         case .feliCa(let t): t
         case .iso15693(let t): t
+        case .type1(let t): t
         }
     }
 }

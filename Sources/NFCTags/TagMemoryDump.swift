@@ -79,6 +79,8 @@ public struct TagMemoryDump: Encodable, Sendable {
             return TagMemoryDump(model: model, uid: uid, unit: "block", units: await type3Blocks(felica))
         case .iso15693(let vicinity):
             return TagMemoryDump(model: model, uid: uid, unit: "block", units: try await type5Blocks(vicinity))
+        case .type1(let type1):
+            return TagMemoryDump(model: model, uid: uid, unit: "block", units: try await type1Blocks(type1))
         }
     }
 
@@ -165,6 +167,16 @@ public struct TagMemoryDump: Encodable, Sendable {
 
     /// Type 3: the blocks of the NDEF service (attribute block and NMAXB data blocks; on a
     /// FeliCa Lite-S, the user blocks 0–13 and the system blocks 80h–88h), one at a time.
+    /// Type 1: the 8-byte blocks the NDEF procedures read (RALL; on the dynamic layout block F and
+    /// the later segments, as far as the reader reaches).
+    static func type1Blocks(_ tag: Type1Tag) async throws(NFCTagError) -> [Unit] {
+        let snapshot = try await tag.load()
+        return stride(from: 0, to: snapshot.memory.count, by: Type1Memory.blockSize).map { start in
+            Unit(label: Hex.number(UInt8(truncatingIfNeeded: start / Type1Memory.blockSize), width: 2),
+                 bytes: Array(snapshot.memory[start..<min(start + Type1Memory.blockSize, snapshot.memory.count)]), size: Type1Memory.blockSize)
+        }
+    }
+
     static func type3Blocks(_ felica: FeliCaTag) async -> [Unit] {
         var numbers: [UInt16]
         if felica.isFeliCaLiteS {

@@ -175,6 +175,8 @@ struct TagInfoReport: Encodable, Sendable {
             report.id.pmm = Hex.encode(felica.target.pmm, uppercase: true)
             report.id.systemCode = felica.currentSystemCode.map { String(format: "%04X", $0) }
             await report.inspectType3(felica)
+        case .type1:
+            report.id.technology = "ISO 14443-A Jewel (NFC Forum Type 1)"
         case .iso15693(let vicinity):
             report.id.technology = "ISO 15693"
             await report.inspectType5(vicinity)
