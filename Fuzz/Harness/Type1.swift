@@ -13,8 +13,9 @@ func checkType1Memory(_ input: [UInt8]) {
         // NDEF TLV's addresses, or an error whose offset points into the image (or just past it).
         do {
             let area = try Type1TLVArea.parse(memory: body, hr0: hr0, reachedAll: input[0] & 0x80 == 0)
-            guard area.ndefAddresses.allSatisfy({ $0 >= 12 && $0 < body.count }) else { fail("NDEF address outside the image", input) }
-            guard area.messageAddresses.count == area.messageLength else { fail("message addresses short of the length", input) }
+            guard area.ndefAddresses.allSatisfy({ $0 >= 12 && $0 < 2048 }) else { fail("NDEF address outside any memory", input) }
+            guard area.messageAddresses.count == area.messageLength,
+                  area.messageAddresses.allSatisfy({ $0 < body.count }) else { fail("message addresses outside the image", input) }
             guard area.capacity >= 0, area.end <= body.count else { fail("capacity or end", input) }
         } catch {
             checkOffset(error.offset, within: max(body.count, 12), "type1 area", input)

@@ -8,14 +8,16 @@ public struct Type1TLVArea: Sendable, Hashable {
     public var capabilityContainer: Type1CapabilityContainer
     /// Areas named by Lock Control (lock bits) and Memory Control TLVs, in the order met.
     public var controlAreas: [Type2ReservedArea]
-    /// Usable addresses from the NDEF TLV's T byte to the end of what is reachable.
+    /// Usable addresses from the NDEF TLV's T byte to the end of the data area (the CC's memory
+    /// size); where the reader reaches less (``end``), the addresses past it are counted but
+    /// their bytes unknown.
     public var ndefAddresses: [Int]
     /// The stored message's length (L).
     public var messageLength: Int
     /// 1 or 3: the size of the stored L field.
     public var lengthFieldSize: Int
-    /// The end of the area the parse could see: the CC's memory size, or less when the reader
-    /// reaches less of the tag (a PN53x: byte 128).
+    /// The end of the memory the parse could see: the CC's memory size, or less when the reader
+    /// reaches less of the tag (a PN53x: byte 128). The stored message always lies before it.
     public var end: Int
 
     /// The longest message that fits in ``ndefAddresses`` (as Type 2: 1-byte length up to 254
@@ -93,7 +95,17 @@ public struct Type1TLVArea: Sendable, Hashable {
                     addresses.append(address)
                     a = next(after: address)
                 }
+                if shortReach {
+                    // Past the reader's reach the area goes on to the CC's size: counted for the
+                    // capacity, never read.
+                    for address in end..<min(cc.memorySize, largestMemory) where !reserved.contains(address) {
+                        addresses.append(address)
+                    }
+                }
                 guard length <= addresses.count - 1 - lengthSize else {
+                    throw NFCTagError(.malformedTag, at: l1, "the NDEF message of \(length) bytes (TLV at byte \(t)) runs past the end of the data area")
+                }
+                guard addresses[lengthSize + length] < end else {
                     throw cutShort("the NDEF message of \(length) bytes (TLV at byte \(t))", at: l1)
                 }
                 return Type1TLVArea(

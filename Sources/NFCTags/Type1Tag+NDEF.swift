@@ -53,22 +53,21 @@ extension Type1Tag: NFCNDEFTag {
         guard area.capabilityContainer.isWritable else {
             throw NFCTagError(.readOnly, at: Type1Memory.capabilityContainerAddress + 3, "CC3 denies writing")
         }
-        if !snapshot.reachedAll && encoded.count > area.capacity {
-            throw NFCTagError(
-                .notSupported,
-                "the message of \(encoded.count) bytes needs memory past byte \(area.end), which this reader cannot write (\(area.capacity) bytes fit within it); nothing was written")
-        }
         try NFCTagError.checkCapacity(encoded.count, fits: area.capacity)
         let tlv = NDEFTLV.wrap(encoded, room: area.ndefAddresses.count)
         let lengthSize = encoded.count < 0xFF ? 1 : 3
         let addresses = area.ndefAddresses
         var data: [(address: Int, value: UInt8)] = []
-        for index in (1 + lengthSize)..<tlv.count where snapshot.memory[addresses[index]] != tlv[index] {
+        // A byte past the reader's reach is unknown: it is to be written (and refused below).
+        func differs(_ index: Int) -> Bool {
+            addresses[index] >= snapshot.memory.count || snapshot.memory[addresses[index]] != tlv[index]
+        }
+        for index in (1 + lengthSize)..<tlv.count where differs(index) {
             data.append((addresses[index], tlv[index]))
         }
         let lengthOrder = lengthSize == 3 ? [2, 3, 1] : [1]
         let length = lengthOrder.compactMap { index -> (address: Int, value: UInt8)? in
-            snapshot.memory[addresses[index]] == tlv[index] && data.isEmpty ? nil : (addresses[index], tlv[index])
+            !differs(index) && data.isEmpty ? nil : (addresses[index], tlv[index])
         }
         let firstLength = addresses[1]
         let clear: [(address: Int, value: UInt8)] =
