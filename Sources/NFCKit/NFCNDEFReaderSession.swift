@@ -73,7 +73,7 @@ public actor NFCNDEFReaderSession {
         self.init(
             invalidateAfterFirstRead: invalidateAfterFirstRead, detection: detecting,
             tagSession: NFCTagReaderSession(
-                pollingOption: [.iso14443, .iso15693, .iso18092, .type1], reader: reader, timeout: timeout,
+                pollingOption: [.iso14443, .iso15693, .iso18092], reader: reader, timeout: timeout,
                 alertMessage: alertMessage))
     }
 
@@ -93,7 +93,7 @@ public actor NFCNDEFReaderSession {
         self.init(
             invalidateAfterFirstRead: invalidateAfterFirstRead, detection: detecting,
             tagSession: NFCTagReaderSession(
-                pollingOption: [.iso14443, .iso15693, .iso18092, .type1], connection: connection, timeout: timeout,
+                pollingOption: [.iso14443, .iso15693, .iso18092], connection: connection, timeout: timeout,
                 alertMessage: alertMessage))
     }
 
@@ -114,7 +114,7 @@ public actor NFCNDEFReaderSession {
         self.init(
             invalidateAfterFirstRead: invalidateAfterFirstRead, detection: .tags,
             tagSession: NFCTagReaderSession(
-                pollingOption: [.iso14443, .iso15693, .iso18092, .type1], connection: connection, timeout: timeout),
+                pollingOption: [.iso14443, .iso15693, .iso18092], connection: connection, timeout: timeout),
             delegate: delegate)
     }
 

@@ -59,16 +59,10 @@ public actor NFCTagReaderSession {
         /// before any reader is opened.
         public static let pace = PollingOption(rawValue: 1 << 3)
 
-        /// NFCKit's own: Jewel/Topaz (NFC Forum Type 1) tags, which CoreNFC has no option or tag
-        /// case for. Internal: the NDEF reader session polls for them (its tags are
-        /// `NFCNDEFTag`s); a tag reader session never does.
-        static let type1 = PollingOption(rawValue: 1 << 8)
-
         /// The reader modulations the options stand for.
         var modulations: [Modulation] {
             var modulations: [Modulation] = []
             if contains(.iso14443) { modulations += [.iso14443A, .iso14443B] }
-            if contains(.type1) { modulations.append(.jewel) }
             if contains(.iso18092) { modulations += [.felica212, .felica424] }
             if contains(.iso15693) { modulations.append(.iso15693) }
             return modulations

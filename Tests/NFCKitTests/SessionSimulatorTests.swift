@@ -245,19 +245,6 @@ struct SessionSimulatorTests {
         #expect(await session.invalidationReason?.code == .firstNDEFTagRead)
     }
 
-    @Test("an NDEF session reads a Topaz 512 (NFC Forum Type 1), which CoreNFC's tag session has no case for",
-          arguments: ["topaz96", "topaz512"])
-    func readsType1(model: String) async throws {
-        let message = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: Self.url)])
-        let hex = try message.encoded().map { String(format: "%02X", $0) }.joined()
-        let session = NFCNDEFReaderSession(invalidateAfterFirstRead: true, connection: "sim:\(model)?ndef=\(hex)")
-        try await session.begin()
-        let messages = EventCollector(session.messages)
-        #expect(await messages.waitForEnd() != nil)
-        #expect(messages.endError == nil)
-        #expect(messages.elements == [message])
-    }
-
     @Test("an NDEF session without invalidateAfterFirstRead reads every tag of a stack in turn")
     func readsEveryTag() async throws {
         let message = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: Self.url)])
