@@ -136,6 +136,30 @@ struct Type1NDEFTests {
         #expect(try await tag.ndef.readNDEF() == .empty)
     }
 
+    @Test("the tearing sweep of a lock: each cut leaves the message, read-write untouched or read-only (CC3 first), never lock bits under a writable CC",
+          arguments: [TopazTag.Model.topaz96, .topaz512])
+    func tearingLock(model: TopazTag.Model) async throws {
+        let message = try Self.message("lock me")
+        let chip = TopazTag(model, uid: Self.uid)
+        #expect(chip.setNDEFMessage(try message.encoded()))
+        let outcomes = try await TearingSweep.run(
+            "Type 1 lock \(model.rawValue)", initial: chip.tagState, modulations: [.jewel],
+            makeTag: { reader, target in try await NFCTag.connect(to: target, on: reader).ndef },
+            operation: { tag throws(NFCTagError) in try await tag.writeLock() },
+            classifyState: { state, tag in
+                guard try await tag.readNDEF() == message else { return "corrupt: message changed" }
+                let memory = try Hex.decode(state.memory)
+                let status = try await tag.queryNDEFStatus().status
+                let lockBits = memory[112] != 0 || memory[113] != 0 || (model == .topaz512 && memory[0x7A..<0x80].contains { $0 != 0 })
+                switch status {
+                case .readWrite: return lockBits ? "corrupt: lock bits under a writable CC" : "unchanged"
+                case .readOnly: return try await tag.readOnlyGaps().isEmpty ? "locked" : "read-only, lock bits to set"
+                case .notSupported: return "corrupt: not NDEF"
+                }
+            })
+        #expect(outcomes["unchanged"] != nil && outcomes["locked"] != nil)
+    }
+
     @Test("the tearing sweep of a format from blank: each cut leaves the tag unformatted or formatted empty")
     func tearingFormat() async throws {
         var blank = TopazTag(.topaz512, uid: Self.uid).tagState
