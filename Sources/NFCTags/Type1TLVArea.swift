@@ -30,17 +30,20 @@ public struct Type1TLVArea: Sendable, Hashable {
         return ndefAddresses[start..<min(ndefAddresses.count, start + messageLength)]
     }
 
-    /// The longest TLV area walk: every byte of the largest memory a CC can name (256 blocks).
-    static let largestMemory = 256 * Type1Memory.blockSize
+    /// The largest memory a CC can name (256 blocks): the longest TLV area walk.
+    public static let largestMemory = 256 * Type1Memory.blockSize
 
     /// Parses `memory` (tag memory from byte 0, as far as it was read) of a tag whose HR0 is
     /// `hr0`; `reachedAll` says whether `memory` holds everything the CC names or the reader
-    /// stopped short of it.
+    /// stopped short of it; `physicalSize` caps what a CC may name (512 on a Topaz 512, whose
+    /// CC2 could say up to 2048 bytes).
     /// - Throws: ``NFCTagError`` `notNDEFFormatted` (HR0 not NDEF-capable at offset 0, CC, no
     ///   NDEF TLV, a Terminator first), `malformedTag` (a TLV cut short, a control TLV whose value
     ///   is not 3 bytes, an NDEF length past the area), `notSupported` (the NDEF TLV runs past
     ///   what this reader can read), each with the byte address.
-    public static func parse(memory: [UInt8], hr0: UInt8, reachedAll: Bool = true) throws(NFCTagError) -> Type1TLVArea {
+    public static func parse(
+        memory: [UInt8], hr0: UInt8, reachedAll: Bool = true, physicalSize: Int = largestMemory
+    ) throws(NFCTagError) -> Type1TLVArea {
         guard Type1HeaderROM.isNDEFCapable(hr0) else {
             throw NFCTagError(.notNDEFFormatted, at: 0, "HR0 \(hexByte(hr0)) does not name an NDEF-capable Type 1 tag (upper nibble 1)")
         }
@@ -49,7 +52,8 @@ public struct Type1TLVArea: Sendable, Hashable {
             throw NFCTagError(.malformedTag, at: memory.count, "tag memory of \(memory.count) bytes holds no capability container")
         }
         let cc = try Type1CapabilityContainer(bytes: memory[ccStart..<(ccStart + 4)])
-        let end = min(cc.memorySize, memory.count, largestMemory)
+        let size = min(cc.memorySize, physicalSize, largestMemory)
+        let end = min(size, memory.count)
         var reserved = Set(Type1HeaderROM.isStatic(hr0) ? Type1Memory.staticReservedBytes : Type1Memory.dynamicReservedBytes)
         var areas: [Type2ReservedArea] = []
         func next(after address: Int) -> Int? {
@@ -60,7 +64,7 @@ public struct Type1TLVArea: Sendable, Hashable {
             }
             return nil
         }
-        let shortReach = !reachedAll && end < cc.memorySize
+        let shortReach = !reachedAll && end < size
         func cutShort(_ what: String, at address: Int) -> NFCTagError {
             shortReach
                 ? NFCTagError(.notSupported, at: end, "\(what) runs past byte \(end), the last this reader can read on the tag")
@@ -98,7 +102,7 @@ public struct Type1TLVArea: Sendable, Hashable {
                 if shortReach {
                     // Past the reader's reach the area goes on to the CC's size: counted for the
                     // capacity, never read.
-                    for address in end..<min(cc.memorySize, largestMemory) where !reserved.contains(address) {
+                    for address in end..<size where !reserved.contains(address) {
                         addresses.append(address)
                     }
                 }

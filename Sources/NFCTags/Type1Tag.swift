@@ -138,18 +138,26 @@ public struct Type1Tag: Sendable {
         var reachedAll: Bool
         /// Whether the reader carries the 8-byte commands.
         var blockCommands: Bool
+        /// The chip's memory size where the header ROM tells it (120 static, 512 Topaz 512),
+        /// else the largest a CC can name: a CC naming more is not believed.
+        var physicalSize: Int {
+            if Type1HeaderROM.isStatic(hr0) { return Type1Memory.staticSize }
+            if hr1 == Type1HeaderROM.topaz512 { return 512 }
+            return Type1TLVArea.largestMemory
+        }
     }
 
     /// RALL; on the dynamic layout also block F (READ8, or READ byte by byte where the reader
     /// has no READ8) and the segments after 0 (RSEG) up to the CC's memory size (512 bytes when
-    /// there is no CC).
+    /// there is no CC), never past a Topaz 512's 512 bytes.
     func load() async throws(NFCTagError) -> Snapshot {
         let all = try await readAll()
         var snapshot = Snapshot(hr0: all.hr0, hr1: all.hr1, memory: all.memory, reachedAll: true, blockCommands: false)
         guard !Type1HeaderROM.isStatic(all.hr0) else { return snapshot }
         snapshot.blockCommands = await readerCarriesBlockCommands()
         let ccStart = Type1Memory.capabilityContainerAddress
-        let size = (try? Type1CapabilityContainer(bytes: all.memory[ccStart..<(ccStart + 4)]).memorySize) ?? 512
+        let named = (try? Type1CapabilityContainer(bytes: all.memory[ccStart..<(ccStart + 4)]).memorySize) ?? 512
+        let size = min(named, snapshot.physicalSize)
         if snapshot.blockCommands {
             snapshot.memory += try await readBlock(Type1Memory.staticSize / Type1Memory.blockSize)
             var segment = 1
@@ -192,7 +200,8 @@ public struct Type1Tag: Sendable {
 extension Type1Tag {
     /// The stored area, or the status for a tag that holds no NDEF.
     func tlvArea(_ snapshot: Snapshot) throws(NFCTagError) -> Type1TLVArea {
-        try Type1TLVArea.parse(memory: snapshot.memory, hr0: snapshot.hr0, reachedAll: snapshot.reachedAll)
+        try Type1TLVArea.parse(
+            memory: snapshot.memory, hr0: snapshot.hr0, reachedAll: snapshot.reachedAll, physicalSize: snapshot.physicalSize)
     }
 
     /// Writes `changes` (address → byte) to the tag in the order given by `order` groups: bytes
