@@ -602,11 +602,10 @@ extension NFCTag {
     /// What the reader found when it detected this tag.
     var targetInfo: TargetInfo {
         switch self {
-        case .miFare(let tag): .iso14443A(tag.target)
+        case .miFare(let tag): tag.type1.map { .jewel($0.target) } ?? .iso14443A(tag.target)
         case .iso7816(let tag): tag.target
         case .feliCa(let tag): .felica(tag.target)
         case .iso15693(let tag): .iso15693(tag.target)
-        case .type1(let tag): .jewel(tag.target)
         }
     }
 }

@@ -5,7 +5,8 @@ public import NFCCore
 /// ``ndef``, the NDEF operations of its NFC Forum platform.
 public enum NFCTag: Sendable {
     /// MIFARE tags: Ultralight / NTAG (Type 2), Classic, and the ISO-DEP DESFire and Plus (Type 4
-    /// NDEF through APDUs).
+    /// NDEF through APDUs); and, family ``MiFareFamily/unknown``, the ISO 14443-A compatible
+    /// tags of no MIFARE family, NFC Forum Type 1 among them (Jewel, Topaz 96/512: ``MiFareTag/type1``).
     case miFare(MiFareTag)
     /// ISO-DEP tags (ISO 14443-4, A or B) spoken to with APDUs: Type 4 tags, DESFire, smart cards.
     case iso7816(ISO7816Tag)
@@ -13,10 +14,6 @@ public enum NFCTag: Sendable {
     case feliCa(FeliCaTag)
     /// ISO 15693 vicinity tags: Type 5 tags such as ICODE SLIX2.
     case iso15693(ISO15693Tag)
-    /// NFC Forum Type 1 tags (Innovision Jewel, Broadcom Topaz 96 and 512). CoreNFC has no such
-    /// case: NFCKit's CoreNFC-shaped tag session skips these tags, its NDEF session and
-    /// `nfctool` use them through ``ndef``.
-    case type1(Type1Tag)
 
     /// Identifies the target `reader` has just selected and wraps it in its case
     /// (``ChipIdentity/hasNDEF`` is left nil: ``ndef`` tells, with the platform's own detection).
@@ -55,7 +52,9 @@ public enum NFCTag: Sendable {
         case .iso15693(let v):
             return .iso15693(ISO15693Tag(reader: reader, target: v, identity: identity, commandTimeout: commandTimeout))
         case .jewel(let j):
-            return .type1(Type1Tag(reader: reader, target: j, identity: identity, commandTimeout: commandTimeout))
+            // As CoreNFC reports an ISO 14443-A compatible tag it does not know: MIFARE, family
+            // unknown, with the Type 1 platform for its commands and NDEF.
+            return .miFare(MiFareTag(type1: Type1Tag(reader: reader, target: j, identity: identity, commandTimeout: commandTimeout)))
         }
     }
 
@@ -66,18 +65,16 @@ public enum NFCTag: Sendable {
         case .iso7816(let t): t.identity
         case .feliCa(let t): t.identity
         case .iso15693(let t): t.identity
-        case .type1(let t): t.identity
         }
     }
 
-    /// The identifier users know the tag by: UID, IDm, PUPI or (Type 1) UID0…UID3.
+    /// The identifier users know the tag by: UID, IDm, PUPI or (Type 1, a ``MiFareTag``) UID0…UID3.
     public var identifier: Bytes {
         switch self {
         case .miFare(let t): t.identifier
         case .iso7816(let t): t.identifier
         case .feliCa(let t): t.currentIDm
         case .iso15693(let t): t.identifier
-        case .type1(let t): t.identifier
         }
     }
 
@@ -88,7 +85,6 @@ public enum NFCTag: Sendable {
         case .iso7816(let t): t
         case .feliCa(let t): t
         case .iso15693(let t): t
-        case .type1(let t): t
         }
     }
 }

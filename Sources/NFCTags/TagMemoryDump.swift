@@ -64,6 +64,9 @@ public struct TagMemoryDump: Encodable, Sendable {
         let model = tag.identity.model
         switch tag {
         case .miFare(let mifare):
+            if let type1 = mifare.type1 {
+                return TagMemoryDump(model: model, uid: uid, unit: "block", units: try await type1Blocks(type1))
+            }
             switch mifare.mifareFamily {
             case .ultralight:
                 return TagMemoryDump(model: model, uid: uid, unit: "page", units: await type2Pages(mifare, reader: reader))
@@ -79,8 +82,6 @@ public struct TagMemoryDump: Encodable, Sendable {
             return TagMemoryDump(model: model, uid: uid, unit: "block", units: await type3Blocks(felica))
         case .iso15693(let vicinity):
             return TagMemoryDump(model: model, uid: uid, unit: "block", units: try await type5Blocks(vicinity))
-        case .type1(let type1):
-            return TagMemoryDump(model: model, uid: uid, unit: "block", units: try await type1Blocks(type1))
         }
     }
 

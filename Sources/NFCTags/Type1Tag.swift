@@ -3,9 +3,11 @@ public import NFCCore
 /// An NFC Forum Type 1 tag (Innovision Jewel, Broadcom Topaz 96 and Topaz 512): its commands
 /// (RID, RALL, READ, WRITE-E, WRITE-NE, RSEG, READ8, WRITE-E8, WRITE-NE8) and its NDEF mapping.
 ///
-/// CoreNFC has no Type 1 tag class: NFCKit reports these tags as ``NFCTag/type1(_:)``, which the
-/// CoreNFC-shaped tag session skips (as CoreNFC's `NFCTagReaderSession` has no such case) and
-/// the NDEF session and `nfctool` use through ``NFCNDEFTag``.
+/// CoreNFC has no Type 1 tag class: as it does with an ISO 14443-A compatible tag it does not
+/// know, ``NFCTag/connect(to:on:commandTimeout:)`` (and so `nfctool`) reports these tags as
+/// ``NFCTag/miFare(_:)`` of family ``MiFareFamily/unknown``, with this tag in
+/// ``MiFareTag/type1`` and as its ``MiFareTag/ndefPlatform``. The CoreNFC-shaped sessions do not
+/// poll the Jewel modulation (CoreNFC has no option for it).
 ///
 /// Readers: the byte commands, RID and RALL go through any reader that carries Type 1 frames;
 /// the 8-byte commands and RSEG only where ``NFCReader/checkCanSend(_:mode:)`` allows them. A

@@ -141,6 +141,9 @@ struct TagInfoReport: Encodable, Sendable {
             report.ndefStatus = unknown(error)
         }
         switch tag {
+        case .miFare(let mifare) where mifare.type1 != nil:
+            // A Jewel has no ATQA/SAK of its own to report, and is never selected as ISO 14443-A.
+            report.id.technology = "ISO 14443-A Jewel (NFC Forum Type 1)"
         case .miFare(let mifare):
             report.fillISO14443A(mifare.target)
             await reselect(reader, .iso14443A)
@@ -175,8 +178,6 @@ struct TagInfoReport: Encodable, Sendable {
             report.id.pmm = Hex.encode(felica.target.pmm, uppercase: true)
             report.id.systemCode = felica.currentSystemCode.map { String(format: "%04X", $0) }
             await report.inspectType3(felica)
-        case .type1:
-            report.id.technology = "ISO 14443-A Jewel (NFC Forum Type 1)"
         case .iso15693(let vicinity):
             report.id.technology = "ISO 15693"
             await report.inspectType5(vicinity)

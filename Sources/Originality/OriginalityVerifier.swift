@@ -120,7 +120,7 @@ public struct OriginalityVerifier: Sendable {
                 signature = try await vicinity.readNXPSignature()
             case .iso7816(let iso):
                 signature = try await iso.readNXPSignature()
-            case .feliCa, .type1:
+            case .feliCa:
                 return OriginalityReport(uid: uid, signature: nil, verdict: .noSignature("this tool reads no signature from \(tag.identity.model)"))
             }
         } catch {

@@ -17,8 +17,8 @@ struct NFCTagConnectTests {
         ("felica-lite-s", "feliCa", "FeliCa Lite-S", "Type 3"),
         ("classic1k", "miFare", "MIFARE Classic 1K", "MIFARE Classic"),
         ("slix2", "iso15693", "ICODE SLIX2", "Type 5"),
-        ("topaz96", "type1", "Topaz 96 (BCM20203T96)", "Type 1"),
-        ("topaz512", "type1", "Topaz 512 (BCM20203T512)", "Type 1"),
+        ("topaz96", "miFare", "Topaz 96 (BCM20203T96)", "Type 1"),
+        ("topaz512", "miFare", "Topaz 512 (BCM20203T512)", "Type 1"),
     ])
     func connect(name: String, kind: String, model: String, platform: String) async throws {
         let entry = try #require(TagModel.named(name))
@@ -30,7 +30,6 @@ struct NFCTagConnectTests {
         case .iso7816: "iso7816"
         case .feliCa: "feliCa"
         case .iso15693: "iso15693"
-        case .type1: "type1"
         }
         #expect(found == kind)
         #expect(tag.identity.model == model)
@@ -38,12 +37,14 @@ struct NFCTagConnectTests {
         #expect(tag.identifier == target.identifier)
     }
 
-    @Test("a Jewel target that does not answer RID is still a Type 1 tag, of unknown model")
+    @Test("a Jewel target that does not answer RID is still a Type 1 tag, of unknown model, reported as MIFARE of unknown family")
     func jewel() async throws {
         let reader = SimulatedReader(tags: [], emptyFieldWait: .zero)
         let target = TargetInfo.jewel(JewelTarget(sensRes: [0x00, 0x0C], id: [1, 2, 3, 4]))
         let tag = try await NFCTag.connect(to: target, on: reader)
-        guard case .type1 = tag else { Issue.record("not type1: \(tag)"); return }
+        guard case .miFare(let mifare) = tag, mifare.mifareFamily == .unknown else { Issue.record("not miFare of unknown family: \(tag)"); return }
+        #expect(mifare.type1?.target == JewelTarget(sensRes: [0x00, 0x0C], id: [1, 2, 3, 4]))
+        #expect(mifare.target.uid == Bytes([1, 2, 3, 4]) && mifare.target.atqa == Bytes([0x0C, 0x00]) && !mifare.target.supportsISODEP)
         #expect(tag.identity.platform == .type1 && tag.identity.model == "Innovision Jewel / Topaz")
     }
 

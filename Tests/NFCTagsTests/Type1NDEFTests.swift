@@ -34,12 +34,31 @@ struct Type1NDEFTests {
     @Test("a delivered Topaz 96 is identified by RID, holds an empty NDEF message, read-write, 90 bytes of capacity")
     func topaz96Query() async throws {
         let (_, tag) = try await Self.open(TopazTag(.topaz96, uid: Self.uid))
-        guard case .type1 = tag else { Issue.record("not a Type 1 tag: \(tag)"); return }
+        guard case .miFare(let mifare) = tag, mifare.type1 != nil else { Issue.record("not a Type 1 tag: \(tag)"); return }
         #expect(tag.identity.model == "Topaz 96 (BCM20203T96)" && tag.identity.platform == .type1 && tag.identity.memoryBytes == 120)
         #expect(tag.identifier == Bytes([0x01, 0x53, 0x49, 0x4D]))
         let query = try await tag.ndef.queryNDEFStatus()
         #expect(query == NDEFQuery(status: .readWrite, capacity: 90, messageLength: 0))
         #expect(try await tag.ndef.readNDEF() == .empty)
+    }
+
+    @Test("a Topaz is CoreNFC's MIFARE tag of unknown family: its Jewel target kept, UID and SENS_RES mapped, raw Type 1 frames through sendMiFareCommand")
+    func topazIsMiFareOfUnknownFamily() async throws {
+        let (_, tag) = try await Self.open(TopazTag(.topaz96, uid: Self.uid))
+        guard case .miFare(let mifare) = tag else { Issue.record("not .miFare: \(tag)"); return }
+        #expect(mifare.mifareFamily == .unknown && mifare.type2 == nil)
+        let type1 = try #require(mifare.type1)
+        #expect(type1.target == JewelTarget(sensRes: Bytes(TopazTag.sensRes), id: Bytes([0x01, 0x53, 0x49, 0x4D])))
+        #expect(mifare.target == ISO14443ATarget(uid: Bytes([0x01, 0x53, 0x49, 0x4D]), atqa: Bytes([0x0C, 0x00]), sak: 0))
+        #expect(mifare.ndefPlatform is Type1Tag)
+        // RID, sent raw: HR0 11 HR1 48 (Topaz 96) and the UID, parsed by the frame parser.
+        let answer = try await mifare.sendMiFareCommand(Bytes(Type1Frame.readIdentification()))
+        let rid = try Type1Answer.identification(answer.array)
+        #expect(rid.hr0 == 0x11 && rid.hr1 == 0x48 && rid.uid == [0x01, 0x53, 0x49, 0x4D])
+        // No ISO-DEP: an APDU is refused before anything is sent.
+        let select = try ISO7816APDU(instructionClass: 0x00, instructionCode: 0xA4, p1Parameter: 0x04, p2Parameter: 0x00)
+        let error = await #expect(throws: NFCTagError.self) { _ = try await mifare.sendMiFareISO7816Command(select) }
+        #expect(error?.code == .notSupported)
     }
 
     @Test("a delivered Topaz 512 has its Lock and Memory Control TLVs skipped: 462 bytes of capacity, as nfcpy states")

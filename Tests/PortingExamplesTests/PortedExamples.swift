@@ -260,7 +260,7 @@ final class TagReader: NSObject, NFCTagReaderSessionDelegate {
                 self.readISO7816(tag: iso7816Tag, session: session)
             case .miFare(let miFareTag):
                 self.readMiFare(tag: miFareTag, session: session)
-            case .iso15693, .feliCa, .type1:  // NFCKit: `.type1` (Jewel/Topaz) has no CoreNFC case
+            case .iso15693, .feliCa:
                 session.invalidate(errorMessage: "Unsupported tag type.")
             }
             // NFCKit: no `@unknown default` (NFCTag is an exhaustive Swift enum).
