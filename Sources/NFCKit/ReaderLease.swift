@@ -6,9 +6,12 @@ import Synchronization
 /// The readers sessions hold, so that a reader has one active session at a time: by identity
 /// for a reader handed to a session, by connection string for one a session opens from libnfc.
 ///
-/// A connection string is also held across processes: an exclusive `flock(2)` on a lock file
-/// named after it, in `NFCKIT_LOCK_DIR` (default: the temporary directory). The kernel drops the
-/// lock when the process ends, however it ends.
+/// A connection string is also held across processes: an exclusive POSIX record lock
+/// (`fcntl(2)` `F_SETLK`) on a lock file named after it, in `NFCKIT_LOCK_DIR` (default: the
+/// temporary directory). The kernel drops the lock when the process ends, however it ends. A
+/// record lock belongs to the process, not to the open file: a child forked while a lease is
+/// held (any thread spawning a process) does not inherit it, so a released lease is free at once
+/// — an `flock(2)` stayed held by the child's copy of the descriptor until it called exec.
 enum ReaderLease {
     enum Key: Hashable, Sendable {
         case reader(ObjectIdentifier)
@@ -26,7 +29,7 @@ enum ReaderLease {
             if case .connection(let name) = key {
                 descriptor = open(lockFilePath(for: name), O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
                 // A lock file that cannot be made (a read-only directory) leaves the rule per process.
-                if descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                if descriptor >= 0, !lockWholeFile(descriptor) {
                     close(descriptor)
                     return false
                 }
@@ -34,6 +37,18 @@ enum ReaderLease {
             held[key] = descriptor
             return true
         }
+    }
+
+    /// Takes an exclusive record lock on the whole of `descriptor`'s file without waiting.
+    /// Closing any descriptor of the file in this process drops it, which is why a key is held
+    /// at most once per process (``held``).
+    private static func lockWholeFile(_ descriptor: Int32) -> Bool {
+        var request = flock()
+        request.l_type = Int16(F_WRLCK)
+        request.l_whence = Int16(SEEK_SET)
+        request.l_start = 0
+        request.l_len = 0
+        return fcntl(descriptor, F_SETLK, &request) == 0
     }
 
     /// Gives `key` back.

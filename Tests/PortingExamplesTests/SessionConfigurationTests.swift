@@ -75,13 +75,13 @@ struct SessionConfigurationTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let lockFile = Self.lockFile(of: emulator.connectionString)
         let ready = directory.appendingPathComponent("ready").path
-        // One process holding an exclusive flock(2) on the lock file, as a session there would;
+        // One process holding an exclusive record lock on the lock file, as a session there would;
         // killed, it lets go (the kernel drops the lock).
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         holder.arguments = [
             "-c",
-            "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nopen(sys.argv[2], 'w').close()\ntime.sleep(60)",
+            "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.lockf(f, fcntl.LOCK_EX)\nopen(sys.argv[2], 'w').close()\ntime.sleep(60)",
             lockFile, ready,
         ]
         try holder.run()
@@ -127,7 +127,7 @@ struct SessionConfigurationTests {
     /// Whether a fresh process can take the exclusive lock on `file` at once.
     static func anotherProcessCanLock(_ file: String) async throws -> Bool {
         let run = try await runTool(
-            "/usr/bin/python3", ["-c", "import fcntl, sys\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)", file],
+            "/usr/bin/python3", ["-c", "import fcntl, sys\nf = open(sys.argv[1], 'a')\nfcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)", file],
             environment: ProcessInfo.processInfo.environment, timeout: 20)
         return run.status == 0
     }
@@ -150,6 +150,44 @@ struct SessionConfigurationTests {
             released = try await Self.anotherProcessCanLock(lockFile)
         }
         #expect(released)
+    }
+
+    @Test("a reader given back is free at once though a child forked while it was held still runs (a full run failed: a process spawned by another test kept the lock)")
+    func releasedLeaseIsNotHeldByAForkedChild() async throws {
+        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        defer { emulator.stop() }
+        let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
+        try await session.begin()
+        // A child forked now has copies of every descriptor, the lock file's too, as a process
+        // being spawned has until it calls exec; this one waits on a pipe before it exits.
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        let child = fork()
+        if child == 0 {
+            close(ends[1])
+            var byte: UInt8 = 0
+            _ = read(ends[0], &byte, 1)
+            _exit(0)
+        }
+        close(ends[0])
+        try #require(child > 0)
+        // Closing the pipe lets the child end (and ends it if this test stops early).
+        var pipeOpen = true
+        defer { if pipeOpen { close(ends[1]) } }
+        await session.invalidate()
+        // Nobody holds the reader any more: this process and another can take it.
+        #expect(await NFCReaderAvailability.check(connection: emulator.connectionString).status == .available)
+        #expect(try await Self.anotherProcessCanLock(Self.lockFile(of: emulator.connectionString)))
+        let next = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
+        try await next.begin()
+        await next.invalidate()
+        close(ends[1])
+        pipeOpen = false
+        let status = try await runBlocking {
+            var status: Int32 = 0
+            return waitpid(child, &status, 0) == child ? status : -1
+        }
+        #expect(status == 0)
     }
 
     @Test("a tag session holds the reader against a watcher and a card session in the same process")
