@@ -580,11 +580,13 @@ public actor NFCTagReaderSession {
         timeoutTask?.cancel()
         currentTags = []
         connection.identifier = nil
-        finishStreams(reason)
         if !fromPolling { await polling?.value }
         if ownsReader, let reader { await reader.close() }
         for key in leases { ReaderLease.release(key) }
         leases = []
+        // Last: whoever the end of the streams tells (a delegate's didInvalidateWithError) may
+        // begin the next session on this reader at once, so it is given back first.
+        finishStreams(reason)
     }
 
     private func finishStreams(_ reason: NFCReaderError) {
