@@ -28,6 +28,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "reader-trace": checkReaderTrace,
     "desfire": checkDESFire,
     "iso15693-identity": checkISO15693Identity,
+    "type1-memory": checkType1Memory,
 ]
 
 /// The target chosen for this process, read once.

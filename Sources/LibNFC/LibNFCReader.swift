@@ -345,6 +345,17 @@ public actor LibNFCReader: NFCReader {
         }
     }
 
+    /// Refuses the Type 1 block commands (READ8, WRITE-E8, WRITE-NE8, RSEG) to a Jewel target:
+    /// every libnfc 1.8 driver talks to a PN53x, whose firmware carries only RID, RALL, READ,
+    /// WRITE-E and WRITE-NE to Type 1 tags (nfcpy's `clf/pn532.py` drives the chip's
+    /// contactless unit register by register for the others, which libnfc does not offer).
+    /// - Throws: ``NFCReaderDeviceError`` `notSupported` for those commands.
+    public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError) {
+        guard case .jewel = selectedInfo, let code = command.first, Type1Command.needsDynamicCommandSet(code) else { return }
+        throw NFCReaderDeviceError(
+            .notSupported, "a PN53x through libnfc carries no Type 1 block command (READ8, WRITE-E8, WRITE-NE8, RSEG)")
+    }
+
     public func isTargetPresent() async -> Bool {
         guard let device, let selected else { return false }
         return libnfcTargetIsPresent(device, selected)

@@ -580,11 +580,13 @@ public actor NFCTagReaderSession {
         timeoutTask?.cancel()
         currentTags = []
         connection.identifier = nil
-        finishStreams(reason)
         if !fromPolling { await polling?.value }
         if ownsReader, let reader { await reader.close() }
         for key in leases { ReaderLease.release(key) }
         leases = []
+        // Last: whoever the end of the streams tells (a delegate's didInvalidateWithError) may
+        // begin the next session on this reader at once, so it is given back first.
+        finishStreams(reason)
     }
 
     private func finishStreams(_ reason: NFCReaderError) {
@@ -602,7 +604,7 @@ extension NFCTag {
     /// What the reader found when it detected this tag.
     var targetInfo: TargetInfo {
         switch self {
-        case .miFare(let tag): .iso14443A(tag.target)
+        case .miFare(let tag): tag.type1.map { .jewel($0.target) } ?? .iso14443A(tag.target)
         case .iso7816(let tag): tag.target
         case .feliCa(let tag): .felica(tag.target)
         case .iso15693(let tag): .iso15693(tag.target)

@@ -5,7 +5,7 @@ import NFCCore
 /// The NFC Forum platform (or MIFARE Classic mapping) a chip's NDEF goes through. Encoded as its
 /// name (`"Type 2"`), as `nfctool --json` prints it.
 public enum NFCPlatform: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
-    /// NFC Forum Type 1 (Innovision Jewel/Topaz): identified, no NDEF mapping here.
+    /// NFC Forum Type 1 (Innovision Jewel, Broadcom Topaz 96/512): ``Type1Tag``.
     case type1 = "Type 1"
     /// NFC Forum Type 2 (NTAG21x, MIFARE Ultralight).
     case type2 = "Type 2"
@@ -173,7 +173,26 @@ public enum ChipIdentification {
             if b.supportsISODEP { return await identifyISODEP(reader) }
             return ChipIdentity(model: "ISO 14443-B tag", platform: .unknown)
         case .jewel:
-            return ChipIdentity(model: "Innovision Jewel / Topaz", platform: .type1)
+            return await identifyType1(reader)
+        }
+    }
+
+    /// Type 1 by the header ROM RID answers (nfcpy's `tt1_broadcom.py`): HR0 HR1 `11 48` Topaz 96
+    /// (BCM20203T96, 120 bytes), `12 4C` Topaz 512 (BCM20203T512, 512 bytes); any other
+    /// NDEF-capable HR0 a Type 1 tag of the static or dynamic layout.
+    private static func identifyType1(_ reader: any NFCReader) async -> ChipIdentity {
+        guard let answer = try? await reader.transceive(Bytes(Type1Frame.readIdentification()), mode: .standard, timeout: .seconds(1)),
+              let rid = try? Type1Answer.identification(answer.array)
+        else { return ChipIdentity(model: "Innovision Jewel / Topaz", platform: .type1) }
+        switch (rid.hr0, rid.hr1) {
+        case (Type1HeaderROM.staticLayout, Type1HeaderROM.topaz96):
+            return ChipIdentity(model: "Topaz 96 (BCM20203T96)", platform: .type1, memoryBytes: Type1Memory.staticSize)
+        case (Type1HeaderROM.dynamicLayout, Type1HeaderROM.topaz512):
+            return ChipIdentity(model: "Topaz 512 (BCM20203T512)", platform: .type1, memoryBytes: 512)
+        default:
+            let layout = Type1HeaderROM.isStatic(rid.hr0) ? "static" : "dynamic"
+            return ChipIdentity(
+                model: "Type 1 tag (HR0 \(hexByte(rid.hr0)) HR1 \(hexByte(rid.hr1)), \(layout) layout)", platform: .type1)
         }
     }
 

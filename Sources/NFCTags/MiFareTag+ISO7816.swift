@@ -6,11 +6,12 @@ extension MiFareTag {
     /// policy as ``ISO7816Tag/sendCommand(apdu:)``.
     /// - Parameter allowsPaymentApplications: lets the APDU SELECT a payment application.
     /// - Throws: ``NFCTagError`` `notSupported` when the tag does not speak ISO-DEP (SAK bit 6
-    ///   clear: Ultralight, NTAG, Classic), `refused` for a payment SELECT without opting in —
+    ///   clear: Ultralight, NTAG, Classic; a Type 1 tag), `refused` for a payment SELECT without opting in —
     ///   both before anything is sent; `connectionLost`, `tagResponse`.
     public func sendMiFareISO7816Command(
         _ apdu: ISO7816APDU, allowsPaymentApplications: Bool = false
     ) async throws(NFCTagError) -> (Bytes, UInt8, UInt8) {
+        if type1 != nil { throw NFCTagError(.notSupported, "\(identity.model) is an NFC Forum Type 1 tag, without ISO-DEP: no APDUs") }
         guard target.supportsISODEP else {
             throw NFCTagError(.notSupported, "\(identity.model) does not speak ISO-DEP (SAK \(hexByte(target.sak))): no APDUs")
         }

@@ -19,10 +19,23 @@ public enum MiFareFamily: String, Sendable, Hashable, Codable {
 /// A MIFARE tag (ISO 14443-A): CoreNFC's `NFCMiFareTag`. Raw commands go through
 /// ``sendMiFareCommand(_:)``; NDEF through the platform of its family (Type 2 for Ultralight and
 /// NTAG, the MAD mapping for Classic).
+///
+/// As CoreNFC reports an ISO 14443-A compatible tag it does not know as a MIFARE tag of family
+/// `.unknown`, ``NFCTag/connect(to:on:commandTimeout:)`` reports an NFC Forum Type 1 tag
+/// (Innovision Jewel, Broadcom Topaz 96/512, found on the Jewel modulation) as a `MiFareTag`
+/// with ``mifareFamily`` ``MiFareFamily/unknown``, ``ChipIdentity/platform``
+/// ``NFCPlatform/type1`` and its ``Type1Tag`` in ``type1``, which is its ``ndefPlatform``.
 public struct MiFareTag: Sendable {
     /// The reader that selected the tag.
     public let reader: any NFCReader
     /// What selection returned (UID, ATQA, SAK).
+    ///
+    /// For a Type 1 tag (``type1`` not nil), the Jewel target's data: ``ISO14443ATarget/uid`` is
+    /// UID0…UID3 (``JewelTarget/id``), ``ISO14443ATarget/atqa`` is SENS_RES in arrival order
+    /// (``JewelTarget/sensRes`` reversed, as libnfc gives it most significant byte first: `0C 00`
+    /// for a Topaz), ``ISO14443ATarget/sak`` is 0 and ``ISO14443ATarget/ats`` empty (a Jewel has
+    /// no anticollision, SEL_RES or ISO-DEP). Such a tag is selected again on the Jewel
+    /// modulation (``Type1Tag/target``), never as an ISO 14443-A tag.
     public let target: ISO14443ATarget
     /// What identification found.
     public let identity: ChipIdentity
@@ -41,6 +54,9 @@ public struct MiFareTag: Sendable {
     /// and NDEF file size.
     public var desfireFormat = DESFireFormatOptions()
 
+    /// The Type 1 platform when the tag is a Jewel / Topaz, else nil.
+    private let type1Platform: Type1Tag?
+
     /// Wraps a selected target.
     public init(
         reader: any NFCReader, target: ISO14443ATarget, identity: ChipIdentity, password: NTAGPassword? = nil,
@@ -51,12 +67,33 @@ public struct MiFareTag: Sendable {
         self.identity = identity
         self.password = password
         self.commandTimeout = commandTimeout
+        self.type1Platform = nil
+    }
+
+    /// Wraps a selected NFC Forum Type 1 tag (family ``MiFareFamily/unknown``); ``target``
+    /// holds the Jewel target's data as its documentation says.
+    public init(type1: Type1Tag) {
+        self.reader = type1.reader
+        let jewel = type1.target
+        self.target = ISO14443ATarget(uid: jewel.id, atqa: Bytes(jewel.sensRes.array.reversed()), sak: 0)
+        self.identity = type1.identity
+        self.password = nil
+        self.commandTimeout = type1.commandTimeout
+        self.type1Platform = type1
+    }
+
+    /// The Type 1 platform of a Jewel / Topaz (its commands, lock, format), with the Jewel
+    /// target it was selected as; nil for other tags.
+    public var type1: Type1Tag? {
+        guard var tag = type1Platform else { return nil }
+        tag.commandTimeout = commandTimeout
+        return tag
     }
 
     /// The Type 2 platform of an Ultralight / NTAG tag (lock, format, password, signature), with
     /// ``password`` and ``ultralightCKey``; nil for other families.
     public var type2: Type2Tag? {
-        guard mifareFamily == .ultralight else { return nil }
+        guard mifareFamily == .ultralight, type1Platform == nil else { return nil }
         return platformType2
     }
 
@@ -69,9 +106,10 @@ public struct MiFareTag: Sendable {
         return tag
     }
 
-    /// The family, from the identified platform.
+    /// The family, from the identified platform (``MiFareFamily/unknown`` for a Type 1 tag).
     public var mifareFamily: MiFareFamily {
-        switch identity.platform {
+        if type1Platform != nil { return .unknown }
+        return switch identity.platform {
         case .type2: .ultralight
         case .mifareClassic: .classic
         default: identity.family == .desfire ? .desfire : identity.family == .mifarePlus ? .plus : .unknown
@@ -84,7 +122,9 @@ public struct MiFareTag: Sendable {
     /// The historical bytes of the ATS; empty for tags without ISO-DEP.
     public var historicalBytes: Bytes { target.historicalBytes }
 
-    /// Sends a native command (CRC added and checked by the reader) and returns the answer.
+    /// Sends a native command (CRC added and checked by the reader) and returns the answer. For
+    /// a Type 1 tag, the command is a whole Type 1 frame (command, address, data, UID0…UID3, as
+    /// ``Type1Frame`` builds them), sent as ``Type1Tag`` sends its own.
     /// - Throws: ``NFCTagError`` `connectionLost` or `tagResponse` (a NAK, with the reader's
     ///   error underneath).
     public func sendMiFareCommand(_ command: Bytes) async throws(NFCTagError) -> Bytes {
@@ -96,9 +136,10 @@ public struct MiFareTag: Sendable {
     }
 
     /// The NDEF mapping of this tag's family: Type 2 for Ultralight/NTAG, AN1304 for Classic,
-    /// Type 4 for DESFire and Plus in ISO-DEP mode.
+    /// Type 4 for DESFire and Plus in ISO-DEP mode, the ``Type1Tag`` for a Type 1 tag.
     public var ndefPlatform: any NFCNDEFTag {
-        switch mifareFamily {
+        if let type1 { return type1 }
+        return switch mifareFamily {
         case .ultralight: platformType2
         case .classic: ClassicNDEFTag(tag: self)
         case .desfire where target.supportsISODEP: DESFireNDEFTag(reader: reader, formatOptions: desfireFormat, commandTimeout: commandTimeout)

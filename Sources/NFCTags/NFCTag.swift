@@ -5,7 +5,8 @@ public import NFCCore
 /// ``ndef``, the NDEF operations of its NFC Forum platform.
 public enum NFCTag: Sendable {
     /// MIFARE tags: Ultralight / NTAG (Type 2), Classic, and the ISO-DEP DESFire and Plus (Type 4
-    /// NDEF through APDUs).
+    /// NDEF through APDUs); and, family ``MiFareFamily/unknown``, the ISO 14443-A compatible
+    /// tags of no MIFARE family, NFC Forum Type 1 among them (Jewel, Topaz 96/512: ``MiFareTag/type1``).
     case miFare(MiFareTag)
     /// ISO-DEP tags (ISO 14443-4, A or B) spoken to with APDUs: Type 4 tags, DESFire, smart cards.
     case iso7816(ISO7816Tag)
@@ -16,8 +17,8 @@ public enum NFCTag: Sendable {
 
     /// Identifies the target `reader` has just selected and wraps it in its case
     /// (``ChipIdentity/hasNDEF`` is left nil: ``ndef`` tells, with the platform's own detection).
-    /// - Throws: ``NFCTagError/Code/notSupported`` for a target no case covers (Jewel/Topaz, an
-    ///   ISO 14443-B tag without ISO-DEP); ``NFCTagError/Code/connectionLost`` when identification
+    /// - Throws: ``NFCTagError/Code/notSupported`` for a target no case covers (an ISO 14443-B
+    ///   tag without ISO-DEP); ``NFCTagError/Code/connectionLost`` when identification
     ///   had to select the tag again and it was gone, or another tag answered (a stack, a swap):
     ///   what follows would otherwise go to that other tag.
     public static func connect(
@@ -50,8 +51,10 @@ public enum NFCTag: Sendable {
             return .feliCa(FeliCaTag(reader: reader, target: f, identity: identity, commandTimeout: commandTimeout))
         case .iso15693(let v):
             return .iso15693(ISO15693Tag(reader: reader, target: v, identity: identity, commandTimeout: commandTimeout))
-        case .jewel:
-            throw NFCTagError(.notSupported, "Jewel/Topaz (NFC Forum Type 1) tags are not supported")
+        case .jewel(let j):
+            // As CoreNFC reports an ISO 14443-A compatible tag it does not know: MIFARE, family
+            // unknown, with the Type 1 platform for its commands and NDEF.
+            return .miFare(MiFareTag(type1: Type1Tag(reader: reader, target: j, identity: identity, commandTimeout: commandTimeout)))
         }
     }
 
@@ -65,7 +68,7 @@ public enum NFCTag: Sendable {
         }
     }
 
-    /// The identifier users know the tag by: UID, IDm or PUPI.
+    /// The identifier users know the tag by: UID, IDm, PUPI or (Type 1, a ``MiFareTag``) UID0…UID3.
     public var identifier: Bytes {
         switch self {
         case .miFare(let t): t.identifier

@@ -64,6 +64,9 @@ public struct TagMemoryDump: Encodable, Sendable {
         let model = tag.identity.model
         switch tag {
         case .miFare(let mifare):
+            if let type1 = mifare.type1 {
+                return TagMemoryDump(model: model, uid: uid, unit: "block", units: try await type1Blocks(type1))
+            }
             switch mifare.mifareFamily {
             case .ultralight:
                 return TagMemoryDump(model: model, uid: uid, unit: "page", units: await type2Pages(mifare, reader: reader))
@@ -166,6 +169,16 @@ public struct TagMemoryDump: Encodable, Sendable {
 
     /// Type 3: the blocks of the NDEF service (attribute block and NMAXB data blocks; on a
     /// FeliCa Lite-S, the user blocks 0–13 and the system blocks 80h–88h), one at a time.
+    /// Type 1: the 8-byte blocks the NDEF procedures read (RALL; on the dynamic layout block F and
+    /// the later segments, as far as the reader reaches).
+    static func type1Blocks(_ tag: Type1Tag) async throws(NFCTagError) -> [Unit] {
+        let snapshot = try await tag.load()
+        return stride(from: 0, to: snapshot.memory.count, by: Type1Memory.blockSize).map { start in
+            Unit(label: Hex.number(UInt8(truncatingIfNeeded: start / Type1Memory.blockSize), width: 2),
+                 bytes: Array(snapshot.memory[start..<min(start + Type1Memory.blockSize, snapshot.memory.count)]), size: Type1Memory.blockSize)
+        }
+    }
+
     static func type3Blocks(_ felica: FeliCaTag) async -> [Unit] {
         var numbers: [UInt16]
         if felica.isFeliCaLiteS {

@@ -86,6 +86,8 @@ public struct ExternalTool: Sendable {
     public static let nfcMfUltralight = program("nfc-mfultralight", package: "libnfc-bin")
     /// `nfc-mfclassic` (libnfc-bin).
     public static let nfcMfClassic = program("nfc-mfclassic", package: "libnfc-bin")
+    /// `nfc-jewel` (libnfc-bin): reads and writes the 120 static bytes of a Jewel/Topaz.
+    public static let nfcJewel = program("nfc-jewel", package: "libnfc-bin")
     /// `nfc-read-forum-tag3` (libnfc-bin).
     public static let nfcReadForumTag3 = program("nfc-read-forum-tag3", package: "libnfc-bin")
     /// `mifare-classic-read-ndef` (libfreefare-bin).

@@ -40,7 +40,7 @@ struct ReadCommand: TagCommand {
                 // one read, as a phone's tap does).
                 reading = try await tag.ndef.readNDEFWithStatus()
             } catch let error as NFCTagError where error.code == .tagResponse && password == nil {
-                guard case .miFare = tag else { throw error }
+                guard case .miFare(let mifare) = tag, mifare.type1 == nil else { throw error }
                 throw CommandError.tag(
                     error, message: error.description + " (a read-protected NTAG needs its password: \(TagCommandSupport.passwordHint))")
             }

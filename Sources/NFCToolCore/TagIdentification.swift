@@ -13,7 +13,7 @@ struct TagIdentification: Sendable {
     var technology: String
     /// The UID (IDm on FeliCa) in upper-case hex.
     var uid: String
-    /// ISO 14443-A: ATQA as nfc-list shows it (NTAG `0044`), SAK, ATS.
+    /// ISO 14443-A: ATQA as nfc-list shows it (NTAG `0044`; a Jewel's SENS_RES), SAK, ATS.
     var atqa: String?, sak: String?, ats: String?
     /// FeliCa: PMm and the current system code.
     var pmm: String?, systemCode: String?
@@ -37,6 +37,9 @@ struct TagIdentification: Sendable {
         case .felica(let f):
             pmm = Hex.encode(f.pmm, uppercase: true)
             systemCode = f.systemCode.map { String(format: "%04X", $0) }
+        case .jewel(let j):
+            // SENS_RES, as libnfc's nfc-list shows it ("ATQA (SENS_RES)").
+            atqa = Hex.encode(j.sensRes, uppercase: true)
         default: break
         }
     }

@@ -147,6 +147,9 @@ struct TagInfoReport: Encodable, Sendable {
             report.ndefStatus = unknown(error)
         }
         switch tag {
+        case .miFare(let mifare) where mifare.type1 != nil:
+            // A Jewel has no ATQA/SAK of its own to report, and is never selected as ISO 14443-A.
+            report.id.technology = "ISO 14443-A Jewel (NFC Forum Type 1)"
         case .miFare(let mifare):
             report.fillISO14443A(mifare.target)
             await reselect(reader, .iso14443A)

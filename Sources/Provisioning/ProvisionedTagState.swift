@@ -126,7 +126,7 @@ public struct ProvisionedTagState: Sendable, Hashable {
     /// Polls again for an ISO 14443-A tag, so that a chip a NAK sent to IDLE answers the next
     /// command; other tags are left alone.
     private static func reselectISO14443A(_ tag: NFCTag, _ reader: any NFCReader) async {
-        guard case .miFare = tag else { return }
+        guard case .miFare(let mifare) = tag, mifare.type1 == nil else { return }
         _ = try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(500))
     }
 }

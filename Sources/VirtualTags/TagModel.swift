@@ -86,6 +86,7 @@ public struct TagModel: Sendable, Hashable {
             summary: "NXP MIFARE DESFire EV1 4K (ISO-DEP, native commands, legacy DES authentication; blank, factory PICC key)",
             make: { uid, _ in DESFireVirtualTag(uid: uid) },
             restore: { DESFireVirtualTag(state: $0) }),
+        topaz(.topaz96), topaz(.topaz512),
     ] + [DESFireVirtualTag.Generation.ev2, .ev3].map { generation in
         TagModel(
             name: generation.rawValue,
@@ -105,6 +106,15 @@ public struct TagModel: Sendable, Hashable {
 
     /// The known names, comma separated: for error messages.
     public static var knownNames: String { all.map(\.name).joined(separator: ", ") }
+
+    private static func topaz(_ model: TopazTag.Model) -> TagModel {
+        TagModel(
+            name: model.rawValue,
+            summary: "Broadcom \(model.productName), NFC Forum Type 1 (Jewel), \(model.memorySize) bytes, NDEF formatted",
+            defaultUID: [0x01, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01],
+            make: { uid, _ in TopazTag(model, uid: uid) },
+            restore: { TopazTag(model, state: $0) })
+    }
 
     private static func ntag(_ model: NTAG21xTag.Model) -> TagModel {
         TagModel(

@@ -22,6 +22,7 @@ struct FuzzCrashReplayTests {
         "sun-url", "sdm-template", "sdm-picc", "ntag424-settings", "ntag424-keys", "ultralight-c", "reader-trace", "desfire",
         "ultralight-aes",
         "iso15693-identity",
+        "type1-memory",
     ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
@@ -164,6 +165,21 @@ struct FuzzCrashReplayTests {
             }
             if let passwords = try? ICodePasswords(hex: String(decoding: bytes, as: UTF8.self)) {
                 #expect(ICodePassword.recovered(from: passwords.write.xored(with: [0x5A, 0xA5]), random: [0x5A, 0xA5]) == passwords.write)
+            }
+        case "type1-memory":
+            // As the fuzz target: the first byte picks the parser, the second is HR0.
+            guard bytes.count >= 2 else { break }
+            let body = Array(bytes.dropFirst(2))
+            switch bytes[0] % 3 {
+            case 0:
+                do {
+                    let area = try Type1TLVArea.parse(memory: body, hr0: bytes[1], reachedAll: bytes[0] & 0x80 == 0)
+                    #expect(area.messageAddresses.count == area.messageLength && area.end <= body.count)
+                } catch {
+                    #expect((error.offset ?? 0) <= max(body.count, 12))
+                }
+            case 1: if let byte = try? Type1Answer.byte(body, address: Int(bytes[1] & 0x7F)) { #expect(body.last == byte) }
+            default: if (try? Type1Answer.readAll(body)) != nil { #expect(body.count == 122) }
             }
         case "desfire":
             // As the fuzz target: the first byte picks the parser; what parses encodes back.

@@ -25,6 +25,9 @@ struct HostileImage: Sendable, CustomTestStringConvertible {
         case "felica-lite-s": [0..<224]
         case "classic1k": (1..<16).map { ($0 * 64)..<($0 * 64 + 48) }
         case "slix2": [0..<316]  // block 79 is the SLIX2's counter
+        // Type 1: the CC is ordinary memory in block 1 (erase and format rewrite a lying one).
+        case "topaz96": [8..<104]
+        case "topaz512": [8..<104, 128..<512]
         default: []
         }
     }
@@ -91,6 +94,10 @@ struct HostileTagTests {
         HostileImage(name: "classic-mad-all-ndef", model: "classic1k",
                      expected: statuses(read: 65, write: 65, big: 65, format: 11, lock: 65, erase: 65)),
         HostileImage(name: "classic-mad2-on-1k", model: "classic1k",
+                     expected: statuses(read: 65, write: 65, big: 65, format: 11, lock: 65, erase: 65)),
+        HostileImage(name: "t1-cc-past-chip", model: "topaz512",
+                     expected: statuses(read: 0, verify: 0, write: 0, big: 6, format: 11, lock: 0, erase: 0)),
+        HostileImage(name: "t1-tlv-past-area", model: "topaz96",
                      expected: statuses(read: 65, write: 65, big: 65, format: 11, lock: 65, erase: 65)),
         HostileImage(name: "t5-mlen-huge", model: "slix2",
                      expected: statuses(read: 65, write: 65, big: 65, format: 11, lock: 65, erase: 65)),

@@ -26,9 +26,9 @@ struct TearingThroughLibNFCTests {
         let reader = try await LibNFCReader.open(emulator.connectionString)
         defer { Task { await reader.close() } }
         do {
-            guard let target = try await reader.poll(for: [.iso14443A], timeout: .seconds(2)) else { return false }
+            guard let target = try await reader.poll(for: [.iso14443A, .jewel], timeout: .seconds(2)) else { return false }
             let tag = try await NFCTag.connect(to: target, on: reader)
-            guard try await reader.poll(for: [.iso14443A], timeout: .seconds(2)) != nil else { return false }
+            guard try await reader.poll(for: [.iso14443A, .jewel], timeout: .seconds(2)) != nil else { return false }
             try await tag.ndef.writeNDEF(message)
             await reader.close()
             return true
@@ -55,6 +55,7 @@ struct TearingThroughLibNFCTests {
     @Test("writeNDEF through libnfc, cut after and inside every command: old, empty or new", arguments: [
         ("ntag215", "https://example.com/old-message", "https://example.org/" + String(repeating: "n", count: 40)),
         ("type4", "https://example.com/old-message", "https://example.org/" + String(repeating: "n", count: 40)),
+        ("topaz96", "https://example.com/old-message", "https://example.org/" + String(repeating: "n", count: 40)),
     ])
     func sweep(model: String, old: String, new: String) async throws {
         let oldMessage = try Self.url(old), newMessage = try Self.url(new)

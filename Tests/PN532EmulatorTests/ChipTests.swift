@@ -129,6 +129,29 @@ struct ChipTests {
         #expect(respond(chip, [0x04]) == [0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x02, 0x00])
     }
 
+    @Test("InDataExchange to a Topaz: libnfc's short frames and nfcpy's whole ones, byte answers as the data byte, block commands refused (27)")
+    func jewelFirmware() {
+        let uid: [UInt8] = [0x01, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01]
+        let topaz = TopazTag(.topaz512, uid: uid)
+        let chip = PN532Chip(field: TagField(tags: [topaz]))
+        #expect(respond(chip, [0x4A, 0x01, 0x04]) == [0x01, 0x01, 0x00, 0x0C, 0x01, 0x53, 0x49, 0x4D])
+        // RID as libnfc's target_is_present sends it (one byte), and whole.
+        #expect(respond(chip, [0x40, 0x01, 0x78]) == [0x00, 0x12, 0x4C, 0x01, 0x53, 0x49, 0x4D])
+        #expect(respond(chip, [0x40, 0x01, 0x78, 0, 0, 0, 0, 0, 0]) == [0x00, 0x12, 0x4C, 0x01, 0x53, 0x49, 0x4D])
+        // READ of byte 8 (CC0): nfc-jewel's `01 ADD`, nfcpy's `01 ADD 00 UID`: the data byte alone.
+        #expect(respond(chip, [0x40, 0x01, 0x01, 0x08]) == [0x00, 0xE1])
+        #expect(respond(chip, [0x40, 0x01, 0x01, 0x08, 0x00, 0x01, 0x53, 0x49, 0x4D]) == [0x00, 0xE1])
+        // WRITE-E of byte 30 without the UID; the tag holds it.
+        #expect(respond(chip, [0x40, 0x01, 0x53, 30, 0x5A]) == [0x00, 0x5A])
+        #expect(topaz.memory[30] == 0x5A)
+        // RALL: HR0 HR1 and 120 bytes.
+        #expect(respond(chip, [0x40, 0x01, 0x00]).count == 1 + 122)
+        // READ8 and RSEG of segment 1: not carried by the firmware.
+        #expect(respond(chip, [0x40, 0x01, 0x02, 0x10] + [UInt8](repeating: 0, count: 8) + Array(uid[0..<4])) == [0x27])
+        #expect(respond(chip, [0x40, 0x01, 0x10, 0x10] + [UInt8](repeating: 0, count: 8) + Array(uid[0..<4])) == [0x27])
+        #expect(respond(chip, [0x40, 0x01, 0x10, 0x00]).count == 1 + 129)
+    }
+
     @Test("Without a tag and finite retries InListPassiveTarget answers NbTg 0")
     func noTagFinite() {
         let chip = PN532Chip(field: TagField(tags: []))

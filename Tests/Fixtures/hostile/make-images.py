@@ -102,6 +102,18 @@ save("t5-mlen-huge", "slix2", S_UID, slix2([0xE1, 0x40, 0x00, 0x01, 0x00, 0x00, 
 # 4-byte CC with MLEN FF (2040 bytes) and a short, valid message.
 save("t5-cc-past-chip", "slix2", S_UID, slix2([0xE1, 0x40, 0xFF, 0x01, 0x03, len(URI)] + list(URI) + [0xFE]))
 
+# --- Broadcom Topaz (NFC Forum Type 1): UID0-6 in block 0, CC in block 1, TLVs from byte 12,
+# blocks D-F reserved (docs/tags.md, "Type 1").
+T_UID = "0153494d000001"
+def topaz(size, tail):
+    memory = bytes.fromhex(T_UID) + bytes(1) + bytes(tail)
+    return memory + bytes(size - len(memory))
+# Topaz 512 whose CC2 = FF names 2048 bytes; nfcpy's control TLVs; a short, valid message.
+save("t1-cc-past-chip", "topaz512", T_UID, topaz(512, [0xE1, 0x10, 0xFF, 0x00, 0x01, 0x03, 0xF2, 0x30, 0x33,
+     0x02, 0x03, 0xF0, 0x02, 0x03, 0x03, len(URI)] + list(URI) + [0xFE]))
+# Topaz 96 with an NDEF TLV of 200 bytes in its 92-byte data area.
+save("t1-tlv-past-area", "topaz96", T_UID, topaz(120, [0xE1, 0x10, 0x0E, 0x00, 0x03, 200] + list(URI)))
+
 # --- The same structures as fuzz seeds (Fuzz/corpus/TARGET/hostile-*.bin), so the fuzzers start
 # from each lie too.
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
@@ -117,6 +129,9 @@ for name in ["t2-cc-past-chip", "t2-tlv-length-65534", "t2-tlvs-never-end", "t2-
 for name in ["t5-mlen-huge", "t5-cc-past-chip"]:
     with open(os.path.join(HERE, name + ".json")) as f:
         seed("type5-memory", name, bytes.fromhex(json.load(f)["memory"])[:316])
+for name in ["t1-cc-past-chip", "t1-tlv-past-area"]:
+    with open(os.path.join(HERE, name + ".json")) as f:
+        seed("type1-memory", name, bytes([0x00, 0x12 if "cc-past" in name else 0x11]) + bytes.fromhex(json.load(f)["memory"]))
 seed("type3-attribute", "t3-nmaxb-absurd", attribute(0xFFFF, 0x0FFFF0))
 seed("type3-attribute", "t3-bad-checksum", attribute(0xFFFF, 0x0FFFF0, checksum_delta=1))
 seed("type4-cc", "t4-cc-ffff-file", type4_cc(0xFFFE))
