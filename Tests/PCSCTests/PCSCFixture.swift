@@ -72,6 +72,9 @@ final class PrivatePCSCDaemon {
         ]
         process.standardOutput = handle
         process.standardError = handle
+        // The child has its own copy; Process does not close a FileHandle it was given, and a
+        // whole run leaked one descriptor per daemon (past 1,300: Process.run crashed in CI).
+        defer { try? handle.close() }
         try process.run()
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
@@ -178,6 +181,7 @@ final class VirtualReaderProcess {
         process.standardError = handle
         process.standardInput = control
         outputPath = output.path
+        defer { try? handle.close() }
         try process.run()
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
@@ -222,6 +226,8 @@ final class VirtualReaderProcess {
     /// state (vpcd notices an absence only at its next presence poll).
     func stop() {
         reap(process)
+        // The control pipe's write end, the one descriptor this side keeps (stop may run twice).
+        try? control.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline && daemon.cardsPresent > 0 { usleep(50_000) }
     }
@@ -240,7 +246,9 @@ final class PCSCWatchProcess {
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = ["watch", "--device", "pcsc", "--events", "arrive,leave", "--timeout", "60"]
         process.environment = daemon.environment
-        process.standardOutput = try FileHandle(forWritingTo: output)
+        let handle = try FileHandle(forWritingTo: output)
+        defer { try? handle.close() }
+        process.standardOutput = handle
         process.standardError = FileHandle.nullDevice
         try process.run()
     }
