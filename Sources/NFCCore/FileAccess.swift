@@ -223,7 +223,8 @@ public enum FileAccess {
     /// The path a chain of symbolic links ends at (the path itself when it is no link); the
     /// last path need not exist. A link under `/proc` that names no file (`pipe:[…]`) ends the
     /// chain at the link.
-    /// - Throws: ``FileAccessError`` `system(ELOOP)` after 40 links.
+    /// - Throws: ``FileAccessError`` `system(ELOOP)` after 40 links; `unsupported` for a link
+    ///   whose target is not UTF-8.
     static func resolvingLinks(_ path: String) throws(FileAccessError) -> String {
         var current = path
         for _ in 0..<40 {
@@ -232,7 +233,11 @@ public enum FileAccess {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let count = readlink(current, &buffer, buffer.count - 1)
             guard count >= 0 else { throw .lastSystemError() }
-            let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // A target that is not UTF-8 cannot be named by a String: decoding it with
+            // replacement characters would write a different file, so it is refused.
+            guard case .success(let target) = UnicodeValidation.decodeUTF8(buffer[..<count].map { UInt8(bitPattern: $0) }) else {
+                throw FileAccessError(.unsupported("a symbolic link to a name that is not UTF-8"))
+            }
             if standardDescriptor(target) != nil { return target }
             if current.hasPrefix("/proc/"), !target.hasPrefix("/") { return current }
             current = target.hasPrefix("/") ? target : directory(of: current).map { $0 + "/" + target } ?? target

@@ -67,6 +67,23 @@ struct OutputFilesTests {
         }
     }
 
+    @Test("-o through a symbolic link whose target is not UTF-8 is exit 1 and creates no other file")
+    func outputThroughLinkToNonUTF8Name() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The shell makes the link (its target the bytes 'r' FF 'x'), nfctool writes through it,
+        // and the directory is listed by ls in a fresh process afterwards.
+        let run = try await Self.shell("""
+            cd '\(directory.path)' && ln -s "$(printf 'r\\377x')" link.ndef && \
+            "$NFCTOOL" ndef encode --url https://example.com/o -o link.ndef; echo "status=$?"; ls -1 | LC_ALL=C od -An -c | tr -s ' '
+            """)
+        #expect(run.output.contains("status=1"), "\(run.output)")
+        #expect(run.output.contains("not UTF-8"), "\(run.output)")
+        // Only the link is there: no file named with a replacement character (EF BF BD).
+        #expect(!run.output.contains("357 277 275"), "\(run.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["link.ndef"])
+    }
+
     @Test("a sim tag file named through a symbolic link is saved into its target; the link stays a link")
     func tagFileThroughLink() async throws {
         do {
