@@ -5,7 +5,7 @@ import Testing
 extension PCSCEndToEnd {
     /// NFC Forum Type 1 (Topaz 96/512) behind the real pcscd and the virtual PC/SC reader, in
     /// fresh nfctool processes: the ATR names the card (Part 3's `0030`, the ACR122U's `F004`),
-    /// judged by pcsc_scan against pcsc-tools' list; the commands go through the ACR1552U's
+    /// shown by pcsc_scan and named by pcsc-tools' ATR_analysis from its own list; the commands go through the ACR1552U's
     /// transparent session (every Type 1 command) or the ACR122U's direct transmit of PN532
     /// InDataExchange (the byte commands only). What nfctool wrote is judged from the tag file:
     /// its bytes read here, the message by the simulator in another fresh process.
@@ -23,6 +23,17 @@ extension PCSCEndToEnd {
             return stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0...($0 + 1)], as: UTF8.self), radix: 16) }
         }
 
+        /// The ATR pcsc_scan shows for the reader's card, and what pcsc-tools' ATR_analysis names it
+        /// (from pcsc-tools' own `smartcard_list.txt`).
+        static func judgedATR(_ daemon: PrivatePCSCDaemon) async throws -> (atr: String, names: String) {
+            let scan = try await runTool("/usr/bin/pcsc_scan", ["-c", "-t", "2"], environment: daemon.environment, timeout: 10)
+            let line = try #require(scan.output.split(separator: "\n").first { $0.contains("ATR: ") }, "\(scan.output)")
+            let label = try #require(line.range(of: "ATR: "))
+            let atr = String(line[label.upperBound...]).trimmingCharacters(in: .whitespaces)
+            let analysis = try await runTool("/usr/bin/ATR_analysis", [atr], environment: daemon.environment, timeout: 30)
+            return (atr, analysis.output)
+        }
+
         /// A Topaz tag file whose memory after the UID is all zero: never formatted.
         static func blankTagFile(_ path: String, model: String) throws {
             let uid = "0153494d000001"
@@ -30,7 +41,7 @@ extension PCSCEndToEnd {
             try #"{"model": "\#(model)", "uid": "\#(uid)", "memory": "\#(memory)"}"#.write(toFile: path, atomically: true, encoding: .utf8)
         }
 
-        @Test("ACR1552U transparent session, Topaz 512: pcsc_scan names the Topaz ATR; scan, a 300-byte write past byte 128 (WRITE-E8), read, info and lock; the tag file holds them")
+        @Test("ACR1552U transparent session, Topaz 512: pcsc_scan shows the Topaz ATR (0030), ATR_analysis names it; scan, a 300-byte write past byte 128 (WRITE-E8), read, info and lock; the tag file holds them")
         func topaz512ThroughTransparentSession() async throws {
             let tool = try Executables.nfctool()
             let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
@@ -38,9 +49,9 @@ extension PCSCEndToEnd {
             let file = daemon.directory.appendingPathComponent("topaz512.json").path
             var reader = try await VirtualReaderProcess(tag: "sim:topaz512?file=\(file)", daemon: daemon, profile: "transparent-session")
             defer { reader.stop() }
-            let pcscScan = try await runTool("/usr/bin/pcsc_scan", ["-c", "-t", "2"], environment: daemon.environment, timeout: 10)
-            #expect(pcscScan.output.contains("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 30 00 00 00 00"), "\(pcscScan.output)")
-            #expect(pcscScan.output.contains("Topaz NFC Tag"), "pcsc-tools' list names the ATR\n\(pcscScan.output)")
+            let judged = try await Self.judgedATR(daemon)
+            #expect(judged.atr.hasPrefix("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 30 00 00 00 00"), "\(judged.atr)")
+            #expect(judged.names.contains("Topaz NFC Tag (as per PCSC std part3)"), "pcsc-tools' list names the ATR\n\(judged.names)")
             let scan = try await runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
             #expect(scan.status == 0, "\(scan.output)")
             #expect(scan.output.contains("Topaz 512 (BCM20203T512)") && scan.output.contains("NDEF:       yes"), "\(scan.output)")
@@ -76,7 +87,7 @@ extension PCSCEndToEnd {
             #expect(Array(locked[0x7A..<0x80]).contains { $0 != 0 }, "dynamic lock bits")
         }
 
-        @Test("ACR122U direct transmit (PN532 InDataExchange), Topaz 96: pcsc_scan names the F004 ATR; format of a blank tag, write, read and lock; the tag file holds them")
+        @Test("ACR122U direct transmit (PN532 InDataExchange), Topaz 96: pcsc_scan shows the F004 ATR, ATR_analysis names it; format of a blank tag, write, read and lock; the tag file holds them")
         func topaz96ThroughACR122U() async throws {
             let tool = try Executables.nfctool()
             let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr122u)
@@ -85,9 +96,9 @@ extension PCSCEndToEnd {
             try Self.blankTagFile(file, model: "topaz96")
             var reader = try await VirtualReaderProcess(tag: "sim:topaz96?file=\(file)", daemon: daemon, profile: "acr122u")
             defer { reader.stop() }
-            let pcscScan = try await runTool("/usr/bin/pcsc_scan", ["-c", "-t", "2"], environment: daemon.environment, timeout: 10)
-            #expect(pcscScan.output.contains("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 04 00 00 00 00 9F"), "\(pcscScan.output)")
-            #expect(pcscScan.output.contains("NFC FORUM TYPE 1 TAG"), "pcsc-tools' list names the ATR\n\(pcscScan.output)")
+            let judged = try await Self.judgedATR(daemon)
+            #expect(judged.atr == "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 04 00 00 00 00 9F", "\(judged.atr)")
+            #expect(judged.names.contains("NFC FORUM TYPE 1 TAG"), "pcsc-tools' list names the ATR\n\(judged.names)")
             let scan = try await runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
             #expect(scan.output.contains("Topaz 96 (BCM20203T96)") && scan.output.contains("NDEF:       no"), "\(scan.output)")
             let format = try await runTool(tool, ["format", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
