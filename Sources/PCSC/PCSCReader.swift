@@ -211,6 +211,11 @@ public actor PCSCReader: NFCReader {
             case PCSCPart3.Standard.iso14443APart3 where PCSCPart3.CardName.isType1(cardName):
                 // A Type 1 tag: GET DATA gives UID0…UID3 (a reader giving all 7 bytes of block 0
                 // is cut to the 4 every command carries); PC/SC gives no SENS_RES.
+                guard uid.count >= Type1Memory.commandUIDLength else {
+                    let reason = "the Type 1 tag on \(name) has a UID of \(uid.count) bytes from GET DATA, not the 4 its commands carry: NFCKit sends it no command"
+                    unsupportedCardReason = reason
+                    throw NFCReaderDeviceError(.notSupported, reason)
+                }
                 return .jewel(JewelTarget(sensRes: Bytes(), id: Bytes(Array(uid.array.prefix(Type1Memory.commandUIDLength)))))
             case PCSCPart3.Standard.iso14443APart3:
                 // PC/SC gives neither ATQA nor SAK: the SAK follows from the card name, the
