@@ -11,7 +11,10 @@ public import NFCTags
 /// PWD_AUTH, LOCK BLOCK, GET SYSTEM INFORMATION…) take the raw path of the reader's
 /// ``PCSCReaderProfile`` (chosen by its name): the PC/SC Part 3 transparent session (ACR1552U,
 /// uTrust 3700 F) or the ACR122U's direct transmit. Where the profile has none, such a command
-/// fails with ``NFCReaderDeviceError/Code/notSupported`` and sends nothing.
+/// fails with ``NFCReaderDeviceError/Code/notSupported`` and sends nothing. A Type 1 tag (the
+/// ATR's card name Jewel, Topaz or the ACR122U's `F004`) has no storage pseudo-APDU: all its
+/// commands take the raw path (the transparent session carries every one, the ACR122U's PN532
+/// InDataExchange the byte commands).
 ///
 /// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
 /// ``open(_:)``.
