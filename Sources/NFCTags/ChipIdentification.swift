@@ -129,7 +129,8 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
 public enum ChipIdentification {
     /// Names the chip of a selected target, sending the few commands identification needs
     /// (GET_VERSION, SELECT of the NDEF application) and, with `probesNDEF`, one read that
-    /// fills ``ChipIdentity/hasNDEF`` (the Type 2 CC, the Type 3 attribute block, the Type 5 CC).
+    /// fills ``ChipIdentity/hasNDEF`` (the Type 1 and Type 2 CC, the Type 3 attribute block, the
+    /// Type 5 CC).
     /// Callers that run the NDEF detection procedure next anyway pass `false` (``hasNDEF`` then
     /// stays nil) and spare the tag that read. Never fails: what cannot be told is unknown.
     public static func identify(_ target: TargetInfo, on reader: any NFCReader, probesNDEF: Bool = true) async -> ChipIdentity {
@@ -172,9 +173,21 @@ public enum ChipIdentification {
             // An ISO-DEP card over type B takes the same APDUs as over type A.
             if b.supportsISODEP { return await identifyISODEP(reader) }
             return ChipIdentity(model: "ISO 14443-B tag", platform: .unknown)
-        case .jewel:
-            return await identifyType1(reader)
+        case .jewel(let j):
+            var identity = await identifyType1(reader)
+            if probesNDEF { identity.hasNDEF = await type1HasNDEF(j, reader) }
+            return identity
         }
+    }
+
+    /// Whether a Type 1 tag's CC0 (READ of byte 8) is the NDEF magic number `E1`; nil when the
+    /// reader cannot send READ or the tag does not answer it.
+    private static func type1HasNDEF(_ target: JewelTarget, _ reader: any NFCReader) async -> Bool? {
+        let address = Type1Memory.capabilityContainerAddress
+        guard let answer = try? await reader.transceive(Bytes(Type1Frame.read(address: address, uid: target.id.array)), mode: .standard, timeout: .seconds(1)),
+              let cc0 = try? Type1Answer.byte(answer.array, address: address)
+        else { return nil }
+        return cc0 == Type1CapabilityContainer.ndefMagic
     }
 
     /// Type 1 by the header ROM RID answers (nfcpy's `tt1_broadcom.py`): HR0 HR1 `11 48` Topaz 96

@@ -32,8 +32,8 @@ public struct MiFareTag: Sendable {
     ///
     /// For a Type 1 tag (``type1`` not nil), the Jewel target's data: ``ISO14443ATarget/uid`` is
     /// UID0…UID3 (``JewelTarget/id``), ``ISO14443ATarget/atqa`` is SENS_RES in arrival order
-    /// (``JewelTarget/sensRes`` reversed, as libnfc gives it most significant byte first: `0C 00`
-    /// for a Topaz), ``ISO14443ATarget/sak`` is 0 and ``ISO14443ATarget/ats`` empty (a Jewel has
+    /// (``JewelTarget/sensRes`` reversed, as libnfc gives it most significant byte first: `00 0C`
+    /// for a Topaz, whose ``ISO14443ATarget/atqaValue`` is `0C00`), ``ISO14443ATarget/sak`` is 0 and ``ISO14443ATarget/ats`` empty (a Jewel has
     /// no anticollision, SEL_RES or ISO-DEP). Such a tag is selected again on the Jewel
     /// modulation (``Type1Tag/target``), never as an ISO 14443-A tag.
     public let target: ISO14443ATarget

@@ -121,10 +121,16 @@ public enum PCSCPart3 {
         public static let mifareUltralight: UInt16 = 0x0003
         /// MIFARE Mini.
         public static let mifareMini: UInt16 = 0x0026
-        /// Innovision Jewel.
+        /// Innovision Jewel (NFC Forum Type 1; pcsc-tools' `smartcard_list.txt`: "Jewel Tag (as
+        /// per PCSC std part3)").
         public static let jewel: UInt16 = 0x002F
-        /// Innovision Topaz.
+        /// Innovision/Broadcom Topaz (NFC Forum Type 1; pcsc-tools' `smartcard_list.txt`: "Topaz
+        /// NFC Tag (as per PCSC std part3)").
         public static let topaz: UInt16 = 0x0030
+        /// What the ACS ACR122U gives a Type 1 tag instead (a name from the range Part 3 leaves to
+        /// vendors; pcsc-tools' `smartcard_list.txt` lists the ATR with `03 F0 04` as "NFC FORUM
+        /// TYPE 1 TAG", Innovision's Topaz).
+        public static let acsTopazJewel: UInt16 = 0xF004
         /// MIFARE Plus 2K in security level 1 (MIFARE Classic compatible).
         public static let mifarePlusSL1_2K: UInt16 = 0x0036
         /// MIFARE Plus 4K in security level 1 (MIFARE Classic compatible).
@@ -152,15 +158,22 @@ public enum PCSCPart3 {
                 mifarePlusSL1_2K: "MIFARE Plus SL1 2K", mifarePlusSL1_4K: "MIFARE Plus SL1 4K",
                 mifarePlusSL2_2K: "MIFARE Plus SL2 2K", mifarePlusSL2_4K: "MIFARE Plus SL2 4K",
                 mifareUltralightC: "MIFARE Ultralight C", felica: "FeliCa", mifareUltralightEV1: "MIFARE Ultralight EV1",
-                icodeSLI: "ICODE SLI",
+                icodeSLI: "ICODE SLI", acsTopazJewel: "Topaz/Jewel (ACS)",
             ]
             return names[name] ?? "card name 0x" + Hex.encode([UInt8(name >> 8), UInt8(name & 0xFF)], uppercase: true)
         }
 
+        /// Whether an ISO 14443-A part 3 card of this name is an NFC Forum Type 1 tag (Jewel,
+        /// Topaz, or the ACR122U's name for both): NFCKit reaches it with Type 1 commands.
+        public static func isType1(_ name: UInt16) -> Bool {
+            name == jewel || name == topaz || name == acsTopazJewel
+        }
+
         /// The SAK NFCKit gives an ISO 14443-A part 3 card of this name (the Type 2 path for
         /// `00`, every MIFARE Ultralight name included, the MIFARE Classic path for `08`, `18`, `09`: MIFARE Plus in security level 1
-        /// is offered the Classic path), or nil for a card NFCKit does not know: it gets no
-        /// command (Jewel/Topaz, MIFARE Plus in security level 2, names not listed here).
+        /// is offered the Classic path), or nil for a card this path does not take: Type 1 tags
+        /// (``isType1(_:)``) are reached with Type 1 commands instead; MIFARE Plus in security
+        /// level 2 and names not listed here get no command.
         public static func sak(_ name: UInt16) -> UInt8? {
             switch name {
             case mifareClassic1K, mifarePlusSL1_2K: 0x08
@@ -422,6 +435,13 @@ extension PCSCPart3 {
         public static let hostToPN532: UInt8 = 0xD4
         /// The PN532's frame identifier PN532 → host.
         public static let pn532ToHost: UInt8 = 0xD5
+        /// InDataExchange (PN532 user manual §7.3.8): `D4 40 Tg frame`, answered `D5 41 status
+        /// data`. NFCKit sends it Type 1 frames (Tg 1): the PN532's firmware frames the Type 1
+        /// commands it knows itself (ACS's ACR122 manuals, "Basic program flow for NFC Forum Type
+        /// 1 tag applications"; nfcpy's `clf/pn532.py`: RID, RALL, READ, WRITE-E, WRITE-NE).
+        public static let inDataExchange: UInt8 = 0x40
+        /// The target number InDataExchange addresses: the one card the ACR122U selected.
+        public static let firstTarget: UInt8 = 0x01
         /// InCommunicateThru (PN532 user manual §7.3.9): a raw frame to the target, framed as the
         /// CIU registers say (CRC added and checked by the chip while TxMode/RxMode have
         /// ``PN532Register/crcEnable``).
@@ -436,6 +456,9 @@ extension PCSCPart3 {
         public static let statusSuccess: UInt8 = 0x00
         /// The PN532's status byte: the target did not answer.
         public static let statusTimeout: UInt8 = 0x01
+        /// The PN532's status byte: the command is not acceptable in this context (PN532 user
+        /// manual's error table, 27h).
+        public static let statusCommandNotAcceptable: UInt8 = 0x27
         /// The PN532's status byte: CRC error (also what a 4-bit ACK/NAK gives with the CRC
         /// check on: the CIU finds no CRC in 4 bits).
         public static let statusCRCError: UInt8 = 0x02

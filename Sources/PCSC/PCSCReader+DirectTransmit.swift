@@ -71,6 +71,29 @@ extension PCSCReader {
         }
     }
 
+    /// A Type 1 frame through the ACR122U's direct transmit as PN532 InDataExchange to target 1
+    /// (ACS's ACR122 manuals, "Basic program flow for NFC Forum Type 1 tag applications"): the
+    /// whole NFC Forum frame, UID included, as nfcpy's `clf/pn532.py` gives it; the firmware
+    /// frames it (first byte in 7 bits, CRC_B) and answers status and data (a byte command's
+    /// data byte alone). Only the commands the firmware knows: RID, RALL, READ, WRITE-E and
+    /// WRITE-NE (``NFCTags/Type1Command/needsDynamicCommandSet(_:)`` names the rest).
+    func type1DataExchange(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
+        typealias A = PCSCPart3.ACR122U
+        let what = commandName(frame, .type1)
+        let answer = try pn532(A.inDataExchange, [A.firstTarget] + frame, what: "InDataExchange of \(what)")
+        guard let status = answer.first else {
+            throw NFCReaderDeviceError(.rfError, "InDataExchange of \(what) through \(name) answered without a status byte")
+        }
+        switch status & 0x3F {
+        case A.statusSuccess: return Bytes(Array(answer.dropFirst()))
+        case A.statusTimeout: throw NFCReaderDeviceError(.timeout, "the tag did not answer \(what) (PN532 status 01 through \(name))")
+        case A.statusCRCError: throw NFCReaderDeviceError(.rfError, "\(what): PN532 status 02 through \(name), a CRC error")
+        case A.statusCommandNotAcceptable:
+            throw NFCReaderDeviceError(.notSupported, "\(what): the PN532 in \(name) does not carry it to a Type 1 tag (status 27)")
+        default: throw NFCReaderDeviceError(.chip, "\(what): PN532 status \(Hex.encode([status])) through \(name)")
+        }
+    }
+
     /// One PN532 command through the ACR122U's direct transmit: its answer after `D5` and the
     /// answer code (command + 1).
     func pn532(_ command: UInt8, _ parameters: [UInt8], what: String) throws(NFCReaderDeviceError) -> [UInt8] {

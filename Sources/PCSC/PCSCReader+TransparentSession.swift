@@ -34,7 +34,7 @@ extension PCSCReader {
             throw NFCReaderDeviceError(.rfError, "\(commandName(frame, kind)): the reader \(name) answered without the card's response object (97)")
         }
         let validBits = answer.first(where: { $0.tag == TS.Tag.receiveBitFraming })?.value.first ?? 0
-        if validBits == 4, data.count == 1 {
+        if validBits == 4, data.count == 1, kind != .type1 {
             if data[0] & 0x0F == NTAGAcknowledge.ack { return Bytes([NTAGAcknowledge.ack]) }
             leaveWithReset = true
             throw NFCReaderDeviceError(.nak, "the tag answered NAK \(data[0] & 0x0F)", detail: data[0] & 0x0F)

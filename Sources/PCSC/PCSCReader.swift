@@ -11,7 +11,10 @@ public import NFCTags
 /// PWD_AUTH, LOCK BLOCK, GET SYSTEM INFORMATION…) take the raw path of the reader's
 /// ``PCSCReaderProfile`` (chosen by its name): the PC/SC Part 3 transparent session (ACR1552U,
 /// uTrust 3700 F) or the ACR122U's direct transmit. Where the profile has none, such a command
-/// fails with ``NFCReaderDeviceError/Code/notSupported`` and sends nothing.
+/// fails with ``NFCReaderDeviceError/Code/notSupported`` and sends nothing. A Type 1 tag (the
+/// ATR's card name Jewel, Topaz or the ACR122U's `F004`) has no storage pseudo-APDU: all its
+/// commands take the raw path (the transparent session carries every one, the ACR122U's PN532
+/// InDataExchange the byte commands).
 ///
 /// One actor per reader, running on a thread of its own (pcsc-lite blocks). Open it with
 /// ``open(_:)``.
@@ -46,9 +49,10 @@ public actor PCSCReader: NFCReader {
     public let name: String
     /// The connection string it was opened with (`pcsc`, `pcsc:ACS`, `pcsc:#1`).
     public let connectionString: String
-    /// What the generic profile reaches: ISO 14443-A (Type 2 storage cards and ISO-DEP) and ISO
-    /// 15693 storage cards.
-    public nonisolated var supportedModulations: [Modulation] { [.iso14443A, .iso15693] }
+    /// What PC/SC readers reach: ISO 14443-A (Type 2 storage cards and ISO-DEP), ISO 15693
+    /// storage cards and Type 1 tags (named in the ATR; their commands need a profile with a
+    /// raw path, ``PCSCReaderProfile/path(for:on:)``).
+    public nonisolated var supportedModulations: [Modulation] { [.iso14443A, .iso15693, .jewel] }
 
     private init(context: ContextHandle, name: String, connectionString: String, executor: DeviceThreadExecutor) {
         self.context = context
@@ -207,6 +211,15 @@ public actor PCSCReader: NFCReader {
         switch parsed {
         case .storageCard(let standard, let cardName):
             switch standard {
+            case PCSCPart3.Standard.iso14443APart3 where PCSCPart3.CardName.isType1(cardName):
+                // A Type 1 tag: GET DATA gives UID0…UID3 (a reader giving all 7 bytes of block 0
+                // is cut to the 4 every command carries); PC/SC gives no SENS_RES.
+                guard uid.count >= Type1Memory.commandUIDLength else {
+                    let reason = "the Type 1 tag on \(name) has a UID of \(uid.count) bytes from GET DATA, not the 4 its commands carry: NFCKit sends it no command"
+                    unsupportedCardReason = reason
+                    throw NFCReaderDeviceError(.notSupported, reason)
+                }
+                return .jewel(JewelTarget(sensRes: Bytes(), id: Bytes(Array(uid.array.prefix(Type1Memory.commandUIDLength)))))
             case PCSCPart3.Standard.iso14443APart3:
                 // PC/SC gives neither ATQA nor SAK: the SAK follows from the card name, the
                 // ATQA stays unknown (empty). A name NFCKit does not know gets no command.
@@ -273,6 +286,12 @@ public actor PCSCReader: NFCReader {
             return try type2(frame)
         case .iso15693 where Self.iso15693Carries(frame) && session == nil:
             return try iso15693(frame)
+        case .type1:
+            switch profile.path(for: .tagCommand, on: .type1) {
+            case .transparentSession: return try transparentTransceive(frame, kind: .type1, timeout: timeout)
+            case .directTransmit where !Type1Command.needsDynamicCommandSet(frame.first ?? 0): return try type1DataExchange(frame)
+            default: throw notCarried(frame, .type1)
+            }
         case .type2, .iso15693:
             // Once a session is open, every command of the card goes through it: what the card
             // was told there (PWD_AUTH) lasts only as long as the session.
@@ -297,6 +316,12 @@ public actor PCSCReader: NFCReader {
         case .mifareClassic where Self.classicCarries(frame) && profile.path(for: .read, on: .mifareClassic) != nil: return
         case .type2 where Self.type2Carries(frame): return
         case .iso15693 where Self.iso15693Carries(frame): return
+        case .type1:
+            switch profile.path(for: .tagCommand, on: .type1) {
+            case .transparentSession: return
+            case .directTransmit where !Type1Command.needsDynamicCommandSet(frame.first ?? 0): return
+            default: throw notCarried(frame, .type1)
+            }
         case .type2, .iso15693:
             if profile.path(for: .tagCommand, on: kind) != nil { return }
             throw notCarried(frame, kind)
@@ -312,6 +337,7 @@ public actor PCSCReader: NFCReader {
         case .iso14443A(let a) where a.sak == 0x00: .type2
         case .iso14443A(let a) where [0x08, 0x18, 0x09].contains(a.sak): .mifareClassic
         case .iso15693: .iso15693
+        case .jewel: .type1
         default: nil
         }
     }
@@ -406,6 +432,13 @@ public actor PCSCReader: NFCReader {
         Type2Command.compatibilityWrite: "COMPATIBILITY_WRITE",
     ]
 
+    /// Names of Type 1 commands, for error messages.
+    static let type1Names: [UInt8: String] = [
+        Type1Command.readIdentification: "RID", Type1Command.readAll: "RALL", Type1Command.read: "READ", Type1Command.writeErase: "WRITE-E",
+        Type1Command.writeNoErase: "WRITE-NE", Type1Command.readSegment: "RSEG", Type1Command.read8: "READ8",
+        Type1Command.writeErase8: "WRITE-E8", Type1Command.writeNoErase8: "WRITE-NE8",
+    ]
+
     static let iso15693Names: [UInt8: String] = [
         ISO15693Command.lockBlock: "LOCK BLOCK", ISO15693Command.getSystemInformation: "GET SYSTEM INFORMATION",
         ISO15693Command.writeMultipleBlocks: "WRITE MULTIPLE BLOCKS", ISO15693Command.extendedReadSingleBlock: "EXTENDED READ SINGLE BLOCK",
@@ -418,7 +451,12 @@ public actor PCSCReader: NFCReader {
     func commandName(_ frame: [UInt8], _ kind: PCSCCardKind) -> String {
         // ISO 15693 requests are named by their command byte, after the flags.
         let code = kind == .iso15693 ? Array(frame.dropFirst().prefix(1)) : Array(frame.prefix(1))
-        let known = kind == .iso15693 ? (frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil) : frame.first.flatMap { Self.type2Names[$0] }
+        let known =
+            switch kind {
+            case .iso15693: frame.count >= 2 ? Self.iso15693Names[frame[1]] : nil
+            case .type1: frame.first.flatMap { Self.type1Names[$0] }
+            default: frame.first.flatMap { Self.type2Names[$0] }
+            }
         return known.map { "\($0) (command \(Hex.encode(code)))" } ?? "the frame \(Hex.encode(Array(frame.prefix(2))))…"
     }
 
@@ -444,6 +482,7 @@ public actor PCSCReader: NFCReader {
         case .iso15693: "an ISO 15693 tag"
         case .mifareClassic: "a MIFARE Classic card"
         case .isoDEP: "an ISO-DEP card"
+        case .type1: "a Type 1 tag"
         }
         return NFCReaderDeviceError(
             .notSupported,

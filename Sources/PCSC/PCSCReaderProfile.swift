@@ -10,6 +10,9 @@ public enum PCSCCardKind: String, Sendable, Hashable, CaseIterable {
     case iso15693
     /// ISO-DEP (ISO 14443-4) card: Type 4 tags, DESFire.
     case isoDEP
+    /// NFC Forum Type 1 (Innovision Jewel, Broadcom Topaz 96/512): the ATR's card name `002F`,
+    /// `0030` or the ACR122U's `F004`.
+    case type1
 }
 
 /// What the tag platforms ask a PC/SC reader to do, per card.
@@ -19,7 +22,8 @@ public enum PCSCOperation: String, Sendable, Hashable, CaseIterable {
     /// WRITE of one page / WRITE SINGLE BLOCK.
     case write
     /// Every other tag command: GET_VERSION, READ_SIG, PWD_AUTH, LOCK BLOCK, GET SYSTEM
-    /// INFORMATION…
+    /// INFORMATION…, and every command of a Type 1 tag (RID, RALL, READ, WRITE-E…), which
+    /// has no storage pseudo-APDU.
     case tagCommand = "tag command"
     /// An APDU to an ISO-DEP card.
     case apdu
@@ -35,7 +39,8 @@ public enum PCSCPath: String, Sendable, Hashable {
     case apdu = "APDU"
     /// The PC/SC Part 3 transparent session (`FF C2`: start, switch protocol, transceive, end).
     case transparentSession = "FF C2 transparent session"
-    /// ACR122U direct transmit (`FF 00 00 00`) of PN532 InCommunicateThru.
+    /// ACR122U direct transmit (`FF 00 00 00`) of PN532 InCommunicateThru (Type 2), or of
+    /// InDataExchange (Type 1: the PN532's firmware frames the commands it knows).
     case directTransmit = "FF 00 00 00 direct transmit"
     /// LOAD KEYS `FF 82` and GENERAL AUTHENTICATE `FF 86`.
     case classicAuthenticate = "FF 82 / FF 86"
@@ -70,7 +75,7 @@ public struct PCSCReaderProfile: Sendable, Hashable {
         case (.read, .type2), (.write, .type2), (.read, .iso15693), (.write, .iso15693): return .storage
         case (.read, .mifareClassic), (.write, .mifareClassic): return classicAuthentication ? .storage : nil
         case (.classicAuthentication, .mifareClassic): return classicAuthentication ? .classicAuthenticate : nil
-        case (.tagCommand, .type2), (.tagCommand, .iso15693): return rawKinds.contains(kind) ? rawPath : nil
+        case (.tagCommand, .type2), (.tagCommand, .iso15693), (.tagCommand, .type1): return rawKinds.contains(kind) ? rawPath : nil
         default: return nil
         }
     }
@@ -80,10 +85,12 @@ public struct PCSCReaderProfile: Sendable, Hashable {
     public static let generic = PCSCReaderProfile(
         title: "generic PC/SC Part 3", namePrefixes: [], rawPath: nil, rawKinds: [], classicAuthentication: true, feedback: nil)
     /// ACS ACR1552U: transparent session with ISO 14443-A and ISO 15693 layer 3 (ACR1552U
-    /// reference manual, "PC/SC 2.0 Part 3" commands). No feedback: NFCKit has found no
+    /// reference manual, "PC/SC 2.0 Part 3" commands); Type 1 frames through the same ISO
+    /// 14443-A layer 3 session (NFCKit's assumption, not confirmed on the reader:
+    /// docs/hardware.md, "Type 1 through PC/SC"). No feedback: NFCKit has found no
     /// description of its LED and buzzer commands to send.
     public static let acr1552u = PCSCReaderProfile(
-        title: "ACS ACR1552U", namePrefixes: ["ACS ACR1552"], rawPath: .transparentSession, rawKinds: [.type2, .iso15693],
+        title: "ACS ACR1552U", namePrefixes: ["ACS ACR1552"], rawPath: .transparentSession, rawKinds: [.type2, .iso15693, .type1],
         classicAuthentication: true, feedback: nil)
     /// ACS ACR1252U: transparent session, ISO 14443 only (no ISO 15693 front end); the ACR122U's
     /// LED and buzzer command among its "ACR122U Compatible Commands".
@@ -94,10 +101,12 @@ public struct PCSCReaderProfile: Sendable, Hashable {
     public static let utrust3700F = PCSCReaderProfile(
         title: "Identiv uTrust 3700 F", namePrefixes: ["Identiv uTrust 3700 F", "Identive CLOUD 3700 F", "Identiv CLOUD 3700 F"],
         rawPath: .transparentSession, rawKinds: [.type2, .iso15693], classicAuthentication: true, feedback: nil)
-    /// ACS ACR122U (PN532 inside): direct transmit to the PN532, ISO 14443-A only; its bi-color
-    /// LED and buzzer.
+    /// ACS ACR122U (PN532 inside): direct transmit to the PN532, ISO 14443-A only (Type 2
+    /// through InCommunicateThru; Type 1 through InDataExchange, as ACS's ACR122 manuals show
+    /// it, without READ8, WRITE-E8, WRITE-NE8 and RSEG, which the PN532's firmware lacks); its
+    /// bi-color LED and buzzer.
     public static let acr122u = PCSCReaderProfile(
-        title: "ACS ACR122U", namePrefixes: ["ACS ACR122"], rawPath: .directTransmit, rawKinds: [.type2], classicAuthentication: true,
+        title: "ACS ACR122U", namePrefixes: ["ACS ACR122"], rawPath: .directTransmit, rawKinds: [.type2, .type1], classicAuthentication: true,
         feedback: .acr122uLEDBuzzer)
 
     /// Every family with a profile of its own.

@@ -72,12 +72,16 @@ public final class GenericPart3Reader {
         if let cardName, case .storageCard(let standard, _) = Self.atr(for: tag.targetInfo), standard == PCSCPart3.Standard.iso14443APart3 {
             return PCSCContactlessATR.storageCard(standard: standard, cardName: cardName).bytes
         }
+        if case .jewel = tag.targetInfo, profile == .acr122u {
+            // A real ACR122U names a Type 1 tag F0 04 (pcsc-tools' smartcard_list.txt).
+            return PCSCContactlessATR.storageCard(standard: PCSCPart3.Standard.iso14443APart3, cardName: PCSCPart3.CardName.acsTopazJewel).bytes
+        }
         return Self.atr(for: tag.targetInfo).bytes
     }
 
     /// The Part 3 ATR of a card: ISO-DEP cards by their ATS's historical bytes, storage cards
-    /// by standard and card name (FeliCa `003B`, NXP ISO 15693 `0014`, other ISO 15693 and
-    /// unknown chips `0000`), as real readers' ATRs show (Tests/Fixtures/captures).
+    /// by standard and card name (FeliCa `003B`, NXP ISO 15693 `0014`, a Type 1 tag Topaz `0030`,
+    /// other ISO 15693 and unknown chips `0000`), as real readers' ATRs show (Tests/Fixtures/captures).
     public static func atr(for info: TargetInfo) -> PCSCContactlessATR {
         switch info {
         case .iso14443A(let a) where a.supportsISODEP:
@@ -104,7 +108,8 @@ public final class GenericPart3Reader {
         case .iso14443B:
             return .storageCard(standard: PCSCPart3.Standard.iso14443BPart3, cardName: PCSCPart3.CardName.none)
         case .jewel:
-            return .storageCard(standard: PCSCPart3.Standard.iso14443APart3, cardName: PCSCPart3.CardName.none)
+            // Part 3's card name for a Topaz (the virtual Type 1 tags are Topaz 96/512).
+            return .storageCard(standard: PCSCPart3.Standard.iso14443APart3, cardName: PCSCPart3.CardName.topaz)
         }
     }
 

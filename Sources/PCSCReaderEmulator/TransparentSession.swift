@@ -174,6 +174,11 @@ extension GenericPart3Reader {
             return layer == TS.SwitchLayer.layer4 ? a.supportsISODEP : !a.supportsISODEP
         case .iso15693:
             return standard == TS.SwitchStandard.iso15693 && layer == TS.SwitchLayer.layer3
+        case .jewel:
+            // A Type 1 tag at ISO 14443-A layer 3: the front end frames its commands (first byte
+            // in 7 bits, CRC_B) as it does for the Type 1 tags it polls (the model's choice:
+            // Part 3 names no Type 1 framing of its own).
+            return standard == TS.SwitchStandard.iso14443A && layer == TS.SwitchLayer.layer3
         default:
             return false
         }
@@ -191,7 +196,8 @@ extension GenericPart3Reader {
     /// (a 4-bit ACK/NAK then fails the check: status 02, as the CIU finds no CRC in 4 bits);
     /// without, the frame must end with its CRC_A (else the tag ignores it: status 01), answers
     /// come with theirs, and an ACK/NAK comes as one byte with RxLastBits 4 in CIU_Control.
-    /// 14443-A only. Other PN532 commands get `63 00`.
+    /// 14443-A only. InDataExchange (`40`) carries Type 1 commands (``type1DataExchange(_:tag:)``).
+    /// Other PN532 commands get `63 00`.
     func directTransmit(_ apdu: [UInt8], tag: any VirtualTag) -> [UInt8] {
         typealias A = PCSCPart3.ACR122U
         typealias R = PN532Register
@@ -214,6 +220,8 @@ extension GenericPart3Reader {
             return header + ok
         case A.inCommunicateThru:
             break
+        case A.inDataExchange:
+            return header + type1DataExchange(parameters, tag: tag) + ok
         default:
             return Self.sw(PCSCPart3.StatusWord.noInformation)
         }
@@ -237,6 +245,21 @@ extension GenericPart3Reader {
         default: status = [A.statusTimeout]
         }
         return header + status + ok
+    }
+
+    /// InDataExchange (`D4 40 Tg frame`) to the Type 1 tag the ACR122U selected: status and data
+    /// as its PN532's firmware gives them (``VirtualTags/PN53xType1Firmware``): a command the
+    /// firmware does not carry, another target number or another kind of card gets status 27h
+    /// (command not acceptable: the PN532 emulator's choice too), silence 01.
+    func type1DataExchange(_ parameters: [UInt8], tag: any VirtualTag) -> [UInt8] {
+        guard parameters.count >= 2, parameters[0] == PCSCPart3.ACR122U.firstTarget, case .jewel(let jewel) = tag.targetInfo,
+              let full = PN53xType1Firmware.frame(for: Array(parameters.dropFirst()), uid: jewel.id.array)
+        else { return [PCSCPart3.ACR122U.statusCommandNotAcceptable] }
+        switch field.exchange(frame: full) {
+        case .frame(.data(let data)): return [PCSCPart3.ACR122U.statusSuccess] + PN53xType1Firmware.hostData(data, command: parameters[1])
+        case .rfError: return [PCSCPart3.ACR122U.statusCRCError]
+        default: return [PCSCPart3.ACR122U.statusTimeout]
+        }
     }
 
     /// A 4-bit answer's status and data: with the CRC check on, status 02 (no CRC in 4 bits);

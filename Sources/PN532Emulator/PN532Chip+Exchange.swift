@@ -32,39 +32,16 @@ extension PN532Chip {
         }
     }
 
-    /// A Type 1 command through the firmware. The firmware carries RID, RALL, READ, WRITE-E and
-    /// WRITE-NE, and RSEG of segment 0 (nfcpy's `clf/pn532.py` sends those with InDataExchange
-    /// and drives the contactless unit by hand for the rest). The host gives the whole NFC Forum
-    /// frame with UID0…UID3 (nfcpy), or leaves the UID (and READ's and RALL's zero bytes) out,
-    /// as libnfc 1.8's `nfc-jewel` does (`utils/jewel.h`: READ is `01 ADD`, WRITE-E `53 ADD
-    /// DATA`, RID `78`): the firmware then adds them from the RID it sent at activation. The
-    /// answer of a byte command comes back as its data byte alone (`jewel.h` sizes it at one
-    /// byte), other answers whole. READ8, WRITE-E8, WRITE-NE8, RSEG past segment 0 and unknown
-    /// codes are refused with status 27h (command not acceptable: our choice; UM0701 does not
-    /// list Type 1 commands).
+    /// A Type 1 command through the firmware, as ``VirtualTags/PN53xType1Firmware`` carries it;
+    /// a command it does not carry is refused with status 27h (command not acceptable: our
+    /// choice; UM0701 does not list Type 1 commands).
     func jewelExchange(_ tag: any VirtualTag, _ frame: [UInt8]) -> [UInt8] {
         guard let command = frame.first, case .jewel(let jewel) = tag.targetInfo else { return status(.invalidParameter) }
-        let uid = jewel.id.array
-        let full: [UInt8]
-        switch (command, frame.count) {
-        case (Type1Command.readIdentification, 1): full = Type1Frame.readIdentification()
-        case (Type1Command.readIdentification, 7): full = frame
-        case (Type1Command.readAll, 1): full = Type1Frame.readAll(uid: uid)
-        case (Type1Command.read, 2): full = frame + [0x00] + uid
-        case (Type1Command.writeErase, 3), (Type1Command.writeNoErase, 3): full = frame + uid
-        case (Type1Command.readSegment, 2) where frame[1] >> 4 == 0: full = frame + [UInt8](repeating: 0, count: 8) + uid
-        case (Type1Command.readSegment, 14) where frame[1] >> 4 == 0: full = frame
-        case (Type1Command.readAll, 7), (Type1Command.read, 7), (Type1Command.writeErase, 7), (Type1Command.writeNoErase, 7):
-            full = frame
-        default:
-            return status(.commandNotAcceptable)
-        }
-        let isWrite = command == Type1Command.writeErase || command == Type1Command.writeNoErase
-        delay(.milliseconds(isWrite ? 5 : 1))
+        guard let full = PN53xType1Firmware.frame(for: frame, uid: jewel.id.array) else { return status(.commandNotAcceptable) }
+        delay(.milliseconds(PN53xType1Firmware.isWrite(command) ? 5 : 1))
         let answer = field.field.exchange(frame: full)
-        if case .frame(.data(let data)) = answer,
-           command == Type1Command.read || isWrite, data.count == 2 {
-            return status(.success) + [data[1]]
+        if case .frame(.data(let data)) = answer {
+            return status(.success) + PN53xType1Firmware.hostData(data, command: command)
         }
         return mapped(answer)
     }

@@ -286,17 +286,20 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     }
 
     /// The UID of tag `index` (0-based) of the stack: the first UID (given, else the model's
-    /// ``TagModel/defaultUID``) plus `index`, counting in the bytes after the first.
+    /// ``TagModel/defaultUID``) plus `index`, counting in the model's
+    /// ``TagModel/countedUIDBytes`` (the bytes after the first; UID1…UID3 on a Topaz).
     public func uid(ofTag index: Int) -> [UInt8] {
-        Self.countingUp(uid ?? model?.defaultUID ?? [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01], by: index)
+        Self.countingUp(uid ?? model?.defaultUID ?? [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01], by: index, in: model?.countedUIDBytes)
     }
 
-    /// `start` plus `index`, counting in the bytes after the first.
-    static func countingUp(_ start: [UInt8], by index: Int) -> [UInt8] {
+    /// `start` plus `index`, counting in `bytes` (by default the bytes after the first), the
+    /// last of them the least significant.
+    static func countingUp(_ start: [UInt8], by index: Int, in bytes: Range<Int>? = nil) -> [UInt8] {
         var value = start
         var carry = index
-        var i = value.count - 1
-        while carry > 0, i >= 1 {
+        let counted = (bytes ?? 1..<value.count).clamped(to: 0..<value.count)
+        var i = counted.upperBound - 1
+        while carry > 0, i >= counted.lowerBound {
             let sum = Int(value[i]) + carry
             value[i] = UInt8(sum & 0xFF)
             carry = sum >> 8
@@ -329,7 +332,7 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 single.companionParts = []
                 single.model = part.model
                 single.file = part.file
-                let uid = Self.countingUp(configuration.uid ?? part.model.defaultUID, by: uidOffset + index)
+                let uid = Self.countingUp(configuration.uid ?? part.model.defaultUID, by: uidOffset + index, in: part.model.countedUIDBytes)
                 if let path = part.file {
                     let (tag, tagFile) = try single.loadOrCreate(path: path, uid: uid)
                     made.append((tag, tagFile))

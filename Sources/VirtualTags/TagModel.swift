@@ -1,3 +1,5 @@
+import NFCTags
+
 /// The registry of chip models the simulator knows by name: `sim:ntag215`, tag files'
 /// `"model"`. One table to extend when a model is added.
 public struct TagModel: Sendable, Hashable {
@@ -14,18 +16,26 @@ public struct TagModel: Sendable, Hashable {
     /// The UID of the first tag of a `sim:` stack when none is given; later tags count up from
     /// it.
     public let defaultUID: [UInt8]
+    /// The UID bytes a stack counts up in, last first: every byte after the first by default;
+    /// on a Topaz UID1…UID3, the bytes of the 4-byte UID its commands carry and readers report
+    /// (counting in UID6 would give every tag of a stack the same UID0…UID3).
+    public let countedUIDBytes: Range<Int>
 
     /// Creates a registry entry.
     /// - Parameters:
     ///   - defaultUID: the first UID of a stack; by default `04 53 49 4D …` (NXP's manufacturer
     ///     code, "SIM") cut or zero-filled to `uidLength - 1` bytes, then `01`.
-    /// - Precondition: `uidLength` ≥ 2 and `defaultUID`, when given, has `uidLength` bytes.
+    ///   - countedUIDBytes: the bytes a stack counts in; by default `1..<uidLength`.
+    /// - Precondition: `uidLength` ≥ 2, `defaultUID`, when given, has `uidLength` bytes, and
+    ///   `countedUIDBytes` lies within the UID.
     public init(
-        name: String, summary: String, uidLength: Int = 7, defaultUID: [UInt8]? = nil,
+        name: String, summary: String, uidLength: Int = 7, defaultUID: [UInt8]? = nil, countedUIDBytes: Range<Int>? = nil,
         make: @escaping @Sendable ([UInt8], TagModelOptions) -> any VirtualTag,
         restore: @escaping @Sendable (TagState) -> (any VirtualTag)?
     ) {
         precondition(uidLength >= 2 && (defaultUID == nil || defaultUID?.count == uidLength))
+        precondition(countedUIDBytes.map { !$0.isEmpty && $0.lowerBound >= 0 && $0.upperBound <= uidLength } ?? true)
+        self.countedUIDBytes = countedUIDBytes ?? 1..<uidLength
         self.name = name
         self.summary = summary
         self.uidLength = uidLength
@@ -112,6 +122,7 @@ public struct TagModel: Sendable, Hashable {
             name: model.rawValue,
             summary: "Broadcom \(model.productName), NFC Forum Type 1 (Jewel), \(model.memorySize) bytes, NDEF formatted",
             defaultUID: [0x01, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x01],
+            countedUIDBytes: 1..<Type1Memory.commandUIDLength,
             make: { uid, _ in TopazTag(model, uid: uid) },
             restore: { TopazTag(model, state: $0) })
     }

@@ -6,8 +6,10 @@ public import NFCTags
 ///
 /// The Broadcom datasheets (BCM20203T96/T512) are not public. What this model does comes from
 /// public sources, and is said where it rests on a choice of ours:
-/// - header ROM `11 48` / `12 4C` (nfcpy `tt1_broadcom.py`); SENS_RES `00 0C` in the order a
-///   PN53x reports it; UID0…UID6 in block 0, RID answering UID0…UID3;
+/// - header ROM `11 48` / `12 4C` (nfcpy `tt1_broadcom.py`); SENS_RES `0C 00` in the order a
+///   PN53x reports it (most significant byte first, as for type A: nfcpy's PN53x test fixture
+///   answers InListPassiveTarget BrTy 4 with `0C 00` and the ID, and nfcpy's `activate` takes
+///   the second byte on the air, `0C`, for Type 1; NXP's AN10833 gives a Jewel's ATQA as `0C 00`); UID0…UID6 in block 0, RID answering UID0…UID3;
 /// - frames as nfcpy's `tt1.py` sends them (command, address, data or zeros, UID0…UID3) and the
 ///   answers it reads: RID `HR0 HR1 UID0-3`, RALL `HR0 HR1` and blocks 0…E, READ/WRITE-E/
 ///   WRITE-NE `ADD DATA`, READ8/WRITE-E8/WRITE-NE8 `ADD8` and 8 bytes, RSEG `ADDS` and 128
@@ -40,8 +42,10 @@ public final class TopazTag: PersistentVirtualTag, NDEFPreloadable {
         public var formatLayout: [UInt8] { self == .topaz96 ? Type1FormatLayout.staticLayout : Type1FormatLayout.dynamicLayout }
     }
 
-    /// SENS_RES in the order a PN53x reports it (libnfc's `nfc-list` shows the same).
-    public static let sensRes: [UInt8] = [0x00, 0x0C]
+    /// SENS_RES in the order a PN53x reports it, most significant byte first (libnfc's
+    /// `nfc-list` shows the same): on the air `00` then `0C`, the platform configuration `0C`
+    /// naming Type 1.
+    public static let sensRes: [UInt8] = [0x0C, 0x00]
     /// The Topaz 512's dynamic lock bytes (block F, bytes 2–7).
     static let dynamicLockBytes = 0x7A..<0x80
 
@@ -81,7 +85,7 @@ public final class TopazTag: PersistentVirtualTag, NDEFPreloadable {
 
     /// The product name.
     public var modelName: String { model.productName }
-    /// SENS_RES `00 0C` and UID0…UID3.
+    /// SENS_RES `0C 00` and UID0…UID3.
     public var targetInfo: TargetInfo { .jewel(JewelTarget(sensRes: Bytes(Self.sensRes), id: Bytes(Array(uid[0..<4])))) }
     /// The state a tag file stores.
     public var tagState: TagState { TagState(model: model.rawValue, uid: Hex.encode(uid), memory: Hex.encode(memory)) }

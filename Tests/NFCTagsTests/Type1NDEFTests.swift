@@ -49,7 +49,7 @@ struct Type1NDEFTests {
         #expect(mifare.mifareFamily == .unknown && mifare.type2 == nil)
         let type1 = try #require(mifare.type1)
         #expect(type1.target == JewelTarget(sensRes: Bytes(TopazTag.sensRes), id: Bytes([0x01, 0x53, 0x49, 0x4D])))
-        #expect(mifare.target == ISO14443ATarget(uid: Bytes([0x01, 0x53, 0x49, 0x4D]), atqa: Bytes([0x0C, 0x00]), sak: 0))
+        #expect(mifare.target == ISO14443ATarget(uid: Bytes([0x01, 0x53, 0x49, 0x4D]), atqa: Bytes([0x00, 0x0C]), sak: 0))
         #expect(mifare.ndefPlatform is Type1Tag)
         // RID, sent raw: HR0 11 HR1 48 (Topaz 96) and the UID, parsed by the frame parser.
         let answer = try await mifare.sendMiFareCommand(Bytes(Type1Frame.readIdentification()))

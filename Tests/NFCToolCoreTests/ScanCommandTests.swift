@@ -21,6 +21,8 @@ struct ScanCommandTests {
         Expected(model: "felica-lite-s", technology: "felica212", chip: "FeliCa Lite-S", ndef: true),
         Expected(model: "classic1k", technology: "iso14443a", chip: "MIFARE Classic 1K", ndef: nil),
         Expected(model: "slix2", technology: "iso15693", chip: "ICODE SLIX2", ndef: true),
+        Expected(model: "topaz96", technology: "jewel", chip: "Topaz 96 (BCM20203T96)", ndef: true),
+        Expected(model: "topaz512", technology: "jewel", chip: "Topaz 512 (BCM20203T512)", ndef: true),
     ])
     func models(_ expected: Expected) async throws {
         let run = await runNFCTool(["scan", "--device", "sim:\(expected.model)", "--json", "--timeout", "2"])
@@ -46,6 +48,26 @@ struct ScanCommandTests {
               NDEF:       yes
 
             """)
+    }
+
+    @Test("a Type 1 tag's NDEF state comes from its CC: 'yes' on a delivered Topaz, 'no' on one whose CC was never written",
+          arguments: ["topaz96", "topaz512"])
+    func type1NDEFState(model: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfckit-scan-t1-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let blank = directory.appendingPathComponent("blank.json").path
+        let size = model == "topaz96" ? 120 : 512
+        // Block 0 holds the UID; everything after it zero: no CC, no TLV.
+        let uid = "0153494d000001"
+        let memory = uid + String(repeating: "00", count: size - 7)
+        try #"{"model": "\#(model)", "uid": "\#(uid)", "memory": "\#(memory)"}"#.write(toFile: blank, atomically: true, encoding: .utf8)
+        let delivered = await runNFCTool(["scan", "--device", "sim:\(model)", "--timeout", "2"])
+        #expect(delivered.status == .success, "\(delivered.standardError)")
+        #expect(delivered.standardOutput.contains("NDEF:       yes"), "\(delivered.standardOutput)")
+        let unformatted = await runNFCTool(["scan", "--device", "sim:\(model)?file=\(blank)", "--timeout", "2"])
+        #expect(unformatted.status == .success, "\(unformatted.standardError)")
+        #expect(unformatted.standardOutput.contains("NDEF:       no"), "\(unformatted.standardOutput)")
     }
 
     @Test("no tag within the timeout exits 2 and says so")

@@ -162,8 +162,8 @@ extension PCSCEndToEnd {
             #expect(back.output.contains("https://example.com/no-ats"), "\(back.output)")
         }
 
-        @Test("a card name NFCKit does not know (Topaz 0030, MIFARE Plus SL2 0038) is 'unsupported card (name)', exit 10, and gets no Type 2 command; the tag file is unchanged",
-              arguments: [("0030", "Topaz"), ("0038", "MIFARE Plus SL2 2K")])
+        @Test("a card name NFCKit does not know (0031, MIFARE Plus SL2 0038) is 'unsupported card (name)', exit 10, and gets no Type 2 command; the tag file is unchanged",
+              arguments: [("0031", "card name 0x0031"), ("0038", "MIFARE Plus SL2 2K")])
         func unknownCardName(name: String, label: String) async throws {
             let tool = try Executables.nfctool()
             let daemon = try await PrivatePCSCDaemon()

@@ -80,6 +80,25 @@ struct SimulatorConfigurationTests {
         #expect(given.uid(ofTag: 1) == [0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00])
     }
 
+    @Test("a Topaz stack counts in UID1…UID3: every tag answers RID and its reader with a UID0…UID3 of its own, UID0 kept",
+          arguments: ["topaz96", "topaz512"])
+    func topazStackUIDs(model: String) throws {
+        let tags = try SimulatorConfiguration(parsing: "sim:\(model)*300").makeTags().map(\.tag)
+        let ids = tags.map { $0.targetInfo.identifier.array }
+        #expect(Set(ids).count == 300, "UID0…UID3 repeat across the stack")
+        #expect(ids.allSatisfy { $0.count == 4 && $0[0] == 0x01 })
+        // RID, as a reader sends it, names the same 4 bytes.
+        for (index, tag) in tags.enumerated().prefix(3) {
+            guard case .data(let rid) = tag.respond(to: Type1Frame.readIdentification()) else {
+                Issue.record("tag \(index) did not answer RID")
+                continue
+            }
+            #expect(Array(rid.suffix(4)) == ids[index])
+        }
+        let given = try SimulatorConfiguration(parsing: "sim:\(model)*2?uid=01AABBFF000001")
+        #expect(given.uid(ofTag: 1) == [0x01, 0xAA, 0xBC, 0x00, 0x00, 0x00, 0x01])
+    }
+
     @Test("the default first UID follows the model's UID length", arguments: [4, 7, 8, 10])
     func defaultUIDLength(length: Int) {
         let model = TagModel(
