@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Testing
 
 /// The NFC Forum Type 5 rules written once more for tests, so that a Type 5 chip's memory (in

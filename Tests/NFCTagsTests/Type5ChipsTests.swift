@@ -12,7 +12,7 @@ import VirtualTags
 @Suite("Tag-it HF-I Plus, NTAG 5 and ICODE DNA as Type 5 tags", .timeLimit(.minutes(3)))
 struct Type5ChipsTests {
     /// A simulator holding `chip`, inventoried and identified, tracing.
-    static func open(_ chip: Type5Chip) async throws -> (SimulatedReader, ISO15693Tag) {
+    static func open(_ chip: sending Type5Chip) async throws -> (SimulatedReader, ISO15693Tag) {
         let reader = SimulatedReader(tags: [chip], emptyFieldWait: .zero)
         let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
         guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
@@ -27,6 +27,11 @@ struct Type5ChipsTests {
     }
 
     static func chip(_ profile: Type5ChipProfile) -> Type5Chip { Type5Chip(profile, uid: profile.defaultUID) }
+
+    /// The memory and block locks of the chip on `reader`.
+    static func state(_ reader: SimulatedReader) async throws -> (memory: [UInt8], locks: [Bool]) {
+        try #require(await reader.withField { field in (field.currentTag as? Type5Chip).map { ($0.memory, $0.lockedBlocks) } })
+    }
 
     @Test("identification names each chip from its UID and the memory GET SYSTEM INFORMATION reports", arguments: [
         (Type5ChipProfile.tagItHFIPlus, "Tag-it HF-I Plus", "Texas Instruments", 256),
@@ -62,8 +67,7 @@ struct Type5ChipsTests {
         let writes = await Self.frames(reader).filter { $0.count > 1 && $0[1] == ISO15693Command.writeSingleBlock }
         #expect(!writes.isEmpty)
         #expect(writes.allSatisfy { $0[0] == 0x62 }, "flags: high data rate, addressed, option: \(writes.map { $0[0] })")
-        let memory = try #require(await reader.withField { ($0.currentTag as? Type5Chip)?.memory })
-        let judged = try #require(T5TJudge(memory: memory))
+        let judged = try #require(T5TJudge(memory: try await Self.state(reader).memory))
         #expect(judged.features & 0x18 == 0x18, "CC byte 3 \(judged.features): Lock Block and Special Frame")
         #expect(judged.area == 248, "MLEN 1F: (256 − 4) / 8 whole 8-byte units")
         #expect(judged.message?.count == 16)
@@ -71,8 +75,7 @@ struct Type5ChipsTests {
 
     @Test("a Tag-it refuses a write or lock without the option flag (error 03) and keeps its memory")
     func tagItWithoutOptionFlag() async throws {
-        let chip = Self.chip(.tagItHFIPlus)
-        let (_, identified) = try await Self.open(chip)
+        let (reader, identified) = try await Self.open(Self.chip(.tagItHFIPlus))
         var tag = identified
         tag.writeOptionFlag = false
         do throws(NFCTagError) {
@@ -82,21 +85,22 @@ struct Type5ChipsTests {
             #expect(ISO15693Error.code(in: error) == ISO15693Error.optionNotSupported, "\(error)")
         }
         await #expect(throws: NFCTagError.self) { try await tag.lockBlock(3) }
-        #expect(chip.memory.allSatisfy { $0 == 0 } && !chip.lockedBlocks.contains(true))
+        let after = try await Self.state(reader)
+        #expect(after.memory.allSatisfy { $0 == 0 } && !after.locks.contains(true))
     }
 
     @Test("lock on each chip: the CC becomes read-only and every block of the area and CC is locked, the Tag-it's LOCK BLOCKs with the option flag", arguments: Type5ChipProfile.all)
     func lock(profile: Type5ChipProfile) async throws {
-        let chip = Self.chip(profile)
-        let (reader, tag) = try await Self.open(chip)
+        let (reader, tag) = try await Self.open(Self.chip(profile))
         let ndef = Type5Tag(tag: tag)
         if !profile.deliveredFormatted { try await ndef.format(force: false) }
         try await ndef.writeNDEF(NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://lock.example")]), verify: false)
         try await ndef.writeLock()
-        let judged = try #require(T5TJudge(memory: chip.memory))
+        let after = try await Self.state(reader)
+        let judged = try #require(T5TJudge(memory: after.memory))
         #expect(judged.writeAccess == 3)
         let areaBlocks = (4 + judged.area + 3) / 4
-        #expect(chip.lockedBlocks.prefix(areaBlocks).allSatisfy { $0 }, "\(chip.lockedBlocks)")
+        #expect(after.locks.prefix(areaBlocks).allSatisfy { $0 }, "\(after.locks)")
         let locks = await Self.frames(reader).filter { $0.count > 1 && $0[1] == ISO15693Command.lockBlock }
         #expect(locks.allSatisfy { ($0[0] & ISO15693RequestFlag.option != 0) == profile.writesNeedOptionFlag })
         await #expect(throws: NFCTagError.self) { try await ndef.writeNDEF(.empty, verify: false) }
@@ -157,11 +161,11 @@ struct Type5ChipsTests {
     @Test("ICODE DNA answers READ SIGNATURE with the signature it was given; NTAG 5 and the Tag-it answer error 01; AUTHENTICATE (35) is not modelled (01)")
     func signatureAndAuthenticate() async throws {
         let dna = Self.chip(.icodeDNA)
+        let authenticate = [0x22, 0x35] + dna.uid.reversed() + [0x00, 0x00]
+        #expect(dna.respond(to: authenticate) == .data([0x01, 0x01]))
         dna.originalitySignature = [UInt8](repeating: 0x5A, count: 32)
         let (_, tag) = try await Self.open(dna)
         #expect(try await tag.readNXPSignature() == Bytes([UInt8](repeating: 0x5A, count: 32)))
-        let authenticate = [0x22, 0x35] + dna.uid.reversed() + [0x00, 0x00]
-        #expect(dna.respond(to: authenticate) == .data([0x01, 0x01]))
         for profile in [Type5ChipProfile.ntag5Switch, .tagItHFIPlus] {
             let chip = Self.chip(profile)
             let frame = [0x22, 0xBD, chip.uid[1]] + chip.uid.reversed()
