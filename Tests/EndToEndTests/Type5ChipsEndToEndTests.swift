@@ -27,7 +27,7 @@ struct Type5ChipsEndToEndTests {
         if chip.blank {
             let refused = try await runBuiltNFCTool(["write", "--device", device, "--url", "https://x.example"])
             #expect(refused.status != 0, "a blank chip is not written before it is formatted")
-            let format = try await runBuiltNFCTool(["format", "--device", device])
+            let format = try await runBuiltNFCTool(["format", "--device", device, "--yes"])
             #expect(format.status == 0, "\(format.standardError)")
             let formatted = try #require(try T5TJudge.TagFile(path: file, blocks: chip.blocks).judged)
             #expect(formatted.features & 0x10 == 0x10, "Special Frame in the CC of a chip whose writes need the option flag")
@@ -63,7 +63,7 @@ struct Type5ChipsEndToEndTests {
         let ledger = directory.appendingPathComponent("run.db").path
         let run = try await runBuiltNFCTool(
             ["batch", "--device", "sim:\(model)?poll-wait=0&file=\(file)", "--url", "https://b.example/{n}", "--count", "1",
-             "--ledger", ledger, "--json"] + (chip.blank ? ["--format"] : []))
+             "--ledger", ledger, "--json"] + (chip.blank ? ["--format", "--yes"] : []))
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         let rows = try await runPython(
             "import json, sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\nprint(json.dumps([r[0] for r in db.execute('select status from attempts')]))",

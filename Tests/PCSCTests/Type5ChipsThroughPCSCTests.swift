@@ -21,7 +21,7 @@ extension PCSCEndToEnd {
             let file = daemon.directory.appendingPathComponent("tagit.json").path
             let reader = try await VirtualReaderProcess(tag: "sim:tagit-hfi-plus?file=\(file)", daemon: daemon, profile: "transparent-session")
             defer { reader.stop() }
-            for arguments in [["format"], ["write", "--url", "https://ti.example/pcsc"], ["lock", "--yes"]] {
+            for arguments in [["format", "--yes"], ["write", "--url", "https://ti.example/pcsc"], ["lock", "--yes"]] {
                 let run = try await runTool(tool, arguments + ["--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
                 #expect(run.status == 0, "\(arguments): \(run.output)")
             }
@@ -46,7 +46,7 @@ extension PCSCEndToEnd {
             defer { daemon.stop() }
             let tagIt = daemon.directory.appendingPathComponent("tagit.json").path
             // A formatted Tag-it, prepared through nfctool on the simulator.
-            let format = try await runTool(tool, ["format", "--device", "sim:tagit-hfi-plus?file=\(tagIt)"], environment: daemon.environment, timeout: 30)
+            let format = try await runTool(tool, ["format", "--yes", "--device", "sim:tagit-hfi-plus?file=\(tagIt)"], environment: daemon.environment, timeout: 30)
             #expect(format.status == 0, "\(format.output)")
             let before = try Data(contentsOf: URL(fileURLWithPath: tagIt))
             var reader = try await VirtualReaderProcess(tag: "sim:tagit-hfi-plus?file=\(tagIt)", daemon: daemon, profile: "generic")
