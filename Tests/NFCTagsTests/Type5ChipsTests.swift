@@ -50,7 +50,7 @@ struct Type5ChipsTests {
     @Test("type indicator 11b without a memory size it knows names both candidates; TI's Proxmark3-only product bits name a Plus")
     func sharedIndicator() {
         let uid = Bytes([0xE0, 0x04, 0x01, 0x18, 1, 2, 3, 4])
-        #expect(ISO15693ChipTable.identity(uid: uid, systemInfo: nil).model == "NTAG 5 or ICODE DNA")
+        #expect(ISO15693ChipTable.identity(uid: uid, systemInfo: nil).model == "ICODE DNA or NTAG 5")
         #expect(ISO15693ChipTable.identity(uid: uid, systemInfo: ISO15693ChipMemory(icReference: nil, blockCount: 512, blockSize: 4)).model
             == "NTAG 5 link or boost (NTP53x2, NTA5332)")
         let ti = ISO15693ChipTable.identity(uid: Bytes([0xE0, 0x07, 0x12, 0, 1, 2, 3, 4]), systemInfo: nil)
