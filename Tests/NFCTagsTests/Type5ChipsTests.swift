@@ -135,6 +135,28 @@ struct Type5ChipsTests {
         #expect(!outcomes.keys.contains { $0.hasPrefix("corrupt") }, "\(outcomes)")
     }
 
+    @Test("format of a blank Tag-it torn after or inside any command leaves it not NDEF formatted (no CC magic) or an empty NDEF tag, never a CC over a broken area")
+    func formatTearing() async throws {
+        let blank = Self.chip(.tagItHFIPlus).tagState
+        let outcomes = try await TearingSweep.run(
+            "tagit-hfi-plus format", initial: blank, modulations: [.iso15693],
+            makeTag: { reader, target in
+                let identity = await ChipIdentification.identify(target, on: reader, probesNDEF: false)
+                guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
+                return Type5Tag(tag: ISO15693Tag(reader: reader, target: v, identity: identity))
+            },
+            operation: { tag throws(NFCTagError) in try await tag.format(force: false) },
+            classifyState: { state, _ in
+                let memory = Array(try #require(try? Hex.decode(state.memory)).prefix(256))
+                // No CC magic: not NDEF formatted, as before (the TLV block is written first).
+                if memory[0] != 0xE1 { return "blank" }
+                guard let judged = T5TJudge(memory: memory) else { return "corrupt: \(Hex.encode(Array(memory.prefix(8))))" }
+                return judged.message == [] && judged.features & 0x10 != 0 ? "empty" : "corrupt: \(judged)"
+            })
+        #expect(outcomes["blank", default: 0] > 0 && outcomes["empty", default: 0] > 0, "\(outcomes)")
+        #expect(!outcomes.keys.contains { $0.hasPrefix("corrupt") }, "\(outcomes)")
+    }
+
     @Test("tag files that do not fit are refused: another model, a short UID, an image one byte short or long, a signature not 32 bytes")
     func hostileTagFiles() throws {
         let state = Self.chip(.icodeDNA).tagState
