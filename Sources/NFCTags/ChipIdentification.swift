@@ -78,6 +78,10 @@ public enum ChipModel: String, Sendable, Hashable, CaseIterable {
     case icodeSLIXS = "ICODE SLIX-S"
     /// NXP ICODE SLIX-L (SL2S5002; type `03`).
     case icodeSLIXL = "ICODE SLIX-L"
+    /// NXP ICODE DNA (SL2S6002).
+    case icodeDNA = "ICODE DNA"
+    /// NXP NTAG 5 switch (NTP5210).
+    case ntag5Switch = "NTAG 5 switch (NTP5210)"
 }
 
 public struct ChipIdentity: Sendable, Hashable, Codable {
@@ -393,6 +397,9 @@ public enum ChipIdentification {
     /// Type indicator `10` (bits 37–36): ICODE SLIX (and, with ICODE type `02`/`03`, SLIX-S and
     /// SLIX-L).
     public static let icodeSLIXIndicator: UInt8 = 0x10
+    /// Type indicator `11` (bits 37–36) of ICODE type `01`: NTAG 5 (Proxmark3 `cmdhf15.c`) and
+    /// ICODE DNA (Proxmark3 `tools/recover_pk.py`'s ICODE DNA sample), told apart by memory.
+    public static let icodeNTAG5DNAIndicator: UInt8 = 0x18
 
     /// ISO 15693: GET SYSTEM INFORMATION (`2B`, unaddressed), then EXTENDED GET SYSTEM
     /// INFORMATION (`3B`) when the first is refused, for the IC reference and the memory; the

@@ -23,6 +23,10 @@ public struct ISO15693ChipRow: Sendable, Hashable {
     public var icReferenceMask: UInt8
     /// The IC reference after the mask; nil when the row does not look at it.
     public var icReference: UInt8?
+    /// The block count GET (EXTENDED) SYSTEM INFORMATION must report; nil when the row does not
+    /// look at it. For makers whose chips share one UID field (NXP's type indicator `11b`:
+    /// NTAG 5 and ICODE DNA) and whose IC references are not in a public source.
+    public var blockCount: Int?
     /// The chip's name.
     public var model: String
     /// The family the chip's behaviour follows.
@@ -33,7 +37,8 @@ public struct ISO15693ChipRow: Sendable, Hashable {
     /// Creates a row.
     public init(
         manufacturer: UInt8, uidByte2Mask: UInt8 = 0, uidByte2: UInt8 = 0, uidByte3Mask: UInt8 = 0, uidByte3: UInt8 = 0,
-        icReferenceMask: UInt8 = 0xFF, icReference: UInt8? = nil, model: String, family: ChipFamily = .other, source: String
+        icReferenceMask: UInt8 = 0xFF, icReference: UInt8? = nil, blockCount: Int? = nil, model: String, family: ChipFamily = .other,
+        source: String
     ) {
         self.manufacturer = manufacturer
         self.uidByte2Mask = uidByte2Mask
@@ -42,17 +47,19 @@ public struct ISO15693ChipRow: Sendable, Hashable {
         self.uidByte3 = uidByte3
         self.icReferenceMask = icReferenceMask
         self.icReference = icReference
+        self.blockCount = blockCount
         self.model = model
         self.family = family
         self.source = source
     }
 
-    /// Whether the row names the chip with `uid` (most significant byte first, 8 bytes) and
-    /// `icReference`.
-    public func matches(uid: Bytes, icReference reference: UInt8?) -> Bool {
+    /// Whether the row names the chip with `uid` (most significant byte first, 8 bytes),
+    /// `icReference` and `blockCount` (a row with ``blockCount`` set needs it reported).
+    public func matches(uid: Bytes, icReference reference: UInt8?, blockCount count: Int? = nil) -> Bool {
         guard uid.count == 8, uid[1] == manufacturer, uid[2] & uidByte2Mask == uidByte2, uid[3] & uidByte3Mask == uidByte3 else {
             return false
         }
+        if let blockCount, blockCount != count { return false }
         guard let icReference else { return true }
         guard let reference else { return false }
         return reference & icReferenceMask == icReference
@@ -100,10 +107,23 @@ public enum ISO15693ChipTable {
                 manufacturer: 0x04, uidByte2Mask: 0xFF, uidByte2: type, uidByte3Mask: indicator == nil ? 0 : ChipIdentification.icodeTypeIndicatorMask,
                 uidByte3: indicator ?? 0, model: model, family: .icode, source: source)
         }
+        // Type 01 with indicator 11b: Proxmark3 cmdhf15.c names it NTAG 5 (NTP53x2/NTP5210/
+        // NTA5332), its tools/recover_pk.py files an ICODE DNA sample under it (E0 04 01 18 …).
+        // Their IC references are in no public source found, so the memory size tells them apart.
+        func sharedIndicator(_ blocks: Int?, _ model: String, _ why: String) -> ISO15693ChipRow {
+            ISO15693ChipRow(
+                manufacturer: 0x04, uidByte2Mask: 0xFF, uidByte2: 0x01, uidByte3Mask: ChipIdentification.icodeTypeIndicatorMask,
+                uidByte3: ChipIdentification.icodeNTAG5DNAIndicator, blockCount: blocks, model: model, family: .icode,
+                source: "type 01, indicator 11b: Proxmark3 client/src/cmdhf15.c (NTAG 5), tools/recover_pk.py (ICODE DNA sample); \(why)")
+        }
         return [
             icode(0x01, ChipIdentification.icodeSLIX2Indicator, ChipModel.icodeSLIX2.rawValue, "SL2S2602 UID (type 01, indicator 01b); AN10787"),
             icode(0x01, ChipIdentification.icodeSLIXIndicator, ChipModel.icodeSLIX.rawValue, "SL2S2002 UID (type 01, indicator 10b); AN10787"),
             icode(0x01, 0x00, "ICODE SLI", "AN10787 (type 01, indicator 00b); \(aosp) I93_UID_ICODE_SLI"),
+            sharedIndicator(63, ChipModel.icodeDNA.rawValue, "2016 bits of user memory: dotnet/iot IcodeCardCapacity after NXP AN11809"),
+            sharedIndicator(128, ChipModel.ntag5Switch.rawValue, "512 bytes of memory: NTP5210 data sheet, general description"),
+            sharedIndicator(512, "NTAG 5 link or boost (NTP53x2, NTA5332)", "2048 bytes of user memory: NTA5332 data sheet, general description"),
+            sharedIndicator(nil, "ICODE DNA or NTAG 5", "the memory GET SYSTEM INFORMATION reported names neither"),
             icode(0x01, nil, "NXP ICODE (SLIX family, unknown type indicator)", "AN10787 (type 01)"),
             icode(0x02, ChipIdentification.icodeSLIXIndicator, ChipModel.icodeSLIXS.rawValue, "SL2S5302 UID (type 02, indicator 10b); \(aosp) I93_UID_ICODE_SLI_S"),
             icode(0x02, nil, "ICODE SLI-S", "\(aosp) I93_UID_ICODE_SLI_S (type 02)"),
@@ -120,8 +140,14 @@ public enum ISO15693ChipTable {
     ].map { value, model, name in
         ISO15693ChipRow(
             manufacturer: 0x07, uidByte2Mask: 0xFE, uidByte2: value, model: model, family: .tagIt,
-            source: "\(aosp) \(name) (UID bits 48–42)")
-    }
+            source: "\(aosp) \(name) (UID bits 48–42); Proxmark3 client/src/cmdhf15.c; FEIG ID ISC manuals (product ID)")
+    } + [
+        // Proxmark3's table has a Plus chip at 0001b in bits 48–45, which AOSP's mask FE does not
+        // match (AOSP says 1000 000b for the chip): both sources kept, AOSP's rows first.
+        ISO15693ChipRow(
+            manufacturer: 0x07, uidByte2Mask: 0xF0, uidByte2: 0x10, model: "Tag-it HF-I Plus", family: .tagIt,
+            source: "Proxmark3 client/src/cmdhf15.c (E0 07 1x: \"Tag-it HF-I Plus Chip; 64x32bit\")"),
+    ]
 
     static let stRows: [ISO15693ChipRow] = [
         (0xFF, 0x24, "ST25DV04K", "I93_IC_REF_STM_ST25DV04K"),
@@ -155,10 +181,11 @@ public enum ISO15693ChipTable {
         manufacturers.first { $0.code == code }
     }
 
-    /// The first row naming the chip with `uid` (most significant byte first) and `icReference`.
-    public static func row(uid: Bytes, icReference: UInt8?) -> ISO15693ChipRow? {
+    /// The first row naming the chip with `uid` (most significant byte first), `icReference` and
+    /// `blockCount` (what GET SYSTEM INFORMATION reported).
+    public static func row(uid: Bytes, icReference: UInt8?, blockCount: Int? = nil) -> ISO15693ChipRow? {
         guard uid.count == 8, uid[0] == 0xE0 else { return nil }
-        return rows.first { $0.matches(uid: uid, icReference: icReference) }
+        return rows.first { $0.matches(uid: uid, icReference: icReference, blockCount: blockCount) }
     }
 
     /// The identity of an ISO 15693 chip: its model from ``row(uid:icReference:)`` (else
@@ -169,7 +196,7 @@ public enum ISO15693ChipTable {
         let maker = uid.count == 8 && uid[0] == 0xE0 ? manufacturer(uid[1]) : nil
         identity.manufacturer = maker?.name ?? (uid.count == 8 && uid[0] == 0xE0 ? "unknown (code \(hexByte(uid[1])))" : nil)
         if let maker { identity.model = "\(maker.name) ISO 15693 tag" }
-        if let row = row(uid: uid, icReference: systemInfo?.icReference) {
+        if let row = row(uid: uid, icReference: systemInfo?.icReference, blockCount: systemInfo?.blockCount) {
             identity.model = row.model
             identity.family = row.family
             identity.identificationSource = row.source

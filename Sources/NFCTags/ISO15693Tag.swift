@@ -26,9 +26,11 @@ public struct ISO15693Tag: Sendable {
     /// to whichever tag answers (one tag in the field only).
     public var isAddressed = true
     /// Whether writes and locks (`21`, `22`, `24`, `27`–`2A` and their extended forms) set the
-    /// option flag. Off by default: the ICODE SLIX2 data sheet (SL2S2602) executes write-alike
-    /// commands as with the option flag 0; chips that require it (TI Tag-it HF-I) need it on.
-    public var writeOptionFlag = false
+    /// option flag. On for a chip identified as a TI Tag-it HF-I (family ``ChipFamily/tagIt``:
+    /// AOSP `rw_i93.cc` sets it for every Tag-it product, "Option must be set for TI tag"; FEIG's
+    /// reader manuals list "WR-OPTION = 1" for them), off for the others: the ICODE SLIX2 data
+    /// sheet (SL2S2602) executes write-alike commands as with the option flag 0.
+    public var writeOptionFlag: Bool
 
     /// Wraps an inventoried target.
     public init(reader: any NFCReader, target: ISO15693Target, identity: ChipIdentity, commandTimeout: Duration = .seconds(1)) {
@@ -36,6 +38,7 @@ public struct ISO15693Tag: Sendable {
         self.target = target
         self.identity = identity
         self.commandTimeout = commandTimeout
+        self.writeOptionFlag = identity.family == .tagIt
     }
 
     /// The 8-byte UID, most significant byte first.

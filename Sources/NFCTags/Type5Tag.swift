@@ -20,7 +20,8 @@ public struct Type5Tag: NFCNDEFTag {
     /// their status bytes, well inside any reader's frame); 0 never uses the command.
     public var maxBlocksPerRead: Int
     /// Whether the chip is known to have Lock Block even when the CC does not say so (ICODE
-    /// SLI/SLIX/SLIX2: SL2S2602 data sheet, "LOCK BLOCK").
+    /// SLI/SLIX/SLIX2: SL2S2602 data sheet, "LOCK BLOCK"; TI Tag-it HF-I: SCBS826 "user lock per
+    /// block", and AOSP `rw_i93.cc` locks Tag-it blocks with it).
     public var chipHasLockBlock: Bool
     /// How many blocks the detection procedure reads at once past the CC when Read Multiple
     /// Blocks is allowed: 8 blocks hold the TLV header and a short message, so reading a short
@@ -39,7 +40,7 @@ public struct Type5Tag: NFCNDEFTag {
     public init(tag: ISO15693Tag, maxBlocksPerRead: Int = 32) {
         self.tag = tag
         self.maxBlocksPerRead = maxBlocksPerRead
-        self.chipHasLockBlock = tag.identity.family == .icode
+        self.chipHasLockBlock = tag.identity.family == .icode || tag.identity.family == .tagIt
         self.memoryEnd = tag.identity.knownModel == .icodeSLIX2 ? Self.icodeSLIX2UserMemory : tag.identity.memoryBytes
     }
 
@@ -323,7 +324,8 @@ public struct Type5Tag: NFCNDEFTag {
     /// (`E1`, version 1.0, read/write, MLEN = the largest whole 8-byte T5T area after it; 4-byte
     /// form up to 2040 bytes, else 8-byte), then an empty NDEF TLV `03 00` and a Terminator
     /// `FE`. Feature bits: Read Multiple Blocks when the chip answered it while memory was read,
-    /// Lock Block when the chip is known to have it.
+    /// Lock Block when the chip is known to have it, Special Frame when its writes need the
+    /// option flag (``ISO15693Tag/writeOptionFlag``).
     ///
     /// Memory (the CC and area to be) is read first: a tag holding anything but zeros or an
     /// empty NDEF message (with nothing but NULL TLVs before it) is refused unless `force`.
@@ -340,6 +342,9 @@ public struct Type5Tag: NFCNDEFTag {
             throw NFCTagError(.notSupported, "system information gives no memory size to format")
         }
         var features = chipHasLockBlock ? Type5CapabilityContainer.featureLockBlock : 0
+        // A chip whose writes need the option flag (TI Tag-it) says so to other readers: CC
+        // feature bit 4, special frame for write-alike commands (AOSP reads it the same way).
+        if tag.writeOptionFlag { features |= Type5CapabilityContainer.featureSpecialFrame }
         var cc = Type5CapabilityContainer.forMemory(size: memorySize, features: 0)
         // Get system information counts at most 256 blocks: block numbers fit one byte (E1).
         // Read what the CC and the area will cover, with each block's security status.

@@ -71,7 +71,7 @@ extension OriginalityKey {
         OriginalityKey(
             name: "NXP ICODE SLIX2/DNA", curve: .secp128r1,
             publicPoint: "048878A2A2D3EEC336B4F261A082BD71F9BE11C4E2E896648B32EFA59CEA6E59F0", messageOrder: .reversedUID,
-            // A real ICODE DNA's UID has a type indicator NFCKit does not name (its pair in the tests).
+            // "ICODE DNA" also prefixes the chip table's "ICODE DNA or NTAG 5" (type indicator 11b, memory not told).
             models: ["ICODE SLIX2", "ICODE DNA", "NXP ICODE (SLIX family"],
             source: "Proxmark3 client/src/cmdhf15.c and crypto/originality.c (\"NXP ICODE DNA, ICODE SLIX2\"); the UID is signed least significant byte first (tools/recover_pk.py)"),
         OriginalityKey(

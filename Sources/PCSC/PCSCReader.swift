@@ -352,7 +352,10 @@ public actor PCSCReader: NFCReader {
     }
 
     /// Whether an ISO 15693 request is one the storage pseudo-APDUs map: READ SINGLE BLOCK,
-    /// READ MULTIPLE BLOCKS, WRITE SINGLE BLOCK.
+    /// READ MULTIPLE BLOCKS, WRITE SINGLE BLOCK. A write with the option flag (a TI Tag-it's)
+    /// is not: UPDATE BINARY has no way to ask the reader for the flag, so it goes through the
+    /// transparent session when the profile has one, and is refused before anything is sent
+    /// when it has not.
     static func iso15693Carries(_ frame: [UInt8]) -> Bool {
         guard frame.count >= 2 else { return false }
         let addressed = frame[0] & ISO15693RequestFlag.address != 0
@@ -360,7 +363,7 @@ public actor PCSCReader: NFCReader {
         switch frame[1] {
         case ISO15693Command.readSingleBlock: return parameters == 1
         case ISO15693Command.readMultipleBlocks: return parameters == 2
-        case ISO15693Command.writeSingleBlock: return parameters >= 2
+        case ISO15693Command.writeSingleBlock: return parameters >= 2 && frame[0] & ISO15693RequestFlag.option == 0
         default: return false
         }
     }

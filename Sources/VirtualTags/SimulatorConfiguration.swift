@@ -23,11 +23,11 @@ import Foundation
 /// Tag `i` (from 0) gets its model's default UID (or `uid=`) plus `i`, as in a stack.
 ///
 /// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `signature=HEX` (the originality
-/// signature of new NTAG21x, Ultralight EV1 and SLIX2 tags), `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
+/// signature of new NTAG21x, Ultralight EV1, SLIX2 and ICODE DNA tags), `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`, `presence=selected|field|none`.
 public struct SimulatorConfiguration: Sendable, Hashable {
     /// The models whose chips answer a 32-byte originality signature (`signature=`).
-    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4", "ntag424", "desfire-ev2", "desfire-ev3"]
+    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4", "ntag424", "desfire-ev2", "desfire-ev3", "icode-dna"]
 
     /// The models answering a 56-byte Read_Sig signature (ISO-DEP).
     static let iso7816SignatureModels: Set<String> = ["type4", "ntag424", "desfire-ev2", "desfire-ev3"]

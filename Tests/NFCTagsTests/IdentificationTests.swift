@@ -115,13 +115,14 @@ struct IdentificationTests {
     }
 
     /// The ICODE type indicator is UID bits 37–36 (NXP AN10787; Flipper Zero's `SlixUidLayout`
-    /// reads the same two bits): byte 3 & 18h, 08h SLIX2, 10h SLIX, 00h SLI. Bits 39–38 and
+    /// reads the same two bits): byte 3 & 18h, 08h SLIX2, 10h SLIX, 00h SLI, 18h NTAG 5 or ICODE DNA
+    /// (Proxmark3 cmdhf15.c and tools/recover_pk.py; no memory size answered here, so not told apart). Bits 39–38 and
     /// 35–33 are serial number and must not matter.
     @Test("ICODE type indicator: UID bits 37–36 tell SLI, SLIX and SLIX2 apart", arguments: [
         (0x08, "ICODE SLIX2"), (0xC8, "ICODE SLIX2"), (0x0F, "ICODE SLIX2"),
         (0x10, "ICODE SLIX"), (0x37, "ICODE SLIX"), (0xD3, "ICODE SLIX"),
         (0x00, "ICODE SLI"), (0xE7, "ICODE SLI"),
-        (0x18, "NXP ICODE (SLIX family, unknown type indicator)"),
+        (0x18, "ICODE DNA or NTAG 5"), (0x5F, "ICODE DNA or NTAG 5"),
     ] as [(UInt8, String)])
     func icodeTypeIndicator(byte3: UInt8, model: String) async {
         let target = TargetInfo.iso15693(ISO15693Target(uid: [0xE0, 0x04, 0x01, byte3, 0x53, 0x49, 0x4D, 0x01]))

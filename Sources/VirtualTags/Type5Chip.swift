@@ -1,0 +1,359 @@
+public import NFCTags
+import NFCCore
+
+/// What a ``Type5Chip`` is: its memory, what its GET SYSTEM INFORMATION says, whether writes and
+/// locks need the option flag, and which NXP custom commands it answers. Each profile names the
+/// source of its facts and what is assumed where no public source gives a value.
+public struct Type5ChipProfile: Sendable, Hashable {
+    /// The registry name (`sim:` model, tag files' `"model"`): `tagit-hfi-plus`.
+    public var modelKey: String
+    /// The chip's name as users know it.
+    public var modelName: String
+    /// Blocks of user memory (what GET SYSTEM INFORMATION reports, block count − 1).
+    public var blockCount: Int
+    /// Bytes per block.
+    public var blockSize: Int
+    /// The IC reference GET SYSTEM INFORMATION answers; nil leaves the field out (info flag 4
+    /// clear).
+    public var icReference: UInt8?
+    /// Whether write-alike commands (`21`, `22`, `24`, `27`–`2A`) need the option flag: a request
+    /// without it is refused with error `03` and changes nothing.
+    public var writesNeedOptionFlag: Bool
+    /// Whether the chip answers NXP's READ SIGNATURE (`BD`, manufacturer code `04`) with a
+    /// 32-byte originality signature.
+    public var answersReadSignature: Bool
+    /// Whether a fresh chip is NDEF formatted (a CC, an empty NDEF TLV and a Terminator); else
+    /// all zeros.
+    public var deliveredFormatted: Bool
+    /// The first UID of a `sim:` stack.
+    public var defaultUID: [UInt8]
+    /// One line for help.
+    public var summary: String
+
+    /// Texas Instruments Tag-it HF-I Plus (RI-I1x-112, chip and inlays): 64 blocks of 4 bytes
+    /// (TI SCBS826 "2048-bit user memory in 64 × 32-bit blocks"; Proxmark3 `cmdhf15.c` "64x32bit"),
+    /// UID `E0 07 80 …` (AOSP `I93_UID_TAG_IT_HF_I_PLUS_CHIP`, product bits under mask `FE`);
+    /// writes and locks with the option flag (AOSP `rw_i93.cc` "Option must be set for TI tag";
+    /// FEIG ID ISC manuals "WR-OPTION = 1"). Assumed here: the refusal of a write without the
+    /// flag as error `03` (the sources do not say how the chip answers), GET SYSTEM INFORMATION
+    /// without an IC reference, delivery blank.
+    public static let tagItHFIPlus = Type5ChipProfile(
+        modelKey: "tagit-hfi-plus", modelName: "Tag-it HF-I Plus", blockCount: 64, blockSize: 4, icReference: nil,
+        writesNeedOptionFlag: true, answersReadSignature: false, deliveredFormatted: false,
+        defaultUID: [0xE0, 0x07, 0x80, 0x00, 0x53, 0x49, 0x4D, 0x01],
+        summary: "TI Tag-it HF-I Plus (ISO 15693), 256 bytes in 64 blocks, writes need the option flag, blank")
+
+    /// NXP NTAG 5 switch (NTP5210): 512 bytes of user memory (NTP5210 data sheet, general
+    /// description), here as 128 blocks of 4 bytes; UID type `01` with type indicator `11b`
+    /// (Proxmark3 `cmdhf15.c`: "NTP53x2/NTP5210/NTA5332 (NTAG 5)"). Assumed here: no IC
+    /// reference in GET SYSTEM INFORMATION, delivery NDEF formatted. Not modelled: NTAG 5's
+    /// configuration, SRAM, session registers, passwords and area protection (its custom
+    /// commands are answered error `01`), its originality signature.
+    public static let ntag5Switch = Type5ChipProfile(
+        modelKey: "ntag5", modelName: "NTAG 5 switch (NTP5210)", blockCount: 128, blockSize: 4, icReference: nil,
+        writesNeedOptionFlag: false, answersReadSignature: false, deliveredFormatted: true,
+        defaultUID: [0xE0, 0x04, 0x01, 0x18, 0x53, 0x49, 0x4D, 0x01],
+        summary: "NXP NTAG 5 switch (NTP5210, ISO 15693), 512 bytes, NFC Forum Type 5 formatted")
+
+    /// NXP ICODE DNA (SL2S6002): 2016 bits of user memory (dotnet/iot `IcodeCardCapacity`,
+    /// citing NXP AN11809), 63 blocks of 4 bytes; UID type `01`, type indicator `11b` (the
+    /// ICODE DNA sample of Proxmark3 `tools/recover_pk.py`, `E0 04 01 18 …`); READ SIGNATURE
+    /// (`BD`) with the ICODE DNA/SLIX2 originality key (Proxmark3 `cmdhf15.c`). Assumed here: no
+    /// IC reference, delivery NDEF formatted. Not modelled: AES authentication (ISO/IEC 29167-10
+    /// through AUTHENTICATE `35`, answered error `01`: the message layout is in the ISO standard
+    /// and NXP's data sheet, not in a public source this model could check against).
+    public static let icodeDNA = Type5ChipProfile(
+        modelKey: "icode-dna", modelName: "ICODE DNA", blockCount: 63, blockSize: 4, icReference: nil,
+        writesNeedOptionFlag: false, answersReadSignature: true, deliveredFormatted: true,
+        defaultUID: [0xE0, 0x04, 0x01, 0x18, 0x44, 0x4E, 0x41, 0x01],
+        summary: "NXP ICODE DNA (ISO 15693), 252 bytes, READ SIGNATURE (AES authentication not modelled), Type 5 formatted")
+
+    /// Every profile, in the order help lists them.
+    public static let all: [Type5ChipProfile] = [tagItHFIPlus, ntag5Switch, icodeDNA]
+
+    /// Memory size in bytes.
+    public var memorySize: Int { blockCount * blockSize }
+
+    /// A fresh chip's first bytes when ``deliveredFormatted``: CC `E1 40 MLEN 01` (MLEN =
+    /// (memory − 4) / 8, NFC Forum Type 5, "Capability Container"; Read Multiple Blocks), an
+    /// empty NDEF TLV and a Terminator.
+    var freshNDEFArea: [UInt8] {
+        [0xE1, 0x40, UInt8(truncatingIfNeeded: (memorySize - 4) / 8), 0x01, 0x03, 0x00, 0xFE]
+    }
+}
+
+/// A plain ISO 15693 chip with the commands of ISO/IEC 15693-3 NFC Forum Type 5 needs, as a
+/// ``Type5ChipProfile`` describes it: `sim:tagit-hfi-plus`, `sim:ntag5`, `sim:icode-dna`.
+///
+/// Frames as ``ICodeSLIX2`` takes them (flags, command, UID least significant byte first when
+/// addressed, parameters; no CRC). Answered: Inventory, Stay quiet, Select, Reset to ready, Read
+/// single and multiple blocks (with the option flag, each block's security status first), Write
+/// single block, Lock block, Write and Lock AFI and DSFID, Get system information, Get multiple
+/// block security status, and READ SIGNATURE when the profile has it. A request addressed to
+/// another UID, or with the select flag while not selected, is not answered. Anything else:
+/// error `01`.
+public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
+    /// What chip this is.
+    public let profile: Type5ChipProfile
+    /// The 8-byte UID, most significant byte first.
+    public let uid: [UInt8]
+    /// Data storage format identifier.
+    public var dsfid: UInt8 = 0
+    /// Application family identifier.
+    public var afi: UInt8 = 0
+    /// Whether the AFI is locked.
+    public var afiLocked = false
+    /// Whether the DSFID is locked.
+    public var dsfidLocked = false
+    /// Memory, block 0 first.
+    public private(set) var memory: [UInt8]
+    /// Lock state per block.
+    public private(set) var lockedBlocks: [Bool]
+    /// The 32-byte signature READ SIGNATURE answers: by default a stand-in derived from the UID
+    /// that is no valid signature; a value of another length is ignored.
+    public var originalitySignature: [UInt8] {
+        get { signature }
+        set { if newValue.count == 32 { signature = newValue } }
+    }
+    private var signature: [UInt8]
+    private var state: State = .ready
+    private enum State { case ready, quiet, selected }
+
+    /// The tag-file attribute holding a given signature, in hex.
+    static let signatureAttribute = "signature"
+
+    /// A factory-fresh chip.
+    /// - Parameter uid: 8 bytes, most significant first; shorter is zero-padded, longer cut.
+    public init(_ profile: Type5ChipProfile, uid: [UInt8]) {
+        self.profile = profile
+        self.uid = (0..<8).map { $0 < uid.count ? uid[$0] : 0 }
+        signature = ICodeSLIX2.standInSignature(uid: self.uid)
+        var fresh = [UInt8](repeating: 0, count: profile.memorySize)
+        if profile.deliveredFormatted { fresh.replaceSubrange(0..<profile.freshNDEFArea.count, with: profile.freshNDEFArea) }
+        memory = fresh
+        lockedBlocks = [Bool](repeating: false, count: profile.blockCount)
+    }
+
+    /// The chip's name.
+    public var modelName: String { profile.modelName }
+
+    /// ISO 15693 target information: UID and DSFID.
+    public var targetInfo: TargetInfo { .iso15693(ISO15693Target(uid: Bytes(uid), dsfid: dsfid)) }
+
+    /// Power-up: the ready state.
+    public func powerOn() { state = .ready }
+
+    /// Stay quiet.
+    public func halt() { state = .quiet }
+
+    // MARK: - Tag file
+
+    /// Size of ``tagFileImage``: memory, a lock byte per block, DSFID, AFI, lock flags.
+    public var tagFileImageSize: Int { profile.memorySize + profile.blockCount + 3 }
+
+    /// Memory, then one byte per block (`01` locked), DSFID, AFI, and a byte with bit 0 = AFI
+    /// locked, bit 1 = DSFID locked: the layout of ``ICodeSLIX2/tagFileImage``. A value of another
+    /// length is ignored.
+    public var tagFileImage: [UInt8] {
+        get { memory + lockedBlocks.map { $0 ? 1 : 0 } + [dsfid, afi, (afiLocked ? 0x01 : 0) | (dsfidLocked ? 0x02 : 0)] }
+        set {
+            guard newValue.count == tagFileImageSize else { return }
+            let size = profile.memorySize
+            memory = Array(newValue[0..<size])
+            lockedBlocks = newValue[size..<size + profile.blockCount].map { $0 & 0x01 != 0 }
+            let tail = size + profile.blockCount
+            dsfid = newValue[tail]
+            afi = newValue[tail + 1]
+            afiLocked = newValue[tail + 2] & 0x01 != 0
+            dsfidLocked = newValue[tail + 2] & 0x02 != 0
+        }
+    }
+
+    /// The tag file: UID, ``tagFileImage``, the signature as an attribute when one was given.
+    public var tagState: TagState {
+        let given = profile.answersReadSignature && signature != ICodeSLIX2.standInSignature(uid: uid)
+        return TagState(
+            model: profile.modelKey, uid: Hex.encode(uid), memory: Hex.encode(tagFileImage),
+            attributes: given ? [Self.signatureAttribute: Hex.encode(signature)] : nil)
+    }
+
+    /// Changes whenever memory, a lock, DSFID or AFI changes.
+    public var stateRevision: Int { Hasher.combined(tagFileImage, signature) }
+
+    /// Restores a chip from its tag file; nil when the model, the UID, the image's length or the
+    /// signature does not fit.
+    public convenience init?(state: TagState) {
+        guard let profile = Type5ChipProfile.all.first(where: { $0.modelKey == state.model }),
+              let uid = try? Hex.decode(state.uid), uid.count == 8,
+              let image = try? Hex.decode(state.memory), image.count == profile.memorySize + profile.blockCount + 3
+        else { return nil }
+        self.init(profile, uid: uid)
+        tagFileImage = image
+        if let text = state.attributes?[Self.signatureAttribute] {
+            guard let given = try? Hex.decode(text), given.count == 32 else { return nil }
+            signature = given
+        }
+    }
+
+    /// Stores `message` as the NDEF message after the CC (formatting a blank chip first);
+    /// false when it does not fit.
+    public func setNDEFMessage(_ message: [UInt8]) -> Bool {
+        let area = profile.freshNDEFArea
+        let tlv: [UInt8] = message.count < 0xFF
+            ? [0x03, UInt8(message.count)] + message
+            : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
+        let bytes = Array(area.prefix(4)) + tlv + [0xFE]
+        guard bytes.count <= profile.memorySize else { return false }
+        memory.replaceSubrange(0..<bytes.count, with: bytes)
+        return true
+    }
+
+    // MARK: - Commands
+
+    /// Answers one request.
+    public func respond(to frame: [UInt8]) -> TagAnswer {
+        guard frame.count >= 2 else { return .silence }
+        let flags = frame[0], command = frame[1]
+        if flags & ISO15693RequestFlag.inventory != 0 {
+            return command == ISO15693Command.inventory ? inventory(flags: flags, Array(frame.dropFirst(2))) : .silence
+        }
+        var rest = Array(frame.dropFirst(2))
+        if (ISO15693Command.firstCustom...ISO15693Command.lastCustom).contains(command) {
+            // Custom commands carry the IC manufacturer code; another maker's is not answered.
+            guard rest.first == uid[1] else { return .silence }
+            rest.removeFirst()
+        }
+        let addressed = flags & ISO15693RequestFlag.address != 0
+        if addressed {
+            guard rest.count >= 8 else { return .silence }
+            guard Array(rest[0..<8]) == Array(uid.reversed()) else {
+                if command == ISO15693Command.select && state == .selected { state = .ready }
+                return .silence
+            }
+            rest.removeFirst(8)
+        }
+        if flags & ISO15693RequestFlag.select != 0 && state != .selected { return .silence }
+        if state == .quiet && !addressed { return .silence }
+        let option = flags & ISO15693RequestFlag.option != 0
+        if profile.writesNeedOptionFlag, !option, ISO15693Command.writeClass.contains(command) {
+            return error(ISO15693Error.optionNotSupported)
+        }
+        return execute(command, rest, option: option, addressed: addressed)
+    }
+
+    private func execute(_ command: UInt8, _ rest: [UInt8], option: Bool, addressed: Bool) -> TagAnswer {
+        let size = profile.blockSize
+        switch command {
+        case ISO15693Command.stayQuiet:
+            if addressed { state = .quiet }
+            return .silence
+        case ISO15693Command.select:
+            guard addressed else { return error(ISO15693Error.commandNotRecognized) }
+            state = .selected
+            return ok
+        case ISO15693Command.resetToReady:
+            state = .ready
+            return ok
+        case ISO15693Command.readSingleBlock:
+            guard let block = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            return read(first: Int(block), count: 1, option: option)
+        case ISO15693Command.readMultipleBlocks:
+            guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
+            return read(first: Int(rest[0]), count: Int(rest[1]) + 1, option: option)
+        case ISO15693Command.writeSingleBlock:
+            guard rest.count == 1 + size else { return error(ISO15693Error.commandNotRecognized) }
+            let block = Int(rest[0])
+            guard block < profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard !lockedBlocks[block] else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            memory.replaceSubrange(block * size..<(block + 1) * size, with: rest[1...])
+            return ok
+        case ISO15693Command.lockBlock:
+            guard let first = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            let block = Int(first)
+            guard block < profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard !lockedBlocks[block] else { return error(ISO15693Error.alreadyLocked) }
+            lockedBlocks[block] = true
+            return ok
+        case ISO15693Command.getMultipleBlockSecurityStatus:
+            guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
+            let first = Int(rest[0]), count = Int(rest[1]) + 1
+            guard first + count <= profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            return .data([0x00] + (first..<first + count).map { lockedBlocks[$0] ? 0x01 : 0x00 })
+        case ISO15693Command.getSystemInformation:
+            var flags = ISO15693SystemInfo.dsfidPresent | ISO15693SystemInfo.afiPresent | ISO15693SystemInfo.memorySizePresent
+            var tail: [UInt8] = []
+            if let reference = profile.icReference {
+                flags |= ISO15693SystemInfo.icReferencePresent
+                tail = [reference]
+            }
+            let memorySize = [UInt8(profile.blockCount - 1), UInt8(size - 1)]
+            return .data([0x00, flags] + uid.reversed() + [dsfid, afi] + memorySize + tail)
+        case ISO15693Command.writeAFI, ISO15693Command.writeDSFID:
+            guard let value = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            let isAFI = command == ISO15693Command.writeAFI
+            guard !(isAFI ? afiLocked : dsfidLocked) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            if isAFI { afi = value } else { dsfid = value }
+            return ok
+        case ISO15693Command.lockAFI:
+            guard !afiLocked else { return error(ISO15693Error.alreadyLocked) }
+            afiLocked = true
+            return ok
+        case ISO15693Command.lockDSFID:
+            guard !dsfidLocked else { return error(ISO15693Error.alreadyLocked) }
+            dsfidLocked = true
+            return ok
+        case ISO15693Command.nxpReadSignature where profile.answersReadSignature:
+            return .data([0x00] + signature)
+        default:
+            return error(ISO15693Error.commandNotSupported)
+        }
+    }
+
+    private var ok: TagAnswer { .data([0x00]) }
+
+    private func error(_ code: UInt8) -> TagAnswer { .data([ISO15693ResponseFlag.error, code]) }
+
+    private func read(first: Int, count: Int, option: Bool) -> TagAnswer {
+        guard first + count <= profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+        var answer: [UInt8] = [0x00]
+        let size = profile.blockSize
+        for block in first..<first + count {
+            if option { answer.append(lockedBlocks[block] ? 0x01 : 0x00) }
+            answer += memory[block * size..<(block + 1) * size]
+        }
+        return .data(answer)
+    }
+
+    /// Inventory: `[AFI]` mask length (bits), mask (the UID's least significant bits first).
+    private func inventory(flags: UInt8, _ parameters: [UInt8]) -> TagAnswer {
+        guard state != .quiet else { return .silence }
+        var rest = parameters[...]
+        if flags & ISO15693RequestFlag.afi != 0 {
+            guard let requested = rest.popFirst() else { return .silence }
+            if requested != 0 && requested != afi { return .silence }
+        }
+        guard let maskLength = rest.popFirst(), maskLength <= 64 else { return .silence }
+        let maskBytes = (Int(maskLength) + 7) / 8
+        guard rest.count >= maskBytes else { return .silence }
+        let mask = Array(rest.prefix(maskBytes))
+        let air = Array(uid.reversed())
+        for bit in 0..<Int(maskLength) where (mask[bit / 8] >> (bit % 8)) & 1 != (air[bit / 8] >> (bit % 8)) & 1 {
+            return .silence
+        }
+        return .data([0x00, dsfid] + air)
+    }
+}
+
+extension TagModel {
+    /// The ``Type5Chip`` entries: `tagit-hfi-plus`, `ntag5`, `icode-dna`.
+    static let type5Chips: [TagModel] = Type5ChipProfile.all.map { profile in
+        TagModel(
+            name: profile.modelKey, summary: profile.summary, uidLength: 8, defaultUID: profile.defaultUID,
+            make: { uid, options in
+                let tag = Type5Chip(profile, uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
+            restore: { Type5Chip(state: $0) })
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import NFCTestSupport
+import Testing
+
+extension PCSCEndToEnd {
+    /// TI Tag-it HF-I Plus, NTAG 5 and ICODE DNA behind the real pcscd and the PC/SC reader
+    /// emulator, in fresh nfctool processes; the tag files judged by ``T5TJudge``. A Tag-it's
+    /// writes need the option flag, which UPDATE BINARY cannot ask for: they go through the
+    /// transparent session (an ACR1552U) and are refused, nothing sent, by the generic profile.
+    @Suite(
+        "Tag-it HF-I Plus, NTAG 5 and ICODE DNA through the real pcscd", .tags(.pcsc, .endToEnd, .emulator), .serialized, .timeLimit(.minutes(5)),
+        .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+    struct Type5ChipsThroughPCSCTests {
+        static let acr1552u = "ACS ACR1552 1S CL Reader PICC"
+
+        @Test("Tag-it through an ACR1552U: format, write and lock go as transparent-session frames with the option flag (62 21 …, 62 22 …); the tag file holds the message and the locks")
+        func tagItThroughTransparentSession() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("tagit.json").path
+            let reader = try await VirtualReaderProcess(tag: "sim:tagit-hfi-plus?file=\(file)", daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            for arguments in [["format", "--yes"], ["write", "--url", "https://ti.example/pcsc"], ["lock", "--yes"]] {
+                let run = try await runTool(tool, arguments + ["--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+                #expect(run.status == 0, "\(arguments): \(run.output)")
+            }
+            let apdus = reader.receivedAPDUs
+            // Transceive data objects (5F46) of the session carrying WRITE SINGLE BLOCK and LOCK
+            // BLOCK with flags 62 (high data rate, addressed, option).
+            #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("6221") }, "\(apdus)")
+            #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("6222") }, "\(apdus)")
+            #expect(!apdus.contains { $0.hasPrefix("ffd6") }, "no UPDATE BINARY: it cannot carry the option flag")
+            reader.stop()
+            let tagFile = try T5TJudge.TagFile(path: file, blocks: 64)
+            let judged = try #require(tagFile.judged)
+            #expect(judged.writeAccess == 3 && judged.features & 0x10 == 0x10)
+            #expect(String(decoding: (judged.message ?? []).dropFirst(5), as: UTF8.self) == "ti.example/pcsc")
+            #expect(tagFile.lockedBlocks.prefix((4 + judged.area + 3) / 4).allSatisfy { $0 })
+        }
+
+        @Test("generic profile: a Tag-it write is refused before anything is written (the tag file unchanged); NTAG 5 and ICODE DNA are written with UPDATE BINARY and read back in a new process")
+        func genericProfile() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let tagIt = daemon.directory.appendingPathComponent("tagit.json").path
+            // A formatted Tag-it, prepared through nfctool on the simulator.
+            let format = try await runTool(tool, ["format", "--yes", "--device", "sim:tagit-hfi-plus?file=\(tagIt)"], environment: daemon.environment, timeout: 30)
+            #expect(format.status == 0, "\(format.output)")
+            let before = try Data(contentsOf: URL(fileURLWithPath: tagIt))
+            var reader = try await VirtualReaderProcess(tag: "sim:tagit-hfi-plus?file=\(tagIt)", daemon: daemon, profile: "generic")
+            defer { reader.stop() }
+            let refused = try await runTool(tool, ["write", "--device", "pcsc", "--url", "https://no.example", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            #expect(refused.status != 0, "\(refused.output)")
+            #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing written: \(reader.receivedAPDUs)")
+            reader.stop()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: tagIt)) == before)
+
+            for (model, blocks) in [("ntag5", 128), ("icode-dna", 63)] {
+                let file = daemon.directory.appendingPathComponent("\(model).json").path
+                reader = try await VirtualReaderProcess(tag: "sim:\(model)?file=\(file)", daemon: daemon, profile: "generic")
+                let write = try await runTool(tool, ["write", "--device", "pcsc", "--text", "\(model) via pcscd", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+                #expect(write.status == 0, "\(model): \(write.output)")
+                let read = try await runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+                #expect(read.output.contains("\(model) via pcscd"), "\(model): \(read.output)")
+                reader.stop()
+                let message = try #require(try T5TJudge.TagFile(path: file, blocks: blocks).judged?.message)
+                // One short text record: D1 01 len 54, status byte (language length), language, text.
+                #expect(message.count > 4 && message[3] == 0x54, "\(message)")
+                #expect(String(decoding: message.dropFirst(5 + Int(message[4] & 0x3F)), as: UTF8.self) == "\(model) via pcscd")
+            }
+        }
+    }
+}
