@@ -97,7 +97,7 @@ public struct TagModel: Sendable, Hashable {
                 return tag
             },
             restore: { DESFireVirtualTag(state: $0) })
-    } + felicaClassicSLIX2
+    } + felicaClassicSLIX2 + st25
 
     /// The model called `name` (case-insensitive), or nil.
     public static func named(_ name: String) -> TagModel? {
