@@ -22,8 +22,10 @@ struct ST25Tests {
         return (reader, ISO15693Tag(reader: reader, target: v, identity: identity))
     }
 
+    /// The chip on `reader`, rebuilt from its tag file state.
     static func chip(_ reader: SimulatedReader) async -> ST25VirtualTag? {
-        await reader.withField { ($0.currentTag ?? $0.removedTags.last) as? ST25VirtualTag }
+        let state = await reader.withField { (($0.currentTag ?? $0.removedTags.last) as? ST25VirtualTag)?.tagState }
+        return state.flatMap { ST25VirtualTag(state: $0) }
     }
 
     static func text(_ value: String) throws -> NDEFMessage {
@@ -56,7 +58,8 @@ struct ST25Tests {
         #expect(trace.contains { $0.command.count > 11 && $0.command[1] == 0x31 && $0.command[11] >= 0x01 })
         #expect(!trace.contains { $0.command.count > 1 && $0.command[1] == ISO15693Command.writeSingleBlock })
         let state = try #require(await Self.chip(reader)).tagState
-        let (_, again) = try await Self.open(try #require(ST25VirtualTag(state: state)))
+        let restored = try #require(ST25VirtualTag(state: state))
+        let (_, again) = try await Self.open(restored)
         #expect(try await Type5Tag(tag: again).readNDEF() == message)
     }
 
@@ -98,10 +101,12 @@ struct ST25Tests {
         let (reader, tag) = try await Self.open(ST25VirtualTag(.st25dv04k, uid: Self.uid(.st25dv04k)))
         try await tag.st25Protect(password: new, current: .factoryDefault)
         let state = try #require(await Self.chip(reader)).tagState
-        let (freshReader, fresh) = try await Self.open(try #require(ST25VirtualTag(state: state)))
+        let restored = try #require(ST25VirtualTag(state: state))
+        let (freshReader, fresh) = try await Self.open(restored)
         let refused = try Self.text("no")
         await #expect(throws: NFCTagError.self) { try await Type5Tag(tag: fresh).writeNDEF(refused, verify: false) }
-        #expect(try #require(await Self.chip(freshReader)).tagState == state)
+        let unchanged = try #require(await Self.chip(freshReader))
+        #expect(unchanged.tagState == state)
         await #expect { try await fresh.st25PresentPassword(1, .factoryDefault) } throws: { ($0 as? NFCTagError)?.code == .authenticationFailed }
         try await fresh.st25PresentPassword(1, new)
         try await Type5Tag(tag: fresh).writeNDEF(try Self.text("yes"), verify: true)
@@ -120,7 +125,8 @@ struct ST25Tests {
         try await tag.st25WriteConfiguration(ST25DVRegister.rfa2ss, ST25AreaSecurity(password: 2, protection: ST25AreaSecurity.readWriteProtected).register)
         #expect(try await tag.st25AreaSummary(blockCount: 128) == "area 1 (blocks 0–31): open; area 2 (blocks 32–127): read and write need password 2")
         let state = try #require(await Self.chip(reader)).tagState
-        let (_, fresh) = try await Self.open(try #require(ST25VirtualTag(state: state)))
+        let restored = try #require(ST25VirtualTag(state: state))
+        let (_, fresh) = try await Self.open(restored)
         await #expect { _ = try await fresh.readSingleBlock(40) } throws: { ISO15693Error.code(in: $0 as! NFCTagError) == 0x15 }
         #expect(try await fresh.readSingleBlock(31).count == 4)
         // ENDA2 below ENDA1 is refused.
