@@ -153,13 +153,14 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
             if c.count >= 3, c[2] == ST25Command.manufacturerCode, ST25Command.writeClass.contains(c[1]) || c[1] == ST25Command.presentPassword {
                 // ST custom: flags, code, 02, [UID], parameters. Passwords are never shown.
                 let parameters = Array(c.dropFirst(3 + (addressed ? 8 : 0)))
-                location = ST25Command.name(c[1])
                 if c[1] == ST25Command.writeConfiguration {
-                    data = hex(parameters[...])
+                    location = "register " + hex(parameters.prefix(1))
+                    data = hex(parameters.dropFirst())
                 } else {
+                    location = ST25Command.name(c[1])
                     data = "password \(parameters.first.map(String.init) ?? "?") (not shown)"
                 }
-                note = "ST custom command \(Hex.encode([c[1]], uppercase: true))"
+                note = "\(ST25Command.name(c[1])), ST custom command \(Hex.encode([c[1]], uppercase: true))"
                 return
             }
             if c.count >= 3, c[2] == ISO15693Command.nxpManufacturerCode,

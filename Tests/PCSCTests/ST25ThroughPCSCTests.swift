@@ -58,13 +58,13 @@ extension PCSCEndToEnd {
             }
         }
 
-        @Test("ST25DV64K through the generic profile: a 2000-byte text goes past block 255 (UPDATE BINARY with P1 01+), a fresh nfctool reads it back; the tag file holds the 8-byte E2 CC and the message")
+        @Test("ST25DV64K through the generic profile: a 1100-byte text goes past block 255 (UPDATE BINARY with P1 01+), a fresh nfctool reads it back; the tag file holds the 8-byte E2 CC and the message")
         func largeMemoryGeneric() async throws {
             let tool = try Executables.nfctool()
             let daemon = try await PrivatePCSCDaemon()
             defer { daemon.stop() }
             let file = daemon.directory.appendingPathComponent("st25dv64k.json").path
-            let text = String(repeating: "ST25DV64K ", count: 200)
+            let text = String(repeating: "ST25DV64K ", count: 110)
             let reader = try await VirtualReaderProcess(tag: "sim:st25dv64k?file=\(file)", daemon: daemon)
             defer { reader.stop() }
             let write = try await runTool(tool, ["write", "--device", "pcsc", "--text", text, "--timeout", "5"], environment: daemon.environment, timeout: 120)
@@ -135,7 +135,7 @@ extension PCSCEndToEnd {
             #expect(open.text == "behind RF_PWD_1")
         }
 
-        @Test("ST25DV64K through an ACR1552U: format writes the 8-byte E2 CC from EXTENDED GET SYSTEM INFORMATION; lock on an ST25DV04K locks every block (tag file lock bytes)")
+        @Test("ST25DV64K through an ACR1552U: format writes the 8-byte E2 CC from EXTENDED GET SYSTEM INFORMATION; lock on an ST25DV04K locks every block of the CC and NDEF area (tag file lock bytes)")
         func formatAndLock() async throws {
             let tool = try Executables.nfctool()
             let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
@@ -143,7 +143,7 @@ extension PCSCEndToEnd {
             let file = daemon.directory.appendingPathComponent("st25dv64k.json").path
             var reader = try await VirtualReaderProcess(tag: "sim:st25dv64k?file=\(file)", daemon: daemon, profile: "transparent-session")
             defer { reader.stop() }
-            let format = try await runTool(tool, ["format", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 120)
+            let format = try await runTool(tool, ["format", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 120)
             #expect(format.status == 0, "\(format.output)")
             reader.stop()
             #expect(try TagFile(path: file, blocks: 2048).capabilityContainer == [0xE2, 0x40, 0x00, 0x09, 0x00, 0x00, 0x03, 0xFF])
@@ -155,7 +155,8 @@ extension PCSCEndToEnd {
             reader.stop()
             let image = NFCTestSupport.hex(try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: small))) as? [String: Any])?["memory"] as? String ?? "")
             #expect(image.count == 128 * 5 + 42)
-            #expect(image[512..<640].allSatisfy { $0 == 0x01 }, "every block locked")
+            // CC MLEN 3F: the T5T area ends at byte 508, so blocks 0–126 are locked, block 127 is not in it.
+            #expect(image[512..<639].allSatisfy { $0 == 0x01 }, "every block of the CC and the NDEF area locked")
             #expect(image[1] & 0x03 == 0x03, "CC write access never")
             #expect(try TagFile(path: small, blocks: 128).text == "locked ST")
         }
