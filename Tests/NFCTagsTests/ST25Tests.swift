@@ -144,6 +144,24 @@ struct ST25Tests {
         #expect(try await Type5Tag(tag: tag).readNDEF() == message)
     }
 
+    @Test("traces redact the 8 password bytes of PRESENT PASSWORD and WRITE PASSWORD (ST's 02 framing); READ CONFIGURATION and another maker's B3 stay")
+    func traceRedaction() {
+        var redactor = ReaderTraceRedactor()
+        let uid = Self.uid(.st25dv04k)
+        _ = redactor.redact(.poll([.iso15693]), .found(.iso15693(ISO15693Target(uid: Bytes(uid)))))
+        let onAir = Array(uid.reversed())
+        let password: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        for code: UInt8 in [0xB3, 0xB1] {
+            let frame = [0x22, code, 0x02] + onAir + [0x01] + password
+            let (sent, _) = redactor.redact(.transceive(TraceBytes(frame), .standard), .answer(TraceBytes([0x00])))
+            #expect(sent == .transceive(TraceBytes(values: frame.prefix(12).map { Optional($0) } + [UInt8?](repeating: nil, count: 8)), .standard))
+        }
+        let read = [0x22, 0xA0, 0x02] + onAir + [0x04]
+        #expect(redactor.redact(.transceive(TraceBytes(read), .standard), .answer(TraceBytes([0x00, 0x05]))).0 == .transceive(TraceBytes(read), .standard))
+        let nxp = [0x22, 0xB3, 0x04] + onAir + [0x02, 9, 9, 9, 9]
+        #expect(redactor.redact(.transceive(TraceBytes(nxp), .standard), .answer(TraceBytes([0x00]))).0 == .transceive(TraceBytes(nxp), .standard))
+    }
+
     @Test("tag file: the image round-trips; a wrong length, model or UID is refused", arguments: ST25VirtualTag.Variant.allCases)
     func tagFile(variant: ST25VirtualTag.Variant) throws {
         let chip = ST25VirtualTag(variant, uid: Self.uid(variant))
