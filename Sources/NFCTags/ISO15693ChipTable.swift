@@ -152,6 +152,10 @@ public enum ISO15693ChipTable {
     /// INFORMATION where one reference names several chips).
     static let st25SDK = "ST25 SDK TagHelper getType5ProductId"
 
+    /// The IC references of the ST25DV04K/16K/64K (`24`–`27`, I²C and J versions; ST25 SDK
+    /// `identifyST25DVProduct`; AOSP has `24` and `26`): the chips with area passwords.
+    public static let st25DVICReferences: Set<UInt8> = [0x24, 0x25, 0x26, 0x27]
+
     /// Chips one IC reference names together, told apart by their block count (ST25 SDK
     /// `identifyST25DVProduct`, and ST25TV02K 64 / ST25TV512 16 blocks for reference `23`):
     /// IC reference, blocks, model.

@@ -4,9 +4,10 @@ import NFCCore
 /// every other command of ``ISO15693Tag``.
 extension ISO15693Tag {
     /// Whether the chip takes the ST25DV's area passwords: an ST chip (UID maker `02`) whose
-    /// identification named an ST25DV.
+    /// IC reference is an ST25DV's (``ISO15693ChipTable/st25DVICReferences``).
     public var hasST25DVPasswords: Bool {
-        icManufacturerCode == ST25Command.manufacturerCode && identity.model.hasPrefix("ST25DV")
+        icManufacturerCode == ST25Command.manufacturerCode
+            && identity.icReference.map(ISO15693ChipTable.st25DVICReferences.contains) == true
     }
 
     /// READ CONFIGURATION (`A0`): the register at `pointer`.

@@ -20,6 +20,7 @@ struct ST25ProtectTearingTests {
         var identity = ChipIdentity(model: "ST25DV04K", platform: .type5, family: .st25)
         identity.blockCount = 128
         identity.blockSize = 4
+        identity.icReference = 0x24
         return ISO15693Tag(reader: reader, target: v, identity: identity)
     }
 
