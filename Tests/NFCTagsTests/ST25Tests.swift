@@ -144,6 +144,28 @@ struct ST25Tests {
         #expect(try await Type5Tag(tag: tag).readNDEF() == message)
     }
 
+    @Test("hostile images on an ST25DV64K: an 8-byte CC claiming MLEN FFFF is cut at the chip's 8192 bytes; a TLV running past the memory and MLEN 0 are malformedTag; nothing is written")
+    func hostileImages() async throws {
+        func chip(_ head: [UInt8]) -> ST25VirtualTag {
+            let chip = ST25VirtualTag(.st25dv64k, uid: Self.uid(.st25dv64k))
+            var image = chip.tagFileImage
+            image.replaceSubrange(0..<head.count, with: head)
+            chip.tagFileImage = image
+            return chip
+        }
+        let (_, overstated) = try await Self.open(chip([0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0x00, 0xFE]))
+        #expect(try await Type5Tag(tag: overstated).queryNDEFStatus().capacity == 8192 - 8 - 4)
+        let (longReader, long) = try await Self.open(chip([0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0xFF, 0x20, 0x00]))
+        await #expect { _ = try await Type5Tag(tag: long).readNDEF() } throws: { ($0 as? NFCTagError)?.code == .malformedTag }
+        let before = try #require(await Self.chip(longReader)).tagState
+        let message = try Self.text("x")
+        await #expect(throws: NFCTagError.self) { try await Type5Tag(tag: long).writeNDEF(message, verify: false) }
+        let after = try #require(await Self.chip(longReader))
+        #expect(after.tagState == before, "nothing written")
+        let (_, zero) = try await Self.open(chip([0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0xFE]))
+        await #expect { _ = try await Type5Tag(tag: zero).readNDEF() } throws: { ($0 as? NFCTagError)?.code == .malformedTag }
+    }
+
     @Test("traces redact the 8 password bytes of PRESENT PASSWORD and WRITE PASSWORD (ST's 02 framing); READ CONFIGURATION and another maker's B3 stay")
     func traceRedaction() {
         var redactor = ReaderTraceRedactor()
