@@ -331,7 +331,7 @@ public struct Type5Tag: NFCNDEFTag {
     /// old state or an empty NDEF tag; blocks that already hold the wanted bytes are not
     /// written. The block count comes from Get system information, or its extended form when
     /// the first has none (``systemMemory()``); past 256 blocks the CC is `E2` in its 8-byte form
-    /// (as ST delivers an ST25DV64K: `E2 40 00 01 00 00 03 FF`) and blocks are written with the
+    /// (on an ST25DV64K `E2 40 00 09 00 00 03 FF`: MLEN `03FF`) and blocks are written with the
     /// extended commands.
     /// - Throws: ``NFCTagError`` `alreadyFormatted` (data present, not forced; nothing written);
     ///   `notSupported` when system information has no memory size; `readOnly` when a block to

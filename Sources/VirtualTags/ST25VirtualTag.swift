@@ -11,9 +11,7 @@ import NFCCore
 /// From ST's documents (DS10925 for the ST25DV, the ST25 SDK's `TagHelper` and RFAL
 /// `rfal_st25xv.c` as second sources): memory (ST25TV02K 64 blocks, ST25DV04K 128, ST25DV64K
 /// 2048), IC references (`23`, `24`, `26`), the extended commands `30`–`34`, `3B`, `3C` on the
-/// ST25DV (block numbers past 255), GET SYSTEM INFORMATION without the memory size on the
-/// ST25DV64K (info flags `0B`: the extended form has it, as AOSP's `rw_i93` expects of ST chips),
-/// the ST25DV's four areas (ENDA1–3 in units of 32 bytes; RFA1SS–RFA4SS: password number in bits
+/// ST25DV (block numbers past 255), the ST25DV's four areas (ENDA1–3 in units of 32 bytes; RFA1SS–RFA4SS: password number in bits
 /// 1–0, protection in bits 3–2; area 1 always readable), its 64-bit RF passwords 0–3 (factory
 /// zeros; password 0 opens the configuration session WRITE CONFIGURATION needs), PRESENT
 /// PASSWORD `B3` and WRITE PASSWORD `B1`, READ/WRITE CONFIGURATION `A0`/`A1`.
@@ -23,7 +21,8 @@ import NFCCore
 /// PASSWORD `0F`; a read of a read-protected block `15`, a write of a protected one `12`;
 /// WRITE CONFIGURATION reaches the area registers `04`–`0A` only (others `10`); the chips are
 /// delivered NDEF formatted (CC by the Type 5 rules: `E1 40 MLEN 01`, the ST25DV64K `E2 40 00 01
-/// 00 00 03 FF`). The ST25TV02K's configuration, passwords, kill and untraceable modes are not
+/// 00 00 03 FF`); the ST25DV64K's GET SYSTEM INFORMATION without a memory size (info flags `0B`:
+/// the extended form has it, as AOSP's `rw_i93` expects of ST chips). The ST25TV02K's configuration, passwords, kill and untraceable modes are not
 /// modelled (its custom commands answer `01`), nor are the ST25DV's mailbox, GPO, energy
 /// harvesting, fast commands, I²C side and LOCK_CFG.
 public final class ST25VirtualTag: VirtualTag {

@@ -45,7 +45,7 @@ struct ST25Tests {
         #expect(tag.hasST25DVPasswords == variant.isDynamic)
     }
 
-    @Test("a fresh ST25DV64K holds the 8-byte CC ST delivers (E2 40 00 01 00 00 03 FF); a 2000-byte message goes past block 255 with EXTENDED WRITE/READ and reads back on a fresh reader")
+    @Test("a fresh virtual ST25DV64K holds the 8-byte CC of the Type 5 rules (E2 40 00 01 00 00 03 FF); a 2000-byte message goes past block 255 with EXTENDED WRITE/READ and reads back on a fresh reader")
     func largeMemory() async throws {
         #expect(ST25VirtualTag.freshNDEFArea(for: .st25dv64k) == [0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0x03, 0xFF, 0x03, 0x00, 0xFE])
         let (reader, tag) = try await Self.open(ST25VirtualTag(.st25dv64k, uid: Self.uid(.st25dv64k)))
