@@ -1,6 +1,7 @@
 // `iso15693-identity`: what an ISO 15693 chip answers about itself — GET SYSTEM INFORMATION and
 // EXTENDED GET SYSTEM INFORMATION answers (as `ISO15693ChipMemory.decode` takes them, flags byte
-// first), the identity the table gives for a UID with them, and ICODE password files.
+// first), the identity the table gives for a UID with them, ICODE and ST25DV password files and
+// ST25DV area security bytes.
 import NFCCore
 import NFCTags
 
@@ -38,6 +39,15 @@ func checkISO15693Identity(_ bytes: [UInt8]) {
         let random: [UInt8] = [bytes.first ?? 0, bytes.last ?? 0]
         if ICodePassword.recovered(from: passwords.read.xored(with: random), random: random) != passwords.read {
             fail("the SET PASSWORD XOR does not invert", bytes)
+        }
+    }
+    if let password = try? ST25Password(hex: text) {
+        if password.bytes.count != 8 || text.filter({ !$0.isWhitespace }).count != 16 { fail("an ST25DV password that is not 16 digits", bytes) }
+    }
+    if let first = bytes.first {
+        let security = ST25AreaSecurity(register: first)
+        if security.register & 0xF0 != 0 || ST25AreaSecurity(register: security.register) != security || security.register != first & 0x0F {
+            fail("RFAxSS does not round-trip", bytes)
         }
     }
 }

@@ -402,7 +402,7 @@ public enum ChipIdentification {
     public static let icodeNTAG5DNAIndicator: UInt8 = 0x18
 
     /// ISO 15693: GET SYSTEM INFORMATION (`2B`, unaddressed), then EXTENDED GET SYSTEM
-    /// INFORMATION (`3B`) when the first is refused, for the IC reference and the memory; the
+    /// INFORMATION (`3B`) when the first is refused or has no memory size, for the IC reference and the memory; the
     /// chip named by ``ISO15693ChipTable``. A reader that cannot carry either (a PC/SC generic
     /// profile) leaves the memory unknown; the model then comes from the UID alone.
     private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
@@ -412,9 +412,15 @@ public enum ChipIdentification {
         if (try? await reader.checkCanSend(plain, mode: .standard)) != nil {
             if let answer = try? await reader.transceive(plain, mode: .standard, timeout: .milliseconds(200)) {
                 memory = ISO15693ChipMemory.decode(answer: answer.array, extended: false)
-                if memory == nil, answer.count == 2, answer[0] & ISO15693ResponseFlag.error != 0,
-                   let again = try? await reader.transceive(extended, mode: .standard, timeout: .milliseconds(200)) {
-                    memory = ISO15693ChipMemory.decode(answer: again.array, extended: true)
+                let refused = memory == nil && answer.count == 2 && answer[0] & ISO15693ResponseFlag.error != 0
+                // An ST25DV16K/64K answers without the memory size (more than 256 blocks): the
+                // extended form has it (as AOSP's rw_i93_process_sys_info asks ST chips).
+                let sizeless = memory != nil && memory?.blockCount == nil
+                if refused || sizeless,
+                   let again = try? await reader.transceive(extended, mode: .standard, timeout: .milliseconds(200)),
+                   var found = ISO15693ChipMemory.decode(answer: again.array, extended: true) {
+                    found.icReference = found.icReference ?? memory?.icReference
+                    memory = found
                 }
             }
         }

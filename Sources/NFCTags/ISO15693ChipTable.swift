@@ -164,7 +164,34 @@ public enum ISO15693ChipTable {
         ISO15693ChipRow(
             manufacturer: 0x02, icReferenceMask: mask, icReference: value, model: model, family: .st25,
             source: "\(aosp) \(name) (IC reference of GET SYSTEM INFORMATION)")
+    } + [
+        (0x23, "ST25TV02K or ST25TV512"), (0x08, "ST25TV02KC or ST25TV512C"), (0x25, "ST25DV04K (J)"),
+        (0x27, "ST25DV16K or ST25DV64K (J)"),
+    ].map { value, model in
+        ISO15693ChipRow(
+            manufacturer: 0x02, icReference: value, model: model, family: .st25,
+            source: "\(st25SDK) (IC reference \(hexByte(value)))")
     }
+
+    /// ST's own identification, the second source for ST chips: the ST25 SDK's
+    /// `TagHelper.getType5ProductId` (IC reference, then the block count of EXTENDED GET SYSTEM
+    /// INFORMATION where one reference names several chips).
+    static let st25SDK = "ST25 SDK TagHelper getType5ProductId"
+
+    /// The IC references of the ST25DV04K/16K/64K (`24`–`27`, I²C and J versions; ST25 SDK
+    /// `identifyST25DVProduct`; AOSP has `24` and `26`): the chips with area passwords.
+    public static let st25DVICReferences: Set<UInt8> = [0x24, 0x25, 0x26, 0x27]
+
+    /// Chips one IC reference names together, told apart by their block count (ST25 SDK
+    /// `identifyST25DVProduct`, and ST25TV02K 64 / ST25TV512 16 blocks for reference `23`):
+    /// IC reference, blocks, model.
+    public static let stModelsByMemory: [(icReference: UInt8, blocks: Int, model: String)] = [
+        (0x24, 0x80, "ST25DV04K"), (0x25, 0x80, "ST25DV04K"),
+        (0x26, 0x200, "ST25DV16K"), (0x27, 0x200, "ST25DV16K"),
+        (0x26, 0x800, "ST25DV64K"), (0x27, 0x800, "ST25DV64K"),
+        (0x23, 0x40, "ST25TV02K"), (0x23, 0x10, "ST25TV512"),
+        (0x08, 0x10, "ST25TV512C"),
+    ]
 
     static let onsemiRows: [ISO15693ChipRow] = [
         (0x1A, "N36RW02", "I93_IC_REF_ONS_N36RW02"), (0x2A, "N24RF04", "I93_IC_REF_ONS_N24RF04"),
@@ -200,6 +227,11 @@ public enum ISO15693ChipTable {
             identity.model = row.model
             identity.family = row.family
             identity.identificationSource = row.source
+            if row.family == .st25, let reference = systemInfo?.icReference, let blocks = systemInfo?.blockCount,
+               let named = stModelsByMemory.first(where: { $0.icReference == reference && $0.blocks == blocks }) {
+                identity.model = named.model
+                identity.identificationSource = "\(row.source); \(named.blocks) blocks: \(st25SDK)"
+            }
         } else if let maker {
             identity.identificationSource = maker.source
         }

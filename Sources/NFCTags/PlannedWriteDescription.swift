@@ -150,6 +150,19 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
             if extended, start + 1 < c.count { block = Int(c[start]) | Int(c[start + 1]) << 8 }
             if !extended, start < c.count { block = Int(c[start]) }
             let dataStart = min(start + (extended ? 2 : 1) + ([ISO15693Command.writeMultipleBlocks, ISO15693Command.extendedWriteMultipleBlocks].contains(c[1]) ? (extended ? 2 : 1) : 0), c.count)
+            if c.count >= 3, c[2] == ST25Command.manufacturerCode, ST25Command.writeClass.contains(c[1]) || c[1] == ST25Command.presentPassword {
+                // ST custom: flags, code, 02, [UID], parameters. Passwords are never shown.
+                let parameters = Array(c.dropFirst(3 + (addressed ? 8 : 0)))
+                if c[1] == ST25Command.writeConfiguration {
+                    location = "register " + hex(parameters.prefix(1))
+                    data = hex(parameters.dropFirst())
+                } else {
+                    location = ST25Command.name(c[1])
+                    data = "password \(parameters.first.map(String.init) ?? "?") (not shown)"
+                }
+                note = "\(ST25Command.name(c[1])), ST custom command \(Hex.encode([c[1]], uppercase: true))"
+                return
+            }
             if c.count >= 3, c[2] == ISO15693Command.nxpManufacturerCode,
                ICodeCommand.writeClass.contains(c[1]) || c[1] == ICodeCommand.setPassword {
                 // Custom: flags, code, 04, [UID], parameters. Passwords are never shown.

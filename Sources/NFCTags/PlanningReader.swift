@@ -39,7 +39,7 @@ public struct PlannedWrite: Sendable, Hashable {
 /// bytes); MIFARE Classic WRITE `A0` + block + 16 bytes; FeliCa Write Without Encryption `08`;
 /// ISO 7816 UPDATE BINARY `D6`; ISO 15693 Write Single Block `21`, Lock Block `22`, Write
 /// Multiple Blocks `24`, Write AFI `27`, Lock AFI `28`, Write DSFID `29`, Lock DSFID `2A` and the
-/// extended `31`, `32`, `34`, and the NXP ICODE commands of ``ICodeCommand/writeClass`` (framed
+/// extended `31`, `32`, `34`, the ST commands of ``ST25Command/writeClass`` (framed with `02`), and the NXP ICODE commands of ``ICodeCommand/writeClass`` (framed
 /// with manufacturer code `04`; SET PASSWORD too, once a WRITE PASSWORD was held back). Type 2 writes are also laid over later READ (`30`) and FAST_READ
 /// (`3A`) answers, so an operation that reads back what it planned (format then write, lock's
 /// verification) sees its own plan.
@@ -224,6 +224,9 @@ extension InterposingReader where Interposer == WritePlan {
         case .iso15693:
             // Flags, command code, …: answered by flags 00 (no error).
             if command.count >= 3, command[2] == ISO15693Command.nxpManufacturerCode, ICodeCommand.writeClass.contains(command[1]) {
+                return (.type5, [0x00])
+            }
+            if command.count >= 3, command[2] == ST25Command.manufacturerCode, ST25Command.writeClass.contains(command[1]) {
                 return (.type5, [0x00])
             }
             return command.count >= 2 && ISO15693Command.writeClass.contains(command[1]) ? (.type5, [0x00]) : nil

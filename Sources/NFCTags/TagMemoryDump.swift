@@ -205,15 +205,16 @@ public struct TagMemoryDump: Encodable, Sendable {
         return block
     }
 
-    /// Type 5: every block GET SYSTEM INFO announces, READ SINGLE BLOCK each.
+    /// Type 5: every block GET SYSTEM INFO (or its extended form, when the first has no memory
+    /// size) announces, READ SINGLE BLOCK each (EXTENDED READ SINGLE BLOCK past block 255).
     static func type5Blocks(_ vicinity: ISO15693Tag) async throws(NFCTagError) -> [Unit] {
-        let info = try await vicinity.getSystemInfo()
+        let info = try await Type5Tag(tag: vicinity).systemMemory()
         guard let count = info.blockCount, let size = info.blockSize else {
             throw NFCTagError(.notSupported, "the tag does not tell its memory size (GET SYSTEM INFO)")
         }
         var units: [Unit] = []
         for block in 0..<count {
-            let bytes = try? await vicinity.readSingleBlock(block).array
+            let bytes = block > 0xFF ? try? await vicinity.extendedReadSingleBlock(block).array : try? await vicinity.readSingleBlock(block).array
             units.append(Unit(label: String(block), bytes: bytes, size: size))
         }
         return units

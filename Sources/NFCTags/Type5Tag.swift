@@ -21,7 +21,8 @@ public struct Type5Tag: NFCNDEFTag {
     public var maxBlocksPerRead: Int
     /// Whether the chip is known to have Lock Block even when the CC does not say so (ICODE
     /// SLI/SLIX/SLIX2: SL2S2602 data sheet, "LOCK BLOCK"; TI Tag-it HF-I: SCBS826 "user lock per
-    /// block", and AOSP `rw_i93.cc` locks Tag-it blocks with it).
+    /// block", and AOSP `rw_i93.cc` locks Tag-it blocks with it; ST25DV/ST25TV: DS10925 "Lock
+    /// Block").
     public var chipHasLockBlock: Bool
     /// How many blocks the detection procedure reads at once past the CC when Read Multiple
     /// Blocks is allowed: 8 blocks hold the TLV header and a short message, so reading a short
@@ -36,11 +37,11 @@ public struct Type5Tag: NFCNDEFTag {
     /// The ICODE SLIX2's user memory: blocks 0–78 of 4 bytes; block 79 holds the counter.
     public static let icodeSLIX2UserMemory = 79 * 4
 
-    /// The mapping over `tag`; ICODE chips (by identification) are known to have Lock Block.
+    /// The mapping over `tag`; ICODE and ST chips (by identification) are known to have Lock Block.
     public init(tag: ISO15693Tag, maxBlocksPerRead: Int = 32) {
         self.tag = tag
         self.maxBlocksPerRead = maxBlocksPerRead
-        self.chipHasLockBlock = tag.identity.family == .icode || tag.identity.family == .tagIt
+        self.chipHasLockBlock = [.icode, .tagIt, .st25].contains(tag.identity.family)
         self.memoryEnd = tag.identity.knownModel == .icodeSLIX2 ? Self.icodeSLIX2UserMemory : tag.identity.memoryBytes
     }
 
@@ -331,22 +332,25 @@ public struct Type5Tag: NFCNDEFTag {
     /// empty NDEF message (with nothing but NULL TLVs before it) is refused unless `force`.
     /// Blocks are written TLV first and the CC block last, so that an interruption leaves the
     /// old state or an empty NDEF tag; blocks that already hold the wanted bytes are not
-    /// written. The block count comes from Get system information (at most 256 blocks), so the
-    /// CC written is `E1`.
+    /// written. The block count comes from Get system information, or its extended form when
+    /// the first has none (``systemMemory()``); past 256 blocks the CC is `E2` in its 8-byte form
+    /// (on an ST25DV64K `E2 40 00 09 00 00 03 FF`: MLEN `03FF`) and blocks are written with the
+    /// extended commands.
     /// - Throws: ``NFCTagError`` `alreadyFormatted` (data present, not forced; nothing written);
     ///   `notSupported` when system information has no memory size; `readOnly` when a block to
     ///   write is locked (nothing written); `connectionLost`, `tagResponse`.
     public func format(force: Bool) async throws(NFCTagError) {
-        let info = try await tag.getSystemInfo()
-        guard let memorySize = info.memorySize, let blockSize = info.blockSize, memorySize >= 16 else {
+        let memory = try await systemMemory()
+        guard let blockCount = memory.blockCount, let blockSize = memory.blockSize, blockCount * blockSize >= 16 else {
             throw NFCTagError(.notSupported, "system information gives no memory size to format")
         }
         var features = chipHasLockBlock ? Type5CapabilityContainer.featureLockBlock : 0
         // A chip whose writes need the option flag (TI Tag-it) says so to other readers: CC
         // feature bit 4, special frame for write-alike commands (AOSP reads it the same way).
         if tag.writeOptionFlag { features |= Type5CapabilityContainer.featureSpecialFrame }
-        var cc = Type5CapabilityContainer.forMemory(size: memorySize, features: 0)
-        // Get system information counts at most 256 blocks: block numbers fit one byte (E1).
+        var cc = Type5CapabilityContainer.forMemory(size: blockCount * blockSize, features: 0)
+        // Past 256 blocks, block numbers take 2 bytes: magic E2 and the extended commands.
+        if blockCount > 256 { cc.magic = Type5CapabilityContainer.magicTwoByteAddress }
         // Read what the CC and the area will cover, with each block's security status.
         var snapshot = Snapshot(memory: [], blockSize: blockSize, lockedBlocks: [], capabilityContainer: nil)
         let multipleWorks = try await snapshot.extendProbingReadMultiple(through: cc.areaEnd - 1, using: self, extended: cc.usesExtendedCommands)
@@ -380,6 +384,25 @@ public struct Type5Tag: NFCNDEFTag {
             try await write(block: 0, invalid, cc: cc)
         }
         for b in changing.reversed() { try await write(block: b, block(final, b), cc: cc) }
+    }
+
+    /// The memory's shape: GET SYSTEM INFORMATION, or EXTENDED GET SYSTEM INFORMATION when
+    /// the first is refused or has no memory size (an ST25DV16K/64K, past 256 blocks).
+    func systemMemory() async throws(NFCTagError) -> ISO15693ChipMemory {
+        var plain: ISO15693ChipMemory?
+        do throws(NFCTagError) {
+            plain = ISO15693ChipMemory(try await tag.getSystemInfo())
+        } catch where Snapshot.refusesCommand(error) {
+            plain = nil
+        }
+        if let plain, plain.blockCount != nil { return plain }
+        do throws(NFCTagError) {
+            var extended = ISO15693ChipMemory(try await tag.extendedGetSystemInfo())
+            extended.icReference = extended.icReference ?? plain?.icReference
+            return extended
+        } catch where Snapshot.refusesCommand(error) {
+            return plain ?? ISO15693ChipMemory(icReference: nil, blockCount: nil, blockSize: nil)
+        }
     }
 
     // MARK: - Memory

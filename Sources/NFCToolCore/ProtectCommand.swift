@@ -62,6 +62,13 @@ struct ProtectCommand: ToolCommand {
 
               nfctool protect --password-file icode.pwd --read-protect
               nfctool protect --password-file new.pwd --from-block 8
+
+            An ST25DV takes a 64-bit password, 16 hex digits (the current one, by default the \
+            factory 0000000000000000, from --current-password-file): PRESENT PASSWORD opens the \
+            configuration and area 1 sessions, WRITE CONFIGURATION makes area 1 (all of the \
+            memory as delivered) writable only with password 1, then WRITE PASSWORD sets \
+            passwords 1 and 0 to the new one. Area 1 is always readable. A wrong current \
+            password exits 9 with nothing written.
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, sixtyFourBit, lockPassword, privacy,
@@ -104,6 +111,11 @@ struct ProtectCommand: ToolCommand {
         let currentText = try TagWriteSupport.passwordText(
             file: options.arguments.value(of: Self.currentPasswordFile), option: Self.currentPasswordFile,
             environment: context.environment, variable: nil)
+        if let newST25 = try? ST25Password(hex: newText.text) {
+            let current = try currentText.map { text throws(CommandError) in try TagWriteSupport.st25Password(text) } ?? .factoryDefault
+            try await protectST25(newST25, current: current, context)
+            return
+        }
         let newICode = try? ICodePasswords(hex: newText.text)
         // Parsed as ICODE passwords only when the tag turns out to be an ICODE chip: an NTAG
         // password with its PACK is no ICODE password and must not be refused up front.
@@ -131,6 +143,9 @@ struct ProtectCommand: ToolCommand {
                     try await Self.protectICode(vicinity, newICode, current: try icodeCurrent(),
                                                 protection: icodeProtection, hides: false, planning: planning)
                     return
+                }
+                if case .iso15693(let vicinity) = tag, vicinity.hasST25DVPasswords {
+                    throw CommandError.usage("an ST25DV password is 16 hex digits (64 bits)")
                 }
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
                 if type2.isUltralightC {
@@ -166,6 +181,33 @@ struct ProtectCommand: ToolCommand {
         if options.arguments.value(of: Self.fromPage) != nil {
             throw .usage("--from-page counts NTAG/Ultralight pages; an ICODE chip takes --from-block N (its first protected block)")
         }
+    }
+
+    /// The ST25DV path (a 16-digit password): area 1 write-protected behind the password
+    /// (``ISO15693Tag/st25Protect(password:current:)``). The options of other chips are refused
+    /// before anything is sent; area 1 is always readable, so `--read-protect` is refused too.
+    private func protectST25(_ new: ST25Password, current: ST25Password, _ context: CommandContext) async throws(CommandError) {
+        let foreign: [CommandOption] = [Self.fromPage, Self.fromBlock, Self.readProtect, Self.sixtyFourBit, Self.lockPassword, Self.privacy]
+        if let given = foreign.first(where: { options.arguments.contains($0) || options.arguments.value(of: $0) != nil }) {
+            throw .usage(
+                "\(given.synopsis) is not for an ST25DV: its password write-protects area 1, which is always readable (16 hex digits protect; other chips take 8)")
+        }
+        try await TagWriteOperation.run(
+            "protect", options, password: nil, context,
+            body: { tag, _, planning in
+                guard case .iso15693(let vicinity) = tag, vicinity.hasST25DVPasswords else {
+                    throw CommandError(
+                        "a 16-digit password is for an ST25DV's areas; this is a \(tag.identity.model) (NTAG and ICODE passwords are 8 digits)",
+                        exitCode: .unsupported)
+                }
+                try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Protect(password: new, current: current) }
+            },
+            report: { tag, _ in
+                ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true, firstProtectedBlock: 0, readProtected: false)
+            },
+            sentence: { tag, _ in
+                "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): area 1 needs the password to write (configuration password changed too)."
+            })
     }
 
     /// The ICODE path: passwords and page protection (SLIX2, SLIX-S), or privacy (`--privacy`).

@@ -81,6 +81,16 @@ enum TagWriteSupport {
         }
     }
 
+    /// An ST25DV password (16 hex digits) from ``passwordText(file:option:environment:variable:)``'s answer.
+    /// - Throws: ``CommandError`` (usage) naming the source, never the text.
+    static func st25Password(_ given: (text: String, source: String)) throws(CommandError) -> ST25Password {
+        do {
+            return try ST25Password(hex: given.text)
+        } catch {
+            throw .usage("\(given.source): \(error.reason)")
+        }
+    }
+
     /// The password of `--password-file`, else of `NFCTOOL_PASSWORD`; nil when neither is given.
     static func password(_ arguments: ParsedArguments, _ context: CommandContext) throws(CommandError) -> NTAGPassword? {
         try password(

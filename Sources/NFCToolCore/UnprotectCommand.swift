@@ -32,6 +32,9 @@ struct UnprotectCommand: TagCommand {
             blocks are read-protected: READ:WRITE as 8:8 hex digits): PROTECT PAGE makes every \
             protected page public, then the passwords are set back to 00000000. A wrong \
             password exits 9 with nothing written.
+
+            An ST25DV needs its 64-bit password (16 hex digits): area 1 is opened (RFA1SS 00) \
+            first, then passwords 1 and 0 are set back to the factory zeros.
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   TagWriteSupport.ultralightCKeyFile, TagWriteSupport.plan]
@@ -44,8 +47,9 @@ struct UnprotectCommand: TagCommand {
             file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
         let icode = text.flatMap { try? ICodePasswords(hex: $0.text) }
+        let st25 = text.flatMap { try? ST25Password(hex: $0.text) }
         let current = try text.flatMap { given throws(CommandError) -> NTAGPassword? in
-            if icode != nil, (try? NTAGPassword(hex: given.text)) == nil { return nil }
+            if icode != nil || st25 != nil, (try? NTAGPassword(hex: given.text)) == nil { return nil }
             return try TagWriteSupport.ntagPassword(given)
         }
         let key = try options.ultralightCKey()
@@ -58,6 +62,16 @@ struct UnprotectCommand: TagCommand {
                     }
                     try await TagWriteSupport.write(planning: planning) { try await vicinity.icodeUnprotect(current: icode) }
                     return
+                }
+                if case .iso15693(let vicinity) = tag, vicinity.hasST25DVPasswords {
+                    guard let st25 else {
+                        throw CommandError.usage("an ST25DV needs its password: --password-file FILE or NFCTOOL_PASSWORD (16 hex digits)")
+                    }
+                    try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Unprotect(current: st25) }
+                    return
+                }
+                if st25 != nil {
+                    throw CommandError("a 16-digit password is for an ST25DV; this is a \(tag.identity.model)", exitCode: .unsupported)
                 }
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
                 if type2.isUltralightAES {

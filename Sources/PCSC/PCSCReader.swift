@@ -352,10 +352,11 @@ public actor PCSCReader: NFCReader {
     }
 
     /// Whether an ISO 15693 request is one the storage pseudo-APDUs map: READ SINGLE BLOCK,
-    /// READ MULTIPLE BLOCKS, WRITE SINGLE BLOCK. A write with the option flag (a TI Tag-it's)
-    /// is not: UPDATE BINARY has no way to ask the reader for the flag, so it goes through the
-    /// transparent session when the profile has one, and is refused before anything is sent
-    /// when it has not.
+    /// READ MULTIPLE BLOCKS, WRITE SINGLE BLOCK, and their extended forms (2-byte block numbers,
+    /// which READ/UPDATE BINARY's P1-P2 address holds). A write with the option flag (a TI
+    /// Tag-it's) is not: UPDATE BINARY has no way to ask the reader for the flag, so it goes
+    /// through the transparent session when the profile has one, and is refused before anything
+    /// is sent when it has not.
     static func iso15693Carries(_ frame: [UInt8]) -> Bool {
         guard frame.count >= 2 else { return false }
         let addressed = frame[0] & ISO15693RequestFlag.address != 0
@@ -364,6 +365,9 @@ public actor PCSCReader: NFCReader {
         case ISO15693Command.readSingleBlock: return parameters == 1
         case ISO15693Command.readMultipleBlocks: return parameters == 2
         case ISO15693Command.writeSingleBlock: return parameters >= 2 && frame[0] & ISO15693RequestFlag.option == 0
+        case ISO15693Command.extendedReadSingleBlock: return parameters == 2
+        case ISO15693Command.extendedReadMultipleBlocks: return parameters == 4
+        case ISO15693Command.extendedWriteSingleBlock: return parameters >= 3 && frame[0] & ISO15693RequestFlag.option == 0
         default: return false
         }
     }
@@ -395,7 +399,8 @@ public actor PCSCReader: NFCReader {
     }
 
     /// ISO 15693 requests as storage-card pseudo-APDUs: READ SINGLE BLOCK and READ MULTIPLE
-    /// BLOCKS as READ BINARY per block, WRITE SINGLE BLOCK as UPDATE BINARY. The answer is built
+    /// BLOCKS (plain or extended) as READ BINARY per block, WRITE SINGLE BLOCK (plain or
+    /// extended) as UPDATE BINARY; P1-P2 holds the block number, up to FFFF. The answer is built
     /// as the tag's would be (flags `00`); with the option flag each block gets a security
     /// status byte `00`, because READ BINARY does not tell a block's lock state.
     func iso15693(_ frame: [UInt8]) throws(NFCReaderDeviceError) -> Bytes {
@@ -421,6 +426,22 @@ public actor PCSCReader: NFCReader {
             return Bytes(answer)
         case (ISO15693Command.writeSingleBlock, 2...):
             try updateBinary(address: Int(parameters[0]), Array(parameters.dropFirst()), what: "WRITE SINGLE BLOCK \(parameters[0])")
+            return Bytes([0x00])
+        case (ISO15693Command.extendedReadSingleBlock, 2):
+            let number = Int(parameters[0]) | Int(parameters[1]) << 8
+            let block = try readBinary(address: number, length: 0, what: "EXTENDED READ SINGLE BLOCK \(number)")
+            return Bytes([0x00] + status + block)
+        case (ISO15693Command.extendedReadMultipleBlocks, 4):
+            var answer: [UInt8] = [0x00]
+            let first = Int(parameters[0]) | Int(parameters[1]) << 8
+            let count = (Int(parameters[2]) | Int(parameters[3]) << 8) + 1
+            for block in first..<min(first + count, 0x10000) {
+                answer += status + (try readBinary(address: block, length: 0, what: "EXTENDED READ MULTIPLE BLOCKS (block \(block))"))
+            }
+            return Bytes(answer)
+        case (ISO15693Command.extendedWriteSingleBlock, 3...):
+            let number = Int(parameters[0]) | Int(parameters[1]) << 8
+            try updateBinary(address: number, Array(parameters.dropFirst(2)), what: "EXTENDED WRITE SINGLE BLOCK \(number)")
             return Bytes([0x00])
         default:
             throw notCarried(frame, .iso15693)

@@ -205,8 +205,8 @@ public final class GenericPart3Reader {
             default: return Self.sw(PCSCPart3.StatusWord.noInformation)
             }
         case .iso15693:
-            guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }
-            switch field.exchange(frame: [ISO15693RequestFlag.dataRate, ISO15693Command.readSingleBlock, UInt8(address)]) {
+            switch field.exchange(frame: Self.iso15693BlockRequest(
+                ISO15693Command.readSingleBlock, extended: ISO15693Command.extendedReadSingleBlock, address: address)) {
             case .frame(.data(let bytes)) where bytes.first == 0x00 && bytes.count > 1:
                 return Self.answer(Array(bytes.dropFirst()), le: le)
             case .frame(.data(let bytes)) where bytes.count == 2 && bytes[0] & ISO15693ResponseFlag.error != 0:
@@ -231,8 +231,8 @@ public final class GenericPart3Reader {
             default: return Self.sw(PCSCPart3.StatusWord.noInformation)
             }
         case .iso15693:
-            guard address <= 0xFF else { return Self.sw(PCSCPart3.StatusWord.addressOutOfRange) }
-            switch field.exchange(frame: [ISO15693RequestFlag.dataRate, ISO15693Command.writeSingleBlock, UInt8(address)] + data) {
+            switch field.exchange(frame: Self.iso15693BlockRequest(
+                ISO15693Command.writeSingleBlock, extended: ISO15693Command.extendedWriteSingleBlock, address: address) + data) {
             case .frame(.data(let bytes)) where bytes == [0x00]:
                 return Self.sw(PCSCPart3.StatusWord.success)
             case .frame(.data(let bytes)) where bytes.count == 2 && bytes[0] & ISO15693ResponseFlag.error != 0:
@@ -251,4 +251,12 @@ public final class GenericPart3Reader {
     }
 
     static func sw(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+
+    /// The tag command READ/UPDATE BINARY of ISO 15693 block `address` sends: the plain command
+    /// up to block 255, the extended one (2-byte block number, least significant byte first)
+    /// beyond — an assumption where readers' manuals do not say how they reach blocks past 255.
+    static func iso15693BlockRequest(_ plain: UInt8, extended: UInt8, address: Int) -> [UInt8] {
+        if address <= 0xFF { return [ISO15693RequestFlag.dataRate, plain, UInt8(address)] }
+        return [ISO15693RequestFlag.dataRate, extended, UInt8(address & 0xFF), UInt8(address >> 8)]
+    }
 }

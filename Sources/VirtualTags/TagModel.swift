@@ -107,7 +107,7 @@ public struct TagModel: Sendable, Hashable {
                 return tag
             },
             restore: { DESFireVirtualTag(state: $0) })
-    } + felicaClassicSLIX2 + type5Chips
+    } + felicaClassicSLIX2 + type5Chips + st25
 
     /// The model called `name` (case-insensitive), or nil.
     public static func named(_ name: String) -> TagModel? {

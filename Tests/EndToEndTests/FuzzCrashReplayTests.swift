@@ -166,6 +166,8 @@ struct FuzzCrashReplayTests {
             if let passwords = try? ICodePasswords(hex: String(decoding: bytes, as: UTF8.self)) {
                 #expect(ICodePassword.recovered(from: passwords.write.xored(with: [0x5A, 0xA5]), random: [0x5A, 0xA5]) == passwords.write)
             }
+            if let password = try? ST25Password(hex: String(decoding: bytes, as: UTF8.self)) { #expect(password.bytes.count == 8) }
+            if let first = bytes.first { #expect(ST25AreaSecurity(register: first).register == first & 0x0F) }
         case "type1-memory":
             // As the fuzz target: the first byte picks the parser, the second is HR0.
             guard bytes.count >= 2 else { break }

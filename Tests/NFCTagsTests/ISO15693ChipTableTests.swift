@@ -56,8 +56,24 @@ struct ISO15693ChipTableTests {
         let extended: [UInt8] = [0x00, 0x0F] + uid.reversed() + [0x00, 0x00, 0xFF, 0x07, 0x03, 0x26]
         let (identity, trace) = await Self.identify(uid, answers: [[0x02, 0x2B]: [0x01, 0x02], [0x02, 0x3B, 0x3F]: extended])
         #expect(trace == [[0x02, 0x2B], [0x02, 0x3B, 0x3F]])
-        #expect(identity.model == "ST25DV16K or ST25DV64K")
+        // IC reference 26 names the ST25DV16K and ST25DV64K (AOSP); 2048 blocks tell the 64K (ST25 SDK).
+        #expect(identity.model == "ST25DV64K")
         #expect(identity.blockCount == 2048 && identity.memoryBytes == 8192)
+    }
+
+    @Test("an ST chip answering GET SYSTEM INFORMATION without a memory size (flags 0B, as the ST25DV16K/64K) is asked the extended form; the plain answer's IC reference is kept when the extended one has none")
+    func extendedWhenSizeless() async {
+        let uid: [UInt8] = [0xE0, 0x02, 0x26, 0x10, 1, 2, 3, 4]
+        let plain: [UInt8] = [0x00, 0x0B] + uid.reversed() + [0x00, 0x00, 0x26]
+        // Flags 04: memory size only (01FF = 512 blocks of 4 bytes).
+        let extended: [UInt8] = [0x00, 0x04] + uid.reversed() + [0xFF, 0x01, 0x03]
+        let (identity, trace) = await Self.identify(uid, answers: [[0x02, 0x2B]: plain, [0x02, 0x3B, 0x3F]: extended])
+        #expect(trace == [[0x02, 0x2B], [0x02, 0x3B, 0x3F]])
+        #expect(identity.model == "ST25DV16K" && identity.icReference == 0x26)
+        #expect(identity.blockCount == 512 && identity.memoryBytes == 2048)
+        // Refused, the extended form leaves what the plain answer gave: IC reference, no memory.
+        let (refused, _) = await Self.identify(uid, answers: [[0x02, 0x2B]: plain, [0x02, 0x3B, 0x3F]: [0x01, 0x01]])
+        #expect(refused.model == "ST25DV16K or ST25DV64K" && refused.memoryBytes == nil)
     }
 
     @Test("hostile system information answers leave the memory unknown and the chip a plain Type 5 tag", arguments: [

@@ -22,6 +22,9 @@ import NFCCore
 ///   (secure messaging: MACs and ciphertext derived from the session keys) until the tag is
 ///   polled, selected or deselected again.
 ///
+/// - ST25DV PRESENT PASSWORD and WRITE PASSWORD (`B3`, `B1`, framed with ST's `02`): the 8
+///   password bytes.
+///
 /// Status words and the commands' codes are never redacted.
 public struct ReaderTraceRedactor: Sendable {
     /// The pages some known Type 2 chip keeps its password in.
@@ -114,6 +117,12 @@ public struct ReaderTraceRedactor: Sendable {
         var answer = answer
         let bytes = command.values
         guard let code = bytes.first ?? nil else { return (command, answer) }
+        if case .iso15693? = target, bytes.count >= 3 + 9, bytes[2] == ST25Command.manufacturerCode,
+           bytes[1] == ST25Command.presentPassword || bytes[1] == ST25Command.writePassword {
+            // ST25DV PRESENT/WRITE PASSWORD: the 8 password bytes end the frame.
+            command.redact((bytes.count - 8)..<bytes.count)
+            return (command, answer)
+        }
         if isISODEP, mode == .standard {
             redactWrappedNative(&command, &answer)
             return (command, answer)

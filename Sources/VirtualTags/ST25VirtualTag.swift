@@ -1,0 +1,392 @@
+public import NFCTags
+import NFCCore
+
+/// An STMicroelectronics ST25TV02K, ST25DV04K or ST25DV64K: ISO/IEC 15693, NFC Forum Type 5,
+/// blocks of 4 bytes (`sim:st25tv02k`, `sim:st25dv04k`, `sim:st25dv64k`).
+///
+/// Frames as ``ICodeSLIX2``'s: requests without CRC (flags, command, [manufacturer code `02`
+/// for custom commands], [UID least significant byte first], parameters), answers flags `00`
+/// and data or `01` and an ``ISO15693Error`` code. ``uid`` is most significant byte first.
+///
+/// From ST's documents (DS10925 for the ST25DV, the ST25 SDK's `TagHelper` and RFAL
+/// `rfal_st25xv.c` as second sources): memory (ST25TV02K 64 blocks, ST25DV04K 128, ST25DV64K
+/// 2048), IC references (`23`, `24`, `26`), the extended commands `30`–`34`, `3B`, `3C` on the
+/// ST25DV (block numbers past 255), the ST25DV's four areas (ENDA1–3 in units of 32 bytes; RFA1SS–RFA4SS: password number in bits
+/// 1–0, protection in bits 3–2; area 1 always readable), its 64-bit RF passwords 0–3 (factory
+/// zeros; password 0 opens the configuration session WRITE CONFIGURATION needs), PRESENT
+/// PASSWORD `B3` and WRITE PASSWORD `B1`, READ/WRITE CONFIGURATION `A0`/`A1`.
+///
+/// Assumptions where the public text found gives no value: a wrong PRESENT PASSWORD is answered
+/// error `0F` and closes that password's session only; a refused WRITE CONFIGURATION or WRITE
+/// PASSWORD `0F`; a read of a read-protected block `15`, a write of a protected one `12`;
+/// WRITE CONFIGURATION reaches the area registers `04`–`0A` only (others `10`); the chips are
+/// delivered NDEF formatted (CC by the Type 5 rules: `E1 40 MLEN 01`, the ST25DV64K `E2 40 00 01
+/// 00 00 03 FF`); the ST25DV64K's GET SYSTEM INFORMATION without a memory size (info flags `0B`:
+/// the extended form has it, as AOSP's `rw_i93` expects of ST chips). The ST25TV02K's configuration, passwords, kill and untraceable modes are not
+/// modelled (its custom commands answer `01`), nor are the ST25DV's mailbox, GPO, energy
+/// harvesting, fast commands, I²C side and LOCK_CFG.
+public final class ST25VirtualTag: VirtualTag {
+    /// The chips modelled.
+    public enum Variant: String, Sendable, CaseIterable {
+        /// ST25TV02K: 64 blocks, IC reference `23`.
+        case st25tv02k
+        /// ST25DV04K: 128 blocks, IC reference `24`.
+        case st25dv04k
+        /// ST25DV64K: 2048 blocks, IC reference `26`.
+        case st25dv64k
+
+        /// Blocks of 4 bytes.
+        public var blockCount: Int {
+            switch self {
+            case .st25tv02k: 0x40
+            case .st25dv04k: 0x80
+            case .st25dv64k: 0x800
+            }
+        }
+
+        /// The IC reference of GET SYSTEM INFORMATION (ST25 SDK `getType5ProductId`; AOSP
+        /// `I93_IC_REF_STM_ST25DV04K`/`ST25DVHIK`).
+        public var icReference: UInt8 {
+            switch self {
+            case .st25tv02k: 0x23
+            case .st25dv04k: 0x24
+            case .st25dv64k: 0x26
+            }
+        }
+
+        /// The product name.
+        public var productName: String {
+            switch self {
+            case .st25tv02k: "ST25TV02K"
+            case .st25dv04k: "ST25DV04K"
+            case .st25dv64k: "ST25DV64K"
+            }
+        }
+
+        /// Whether it is an ST25DV (areas, passwords, extended commands).
+        public var isDynamic: Bool { self != .st25tv02k }
+    }
+
+    /// Bytes per block.
+    public static let blockSize = 4
+    /// The first area register (RFA1SS `04`) and the count of area registers (`04`–`0A`).
+    static let areaRegisters = ST25DVRegister.rfa1ss...ST25DVRegister.rfa4ss
+    /// Error code of a read of a read-protected block (assumed; see the type's documentation).
+    public static let readProtectedError: UInt8 = 0x15
+
+    /// Which chip.
+    public let variant: Variant
+    /// The chip's name.
+    public var modelName: String { variant.productName }
+    /// The 8-byte UID, most significant byte first (`E0 02 …`).
+    public let uid: [UInt8]
+    /// Data storage format identifier.
+    public var dsfid: UInt8 = 0
+    /// Application family identifier.
+    public var afi: UInt8 = 0
+    /// Memory, block 0 first.
+    public private(set) var memory: [UInt8]
+    /// Per-block Lock Block state.
+    public private(set) var locks: [Bool]
+    /// The area registers `04`–`0A` (RFA1SS, ENDA1, RFA2SS, ENDA2, RFA3SS, ENDA3, RFA4SS).
+    public private(set) var areaRegisters: [UInt8]
+    /// RF passwords 0–3, 8 bytes each.
+    public private(set) var passwords: [[UInt8]]
+    /// Passwords presented since power-up (volatile).
+    var sessions: Set<UInt8> = []
+    /// Grows with every change that a tag file keeps.
+    public private(set) var revision = 0
+    private var state: State = .ready
+    private enum State { case ready, quiet, selected }
+
+    /// A factory-fresh chip with `uid` (cut or zero-filled to 8 bytes).
+    public init(_ variant: Variant, uid: [UInt8]) {
+        self.variant = variant
+        self.uid = (0..<8).map { $0 < uid.count ? uid[$0] : 0 }
+        let size = variant.blockCount * Self.blockSize
+        let area = Self.freshNDEFArea(for: variant)
+        memory = area + [UInt8](repeating: 0, count: size - area.count)
+        locks = [Bool](repeating: false, count: variant.blockCount)
+        let lastUnit = UInt8(size / ST25DVRegister.endUnit - 1)
+        areaRegisters = [0, lastUnit, 0, lastUnit, 0, lastUnit, 0]
+        passwords = [[UInt8]](repeating: [UInt8](repeating: 0, count: 8), count: 4)
+    }
+
+    /// The CC, empty NDEF TLV and terminator a fresh chip holds.
+    public static func freshNDEFArea(for variant: Variant) -> [UInt8] {
+        let size = variant.blockCount * blockSize
+        let cc = Type5CapabilityContainer.forMemory(size: size, features: Type5CapabilityContainer.featureReadMultipleBlocks)
+        var bytes = cc.bytes
+        if variant.blockCount > 256 { bytes[0] = Type5CapabilityContainer.magicTwoByteAddress }
+        return bytes + [Type5TLVType.ndefMessage, 0x00, Type5TLVType.terminator]
+    }
+
+    /// ISO 15693 target information: UID (MSB first) and DSFID.
+    public var targetInfo: TargetInfo { .iso15693(ISO15693Target(uid: Bytes(uid), dsfid: dsfid)) }
+
+    /// Power-up: ready, no password presented.
+    public func powerOn() {
+        state = .ready
+        sessions = []
+    }
+
+    /// Stay quiet.
+    public func halt() { state = .quiet }
+
+    // MARK: - Tag file image
+
+    /// Size of ``tagFileImage`` for `variant`.
+    public static func tagFileImageSize(_ variant: Variant) -> Int {
+        variant.blockCount * (blockSize + 1) + 3 + areaRegisters.count + 32
+    }
+
+    /// What a tag file keeps: memory, one lock byte per block (`01` locked), DSFID, AFI, a byte
+    /// with bit 0 AFI locked (always 0 here), bit 1 DSFID locked (0), the 7 area registers, the
+    /// 4 passwords. Setting a value of another length is ignored.
+    public var tagFileImage: [UInt8] {
+        get { memory + locks.map { $0 ? 1 : 0 } + [dsfid, afi, 0] + areaRegisters + passwords.flatMap { $0 } }
+        set {
+            guard newValue.count == Self.tagFileImageSize(variant) else { return }
+            let size = variant.blockCount * Self.blockSize
+            memory = Array(newValue[0..<size])
+            locks = newValue[size..<size + variant.blockCount].map { $0 & 1 != 0 }
+            var index = size + variant.blockCount
+            dsfid = newValue[index]
+            afi = newValue[index + 1]
+            index += 3
+            areaRegisters = Array(newValue[index..<index + Self.areaRegisters.count])
+            index += Self.areaRegisters.count
+            passwords = (0..<4).map { Array(newValue[(index + $0 * 8)..<(index + $0 * 8 + 8)]) }
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Answers one request (see the type's documentation).
+    public func respond(to frame: [UInt8]) -> TagAnswer {
+        guard frame.count >= 2 else { return .silence }
+        let flags = frame[0], command = frame[1]
+        if flags & ISO15693RequestFlag.inventory != 0 {
+            return command == ISO15693Command.inventory ? inventory(flags: flags, Array(frame.dropFirst(2))) : .silence
+        }
+        var rest = Array(frame.dropFirst(2))
+        let custom = (ISO15693Command.firstCustom...ISO15693Command.lastCustom).contains(command)
+        if custom {
+            guard rest.first == ST25Command.manufacturerCode else { return .silence }
+            rest.removeFirst()
+        }
+        let addressed = flags & ISO15693RequestFlag.address != 0
+        if addressed {
+            guard rest.count >= 8, Array(rest[0..<8]) == uidOnAir else { return .silence }
+            rest.removeFirst(8)
+        }
+        if flags & ISO15693RequestFlag.select != 0 && state != .selected { return .silence }
+        if state == .quiet && !addressed { return .silence }
+        let option = flags & ISO15693RequestFlag.option != 0
+        let extended = (ISO15693Command.extendedReadSingleBlock...ISO15693Command.extendedGetMultipleBlockSecurityStatus).contains(command)
+        if extended && !variant.isDynamic { return error(ISO15693Error.commandNotSupported) }
+        if custom && !variant.isDynamic { return error(ISO15693Error.commandNotSupported) }
+        let width = extended ? 2 : 1
+        func number(_ at: Int) -> Int? {
+            guard rest.count >= at + width else { return nil }
+            return width == 1 ? Int(rest[at]) : Int(rest[at]) | Int(rest[at + 1]) << 8
+        }
+
+        switch command {
+        case ISO15693Command.stayQuiet:
+            if addressed { state = .quiet }
+            return .silence
+        case ISO15693Command.select:
+            guard addressed else { return error(ISO15693Error.commandNotRecognized) }
+            state = .selected
+            return ok()
+        case ISO15693Command.resetToReady:
+            state = .ready
+            return ok()
+        case ISO15693Command.readSingleBlock, ISO15693Command.extendedReadSingleBlock:
+            guard let block = number(0) else { return error(ISO15693Error.commandNotRecognized) }
+            return read(first: block, count: 1, option: option)
+        case ISO15693Command.readMultipleBlocks, ISO15693Command.extendedReadMultipleBlocks:
+            guard let first = number(0), let count = number(width) else { return error(ISO15693Error.commandNotRecognized) }
+            return read(first: first, count: count + 1, option: option)
+        case ISO15693Command.writeSingleBlock, ISO15693Command.extendedWriteSingleBlock:
+            guard let block = number(0), rest.count == width + Self.blockSize else { return error(ISO15693Error.commandNotRecognized) }
+            return write(block, Array(rest[width...]))
+        case ISO15693Command.lockBlock, ISO15693Command.extendedLockBlock:
+            guard let block = number(0) else { return error(ISO15693Error.commandNotRecognized) }
+            guard block < variant.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard !locks[block] else { return error(ISO15693Error.alreadyLocked) }
+            guard mayWrite(block) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            locks[block] = true
+            revision += 1
+            return ok()
+        case ISO15693Command.getMultipleBlockSecurityStatus, ISO15693Command.extendedGetMultipleBlockSecurityStatus:
+            guard let first = number(0), let count = number(width) else { return error(ISO15693Error.commandNotRecognized) }
+            guard first + count + 1 <= variant.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            return .data([0x00] + (first...(first + count)).map { locks[$0] ? 0x01 : 0x00 })
+        case ISO15693Command.getSystemInformation:
+            if variant.blockCount > 256 {
+                // Info flags 0B: DSFID, AFI, IC reference; the memory size needs the extended form.
+                return .data([0x00, 0x0B] + uidOnAir + [dsfid, afi, variant.icReference])
+            }
+            return .data([0x00, 0x0F] + uidOnAir + [dsfid, afi, UInt8(variant.blockCount - 1), UInt8(Self.blockSize - 1), variant.icReference])
+        case ISO15693Command.extendedGetSystemInformation:
+            let asked = (rest.first ?? 0) & 0x1F
+            let count = variant.blockCount - 1
+            var answer: [UInt8] = [0x00, asked | (variant.blockCount > 256 ? ISO15693ExtendedSystemInfo.twoByteAddressing : 0)] + uidOnAir
+            if variant.blockCount <= 256 { answer[1] &= ~ISO15693ExtendedSystemInfo.twoByteAddressing }
+            if asked & ISO15693ExtendedSystemInfo.dsfidPresent != 0 { answer.append(dsfid) }
+            if asked & ISO15693ExtendedSystemInfo.afiPresent != 0 { answer.append(afi) }
+            if asked & ISO15693ExtendedSystemInfo.memorySizePresent != 0 {
+                answer += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(Self.blockSize - 1)]
+            }
+            if asked & ISO15693ExtendedSystemInfo.icReferencePresent != 0 { answer.append(variant.icReference) }
+            return .data(answer)
+        case ST25Command.readConfiguration:
+            guard let pointer = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            guard Self.areaRegisters.contains(pointer) else { return error(ISO15693Error.blockNotAvailable) }
+            return .data([0x00, areaRegisters[Int(pointer - ST25DVRegister.rfa1ss)]])
+        case ST25Command.writeConfiguration:
+            guard rest.count == 2 else { return error(ISO15693Error.commandNotRecognized) }
+            return writeConfiguration(rest[0], rest[1])
+        case ST25Command.presentPassword, ST25Command.writePassword:
+            guard rest.count == 9, rest[0] <= 3 else { return error(ISO15693Error.commandNotRecognized) }
+            let index = rest[0], given = Array(rest[1...])
+            if command == ST25Command.presentPassword {
+                guard given == passwords[Int(index)] else {
+                    sessions.remove(index)
+                    return error(ISO15693Error.unknown)
+                }
+                sessions.insert(index)
+                return ok()
+            }
+            guard sessions.contains(index) else { return error(ISO15693Error.unknown) }
+            passwords[Int(index)] = given
+            revision += 1
+            return ok()
+        default:
+            return error(ISO15693Error.commandNotSupported)
+        }
+    }
+
+    // MARK: - Private
+
+    var uidOnAir: [UInt8] { uid.reversed() }
+    func ok() -> TagAnswer { .data([0x00]) }
+    func error(_ code: UInt8) -> TagAnswer { .data([0x01, code]) }
+
+    /// The area (1–4) holding `block` (ENDAx: area x ends at byte 32 × ENDAx + 31).
+    func area(of block: Int) -> Int {
+        guard variant.isDynamic else { return 1 }
+        let address = block * Self.blockSize
+        for (index, end) in [areaRegisters[1], areaRegisters[3], areaRegisters[5]].enumerated()
+        where address <= Int(end) * ST25DVRegister.endUnit + ST25DVRegister.endUnit - 1 {
+            return index + 1
+        }
+        return 4
+    }
+
+    func security(of block: Int) -> (area: Int, ST25AreaSecurity) {
+        let area = area(of: block)
+        guard variant.isDynamic else { return (area, ST25AreaSecurity(register: 0)) }
+        return (area, ST25AreaSecurity(register: areaRegisters[(area - 1) * 2]))
+    }
+
+    func unlocked(_ security: ST25AreaSecurity) -> Bool { security.password != 0 && sessions.contains(security.password) }
+
+    func mayRead(_ block: Int) -> Bool {
+        let (area, security) = security(of: block)
+        return !security.protectsReads(area: area) || unlocked(security)
+    }
+
+    func mayWrite(_ block: Int) -> Bool {
+        let (_, security) = security(of: block)
+        guard security.protectsWrites else { return true }
+        return security.protection != ST25AreaSecurity.readProtectedWriteForbidden && unlocked(security)
+    }
+
+    private func read(first: Int, count: Int, option: Bool) -> TagAnswer {
+        guard count >= 1, first + count <= variant.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+        var answer: [UInt8] = [0x00]
+        for block in first..<first + count {
+            guard mayRead(block) else { return error(Self.readProtectedError) }
+            if option { answer.append(locks[block] ? 0x01 : 0x00) }
+            answer += memory[block * Self.blockSize..<(block + 1) * Self.blockSize]
+        }
+        return .data(answer)
+    }
+
+    private func write(_ block: Int, _ data: [UInt8]) -> TagAnswer {
+        guard block < variant.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+        guard !locks[block], mayWrite(block) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+        memory.replaceSubrange(block * Self.blockSize..<(block + 1) * Self.blockSize, with: data)
+        revision += 1
+        return ok()
+    }
+
+    private func writeConfiguration(_ pointer: UInt8, _ value: UInt8) -> TagAnswer {
+        guard sessions.contains(0) else { return error(ISO15693Error.unknown) }
+        guard Self.areaRegisters.contains(pointer) else { return error(ISO15693Error.blockNotAvailable) }
+        var registers = areaRegisters
+        registers[Int(pointer - ST25DVRegister.rfa1ss)] = value
+        // ENDA1 ≤ ENDA2 ≤ ENDA3 ≤ the last unit of memory.
+        let last = variant.blockCount * Self.blockSize / ST25DVRegister.endUnit - 1
+        guard registers[1] <= registers[3], registers[3] <= registers[5], Int(registers[5]) <= last else {
+            return error(ISO15693Error.unknown)
+        }
+        areaRegisters = registers
+        revision += 1
+        return ok()
+    }
+
+    private func inventory(flags: UInt8, _ parameters: [UInt8]) -> TagAnswer {
+        guard state != .quiet else { return .silence }
+        var rest = parameters[...]
+        if flags & ISO15693RequestFlag.afi != 0 {
+            guard let requested = rest.popFirst() else { return .silence }
+            if requested != 0 && requested != afi { return .silence }
+        }
+        guard let maskLength = rest.popFirst(), maskLength <= 64 else { return .silence }
+        let maskBytes = (Int(maskLength) + 7) / 8
+        guard rest.count >= maskBytes else { return .silence }
+        let mask = Array(rest.prefix(maskBytes))
+        for bit in 0..<Int(maskLength) where (mask[bit / 8] >> (bit % 8)) & 1 != (uidOnAir[bit / 8] >> (bit % 8)) & 1 {
+            return .silence
+        }
+        return .data([0x00, dsfid] + uidOnAir)
+    }
+}
+
+extension ST25VirtualTag: PersistentVirtualTag {
+    /// The tag file: UID and ``tagFileImage``.
+    public var tagState: TagState {
+        TagState(model: variant.rawValue, uid: Hex.encode(uid), memory: Hex.encode(tagFileImage))
+    }
+
+    /// Changes with every write, lock, password or register change.
+    public var stateRevision: Int { revision }
+
+    /// Restores a chip from its file; nil when the model, UID or image does not fit.
+    public convenience init?(state: TagState) {
+        guard let variant = Variant(rawValue: state.model),
+              let uid = try? Hex.decode(state.uid), uid.count == 8,
+              let image = try? Hex.decode(state.memory), image.count == Self.tagFileImageSize(variant)
+        else { return nil }
+        self.init(variant, uid: uid)
+        tagFileImage = image
+    }
+}
+
+extension TagModel {
+    /// The ST25TV02K, ST25DV04K and ST25DV64K entries.
+    static let st25: [TagModel] = ST25VirtualTag.Variant.allCases.map { variant in
+        let bytes = variant.blockCount * ST25VirtualTag.blockSize
+        let extras = variant.isDynamic ? ", 4 areas, 64-bit area passwords" : ""
+        return TagModel(
+            name: variant.rawValue,
+            summary: "STMicroelectronics \(variant.productName) (ISO 15693), \(bytes) bytes\(extras), NFC Forum Type 5 formatted",
+            uidLength: 8, defaultUID: [0xE0, 0x02, variant.icReference, 0x00, 0x53, 0x49, 0x4D, 0x01],
+            make: { uid, _ in ST25VirtualTag(variant, uid: uid) },
+            restore: { ST25VirtualTag(state: $0) })
+    }
+}

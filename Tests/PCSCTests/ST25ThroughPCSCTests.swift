@@ -1,0 +1,164 @@
+import Foundation
+import NFCTestSupport
+import Testing
+
+extension PCSCEndToEnd {
+    /// ST25DV end to end: fresh nfctool processes reach a virtual ST25DV64K / ST25DV04K behind
+    /// pcscd and the PC/SC reader emulator — the generic profile for NDEF (READ/UPDATE BINARY,
+    /// block numbers past 255 in P1-P2) and an ACR1552U's transparent session for ST's custom
+    /// commands. The tag file is judged by a parser written here from the NFC Forum Type 5 rules
+    /// (4- or 8-byte CC, NDEF TLV with a 1- or 3-byte length) and the tag-file image layout of
+    /// docs/simulator.md (memory, a lock byte per block, DSFID, AFI, flags, 7 area registers,
+    /// 4 passwords), not by NFCTags.
+    @Suite(
+        "ST25DV through the real pcscd", .tags(.pcsc, .endToEnd, .emulator), .serialized, .timeLimit(.minutes(5)),
+        .enabled(if: PrivatePCSCDaemon.available || isContinuousIntegration, "needs root (a private mount namespace for pcscd's socket), pcscd and vsmartcard-vpcd"))
+    struct ST25ThroughPCSCTests {
+        static let acr1552u = "ACS ACR1552 1S CL Reader PICC"
+
+        /// What the test reads from an ST25 tag file.
+        struct TagFile {
+            var capabilityContainer: [UInt8]
+            var text: String?
+            var rfa1ss: UInt8
+            var passwords: [[UInt8]]
+            var raw: Data
+
+            init(path: String, blocks: Int) throws {
+                raw = try Data(contentsOf: URL(fileURLWithPath: path))
+                let json = try #require(try JSONSerialization.jsonObject(with: raw) as? [String: Any])
+                let image = NFCTestSupport.hex(try #require(json["memory"] as? String))
+                try #require(image.count == blocks * 5 + 3 + 7 + 32)
+                let memory = Array(image.prefix(blocks * 4))
+                // T5T CC: E1/E2; MLEN in byte 2, or 0 and the 8-byte form (MLEN in bytes 6–7).
+                try #require(memory[0] == 0xE1 || memory[0] == 0xE2)
+                let ccSize = memory[2] == 0 ? 8 : 4
+                capabilityContainer = Array(memory.prefix(ccSize))
+                var index = ccSize
+                text = nil
+                while index + 1 < memory.count, memory[index] != 0xFE {
+                    let type = memory[index]
+                    var length = Int(memory[index + 1]), header = 2
+                    if memory[index + 1] == 0xFF { length = Int(memory[index + 2]) << 8 | Int(memory[index + 3]); header = 4 }
+                    if type == 0x03, length > 0, index + header + length <= memory.count {
+                        // One well-known "T" record, short (SR) or long: header, type length 1, payload length 1 or 4 bytes.
+                        let record = Array(memory[(index + header)..<(index + header + length)])
+                        let short = record[0] & 0x10 != 0
+                        let typeAt = short ? 3 : 6
+                        if record.count > typeAt + 1, record[typeAt] == 0x54 {
+                            let languageLength = Int(record[typeAt + 1] & 0x3F)
+                            text = String(decoding: record.dropFirst(typeAt + 2 + languageLength), as: UTF8.self)
+                        }
+                    }
+                    index += header + length
+                }
+                let registers = blocks * 5 + 3
+                rfa1ss = image[registers]
+                passwords = (0..<4).map { Array(image[(registers + 7 + $0 * 8)..<(registers + 15 + $0 * 8)]) }
+            }
+        }
+
+        @Test("ST25DV64K through the generic profile: a 1100-byte text goes past block 255 (UPDATE BINARY with P1 01+), a fresh nfctool reads it back; the tag file holds the 8-byte E2 CC and the message")
+        func largeMemoryGeneric() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("st25dv64k.json").path
+            let text = String(repeating: "ST25DV64K ", count: 110)
+            let reader = try await VirtualReaderProcess(tag: "sim:st25dv64k?file=\(file)", daemon: daemon)
+            defer { reader.stop() }
+            let write = try await runTool(tool, ["write", "--device", "pcsc", "--text", text, "--timeout", "5"], environment: daemon.environment, timeout: 120)
+            #expect(write.status == 0, "\(write.output)")
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffd601") || $0.hasPrefix("ffd602") }, "a block past 255 written")
+            let read = try await runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 120)
+            #expect(read.status == 0 && read.output.contains("ST25DV64K ST25DV64K"), "\(read.output)")
+            reader.stop()
+            let tagFile = try TagFile(path: file, blocks: 2048)
+            #expect(tagFile.capabilityContainer == [0xE2, 0x40, 0x00, 0x01, 0x00, 0x00, 0x03, 0xFF])
+            #expect(tagFile.text == text)
+        }
+
+        @Test("ST25DV04K through an ACR1552U: protect with a 16-digit password (PRESENT PASSWORD in the session, --plan hides it), info shows area 1, a wrong password exits 9 with the file unchanged, unprotect opens it")
+        func protectAndUnprotect() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("st25dv04k.json").path
+            let password = daemon.directory.appendingPathComponent("st25.pwd").path
+            let wrong = daemon.directory.appendingPathComponent("wrong.pwd").path
+            try "0123456789ABCDEF\n".write(toFile: password, atomically: true, encoding: .utf8)
+            try "FFEEDDCCBBAA9988".write(toFile: wrong, atomically: true, encoding: .utf8)
+            let device = "sim:st25dv04k?file=\(file)"
+            var reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let write = try await runTool(tool, ["write", "--device", "pcsc", "--text", "behind RF_PWD_1", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 0, "\(write.output)")
+            let plan = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", password, "--plan", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(plan.status == 0, "\(plan.output)")
+            #expect(plan.output.contains("WRITE PASSWORD") && plan.output.contains("WRITE CONFIGURATION"), "\(plan.output)")
+            #expect(!plan.output.lowercased().contains("0123456789abcdef"), "\(plan.output)")
+            #expect(try TagFile(path: file, blocks: 128).rfa1ss == 0, "--plan wrote nothing")
+            let readProtect = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", password, "--read-protect", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(readProtect.status == 64, "area 1 is always readable: \(readProtect.output)")
+            let protect = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", password, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(protect.status == 0, "\(protect.output)")
+            #expect(!protect.output.lowercased().contains("0123456789abcdef"), "no password in the output")
+            // Transceive objects carrying PRESENT PASSWORD (22 B3 02 …) and WRITE CONFIGURATION (22 A1 02 …).
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffc20001") && $0.contains("22b302") }, "\(reader.receivedAPDUs)")
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffc20001") && $0.contains("22a102") }, "\(reader.receivedAPDUs)")
+            let info = try await runTool(tool, ["info", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(info.output.contains("ST25DV04K") && info.output.contains("area 1 (blocks 0–127): write needs password 1"), "\(info.output)")
+            let overwrite = try await runTool(tool, ["write", "--device", "pcsc", "--text", "intruder", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(overwrite.status != 0, "\(overwrite.output)")
+            reader.stop()
+            let protected = try TagFile(path: file, blocks: 128)
+            #expect(protected.text == "behind RF_PWD_1")
+            #expect(protected.rfa1ss == 0x05, "password 1, write-protected")
+            let bytes: [UInt8] = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF]
+            #expect(protected.passwords[0] == bytes && protected.passwords[1] == bytes)
+
+            reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            let refused = try await runTool(tool, ["unprotect", "--device", "pcsc", "--password-file", wrong, "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            #expect(refused.status == 9, "\(refused.output)")
+            reader.stop()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == protected.raw, "a wrong password changes nothing")
+
+            reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            let unprotect = try await runTool(tool, ["unprotect", "--device", "pcsc", "--password-file", password, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(unprotect.status == 0, "\(unprotect.output)")
+            reader.stop()
+            let open = try TagFile(path: file, blocks: 128)
+            #expect(open.rfa1ss == 0 && open.passwords.allSatisfy { $0 == [UInt8](repeating: 0, count: 8) })
+            #expect(open.text == "behind RF_PWD_1")
+        }
+
+        @Test("ST25DV64K through an ACR1552U: format writes the 8-byte E2 CC from EXTENDED GET SYSTEM INFORMATION; lock on an ST25DV04K locks every block of the CC and NDEF area (tag file lock bytes)")
+        func formatAndLock() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("st25dv64k.json").path
+            var reader = try await VirtualReaderProcess(tag: "sim:st25dv64k?file=\(file)", daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let format = try await runTool(tool, ["format", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 120)
+            #expect(format.status == 0, "\(format.output)")
+            reader.stop()
+            #expect(try TagFile(path: file, blocks: 2048).capabilityContainer == [0xE2, 0x40, 0x00, 0x09, 0x00, 0x00, 0x03, 0xFF])
+
+            let small = daemon.directory.appendingPathComponent("st25dv04k.json").path
+            reader = try await VirtualReaderProcess(tag: "sim:st25dv04k?file=\(small)", daemon: daemon, profile: "transparent-session")
+            let write = try await runTool(tool, ["write", "--device", "pcsc", "--text", "locked ST", "--lock", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 120)
+            #expect(write.status == 0, "\(write.output)")
+            reader.stop()
+            let image = NFCTestSupport.hex(try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: small))) as? [String: Any])?["memory"] as? String ?? "")
+            #expect(image.count == 128 * 5 + 42)
+            // CC MLEN 3F: the T5T area ends at byte 508, so blocks 0–126 are locked, block 127 is not in it.
+            #expect(image[512..<639].allSatisfy { $0 == 0x01 }, "every block of the CC and the NDEF area locked")
+            #expect(image[1] & 0x03 == 0x03, "CC write access never")
+            #expect(try TagFile(path: small, blocks: 128).text == "locked ST")
+        }
+    }
+}
