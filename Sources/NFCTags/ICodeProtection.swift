@@ -153,25 +153,38 @@ extension ISO15693Tag {
     /// Removes the password protection of an ICODE SLIX2 or SLIX-S: the protection status is
     /// read, SET PASSWORD gives the write password (and the read password when a block is
     /// read-protected), PROTECT PAGE makes every protected page public (SLIX2: pointer 0, status
-    /// `00`), then WRITE PASSWORD sets the passwords given back to `00000000`, and the status is
-    /// read back.
+    /// `00`; refused after the write password alone, as in 64-bit mode, the read password is
+    /// given and PROTECT PAGE sent again), then WRITE PASSWORD sets the passwords given back to
+    /// `00000000`, and the status is read back.
     /// - Throws: ``NFCTagError`` `notSupported` (nothing sent); `authenticationFailed` (a wrong
     ///   password: nothing was written); `verificationFailed`; `tagResponse` (e.g. a locked
     ///   protection condition), `connectionLost`.
     public func icodeUnprotect(current: ICodePasswords) async throws(NFCTagError) {
         let variant = try protectableVariant()
         let before = try await icodeProtectionState()
-        let readInvolved = !before.blocks(with: ICodeBlockProtection.readProtected).isEmpty
+        var readInvolved = !before.blocks(with: ICodeBlockProtection.readProtected).isEmpty
         try await icodeSetPassword(.write, current.write)
         if readInvolved { try await icodeSetPassword(.read, current.read) }
+        // 64-bit mode guards even a write-only page with the read plus the write password, and
+        // no command tells whether the mode is on: a refusal after the write password alone is
+        // answered by giving the read password and sending PROTECT PAGE again.
+        let makePublic = { (address: UInt8) async throws(NFCTagError) in
+            do throws(NFCTagError) {
+                try await self.icodeProtectPage(address, status: ICodePageProtection.publicPage)
+            } catch where error.code == .tagResponse && !readInvolved {
+                try await self.icodeSetPassword(.read, current.read)
+                readInvolved = true
+                try await self.icodeProtectPage(address, status: ICodePageProtection.publicPage)
+            }
+        }
         switch variant {
         case .slix2:
-            try await icodeProtectPage(0, status: ICodePageProtection.publicPage)
+            try await makePublic(0)
         default:
             let protectedPages = Set(before.statuses.indices.filter {
                 before.statuses[$0] & (ICodeBlockProtection.readProtected | ICodeBlockProtection.writeProtected) != 0
             }.map { $0 / ICodeVariant.blocksPerPage })
-            for page in protectedPages.sorted() { try await icodeProtectPage(UInt8(page), status: ICodePageProtection.publicPage) }
+            for page in protectedPages.sorted() { try await makePublic(UInt8(page)) }
         }
         if current.write != .factoryDefault { try await icodeWritePassword(.write, .factoryDefault) }
         if readInvolved, current.read != .factoryDefault { try await icodeWritePassword(.read, .factoryDefault) }

@@ -42,7 +42,7 @@ struct UnprotectCommand: TagCommand {
             --privacy sends GET RANDOM NUMBER and SET PASSWORD with the privacy password to the \
             field without polling first, then waits for the tag to answer a poll again. Only \
             readers that can send a frame to no card found do it (the simulator; a PC/SC \
-            reader reports no card and exits 3). A wrong password exits 9: the tag stays \
+            reader reports no card and exits 10). A wrong password exits 9: the tag stays \
             hidden and answers nothing more until it leaves the field. --plan lists the two \
             commands and sends nothing.
 
