@@ -83,7 +83,7 @@ struct ProtectCommand: ToolCommand {
             --destroy sends DESTROY with the destroy password of the file: the tag never \
             answers again, so it asks for --yes and --plan shows it without sending it.
 
-              nfctool protect --password eas-afi --password-file eas.pwd --protect-afi --yes
+              nfctool protect --password eas-afi --password-file eas.pwd --protect-afi -y
               nfctool protect --destroy --password-file destroy.pwd --plan
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
