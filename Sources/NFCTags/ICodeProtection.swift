@@ -211,9 +211,10 @@ public struct ICodePasswordReport: Sendable, Hashable {
         passwords = variant.passwords.sorted { $0.rawValue < $1.rawValue }
     }
 
-    /// `read, write, privacy, destroy, EAS/AFI (set or locked: unknown, the chip reports neither)`.
+    /// `read, write, privacy, destroy, EAS/AFI (state unknown)`: whether each is set or locked,
+    /// the chip does not report.
     public var summary: String {
-        passwords.map(\.description).joined(separator: ", ") + " (set or locked: unknown, the chip reports neither)"
+        passwords.map(\.description).joined(separator: ", ") + " (state unknown)"
     }
 }
 

@@ -117,4 +117,13 @@ struct ICodePrivacyAndSettingsTests {
         let scan = try await runTool(tool, ["scan", "--device", device, "--timeout", "1"], environment: ProcessInfo.processInfo.environment, timeout: 60)
         #expect(scan.status == 2, "\(scan.output)")
     }
+
+    @Test("info names the passwords an ICODE chip has and says their state is unknown (no command reads it)", arguments: [
+        ("icode-slix-l", "privacy, destroy, EAS/AFI"), ("icode-slix", "EAS/AFI"), ("slix2", "read, write, privacy, destroy, EAS/AFI"),
+    ])
+    func infoPasswords(model: String, passwords: String) async throws {
+        let info = try await runBuiltNFCTool(["info", "--device", "sim:\(model)"])
+        #expect(info.status == 0, "\(info.output)")
+        #expect(info.output.contains("ICODE passwords: \(passwords) (state unknown)"), "\(info.output)")
+    }
 }
