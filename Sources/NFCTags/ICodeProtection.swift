@@ -153,25 +153,38 @@ extension ISO15693Tag {
     /// Removes the password protection of an ICODE SLIX2 or SLIX-S: the protection status is
     /// read, SET PASSWORD gives the write password (and the read password when a block is
     /// read-protected), PROTECT PAGE makes every protected page public (SLIX2: pointer 0, status
-    /// `00`), then WRITE PASSWORD sets the passwords given back to `00000000`, and the status is
-    /// read back.
+    /// `00`; refused after the write password alone, as in 64-bit mode, the read password is
+    /// given and PROTECT PAGE sent again), then WRITE PASSWORD sets the passwords given back to
+    /// `00000000`, and the status is read back.
     /// - Throws: ``NFCTagError`` `notSupported` (nothing sent); `authenticationFailed` (a wrong
     ///   password: nothing was written); `verificationFailed`; `tagResponse` (e.g. a locked
     ///   protection condition), `connectionLost`.
     public func icodeUnprotect(current: ICodePasswords) async throws(NFCTagError) {
         let variant = try protectableVariant()
         let before = try await icodeProtectionState()
-        let readInvolved = !before.blocks(with: ICodeBlockProtection.readProtected).isEmpty
+        var readInvolved = !before.blocks(with: ICodeBlockProtection.readProtected).isEmpty
         try await icodeSetPassword(.write, current.write)
         if readInvolved { try await icodeSetPassword(.read, current.read) }
+        // 64-bit mode guards even a write-only page with the read plus the write password, and
+        // no command tells whether the mode is on: a refusal after the write password alone is
+        // answered by giving the read password and sending PROTECT PAGE again.
+        let makePublic = { (address: UInt8) async throws(NFCTagError) in
+            do throws(NFCTagError) {
+                try await self.icodeProtectPage(address, status: ICodePageProtection.publicPage)
+            } catch where error.code == .tagResponse && !readInvolved {
+                try await self.icodeSetPassword(.read, current.read)
+                readInvolved = true
+                try await self.icodeProtectPage(address, status: ICodePageProtection.publicPage)
+            }
+        }
         switch variant {
         case .slix2:
-            try await icodeProtectPage(0, status: ICodePageProtection.publicPage)
+            try await makePublic(0)
         default:
             let protectedPages = Set(before.statuses.indices.filter {
                 before.statuses[$0] & (ICodeBlockProtection.readProtected | ICodeBlockProtection.writeProtected) != 0
             }.map { $0 / ICodeVariant.blocksPerPage })
-            for page in protectedPages.sorted() { try await icodeProtectPage(UInt8(page), status: ICodePageProtection.publicPage) }
+            for page in protectedPages.sorted() { try await makePublic(UInt8(page)) }
         }
         if current.write != .factoryDefault { try await icodeWritePassword(.write, .factoryDefault) }
         if readInvolved, current.read != .factoryDefault { try await icodeWritePassword(.read, .factoryDefault) }
@@ -181,5 +194,132 @@ extension ISO15693Tag {
                 .verificationFailed, at: block * variant.blockSize,
                 "block \(block) is still protected (status \(hexByte(after.statuses[block]))) after PROTECT PAGE was acknowledged")
         }
+    }
+}
+
+/// What can be said of an ICODE chip's passwords from outside: which ones it has (its data
+/// sheet), and that whether each was changed from the factory value or locked is unknown — no
+/// command reads a password or its lock (SL2S2602, SL2S5302, SL2S2002: WRITE PASSWORD and LOCK
+/// PASSWORD answer nothing but success or an error; GET MULTIPLE BLOCK PROTECTION STATUS tells
+/// only which blocks are guarded).
+public struct ICodePasswordReport: Sendable, Hashable {
+    /// The passwords the chip has, by identifier.
+    public var passwords: [ICodePasswordIdentifier]
+
+    /// The report of `variant`.
+    public init(_ variant: ICodeVariant) {
+        passwords = variant.passwords.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// `read, write, privacy, destroy, EAS/AFI (state unknown)`: whether each is set or locked,
+    /// the chip does not report.
+    public var summary: String {
+        passwords.map(\.description).joined(separator: ", ") + " (state unknown)"
+    }
+}
+
+/// What ``ISO15693Tag/icodeApply(_:password:current:)`` changes on an ICODE chip besides page
+/// protection: one password, the EAS mode, the EAS/AFI password protection, or DESTROY.
+public struct ICodeSettings: Sendable, Hashable {
+    /// How the EAS mode changes (SET EAS, RESET EAS, LOCK EAS).
+    public enum EASChange: String, Sendable, Hashable, CaseIterable {
+        /// SET EAS.
+        case on
+        /// RESET EAS.
+        case off
+        /// LOCK EAS: frozen as it is. Irreversible.
+        case lock
+    }
+
+    /// The password to change to the new one (SET PASSWORD with the current one, WRITE
+    /// PASSWORD, SET PASSWORD with the new one).
+    public var password: ICodePasswordIdentifier?
+    /// LOCK PASSWORD on ``password`` after the change. Irreversible.
+    public var lockPassword: Bool
+    /// The EAS mode change.
+    public var eas: EASChange?
+    /// PASSWORD PROTECT EAS/AFI with the option flag clear: the EAS commands need the EAS/AFI
+    /// password from then on. Irreversible.
+    public var protectEAS: Bool
+    /// PASSWORD PROTECT EAS/AFI with the option flag set: WRITE AFI and LOCK AFI need it.
+    /// Irreversible.
+    public var protectAFI: Bool
+    /// DESTROY with the destroy password: the chip never answers again. Alone; irreversible.
+    public var destroy: Bool
+
+    /// Creates settings; the default changes nothing.
+    public init(
+        password: ICodePasswordIdentifier? = nil, lockPassword: Bool = false, eas: EASChange? = nil, protectEAS: Bool = false,
+        protectAFI: Bool = false, destroy: Bool = false
+    ) {
+        self.password = password
+        self.lockPassword = lockPassword
+        self.eas = eas
+        self.protectEAS = protectEAS
+        self.protectAFI = protectAFI
+        self.destroy = destroy
+    }
+
+    /// Whether anything is asked.
+    public var isEmpty: Bool { self == ICodeSettings() }
+    /// Whether anything here cannot be undone.
+    public var isIrreversible: Bool { lockPassword || eas == .lock || protectEAS || protectAFI || destroy }
+    /// Whether the EAS/AFI password is needed (EAS commands and EAS/AFI protection).
+    var touchesEASAFI: Bool { eas != nil || protectEAS || protectAFI }
+}
+
+extension ISO15693Tag {
+    /// Changes an ICODE chip's settings (``ICodeSettings``), in this order: (1) DESTROY alone
+    /// with `password` as the destroy password; else (2) the password ``ICodeSettings/password``:
+    /// SET PASSWORD with `current`, WRITE PASSWORD `password` when it differs, SET PASSWORD
+    /// with it, LOCK PASSWORD when asked; (3) for EAS changes and EAS/AFI protection, SET
+    /// PASSWORD EAS/AFI with `password` (unless step 2 gave it; skipped when `password` is nil,
+    /// for a chip whose EAS is not protected), then SET/RESET/LOCK EAS, then PASSWORD PROTECT
+    /// EAS/AFI for EAS and for AFI. An interruption leaves each password old or new (WRITE
+    /// PASSWORD is one command) and each setting before or after its one command.
+    /// - Throws: ``NFCTagError`` `notSupported` (not an ICODE chip, or a password or DESTROY the
+    ///   member lacks; nothing sent); `invalidParameter` (DESTROY with anything else, or a step
+    ///   that needs `password` without it; nothing sent); `authenticationFailed` (a password
+    ///   refused: nothing written after it); `tagResponse`, `connectionLost`.
+    public func icodeApply(_ settings: ICodeSettings, password: ICodePassword?, current: ICodePassword) async throws(NFCTagError) {
+        guard let variant = icodeVariant else {
+            throw NFCTagError(.notSupported, "ICODE settings need an NXP ICODE SLIX, SLIX-S, SLIX-L or SLIX2; this is a \(identity.model)")
+        }
+        if let identifier = settings.password, !variant.passwords.contains(identifier) {
+            throw NFCTagError(.notSupported, "the \(variant.model.rawValue) has no \(identifier) password")
+        }
+        if settings.touchesEASAFI, !variant.passwords.contains(.easAFI) {
+            throw NFCTagError(.notSupported, "the \(variant.model.rawValue) has no EAS/AFI password")
+        }
+        if settings.destroy {
+            guard settings == ICodeSettings(destroy: true) else {
+                throw NFCTagError(.invalidParameter, "DESTROY goes alone: nothing is left to change afterwards")
+            }
+            guard let password else { throw NFCTagError(.invalidParameter, "DESTROY needs the destroy password") }
+            try await icodeDestroy(password)
+            return
+        }
+        var givenEASAFI = false
+        if let identifier = settings.password {
+            guard let password else { throw NFCTagError(.invalidParameter, "a new \(identifier) password is needed") }
+            try await icodeSetPassword(identifier, current)
+            if password != current {
+                try await icodeWritePassword(identifier, password)
+                try await icodeSetPassword(identifier, password)
+            }
+            if settings.lockPassword { try await icodeLockPassword(identifier) }
+            givenEASAFI = identifier == .easAFI
+        }
+        guard settings.touchesEASAFI else { return }
+        if !givenEASAFI, let password { try await icodeSetPassword(.easAFI, password) }
+        if let eas = settings.eas {
+            switch eas {
+            case .on: try await icodeSetEAS(true)
+            case .off: try await icodeSetEAS(false)
+            case .lock: try await icodeLockEAS()
+            }
+        }
+        if settings.protectEAS { try await icodePasswordProtect(afi: false) }
+        if settings.protectAFI { try await icodePasswordProtect(afi: true) }
     }
 }

@@ -8,7 +8,17 @@ import NFCCore
 /// `protocols.h` (`ISO15693_GET_RANDOM_NUMBER` … `ISO15693_64BIT_PASSWORD_PROTECTION`) as a
 /// second source.
 public enum ICodeCommand {
-    /// PASSWORD PROTECT EAS/AFI `A6`.
+    /// SET EAS `A2`: turns the Electronic Article Surveillance mode on (SL2S2002 9.4.3 and the
+    /// later members; Proxmark3 `ISO15693_SET_EAS`, Flipper `SLIX_CMD_SET_EAS` as second sources).
+    public static let setEAS: UInt8 = 0xA2
+    /// RESET EAS `A3`: turns EAS mode off.
+    public static let resetEAS: UInt8 = 0xA3
+    /// LOCK EAS `A4`: freezes the EAS mode as it is. Irreversible.
+    public static let lockEAS: UInt8 = 0xA4
+    /// EAS ALARM `A5`: answered with the EAS sequence while EAS mode is on, else not at all.
+    public static let easAlarm: UInt8 = 0xA5
+    /// PASSWORD PROTECT EAS/AFI `A6`: with the option flag clear the EAS commands, with it set
+    /// WRITE AFI and LOCK AFI need the EAS/AFI password from then on. Irreversible.
     public static let passwordProtectEASAFI: UInt8 = 0xA6
     /// GET RANDOM NUMBER `B2`: answered by a 16-bit random number, least significant byte first.
     public static let getRandomNumber: UInt8 = 0xB2
@@ -35,19 +45,23 @@ public enum ICodeCommand {
 
     /// The commands that change the chip (what `--plan` holds back).
     public static let writeClass: Set<UInt8> = [
-        passwordProtectEASAFI, writePassword, lockPassword, protectPage, lockPageProtectionCondition, destroy, enablePrivacy,
+        setEAS, resetEAS, lockEAS, passwordProtectEASAFI, writePassword, lockPassword, protectPage, lockPageProtectionCondition, destroy, enablePrivacy,
         enable64BitPasswordProtection,
     ]
     /// The ones that cannot be undone (LOCK PASSWORD, LOCK PAGE PROTECTION CONDITION, DESTROY,
-    /// 64-BIT PASSWORD PROTECTION, PASSWORD PROTECT EAS/AFI) or that hide the chip until its
-    /// password comes (ENABLE PRIVACY): what asks for `--yes`.
+    /// 64-BIT PASSWORD PROTECTION, PASSWORD PROTECT EAS/AFI, LOCK EAS) or that hide the chip
+    /// until its password comes (ENABLE PRIVACY): what asks for `--yes`.
     public static let irreversible: Set<UInt8> = [
-        passwordProtectEASAFI, lockPassword, lockPageProtectionCondition, destroy, enablePrivacy, enable64BitPasswordProtection,
+        lockEAS, passwordProtectEASAFI, lockPassword, lockPageProtectionCondition, destroy, enablePrivacy, enable64BitPasswordProtection,
     ]
 
     /// The command's name as the data sheets write it.
     public static func name(_ code: UInt8) -> String {
         switch code {
+        case setEAS: "SET EAS"
+        case resetEAS: "RESET EAS"
+        case lockEAS: "LOCK EAS"
+        case easAlarm: "EAS ALARM"
         case passwordProtectEASAFI: "PASSWORD PROTECT EAS/AFI"
         case getRandomNumber: "GET RANDOM NUMBER"
         case setPassword: "SET PASSWORD"

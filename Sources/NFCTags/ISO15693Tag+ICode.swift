@@ -113,6 +113,56 @@ extension ISO15693Tag {
             what: "64-BIT PASSWORD PROTECTION", expect: 0)
     }
 
+    /// DESTROY (`B9`): the destroy password XOR a fresh random number twice, as ENABLE
+    /// PRIVACY; the chip then answers nothing, ever again (SL2S2602, SL2S5302, SL2S5002
+    /// "DESTROY"). Irreversible.
+    /// - Throws: ``NFCTagError`` `notSupported` (a chip without a destroy password; nothing
+    ///   sent); `authenticationFailed` (refused or silent: a wrong password, nothing destroyed);
+    ///   `connectionLost`.
+    public func icodeDestroy(_ password: ICodePassword) async throws(NFCTagError) {
+        guard icodeVariant?.passwords.contains(.destroy) == true else {
+            throw NFCTagError(.notSupported, "the \(identity.model) has no DESTROY command")
+        }
+        let random = try await icodeGetRandomNumber()
+        do {
+            _ = try await send(
+                ICodeCommand.destroy, password.xored(with: random), option: writeOptionFlag,
+                manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "DESTROY", expect: 0)
+        } catch where error.code == .connectionLost || error.code == .tagResponse {
+            throw NFCTagError(.authenticationFailed, "the chip did not take the destroy password (\(error.reason))")
+        }
+    }
+
+    /// SET EAS (`A2`) when `on`, else RESET EAS (`A3`): the EAS mode; with EAS password
+    /// protection on, the EAS/AFI password must have been given (SET PASSWORD `10`).
+    /// - Throws: ``NFCTagError`` `tagResponse` (refused: locked, or the password not given),
+    ///   `notSupported` (another maker's chip), `connectionLost`.
+    public func icodeSetEAS(_ on: Bool) async throws(NFCTagError) {
+        try requireNXP()
+        let code = on ? ICodeCommand.setEAS : ICodeCommand.resetEAS
+        _ = try await send(code, option: writeOptionFlag, manufacturerCode: ISO15693Command.nxpManufacturerCode, what: ICodeCommand.name(code), expect: 0)
+    }
+
+    /// LOCK EAS (`A4`): the EAS mode stays as it is. Irreversible.
+    /// - Throws: ``NFCTagError`` `tagResponse`, `notSupported`, `connectionLost`.
+    public func icodeLockEAS() async throws(NFCTagError) {
+        try requireNXP()
+        _ = try await send(
+            ICodeCommand.lockEAS, option: writeOptionFlag, manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "LOCK EAS", expect: 0)
+    }
+
+    /// PASSWORD PROTECT EAS/AFI (`A6`): from then on the EAS commands (`afi` false: option flag
+    /// clear) or WRITE AFI and LOCK AFI (`afi` true: option flag set) need the EAS/AFI password
+    /// (SL2S2002 "PASSWORD PROTECT EAS/AFI"). The EAS/AFI password must have been given.
+    /// Irreversible.
+    /// - Throws: ``NFCTagError`` `tagResponse`, `notSupported`, `connectionLost`.
+    public func icodePasswordProtect(afi: Bool) async throws(NFCTagError) {
+        try requireNXP()
+        _ = try await send(
+            ICodeCommand.passwordProtectEASAFI, option: afi, manufacturerCode: ISO15693Command.nxpManufacturerCode,
+            what: "PASSWORD PROTECT EAS/AFI (\(afi ? "AFI" : "EAS"))", expect: 0)
+    }
+
     private func requireNXP() throws(NFCTagError) {
         guard icManufacturerCode == ISO15693Command.nxpManufacturerCode else {
             throw NFCTagError(.notSupported, "ICODE commands are NXP's; this chip's manufacturer code is \(hexByte(icManufacturerCode))")

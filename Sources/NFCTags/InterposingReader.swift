@@ -113,6 +113,11 @@ public actor InterposingReader<Interposer: ReaderInterposer>: NFCReader {
         return try given.get()
     }
 
+    /// Passes on (the interposer does not see it: it goes to no selected tag).
+    public func transceiveUnselected(_ frame: Bytes, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+        try await base.transceiveUnselected(frame, timeout: timeout)
+    }
+
     /// Passes on; the interposer sees the outcome.
     public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
         let start = ContinuousClock.now

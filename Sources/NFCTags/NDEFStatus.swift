@@ -38,10 +38,14 @@ public struct NDEFReading: Sendable, Hashable {
     public var query: NDEFQuery
     /// The stored message; `nil` when the status is ``NDEFStatus/notSupported``.
     public var message: NDEFMessage?
+    /// Why the status is ``NDEFStatus/notSupported``, when the tag says more than "no NDEF": a
+    /// Type 2 capability container refusing read access (CC3, with its byte). Nil otherwise.
+    public var notSupportedReason: NFCTagError?
 
     /// Creates a reading.
-    public init(query: NDEFQuery, message: NDEFMessage?) {
+    public init(query: NDEFQuery, message: NDEFMessage?, notSupportedReason: NFCTagError? = nil) {
         self.query = query
         self.message = message
+        self.notSupportedReason = notSupportedReason
     }
 }

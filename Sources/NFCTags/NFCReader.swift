@@ -25,6 +25,16 @@ public protocol NFCReader: Actor {
     ///   `tagLost`, `rfError`.
     func transceive(_ command: Bytes, mode: TransceiveMode, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes
 
+    /// Sends an ISO 15693 request (without CRC) to whatever chip is in the field, with no poll
+    /// or selection first: for a chip that answers no inventory, as an NXP ICODE chip in privacy
+    /// mode, which still takes unaddressed GET RANDOM NUMBER and SET PASSWORD (SL2S2602 "Privacy
+    /// mode"; Proxmark3 and Flipper leave privacy the same way). The default refuses: a reader
+    /// whose firmware polls by itself (PC/SC) reports no card for such a chip and has no place
+    /// to send a frame to it.
+    /// - Throws: ``NFCReaderDeviceError`` `notSupported` (the reader cannot), `timeout` (nothing
+    ///   answered), `closed`.
+    func transceiveUnselected(_ frame: Bytes, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes
+
     /// Authenticates a MIFARE Classic sector through the reader (the PN532 does Crypto-1 in
     /// firmware): later READ/WRITE of that sector's blocks go through ``transceive(_:mode:timeout:)``.
     /// - Throws: ``NFCReaderDeviceError`` `authenticationFailed` when the tag refuses the key.
@@ -137,6 +147,12 @@ public enum ClassicKeyType: UInt8, Sendable, Hashable {
 extension NFCReader {
     /// Every command can be carried: the default for readers that send any frame.
     public func checkCanSend(_ command: Bytes, mode: TransceiveMode) async throws(NFCReaderDeviceError) {}
+
+    /// Refuses (`notSupported`): the reader sends frames only to a tag its poll found.
+    public func transceiveUnselected(_ frame: Bytes, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+        throw NFCReaderDeviceError(
+            .notSupported, "\(name) sends frames only to a tag its poll found; a chip that answers no inventory cannot be reached through it")
+    }
 
     /// Checks ``isTargetPresent()`` every `checkInterval` (at least 1 ms; the first check after
     /// one interval) until the target is gone or `timeout` has passed: the default for readers

@@ -174,14 +174,21 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
                     data = "\(identifier?.description ?? "unknown") password" + (c[1] == ICodeCommand.lockPassword ? "" : " (not shown)")
                 case ICodeCommand.enablePrivacy:
                     data = "privacy password (not shown)"
+                case ICodeCommand.destroy:
+                    data = "destroy password (not shown)"
+                case ICodeCommand.passwordProtectEASAFI:
+                    data = c[0] & ISO15693RequestFlag.option != 0 ? "AFI" : "EAS"
                 default:
                     data = hex(parameters[...])
                 }
                 note = "NXP ICODE custom command \(Hex.encode([c[1]], uppercase: true))"
                 if ICodeCommand.irreversible.contains(c[1]) {
-                    irreversible = c[1] == ICodeCommand.enablePrivacy
-                        ? "the chip answers nothing but GET RANDOM NUMBER and SET PASSWORD until its privacy password is given"
-                        : "\(ICodeCommand.name(c[1])) cannot be undone"
+                    irreversible = switch c[1] {
+                    case ICodeCommand.enablePrivacy:
+                        "the chip answers nothing but GET RANDOM NUMBER and SET PASSWORD until its privacy password is given"
+                    case ICodeCommand.destroy: "the chip never answers anything again"
+                    default: "\(ICodeCommand.name(c[1])) cannot be undone"
+                    }
                 }
                 return
             }

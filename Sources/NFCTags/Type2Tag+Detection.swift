@@ -10,6 +10,8 @@ public struct Type2NDEFDetection: Sendable {
     public let query: NDEFQuery
     /// The memory read and its TLV area; nil when the tag is not NDEF formatted.
     let snapshot: Type2Tag.Snapshot?
+    /// Why the tag is not NDEF when the CC says why (CC3 refusing read access); nil otherwise.
+    public var notSupportedReason: NFCTagError? = nil
 }
 
 extension Type2Tag {
@@ -26,7 +28,11 @@ extension Type2Tag {
         do {
             snapshot = try await load(firstReadEnd: forWrite ? Type2Command.writeDetectionLastPage : Type2Command.fastReadMaxPages - 1)
         } catch where error.code == .notNDEFFormatted {
-            return Type2NDEFDetection(query: NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0), snapshot: nil)
+            // CC3's read access is the one refusal with a byte to name; a missing CC magic or
+            // version is plain "no NDEF".
+            let said = error.offset == Type2CapabilityContainer.address + 3 ? error : nil
+            return Type2NDEFDetection(
+                query: NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0), snapshot: nil, notSupportedReason: said)
         }
         let area = snapshot.area
         return Type2NDEFDetection(
@@ -34,6 +40,17 @@ extension Type2Tag {
                 status: area.capabilityContainer.isWritable ? .readWrite : .readOnly, capacity: area.capacity,
                 messageLength: area.messageLength),
             snapshot: snapshot)
+    }
+
+    /// The status and the message (``NFCNDEFTag/readNDEFWithStatus()``), with the reason a
+    /// capability container gives for refusing (CC3's read access) kept in the reading.
+    /// - Throws: as ``queryNDEFStatus()`` and ``readNDEF()``.
+    public func readNDEFWithStatus() async throws(NFCTagError) -> NDEFReading {
+        let detection = try await detectNDEF()
+        guard detection.query.status != .notSupported else {
+            return NDEFReading(query: detection.query, message: nil, notSupportedReason: detection.notSupportedReason)
+        }
+        return NDEFReading(query: detection.query, message: try await readNDEF())
     }
 
     /// ``writeNDEF(_:verify:)`` starting from `detected`, read from this tag in the same selection

@@ -26,6 +26,18 @@ struct ProtectCommand: ToolCommand {
     static let privacy = CommandOption.flag(
         "privacy", help: "ICODE SLIX2/SLIX-S/SLIX-L: set the privacy password from the file and ENABLE PRIVACY (the tag then hides: needs --yes).")
 
+    static let password = CommandOption.option(
+        "password", valueName: "id",
+        help: "ICODE: change only this password to the one of --password-file: read, write, privacy, destroy or eas-afi (the current one from --current-password-file, else 00000000).")
+    static let eas = CommandOption.option(
+        "eas", valueName: "on|off|lock", help: "ICODE: SET EAS, RESET EAS, or LOCK EAS (irreversible: needs --yes); --password-file gives the EAS/AFI password first when EAS is protected.")
+    static let protectEAS = CommandOption.flag(
+        "protect-eas", help: "ICODE: the EAS commands need the EAS/AFI password (of --password-file) from now on (irreversible: needs --yes).")
+    static let protectAFI = CommandOption.flag(
+        "protect-afi", help: "ICODE: WRITE AFI and LOCK AFI need the EAS/AFI password (of --password-file) from now on (irreversible: needs --yes).")
+    static let destroy = CommandOption.flag(
+        "destroy", help: "ICODE SLIX2/SLIX-S/SLIX-L: DESTROY with the destroy password of --password-file; the tag never answers again (needs --yes; try --plan first).")
+
     static let configuration = CommandConfiguration(
         name: "protect",
         abstract: "Protect an NTAG21x or Ultralight EV1 with a password, an Ultralight C or AES with a key.",
@@ -69,9 +81,21 @@ struct ProtectCommand: ToolCommand {
             memory as delivered) writable only with password 1, then WRITE PASSWORD sets \
             passwords 1 and 0 to the new one. Area 1 is always readable. A wrong current \
             password exits 9 with nothing written.
+
+            Other ICODE passwords and settings: --password ID changes only that password \
+            (read, write, privacy, destroy, eas-afi; with --lock-password it is locked after). \
+            --eas on|off|lock sets, resets or locks the EAS mode, --protect-eas and \
+            --protect-afi put the EAS commands or WRITE/LOCK AFI behind the EAS/AFI password \
+            (PASSWORD PROTECT EAS/AFI); the password file then holds the EAS/AFI password. \
+            --destroy sends DESTROY with the destroy password of the file: the tag never \
+            answers again, so it asks for --yes and --plan shows it without sending it.
+
+              nfctool protect --password eas-afi --password-file eas.pwd --protect-afi -y
+              nfctool protect --destroy --password-file destroy.pwd --plan
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, sixtyFourBit, lockPassword, privacy,
+                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, sixtyFourBit, lockPassword, privacy, password, eas,
+                  protectEAS, protectAFI, destroy,
                   TagWriteSupport.yes, TagWriteSupport.plan]
     )
 
@@ -80,6 +104,9 @@ struct ProtectCommand: ToolCommand {
     let icodeProtection: ICodeProtection
     /// `--privacy`.
     let hides: Bool
+    /// `--password`, `--eas`, `--protect-eas`, `--protect-afi`, `--destroy` (with
+    /// `--lock-password` when `--password` is given).
+    let settings: ICodeSettings
 
     init(_ arguments: ParsedArguments) throws(CommandError) {
         options = try TagCommandOptions(arguments)
@@ -90,11 +117,25 @@ struct ProtectCommand: ToolCommand {
             readProtected: arguments.contains(Self.readProtect), firstProtectedBlock: firstBlock,
             sixtyFourBit: arguments.contains(Self.sixtyFourBit), lockPasswords: arguments.contains(Self.lockPassword))
         hides = arguments.contains(Self.privacy)
+        let identifier = try arguments.value(of: Self.password) { (name: String) -> ICodePasswordIdentifier? in
+            ["read": .read, "write": .write, "privacy": .privacy, "destroy": .destroy, "eas-afi": .easAFI][name]
+        }
+        settings = ICodeSettings(
+            password: identifier, lockPassword: identifier != nil && arguments.contains(Self.lockPassword),
+            eas: try arguments.value(of: Self.eas) { ICodeSettings.EASChange(rawValue: $0) },
+            protectEAS: arguments.contains(Self.protectEAS), protectAFI: arguments.contains(Self.protectAFI),
+            destroy: arguments.contains(Self.destroy))
+        if settings.destroy && (settings != ICodeSettings(destroy: true) || hides || icodeProtection != ICodeProtection(firstProtectedBlock: firstBlock)) {
+            throw .usage("--destroy goes alone (with --password-file): nothing is left to change afterwards")
+        }
+        if !settings.isEmpty && (hides || icodeProtection.readProtected || icodeProtection.sixtyFourBit || arguments.value(of: Self.fromBlock) != nil) {
+            throw .usage("--password, --eas, --protect-eas, --protect-afi and --destroy do not go with page protection or --privacy; run protect twice")
+        }
     }
 
     /// Whether an option only an ICODE chip takes was given.
     private var asksICode: Bool {
-        hides || icodeProtection.isIrreversible || options.arguments.value(of: Self.fromBlock) != nil
+        hides || icodeProtection.isIrreversible || options.arguments.value(of: Self.fromBlock) != nil || !settings.isEmpty
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
@@ -102,10 +143,14 @@ struct ProtectCommand: ToolCommand {
             try await protectUltralightC(newKey, context)
             return
         }
-        guard let newText = try TagWriteSupport.passwordText(
+        let given = try TagWriteSupport.passwordText(
             file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
-        else {
+        if !settings.isEmpty {
+            try await applyICodeSettings(given, context)
+            return
+        }
+        guard let newText = given else {
             throw .usage("no password given: use --password-file FILE or set NFCTOOL_PASSWORD (never on the command line)")
         }
         let currentText = try TagWriteSupport.passwordText(
@@ -258,6 +303,69 @@ struct ProtectCommand: ToolCommand {
         }
     }
 
+    /// `--password`, `--eas`, `--protect-eas`, `--protect-afi`, `--destroy`:
+    /// ``ISO15693Tag/icodeApply(_:password:current:)``.
+    private func applyICodeSettings(_ given: (text: String, source: String)?, _ context: CommandContext) async throws(CommandError) {
+        let settings = settings
+        let password = try given.map { text throws(CommandError) -> ICodePassword in
+            do throws(NFCTagError) { return try ICodePassword(hex: text.text) } catch { throw CommandError.usage("\(text.source): \(error.reason)") }
+        }
+        if password == nil && (settings.password != nil || settings.destroy || settings.protectEAS || settings.protectAFI) {
+            throw .usage("no password given: use --password-file FILE or set NFCTOOL_PASSWORD (never on the command line)")
+        }
+        let currentText = try TagWriteSupport.passwordText(
+            file: options.arguments.value(of: Self.currentPasswordFile), option: Self.currentPasswordFile,
+            environment: context.environment, variable: nil)
+        let current = try currentText.map { text throws(CommandError) -> ICodePassword in
+            do throws(NFCTagError) { return try ICodePassword(hex: text.text) } catch { throw CommandError.usage("\(text.source): \(error.reason)") }
+        } ?? .factoryDefault
+        var confirmed = false
+        if settings.isIrreversible {
+            confirmed = try TagWriteSupport.confirmation(
+                settings.destroy ? "--destroy silences the tag for good" : "--lock-password, --eas lock, --protect-eas and --protect-afi change the chip",
+                options, context)
+        }
+        try await TagWriteOperation.run(
+            "protect", options, password: nil, context,
+            body: { tag, _, planning in
+                guard case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil else {
+                    throw CommandError(
+                        "--password, --eas, --protect-eas, --protect-afi and --destroy are for NXP ICODE chips; this is a \(tag.identity.model)",
+                        exitCode: .unsupported)
+                }
+                if settings.isIrreversible && !planning {
+                    try context.confirm(Self.settingsWarning(tag, settings), confirmed: confirmed)
+                }
+                try await TagWriteSupport.write(planning: planning) {
+                    try await vicinity.icodeApply(settings, password: password, current: current)
+                }
+            },
+            report: { tag, _ in
+                ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true, destroyed: settings.destroy ? true : nil)
+            },
+            sentence: { tag, _ in
+                let chip = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier))"
+                if settings.destroy { return "Destroyed \(chip): it answers nothing any more." }
+                var done: [String] = []
+                if let identifier = settings.password { done.append("\(identifier) password changed" + (settings.lockPassword ? " and locked" : "")) }
+                if let eas = settings.eas { done.append("EAS \(eas.rawValue == "lock" ? "locked" : eas.rawValue)") }
+                if settings.protectEAS { done.append("EAS behind the EAS/AFI password") }
+                if settings.protectAFI { done.append("AFI behind the EAS/AFI password") }
+                return "\(chip): " + done.joined(separator: "; ") + "."
+            })
+    }
+
+    static func settingsWarning(_ tag: NFCTag, _ settings: ICodeSettings) -> String {
+        let chip = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier))"
+        if settings.destroy { return "DESTROY: the \(chip) will never answer again, to any reader. This cannot be undone." }
+        var steps: [String] = []
+        if settings.lockPassword, let identifier = settings.password { steps.append("the \(identifier) password will be locked for good") }
+        if settings.eas == .lock { steps.append("the EAS mode will be locked as it is") }
+        if settings.protectEAS { steps.append("EAS will need the EAS/AFI password for good") }
+        if settings.protectAFI { steps.append("WRITE AFI and LOCK AFI will need the EAS/AFI password for good") }
+        return "On the \(chip), " + steps.joined(separator: " and ") + "."
+    }
+
     static func icodeWarning(_ tag: NFCTag, _ protection: ICodeProtection, hides: Bool) -> String {
         let chip = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier))"
         if hides { return "The \(chip) will answer nothing (no inventory, no read) until its privacy password is given again." }
@@ -344,4 +452,6 @@ struct ProtectReport: Encodable, Sendable {
     var sixtyFourBit: Bool?
     /// ICODE: passwords locked.
     var passwordsLocked: Bool?
+    /// ICODE: DESTROY taken.
+    var destroyed: Bool?
 }

@@ -45,6 +45,9 @@ struct ReadCommand: TagCommand {
                     error, message: error.description + " (a read-protected NTAG needs its password: \(TagCommandSupport.passwordHint))")
             }
             guard let message = reading.message, reading.query.status != .notSupported else {
+                if let reason = reading.notSupportedReason {
+                    throw CommandError.tag(reason, message: "the \(tag.identity.model) holds no NDEF it lets be read: \(reason.description)")
+                }
                 throw CommandError("the \(tag.identity.model) holds no NDEF (not formatted for NDEF)", exitCode: .notNDEF)
             }
             return try render(message, query: reading.query, tag: tag, reader: await ReaderLabel(reader))

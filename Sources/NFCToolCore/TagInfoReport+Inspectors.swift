@@ -211,6 +211,9 @@ extension TagInfoReport {
                 password = unknown(error)
             }
         }
+        if let variant = vicinity.icodeVariant {
+            lock.append(InfoItem(name: "ICODE passwords", value: ICodePasswordReport(variant).summary))
+        }
         var blockCount: Int?
         do {
             let info = try await vicinity.getSystemInfo()

@@ -9,6 +9,9 @@ struct UnprotectCommand: TagCommand {
         "password-file", valueName: "file",
         help: "The current password PWD[:PACK] in hex, read from this file (or set NFCTOOL_PASSWORD).")
 
+    static let privacy = CommandOption.flag(
+        "privacy", help: "ICODE SLIX2/SLIX-S/SLIX-L: leave privacy mode with the privacy password (8 hex digits from --password-file or NFCTOOL_PASSWORD), sent unaddressed: the tag answers no poll until then.")
+
     static let configuration = CommandConfiguration(
         name: "unprotect",
         abstract: "Remove the password of an NTAG21x or Ultralight EV1, the key protection of an Ultralight C or AES.",
@@ -31,18 +34,34 @@ struct UnprotectCommand: TagCommand {
             An NXP ICODE SLIX2 or SLIX-S needs its write password (and its read password when \
             blocks are read-protected: READ:WRITE as 8:8 hex digits): PROTECT PAGE makes every \
             protected page public, then the passwords are set back to 00000000. A wrong \
-            password exits 9 with nothing written.
+            password exits 9 with nothing written. A 64-bit-mode chip's pages need both \
+            passwords: when PROTECT PAGE is refused after the write password alone, the read \
+            password is given and PROTECT PAGE sent again.
+
+            A tag in privacy mode (protect --privacy) answers no poll, so no command finds it. \
+            --privacy sends GET RANDOM NUMBER and SET PASSWORD with the privacy password to the \
+            field without polling first, then waits for the tag to answer a poll again. Only \
+            readers that can send a frame to no card found do it (the simulator; a PC/SC \
+            reader reports no card and exits 10). A wrong password exits 9: the tag stays \
+            hidden and answers nothing more until it leaves the field. --plan lists the two \
+            commands and sends nothing.
+
+              nfctool unprotect --privacy --password-file privacy.pwd
 
             An ST25DV needs its 64-bit password (16 hex digits): area 1 is opened (RFA1SS 00) \
             first, then passwords 1 and 0 are set back to the factory zeros.
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  TagWriteSupport.ultralightCKeyFile, TagWriteSupport.plan]
+                  TagWriteSupport.ultralightCKeyFile, privacy, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
 
     func run(_ context: CommandContext) async throws(CommandError) {
+        if options.arguments.contains(Self.privacy) {
+            try await leavePrivacy(context)
+            return
+        }
         let text = try TagWriteSupport.passwordText(
             file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
@@ -86,5 +105,61 @@ struct UnprotectCommand: TagCommand {
             sentence: { tag, _ in
                 "Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password or key is needed any more."
             })
+    }
+
+    /// `--privacy`: ``ICodePrivacy/leave(_:through:timeout:)`` on the reader, then a poll for the
+    /// tag that answers again.
+    private func leavePrivacy(_ context: CommandContext) async throws(CommandError) {
+        guard let text = try TagWriteSupport.passwordText(
+            file: options.arguments.value(of: Self.passwordFile), option: Self.passwordFile,
+            environment: context.environment, variable: "NFCTOOL_PASSWORD")
+        else {
+            throw .usage("--privacy needs the privacy password: --password-file FILE or NFCTOOL_PASSWORD (8 hex digits)")
+        }
+        let password: ICodePassword
+        do throws(NFCTagError) { password = try ICodePassword(hex: text.text) } catch { throw .usage("\(text.source): \(error.reason)") }
+        if options.planning {
+            let steps = ICodePrivacy.plannedSteps
+            if options.printsJSON {
+                context.io.write(try toolJSON(PrivacyPlan(operation: "unprotect --privacy", written: false, commands: steps)))
+            } else {
+                context.io.write("Plan for unprotect --privacy: \(steps.count) commands to the field, unaddressed; nothing was sent.\n"
+                    + steps.enumerated().map { "  \($0.offset + 1). \($0.element)\n" }.joined())
+            }
+            return
+        }
+        let device = options.device(context.environment)
+        let connection = device.connection
+        let seconds = options.seconds
+        let (report, label) = try await TagCommandSupport.withReader(connection, trace: options.trace, context) {
+            (reader) async throws(CommandError) -> (ProtectReport, ReaderLabel) in
+            do throws(NFCTagError) {
+                try await ICodePrivacy.leave(password, through: reader, timeout: .seconds(1))
+            } catch where error.code == .connectionLost {
+                throw .noTag("\(error.reason) on \(connection); nothing was sent after it")
+            } catch {
+                throw TagCommandSupport.map(error)
+            }
+            let target = try await TagCommandSupport.waitForTarget(reader, connection, seconds: seconds)
+            do {
+                let tag = try await NFCTag.connect(to: target, on: reader)
+                return (ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: false, privacy: false),
+                        await ReaderLabel(reader, origin: device.origin))
+            } catch {
+                throw TagOperation.commandError(error)
+            }
+        }
+        if options.printsJSON {
+            context.io.write(try taggedJSON(label, report))
+        } else {
+            context.io.printLine("Left privacy mode: \(report.model) \(report.uid) answers polls again.")
+        }
+    }
+
+    /// `unprotect --privacy --plan --json`.
+    private struct PrivacyPlan: Encodable, Sendable {
+        var operation: String
+        var written: Bool
+        var commands: [String]
     }
 }

@@ -66,9 +66,10 @@ public final class GenericPart3Reader {
         self.profile = profile
     }
 
-    /// The ATR of the tag in the field, or nil when there is none.
+    /// The ATR of the tag in the field, or nil when there is none or it answers no poll (an
+    /// ICODE chip in privacy mode: a real reader's inventory finds nothing, so there is no card).
     public var atr: Bytes? {
-        guard let tag = field.currentTag else { return nil }
+        guard let tag = field.currentTag, tag.answersPoll else { return nil }
         if let cardName, case .storageCard(let standard, _) = Self.atr(for: tag.targetInfo), standard == PCSCPart3.Standard.iso14443APart3 {
             return PCSCContactlessATR.storageCard(standard: standard, cardName: cardName).bytes
         }

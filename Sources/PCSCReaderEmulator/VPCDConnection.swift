@@ -196,6 +196,12 @@ public enum VPCDService {
                 }
                 log?("< " + Hex.encode(response))
                 guard connection.send(response) else { return .closed }
+                if let tag = reader.field.currentTag, !tag.answersPoll {
+                    // The chip stopped answering polls (an ICODE chip's ENABLE PRIVACY): a real
+                    // reader's next inventory finds nothing, so the card leaves the reader.
+                    log?("# the tag answers no poll any more: the card leaves")
+                    return .tagLeft
+                }
             }
         }
     }

@@ -20,6 +20,16 @@ public struct ICodeSecurityState: Sendable, Hashable {
     public var pageProtection: [UInt8]
     /// Pages (SLIX-S) whose protection condition is locked; SLIX2: page 0 = low, 1 = high.
     public var lockedConditions: Set<Int> = []
+    /// EAS mode on (SET EAS; RESET EAS turns it off).
+    public var eas = false
+    /// EAS mode locked (LOCK EAS). Irreversible.
+    public var easLocked = false
+    /// SET/RESET/LOCK EAS need the EAS/AFI password (PASSWORD PROTECT EAS/AFI, option flag 0).
+    public var easProtected = false
+    /// WRITE/LOCK AFI need the EAS/AFI password (PASSWORD PROTECT EAS/AFI, option flag 1).
+    public var afiProtected = false
+    /// DESTROY was taken: the chip answers nothing, for good.
+    public var destroyed = false
 
     /// The factory state of `variant`: every password it has `00000000`, nothing protected.
     public init(variant: ICodeVariant) {
@@ -34,11 +44,24 @@ public struct ICodeSecurityState: Sendable, Hashable {
     /// protection pointer, extended protection status, locked-condition mask (SLIX2: bit 0 low,
     /// bit 1 high; SLIX-S: a bit per page, 2 bytes), then one byte per SLIX-S page.
     static let protectionAttribute = "icodeProtection"
+    /// The tag-file attribute holding EAS, the EAS/AFI protection and DESTROY, 2 hex digits of
+    /// bits: 0 EAS on, 1 EAS locked, 2 EAS password protected, 3 AFI password protected,
+    /// 4 destroyed. Absent when all are clear.
+    static let easAttribute = "icodeEAS"
+
+    /// The EAS/AFI/DESTROY bits of ``easAttribute``.
+    var easBits: UInt8 {
+        (eas ? 0x01 : 0) | (easLocked ? 0x02 : 0) | (easProtected ? 0x04 : 0) | (afiProtected ? 0x08 : 0) | (destroyed ? 0x10 : 0)
+    }
 
     /// The attributes of this state; none when it is the factory state (older tag files stay
     /// as they were).
     func attributes(variant: ICodeVariant) -> [String: String] {
-        guard self != ICodeSecurityState(variant: variant) else { return [:] }
+        var result: [String: String] = easBits == 0 ? [:] : [Self.easAttribute: Hex.encode([easBits], uppercase: true)]
+        var passwordState = self
+        (passwordState.eas, passwordState.easLocked, passwordState.easProtected, passwordState.afiProtected, passwordState.destroyed) =
+            (false, false, false, false, false)
+        guard passwordState != ICodeSecurityState(variant: variant) else { return result }
         let passwordText = passwords.keys.sorted().map { key in
             let value = passwords[key] ?? 0
             return Hex.encode([key], uppercase: true) + "=" + Hex.encode((0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * (3 - $0))) }, uppercase: true)
@@ -47,13 +70,20 @@ public struct ICodeSecurityState: Sendable, Hashable {
         let conditionMask = lockedConditions.reduce(UInt16(0)) { $0 | ($1 < 16 ? UInt16(1) << $1 : 0) }
         let bytes: [UInt8] = [lockedMask, privacy ? 1 : 0, sixtyFourBit ? 1 : 0, protectionPointer, extendedProtection,
                               UInt8(conditionMask & 0xFF), UInt8(conditionMask >> 8)] + pageProtection
-        return [Self.passwordsAttribute: passwordText, Self.protectionAttribute: Hex.encode(bytes, uppercase: true)]
+        result[Self.passwordsAttribute] = passwordText
+        result[Self.protectionAttribute] = Hex.encode(bytes, uppercase: true)
+        return result
     }
 
     /// Restores a state from tag-file attributes; the factory state when they are absent, nil
     /// when they do not decode for `variant`.
     init?(attributes: [String: String]?, variant: ICodeVariant) {
         self.init(variant: variant)
+        if let text = attributes?[Self.easAttribute] {
+            guard let bits = try? Hex.decode(text), bits.count == 1, bits[0] & ~0x1F == 0 else { return nil }
+            (eas, easLocked, easProtected, afiProtected, destroyed) =
+                (bits[0] & 0x01 != 0, bits[0] & 0x02 != 0, bits[0] & 0x04 != 0, bits[0] & 0x08 != 0, bits[0] & 0x10 != 0)
+        }
         guard let attributes, let passwordText = attributes[Self.passwordsAttribute],
               let protectionText = attributes[Self.protectionAttribute] else {
             if attributes?[Self.passwordsAttribute] != nil || attributes?[Self.protectionAttribute] != nil { return nil }
@@ -131,7 +161,7 @@ extension ICodeSLIX2 {
     }
 
     /// The custom security commands (``ICodeCommand``), after flags, code, `04` and UID.
-    func securityCommand(_ command: UInt8, _ rest: [UInt8]) -> TagAnswer {
+    func securityCommand(_ command: UInt8, _ rest: [UInt8], option: Bool = false) -> TagAnswer {
         let refused = error(ISO15693Error.unknown)
         switch command {
         case ICodeCommand.getRandomNumber:
@@ -193,6 +223,31 @@ extension ICodeSLIX2 {
             self.random = nil
             security.privacy = true
             return ok()
+        case ICodeCommand.destroy where variant.passwords.contains(.destroy):
+            // DESTROY: the destroy password XOR the random number, as ENABLE PRIVACY; a wrong
+            // one silences the chip until power-up, the right one for good (answered first).
+            guard rest.count >= 4, let random, let password = ICodePassword.recovered(from: Array(rest[0..<4]), random: random),
+                  password.value == security.passwords[ICodePasswordIdentifier.destroy.rawValue] else {
+                silenced = true
+                return .silence
+            }
+            self.random = nil
+            security.destroyed = true
+            return ok()
+        case ICodeCommand.setEAS, ICodeCommand.resetEAS:
+            guard !security.easLocked else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard !security.easProtected || hasGiven(.easAFI) else { return refused }
+            security.eas = command == ICodeCommand.setEAS
+            return ok()
+        case ICodeCommand.lockEAS:
+            guard !security.easLocked else { return error(ISO15693Error.alreadyLocked) }
+            guard !security.easProtected || hasGiven(.easAFI) else { return refused }
+            security.easLocked = true
+            return ok()
+        case ICodeCommand.passwordProtectEASAFI:
+            guard hasGiven(.easAFI) else { return refused }
+            if option { security.afiProtected = true } else { security.easProtected = true }
+            return ok()
         case ICodeCommand.enable64BitPasswordProtection where variant.has64BitMode:
             guard hasGiven(.read), hasGiven(.write) else { return refused }
             security.sixtyFourBit = true
@@ -227,7 +282,9 @@ extension ICodeSLIX2 {
             guard status & ~validBits == 0 else { return error(ISO15693Error.optionNotSupported) }
             let involved = security.extendedProtection | status
             if involved != 0 && !hasGiven(.write) { return refused }
-            if needsRead(involved, readBits) && !hasGiven(.read) { return refused }
+            // 64-bit mode: a protected page is guarded by the read plus the write password
+            // (SLI-S data sheet, "Protection status", 64 bit column; SL2S2602 keeps it).
+            if (needsRead(involved, readBits) || (security.sixtyFourBit && involved != 0)) && !hasGiven(.read) { return refused }
             security.protectionPointer = UInt8(address)
             security.extendedProtection = status
         default:
@@ -239,6 +296,7 @@ extension ICodeSLIX2 {
             let involved = security.pageProtection[address] | status
             if involved & 0x10 != 0 && !hasGiven(.write) { return refused }
             if involved & 0x01 != 0 && !hasGiven(.read) { return refused }
+            if security.sixtyFourBit && involved != 0 && !(hasGiven(.read) && hasGiven(.write)) { return refused }
             security.pageProtection[address] = status
         }
         return ok()

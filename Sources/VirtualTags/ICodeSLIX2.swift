@@ -206,7 +206,7 @@ public final class ICodeSLIX2: VirtualTag {
 
     /// Answers one request (see the type's documentation for byte order).
     public func respond(to frame: [UInt8]) -> TagAnswer {
-        guard frame.count >= 2, !silenced else { return .silence }
+        guard frame.count >= 2, !silenced, !security.destroyed else { return .silence }
         let flags = frame[0], command = frame[1]
         if security.privacy && !(command == ICodeCommand.getRandomNumber || command == ICodeCommand.setPassword) {
             return .silence
@@ -286,10 +286,12 @@ public final class ICodeSLIX2: VirtualTag {
         case ISO15693Command.writeAFI:
             guard let value = rest.first else { return error(ISO15693Error.commandNotRecognized) }
             guard !afiLocked else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard !security.afiProtected || hasGiven(.easAFI) else { return error(ISO15693Error.unknown) }
             afi = value
             return ok()
         case ISO15693Command.lockAFI:
             guard !afiLocked else { return error(ISO15693Error.alreadyLocked) }
+            guard !security.afiProtected || hasGiven(.easAFI) else { return error(ISO15693Error.unknown) }
             afiLocked = true
             return ok()
         case ISO15693Command.writeDSFID:
@@ -305,8 +307,9 @@ public final class ICodeSLIX2: VirtualTag {
             return .data([0x00] + signature)
         case ICodeCommand.getRandomNumber, ICodeCommand.setPassword, ICodeCommand.writePassword, ICodeCommand.lockPassword,
              ICodeCommand.protectPage, ICodeCommand.lockPageProtectionCondition, ICodeCommand.getMultipleBlockProtectionStatus,
-             ICodeCommand.enablePrivacy, ICodeCommand.enable64BitPasswordProtection:
-            return securityCommand(command, rest)
+             ICodeCommand.enablePrivacy, ICodeCommand.enable64BitPasswordProtection, ICodeCommand.destroy, ICodeCommand.setEAS,
+             ICodeCommand.resetEAS, ICodeCommand.lockEAS, ICodeCommand.passwordProtectEASAFI:
+            return securityCommand(command, rest, option: option)
         default:
             return error(ISO15693Error.commandNotSupported)
         }
@@ -319,6 +322,9 @@ public final class ICodeSLIX2: VirtualTag {
         random = nil
         silenced = false
     }
+
+    /// False in privacy mode and after DESTROY: an inventory finds nothing.
+    public var answersPoll: Bool { !security.privacy && !security.destroyed }
 
     /// Stay quiet: no more Inventory or unaddressed answers until Reset to ready, Select or
     /// power-up.

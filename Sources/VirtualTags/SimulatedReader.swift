@@ -96,7 +96,7 @@ public actor SimulatedReader: NFCReader {
         // Several tags in the field: anticollision takes the same one each time (the first that
         // came), whichever was selected last.
         if let first = field.tagsInField.first { field.focus(on: first) }
-        if let tag = field.currentTag, modulations.contains(tag.targetInfo.modulation)
+        if let tag = field.currentTag, tag.answersPoll, modulations.contains(tag.targetInfo.modulation)
             || (tag.targetInfo.modulation == .felica212 && modulations.contains(.felica424))
         {
             if let activatable = tag as? any ActivatableVirtualTag { activatable.activate() } else { tag.powerOn() }
@@ -176,6 +176,24 @@ public actor SimulatedReader: NFCReader {
             } else {
                 field.exchange(frame: command.array)
             }
+        return try delivered(answer)
+    }
+
+    /// Sends an ISO 15693 frame to the tag in the field, polled or not (presenting the next one
+    /// when the field is empty): how a chip that answers no inventory is reached.
+    /// - Throws: ``NFCReaderDeviceError`` `closed`; `timeout` when no ISO 15693 tag is in the
+    ///   field or it does not answer; as ``transceive(_:mode:timeout:)`` otherwise.
+    public func transceiveUnselected(_ frame: Bytes, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+        try checkOpen()
+        if field.currentTag == nil { field.presentNext() }
+        guard let tag = field.currentTag, case .iso15693 = tag.targetInfo else {
+            throw NFCReaderDeviceError(.timeout, "no ISO 15693 tag answered")
+        }
+        return try delivered(field.exchange(frame: frame.array))
+    }
+
+    /// What the field carried back, as a reader gives it.
+    private func delivered(_ answer: FieldAnswer) throws(NFCReaderDeviceError) -> Bytes {
         if let error = field.lastSaveError { throw NFCReaderDeviceError(.io, error.reason) }
         switch answer {
         case .frame(.data(let bytes)), .apdu(let bytes): return Bytes(bytes)

@@ -17,6 +17,15 @@ public protocol VirtualTag: AnyObject {
     func powerOn()
     /// HLTA / DESELECT: the tag stops answering until selected again.
     func halt()
+    /// Whether the tag answers a reader's poll (anticollision, inventory): false for a chip that
+    /// hides, as an ICODE chip in privacy mode ignores INVENTORY (SL2S2602 "Privacy mode"); the
+    /// readers then find no tag, while frames sent to the field unaddressed still reach it.
+    var answersPoll: Bool { get }
+}
+
+extension VirtualTag {
+    /// True: most chips answer every poll.
+    public var answersPoll: Bool { true }
 }
 
 /// A chip's answer to one frame.

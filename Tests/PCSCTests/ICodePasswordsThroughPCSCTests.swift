@@ -132,5 +132,59 @@ extension PCSCEndToEnd {
             // Locked-password mask 03 (read, write), privacy 0, 64-bit 1, pointer 08, status 20 (write high).
             #expect(Array(protection.prefix(5)) == [0x03, 0x00, 0x01, 0x08, 0x20], "\(protection)")
         }
+
+        @Test("privacy through an ACR1552U: protect --privacy hides the SLIX2 (pcscd then sees no card: scan exits 2); unprotect --privacy cannot reach it through PC/SC (exit 10), the file unchanged")
+        func privacyHidesFromPCSC() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("slix2-privacy.json").path
+            let passwords = daemon.directory.appendingPathComponent("privacy.pwd").path
+            try "7E7E7E7E".write(toFile: passwords, atomically: true, encoding: .utf8)
+            let device = "sim:slix2?file=\(file)"
+            let reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let hide = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", passwords, "--privacy", "--yes", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(hide.status == 0, "\(hide.output)")
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffc20001") && $0.contains("22ba04") }, "ENABLE PRIVACY in the session: \(reader.receivedAPDUs)")
+            let scan = try await runTool(tool, ["scan", "--device", "pcsc", "--timeout", "2"], environment: daemon.environment, timeout: 30)
+            #expect(scan.status == 2, "no card for a chip in privacy mode: \(scan.output)")
+            reader.stop()
+            let hidden = try Data(contentsOf: URL(fileURLWithPath: file))
+            #expect(String(decoding: hidden, as: UTF8.self).contains("icodeProtection"), "privacy recorded in the file")
+            // The reader stays empty: nothing can reach the hidden chip through PC/SC.
+            let leave = try await runTool(
+                tool, ["unprotect", "--device", "pcsc", "--privacy", "--password-file", passwords, "--timeout", "2"],
+                environment: daemon.environment, timeout: 30)
+            #expect(leave.status == 10, "\(leave.output)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == hidden, "nothing changed")
+        }
+
+        @Test("EAS/AFI through an ACR1552U: --password eas-afi --protect-afi --yes sends SET PASSWORD 10 and A6 with the option flag in the session; the file records it")
+        func easAFIThroughPCSC() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("slix-s-eas.json").path
+            let passwords = daemon.directory.appendingPathComponent("eas.pwd").path
+            try "13572468".write(toFile: passwords, atomically: true, encoding: .utf8)
+            let reader = try await VirtualReaderProcess(tag: "sim:icode-slix-s?file=\(file)", daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let done = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password", "eas-afi", "--password-file", passwords, "--protect-afi", "--eas", "on", "--yes", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(done.status == 0, "\(done.output)")
+            #expect(!done.output.contains("13572468"))
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffc20001") && $0.contains("62a604") }, "A6 with the option flag (AFI): \(reader.receivedAPDUs)")
+            reader.stop()
+            let tagFile = try TagFile(path: file)
+            #expect(tagFile.passwords["10"] == "13572468")
+            let json = try #require(try JSONSerialization.jsonObject(with: tagFile.raw) as? [String: Any])
+            let attributes = try #require(json["attributes"] as? [String: String])
+            // icodeEAS bits: 0 EAS on, 3 AFI protected.
+            #expect(attributes["icodeEAS"] == "09", "\(attributes)")
+        }
     }
 }

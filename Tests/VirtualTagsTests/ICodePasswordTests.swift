@@ -153,4 +153,98 @@ struct ICodePasswordTests {
         let restored = try #require(ICodeSLIX2(state: fresh.tagState))
         #expect(restored.variant == variant && restored.security == changed && restored.memory == fresh.memory)
     }
+
+    @Test("64-bit mode with write protection only: unprotect gives the read password too (the chip refuses PROTECT PAGE without it) and opens every block", arguments: [ICodeVariant.slixS, .slix2])
+    func unprotectSixtyFourBitWriteOnly(variant: ICodeVariant) async throws {
+        let (reader, tag) = try await Self.open(variant)
+        let passwords = try ICodePasswords(hex: "0A0B0C0D:01020304")
+        try await tag.icodeProtect(passwords: passwords, current: .factoryDefault, protection: ICodeProtection(sixtyFourBit: true))
+        #expect(try await Self.onChip(reader) { $0.security.sixtyFourBit && $0.security.passwords[0x01] == 0x0A0B_0C0D })
+        try await Self.onChip(reader) { $0.powerOn() }
+        try await tag.icodeUnprotect(current: passwords)
+        let open = try await Self.onChip(reader) { chip in
+            chip.security.extendedProtection == 0 && chip.security.pageProtection.allSatisfy { $0 == ICodePageProtection.publicPage }
+        }
+        #expect(open, "no page protected after unprotect")
+        #expect(try await Self.onChip(reader) { $0.security.passwords[0x01] == 0 && $0.security.passwords[0x02] == 0 }, "both passwords back to 00000000")
+    }
+
+    @Test("leaving privacy without a poll: unaddressed 02 B2 04, then 02 B3 04 04 and the password XOR the random number; the chip answers inventory again")
+    func leavePrivacyUnaddressed() async throws {
+        let (reader, tag) = try await Self.open(.slix2)
+        try await tag.icodeSetPassword(.privacy, .factoryDefault)
+        try await tag.icodeEnablePrivacy(.factoryDefault)
+        try await Self.onChip(reader) { $0.powerOn() }
+        #expect(try await reader.poll(for: [.iso15693], timeout: .zero) == nil, "a chip in privacy mode answers no inventory")
+        await reader.withField { $0.trace = [] }
+        try await ICodePrivacy.leave(.factoryDefault, through: reader, timeout: .seconds(1))
+        let trace = await Self.frames(reader)
+        try #require(trace.count == 2)
+        #expect(trace[0].command == [0x02, 0xB2, 0x04])
+        guard case .frame(.data(let randomAnswer)) = trace[0].answer, randomAnswer.count == 3 else {
+            Issue.record("GET RANDOM NUMBER answer: \(trace[0].answer)")
+            return
+        }
+        #expect(trace[1].command == [0x02, 0xB3, 0x04, 0x04] + Self.xorPassword(0, random: Array(randomAnswer[1...])))
+        #expect(try await reader.poll(for: [.iso15693], timeout: .zero) != nil, "found again")
+    }
+
+    @Test("leaving privacy with a wrong password: authenticationFailed, the chip stays hidden")
+    func leavePrivacyWrongPassword() async throws {
+        let (reader, tag) = try await Self.open(.slixS)
+        try await tag.icodeSetPassword(.privacy, .factoryDefault)
+        try await tag.icodeEnablePrivacy(.factoryDefault)
+        do {
+            try await ICodePrivacy.leave(ICodePassword(0x1234_5678), through: reader, timeout: .seconds(1))
+            Issue.record("a wrong privacy password was taken")
+        } catch {
+            #expect(error.code == .authenticationFailed)
+        }
+        #expect(try await Self.onChip(reader) { $0.security.privacy })
+    }
+
+    @Test("EAS: SET/RESET EAS; PASSWORD PROTECT EAS (option clear) then needs the EAS/AFI password; AFI protection (option set) guards WRITE AFI", arguments: ICodeVariant.allCases)
+    func easAndAFI(variant: ICodeVariant) async throws {
+        let (reader, tag) = try await Self.open(variant)
+        try await tag.icodeSetEAS(true)
+        #expect(try await Self.onChip(reader) { $0.security.eas })
+        try await tag.icodeSetPassword(.easAFI, .factoryDefault)
+        try await tag.icodePasswordProtect(afi: false)
+        try await tag.icodePasswordProtect(afi: true)
+        let uidOnAir = Array(Self.uid.reversed())
+        let frames = await Self.frames(reader).map(\.command)
+        #expect(frames.contains([0x22, 0xA6, 0x04] + uidOnAir) && frames.contains([0x62, 0xA6, 0x04] + uidOnAir), "A6 with the option flag clear (EAS) and set (AFI)")
+        let refused = try await Self.onChip(reader) { chip in
+            chip.powerOn()
+            return [chip.respond(to: [0x22, 0xA3, 0x04] + uidOnAir), chip.respond(to: [0x22, 0x27] + uidOnAir + [0x07])]
+        }
+        #expect(refused == [.data([0x01, 0x0F]), .data([0x01, 0x0F])], "RESET EAS and WRITE AFI refused without the password")
+        try await tag.icodeSetPassword(.easAFI, .factoryDefault)
+        try await tag.icodeSetEAS(false)
+        try await tag.writeAFI(0x07)
+        #expect(try await Self.onChip(reader) { !$0.security.eas && $0.afi == 0x07 && $0.security.easProtected && $0.security.afiProtected })
+        let restored = try await Self.onChip(reader) { ICodeSLIX2(state: $0.tagState).map { $0.security.easProtected && $0.security.afiProtected } }
+        #expect(restored == true, "kept in the tag file")
+    }
+
+    @Test("DESTROY with the destroy password: the chip never answers again (nor after power-up, nor from its file); a wrong one destroys nothing", arguments: [ICodeVariant.slixS, .slixL, .slix2])
+    func destroy(variant: ICodeVariant) async throws {
+        let (reader, tag) = try await Self.open(variant)
+        await #expect(throws: NFCTagError.self) { try await tag.icodeDestroy(ICodePassword(0x0000_0001)) }
+        #expect(try await Self.onChip(reader) { !$0.security.destroyed })
+        try await Self.onChip(reader) { $0.powerOn() }
+        try await tag.icodeDestroy(.factoryDefault)
+        let silent = try await Self.onChip(reader) { chip in
+            chip.powerOn()
+            return chip.respond(to: [0x26, 0x01, 0x00]) == .silence && !chip.answersPoll && ICodeSLIX2(state: chip.tagState)?.answersPoll == false
+        }
+        #expect(silent)
+    }
+
+    @Test("the plain SLIX has no DESTROY: notSupported, nothing sent")
+    func noDestroyOnSLIX() async throws {
+        let (reader, tag) = try await Self.open(.slix)
+        await #expect(throws: NFCTagError.self) { try await tag.icodeDestroy(.factoryDefault) }
+        #expect(await Self.frames(reader).isEmpty)
+    }
 }
