@@ -89,4 +89,40 @@ struct UltralightAESThroughLibNFCTests {
         #expect(after[0x29 * 4 + 3] == 0x3C && after[0x2A * 4] & 0x80 == 0)
         #expect(Array(after[0x30 * 4..<0x34 * 4]) == [UInt8](repeating: 0, count: 16))
     }
+
+    @Test("lock: --plan and a refusal without --yes write nothing; lock --yes sets CC3 0F, FF FF and CFGLCK in the tag file; a long message is refused, exit 10")
+    func lock() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.tagFile(dir, message: NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/l")]))
+        let emulator = try EmulatorProcess(["--tag", "ultralight-aes:\(file)"])
+        defer { emulator.stop() }
+        let before = try Self.pages(file)
+
+        let plan = try await Self.nfctool(["lock", "--plan"], emulator)
+        #expect(plan.status == 0, "\(plan.output)")
+        let unconfirmed = try await Self.nfctool(["lock"], emulator)
+        #expect(unconfirmed.status == 64, "\(unconfirmed.output)")
+        #expect(try Self.pages(file) == before, "--plan or an unconfirmed lock wrote")
+
+        let lock = try await Self.nfctool(["lock", "--yes"], emulator)
+        #expect(lock.status == 0, "\(lock.output)")
+        let after = try Self.pages(file)
+        #expect(after[15] == 0x0F && after[10] == 0xFF && after[11] == 0xFF, "\(Hex.encode(Array(after[8..<16])))")
+        #expect(after[0x2A * 4] & 0x40 == 0x40, "CFGLCK")
+        #expect(Array(after[16..<(0x28 * 4)]) == Array(before[16..<(0x28 * 4)]), "the message changed")
+        let write = try await Self.nfctool(["write", "--url", "https://example.com/x"], emulator)
+        #expect(write.status != 0, "\(write.output)")
+
+        let longFile = dir.appendingPathComponent("long.json").path
+        let long = UltralightAESTag(uid: [0x04, 0x41, 0x45, 0x53, 0x00, 0x00, 0x03])
+        #expect(long.setNDEFMessage(try NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/" + String(repeating: "b", count: 60))]).encodedForTag()))
+        try TagFile(path: longFile).save(long.tagState)
+        let second = try EmulatorProcess(["--tag", "ultralight-aes:\(longFile)"])
+        defer { second.stop() }
+        let longBefore = try Self.pages(longFile)
+        let refused = try await Self.nfctool(["lock", "--yes"], second)
+        #expect(refused.status == 10, "\(refused.output)")
+        #expect(try Self.pages(longFile) == longBefore)
+    }
 }
