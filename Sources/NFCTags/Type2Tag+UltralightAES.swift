@@ -13,10 +13,31 @@ extension Type2Tag {
     ///   key, or its AUTH_LIM reached) or its answer does not prove the key; `notSupported`
     ///   when the chip does not answer AUTHENTICATE; `connectionLost`. The key never appears in
     ///   an error.
+    ///
+    /// Secure messaging: the first DataProtKey authentication on a tag finds out whether
+    /// SEC_MSG_ACT is on (a plain READ of CFG0 answered tells; refused, the chip wants MACs: it is
+    /// selected and authenticated again). When it is on, a session starts
+    /// (``UltralightAESSecureMessaging``) and READ and WRITE carry MACs until the next selection.
     public func authenticate(with key: UltralightAESKey, keyNumber: UltralightAESKeyNumber = .dataProtection) async throws(NFCTagError) {
-        try await authenticateMutually(
-            key: key, keyNumber: keyNumber.rawValue,
-            refusal: (.authenticationFailed, "the tag refused AUTHENTICATE (its limit of failed authentications may be reached)"))
+        let refusal: (NFCTagError.Code, String) = (.authenticationFailed, "the tag refused AUTHENTICATE (its limit of failed authentications may be reached)")
+        var randoms = try await authenticateMutually(key: key, keyNumber: keyNumber.rawValue, refusal: refusal)
+        if ultralightAESSession.secureMessaging == nil, keyNumber == .dataProtection {
+            do {
+                let cfg0 = try await reader.transceive(
+                    Bytes([Type2Command.read, UInt8(UltralightAESMemory.cfg0Page)]), mode: .standard, timeout: commandTimeout)
+                ultralightAESSession.secureMessaging = cfg0.count == Type2Command.readSize && cfg0[0] & UltralightAESMemory.secureMessagingBit != 0
+            } catch where error.code == .nak {
+                // Authenticated, a plain READ of CFG0 is refused only when the chip wants MACs.
+                ultralightAESSession.secureMessaging = true
+                try await reselect()
+                randoms = try await authenticateMutually(key: key, keyNumber: keyNumber.rawValue, refusal: refusal)
+            } catch {
+                throw NFCTagError(error, during: "READ of CFG0 after the authentication")
+            }
+        }
+        if ultralightAESSession.secureMessaging == true {
+            ultralightAESSession.start(try UltralightAESSecureMessaging(key: key, rndA: randoms.rndA, rndB: randoms.rndB))
+        }
     }
 
     /// Reads pages 29h–2Ch: CFG0 (AUTH0, SEC_MSG_ACT) and CFG1 (PROT, AUTH_LIM).
@@ -45,8 +66,7 @@ extension Type2Tag {
     /// authenticated and CFG0/CFG1 read back.
     ///
     /// Changing the key of a protected tag needs the current one in ``ultralightAESKey``.
-    /// - Throws: ``NFCTagError`` `notSupported` (not an Ultralight AES, or its secure messaging
-    ///   is on), `invalidParameter`, `passwordRequired` (protected and no current key) —
+    /// - Throws: ``NFCTagError`` `notSupported` (not an Ultralight AES), `invalidParameter`, `passwordRequired` (protected and no current key) —
     ///   nothing written — or `authenticationFailed` (a wrong current key: nothing written),
     ///   `connectionLost`, `verificationFailed`.
     public func protectUltralightAES(
@@ -118,8 +138,8 @@ extension Type2Tag {
     /// is only in NXP's data sheet. So a message that reaches past page 0Fh (more than 44 bytes
     /// with a 1-byte length) is refused before anything is written: only a message wholly under
     /// the static lock bits becomes read-only.
-    /// - Throws: ``NFCTagError`` `notSupported` (the message reaches page 10h, secure messaging
-    ///   on, or frozen lock bits), `notNDEFFormatted`, `passwordRequired` — nothing written —;
+    /// - Throws: ``NFCTagError`` `notSupported` (the message reaches page 10h, or frozen lock
+    ///   bits), `notNDEFFormatted`, `passwordRequired` — nothing written —;
     ///   `connectionLost` (partly locked: run again), `verificationFailed`.
     func writeUltralightAESLock() async throws(NFCTagError) {
         let configuration = try await openConfiguration()
@@ -159,7 +179,8 @@ extension Type2Tag {
     }
 
     /// Authenticates when a key is set, reads CFG0/CFG1 and checks they can be written: the
-    /// current key is there when the configuration is protected, and secure messaging is off.
+    /// current key is there when the configuration is protected. With secure messaging on, the
+    /// commands after the authentication carry MACs.
     private func openConfiguration() async throws(NFCTagError) -> UltralightAESConfiguration {
         try await authenticateIfPasswordSet()
         let configuration = try await readUltralightAESConfiguration()
@@ -167,10 +188,6 @@ extension Type2Tag {
             throw NFCTagError(
                 .passwordRequired, at: UltralightAESMemory.cfg0Page * Type2Command.pageSize,
                 "pages from \(configuration.auth0) on are protected: the tag's current AES key is needed (--keys FILE)")
-        }
-        if configuration.secureMessaging {
-            throw NFCTagError(
-                .notSupported, "the tag has secure messaging on (SEC_MSG_ACT): CMAC-protected commands are not implemented here")
         }
         return configuration
     }

@@ -6,11 +6,14 @@ extension Type2Tag {
     /// Runs the mutual authentication with `key` under `keyNumber`
     /// (``UltralightMutualAuthentication``), RndA from the system's secure random source.
     /// `refusal` is the error a NAK to the first step becomes.
+    /// Returns RndA and RndB, from which an Ultralight AES session key is derived.
     /// - Throws: ``NFCTagError``: `refusal`; `authenticationFailed` when the chip refuses the
     ///   second step (a wrong key) or its answer does not prove the key; `connectionLost`.
+    @discardableResult
     func authenticateMutually<Scheme>(
         key: UltralightSecretKey<Scheme>, keyNumber: UInt8, refusal: (code: NFCTagError.Code, message: String)
-    ) async throws(NFCTagError) {
+    ) async throws(NFCTagError) -> (rndA: [UInt8], rndB: [UInt8]) {
+        ultralightAESSession.start(nil)
         let first: Bytes
         do {
             first = try await reader.transceive(Bytes([UltralightCCommand.authenticate, keyNumber]), mode: .standard, timeout: commandTimeout)
@@ -30,6 +33,8 @@ extension Type2Tag {
             throw NFCTagError(error, during: "AUTHENTICATE (second step)")
         }
         try UltralightMutualAuthentication<Scheme>.checkFinalAnswer(key: key, answer: last, rndA: rndA, finalIV: finalIV)
+        let rndB = try Scheme.decrypt(key: key.bytes, iv: [UInt8](repeating: 0, count: Scheme.blockSize), Array(first.array.dropFirst()))
+        return (rndA, rndB)
     }
 
     /// Writes a key's 16-byte page image into its four pages, in order.
@@ -43,6 +48,7 @@ extension Type2Tag {
     /// activation. Checks the same UID answers when it is known.
     /// - Throws: ``NFCTagError/Code/connectionLost`` when no tag, or another one, answers.
     func reselect() async throws(NFCTagError) {
+        ultralightAESSession.start(nil)
         try? await reader.deselect()
         let info: TargetInfo?
         do {

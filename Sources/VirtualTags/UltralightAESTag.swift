@@ -19,8 +19,11 @@ public import NFCTags
 /// until a DataProtKey authentication succeeds; a written key counting from the next
 /// activation; AUTH_LIM: once that many authentications in a row have failed, AUTHENTICATE is
 /// refused for good (the failure count is kept after the 240 memory bytes in the tag file).
-/// Not modelled: secure messaging (SEC_MSG_ACT is stored, commands stay plain), random ID,
-/// LOCK_KEYS, the counters, READ_SIG, the dynamic lock bits' effect (the bytes are stored).
+/// Secure messaging: with SEC_MSG_ACT on at activation, an authentication starts a session
+/// (``UltralightAESSecureMessaging``) and every later command and answer carries its MAC.
+/// CFGLCK (CFG1 bit 6) makes CFG0 and CFG1 read-only from the next activation.
+/// Not modelled: random ID, LOCK_KEYS, the counters, READ_SIG, the dynamic lock bits' effect
+/// (the bytes are stored, OR-ed).
 /// The shared part (READ, WRITE, AUTH0, the authentication's state machine) is
 /// ``UltralightKeyedTag``; this class adds GET_VERSION, the three keys, PROT and AUTH_LIM.
 public final class UltralightAESTag: UltralightKeyedTag<UltralightAES128> {
@@ -31,6 +34,11 @@ public final class UltralightAESTag: UltralightKeyedTag<UltralightAES128> {
     private var activeKeys: [[UInt8]] = []
     /// CFGLCK as it was at the last activation.
     private var activeConfigurationLock = false
+    /// SEC_MSG_ACT as it was at the last activation.
+    private var activeSecureMessaging = false
+    /// The secure-messaging session an authentication with SEC_MSG_ACT on started: every
+    /// command and answer until the next activation carries a MAC.
+    private var session: UltralightAESSecureMessaging?
 
     /// The memory bytes of the 60 pages.
     static let pageBytes = UltralightAESMemory.totalPages * 4
@@ -83,6 +91,7 @@ public final class UltralightAESTag: UltralightKeyedTag<UltralightAES128> {
     }
 
     override func activateState() {
+        activeSecureMessaging = memory[UltralightAESMemory.cfg0Page * 4] & UltralightAESMemory.secureMessagingBit != 0
         activeConfigurationLock = memory[UltralightAESMemory.cfg1Page * 4] & UltralightAESMemory.configurationLockBit != 0
         activeKeys = [UltralightAESMemory.dataProtectionKeyPages, UltralightAESMemory.uidRetrievalKeyPages, UltralightAESMemory.originalityKeyPages]
             .map { Self.key(fromPages: memory[($0.lowerBound * 4)..<($0.upperBound * 4)]) }
@@ -120,10 +129,46 @@ public final class UltralightAESTag: UltralightKeyedTag<UltralightAES128> {
         setFailedAuthentications(min(failedAuthentications + 1, 0xFFFF))
     }
 
-    /// Success clears the failure count; only the DataProtKey opens memory.
+    /// Success clears the failure count; only the DataProtKey opens memory. With SEC_MSG_ACT on,
+    /// a session starts (its counter at 0).
     override func authenticationSucceeded(_ keyNumber: UInt8, rndA: [UInt8], rndB: [UInt8], key: [UInt8]) {
         if failedAuthentications != 0 { setFailedAuthentications(0) }
         authenticated = keyNumber == UltralightAESKeyNumber.dataProtection.rawValue
+        if activeSecureMessaging, let aesKey = try? UltralightAESKey(bytes: key) {
+            session = try? UltralightAESSecureMessaging(key: aesKey, rndA: rndA, rndB: rndB)
+        }
+    }
+
+    override func resetSession() {
+        super.resetSession()
+        session = nil
+    }
+
+    /// With a session running, a command other than AUTHENTICATE must end in its MAC (counter
+    /// n): a missing or wrong one is a NAK. The answer gets its MAC (counter n + 1); an ACK
+    /// becomes the MAC alone. Without a session, commands are plain.
+    override public func respond(to frame: [UInt8]) -> TagAnswer {
+        guard var current = session, !idle, pendingAuthentication == nil, frame.first != UltralightAESCommand.authenticate else {
+            return super.respond(to: frame)
+        }
+        guard frame.count > UltralightAESSecureMessaging.macSize, let command = try? current.open(frame) else {
+            idle = true
+            resetSession()
+            return .nak(NTAGAcknowledge.invalidArgument)
+        }
+        let answer = super.respond(to: command)
+        guard session != nil else { return answer }
+        let data: [UInt8]
+        switch answer {
+        case .data(let bytes): data = bytes
+        case .ack: data = []
+        default:
+            session = current
+            return answer
+        }
+        guard let protected = try? current.protect(data) else { return .silence }
+        session = current
+        return .data(protected)
     }
 
     private func setFailedAuthentications(_ count: Int) {
