@@ -173,7 +173,7 @@ struct UltralightAESTests {
         }
     }
 
-    @Test("a trace of protect holds no key byte: WRITEs to 30h–33h and the cryptograms are redacted")
+    @Test("a trace of protect holds no key byte: WRITEs to 30h–33h (MACed or not) and the cryptograms are redacted")
     func traceRedaction() async throws {
         var redactor = ReaderTraceRedactor()
         let target = TargetInfo.iso14443A(ISO14443ATarget(uid: Bytes(Self.uid), atqa: [0x44, 0x00], sak: 0x00))
@@ -182,6 +182,11 @@ struct UltralightAESTests {
         let (write, _) = redactor.redact(.transceive(TraceBytes([0xA2, 0x31, 0xBB, 0xAA, 0x99, 0x88]), .standard), .answer(TraceBytes([0x0A])))
         guard case .transceive(let written, _) = write else { Issue.record("not a transceive"); return }
         #expect(written.values == [0xA2, 0x31, nil, nil, nil, nil])
+        let (macedWrite, _) = redactor.redact(
+            .transceive(TraceBytes([0xA2, 0x32, 0x77, 0x66, 0x55, 0x44] + [UInt8](repeating: 0xC3, count: 8)), .standard),
+            .answer(TraceBytes([UInt8](repeating: 0x3C, count: 8))))
+        guard case .transceive(let macedWritten, _) = macedWrite else { Issue.record("not a transceive"); return }
+        #expect(macedWritten.values == [0xA2, 0x32] + [UInt8?](repeating: nil, count: 12), "a MACed key write (secure messaging) is redacted too")
         let (_, result) = redactor.redact(.transceive(TraceBytes([0x1A, 0x00]), .standard), .answer(TraceBytes([0xAF] + [UInt8](repeating: 7, count: 16))))
         guard case .answer(let answer) = result else { Issue.record("not an answer"); return }
         #expect(answer.values.dropFirst().allSatisfy { $0 == nil })
