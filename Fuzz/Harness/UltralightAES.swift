@@ -1,6 +1,7 @@
 // `ultralight-aes`: the MIFARE Ultralight AES parsers — key files (`UltralightAESKey(hex:)`), the
 // configuration pages a READ of 29h answers, and the chip's two
-// AUTHENTICATE answers as the reader side decodes them.
+// AUTHENTICATE answers as the reader side decodes them, and secure-messaging answers
+// (`UltralightAESSecureMessaging.open`).
 import NFCCore
 import NFCTags
 
@@ -8,7 +9,9 @@ import NFCTags
 /// both AUTHENTICATE answers. A key that parses has 16 bytes and survives the page-image round
 /// trip; the configuration parses exactly when 16 bytes came and its AUTH_LIM fits 10 bits; an
 /// answer of the wrong shape is a `tagResponse` error, never a trap; a well-shaped final answer
-/// that is not the key's proof is `authenticationFailed`.
+/// that is not the key's proof is `authenticationFailed`; a secure-messaging answer shorter than
+/// its MAC is `tagResponse`, a longer one with a wrong MAC `authenticationFailed`, and the
+/// counter moves on by one either way.
 func checkUltralightAES(_ bytes: [UInt8]) {
     if let key = try? UltralightAESKey(hex: String(decoding: bytes, as: UTF8.self)) {
         if key.bytes.count != 16 { fail("a key of \(key.bytes.count) bytes", bytes) }
@@ -22,7 +25,7 @@ func checkUltralightAES(_ bytes: [UInt8]) {
     }
     let rndA = [UInt8](repeating: 0x5A, count: 16)
     do {
-        let command = try UltralightAESAuthentication.secondStep(key: .factoryDefault, answer: bytes, rndA: rndA)
+        let (command, _) = try UltralightAESAuthentication.secondStep(key: .factoryDefault, answer: bytes, rndA: rndA)
         if bytes.count != 17 || bytes[0] != 0xAF { fail("an answer of another shape was taken", bytes) }
         if command.count != 33 { fail("second step of \(command.count) bytes", bytes) }
     } catch {
@@ -34,5 +37,17 @@ func checkUltralightAES(_ bytes: [UInt8]) {
     } catch {
         let wellShaped = bytes.count == 17 && bytes[0] == 0x00
         if error.code != (wellShaped ? .authenticationFailed : .tagResponse) { fail("final answer refused as \(error.code)", bytes) }
+    }
+    if var session = try? UltralightAESSecureMessaging(key: .factoryDefault, rndA: rndA, rndB: [UInt8](repeating: 0xA5, count: 16)) {
+        do {
+            let data = try session.open(bytes)
+            if data.count != bytes.count - UltralightAESSecureMessaging.macSize { fail("answer data of \(data.count) bytes", bytes) }
+        } catch {
+            let expected: NFCTagError.Code = bytes.count < UltralightAESSecureMessaging.macSize ? .tagResponse : .authenticationFailed
+            if error.code != expected { fail("secure-messaging answer refused as \(error.code)", bytes) }
+            if bytes.count >= UltralightAESSecureMessaging.macSize, session.counter != 1 { fail("counter \(session.counter) after a refused answer", bytes) }
+        }
+    } else {
+        fail("no session from valid randoms", bytes)
     }
 }

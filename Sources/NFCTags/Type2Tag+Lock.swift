@@ -63,15 +63,14 @@ extension Type2Tag {
     /// EV1, so AUTH0 and ACCESS cannot change either. Each step is skipped when already done, so
     /// running it again after an interruption completes it. Lock bits take effect when the tag
     /// is next activated; they are read back to verify.
-    /// On a MIFARE Ultralight C, step (2) sets all of lock byte 2 (page 28h byte 0).
+    /// On a MIFARE Ultralight C, step (2) sets all of lock byte 2 (page 28h byte 0); a MIFARE
+    /// Ultralight AES is locked by ``writeUltralightAESLock()`` (static bits and CFGLCK only).
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `passwordRequired` (nothing written);
-    ///   `notSupported` on a MIFARE Ultralight AES (nothing written);
+    ///   `notSupported` on a MIFARE Ultralight AES whose message reaches page 10h (nothing
+    ///   written);
     ///   `connectionLost` (the tag is partly locked: run again), `verificationFailed`.
     public func writeLock() async throws(NFCTagError) {
-        if isUltralightAES {
-            throw NFCTagError(
-                .notSupported, "lock is not taught the MIFARE Ultralight AES lock bytes yet (their layout needs its data sheet); the tag was not changed")
-        }
+        if isUltralightAES { return try await writeUltralightAESLock() }
         try await checkLockable()
         try await authenticateIfPasswordSet()
         let snapshot = try await load()

@@ -13,28 +13,31 @@ extension Type2Tag {
     ///   key, or its AUTH_LIM reached) or its answer does not prove the key; `notSupported`
     ///   when the chip does not answer AUTHENTICATE; `connectionLost`. The key never appears in
     ///   an error.
+    ///
+    /// Secure messaging: the first DataProtKey authentication on a tag finds out whether
+    /// SEC_MSG_ACT is on (a plain READ of CFG0 answered tells; refused, the chip wants MACs: it is
+    /// selected and authenticated again). When it is on, a session starts
+    /// (``UltralightAESSecureMessaging``) and READ and WRITE carry MACs until the next selection.
     public func authenticate(with key: UltralightAESKey, keyNumber: UltralightAESKeyNumber = .dataProtection) async throws(NFCTagError) {
-        let first: Bytes
-        do {
-            first = try await reader.transceive(
-                Bytes([UltralightAESCommand.authenticate, keyNumber.rawValue]), mode: .standard, timeout: commandTimeout)
-        } catch where error.code == .nak {
-            throw NFCTagError(
-                .authenticationFailed, "the tag refused AUTHENTICATE (its limit of failed authentications may be reached)", readerError: error)
-        } catch {
-            throw NFCTagError(error, during: "AUTHENTICATE")
+        let refusal: (NFCTagError.Code, String) = (.authenticationFailed, "the tag refused AUTHENTICATE (its limit of failed authentications may be reached)")
+        var randoms = try await authenticateMutually(key: key, keyNumber: keyNumber.rawValue, refusal: refusal)
+        if ultralightAESSession.secureMessaging == nil, keyNumber == .dataProtection {
+            do {
+                let cfg0 = try await reader.transceive(
+                    Bytes([Type2Command.read, UInt8(UltralightAESMemory.cfg0Page)]), mode: .standard, timeout: commandTimeout)
+                ultralightAESSession.secureMessaging = cfg0.count == Type2Command.readSize && cfg0[0] & UltralightAESMemory.secureMessagingBit != 0
+            } catch where error.code == .nak {
+                // Authenticated, a plain READ of CFG0 is refused only when the chip wants MACs.
+                ultralightAESSession.secureMessaging = true
+                try await reselect()
+                randoms = try await authenticateMutually(key: key, keyNumber: keyNumber.rawValue, refusal: refusal)
+            } catch {
+                throw NFCTagError(error, during: "READ of CFG0 after the authentication")
+            }
         }
-        let rndA = UltralightAESAuthentication.systemRandom()
-        let command = try UltralightAESAuthentication.secondStep(key: key, answer: first, rndA: rndA)
-        let last: Bytes
-        do {
-            last = try await reader.transceive(Bytes(command), mode: .standard, timeout: commandTimeout)
-        } catch where error.code == .nak || error.code == .authenticationFailed {
-            throw NFCTagError(.authenticationFailed, "the tag refused the key (AES authentication failed)", readerError: error)
-        } catch {
-            throw NFCTagError(error, during: "AUTHENTICATE (second step)")
+        if ultralightAESSession.secureMessaging == true {
+            ultralightAESSession.start(try UltralightAESSecureMessaging(key: key, rndA: randoms.rndA, rndB: randoms.rndB))
         }
-        try UltralightAESAuthentication.checkFinalAnswer(key: key, answer: last, rndA: rndA)
     }
 
     /// Reads pages 29h–2Ch: CFG0 (AUTH0, SEC_MSG_ACT) and CFG1 (PROT, AUTH_LIM).
@@ -63,8 +66,7 @@ extension Type2Tag {
     /// authenticated and CFG0/CFG1 read back.
     ///
     /// Changing the key of a protected tag needs the current one in ``ultralightAESKey``.
-    /// - Throws: ``NFCTagError`` `notSupported` (not an Ultralight AES, or its secure messaging
-    ///   is on), `invalidParameter`, `passwordRequired` (protected and no current key) —
+    /// - Throws: ``NFCTagError`` `notSupported` (not an Ultralight AES), `invalidParameter`, `passwordRequired` (protected and no current key) —
     ///   nothing written — or `authenticationFailed` (a wrong current key: nothing written),
     ///   `connectionLost`, `verificationFailed`.
     public func protectUltralightAES(
@@ -83,10 +85,7 @@ extension Type2Tag {
         if configuration.isProtected {
             try await write(page: UltralightAESMemory.cfg0Page, Array(cfg0[0..<3]) + [UltralightAESMemory.auth0Unprotected])
         }
-        let image = newKey.pageImage
-        for (index, page) in UltralightAESMemory.dataProtectionKeyPages.enumerated() {
-            try await write(page: page, Array(image[(index * 4)..<(index * 4 + 4)]))
-        }
+        try await writeKeyPages(newKey.pageImage, UltralightAESMemory.dataProtectionKeyPages)
         cfg1[0] = protection.readProtected ? cfg1[0] | UltralightAESMemory.protBit : cfg1[0] & ~UltralightAESMemory.protBit
         if let limit = protection.authenticationLimit {
             cfg1[2] = UInt8(limit & 0xFF)
@@ -119,10 +118,7 @@ extension Type2Tag {
         var cfg1 = configuration.cfg1
         cfg1[0] &= ~UltralightAESMemory.protBit
         if cfg1 != configuration.cfg1 { try await write(page: UltralightAESMemory.cfg1Page, cfg1) }
-        let image = UltralightAESKey.factoryDefault.pageImage
-        for (index, page) in UltralightAESMemory.dataProtectionKeyPages.enumerated() {
-            try await write(page: page, Array(image[(index * 4)..<(index * 4 + 4)]))
-        }
+        try await writeKeyPages(UltralightAESKey.factoryDefault.pageImage, UltralightAESMemory.dataProtectionKeyPages)
         var check = self
         check.ultralightAESKey = nil
         let after = try await check.readUltralightAESConfiguration()
@@ -131,8 +127,60 @@ extension Type2Tag {
         }
     }
 
+    /// Makes an Ultralight AES read-only for good, as far as the public sources describe its
+    /// lock bits: (1) CC3 = 0Fh, so NDEF readers see read-only at once; (2) the static lock
+    /// bytes `FF FF` (pages 3–0Fh and their block-locking bits, as on every Type 2 tag); (3)
+    /// CFGLCK in CFG1, so AUTH0, PROT and AUTH_LIM cannot change either. Each step is skipped when
+    /// done already, so running it again after an interruption completes it; the bits are read
+    /// back.
+    ///
+    /// The dynamic lock bytes (page 28h, guarding pages 10h–27h) are not written: their layout
+    /// is only in NXP's data sheet. So a message that reaches past page 0Fh (more than 44 bytes
+    /// with a 1-byte length) is refused before anything is written: only a message wholly under
+    /// the static lock bits becomes read-only.
+    /// - Throws: ``NFCTagError`` `notSupported` (the message reaches page 10h, or frozen lock
+    ///   bits), `notNDEFFormatted`, `passwordRequired` — nothing written —;
+    ///   `connectionLost` (partly locked: run again), `verificationFailed`.
+    func writeUltralightAESLock() async throws(NFCTagError) {
+        let configuration = try await openConfiguration()
+        let snapshot = try await load()
+        let memory = snapshot.memory
+        let area = snapshot.area
+        let tlvEnd = area.messageAddresses.last ?? (area.ndefTLVAddress + area.lengthFieldSize)
+        let lastPage = tlvEnd / Type2Command.pageSize
+        guard lastPage <= UltralightAESMemory.lastStaticallyLockedPage else {
+            throw NFCTagError(
+                .notSupported, at: tlvEnd,
+                "the message reaches page \(lastPage): pages 10h–27h are locked by the Ultralight AES's dynamic lock bytes (page 28h), whose bit layout is only in NXP's data sheet, not in the public sources NFCKit rests on; a message of at most 44 bytes can be locked; the tag was not changed")
+        }
+        var plan: [PageWrite] = []
+        let cc = Array(memory[Type2CapabilityContainer.address..<(Type2CapabilityContainer.address + 4)])
+        if cc[3] & 0x0F != Type2CapabilityContainer.writeAccessDenied {
+            plan.append(PageWrite(page: 3, data: [cc[0], cc[1], cc[2], cc[3] | Type2CapabilityContainer.writeAccessDenied]))
+        }
+        let lockAddress = Type2StaticLock.address
+        if memory[lockAddress] != 0xFF || memory[lockAddress + 1] != 0xFF {
+            plan.append(PageWrite(page: 2, data: [memory[8], memory[9], 0xFF, 0xFF]))
+        }
+        if !configuration.configurationLocked {
+            var cfg1 = configuration.cfg1
+            cfg1[0] |= UltralightAESMemory.configurationLockBit
+            plan.append(PageWrite(page: UltralightAESMemory.cfg1Page, data: cfg1))
+        }
+        if let protected = plan.first(where: { configuration.protects(page: $0.page) }), ultralightAESKey == nil {
+            throw NFCTagError(
+                .passwordRequired, at: protected.page * Type2Command.pageSize,
+                "pages from \(configuration.auth0) on are protected: the tag's AES key is needed (--keys FILE); the tag was not changed")
+        }
+        var cache = Type2PageCache(memory: memory)
+        try requireLockable(plan, memory: memory, cache: &cache)
+        for step in plan { try await write(page: step.page, step.data) }
+        try await verifyBits(plan)
+    }
+
     /// Authenticates when a key is set, reads CFG0/CFG1 and checks they can be written: the
-    /// current key is there when the configuration is protected, and secure messaging is off.
+    /// current key is there when the configuration is protected. With secure messaging on, the
+    /// commands after the authentication carry MACs.
     private func openConfiguration() async throws(NFCTagError) -> UltralightAESConfiguration {
         try await authenticateIfPasswordSet()
         let configuration = try await readUltralightAESConfiguration()
@@ -140,10 +188,6 @@ extension Type2Tag {
             throw NFCTagError(
                 .passwordRequired, at: UltralightAESMemory.cfg0Page * Type2Command.pageSize,
                 "pages from \(configuration.auth0) on are protected: the tag's current AES key is needed (--keys FILE)")
-        }
-        if configuration.secureMessaging {
-            throw NFCTagError(
-                .notSupported, "the tag has secure messaging on (SEC_MSG_ACT): CMAC-protected commands are not implemented here")
         }
         return configuration
     }

@@ -12,26 +12,9 @@ extension Type2Tag {
     ///   key) or its answer does not prove the key; `notSupported` when the chip does not answer
     ///   AUTHENTICATE as an Ultralight C; `connectionLost`. The key never appears in an error.
     public func authenticate(with key: UltralightCKey) async throws(NFCTagError) {
-        let first: Bytes
-        do {
-            first = try await reader.transceive(
-                Bytes([UltralightCCommand.authenticate, UltralightCCommand.keyNumber]), mode: .standard, timeout: commandTimeout)
-        } catch where error.code == .nak {
-            throw NFCTagError(.notSupported, "the tag does not answer AUTHENTICATE: it is no MIFARE Ultralight C", readerError: error)
-        } catch {
-            throw NFCTagError(error, during: "AUTHENTICATE")
-        }
-        let rndA = UltralightCAuthentication.systemRandom()
-        let (command, finalIV) = try UltralightCAuthentication.secondStep(key: key, answer: first, rndA: rndA)
-        let last: Bytes
-        do {
-            last = try await reader.transceive(Bytes(command), mode: .standard, timeout: commandTimeout)
-        } catch where error.code == .nak || error.code == .authenticationFailed {
-            throw NFCTagError(.authenticationFailed, "the tag refused the key (3DES authentication failed)", readerError: error)
-        } catch {
-            throw NFCTagError(error, during: "AUTHENTICATE (second step)")
-        }
-        try UltralightCAuthentication.checkFinalAnswer(key: key, answer: last, rndA: rndA, finalIV: finalIV)
+        try await authenticateMutually(
+            key: key, keyNumber: UltralightCCommand.keyNumber,
+            refusal: (.notSupported, "the tag does not answer AUTHENTICATE: it is no MIFARE Ultralight C"))
     }
 
     /// Reads pages 28h–2Bh: lock bytes 2–3, the counter, AUTH0 and AUTH1.
@@ -80,10 +63,7 @@ extension Type2Tag {
         if configuration.isProtected {
             try await write(page: UltralightCMemory.auth0Page, [UltralightCMemory.auth0Unprotected] + auth0Page[1...])
         }
-        let image = newKey.pageImage
-        for (index, page) in UltralightCMemory.keyPages.enumerated() {
-            try await write(page: page, Array(image[(index * 4)..<(index * 4 + 4)]))
-        }
+        try await writeKeyPages(newKey.pageImage, UltralightCMemory.keyPages)
         try await write(page: UltralightCMemory.auth1Page, [protection.auth1] + auth1Page[1...])
         try await write(page: UltralightCMemory.auth0Page, [UInt8(protection.firstProtectedPage)] + auth0Page[1...])
         var check = self
@@ -117,10 +97,7 @@ extension Type2Tag {
             try await write(page: UltralightCMemory.auth0Page, [UltralightCMemory.auth0Unprotected] + auth0Page[1...])
         }
         if configuration.auth1 != 0 { try await write(page: UltralightCMemory.auth1Page, [0x00] + auth1Page[1...]) }
-        let image = UltralightCKey.factoryDefault.pageImage
-        for (index, page) in UltralightCMemory.keyPages.enumerated() {
-            try await write(page: page, Array(image[(index * 4)..<(index * 4 + 4)]))
-        }
+        try await writeKeyPages(UltralightCKey.factoryDefault.pageImage, UltralightCMemory.keyPages)
         var check = self
         check.ultralightCKey = nil
         let after = try await check.readUltralightCConfiguration()
@@ -134,22 +111,6 @@ extension Type2Tag {
     func requireUltralightC() throws(NFCTagError) {
         guard isUltralightC else {
             throw NFCTagError(.notSupported, "3DES protection needs an identified MIFARE Ultralight C")
-        }
-    }
-
-    /// Selects the tag again (HLTA, then a poll): a new Ultralight C key counts from the next
-    /// activation. Checks the same UID answers when it is known.
-    /// - Throws: ``NFCTagError/Code/connectionLost`` when no tag, or another one, answers.
-    func reselect() async throws(NFCTagError) {
-        try? await reader.deselect()
-        let info: TargetInfo?
-        do {
-            info = try await reader.poll(for: [.iso14443A], timeout: commandTimeout)
-        } catch {
-            throw NFCTagError(error, during: "selecting the tag again")
-        }
-        guard case .iso14443A(let again)? = info, uid == nil || again.uid.array == uid else {
-            throw NFCTagError(.connectionLost, "the tag did not answer again after its key was written")
         }
     }
 }

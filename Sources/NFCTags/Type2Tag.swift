@@ -73,6 +73,9 @@ public struct Type2Tag: NFCNDEFTag {
     public var ultralightAESKey: UltralightAESKey? = nil
     /// Whether identification named the chip a MIFARE Ultralight AES (by GET_VERSION).
     public var isUltralightAES = false
+    /// The Ultralight AES secure-messaging state (SEC_MSG_ACT), shared by this tag's copies:
+    /// READ and WRITE are MACed while a session runs.
+    let ultralightAESSession = UltralightAESSessionBox()
     /// The UID the tag was selected with, when known: a re-selection (after a refused key, or
     /// to make a new Ultralight C key take effect) checks the same tag answers.
     public var uid: [UInt8]? = nil
@@ -382,10 +385,10 @@ public struct Type2Tag: NFCNDEFTag {
         guard (0...0xFF).contains(page) else {
             throw NFCTagError(.malformedTag, at: page * Type2Command.pageSize, "page \(page) is beyond a READ's reach")
         }
-        let answer: Bytes
+        let command = Bytes(try ultralightAESSession.protect([Type2Command.read, UInt8(page)]))
+        let raw: Bytes
         do {
-            answer = try await reader.transceive(
-                Bytes([Type2Command.read, UInt8(page)]), mode: .standard, timeout: commandTimeout)
+            raw = try await reader.transceive(command, mode: .standard, timeout: commandTimeout)
         } catch where error.code == .nak && isUltralightC && ultralightCKey == nil {
             throw NFCTagError(
                 .passwordRequired, at: page * Type2Command.pageSize,
@@ -399,6 +402,7 @@ public struct Type2Tag: NFCNDEFTag {
         } catch {
             throw NFCTagError(error, during: "READ page \(page)", exchange: .read)
         }
+        let answer = Bytes(try ultralightAESSession.open(raw.array))
         guard answer.count == Type2Command.readSize else {
             throw NFCTagError(.tagResponse, at: page * Type2Command.pageSize, "READ page \(page) answered \(answer.count) bytes, not 16")
         }
@@ -419,10 +423,10 @@ public struct Type2Tag: NFCNDEFTag {
         guard (0...0xFF).contains(page) else {
             throw NFCTagError(.malformedTag, at: page * Type2Command.pageSize, "page \(page) is beyond a WRITE's reach")
         }
-        let answer: Bytes
+        let command = Bytes(try ultralightAESSession.protect([Type2Command.write, UInt8(page)] + data))
+        let raw: Bytes
         do {
-            answer = try await reader.transceive(
-                Bytes([Type2Command.write, UInt8(page)] + data), mode: .standard, timeout: commandTimeout)
+            raw = try await reader.transceive(command, mode: .standard, timeout: commandTimeout)
         } catch where error.code == .nak && isUltralightC && ultralightCKey == nil {
             throw NFCTagError(
                 .passwordRequired, at: page * Type2Command.pageSize,
@@ -436,6 +440,7 @@ public struct Type2Tag: NFCNDEFTag {
         } catch {
             throw NFCTagError(error, during: "WRITE page \(page)", exchange: .write)
         }
+        let answer = Bytes(try ultralightAESSession.open(raw.array))
         guard answer.isEmpty || answer.array == [Type2Command.ack] else {
             throw NFCTagError(.tagResponse, at: page * Type2Command.pageSize, "WRITE page \(page) answered \(answer.description)")
         }

@@ -62,60 +62,17 @@ public enum UltralightAESMemory {
     public static let auth0Lowest = 0x03
     /// CFG1 byte 0 bit 7, PROT: set = reads from AUTH0 on need authentication too.
     public static let protBit: UInt8 = 0x80
+    /// CFG1 byte 0 bit 6, CFGLCK: set = the user configuration (CFG0, CFG1) is locked for good
+    /// (Proxmark3's `hf mfu info`, which StuStaPay's check of CFG1 agrees with).
+    public static let configurationLockBit: UInt8 = 0x40
+    /// The last page the static lock bytes guard (0Fh). Pages 10h–27h are guarded by the
+    /// dynamic lock bytes of page 28h, whose bit layout no public source NFCKit rests on gives.
+    public static let lastStaticallyLockedPage = 0x0F
     /// CFG0 byte 0 bit 1, SEC_MSG_ACT: set = every command after the authentication carries a
     /// CMAC (secure messaging, not implemented here).
     public static let secureMessagingBit: UInt8 = 0x02
     /// The largest AUTH_LIM (10 bits); 0 means no limit.
     public static let maximumAuthenticationLimit = 0x3FF
-}
-
-/// A MIFARE Ultralight AES key: 16 bytes, the AES-128 key as ek() uses it, written as 32 hex
-/// digits in key files. In memory the key pages hold it byte-reversed (``pageImage``). Its
-/// description never shows the bytes.
-public struct UltralightAESKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The 16 key bytes.
-    public let bytes: [UInt8]
-
-    /// A key from its 16 bytes.
-    /// - Throws: ``NFCTagError/Code/invalidParameter`` unless there are 16.
-    public init(bytes: some Collection<UInt8>) throws(NFCTagError) {
-        guard bytes.count == 16 else {
-            throw NFCTagError(.invalidParameter, "an Ultralight AES key has 16 bytes, not \(bytes.count)")
-        }
-        self.bytes = Array(bytes)
-    }
-
-    /// Parses 32 hex digits; spaces, tabs and line breaks are ignored, and lines starting with
-    /// `#` are comments. Total: any text gives a key or an error.
-    /// - Throws: ``NFCTagError/Code/invalidParameter``; the message never repeats the input.
-    public init(hex text: String) throws(NFCTagError) {
-        let digits = text.split(whereSeparator: \.isNewline)
-            .filter { !$0.trimmingPrefix(while: \.isWhitespace).hasPrefix("#") }
-            .joined().filter { !$0.isWhitespace }
-        guard digits.count == 32, let bytes = try? Hex.decode(String(digits)) else {
-            throw NFCTagError(.invalidParameter, "an Ultralight AES key is 32 hex digits (16 bytes)")
-        }
-        try self.init(bytes: bytes)
-    }
-
-    /// The 16 bytes WRITE stores in the four key pages: the key reversed.
-    public var pageImage: [UInt8] { bytes.reversed() }
-
-    /// The key whose page image is `pageImage`.
-    /// - Throws: ``NFCTagError/Code/invalidParameter`` unless there are 16 bytes.
-    public init(pageImage: some Collection<UInt8>) throws(NFCTagError) {
-        try self.init(bytes: Array(pageImage).reversed())
-    }
-
-    /// The key a blank chip holds: 16 zero bytes.
-    public static let factoryDefault = UltralightAESKey(unchecked: [UInt8](repeating: 0, count: 16))
-
-    private init(unchecked bytes: [UInt8]) { self.bytes = bytes }
-
-    /// `UltralightAESKey(redacted)`.
-    public var description: String { "UltralightAESKey(redacted)" }
-    /// `UltralightAESKey(redacted)`.
-    public var debugDescription: String { description }
 }
 
 /// How a MIFARE Ultralight AES key protects its memory: AUTH0, PROT and AUTH_LIM.
@@ -169,6 +126,8 @@ public struct UltralightAESConfiguration: Sendable, Hashable {
     public var isProtected: Bool { auth0 < UltralightAESMemory.totalPages }
     /// Whether reads of protected pages need authentication (PROT).
     public var readProtected: Bool { isProtected && access & UltralightAESMemory.protBit != 0 }
+    /// Whether the user configuration is locked for good (CFGLCK).
+    public var configurationLocked: Bool { access & UltralightAESMemory.configurationLockBit != 0 }
     /// Whether secure messaging (SEC_MSG_ACT) is on.
     public var secureMessaging: Bool { cfg0Flags & UltralightAESMemory.secureMessagingBit != 0 }
     /// Whether `page` needs authentication to be written.

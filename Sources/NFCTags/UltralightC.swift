@@ -41,68 +41,6 @@ public enum UltralightCMemory {
     public static let auth1WriteOnlyBit: UInt8 = 0x01
 }
 
-/// A MIFARE Ultralight C 3DES key: 16 bytes, Key1 (K0…K7) then Key2 (K0…K7), the order the
-/// datasheet's example names them and libfreefare and the nfc-tools wiki write them
-/// (`49454D4B41455242214E4143554F5946` is the factory key).
-///
-/// In memory, pages 2Ch–2Fh hold each half byte-reversed (MF0ICU2 7.5.7, Tables 10 and 11):
-/// ``pageImage`` and ``init(pageImage:)`` convert. Its description never shows the bytes.
-public struct UltralightCKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The 16 key bytes, Key1 then Key2: the 3DES key (K1 ‖ K2) as ek() uses it.
-    public let bytes: [UInt8]
-
-    /// A key from its 16 bytes.
-    /// - Throws: ``NFCTagError/Code/invalidParameter`` unless there are 16.
-    public init(bytes: some Collection<UInt8>) throws(NFCTagError) {
-        guard bytes.count == 16 else {
-            throw NFCTagError(.invalidParameter, "an Ultralight C key has 16 bytes, not \(bytes.count)")
-        }
-        self.bytes = Array(bytes)
-    }
-
-    /// Parses 32 hex digits (Key1 then Key2); spaces, tabs and line breaks are ignored, and lines
-    /// starting with `#` are comments. Total: any text gives a key or an error.
-    /// - Throws: ``NFCTagError/Code/invalidParameter``; the message never repeats the input.
-    public init(hex text: String) throws(NFCTagError) {
-        let digits = text.split(whereSeparator: \.isNewline)
-            .filter { !$0.trimmingPrefix(while: \.isWhitespace).hasPrefix("#") }
-            .joined().filter { !$0.isWhitespace }
-        guard digits.count == 32, let bytes = try? Hex.decode(String(digits)) else {
-            throw NFCTagError(.invalidParameter, "an Ultralight C key is 32 hex digits (16 bytes: Key1 then Key2)")
-        }
-        try self.init(bytes: bytes)
-    }
-
-    /// The 16 bytes WRITE stores in pages 2Ch–2Fh: Key1 K7…K4, K3…K0, then Key2 K7…K4, K3…K0
-    /// (MF0ICU2 7.5.7: for Key1 = 0001020304050607h, page 2Ch holds `07 06 05 04`).
-    public var pageImage: [UInt8] {
-        Array(bytes[0..<8].reversed()) + Array(bytes[8..<16].reversed())
-    }
-
-    /// The key whose page image (pages 2Ch–2Fh, 16 bytes) is `pageImage`.
-    /// - Throws: ``NFCTagError/Code/invalidParameter`` unless there are 16 bytes.
-    public init(pageImage: some Collection<UInt8>) throws(NFCTagError) {
-        let image = Array(pageImage)
-        guard image.count == 16 else {
-            throw NFCTagError(.invalidParameter, "the key pages hold 16 bytes, not \(image.count)")
-        }
-        try self.init(bytes: Array(image[0..<8].reversed()) + Array(image[8..<16].reversed()))
-    }
-
-    /// The key NXP delivers: pages 2Ch–2Fh hold the ASCII text `BREAKMEIFYOUCAN!` (MF0ICU2 Table
-    /// 13), i.e. the key `49 45 4D 4B 41 45 52 42 21 4E 41 43 55 4F 59 46`.
-    public static let factoryDefault = UltralightCKey(uncheckedPageImage: Array("BREAKMEIFYOUCAN!".utf8))
-
-    private init(uncheckedPageImage image: [UInt8]) {
-        bytes = Array(image[0..<8].reversed()) + Array(image[8..<16].reversed())
-    }
-
-    /// `UltralightCKey(redacted)`.
-    public var description: String { "UltralightCKey(redacted)" }
-    /// `UltralightCKey(redacted)`.
-    public var debugDescription: String { description }
-}
-
 /// How a MIFARE Ultralight C key protects its memory: AUTH0 and AUTH1 (MF0ICU2 7.5.8).
 public struct UltralightCProtection: Sendable, Hashable {
     /// AUTH0: the first page that needs authentication, 03h–2Fh. The default, 04h, protects all

@@ -17,7 +17,10 @@ struct LockCommand: TagCommand {
             change never) by ChangeFileSettings under the application's key 0 (the factory \
             key format gives it), then the CC's write access byte FF. A Type 2 tag whose block-locking bits freeze a lock bit \
             the lock needs cannot be locked for good: exit 10 before anything is written. \
-            --plan lists the writes and sends none.
+            A MIFARE Ultralight AES gets CC write access 0F, its static lock bytes and CFGLCK; \
+            its dynamic lock bytes (pages 10h-27h) have no public layout, so a message reaching \
+            past page 0Fh (over 44 bytes) is refused, exit 10, nothing written; a protected one \
+            needs its key (--keys FILE). --plan lists the writes and sends none.
 
             Examples:
               nfctool lock --device sim:ntag215
@@ -26,7 +29,7 @@ struct LockCommand: TagCommand {
               nfctool lock --device sim:desfire-ev1 --yes
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
-                  TagWriteSupport.passwordFile, TagWriteSupport.plan]
+                  TagWriteSupport.passwordFile, TagWriteSupport.ultralightCKeyFile, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -34,14 +37,15 @@ struct LockCommand: TagCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let confirmed = try TagWriteSupport.confirmation("lock makes the tag read-only for good", options, context)
         let password = try options.password(context)
+        let key = try options.ultralightCKey()
         try await TagWriteOperation.run(
-            "lock", options, password: password, context,
+            "lock", options, password: password, ultralightCKey: key, context,
             body: { tag, reader, planning in
                 if !planning {
                     try context.confirm(Self.warning(tag), confirmed: confirmed)
                 }
                 try await Self.lock(tag, planning: planning)
-                if !planning { try await Self.requireReadOnly(after: tag, on: reader, password: password) }
+                if !planning { try await Self.requireReadOnly(after: tag, on: reader, password: password, key: key) }
             },
             report: { tag, _ in LockReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, readOnly: true) },
             sentence: { tag, _ in "Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only." })
@@ -60,10 +64,13 @@ struct LockCommand: TagCommand {
     }
 
     /// Selects the tag again (lock bits take effect at the next activation), connects it afresh
-    /// and checks (with `password` for a read-protected NTAG) that it reports read-only.
+    /// and checks (with `password` for a read-protected NTAG, `key` for a read-protected
+    /// Ultralight C or AES) that it reports read-only.
     /// - Throws: ``ExitCode/verifyMismatch`` when it still reports writable or no longer
     ///   answers as an NDEF tag; ``ExitCode/tagLost`` when it is gone.
-    static func requireReadOnly(after tag: NFCTag, on reader: any NFCReader, password: NTAGPassword?) async throws(CommandError) {
+    static func requireReadOnly(
+        after tag: NFCTag, on reader: any NFCReader, password: NTAGPassword?, key: UltralightCKey? = nil
+    ) async throws(CommandError) {
         let target: TargetInfo?
         do {
             target = try await reader.poll(for: ScanCommand.modulations(await reader.supportedModulations), timeout: .seconds(2))
@@ -75,7 +82,7 @@ struct LockCommand: TagCommand {
         }
         let status: NDEFStatus
         do {
-            let fresh = TagWriteSupport.tag(try await NFCTag.connect(to: target, on: reader), password: password)
+            let fresh = TagWriteSupport.tag(try await NFCTag.connect(to: target, on: reader), password: password, ultralightCKey: key)
             _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
             status = try await fresh.ndef.queryNDEFStatus().status
         } catch {

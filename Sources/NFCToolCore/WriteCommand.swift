@@ -138,7 +138,7 @@ struct WriteCommand: ToolCommand {
                     throw CommandError.tag(
                         error, message: "the message was written\(verifies ? " and verified" : ""), but locking the tag failed: \(error.reason)")
                 }
-                if !planning { try await LockCommand.requireReadOnly(after: tag, on: reader, password: password) }
+                if !planning { try await LockCommand.requireReadOnly(after: tag, on: reader, password: password, key: ultralightCKey) }
             }
             let report = WriteReport(
                 uid: Hex.encode(tag.identifier, uppercase: true), model: tag.identity.model, bytes: encodedLength,

@@ -13,13 +13,10 @@ import VirtualTags
 /// and `unprotect` opens it again; a recorded trace holds no key byte.
 @Suite("MIFARE Ultralight AES through real libnfc and the PN532 emulator", .tags(.endToEnd, .emulator), .serialized, .timeLimit(.minutes(10)))
 struct UltralightAESThroughLibNFCTests {
-    static let keyHex = "00112233445566778899AABBCCDDEEFF"
+    static let keyHex = KeyedUltralightThroughLibNFC.keyHex
 
     static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess) async throws -> ToolRun {
-        let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
-        var environment = emulator.libnfcEnvironment
-        environment["LIBNFC_LOG_LEVEL"] = "0"
-        return try await runTool(tool.path, arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment, timeout: 30)
+        try await KeyedUltralightThroughLibNFC.nfctool(arguments, emulator)
     }
 
     static func tagFile(_ directory: URL, message: NDEFMessage) throws -> String {
@@ -35,26 +32,13 @@ struct UltralightAESThroughLibNFCTests {
 
     @Test("info, protect --keys, read and write with the key, wrong key refused, unprotect: each a fresh nfctool")
     func protectReadWriteUnprotect() async throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/aes")])
-        let file = try Self.tagFile(dir, message: message)
-        let keyFile = dir.appendingPathComponent("aes.key")
-        try "# Ultralight AES DataProtKey\n\(Self.keyHex)\n".write(to: keyFile, atomically: true, encoding: .utf8)
-        let wrongFile = dir.appendingPathComponent("wrong.key")
-        try String(repeating: "5A", count: 16).write(to: wrongFile, atomically: true, encoding: .utf8)
-        let emulator = try EmulatorProcess(["--tag", "ultralight-aes:\(file)"])
-        defer { emulator.stop() }
-
-        let info = try await Self.nfctool(["info"], emulator)
-        #expect(info.status == 0, "\(info.output)")
-        #expect(info.output.contains("MIFARE Ultralight AES (MF0AES20)"), "\(info.output)")
-
-        let plan = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect", "--plan"], emulator)
-        #expect(plan.status == 0, "\(plan.output)")
-        #expect(plan.output.contains("AES key, not shown"), "\(plan.output)")
-        #expect(!plan.output.contains("FF EE DD CC"), "the plan shows key bytes: \(plan.output)")
-        #expect(try Self.pages(file)[0x29 * 4 + 3] == 0x3C, "--plan wrote")
+        let run = try KeyedUltralightThroughLibNFC(
+            model: "ultralight-aes", url: "https://example.com/aes", keyComment: "Ultralight AES DataProtKey", makeTagFile: Self.tagFile)
+        defer { run.emulator.stop(); try? FileManager.default.removeItem(at: run.directory) }
+        let (dir, file, keyFile, wrongFile, emulator) = (run.directory, run.tagFile, run.keyFile, run.wrongKeyFile, run.emulator)
+        try await run.infoAndPlan(modelName: "MIFARE Ultralight AES (MF0AES20)", cipher: "AES", keyPageBytes: "FF EE DD CC") {
+            try Self.pages(file)[0x29 * 4 + 3] == 0x3C
+        }
 
         let trace = dir.appendingPathComponent("protect.jsonl").path
         let protect = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect", "--trace", trace], emulator)
@@ -88,5 +72,41 @@ struct UltralightAESThroughLibNFCTests {
         let after = try Self.pages(file)
         #expect(after[0x29 * 4 + 3] == 0x3C && after[0x2A * 4] & 0x80 == 0)
         #expect(Array(after[0x30 * 4..<0x34 * 4]) == [UInt8](repeating: 0, count: 16))
+    }
+
+    @Test("lock: --plan and a refusal without --yes write nothing; lock --yes sets CC3 0F, FF FF and CFGLCK in the tag file; a long message is refused, exit 10")
+    func lock() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.tagFile(dir, message: NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/l")]))
+        let emulator = try EmulatorProcess(["--tag", "ultralight-aes:\(file)"])
+        defer { emulator.stop() }
+        let before = try Self.pages(file)
+
+        let plan = try await Self.nfctool(["lock", "--plan"], emulator)
+        #expect(plan.status == 0, "\(plan.output)")
+        let unconfirmed = try await Self.nfctool(["lock"], emulator)
+        #expect(unconfirmed.status == 64, "\(unconfirmed.output)")
+        #expect(try Self.pages(file) == before, "--plan or an unconfirmed lock wrote")
+
+        let lock = try await Self.nfctool(["lock", "--yes"], emulator)
+        #expect(lock.status == 0, "\(lock.output)")
+        let after = try Self.pages(file)
+        #expect(after[15] == 0x0F && after[10] == 0xFF && after[11] == 0xFF, "\(Hex.encode(Array(after[8..<16])))")
+        #expect(after[0x2A * 4] & 0x40 == 0x40, "CFGLCK")
+        #expect(Array(after[16..<(0x28 * 4)]) == Array(before[16..<(0x28 * 4)]), "the message changed")
+        let write = try await Self.nfctool(["write", "--url", "https://example.com/x"], emulator)
+        #expect(write.status != 0, "\(write.output)")
+
+        let longFile = dir.appendingPathComponent("long.json").path
+        let long = UltralightAESTag(uid: [0x04, 0x41, 0x45, 0x53, 0x00, 0x00, 0x03])
+        #expect(long.setNDEFMessage(try NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/" + String(repeating: "b", count: 60))]).encodedForTag()))
+        try TagFile(path: longFile).save(long.tagState)
+        let second = try EmulatorProcess(["--tag", "ultralight-aes:\(longFile)"])
+        defer { second.stop() }
+        let longBefore = try Self.pages(longFile)
+        let refused = try await Self.nfctool(["lock", "--yes"], second)
+        #expect(refused.status == 10, "\(refused.output)")
+        #expect(try Self.pages(longFile) == longBefore)
     }
 }

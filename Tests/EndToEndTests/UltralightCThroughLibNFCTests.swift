@@ -13,13 +13,10 @@ import VirtualTags
 /// and `unprotect` opens it again. libfreefare's `mifare-ultralight-info` names the chip.
 @Suite("MIFARE Ultralight C through real libnfc and the PN532 emulator", .tags(.endToEnd, .emulator), .serialized, .timeLimit(.minutes(10)))
 struct UltralightCThroughLibNFCTests {
-    static let keyHex = "00112233445566778899AABBCCDDEEFF"
+    static let keyHex = KeyedUltralightThroughLibNFC.keyHex
 
     static func nfctool(_ arguments: [String], _ emulator: EmulatorProcess) async throws -> ToolRun {
-        let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
-        var environment = emulator.libnfcEnvironment
-        environment["LIBNFC_LOG_LEVEL"] = "0"
-        return try await runTool(tool.path, arguments + ["--device", emulator.connectionString, "--timeout", "3"], environment: environment, timeout: 30)
+        try await KeyedUltralightThroughLibNFC.nfctool(arguments, emulator)
     }
 
     /// A tag file holding a factory Ultralight C, NDEF formatted with `message` (as a vendor
@@ -36,26 +33,13 @@ struct UltralightCThroughLibNFCTests {
 
     @Test("info, protect --keys, read and write with the key, wrong key refused, unprotect: each a fresh nfctool")
     func protectReadWriteUnprotect() async throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/ulc")])
-        let file = try Self.tagFile(dir, message: message)
-        let keyFile = dir.appendingPathComponent("ulc.key")
-        try "# Ultralight C key\n\(Self.keyHex)\n".write(to: keyFile, atomically: true, encoding: .utf8)
-        let wrongFile = dir.appendingPathComponent("wrong.key")
-        try String(repeating: "5A", count: 16).write(to: wrongFile, atomically: true, encoding: .utf8)
-        let emulator = try EmulatorProcess(["--tag", "ultralight-c:\(file)"])
-        defer { emulator.stop() }
-
-        let info = try await Self.nfctool(["info"], emulator)
-        #expect(info.status == 0, "\(info.output)")
-        #expect(info.output.contains("MIFARE Ultralight C"), "\(info.output)")
-
-        let plan = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect", "--plan"], emulator)
-        #expect(plan.status == 0, "\(plan.output)")
-        #expect(plan.output.contains("3DES key, not shown"), "\(plan.output)")
-        #expect(!plan.output.contains("77 66 55 44"), "the plan shows key bytes: \(plan.output)")
-        #expect(try Self.memory(file)[0x2A * 4] == 0x30, "--plan wrote")
+        let run = try KeyedUltralightThroughLibNFC(
+            model: "ultralight-c", url: "https://example.com/ulc", keyComment: "Ultralight C key", makeTagFile: Self.tagFile)
+        defer { run.emulator.stop(); try? FileManager.default.removeItem(at: run.directory) }
+        let (file, keyFile, wrongFile, emulator) = (run.tagFile, run.keyFile, run.wrongKeyFile, run.emulator)
+        try await run.infoAndPlan(modelName: "MIFARE Ultralight C", cipher: "3DES", keyPageBytes: "77 66 55 44") {
+            try Self.memory(file)[0x2A * 4] == 0x30
+        }
 
         let protect = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect"], emulator)
         #expect(protect.status == 0, "\(protect.output)")

@@ -49,7 +49,7 @@ struct UltralightAESTests {
 
         let first = try await reader.transceive(Bytes([0x1A, 0x00])).array
         #expect(first == [0xAF] + (try await Self.openssl(key: Self.key.bytes, rndB)))
-        let command = try UltralightAESAuthentication.secondStep(key: Self.key, answer: first, rndA: rndA)
+        let (command, _) = try UltralightAESAuthentication.secondStep(key: Self.key, answer: first, rndA: rndA)
         let rotatedB = Array(rndB[1...]) + [rndB[0]]
         #expect(command == [0xAF] + (try await Self.openssl(key: Self.key.bytes, rndA + rotatedB)))
         let last = try await reader.transceive(Bytes(command)).array
@@ -73,13 +73,14 @@ struct UltralightAESTests {
 
     // MARK: - Through the simulator
 
-    static func open(_ state: TagState) async throws -> (SimulatedReader, MiFareTag) {
-        let (reader, target) = try await TearingSweep.open(state, modulations: [.iso14443A])
-        guard case .miFare(let tag) = try await NFCTag.connect(to: target, on: reader) else {
-            throw NFCTagError(.notSupported, "not a MIFARE tag")
-        }
-        return (reader, tag)
-    }
+    static let fixture = UltralightKeyedFixture<UltralightAES128>(
+        name: "Ultralight AES", auth0Offset: 0x29 * 4 + 3, auth0Open: 0x3C, strangerAUTH0Write: [0xA2, 0x29, 0, 0, 0, 0x3C],
+        factory: { UltralightAESTag(uid: uid).tagState },
+        setKey: { tag, key in tag.ultralightAESKey = key },
+        authenticate: { tag, key in try await tag.authenticate(with: key) },
+        protect: { tag, key throws(NFCTagError) in try await tag.protectUltralightAES(with: key) })
+
+    static func open(_ state: TagState) async throws -> (SimulatedReader, MiFareTag) { try await fixture.open(state) }
 
     static func factory(message: NDEFMessage? = nil) throws -> TagState {
         let tag = UltralightAESTag(uid: uid)
@@ -87,11 +88,7 @@ struct UltralightAESTests {
         return tag.tagState
     }
 
-    static func type2(_ tag: MiFareTag, key: UltralightAESKey? = nil) throws -> Type2Tag {
-        var tag = tag
-        tag.ultralightAESKey = key
-        return try #require(tag.type2)
-    }
+    static func type2(_ tag: MiFareTag, key: UltralightAESKey? = nil) throws -> Type2Tag { try fixture.type2(tag, key: key) }
 
     static func memory(_ state: TagState) throws -> [UInt8] { try Hex.decode(state.memory) }
 
@@ -176,7 +173,7 @@ struct UltralightAESTests {
         }
     }
 
-    @Test("a trace of protect holds no key byte: WRITEs to 30h–33h and the cryptograms are redacted")
+    @Test("a trace of protect holds no key byte: WRITEs to 30h–33h (MACed or not) and the cryptograms are redacted")
     func traceRedaction() async throws {
         var redactor = ReaderTraceRedactor()
         let target = TargetInfo.iso14443A(ISO14443ATarget(uid: Bytes(Self.uid), atqa: [0x44, 0x00], sak: 0x00))
@@ -185,6 +182,11 @@ struct UltralightAESTests {
         let (write, _) = redactor.redact(.transceive(TraceBytes([0xA2, 0x31, 0xBB, 0xAA, 0x99, 0x88]), .standard), .answer(TraceBytes([0x0A])))
         guard case .transceive(let written, _) = write else { Issue.record("not a transceive"); return }
         #expect(written.values == [0xA2, 0x31, nil, nil, nil, nil])
+        let (macedWrite, _) = redactor.redact(
+            .transceive(TraceBytes([0xA2, 0x32, 0x77, 0x66, 0x55, 0x44] + [UInt8](repeating: 0xC3, count: 8)), .standard),
+            .answer(TraceBytes([UInt8](repeating: 0x3C, count: 8))))
+        guard case .transceive(let macedWritten, _) = macedWrite else { Issue.record("not a transceive"); return }
+        #expect(macedWritten.values == [0xA2, 0x32] + [UInt8?](repeating: nil, count: 12), "a MACed key write (secure messaging) is redacted too")
         let (_, result) = redactor.redact(.transceive(TraceBytes([0x1A, 0x00]), .standard), .answer(TraceBytes([0xAF] + [UInt8](repeating: 7, count: 16))))
         guard case .answer(let answer) = result else { Issue.record("not an answer"); return }
         #expect(answer.values.dropFirst().allSatisfy { $0 == nil })
@@ -192,67 +194,8 @@ struct UltralightAESTests {
 
     // MARK: - Tearing
 
-    /// "open" (AUTH0 ≥ 3Ch and a stranger writes page 4) or "protected by KEY" when exactly
-    /// that key authenticates and a stranger cannot write CFG0.
-    static func protection(_ state: TagState, keys: [(String, UltralightAESKey)]) async throws -> String {
-        let memory = try memory(state)
-        let auth0 = Int(memory[0x29 * 4 + 3])
-        if auth0 >= 0x3C {
-            let (_, tag) = try await open(state)
-            do {
-                _ = try await tag.reader.transceive(Bytes([0xA2, 0x04, 1, 2, 3, 4]))
-                return "open"
-            } catch {
-                return "corrupt: AUTH0 off, yet a write is refused"
-            }
-        }
-        for (name, key) in keys {
-            let (_, tag) = try await open(state)
-            if (try? await Self.type2(tag, key: key).authenticate(with: key)) != nil {
-                let (_, stranger) = try await open(state)
-                if (try? await stranger.reader.transceive(Bytes([0xA2, 0x29, 0, 0, 0, 0x3C]))) != nil {
-                    return "corrupt: protected, yet a stranger writes AUTH0"
-                }
-                return "protected by the \(name) key"
-            }
-        }
-        return "corrupt: protected (AUTH0 \(auth0)) by a key nobody knows"
-    }
-
-    static func identified(key: UltralightAESKey?) -> (SimulatedReader, TargetInfo) async throws -> any NFCNDEFTag {
-        { reader, target in
-            guard case .miFare(var tag) = try await NFCTag.connect(to: target, on: reader) else {
-                throw NFCTagError(.notSupported, "not a MIFARE tag")
-            }
-            tag.ultralightAESKey = key
-            return try #require(tag.type2)
-        }
-    }
-
-    static let noType2 = Type2Tag(reader: SimulatedReader(tags: [], emptyFieldWait: .zero))
-
     @Test("protect torn anywhere, first key and key change: open, or protected by the old or the new key; never by a half-written key")
     func tearingSweep() async throws {
-        let keys = [("new", Self.key), ("old", Self.otherKey), ("factory", UltralightAESKey.factoryDefault)]
-        let fresh = try Self.factory()
-        let first = try await TearingSweep.run(
-            "Ultralight AES first protect", initial: fresh, makeTag: Self.identified(key: nil),
-            operation: { tag throws(NFCTagError) in try await (tag as? Type2Tag ?? Self.noType2).protectUltralightAES(with: Self.key) },
-            classifyState: { state, _ in try await Self.protection(state, keys: keys) })
-        #expect(first["open", default: 0] >= 1)
-        #expect(first["protected by the new key", default: 0] >= 1)
-        #expect(!first.keys.contains { $0.hasPrefix("corrupt") }, "\(first)")
-
-        let (reader, tag) = try await Self.open(fresh)
-        try await Self.type2(tag).protectUltralightAES(with: Self.otherKey)
-        let protectedByOld = try #require(await TearingSweep.state(reader))
-        let change = try await TearingSweep.run(
-            "Ultralight AES key change", initial: protectedByOld, makeTag: Self.identified(key: Self.otherKey),
-            operation: { tag throws(NFCTagError) in try await (tag as? Type2Tag ?? Self.noType2).protectUltralightAES(with: Self.key) },
-            classifyState: { state, _ in try await Self.protection(state, keys: keys) })
-        #expect(change["protected by the old key", default: 0] >= 1)
-        #expect(change["open", default: 0] >= 1)
-        #expect(change["protected by the new key", default: 0] >= 1)
-        #expect(!change.keys.contains { $0.hasPrefix("corrupt") }, "\(change)")
+        try await Self.fixture.tearingSweep(key: Self.key, otherKey: Self.otherKey)
     }
 }

@@ -47,13 +47,14 @@ struct UltralightCTests {
 
     // MARK: - Through the simulator
 
-    static func open(_ state: TagState) async throws -> (SimulatedReader, MiFareTag) {
-        let (reader, target) = try await TearingSweep.open(state, modulations: [.iso14443A])
-        guard case .miFare(let tag) = try await NFCTag.connect(to: target, on: reader) else {
-            throw NFCTagError(.notSupported, "not a MIFARE tag")
-        }
-        return (reader, tag)
-    }
+    static let fixture = UltralightKeyedFixture<UltralightC3DES>(
+        name: "Ultralight C", auth0Offset: 0x2A * 4, auth0Open: 0x30, strangerAUTH0Write: [0xA2, 0x2A, 0x30, 0, 0, 0],
+        factory: { UltralightCTag(uid: uid).tagState },
+        setKey: { tag, key in tag.ultralightCKey = key },
+        authenticate: { tag, key in try await tag.authenticate(with: key) },
+        protect: { tag, key throws(NFCTagError) in try await tag.protectUltralightC(with: key) })
+
+    static func open(_ state: TagState) async throws -> (SimulatedReader, MiFareTag) { try await fixture.open(state) }
 
     static func factory(message: NDEFMessage? = nil) throws -> TagState {
         let tag = UltralightCTag(uid: uid)
@@ -61,11 +62,7 @@ struct UltralightCTests {
         return tag.tagState
     }
 
-    static func type2(_ tag: MiFareTag, key: UltralightCKey? = nil) throws -> Type2Tag {
-        var tag = tag
-        tag.ultralightCKey = key
-        return try #require(tag.type2)
-    }
+    static func type2(_ tag: MiFareTag, key: UltralightCKey? = nil) throws -> Type2Tag { try fixture.type2(tag, key: key) }
 
     static func memory(_ state: TagState) throws -> [UInt8] { try Hex.decode(state.memory) }
 
@@ -145,65 +142,8 @@ struct UltralightCTests {
 
     // MARK: - Tearing
 
-    /// What a tag's protection is, read from its memory and checked by behaviour: "open" (AUTH0
-    /// 30h, a stranger writes page 4), or "protected by KEY" when exactly that key authenticates.
-    static func protection(_ state: TagState, keys: [(String, UltralightCKey)]) async throws -> String {
-        let memory = try memory(state)
-        let auth0 = Int(memory[0x2A * 4])
-        if auth0 >= 0x30 {
-            let (_, tag) = try await open(state)
-            do {
-                _ = try await tag.reader.transceive(Bytes([0xA2, 0x04, 1, 2, 3, 4]))
-                return "open"
-            } catch {
-                return "corrupt: AUTH0 off, yet a write is refused"
-            }
-        }
-        for (name, key) in keys {
-            let (_, tag) = try await open(state)
-            if (try? await Self.type2(tag, key: key).authenticate(with: key)) != nil {
-                let (_, stranger) = try await open(state)
-                if (try? await stranger.reader.transceive(Bytes([0xA2, 0x2A, 0x30, 0, 0, 0]))) != nil {
-                    return "corrupt: protected, yet a stranger writes AUTH0"
-                }
-                return "protected by the \(name) key"
-            }
-        }
-        return "corrupt: protected (AUTH0 \(auth0)) by a key nobody knows"
-    }
-
-    static func identified(key: UltralightCKey?) -> (SimulatedReader, TargetInfo) async throws -> any NFCNDEFTag {
-        { reader, target in
-            guard case .miFare(var tag) = try await NFCTag.connect(to: target, on: reader) else {
-                throw NFCTagError(.notSupported, "not a MIFARE tag")
-            }
-            tag.ultralightCKey = key
-            return try #require(tag.type2)
-        }
-    }
-
-    static let noType2 = Type2Tag(reader: SimulatedReader(tags: [], emptyFieldWait: .zero))
-
     @Test("protect torn anywhere, first key and key change: open, or protected by the old or the new key; never by a half-written key")
     func tearingSweep() async throws {
-        let keys = [("new", Self.key), ("old", Self.otherKey), ("factory", UltralightCKey.factoryDefault)]
-        let fresh = try Self.factory()
-        let first = try await TearingSweep.run(
-            "Ultralight C first protect", initial: fresh, makeTag: Self.identified(key: nil),
-            operation: { tag throws(NFCTagError) in try await (tag as? Type2Tag ?? Self.noType2).protectUltralightC(with: Self.key) },
-            classifyState: { state, _ in try await Self.protection(state, keys: keys) })
-        #expect(first["open", default: 0] >= 1)
-        #expect(first["protected by the new key", default: 0] >= 1)
-
-        let (reader, tag) = try await Self.open(fresh)
-        try await Self.type2(tag).protectUltralightC(with: Self.otherKey)
-        let protectedByOld = try #require(await TearingSweep.state(reader))
-        let change = try await TearingSweep.run(
-            "Ultralight C key change", initial: protectedByOld, makeTag: Self.identified(key: Self.otherKey),
-            operation: { tag throws(NFCTagError) in try await (tag as? Type2Tag ?? Self.noType2).protectUltralightC(with: Self.key) },
-            classifyState: { state, _ in try await Self.protection(state, keys: keys) })
-        #expect(change["protected by the old key", default: 0] >= 1)
-        #expect(change["open", default: 0] >= 1)
-        #expect(change["protected by the new key", default: 0] >= 1)
+        try await Self.fixture.tearingSweep(key: Self.key, otherKey: Self.otherKey)
     }
 }

@@ -5,7 +5,8 @@ import NFCTestSupport
 import Testing
 import VirtualTags
 
-/// `format` and `lock` on the key-protected Ultralights, through the simulator: the bytes are
+/// `format` and `lock` on the key-protected Ultralights (the Ultralight AES lock with its tearing
+/// sweep), through the simulator: the bytes are
 /// judged in the virtual chip's memory, the behaviour by fresh readers.
 @Suite("MIFARE Ultralight C and AES: format and lock", .timeLimit(.minutes(2)))
 struct UltralightLockFormatTests {
@@ -90,10 +91,35 @@ struct UltralightLockFormatTests {
         }
     }
 
-    @Test("lock on an Ultralight AES is refused (its lock bytes' layout is not known here), nothing written")
-    func lockUltralightAESRefused() async throws {
+    @Test("lock on an Ultralight AES with a short message: CC3 0F, static lock FF FF, CFGLCK in CFG1, page 28h untouched; a fresh reader reads it and cannot write")
+    func lockUltralightAES() async throws {
         let chip = UltralightAESTag(uid: Self.uid)
         #expect(chip.setNDEFMessage(try Self.message.encodedForTag()))
+        let (reader, tag) = try await Self.open(chip.tagState)
+        try await tag.writeLock()
+        let memory = try await Self.memory(reader)
+        #expect(memory[15] == 0x0F)
+        #expect(memory[10] == 0xFF && memory[11] == 0xFF)
+        #expect(memory[0x2A * 4] & 0x40 == 0x40, "CFGLCK")
+        #expect(Array(memory[0x28 * 4..<0x29 * 4]) == [0, 0, 0, 0], "the dynamic lock bytes have no public layout: untouched")
+        let locked = try #require(await TearingSweep.state(reader))
+        let (_, fresh) = try await Self.open(locked)
+        #expect(try await fresh.readNDEF() == Self.message)
+        #expect(try await fresh.queryNDEFStatus().status == .readOnly)
+        for frame: [UInt8] in [[0xA2, 0x04, 9, 9, 9, 9], [0xA2, 0x0F, 9, 9, 9, 9], [0xA2, 0x29, 0, 0, 0, 0x04], [0xA2, 0x2A, 0, 0, 0, 0]] {
+            let (_, writer) = try await Self.open(locked)
+            await #expect(throws: (any Error).self, "\(frame) still writes") { _ = try await writer.reader.transceive(Bytes(frame)) }
+        }
+        let (again, rerun) = try await Self.open(locked)
+        try await rerun.writeLock()
+        #expect(try await Self.memory(again) == memory, "a second lock writes nothing new")
+    }
+
+    @Test("lock on an Ultralight AES whose message reaches page 10h is refused (dynamic lock bytes unknown), nothing written")
+    func lockUltralightAESLongMessageRefused() async throws {
+        let chip = UltralightAESTag(uid: Self.uid)
+        let long = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/" + String(repeating: "a", count: 60))])
+        #expect(chip.setNDEFMessage(try long.encodedForTag()))
         let (reader, tag) = try await Self.open(chip.tagState)
         let before = try await Self.memory(reader)
         do {
@@ -101,7 +127,64 @@ struct UltralightLockFormatTests {
             Issue.record("locked")
         } catch {
             #expect(error.code == .notSupported)
+            #expect(error.reason.contains("page 28h"), "\(error.reason)")
         }
         #expect(try await Self.memory(reader) == before)
+    }
+
+    @Test("lock on a protected Ultralight AES: without the key passwordRequired and nothing written; with it, locked")
+    func lockUltralightAESProtected() async throws {
+        let key = try UltralightAESKey(hex: "00112233445566778899AABBCCDDEEFF")
+        let chip = UltralightAESTag(uid: Self.uid)
+        #expect(chip.setNDEFMessage(try Self.message.encodedForTag()))
+        let (first, owner) = try await Self.open(chip.tagState)
+        try await owner.protectUltralightAES(with: key)
+        let protected = try #require(await TearingSweep.state(first))
+        let (strangerReader, stranger) = try await Self.open(protected)
+        do {
+            try await stranger.writeLock()
+            Issue.record("locked without the key")
+        } catch {
+            #expect(error.code == .passwordRequired)
+        }
+        #expect(try #require(await TearingSweep.state(strangerReader)).memory == protected.memory)
+        let (reader, keyed) = try await Self.open(protected, aesKey: key)
+        try await keyed.writeLock()
+        let memory = try await Self.memory(reader)
+        #expect(memory[15] == 0x0F && memory[10] == 0xFF && memory[11] == 0xFF && memory[0x2A * 4] & 0x40 == 0x40)
+    }
+
+    /// "writable", "read-only" (CC3 0F) — each with the message intact — or "corrupt".
+    static func lockState(_ state: TagState) async throws -> String {
+        let memory = try Hex.decode(state.memory)
+        let (_, tag) = try await Self.open(state)
+        guard (try? await tag.readNDEF()) == Self.message else { return "corrupt: the message changed" }
+        return memory[15] & 0x0F == 0x0F ? "read-only" : "writable"
+    }
+
+    @Test("lock torn after and inside every command: the message intact, writable or read-only; lock run again completes it")
+    func lockUltralightAESTearing() async throws {
+        let chip = UltralightAESTag(uid: Self.uid)
+        #expect(chip.setNDEFMessage(try Self.message.encodedForTag()))
+        let makeTag: (SimulatedReader, TargetInfo) async throws -> any NFCNDEFTag = { reader, target in
+            guard case .miFare(let tag) = try await NFCTag.connect(to: target, on: reader) else { throw NFCTagError(.notSupported, "not MIFARE") }
+            return try #require(tag.type2)
+        }
+        var resumed = 0
+        let outcomes = try await TearingSweep.run(
+            "Ultralight AES lock", initial: chip.tagState, makeTag: makeTag,
+            operation: { tag throws(NFCTagError) in try await tag.writeLock() },
+            classifyState: { state, _ in
+                let kind = try await Self.lockState(state)
+                let (reader, again) = try await Self.open(state)
+                try await again.writeLock()
+                let memory = try await Self.memory(reader)
+                if memory[15] == 0x0F, memory[10] == 0xFF, memory[11] == 0xFF, memory[0x2A * 4] & 0x40 != 0 { resumed += 1 }
+                return kind
+            })
+        #expect(outcomes["writable", default: 0] >= 1)
+        #expect(outcomes["read-only", default: 0] >= 1)
+        #expect(!outcomes.keys.contains { $0.hasPrefix("corrupt") }, "\(outcomes)")
+        #expect(resumed == outcomes["cut points"], "every cut state completes when lock runs again: \(outcomes)")
     }
 }

@@ -13,7 +13,8 @@ import NFCCore
 ///   directions) and the data of a `WRITE` to the key pages 2Ch–2Fh, unless the tag answered
 ///   GET_VERSION since it was polled (a chip that does is no Ultralight C);
 /// - MIFARE Ultralight AES: AUTHENTICATE's cryptograms as above (16 and 32 bytes), and the data
-///   of a `WRITE` to the key pages 30h–3Bh once the tag answered GET_VERSION as an Ultralight AES;
+///   of a `WRITE` to the key pages 30h–3Bh once the tag answered GET_VERSION as an Ultralight AES
+///   (with secure messaging, its MAC too);
 /// - MIFARE Classic authentication: the key, all of it; on a Classic tag (SAK bit 4), the keys
 ///   of a sector trailer (bytes 0–5 and 10–15) in `WRITE` (`A0`) commands and `READ` answers;
 /// - NTAG 424 DNA (ISO-DEP, wrapped native commands, class `90`): AuthenticateEV2First and
@@ -143,9 +144,9 @@ public struct ReaderTraceRedactor: Sendable {
         } else if code == Type2Command.write, bytes.count == 6, !answeredGetVersion, let page = bytes[1],
             UltralightCMemory.keyPages.contains(Int(page)) {
             command.redact(2..<6)
-        } else if code == Type2Command.write, bytes.count == 6, answeredUltralightAESVersion, let page = bytes[1],
-            UltralightAESMemory.keyPages.contains(Int(page)) {
-            command.redact(2..<6)
+        } else if code == Type2Command.write, bytes.count == 6 || bytes.count == 6 + UltralightAESSecureMessaging.macSize,
+            answeredUltralightAESVersion, let page = bytes[1], UltralightAESMemory.keyPages.contains(Int(page)) {
+            command.redact(2..<bytes.count)
         } else if code == Type2Command.passwordAuthenticate, bytes.count == 5 {
             command.redact(1..<5)
         } else if code == Type2Command.write, bytes.count == 6, let page = bytes[1], Self.passwordPages.contains(page) {
