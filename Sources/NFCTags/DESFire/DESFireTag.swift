@@ -79,7 +79,7 @@ public struct DESFireTag: Sendable {
         return answer
     }
 
-    private func statusError(_ code: UInt8, _ status: UInt8) -> DESFireError {
+    func statusError(_ code: UInt8, _ status: UInt8) -> DESFireError {
         let name = DESFire.Status(rawValue: status).name ?? Hex.encode([status], uppercase: true)
         return DESFireError(.status, status: status, "DESFire command \(Hex.encode([code], uppercase: true)) answered 91 \(Hex.encode([status], uppercase: true)): \(name)")
     }
