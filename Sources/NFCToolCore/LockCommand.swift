@@ -15,7 +15,9 @@ struct LockCommand: TagCommand {
             permanent lock: exit 10. A MIFARE DESFire formatted as NXP AN11004 describes is \
             the exception: its NDEF file's access rights become EFFF (write, read-write and \
             change never) by ChangeFileSettings under the application's key 0 (the factory \
-            key format gives it), then the CC's write access byte FF. A Type 2 tag whose block-locking bits freeze a lock bit \
+            key format gives it, or the 'application' key --keys FILE holds: DES, 2K3DES, \
+            3K3DES or AES), then the CC's write access byte FF; a refused key exits 9, nothing \
+            written. A Type 2 tag whose block-locking bits freeze a lock bit \
             the lock needs cannot be locked for good: exit 10 before anything is written. \
             --plan lists the writes and sends none.
 
@@ -26,7 +28,7 @@ struct LockCommand: TagCommand {
               nfctool lock --device sim:desfire-ev1 --yes
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
-                  TagWriteSupport.passwordFile, TagWriteSupport.plan]
+                  TagWriteSupport.passwordFile, FormatCommand.keys, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -34,9 +36,13 @@ struct LockCommand: TagCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let confirmed = try TagWriteSupport.confirmation("lock makes the tag read-only for good", options, context)
         let password = try options.password(context)
+        let desfireKeys = try FormatCommand.desfireKeys(options.arguments)
         try await TagWriteOperation.run(
             "lock", options, password: password, context,
             body: { tag, reader, planning in
+                var desfire = desfireKeys
+                desfire.planning = planning
+                let tag = FormatCommand.tag(tag, desfire: desfire)
                 if !planning {
                     try context.confirm(Self.warning(tag), confirmed: confirmed)
                 }

@@ -188,7 +188,7 @@ struct FuzzCrashReplayTests {
             case 0: if let version = try? DESFireVersion(parsing: body) { #expect(version.encoded == body) }
             case 1: if let settings = try? DESFireFileSettings(parsing: body) { #expect(settings.encoded == body) }
             case 2: if let image = try? DESFireImage(parsing: body) { #expect(image.encoded == body) }
-            case 3: if let key = try? DESFireFormatOptions.piccMasterKey(fromText: String(decoding: body, as: UTF8.self)) { #expect([8, 16].contains(key.count)) }
+            case 3: if let key = try? DESFireFormatOptions.piccMasterKey(fromText: String(decoding: body, as: UTF8.self)) { #expect([8, 16, 24].contains(key.count)) }
             default: if let (data, _) = try? DESFireTag.split(body, command: DESFire.Command.readData) { #expect(data.count + 2 == body.count) }
             }
         default:
