@@ -82,17 +82,19 @@ struct DESFireEV1Tests {
         #expect(DESFireCipher.crc32([]) == [0xFF, 0xFF, 0xFF, 0xFF])
     }
 
-    /// A virtual chip whose PICC master key is `key`, RndB fixed.
-    static func chip(piccKey key: DESFireKey, rndB: [UInt8], generation: DESFireVirtualTag.Generation = .ev2) -> DESFireVirtualTag {
-        let chip = DESFireVirtualTag(uid: uid, image: DESFireImage(piccMasterKey: key.bytes, piccKeyTypeBits: key.type.typeBits), generation: generation)
-        chip.random = { count in Array(rndB.prefix(count)) }
-        return chip
-    }
-
-    static func reader(_ chip: DESFireVirtualTag) async throws -> SimulatedReader {
+    /// A simulator holding a virtual chip with `image` (RndB fixed when given), polled.
+    static func reader(_ image: DESFireImage = DESFireImage(), generation: DESFireVirtualTag.Generation = .ev2, rndB: [UInt8]? = nil) async throws -> SimulatedReader {
+        let chip = DESFireVirtualTag(uid: uid, image: image, generation: generation)
+        if let rndB { chip.random = { count in Array(rndB.prefix(count)) } }
         let reader = SimulatedReader(tags: [chip], emptyFieldWait: .zero)
+        await reader.withField { $0.isTracing = true }
         _ = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
         return reader
+    }
+
+    /// What the chip on `reader` holds now.
+    static func chip<T: Sendable>(_ reader: SimulatedReader, _ body: @Sendable (DESFireVirtualTag) -> T) async throws -> T {
+        try #require(await reader.withField { field in (field.currentTag as? DESFireVirtualTag).map(body) })
     }
 
     static func exchange(_ reader: SimulatedReader, _ apdu: [UInt8]) async throws -> [UInt8] {
@@ -105,7 +107,7 @@ struct DESFireEV1Tests {
             let length = key.type.randomLength
             let rndA = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ 3) }
             let rndB = (0..<length).map { UInt8(truncatingIfNeeded: 0xF0 &- $0 &* 7) }
-            let reader = try await Self.reader(Self.chip(piccKey: key, rndB: rndB))
+            let reader = try await Self.reader(DESFireImage(piccMasterKey: key.bytes, piccKeyTypeBits: key.type.typeBits), rndB: rndB)
             let code = DESFireEV1Authentication.command(for: key.type)
             #expect(code == (key.type == .aes ? 0xAA : 0x1A))
             let first = try await Self.exchange(reader, [0x90, code, 0, 0, 1, 0, 0])
@@ -124,18 +126,19 @@ struct DESFireEV1Tests {
                 try DESFireEV1Authentication.verify(key: key, rndA: rndB, part2: part2, confirmation: Array(last.dropLast(2)))
             }
             let session = try DESFireEV1Authentication.sessionKey(key: key, rndA: rndA, rndB: rndB)
-            switch key.type {
-            case .aes: #expect(session.bytes == Array(rndA[0..<4] + rndB[0..<4] + rndA[12..<16] + rndB[12..<16]))
-            case .tripleDES3K: #expect(session.bytes == Array(rndA[0..<4] + rndB[0..<4] + rndA[6..<10] + rndB[6..<10] + rndA[12..<16] + rndB[12..<16]))
-            default: #expect(session.bytes == Array(rndA[0..<4] + rndB[0..<4] + rndA[4..<8] + rndB[4..<8]))
+            func pick(_ range: Range<Int>) -> [UInt8] { Array(rndA[range]) + Array(rndB[range]) }
+            let expected: [UInt8] = switch key.type {
+            case .aes: pick(0..<4) + pick(12..<16)
+            case .tripleDES3K: pick(0..<4) + pick(6..<10) + pick(12..<16)
+            default: pick(0..<4) + pick(4..<8)
             }
+            #expect(session.bytes == expected, "\(key.type)")
         }
     }
 
     @Test("the EV1 session: host and chip agree on every answer's CMAC (GetKeySettings, multi-frame GetVersion); a wrong key is AE; 0A refuses an AES key and AA a DES one")
     func session() async throws {
-        let chip = DESFireVirtualTag(uid: Self.uid, image: DESFireImage(piccMasterKey: Self.aesKey.bytes, piccKeyTypeBits: 0x80), generation: .ev1)
-        let reader = try await Self.reader(chip)
+        let reader = try await Self.reader(DESFireImage(piccMasterKey: Self.aesKey.bytes, piccKeyTypeBits: 0x80), generation: .ev1)
         let desfire = DESFireTag(reader: reader)
         var session: DESFireSession? = try await desfire.authenticate(keyNumber: 0, key: Self.aesKey)
         guard case .ev1? = session else { Issue.record("not an EV1 session"); return }
@@ -145,16 +148,18 @@ struct DESFireEV1Tests {
         #expect(version.count == 28)
         #expect(try await desfire.applicationIDs(session: &session).isEmpty)
         #expect(try await desfire.freeMemory(session: &session) == DESFireVirtualTag.totalMemory)
-        #expect(chip.ev1Session?.iv == { if case .ev1(let ev1)? = session { return ev1.iv } else { return nil } }())
+        guard case .ev1(let hostSide)? = session else { Issue.record("the session ended"); return }
+        #expect(try await Self.chip(reader) { $0.ev1Session?.iv } == hostSide.iv)
         // A forged MAC: the host refuses it and drops the session.
         await #expect(throws: DESFireError.self) { try await desfire.authenticate(keyNumber: 0, key: Self.otherAESKey) }
         await #expect(throws: DESFireError.self) { try await desfire.authenticateLegacy(keyNumber: 0, key: [UInt8](repeating: 0, count: 8)) }
-        let factory = DESFireVirtualTag(uid: Self.uid)
-        let plain = DESFireTag(reader: try await Self.reader(factory))
+        let factory = try await Self.reader(generation: .ev1)
+        let plain = DESFireTag(reader: factory)
         await #expect(throws: DESFireError.self) { try await plain.authenticateEV1(keyNumber: 0, key: .factory(.aes)) }
         // The factory DES key through AuthenticateISO: an EV1 session with a DES session key.
         let iso = try await plain.authenticateEV1(keyNumber: 0, key: .factoryDES)
-        #expect(iso.key.type == .des && factory.ev1Session != nil)
+        #expect(iso.key.type == .des)
+        #expect(try await Self.chip(factory) { $0.ev1Session != nil })
     }
 
     @Test("a chip answering with a MAC that is not the session's: authenticationFailed, the session ends")
@@ -171,26 +176,27 @@ struct DESFireEV1Tests {
 
     @Test("ChangeKey: the factory DES PICC key becomes AES under a legacy session, then AES becomes another AES key under an EV1 session (same key: the session ends); the old keys are refused; the tag file holds the type")
     func changePICCKey() async throws {
-        let chip = DESFireVirtualTag(uid: Self.uid, generation: .ev2)
-        let reader = try await Self.reader(chip)
+        let reader = try await Self.reader()
         let desfire = DESFireTag(reader: reader)
         var session: DESFireSession? = try await desfire.authenticate(keyNumber: 0, key: .factoryDES)
         try await desfire.changeKey(0, to: Self.aesKey, piccLevel: true, session: &session)
         #expect(session == nil)
-        #expect(chip.image.piccKeyTypeBits == 0x80 && chip.image.piccMasterKey == Self.aesKey.bytes)
+        #expect(try await Self.chip(reader) { $0.image.piccKeyTypeBits == 0x80 && $0.image.piccMasterKey == Self.aesKey.bytes })
         await #expect(throws: DESFireError.self) { try await desfire.authenticate(keyNumber: 0, key: .factoryDES) }
         session = try await desfire.authenticate(keyNumber: 0, key: Self.aesKey)
         try await desfire.changeKeySettings(0x0B, session: &session)
-        #expect(chip.image.piccKeySettings == 0x0B)
+        #expect(try await Self.chip(reader) { $0.image.piccKeySettings } == 0x0B)
         #expect(session != nil)
         try await desfire.changeKey(0, to: Self.otherAESKey, piccLevel: true, session: &session)
-        #expect(session == nil && chip.ev1Session == nil)
+        #expect(session == nil)
+        #expect(try await Self.chip(reader) { $0.ev1Session == nil })
         await #expect(throws: DESFireError.self) { try await desfire.authenticate(keyNumber: 0, key: Self.aesKey) }
         _ = try await desfire.authenticate(keyNumber: 0, key: Self.otherAESKey)
         // The tag file keeps the key and its type (image version 2) for a fresh chip.
-        let restored = try #require(DESFireVirtualTag(state: chip.tagState))
+        let state = try await Self.chip(reader) { $0.tagState }
+        let restored = try #require(DESFireVirtualTag(state: state))
         #expect(restored.image.piccKey == Self.otherAESKey)
-        #expect(Array(try Hex.decode(chip.tagState.memory).prefix(3)) == DESFireImage.headerVersion2)
+        #expect(Array(try Hex.decode(state.memory).prefix(3)) == DESFireImage.headerVersion2)
     }
 
     @Test("ChangeKey of another key in an AES application (XOR with the old key, CRC32 of the new) and ChangeKeySettings there; a cryptogram with a flipped bit is an integrity error, nothing changed")
@@ -198,16 +204,15 @@ struct DESFireEV1Tests {
         let application = DESFireImage.Application(
             aid: [0x01, 0x02, 0x03], keySettings: 0x0F, keyCount: 0x82, isoFileID: nil, dfName: [],
             keys: [Self.aesKey.bytes, [UInt8](repeating: 0, count: 16)], files: [])
-        let chip = DESFireVirtualTag(uid: Self.uid, image: DESFireImage(applications: [application]), generation: .ev3)
-        let reader = try await Self.reader(chip)
+        let reader = try await Self.reader(DESFireImage(applications: [application]), generation: .ev3)
         let desfire = DESFireTag(reader: reader)
         try await desfire.selectApplication([0x01, 0x02, 0x03])
         var session: DESFireSession? = try await desfire.authenticate(keyNumber: 0, key: Self.aesKey)
         try await desfire.changeKey(1, to: Self.otherAESKey, version: 0x10, piccLevel: false, session: &session)
         #expect(session != nil)
-        #expect(chip.image.applications[0].keys[1] == Self.otherAESKey.bytes)
+        #expect(try await Self.chip(reader) { $0.image.applications[0].keys[1] } == Self.otherAESKey.bytes)
         try await desfire.changeKeySettings(0x0E, session: &session)
-        #expect(chip.image.applications[0].keySettings == 0x0E)
+        #expect(try await Self.chip(reader) { $0.image.applications[0].keySettings } == 0x0E)
         // Key 1 opens its own session now; key 0 changes it back, but a corrupted cryptogram is refused.
         try await desfire.selectApplication([0x01, 0x02, 0x03])
         _ = try await desfire.authenticateEV1(keyNumber: 1, key: Self.otherAESKey)
@@ -219,14 +224,13 @@ struct DESFireEV1Tests {
         let field = try ev1.encipherBlocks(plain)
         let answer = try await Self.exchange(reader, [0x90, 0xC4, 0, 0, UInt8(1 + field.count), 0x01] + field + [0])
         #expect(answer == [0x91, DESFire.Status.integrityError.rawValue])
-        #expect(chip.image.applications[0].keys[1] == Self.otherAESKey.bytes)
+        #expect(try await Self.chip(reader) { $0.image.applications[0].keys[1] } == Self.otherAESKey.bytes)
     }
 
     // MARK: Format and lock with AES keys
 
-    static func connect(_ chip: DESFireVirtualTag, options: DESFireFormatOptions, planning: Bool = false) async throws -> (SimulatedReader, NFCTag, PlanningReader?) {
-        let reader = SimulatedReader(tags: [chip], emptyFieldWait: .zero)
-        await reader.withField { $0.isTracing = true }
+    static func connect(_ image: DESFireImage, options: DESFireFormatOptions, planning: Bool = false) async throws -> (SimulatedReader, NFCTag, PlanningReader?) {
+        let reader = try await Self.reader(image)
         let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
         var plan: PlanningReader?
         var tag: NFCTag
@@ -254,24 +258,21 @@ struct DESFireEV1Tests {
     @Test("format with an AES PICC master key: AuthenticateAES, the PICC commands in its EV1 session, then AN11004's application; --plan sends no write; a wrong AES key is refused with nothing created")
     func formatWithAESPICCKey() async throws {
         let piccImage = DESFireImage(piccKeySettings: 0x09, piccMasterKey: Self.aesKey.bytes, piccKeyTypeBits: 0x80)
-        let planned = DESFireVirtualTag(uid: Self.uid, image: piccImage, generation: .ev2)
-        let (_, planTag, plan) = try await Self.connect(planned, options: DESFireFormatOptions(piccKey: Self.aesKey), planning: true)
+        let (planned, planTag, plan) = try await Self.connect(piccImage, options: DESFireFormatOptions(piccKey: Self.aesKey), planning: true)
         try await planTag.ndef.format(force: false)
         let writes = try #require(await plan?.writes)
         #expect(writes.map { $0.command.array[1] } == [0xCA, 0x5A, 0x0A, 0xAF, 0xCD, 0xCD, 0x3D])
-        #expect(planned.image.applications.isEmpty)
+        #expect(try await Self.chip(planned) { $0.image } == piccImage)
 
-        let chip = DESFireVirtualTag(uid: Self.uid, image: piccImage, generation: .ev2)
-        let (reader, tag, _) = try await Self.connect(chip, options: DESFireFormatOptions(piccKey: Self.aesKey))
+        let (reader, tag, _) = try await Self.connect(piccImage, options: DESFireFormatOptions(piccKey: Self.aesKey))
         let start = await reader.commandCount
         try await tag.ndef.format(force: false)
         let sent = await Self.commands(reader, from: start)
         #expect(sent == ["00A4", "905A", "90AA", "90AF", "906A", "906E", "90CA", "905A", "900A", "90AF", "906F", "90CD", "90CD", "903D"], "\(sent)")
         #expect(try await tag.ndef.queryNDEFStatus().status == .readWrite)
-        #expect(chip.image.applications.map(\.aid) == [DESFire.TypeFourMapping.applicationID])
+        #expect(try await Self.chip(reader) { $0.image.applications.map(\.aid) } == [DESFire.TypeFourMapping.applicationID])
 
-        let refusing = DESFireVirtualTag(uid: Self.uid, image: piccImage, generation: .ev2)
-        let (_, wrong, _) = try await Self.connect(refusing, options: DESFireFormatOptions(piccKey: Self.otherAESKey))
+        let (refusing, wrong, _) = try await Self.connect(piccImage, options: DESFireFormatOptions(piccKey: Self.otherAESKey))
         do {
             try await wrong.ndef.format(force: false)
             Issue.record("a wrong AES key was accepted")
@@ -279,7 +280,7 @@ struct DESFireEV1Tests {
             #expect(error.code == .authenticationFailed)
             #expect(!error.description.contains("F0E1") && !error.description.contains("f0e1"))
         }
-        #expect(refusing.image == piccImage)
+        #expect(try await Self.chip(refusing) { $0.image } == piccImage)
     }
 
     /// An AN11004 DESFire whose NDEF application has an AES key 0 (`keyCount` A1), holding a message.
@@ -299,33 +300,31 @@ struct DESFireEV1Tests {
 
     @Test("lock with an AES application key: AuthenticateAES, GetFileSettings and the CC read MACed, ChangeFileSettings enciphered with CRC32, the CC write; a wrong key changes nothing")
     func lockWithAESApplicationKey() async throws {
-        let chip = DESFireVirtualTag(uid: Self.uid, image: try Self.aesApplicationImage(), generation: .ev2)
-        let (reader, tag, _) = try await Self.connect(chip, options: DESFireFormatOptions(applicationKey: Self.aesKey))
+        let (reader, tag, _) = try await Self.connect(try Self.aesApplicationImage(), options: DESFireFormatOptions(applicationKey: Self.aesKey))
         let start = await reader.commandCount
         try await tag.ndef.writeLock()
         let sent = await Self.commands(reader, from: start)
         #expect(Array(sent.suffix(7)) == ["905A", "90AA", "90AF", "90F5", "90BD", "905F", "903D"], "\(sent)")
-        #expect(chip.image.applications[0].files[1].accessRights == 0xEFFF && chip.image.applications[0].files[0].data[14] == 0xFF)
+        #expect(try await Self.chip(reader) { $0.image.applications[0].files[1].accessRights == 0xEFFF && $0.image.applications[0].files[0].data[14] == 0xFF })
         #expect(try await tag.ndef.queryNDEFStatus().status == .readOnly)
         #expect(try await tag.ndef.readOnlyGaps().isEmpty)
 
         let untouched = try Self.aesApplicationImage()
-        let refusing = DESFireVirtualTag(uid: Self.uid, image: untouched, generation: .ev2)
         for key in [Self.otherAESKey, DESFireKey.factoryDES] {
-            let (_, wrong, _) = try await Self.connect(refusing, options: DESFireFormatOptions(applicationKey: key))
+            let (refusing, wrong, _) = try await Self.connect(untouched, options: DESFireFormatOptions(applicationKey: key))
             await #expect(throws: NFCTagError.self) { try await wrong.ndef.writeLock() }
+            #expect(try await Self.chip(refusing) { $0.image } == untouched)
         }
-        #expect(refusing.image == untouched)
     }
 
     @Test("lock --plan with an AES application key: the reads reach the chip, the writes are planned, the chip is unchanged")
     func lockPlanWithAESKey() async throws {
-        let chip = DESFireVirtualTag(uid: Self.uid, image: try Self.aesApplicationImage(), generation: .ev2)
-        let (_, tag, plan) = try await Self.connect(chip, options: DESFireFormatOptions(applicationKey: Self.aesKey), planning: true)
+        let (reader, tag, plan) = try await Self.connect(try Self.aesApplicationImage(), options: DESFireFormatOptions(applicationKey: Self.aesKey), planning: true)
         try await tag.ndef.writeLock()
         let writes = try #require(await plan?.writes)
         #expect(writes.map { $0.command.array[1] } == [0x5F, 0x3D])
-        #expect(chip.image == (try Self.aesApplicationImage()))
+        let image = try Self.aesApplicationImage()
+        #expect(try await Self.chip(reader) { $0.image } == image)
     }
 
     @Test("tearing sweep of lock under an AES session: cut after or inside any command, the tag is writable or read-only for good, and a re-run completes it")
@@ -345,7 +344,8 @@ struct DESFireEV1Tests {
                 if query.status == .readOnly { return gaps.isEmpty ? "locked" : "corrupt: read-only reported with \(gaps)" }
                 try await tag.writeLock()
                 let again = try await tag.readOnlyGaps()
-                return again.isEmpty && (try await tag.queryNDEFStatus().status) == .readOnly ? "not locked, completed by a re-run" : "corrupt: re-run left \(again)"
+                let status = try await tag.queryNDEFStatus().status
+                return again.isEmpty && status == .readOnly ? "not locked, completed by a re-run" : "corrupt: re-run left \(again)"
             })
         #expect(outcomes.keys.allSatisfy { !$0.hasPrefix("corrupt") }, "\(outcomes)")
         #expect(outcomes["not locked, completed by a re-run", default: 0] > 0)
