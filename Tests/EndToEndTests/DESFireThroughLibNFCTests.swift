@@ -269,10 +269,11 @@ struct DESFireThroughLibNFCTests {
         }
     }
 
-    @Test("AES keys through libnfc and the PN532 emulator: format with the AES PICC key, write, lock with the NDEF application's AES key; libfreefare's read-ndef reads the message; the tag file holds EFFF and CC FF",
-          ExternalTool.mifareDESFireReadNDEF.trait)
+    @Test("AES keys through libnfc and the PN532 emulator: format with the AES PICC key, write, lock with the NDEF application's AES key; a fresh nfctool reads the message and finds the tag read-only; the tag file holds EFFF and CC FF")
     func aesKeysThroughLibNFC() async throws {
-        let readNDEF = try ExternalTool.mifareDESFireReadNDEF.require()
+        // libfreefare's read-ndef authenticates to the NDEF application with a DES key (its -k
+        // takes 8 bytes), so it cannot judge an AES application key: nfctool in a fresh process
+        // and the tag file do.
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("desfire.json").path
@@ -286,12 +287,14 @@ struct DESFireThroughLibNFCTests {
         try Self.makeApplicationKeyAES(file)
         let emulator = try EmulatorProcess(["--tag", "desfire-ev2:\(file)"])
         defer { emulator.stop() }
+        let refused = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes"])
+        #expect(refused.status == 9, "\(refused.output)")
         let locked = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes", "--keys", keys])
         #expect(locked.status == 0, "\(locked.output)")
-        let output = directory.appendingPathComponent("ndef.bin")
-        let read = try await runTool(readNDEF, ["-y", "-o", output.path], against: emulator, timeout: 30)
-        #expect(read.status == 0, "\(read.output)")
-        #expect([UInt8](try Data(contentsOf: output)) == (try Self.encodedURL()))
+        let read = try await runBuiltNFCTool(["read", "--device", emulator.connectionString, "--json"])
+        #expect(read.status == 0 && read.standardOutput.contains(Self.url), "\(read.output)")
+        let verified = try await runBuiltNFCTool(["verify", "--device", emulator.connectionString, "--expect-read-only", "--expect-url", Self.url])
+        #expect(verified.status == 0, "\(verified.output)")
         emulator.stop()
         let state = try Self.lockState(file)
         #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(state)")
