@@ -12,7 +12,8 @@ public import NFCTags
 /// count, then per file: number, ISO flag and ISO file ID, communication settings, access rights
 /// (2, big-endian), size (3, big-endian) and contents. Version 2 (`44 46 02`) adds the PICC
 /// master key's type bits (`00` DES / 2K3DES, `40` 3K3DES, `80` AES) after the PICC key settings
-/// and allows 24-byte (3K3DES) keys; an image version 1 can hold is written as version 1.
+/// and allows 24-byte (3K3DES) keys; an image version 1 can hold is written as version 1, and only
+/// then (either version in the other case is refused), so an image has one encoding.
 /// Every key's length must fit its type (``DESFireImage/key(typeBits:bytes:)``).
 public struct DESFireImage: Sendable, Hashable {
     /// An application.
@@ -169,13 +170,20 @@ public struct DESFireImage: Sendable, Hashable {
             applications.append(Application(aid: aid, keySettings: settings, keyCount: keyCount, isoFileID: isoFileID, dfName: dfName, keys: keyList, files: files))
         }
         guard cursor.isAtEnd else { throw fail("\(cursor.remaining) bytes after the image") }
+        guard (header == Self.header) == isVersion1 else {
+            throw ParseError(offset: 2, reason: isVersion1 ? "a version 2 image holding nothing version 1 cannot: written as version 1" : "3K3DES keys need a version 2 image")
+        }
+    }
+
+    /// Whether version 1 holds the image: a DES-family PICC key, no 3K3DES application.
+    public var isVersion1: Bool {
+        piccKeyTypeBits == 0 && !applications.contains { $0.keyCount & DESFire.KeyCount.keyTypeMask == 0x40 }
     }
 
     /// The image's bytes.
     public var encoded: [UInt8] {
         func iso(_ id: UInt16?) -> [UInt8] { id.map { [1, UInt8($0 >> 8), UInt8($0 & 0xFF)] } ?? [0] }
-        let version1 = piccKeyTypeBits == 0 && !applications.contains { $0.keyCount & DESFire.KeyCount.keyTypeMask == 0x40 }
-        var out = version1 ? Self.header + [piccKeySettings] : Self.headerVersion2 + [piccKeySettings, piccKeyTypeBits]
+        var out = isVersion1 ? Self.header + [piccKeySettings] : Self.headerVersion2 + [piccKeySettings, piccKeyTypeBits]
         out += [UInt8(piccMasterKey.count)] + piccMasterKey + [UInt8(applications.count)]
         for application in applications {
             out += application.aid + [application.keySettings, application.keyCount] + iso(application.isoFileID)

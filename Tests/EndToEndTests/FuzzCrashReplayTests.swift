@@ -188,7 +188,10 @@ struct FuzzCrashReplayTests {
             case 0: if let version = try? DESFireVersion(parsing: body) { #expect(version.encoded == body) }
             case 1: if let settings = try? DESFireFileSettings(parsing: body) { #expect(settings.encoded == body) }
             case 2: if let image = try? DESFireImage(parsing: body) { #expect(image.encoded == body) }
-            case 3: if let key = try? DESFireFormatOptions.piccMasterKey(fromText: String(decoding: body, as: UTF8.self)) { #expect([8, 16, 24].contains(key.count)) }
+            case 3:
+                if let file = try? DESFireFormatOptions.keys(fromText: String(decoding: body, as: UTF8.self)) {
+                    #expect([file.picc, file.application].compactMap { $0 }.allSatisfy { $0.bytes.count == $0.type.keyLength })
+                }
             default: if let (data, _) = try? DESFireTag.split(body, command: DESFire.Command.readData) { #expect(data.count + 2 == body.count) }
             }
         default:

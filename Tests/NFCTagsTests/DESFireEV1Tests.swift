@@ -227,6 +227,23 @@ struct DESFireEV1Tests {
         #expect(try await Self.chip(reader) { $0.image.applications[0].keys[1] } == Self.otherAESKey.bytes)
     }
 
+    @Test("a write plan holds back ChangeKey and ChangeKeySettings: listed without key bytes, the chip unchanged")
+    func planHoldsBackKeyChanges() async throws {
+        let reader = try await Self.reader()
+        let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
+        let planning = await PlanningReader(reader, selected: target)
+        let desfire = DESFireTag(reader: planning)
+        var session: DESFireSession? = try await desfire.authenticate(keyNumber: 0, key: .factoryDES)
+        try await desfire.changeKeySettings(0x09, session: &session)
+        try await desfire.changeKey(0, to: Self.aesKey, piccLevel: true, session: &session)
+        let writes = await planning.writes
+        #expect(writes.map { $0.command.array[1] } == [0x54, 0xC4])
+        let described = writes.map { PlannedWriteDescription($0, profile: nil) }
+        #expect(described.map(\.location) == ["ChangeKeySet", "ChangeKey"])
+        #expect(described[1].data == "key 80 (enciphered)" && described.allSatisfy { $0.irreversible != nil })
+        #expect(try await Self.chip(reader) { $0.image } == DESFireImage())
+    }
+
     // MARK: Format and lock with AES keys
 
     static func connect(_ image: DESFireImage, options: DESFireFormatOptions, planning: Bool = false) async throws -> (SimulatedReader, NFCTag, PlanningReader?) {
