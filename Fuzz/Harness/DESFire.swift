@@ -7,7 +7,7 @@ import VirtualTags
 func checkDESFire(_ input: [UInt8]) {
     guard let selector = input.first else { return }
     let body = Array(input.dropFirst())
-    switch selector % 6 {
+    switch selector % 8 {
     case 0:
         // GetVersion: exactly 28 bytes parse, and encode back to themselves.
         if let version = try? DESFireVersion(parsing: body) {
@@ -30,10 +30,29 @@ func checkDESFire(_ input: [UInt8]) {
             checkOffset(error.offset, within: body.count, "image", input)
         }
     case 3:
-        // A PICC key file: a key of 8 or 16 bytes, or an error that shows no digit run of the text.
+        // A key file: keys whose length fits their type, or an error.
         let text = String(decoding: body, as: UTF8.self)
-        if let key = try? DESFireFormatOptions.piccMasterKey(fromText: text) {
-            guard key.count == 8 || key.count == 16 else { fail("key of \(key.count) bytes", input) }
+        if let file = try? DESFireFormatOptions.keys(fromText: text) {
+            for key in [file.picc, file.application].compactMap({ $0 }) where key.bytes.count != key.type.keyLength {
+                fail("a \(key.type) key of \(key.bytes.count) bytes", input)
+            }
+            guard file.picc != nil || file.application != nil else { fail("a key file without keys", input) }
+        }
+    case 6:
+        // An EV1 enciphered field (ChangeFileSettings' on the chip, AES session): 3 data bytes
+        // and their CRC32 open or are refused; what opens seals back to the same bytes.
+        guard let key = try? DESFireKey(.aes, Array(0..<16)) else { fail("AES key", input) }
+        var chip = DESFireEV1Session(keyNumber: 0, key: key), host = chip
+        if body.count % 16 == 0, let data = try? chip.decipher(command: 0x5F, header: [0x02], body, length: 3) {
+            guard data.count == 3, (try? host.encipher(command: 0x5F, header: [0x02], data)) == body else { fail("EV1 enciphering round trip", input) }
+        }
+    case 7:
+        // An EV1 answer with its MAC: taken only when the MAC is the session's, and then the
+        // chip's MAC of the data is the same answer.
+        guard let key = try? DESFireKey(.aes, Array(0..<16)) else { fail("AES key", input) }
+        var host = DESFireEV1Session(keyNumber: 0, key: key), chip = host
+        if let data = try? host.verifyAnswer(body) {
+            guard (try? chip.macAnswer(data)) == body else { fail("EV1 MAC round trip", input) }
         }
     case 4:
         // A legacy enciphered field (ChangeFileSettings' on the chip): 3 data bytes and their

@@ -3,15 +3,18 @@ public import NFCCore
 /// Two-key Triple DES (TDEA keying option 2, NIST SP 800-67: encrypt with K1, decrypt with K2,
 /// encrypt with K1) in CBC mode without padding, through libcrypto's `DES-EDE-CBC`: the cipher
 /// of the MIFARE Ultralight C mutual authentication (MF0ICU2 datasheet 7.5.5), which calls it
-/// ek() with the IV chained from the last ciphertext block.
+/// ek() with the IV chained from the last ciphertext block. A 24-byte key is three-key Triple DES
+/// (keying option 1, `DES-EDE3-CBC`), which MIFARE DESFire EV1 calls 3K3DES.
 public enum TripleDES {
     /// The block size, 8 bytes.
     public static let blockSize = 8
     /// The key size, 16 bytes: K1 (bytes 0–7) then K2 (bytes 8–15).
     public static let keySize = 16
+    /// The three-key size, 24 bytes: K1, K2, K3.
+    public static let threeKeySize = 24
 
     /// `data` (whole 8-byte blocks) encrypted in CBC mode from `iv`.
-    /// - Throws: ``CryptoError`` `invalidKey` for a key that is not 16 bytes, `invalidInput`
+    /// - Throws: ``CryptoError`` `invalidKey` for a key that is not 16 or 24 bytes, `invalidInput`
     ///   for data that is not whole blocks or an IV that is not 8 bytes; `library` when
     ///   libcrypto fails.
     public static func encryptCBC(key: Bytes, iv: Bytes, _ data: Bytes) throws(CryptoError) -> Bytes {
@@ -24,10 +27,11 @@ public enum TripleDES {
         try run(key: key, iv: iv, data: data, encrypt: false)
     }
 
-    private static let cipherName = "DES-EDE-CBC"
-
     private static func run(key: Bytes, iv: Bytes, data: Bytes, encrypt: Bool) throws(CryptoError) -> Bytes {
-        guard key.count == keySize else { throw CryptoError(.invalidKey, "a two-key 3DES key has 16 bytes, got \(key.count)") }
+        guard key.count == keySize || key.count == threeKeySize else {
+            throw CryptoError(.invalidKey, "a two-key 3DES key has 16 bytes and a three-key one 24, got \(key.count)")
+        }
+        let cipherName = key.count == keySize ? "DES-EDE-CBC" : "DES-EDE3-CBC"
         guard data.count % blockSize == 0 else {
             throw CryptoError(.invalidInput, "3DES without padding needs whole 8-byte blocks, got \(data.count) bytes")
         }

@@ -127,11 +127,14 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
                 DESFire.Command.deleteApplication: ("DeleteApp", "DeleteApplication"), DESFire.Command.formatPICC: ("FormatPICC", "FormatPICC"),
                 DESFire.Command.additionalFrame: ("AF frame", "additional frame"), DESFire.Command.authenticateLegacy: ("Authenticate", "Authenticate (legacy)"),
                 DESFire.Command.changeFileSettings: ("ChangeSettings", "ChangeFileSettings"),
+                DESFire.Command.changeKey: ("ChangeKey", "ChangeKey"), DESFire.Command.changeKeySettings: ("ChangeKeySet", "ChangeKeySettings"),
+                DESFire.Command.authenticateISO: ("Authenticate", "AuthenticateISO"), DESFire.Command.authenticateAES: ("Authenticate", "AuthenticateAES"),
             ]
             let name = names[code] ?? ("command " + Hex.encode([code], uppercase: true), "native command")
             location = name.0
             // An authentication's bytes are randoms under the key: not shown.
-            data = code == DESFire.Command.authenticateLegacy || code == DESFire.Command.additionalFrame && c.count == 22 ? "" : c.count > 5 ? hex(c[5..<(c.count - 1)]) : ""
+            let authentication = [DESFire.Command.authenticateLegacy, DESFire.Command.authenticateISO, DESFire.Command.authenticateAES].contains(code)
+            data = authentication || code == DESFire.Command.additionalFrame && c.count == 22 ? "" : c.count > 5 ? hex(c[5..<(c.count - 1)]) : ""
             note = "\(name.1), native DESFire command \(Hex.encode([code], uppercase: true))"
             if code == DESFire.Command.formatPICC || code == DESFire.Command.deleteApplication {
                 irreversible = "deletes applications and their files"
@@ -140,6 +143,11 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
                 // Enciphered under the session key: the settings are not readable here.
                 data = c.count > 5 ? "file " + hex(c[5..<6]) + " (settings enciphered)" : ""
                 irreversible = "file access rights; a change right of never (as lock sets) cannot be undone"
+            }
+            if code == DESFire.Command.changeKey || code == DESFire.Command.changeKeySettings {
+                // A key or settings enciphered under the session key: never shown.
+                data = code == DESFire.Command.changeKey && c.count > 5 ? "key " + hex(c[5..<6]) + " (enciphered)" : "(enciphered)"
+                irreversible = "a key or key settings; frozen settings or a lost key cannot be undone"
             }
         case .type5:
             let addressed = c[0] & ISO15693RequestFlag.address != 0

@@ -143,7 +143,8 @@ public struct WritePlan: ReaderInterposer {
             guard insidePlannedApplication else { return nil }
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return ok
-        case DESFire.Command.createStdDataFile, DESFire.Command.deleteApplication, DESFire.Command.formatPICC, DESFire.Command.changeFileSettings:
+        case DESFire.Command.createStdDataFile, DESFire.Command.deleteApplication, DESFire.Command.formatPICC, DESFire.Command.changeFileSettings,
+             DESFire.Command.changeKey, DESFire.Command.changeKeySettings:
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return ok
         case DESFire.Command.writeData:

@@ -11,7 +11,7 @@ struct FormatCommand: TagCommand {
         .integer(in: DESFire.TypeFourMapping.minimumNDEFFileSize...DESFire.TypeFourMapping.maximumNDEFFileSize))
     static let keys = CommandOption.option(
         "keys", valueName: "file",
-        help: "MIFARE DESFire: the PICC master key, 16 (DES) or 32 (2K3DES) hex digits, read from this file (default: the factory key).")
+        help: "MIFARE DESFire: the keys, read from this file: the PICC master key, and 'application' then the NDEF application's key 0; each optionally typed des, 2k3des, 3k3des or aes, then its hex digits (default: the factory DES keys). See docs/tags.md.")
 
     static let configuration = CommandConfiguration(
         name: "format",
@@ -30,7 +30,8 @@ struct FormatCommand: TagCommand {
             A blank MIFARE DESFire gets the NFC Forum Type 4 application as NXP AN11004 \
             describes (DF name D2760000850101, CC file E103, NDEF file E104 of --ndef-size \
             bytes or as large as free memory allows), authenticating with the PICC master key: \
-            the factory key, or the one --keys FILE holds (never on the command line). A \
+            the factory key, or the one --keys FILE holds (never on the command line): DES, \
+            2K3DES, 3K3DES or AES, e.g. a line 'picc aes' and 32 hex digits. A \
             DESFire holding other applications is refused (exit 11) unless --force, which adds \
             the NDEF application beside them and deletes none. A format cut short is completed \
             by running it again.
@@ -55,6 +56,8 @@ struct FormatCommand: TagCommand {
         try await TagWriteOperation.run(
             "format", options, password: password, context,
             body: { tag, _, planning in
+                var desfire = desfire
+                desfire.planning = planning
                 let tag = Self.tag(tag, desfire: desfire)
                 if !planning {
                     try context.confirm(Self.warning(tag), confirmed: confirmed)
@@ -76,11 +79,23 @@ struct FormatCommand: TagCommand {
     /// - Throws: a usage error (64) for an unreadable key file or one that is not a key, never
     ///   showing its digits.
     static func desfireOptions(_ arguments: ParsedArguments) throws(CommandError) -> DESFireFormatOptions {
-        var options = DESFireFormatOptions(ndefFileSize: try arguments.value(of: ndefSize))
+        var options = try desfireKeys(arguments)
+        options.ndefFileSize = try arguments.value(of: ndefSize)
+        return options
+    }
+
+    /// The DESFire keys of `--keys` (format and lock): the PICC master key and the NDEF
+    /// application's key, each the factory DES key unless the file names it.
+    /// - Throws: a usage error (64) for an unreadable key file or one that holds no key, never
+    ///   showing its digits.
+    static func desfireKeys(_ arguments: ParsedArguments) throws(CommandError) -> DESFireFormatOptions {
+        var options = DESFireFormatOptions()
         if let path = arguments.value(of: keys) {
             let text = try TagWriteSupport.keyFileText(path, what: "key file")
             do {
-                options.piccMasterKey = try DESFireFormatOptions.piccMasterKey(fromText: text)
+                let file = try DESFireFormatOptions.keys(fromText: text)
+                if let picc = file.picc { options.piccKey = picc }
+                if let application = file.application { options.applicationKey = application }
             } catch {
                 throw .usage("--keys '\(path)': \(error.reason)")
             }

@@ -15,7 +15,9 @@ struct LockCommand: TagCommand {
             permanent lock: exit 10. A MIFARE DESFire formatted as NXP AN11004 describes is \
             the exception: its NDEF file's access rights become EFFF (write, read-write and \
             change never) by ChangeFileSettings under the application's key 0 (the factory \
-            key format gives it), then the CC's write access byte FF. A Type 2 tag whose block-locking bits freeze a lock bit \
+            key format gives it, or the 'application' key --keys FILE holds: DES, 2K3DES, \
+            3K3DES or AES), then the CC's write access byte FF; a refused key exits 9, nothing \
+            written. A Type 2 tag whose block-locking bits freeze a lock bit \
             the lock needs cannot be locked for good: exit 10 before anything is written. \
             A MIFARE Ultralight AES gets CC write access 0F, its static lock bytes and CFGLCK; \
             its dynamic lock bytes (pages 10h-27h) have no public layout, so a message reaching \
@@ -29,7 +31,7 @@ struct LockCommand: TagCommand {
               nfctool lock --device sim:desfire-ev1 --yes
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, TagWriteSupport.yes,
-                  TagWriteSupport.passwordFile, TagWriteSupport.ultralightCKeyFile, TagWriteSupport.plan]
+                  TagWriteSupport.passwordFile, keys, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -37,10 +39,16 @@ struct LockCommand: TagCommand {
     func run(_ context: CommandContext) async throws(CommandError) {
         let confirmed = try TagWriteSupport.confirmation("lock makes the tag read-only for good", options, context)
         let password = try options.password(context)
-        let key = try options.ultralightCKey()
+        let (key, desfireKeys) = try Self.keys(options.arguments)
         try await TagWriteOperation.run(
             "lock", options, password: password, ultralightCKey: key, context,
             body: { tag, reader, planning in
+                var tag = tag
+                if tag.identity.family == .desfire {
+                    var desfire = try desfireKeys.get()
+                    desfire.planning = planning
+                    tag = FormatCommand.tag(tag, desfire: desfire)
+                }
                 if !planning {
                     try context.confirm(Self.warning(tag), confirmed: confirmed)
                 }
@@ -49,6 +57,33 @@ struct LockCommand: TagCommand {
             },
             report: { tag, _ in LockReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, readOnly: true) },
             sentence: { tag, _ in "Locked \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): it now reports read-only." })
+    }
+
+    /// `--keys FILE`: one file for the chips that need a key to lock. An Ultralight C or AES
+    /// takes 32 hex digits, a DESFire the keys file `format --keys` reads.
+    static let keys = CommandOption.option(
+        "keys", valueName: "file",
+        help: "MIFARE Ultralight C or AES: the key, 32 hex digits; MIFARE DESFire: the keys file as format --keys reads it (see docs/tags.md). Read from this file, never from the command line.")
+
+    /// The `--keys` file read as both kinds of key file: the Ultralight key when it is one, and
+    /// the DESFire keys or why they are not (thrown only when the tag is a DESFire, before
+    /// anything is written). No file: no Ultralight key and the DESFire factory keys.
+    /// - Throws: ``CommandError`` `usage` when the file cannot be read or is neither kind.
+    static func keys(_ arguments: ParsedArguments) throws(CommandError) -> (UltralightCKey?, Result<DESFireFormatOptions, CommandError>) {
+        guard let path = arguments.value(of: keys) else { return (nil, .success(DESFireFormatOptions())) }
+        let text = try TagWriteSupport.keyFileText(path, what: "key file")
+        let ultralight = try? UltralightCKey(hex: text)
+        var desfire = DESFireFormatOptions()
+        do {
+            let file = try DESFireFormatOptions.keys(fromText: text)
+            if let picc = file.picc { desfire.piccKey = picc }
+            if let application = file.application { desfire.applicationKey = application }
+            return (ultralight, .success(desfire))
+        } catch {
+            let failure = CommandError.usage("--keys '\(path)': \(error.reason)")
+            if ultralight == nil { throw failure }
+            return (ultralight, .failure(failure))
+        }
     }
 
     /// What is said before locking: the tag, and that it is for good.

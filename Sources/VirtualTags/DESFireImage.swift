@@ -10,7 +10,11 @@ public import NFCTags
 /// then per application: AID (3), key settings, number-of-keys byte, ISO flag and ISO file ID
 /// (2, big-endian, when the flag is 1), DF name length and name, each key (length, bytes), file
 /// count, then per file: number, ISO flag and ISO file ID, communication settings, access rights
-/// (2, big-endian), size (3, big-endian) and contents.
+/// (2, big-endian), size (3, big-endian) and contents. Version 2 (`44 46 02`) adds the PICC
+/// master key's type bits (`00` DES / 2K3DES, `40` 3K3DES, `80` AES) after the PICC key settings
+/// and allows 24-byte (3K3DES) keys; an image version 1 can hold is written as version 1, and only
+/// then (either version in the other case is refused), so an image has one encoding.
+/// Every key's length must fit its type (``DESFireImage/key(typeBits:bytes:)``).
 public struct DESFireImage: Sendable, Hashable {
     /// An application.
     public struct Application: Sendable, Hashable {
@@ -24,7 +28,8 @@ public struct DESFireImage: Sendable, Hashable {
         public var isoFileID: UInt16?
         /// The ISO DF name (empty when none).
         public var dfName: [UInt8]
-        /// The keys (8 bytes DES, 16 bytes 2K3DES or AES).
+        /// The keys (8 or 16 bytes DES / 2K3DES, 24 bytes 3K3DES, 16 bytes AES, as the type bits
+        /// of ``keyCount`` say).
         public var keys: [[UInt8]]
         /// The standard data files, in creation order.
         public var files: [File]
@@ -68,18 +73,23 @@ public struct DESFireImage: Sendable, Hashable {
     public var piccKeySettings: UInt8
     /// The PICC master key; DES zeros from the factory.
     public var piccMasterKey: [UInt8]
+    /// The PICC master key's type bits: `00` DES / 2K3DES (the factory), `40` 3K3DES, `80` AES.
+    public var piccKeyTypeBits: UInt8
     /// The applications, in creation order.
     public var applications: [Application]
 
     /// The image's first bytes: `DF` and version 1.
     public static let header: [UInt8] = [0x44, 0x46, 0x01]
+    /// Version 2's first bytes (PICC key type, 3K3DES keys).
+    public static let headerVersion2: [UInt8] = [0x44, 0x46, 0x02]
     /// The largest file size an image may name: 64 KiB, above any DESFire's memory.
     public static let maximumFileSize = 0x10000
 
     /// A factory-fresh PICC.
-    public init(piccKeySettings: UInt8 = DESFire.KeySetting.factory, piccMasterKey: [UInt8] = DESFireFormatOptions.factoryPICCMasterKey, applications: [Application] = []) {
+    public init(piccKeySettings: UInt8 = DESFire.KeySetting.factory, piccMasterKey: [UInt8] = DESFireFormatOptions.factoryPICCMasterKey, piccKeyTypeBits: UInt8 = 0, applications: [Application] = []) {
         self.piccKeySettings = piccKeySettings
         self.piccMasterKey = piccMasterKey
+        self.piccKeyTypeBits = piccKeyTypeBits
         self.applications = applications
     }
 
@@ -107,10 +117,11 @@ public struct DESFireImage: Sendable, Hashable {
             guard let value = cursor.readBytes(count) else { throw fail("\(what): \(count) bytes past the end") }
             return value.array
         }
-        func key() throws(ParseError) -> [UInt8] {
+        func key(_ typeBits: UInt8) throws(ParseError) -> [UInt8] {
             let length = try byte("key length")
-            guard length == 8 || length == 16 else { throw fail("a key has 8 or 16 bytes, not \(length)") }
-            return try take(Int(length), "key")
+            let bytes = try take(Int(length), "key")
+            guard Self.key(typeBits: typeBits, bytes: bytes) != nil else { throw fail("a key of \(length) bytes does not fit key type \(Hex.encode([typeBits]))") }
+            return bytes
         }
         func isoID() throws(ParseError) -> UInt16? {
             switch try byte("ISO flag") {
@@ -121,9 +132,11 @@ public struct DESFireImage: Sendable, Hashable {
             default: throw fail("the ISO flag is 0 or 1")
             }
         }
-        guard try take(3, "header") == Self.header else { throw ParseError(offset: 0, reason: "not a DESFire image (44 46 01)") }
+        let header = try take(3, "header")
+        guard header == Self.header || header == Self.headerVersion2 else { throw ParseError(offset: 0, reason: "not a DESFire image (44 46 01 or 02)") }
         piccKeySettings = try byte("PICC key settings")
-        piccMasterKey = try key()
+        piccKeyTypeBits = header == Self.header ? 0 : try byte("PICC key type")
+        piccMasterKey = try key(piccKeyTypeBits)
         let count = Int(try byte("application count"))
         guard count <= DESFire.maximumApplications else { throw fail("\(count) applications; a DESFire holds at most \(DESFire.maximumApplications)") }
         applications = []
@@ -138,7 +151,7 @@ public struct DESFireImage: Sendable, Hashable {
             guard nameLength <= DESFire.maximumDFNameLength else { throw fail("a DF name has at most 16 bytes") }
             let dfName = try take(nameLength, "DF name")
             var keyList: [[UInt8]] = []
-            for _ in 0..<keys { keyList.append(try key()) }
+            for _ in 0..<keys { keyList.append(try key(keyCount & DESFire.KeyCount.keyTypeMask)) }
             let fileCount = Int(try byte("file count"))
             guard fileCount <= Int(DESFire.maximumFileNumber) + 1 else { throw fail("\(fileCount) files; an application has at most 32") }
             var files: [File] = []
@@ -157,12 +170,21 @@ public struct DESFireImage: Sendable, Hashable {
             applications.append(Application(aid: aid, keySettings: settings, keyCount: keyCount, isoFileID: isoFileID, dfName: dfName, keys: keyList, files: files))
         }
         guard cursor.isAtEnd else { throw fail("\(cursor.remaining) bytes after the image") }
+        guard (header == Self.header) == isVersion1 else {
+            throw ParseError(offset: 2, reason: isVersion1 ? "a version 2 image holding nothing version 1 cannot: written as version 1" : "3K3DES keys need a version 2 image")
+        }
+    }
+
+    /// Whether version 1 holds the image: a DES-family PICC key, no 3K3DES application.
+    public var isVersion1: Bool {
+        piccKeyTypeBits == 0 && !applications.contains { $0.keyCount & DESFire.KeyCount.keyTypeMask == 0x40 }
     }
 
     /// The image's bytes.
     public var encoded: [UInt8] {
         func iso(_ id: UInt16?) -> [UInt8] { id.map { [1, UInt8($0 >> 8), UInt8($0 & 0xFF)] } ?? [0] }
-        var out = Self.header + [piccKeySettings, UInt8(piccMasterKey.count)] + piccMasterKey + [UInt8(applications.count)]
+        var out = isVersion1 ? Self.header + [piccKeySettings] : Self.headerVersion2 + [piccKeySettings, piccKeyTypeBits]
+        out += [UInt8(piccMasterKey.count)] + piccMasterKey + [UInt8(applications.count)]
         for application in applications {
             out += application.aid + [application.keySettings, application.keyCount] + iso(application.isoFileID)
             out += [UInt8(application.dfName.count)] + application.dfName
@@ -176,4 +198,20 @@ public struct DESFireImage: Sendable, Hashable {
         }
         return out
     }
+
+    /// A stored key as typed: type bits `00` take 8 bytes (DES), 16 with equal halves (DES) or
+    /// 16 (2K3DES); `40` 24 bytes (3K3DES); `80` 16 bytes (AES). Nil for anything else.
+    public static func key(typeBits: UInt8, bytes: [UInt8]) -> DESFireKey? {
+        switch typeBits & DESFire.KeyCount.keyTypeMask {
+        case 0x00:
+            if bytes.count == 8 || (bytes.count == 16 && bytes[0..<8] == bytes[8..<16]) { return try? DESFireKey(.des, bytes) }
+            return try? DESFireKey(.tripleDES2K, bytes)
+        case 0x40: return try? DESFireKey(.tripleDES3K, bytes)
+        case 0x80: return try? DESFireKey(.aes, bytes)
+        default: return nil
+        }
+    }
+
+    /// The PICC master key as typed (nil only for an image built by hand with a mismatch).
+    public var piccKey: DESFireKey? { Self.key(typeBits: piccKeyTypeBits, bytes: piccMasterKey) }
 }

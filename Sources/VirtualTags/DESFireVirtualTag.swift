@@ -10,13 +10,18 @@ public import NFCTags
 /// Native commands: GetVersion, GetApplicationIDs, SelectApplication, CreateApplication (ISO file
 /// ID and DF name), DeleteApplication, CreateStdDataFile, GetFileIDs, GetFileSettings,
 /// ReadData / WriteData (plain, frames of 59 bytes chained with `AF`), GetKeySettings,
-/// GetKeyVersion, GetFreeMemory, FormatPICC, and the legacy Authenticate (`0A`) with DES /
-/// 2K3DES keys. The PICC master key is the factory one (DES, zeros) with settings `0F`.
-/// ChangeFileSettings takes the legacy enciphered form (CRC_A, send mode) after authentication
-/// with the file's change key, or plain when that right is free.
+/// GetKeyVersion, GetFreeMemory, FormatPICC, ChangeKey, ChangeKeySettings, and the
+/// authentications: legacy Authenticate (`0A`, DES / 2K3DES keys), AuthenticateISO (`1A`, DES
+/// family and 3K3DES) and AuthenticateAES (`AA`) (``DESFireEV1Authentication``), whose EV1
+/// session then MACs every successful answer and takes enciphered commands with CRC32
+/// (``DESFireEV1Session``). The PICC master key is the factory one (DES, zeros) with settings
+/// `0F` until ChangeKey makes it another (3K3DES or AES too). ChangeFileSettings, ChangeKey and
+/// ChangeKeySettings take the legacy enciphered form (CRC_A, send mode) after `0A` and the EV1
+/// one after `1A` / `AA`; ChangeFileSettings plain when the change right is free.
 /// EV2 and EV3 take AuthenticateEV2First (`71`) with an application's AES key (shared
 /// ``EV2Authentication``); the secure messaging after it is not applied to commands yet.
-/// Not modelled: EV1 AES and ISO authentication (`AA`, `1A` answer `1C`), value / record / backup files, ChangeKey, ChangeKeySettings.
+/// Not modelled: value / record / backup files, key versions (GetKeyVersion answers 0), EV2
+/// secure messaging on commands.
 ///
 /// Free memory is a model's figure: ``totalMemory`` bytes at delivery, each file taking its size
 /// rounded up to 32 bytes; applications cost nothing. Applications, files, keys and contents
@@ -102,6 +107,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private enum Pending {
         case version(part: Int)
         case authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
+        case ev1Authentication(keyNumber: UInt8, key: DESFireKey, rndB: [UInt8], iv: [UInt8])
         case ev2Authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
         case read(rest: [UInt8])
         case write(application: Int, file: UInt8, offset: Int, length: Int, data: [UInt8])
@@ -112,6 +118,8 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private var authenticated: UInt8?
     /// The session key of that authentication.
     private var sessionKey: [UInt8]?
+    /// The EV1 session of an AuthenticateISO or AuthenticateAES: its IV, its MACs.
+    public private(set) var ev1Session: DESFireEV1Session?
     /// The EV2 secure-messaging session of an AuthenticateEV2First.
     public private(set) var ev2Session: EV2Session?
     private var pending: Pending?
@@ -161,7 +169,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     /// Entering the field: PICC level, not authenticated.
     public func powerOn() {
         selected = nil
-        authenticated = nil
+        deauthenticate()
         pending = nil
         isoFile = nil
     }
@@ -189,19 +197,39 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
 
     private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
     private func status(_ status: DESFire.Status) -> [UInt8] { [DESFire.statusPrefix, status.rawValue] }
-    private func ok(_ data: [UInt8] = []) -> [UInt8] { data + status(.ok) }
+
+    /// A successful answer: in an EV1 session `data` and its MAC.
+    private func ok(_ data: [UInt8] = []) -> [UInt8] {
+        guard var session = ev1Session else { return data + status(.ok) }
+        guard let answer = try? session.macAnswer(data) else { return fail(.integrityError) }
+        ev1Session = session
+        return answer + status(.ok)
+    }
+
+    /// Ends every authentication: legacy, EV1 and EV2.
+    private func deauthenticate() {
+        authenticated = nil
+        sessionKey = nil
+        ev1Session = nil
+        ev2Session = nil
+    }
 
     /// A failed command ends any authentication, as on the chip.
     private func fail(_ status: DESFire.Status) -> [UInt8] {
-        authenticated = nil
-        ev2Session = nil
+        deauthenticate()
         pending = nil
         return self.status(status)
     }
 
-    /// `data` in frames of 59 bytes: the first now, the rest after `AF`.
+    /// `data` (and its MAC in an EV1 session) in frames of 59 bytes: the first now, the rest after `AF`.
     private func frames(_ data: [UInt8]) -> [UInt8] {
-        guard data.count > DESFire.maximumFrameData else { return ok(data) }
+        let whole = ok(data)
+        guard whole.count - 2 > DESFire.maximumFrameData, whole.suffix(2) == status(.ok)[...] else { return whole }
+        return sendFrames(Array(whole.dropLast(2)))
+    }
+
+    private func sendFrames(_ data: [UInt8]) -> [UInt8] {
+        guard data.count > DESFire.maximumFrameData else { return data + status(.ok) }
         pending = .read(rest: Array(data[DESFire.maximumFrameData...]))
         return Array(data[..<DESFire.maximumFrameData]) + status(.additionalFrame)
     }
@@ -224,11 +252,18 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             case .version(let part): return version(part: part)
             case .authentication(let keyNumber, let key, let rndB): return authenticatePart2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
             case .ev2Authentication(let keyNumber, let key, let rndB): return authenticateEV2Part2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
-            case .read(let rest): return frames(rest)
+            case .ev1Authentication(let keyNumber, let key, let rndB, let iv): return authenticateEV1Part2(keyNumber: keyNumber, key: key, rndB: rndB, iv: iv, data: data)
+            case .read(let rest): return sendFrames(rest)
             case .write(let application, let file, let offset, let length, let collected):
                 return continueWrite(application: application, file: file, offset: offset, length: length, data: collected + data)
             case nil: return fail(.commandAborted)
             }
+        }
+        // An EV1 session runs the CMAC over every plain command (not sent); the enciphered ones
+        // move the IV by deciphering, a WriteData once all its frames are in.
+        if var session = ev1Session, !Self.unMACedCommands.contains(command) {
+            guard (try? session.absorbCommand([command] + data)) != nil else { return fail(.integrityError) }
+            ev1Session = session
         }
         switch command {
         case DESFire.Command.getVersion:
@@ -236,10 +271,13 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             return version(part: 1)
         case DESFire.Command.selectApplication: return selectApplication(data)
         case DESFire.Command.authenticateLegacy: return authenticatePart1(data)
+        case DESFire.Command.authenticateISO, DESFire.Command.authenticateAES: return authenticateEV1Part1(command, data)
+        case DESFire.Command.changeKey: return changeKey(data)
+        case DESFire.Command.changeKeySettings: return changeKeySettings(data)
         case DESFire.Command.authenticateEV2First where generation != .ev1: return authenticateEV2Part1(data)
         case DESFire.Command.getKeySettings:
             guard data.isEmpty else { return fail(.lengthError) }
-            guard let index = selected else { return ok([image.piccKeySettings, 0x01]) }
+            guard let index = selected else { return ok([image.piccKeySettings, 0x01 | image.piccKeyTypeBits]) }
             return ok([image.applications[index].keySettings, image.applications[index].keyCount])
         case DESFire.Command.getKeyVersion:
             guard data.count == 1 else { return fail(.lengthError) }
@@ -259,6 +297,14 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         return piccCommand(command, data)
     }
 
+    /// Commands whose CMAC is not run on arrival: the authentications and SelectApplication
+    /// (they end the session), the enciphered ones, WriteData (run once all frames are in).
+    private static let unMACedCommands: Set<UInt8> = [
+        DESFire.Command.authenticateLegacy, DESFire.Command.authenticateISO, DESFire.Command.authenticateAES,
+        DESFire.Command.authenticateEV2First, DESFire.Command.selectApplication, DESFire.Command.changeKey,
+        DESFire.Command.changeKeySettings, DESFire.Command.changeFileSettings, DESFire.Command.writeData,
+    ]
+
     private var keyCount: UInt8 { selected.map { image.applications[$0].keyCount & DESFire.KeyCount.countMask } ?? 1 }
 
     private func version(part: Int) -> [UInt8] {
@@ -271,13 +317,17 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             return generation.softwareVersion + status(.additionalFrame)
         default:
             // UID, batch number, production week and year (BCD): a stand-in, week 10 of 2026.
-            return ok(uid + [0xBA, 0x7C, 0x40, 0x00, 0x00, 0x10, 0x26])
+            // In an EV1 session the MAC covers all three parts.
+            let last = uid + [0xBA, 0x7C, 0x40, 0x00, 0x00, 0x10, 0x26]
+            guard ev1Session != nil else { return ok(last) }
+            let whole = ok(generation.hardwareVersion + generation.softwareVersion + last)
+            return Array(whole.dropFirst(generation.hardwareVersion.count + generation.softwareVersion.count))
         }
     }
 
     private func selectApplication(_ data: [UInt8]) -> [UInt8] {
         guard data.count == DESFire.applicationIDLength else { return fail(.lengthError) }
-        authenticated = nil
+        deauthenticate()
         isoFile = nil
         if data == DESFire.piccApplicationID {
             selected = nil
@@ -297,15 +347,9 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         guard data.count == 1 else { return fail(.lengthError) }
         let keyNumber = data[0]
         guard keyNumber < keyCount else { return fail(.noSuchKey) }
-        let key: [UInt8]
-        if let index = selected {
-            let application = image.applications[index]
-            guard application.keyCount & DESFire.KeyCount.keyTypeMask == 0 else { return fail(.authenticationError) }
-            key = application.keys[Int(keyNumber)]
-        } else {
-            key = image.piccMasterKey
-        }
-        authenticated = nil
+        guard let stored = storedKey(keyNumber), stored.isLegacyCapable else { return fail(.authenticationError) }
+        let key = stored.cipherKey
+        deauthenticate()
         let rndB = random(DESFireLegacyAuthentication.randomLength)
         guard let challenge = try? DESFireLegacyAuthentication.challenge(key: key, rndB: rndB) else { return fail(.authenticationError) }
         pending = .authentication(keyNumber: keyNumber, key: key, rndB: rndB)
@@ -323,6 +367,39 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         return ok(confirmation)
     }
 
+    /// Key `number` of the selected level as typed; nil past the keys or for a stored key
+    /// that does not fit its type.
+    private func storedKey(_ number: UInt8) -> DESFireKey? {
+        guard let index = selected else { return number == 0 ? image.piccKey : nil }
+        let application = image.applications[index]
+        guard Int(number) < application.keys.count else { return nil }
+        return DESFireImage.key(typeBits: application.keyCount, bytes: application.keys[Int(number)])
+    }
+
+    /// AuthenticateISO (`1A`: a DES-family or 3K3DES key) or AuthenticateAES (`AA`: an AES key)
+    /// part 1: `E(RndB)` from a zero IV.
+    private func authenticateEV1Part1(_ command: UInt8, _ data: [UInt8]) -> [UInt8] {
+        guard data.count == 1 else { return fail(.lengthError) }
+        let keyNumber = data[0]
+        guard keyNumber < keyCount else { return fail(.noSuchKey) }
+        guard let key = storedKey(keyNumber), DESFireEV1Authentication.command(for: key.type) == command else { return fail(.authenticationError) }
+        deauthenticate()
+        let rndB = random(key.type.randomLength)
+        guard let (challenge, iv) = try? DESFireEV1Authentication.challenge(key: key, rndB: rndB) else { return fail(.authenticationError) }
+        pending = .ev1Authentication(keyNumber: keyNumber, key: key, rndB: rndB, iv: iv)
+        return challenge + status(.additionalFrame)
+    }
+
+    private func authenticateEV1Part2(keyNumber: UInt8, key: DESFireKey, rndB: [UInt8], iv: [UInt8], data: [UInt8]) -> [UInt8] {
+        guard data.count == 2 * key.type.randomLength else { return fail(.lengthError) }
+        guard let (rndA, confirmation) = try? DESFireEV1Authentication.checkAnswer(key: key, rndB: rndB, iv: iv, part2: data),
+              let sessionKey = try? DESFireEV1Authentication.sessionKey(key: key, rndA: rndA, rndB: rndB)
+        else { return fail(.authenticationError) }
+        authenticated = keyNumber
+        ev1Session = DESFireEV1Session(keyNumber: keyNumber, key: sessionKey)
+        return confirmation + status(.ok)
+    }
+
     /// AuthenticateEV2First part 1 (EV2, EV3): an AES key of the selected application (the
     /// shared ``EV2Authentication``, as the NTAG 424 DNA chip runs it).
     private func authenticateEV2Part1(_ data: [UInt8]) -> [UInt8] {
@@ -333,8 +410,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             return fail(.authenticationError)
         }
         let key = image.applications[index].keys[Int(keyNumber)]
-        authenticated = nil
-        ev2Session = nil
+        deauthenticate()
         let rndB = random(16)
         guard let challenge = try? EV2Authentication.challenge(key: key, rndB: rndB) else { return fail(.authenticationError) }
         pending = .ev2Authentication(keyNumber: keyNumber, key: key, rndB: rndB)
@@ -403,7 +479,11 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             return fail(.duplicateError)
         }
         guard image.applications.count < DESFire.maximumApplications else { return fail(.countError) }
-        let keyLength = keyCount & DESFire.KeyCount.keyTypeMask == DESFire.KeyCount.aes ? 16 : 8
+        let keyLength = switch keyCount & DESFire.KeyCount.keyTypeMask {
+        case DESFire.KeyCount.aes: 16
+        case 0x40: 24
+        default: 8
+        }
         image.applications.append(DESFireImage.Application(
             aid: aid, keySettings: settings, keyCount: keyCount, isoFileID: isoFileID, dfName: dfName,
             keys: [[UInt8]](repeating: [UInt8](repeating: 0, count: keyLength), count: keys), files: []))
@@ -472,11 +552,14 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case DESFire.neverAccess: return fail(.permissionDenied)
         case DESFire.freeAccess:
             guard data.count == 4 else { return fail(.lengthError) }
+            if var session = ev1Session {
+                guard (try? session.absorbCommand([DESFire.Command.changeFileSettings] + data)) != nil else { return fail(.integrityError) }
+                ev1Session = session
+            }
             settings = Array(data[1...])
         default:
-            guard authenticated == change, let sessionKey else { return fail(.authenticationError) }
-            guard data.count == 9 else { return fail(.lengthError) }
-            guard let plain = try? DESFireLegacyAuthentication.decipherReceived(sessionKey: sessionKey, Array(data[1...]), length: 3) else {
+            guard authenticated == change else { return fail(.authenticationError) }
+            guard let plain = decipherCommand(DESFire.Command.changeFileSettings, header: [number], Array(data[1...]), length: 3) else {
                 return fail(.integrityError)
             }
             settings = plain
@@ -485,6 +568,105 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         image.applications[index].files[position].communication = settings[0]
         image.applications[index].files[position].accessRights = UInt16(settings[2]) << 8 | UInt16(settings[1])
         stateRevision += 1
+        return ok()
+    }
+
+    /// An enciphered command field in the session there is: legacy (CRC_A, send mode) or EV1
+    /// (CRC32 over command, header and data; the IV moves on). Nil for no session or an
+    /// integrity error.
+    private func decipherCommand(_ command: UInt8, header: [UInt8], _ field: [UInt8], length: Int) -> [UInt8]? {
+        if var session = ev1Session {
+            let plain = try? session.decipher(command: command, header: header, field, length: length)
+            ev1Session = session
+            return plain
+        }
+        guard let sessionKey else { return nil }
+        return try? DESFireLegacyAuthentication.decipherReceived(sessionKey: sessionKey, field, length: length)
+    }
+
+    /// The padded plain text of an enciphered field without a CRC check (ChangeKey checks its own).
+    private func decipherBlocks(_ field: [UInt8]) -> [UInt8]? {
+        if var session = ev1Session {
+            guard field.count % session.key.type.blockLength == 0, let plain = try? session.decipherBlocks(field) else { return nil }
+            ev1Session = session
+            return plain
+        }
+        guard let sessionKey else { return nil }
+        return try? DESFireLegacyAuthentication.decipherBlocksReceived(sessionKey: sessionKey, field)
+    }
+
+    /// ChangeKeySettings (`54`): the settings enciphered under the level's master key session;
+    /// refused (`9D`) once the settings say they are frozen (bit 3 clear).
+    private func changeKeySettings(_ data: [UInt8]) -> [UInt8] {
+        let current = selected.map { image.applications[$0].keySettings } ?? image.piccKeySettings
+        guard authenticated == 0 else { return fail(.authenticationError) }
+        guard current & DESFire.KeySetting.configurationChangeable != 0 else { return fail(.permissionDenied) }
+        guard let plain = decipherCommand(DESFire.Command.changeKeySettings, header: [], data, length: 1) else { return fail(.integrityError) }
+        if let index = selected {
+            image.applications[index].keySettings = plain[0]
+        } else {
+            image.piccKeySettings = plain[0]
+        }
+        stateRevision += 1
+        return ok()
+    }
+
+    /// ChangeKey (`C4`): key number (at the PICC level with the new key's type in bits 7–6),
+    /// then the cryptogram ``DESFireTag/changeKey(_:to:from:version:piccLevel:session:)``
+    /// builds. Who may change a key: the master key (key 0) itself, if its settings let it
+    /// change (bit 0); another key as the settings' top nibble says (`0` the master key, `E` the
+    /// key itself, `F` never, else that key). Changing the authenticated key ends the session.
+    private func changeKey(_ data: [UInt8]) -> [UInt8] {
+        guard data.count >= 2 else { return fail(.lengthError) }
+        let number = data[0] & 0x0F
+        let settings = selected.map { image.applications[$0].keySettings } ?? image.piccKeySettings
+        guard let authenticatedKey = authenticated, ev2Session == nil else { return fail(.authenticationError) }
+        guard number < keyCount, selected != nil || data[0] & 0x30 == 0 else { return fail(.noSuchKey) }
+        if number == 0 {
+            guard settings & DESFire.KeySetting.masterKeyChangeable != 0 else { return fail(.permissionDenied) }
+            guard authenticatedKey == 0 else { return fail(.authenticationError) }
+        } else {
+            switch settings >> 4 {
+            case 0x0F: return fail(.permissionDenied)
+            case 0x0E: guard authenticatedKey == number else { return fail(.authenticationError) }
+            default: guard authenticatedKey == settings >> 4 else { return fail(.authenticationError) }
+            }
+        }
+        let typeBits = selected.map { image.applications[$0].keyCount & DESFire.KeyCount.keyTypeMask } ?? data[0] & DESFire.KeyCount.keyTypeMask
+        guard let family = DESFireKey.KeyType.family(ofTypeBits: typeBits), let oldKey = storedKey(number) else { return fail(.parameterError) }
+        let keyLength = family[family.count - 1].keyLength == 8 ? 16 : family[family.count - 1].keyLength
+        let isAES = typeBits == DESFire.KeyCount.aes
+        let legacy = ev1Session == nil
+        let sameKey = authenticatedKey == number
+        guard let plain = decipherBlocks(Array(data[1...])) else { return fail(.integrityError) }
+        let dataLength = keyLength + (isAES ? 1 : 0), crcLength = legacy ? 2 : 4
+        guard plain.count >= dataLength + crcLength * (sameKey ? 1 : 2) else { return fail(.lengthError) }
+        let keyData = Array(plain[..<dataLength])
+        var newKey = Array(keyData[..<keyLength])
+        if !sameKey {
+            // Another key comes XORed with its old value (DES as 16 bytes).
+            let old = oldKey.changeKeyBytes
+            guard old.count == keyLength else { return fail(.parameterError) }
+            newKey = zip(newKey, old).map { $0 ^ $1 }
+        }
+        var expected = legacy ? ISO14443ACRC.bytes(of: keyData) : DESFireCipher.crc32([DESFire.Command.changeKey, data[0]] + keyData)
+        if !sameKey { expected += legacy ? ISO14443ACRC.bytes(of: newKey) : DESFireCipher.crc32(newKey) }
+        let end = dataLength + expected.count
+        guard Array(plain[dataLength..<end]) == expected, plain[end...].allSatisfy({ $0 == 0 }),
+              DESFireImage.key(typeBits: typeBits, bytes: newKey) != nil
+        else { return fail(.integrityError) }
+        if let index = selected {
+            image.applications[index].keys[Int(number)] = newKey
+        } else {
+            image.piccMasterKey = newKey
+            image.piccKeyTypeBits = typeBits
+        }
+        stateRevision += 1
+        guard !sameKey else {
+            // The key just authenticated with is gone: so is the session; the answer has no MAC.
+            deauthenticate()
+            return status(.ok)
+        }
         return ok()
     }
 
@@ -516,6 +698,11 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             pending = .write(application: index, file: number, offset: offset, length: length, data: data)
             return status(.additionalFrame)
         }
+        if var session = ev1Session {
+            let command = [DESFire.Command.writeData, number] + DESFire.uint24LE(offset) + DESFire.uint24LE(length) + data
+            guard (try? session.absorbCommand(command)) != nil else { return fail(.integrityError) }
+            ev1Session = session
+        }
         image.applications[index].files[position].data.replaceSubrange(offset..<(offset + length), with: data)
         stateRevision += 1
         return ok()
@@ -534,7 +721,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             case Type4Command.selectByNameP1:
                 guard let index = image.applications.firstIndex(where: { !$0.dfName.isEmpty && $0.dfName == data }) else { return sw(StatusWord.fileNotFound) }
                 selected = index
-                authenticated = nil
+                deauthenticate()
                 isoFile = nil
                 return sw(StatusWord.success)
             case Type4Command.selectByFileIDP1:
@@ -542,7 +729,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
                 let id = UInt16(data[0]) << 8 | UInt16(data[1])
                 if let index = image.applications.firstIndex(where: { $0.isoFileID == id }) {
                     selected = index
-                    authenticated = nil
+                    deauthenticate()
                     isoFile = nil
                     return sw(StatusWord.success)
                 }

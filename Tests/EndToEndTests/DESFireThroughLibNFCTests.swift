@@ -19,6 +19,15 @@ struct DESFireThroughLibNFCTests {
         try NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: url)]).encoded()
     }
 
+    /// `nfctool format --yes` (with `--ndef-size` when given, and any `extra` options) then
+    /// `nfctool write --url` ``url`` on `device`, each in a fresh process that must exit 0.
+    static func formatAndWrite(_ device: String, ndefSize: Int? = nil, _ extra: [String] = []) async throws {
+        let formatted = try await runBuiltNFCTool(["format", "--device", device, "--yes"] + (ndefSize.map { ["--ndef-size", String($0)] } ?? []) + extra)
+        #expect(formatted.status == 0, "\(formatted.output)")
+        let written = try await runBuiltNFCTool(["write", "--device", device, "--url", url])
+        #expect(written.status == 0, "\(written.output)")
+    }
+
     @Test("format, write, read and info in fresh nfctool processes on sim:desfire-ev1, the tag file between them")
     func simulator() async throws {
         let directory = try temporaryDirectory()
@@ -71,10 +80,7 @@ struct DESFireThroughLibNFCTests {
         let blank = try await runTool(info, [], against: emulator, timeout: 30)
         #expect(blank.status == 0, "\(blank.output)")
         #expect(blank.output.contains("Storage size:         0x18 (=4096 bytes)") && blank.output.contains("Free memory: 4608 bytes"), "\(blank.output)")
-        let formatted = try await runBuiltNFCTool(["format", "--device", emulator.connectionString, "--yes"])
-        #expect(formatted.status == 0, "\(formatted.output)")
-        let written = try await runBuiltNFCTool(["write", "--device", emulator.connectionString, "--url", Self.url])
-        #expect(written.status == 0, "\(written.output)")
+        try await Self.formatAndWrite(emulator.connectionString)
         let output = directory.appendingPathComponent("ndef.bin")
         let read = try await runTool(readNDEF, ["-y", "-o", output.path], against: emulator, timeout: 30)
         #expect(read.status == 0, "\(read.output)")
@@ -149,8 +155,7 @@ struct DESFireThroughLibNFCTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("desfire.json").path
         let device = "sim:desfire-ev1?file=\(file)"
-        #expect(try await runBuiltNFCTool(["format", "--device", device, "--yes", "--ndef-size", "256"]).status == 0)
-        #expect(try await runBuiltNFCTool(["write", "--device", device, "--url", Self.url]).status == 0)
+        try await Self.formatAndWrite(device, ndefSize: 256)
         let before = try Self.lockState(file)
         #expect(before.ndefRights == [0xEE, 0xE0] && before.ccWriteAccess == 0x00)
         let plan = try await runBuiltNFCTool(["lock", "--device", device, "--plan"])
@@ -184,8 +189,7 @@ struct DESFireThroughLibNFCTests {
         let file = directory.appendingPathComponent("desfire.json").path
         let emulator = try EmulatorProcess(["--tag", "desfire-ev1:\(file)"])
         defer { emulator.stop() }
-        #expect(try await runBuiltNFCTool(["format", "--device", emulator.connectionString, "--yes", "--ndef-size", "512"]).status == 0)
-        #expect(try await runBuiltNFCTool(["write", "--device", emulator.connectionString, "--url", Self.url]).status == 0)
+        try await Self.formatAndWrite(emulator.connectionString, ndefSize: 512)
         let locked = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes"])
         #expect(locked.status == 0, "\(locked.output)")
         let write = try await runBuiltNFCTool(["write", "--device", emulator.connectionString, "--text", "after the lock"])
@@ -194,6 +198,103 @@ struct DESFireThroughLibNFCTests {
         let read = try await runTool(readNDEF, ["-y", "-o", output.path], against: emulator, timeout: 30)
         #expect(read.status == 0, "\(read.output)")
         #expect([UInt8](try Data(contentsOf: output)) == (try Self.encodedURL()))
+        emulator.stop()
+        let state = try Self.lockState(file)
+        #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(state)")
+    }
+
+    // MARK: keys other than the factory DES key
+
+    static let aesKey = "00112233445566778899AABBCCDDEEFF"
+    static let otherAESKey = "F0E1D2C3B4A5968778695A4B3C2D1E0F"
+
+    /// A tag file holding a blank DESFire EV2 whose PICC master key is AES ``aesKey``, with key
+    /// settings 09: listing and creating applications need that key.
+    static func saveAESPICC(_ path: String) throws {
+        let image = DESFireImage(piccKeySettings: 0x09, piccMasterKey: try Hex.decode(aesKey), piccKeyTypeBits: 0x80)
+        try TagFile(path: path).save(DESFireVirtualTag(uid: hex("04AE5000000001"), image: image, generation: .ev2).tagState)
+    }
+
+    /// The tag file's DESFire with the NDEF application's key 0 made AES ``aesKey`` (number of
+    /// keys A1), as a tool that creates the application with AES keys leaves it.
+    static func makeApplicationKeyAES(_ path: String) throws {
+        let tag = try #require(try TagFile(path: path).loadTag() as? DESFireVirtualTag)
+        var image = tag.image
+        image.applications[0].keyCount = 0xA1
+        image.applications[0].keys = [try Hex.decode(aesKey)]
+        try TagFile(path: path).save(DESFireVirtualTag(uid: tag.uid, image: image, generation: tag.generation).tagState)
+    }
+
+    /// A key file in `directory` holding `text`.
+    static func keyFile(_ directory: URL, _ name: String, _ text: String) throws -> String {
+        let file = directory.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file)
+        return file.path
+    }
+
+    @Test("AES keys from --keys in fresh nfctool processes on sim:desfire-ev2: a wrong PICC key exits 9 with the tag file unchanged; the right one formats; lock needs the NDEF application's AES key (without it exit 9, unchanged), --plan sends no write, then EFFF and CC FF; no key digit is ever printed")
+    func aesKeysOnSimulator() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let device = "sim:desfire-ev2?file=\(file)"
+        try Self.saveAESPICC(file)
+        let blank = try Data(contentsOf: URL(fileURLWithPath: file))
+        let wrong = try Self.keyFile(directory, "wrong.key", "# not this card's\npicc aes \(Self.otherAESKey)\n")
+        let refused = try await runBuiltNFCTool(["format", "--device", device, "--yes", "--keys", wrong])
+        #expect(refused.status == 9, "\(refused.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == blank, "a refused key changed the tag file")
+        let keys = try Self.keyFile(directory, "right.key", "picc aes \(Self.aesKey)\napplication aes \(Self.aesKey)\n")
+        let plan = try await runBuiltNFCTool(["format", "--device", device, "--plan", "--keys", keys])
+        #expect(plan.status == 0 && plan.standardOutput.contains("7 writes"), "\(plan.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == blank, "--plan changed the tag file")
+        try await Self.formatAndWrite(device, ndefSize: 256, ["--keys", keys])
+        try Self.makeApplicationKeyAES(file)
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let factory = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(factory.status == 9, "\(factory.output)")
+        let wrongLock = try await runBuiltNFCTool(["lock", "--device", device, "--yes", "--keys", wrong])
+        #expect(wrongLock.status == 9, "\(wrongLock.output)")
+        let lockPlan = try await runBuiltNFCTool(["lock", "--device", device, "--plan", "--keys", keys])
+        #expect(lockPlan.status == 0 && lockPlan.standardOutput.contains("2 writes"), "\(lockPlan.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "a refused or planned lock changed the tag file")
+        let locked = try await runBuiltNFCTool(["lock", "--device", device, "--yes", "--keys", keys])
+        #expect(locked.status == 0, "\(locked.output)")
+        let state = try Self.lockState(file)
+        #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(state)")
+        let read = try await runBuiltNFCTool(["read", "--device", device, "--json"])
+        #expect(read.status == 0 && read.standardOutput.contains(Self.url), "\(read.output)")
+        for run in [refused, plan, factory, wrongLock, lockPlan, locked] {
+            #expect(!run.output.uppercased().contains("0011 2233") && !run.output.uppercased().contains("00112233") && !run.output.uppercased().contains("F0E1"))
+        }
+    }
+
+    @Test("AES keys through libnfc and the PN532 emulator: format with the AES PICC key, write, lock with the NDEF application's AES key; a fresh nfctool reads the message and finds the tag read-only; the tag file holds EFFF and CC FF")
+    func aesKeysThroughLibNFC() async throws {
+        // libfreefare's read-ndef authenticates to the NDEF application with a DES key (its -k
+        // takes 8 bytes), so it cannot judge an AES application key: nfctool in a fresh process
+        // and the tag file do.
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        try Self.saveAESPICC(file)
+        let keys = try Self.keyFile(directory, "keys", "picc aes \(Self.aesKey)\napplication aes \(Self.aesKey)\n")
+        do {
+            let emulator = try EmulatorProcess(["--tag", "desfire-ev2:\(file)"])
+            defer { emulator.stop() }
+            try await Self.formatAndWrite(emulator.connectionString, ndefSize: 512, ["--keys", keys])
+        }
+        try Self.makeApplicationKeyAES(file)
+        let emulator = try EmulatorProcess(["--tag", "desfire-ev2:\(file)"])
+        defer { emulator.stop() }
+        let refused = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes"])
+        #expect(refused.status == 9, "\(refused.output)")
+        let locked = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes", "--keys", keys])
+        #expect(locked.status == 0, "\(locked.output)")
+        let read = try await runBuiltNFCTool(["read", "--device", emulator.connectionString, "--json"])
+        #expect(read.status == 0 && read.standardOutput.contains(Self.url), "\(read.output)")
+        let verified = try await runBuiltNFCTool(["verify", "--device", emulator.connectionString, "--expect-read-only", "--expect-url", Self.url])
+        #expect(verified.status == 0, "\(verified.output)")
         emulator.stop()
         let state = try Self.lockState(file)
         #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(state)")

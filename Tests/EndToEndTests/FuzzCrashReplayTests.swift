@@ -186,11 +186,27 @@ struct FuzzCrashReplayTests {
         case "desfire":
             // As the fuzz target: the first byte picks the parser; what parses encodes back.
             let body = Array(bytes.dropFirst())
-            switch (bytes.first ?? 0) % 5 {
+            switch (bytes.first ?? 0) % 8 {
             case 0: if let version = try? DESFireVersion(parsing: body) { #expect(version.encoded == body) }
             case 1: if let settings = try? DESFireFileSettings(parsing: body) { #expect(settings.encoded == body) }
             case 2: if let image = try? DESFireImage(parsing: body) { #expect(image.encoded == body) }
-            case 3: if let key = try? DESFireFormatOptions.piccMasterKey(fromText: String(decoding: body, as: UTF8.self)) { #expect([8, 16].contains(key.count)) }
+            case 3:
+                if let file = try? DESFireFormatOptions.keys(fromText: String(decoding: body, as: UTF8.self)) {
+                    #expect([file.picc, file.application].compactMap { $0 }.allSatisfy { $0.bytes.count == $0.type.keyLength })
+                }
+            case 4:
+                let key: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x11, 0x12, 0x13, 0x14]
+                if let data = try? DESFireLegacyAuthentication.decipherReceived(sessionKey: key, body, length: 3) {
+                    #expect(try DESFireLegacyAuthentication.encipherForSending(sessionKey: key, data) == body)
+                }
+            case 6:
+                var chip = DESFireEV1Session(keyNumber: 0, key: try DESFireKey(.aes, Array(0..<16))), host = chip
+                if body.count % 16 == 0, let data = try? chip.decipher(command: 0x5F, header: [0x02], body, length: 3) {
+                    #expect(try host.encipher(command: 0x5F, header: [0x02], data) == body)
+                }
+            case 7:
+                var host = DESFireEV1Session(keyNumber: 0, key: try DESFireKey(.aes, Array(0..<16))), chip = host
+                if let data = try? host.verifyAnswer(body) { #expect(try chip.macAnswer(data) == body) }
             default: if let (data, _) = try? DESFireTag.split(body, command: DESFire.Command.readData) { #expect(data.count + 2 == body.count) }
             }
         default:

@@ -181,7 +181,7 @@ struct DESFireTests {
         let start = await reader.commandCount
         try await tag.ndef.writeLock()
         let sent = await Self.commands(reader, from: start)
-        #expect(Array(sent.suffix(7)) == ["905A", "900A", "90AF", "90F5", "905F", "90BD", "903D"], "\(sent)")
+        #expect(Array(sent.suffix(7)) == ["905A", "900A", "90AF", "90F5", "90BD", "905F", "903D"], "\(sent)")
         let image = try await Self.image(reader)
         let files = try #require(image.applications.first?.files)
         #expect(files[1].accessRights == 0xEFFF && files[0].data[14] == 0xFF)

@@ -57,6 +57,10 @@ public enum DESFire {
         public static let getFileIDs: UInt8 = 0x6F
         /// GetKeySettings (`45`): key settings and number of keys.
         public static let getKeySettings: UInt8 = 0x45
+        /// ChangeKeySettings (`54`): the new key settings, enciphered under the level's master key.
+        public static let changeKeySettings: UInt8 = 0x54
+        /// ChangeKey (`C4`): key number, then the enciphered cryptogram (``DESFireTag/changeKey(_:to:from:version:piccLevel:session:)``).
+        public static let changeKey: UInt8 = 0xC4
         /// GetKeyVersion (`64`).
         public static let getKeyVersion: UInt8 = 0x64
         /// GetFreeMemory (`6E`, EV1): 3 bytes, least significant first.

@@ -1,11 +1,17 @@
-/// How ``DESFireTag/formatTypeFour(_:)`` formats a DESFire: the PICC master key, the NDEF file
-/// size, and whether other applications may stay beside the NDEF one.
+/// How ``DESFireTag/formatTypeFour(_:)`` formats a DESFire and ``DESFireTag/lockTypeFour(applicationKey:planning:)``
+/// locks it: the PICC master key, the NDEF application's key 0, the NDEF file size, whether
+/// other applications may stay beside the NDEF one, and whether a write plan answers the writes.
 ///
-/// The key never appears in ``description`` or a debugger's dump.
+/// The keys never appear in ``description`` or a debugger's dump.
 public struct DESFireFormatOptions: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The PICC master key (8-byte DES or 16-byte 2K3DES); the factory key, eight zero bytes,
-    /// by default.
-    public var piccMasterKey: [UInt8]
+    /// The PICC master key (DES, 2K3DES, 3K3DES or AES); the factory key, DES zeros, by default.
+    public var piccKey: DESFireKey
+    /// The NDEF application's key 0, which `lock` authenticates with; the factory DES key
+    /// AN11004's formatting gives it by default.
+    public var applicationKey: DESFireKey
+    /// Whether a write plan (`--plan`) answers the writes: EV1 sessions then take its unMACed
+    /// `91 00` (``DESFireEV1Session/plannedWrites``).
+    public var planning = false
     /// The NDEF file's size, length field included; nil: as much as free memory allows (at
     /// most ``DESFire/TypeFourMapping/maximumNDEFFileSize``).
     public var ndefFileSize: Int?
@@ -16,16 +22,28 @@ public struct DESFireFormatOptions: Sendable, Hashable, CustomStringConvertible,
     /// The factory PICC master key: DES, eight zero bytes.
     public static let factoryPICCMasterKey = [UInt8](repeating: 0, count: 8)
 
-    /// Options; by default the factory key, the largest NDEF file, not forced.
-    public init(piccMasterKey: [UInt8] = Self.factoryPICCMasterKey, ndefFileSize: Int? = nil, force: Bool = false) {
-        self.piccMasterKey = piccMasterKey
+    /// Options; by default the factory keys, the largest NDEF file, not forced.
+    public init(piccKey: DESFireKey = .factoryDES, applicationKey: DESFireKey = .factoryDES, ndefFileSize: Int? = nil, force: Bool = false) {
+        self.piccKey = piccKey
+        self.applicationKey = applicationKey
         self.ndefFileSize = ndefFileSize
         self.force = force
     }
 
-    /// Says whether the key is the factory one, never the key.
+    /// Options with a DES (8 bytes) or 2K3DES (16 bytes) PICC master key; another length is
+    /// taken as the factory key.
+    public init(piccMasterKey: [UInt8], ndefFileSize: Int? = nil, force: Bool = false) {
+        let key = (try? DESFireKey(piccMasterKey.count == 8 ? .des : .tripleDES2K, piccMasterKey)) ?? .factoryDES
+        self.init(piccKey: key, ndefFileSize: ndefFileSize, force: force)
+    }
+
+    /// The PICC master key's bytes.
+    public var piccMasterKey: [UInt8] { piccKey.bytes }
+
+    /// Says whether the keys are the factory ones and their types, never a key.
     public var description: String {
-        "DESFire format (\(piccMasterKey == Self.factoryPICCMasterKey ? "factory" : "given") PICC master key, NDEF file \(ndefFileSize.map(String.init) ?? "from free memory"))"
+        func name(_ key: DESFireKey) -> String { key == .factoryDES ? "factory" : "given \(key.type.rawValue.uppercased())" }
+        return "DESFire format (\(name(piccKey)) PICC master key, \(name(applicationKey)) application key, NDEF file \(ndefFileSize.map(String.init) ?? "from free memory"))"
     }
     /// As ``description``.
     public var debugDescription: String { description }
@@ -37,29 +55,97 @@ extension DESFireFormatOptions {
     /// The longest key file text read: 4 KiB.
     public static let maximumKeyTextLength = 4096
 
-    /// A PICC master key from a key file's text: 16 hex digits (DES) or 32 (2K3DES), spaces,
-    /// colons and line breaks between them ignored, lines from `#` on comments.
-    /// - Throws: ``DESFireError`` `invalidParameter` naming the line and what is wrong, never
-    ///   a digit of the key.
-    public static func piccMasterKey(fromText text: String) throws(DESFireError) -> [UInt8] {
+    /// The keys of a key file (``keys(fromText:)``): the PICC master key and the NDEF
+    /// application's key 0, each when the file names it.
+    public struct KeyFile: Sendable, Hashable, CustomStringConvertible {
+        /// The PICC master key.
+        public var picc: DESFireKey?
+        /// The NDEF application's key 0.
+        public var application: DESFireKey?
+        /// Names the roles and types, never a key.
+        public var description: String {
+            "KeyFile(picc: \(picc.map(\.type.rawValue) ?? "none"), application: \(application.map(\.type.rawValue) ?? "none"))"
+        }
+    }
+
+    /// The keys a key file's text holds. Each key: an optional role (`picc`, the default, or
+    /// `application`), an optional type (`des`, `2k3des`, `3k3des`, `aes`) and its hex digits;
+    /// words, spaces, colons and line breaks between digits ignored, lines from `#` on
+    /// comments. Without a type, 16 digits are DES, 32 2K3DES, 48 3K3DES; AES needs `aes`.
+    /// A role starts a new key; digits on the lines after it continue it. For example:
+    ///
+    ///     # PICC master key, then the NDEF application key
+    ///     picc aes 00112233445566778899AABBCCDDEEFF
+    ///     application aes F0E1D2C3B4A5968778695A4B3C2D1E0F
+    ///
+    /// - Throws: ``DESFireError`` `invalidParameter` naming the line and what is wrong, never a
+    ///   digit of a key.
+    public static func keys(fromText text: String) throws(DESFireError) -> KeyFile {
         guard text.utf8.count <= maximumKeyTextLength else {
             throw DESFireError(.invalidParameter, "the key file is longer than \(maximumKeyTextLength) bytes")
         }
-        var digits: [UInt8] = []
+        enum Role: String { case picc, application }
+        var digits: [Role: [UInt8]] = [:], types: [Role: DESFireKey.KeyType] = [:], seen: [Role] = []
+        var role = Role.picc
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            for character in line.prefix(while: { $0 != "#" }).utf8 {
-                switch character {
-                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: ":"), UInt8(ascii: "\r"): continue
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digits.append(character - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digits.append(character - UInt8(ascii: "a") + 10)
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digits.append(character - UInt8(ascii: "A") + 10)
-                default: throw DESFireError(.invalidParameter, "line \(number + 1) of the key file holds a character that is not a hex digit")
+            let content = line.prefix(while: { $0 != "#" })
+            for word in content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }) {
+                let lower = word.lowercased()
+                if let named = Role(rawValue: lower) {
+                    guard !seen.contains(named) else { throw DESFireError(.invalidParameter, "line \(number + 1) of the key file names the \(lower) key a second time") }
+                    role = named
+                    seen.append(named)
+                    continue
+                }
+                if let type = DESFireKey.KeyType(rawValue: lower) {
+                    guard types[role] == nil else { throw DESFireError(.invalidParameter, "line \(number + 1) of the key file gives the \(role.rawValue) key a second type") }
+                    types[role] = type
+                    continue
+                }
+                for character in word.utf8 {
+                    switch character {
+                    case UInt8(ascii: ":"): continue
+                    case UInt8(ascii: "0")...UInt8(ascii: "9"): digits[role, default: []].append(character - UInt8(ascii: "0"))
+                    case UInt8(ascii: "a")...UInt8(ascii: "f"): digits[role, default: []].append(character - UInt8(ascii: "a") + 10)
+                    case UInt8(ascii: "A")...UInt8(ascii: "F"): digits[role, default: []].append(character - UInt8(ascii: "A") + 10)
+                    default:
+                        throw DESFireError(.invalidParameter, "line \(number + 1) of the key file holds a word that is neither a role (picc, application), a key type (des, 2k3des, 3k3des, aes) nor hex digits")
+                    }
                 }
             }
         }
-        guard digits.count == 16 || digits.count == 32 else {
-            throw DESFireError(.invalidParameter, "the key file holds \(digits.count) hex digits; a DES key has 16, a 2K3DES key 32")
+        func key(_ role: Role) throws(DESFireError) -> DESFireKey? {
+            let found = digits[role] ?? []
+            guard !found.isEmpty || types[role] != nil || seen.contains(role) else { return nil }
+            let type: DESFireKey.KeyType
+            if let given = types[role] {
+                type = given
+            } else {
+                switch found.count {
+                case 16: type = .des
+                case 32: type = .tripleDES2K
+                case 48: type = .tripleDES3K
+                default:
+                    throw DESFireError(.invalidParameter, "the \(role.rawValue) key has \(found.count) hex digits; a DES key has 16, 2K3DES 32, 3K3DES 48, AES 32 (with the word aes)")
+                }
+            }
+            guard found.count == 2 * type.keyLength else {
+                throw DESFireError(.invalidParameter, "the \(role.rawValue) key has \(found.count) hex digits; a \(type.rawValue.uppercased()) key has \(2 * type.keyLength)")
+            }
+            return try DESFireKey(type, stride(from: 0, to: found.count, by: 2).map { found[$0] << 4 | found[$0 + 1] })
         }
-        return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
+        let file = KeyFile(picc: try key(.picc), application: try key(.application))
+        guard file.picc != nil || file.application != nil else {
+            throw DESFireError(.invalidParameter, "the key file holds no key: 16 hex digits (DES), 32 (2K3DES), 48 (3K3DES), or aes and 32")
+        }
+        return file
+    }
+
+    /// A PICC master key from a key file's text (``keys(fromText:)``): its bytes.
+    /// - Throws: ``DESFireError`` `invalidParameter` as ``keys(fromText:)``, and for a file
+    ///   that names only the application key.
+    public static func piccMasterKey(fromText text: String) throws(DESFireError) -> [UInt8] {
+        guard let key = try keys(fromText: text).picc else { throw DESFireError(.invalidParameter, "the key file names no PICC master key") }
+        return key.bytes
     }
 }

@@ -105,8 +105,15 @@ public enum DESFireLegacyAuthentication {
     /// deciphered, starting from a zero IV.
     /// - Throws: ``DESFireError`` `invalidParameter` (key length), `crypto`.
     public static func encipherForSending(sessionKey: [UInt8], _ data: [UInt8]) throws(DESFireError) -> [UInt8] {
-        var plain = data + ISO14443ACRC.bytes(of: data)
-        plain += [UInt8](repeating: 0, count: (randomLength - plain.count % randomLength) % randomLength)
+        try encipherBlocksForSending(sessionKey: sessionKey, data + ISO14443ACRC.bytes(of: data))
+    }
+
+    /// `plain` zero-padded to whole 8-byte blocks and enciphered in "send mode" (each block
+    /// XORed with the previous result and deciphered, from a zero IV), no CRC added: ChangeKey
+    /// builds its own.
+    /// - Throws: ``DESFireError`` `invalidParameter` (key length), `crypto`.
+    public static func encipherBlocksForSending(sessionKey: [UInt8], _ plain: [UInt8]) throws(DESFireError) -> [UInt8] {
+        let plain = plain + [UInt8](repeating: 0, count: (randomLength - plain.count % randomLength) % randomLength)
         var previous = [UInt8](repeating: 0, count: randomLength), out: [UInt8] = []
         for start in stride(from: 0, to: plain.count, by: randomLength) {
             let block = try decipher(sessionKey, zip(plain[start..<(start + randomLength)], previous).map { $0 ^ $1 })
@@ -124,17 +131,25 @@ public enum DESFireLegacyAuthentication {
         guard length >= 0, bytes.count == (length + 2 + randomLength - 1) / randomLength * randomLength else {
             throw DESFireError(.invalidParameter, "an enciphered field of \(length) data bytes has \((length + 2 + randomLength - 1) / randomLength * randomLength) bytes: the data, its CRC and zero padding to a whole block")
         }
+        let plain = try decipherBlocksReceived(sessionKey: sessionKey, bytes)
+        let data = Array(plain[0..<length])
+        guard Array(plain[length..<(length + 2)]) == ISO14443ACRC.bytes(of: data), plain[(length + 2)...].allSatisfy({ $0 == 0 }) else {
+            throw DESFireError(.authenticationFailed, "the enciphered data's CRC does not match: not the session key")
+        }
+        return data
+    }
+
+    /// The chip's side of ``encipherBlocksForSending(sessionKey:_:)``: the padded plain text.
+    /// - Throws: ``DESFireError`` `invalidParameter` (not whole blocks, key length), `crypto`.
+    public static func decipherBlocksReceived(sessionKey: [UInt8], _ bytes: [UInt8]) throws(DESFireError) -> [UInt8] {
+        guard !bytes.isEmpty, bytes.count % randomLength == 0 else { throw DESFireError(.invalidParameter, "the enciphered field is not whole 8-byte blocks") }
         var previous = [UInt8](repeating: 0, count: randomLength), plain: [UInt8] = []
         for start in stride(from: 0, to: bytes.count, by: randomLength) {
             let block = Array(bytes[start..<(start + randomLength)])
             plain += zip(try encipher(sessionKey, block), previous).map { $0 ^ $1 }
             previous = block
         }
-        let data = Array(plain[0..<length])
-        guard Array(plain[length..<(length + 2)]) == ISO14443ACRC.bytes(of: data), plain[(length + 2)...].allSatisfy({ $0 == 0 }) else {
-            throw DESFireError(.authenticationFailed, "the enciphered data's CRC does not match: not the session key")
-        }
-        return data
+        return plain
     }
 
     private static let zeroIV = Bytes([UInt8](repeating: 0, count: 8))

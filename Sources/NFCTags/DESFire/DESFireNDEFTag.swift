@@ -46,14 +46,15 @@ public struct DESFireNDEFTag: NFCNDEFTag {
     /// As ``Type4Tag/writeNDEF(_:verify:)``.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) { try await type4.writeNDEF(message, verify: verify) }
     /// Makes the NDEF file read-only for good: its access rights `EFFF` through ChangeFileSettings
-    /// and the CC's write access `FF` (``DESFireTag/lockTypeFour(applicationKey:)``).
+    /// and the CC's write access `FF` (``DESFireTag/lockTypeFour(applicationKey:planning:)``), authenticating with
+    /// ``DESFireFormatOptions/applicationKey``.
     /// - Throws: ``NFCTagError`` `notNDEFFormatted` (no NDEF application), `authenticationFailed`
-    ///   (its key 0 is not the factory key), `tagResponse`, `connectionLost`.
+    ///   (its key 0 is not ``DESFireFormatOptions/applicationKey``), `tagResponse`, `connectionLost`.
     public func writeLock() async throws(NFCTagError) {
         guard try await queryNDEFStatus().status != .notSupported else {
             throw NFCTagError(.notNDEFFormatted, "the DESFire has no NFC Forum Type 4 application to lock: format it first")
         }
-        do { try await desfire.lockTypeFour() } catch { throw error.tagError }
+        do { try await desfire.lockTypeFour(applicationKey: formatOptions.applicationKey, planning: formatOptions.planning) } catch { throw error.tagError }
     }
 
     /// A DESFire answering the EV1 command set can be locked once formatted (``writeLock()``

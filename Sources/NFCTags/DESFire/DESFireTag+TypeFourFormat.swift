@@ -8,8 +8,9 @@ extension DESFireTag {
     /// Formats the DESFire as an NFC Forum Type 4 tag as NXP AN11004 (mapping 2.0) describes,
     /// holding an empty NDEF message; returns the NDEF file's size.
     ///
-    /// The commands, in order: SelectApplication `000000`; Authenticate (`0A`) with the PICC
-    /// master key; GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
+    /// The commands, in order: SelectApplication `000000`; Authenticate with the PICC master key
+    /// (`0A` for DES / 2K3DES, `1A` for 3K3DES, `AA` for AES, whose EV1 session then MACs the
+    /// PICC-level commands that follow); GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
     /// `0F`, `21`: one DES key and ISO file IDs, ISO ID `E110`, DF name `D2760000850101`);
     /// SelectApplication `000001`; Authenticate with its master key (the factory DES key);
     /// GetFileIDs; CreateStdDataFile `01` (ISO `E103`, plain,
@@ -30,22 +31,29 @@ extension DESFireTag {
     public func formatTypeFour(_ options: DESFireFormatOptions = DESFireFormatOptions()) async throws(DESFireError) -> Int {
         let mapping = DESFire.TypeFourMapping.self
         try await selectApplication(DESFire.piccApplicationID)
-        try await authenticateLegacy(keyNumber: 0, key: options.piccMasterKey)
-        let applications = try await applicationIDs()
+        var session: DESFireSession? = try await authenticate(keyNumber: 0, key: options.piccKey)
+        if case .ev1(var ev1)? = session, options.planning {
+            ev1.plannedWrites = true
+            session = .ev1(ev1)
+        }
+        let applications = try await applicationIDs(session: &session)
         let others = applications.filter { $0 != mapping.applicationID }
         guard others.isEmpty || options.force else {
             let names = others.map { Hex.encode($0.reversed(), uppercase: true) }.joined(separator: ", ")
             throw DESFireError(
                 .holdsApplications, "the DESFire holds \(others.count) other application\(others.count == 1 ? "" : "s") (\(names)); with force the NDEF application is added beside them, none deleted")
         }
-        let free = try await freeMemory()
+        let free = try await freeMemory(session: &session)
         let ccMemory = Self.allocated(mapping.capabilityContainerSize)
         if !applications.contains(mapping.applicationID) {
             // Checked before anything is created: a size that does not fit writes nothing.
             _ = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - ccMemory)
-            try await createApplication(
-                mapping.applicationID, keySettings: mapping.keySettings, keyCount: mapping.keyCount,
-                isoFileID: mapping.isoFileID, dfName: Type4Command.ndefTagApplicationID)
+            _ = try await command(
+                DESFire.Command.createApplication,
+                try Self.createApplicationData(
+                    mapping.applicationID, keySettings: mapping.keySettings, keyCount: mapping.keyCount,
+                    isoFileID: mapping.isoFileID, dfName: Type4Command.ndefTagApplicationID),
+                session: &session, answerLimit: 0)
         }
         try await selectApplication(mapping.applicationID)
         // The CC file's write access is key 0 (E000): the application master key, the factory one.

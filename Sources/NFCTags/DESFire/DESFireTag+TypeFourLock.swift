@@ -3,13 +3,15 @@ import NFCCore
 extension DESFireTag {
     /// Makes the NDEF file of a DESFire formatted as NXP AN11004 describes read-only for good.
     ///
-    /// The commands, in order: SelectApplication `000001`; Authenticate (`0A`) with the NDEF
-    /// application's key 0 (`applicationKey`, the factory DES key that formatting gives it);
-    /// GetFileSettings `02`; ChangeFileSettings `02` to plain, access rights `EFFF` (read free;
-    /// write, read-write and change never), enciphered with the session key since the change
-    /// right is key 0; ReadData of the CC file; WriteData of `FF` at the CC's NDEF write access
-    /// byte (offset 14). The CC comes last, so a Type 4 reader reports read-only only once the
-    /// chip refuses writing.
+    /// The commands, in order: SelectApplication `000001`; Authenticate with the NDEF
+    /// application's key 0 (`applicationKey`: the factory DES key that formatting gives it by
+    /// default; `0A` for DES / 2K3DES, `1A` for 3K3DES, `AA` for AES, whose EV1 session MACs the
+    /// commands after it); GetFileSettings `02`; ReadData of the CC file; ChangeFileSettings
+    /// `02` to plain, access rights `EFFF` (read free; write, read-write and change never),
+    /// enciphered in the session since the change right is key 0; WriteData of `FF` at the
+    /// CC's NDEF write access byte (offset 14). The CC comes last, so a Type 4 reader reports
+    /// read-only only once the chip refuses writing. `planning`: a write plan answers the writes
+    /// (``DESFireEV1Session/plannedWrites``); the reads come before them.
     ///
     /// Tear-safe by resuming: a file already `EFFF`-like (write, read-write and change never) is
     /// not changed again (it could not be: change never), a CC already `FF` is not rewritten,
@@ -17,23 +19,27 @@ extension DESFireTag {
     /// - Throws: ``DESFireError`` `status` (`A0`: no NDEF application; `F0`: no CC or NDEF
     ///   file), `authenticationFailed` (the application key refused), `malformed` (a CC that is
     ///   not the 15-byte AN11004 one), `transport`.
-    public func lockTypeFour(applicationKey: [UInt8] = DESFireFormatOptions.factoryPICCMasterKey) async throws(DESFireError) {
+    public func lockTypeFour(applicationKey: DESFireKey = .factoryDES, planning: Bool = false) async throws(DESFireError) {
         let mapping = DESFire.TypeFourMapping.self
         try await selectApplication(mapping.applicationID)
-        let sessionKey = try await authenticateLegacy(keyNumber: 0, key: applicationKey)
-        let settings = try await fileSettings(mapping.ndefFileNumber)
-        if !Self.isLockedForGood(settings) {
-            try await changeFileSettings(
-                mapping.ndefFileNumber, communication: DESFire.plainCommunication, accessRights: mapping.lockedNDEFAccessRights,
-                sessionKey: settings.changeAccess == DESFire.freeAccess ? nil : sessionKey)
+        var session: DESFireSession? = try await authenticate(keyNumber: 0, key: applicationKey)
+        if case .ev1(var ev1)? = session, planning {
+            ev1.plannedWrites = true
+            session = .ev1(ev1)
         }
-        let cc = try await readData(mapping.capabilityContainerFileNumber, offset: 0, length: mapping.capabilityContainerSize)
+        let settings = try await fileSettings(mapping.ndefFileNumber, session: &session)
+        let cc = try await readData(mapping.capabilityContainerFileNumber, offset: 0, length: mapping.capabilityContainerSize, session: &session)
         let offset = mapping.capabilityContainerWriteAccessOffset
         guard cc.count == mapping.capabilityContainerSize, cc[7] == 0x04 else {
             throw DESFireError(.malformed, "the CC file does not hold an NDEF File Control TLV at offset 7: not formatted as AN11004 describes")
         }
+        if !Self.isLockedForGood(settings) {
+            try await changeFileSettings(
+                mapping.ndefFileNumber, communication: DESFire.plainCommunication, accessRights: mapping.lockedNDEFAccessRights,
+                enciphered: settings.changeAccess != DESFire.freeAccess, session: &session)
+        }
         if cc[offset] != Type4CapabilityContainer.writeAccessNever {
-            try await writeData(mapping.capabilityContainerFileNumber, offset: offset, [Type4CapabilityContainer.writeAccessNever])
+            try await writeData(mapping.capabilityContainerFileNumber, offset: offset, [Type4CapabilityContainer.writeAccessNever], session: &session)
         }
     }
 

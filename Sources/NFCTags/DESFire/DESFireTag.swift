@@ -79,7 +79,7 @@ public struct DESFireTag: Sendable {
         return answer
     }
 
-    private func statusError(_ code: UInt8, _ status: UInt8) -> DESFireError {
+    func statusError(_ code: UInt8, _ status: UInt8) -> DESFireError {
         let name = DESFire.Status(rawValue: status).name ?? Hex.encode([status], uppercase: true)
         return DESFireError(.status, status: status, "DESFire command \(Hex.encode([code], uppercase: true)) answered 91 \(Hex.encode([status], uppercase: true)): \(name)")
     }
@@ -95,7 +95,14 @@ public struct DESFireTag: Sendable {
     /// GetApplicationIDs at the PICC level: the AIDs as sent (least significant byte first).
     /// - Throws: ``DESFireError``; `malformed` when the answer is not whole 3-byte AIDs.
     public func applicationIDs() async throws(DESFireError) -> [[UInt8]] {
-        let bytes = try await command(DESFire.Command.getApplicationIDs, answerLimit: 3 * 64)
+        var session: DESFireSession?
+        return try await applicationIDs(session: &session)
+    }
+
+    /// GetApplicationIDs inside `session` (``command(_:_:session:answerLimit:)``).
+    /// - Throws: as ``applicationIDs()``.
+    public func applicationIDs(session: inout DESFireSession?) async throws(DESFireError) -> [[UInt8]] {
+        let bytes = try await command(DESFire.Command.getApplicationIDs, session: &session, answerLimit: 3 * 64)
         guard bytes.count % DESFire.applicationIDLength == 0 else {
             throw DESFireError(.malformed, "GetApplicationIDs answered \(bytes.count) bytes, not whole 3-byte AIDs")
         }
@@ -105,7 +112,14 @@ public struct DESFireTag: Sendable {
     /// GetFreeMemory (EV1): free bytes.
     /// - Throws: ``DESFireError``; `malformed` unless the answer has 3 bytes.
     public func freeMemory() async throws(DESFireError) -> Int {
-        let bytes = try await command(DESFire.Command.getFreeMemory, answerLimit: 3)
+        var session: DESFireSession?
+        return try await freeMemory(session: &session)
+    }
+
+    /// GetFreeMemory inside `session`.
+    /// - Throws: as ``freeMemory()``.
+    public func freeMemory(session: inout DESFireSession?) async throws(DESFireError) -> Int {
+        let bytes = try await command(DESFire.Command.getFreeMemory, session: &session, answerLimit: 3)
         guard let value = DESFire.uint24LE(bytes) else { throw DESFireError(.malformed, "GetFreeMemory answered \(bytes.count) bytes, not 3") }
         return value
     }
@@ -127,7 +141,14 @@ public struct DESFireTag: Sendable {
     /// GetFileSettings of file `number` in the selected application.
     /// - Throws: ``DESFireError``; `malformed` for settings that do not parse.
     public func fileSettings(_ number: UInt8) async throws(DESFireError) -> DESFireFileSettings {
-        try DESFireFileSettings(parsing: try await command(DESFire.Command.getFileSettings, [number], answerLimit: 32))
+        var session: DESFireSession?
+        return try await fileSettings(number, session: &session)
+    }
+
+    /// GetFileSettings inside `session`.
+    /// - Throws: as ``fileSettings(_:)``.
+    public func fileSettings(_ number: UInt8, session: inout DESFireSession?) async throws(DESFireError) -> DESFireFileSettings {
+        try DESFireFileSettings(parsing: try await command(DESFire.Command.getFileSettings, [number], session: &session, answerLimit: 32))
     }
 
     /// SelectApplication: `aid` as sent (``DESFire/piccApplicationID`` for the PICC level).
@@ -254,13 +275,27 @@ public struct DESFireTag: Sendable {
     /// WriteData (`3D`), plain: `data` at `offset` of file `number`.
     /// - Throws: ``DESFireError`` `status` (`BE` past the end, `9D`, `AE`).
     public func writeData(_ number: UInt8, offset: Int, _ data: [UInt8]) async throws(DESFireError) {
-        _ = try await command(DESFire.Command.writeData, [number] + DESFire.uint24LE(offset) + DESFire.uint24LE(data.count) + data, answerLimit: 0)
+        var session: DESFireSession?
+        try await writeData(number, offset: offset, data, session: &session)
+    }
+
+    /// WriteData (plain communication) inside `session`.
+    /// - Throws: as ``writeData(_:offset:_:)``.
+    public func writeData(_ number: UInt8, offset: Int, _ data: [UInt8], session: inout DESFireSession?) async throws(DESFireError) {
+        _ = try await command(DESFire.Command.writeData, [number] + DESFire.uint24LE(offset) + DESFire.uint24LE(data.count) + data, session: &session, answerLimit: 0)
     }
 
     /// ReadData (`BD`), plain: `length` bytes at `offset` of file `number` (0: to the end).
     /// - Throws: ``DESFireError``; `malformed` when the answer is longer than asked.
     public func readData(_ number: UInt8, offset: Int, length: Int) async throws(DESFireError) -> [UInt8] {
-        let bytes = try await command(DESFire.Command.readData, [number] + DESFire.uint24LE(offset) + DESFire.uint24LE(length), answerLimit: length == 0 ? 0x8000 : length)
+        var session: DESFireSession?
+        return try await readData(number, offset: offset, length: length, session: &session)
+    }
+
+    /// ReadData (plain communication) inside `session`.
+    /// - Throws: as ``readData(_:offset:length:)``.
+    public func readData(_ number: UInt8, offset: Int, length: Int, session: inout DESFireSession?) async throws(DESFireError) -> [UInt8] {
+        let bytes = try await command(DESFire.Command.readData, [number] + DESFire.uint24LE(offset) + DESFire.uint24LE(length), session: &session, answerLimit: length == 0 ? 0x8000 : length)
         guard length == 0 || bytes.count == length else { throw DESFireError(.malformed, "ReadData answered \(bytes.count) bytes for \(length)") }
         return bytes
     }
