@@ -149,9 +149,8 @@ public final class ICodeSLIX2: VirtualTag {
     }
 
     private var storage: [UInt8]
-    private var state: State = .ready
+    private var air = ISO15693AirInterface()
 
-    private enum State { case ready, quiet, selected }
 
     /// ISO 15693 target information: UID (MSB first) and DSFID.
     public var targetInfo: TargetInfo {
@@ -207,44 +206,21 @@ public final class ICodeSLIX2: VirtualTag {
     /// Answers one request (see the type's documentation for byte order).
     public func respond(to frame: [UInt8]) -> TagAnswer {
         guard frame.count >= 2, !silenced, !security.destroyed else { return .silence }
-        let flags = frame[0], command = frame[1]
+        let command = frame[1]
         if security.privacy && !(command == ICodeCommand.getRandomNumber || command == ICodeCommand.setPassword) {
             return .silence
         }
-        if flags & ISO15693RequestFlag.inventory != 0 {
-            return command == ISO15693Command.inventory ? inventory(flags: flags, parameters: Array(frame.dropFirst(2))) : .silence
+        let request: ISO15693AirInterface.Request
+        switch air.route(frame, uidOnAir: uidOnAir, manufacturerCode: Self.manufacturerCode) {
+        case .silence: return .silence
+        case .inventory(let flags, let parameters):
+            return air.inventory(flags: flags, parameters: parameters, uidOnAir: uidOnAir, afi: afi, dsfid: dsfid)
+        case .request(let given): request = given
         }
-        var rest = Array(frame.dropFirst(2))
-        if (ISO15693Command.firstCustom...ISO15693Command.lastCustom).contains(command) {
-            // Custom commands carry the IC manufacturer code before the UID; another
-            // manufacturer's command is not answered (ISO/IEC 15693-3, "Custom commands").
-            guard rest.first == Self.manufacturerCode else { return .silence }
-            rest.removeFirst()
-        }
-        let addressed = flags & ISO15693RequestFlag.address != 0
-        if addressed {
-            guard rest.count >= 8 else { return .silence }
-            guard Array(rest[0..<8]) == uidOnAir else {
-                if command == ISO15693Command.select && state == .selected { state = .ready }
-                return .silence
-            }
-            rest.removeFirst(8)
-        }
-        if flags & ISO15693RequestFlag.select != 0 && state != .selected { return .silence }
-        if state == .quiet && !addressed { return .silence }
-        let option = flags & ISO15693RequestFlag.option != 0
+        if let answer = air.answerStateCommand(request) { return answer }
+        let rest = request.parameters, option = request.option
 
         switch command {
-        case ISO15693Command.stayQuiet:
-            if addressed { state = .quiet }
-            return .silence
-        case ISO15693Command.select:
-            guard addressed else { return error(ISO15693Error.commandNotRecognized) }
-            state = .selected
-            return ok()
-        case ISO15693Command.resetToReady:
-            state = .ready
-            return ok()
         case ISO15693Command.readSingleBlock:
             guard let block = rest.first else { return error(ISO15693Error.commandNotRecognized) }
             return readBlocks(first: Int(block), count: 1, option: option)
@@ -317,7 +293,7 @@ public final class ICodeSLIX2: VirtualTag {
 
     /// Power-up: the ready state; given passwords and a wrong password's silence are forgotten.
     public func powerOn() {
-        state = .ready
+        air.state = .ready
         given = []
         random = nil
         silenced = false
@@ -328,7 +304,7 @@ public final class ICodeSLIX2: VirtualTag {
 
     /// Stay quiet: no more Inventory or unaddressed answers until Reset to ready, Select or
     /// power-up.
-    public func halt() { state = .quiet }
+    public func halt() { air.state = .quiet }
 
     // MARK: - Private
 
@@ -348,26 +324,5 @@ public final class ICodeSLIX2: VirtualTag {
             answer += storage[block * Self.blockSize..<(block + 1) * Self.blockSize]
         }
         return .data(answer)
-    }
-
-    /// Inventory (ISO/IEC 15693-3, "Inventory"): `[AFI]` mask length (bits), mask (LSB first, the
-    /// UID's least significant bits).
-    private func inventory(flags: UInt8, parameters: [UInt8]) -> TagAnswer {
-        guard state != .quiet else { return .silence }
-        var rest = parameters[...]
-        if flags & ISO15693RequestFlag.afi != 0 {
-            guard let requested = rest.popFirst() else { return .silence }
-            if requested != 0 && requested != afi { return .silence }
-        }
-        guard let maskLength = rest.popFirst(), maskLength <= 64 else { return .silence }
-        let maskBytes = (Int(maskLength) + 7) / 8
-        guard rest.count >= maskBytes else { return .silence }
-        let mask = Array(rest.prefix(maskBytes))
-        let air = uidOnAir
-        for bit in 0..<Int(maskLength) {
-            let byte = bit / 8, shift = bit % 8
-            if (mask[byte] >> shift) & 1 != (air[byte] >> shift) & 1 { return .silence }
-        }
-        return .data([0x00, dsfid] + air)
     }
 }

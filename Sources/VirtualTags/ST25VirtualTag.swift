@@ -96,8 +96,7 @@ public final class ST25VirtualTag: VirtualTag {
     var sessions: Set<UInt8> = []
     /// Grows with every change that a tag file keeps.
     public private(set) var revision = 0
-    private var state: State = .ready
-    private enum State { case ready, quiet, selected }
+    private var air = ISO15693AirInterface()
 
     /// A factory-fresh chip with `uid` (cut or zero-filled to 8 bytes).
     public init(_ variant: Variant, uid: [UInt8]) {
@@ -126,12 +125,12 @@ public final class ST25VirtualTag: VirtualTag {
 
     /// Power-up: ready, no password presented.
     public func powerOn() {
-        state = .ready
+        air.state = .ready
         sessions = []
     }
 
     /// Stay quiet.
-    public func halt() { state = .quiet }
+    public func halt() { air.state = .quiet }
 
     // MARK: - Tag file image
 
@@ -164,25 +163,14 @@ public final class ST25VirtualTag: VirtualTag {
 
     /// Answers one request (see the type's documentation).
     public func respond(to frame: [UInt8]) -> TagAnswer {
-        guard frame.count >= 2 else { return .silence }
-        let flags = frame[0], command = frame[1]
-        if flags & ISO15693RequestFlag.inventory != 0 {
-            return command == ISO15693Command.inventory ? inventory(flags: flags, Array(frame.dropFirst(2))) : .silence
+        let request: ISO15693AirInterface.Request
+        switch air.route(frame, uidOnAir: uidOnAir, manufacturerCode: ST25Command.manufacturerCode) {
+        case .silence: return .silence
+        case .inventory(let flags, let parameters): return air.inventory(flags: flags, parameters: parameters, uidOnAir: uidOnAir, afi: afi, dsfid: dsfid)
+        case .request(let given): request = given
         }
-        var rest = Array(frame.dropFirst(2))
-        let custom = (ISO15693Command.firstCustom...ISO15693Command.lastCustom).contains(command)
-        if custom {
-            guard rest.first == ST25Command.manufacturerCode else { return .silence }
-            rest.removeFirst()
-        }
-        let addressed = flags & ISO15693RequestFlag.address != 0
-        if addressed {
-            guard rest.count >= 8, Array(rest[0..<8]) == uidOnAir else { return .silence }
-            rest.removeFirst(8)
-        }
-        if flags & ISO15693RequestFlag.select != 0 && state != .selected { return .silence }
-        if state == .quiet && !addressed { return .silence }
-        let option = flags & ISO15693RequestFlag.option != 0
+        if let answer = air.answerStateCommand(request) { return answer }
+        let command = request.command, rest = request.parameters, option = request.option, custom = request.isCustom
         let extended = (ISO15693Command.extendedReadSingleBlock...ISO15693Command.extendedGetMultipleBlockSecurityStatus).contains(command)
         if extended && !variant.isDynamic { return error(ISO15693Error.commandNotSupported) }
         if custom && !variant.isDynamic { return error(ISO15693Error.commandNotSupported) }
@@ -193,16 +181,6 @@ public final class ST25VirtualTag: VirtualTag {
         }
 
         switch command {
-        case ISO15693Command.stayQuiet:
-            if addressed { state = .quiet }
-            return .silence
-        case ISO15693Command.select:
-            guard addressed else { return error(ISO15693Error.commandNotRecognized) }
-            state = .selected
-            return ok()
-        case ISO15693Command.resetToReady:
-            state = .ready
-            return ok()
         case ISO15693Command.readSingleBlock, ISO15693Command.extendedReadSingleBlock:
             guard let block = number(0) else { return error(ISO15693Error.commandNotRecognized) }
             return read(first: block, count: 1, option: option)
@@ -337,23 +315,6 @@ public final class ST25VirtualTag: VirtualTag {
         areaRegisters = registers
         revision += 1
         return ok()
-    }
-
-    private func inventory(flags: UInt8, _ parameters: [UInt8]) -> TagAnswer {
-        guard state != .quiet else { return .silence }
-        var rest = parameters[...]
-        if flags & ISO15693RequestFlag.afi != 0 {
-            guard let requested = rest.popFirst() else { return .silence }
-            if requested != 0 && requested != afi { return .silence }
-        }
-        guard let maskLength = rest.popFirst(), maskLength <= 64 else { return .silence }
-        let maskBytes = (Int(maskLength) + 7) / 8
-        guard rest.count >= maskBytes else { return .silence }
-        let mask = Array(rest.prefix(maskBytes))
-        for bit in 0..<Int(maskLength) where (mask[bit / 8] >> (bit % 8)) & 1 != (uidOnAir[bit / 8] >> (bit % 8)) & 1 {
-            return .silence
-        }
-        return .data([0x00, dsfid] + uidOnAir)
     }
 }
 

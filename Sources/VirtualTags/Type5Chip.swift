@@ -116,8 +116,7 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         set { if newValue.count == 32 { signature = newValue } }
     }
     private var signature: [UInt8]
-    private var state: State = .ready
-    private enum State { case ready, quiet, selected }
+    private var air = ISO15693AirInterface()
 
     /// The tag-file attribute holding a given signature, in hex.
     static let signatureAttribute = "signature"
@@ -141,10 +140,10 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
     public var targetInfo: TargetInfo { .iso15693(ISO15693Target(uid: Bytes(uid), dsfid: dsfid)) }
 
     /// Power-up: the ready state.
-    public func powerOn() { state = .ready }
+    public func powerOn() { air.state = .ready }
 
     /// Stay quiet.
-    public func halt() { state = .quiet }
+    public func halt() { air.state = .quiet }
 
     // MARK: - Tag file
 
@@ -212,48 +211,22 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
 
     /// Answers one request.
     public func respond(to frame: [UInt8]) -> TagAnswer {
-        guard frame.count >= 2 else { return .silence }
-        let flags = frame[0], command = frame[1]
-        if flags & ISO15693RequestFlag.inventory != 0 {
-            return command == ISO15693Command.inventory ? inventory(flags: flags, Array(frame.dropFirst(2))) : .silence
+        let request: ISO15693AirInterface.Request
+        switch air.route(frame, uidOnAir: uid.reversed(), manufacturerCode: uid[1]) {
+        case .silence: return .silence
+        case .inventory(let flags, let parameters): return air.inventory(flags: flags, parameters: parameters, uidOnAir: uid.reversed(), afi: afi, dsfid: dsfid)
+        case .request(let given): request = given
         }
-        var rest = Array(frame.dropFirst(2))
-        if (ISO15693Command.firstCustom...ISO15693Command.lastCustom).contains(command) {
-            // Custom commands carry the IC manufacturer code; another maker's is not answered.
-            guard rest.first == uid[1] else { return .silence }
-            rest.removeFirst()
-        }
-        let addressed = flags & ISO15693RequestFlag.address != 0
-        if addressed {
-            guard rest.count >= 8 else { return .silence }
-            guard Array(rest[0..<8]) == Array(uid.reversed()) else {
-                if command == ISO15693Command.select && state == .selected { state = .ready }
-                return .silence
-            }
-            rest.removeFirst(8)
-        }
-        if flags & ISO15693RequestFlag.select != 0 && state != .selected { return .silence }
-        if state == .quiet && !addressed { return .silence }
-        let option = flags & ISO15693RequestFlag.option != 0
-        if profile.writesNeedOptionFlag, !option, ISO15693Command.writeClass.contains(command) {
+        if let answer = air.answerStateCommand(request) { return answer }
+        if profile.writesNeedOptionFlag, !request.option, ISO15693Command.writeClass.contains(request.command) {
             return error(ISO15693Error.optionNotSupported)
         }
-        return execute(command, rest, option: option, addressed: addressed)
+        return execute(request.command, request.parameters, option: request.option)
     }
 
-    private func execute(_ command: UInt8, _ rest: [UInt8], option: Bool, addressed: Bool) -> TagAnswer {
+    private func execute(_ command: UInt8, _ rest: [UInt8], option: Bool) -> TagAnswer {
         let size = profile.blockSize
         switch command {
-        case ISO15693Command.stayQuiet:
-            if addressed { state = .quiet }
-            return .silence
-        case ISO15693Command.select:
-            guard addressed else { return error(ISO15693Error.commandNotRecognized) }
-            state = .selected
-            return ok
-        case ISO15693Command.resetToReady:
-            state = .ready
-            return ok
         case ISO15693Command.readSingleBlock:
             guard let block = rest.first else { return error(ISO15693Error.commandNotRecognized) }
             return read(first: Int(block), count: 1, option: option)
@@ -322,25 +295,6 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
             answer += memory[block * size..<(block + 1) * size]
         }
         return .data(answer)
-    }
-
-    /// Inventory: `[AFI]` mask length (bits), mask (the UID's least significant bits first).
-    private func inventory(flags: UInt8, _ parameters: [UInt8]) -> TagAnswer {
-        guard state != .quiet else { return .silence }
-        var rest = parameters[...]
-        if flags & ISO15693RequestFlag.afi != 0 {
-            guard let requested = rest.popFirst() else { return .silence }
-            if requested != 0 && requested != afi { return .silence }
-        }
-        guard let maskLength = rest.popFirst(), maskLength <= 64 else { return .silence }
-        let maskBytes = (Int(maskLength) + 7) / 8
-        guard rest.count >= maskBytes else { return .silence }
-        let mask = Array(rest.prefix(maskBytes))
-        let air = Array(uid.reversed())
-        for bit in 0..<Int(maskLength) where (mask[bit / 8] >> (bit % 8)) & 1 != (air[bit / 8] >> (bit % 8)) & 1 {
-            return .silence
-        }
-        return .data([0x00, dsfid] + air)
     }
 }
 
