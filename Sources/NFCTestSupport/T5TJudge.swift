@@ -2,10 +2,11 @@ public import Foundation
 import Testing
 
 /// The NFC Forum Type 5 rules written once more for tests, so that a Type 5 chip's memory (in
-/// process, or a `sim:` tag file) is judged without NFCTags: a 4-byte CC (`E1`, version 1 in
-/// bits 7–6 of byte 1, write access in bits 1–0, MLEN × 8 bytes of T5T area in byte 2, feature
-/// bits in byte 3), then TLVs in the area: `00` NULL, `03` NDEF (length one byte, or `FF` and two
-/// bytes), `FE` Terminator, any other TLV skipped by its length.
+/// process, or a `sim:` tag file) is judged without NFCTags: a 4-byte CC (`E1` or `E2`, version
+/// 1 in bits 7–6 of byte 1, write access in bits 1–0, MLEN × 8 bytes of T5T area in byte 2,
+/// feature bits in byte 3) or, when byte 2 is 0, the 8-byte one (MLEN in bytes 6–7), then TLVs
+/// in the area: `00` NULL, `03` NDEF (length one byte, or `FF` and two bytes), `FE`
+/// Terminator, any other TLV skipped by its length.
 public struct T5TJudge: Sendable, Hashable {
     /// CC byte 1 bits 1–0: 0 writable, 3 never.
     public var writeAccess: UInt8
@@ -13,18 +14,22 @@ public struct T5TJudge: Sendable, Hashable {
     public var area: Int
     /// CC byte 3.
     public var features: UInt8
+    /// The CC's bytes (4 or 8).
+    public var capabilityContainer: [UInt8]
     /// The NDEF TLV's value; nil when the area holds none.
     public var message: [UInt8]?
 
     /// Judges `memory` from block 0; nil when it holds no 4-byte Type 5 CC or a TLV runs past
     /// the area or the memory.
     public init?(memory: [UInt8]) {
-        guard memory.count >= 8, memory[0] == 0xE1, memory[1] >> 6 == 1 else { return nil }
+        guard memory.count >= 8, memory[0] == 0xE1 || memory[0] == 0xE2, memory[1] >> 6 == 1 else { return nil }
         writeAccess = memory[1] & 0x03
-        area = Int(memory[2]) * 8
+        let ccSize = memory[2] == 0 ? 8 : 4
+        area = (ccSize == 8 ? Int(memory[6]) << 8 | Int(memory[7]) : Int(memory[2])) * 8
         features = memory[3]
-        let end = min(memory.count, 4 + area)
-        var index = 4
+        capabilityContainer = Array(memory.prefix(ccSize))
+        let end = min(memory.count, ccSize + area)
+        var index = ccSize
         message = nil
         while index < end {
             let type = memory[index]
@@ -47,6 +52,17 @@ public struct T5TJudge: Sendable, Hashable {
             }
             index += header + length
         }
+    }
+
+    /// The text of the message when it is one well-known Text record (`T`), short or long;
+    /// nil otherwise.
+    public var text: String? {
+        guard let record = message, record.count >= 3 else { return nil }
+        let short = record[0] & 0x10 != 0
+        let typeAt = short ? 3 : 6
+        guard record[1] == 1, record.count > typeAt + 1, record[typeAt] == 0x54 else { return nil }
+        let languageLength = Int(record[typeAt + 1] & 0x3F)
+        return String(bytes: record.dropFirst(typeAt + 2 + languageLength), encoding: .utf8)
     }
 
     /// A `sim:` ISO 15693 tag file read as JSON: `memory` holds the chip's bytes, then one

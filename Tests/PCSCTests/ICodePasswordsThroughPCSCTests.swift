@@ -5,8 +5,8 @@ import Testing
 extension PCSCEndToEnd {
     /// ICODE passwords end to end: fresh nfctool processes reach a virtual ICODE SLIX-S (and
     /// SLIX2) behind pcscd and the PC/SC reader emulator named as an ACS ACR1552U, whose
-    /// transparent session carries the NXP custom commands. The tag file is judged by a parser
-    /// written here from the NFC Forum Type 5 rules (CC, TLV) and the tag-file layout of the
+    /// transparent session carries the NXP custom commands. The tag file is judged by the NFC
+    /// Forum Type 5 rules written for tests (`T5TJudge`: CC, TLV) and the tag-file layout of the
     /// ICODE security attributes (docs/simulator.md), not by NFCTags.
     @Suite(
         "ICODE passwords through the real pcscd", .tags(.pcsc, .endToEnd, .emulator), .serialized, .timeLimit(.minutes(5)),
@@ -26,22 +26,8 @@ extension PCSCEndToEnd {
                 raw = try Data(contentsOf: URL(fileURLWithPath: path))
                 let json = try #require(try JSONSerialization.jsonObject(with: raw) as? [String: Any])
                 let memory = NFCTestSupport.hex(try #require(json["memory"] as? String))
-                // T5T: CC magic E1 (4-byte CC), then TLVs: 03 = NDEF (1-byte length here), FE end.
-                try #require(memory.count > 8 && memory[0] == 0xE1)
-                var index = 4
-                text = nil
-                while index + 1 < memory.count, memory[index] != 0xFE {
-                    let type = memory[index], length = Int(memory[index + 1])
-                    if type == 0x03, length > 0, index + 2 + length <= memory.count {
-                        // One short well-known record "T": header, type length 1, payload length, 'T', status, language, text.
-                        let record = Array(memory[(index + 2)..<(index + 2 + length)])
-                        if record.count > 4, record[3] == 0x54 {
-                            let languageLength = Int(record[4] & 0x3F)
-                            text = String(decoding: record.dropFirst(5 + languageLength), as: UTF8.self)
-                        }
-                    }
-                    index += 2 + length
-                }
+                // The Type 5 rules (CC, TLVs) as NFCTestSupport's T5TJudge writes them.
+                text = try #require(T5TJudge(memory: memory)).text
                 let attributes = json["attributes"] as? [String: String] ?? [:]
                 pageProtection = attributes["icodeProtection"].map { Array(NFCTestSupport.hex($0).dropFirst(7)) } ?? []
                 passwords = Dictionary(uniqueKeysWithValues: (attributes["icodePasswords"] ?? "").split(separator: ",").compactMap { item in

@@ -6,8 +6,8 @@ extension PCSCEndToEnd {
     /// ST25DV end to end: fresh nfctool processes reach a virtual ST25DV64K / ST25DV04K behind
     /// pcscd and the PC/SC reader emulator — the generic profile for NDEF (READ/UPDATE BINARY,
     /// block numbers past 255 in P1-P2) and an ACR1552U's transparent session for ST's custom
-    /// commands. The tag file is judged by a parser written here from the NFC Forum Type 5 rules
-    /// (4- or 8-byte CC, NDEF TLV with a 1- or 3-byte length) and the tag-file image layout of
+    /// commands. The tag file is judged by the NFC Forum Type 5 rules written for tests
+    /// (`T5TJudge`: 4- or 8-byte CC, NDEF TLV with a 1- or 3-byte length) and the tag-file image layout of
     /// docs/simulator.md (memory, a lock byte per block, DSFID, AFI, flags, 7 area registers,
     /// 4 passwords), not by NFCTags.
     @Suite(
@@ -29,29 +29,10 @@ extension PCSCEndToEnd {
                 let json = try #require(try JSONSerialization.jsonObject(with: raw) as? [String: Any])
                 let image = NFCTestSupport.hex(try #require(json["memory"] as? String))
                 try #require(image.count == blocks * 5 + 3 + 7 + 32)
-                let memory = Array(image.prefix(blocks * 4))
-                // T5T CC: E1/E2; MLEN in byte 2, or 0 and the 8-byte form (MLEN in bytes 6–7).
-                try #require(memory[0] == 0xE1 || memory[0] == 0xE2)
-                let ccSize = memory[2] == 0 ? 8 : 4
-                capabilityContainer = Array(memory.prefix(ccSize))
-                var index = ccSize
-                text = nil
-                while index + 1 < memory.count, memory[index] != 0xFE {
-                    let type = memory[index]
-                    var length = Int(memory[index + 1]), header = 2
-                    if memory[index + 1] == 0xFF { length = Int(memory[index + 2]) << 8 | Int(memory[index + 3]); header = 4 }
-                    if type == 0x03, length > 0, index + header + length <= memory.count {
-                        // One well-known "T" record, short (SR) or long: header, type length 1, payload length 1 or 4 bytes.
-                        let record = Array(memory[(index + header)..<(index + header + length)])
-                        let short = record[0] & 0x10 != 0
-                        let typeAt = short ? 3 : 6
-                        if record.count > typeAt + 1, record[typeAt] == 0x54 {
-                            let languageLength = Int(record[typeAt + 1] & 0x3F)
-                            text = String(decoding: record.dropFirst(typeAt + 2 + languageLength), as: UTF8.self)
-                        }
-                    }
-                    index += header + length
-                }
+                // The Type 5 rules (4- or 8-byte CC, TLVs) as NFCTestSupport's T5TJudge writes them.
+                let judged = try #require(T5TJudge(memory: Array(image.prefix(blocks * 4))))
+                capabilityContainer = judged.capabilityContainer
+                text = judged.text
                 let registers = blocks * 5 + 3
                 rfa1ss = image[registers]
                 passwords = (0..<4).map { Array(image[(registers + 7 + $0 * 8)..<(registers + 15 + $0 * 8)]) }
