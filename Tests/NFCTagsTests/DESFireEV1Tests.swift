@@ -20,10 +20,6 @@ struct DESFireEV1Tests {
 
     // MARK: Judges
 
-    static func openssl() throws -> String {
-        try #require(["/usr/bin/openssl", "/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }, "openssl is not installed")
-    }
-
     /// The openssl cipher name for a key: AES-128-CBC, DES-EDE-CBC (DES doubled, 2K3DES), DES-EDE3-CBC.
     static func cipherName(_ key: DESFireKey) -> String {
         switch key.type {
@@ -35,30 +31,12 @@ struct DESFireEV1Tests {
 
     /// `plain` enciphered by `openssl enc` in CBC from `iv`, without padding.
     static func opensslEncrypt(_ key: DESFireKey, iv: [UInt8], _ plain: [UInt8]) async throws -> [UInt8] {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("plain.bin")
-        try Data(plain).write(to: file)
-        let run = try await runTool(
-            "/bin/sh",
-            ["-c", "\"$0\" enc -\(cipherName(key)) -K \(Hex.encode(key.cipherKey)) -iv \(Hex.encode(iv)) -nopad -in \"$1\" | od -An -tx1 -v", try openssl(), file.path],
-            environment: ["PATH": "/usr/bin:/bin"], mergingStandardError: false)
-        #expect(run.status == 0, "\(run.output)")
-        return try Hex.decode(run.output.filter { !$0.isWhitespace })
+        try await OpenSSLCipherOracle.encryptCBC(cipher: cipherName(key), key: key.cipherKey, iv: iv, plain)
     }
 
     /// The CMAC of `message` by `openssl mac` (zero IV, as NIST SP 800-38B defines it).
     static func opensslCMAC(_ key: DESFireKey, _ message: [UInt8]) async throws -> [UInt8] {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("message.bin")
-        try Data(message).write(to: file)
-        let run = try await runTool(
-            "/bin/sh",
-            ["-c", "\"$0\" mac -cipher \(cipherName(key).uppercased()) -macopt hexkey:\(Hex.encode(key.cipherKey)) -in \"$1\" CMAC", try openssl(), file.path],
-            environment: ["PATH": "/usr/bin:/bin"], mergingStandardError: false)
-        #expect(run.status == 0, "\(run.output)")
-        return try Hex.decode(run.output.filter { !$0.isWhitespace })
+        try await OpenSSLCipherOracle.cmac(cipher: cipherName(key).uppercased(), key: key.cipherKey, message)
     }
 
     @Test("CMAC: NIST SP 800-38B's AES-128 example vectors (subkeys, empty and one-block messages), and openssl mac for AES, 2K3DES and 3K3DES on several lengths")
