@@ -84,7 +84,12 @@ private func readLine(from descriptor: Int32, buffer: inout [UInt8], timeout: Do
 }
 
 /// The built emulator running as a subprocess, controlled through its standard input.
-public final class EmulatorProcess {
+///
+/// Starting it waits for the pty line and a control command waits for its answer: both block, so
+/// they run on a thread of their own (``runBlocking(_:)``) and are awaited, never on the
+/// cooperative pool. ``stop()`` blocks nothing: it asks the emulator to quit and leaves the
+/// waiting for its end to a thread of its own.
+public final class EmulatorProcess: @unchecked Sendable {
     public let process = Process()
     /// The emulator's pseudo-terminal: `/dev/pts/N`.
     public let ptyPath: String
@@ -98,11 +103,18 @@ public final class EmulatorProcess {
     public let tracePath: String
     private let input = Pipe()
     private let output = Pipe()
+    /// Guards ``buffer`` and ``stopped``: a control command and `stop()` may come from different threads.
+    private let lock = NSLock()
     private var buffer: [UInt8] = []
     private var stopped = false
 
-    /// Starts `pn532-emulator` with `arguments` (a trace file is added) and reads the pty path.
-    public init(_ arguments: [String]) throws {
+    /// Starts `pn532-emulator` with `arguments` (a trace file is added) and waits, off the
+    /// cooperative pool, until it prints its pty path.
+    public static func start(_ arguments: [String]) async throws -> EmulatorProcess {
+        try await runBlocking { try EmulatorProcess(launching: arguments) }
+    }
+
+    private init(launching arguments: [String]) throws {
         guard let executable = Executables.emulator else { throw EmulatorTestError.notBuilt }
         tracePath = FileManager.default.temporaryDirectory.appendingPathComponent("pn532-trace-\(UUID().uuidString)").path
         process.executableURL = executable
@@ -115,20 +127,30 @@ public final class EmulatorProcess {
         guard let line = readLine(from: output.fileHandleForReading.fileDescriptor, buffer: &buffer, timeout: 5),
               line.hasPrefix("/dev/") else {
             process.terminate()
+            reapInBackground(process)
             throw EmulatorTestError.noPTYLine("")
         }
         ptyPath = line
         let link = FileManager.default.temporaryDirectory.appendingPathComponent("nfckit-pn532-\(UUID().uuidString)").path
         guard symlink(line, link) == 0 else {
             process.terminate()
+            reapInBackground(process)
             throw EmulatorTestError.noPTYLine("cannot link \(link) to \(line): errno \(errno)")
         }
         devicePath = link
     }
 
-    /// Sends a control command and returns the emulator's answer line.
+    /// Sends a control command and returns the emulator's answer line (waited for off the
+    /// cooperative pool).
     @discardableResult
-    public func control(_ command: String) throws -> String {
+    public func control(_ command: String) async throws -> String {
+        try await runBlocking { try self.exchange(command) }
+    }
+
+    /// A control command and its answer, blocking the calling thread until the answer comes.
+    private func exchange(_ command: String) throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
         try input.fileHandleForWriting.write(contentsOf: Data((command + "\n").utf8))
         guard let line = readLine(from: output.fileHandleForReading.fileDescriptor, buffer: &buffer, timeout: 5) else {
             throw EmulatorTestError.noReply(command)
@@ -141,12 +163,18 @@ public final class EmulatorProcess {
         ((try? String(contentsOfFile: tracePath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// Stops the emulator and removes its trace.
+    /// Stops the emulator and removes its trace, without waiting: the emulator is told to quit
+    /// (a few bytes into its standard input) and a thread of its own waits for its end (SIGTERM,
+    /// then SIGKILL, as ``reap(_:)``). The tag file is already whole: the emulator stores each
+    /// write before it answers it.
     public func stop() {
-        guard !stopped else { return }
+        lock.lock()
+        let first = !stopped
         stopped = true
-        if process.isRunning { _ = try? control("quit") }
-        reap(process)
+        lock.unlock()
+        guard first else { return }
+        if process.isRunning { try? input.fileHandleForWriting.write(contentsOf: Data("quit\n".utf8)) }
+        reapInBackground(process)
         try? FileManager.default.removeItem(atPath: tracePath)
         unlink(devicePath)
     }
@@ -174,12 +202,17 @@ public func runTool(_ tool: String, _ arguments: [String], against emulator: Emu
     try await runTool(tool, arguments, environment: emulator.libnfcEnvironment, input: input, timeout: timeout, in: directory)
 }
 
-/// Ends a long-lived fixture child started with `Process` (an emulator, a daemon) from a
-/// synchronous `stop()` or `deinit`: SIGTERM, then SIGKILL after 2 s, reaping it with `waitpid`
+/// Ends a long-lived fixture child started with `Process` (an emulator, a daemon): SIGTERM, then
+/// SIGKILL after 2 s, reaping it with `waitpid`. It blocks the calling thread: from asynchronous
+/// code await ``reaped(_:)``, or hand a teardown to ``reapInBackground(_:)``
 /// (Foundation's `waitUntilExit()` can spin for ever on Linux once the child is gone). Never for a
 /// ``ChildProcess``, whose end its termination handler reports.
 public func reap(_ process: Process) {
-    let pid = process.processIdentifier
+    reap(pid: process.processIdentifier)
+}
+
+/// ``reap(_:)`` by process identifier (which, unlike a `Process`, crosses to another thread).
+public func reap(pid: Int32) {
     guard pid > 0 else { return }
     var status: Int32 = 0
     if waitpid(pid, &status, WNOHANG) != 0 { return }  // already gone (or reaped by Foundation)
@@ -192,6 +225,39 @@ public func reap(_ process: Process) {
     }
     kill(pid, SIGKILL)
     _ = waitpid(pid, &status, 0)
+}
+
+/// Ends a fixture child like ``reap(_:)`` without blocking the caller: a thread of its own waits
+/// (first up to 2 s for it to end by itself, as after a "quit", then SIGTERM and SIGKILL). For
+/// teardown from a `defer` or `deinit`, where nothing may block the cooperative pool.
+public func reapInBackground(_ process: Process) {
+    let pid = process.processIdentifier
+    guard pid > 0 else { return }
+    Thread {
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || reaped == -1 { return }
+            usleep(5_000)
+        }
+        kill(pid, SIGTERM)
+        let last = Date().addingTimeInterval(2)
+        while Date() < last {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || reaped == -1 { return }
+            usleep(5_000)
+        }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+    }.start()
+}
+
+/// Waits, off the cooperative pool, until `process` has ended (``reap(_:)``: SIGTERM, then
+/// SIGKILL after 2 s): for a test that needs the child gone before it goes on.
+public func reaped(_ process: Process) async {
+    let pid = process.processIdentifier
+    _ = try? await runBlocking { reap(pid: pid) }
 }
 
 /// A fresh temporary directory.
@@ -207,7 +273,7 @@ public func temporaryDirectory() throws -> URL {
 public func runNFCPy(model: String, tagFile: String, _ body: String, timeout: Double = 30) async throws -> ToolRun {
     let python = try ExternalTool.nfcpy.require()
     let name = "EMU\(UInt32.random(in: 0..<1_000_000))"
-    let emulator = try EmulatorProcess(["--tag", "\(model):\(tagFile)", "--link", "/dev/\(name)"])
+    let emulator = try await EmulatorProcess.start(["--tag", "\(model):\(tagFile)", "--link", "/dev/\(name)"])
     defer { emulator.stop() }
     let script = """
         import nfc

@@ -91,7 +91,12 @@ struct SunVerifyCommand: ToolCommand {
         context.io.printLine("counter:   \(output.counter.map(String.init) ?? "not mirrored")")
         context.io.printLine("picc data: \(tap.encryptedPICCData ? "encrypted" : "plain")")
         if let data = tap.fileData, let fileData = output.fileData {
-            context.io.printLine("file data: \(TerminalSafeText.escaping(String(decoding: data, as: UTF8.self), newlines: .escape)) (\(fileData))")
+            // The decrypted file data is the tag's: text only when it is UTF-8, the hex always.
+            if let text = String(validating: data, as: UTF8.self) {
+                context.io.printLine("file data: \(TerminalSafeText.escaping(text, newlines: .escape)) (\(fileData))")
+            } else {
+                context.io.printLine("file data: not UTF-8 text (\(fileData))")
+            }
         }
     }
 

@@ -110,7 +110,7 @@ struct BatchCommandTests {
         // is late on a loaded machine (eight tags, then twenty, were all done before it, in the
         // full suite beside concurrent builds).
         let stack = 40
-        let emulator = try EmulatorProcess(["--tag", "ntag215*\(stack):\(tags)", "--hand-out", "deselect", "--delay-model", "datasheet"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215*\(stack):\(tags)", "--hand-out", "deselect", "--delay-model", "datasheet"])
         defer { emulator.stop() }
         let template = "https://ex.io/t/{uid}?n={n:05}"
 
@@ -131,7 +131,7 @@ struct BatchCommandTests {
             try await Task.sleep(for: .milliseconds(5))
         }
         kill(first.processIdentifier, SIGKILL)
-        reap(first)
+        await reaped(first)
         let afterKill = try Ledger(path: ledgerPath).attempts().filter { $0.status == "done" }.count
         #expect(afterKill >= 3 && afterKill < stack)
 
@@ -200,7 +200,7 @@ struct BatchCommandTests {
         let deadline = Date().addingTimeInterval(20)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!process.isRunning, "nfctool batch did not stop after SIGINT")
-        reap(process)
+        await reaped(process)
         #expect(process.terminationStatus == 0)
         let summary = try String(contentsOf: output, encoding: .utf8)
         #expect(summary.contains("\"stopReason\" : \"interrupted\""), "\(summary)")
@@ -234,7 +234,7 @@ struct BatchCommandTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledgerPath = directory.appendingPathComponent("run.db").path
-        let emulator = try EmulatorProcess(["--tag", "ntag215*50", "--hand-out", "deselect", "--delay-model", "datasheet"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215*50", "--hand-out", "deselect", "--delay-model", "datasheet"])
         let (process, errors, _) = try Self.start(
             ["batch", "--device", emulator.connectionString, "--url", "https://ex.io/{uid}/{n}", "--ledger", ledgerPath],
             environment: emulator.libnfcEnvironment, in: directory)
@@ -244,7 +244,7 @@ struct BatchCommandTests {
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!process.isRunning, "nfctool batch did not end after its reader vanished")
         if process.isRunning { process.terminate() }
-        reap(process)
+        await reaped(process)
         emulator.stop()
         let log = try String(contentsOf: errors, encoding: .utf8)
         #expect(log.contains("reader failed"), "\(log)")
@@ -284,7 +284,7 @@ struct BatchCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let tagFile = directory.appendingPathComponent("tags/0453494d000001.json").path
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tags"), withIntermediateDirectories: true)
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(tagFile)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(tagFile)"])
         defer { emulator.stop() }
         let ledgerPath = directory.appendingPathComponent("l.db").path
         let (process, errors, output) = try Self.start(
@@ -301,7 +301,7 @@ struct BatchCommandTests {
         let stayed = clock.now - started
         #expect(whileStaying <= Int(stayed / .milliseconds(100)) + 3, "\(whileStaying) polls in \(stayed)")
         // Taken away until the batch has polled an empty field, then brought back.
-        _ = try emulator.control("remove")
+        _ = try await emulator.control("remove")
         let deadline = Date().addingTimeInterval(30)
         let removedAt = polls()
         let removed = clock.now
@@ -310,12 +310,12 @@ struct BatchCommandTests {
         while polls() < removedAt + 4 || clock.now - removed < .seconds(1), Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        _ = try emulator.control("present")
+        _ = try await emulator.control("present")
         // The run ends by itself, after its idle timeout.
         while process.isRunning, Date() < deadline.addingTimeInterval(30) { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!process.isRunning, "nfctool batch did not end")
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        reap(process)
+        await reaped(process)
         emulator.stop()
         #expect(process.terminationStatus == 0)
         let log = try String(contentsOf: errors, encoding: .utf8).split(separator: "\n")
@@ -353,7 +353,7 @@ struct BatchCommandTests {
         for (index, (process, errors, output)) in started.enumerated() {
             #expect(!process.isRunning, "process \(letters[index]) did not end")
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            reap(process)
+            await reaped(process)
             let log = (try String(contentsOf: errors, encoding: .utf8)) + (try String(contentsOf: output, encoding: .utf8))
             #expect(process.terminationStatus == 0, "\(letters[index]): \(log.suffix(400))")
             #expect(!log.contains("locked"), "\(letters[index]): \(log.suffix(400))")

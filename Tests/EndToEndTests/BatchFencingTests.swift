@@ -289,7 +289,7 @@ struct LedgerLinkCut {
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, SIGKILL)
-        reap(process)
+        await reaped(process)
         throw ProxyDidNotStart()
     }
 

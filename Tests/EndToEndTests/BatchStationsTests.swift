@@ -196,7 +196,7 @@ struct BatchStationsTests {
         // Killed once it has done a few tags (it is between or inside tags: either way no "done" without a verified tag).
         #expect(try await Self.waitFor("done 04D", count: 3, in: [victim.1]))
         kill(victim.0.processIdentifier, SIGKILL)
-        reap(victim.0)
+        await reaped(victim.0)
         // Back under the same name (fresh tags): anything it held is released at once (a 60 s lease would not end in time).
         stations.append(try line.station("D", tags: 40, prefix: "E"))
         let results = try await Self.finish(stations, within: 120)

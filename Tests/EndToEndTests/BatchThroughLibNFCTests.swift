@@ -17,7 +17,7 @@ struct BatchThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tags = directory.appendingPathComponent("tags").path
-        let emulator = try EmulatorProcess(["--tag", "ntag215*5:\(tags)", "--hand-out", "deselect"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215*5:\(tags)", "--hand-out", "deselect"])
         defer { emulator.stop() }
         let reader = try await LibNFCReader.open(emulator.connectionString)
         let ledger = try Ledger(path: directory.appendingPathComponent("ledger.db").path)
@@ -62,7 +62,7 @@ struct BatchThroughLibNFCTests {
         let tags = 5
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try EmulatorProcess(["--tag", "ntag215*\(tags)", "--hand-out", "deselect"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215*\(tags)", "--hand-out", "deselect"])
         defer { emulator.stop() }
         let reader = try await Self.benchmarkBatch(tags: tags, through: emulator, in: directory)
         let commands = await reader.commands.count
@@ -131,7 +131,7 @@ struct BatchThroughLibNFCTests {
         let tags = 4
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try EmulatorProcess(["--tag", "ntag215*\(tags)", "--hand-out", "deselect", "--delay-model", "datasheet"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215*\(tags)", "--hand-out", "deselect", "--delay-model", "datasheet"])
         defer { emulator.stop() }
         let reader = try await Self.benchmarkBatch(tags: tags, through: emulator, in: directory)
 

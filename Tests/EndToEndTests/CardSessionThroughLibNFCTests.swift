@@ -10,7 +10,7 @@ import Testing
 struct CardSessionThroughLibNFCTests {
     @Test("events: readerDetected, one received per APDU, readerDeselected, then sessionInvalidated on invalidate")
     func eventSequence() async throws {
-        let emulator = try EmulatorProcess(["--external-reader", "type4-read"])
+        let emulator = try await EmulatorProcess.start(["--external-reader", "type4-read"])
         defer { emulator.stop() }
         let message = Bytes([0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8))
         var tag = try EmulatedType4Tag(message: message)
@@ -55,7 +55,7 @@ struct CardSessionThroughLibNFCTests {
 
     @Test("no reader within the timeout: sessionInvalidated with sessionTimeout, and nothing else")
     func timeout() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         let session = try await NFCCardSession.start(connection: emulator.connectionString, timeout: .milliseconds(1500))
         var events: [NFCCardSession.Event] = []
@@ -82,7 +82,7 @@ struct CardSessionThroughLibNFCTests {
 
     @Test("answering a command twice is refused")
     func respondTwice() async throws {
-        let emulator = try EmulatorProcess(["--external-reader", "type4-read"])
+        let emulator = try await EmulatorProcess.start(["--external-reader", "type4-read"])
         defer { emulator.stop() }
         let session = try await NFCCardSession.start(connection: emulator.connectionString, timeout: .seconds(5))
         var secondAnswer: NFCReaderSessionError?
@@ -100,7 +100,7 @@ struct CardSessionThroughLibNFCTests {
 
     @Test("a reader that comes is not served until startEmulation(): invalidating without starting ends the session with no command received; the external reader got nothing")
     func noEmulationWithoutStart() async throws {
-        let emulator = try EmulatorProcess(["--external-reader", "type4-read"])
+        let emulator = try await EmulatorProcess.start(["--external-reader", "type4-read"])
         defer { emulator.stop() }
         let session = try await NFCCardSession(connection: emulator.connectionString, timeout: .seconds(60))
         var names: [String] = []
@@ -124,7 +124,7 @@ struct CardSessionThroughLibNFCTests {
 
     @Test("isSupported and isEligible: the PN532 (libnfc target mode) yes; while a session holds it, supported but not eligible; sim: and PC/SC no")
     func eligibility() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         #expect(await NFCCardSession.isSupported(connection: emulator.connectionString))
         #expect(await NFCCardSession.isEligible(connection: emulator.connectionString))

@@ -42,7 +42,7 @@ struct ClassicNDEFThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("classic.json").path
-        let emulator = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "classic1k:\(file)"])
         let (reader, tracing, tag) = try await Self.open(emulator)
         let message = try Self.url()
 
@@ -75,7 +75,7 @@ struct ClassicNDEFThroughLibNFCTests {
 
     @Test("a wrong key is authenticationFailed through libnfc and the card answers again after it")
     func wrongKey() async throws {
-        let emulator = try EmulatorProcess(["--tag", "classic1k"])
+        let emulator = try await EmulatorProcess.start(["--tag", "classic1k"])
         let (reader, _, ndef) = try await Self.open(emulator)
         do {
             try await ndef.tag.authenticate(sector: 2, keyType: .a, key: Bytes([1, 2, 3, 4, 5, 6]))
@@ -92,7 +92,7 @@ struct ClassicNDEFThroughLibNFCTests {
 
     @Test("locked through libnfc, the card is read-only and a write sends no WRITE")
     func lockThroughLibNFC() async throws {
-        let emulator = try EmulatorProcess(["--tag", "classic1k"])
+        let emulator = try await EmulatorProcess.start(["--tag", "classic1k"])
         let (reader, _, tag) = try await Self.open(emulator)
         let message = try Self.url()
         try await tag.format()
@@ -116,7 +116,7 @@ struct ClassicNDEFThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("classic.json").path
-        let emulator = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "classic1k:\(file)"])
         let (reader, _, tag) = try await Self.open(emulator)
         let message = try Self.url()
         try await tag.format()
@@ -124,7 +124,7 @@ struct ClassicNDEFThroughLibNFCTests {
         await reader.close()
         emulator.stop()
 
-        let again = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        let again = try await EmulatorProcess.start(["--tag", "classic1k:\(file)"])
         defer { again.stop() }
         let output = directory.appendingPathComponent("ndef.bin")
         let run = try await runTool(tool, ["-y", "-o", output.path], against: again, timeout: 20)
@@ -143,12 +143,12 @@ struct ClassicNDEFThroughLibNFCTests {
         let input = directory.appendingPathComponent("ndef.bin")
         let message = try Self.url()
         try Data(try message.encoded()).write(to: input)
-        let emulator = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "classic1k:\(file)"])
         let run = try await runTool(tool, ["-y", "-i", input.path], against: emulator, timeout: 20)
         #expect(run.status == 0, "\(run.output)")
         emulator.stop()
 
-        let again = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        let again = try await EmulatorProcess.start(["--tag", "classic1k:\(file)"])
         let (reader, _, tag) = try await Self.open(again)
         #expect(try await tag.readNDEF() == message)
         let query = try await tag.queryNDEFStatus()

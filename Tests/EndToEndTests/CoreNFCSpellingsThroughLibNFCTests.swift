@@ -42,13 +42,13 @@ struct CoreNFCSpellingsThroughLibNFCTests {
 
     @Test("isAvailable is true for the connected tag and false once the emulator took the tag away")
     func isAvailableFollowsTheField() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         let (session, tag) = try await Self.connectedTag(emulator, [.iso14443])
         let ndef = tag.ndef
         #expect(try await runBlocking { tag.isAvailable })
         #expect(try await runBlocking { ndef.isAvailable })
-        let answer = try emulator.control("remove")
+        let answer = try await emulator.control("remove")
         #expect(answer.hasPrefix("ok empty"), "\(answer)")
         #expect(try await runBlocking { tag.isAvailable } == false)
         #expect(try await runBlocking { ndef.isAvailable } == false)
@@ -62,7 +62,7 @@ struct CoreNFCSpellingsThroughLibNFCTests {
         // D1 01 0E 55 04 "example.com/m": a URI record, so that page 4 on holds known bytes.
         let path = try await Self.tagFile("ntag215", in: directory, ndef: [0xD1, 0x01, 0x0E, 0x55, 0x04] + Array("example.com/m".utf8))
         let memory = try Self.memory(path)
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(path)"])
         defer { emulator.stop() }
         let (session, tag) = try await Self.connectedTag(emulator, [.iso14443])
         guard case .miFare(let miFare) = tag else { Issue.record("not a MIFARE tag: \(tag)"); return }
@@ -107,7 +107,7 @@ struct CoreNFCSpellingsThroughLibNFCTests {
         var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         state["memory"] = Hex.encode(memory)
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: path))
-        let emulator = try EmulatorProcess(["--tag", "felica-lite-s:\(path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "felica-lite-s:\(path)"])
         defer { emulator.stop() }
         let (session, tag) = try await Self.connectedTag(emulator, [.iso18092])
         guard case .feliCa(let feliCa) = tag else { Issue.record("not a FeliCa tag: \(tag)"); return }

@@ -75,7 +75,7 @@ struct DESFireThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("desfire.json").path
-        let emulator = try EmulatorProcess(["--tag", "desfire-ev1:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev1:\(file)"])
         defer { emulator.stop() }
         let blank = try await runTool(info, [], against: emulator, timeout: 30)
         #expect(blank.status == 0, "\(blank.output)")
@@ -99,7 +99,7 @@ struct DESFireThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("desfire.json").path
-        let emulator = try EmulatorProcess(["--tag", "desfire-ev1:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev1:\(file)"])
         defer { emulator.stop() }
         let created = try await runTool(create, ["-y"], against: emulator, timeout: 30)
         #expect(created.status == 0, "\(created.output)")
@@ -187,7 +187,7 @@ struct DESFireThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("desfire.json").path
-        let emulator = try EmulatorProcess(["--tag", "desfire-ev1:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev1:\(file)"])
         defer { emulator.stop() }
         try await Self.formatAndWrite(emulator.connectionString, ndefSize: 512)
         let locked = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes"])
@@ -280,12 +280,12 @@ struct DESFireThroughLibNFCTests {
         try Self.saveAESPICC(file)
         let keys = try Self.keyFile(directory, "keys", "picc aes \(Self.aesKey)\napplication aes \(Self.aesKey)\n")
         do {
-            let emulator = try EmulatorProcess(["--tag", "desfire-ev2:\(file)"])
+            let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev2:\(file)"])
             defer { emulator.stop() }
             try await Self.formatAndWrite(emulator.connectionString, ndefSize: 512, ["--keys", keys])
         }
         try Self.makeApplicationKeyAES(file)
-        let emulator = try EmulatorProcess(["--tag", "desfire-ev2:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev2:\(file)"])
         defer { emulator.stop() }
         let refused = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes"])
         #expect(refused.status == 9, "\(refused.output)")
@@ -371,7 +371,7 @@ struct DESFireThroughLibNFCTests {
         let file = directory.appendingPathComponent("ev3.json").path
         // The tag file made by a first process keeps the signature for the emulator's.
         #expect(try await runBuiltNFCTool(["format", "--device", "sim:desfire-ev3?uid=\(ev3UID)&signature=\(ev3Signature)&file=\(file)", "--yes"]).status == 0)
-        let emulator = try EmulatorProcess(["--tag", "desfire-ev3:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev3:\(file)"])
         defer { emulator.stop() }
         let ev3 = try await runBuiltNFCTool(["info", "--device", emulator.connectionString])
         #expect(ev3.status == 0, "\(ev3.output)")

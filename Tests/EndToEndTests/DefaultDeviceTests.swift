@@ -62,7 +62,7 @@ struct DefaultDeviceTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let tagFile = dir.appendingPathComponent("tag.json")
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(tagFile.path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(tagFile.path)"])
         defer { emulator.stop() }
         var environment = emulator.libnfcEnvironment   // LIBNFC_DEFAULT_DEVICE=pn532_uart:<pty>
         environment["LIBNFC_LOG_LEVEL"] = "0"

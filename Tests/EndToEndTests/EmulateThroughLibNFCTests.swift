@@ -14,9 +14,9 @@ struct EmulateThroughLibNFCTests {
     static let textMessage = "D1010B5402656E4869207468657265"
 
     /// An emulator with an external reader running `procedure`, and its reader log's path.
-    static func emulator(_ procedure: String) throws -> (EmulatorProcess, String) {
+    static func emulator(_ procedure: String) async throws -> (EmulatorProcess, String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("reader-log-\(UUID().uuidString)").path
-        return (try EmulatorProcess(["--external-reader", procedure, "--reader-log", log]), log)
+        return (try await EmulatorProcess.start(["--external-reader", procedure, "--reader-log", log]), log)
     }
 
     /// The reader log without its timestamps.
@@ -36,7 +36,7 @@ struct EmulateThroughLibNFCTests {
 
     @Test("an external reader runs the Type 4 read procedure and reads exactly the message")
     func readerReadsTheMessage() async throws {
-        let (emulator, log) = try Self.emulator("type4-read")
+        let (emulator, log) = try await Self.emulator("type4-read")
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
         let run = try await Self.nfctool(["--url", "https://example.com", "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")
@@ -64,7 +64,7 @@ struct EmulateThroughLibNFCTests {
 
     @Test("an external reader writes a message: --save holds exactly what it wrote")
     func readerWritesAndSaveHoldsIt() async throws {
-        let (emulator, log) = try Self.emulator("type4-write:\(Self.textMessage)")
+        let (emulator, log) = try await Self.emulator("type4-write:\(Self.textMessage)")
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -90,7 +90,7 @@ struct EmulateThroughLibNFCTests {
 
     @Test("--read-only refuses the reader's UPDATE BINARY with 6982 and reports it")
     func readOnlyRefusesWrites() async throws {
-        let (emulator, log) = try Self.emulator("type4-write:\(Self.textMessage)")
+        let (emulator, log) = try await Self.emulator("type4-write:\(Self.textMessage)")
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
         let run = try await Self.nfctool(["--url", "https://example.com", "--read-only", "--json", "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")
@@ -104,7 +104,7 @@ struct EmulateThroughLibNFCTests {
 
     @Test("--timeout ends the wait when no reader comes: exit 2, target mode aborted")
     func timeoutWithoutReader() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         let run = try await Self.nfctool(["--url", "https://example.com", "--timeout", "1.5"], emulator)
         // Its own --timeout ended it (exit 2 and the message), not the test's deadline; how long
@@ -117,7 +117,7 @@ struct EmulateThroughLibNFCTests {
 
     @Test("Ctrl-C (SIGINT) while waiting for a reader ends the emulation cleanly: exit 2, says it was stopped")
     func interrupted() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
         var environment = emulator.libnfcEnvironment
@@ -141,7 +141,7 @@ struct EmulateThroughLibNFCTests {
         let end = Date().addingTimeInterval(10)
         while process.isRunning && Date() < end { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!process.isRunning, "nfctool emulate did not stop on SIGINT")
-        reap(process)
+        await reaped(process)
         #expect(process.terminationStatus == 2)
         let log = try String(contentsOf: errors, encoding: .utf8)
         #expect(log.contains("Error: stopped before a reader came"), "\(log)")
@@ -153,7 +153,7 @@ struct EmulateThroughLibNFCTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = dir.appendingPathComponent("reader.apdu")
         try Data("# a phone probing the tag\n00A4040007D276000085010100\n00CA000000\n\n00A4000C02E103\n00B000000F\n".utf8).write(to: script)
-        let (emulator, log) = try Self.emulator("script:\(script.path)")
+        let (emulator, log) = try await Self.emulator("script:\(script.path)")
         defer { emulator.stop(); try? FileManager.default.removeItem(atPath: log) }
         let run = try await Self.nfctool(["--text", "Hi", "--timeout", "5"], emulator)
         #expect(run.status == 0, "\(run.output)")

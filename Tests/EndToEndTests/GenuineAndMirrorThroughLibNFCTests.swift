@@ -28,7 +28,7 @@ struct GenuineAndMirrorThroughLibNFCTests {
         for (uid, status) in [(Self.realUID, Int32(0)), ("04E10CDA993C81", Int32(8))] {
             let file = directory.appendingPathComponent("\(uid).json").path
             try await Self.makeTagFile(file, uid: uid, signature: Self.realSignature)
-            let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+            let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
             defer { emulator.stop() }
             let run = try await runTool(try Executables.nfctool(), ["verify", "--expect-genuine", "--device", emulator.connectionString],
                                   against: emulator, timeout: 30)
@@ -56,7 +56,7 @@ struct GenuineAndMirrorThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("tag.json").path
-        let emulator = try EmulatorProcess(["--tag", "ntag213:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213:\(file)"])
         defer { emulator.stop() }
         let write = try await runTool(
             try Executables.nfctool(), ["write", "--url", "https://ex.io/t?m={mirror:uid}x{mirror:counter}", "--device", emulator.connectionString],
@@ -106,7 +106,7 @@ struct GenuineAndMirrorThroughLibNFCTests {
         state["memory"] = Hex.encode(memory)
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: file))
         let before = try Data(contentsOf: URL(fileURLWithPath: file))
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         let run = try await runTool(
             try Executables.nfctool(), ["write", "--url", "https://a.io/{mirror:uid}", "--device", emulator.connectionString],
             against: emulator, timeout: 30)

@@ -198,7 +198,7 @@ struct HostileTagTests {
     static func runOne(_ image: HostileImage, _ command: (key: String, arguments: [String]), tool: String) async throws -> EmulatorRun {
         let (directory, file, before) = try copy(image)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try EmulatorProcess(["--tag", "\(image.model):\(file.path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "\(image.model):\(file.path)"])
         defer { emulator.stop() }
         var environment = emulator.libnfcEnvironment
         environment["LIBNFC_LOG_LEVEL"] = "0"

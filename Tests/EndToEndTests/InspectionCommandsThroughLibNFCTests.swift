@@ -36,7 +36,7 @@ struct InspectionCommandsThroughLibNFCTests {
         ("classic1k", ["  model:        MIFARE Classic 1K", "  NDEF:         not NDEF"]),
     ])
     func info(model: String, lines: [String]) async throws {
-        let emulator = try EmulatorProcess(["--tag", model])
+        let emulator = try await EmulatorProcess.start(["--tag", model])
         defer { emulator.stop() }
         let run = try await Self.run("info", on: emulator)
         #expect(run.status == 0, "\(run.output)")
@@ -49,7 +49,7 @@ struct InspectionCommandsThroughLibNFCTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("tag.json").path
         do {
-            let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+            let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
             defer { emulator.stop() }
             let reader = try await LibNFCReader.open(emulator.connectionString)
             let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
@@ -59,7 +59,7 @@ struct InspectionCommandsThroughLibNFCTests {
                 try NTAGPassword(hex: "12345678:ABCD"), protection: NTAGProtection(firstProtectedPage: 16, readProtected: true))
             await reader.close()
         }
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
         let info = try await Self.run("info", on: emulator)
         #expect(info.status == 0, "\(info.output)")
@@ -80,7 +80,7 @@ struct InspectionCommandsThroughLibNFCTests {
         let dumpFile = directory.appendingPathComponent("tag.mfd").path
         let url = "https://example.com/t/04534944000001"
         do {
-            let source = try EmulatorProcess(["--tag", "ntag215"])
+            let source = try await EmulatorProcess.start(["--tag", "ntag215"])
             defer { source.stop() }
             try await Self.writeURL(url, on: source)
             let dump = try await Self.run("dump", ["--binary", "--output", dumpFile], on: source)
@@ -90,7 +90,7 @@ struct InspectionCommandsThroughLibNFCTests {
         #expect(bytes.count == 135 * 4)
         #expect(bytes[16] == 0x03)  // the NDEF TLV at page 4
 
-        let target = try EmulatorProcess(["--tag", "ntag215"])
+        let target = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { target.stop() }
         #expect(try await Self.run("verify", ["--expect-url", url], on: target).status == 8)
         // No to the OTP, lock, dynamic lock and UID questions: user pages only.
@@ -104,7 +104,7 @@ struct InspectionCommandsThroughLibNFCTests {
 
     @Test("verify through libnfc: exit 0 on a match, 8 with the diff on a mismatch")
     func verify() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         try await Self.writeURL("https://example.com/a", on: emulator)
         #expect(try await Self.run("verify", ["--expect-url", "https://example.com/a"], on: emulator).status == 0)
@@ -115,7 +115,7 @@ struct InspectionCommandsThroughLibNFCTests {
 
     @Test("apdu through libnfc: the APDUs go out in InDataExchange frames; the answers print")
     func apdu() async throws {
-        let emulator = try EmulatorProcess(["--tag", "type4"])
+        let emulator = try await EmulatorProcess.start(["--tag", "type4"])
         defer { emulator.stop() }
         let run = try await Self.run("apdu", ["00A4040007D2760000850101", "00A4000C02E103", "00B000000F"], on: emulator)
         #expect(run.status == 0, "\(run.output)")
@@ -124,14 +124,14 @@ struct InspectionCommandsThroughLibNFCTests {
         let payment = try await Self.run("apdu", ["00A404000E325041592E5359532E4444463031"], on: emulator)
         #expect(payment.status == 10)
         #expect(!emulator.trace.contains { $0.contains("32 50 41 59") })  // never sent
-        let notISODEP = try EmulatorProcess(["--tag", "ntag215"])
+        let notISODEP = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { notISODEP.stop() }
         #expect(try await Self.run("apdu", ["00A4040000"], on: notISODEP).status == 10)
     }
 
     /// Runs `body` on the emulator's tag (connected through libnfc) stored in `file`.
     static func prepare(_ model: String, file: String, _ body: (NFCTag) async throws -> Void) async throws {
-        let emulator = try EmulatorProcess(["--tag", "\(model):\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "\(model):\(file)"])
         defer { emulator.stop() }
         let reader = try await LibNFCReader.open(emulator.connectionString)
         let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
@@ -150,7 +150,7 @@ struct InspectionCommandsThroughLibNFCTests {
             try await tag.ndef.writeNDEF(NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com")]))
             try await tag.ndef.writeLock()
         }
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
         let info = try await Self.run("info", on: emulator)
         #expect(info.status == 0, "\(info.output)")
@@ -166,7 +166,7 @@ struct InspectionCommandsThroughLibNFCTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("tag.json").path
         try await Self.prepare("classic1k", file: file) { tag in try await tag.ndef.format(force: false) }
-        let emulator = try EmulatorProcess(["--tag", "classic1k:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "classic1k:\(file)"])
         defer { emulator.stop() }
         let info = try await Self.run("info", on: emulator)
         #expect(info.status == 0, "\(info.output)")

@@ -31,7 +31,7 @@ struct KeyedUltralightThroughLibNFC {
 
     /// Sets up the run for `model` (the emulator's tag name): `makeTagFile` writes the tag file
     /// holding `url`'s message in the directory.
-    init(model: String, url: String, keyComment: String, makeTagFile: (URL, NDEFMessage) throws -> String) throws {
+    init(model: String, url: String, keyComment: String, makeTagFile: (URL, NDEFMessage) throws -> String) async throws {
         directory = try temporaryDirectory()
         let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: url)])
         tagFile = try makeTagFile(directory, message)
@@ -39,7 +39,7 @@ struct KeyedUltralightThroughLibNFC {
         try "# \(keyComment)\n\(Self.keyHex)\n".write(to: keyFile, atomically: true, encoding: .utf8)
         wrongKeyFile = directory.appendingPathComponent("wrong.key")
         try String(repeating: "5A", count: 16).write(to: wrongKeyFile, atomically: true, encoding: .utf8)
-        emulator = try EmulatorProcess(["--tag", "\(model):\(tagFile)"])
+        emulator = try await EmulatorProcess.start(["--tag", "\(model):\(tagFile)"])
     }
 
     /// `info` names `modelName`; `protect --read-protect --plan` says `(cipher key, not shown)`,

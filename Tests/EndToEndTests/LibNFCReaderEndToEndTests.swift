@@ -12,7 +12,7 @@ import Testing
 struct LibNFCReaderEndToEndTests {
     /// Starts the emulator with one tag and opens a reader on it.
     static func open(_ tag: String) async throws -> (EmulatorProcess, LibNFCReader) {
-        let emulator = try EmulatorProcess(["--tag", tag])
+        let emulator = try await EmulatorProcess.start(["--tag", tag])
         let reader = try await LibNFCReader.open(emulator.connectionString)
         return (emulator, reader)
     }
@@ -63,7 +63,7 @@ struct LibNFCReaderEndToEndTests {
     /// NAKed is IDLE and answers only a re-selection; one whose answer was lost still answers.
     @Test("NFC_ERFTRANS told apart: a NAK is .nak (tag selected again), a lost answer .rfError, a gone tag .tagLost")
     func refusedLostAndGone() async throws {
-        let refuse = try EmulatorProcess(["--tag", "ntag215"])
+        let refuse = try await EmulatorProcess.start(["--tag", "ntag215"])
         let reader = try await LibNFCReader.open(refuse.connectionString)
         _ = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
         do {
@@ -79,7 +79,7 @@ struct LibNFCReaderEndToEndTests {
         refuse.stop()
 
         // The answer to the 1st command sent to the tag after the poll is lost (status 02).
-        let lossy = try EmulatorProcess(["--tag", "ntag215", "--rf-error-on", "1"])
+        let lossy = try await EmulatorProcess.start(["--tag", "ntag215", "--rf-error-on", "1"])
         let second = try await LibNFCReader.open(lossy.connectionString)
         _ = try #require(try await second.poll(for: [.iso14443A], timeout: .seconds(2)))
         do {
@@ -91,7 +91,7 @@ struct LibNFCReaderEndToEndTests {
         await second.close()
         lossy.stop()
 
-        let leaving = try EmulatorProcess(["--tag", "ntag215", "--leave-after", "1"])
+        let leaving = try await EmulatorProcess.start(["--tag", "ntag215", "--leave-after", "1"])
         let third = try await LibNFCReader.open(leaving.connectionString)
         _ = try #require(try await third.poll(for: [.iso14443A], timeout: .seconds(2)))
         _ = try await third.transceive(Bytes([0x30, 0x04]), mode: .standard, timeout: .seconds(1))
@@ -186,7 +186,7 @@ struct LibNFCReaderEndToEndTests {
 
     @Test("--device default opens libnfc's default device, here set by LIBNFC_DEFAULT_DEVICE")
     func libnfcDefaultDevice() async throws {
-        let emulator = try EmulatorProcess(["--tag", "classic1k"])
+        let emulator = try await EmulatorProcess.start(["--tag", "classic1k"])
         let nfctool = try #require(Executables.built("nfctool"))
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
         environment["LIBNFC_DEFAULT_DEVICE"] = emulator.connectionString
@@ -199,7 +199,7 @@ struct LibNFCReaderEndToEndTests {
 
     @Test("nfctool scan names the tag through libnfc exactly as through the simulator")
     func scanThroughLibNFC() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         let nfctool = try #require(Executables.built("nfctool"))
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
         environment["LIBNFC_LOG_LEVEL"] = "0"

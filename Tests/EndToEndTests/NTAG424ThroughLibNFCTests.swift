@@ -23,7 +23,7 @@ struct NTAG424ThroughLibNFCTests {
         let file = directory.appendingPathComponent("sticker.json").path
         let keys = directory.appendingPathComponent("sticker.keys").path
         try Data(Self.keysText.utf8).write(to: URL(fileURLWithPath: keys))
-        let emulator = try EmulatorProcess(["--tag", "ntag424:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag424:\(file)"])
         defer { emulator.stop() }
         let setup = try await runTool(
             try Executables.nfctool(),

@@ -13,7 +13,7 @@ struct SelfTestEndToEndTests {
     /// The tag file of an NTAG215 saved by the emulator, written with `url` first when given.
     static func tagFile(in directory: URL, url: String?) async throws -> String {
         let file = directory.appendingPathComponent("tag.json").path
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
         if let url {
             let run = try await runBuiltNFCTool(["write", "--url", url, "--device", emulator.connectionString], timeout: 60)
@@ -35,7 +35,7 @@ struct SelfTestEndToEndTests {
         let bundle = directory.appendingPathComponent("bundle").path
         let run: ToolRun
         do {
-            let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+            let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
             defer { emulator.stop() }
             run = try await runBuiltNFCTool(
                 ["selftest", "--no-removal", "--bundle", bundle, "--device", emulator.connectionString], timeout: 90)
@@ -64,15 +64,15 @@ struct SelfTestEndToEndTests {
         let directory = try temporaryDirectory()
         let file = try await Self.tagFile(in: directory, url: "https://example.com/removal")
         let before = try #require(FileManager.default.contents(atPath: file))
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIBNFC_") }
         environment["NFCTOOL_DEVICE"] = emulator.connectionString
         let child = try ChildProcess(try Executables.nfctool(), ["selftest", "--timeout", "60"], environment: environment)
         #expect(await child.waitForOutput(within: .seconds(60)) { _, errors in errors.contains("Take the tag away") })
-        #expect(try emulator.control("remove").hasPrefix("ok"))
+        #expect(try await emulator.control("remove").hasPrefix("ok"))
         #expect(await child.waitForOutput(within: .seconds(60)) { _, errors in errors.contains("Put the tag back") })
-        #expect(try emulator.control("present").hasPrefix("ok"))
+        #expect(try await emulator.control("present").hasPrefix("ok"))
         let run = await child.finish(within: 90)
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         #expect(run.standardOutput.split(separator: "\n").contains { $0.hasPrefix("removal ") && $0.contains(" passed ") }, "\(run.standardOutput)")
@@ -88,7 +88,7 @@ struct SelfTestEndToEndTests {
         let run: ToolRun
         do {
             // The 12th command to the tag falls in the read paths, before any write.
-            let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)", "--leave-after", "12"])
+            let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)", "--leave-after", "12"])
             defer { emulator.stop() }
             run = try await runBuiltNFCTool(["selftest", "--no-removal", "--device", emulator.connectionString], timeout: 90)
         }
@@ -97,7 +97,7 @@ struct SelfTestEndToEndTests {
         #expect(run.standardError.contains("the self-test failed"), "\(run.standardError)")
         #expect(FileManager.default.contents(atPath: file) == before)
         // The message read back in a fresh process is the one written.
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
         let read = try await runBuiltNFCTool(["read", "--device", emulator.connectionString], timeout: 60)
         #expect(read.standardOutput.contains("https://example.com/kept"), "\(read.standardOutput)")
@@ -114,7 +114,7 @@ struct SelfTestEndToEndTests {
     func formatsBlankTagOnlyWithYes() async throws {
         let directory = try temporaryDirectory()
         let file = directory.appendingPathComponent("tag.json").path
-        let emulator = try EmulatorProcess(["--tag", "ultralight:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ultralight:\(file)"])
         defer { emulator.stop() }
         let read = try await runBuiltNFCTool(["read", "--device", emulator.connectionString], timeout: 60)
         #expect(read.status != 0, "an unformatted tag has no message: \(read.standardOutput)")

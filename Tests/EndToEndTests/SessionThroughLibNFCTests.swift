@@ -9,7 +9,7 @@ import Testing
 struct SessionThroughLibNFCTests {
     @Test("availability, then a tag session: detect, connect, query, write, read back; an NDEF session reads it")
     func detectQueryWriteRead() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         let availability = await NFCReaderAvailability.check(connection: emulator.connectionString)
         #expect(availability.isAvailable, "\(availability)")
@@ -46,7 +46,7 @@ struct SessionThroughLibNFCTests {
 
     @Test("a second session on the same libnfc connection string gets readerBusy; ISO 15693 alone is unsupported")
     func busyAndUnsupported() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         defer { emulator.stop() }
         let first = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await first.begin()
@@ -70,7 +70,7 @@ struct SessionThroughLibNFCTests {
 
     @Test("through libnfc: a tag left in the field is reported once with skippingTagInField; the next of the stack after restartPolling; a removed tag is tagConnectionLost")
     func restartPollingAndConnectionLost() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213", "--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213", "--tag", "ntag213"])
         defer { emulator.stop() }
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await session.begin()
@@ -79,12 +79,12 @@ struct SessionThroughLibNFCTests {
         try await session.restartPolling(skippingTagInField: true)
         // Still in the field: not reported again (libnfc's presence check says it is there).
         #expect(await !tags.wait(forCount: 2, within: .milliseconds(800)))
-        try emulator.control("next")
+        try await emulator.control("next")
         #expect(await tags.wait(forCount: 2, within: .seconds(10)))
         let second = try #require(tags.elements.last)
         #expect(second.identifier != tags.elements.first?.identifier)
         try await session.connect(to: second)
-        try emulator.control("remove")
+        try await emulator.control("remove")
         let message = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/lost")])
         do throws(NFCTagError) {
             try await second.ndef.writeNDEF(message, verify: true)
@@ -98,9 +98,9 @@ struct SessionThroughLibNFCTests {
 
     @Test("a tag session with no tag in reach times out through libnfc")
     func timeout() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         defer { emulator.stop() }
-        try emulator.control("remove")
+        try await emulator.control("remove")
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString, timeout: .milliseconds(800))
         try await session.begin()
         let tags = EventCollector(session.tags)

@@ -1,5 +1,8 @@
 import Foundation
 import NFCTestSupport
+import NDEF
+import NFCCore
+import NFCTags
 import Testing
 @testable import NFCToolCore
 
@@ -28,6 +31,28 @@ struct SunVerifyCommandTests {
         #expect(run.standardOutput.contains("uid:       04DE5F1EACC040"))
         #expect(run.standardOutput.contains("counter:   61"))
         #expect(!run.standardOutput.contains(Self.zeroKey) && !run.standardError.contains(Self.zeroKey))
+    }
+
+    @Test("file data that is not UTF-8 is shown as hex only, not as replacement characters")
+    func fileDataNotUTF8() async throws {
+        // AN12196 Table 6's layout, its plain text replaced by bytes no UTF-8 decoder accepts
+        // (a tag's file holds whatever another tool wrote there).
+        let template = try SDMURLTemplate("https://www.my424dna.com/?picc_data={sun:picc}&enc={sun:enc:xxxxxxxxxxxxxxxx}&cmac={sun:mac}")
+        let range = try #require(template.layout.encryptedFileData)
+        var file = template.file
+        let plain: [UInt8] = [0xFF, 0xFE, 0xC0, 0x80, 0xED, 0xA0, 0x80, 0xF8, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48]
+        file.replaceSubrange(range.offset..<(range.offset + plain.count), with: plain)
+        let zero = Bytes([UInt8](repeating: 0, count: 16))
+        let read = try template.layout.mirror(
+            file: file, uid: hexBytes("04958CAA5C5E80"), counter: 8,
+            keys: try SDMKeys(metaRead: zero, fileRead: zero), padding: [0x01, 0x02, 0x03, 0x04, 0x05])
+        let url = try #require(try NDEFMessage(bytes: Array(read[2...])).records.first?.wellKnownTypeURIPayload()).absoluteString
+        let run = try await runBuiltNFCTool([
+            "sun", "verify", "--keys", try keysFile(), "--picc-param", "picc_data", "--enc-param", "enc", "--mac-param", "cmac", url,
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("file data: not UTF-8 text (FFFEC080EDA080F84142434445464748)"), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("\u{FFFD}"))
     }
 
     @Test("one character changed (in the PICC data, or in the MAC) exits 8", arguments: [

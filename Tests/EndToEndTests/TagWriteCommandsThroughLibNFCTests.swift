@@ -29,7 +29,7 @@ struct TagWriteCommandsThroughLibNFCTests {
     func writeThenRead() async throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(dir.appendingPathComponent("tag.json").path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(dir.appendingPathComponent("tag.json").path)"])
         defer { emulator.stop() }
         let write = try await Self.nfctool(["write", "--url", "https://example.com", "--text", "Hi"], emulator)
         #expect(write.status == 0, "\(write.output)")
@@ -58,7 +58,7 @@ struct TagWriteCommandsThroughLibNFCTests {
                       ["lock", "--plan"], ["format", "--force", "--plan"], ["erase", "--dry-run"], ["protect", "--plan"],
                       ["unprotect", "--plan"]])
     func planSendsNoWrite(arguments: [String]) async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         let run = try await Self.nfctool(arguments, emulator, environment: arguments[0] == "protect" ? ["NFCTOOL_PASSWORD": "12345678:ABCD"] : [:])
         #expect(run.status == 0, "\(run.output)")
@@ -71,7 +71,7 @@ struct TagWriteCommandsThroughLibNFCTests {
     func checksStopWrites() async throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let emulator = try EmulatorProcess(["--tag", "ntag213:\(dir.appendingPathComponent("tag.json").path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213:\(dir.appendingPathComponent("tag.json").path)"])
         defer { emulator.stop() }
         let big = try await Self.nfctool(["write", "--text", String(repeating: "x", count: 200)], emulator)
         #expect(big.status == 6)
@@ -100,7 +100,7 @@ struct TagWriteCommandsThroughLibNFCTests {
 
     @Test("the tag pulled in the middle of a write exits 7")
     func tagPulled() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215", "--leave-after", "12"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215", "--leave-after", "12"])
         defer { emulator.stop() }
         let run = try await Self.nfctool(["write", "--url", "https://example.com/" + String(repeating: "a", count: 100)], emulator)
         #expect(run.status == 7, "\(run.output)")
@@ -108,7 +108,7 @@ struct TagWriteCommandsThroughLibNFCTests {
 
     @Test("lock on a Type 4 tag exits 10 with the platform's reason and sends no UPDATE BINARY")
     func lockType4() async throws {
-        let emulator = try EmulatorProcess(["--tag", "type4"])
+        let emulator = try await EmulatorProcess.start(["--tag", "type4"])
         defer { emulator.stop() }
         let run = try await Self.nfctool(["lock", "--yes"], emulator)
         #expect(run.status == 10, "\(run.output)")
@@ -128,7 +128,7 @@ struct TagWriteCommandsThroughLibNFCTests {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let a = dir.appendingPathComponent("a.json").path, b = dir.appendingPathComponent("b.json").path
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(a)+ntag213:\(b)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(a)+ntag213:\(b)"])
         defer { emulator.stop() }
         let scan = try await Self.nfctool(["scan", "--json"], emulator)
         #expect(scan.status == 0, "\(scan.output)")

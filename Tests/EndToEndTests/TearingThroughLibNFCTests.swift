@@ -21,7 +21,7 @@ struct TearingThroughLibNFCTests {
     /// `file` with `fault` (`--leave-after k` or `--leave-during k`, or none); true when it
     /// completed.
     static func write(_ message: NDEFMessage, model: String, file: String, fault: [String]) async throws -> Bool {
-        let emulator = try EmulatorProcess(["--tag", "\(model):\(file)"] + fault)
+        let emulator = try await EmulatorProcess.start(["--tag", "\(model):\(file)"] + fault)
         defer { emulator.stop() }
         let reader = try await LibNFCReader.open(emulator.connectionString)
         defer { Task { await reader.close() } }

@@ -161,7 +161,7 @@ struct TerminalSafetyTests {
         defer { try? FileManager.default.removeItem(atPath: log) }
         let text = Self.record(tnf: 1, type: [0x54], payload: [0x02] + Array("en".utf8) + Array(Self.hostileText.utf8), first: true, last: true)
         let hex = text.map { String(format: "%02X", $0) }.joined()
-        let emulator = try EmulatorProcess(["--external-reader", "type4-write:\(hex)", "--reader-log", log])
+        let emulator = try await EmulatorProcess.start(["--external-reader", "type4-write:\(hex)", "--reader-log", log])
         defer { emulator.stop() }
         var environment = emulator.libnfcEnvironment
         environment["LIBNFC_LOG_LEVEL"] = "0"

@@ -21,7 +21,7 @@ struct TraceReplayEndToEndTests {
         ]
         var recorded: [String: [UInt8]] = [:]
         do {
-            let emulator = try EmulatorProcess(["--tag", "ntag215:\(tagFile)"])
+            let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(tagFile)"])
             defer { emulator.stop() }
             for (name, arguments) in commands {
                 let trace = directory.appendingPathComponent("\(name).jsonl").path
@@ -64,7 +64,7 @@ struct TraceReplayEndToEndTests {
         let trace = directory.appendingPathComponent("protect.jsonl").path
         let output: String
         do {
-            let emulator = try EmulatorProcess(["--tag", "ntag215"])
+            let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
             defer { emulator.stop() }
             let run = try await runBuiltNFCTool(["protect", "--device", emulator.connectionString, "--password-file", passwordFile, "--trace", trace])
             #expect(run.status == 0, "\(run.standardError)")
@@ -81,7 +81,7 @@ struct TraceReplayEndToEndTests {
 
     @Test("pn532-emulator --replay plays each trace fixture's tag: a fresh nfctool through real libnfc prints the recorded output, no divergence logged", arguments: TraceFixture.all)
     func emulatorPlaysFixture(_ fixture: TraceFixture) async throws {
-        let emulator = try EmulatorProcess(["--replay", fixture.tracePath])
+        let emulator = try await EmulatorProcess.start(["--replay", fixture.tracePath])
         defer { emulator.stop() }
         let run = try await runBuiltNFCTool(try fixture.arguments() + ["--device", emulator.connectionString])
         #expect(run.status == 0, "\(run.standardError)")
@@ -97,7 +97,7 @@ struct TraceReplayEndToEndTests {
     func emulatorPlayerDiverges() async throws {
         let fixture = TraceFixture("ntag215-read-url")
         do {
-            let emulator = try EmulatorProcess(["--replay", fixture.tracePath])
+            let emulator = try await EmulatorProcess.start(["--replay", fixture.tracePath])
             defer { emulator.stop() }
             let list = try await runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(list.status == 0, "\(list.output)")
@@ -110,7 +110,7 @@ struct TraceReplayEndToEndTests {
         lines[index] = lines[index].replacingOccurrences(of: "\"command\":\"3A000F\"", with: "\"command\":\"3A0011\"")
         let changed = directory.appendingPathComponent("changed.jsonl").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: changed, atomically: true, encoding: .utf8)
-        let emulator = try EmulatorProcess(["--replay", changed])
+        let emulator = try await EmulatorProcess.start(["--replay", changed])
         defer { emulator.stop() }
         let run = try await runBuiltNFCTool(["read", "--device", emulator.connectionString, "--timeout", "2"])
         #expect(run.status != 0, "\(run.output)")

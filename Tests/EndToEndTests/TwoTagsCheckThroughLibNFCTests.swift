@@ -34,7 +34,7 @@ struct TwoTagsCheckThroughLibNFCTests {
 
     @Test("one tag: InDeselect and one InListPassiveTarget, which selects it again; no poll before them, no field off and on; the tag answers after")
     func oneTag() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         let reader = try await LibNFCReader.open(emulator.connectionString)
         let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(1)))
@@ -48,7 +48,7 @@ struct TwoTagsCheckThroughLibNFCTests {
 
     @Test("a second tag in the field, awake: found after the first is halted; the first is selected again by its UID; no field off and on")
     func secondTagAwake() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215+ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215+ntag213"])
         defer { emulator.stop() }
         let reader = try await LibNFCReader.open(emulator.connectionString)
         let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(1)))
@@ -63,7 +63,7 @@ struct TwoTagsCheckThroughLibNFCTests {
 
     @Test("a second tag this reader halted before, which answers no listing while another tag does: asked for by its UID, two tags")
     func secondTagHalted() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215+ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215+ntag213"])
         defer { emulator.stop() }
         let reader = try await LibNFCReader.open(emulator.connectionString)
         let first = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(1)))

@@ -98,7 +98,7 @@ struct Type1ThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("topaz96.json").path
-        let emulator = try EmulatorProcess(["--tag", "topaz96:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "topaz96:\(file)"])
         defer { emulator.stop() }
         let listed = try await runTool(list, [], against: emulator, timeout: 30)
         #expect(listed.status == 0, "\(listed.output)")
@@ -122,7 +122,7 @@ struct Type1ThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("topaz512.json").path
-        let emulator = try EmulatorProcess(["--tag", "topaz512:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "topaz512:\(file)"])
         defer { emulator.stop() }
         let written = try await runBuiltNFCTool(["write", "--device", emulator.connectionString, "--url", Self.url])
         #expect(written.status == 0, "\(written.output)")

@@ -35,7 +35,7 @@ struct Type2LifecycleThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("tag.json").path
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
         let reader = await TracingReader(try await LibNFCReader.open(emulator.connectionString))
 
@@ -87,7 +87,7 @@ struct Type2LifecycleThroughLibNFCTests {
         let python = try ExternalTool.ndeflib.require()
         let url = "https://example.org/interop/" + String(repeating: "x", count: 200)
         do {
-            let emulator = try EmulatorProcess(["--tag", "ntag216"])
+            let emulator = try await EmulatorProcess.start(["--tag", "ntag216"])
             defer { emulator.stop() }
             let reader = await TracingReader(try await LibNFCReader.open(emulator.connectionString))
             let tag = try await Self.connect(reader)
@@ -108,7 +108,7 @@ struct Type2LifecycleThroughLibNFCTests {
             try .wellKnownTypeTextPayload(string: "written by nfc-mfultralight", locale: "en"),
         ])
         let encoded = try theirs.encoded()
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         defer { emulator.stop() }
         _ = try await runTool(tool, ["r", "blank.mfd"], against: emulator, in: directory)
         var image = try [UInt8](Data(contentsOf: directory.appendingPathComponent("blank.mfd")))

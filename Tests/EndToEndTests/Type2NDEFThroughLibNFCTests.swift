@@ -14,7 +14,7 @@ struct Type2NDEFThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("tag.json").path
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         let reader = try await LibNFCReader.open(emulator.connectionString)
         let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
         let identity = await ChipIdentification.identify(target, on: reader)
@@ -36,7 +36,7 @@ struct Type2NDEFThroughLibNFCTests {
         emulator.stop()
 
         // A second emulator run on the same tag file: the message is still there.
-        let again = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let again = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         let reader2 = try await LibNFCReader.open(again.connectionString)
         _ = try #require(try await reader2.poll(for: [.iso14443A], timeout: .seconds(2)))
         #expect(try await Type2Tag(reader: reader2).readNDEF() == message)
@@ -45,7 +45,7 @@ struct Type2NDEFThroughLibNFCTests {
 
     @Test("a message one byte over capacity is refused through libnfc before any write")
     func tooBig() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         let reader = try await LibNFCReader.open(emulator.connectionString)
         _ = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
         let tag = Type2Tag(reader: reader)

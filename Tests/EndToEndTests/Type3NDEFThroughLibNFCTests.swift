@@ -35,7 +35,7 @@ struct Type3NDEFThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("lites.json").path
-        let emulator = try EmulatorProcess(["--tag", "felica-lite-s:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "felica-lite-s:\(file)"])
         let (reader, tracer, feliCa) = try await Self.open(emulator)
         // libnfc polls with system code FFFF: the Lite-S names its own system, 88B4, as the
         // simulator's tag does for the same Polling; asked for 12FC, it answers 12FC.
@@ -61,7 +61,7 @@ struct Type3NDEFThroughLibNFCTests {
         emulator.stop()
 
         // A second run on the same tag file: the message is still there.
-        let again = try EmulatorProcess(["--tag", "felica-lite-s:\(file)"])
+        let again = try await EmulatorProcess.start(["--tag", "felica-lite-s:\(file)"])
         let (reader2, _, feliCa2) = try await Self.open(again)
         #expect(try await Type3Tag(feliCa: feliCa2).readNDEF() == message)
         await reader2.close()
@@ -70,7 +70,7 @@ struct Type3NDEFThroughLibNFCTests {
 
     @Test("a message one byte over capacity is refused through libnfc with no Write Without Encryption")
     func tooBig() async throws {
-        let emulator = try EmulatorProcess(["--tag", "felica-lite-s"])
+        let emulator = try await EmulatorProcess.start(["--tag", "felica-lite-s"])
         let (reader, tracer, feliCa) = try await Self.open(emulator)
         let tag = Type3Tag(feliCa: feliCa)
         let data = Bytes([UInt8](repeating: 0x41, count: 209 - 3 - 10))
@@ -88,7 +88,7 @@ struct Type3NDEFThroughLibNFCTests {
     func nfcReadForumTag3ReadsOurWrite() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try EmulatorProcess(["--tag", "felica-lite-s"])
+        let emulator = try await EmulatorProcess.start(["--tag", "felica-lite-s"])
         defer { emulator.stop() }
         let (reader, _, feliCa) = try await Self.open(emulator)
         // libnfc 1.8's tool reads at most one Check command of Nbr blocks (its loop bound
@@ -114,7 +114,7 @@ struct Type3NDEFThroughLibNFCTests {
     func lockThroughLibNFC() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let emulator = try EmulatorProcess(["--tag", "felica-lite-s"])
+        let emulator = try await EmulatorProcess.start(["--tag", "felica-lite-s"])
         defer { emulator.stop() }
         let (reader, tracer, feliCa) = try await Self.open(emulator)
         let tag = Type3Tag(feliCa: feliCa)

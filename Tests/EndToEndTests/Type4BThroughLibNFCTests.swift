@@ -20,7 +20,7 @@ struct Type4BThroughLibNFCTests {
 
     @Test("LibNFCReader polls B: the PUPI and ATQB fields arrive; NFCTag identifies an ISO-DEP B card as .iso7816 on Type 4")
     func pollAndConnect() async throws {
-        let emulator = try EmulatorProcess(["--tag", "type4b"])
+        let emulator = try await EmulatorProcess.start(["--tag", "type4b"])
         defer { emulator.stop() }
         let reader = try await LibNFCReader.open(emulator.connectionString)
         let modulations = await reader.supportedModulations
@@ -53,7 +53,7 @@ struct Type4BThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("type4b.json")
-        let emulator = try EmulatorProcess(["--tag", "type4b:\(file.path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "type4b:\(file.path)"])
         defer { emulator.stop() }
 
         let scan = try await Self.nfctool(["scan"], emulator)
@@ -91,7 +91,7 @@ struct Type4BThroughLibNFCTests {
     func simulatorAgrees() async throws {
         let tool = try #require(Executables.built("nfctool"), "nfctool is not built")
         let simulated = try await runTool(tool.path, ["scan", "--device", "sim:type4b", "--timeout", "2"], environment: [:])
-        let emulator = try EmulatorProcess(["--tag", "type4b"])
+        let emulator = try await EmulatorProcess.start(["--tag", "type4b"])
         defer { emulator.stop() }
         let emulated = try await Self.nfctool(["scan"], emulator)
         #expect(simulated.status == 0 && emulated.status == 0, "\(simulated.output) \(emulated.output)")

@@ -15,7 +15,7 @@ struct Type4NDEFThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("type4.json").path
-        let emulator = try EmulatorProcess(["--tag", "type4:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "type4:\(file)"])
         let libnfc = try await LibNFCReader.open(emulator.connectionString)
         let reader = await TracingReader(libnfc)
         let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
@@ -46,7 +46,7 @@ struct Type4NDEFThroughLibNFCTests {
         emulator.stop()
 
         // A second emulator run on the same tag file: the message is still there.
-        let again = try EmulatorProcess(["--tag", "type4:\(file)"])
+        let again = try await EmulatorProcess.start(["--tag", "type4:\(file)"])
         let reader2 = try await LibNFCReader.open(again.connectionString)
         _ = try #require(try await reader2.poll(for: [.iso14443A], timeout: .seconds(2)))
         #expect(try await Type4Tag(reader: reader2).readNDEF() == message)
@@ -55,7 +55,7 @@ struct Type4NDEFThroughLibNFCTests {
 
     @Test("an oversize message is refused through libnfc with no UPDATE BINARY on the wire")
     func refusedBeforeWriting() async throws {
-        let emulator = try EmulatorProcess(["--tag", "type4"])
+        let emulator = try await EmulatorProcess.start(["--tag", "type4"])
         let reader = try await LibNFCReader.open(emulator.connectionString)
         _ = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(2)))
         let tag = Type4Tag(reader: reader)

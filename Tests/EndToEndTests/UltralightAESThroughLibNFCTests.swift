@@ -32,7 +32,7 @@ struct UltralightAESThroughLibNFCTests {
 
     @Test("info, protect --keys, read and write with the key, wrong key refused, unprotect: each a fresh nfctool")
     func protectReadWriteUnprotect() async throws {
-        let run = try KeyedUltralightThroughLibNFC(
+        let run = try await KeyedUltralightThroughLibNFC(
             model: "ultralight-aes", url: "https://example.com/aes", keyComment: "Ultralight AES DataProtKey", makeTagFile: Self.tagFile)
         defer { run.emulator.stop(); try? FileManager.default.removeItem(at: run.directory) }
         let (dir, file, keyFile, wrongFile, emulator) = (run.directory, run.tagFile, run.keyFile, run.wrongKeyFile, run.emulator)
@@ -79,7 +79,7 @@ struct UltralightAESThroughLibNFCTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = try Self.tagFile(dir, message: NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/l")]))
-        let emulator = try EmulatorProcess(["--tag", "ultralight-aes:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ultralight-aes:\(file)"])
         defer { emulator.stop() }
         let before = try Self.pages(file)
 
@@ -102,7 +102,7 @@ struct UltralightAESThroughLibNFCTests {
         let long = UltralightAESTag(uid: [0x04, 0x41, 0x45, 0x53, 0x00, 0x00, 0x03])
         #expect(long.setNDEFMessage(try NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/" + String(repeating: "b", count: 60))]).encodedForTag()))
         try TagFile(path: longFile).save(long.tagState)
-        let second = try EmulatorProcess(["--tag", "ultralight-aes:\(longFile)"])
+        let second = try await EmulatorProcess.start(["--tag", "ultralight-aes:\(longFile)"])
         defer { second.stop() }
         let longBefore = try Self.pages(longFile)
         let refused = try await Self.nfctool(["lock", "--yes"], second)

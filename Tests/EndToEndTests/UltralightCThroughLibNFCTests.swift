@@ -33,7 +33,7 @@ struct UltralightCThroughLibNFCTests {
 
     @Test("info, protect --keys, read and write with the key, wrong key refused, unprotect: each a fresh nfctool")
     func protectReadWriteUnprotect() async throws {
-        let run = try KeyedUltralightThroughLibNFC(
+        let run = try await KeyedUltralightThroughLibNFC(
             model: "ultralight-c", url: "https://example.com/ulc", keyComment: "Ultralight C key", makeTagFile: Self.tagFile)
         defer { run.emulator.stop(); try? FileManager.default.removeItem(at: run.directory) }
         let (file, keyFile, wrongFile, emulator) = (run.tagFile, run.keyFile, run.wrongKeyFile, run.emulator)
@@ -80,7 +80,7 @@ struct UltralightCThroughLibNFCTests {
         let keyFile = dir.appendingPathComponent("ulc.key")
         try "\(Self.keyHex)\n".write(to: keyFile, atomically: true, encoding: .utf8)
         let trace = dir.appendingPathComponent("protect.jsonl").path
-        let emulator = try EmulatorProcess(["--tag", "ultralight-c:\(dir.appendingPathComponent("ulc.json").path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ultralight-c:\(dir.appendingPathComponent("ulc.json").path)"])
         defer { emulator.stop() }
         let protect = try await Self.nfctool(["protect", "--keys", keyFile.path, "--trace", trace], emulator)
         #expect(protect.status == 0, "\(protect.output)")
@@ -98,7 +98,7 @@ struct UltralightCThroughLibNFCTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("blank.json").path
         try TagFile(path: file).save(UltralightCTag(uid: [0x04, 0x53, 0x49, 0x4D, 0x00, 0x00, 0x03]).tagState)
-        let emulator = try EmulatorProcess(["--tag", "ultralight-c:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ultralight-c:\(file)"])
         defer { emulator.stop() }
         let format = try await Self.nfctool(["format", "--yes"], emulator)
         #expect(format.status == 0, "\(format.output)")
@@ -124,7 +124,7 @@ struct UltralightCThroughLibNFCTests {
         let tool = try ExternalTool.mifareUltralightInfo.require()
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let emulator = try EmulatorProcess(["--tag", "ultralight-c:\(dir.appendingPathComponent("ulc.json").path)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ultralight-c:\(dir.appendingPathComponent("ulc.json").path)"])
         defer { emulator.stop() }
         let run = try await runTool(tool, [], against: emulator, timeout: 20)
         #expect(run.status == 0, "\(run.output)")

@@ -146,7 +146,7 @@ struct WatchCommandTests {
 
     @Test("through libnfc: a tag left on the emulator is reported once until --timeout and polled rarely")
     func emulatorTagLeftOnReader() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215"])
         defer { emulator.stop() }
         let run = try await runTool(
             try Executables.nfctool(), ["watch", "--device", emulator.connectionString, "--events", "arrive,leave", "--timeout", "2"],
@@ -167,18 +167,18 @@ struct WatchCommandTests {
 
     @Test("through libnfc: a tag taken away and brought back, then the next of the stack, each reported once")
     func emulatorRemovePresentNext() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag215*2", "--uid", "04A1000000000A"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215*2", "--uid", "04A1000000000A"])
         defer { emulator.stop() }
         let watch = try WatchProcess(["--device", emulator.connectionString, "--json", "--events", "arrive,leave"],
                                      environment: emulator.libnfcEnvironment)
         #expect(await watch.waitForLines(1))
         #expect(await Self.waitForNextCommand(to: emulator))
-        #expect(try emulator.control("remove").hasPrefix("ok"))
+        #expect(try await emulator.control("remove").hasPrefix("ok"))
         #expect(await watch.waitForLines(2))
-        #expect(try emulator.control("present").hasPrefix("ok"))
+        #expect(try await emulator.control("present").hasPrefix("ok"))
         #expect(await watch.waitForLines(3))
         #expect(await Self.waitForNextCommand(to: emulator))
-        #expect(try emulator.control("next").hasPrefix("ok"))
+        #expect(try await emulator.control("next").hasPrefix("ok"))
         #expect(await watch.waitForLines(5))
         #expect(await Self.waitForNextCommand(to: emulator))
         #expect(await watch.terminate() == 0, "\(watch.standardError)")
@@ -200,7 +200,7 @@ struct WatchCommandTests {
             ["batch", "--device", "sim:ntag215*3?dir=\(directory.path)", "--url", "https://example.com/{n}", "--count", "3", "--ledger", directory.appendingPathComponent("ledger.db").path],
             environment: [:], timeout: 30)
         #expect(written.status == 0, "\(written.output)")
-        let emulator = try EmulatorProcess(["--tag", "ntag215*3:\(directory.path)", "--hand-out", "deselect"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215*3:\(directory.path)", "--hand-out", "deselect"])
         defer { emulator.stop() }
         let watch = try WatchProcess(["--device", emulator.connectionString, "--json", "--events", "arrive,leave"],
                                      environment: emulator.libnfcEnvironment)
@@ -221,13 +221,13 @@ struct WatchCommandTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let link = directory.appendingPathComponent("pn532").path
-        let first = try EmulatorProcess(["--tag", "ntag213", "--uid", "04B10000000001", "--link", link])
+        let first = try await EmulatorProcess.start(["--tag", "ntag213", "--uid", "04B10000000001", "--link", link])
         let watch = try WatchProcess(["--device", "pn532_uart:\(link)", "--json"], environment: first.libnfcEnvironment)
         #expect(await watch.waitForLines(1))
         kill(first.process.processIdentifier, SIGKILL)
         first.stop()
         #expect(await watch.waitForError(containing: "reader lost"))
-        let second = try EmulatorProcess(["--tag", "ntag215", "--uid", "04B20000000001", "--link", link])
+        let second = try await EmulatorProcess.start(["--tag", "ntag215", "--uid", "04B20000000001", "--link", link])
         defer { second.stop() }
         #expect(await watch.waitForLines(2, within: 20))
         #expect(await watch.terminate() == 0)

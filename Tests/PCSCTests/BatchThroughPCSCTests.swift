@@ -39,7 +39,7 @@ extension PCSCEndToEnd {
                 line.split(separator: ",").first { $0.count == 16 && $0.hasPrefix("E0") }.map(String.init)
             })
             #expect(uids.count == 20, "20 different stickers: \(uids)")
-            reader.stop()
+            await reader.stopped()
             for uid in uids {
                 let file = tags + "/" + uid.lowercased() + ".json"
                 let back = try await runTool(tool, ["read", "--device", "sim:slix2?file=\(file)"], environment: daemon.environment, timeout: 30)

@@ -59,7 +59,7 @@ extension PCSCEndToEnd {
             let apdus = reader.receivedAPDUs
             #expect(apdus.contains { $0.hasPrefix("ff82000006") }, "LOAD KEYS")
             #expect(apdus.contains { $0.hasPrefix("ff860000050100") }, "GENERAL AUTHENTICATE")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["read", "--device", "sim:classic1k?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("https://example.com/classic-pcsc"), "\(back.output)")
             let again = try await runTool(
@@ -84,7 +84,7 @@ extension PCSCEndToEnd {
             #expect(write.status == 0, "\(write.output)")
             let apdus = reader.receivedAPDUs
             #expect(apdus.contains { $0.hasPrefix("ff860000050100") }, "GENERAL AUTHENTICATE: \(apdus)")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["read", "--device", "sim:classic1k?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("https://example.com/plus-sl1"), "\(back.output)")
         }

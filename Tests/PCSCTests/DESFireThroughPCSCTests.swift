@@ -31,7 +31,7 @@ extension PCSCEndToEnd {
             #expect(write.status == 0, "\(write.output)")
             let read = try await runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(read.output.contains("https://example.com/desfire-via-pcsc"), "\(read.output)")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["info", "--device", "sim:desfire-ev1?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("000001 (NFC Forum Type 4, AN11004)"), "\(back.output)")
             let message = try await runTool(tool, ["read", "--device", "sim:desfire-ev1?file=\(file)"], environment: daemon.environment, timeout: 30)

@@ -113,9 +113,11 @@ final class PrivatePCSCDaemon {
         return environment
     }
 
-    /// Stops pcscd (SIGTERM, then SIGKILL) and removes its directory.
+    /// Stops pcscd (SIGTERM, then SIGKILL, waited for on a thread of its own) and removes its
+    /// directory: for a `defer`, where nothing may block the cooperative pool.
     func stop() {
-        reap(process)
+        if process.isRunning { process.terminate() }
+        reapInBackground(process)
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -168,6 +170,9 @@ final class VirtualReaderProcess {
     /// (up to 15 s).
     init(tag: String?, daemon: PrivatePCSCDaemon, profile: String? = nil, extra: [String] = []) async throws {
         self.daemon = daemon
+        // A reader stopped before (its card still in pcscd's reader by pcscd's log) has gone
+        // first: this one's card is then a new card to pcscd.
+        _ = await eventually(within: .seconds(10)) { daemon.cardsPresent <= 0 }
         guard let emulator = Executables.built("pcsc-reader-emulator") else {
             throw PCSCFixtureError("pcsc-reader-emulator is not built")
         }
@@ -221,15 +226,23 @@ final class VirtualReaderProcess {
     /// What the emulator printed (`connected`, `removed`, `empty`…).
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
-    /// Ends it: vpcd sees the card leave; then waits (up to 10 s) until pcscd has seen it go
-    /// too, so that a reader started next is a new card to pcscd rather than the old card's
-    /// state (vpcd notices an absence only at its next presence poll).
+    /// Ends it without waiting (for a `defer`): SIGTERM, its end waited for on a thread of its
+    /// own. vpcd sees the card leave; the next reader started on the same daemon waits until
+    /// pcscd has seen it go too (``init(tag:daemon:profile:extra:)``).
     func stop() {
-        reap(process)
+        if process.isRunning { process.terminate() }
+        reapInBackground(process)
         // The control pipe's write end, the one descriptor this side keeps (stop may run twice).
         try? control.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && daemon.cardsPresent > 0 { usleep(50_000) }
+    }
+
+    /// Ends it and waits until it has gone and pcscd has seen the card go (up to 10 s), so that
+    /// what the test does next meets an empty reader (vpcd notices an absence only at its next
+    /// presence poll).
+    func stopped() async {
+        await reaped(process)
+        try? control.fileHandleForWriting.close()
+        _ = await eventually(within: .seconds(10)) { daemon.cardsPresent <= 0 }
     }
 }
 

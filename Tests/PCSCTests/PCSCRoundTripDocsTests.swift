@@ -52,7 +52,7 @@ extension PCSCEndToEnd {
                     if model == "ntag215" {
                         let file = generic.directory.appendingPathComponent("\(UUID().uuidString).json").path
                         if let start { try FileManager.default.copyItem(atPath: start, toPath: file) }
-                        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+                        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
                         let run = try await runTool(
                             tool, operation.arguments + ["--device", emulator.connectionString, "--timeout", "5"], environment: generic.environment, timeout: 60)
                         let trace = emulator.trace

@@ -34,7 +34,7 @@ extension PCSCEndToEnd {
             // A transceive carrying the timer and a LOCK BLOCK (command 22).
             #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("5f4604") && $0.contains("22") }, "\(apdus)")
             #expect(apdus.contains("ffc2000002820000"), "end transparent session: \(apdus)")
-            reader.stop()
+            await reader.stopped()
             // From the other side: the simulator, in a fresh process, finds the tag read-only with the text.
             let back = try await runTool(tool, ["read", "--device", "sim:slix2?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("locked via FF C2"), "\(back.output)")
@@ -59,7 +59,7 @@ extension PCSCEndToEnd {
             let lock = try await runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(lock.status == 0, "\(lock.output)")
             #expect(reader.receivedAPDUs.contains("ffc20002048f02000300"), "switch protocol to ISO 14443-A layer 3: \(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["read", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("https://example.com/ff-c2"), "\(back.output)")
             let again = try await runTool(
@@ -82,7 +82,7 @@ extension PCSCEndToEnd {
             #expect(reader.receivedAPDUs.contains("ff00000005d44260" + ISO14443ACRC.bytes(of: [0x60]).map { String(format: "%02x", $0) }.joined()), "\(reader.receivedAPDUs)")
             let lock = try await runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(lock.status == 0, "\(lock.output)")
-            reader.stop()
+            await reader.stopped()
             let again = try await runTool(
                 tool, ["write", "--device", "sim:ntag215?file=\(file)", "--url", "https://example.com/x", "--timeout", "2"], environment: daemon.environment, timeout: 30)
             #expect(again.status != 0, "a locked tag refuses the write\n\(again.output)")
@@ -101,7 +101,7 @@ extension PCSCEndToEnd {
             #expect(lock.status == 10, "\(lock.output)")
             #expect(lock.output.contains("ACS ACR1252U profile"), "\(lock.output)")
             #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffc2") || $0.hasPrefix("ffd6") }, "\(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
         }
 
@@ -125,7 +125,7 @@ extension PCSCEndToEnd {
             #expect(read.output.contains("https://example.com/secret"), "\(read.output)")
             // PWD_AUTH (1B) with the password went in a transceive object.
             #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffc20001") && $0.contains("95051ba1b2c3d4") }, "\(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["read", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(!back.output.contains("https://example.com/secret"), "read-protected: no URL without the password\n\(back.output)")
         }
@@ -143,8 +143,8 @@ extension PCSCEndToEnd {
                 environment: daemon.environment, timeout: 30)
             #expect(write.status == 0, "\(write.output)")
             let viaPCSC = try await runTool(tool, ["dump", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
-            reader.stop()
-            let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+            await reader.stopped()
+            let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
             defer { emulator.stop() }
             let viaLibNFC = try await runTool(tool, ["read", "--device", emulator.connectionString, "--timeout", "5"], environment: daemon.environment, timeout: 30)
             #expect(viaLibNFC.status == 0, "\(viaLibNFC.output)")
@@ -191,7 +191,7 @@ extension PCSCEndToEnd {
             var reader = try await VirtualReaderProcess(tag: "sim:ntag215?file=\(ntag)", daemon: generic)
             let formatNTAG = try await runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: generic.environment, timeout: 30)
             #expect(formatNTAG.status == 0, "\(formatNTAG.output)")
-            reader.stop()
+            await reader.stopped()
             let backNTAG = try await runTool(tool, ["read", "--device", "sim:ntag215?file=\(ntag)"], environment: generic.environment, timeout: 30)
             #expect(!backNTAG.output.contains("https://example.com/old"), "\(backNTAG.output)")
             let slix = generic.directory.appendingPathComponent("slix2.json").path
@@ -202,7 +202,7 @@ extension PCSCEndToEnd {
             let refused = try await runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: generic.environment, timeout: 30)
             #expect(refused.status == 10, "\(refused.output)")
             #expect(refused.output.contains("GET SYSTEM INFORMATION"), "\(refused.output)")
-            reader.stop()
+            await reader.stopped()
             #expect(try Data(contentsOf: URL(fileURLWithPath: slix)) == before, "nothing written")
             let session = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
             defer { session.stop() }
@@ -210,7 +210,7 @@ extension PCSCEndToEnd {
             defer { reader.stop() }
             let done = try await runTool(tool, ["format", "--device", "pcsc", "--force", "--yes", "--timeout", "5"], environment: session.environment, timeout: 30)
             #expect(done.status == 0, "\(done.output)")
-            reader.stop()
+            await reader.stopped()
             let backSLIX = try await runTool(tool, ["read", "--device", "sim:slix2?file=\(slix)"], environment: session.environment, timeout: 30)
             #expect(!backSLIX.output.contains("https://example.com/old"), "\(backSLIX.output)")
         }

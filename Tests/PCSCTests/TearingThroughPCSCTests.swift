@@ -49,7 +49,7 @@ extension PCSCEndToEnd {
             let write = try await runTool(tool, ["write", "--device", "pcsc", "--url", new, "--timeout", "5"], environment: daemon.environment, timeout: 60)
             try #require(write.status == 0, "\(write.output)")
             let commands = Self.tagCommands(reader.receivedAPDUs)
-            reader.stop()
+            await reader.stopped()
             let writes = commands.indices.filter { isWrite(commands[$0]) }.map { $0 + 1 }
             let first = try #require(writes.first, "the write sent no write command")
             var outcomes: [String: Int] = ["commands": commands.count]
@@ -64,7 +64,7 @@ extension PCSCEndToEnd {
                 let file = try copy("cut-\(k).json")
                 let torn = try await VirtualReaderProcess(tag: "sim:\(model)?file=\(file)&leave-after=\(k)", daemon: daemon, profile: profile)
                 let cut = try await runTool(tool, ["write", "--device", "pcsc", "--url", new, "--timeout", "3"], environment: daemon.environment, timeout: 60)
-                torn.stop()
+                await torn.stopped()
                 #expect(cut.status != 0 || k == commands.count, "cut after command \(k): the write cannot have succeeded\n\(cut.output)")
                 let back = try await runTool(tool, ["read", "--device", "sim:\(model)?file=\(file)"], environment: daemon.environment, timeout: 30)
                 let outcome =

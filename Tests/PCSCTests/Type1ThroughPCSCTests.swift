@@ -68,7 +68,7 @@ extension PCSCEndToEnd {
             #expect(read.status == 0 && read.output.contains(text), "\(read.output)")
             let info = try await runTool(tool, ["info", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(info.status == 0 && info.output.contains("Topaz 512"), "\(info.output)")
-            reader.stop()
+            await reader.stopped()
             let memory = try Self.memory(ofTagFile: file)
             #expect(memory.count == 512 && Array(memory[8..<12]) == [0xE1, 0x10, 0x3F, 0x00], "\(memory.prefix(16))")
             // A 300-byte text takes the NDEF TLV's 3-byte length (03 FF …) after the control TLVs.
@@ -81,7 +81,7 @@ extension PCSCEndToEnd {
             #expect(lock.status == 0, "\(lock.output)")
             let refused = try await runTool(tool, ["write", "--device", "pcsc", "--text", "no", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(refused.status == 5, "\(refused.output)")
-            reader.stop()
+            await reader.stopped()
             let locked = try Self.memory(ofTagFile: file)
             #expect(locked[11] == 0x0F && locked[112] == 0xFF && locked[113] == 0xFF, "CC3, LOCK0, LOCK1")
             #expect(Array(locked[0x7A..<0x80]).contains { $0 != 0 }, "dynamic lock bits")
@@ -114,7 +114,7 @@ extension PCSCEndToEnd {
             #expect(read.status == 0 && read.output.contains(url), "\(read.output)")
             let lock = try await runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(lock.status == 0, "\(lock.output)")
-            reader.stop()
+            await reader.stopped()
             let memory = try Self.memory(ofTagFile: file)
             #expect(Array(memory[8..<12]) == [0xE1, 0x10, 0x0E, 0x0F], "formatted, then CC3 read-only: \(Array(memory[8..<12]))")
             #expect(memory[112] == 0xFF && memory[113] == 0xFF, "LOCK0, LOCK1")
@@ -139,7 +139,7 @@ extension PCSCEndToEnd {
                 tool, ["write", "--device", "pcsc", "--text", String(repeating: "x", count: 200), "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(long.status == 10, "\(long.output)")
             #expect(!reader.receivedAPDUs.contains { $0.contains("d4400153") || $0.contains("d4400154") }, "nothing written: \(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
         }
 

@@ -31,7 +31,7 @@ extension PCSCEndToEnd {
             #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("6221") }, "\(apdus)")
             #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("6222") }, "\(apdus)")
             #expect(!apdus.contains { $0.hasPrefix("ffd6") }, "no UPDATE BINARY: it cannot carry the option flag")
-            reader.stop()
+            await reader.stopped()
             let tagFile = try T5TJudge.TagFile(path: file, blocks: 64)
             let judged = try #require(tagFile.judged)
             #expect(judged.writeAccess == 3 && judged.features & 0x10 == 0x10)
@@ -54,7 +54,7 @@ extension PCSCEndToEnd {
             let refused = try await runTool(tool, ["write", "--device", "pcsc", "--url", "https://no.example", "--timeout", "5"], environment: daemon.environment, timeout: 60)
             #expect(refused.status != 0, "\(refused.output)")
             #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing written: \(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             #expect(try Data(contentsOf: URL(fileURLWithPath: tagIt)) == before)
 
             for (model, blocks) in [("ntag5", 128), ("icode-dna", 63)] {
@@ -64,7 +64,7 @@ extension PCSCEndToEnd {
                 #expect(write.status == 0, "\(model): \(write.output)")
                 let read = try await runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
                 #expect(read.output.contains("\(model) via pcscd"), "\(model): \(read.output)")
-                reader.stop()
+                await reader.stopped()
                 let message = try #require(try T5TJudge.TagFile(path: file, blocks: blocks).judged?.message)
                 // One short text record: D1 01 len 54, status byte (language length), language, text.
                 #expect(message.count > 4 && message[3] == 0x54, "\(message)")

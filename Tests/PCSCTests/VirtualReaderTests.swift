@@ -93,7 +93,7 @@ extension PCSCEndToEnd {
                 tool, ["write", "--device", "pcsc:NFCKit test PCD", "--url", "https://example.com/through-pcscd", "--timeout", "5"],
                 environment: daemon.environment, timeout: 30)
             #expect(write.status == 0, "\(write.output)")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["read", "--device", "sim:ntag215?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.status == 0, "\(back.output)")
             #expect(back.output.contains("https://example.com/through-pcscd"), "\(back.output)")
@@ -116,7 +116,7 @@ extension PCSCEndToEnd {
             #expect(read.output.contains("ICODE SLIX2"), "\(read.output)")
             #expect(read.output.contains("vicinity via PC/SC"), "\(read.output)")
             #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "the write went as UPDATE BINARY")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["read", "--device", "sim:slix2?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("vicinity via PC/SC"), "\(back.output)")
         }
@@ -136,7 +136,7 @@ extension PCSCEndToEnd {
             #expect(write.status == 0, "\(write.output)")
             // SELECT of the NDEF Tag Application went to the tag as it is.
             #expect(reader.receivedAPDUs.contains("00a4040007d2760000850101" + "00"), "\(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["read", "--device", "sim:type4?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("https://example.com/type4-via-pcsc"), "\(back.output)")
         }
@@ -157,7 +157,7 @@ extension PCSCEndToEnd {
                 tool, ["write", "--device", "pcsc", "--url", "https://example.com/no-ats", "--timeout", "5"], environment: daemon.environment, timeout: 30)
             #expect(write.status == 0, "\(write.output)")
             #expect(reader.receivedAPDUs.contains("ffca010000"), "\(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             let back = try await runTool(tool, ["read", "--device", "sim:type4?file=\(file)"], environment: daemon.environment, timeout: 30)
             #expect(back.output.contains("https://example.com/no-ats"), "\(back.output)")
         }
@@ -178,7 +178,7 @@ extension PCSCEndToEnd {
             #expect(write.status == 10, "\(write.output)")
             #expect(write.output.contains("unsupported card (\(label))"), "\(write.output)")
             #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffb0") || $0.hasPrefix("ffd6") }, "\(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
         }
 
@@ -230,7 +230,7 @@ extension PCSCEndToEnd {
             #expect(lock.output.contains("LOCK BLOCK"), "\(lock.output)")
             #expect(lock.output.contains("transparent session"), "\(lock.output)")
             #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing was written: \(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
         }
 
@@ -247,7 +247,7 @@ extension PCSCEndToEnd {
             #expect(lock.status == 10, "\(lock.output)")
             #expect(lock.output.contains("GET_VERSION"), "\(lock.output)")
             #expect(!reader.receivedAPDUs.contains { $0.hasPrefix("ffd6") }, "nothing was written: \(reader.receivedAPDUs)")
-            reader.stop()
+            await reader.stopped()
             #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "the tag file is unchanged")
         }
 

@@ -23,7 +23,7 @@ extension PCSCEndToEnd {
             let run = try await runTool(
                 tool, ["write", "--device", "pcsc", "--url", "https://example.com/new", "--lock", "--yes", "--timeout", "5"],
                 environment: daemon.environment, timeout: 30)
-            reader.stop()
+            await reader.stopped()
             #expect(run.status == 10, "\(run.output)")
             #expect(run.output.contains("GET_VERSION"), "\(run.output)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)

@@ -7,7 +7,7 @@ import Testing
 
 /// Runs `body` with an emulator started with `arguments`, stopping it afterwards.
 private func withEmulator<T>(_ arguments: [String], _ body: (EmulatorProcess) async throws -> T) async throws -> T {
-    let emulator = try EmulatorProcess(arguments)
+    let emulator = try await EmulatorProcess.start(arguments)
     defer { emulator.stop() }
     return try await body(emulator)
 }
@@ -216,7 +216,7 @@ struct EndToEndTests {
             let run = try await runTool(ExternalTool.nfcMfUltralight.require(), ["r", "dump.mfd"], against: emulator, in: directory)
             #expect(run.output.contains("Done, 36 of 135 pages read (99 pages failed)."))
             #expect(run.output.contains("Warning! Read failed - partial data written to file!"))
-            #expect(try emulator.control("status") == "ok empty (NTAG215 0453494d000001 removed), 0 waiting")
+            #expect(try await emulator.control("status") == "ok empty (NTAG215 0453494d000001 removed), 0 waiting")
         }
     }
 
@@ -274,15 +274,15 @@ struct EndToEndTests {
           ExternalTool.nfcList.trait)
     func stackOfTags() async throws {
         try await withEmulator(["--tag", "ntag215", "--tag", "ntag215"]) { emulator in
-            #expect(try emulator.control("status") == "ok NTAG215 0453494d000001 present, 1 waiting")
+            #expect(try await emulator.control("status") == "ok NTAG215 0453494d000001 present, 1 waiting")
             #expect(try await runTool(ExternalTool.nfcList.require(), [], against: emulator).output.contains("4d  00  00  01"))
-            #expect(try emulator.control("next") == "ok NTAG215 0453494d000002 present, 0 waiting")
+            #expect(try await emulator.control("next") == "ok NTAG215 0453494d000002 present, 0 waiting")
             #expect(try await runTool(ExternalTool.nfcList.require(), [], against: emulator).output.contains("4d  00  00  02"))
-            #expect(try emulator.control("remove") == "ok empty (NTAG215 0453494d000002 removed), 0 waiting")
+            #expect(try await emulator.control("remove") == "ok empty (NTAG215 0453494d000002 removed), 0 waiting")
             let empty = try await runTool(ExternalTool.nfcList.require(), [], against: emulator)
             #expect(!empty.output.contains("passive target(s) found"))
             #expect(empty.status == 0)
-            #expect(try emulator.control("dance").hasPrefix("error: unknown control command 'dance'"))
+            #expect(try await emulator.control("dance").hasPrefix("error: unknown control command 'dance'"))
         }
     }
 
@@ -290,7 +290,7 @@ struct EndToEndTests {
           ExternalTool.nfcPoll.trait)
     func pollWaitsForTag() async throws {
         try await withEmulator(["--tag", "classic1k"]) { emulator in
-            try emulator.control("remove")
+            try await emulator.control("remove")
             let environment = emulator.libnfcEnvironment
             let process = Process()
             let output = Pipe()
@@ -300,21 +300,14 @@ struct EndToEndTests {
             process.standardError = output
             try process.run()
             defer { if process.isRunning { process.terminate() } }
-            func waitForTrace(_ text: String) -> Bool {
-                let deadline = Date().addingTimeInterval(5)
-                while Date() < deadline {
-                    if emulator.trace.contains(where: { $0.contains(text) }) { return true }
-                    usleep(5_000)
-                }
-                return false
+            func waitForTrace(_ text: String) async -> Bool {
+                await eventually(within: .seconds(5)) { emulator.trace.contains(where: { $0.contains(text) }) }
             }
-            #expect(waitForTrace("# polling for"))
-            try emulator.control("present")
-            #expect(waitForTrace("< D5 61 01"))
-            try emulator.control("remove")
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline { usleep(5_000) }
-            #expect(!process.isRunning)
+            #expect(await waitForTrace("# polling for"))
+            try await emulator.control("present")
+            #expect(await waitForTrace("< D5 61 01"))
+            try await emulator.control("remove")
+            #expect(await eventually(within: .seconds(5)) { !process.isRunning })
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(text.contains("UID (NFCID1): 53  49  4d  01"))
             #expect(text.contains("done."))
@@ -360,7 +353,7 @@ struct EndToEndTests {
     }
 
     @Test("Bad command lines exit 64 with Error and Usage; --help exits 0")
-    func commandLine() throws {
+    func commandLine() async throws {
         let executable = try #require(Executables.emulator, "pn532-emulator is not built")
         for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--tag", "ntag215", "--delay-model", "slow"], 64), (["--tag", "ntag215", "--leave-after", "0"], 64), (["--bogus"], 64), (["--help"], 0)] {
             let process = Process()
@@ -372,10 +365,8 @@ struct EndToEndTests {
             process.standardInput = FileHandle.nullDevice
             try process.run()
             // A command line that is accepted would serve for ever: give up after 5 seconds.
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline { usleep(2_000) }
-            if process.isRunning {
-                reap(process)
+            if await !eventually(within: .seconds(5), { !process.isRunning }) {
+                await reaped(process)
                 Issue.record("pn532-emulator \(arguments) was still running after 5 s")
                 continue
             }

@@ -19,7 +19,7 @@ struct BackgroundAndCardTests {
     @Test("background reading delivers a tag's URI message to the app, which processes its records", arguments: [false, true])
     func backgroundRead(throughLibNFC: Bool) async throws {
         let hex = Hex.encode(Self.uriMessage)
-        let emulator = throughLibNFC ? try EmulatorProcess(["--tag", "ntag215?ndef=\(hex)"]) : nil
+        let emulator = throughLibNFC ? try await EmulatorProcess.start(["--tag", "ntag215?ndef=\(hex)"]) : nil
         defer { emulator?.stop() }
         let reader = BackgroundReader(connection: emulator?.connectionString ?? "sim:ntag215?ndef=\(hex)", domains: ["example.com"])
         try await reader.run(count: 1)
@@ -40,7 +40,7 @@ struct BackgroundAndCardTests {
 
     @Test("the card emulation example through libnfc: an external reader runs the Type 4 read procedure and reads the message")
     func cardEmulationThroughLibNFC() async throws {
-        let emulator = try EmulatorProcess(["--external-reader", "type4-read"])
+        let emulator = try await EmulatorProcess.start(["--external-reader", "type4-read"])
         defer { emulator.stop() }
         let example = try CardEmulator(connection: emulator.connectionString, message: Bytes(Self.uriMessage))
         await example.cardSessionSample()

@@ -150,7 +150,7 @@ struct PortingExamplesThroughLibNFCTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("tag.json").path
-        let emulator = try EmulatorProcess(["--tag", "ntag215:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag215:\(file)"])
         defer { emulator.stop() }
 
         let writer = NDEFWriter(connection: emulator.connectionString, message: PortingExamplesTests.hello)
@@ -177,7 +177,7 @@ struct PortingExamplesThroughLibNFCTests {
 
     @Test("restartPolling reports again a tag that stayed in the field, through libnfc")
     func restartPollingReportsStayingTag() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         defer { emulator.stop() }
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await session.begin()
@@ -198,7 +198,7 @@ struct TagReaderExampleTests {
     func readsMiFare(throughLibNFC: Bool) async throws {
         let message = NFCNDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com/tag")])
         let hex = Hex.encode(try message.encoded())
-        let emulator = throughLibNFC ? try EmulatorProcess(["--tag", "ntag215"]) : nil
+        let emulator = throughLibNFC ? try await EmulatorProcess.start(["--tag", "ntag215"]) : nil
         defer { emulator?.stop() }
         if let emulator {
             // The emulator's tag starts blank: the write example puts the message there first.

@@ -69,7 +69,7 @@ struct SessionConfigurationTests {
 
     @Test("a reader held by a session in another process is busy: begin fails with SystemIsBusy, availability says busy")
     func lockAcrossProcesses() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         defer { emulator.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -134,7 +134,7 @@ struct SessionConfigurationTests {
 
     @Test("a session dropped without invalidate() gives the reader back to other processes (a full run failed: a leaked session's lock refused a later emulator on the same pty path)")
     func droppedSessionReleasesTheReader() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         defer { emulator.stop() }
         let lockFile = Self.lockFile(of: emulator.connectionString)
         do {
@@ -154,7 +154,7 @@ struct SessionConfigurationTests {
 
     @Test("a reader given back is free at once though a child forked while it was held still runs (a full run failed: a process spawned by another test kept the lock)")
     func releasedLeaseIsNotHeldByAForkedChild() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         defer { emulator.stop() }
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await session.begin()
@@ -192,7 +192,7 @@ struct SessionConfigurationTests {
 
     @Test("a tag session holds the reader against a watcher and a card session in the same process")
     func oneSessionAcrossKinds() async throws {
-        let emulator = try EmulatorProcess(["--tag", "ntag213"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])
         defer { emulator.stop() }
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: emulator.connectionString)
         try await session.begin()

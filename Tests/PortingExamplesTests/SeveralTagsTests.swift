@@ -20,14 +20,14 @@ struct SeveralTagsTests {
         let emulator: EmulatorProcess?
         var connection: String { emulator?.connectionString ?? "sim:ntag215:\(ntag215)+ntag213:\(ntag213)?poll-wait=20" }
 
-        init(throughLibNFC: Bool) throws {
+        init(throughLibNFC: Bool) async throws {
             directory = try temporaryDirectory()
             ntag215 = directory.appendingPathComponent("ntag215.json").path
             ntag213 = directory.appendingPathComponent("ntag213.json").path
-            emulator = throughLibNFC ? try EmulatorProcess(["--tag", "ntag215:\(ntag215)+ntag213:\(ntag213)"]) : nil
+            emulator = throughLibNFC ? try await EmulatorProcess.start(["--tag", "ntag215:\(ntag215)+ntag213:\(ntag213)"]) : nil
         }
 
-        /// The NDEF TLV value each tag file holds (the emulator stopped first, so it has saved).
+        /// The NDEF TLV value each tag file holds (the emulator saves each write before it answers it).
         func written() throws -> (ntag215: [UInt8]?, ntag213: [UInt8]?) {
             emulator?.stop()
             return (Self.ndefTLV(try tagFileMemory(ntag215)), Self.ndefTLV(try tagFileMemory(ntag213)))
@@ -64,7 +64,7 @@ struct SeveralTagsTests {
 
     @Test("both tags come in one detection; a command to a tag not connected is refused (TagNotConnected) and changes nothing; each connected in turn gets its own message", arguments: [false, true])
     func bothReportedEachWritten(throughLibNFC: Bool) async throws {
-        let field = try Field(throughLibNFC: throughLibNFC)
+        let field = try await Field(throughLibNFC: throughLibNFC)
         defer { field.remove() }
         let session = NFCTagReaderSession(pollingOption: [.iso14443], connection: field.connection)
         try await session.begin()
@@ -103,7 +103,7 @@ struct SeveralTagsTests {
 
     @Test("the seeds' write flow with two tags: 'more than 1 tag', restartPolling reports both again; nothing is written (simulator)")
     func writerRefusesTwoTagsOnSimulator() async throws {
-        let field = try Field(throughLibNFC: false)
+        let field = try await Field(throughLibNFC: false)
         defer { field.remove() }
         let writer = NDEFWriter(connection: field.connection, message: PortingExamplesTests.hello)
         writer.beginWrite()
@@ -119,14 +119,14 @@ struct SeveralTagsTests {
 
     @Test("the seeds' write flow with two tags through libnfc: refused while both are there; once one is taken away the other is written")
     func writerWaitsForOneTagThroughLibNFC() async throws {
-        let field = try Field(throughLibNFC: true)
+        let field = try await Field(throughLibNFC: true)
         defer { field.remove() }
         let emulator = try #require(field.emulator)
         let writer = NDEFWriter(connection: emulator.connectionString, message: PortingExamplesTests.hello)
         writer.beginWrite()
         #expect(await eventually(within: exampleLimit) { writer.log.filter { $0 == "detected 2" }.count >= 2 })
         // One tag is taken away: the next poll finds one.
-        let answer = try emulator.control("remove")
+        let answer = try await emulator.control("remove")
         #expect(answer.hasPrefix("ok"), "\(answer)")
         #expect(await eventually(within: exampleLimit) { writer.finished != nil })
         #expect(writer.log.suffix(3) == ["detected 1", "status readWrite capacity \(answer.contains("NTAG213") ? 144 : 492)", "written"])
@@ -156,7 +156,7 @@ struct NDEFSessionSeveralTagsTests {
             let reader = try await ReaderConnection.open("sim:ntag215?file=\(file)&ndef=\(Hex.encode(message))&uid=\(uid)")
             await reader.close()
         }
-        let emulator = throughLibNFC ? try EmulatorProcess(["--tag", "ntag215:\(fileA)+ntag215:\(fileB)"]) : nil
+        let emulator = throughLibNFC ? try await EmulatorProcess.start(["--tag", "ntag215:\(fileA)+ntag215:\(fileB)"]) : nil
         defer { emulator?.stop() }
         let session = NFCNDEFReaderSession(
             invalidateAfterFirstRead: false,

@@ -65,7 +65,7 @@ struct LedgerLockTests {
         let ledger = try Ledger(path: path)
         let run = try ledger.startRun(template: nil, manifest: nil, readers: ["sim:ntag215"])
         let holder = try await Self.offPool { try Self.holdLock(on: path, for: 6) }
-        defer { reap(holder) }
+        defer { reapInBackground(holder) }
         // The blocking writes, off the shared pool; their outcome is checked here.
         let outcome = try await Self.offPool { () -> Result<Void, LedgerError> in
             Result { () throws(LedgerError) in
@@ -88,7 +88,7 @@ struct LedgerLockTests {
         let ledger = try Ledger(path: path, lockWait: .milliseconds(800))
         let run = try ledger.startRun(template: nil, manifest: nil, readers: ["sim:ntag215"])
         let holder = try await Self.offPool { try Self.holdLock(on: path, for: 60) }
-        defer { reap(holder) }
+        defer { reapInBackground(holder) }
         let outcome = try await Self.offPool { () -> Result<Int64, LedgerError> in
             Result { () throws(LedgerError) in try ledger.record(Self.attempt(run, "04A10000000001", counter: 1)) }
         }
@@ -99,7 +99,7 @@ struct LedgerLockTests {
             #expect(error.description.contains("stayed locked by another process"), "\(error)")
             #expect(error.description.contains(path))
         }
-        reap(holder)
+        await reaped(holder)
         #expect(try Ledger(path: path).attempts().isEmpty)
     }
 
