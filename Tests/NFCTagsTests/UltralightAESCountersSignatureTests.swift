@@ -69,8 +69,8 @@ struct UltralightAESCountersSignatureTests {
             #expect(error.readerError?.code == .nak)
         }
         let (_, again) = try await fixture.open(chip.tagState)
-        let keyed = try fixture.type2(again, key: .factoryDefault)
-        try await keyed.authenticate(with: .factoryDefault)
+        let keyed = try fixture.type2(again, key: UltralightAESKey.factoryDefault)
+        try await keyed.authenticate(with: UltralightAESKey.factoryDefault)
         #expect(try await keyed.readCounter(2) == 0)
     }
 
@@ -84,8 +84,8 @@ struct UltralightAESCountersSignatureTests {
         #expect(chip.respond(to: [0xA5, 0x01, 0x09, 0x00, 0x00, 0x00]) == .ack)
         let fixture = UltralightAESTests.fixture
         let (_, tag) = try await fixture.open(chip.tagState)
-        let type2 = try fixture.type2(tag, key: .factoryDefault)
-        try await type2.authenticate(with: .factoryDefault)
+        let type2 = try fixture.type2(tag, key: UltralightAESKey.factoryDefault)
+        try await type2.authenticate(with: UltralightAESKey.factoryDefault)
         #expect(type2.ultralightAESSession.isActive)
         #expect(try await type2.readSignature().array == Self.signature)
         #expect(try await type2.readCounter(1) == 9)
