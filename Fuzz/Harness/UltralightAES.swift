@@ -1,7 +1,7 @@
 // `ultralight-aes`: the MIFARE Ultralight AES parsers — key files (`UltralightAESKey(hex:)`), the
 // configuration pages a READ of 29h answers, and the chip's two
-// AUTHENTICATE answers as the reader side decodes them, and secure-messaging answers
-// (`UltralightAESSecureMessaging.open`).
+// AUTHENTICATE answers as the reader side decodes them, secure-messaging answers
+// (`UltralightAESSecureMessaging.open`) and READ_CNT answers (`Type2Tag.counterValue`).
 import NFCCore
 import NFCTags
 
@@ -49,5 +49,11 @@ func checkUltralightAES(_ bytes: [UInt8]) {
         }
     } else {
         fail("no session from valid randoms", bytes)
+    }
+    do {
+        let value = try Type2Tag.counterValue(bytes, number: 2)
+        if bytes.count != 3 || value > 0xFF_FFFF { fail("counter \(value) from \(bytes.count) bytes", bytes) }
+    } catch {
+        if bytes.count == 3 || error.code != .tagResponse { fail("READ_CNT answer refused as \(error.code)", bytes) }
     }
 }

@@ -6,22 +6,32 @@ public enum EllipticCurve: String, Sendable, Hashable, CaseIterable, Codable {
     /// secp128r1: NTAG21x, MIFARE Ultralight EV1, MIFARE Classic EV1, ICODE SLIX2/DNA
     /// (32-byte signatures).
     case secp128r1
+    /// secp192r1 (NIST P-192, OpenSSL's `prime192v1`): MIFARE Ultralight AES (48-byte
+    /// signatures).
+    case secp192r1
     /// secp224r1 (NIST P-224): NTAG 424 DNA, MIFARE DESFire EV2/EV3 (56-byte signatures).
     case secp224r1
 
-    /// Bytes of a field element and of each of the signature's `r` and `s`: 16 or 28.
+    /// Bytes of a field element and of each of the signature's `r` and `s`: 16, 24 or 28.
     public var fieldLength: Int {
         switch self {
         case .secp128r1: 16
+        case .secp192r1: 24
         case .secp224r1: 28
         }
     }
 
-    /// Bytes of a raw `r ‖ s` signature: 32 or 56.
+    /// Bytes of a raw `r ‖ s` signature: 32, 48 or 56.
     public var signatureLength: Int { 2 * fieldLength }
 
-    /// Bytes of an uncompressed public point `04 ‖ X ‖ Y`: 33 or 57.
+    /// Bytes of an uncompressed public point `04 ‖ X ‖ Y`: 33, 49 or 57.
     public var uncompressedPointLength: Int { 1 + 2 * fieldLength }
+
+    /// The group name libcrypto knows the curve by: SEC 2's name, except P-192, which OpenSSL
+    /// names `prime192v1` (X9.62) and does not accept as `secp192r1`.
+    public var libcryptoName: String {
+        self == .secp192r1 ? "prime192v1" : rawValue
+    }
 }
 
 /// An elliptic-curve public key: a point of ``curve`` in SEC 1 encoding (SEC 1 2.3.3), checked
@@ -66,7 +76,7 @@ public struct ECPublicKey: Sendable, Hashable {
         guard libcryptoPKeyFromDataInit(context) else {
             throw CryptoError(.library, "EVP_PKEY_fromdata_init failed: \(libcryptoTakeErrors() ?? "no reason given")")
         }
-        guard let key = libcryptoPKeyFromPublicPoint(context, curve: curve.rawValue, point: point.array) else {
+        guard let key = libcryptoPKeyFromPublicPoint(context, curve: curve.libcryptoName, point: point.array) else {
             let detail = libcryptoTakeErrors() ?? "no reason given"
             if detail.contains("unsupported") || detail.contains("invalid curve") || detail.contains("unknown group") {
                 throw CryptoError(.unknownCurve, "libcrypto cannot use \(curve.rawValue): \(detail)")

@@ -5,6 +5,8 @@ extension Type2Command {
     public static let passwordAuthenticate: UInt8 = 0x1B
     /// READ_SIG (0x3C, 0x00): the 32-byte ECC originality signature (NTAG21x 10.8).
     public static let readSignature: UInt8 = 0x3C
+    /// The length of an NTAG21x / Ultralight EV1 READ_SIG answer: `r ‖ s` on secp128r1.
+    public static let signatureLength = 32
 }
 
 /// Locking, formatting, password protection and the originality signature of Type 2 tags: the
@@ -153,24 +155,59 @@ extension Type2Tag {
 
     // MARK: - Signature
 
-    /// READ_SIG: the 32-byte ECC originality signature NXP wrote at production (NTAG21x 10.8,
-    /// MF0ULx1 8.9), returned as read; verifying it needs NXP's public key and is left to the
-    /// caller.
+    /// READ_SIG: the ECC originality signature NXP wrote at production, returned as read —
+    /// 32 bytes on an NTAG21x or Ultralight EV1 (NTAG21x 10.8, MF0ULx1 8.9), 48 on an Ultralight
+    /// AES (``UltralightAESCommand/signatureLength``; carried in secure messaging when a session
+    /// runs). Verifying it needs NXP's public key and is left to the caller.
     /// - Throws: ``NFCTagError/Code/notSupported`` for chips without it; `tagResponse`,
-    ///   `connectionLost`.
+    ///   `connectionLost`; `authenticationFailed` for a wrong answer MAC.
     public func readSignature() async throws(NFCTagError) -> Bytes {
-        guard profile != nil else {
-            throw NFCTagError(.notSupported, "READ_SIG needs an identified NTAG21x or Ultralight EV1")
+        let expected: Int
+        if isUltralightAES {
+            expected = UltralightAESCommand.signatureLength
+        } else if profile != nil {
+            expected = Type2Command.signatureLength
+        } else {
+            throw NFCTagError(.notSupported, "READ_SIG needs an identified NTAG21x, Ultralight EV1 or Ultralight AES")
         }
-        let answer: Bytes
+        let answer = try await exchange([Type2Command.readSignature, 0x00], during: "READ_SIG")
+        guard answer.count == expected else {
+            throw NFCTagError(.tagResponse, "READ_SIG answered \(answer.count) bytes, not \(expected)")
+        }
+        return Bytes(answer)
+    }
+
+    /// READ_CNT (`39 nn`): one-way counter `number` (0–2) of an Ultralight EV1 or Ultralight AES,
+    /// 24 bits sent least significant byte first (MF0ULx1 9.10; Proxmark3 reads the Ultralight
+    /// AES's three counters so). Carried in secure messaging when a session runs.
+    /// - Throws: ``NFCTagError/Code/invalidParameter`` for a number past 2; `tagResponse` for an
+    ///   answer that is not 3 bytes; a NAK (a counter that needs authentication) as the reader
+    ///   reports it.
+    public func readCounter(_ number: Int) async throws(NFCTagError) -> Int {
+        guard (0...2).contains(number) else { throw NFCTagError(.invalidParameter, "counter \(number) does not exist (0–2)") }
+        let answer = try await exchange([Type2Command.readCounter, UInt8(number)], during: "READ_CNT \(number)")
+        return try Self.counterValue(answer, number: number)
+    }
+
+    /// The value of a READ_CNT answer: 3 bytes, least significant first (0…FFFFFFh).
+    /// - Throws: ``NFCTagError/Code/tagResponse`` for an answer of another length.
+    public static func counterValue(_ answer: [UInt8], number: Int) throws(NFCTagError) -> Int {
+        guard answer.count == 3 else {
+            throw NFCTagError(.tagResponse, "READ_CNT \(number) answered \(answer.count) bytes, not 3")
+        }
+        return Int(answer[0]) | Int(answer[1]) << 8 | Int(answer[2]) << 16
+    }
+
+    /// Sends `command` (MACed when an Ultralight AES session runs) and returns the answer's
+    /// data, its MAC checked and removed.
+    private func exchange(_ command: [UInt8], during step: String) async throws(NFCTagError) -> [UInt8] {
+        let protected = Bytes(try ultralightAESSession.protect(command))
+        let raw: Bytes
         do {
-            answer = try await reader.transceive(Bytes([Type2Command.readSignature, 0x00]), mode: .standard, timeout: commandTimeout)
+            raw = try await reader.transceive(protected, mode: .standard, timeout: commandTimeout)
         } catch {
-            throw NFCTagError(error, during: "READ_SIG")
+            throw NFCTagError(error, during: step)
         }
-        guard answer.count == 32 else {
-            throw NFCTagError(.tagResponse, "READ_SIG answered \(answer.count) bytes, not 32")
-        }
-        return answer
+        return try ultralightAESSession.open(raw.array)
     }
 }

@@ -20,6 +20,12 @@ public enum UltralightAESCommand {
     public static let versionMF0AES20: [UInt8] = [0x00, 0x04, 0x03, 0x01, 0x04, 0x00, 0x0F, 0x03]
     /// The GET_VERSION answer of MF0AESH20 (50 pF): subtype `02`, the rest as MF0AES20.
     public static let versionMF0AESH20: [UInt8] = [0x00, 0x04, 0x03, 0x02, 0x04, 0x00, 0x0F, 0x03]
+    /// The length of the READ_SIG (`3C 00`) answer: `r ‖ s` on secp192r1, 48 bytes (Proxmark3's
+    /// `hf mfu info` checks a 48-byte answer against NXP's Ultralight AES keys).
+    public static let signatureLength = 48
+    /// The one-way counters READ_CNT (`39 nn`) and INCR_CNT (`A5 nn …`) address: 0, 1 and 2, of
+    /// 24 bits each (Proxmark3 reads all three on an Ultralight AES).
+    public static let counterCount = 3
 }
 
 /// The key numbers AUTHENTICATE names on a MIFARE Ultralight AES.
@@ -65,6 +71,12 @@ public enum UltralightAESMemory {
     /// CFG1 byte 0 bit 6, CFGLCK: set = the user configuration (CFG0, CFG1) is locked for good
     /// (Proxmark3's `hf mfu info`, which StuStaPay's check of CFG1 agrees with).
     public static let configurationLockBit: UInt8 = 0x40
+    /// CFG1 byte 0 bit 3, CNT_INC_EN: set = INCR_CNT on counter 2 needs no authentication
+    /// (Proxmark3's `hf mfu info` decodes it so).
+    public static let counterIncrementOpenBit: UInt8 = 0x08
+    /// CFG1 byte 0 bit 2, CNT_RD_EN: set = READ_CNT of counter 2 needs no authentication
+    /// (Proxmark3's `hf mfu info`).
+    public static let counterReadOpenBit: UInt8 = 0x04
     /// The last page the static lock bytes guard (0Fh). Pages 10h–27h are guarded by the
     /// dynamic lock bytes of page 28h, whose bit layout no public source NFCKit rests on gives.
     public static let lastStaticallyLockedPage = 0x0F
@@ -130,6 +142,10 @@ public struct UltralightAESConfiguration: Sendable, Hashable {
     public var configurationLocked: Bool { access & UltralightAESMemory.configurationLockBit != 0 }
     /// Whether secure messaging (SEC_MSG_ACT) is on.
     public var secureMessaging: Bool { cfg0Flags & UltralightAESMemory.secureMessagingBit != 0 }
+    /// Whether READ_CNT of counter 2 works without authentication (CNT_RD_EN).
+    public var counterReadOpen: Bool { access & UltralightAESMemory.counterReadOpenBit != 0 }
+    /// Whether INCR_CNT of counter 2 works without authentication (CNT_INC_EN).
+    public var counterIncrementOpen: Bool { access & UltralightAESMemory.counterIncrementOpenBit != 0 }
     /// Whether `page` needs authentication to be written.
     public func protects(page: Int) -> Bool { page >= auth0 }
     /// CFG0 (page 29h) as read.

@@ -19,6 +19,14 @@ public enum OpenSSLCipherOracle {
         }.bytes
     }
 
+    /// `cipherText` deciphered in CBC mode from `iv` without padding (`openssl enc -d`).
+    /// - Throws: ``MissingExternalTool`` without openssl; ``Failure`` when openssl fails.
+    public static func decryptCBC(cipher: String, key: [UInt8], iv: [UInt8], _ cipherText: [UInt8]) async throws -> [UInt8] {
+        try await run(cipherText) { file in
+            ["enc", "-d", "-\(cipher)", "-K", hexText(key), "-iv", hexText(iv), "-nopad", "-in", file]
+        }.bytes
+    }
+
     /// The CMAC of `message` (zero IV, NIST SP 800-38B) under `key`: `cipher` as openssl's
     /// `mac -cipher` names it (`AES-128-CBC`, `DES-EDE-CBC`, `DES-EDE3-CBC`).
     /// - Throws: ``MissingExternalTool`` without openssl; ``Failure`` when openssl fails.

@@ -4,7 +4,7 @@ import Foundation
 /// signs messages as a genuine chip's maker would, so tests can present virtual chips with valid
 /// signatures under a key that is not NXP's. Files live in a fresh temporary directory.
 public struct OpenSSLTestKey: Sendable {
-    /// The curve's OpenSSL name (`secp128r1`, `secp224r1`).
+    /// The curve's OpenSSL name (`secp128r1`, `prime192v1`, `secp224r1`).
     public let curve: String
     /// The private key file (PEM).
     public let privateKeyPath: String
@@ -30,7 +30,7 @@ public struct OpenSSLTestKey: Sendable {
         guard exported.status == 0 else { throw Failure(step: "ec -pubout", output: exported.output) }
         let info = [UInt8](try Data(contentsOf: URL(fileURLWithPath: publicDER)))
         // SubjectPublicKeyInfo ends with the BIT STRING holding the point: 04 ‖ X ‖ Y.
-        let fieldLength = curve == "secp224r1" ? 28 : curve == "secp128r1" ? 16 : 32
+        let fieldLength = curve == "secp224r1" ? 28 : curve == "secp128r1" ? 16 : curve == "prime192v1" || curve == "secp192r1" ? 24 : 32
         let pointLength = 1 + 2 * fieldLength
         guard info.count > pointLength, info[info.count - pointLength] == 0x04 else {
             throw Failure(step: "reading the public point", output: "unexpected DER of \(info.count) bytes")

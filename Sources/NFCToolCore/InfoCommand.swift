@@ -21,8 +21,9 @@ struct InfoCommand: TagCommand {
             or null, and signatureKey). On an NTAG 424 DNA, each file's settings and its SDM \
             configuration (JSON ntag424, null on other chips). On a MIFARE DESFire, hardware \
             and software version, storage, free memory, the PICC key settings and the \
-            applications with their key settings (JSON desfire, null on other chips). Whatever \
-            the tag refuses to tell \
+            applications with their key settings (JSON desfire, null on other chips). On a \
+            MIFARE Ultralight AES, its three one-way counters (READ_CNT; JSON counters, null on \
+            other chips). Whatever the tag refuses to tell \
             is shown as unknown.
 
             Examples:

@@ -87,6 +87,7 @@ extension TagInfoReport {
                 password = error.code == .passwordRequired ? "AES key: read-protected" : unknown(error)
                 await reselect(reader, .iso14443A)
             }
+            await inspectUltralightAESCountersAndSignature(type2, mifare: mifare, reader: reader)
             return
         }
         guard let type2 = mifare.type2, profile != nil else {
@@ -123,6 +124,34 @@ extension TagInfoReport {
             signature = Hex.encode(bytes, uppercase: true)
             genuine = OriginalityVerifier().verify(uid: mifare.identifier, signature: bytes)
         } catch {
+            await reselect(reader, .iso14443A)
+        }
+    }
+
+    /// Ultralight AES: the three one-way counters (READ_CNT; counter 2 may need the key) and the
+    /// 48-byte READ_SIG signature with its verdict.
+    mutating func inspectUltralightAESCountersAndSignature(_ type2: Type2Tag, mifare: MiFareTag, reader: any NFCReader) async {
+        var values: [Int?] = []
+        var texts: [String] = []
+        for number in 0..<UltralightAESCommand.counterCount {
+            do {
+                let value = try await type2.readCounter(number)
+                values.append(value)
+                texts.append("\(value)")
+            } catch {
+                values.append(nil)
+                texts.append(error.readerError?.code == .nak ? "refused (needs the AES key)" : unknown(error))
+                await reselect(reader, .iso14443A)
+            }
+        }
+        counters = values
+        counterText = texts.joined(separator: ", ")
+        do {
+            let bytes = try await type2.readSignature()
+            signature = Hex.encode(bytes, uppercase: true)
+            genuine = OriginalityVerifier().verify(uid: mifare.identifier, signature: bytes, model: mifare.identity.model)
+        } catch {
+            genuine = .noSignature(error.reason)
             await reselect(reader, .iso14443A)
         }
     }

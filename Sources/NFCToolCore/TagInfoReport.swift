@@ -41,6 +41,11 @@ struct TagInfoReport: Encodable, Sendable {
     /// NTAG213/215/216: ACCESS's NFC counter bits (JSON `nfcCounterSettings`); nil on other
     /// chips and when CFG1 could not be read.
     var nfcCounterSettings: NTAGCounterSettings?
+    /// MIFARE Ultralight AES: its three one-way counters (READ_CNT), null for one the chip
+    /// refused (JSON `counters`); nil (JSON null) on other chips.
+    var counters: [Int?]?
+    /// The counters as `info` shows them: `0, 0, refused (needs the AES key)`.
+    var counterText: String?
     /// The READ_SIG bytes in hex; `not available` when the chip has none or refused.
     var signature: String
     /// The originality verdict on the signature (NXP's keys): JSON `genuine` true/false/null
@@ -55,7 +60,8 @@ struct TagInfoReport: Encodable, Sendable {
     var vicinity: ISO15693Details?
 
     private enum CodingKeys: String, CodingKey {
-        case dsfid, afi, ndef, lock, password, mirror, mirrorSettings, nfcCounter, nfcCounterSettings, signature, genuine, signatureKey, ntag424, desfire
+        case dsfid, afi, ndef, lock, password, mirror, mirrorSettings, nfcCounter, nfcCounterSettings, counters, signature, genuine, signatureKey, ntag424
+        case desfire
         case vicinity = "iso15693"
     }
 
@@ -79,6 +85,7 @@ struct TagInfoReport: Encodable, Sendable {
         try container.encode(mirrorSettings, forKey: .mirrorSettings)
         try container.encode(nfcCounter, forKey: .nfcCounter)
         try container.encode(nfcCounterSettings, forKey: .nfcCounterSettings)
+        try container.encode(counters, forKey: .counters)
         try container.encode(signature, forKey: .signature)
         try container.encode(genuine.isGenuine, forKey: .genuine)
         try container.encode(genuine.key?.name, forKey: .signatureKey)
@@ -110,6 +117,7 @@ struct TagInfoReport: Encodable, Sendable {
         lines.append(line("password", password))
         if let mirror { lines.append(line("mirror", mirror)) }
         if let nfcCounter { lines.append(line("NFC counter", nfcCounter)) }
+        if let counterText { lines.append(line("counters", counterText)) }
         // A 56-byte secp224r1 signature does not fit one 80-column line: 64 hex digits a line.
         lines.append(line("signature", String(signature.prefix(64))))
         if signature.count > 64 { lines.append(String(repeating: " ", count: 16) + signature.dropFirst(64)) }

@@ -64,6 +64,19 @@ extension OriginalityKey {
             name: "NXP MIFARE Ultralight EV1", curve: .secp128r1,
             publicPoint: "0490933BDCD6E99B4E255E3DA55389A827564E11718E017292FAF23226A96614B8", models: ["MIFARE Ultralight EV1"],
             source: "NXP AN11341 (MIFARE Ultralight EV1 Originality Signature Validation); Proxmark3 client/src/crypto/originality.c"),
+        // MIFARE Ultralight AES: a 48-byte signature (READ_SIG `3C 00`) on secp192r1 over the
+        // 7-byte UID, unhashed, as Proxmark3's `hf mfu info` reads and checks it. Both keys are
+        // checked against the real chips' pairs of Proxmark3's tools/recover_pk.py self-tests.
+        OriginalityKey(
+            name: "NXP MIFARE Ultralight AES", curve: .secp192r1,
+            publicPoint: "0453BF8C49B7BD9FE3207A91513B9C1D238ECAB07186B772104AB535F7D3AE63CF7C7F3DD0D169DA3E99E43C6399621A86",
+            models: ["MIFARE Ultralight AES"],
+            source: "Proxmark3 client/src/crypto/originality.c (\"NXP Ultralight AES\", citing NXP AN13452, MIFARE Ultralight AES features and hints), recovered in tools/recover_pk.py from MIFARE Ultralight AES chips"),
+        OriginalityKey(
+            name: "NXP MIFARE Ultralight AES (second key)", curve: .secp192r1,
+            publicPoint: "04DC34DAA903F2726A6225B11C692AF6AB4396575CA12810CBBCE3F781A097B3833B50AB364A70D9C2B641A728A599AE74",
+            models: ["MIFARE Ultralight AES"],
+            source: "Proxmark3 client/src/crypto/originality.c (\"NXP Ultralight AES (alt key)\", taken from NXP TagInfo), recovered in tools/recover_pk.py from MIFARE Ultralight AES chips (\"Vingcard alt key\")"),
         OriginalityKey(
             name: "NXP MIFARE Classic EV1", curve: .secp128r1,
             publicPoint: "044F6D3F294DEA5737F0F46FFEE88A356EED95695DD7E0C27A591E6F6F65962BAF", models: ["MIFARE Classic EV1"],

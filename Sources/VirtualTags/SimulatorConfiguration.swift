@@ -23,11 +23,15 @@ import Foundation
 /// Tag `i` (from 0) gets its model's default UID (or `uid=`) plus `i`, as in a stack.
 ///
 /// Options: `file=PATH`, `dir=PATH`, `uid=HEX`, `ndef=HEX`, `signature=HEX` (the originality
-/// signature of new NTAG21x, Ultralight EV1, SLIX2 and ICODE DNA tags), `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
+/// signature of new NTAG21x, Ultralight EV1, Ultralight AES, SLIX2 and ICODE DNA tags), `count=N`, `leave-after=K`, `rf-error=K[,K…]`,
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`, `presence=selected|field|none`.
 public struct SimulatorConfiguration: Sendable, Hashable {
-    /// The models whose chips answer a 32-byte originality signature (`signature=`).
-    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4", "ntag424", "desfire-ev2", "desfire-ev3", "icode-dna"]
+    /// The models whose chips answer an originality signature (`signature=`): 32 bytes, or
+    /// as ``iso7816SignatureModels`` and ``ultralightAESSignatureModels`` say.
+    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "ultralight-aes", "slix2", "type4", "ntag424", "desfire-ev2", "desfire-ev3", "icode-dna"]
+
+    /// The models answering a 48-byte READ_SIG signature (secp192r1).
+    static let ultralightAESSignatureModels: Set<String> = ["ultralight-aes"]
 
     /// The models answering a 56-byte Read_Sig signature (ISO-DEP).
     static let iso7816SignatureModels: Set<String> = ["type4", "ntag424", "desfire-ev2", "desfire-ev3"]
@@ -181,8 +185,8 @@ public struct SimulatorConfiguration: Sendable, Hashable {
                 }
             case "signature":
                 let text = try required()
-                guard let bytes = try? Hex.decode(String(text)), bytes.count == 32 || bytes.count == 56 else {
-                    throw Self.invalid("signature '\(text)' is not 32 or 56 bytes of hex (an NXP originality signature r‖s)")
+                guard let bytes = try? Hex.decode(String(text)), [32, 48, 56].contains(bytes.count) else {
+                    throw Self.invalid("signature '\(text)' is not 32, 48 or 56 bytes of hex (an NXP originality signature r‖s)")
                 }
                 options.signature = bytes
             case "ndef-size": options.ndefFileSize = try Self.integer(try required(), "ndef-size", Type4VirtualTag.ndefFileSizes)
@@ -275,7 +279,8 @@ public struct SimulatorConfiguration: Sendable, Hashable {
             guard Self.signatureModels.contains(model.name) else {
                 throw Self.invalid("signature applies to \(Self.signatureModels.sorted().joined(separator: ", ")) only")
             }
-            let expected = Self.iso7816SignatureModels.contains(model.name) ? 56 : 32
+            let expected =
+                Self.iso7816SignatureModels.contains(model.name) ? 56 : Self.ultralightAESSignatureModels.contains(model.name) ? 48 : 32
             guard signature.count == expected else {
                 throw Self.invalid("a \(model.name) signature has \(expected) bytes, got \(signature.count)")
             }

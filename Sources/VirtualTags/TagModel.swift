@@ -62,7 +62,11 @@ public struct TagModel: Sendable, Hashable {
         TagModel(
             name: UltralightAESTag.modelKey,
             summary: "NXP MIFARE Ultralight AES (MF0AES20), 144 bytes, AES-128 authentication, zero keys, not formatted",
-            make: { uid, _ in UltralightAESTag(uid: uid) },
+            make: { uid, options in
+                let tag = UltralightAESTag(uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
             restore: { UltralightAESTag(state: $0) }),
         TagModel(
             name: "type4", summary: "NFC Forum Type 4 tag (DESFire-like, NDEF application, 2048-byte NDEF file)",

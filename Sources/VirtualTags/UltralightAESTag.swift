@@ -14,7 +14,10 @@ public import NFCTags
 /// formatted unless a message is preloaded.
 ///
 /// Commands: GET_VERSION (MF0AES20's answer), READ (roll-over), WRITE and AUTHENTICATE (`1A kk`,
-/// then `AF` ‖ ek(RndA ‖ RndB′), answered `00` ‖ ek(RndA′), AES-128-CBC from a zero IV each).
+/// then `AF` ‖ ek(RndA ‖ RndB′), answered `00` ‖ ek(RndA′), AES-128-CBC from a zero IV each);
+/// READ_SIG (`3C 00`: the 48-byte ``originalitySignature``); READ_CNT and INCR_CNT on three
+/// 24-bit one-way counters (counter 2 needs the DataProtKey unless CFG1's CNT_RD_EN /
+/// CNT_INC_EN opens it; counters 0 and 1 are open — an assumption, docs/tags.md).
 /// Rules: static lock bits and the OTP page as on other Type 2 chips; AUTH0 and PROT enforced
 /// until a DataProtKey authentication succeeds; a written key counting from the next
 /// activation; AUTH_LIM: once that many authentications in a row have failed, AUTHENTICATE is
@@ -22,8 +25,8 @@ public import NFCTags
 /// Secure messaging: with SEC_MSG_ACT on at activation, an authentication starts a session
 /// (``UltralightAESSecureMessaging``) and every later command and answer carries its MAC.
 /// CFGLCK (CFG1 bit 6) makes CFG0 and CFG1 read-only from the next activation.
-/// Not modelled: random ID, LOCK_KEYS, the counters, READ_SIG, the dynamic lock bits' effect
-/// (the bytes are stored, OR-ed).
+/// Not modelled: random ID, LOCK_KEYS, the dynamic lock bits' effect (the bytes are stored,
+/// OR-ed).
 /// The shared part (READ, WRITE, AUTH0, the authentication's state machine) is
 /// ``UltralightKeyedTag``; this class adds GET_VERSION, the three keys, PROT and AUTH_LIM.
 public final class UltralightAESTag: UltralightKeyedTag<UltralightAES128> {
@@ -44,6 +47,17 @@ public final class UltralightAESTag: UltralightKeyedTag<UltralightAES128> {
     static let pageBytes = UltralightAESMemory.totalPages * 4
     /// Where the failed-authentication count is kept (not readable by any command).
     static let failureCountOffset = pageBytes
+    /// The tag-file attribute holding the originality signature, in hex.
+    static let signatureAttribute = "signature"
+
+    /// The 48-byte originality signature READ_SIG answers: 48 zero bytes (a signature never
+    /// programmed, which no key accepts) unless one is given (`signature=` in a `sim:` string,
+    /// `attributes.signature` in a tag file).
+    public var originalitySignature = [UInt8](repeating: 0, count: UltralightAESCommand.signatureLength) {
+        didSet { stateRevision += 1 }
+    }
+    /// The three 24-bit one-way counters.
+    public private(set) var counters: [UInt32] = [0, 0, 0]
 
     /// A factory-fresh chip with a 7-byte UID.
     /// - Precondition: `uid` has 7 bytes.
@@ -55,9 +69,30 @@ public final class UltralightAESTag: UltralightKeyedTag<UltralightAES128> {
         super.init(uid: uid, memory: memory, modelKey: Self.modelKey, totalPages: UltralightAESMemory.totalPages)
     }
 
-    /// Restores a chip from a tag file's state; nil when its UID or memory does not fit.
+    /// Restores a chip from a tag file's state; nil when its UID, memory, counters or signature
+    /// does not fit (a file without counters or signature, as written before they were
+    /// modelled, gets zero counters and the zero signature).
     public init?(state: TagState) {
         super.init(state: state, modelKey: Self.modelKey, totalPages: UltralightAESMemory.totalPages, memoryBytes: Self.pageBytes + 2)
+        if let stored = state.counters {
+            guard stored.count == UltralightAESCommand.counterCount, stored.allSatisfy({ $0 <= 0xFF_FFFF }) else { return nil }
+            counters = stored
+        }
+        if let text = state.attributes?[Self.signatureAttribute] {
+            guard let signature = try? Hex.decode(text), signature.count == UltralightAESCommand.signatureLength else { return nil }
+            originalitySignature = signature
+        }
+        stateRevision = 0
+    }
+
+    /// The state a tag file stores: memory, counters and (when not the zero one) the signature.
+    override public var tagState: TagState {
+        var state = super.tagState
+        state.counters = counters
+        if originalitySignature.contains(where: { $0 != 0 }) {
+            state.attributes = [Self.signatureAttribute: Hex.encode(originalitySignature)]
+        }
+        return state
     }
 
     /// The AES key four key pages hold: their 16 bytes reversed (page 30h byte 0 is the key's
@@ -103,10 +138,36 @@ public final class UltralightAESTag: UltralightKeyedTag<UltralightAES128> {
         activeConfigurationLock && (page == UltralightAESMemory.cfg0Page || page == UltralightAESMemory.cfg1Page)
     }
 
-    /// GET_VERSION: MF0AES20's answer.
+    /// GET_VERSION: MF0AES20's answer; READ_SIG; READ_CNT; INCR_CNT.
     override func executeOther(_ frame: [UInt8]) -> TagAnswer? {
-        guard frame == [Type2Command.getVersion] else { return nil }
-        return .data(UltralightAESCommand.versionMF0AES20)
+        guard let command = frame.first else { return nil }
+        switch (command, frame.count) {
+        case (Type2Command.getVersion, 1):
+            return .data(UltralightAESCommand.versionMF0AES20)
+        case (Type2Command.readSignature, 2) where frame[1] == 0x00:
+            return .data(originalitySignature)
+        case (Type2Command.readCounter, 2):
+            let number = Int(frame[1])
+            guard number < counters.count, counterOpen(number, bit: UltralightAESMemory.counterReadOpenBit) else { return nil }
+            let value = counters[number]
+            return .data([UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)])
+        case (Type2Command.incrementCounter, 6):
+            let number = Int(frame[1])
+            guard number < counters.count, counterOpen(number, bit: UltralightAESMemory.counterIncrementOpenBit) else { return nil }
+            let increment = UInt32(frame[2]) | UInt32(frame[3]) << 8 | UInt32(frame[4]) << 16
+            guard counters[number] + increment <= 0xFF_FFFF else { return .nak(NTAGAcknowledge.counterOverflow) }
+            counters[number] += increment
+            stateRevision += 1
+            return .ack
+        default:
+            return nil
+        }
+    }
+
+    /// Counters 0 and 1 are open; counter 2 needs the DataProtKey unless `bit` (CNT_RD_EN or
+    /// CNT_INC_EN) of CFG1 byte 0 is set.
+    private func counterOpen(_ number: Int, bit: UInt8) -> Bool {
+        number != 2 || authenticated || memory[UltralightAESMemory.cfg1Page * 4] & bit != 0
     }
 
     /// The dynamic lock bytes: bits only set.

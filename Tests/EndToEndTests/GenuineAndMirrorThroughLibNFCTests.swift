@@ -41,6 +41,30 @@ struct GenuineAndMirrorThroughLibNFCTests {
         }
     }
 
+    @Test("Ultralight AES through libnfc: verify --expect-genuine with a real chip's 48-byte pair exits 0 (NXP's Ultralight AES key), on another UID 8; info shows the signature, the verdict and the counters")
+    func ultralightAESGenuine() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Proxmark3 tools/recover_pk.py self-test, "MIFARE Ultralight AES".
+        let signature = "C9BBDA1B99EB6634CDFD8E3251AC5C4742EA5FA507B8A8A8B39B19AB7340D173331589C54C56C49F0CCA6DDBAC1E492A"
+        for (uid, status) in [("045E4CC2451390", Int32(0)), ("045E4CC2451391", Int32(8))] {
+            let file = directory.appendingPathComponent("\(uid).json").path
+            try await Self.makeTagFile(file, model: "ultralight-aes", uid: uid, signature: signature)
+            let emulator = try EmulatorProcess(["--tag", "ultralight-aes:\(file)"])
+            defer { emulator.stop() }
+            let run = try await runTool(try Executables.nfctool(), ["verify", "--expect-genuine", "--device", emulator.connectionString],
+                                  against: emulator, timeout: 30)
+            #expect(run.status == status, "\(uid): \(run.output)")
+            #expect(run.output.contains(status == 0 ? "genuine: yes (NXP MIFARE Ultralight AES key)" : "found:    no"), "\(run.output)")
+            let info = try await runTool(try Executables.nfctool(), ["info", "--json", "--device", emulator.connectionString], against: emulator, timeout: 30)
+            let json = try JSONSerialization.jsonObject(with: Data(info.output.utf8)) as? [String: Any]
+            #expect(json?["genuine"] as? Bool == (status == 0), "\(info.output)")
+            #expect(json?["signature"] as? String == signature)
+            let counters = json?["counters"] as? [Any]
+            #expect(counters?.count == 3 && counters?[0] as? Int == 0 && counters?[2] is NSNull, "\(info.output)")
+        }
+    }
+
     /// `nfctool read --json`'s first URI, through libnfc (a fresh process: the field goes off
     /// and on, so the chip is powered anew).
     static func readURL(_ emulator: EmulatorProcess) async throws -> String {

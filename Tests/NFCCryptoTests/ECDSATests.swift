@@ -18,6 +18,13 @@ enum PublishedPairs {
     /// NXP's DESFire EV2 originality key, secp224r1.
     static let desfireEV2Key =
         "04B304DC4C615F5326FE9383DDEC9AA892DF3A57FA7FFB3276192BC0EAA252ED45A865E3B093A3D0DCE5BE29E92F1392CE7DE321E3E5C52B3A"
+    /// NXP's MIFARE Ultralight AES originality key, secp192r1 (Proxmark3's originality.c,
+    /// "NXP Ultralight AES"), and a chip of recover_pk.py's self-test.
+    static let ultralightAESKey =
+        "0453BF8C49B7BD9FE3207A91513B9C1D238ECAB07186B772104AB535F7D3AE63CF7C7F3DD0D169DA3E99E43C6399621A86"
+    static let ultralightAES = (
+        uid: "045E4CC2451390",
+        signature: "C9BBDA1B99EB6634CDFD8E3251AC5C4742EA5FA507B8A8A8B39B19AB7340D173331589C54C56C49F0CCA6DDBAC1E492A")
     /// A DESFire EV2 chip.
     static let desfireEV2 = (
         uid: "042A41CAE45380",
@@ -59,6 +66,17 @@ struct ECDSATests {
         #expect(try !ECDSA.verifyUnhashed(signature: hexBytes(pair.signature), message: Bytes(uid), key: key))
     }
 
+    @Test("a real MIFARE Ultralight AES signature (48 bytes) verifies under NXP's secp192r1 key, and fails altered")
+    func realSecp192r1Pair() throws {
+        let key = try ECPublicKey(curve: .secp192r1, hex: PublishedPairs.ultralightAESKey)
+        let pair = PublishedPairs.ultralightAES
+        #expect(try ECDSA.verifyUnhashed(signature: hexBytes(pair.signature), message: hexBytes(pair.uid), key: key))
+        var uid = hexBytes(pair.uid).array
+        uid[6] ^= 0x01
+        #expect(try !ECDSA.verifyUnhashed(signature: hexBytes(pair.signature), message: Bytes(uid), key: key))
+        #expect(throws: CryptoError.self) { _ = try ECPublicKey(curve: .secp224r1, hex: PublishedPairs.ultralightAESKey) }
+    }
+
     @Test("a signature of the wrong length is refused with invalidSignature")
     func wrongLength() throws {
         let key = try ECPublicKey(curve: .secp128r1, hex: PublishedPairs.ntag21xKey)
@@ -85,7 +103,7 @@ struct ECDSATests {
     }
 
     @Test("a key pair made by openssl: its signatures verify, raw and DER forms convert both ways",
-          OpenSSLTestKey.tool.trait, arguments: ["secp128r1", "secp224r1"])
+          OpenSSLTestKey.tool.trait, arguments: ["secp128r1", "secp192r1", "secp224r1"])
     func opensslKeyPair(curveName: String) async throws {
         let curve = try #require(EllipticCurve(rawValue: curveName))
         let testKey = try await OpenSSLTestKey.generate(curve: curveName)

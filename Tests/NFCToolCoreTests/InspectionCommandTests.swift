@@ -78,6 +78,20 @@ struct InspectionCommandTests {
         #expect(lines.last == "  genuine:      no")
     }
 
+    @Test("info on an Ultralight AES: the three counters (counter 2 refused without the key), the 48-byte signature over two lines and its verdict")
+    func infoUltralightAES() async throws {
+        let signature = "C9BBDA1B99EB6634CDFD8E3251AC5C4742EA5FA507B8A8A8B39B19AB7340D173331589C54C56C49F0CCA6DDBAC1E492A"
+        let run = try await runBuiltNFCTool(["info", "--device", "sim:ultralight-aes?uid=045E4CC2451390&signature=\(signature)"])
+        #expect(run.status == 0, "\(run.output)")
+        let lines = run.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("  counters:     0, 0, refused (needs the AES key)"), "\(run.output)")
+        #expect(lines.contains("  signature:    " + signature.prefix(64)), "\(run.output)")
+        #expect(lines.contains(String(repeating: " ", count: 16) + signature.dropFirst(64)), "\(run.output)")
+        #expect(lines.contains("  genuine:      yes (NXP MIFARE Ultralight AES key)"), "\(run.output)")
+        let blank = try await runBuiltNFCTool(["info", "--device", "sim:ultralight-aes"])
+        #expect(blank.standardOutput.contains("  genuine:      no\n"), "\(blank.output)")
+    }
+
     @Test("info --json has the same keys for every platform; a message's length is reported")
     func infoJSONKeys() async throws {
         var keySets: [Set<String>] = []
@@ -93,7 +107,7 @@ struct InspectionCommandTests {
         #expect(Set(keySets) == [[
             "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
             "platform", "memoryBytes", "ndef", "lock", "password", "mirror", "mirrorSettings", "nfcCounter", "nfcCounterSettings",
-            "signature", "genuine", "signatureKey", "ntag424", "desfire", "iso15693",
+            "counters", "signature", "genuine", "signatureKey", "ntag424", "desfire", "iso15693",
         ]])
     }
 
