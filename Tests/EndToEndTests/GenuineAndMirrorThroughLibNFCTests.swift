@@ -50,7 +50,7 @@ struct GenuineAndMirrorThroughLibNFCTests {
         for (uid, status) in [("045E4CC2451390", Int32(0)), ("045E4CC2451391", Int32(8))] {
             let file = directory.appendingPathComponent("\(uid).json").path
             try await Self.makeTagFile(file, model: "ultralight-aes", uid: uid, signature: signature)
-            let emulator = try EmulatorProcess(["--tag", "ultralight-aes:\(file)"])
+            let emulator = try await EmulatorProcess.start(["--tag", "ultralight-aes:\(file)"])
             defer { emulator.stop() }
             let run = try await runTool(try Executables.nfctool(), ["verify", "--expect-genuine", "--device", emulator.connectionString],
                                   against: emulator, timeout: 30)

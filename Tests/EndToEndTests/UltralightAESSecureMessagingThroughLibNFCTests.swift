@@ -40,7 +40,7 @@ struct UltralightAESSecureMessagingThroughLibNFCTests {
         let file = try Self.tagFile(directory, message: NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://example.com/before")]))
         let keyFile = directory.appendingPathComponent("aes.key")
         try "# DataProtKey\n\(Hex.encode(Self.key, uppercase: true))\n".write(to: keyFile, atomically: true, encoding: .utf8)
-        let emulator = try EmulatorProcess(["--tag", "ultralight-aes:\(file)"])
+        let emulator = try await EmulatorProcess.start(["--tag", "ultralight-aes:\(file)"])
         defer { emulator.stop() }
 
         let write = try await KeyedUltralightThroughLibNFC.nfctool(["write", "--url", "https://example.org/sm", "--keys", keyFile.path], emulator)
