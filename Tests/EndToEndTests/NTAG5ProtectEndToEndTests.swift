@@ -42,7 +42,6 @@ struct NTAG5ProtectEndToEndTests {
     func protectRoundTrip(model: String, blocks: Int) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let tool = try Executables.nfctool()
         let file = directory.appendingPathComponent("\(model).json").path
         let passwords = directory.appendingPathComponent("ntag5.pwd").path
         let wrong = directory.appendingPathComponent("wrong.pwd").path

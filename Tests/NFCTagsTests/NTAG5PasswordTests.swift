@@ -117,7 +117,7 @@ struct NTAG5PasswordTests {
         try await tag.icodeProtect(passwords: Self.new, current: .factoryDefault, protection: ICodeProtection(readProtected: true))
         try await tag.icodeUnprotect(current: Self.new)
         let state = try await Self.tagState(reader)
-        let protection = state.attributes?["icodeProtection"].map(hex) ?? []
+        let protection = state.attributes?["icodeProtection"].map { hex($0) } ?? []
         #expect(protection.isEmpty || Array(protection.dropFirst(3).prefix(2)) == [0x00, 0x00], "\(protection)")
         #expect(state.attributes?["icodePasswords"].map { !$0.contains("55667788") && !$0.contains("11223344") } ?? true)
         let fresh = try #require(Type5Chip(state: state))
@@ -189,8 +189,9 @@ struct NTAG5PasswordTests {
             let (reader, target) = try await TearingSweep.open(initial, modulations: [.iso15693])
             let start = await reader.commandCount
             await reader.withField { $0.faultPlan = cut.plan(from: start) }
+            let torn = try tag(reader, target)
             do throws(NFCTagError) {
-                try await operation(try tag(reader, target))
+                try await operation(torn)
             } catch {
                 #expect(error.code == .connectionLost || error.code == .authenticationFailed, "\(cut): \(error)")
             }
