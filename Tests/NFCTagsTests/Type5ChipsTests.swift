@@ -86,6 +86,19 @@ struct Type5ChipsTests {
         #expect(judged.text == text)
     }
 
+    @Test("format --force on an NTAG 5 link sizes the CC from EXTENDED GET SYSTEM INFORMATION: magic E2, MLEN FF (2040 bytes), an empty NDEF TLV")
+    func ntag5LinkFormat() async throws {
+        let chip = Self.chip(.ntag5Link)
+        #expect(chip.setNDEFMessage([0xD0, 0x00, 0x00]))
+        let (reader, tag) = try await Self.open(chip)
+        try await Type5Tag(tag: tag).format(force: true)
+        let judged = try #require(T5TJudge(memory: try await Self.state(reader).memory))
+        #expect(judged.capabilityContainer.prefix(3) == [0xE2, 0x40, 0xFF], "\(judged.capabilityContainer)")
+        #expect(judged.area == 2040 && judged.message == [])
+        let asked = await Self.frames(reader).contains { $0.count >= 2 && $0[1] == ISO15693Command.extendedGetSystemInformation }
+        #expect(asked, "the plain answer's 256 blocks sent format to the extended form")
+    }
+
     @Test("type indicator 11b without a memory size it knows names both candidates; TI's Proxmark3-only product bits name a Plus")
     func sharedIndicator() {
         let uid = Bytes([0xE0, 0x04, 0x01, 0x18, 1, 2, 3, 4])
