@@ -1,7 +1,7 @@
 // `iso15693-identity`: what an ISO 15693 chip answers about itself — GET SYSTEM INFORMATION and
 // EXTENDED GET SYSTEM INFORMATION answers (as `ISO15693ChipMemory.decode` takes them, flags byte
-// first), the identity the table gives for a UID with them, ICODE and ST25DV password files and
-// ST25DV area security bytes.
+// first), the identity the table gives for a UID with them, ICODE and ST25DV password files,
+// ST25DV area security bytes and NTAG 5 GET NXP SYSTEM INFORMATION answers.
 import NFCCore
 import NFCTags
 
@@ -9,8 +9,17 @@ import NFCTags
 /// 8 bytes as a UID, and as password-file text. What decodes encodes back (plain form); the
 /// identity is Type 5 with a memory only when a decoded answer gave one, and a memory size that
 /// is the product of its block count and size; a password file that parses has a description
-/// that never shows the passwords.
+/// that never shows the passwords; a GET NXP SYSTEM INFORMATION answer that decodes encodes
+/// back to its first 7 bytes and never marks a block locked, or read- without write-protected.
 func checkISO15693Identity(_ bytes: [UInt8]) {
+    if let info = try? NXPSystemInformation(answer: bytes) {
+        if info.bytes != Array(bytes.prefix(7)) { fail("GET NXP SYSTEM INFORMATION does not encode back", bytes) }
+        let statuses = info.blockStatuses(blockCount: Int(bytes.last ?? 0) * 3)
+        if statuses.count != Int(bytes.last ?? 0) * 3 { fail("not one status per block", bytes) }
+        if statuses.contains(where: { $0 & ICodeBlockProtection.locked != 0 || ($0 & ICodeBlockProtection.readProtected != 0 && $0 & ICodeBlockProtection.writeProtected == 0) }) {
+            fail("a block status GET NXP SYSTEM INFORMATION cannot give", bytes)
+        }
+    }
     let plain = ISO15693ChipMemory.decode(answer: bytes, extended: false)
     if plain != nil {
         guard let info = try? ISO15693SystemInfo(answer: bytes.dropFirst()) else { fail("decoded memory without system information", bytes) }

@@ -82,6 +82,9 @@ public enum ChipModel: String, Sendable, Hashable, CaseIterable {
     case icodeDNA = "ICODE DNA"
     /// NXP NTAG 5 switch (NTP5210).
     case ntag5Switch = "NTAG 5 switch (NTP5210)"
+    /// NXP NTAG 5 link (NTP53x2) or boost (NTA5332): 2048 bytes; nothing public tells the two
+    /// apart on the air.
+    case ntag5LinkOrBoost = "NTAG 5 link or boost (NTP53x2, NTA5332)"
 }
 
 public struct ChipIdentity: Sendable, Hashable, Codable {
@@ -402,7 +405,8 @@ public enum ChipIdentification {
     public static let icodeNTAG5DNAIndicator: UInt8 = 0x18
 
     /// ISO 15693: GET SYSTEM INFORMATION (`2B`, unaddressed), then EXTENDED GET SYSTEM
-    /// INFORMATION (`3B`) when the first is refused or has no memory size, for the IC reference and the memory; the
+    /// INFORMATION (`3B`) when the first is refused, has no memory size or reports 256 blocks
+    /// (a saturated count), for the IC reference and the memory; the
     /// chip named by ``ISO15693ChipTable``. A reader that cannot carry either (a PC/SC generic
     /// profile) leaves the memory unknown; the model then comes from the UID alone.
     private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
@@ -413,9 +417,11 @@ public enum ChipIdentification {
             if let answer = try? await reader.transceive(plain, mode: .standard, timeout: .milliseconds(200)) {
                 memory = ISO15693ChipMemory.decode(answer: answer.array, extended: false)
                 let refused = memory == nil && answer.count == 2 && answer[0] & ISO15693ResponseFlag.error != 0
-                // An ST25DV16K/64K answers without the memory size (more than 256 blocks): the
-                // extended form has it (as AOSP's rw_i93_process_sys_info asks ST chips).
-                let sizeless = memory != nil && memory?.blockCount == nil
+                // An ST25DV16K/64K answers without the memory size (more than 256 blocks), an
+                // NTAG 5 link with the one-byte count saturated at FF (VivoKey ntag5sensor's
+                // capture): the extended form has it (as AOSP's rw_i93_process_sys_info asks ST
+                // chips).
+                let sizeless = memory != nil && (memory?.blockCount == nil || memory?.blockCount == 256)
                 if refused || sizeless,
                    let again = try? await reader.transceive(extended, mode: .standard, timeout: .milliseconds(200)),
                    var found = ISO15693ChipMemory.decode(answer: again.array, extended: true) {

@@ -69,7 +69,7 @@ extension ISO15693Tag {
     /// chip has instead.
     private func protectableVariant() throws(NFCTagError) -> ICodeVariant {
         guard let variant = icodeVariant else {
-            throw NFCTagError(.notSupported, "ICODE passwords need an ICODE SLIX2 or SLIX-S; this is a \(identity.model)")
+            throw NFCTagError(.notSupported, "ICODE passwords need an ICODE SLIX2, SLIX-S or an NTAG 5; this is a \(identity.model)")
         }
         guard variant.hasPageProtection else {
             let has = variant.passwords.sorted { $0.rawValue < $1.rawValue }.map(\.description).joined(separator: ", ")
@@ -80,11 +80,16 @@ extension ISO15693Tag {
         return variant
     }
 
-    /// The protection state of every block (GET MULTIPLE BLOCK PROTECTION STATUS, 32 blocks a
-    /// command).
-    /// - Throws: ``NFCTagError`` `notSupported` (not a SLIX2 or SLIX-S), `tagResponse`, `connectionLost`.
+    /// The protection state of every block: GET MULTIPLE BLOCK PROTECTION STATUS, 32 blocks a
+    /// command; on an NTAG 5, GET NXP SYSTEM INFORMATION's protection pointer and condition
+    /// (``NXPSystemInformation/blockStatuses(blockCount:)``), the one public way it reports them.
+    /// - Throws: ``NFCTagError`` `notSupported` (not a SLIX2, SLIX-S or NTAG 5), `tagResponse`, `connectionLost`.
     public func icodeProtectionState() async throws(NFCTagError) -> ICodeProtectionState {
         let variant = try protectableVariant()
+        if variant.isNTAG5 {
+            let blocks = identity.blockCount ?? variant.blockCount
+            return ICodeProtectionState(statuses: try await nxpSystemInformation().blockStatuses(blockCount: blocks))
+        }
         var statuses: [UInt8] = []
         while statuses.count < variant.blockCount {
             let first = statuses.count
@@ -93,11 +98,12 @@ extension ISO15693Tag {
         return ICodeProtectionState(statuses: statuses)
     }
 
-    /// Password-protects an ICODE SLIX2 or SLIX-S, in an order that an interruption leaves the
+    /// Password-protects an ICODE SLIX2, SLIX-S or NTAG 5, in an order that an interruption leaves the
     /// chip open or protected by the old or the new passwords: (1) SET PASSWORD write (and read
     /// when reads are protected or 64-bit mode is asked) with `current`; (2) WRITE PASSWORD of
     /// each new password that differs, then SET PASSWORD with it; (3) PROTECT PAGE — the SLIX2's
-    /// protection pointer with the high page's read/write bits, each SLIX-S page from the first
+    /// protection pointer (an NTAG 5's NFC_PP_AREA_0H, up to block 255) with the high page's
+    /// read/write bits, each SLIX-S page from the first
     /// protected one; (4) 64-BIT PASSWORD PROTECTION, (5) LOCK PASSWORD when asked; (6) the
     /// protection status read back.
     /// - Throws: ``NFCTagError`` `notSupported` (another chip; SLIX and SLIX-L have no memory
@@ -107,8 +113,10 @@ extension ISO15693Tag {
     ///   `tagResponse`, `connectionLost`.
     public func icodeProtect(passwords new: ICodePasswords, current: ICodePasswords, protection: ICodeProtection) async throws(NFCTagError) {
         let variant = try protectableVariant()
-        guard (0..<variant.blockCount).contains(protection.firstProtectedBlock) else {
-            throw NFCTagError(.invalidParameter, "the first protected block must be 0…\(variant.blockCount - 1)")
+        // The pointer is one byte: past block 255 nothing can start the high page.
+        let firstLimit = variant.usesProtectionPointer ? min(variant.blockCount, 256) : variant.blockCount
+        guard (0..<firstLimit).contains(protection.firstProtectedBlock) else {
+            throw NFCTagError(.invalidParameter, "the first protected block must be 0…\(firstLimit - 1)")
         }
         let usesRead = protection.readProtected || protection.sixtyFourBit
         try await icodeSetPassword(.write, current.write)
@@ -123,7 +131,7 @@ extension ISO15693Tag {
         }
         let first = protection.firstProtectedBlock
         switch variant {
-        case .slix2:
+        case .slix2, .ntag5Switch, .ntag5LinkOrBoost:
             let status = ICodePageProtection.writeHigh | (protection.readProtected ? ICodePageProtection.readHigh : 0)
             try await icodeProtectPage(UInt8(first), status: status)
         default:
@@ -137,9 +145,9 @@ extension ISO15693Tag {
             try await icodeLockPassword(.write)
             if usesRead { try await icodeLockPassword(.read) }
         }
-        let protectedFrom = variant == .slix2 ? first : first / ICodeVariant.blocksPerPage * ICodeVariant.blocksPerPage
+        let protectedFrom = variant.usesProtectionPointer ? first : first / ICodeVariant.blocksPerPage * ICodeVariant.blocksPerPage
         let state = try await icodeProtectionState()
-        for block in protectedFrom..<variant.blockCount {
+        for block in protectedFrom..<state.statuses.count {
             let status = state.statuses[block]
             let wanted = ICodeBlockProtection.writeProtected | (protection.readProtected ? ICodeBlockProtection.readProtected : 0)
             guard status & wanted == wanted else {
@@ -150,9 +158,9 @@ extension ISO15693Tag {
         }
     }
 
-    /// Removes the password protection of an ICODE SLIX2 or SLIX-S: the protection status is
+    /// Removes the password protection of an ICODE SLIX2, SLIX-S or NTAG 5: the protection status is
     /// read, SET PASSWORD gives the write password (and the read password when a block is
-    /// read-protected), PROTECT PAGE makes every protected page public (SLIX2: pointer 0, status
+    /// read-protected), PROTECT PAGE makes every protected page public (SLIX2 and NTAG 5: pointer 0, status
     /// `00`; refused after the write password alone, as in 64-bit mode, the read password is
     /// given and PROTECT PAGE sent again), then WRITE PASSWORD sets the passwords given back to
     /// `00000000`, and the status is read back.
@@ -178,7 +186,7 @@ extension ISO15693Tag {
             }
         }
         switch variant {
-        case .slix2:
+        case .slix2, .ntag5Switch, .ntag5LinkOrBoost:
             try await makePublic(0)
         default:
             let protectedPages = Set(before.statuses.indices.filter {

@@ -224,7 +224,11 @@ public enum ICodePageProtection {
 }
 
 /// The ICODE SLIX family members whose passwords NFCKit knows, with what each has (the data
-/// sheets' command lists and memory organisation).
+/// sheets' command lists and memory organisation), and the NTAG 5 chips, which take the same
+/// password commands (GET RANDOM NUMBER, SET PASSWORD with the random number XOR, WRITE and
+/// LOCK PASSWORD, PROTECT PAGE with a protection pointer as the SLIX2's; NTP5210, NTP53x2,
+/// NTA5332 data sheets, command sets) but read their protection from GET NXP SYSTEM
+/// INFORMATION (``NXPSystemInformation``).
 public enum ICodeVariant: String, Sendable, Hashable, CaseIterable {
     /// ICODE SLIX (SL2S2002): 28 blocks of 4 bytes; only the EAS/AFI password.
     case slix
@@ -236,6 +240,13 @@ public enum ICodeVariant: String, Sendable, Hashable, CaseIterable {
     /// ICODE SLIX2 (SL2S2602): 80 blocks of 4 bytes (block 79 the counter); every password;
     /// page protection around a protection pointer; 64-bit mode.
     case slix2
+    /// NTAG 5 switch (NTP5210): 128 blocks of 4 bytes; read, write, privacy, destroy and
+    /// EAS/AFI passwords (GET NXP SYSTEM INFORMATION's feature flags name NFC privacy, destroy,
+    /// EAS and AFI protection), area 0 split by the protection pointer NFC_PP_AREA_0H into a low
+    /// and a high part, each read/write protectable (NFC_PPC); 32- or 64-bit passwords.
+    case ntag5Switch
+    /// NTAG 5 link (NTP53x2) or boost (NTA5332): as the switch, with 512 blocks.
+    case ntag5LinkOrBoost
 
     /// The variant of a model; nil for any other chip.
     public init?(model: ChipModel?) {
@@ -244,6 +255,8 @@ public enum ICodeVariant: String, Sendable, Hashable, CaseIterable {
         case .icodeSLIXS: self = .slixS
         case .icodeSLIXL: self = .slixL
         case .icodeSLIX2: self = .slix2
+        case .ntag5Switch: self = .ntag5Switch
+        case .ntag5LinkOrBoost: self = .ntag5LinkOrBoost
         default: return nil
         }
     }
@@ -255,17 +268,22 @@ public enum ICodeVariant: String, Sendable, Hashable, CaseIterable {
         case .slixS: .icodeSLIXS
         case .slixL: .icodeSLIXL
         case .slix2: .icodeSLIX2
+        case .ntag5Switch: .ntag5Switch
+        case .ntag5LinkOrBoost: .ntag5LinkOrBoost
         }
     }
 
     /// Blocks GET SYSTEM INFORMATION reports (SL2S2002: 896 bits of user memory; SL2S5302: 1280
-    /// bits; SL2S5002: 256 bits; SL2S2602: 2528 bits plus the counter block).
+    /// bits; SL2S5002: 256 bits; SL2S2602: 2528 bits plus the counter block; NTP5210: 512
+    /// bytes; NTP53x2 and NTA5332: 2048 bytes).
     public var blockCount: Int {
         switch self {
         case .slix: 28
         case .slixS: 40
         case .slixL: 8
         case .slix2: 80
+        case .ntag5Switch: 128
+        case .ntag5LinkOrBoost: 512
         }
     }
 
@@ -277,12 +295,17 @@ public enum ICodeVariant: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .slix: [.easAFI]
         case .slixL: [.privacy, .destroy, .easAFI]
-        case .slixS, .slix2: Set(ICodePasswordIdentifier.allCases)
+        case .slixS, .slix2, .ntag5Switch, .ntag5LinkOrBoost: Set(ICodePasswordIdentifier.allCases)
         }
     }
 
     /// Whether memory can be password protected (PROTECT PAGE).
-    public var hasPageProtection: Bool { self == .slixS || self == .slix2 }
+    public var hasPageProtection: Bool { self != .slix && self != .slixL }
+    /// Whether PROTECT PAGE takes a protection pointer (blocks from it on are the high page)
+    /// rather than a page number: the SLIX2 and the NTAG 5 chips.
+    public var usesProtectionPointer: Bool { self == .slix2 || isNTAG5 }
+    /// Whether it is an NTAG 5 chip (its protection read from GET NXP SYSTEM INFORMATION).
+    public var isNTAG5: Bool { self == .ntag5Switch || self == .ntag5LinkOrBoost }
     /// Whether it has ENABLE PRIVACY.
     public var hasPrivacy: Bool { passwords.contains(.privacy) }
     /// Whether it has 64-BIT PASSWORD PROTECTION.

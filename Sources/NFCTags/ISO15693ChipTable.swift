@@ -122,7 +122,7 @@ public enum ISO15693ChipTable {
             icode(0x01, 0x00, "ICODE SLI", "AN10787 (type 01, indicator 00b); \(aosp) I93_UID_ICODE_SLI"),
             sharedIndicator(63, ChipModel.icodeDNA.rawValue, "2016 bits of user memory: dotnet/iot IcodeCardCapacity after NXP AN11809"),
             sharedIndicator(128, ChipModel.ntag5Switch.rawValue, "512 bytes of memory: NTP5210 data sheet, general description"),
-            sharedIndicator(512, "NTAG 5 link or boost (NTP53x2, NTA5332)", "2048 bytes of user memory: NTA5332 data sheet, general description"),
+            sharedIndicator(512, ChipModel.ntag5LinkOrBoost.rawValue, "2048 bytes of user memory: NTA5332 data sheet, general description"),
             sharedIndicator(nil, "ICODE DNA or NTAG 5", "the memory GET SYSTEM INFORMATION reported names neither"),
             icode(0x01, nil, "NXP ICODE (SLIX family, unknown type indicator)", "AN10787 (type 01)"),
             icode(0x02, ChipIdentification.icodeSLIXIndicator, ChipModel.icodeSLIXS.rawValue, "SL2S5302 UID (type 02, indicator 10b); \(aosp) I93_UID_ICODE_SLI_S"),

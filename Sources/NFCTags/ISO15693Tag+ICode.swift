@@ -163,7 +163,7 @@ extension ISO15693Tag {
             what: "PASSWORD PROTECT EAS/AFI (\(afi ? "AFI" : "EAS"))", expect: 0)
     }
 
-    private func requireNXP() throws(NFCTagError) {
+    func requireNXP() throws(NFCTagError) {
         guard icManufacturerCode == ISO15693Command.nxpManufacturerCode else {
             throw NFCTagError(.notSupported, "ICODE commands are NXP's; this chip's manufacturer code is \(hexByte(icManufacturerCode))")
         }

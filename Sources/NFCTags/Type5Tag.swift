@@ -387,7 +387,8 @@ public struct Type5Tag: NFCNDEFTag {
     }
 
     /// The memory's shape: GET SYSTEM INFORMATION, or EXTENDED GET SYSTEM INFORMATION when
-    /// the first is refused or has no memory size (an ST25DV16K/64K, past 256 blocks).
+    /// the first is refused, has no memory size (an ST25DV16K/64K, past 256 blocks) or reports
+    /// 256 blocks, the most one byte counts (an NTAG 5 link or boost says `FF` for 512).
     func systemMemory() async throws(NFCTagError) -> ISO15693ChipMemory {
         var plain: ISO15693ChipMemory?
         do throws(NFCTagError) {
@@ -395,7 +396,7 @@ public struct Type5Tag: NFCNDEFTag {
         } catch where Snapshot.refusesCommand(error) {
             plain = nil
         }
-        if let plain, plain.blockCount != nil { return plain }
+        if let plain, let count = plain.blockCount, count < 256 { return plain }
         do throws(NFCTagError) {
             var extended = ISO15693ChipMemory(try await tag.extendedGetSystemInfo())
             extended.icReference = extended.icReference ?? plain?.icReference

@@ -222,7 +222,8 @@ extension TagInfoReport {
     }
 
     /// Type 5: DSFID, AFI, CC access and how many blocks are locked; on an ICODE SLIX2 or SLIX-S
-    /// the password protection of its blocks (GET MULTIPLE BLOCK PROTECTION STATUS), on an
+    /// the password protection of its blocks (GET MULTIPLE BLOCK PROTECTION STATUS; an NTAG 5's
+    /// from GET NXP SYSTEM INFORMATION), on an
     /// ST25DV its areas' protection (READ CONFIGURATION of ENDAx and RFAxSS).
     mutating func inspectType5(_ vicinity: ISO15693Tag) async {
         self.vicinity = ISO15693Details(vicinity.identity)

@@ -31,10 +31,13 @@ public struct ICodeSecurityState: Sendable, Hashable {
     /// DESTROY was taken: the chip answers nothing, for good.
     public var destroyed = false
 
-    /// The factory state of `variant`: every password it has `00000000`, nothing protected.
+    /// The factory state of `variant`: every password it has `00000000`, nothing protected; an
+    /// NTAG 5's protection pointer at `FF` with condition `00`, as a fresh NTAG 5 link answers
+    /// GET NXP SYSTEM INFORMATION (VivoKey `ntag5sensor` capture: `FF 00 00 …`).
     public init(variant: ICodeVariant) {
         passwords = Dictionary(uniqueKeysWithValues: variant.passwords.map { ($0.rawValue, ICodePassword.factoryDefault.value) })
         pageProtection = [UInt8](repeating: 0, count: variant == .slixS ? variant.blockCount / ICodeVariant.blocksPerPage : 0)
+        if variant.isNTAG5 { protectionPointer = 0xFF }
     }
 
     /// The tag-file attribute holding the passwords: for each identifier of 01, 02, 04, 08, 10
@@ -107,7 +110,43 @@ public struct ICodeSecurityState: Sendable, Hashable {
     }
 }
 
-extension ICodeSLIX2 {
+extension ICodeSLIX2: ICodeSecurityHost {
+    /// The family member (``ICodeSLIX2/variant``).
+    var securityVariant: ICodeVariant { variant }
+}
+
+/// A virtual chip taking NXP's ICODE password commands (``ICodeCommand``): ``ICodeSLIX2`` for
+/// the SLIX family, ``Type5Chip`` for the NTAG 5 chips, which share the command set. The
+/// password, privacy and protection logic is written once, here, over what the chip keeps.
+protocol ICodeSecurityHost: AnyObject {
+    /// Which member's rules apply.
+    var securityVariant: ICodeVariant { get }
+    /// Blocks of user memory.
+    var blocks: Int { get }
+    /// Lock state per block.
+    var locks: [Bool] { get }
+    /// The persistent security state.
+    var security: ICodeSecurityState { get set }
+    /// The passwords given with SET PASSWORD since power-up (volatile).
+    var given: Set<UInt8> { get set }
+    /// The last GET RANDOM NUMBER answer (volatile).
+    var random: [UInt8]? { get set }
+    /// The LFSR behind GET RANDOM NUMBER.
+    var lfsr: UInt16 { get set }
+    /// Set by a wrong password: nothing is answered until power-up.
+    var silenced: Bool { get set }
+}
+
+extension ICodeSecurityHost {
+    /// The member whose rules apply (``securityVariant``).
+    var variant: ICodeVariant { securityVariant }
+
+    /// A success answer.
+    var securityOK: TagAnswer { .data([0x00]) }
+
+    /// An error answer with `code`.
+    func securityError(_ code: UInt8) -> TagAnswer { .data([0x01, code]) }
+
     /// The next GET RANDOM NUMBER value: a 16-bit Fibonacci LFSR (taps 16, 14, 13, 11).
     func nextRandom() -> [UInt8] {
         let bit = ((lfsr >> 0) ^ (lfsr >> 2) ^ (lfsr >> 3) ^ (lfsr >> 5)) & 1
@@ -121,7 +160,7 @@ extension ICodeSLIX2 {
     /// The read and write protection of `block`: (read needs a password, write needs one).
     func protection(of block: Int) -> (read: Bool, write: Bool) {
         switch variant {
-        case .slix2:
+        case .slix2, .ntag5Switch, .ntag5LinkOrBoost:
             let high = block >= Int(security.protectionPointer)
             let bits = security.extendedProtection
             return high
@@ -162,7 +201,7 @@ extension ICodeSLIX2 {
 
     /// The custom security commands (``ICodeCommand``), after flags, code, `04` and UID.
     func securityCommand(_ command: UInt8, _ rest: [UInt8], option: Bool = false) -> TagAnswer {
-        let refused = error(ISO15693Error.unknown)
+        let refused = securityError(ISO15693Error.unknown)
         switch command {
         case ICodeCommand.getRandomNumber:
             let value = nextRandom()
@@ -170,7 +209,7 @@ extension ICodeSLIX2 {
             return .data([0x00] + value)
         case ICodeCommand.setPassword:
             guard rest.count >= 5, let identifier = ICodePasswordIdentifier(rawValue: rest[0]),
-                  let stored = security.passwords[identifier.rawValue] else { return error(ISO15693Error.commandNotRecognized) }
+                  let stored = security.passwords[identifier.rawValue] else { return securityError(ISO15693Error.commandNotRecognized) }
             guard let random, let password = ICodePassword.recovered(from: Array(rest[1..<5]), random: random),
                   password.value == stored else {
                 // A wrong password: nothing is answered until power-up (SL2S2602 9.5.3.2).
@@ -180,39 +219,39 @@ extension ICodeSLIX2 {
             self.random = nil
             given.insert(identifier.rawValue)
             if identifier == .privacy { security.privacy = false }
-            return ok()
+            return securityOK
         case ICodeCommand.writePassword:
             guard rest.count >= 5, let identifier = ICodePasswordIdentifier(rawValue: rest[0]),
-                  security.passwords[identifier.rawValue] != nil else { return error(ISO15693Error.commandNotRecognized) }
+                  security.passwords[identifier.rawValue] != nil else { return securityError(ISO15693Error.commandNotRecognized) }
             guard hasGiven(identifier), !security.lockedPasswords.contains(identifier.rawValue) else { return refused }
             security.passwords[identifier.rawValue] = Array(rest[1..<5]).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
             given.remove(identifier.rawValue)
-            return ok()
+            return securityOK
         case ICodeCommand.lockPassword:
             guard let first = rest.first, let identifier = ICodePasswordIdentifier(rawValue: first),
-                  security.passwords[identifier.rawValue] != nil else { return error(ISO15693Error.commandNotRecognized) }
+                  security.passwords[identifier.rawValue] != nil else { return securityError(ISO15693Error.commandNotRecognized) }
             guard hasGiven(identifier) else { return refused }
             security.lockedPasswords.insert(identifier.rawValue)
-            return ok()
+            return securityOK
         case ICodeCommand.protectPage where variant.hasPageProtection:
-            guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
+            guard rest.count >= 2 else { return securityError(ISO15693Error.commandNotRecognized) }
             return protectPage(Int(rest[0]), status: rest[1])
         case ICodeCommand.lockPageProtectionCondition where variant.hasPageProtection:
-            guard let first = rest.first else { return error(ISO15693Error.commandNotRecognized) }
+            guard let first = rest.first else { return securityError(ISO15693Error.commandNotRecognized) }
             guard hasGiven(.write) || !variant.passwords.contains(.write) else { return refused }
             switch variant {
-            case .slix2:
-                guard first == security.protectionPointer else { return error(ISO15693Error.blockNotAvailable) }
+            case .slix2, .ntag5Switch, .ntag5LinkOrBoost:
+                guard first == security.protectionPointer else { return securityError(ISO15693Error.blockNotAvailable) }
                 security.lockedConditions.formUnion([0, 1])
             default:
-                guard Int(first) < security.pageProtection.count else { return error(ISO15693Error.blockNotAvailable) }
+                guard Int(first) < security.pageProtection.count else { return securityError(ISO15693Error.blockNotAvailable) }
                 security.lockedConditions.insert(Int(first))
             }
-            return ok()
-        case ICodeCommand.getMultipleBlockProtectionStatus where variant.hasPageProtection:
-            guard rest.count >= 2 else { return error(ISO15693Error.commandNotRecognized) }
+            return securityOK
+        case ICodeCommand.getMultipleBlockProtectionStatus where variant.hasPageProtection && !variant.isNTAG5:
+            guard rest.count >= 2 else { return securityError(ISO15693Error.commandNotRecognized) }
             let first = Int(rest[0]), count = Int(rest[1]) + 1
-            guard first < blocks else { return error(ISO15693Error.blockNotAvailable) }
+            guard first < blocks else { return securityError(ISO15693Error.blockNotAvailable) }
             return .data([0x00] + (first..<min(blocks, first + count)).map(blockProtectionStatus))
         case ICodeCommand.enablePrivacy where variant.hasPrivacy:
             guard rest.count >= 4, let random, let password = ICodePassword.recovered(from: Array(rest[0..<4]), random: random),
@@ -222,7 +261,7 @@ extension ICodeSLIX2 {
             }
             self.random = nil
             security.privacy = true
-            return ok()
+            return securityOK
         case ICodeCommand.destroy where variant.passwords.contains(.destroy):
             // DESTROY: the destroy password XOR the random number, as ENABLE PRIVACY; a wrong
             // one silences the chip until power-up, the right one for good (answered first).
@@ -233,27 +272,27 @@ extension ICodeSLIX2 {
             }
             self.random = nil
             security.destroyed = true
-            return ok()
+            return securityOK
         case ICodeCommand.setEAS, ICodeCommand.resetEAS:
-            guard !security.easLocked else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard !security.easLocked else { return securityError(ISO15693Error.lockedBlockCannotBeChanged) }
             guard !security.easProtected || hasGiven(.easAFI) else { return refused }
             security.eas = command == ICodeCommand.setEAS
-            return ok()
+            return securityOK
         case ICodeCommand.lockEAS:
-            guard !security.easLocked else { return error(ISO15693Error.alreadyLocked) }
+            guard !security.easLocked else { return securityError(ISO15693Error.alreadyLocked) }
             guard !security.easProtected || hasGiven(.easAFI) else { return refused }
             security.easLocked = true
-            return ok()
+            return securityOK
         case ICodeCommand.passwordProtectEASAFI:
             guard hasGiven(.easAFI) else { return refused }
             if option { security.afiProtected = true } else { security.easProtected = true }
-            return ok()
+            return securityOK
         case ICodeCommand.enable64BitPasswordProtection where variant.has64BitMode:
             guard hasGiven(.read), hasGiven(.write) else { return refused }
             security.sixtyFourBit = true
-            return ok()
+            return securityOK
         default:
-            return error(ISO15693Error.commandNotSupported)
+            return securityError(ISO15693Error.commandNotSupported)
         }
     }
 
@@ -263,7 +302,7 @@ extension ICodeSLIX2 {
         var status: UInt8 = locks[block] ? ICodeBlockProtection.locked : 0
         if guarded.read { status |= ICodeBlockProtection.readProtected }
         if guarded.write || guarded.read { status |= ICodeBlockProtection.writeProtected }
-        let condition = variant == .slix2 ? (block >= Int(security.protectionPointer) ? 1 : 0) : block / ICodeVariant.blocksPerPage
+        let condition = variant.usesProtectionPointer ? (block >= Int(security.protectionPointer) ? 1 : 0) : block / ICodeVariant.blocksPerPage
         if security.lockedConditions.contains(condition) { status |= ICodeBlockProtection.protectionLocked }
         return status
     }
@@ -271,15 +310,15 @@ extension ICodeSLIX2 {
     /// PROTECT PAGE: the passwords guarding the page now and after must have been given; a
     /// locked condition is refused.
     private func protectPage(_ address: Int, status: UInt8) -> TagAnswer {
-        let refused = error(ISO15693Error.unknown)
+        let refused = securityError(ISO15693Error.unknown)
         let needsRead = { (bits: UInt8, readBits: UInt8) in bits & readBits != 0 }
         switch variant {
-        case .slix2:
-            guard address < blocks else { return error(ISO15693Error.blockNotAvailable) }
-            guard security.lockedConditions.isEmpty else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+        case .slix2, .ntag5Switch, .ntag5LinkOrBoost:
+            guard address < blocks else { return securityError(ISO15693Error.blockNotAvailable) }
+            guard security.lockedConditions.isEmpty else { return securityError(ISO15693Error.lockedBlockCannotBeChanged) }
             let readBits = ICodePageProtection.readLow | ICodePageProtection.readHigh
             let validBits = readBits | ICodePageProtection.writeLow | ICodePageProtection.writeHigh
-            guard status & ~validBits == 0 else { return error(ISO15693Error.optionNotSupported) }
+            guard status & ~validBits == 0 else { return securityError(ISO15693Error.optionNotSupported) }
             let involved = security.extendedProtection | status
             if involved != 0 && !hasGiven(.write) { return refused }
             // 64-bit mode: a protected page is guarded by the read plus the write password
@@ -288,17 +327,17 @@ extension ICodeSLIX2 {
             security.protectionPointer = UInt8(address)
             security.extendedProtection = status
         default:
-            guard address < security.pageProtection.count else { return error(ISO15693Error.blockNotAvailable) }
-            guard !security.lockedConditions.contains(address) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard address < security.pageProtection.count else { return securityError(ISO15693Error.blockNotAvailable) }
+            guard !security.lockedConditions.contains(address) else { return securityError(ISO15693Error.lockedBlockCannotBeChanged) }
             let valid: Set<UInt8> = [ICodePageProtection.publicPage, ICodePageProtection.readWriteByReadPassword,
                                      ICodePageProtection.writeByWritePassword, ICodePageProtection.readAndWrite]
-            guard valid.contains(status) else { return error(ISO15693Error.optionNotSupported) }
+            guard valid.contains(status) else { return securityError(ISO15693Error.optionNotSupported) }
             let involved = security.pageProtection[address] | status
             if involved & 0x10 != 0 && !hasGiven(.write) { return refused }
             if involved & 0x01 != 0 && !hasGiven(.read) { return refused }
             if security.sixtyFourBit && involved != 0 && !(hasGiven(.read) && hasGiven(.write)) { return refused }
             security.pageProtection[address] = status
         }
-        return ok()
+        return securityOK
     }
 }

@@ -200,6 +200,7 @@ public final class ICodeSLIX2: VirtualTag {
         case .slix2, .slix: Self.icReference
         case .slixS: 0x02
         case .slixL: 0x03
+        case .ntag5Switch, .ntag5LinkOrBoost: 0x01
         }
     }
 

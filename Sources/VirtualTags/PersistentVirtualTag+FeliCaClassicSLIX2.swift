@@ -50,6 +50,9 @@ extension ICodeSLIX2: PersistentVirtualTag {
         case .slix: "icode-slix"
         case .slixS: "icode-slix-s"
         case .slixL: "icode-slix-l"
+        // Modelled by ``Type5Chip``: never a ``ICodeSLIX2`` tag file.
+        case .ntag5Switch: "ntag5"
+        case .ntag5LinkOrBoost: "ntag5-link"
         }
     }
 
@@ -71,7 +74,7 @@ extension ICodeSLIX2: PersistentVirtualTag {
 
     /// Restores a tag from its file; nil when the model, UID, image or security state does not fit.
     public convenience init?(state: TagState) {
-        guard let variant = ICodeVariant.allCases.first(where: { Self.modelKey($0) == state.model }),
+        guard let variant = ICodeVariant.allCases.first(where: { !$0.isNTAG5 && Self.modelKey($0) == state.model }),
               let uid = try? Hex.decode(state.uid), uid.count == 8,
               let image = try? Hex.decode(state.memory), image.count == variant.blockCount * (variant.blockSize + 1) + 3,
               let security = ICodeSecurityState(attributes: state.attributes, variant: variant)

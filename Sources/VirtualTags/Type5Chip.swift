@@ -25,6 +25,16 @@ public struct Type5ChipProfile: Sendable, Hashable {
     /// Whether a fresh chip is NDEF formatted (a CC, an empty NDEF TLV and a Terminator); else
     /// all zeros.
     public var deliveredFormatted: Bool
+    /// Whether the chip answers the extended commands (`30`–`33`, `3B`, `3C`: 2-byte block
+    /// numbers, ISO/IEC 15693-3:2019), which a memory past block 255 needs.
+    public var extendedCommands: Bool = false
+    /// The NTAG 5 whose NXP password commands the chip answers (GET RANDOM NUMBER, SET/WRITE/LOCK
+    /// PASSWORD, PROTECT PAGE with the protection pointer, LOCK PAGE PROTECTION CONDITION,
+    /// 64-BIT PASSWORD PROTECTION, privacy, DESTROY, EAS; ``ICodeSecurityHost``), with GET NXP
+    /// SYSTEM INFORMATION and READ CONFIG of the protection block; nil: none of them.
+    public var passwords: ICodeVariant? = nil
+    /// GET NXP SYSTEM INFORMATION's four feature bytes when ``passwords`` is set.
+    public var nxpFeatureFlags: [UInt8] = []
     /// The first UID of a `sim:` stack.
     public var defaultUID: [UInt8]
     /// One line for help.
@@ -45,15 +55,45 @@ public struct Type5ChipProfile: Sendable, Hashable {
 
     /// NXP NTAG 5 switch (NTP5210): 512 bytes of user memory (NTP5210 data sheet, general
     /// description), here as 128 blocks of 4 bytes; UID type `01` with type indicator `11b`
-    /// (Proxmark3 `cmdhf15.c`: "NTP53x2/NTP5210/NTA5332 (NTAG 5)"). Assumed here: no IC
-    /// reference in GET SYSTEM INFORMATION, delivery NDEF formatted. Not modelled: NTAG 5's
-    /// configuration, SRAM, session registers, passwords and area protection (its custom
-    /// commands are answered error `01`), its originality signature.
+    /// (Proxmark3 `cmdhf15.c`: "NTP53x2/NTP5210/NTA5332 (NTAG 5)"). Passwords and area 0's
+    /// protection as the NTAG 5 link's (``passwords``). Assumed here: no IC reference in GET
+    /// SYSTEM INFORMATION, delivery NDEF formatted, GET NXP SYSTEM INFORMATION's feature bytes
+    /// as the link's but with the host interface `01` (GPIO, no I²C: `ntag5sensor`'s names for
+    /// bits 6–5) and no keys. Not modelled: configuration writes, SRAM, session registers,
+    /// area 1, AES, the originality signature (answered error `01`).
     public static let ntag5Switch = Type5ChipProfile(
         modelKey: "ntag5", modelName: "NTAG 5 switch (NTP5210)", blockCount: 128, blockSize: 4, icReference: nil,
-        writesNeedOptionFlag: false, answersReadSignature: false, deliveredFormatted: true,
+        writesNeedOptionFlag: false, answersReadSignature: false, deliveredFormatted: true, passwords: .ntag5Switch,
+        nxpFeatureFlags: [0xFF, 0xF1, 0x07, 0x20],
         defaultUID: [0xE0, 0x04, 0x01, 0x18, 0x53, 0x49, 0x4D, 0x01],
         summary: "NXP NTAG 5 switch (NTP5210, ISO 15693), 512 bytes, NFC Forum Type 5 formatted")
+
+    /// NXP NTAG 5 link (NTP5312/NTP5332): 2048 bytes of user memory (NTP53x2 data sheet, general
+    /// description), 512 blocks of 4 bytes, so the extended commands for blocks past 255; UID
+    /// type `01`, type indicator `11b`, as the switch. GET SYSTEM INFORMATION as a real NTAG 5
+    /// link answers it (VivoKey `ntag5sensor` `doc/NXP/config-analysis.txt`, two chips captured):
+    /// info flags `0F`, memory size `FF 03` (the one-byte block count saturated) and IC reference
+    /// `01`; EXTENDED GET SYSTEM INFORMATION gives the real count, `FF 01` (512 blocks). Assumed
+    /// here: delivery NDEF formatted (CC `E2 40 FF 01`, by the Type 5 rules for a memory past
+    /// 256 blocks).
+    public static let ntag5Link = Type5ChipProfile(
+        modelKey: "ntag5-link", modelName: "NTAG 5 link (NTP53x2)", blockCount: 512, blockSize: 4, icReference: 0x01,
+        writesNeedOptionFlag: false, answersReadSignature: false, deliveredFormatted: true, extendedCommands: true,
+        passwords: .ntag5LinkOrBoost, nxpFeatureFlags: [0xFF, 0xF1, 0x07, 0x64],
+        defaultUID: [0xE0, 0x04, 0x01, 0x18, 0x4C, 0x4E, 0x4B, 0x01],
+        summary: "NXP NTAG 5 link (NTP53x2, ISO 15693), 2048 bytes in 512 blocks (extended commands), Type 5 formatted")
+
+    /// NXP NTAG 5 boost (NTA5332): 2048 bytes (16384 bits) of user memory (NTA5332 data sheet,
+    /// general description), 512 blocks of 4 bytes, extended commands, as the link. No public
+    /// source shows a boost's GET SYSTEM INFORMATION: it is assumed to answer as the link's but
+    /// without an IC reference (info flag 4 clear), so that nothing here claims a value; on the
+    /// air nothing public tells a boost from a link (identification names both).
+    public static let ntag5Boost = Type5ChipProfile(
+        modelKey: "ntag5-boost", modelName: "NTAG 5 boost (NTA5332)", blockCount: 512, blockSize: 4, icReference: nil,
+        writesNeedOptionFlag: false, answersReadSignature: false, deliveredFormatted: true, extendedCommands: true,
+        passwords: .ntag5LinkOrBoost, nxpFeatureFlags: [0xFF, 0xF1, 0x07, 0x64],
+        defaultUID: [0xE0, 0x04, 0x01, 0x18, 0x42, 0x53, 0x54, 0x01],
+        summary: "NXP NTAG 5 boost (NTA5332, ISO 15693), 2048 bytes in 512 blocks (extended commands), Type 5 formatted")
 
     /// NXP ICODE DNA (SL2S6002): 2016 bits of user memory (dotnet/iot `IcodeCardCapacity`,
     /// citing NXP AN11809), 63 blocks of 4 bytes; UID type `01`, type indicator `11b` (the
@@ -69,27 +109,31 @@ public struct Type5ChipProfile: Sendable, Hashable {
         summary: "NXP ICODE DNA (ISO 15693), 252 bytes, READ SIGNATURE (AES authentication not modelled), Type 5 formatted")
 
     /// Every profile, in the order help lists them.
-    public static let all: [Type5ChipProfile] = [tagItHFIPlus, ntag5Switch, icodeDNA]
+    public static let all: [Type5ChipProfile] = [tagItHFIPlus, ntag5Switch, ntag5Link, ntag5Boost, icodeDNA]
 
     /// Memory size in bytes.
     public var memorySize: Int { blockCount * blockSize }
 
     /// A fresh chip's first bytes when ``deliveredFormatted``: CC `E1 40 MLEN 01` (MLEN =
-    /// (memory − 4) / 8, NFC Forum Type 5, "Capability Container"; Read Multiple Blocks), an
-    /// empty NDEF TLV and a Terminator.
+    /// (memory − 4) / 8 up to `FF`, NFC Forum Type 5, "Capability Container"; Read Multiple
+    /// Blocks; magic `E2` past 256 blocks: 2-byte block numbers), an empty NDEF TLV and a
+    /// Terminator.
     var freshNDEFArea: [UInt8] {
-        [0xE1, 0x40, UInt8(truncatingIfNeeded: (memorySize - 4) / 8), 0x01, 0x03, 0x00, 0xFE]
+        let magic: UInt8 = blockCount > 256 ? 0xE2 : 0xE1
+        return [magic, 0x40, UInt8(min((memorySize - 4) / 8, 0xFF)), 0x01, 0x03, 0x00, 0xFE]
     }
 }
 
 /// A plain ISO 15693 chip with the commands of ISO/IEC 15693-3 NFC Forum Type 5 needs, as a
-/// ``Type5ChipProfile`` describes it: `sim:tagit-hfi-plus`, `sim:ntag5`, `sim:icode-dna`.
+/// ``Type5ChipProfile`` describes it: `sim:tagit-hfi-plus`, `sim:ntag5`, `sim:ntag5-link`,
+/// `sim:ntag5-boost`, `sim:icode-dna`.
 ///
 /// Frames as ``ICodeSLIX2`` takes them (flags, command, UID least significant byte first when
 /// addressed, parameters; no CRC). Answered: Inventory, Stay quiet, Select, Reset to ready, Read
 /// single and multiple blocks (with the option flag, each block's security status first), Write
 /// single block, Lock block, Write and Lock AFI and DSFID, Get system information, Get multiple
-/// block security status, and READ SIGNATURE when the profile has it. A request addressed to
+/// block security status, their extended forms and EXTENDED GET SYSTEM INFORMATION when the
+/// profile has them, and READ SIGNATURE when the profile has it. A request addressed to
 /// another UID, or with the select flag while not selected, is not answered. Anything else:
 /// error `01`.
 public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
@@ -117,6 +161,16 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
     }
     private var signature: [UInt8]
     private var air = ISO15693AirInterface()
+    /// Passwords, privacy and area 0's protection when the profile has them (``Type5ChipProfile/passwords``).
+    public var security: ICodeSecurityState
+    /// The passwords given since power-up (volatile).
+    var given: Set<UInt8> = []
+    /// The last GET RANDOM NUMBER answer (volatile).
+    var random: [UInt8]?
+    /// The LFSR behind GET RANDOM NUMBER.
+    var lfsr: UInt16
+    /// Set by a wrong password: nothing is answered until power-up.
+    var silenced = false
 
     /// The tag-file attribute holding a given signature, in hex.
     static let signatureAttribute = "signature"
@@ -127,6 +181,8 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         self.profile = profile
         self.uid = (0..<8).map { $0 < uid.count ? uid[$0] : 0 }
         signature = ICodeSLIX2.standInSignature(uid: self.uid)
+        security = ICodeSecurityState(variant: profile.passwords ?? .slix)
+        lfsr = UInt16(self.uid[6]) << 8 | UInt16(self.uid[7]) | 1
         var fresh = [UInt8](repeating: 0, count: profile.memorySize)
         if profile.deliveredFormatted { fresh.replaceSubrange(0..<profile.freshNDEFArea.count, with: profile.freshNDEFArea) }
         memory = fresh
@@ -139,8 +195,16 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
     /// ISO 15693 target information: UID and DSFID.
     public var targetInfo: TargetInfo { .iso15693(ISO15693Target(uid: Bytes(uid), dsfid: dsfid)) }
 
-    /// Power-up: the ready state.
-    public func powerOn() { air.state = .ready }
+    /// Power-up: the ready state; given passwords and a wrong password's silence are forgotten.
+    public func powerOn() {
+        air.state = .ready
+        given = []
+        random = nil
+        silenced = false
+    }
+
+    /// False in privacy mode and after DESTROY: an inventory finds nothing.
+    public var answersPoll: Bool { !security.privacy && !security.destroyed }
 
     /// Stay quiet.
     public func halt() { air.state = .quiet }
@@ -168,16 +232,21 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         }
     }
 
-    /// The tag file: UID, ``tagFileImage``, the signature as an attribute when one was given.
+    /// The tag file: UID, ``tagFileImage``, the signature as an attribute when one was given,
+    /// an NTAG 5's security state as the ICODE chips keep it (``ICodeSecurityState``) once it
+    /// differs from a fresh chip's.
     public var tagState: TagState {
-        let given = profile.answersReadSignature && signature != ICodeSLIX2.standInSignature(uid: uid)
+        var attributes = profile.passwords.map { security.attributes(variant: $0) } ?? [:]
+        if profile.answersReadSignature && signature != ICodeSLIX2.standInSignature(uid: uid) {
+            attributes[Self.signatureAttribute] = Hex.encode(signature)
+        }
         return TagState(
             model: profile.modelKey, uid: Hex.encode(uid), memory: Hex.encode(tagFileImage),
-            attributes: given ? [Self.signatureAttribute: Hex.encode(signature)] : nil)
+            attributes: attributes.isEmpty ? nil : attributes)
     }
 
-    /// Changes whenever memory, a lock, DSFID or AFI changes.
-    public var stateRevision: Int { Hasher.combined(tagFileImage, signature) }
+    /// Changes whenever memory, a lock, DSFID, AFI or the security state changes.
+    public var stateRevision: Int { Hasher.combined(tagFileImage + signature, security) }
 
     /// Restores a chip from its tag file; nil when the model, the UID, the image's length or the
     /// signature does not fit.
@@ -188,6 +257,10 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         else { return nil }
         self.init(profile, uid: uid)
         tagFileImage = image
+        if let variant = profile.passwords {
+            guard let restored = ICodeSecurityState(attributes: state.attributes, variant: variant) else { return nil }
+            security = restored
+        }
         if let text = state.attributes?[Self.signatureAttribute] {
             guard let given = try? Hex.decode(text), given.count == 32 else { return nil }
             signature = given
@@ -211,6 +284,10 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
 
     /// Answers one request.
     public func respond(to frame: [UInt8]) -> TagAnswer {
+        if profile.passwords != nil {
+            guard frame.count >= 2, !silenced, !security.destroyed else { return .silence }
+            if security.privacy && !(frame[1] == ICodeCommand.getRandomNumber || frame[1] == ICodeCommand.setPassword) { return .silence }
+        }
         let request: ISO15693AirInterface.Request
         switch air.route(frame, uidOnAir: uid.reversed(), manufacturerCode: uid[1]) {
         case .silence: return .silence
@@ -225,6 +302,13 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
     }
 
     private func execute(_ command: UInt8, _ rest: [UInt8], option: Bool) -> TagAnswer {
+        if let plain = Self.plainForm[command] {
+            // An extended command: the same request with a 2-byte block number (least
+            // significant byte first) and, for the multiple forms, a 2-byte count.
+            guard profile.extendedCommands else { return error(ISO15693Error.commandNotSupported) }
+            return executeExtended(plain, rest, option: option)
+        }
+        if profile.passwords != nil, let answer = ntag5Command(command, rest, option: option) { return answer }
         let size = profile.blockSize
         switch command {
         case ISO15693Command.readSingleBlock:
@@ -238,6 +322,7 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
             let block = Int(rest[0])
             guard block < profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
             guard !lockedBlocks[block] else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard mayChange(block) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
             memory.replaceSubrange(block * size..<(block + 1) * size, with: rest[1...])
             return ok
         case ISO15693Command.lockBlock:
@@ -245,6 +330,7 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
             let block = Int(first)
             guard block < profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
             guard !lockedBlocks[block] else { return error(ISO15693Error.alreadyLocked) }
+            guard mayChange(block) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
             lockedBlocks[block] = true
             return ok
         case ISO15693Command.getMultipleBlockSecurityStatus:
@@ -259,16 +345,34 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
                 flags |= ISO15693SystemInfo.icReferencePresent
                 tail = [reference]
             }
-            let memorySize = [UInt8(profile.blockCount - 1), UInt8(size - 1)]
+            // Past 256 blocks the one-byte count saturates at FF, as a real NTAG 5 link answers.
+            let memorySize = [UInt8(min(profile.blockCount - 1, 0xFF)), UInt8(size - 1)]
             return .data([0x00, flags] + uid.reversed() + [dsfid, afi] + memorySize + tail)
+        case ISO15693Command.extendedGetSystemInformation where profile.extendedCommands:
+            let known = ISO15693ExtendedSystemInfo.dsfidPresent | ISO15693ExtendedSystemInfo.afiPresent
+                | ISO15693ExtendedSystemInfo.memorySizePresent | ISO15693ExtendedSystemInfo.icReferencePresent
+            let asked = (rest.first ?? 0) & known
+            let given = profile.icReference == nil ? asked & ~ISO15693ExtendedSystemInfo.icReferencePresent : asked
+            let count = profile.blockCount - 1
+            let addressing = profile.blockCount > 256 ? ISO15693ExtendedSystemInfo.twoByteAddressing : 0
+            var answer: [UInt8] = [0x00, given | addressing] + uid.reversed()
+            if given & ISO15693ExtendedSystemInfo.dsfidPresent != 0 { answer.append(dsfid) }
+            if given & ISO15693ExtendedSystemInfo.afiPresent != 0 { answer.append(afi) }
+            if given & ISO15693ExtendedSystemInfo.memorySizePresent != 0 {
+                answer += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(size - 1)]
+            }
+            if let reference = profile.icReference, given & ISO15693ExtendedSystemInfo.icReferencePresent != 0 { answer.append(reference) }
+            return .data(answer)
         case ISO15693Command.writeAFI, ISO15693Command.writeDSFID:
             guard let value = rest.first else { return error(ISO15693Error.commandNotRecognized) }
             let isAFI = command == ISO15693Command.writeAFI
             guard !(isAFI ? afiLocked : dsfidLocked) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard !isAFI || !security.afiProtected || hasGiven(.easAFI) else { return error(ISO15693Error.unknown) }
             if isAFI { afi = value } else { dsfid = value }
             return ok
         case ISO15693Command.lockAFI:
             guard !afiLocked else { return error(ISO15693Error.alreadyLocked) }
+            guard !security.afiProtected || hasGiven(.easAFI) else { return error(ISO15693Error.unknown) }
             afiLocked = true
             return ok
         case ISO15693Command.lockDSFID:
@@ -282,6 +386,46 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         }
     }
 
+    /// The plain command each extended one stands for.
+    private static let plainForm: [UInt8: UInt8] = [
+        ISO15693Command.extendedReadSingleBlock: ISO15693Command.readSingleBlock,
+        ISO15693Command.extendedWriteSingleBlock: ISO15693Command.writeSingleBlock,
+        ISO15693Command.extendedLockBlock: ISO15693Command.lockBlock,
+        ISO15693Command.extendedReadMultipleBlocks: ISO15693Command.readMultipleBlocks,
+        ISO15693Command.extendedGetMultipleBlockSecurityStatus: ISO15693Command.getMultipleBlockSecurityStatus,
+    ]
+
+    /// An extended block command: block numbers and counts of 2 bytes, least significant first.
+    private func executeExtended(_ plain: UInt8, _ rest: [UInt8], option: Bool) -> TagAnswer {
+        func number(_ at: Int) -> Int? { rest.count >= at + 2 ? Int(rest[at]) | Int(rest[at + 1]) << 8 : nil }
+        guard let first = number(0) else { return error(ISO15693Error.commandNotRecognized) }
+        let size = profile.blockSize
+        switch plain {
+        case ISO15693Command.readSingleBlock:
+            return read(first: first, count: 1, option: option)
+        case ISO15693Command.readMultipleBlocks:
+            guard let count = number(2) else { return error(ISO15693Error.commandNotRecognized) }
+            return read(first: first, count: count + 1, option: option)
+        case ISO15693Command.getMultipleBlockSecurityStatus:
+            guard let count = number(2) else { return error(ISO15693Error.commandNotRecognized) }
+            guard first + count + 1 <= profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            return .data([0x00] + (first...(first + count)).map { lockedBlocks[$0] ? 0x01 : 0x00 })
+        case ISO15693Command.writeSingleBlock:
+            guard rest.count == 2 + size else { return error(ISO15693Error.commandNotRecognized) }
+            guard first < profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard !lockedBlocks[first] else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard mayChange(first) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            memory.replaceSubrange(first * size..<(first + 1) * size, with: rest[2...])
+            return ok
+        default:
+            guard first < profile.blockCount else { return error(ISO15693Error.blockNotAvailable) }
+            guard !lockedBlocks[first] else { return error(ISO15693Error.alreadyLocked) }
+            guard mayChange(first) else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            lockedBlocks[first] = true
+            return ok
+        }
+    }
+
     private var ok: TagAnswer { .data([0x00]) }
 
     private func error(_ code: UInt8) -> TagAnswer { .data([ISO15693ResponseFlag.error, code]) }
@@ -291,6 +435,7 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         var answer: [UInt8] = [0x00]
         let size = profile.blockSize
         for block in first..<first + count {
+            guard profile.passwords == nil || mayRead(block) else { return error(ISO15693Error.unknown) }
             if option { answer.append(lockedBlocks[block] ? 0x01 : 0x00) }
             answer += memory[block * size..<(block + 1) * size]
         }
@@ -299,7 +444,7 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
 }
 
 extension TagModel {
-    /// The ``Type5Chip`` entries: `tagit-hfi-plus`, `ntag5`, `icode-dna`.
+    /// The ``Type5Chip`` entries: `tagit-hfi-plus`, `ntag5`, `ntag5-link`, `ntag5-boost`, `icode-dna`.
     static let type5Chips: [TagModel] = Type5ChipProfile.all.map { profile in
         TagModel(
             name: profile.modelKey, summary: profile.summary, uidLength: 8, defaultUID: profile.defaultUID,

@@ -168,6 +168,10 @@ struct FuzzCrashReplayTests {
             }
             if let password = try? ST25Password(hex: String(decoding: bytes, as: UTF8.self)) { #expect(password.bytes.count == 8) }
             if let first = bytes.first { #expect(ST25AreaSecurity(register: first).register == first & 0x0F) }
+            if let info = try? NXPSystemInformation(answer: bytes) {
+                #expect(info.bytes == Array(bytes.prefix(7)))
+                #expect(info.blockStatuses(blockCount: 600).allSatisfy { $0 & ICodeBlockProtection.locked == 0 })
+            }
         case "type1-memory":
             // As the fuzz target: the first byte picks the parser, the second is HR0.
             guard bytes.count >= 2 else { break }

@@ -11,6 +11,8 @@ struct Type5ChipsEndToEndTests {
     static let chips: [(model: String, blocks: Int, blank: Bool, name: String)] = [
         ("tagit-hfi-plus", 64, true, "Tag-it HF-I Plus"),
         ("ntag5", 128, false, "NTAG 5 switch (NTP5210)"),
+        ("ntag5-link", 512, false, "NTAG 5 link or boost"),
+        ("ntag5-boost", 512, false, "NTAG 5 link or boost"),
         ("icode-dna", 63, false, "ICODE DNA"),
     ]
 

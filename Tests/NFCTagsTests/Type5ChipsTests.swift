@@ -36,6 +36,8 @@ struct Type5ChipsTests {
     @Test("identification names each chip from its UID and the memory GET SYSTEM INFORMATION reports", arguments: [
         (Type5ChipProfile.tagItHFIPlus, "Tag-it HF-I Plus", "Texas Instruments", 256),
         (Type5ChipProfile.ntag5Switch, "NTAG 5 switch (NTP5210)", "NXP", 512),
+        (Type5ChipProfile.ntag5Link, "NTAG 5 link or boost (NTP53x2, NTA5332)", "NXP", 2048),
+        (Type5ChipProfile.ntag5Boost, "NTAG 5 link or boost (NTP53x2, NTA5332)", "NXP", 2048),
         (Type5ChipProfile.icodeDNA, "ICODE DNA", "NXP", 252),
     ])
     func identified(profile: Type5ChipProfile, model: String, maker: String, bytes: Int) async throws {
@@ -45,6 +47,56 @@ struct Type5ChipsTests {
         #expect(tag.identity.memoryBytes == bytes && tag.identity.blockSize == 4)
         #expect(tag.identity.platform == .type5)
         #expect(tag.writeOptionFlag == (profile == .tagItHFIPlus), "only the Tag-it writes with the option flag")
+    }
+
+    @Test("NTAG 5 link: GET SYSTEM INFORMATION saturates at FF 03 with IC reference 01 (as a real link answers), so identification asks EXTENDED GET SYSTEM INFORMATION (3B 3F) and finds 512 blocks; the boost answers without an IC reference")
+    func ntag5LinkSystemInformation() async throws {
+        let link = Self.chip(.ntag5Link)
+        let uidOnAir = Array(link.uid.reversed())
+        // Flags, 2B, then info flags 0F, UID, DSFID, AFI, memory FF 03, IC reference 01: the
+        // layout of VivoKey ntag5sensor's capture of two real NTAG 5 links.
+        #expect(link.respond(to: [0x02, 0x2B]) == .data([0x00, 0x0F] + uidOnAir + [0x00, 0x00, 0xFF, 0x03, 0x01]))
+        #expect(link.respond(to: [0x02, 0x3B, 0x3F]) == .data([0x00, 0x1F] + uidOnAir + [0x00, 0x00, 0xFF, 0x01, 0x03, 0x01]))
+        let boost = Self.chip(.ntag5Boost)
+        #expect(boost.respond(to: [0x02, 0x2B]) == .data([0x00, 0x07] + Array(boost.uid.reversed()) + [0x00, 0x00, 0xFF, 0x03]))
+        let (reader, tag) = try await Self.open(Self.chip(.ntag5Link))
+        #expect(tag.identity.blockCount == 512 && tag.identity.icReference == 0x01)
+        _ = reader
+        // Another chip's extended commands stay unanswered as before.
+        let dna = Self.chip(.icodeDNA)
+        #expect(dna.respond(to: [0x02, 0x30, 0x00, 0x00]) == .data([0x01, 0x01]))
+    }
+
+    @Test("a 1200-byte message on an NTAG 5 link: the CC is E2 (2-byte block numbers) and every write is EXTENDED WRITE SINGLE BLOCK (31, block number least significant byte first), blocks past 255 included; the file's memory holds it")
+    func ntag5LinkLongMessage() async throws {
+        let (reader, tag) = try await Self.open(Self.chip(.ntag5Link))
+        let ndef = Type5Tag(tag: tag)
+        let text = String(repeating: "n5", count: 600)
+        try await ndef.writeNDEF(NDEFMessage(records: [try NDEFPayload.wellKnownTypeTextPayload(string: text, locale: "en")]), verify: false)
+        let frames = await Self.frames(reader)
+        let writes = frames.filter { $0.count > 1 && ($0[1] == ISO15693Command.writeSingleBlock || $0[1] == ISO15693Command.extendedWriteSingleBlock) }
+        #expect(!writes.isEmpty && writes.allSatisfy { $0[1] == ISO15693Command.extendedWriteSingleBlock }, "\(writes.map { $0[1] })")
+        // Flags 22 (addressed, high data rate), 31, UID (8), block low, block high, 4 data bytes.
+        #expect(writes.allSatisfy { $0.count == 2 + 8 + 2 + 4 && $0[0] == 0x22 })
+        let blocks = writes.map { Int($0[10]) | Int($0[11]) << 8 }
+        #expect(blocks.contains { $0 > 255 }, "\(blocks)")
+        let after = try await Self.state(reader)
+        let judged = try #require(T5TJudge(memory: after.memory))
+        #expect(judged.capabilityContainer == [0xE2, 0x40, 0xFF, 0x01])
+        #expect(judged.text == text)
+    }
+
+    @Test("format --force on an NTAG 5 link sizes the CC from EXTENDED GET SYSTEM INFORMATION: magic E2, MLEN FF (2040 bytes), an empty NDEF TLV")
+    func ntag5LinkFormat() async throws {
+        let chip = Self.chip(.ntag5Link)
+        #expect(chip.setNDEFMessage([0xD0, 0x00, 0x00]))
+        let (reader, tag) = try await Self.open(chip)
+        try await Type5Tag(tag: tag).format(force: true)
+        let judged = try #require(T5TJudge(memory: try await Self.state(reader).memory))
+        #expect(judged.capabilityContainer.prefix(3) == [0xE2, 0x40, 0xFF], "\(judged.capabilityContainer)")
+        #expect(judged.area == 2040 && judged.message == [])
+        let asked = await Self.frames(reader).contains { $0.count >= 2 && $0[1] == ISO15693Command.extendedGetSystemInformation }
+        #expect(asked, "the plain answer's 256 blocks sent format to the extended form")
     }
 
     @Test("type indicator 11b without a memory size it knows names both candidates; TI's Proxmark3-only product bits name a Plus")
