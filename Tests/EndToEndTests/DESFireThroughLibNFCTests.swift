@@ -232,7 +232,7 @@ struct DESFireThroughLibNFCTests {
         return file.path
     }
 
-    @Test("AES keys from --keys in fresh nfctool processes on sim:desfire-ev2: a wrong PICC key exits 9 with the tag file unchanged; the right one formats; lock needs the NDEF application's AES key (without it exit 9, unchanged), --plan sends no write, then EFFF and CC FF; no key digit is ever printed")
+    @Test("AES keys from --keys in fresh nfctool processes on sim:desfire-ev2 (so in EV2 secure messaging): a wrong PICC key exits 9 with the tag file unchanged; the right one formats; lock needs the NDEF application's AES key (without it exit 9, unchanged), --plan sends no write, then EFFF and CC FF; no key digit is ever printed")
     func aesKeysOnSimulator() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

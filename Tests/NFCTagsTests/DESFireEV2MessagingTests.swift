@@ -261,4 +261,41 @@ struct DESFireEV2MessagingTests {
         #expect(outcomes["not formatted, completed by a re-run", default: 0] > 0)
         #expect(outcomes["formatted", default: 0] > 0)
     }
+
+    // MARK: hostile frames
+
+    @Test("10 000 seeded random native APDUs at a DESFire EV2, most inside an EV2 session (some sealed by the session, some frames of a sealed WriteData): every answer ends 91 xx, nothing traps, the image still parses")
+    func randomAPDUs() throws {
+        var generator = SeededGenerator(seed: 0xDE5F_0E02)
+        let chip = DESFireVirtualTag(uid: Self.uid, image: Self.image(), generation: .ev2)
+        chip.random = { count in count == 16 ? AN12196.T14.rndB : AN12196.T14.ti }
+        let instructions: [UInt8] = [0x45, 0xF5, 0xBD, 0x3D, 0x5F, 0x54, 0xC4, 0x51, 0x6A, 0x6E, 0x6F, 0xCA, 0xCD, 0xFC, 0xAF, 0x60, 0x3C, 0x71]
+        var host: EV2Session?
+        for round in 0..<10_000 {
+            if round % 50 == 0 {
+                chip.powerOn()
+                _ = chip.respond(toAPDU: DESFireTag.wrap(DESFire.Command.selectApplication, Self.aid))
+                _ = chip.respond(toAPDU: AN12196.T14.part1APDU)
+                _ = chip.respond(toAPDU: AN12196.T14.part2APDU)
+                host = chip.ev2Session
+            }
+            let code = instructions.randomElement(using: &generator) ?? 0x45
+            var data = (0..<Int.random(in: 0...70, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if var session = host, Bool.random(using: &generator) {
+                // Sealed by the right session (as a host would), header and data random.
+                let modes = DESFireEV2Messaging.modes(for: code, dataLength: data.count)
+                data = (try? session.sealCommand(code, header: Array(data.prefix(modes.headerLength)), data: Array(data.dropFirst(modes.headerLength)), mode: modes.command)) ?? data
+                session.commandCounter &+= 1
+                host = session
+            }
+            var frames = [Array(data.prefix(DESFire.maximumCommandFrameData))]
+            if data.count > DESFire.maximumCommandFrameData { frames.append(Array(data.dropFirst(DESFire.maximumCommandFrameData))) }
+            for (index, frame) in frames.enumerated() {
+                let answer = chip.respond(toAPDU: DESFireTag.wrap(index == 0 ? code : DESFire.Command.additionalFrame, frame))
+                #expect(answer.count >= 2 && answer[answer.count - 2] == DESFire.statusPrefix, "\(Hex.encode([code] + data))")
+            }
+            if chip.ev2Session == nil { host = nil }
+        }
+        #expect((try? DESFireImage(parsing: chip.image.encoded)) == chip.image)
+    }
 }
