@@ -289,10 +289,12 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     }
 
     /// The length of an EV2-sealed WriteData's data field in its file's mode: header, data
-    /// (Full: padded to whole blocks) and MAC; nil when the file is not there (the command
-    /// fails on its own).
+    /// (Full: padded to whole blocks) and MAC; nil when the file is not there or the write runs
+    /// past its end (the command then fails on its own, nothing gathered).
     private func ev2WriteLength(_ data: [UInt8]) -> Int? {
-        guard data.count >= DESFireEV2Messaging.dataHeaderLength, let length = DESFire.uint24LE(data[4..<7]), let settings = fileSettings(data[0]) else { return nil }
+        guard data.count >= DESFireEV2Messaging.dataHeaderLength, let offset = DESFire.uint24LE(data[1..<4]), let length = DESFire.uint24LE(data[4..<7]),
+              let settings = fileSettings(data[0]), offset + length <= settings.size
+        else { return nil }
         switch DESFireEV2Messaging.dataMode(settings, write: true) {
         case .plain: return 7 + length
         case .mac: return 7 + length + 8
