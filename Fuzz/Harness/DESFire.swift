@@ -1,5 +1,6 @@
-// Fuzz target `desfire` for the MIFARE DESFire parsers (Sources/NFCTags/DESFire and the virtual
-// chip's tag-file image): the first byte picks the parser, the rest is its input.
+// Fuzz target `desfire` for the MIFARE DESFire parsers (Sources/NFCTags/DESFire, the virtual
+// chip's tag-file image, the chip's reading of EV2-sealed commands and ChangeKey data): the first
+// byte picks the parser, the rest is its input.
 import NFCCore
 import NFCTags
 import VirtualTags
@@ -7,7 +8,7 @@ import VirtualTags
 func checkDESFire(_ input: [UInt8]) {
     guard let selector = input.first else { return }
     let body = Array(input.dropFirst())
-    switch selector % 8 {
+    switch selector % 10 {
     case 0:
         // GetVersion: exactly 28 bytes parse, and encode back to themselves.
         if let version = try? DESFireVersion(parsing: body) {
@@ -60,6 +61,24 @@ func checkDESFire(_ input: [UInt8]) {
         let key: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x11, 0x12, 0x13, 0x14]
         if let data = try? DESFireLegacyAuthentication.decipherReceived(sessionKey: key, body, length: 3) {
             guard data.count == 3, (try? DESFireLegacyAuthentication.encipherForSending(sessionKey: key, data)) == body else { fail("legacy enciphering round trip", input) }
+        }
+    case 8:
+        // An EV2-sealed command on the chip (DESFireEV2Messaging's modes, the shared EV2Session):
+        // what opens, sealed again by the host at the same counter, is the same body.
+        guard let session = try? EV2Session(keyNumber: 0, transactionIdentifier: [1, 2, 3, 4], encryptionKey: Array(0..<16), macKey: Array(16..<32)),
+              let code = body.first
+        else { return }
+        let sealed = Array(body.dropFirst())
+        let modes = DESFireEV2Messaging.modes(for: code, dataLength: max(0, sealed.count - 8))
+        if let (header, data) = try? session.openCommand(code, headerLength: min(modes.headerLength, sealed.count), body: sealed, mode: modes.command) {
+            guard (try? session.sealCommand(code, header: header, data: data, mode: modes.command)) == sealed else { fail("EV2 command round trip", input) }
+        }
+    case 9:
+        // ChangeKey's opened data in an EV2 session (another key, AES with version): what the
+        // chip takes, rebuilt by the host's changeKeyData, is the same data.
+        let old = [UInt8](repeating: 0x5A, count: 16)
+        if let (key, version) = EV2Session.newKey(fromChangeKeyData: body, keyLength: 16, hasVersion: true, oldKey: old, sameKey: false) {
+            guard (try? EV2Session.changeKeyData(newKey: key, version: version, oldKey: old, sameKey: false)) == body else { fail("ChangeKey data round trip", input) }
         }
     default:
         // A wrapped answer: data and status, or malformed; the data is the answer less 2 bytes.

@@ -18,18 +18,20 @@ public import NFCTags
 /// `0F` until ChangeKey makes it another (3K3DES or AES too). ChangeFileSettings, ChangeKey and
 /// ChangeKeySettings take the legacy enciphered form (CRC_A, send mode) after `0A` and the EV1
 /// one after `1A` / `AA`; ChangeFileSettings plain when the change right is free.
-/// EV2 and EV3 take AuthenticateEV2First (`71`) with an application's AES key (shared
-/// ``EV2Authentication``); the secure messaging after it is not applied to commands yet.
-/// Not modelled: value / record / backup files, key versions (GetKeyVersion answers 0), EV2
-/// secure messaging on commands.
+/// EV2 and EV3 take AuthenticateEV2First (`71`) with an AES key of the PICC or an application
+/// (shared ``EV2Authentication``), then EV2 secure messaging on every command but the
+/// authentications and SelectApplication: each opened and each answer sealed by the shared
+/// ``EV2Session`` in the modes ``DESFireEV2Messaging`` gives (the table the host reads);
+/// GetCardUID answers there; GetVersion ends the EV2 session, as on the virtual NTAG 424 DNA.
+/// Not modelled: value / record / backup files, key versions (GetKeyVersion answers 0),
+/// AuthenticateEV2NonFirst, Read_Sig inside an EV2 session.
 ///
 /// Free memory is a model's figure: ``totalMemory`` bytes at delivery, each file taking its size
 /// rounded up to 32 bytes; applications cost nothing. Applications, files, keys and contents
 /// persist in the tag file (``DESFireImage``).
 public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
-    /// Which DESFire the chip is: its GetVersion, its model name, whether it answers Read_Sig.
-    /// EV2 and EV3 differ from EV1 here only in those (their AES / EV2 secure messaging is not
-    /// modelled yet).
+    /// Which DESFire the chip is: its GetVersion, its model name, whether it answers Read_Sig
+    /// and AuthenticateEV2First (EV2 and EV3).
     public enum Generation: String, Sendable, Hashable, CaseIterable {
         /// MIFARE DESFire EV1 4K: tag-file model `desfire-ev1`.
         case ev1 = "desfire-ev1"
@@ -109,6 +111,8 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
         case ev1Authentication(keyNumber: UInt8, key: DESFireKey, rndB: [UInt8], iv: [UInt8])
         case ev2Authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
+        /// An EV2-sealed command arriving in frames: its code, the bytes so far, the length due.
+        case ev2Frames(command: UInt8, collected: [UInt8], expected: Int)
         case read(rest: [UInt8])
         case write(application: Int, file: UInt8, offset: Int, length: Int, data: [UInt8])
     }
@@ -122,6 +126,8 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     public private(set) var ev1Session: DESFireEV1Session?
     /// The EV2 secure-messaging session of an AuthenticateEV2First.
     public private(set) var ev2Session: EV2Session?
+    /// How the answer to the command being run travels in the EV2 session.
+    private var ev2ResponseMode = EV2CommMode.mac
     private var pending: Pending?
     /// The file ISO SELECT chose in the selected application.
     private var isoFile: UInt8?
@@ -198,8 +204,14 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
     private func status(_ status: DESFire.Status) -> [UInt8] { [DESFire.statusPrefix, status.rawValue] }
 
-    /// A successful answer: in an EV1 session `data` and its MAC.
+    /// A successful answer: in an EV1 session `data` and its MAC; in an EV2 session `data`
+    /// sealed in the command's answer mode (``DESFireEV2Messaging``), the counter advanced.
     private func ok(_ data: [UInt8] = []) -> [UInt8] {
+        if var session = ev2Session {
+            let sealed = session.sealResponse(data: data, mode: ev2ResponseMode)
+            ev2Session = session
+            return sealed
+        }
         guard var session = ev1Session else { return data + status(.ok) }
         guard let answer = try? session.macAnswer(data) else { return fail(.integrityError) }
         ev1Session = session
@@ -254,9 +266,82 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             case .ev2Authentication(let keyNumber, let key, let rndB): return authenticateEV2Part2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
             case .ev1Authentication(let keyNumber, let key, let rndB, let iv): return authenticateEV1Part2(keyNumber: keyNumber, key: key, rndB: rndB, iv: iv, data: data)
             case .read(let rest): return sendFrames(rest)
+            case .ev2Frames(let code, let collected, let expected): return gatherEV2(code, collected + data, expected: expected)
             case .write(let application, let file, let offset, let length, let collected):
                 return continueWrite(application: application, file: file, offset: offset, length: length, data: collected + data)
             case nil: return fail(.commandAborted)
+            }
+        }
+        if ev2Session != nil, command == DESFire.Command.writeData, let expected = ev2WriteLength(data), data.count < expected {
+            return gatherEV2(command, data, expected: expected)
+        }
+        return dispatch(command, data)
+    }
+
+    /// The frames of an EV2-sealed WriteData gathered: `91 AF` until `expected` bytes are in.
+    private func gatherEV2(_ command: UInt8, _ collected: [UInt8], expected: Int) -> [UInt8] {
+        guard collected.count <= expected else { return fail(.lengthError) }
+        guard collected.count == expected else {
+            pending = .ev2Frames(command: command, collected: collected, expected: expected)
+            return status(.additionalFrame)
+        }
+        return dispatch(command, collected)
+    }
+
+    /// The length of an EV2-sealed WriteData's data field in its file's mode: header, data
+    /// (Full: padded to whole blocks) and MAC; nil when the file is not there or the write runs
+    /// past its end (the command then fails on its own, nothing gathered).
+    private func ev2WriteLength(_ data: [UInt8]) -> Int? {
+        guard data.count >= DESFireEV2Messaging.dataHeaderLength, let offset = DESFire.uint24LE(data[1..<4]), let length = DESFire.uint24LE(data[4..<7]),
+              let settings = fileSettings(data[0]), offset + length <= settings.size
+        else { return nil }
+        switch DESFireEV2Messaging.dataMode(settings, write: true) {
+        case .plain: return 7 + length
+        case .mac: return 7 + length + 8
+        case .full: return 7 + (length / 16 + 1) * 16 + 8
+        }
+    }
+
+    /// The settings of file `number` in the selected application.
+    private func fileSettings(_ number: UInt8) -> DESFireFileSettings? {
+        guard let index = selected, let file = image.applications[index].files.first(where: { $0.number == number }) else { return nil }
+        return DESFireFileSettings(communication: file.communication, accessRights: file.accessRights, size: file.data.count)
+    }
+
+    /// A command in an EV2 session opened (MAC checked, Full data decrypted) in the mode
+    /// ``DESFireEV2Messaging`` gives it — the same table the host reads — and its answer mode
+    /// noted for ``ok(_:)``. The session's own ``EV2Session/openCommand(_:headerLength:body:mode:)``,
+    /// as the virtual NTAG 424 DNA opens its commands.
+    private func openEV2(_ command: UInt8, _ data: [UInt8], session: EV2Session) -> Result<[UInt8], DESFire.Status> {
+        var modes = DESFireEV2Messaging.modes(for: command, dataLength: max(0, data.count - 8))
+        switch command {
+        case DESFire.Command.readData, DESFire.Command.writeData:
+            let write = command == DESFire.Command.writeData
+            let mode = fileSettings(data.first ?? 0xFF).map { DESFireEV2Messaging.dataMode($0, write: write) } ?? .plain
+            modes = DESFireEV2Messaging.dataModes(mode, write: write)
+        case DESFire.Command.changeFileSettings where fileSettings(data.first ?? 0xFF)?.changeAccess == DESFire.freeAccess:
+            modes = DESFireEV2Messaging.Modes(command: .plain, headerLength: data.count, response: .plain)
+        default: break
+        }
+        ev2ResponseMode = modes.response
+        do {
+            let (header, plain) = try session.openCommand(command, headerLength: min(modes.headerLength, data.count), body: data, mode: modes.command)
+            return .success(header + plain)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func dispatch(_ command: UInt8, _ data: [UInt8]) -> [UInt8] {
+        var data = data
+        if command == DESFire.Command.getVersion, ev2Session != nil {
+            // As the virtual NTAG 424 DNA: GetVersion leaves the EV2 session.
+            deauthenticate()
+        }
+        if let session = ev2Session, !Self.unMACedCommands.contains(command) || Self.ev2SealedCommands.contains(command) {
+            switch openEV2(command, data, session: session) {
+            case .failure(let status): return fail(status)
+            case .success(let opened): data = opened
             }
         }
         // An EV1 session runs the CMAC over every plain command (not sent); the enciphered ones
@@ -275,6 +360,9 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case DESFire.Command.changeKey: return changeKey(data)
         case DESFire.Command.changeKeySettings: return changeKeySettings(data)
         case DESFire.Command.authenticateEV2First where generation != .ev1: return authenticateEV2Part1(data)
+        case DESFire.Command.getCardUID where ev2Session != nil:
+            guard data.isEmpty else { return fail(.lengthError) }
+            return ok(uid)
         case DESFire.Command.getKeySettings:
             guard data.isEmpty else { return fail(.lengthError) }
             guard let index = selected else { return ok([image.piccKeySettings, 0x01 | image.piccKeyTypeBits]) }
@@ -303,6 +391,12 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         DESFire.Command.authenticateLegacy, DESFire.Command.authenticateISO, DESFire.Command.authenticateAES,
         DESFire.Command.authenticateEV2First, DESFire.Command.selectApplication, DESFire.Command.changeKey,
         DESFire.Command.changeKeySettings, DESFire.Command.changeFileSettings, DESFire.Command.writeData,
+    ]
+
+    /// Commands of that set an EV2 session opens all the same (they carry MACt or Full data
+    /// there); the others in it (authentications, SelectApplication) end or start sessions.
+    private static let ev2SealedCommands: Set<UInt8> = [
+        DESFire.Command.changeKey, DESFire.Command.changeKeySettings, DESFire.Command.changeFileSettings, DESFire.Command.writeData,
     ]
 
     private var keyCount: UInt8 { selected.map { image.applications[$0].keyCount & DESFire.KeyCount.countMask } ?? 1 }
@@ -400,16 +494,15 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         return confirmation + status(.ok)
     }
 
-    /// AuthenticateEV2First part 1 (EV2, EV3): an AES key of the selected application (the
-    /// shared ``EV2Authentication``, as the NTAG 424 DNA chip runs it).
+    /// AuthenticateEV2First part 1 (EV2, EV3): an AES key of the selected level, the PICC
+    /// master key or an application's (the shared ``EV2Authentication``, as the NTAG 424 DNA
+    /// chip runs it).
     private func authenticateEV2Part1(_ data: [UInt8]) -> [UInt8] {
         guard data.count >= 2, data.count == 2 + Int(data[1]) else { return fail(.lengthError) }
         let keyNumber = data[0]
         guard keyNumber < keyCount else { return fail(.noSuchKey) }
-        guard let index = selected, image.applications[index].keyCount & DESFire.KeyCount.keyTypeMask == DESFire.KeyCount.aes else {
-            return fail(.authenticationError)
-        }
-        let key = image.applications[index].keys[Int(keyNumber)]
+        guard let stored = storedKey(keyNumber), stored.type == .aes else { return fail(.authenticationError) }
+        let key = stored.bytes
         deauthenticate()
         let rndB = random(16)
         guard let challenge = try? EV2Authentication.challenge(key: key, rndB: rndB) else { return fail(.authenticationError) }
@@ -427,7 +520,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         else { return fail(.authenticationError) }
         authenticated = keyNumber
         ev2Session = session
-        return ok(confirmation)
+        return confirmation + status(.ok)
     }
 
     // MARK: PICC level
@@ -575,6 +668,8 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     /// (CRC32 over command, header and data; the IV moves on). Nil for no session or an
     /// integrity error.
     private func decipherCommand(_ command: UInt8, header: [UInt8], _ field: [UInt8], length: Int) -> [UInt8]? {
+        // In an EV2 session the field was opened on arrival (openEV2): it is the plain data.
+        if ev2Session != nil { return field.count == length ? field : nil }
         if var session = ev1Session {
             let plain = try? session.decipher(command: command, header: header, field, length: length)
             ev1Session = session
@@ -620,7 +715,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         guard data.count >= 2 else { return fail(.lengthError) }
         let number = data[0] & 0x0F
         let settings = selected.map { image.applications[$0].keySettings } ?? image.piccKeySettings
-        guard let authenticatedKey = authenticated, ev2Session == nil else { return fail(.authenticationError) }
+        guard let authenticatedKey = authenticated else { return fail(.authenticationError) }
         guard number < keyCount, selected != nil || data[0] & 0x30 == 0 else { return fail(.noSuchKey) }
         if number == 0 {
             guard settings & DESFire.KeySetting.masterKeyChangeable != 0 else { return fail(.permissionDenied) }
@@ -638,6 +733,14 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         let isAES = typeBits == DESFire.KeyCount.aes
         let legacy = ev1Session == nil
         let sameKey = authenticatedKey == number
+        if ev2Session != nil {
+            // EV2: the data was opened on arrival; the cryptogram is NTAG 424 DNA's (shared).
+            guard let (newKey, _) = EV2Session.newKey(
+                fromChangeKeyData: Array(data[1...]), keyLength: keyLength, hasVersion: isAES, oldKey: oldKey.changeKeyBytes, sameKey: sameKey),
+                DESFireImage.key(typeBits: typeBits, bytes: newKey) != nil
+            else { return fail(.integrityError) }
+            return storeChangedKey(number, newKey, typeBits: typeBits, sameKey: sameKey)
+        }
         guard let plain = decipherBlocks(Array(data[1...])) else { return fail(.integrityError) }
         let dataLength = keyLength + (isAES ? 1 : 0), crcLength = legacy ? 2 : 4
         guard plain.count >= dataLength + crcLength * (sameKey ? 1 : 2) else { return fail(.lengthError) }
@@ -655,6 +758,12 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         guard Array(plain[dataLength..<end]) == expected, plain[end...].allSatisfy({ $0 == 0 }),
               DESFireImage.key(typeBits: typeBits, bytes: newKey) != nil
         else { return fail(.integrityError) }
+        return storeChangedKey(number, newKey, typeBits: typeBits, sameKey: sameKey)
+    }
+
+    /// ChangeKey's effect: the key stored (at the PICC level with its type); changing the key
+    /// authenticated with ends the session, its answer without a MAC.
+    private func storeChangedKey(_ number: UInt8, _ newKey: [UInt8], typeBits: UInt8, sameKey: Bool) -> [UInt8] {
         if let index = selected {
             image.applications[index].keys[Int(number)] = newKey
         } else {

@@ -413,10 +413,11 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
                 return sealed
             }
             guard data.count == NTAG424.keyLength + 5 else { return fail(.lengthError) }
-            let newKey = zip(data[0..<16], keys[Int(number)]).map { $0 ^ $1 }
-            guard NTAG424.keyChecksum(newKey) == Array(data[17..<21]) else { return fail(.integrityError) }
+            guard let (newKey, version) = NTAG424Session.newKey(
+                fromChangeKeyData: data, keyLength: NTAG424.keyLength, hasVersion: true, oldKey: keys[Int(number)], sameKey: false)
+            else { return fail(.integrityError) }
             keys[Int(number)] = newKey
-            keyVersions[Int(number)] = data[16]
+            keyVersions[Int(number)] = version
             stateRevision += 1
             return answer([], mode: .mac)
         }

@@ -232,7 +232,7 @@ struct DESFireThroughLibNFCTests {
         return file.path
     }
 
-    @Test("AES keys from --keys in fresh nfctool processes on sim:desfire-ev2: a wrong PICC key exits 9 with the tag file unchanged; the right one formats; lock needs the NDEF application's AES key (without it exit 9, unchanged), --plan sends no write, then EFFF and CC FF; no key digit is ever printed")
+    @Test("AES keys from --keys in fresh nfctool processes on sim:desfire-ev2 (so in EV2 secure messaging): a wrong PICC key exits 9 with the tag file unchanged; the right one formats; lock needs the NDEF application's AES key (without it exit 9, unchanged), --plan sends no write, then EFFF and CC FF; no key digit is ever printed")
     func aesKeysOnSimulator() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -269,7 +269,7 @@ struct DESFireThroughLibNFCTests {
         }
     }
 
-    @Test("AES keys through libnfc and the PN532 emulator: format with the AES PICC key, write, lock with the NDEF application's AES key; a fresh nfctool reads the message and finds the tag read-only; the tag file holds EFFF and CC FF")
+    @Test("AES keys through libnfc and the PN532 emulator on a DESFire EV2 (EV2 secure messaging: AuthenticateEV2First, MAC-ed commands, in the trace): format with the AES PICC key, write, lock with the NDEF application's AES key; a fresh nfctool reads the message and finds the tag read-only; the tag file holds EFFF and CC FF")
     func aesKeysThroughLibNFC() async throws {
         // libfreefare's read-ndef authenticates to the NDEF application with a DES key (its -k
         // takes 8 bytes), so it cannot judge an AES application key: nfctool in a fresh process
@@ -279,11 +279,16 @@ struct DESFireThroughLibNFCTests {
         let file = directory.appendingPathComponent("desfire.json").path
         try Self.saveAESPICC(file)
         let keys = try Self.keyFile(directory, "keys", "picc aes \(Self.aesKey)\napplication aes \(Self.aesKey)\n")
+        let trace = directory.appendingPathComponent("format.jsonl").path
         do {
             let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev2:\(file)"])
             defer { emulator.stop() }
-            try await Self.formatAndWrite(emulator.connectionString, ndefSize: 512, ["--keys", keys])
+            try await Self.formatAndWrite(emulator.connectionString, ndefSize: 512, ["--keys", keys, "--trace", trace])
         }
+        // On an EV2 the AES PICC key takes AuthenticateEV2First (71), and the PICC commands after
+        // it carry MACt (GetApplicationIDs with Lc 08); AuthenticateAES is not sent.
+        let traced = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(traced.contains("\"command\":\"90710000") && traced.contains("\"command\":\"906A000008") && !traced.contains("\"command\":\"90AA"), "\(traced)")
         try Self.makeApplicationKeyAES(file)
         let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev2:\(file)"])
         defer { emulator.stop() }

@@ -76,6 +76,8 @@ public enum DESFire {
         /// AuthenticateEV2First (`71`, EV2 and later): AES-128, the three-pass scheme NTAG 424 DNA
         /// shares (``EV2Authentication``), opening EV2 secure messaging (``EV2Session``).
         public static let authenticateEV2First: UInt8 = 0x71
+        /// GetCardUID (`51`, EV1 and later): the UID, enciphered; only after authenticating.
+        public static let getCardUID: UInt8 = 0x51
     }
 
     /// Native status bytes (SW2 after `91`): the set NTAG 424 DNA shares.

@@ -106,20 +106,25 @@ public struct DESFireEV1Session: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Who is authenticated on the host side after ``DESFireTag/authenticate(keyNumber:key:random:)``:
-/// a legacy session (`0A`: its key enciphers in the legacy scheme, answers carry no MAC) or an
-/// EV1 one (``DESFireEV1Session``).
+/// Who is authenticated on the host side after ``DESFireTag/authenticate(keyNumber:key:ev2:random:)``:
+/// a legacy session (`0A`: its key enciphers in the legacy scheme, answers carry no MAC), an
+/// EV1 one (``DESFireEV1Session``) or an EV2 one (``EV2Session``, the code NTAG 424 DNA uses;
+/// ``DESFireEV2Messaging`` says which command travels how).
 public enum DESFireSession: Sendable, Hashable, CustomStringConvertible {
     /// After the legacy `0A`: the session key and the key number.
     case legacy(keyNumber: UInt8, sessionKey: [UInt8])
     /// After `1A` or `AA`.
     case ev1(DESFireEV1Session)
+    /// After AuthenticateEV2First (`71`). `plannedWrites`: a write plan (`--plan`) answers the
+    /// writes, so an empty successful answer is taken without its MAC (the plan holds no key).
+    case ev2(EV2Session, plannedWrites: Bool = false)
 
     /// The key number authenticated with.
     public var keyNumber: UInt8 {
         switch self {
         case .legacy(let number, _): number
         case .ev1(let session): session.keyNumber
+        case .ev2(let session, _): session.keyNumber
         }
     }
 
@@ -128,6 +133,19 @@ public enum DESFireSession: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .legacy(let number, _): "DESFireSession(legacy, key \(number))"
         case .ev1(let session): session.description
+        case .ev2(let session, _): "DESFireSession(EV2, key \(session.keyNumber), CmdCtr \(session.commandCounter))"
+        }
+    }
+
+    /// The same session with write-plan answers taken without a MAC (EV1 and EV2; a legacy
+    /// session checks no MAC anyway).
+    public var planningWrites: DESFireSession {
+        switch self {
+        case .legacy: return self
+        case .ev1(var session):
+            session.plannedWrites = true
+            return .ev1(session)
+        case .ev2(let session, _): return .ev2(session, plannedWrites: true)
         }
     }
 }

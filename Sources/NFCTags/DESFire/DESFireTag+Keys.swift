@@ -5,11 +5,15 @@ extension DESFireTag {
 
     /// Authenticates with key `keyNumber` of the selected level: the legacy `0A` for a DES or
     /// 2K3DES key (what every DESFire takes), AuthenticateISO (`1A`) for 3K3DES, AuthenticateAES
-    /// (`AA`) for AES.
+    /// (`AA`) for AES — or, with `ev2` and an AES key, AuthenticateEV2First (`71`), whose EV2
+    /// secure messaging then carries the commands (``DESFireEV2Messaging``).
     /// - Parameter random: RndA (8 or 16 bytes as the key type needs); the system generator by default.
-    /// - Throws: ``DESFireError`` as ``authenticateLegacy(keyNumber:key:random:)`` and
-    ///   ``authenticateEV1(keyNumber:key:random:)``.
-    public func authenticate(keyNumber: UInt8, key: DESFireKey, random: [UInt8]? = nil) async throws(DESFireError) -> DESFireSession {
+    /// - Throws: ``DESFireError`` as ``authenticateLegacy(keyNumber:key:random:)``,
+    ///   ``authenticateEV1(keyNumber:key:random:)`` and ``authenticateEV2First(keyNumber:key:random:)``.
+    public func authenticate(keyNumber: UInt8, key: DESFireKey, ev2: Bool = false, random: [UInt8]? = nil) async throws(DESFireError) -> DESFireSession {
+        if ev2, key.type == .aes {
+            return .ev2(try await authenticateEV2First(keyNumber: keyNumber, key: key.bytes, random: random))
+        }
         if key.isLegacyCapable {
             return .legacy(keyNumber: keyNumber, sessionKey: try await authenticateLegacy(keyNumber: keyNumber, key: key.cipherKey, random: random))
         }
@@ -53,6 +57,13 @@ extension DESFireTag {
     /// - Throws: ``DESFireError`` as ``command(_:_:answerLimit:)``; `authenticationFailed` for an
     ///   answer whose MAC does not match. A failure ends the session (`session` nil).
     public func command(_ code: UInt8, _ data: [UInt8] = [], session: inout DESFireSession?, answerLimit: Int = 4096) async throws(DESFireError) -> [UInt8] {
+        if case .ev2(let ev2, let planned)? = session {
+            let modes = DESFireEV2Messaging.modes(for: code, dataLength: data.count)
+            let header = Array(data.prefix(modes.headerLength)), rest = Array(data.dropFirst(modes.headerLength))
+            return try await ev2Command(
+                code, header: header, data: rest, mode: modes.command, responseMode: modes.response, session: ev2, planned: planned, outer: &session,
+                answerLimit: answerLimit)
+        }
         guard case .ev1(var ev1)? = session else {
             do { return try await command(code, data, answerLimit: answerLimit) } catch {
                 if error.code == .status { session = nil }
@@ -84,6 +95,9 @@ extension DESFireTag {
             return try await command(code, header + field, session: &session, answerLimit: 0)
         case .ev1(var ev1)?:
             return try await sendEnciphered(code, header: header, field: try ev1.encipher(command: code, header: header, data), session: ev1, ends: false, outer: &session)
+        case .ev2(let ev2, let planned)?:
+            let modes = DESFireEV2Messaging.modes(for: code, dataLength: header.count + data.count)
+            return try await ev2Command(code, header: header, data: data, mode: .full, responseMode: modes.response, session: ev2, planned: planned, outer: &session, answerLimit: 16)
         }
     }
 
@@ -120,6 +134,11 @@ extension DESFireTag {
         let settings = [communication, UInt8(accessRights & 0xFF), UInt8(accessRights >> 8)]
         if enciphered {
             _ = try await encipheredCommand(DESFire.Command.changeFileSettings, header: [number], settings, session: &session)
+        } else if case .ev2(let ev2, let planned)? = session {
+            // A free change right: plain, the counter advancing (DESFireEV2Messaging).
+            _ = try await ev2Command(
+                DESFire.Command.changeFileSettings, header: [number] + settings, data: [], mode: .plain, responseMode: .plain, session: ev2, planned: planned,
+                outer: &session, answerLimit: 0)
         } else {
             _ = try await command(DESFire.Command.changeFileSettings, [number] + settings, session: &session, answerLimit: 0)
         }
@@ -147,6 +166,17 @@ extension DESFireTag {
         guard let current = session else { throw DESFireError(.invalidParameter, "ChangeKey needs an authentication with the change key first") }
         let sameKey = current.keyNumber & 0x0F == keyNumber & 0x0F
         let number = keyNumber | (piccLevel ? newKey.type.typeBits : 0)
+        if case .ev2(let ev2, let planned) = current {
+            // EV2: the cryptogram NTAG 424 DNA sends (EV2Session.changeKeyData), Full mode.
+            let old = sameKey ? nil : (oldKey ?? DESFireKey.factory(newKey.type)).changeKeyBytes
+            let data = try Self.ev2 { () throws(NTAG424Error) in
+                try EV2Session.changeKeyData(newKey: newKey.changeKeyBytes, version: newKey.type == .aes ? version : nil, oldKey: old, sameKey: sameKey)
+            }
+            _ = try await ev2Command(
+                DESFire.Command.changeKey, header: [number], data: data, mode: .full, responseMode: .mac, ends: sameKey, session: ev2, planned: planned,
+                outer: &session, answerLimit: 0)
+            return
+        }
         var keyData = newKey.changeKeyBytes
         if !sameKey {
             let old = (oldKey ?? DESFireKey.factory(newKey.type)).changeKeyBytes
@@ -167,6 +197,7 @@ extension DESFireTag {
             if !sameKey { plain += DESFireCipher.crc32(newKey.changeKeyBytes) }
             let field = try ev1.encipherBlocks(plain)
             _ = try await sendEnciphered(code, header: [number], field: field, session: ev1, ends: sameKey, outer: &session)
+        case .ev2: break  // sent above
         }
     }
 }

@@ -10,7 +10,9 @@ extension DESFireTag {
     ///
     /// The commands, in order: SelectApplication `000000`; Authenticate with the PICC master key
     /// (`0A` for DES / 2K3DES, `1A` for 3K3DES, `AA` for AES, whose EV1 session then MACs the
-    /// PICC-level commands that follow); GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
+    /// PICC-level commands that follow; for an AES key GetVersion first, and on an EV2 or later
+    /// AuthenticateEV2First `71` instead of `AA`, whose EV2 secure messaging carries them:
+    /// ``takesEV2Session(_:)``); GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
     /// `0F`, `21`: one DES key and ISO file IDs, ISO ID `E110`, DF name `D2760000850101`);
     /// SelectApplication `000001`; Authenticate with its master key (the factory DES key);
     /// GetFileIDs; CreateStdDataFile `01` (ISO `E103`, plain,
@@ -31,11 +33,8 @@ extension DESFireTag {
     public func formatTypeFour(_ options: DESFireFormatOptions = DESFireFormatOptions()) async throws(DESFireError) -> Int {
         let mapping = DESFire.TypeFourMapping.self
         try await selectApplication(DESFire.piccApplicationID)
-        var session: DESFireSession? = try await authenticate(keyNumber: 0, key: options.piccKey)
-        if case .ev1(var ev1)? = session, options.planning {
-            ev1.plannedWrites = true
-            session = .ev1(ev1)
-        }
+        var session: DESFireSession? = try await authenticate(keyNumber: 0, key: options.piccKey, ev2: try await takesEV2Session(options.piccKey))
+        if options.planning { session = session?.planningWrites }
         let applications = try await applicationIDs(session: &session)
         let others = applications.filter { $0 != mapping.applicationID }
         guard others.isEmpty || options.force else {

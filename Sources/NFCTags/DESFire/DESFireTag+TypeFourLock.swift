@@ -6,7 +6,8 @@ extension DESFireTag {
     /// The commands, in order: SelectApplication `000001`; Authenticate with the NDEF
     /// application's key 0 (`applicationKey`: the factory DES key that formatting gives it by
     /// default; `0A` for DES / 2K3DES, `1A` for 3K3DES, `AA` for AES, whose EV1 session MACs the
-    /// commands after it); GetFileSettings `02`; ReadData of the CC file; ChangeFileSettings
+    /// commands after it; for an AES key on an EV2 or later, GetVersion first and then
+    /// AuthenticateEV2First, whose EV2 secure messaging carries them: ``takesEV2Session(_:)``); GetFileSettings `02`; ReadData of the CC file; ChangeFileSettings
     /// `02` to plain, access rights `EFFF` (read free; write, read-write and change never),
     /// enciphered in the session since the change right is key 0; WriteData of `FF` at the
     /// CC's NDEF write access byte (offset 14). The CC comes last, so a Type 4 reader reports
@@ -22,11 +23,8 @@ extension DESFireTag {
     public func lockTypeFour(applicationKey: DESFireKey = .factoryDES, planning: Bool = false) async throws(DESFireError) {
         let mapping = DESFire.TypeFourMapping.self
         try await selectApplication(mapping.applicationID)
-        var session: DESFireSession? = try await authenticate(keyNumber: 0, key: applicationKey)
-        if case .ev1(var ev1)? = session, planning {
-            ev1.plannedWrites = true
-            session = .ev1(ev1)
-        }
+        var session: DESFireSession? = try await authenticate(keyNumber: 0, key: applicationKey, ev2: try await takesEV2Session(applicationKey))
+        if planning { session = session?.planningWrites }
         let settings = try await fileSettings(mapping.ndefFileNumber, session: &session)
         let cc = try await readData(mapping.capabilityContainerFileNumber, offset: 0, length: mapping.capabilityContainerSize, session: &session)
         let offset = mapping.capabilityContainerWriteAccessOffset
@@ -41,6 +39,16 @@ extension DESFireTag {
         if cc[offset] != Type4CapabilityContainer.writeAccessNever {
             try await writeData(mapping.capabilityContainerFileNumber, offset: offset, [Type4CapabilityContainer.writeAccessNever], session: &session)
         }
+    }
+
+    /// Whether `key` opens an EV2 session here: an AES key on a chip whose GetVersion says
+    /// EV2 or later (``DESFireEV2Messaging/takesEV2Authentication(_:)``); such a chip takes
+    /// AuthenticateAES too, but NFCKit uses the newer scheme where there is one. Sends GetVersion
+    /// for an AES key only.
+    /// - Throws: ``DESFireError`` as ``version()``.
+    public func takesEV2Session(_ key: DESFireKey) async throws(DESFireError) -> Bool {
+        guard key.type == .aes else { return false }
+        return DESFireEV2Messaging.takesEV2Authentication(try await version())
     }
 
     /// Whether a file's settings keep it read-only for good: write, read-write and change access

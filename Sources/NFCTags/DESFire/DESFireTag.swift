@@ -220,6 +220,7 @@ public struct DESFireTag: Sendable {
             switch error.code {
             case .authenticationFailed: throw DESFireError(.authenticationFailed, error.reason)
             case .malformed: throw DESFireError(.malformed, error.reason)
+            case .integrity: throw DESFireError(.authenticationFailed, error.reason)
             case .invalidParameter: throw DESFireError(.invalidParameter, error.reason)
             default: throw DESFireError(.crypto, error.reason)
             }
@@ -279,10 +280,22 @@ public struct DESFireTag: Sendable {
         try await writeData(number, offset: offset, data, session: &session)
     }
 
-    /// WriteData (plain communication) inside `session`.
-    /// - Throws: as ``writeData(_:offset:_:)``.
-    public func writeData(_ number: UInt8, offset: Int, _ data: [UInt8], session: inout DESFireSession?) async throws(DESFireError) {
-        _ = try await command(DESFire.Command.writeData, [number] + DESFire.uint24LE(offset) + DESFire.uint24LE(data.count) + data, session: &session, answerLimit: 0)
+    /// WriteData inside `session`. `mode`: how the data travels in an EV2 session
+    /// (``DESFireEV2Messaging/dataMode(_:write:)`` of the file's settings); an EV1 or legacy
+    /// session writes plain only.
+    /// - Throws: as ``writeData(_:offset:_:)``; `invalidParameter` for a MAC or Full mode
+    ///   outside an EV2 session (nothing sent).
+    public func writeData(_ number: UInt8, offset: Int, _ data: [UInt8], mode: EV2CommMode = .plain, session: inout DESFireSession?) async throws(DESFireError) {
+        let header = [number] + DESFire.uint24LE(offset) + DESFire.uint24LE(data.count)
+        if case .ev2(let ev2, let planned)? = session {
+            let modes = DESFireEV2Messaging.dataModes(mode, write: true)
+            _ = try await ev2Command(
+                DESFire.Command.writeData, header: header, data: data, mode: modes.command, responseMode: modes.response, session: ev2, planned: planned,
+                outer: &session, answerLimit: 0)
+            return
+        }
+        guard mode == .plain else { throw DESFireError(.invalidParameter, "WriteData in \(mode) mode needs an EV2 session; nothing was sent") }
+        _ = try await command(DESFire.Command.writeData, header + data, session: &session, answerLimit: 0)
     }
 
     /// ReadData (`BD`), plain: `length` bytes at `offset` of file `number` (0: to the end).
@@ -292,10 +305,23 @@ public struct DESFireTag: Sendable {
         return try await readData(number, offset: offset, length: length, session: &session)
     }
 
-    /// ReadData (plain communication) inside `session`.
-    /// - Throws: as ``readData(_:offset:length:)``.
-    public func readData(_ number: UInt8, offset: Int, length: Int, session: inout DESFireSession?) async throws(DESFireError) -> [UInt8] {
-        let bytes = try await command(DESFire.Command.readData, [number] + DESFire.uint24LE(offset) + DESFire.uint24LE(length), session: &session, answerLimit: length == 0 ? 0x8000 : length)
+    /// ReadData inside `session`. `mode`: how the answer travels in an EV2 session
+    /// (``DESFireEV2Messaging/dataMode(_:write:)`` of the file's settings; the command itself
+    /// is plain or MAC-ed); an EV1 or legacy session reads plain only.
+    /// - Throws: as ``readData(_:offset:length:)``; `invalidParameter` for a MAC or Full mode
+    ///   outside an EV2 session (nothing sent).
+    public func readData(_ number: UInt8, offset: Int, length: Int, mode: EV2CommMode = .plain, session: inout DESFireSession?) async throws(DESFireError) -> [UInt8] {
+        let header = [number] + DESFire.uint24LE(offset) + DESFire.uint24LE(length), limit = length == 0 ? 0x8000 : length
+        let bytes: [UInt8]
+        if case .ev2(let ev2, let planned)? = session {
+            let modes = DESFireEV2Messaging.dataModes(mode, write: false)
+            bytes = try await ev2Command(
+                DESFire.Command.readData, header: header, data: [], mode: modes.command, responseMode: modes.response, session: ev2, planned: planned,
+                outer: &session, answerLimit: limit)
+        } else {
+            guard mode == .plain else { throw DESFireError(.invalidParameter, "ReadData in \(mode) mode needs an EV2 session; nothing was sent") }
+            bytes = try await command(DESFire.Command.readData, header, session: &session, answerLimit: limit)
+        }
         guard length == 0 || bytes.count == length else { throw DESFireError(.malformed, "ReadData answered \(bytes.count) bytes for \(length)") }
         return bytes
     }

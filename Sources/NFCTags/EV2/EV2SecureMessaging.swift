@@ -230,6 +230,39 @@ public struct EV2Session: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
 }
 
+extension EV2Session {
+    /// ChangeKey's data before Full-mode sealing (NTAG 424 DNA datasheet 10.6.1; the same on
+    /// MIFARE DESFire EV2/EV3 in EV2 secure messaging, as Proxmark3's `DesfireChangeKey` builds
+    /// it): for the key the session was opened with, `NewKey ‖ KeyVer`; for another key
+    /// `(NewKey ⊕ OldKey) ‖ KeyVer ‖ CRC32(NewKey)` (``NTAG424/keyChecksum(_:)``). `version` is
+    /// nil for a key without a version byte (a DESFire DES-family key).
+    /// - Throws: ``NTAG424Error`` `invalidParameter` when another key's old value is missing
+    ///   or of another length.
+    public static func changeKeyData(newKey: [UInt8], version: UInt8?, oldKey: [UInt8]?, sameKey: Bool) throws(NTAG424Error) -> [UInt8] {
+        let versionByte = version.map { [$0] } ?? []
+        guard !sameKey else { return newKey + versionByte }
+        guard let oldKey, oldKey.count == newKey.count else {
+            throw NTAG424Error(.invalidParameter, "changing another key needs its current value (\(newKey.count) bytes)")
+        }
+        return zip(newKey, oldKey).map { $0 ^ $1 } + versionByte + NTAG424.keyChecksum(newKey)
+    }
+
+    /// The chip's reading of ChangeKey's opened data (``changeKeyData(newKey:version:oldKey:sameKey:)``):
+    /// the new key and its version (0 without a version byte); nil for a wrong length or a
+    /// CRC32 that does not match (INTEGRITY_ERROR).
+    public static func newKey(fromChangeKeyData data: [UInt8], keyLength: Int, hasVersion: Bool, oldKey: [UInt8], sameKey: Bool) -> (key: [UInt8], version: UInt8)? {
+        let keyDataLength = keyLength + (hasVersion ? 1 : 0)
+        guard data.count == keyDataLength + (sameKey ? 0 : 4), keyLength > 0 else { return nil }
+        var key = Array(data[0..<keyLength])
+        let version = hasVersion ? data[keyLength] : 0
+        guard !sameKey else { return (key, version) }
+        guard oldKey.count == keyLength else { return nil }
+        key = zip(key, oldKey).map { $0 ^ $1 }
+        guard NTAG424.keyChecksum(key) == Array(data[keyDataLength...]) else { return nil }
+        return (key, version)
+    }
+}
+
 /// AuthenticateEV2First and AuthenticateEV2NonFirst (NTAG 424 DNA datasheet 9.1.5, 9.1.6;
 /// AN12196 5.6, 5.14; the same commands `71` / `77` on MIFARE DESFire EV2/EV3): the three-pass
 /// AES mutual authentication, as pure functions for both sides.

@@ -269,7 +269,7 @@ public struct NTAG424Tag: Sendable {
         guard let oldKey, oldKey.count == NTAG424.keyLength else {
             throw NTAG424Error(.invalidParameter, "changing key \(keyNumber) needs its current value (16 bytes)")
         }
-        let data = zip(newKey, oldKey).map { $0 ^ $1 } + [version] + NTAG424.keyChecksum(newKey)
+        let data = try NTAG424Session.changeKeyData(newKey: newKey, version: version, oldKey: oldKey, sameKey: false)
         _ = try await run("ChangeKey", NTAG424.Command.changeKey, header: [keyNumber], data: data, mode: .full, responseMode: .mac)
     }
 
