@@ -282,7 +282,9 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case DESFire.Command.getKeyVersion:
             guard data.count == 1 else { return fail(.lengthError) }
             guard data[0] < keyCount else { return fail(.noSuchKey) }
-            return ok([0x00])
+            // A DES-family key's version is in its parity bits; an AES key's version byte is
+            // not kept in the tag file (it answers 00).
+            return ok([storedKey(data[0])?.parityVersion ?? 0x00])
         case DESFire.Command.getFreeMemory:
             guard data.isEmpty else { return fail(.lengthError) }
             return ok(DESFire.uint24LE(freeMemory))
