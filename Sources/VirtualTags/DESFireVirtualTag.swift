@@ -282,9 +282,11 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case DESFire.Command.getKeyVersion:
             guard data.count == 1 else { return fail(.lengthError) }
             guard data[0] < keyCount else { return fail(.noSuchKey) }
-            // A DES-family key's version is in its parity bits; an AES key's version byte is
-            // not kept in the tag file (it answers 00).
-            return ok([storedKey(data[0])?.parityVersion ?? 0x00])
+            // A DES-family key's version is in its parity bits; an AES key's is the byte
+            // ChangeKey carried.
+            let versions = selected.map { image.applications[$0].keyVersions }
+            let aesVersion = versions.map { $0.indices.contains(Int(data[0])) ? $0[Int(data[0])] : 0 } ?? image.piccKeyVersion
+            return ok([storedKey(data[0])?.parityVersion ?? aesVersion])
         case DESFire.Command.getFreeMemory:
             guard data.isEmpty else { return fail(.lengthError) }
             return ok(DESFire.uint24LE(freeMemory))
@@ -657,11 +659,14 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         guard Array(plain[dataLength..<end]) == expected, plain[end...].allSatisfy({ $0 == 0 }),
               DESFireImage.key(typeBits: typeBits, bytes: newKey) != nil
         else { return fail(.integrityError) }
+        let keyVersion = isAES ? keyData[keyLength] : 0
         if let index = selected {
             image.applications[index].keys[Int(number)] = newKey
+            if image.applications[index].keyVersions.indices.contains(Int(number)) { image.applications[index].keyVersions[Int(number)] = keyVersion }
         } else {
             image.piccMasterKey = newKey
             image.piccKeyTypeBits = typeBits
+            image.piccKeyVersion = keyVersion
         }
         stateRevision += 1
         guard !sameKey else {

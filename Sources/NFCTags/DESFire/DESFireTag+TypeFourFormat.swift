@@ -46,7 +46,8 @@ extension DESFireTag {
         }
         let free = try await freeMemory(session: &session)
         let ccMemory = Self.allocated(mapping.capabilityContainerSize)
-        if !applications.contains(mapping.applicationID) {
+        let creates = !applications.contains(mapping.applicationID)
+        if creates {
             // Checked before anything is created: a size that does not fit writes nothing.
             _ = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - ccMemory)
             _ = try await command(
@@ -58,7 +59,7 @@ extension DESFireTag {
         }
         try await selectApplication(mapping.applicationID)
         // The CC file's write access is key 0 (E000): the application master key.
-        var application = try await applicationSession(options)
+        var application = try await applicationSession(options, created: creates)
         let files = try await fileIDs(session: &application)
         let hasCC = files.contains(mapping.capabilityContainerFileNumber), hasNDEF = files.contains(mapping.ndefFileNumber)
         let size: Int
@@ -84,11 +85,12 @@ extension DESFireTag {
     /// The session with the NDEF application's key 0 that formatting goes on in: the
     /// application key of `options`. A new application holds the factory key of that type
     /// (zeros); a key other than that one is then set first: ChangeKey `00` under the factory
-    /// key's session, then an authentication with the given key. A format cut after that
-    /// ChangeKey finds the given key taken when run again.
+    /// key's session, then an authentication with the given key. An application `created` by
+    /// this run goes straight to the factory key; one an earlier, cut run created is tried with
+    /// the given key first (taken: that run's ChangeKey went through).
     /// - Throws: ``DESFireError`` `authenticationFailed` when neither the given key nor the
     ///   factory key of its type is taken; as ``changeKey(_:to:from:version:piccLevel:session:)``.
-    private func applicationSession(_ options: DESFireFormatOptions) async throws(DESFireError) -> DESFireSession? {
+    private func applicationSession(_ options: DESFireFormatOptions, created: Bool) async throws(DESFireError) -> DESFireSession? {
         let key = options.applicationKey, factory = DESFireKey.factory(options.applicationKey.type)
         func planned(_ session: DESFireSession?) -> DESFireSession? {
             guard case .ev1(var ev1)? = session, options.planning else { return session }
@@ -96,14 +98,15 @@ extension DESFireTag {
             return .ev1(ev1)
         }
         guard key.cipherKey != factory.cipherKey else { return planned(try await authenticate(keyNumber: 0, key: key)) }
-        do {
-            return planned(try await authenticate(keyNumber: 0, key: key))
-        } catch let error where error.code == .authenticationFailed {
-            var session = planned(try await authenticate(keyNumber: 0, key: factory))
-            try await changeKey(0, to: key, piccLevel: false, session: &session)
-            // A plan never sent the ChangeKey: its commands go on without a session.
-            return options.planning ? nil : planned(try await authenticate(keyNumber: 0, key: key))
+        if !created {
+            do {
+                return planned(try await authenticate(keyNumber: 0, key: key))
+            } catch let error where error.code == .authenticationFailed {}
         }
+        var session = planned(try await authenticate(keyNumber: 0, key: factory))
+        try await changeKey(0, to: key, piccLevel: false, session: &session)
+        // A plan never sent the ChangeKey: its commands go on without a session.
+        return options.planning ? nil : planned(try await authenticate(keyNumber: 0, key: key))
     }
 
     /// The memory `size` bytes take: rounded up to ``allocationUnit``.
