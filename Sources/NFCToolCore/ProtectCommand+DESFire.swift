@@ -35,15 +35,16 @@ extension ProtectCommand {
                 if !planning { try context.confirm(Self.desfireWarning(tag, change), confirmed: confirmed) }
                 var planned = change
                 planned.planning = planning
-                do {
-                    return try await DESFireTag(reader: reader, commandTimeout: miFare.commandTimeout).changeKeys(planned)
+                let desfire = DESFireTag(reader: reader, commandTimeout: miFare.commandTimeout)
+                do throws(DESFireError) {
+                    return try await desfire.changeKeys(planned)
                 } catch {
                     // A cut keeps its own reason (old or new key); the rest as the NDEF operations report them.
                     throw error.code == .transport ? NFCTagError(error.tagError.code, error.reason) : error.tagError
                 }
             },
-            report: { tag, outcome in DESFireKeysReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, piccKey: outcome.picc, applicationKey: outcome.application) },
-            sentence: { tag, outcome in
+            report: { (tag, outcome: DESFireKeyChange.Outcome) in DESFireKeysReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, piccKey: outcome.picc, applicationKey: outcome.application) },
+            sentence: { (tag, outcome: DESFireKeyChange.Outcome) in
                 func said(_ step: DESFireKeyChange.Step, _ what: String) -> String? {
                     switch step {
                     case .unchanged: nil

@@ -50,16 +50,17 @@ struct DESFireKeyChangeTests {
         let image = try await Self.formatted()
         let wrong = DESFireKeyChange(currentPICCKey: DESFireEV1Tests.otherAESKey, newPICCKey: Self.aesKey)
         let (reader, tag, _) = try await DESFireEV1Tests.connect(image, options: DESFireFormatOptions())
-        do {
-            try await Self.desfire(tag).changeKeys(wrong)
+        let desfire = try Self.desfire(tag)
+        do throws(DESFireError) {
+            try await desfire.changeKeys(wrong)
             Issue.record("a wrong current key was taken")
         } catch {
             #expect(error.code == .authenticationFailed)
             #expect(!error.reason.contains("0011") && !error.reason.contains("F0E1"))
         }
         #expect(try await DESFireEV1Tests.chip(reader) { $0.image } == image)
-        do {
-            try await Self.desfire(tag).changeKeys(DESFireKeyChange(newApplicationKey: Self.aesKey))
+        do throws(DESFireError) {
+            try await desfire.changeKeys(DESFireKeyChange(newApplicationKey: Self.aesKey))
             Issue.record("an AES key on a DES application was taken")
         } catch {
             #expect(error.code == .invalidParameter && error.reason.contains("fixed when it is created"), "\(error)")
@@ -101,7 +102,7 @@ struct DESFireKeyChangeTests {
             makeTag: { reader, target in try await NFCTag.connect(to: target, on: reader).ndef },
             operation: { tag throws(NFCTagError) in
                 guard let desfire = (tag as? DESFireNDEFTag)?.desfire else { throw NFCTagError(.tagResponse, "not a DESFire") }
-                do { try await desfire.changeKeys(Self.change) } catch { throw error.tagError }
+                do throws(DESFireError) { try await desfire.changeKeys(Self.change) } catch { throw error.tagError }
             },
             classify: { tag in
                 let desfire = try #require((tag as? DESFireNDEFTag)?.desfire)

@@ -63,6 +63,12 @@ public struct DESFireKeyChange: Sendable, Hashable, CustomStringConvertible, Cus
         public var application: Step
         /// The PICC master key.
         public var picc: Step
+
+        /// An outcome.
+        public init(application: Step, picc: Step) {
+            self.application = application
+            self.picc = picc
+        }
     }
 }
 
