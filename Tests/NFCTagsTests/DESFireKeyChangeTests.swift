@@ -20,10 +20,8 @@ struct DESFireKeyChangeTests {
         return try await DESFireEV1Tests.chip(reader) { $0.image }
     }
 
-    /// The DESFire commands of `tag` on `reader`.
-    static func desfire(_ tag: NFCTag) throws -> DESFireTag {
-        try #require((tag.ndef as? DESFireNDEFTag)?.desfire)
-    }
+    /// The DESFire commands on `reader` (the planning reader when there is one).
+    static func desfire(_ reader: any NFCReader) -> DESFireTag { DESFireTag(reader: reader) }
 
     static let change = DESFireKeyChange(newPICCKey: aesKey, newApplicationKey: key2K, applicationKeyVersion: 0x5A)
 
@@ -32,14 +30,14 @@ struct DESFireKeyChangeTests {
         let image = try await Self.formatted()
         let (reader, tag, _) = try await DESFireEV1Tests.connect(image, options: DESFireFormatOptions())
         let start = await reader.commandCount
-        let outcome = try await Self.desfire(tag).changeKeys(Self.change)
+        let outcome = try await Self.desfire(reader).changeKeys(Self.change)
         #expect(outcome == DESFireKeyChange.Outcome(application: .changed, picc: .changed))
         let sent = await DESFireEV1Tests.commands(reader, from: start)
         #expect(sent == ["905A", "900A", "90AF", "9045", "90C4", "900A", "90AF", "905A", "900A", "90AF", "90C4", "90AA", "90AF"], "\(sent)")
         let versioned = Self.key2K.withVersion(0x5A)
         #expect(try await DESFireEV1Tests.chip(reader) { $0.image.piccKeyTypeBits == 0x80 && $0.image.piccMasterKey == Self.aesKey.bytes })
         #expect(try await DESFireEV1Tests.chip(reader) { $0.image.applications[0].keys == [versioned.bytes] })
-        let desfire = try Self.desfire(tag)
+        let desfire = Self.desfire(reader)
         try await desfire.selectApplication(DESFire.TypeFourMapping.applicationID)
         #expect(try await desfire.keyVersion(0) == 0x5A)
         #expect(try await tag.ndef.queryNDEFStatus().status == .readWrite)
@@ -49,8 +47,8 @@ struct DESFireKeyChangeTests {
     func refusals() async throws {
         let image = try await Self.formatted()
         let wrong = DESFireKeyChange(currentPICCKey: DESFireEV1Tests.otherAESKey, newPICCKey: Self.aesKey)
-        let (reader, tag, _) = try await DESFireEV1Tests.connect(image, options: DESFireFormatOptions())
-        let desfire = try Self.desfire(tag)
+        let (reader, _, _) = try await DESFireEV1Tests.connect(image, options: DESFireFormatOptions())
+        let desfire = Self.desfire(reader)
         do throws(DESFireError) {
             try await desfire.changeKeys(wrong)
             Issue.record("a wrong current key was taken")
@@ -71,10 +69,10 @@ struct DESFireKeyChangeTests {
     @Test("run again with the same keys after it went through: the current keys are refused, the new ones taken: already changed, nothing written")
     func rerunFindsNewKeys() async throws {
         let image = try await Self.formatted()
-        let (reader, tag, _) = try await DESFireEV1Tests.connect(image, options: DESFireFormatOptions())
-        try await Self.desfire(tag).changeKeys(Self.change)
+        let (reader, _, _) = try await DESFireEV1Tests.connect(image, options: DESFireFormatOptions())
+        try await Self.desfire(reader).changeKeys(Self.change)
         let changed = try await DESFireEV1Tests.chip(reader) { $0.image }
-        let again = try await Self.desfire(tag).changeKeys(Self.change)
+        let again = try await Self.desfire(reader).changeKeys(Self.change)
         #expect(again == DESFireKeyChange.Outcome(application: .alreadyChanged, picc: .alreadyChanged))
         #expect(try await DESFireEV1Tests.chip(reader) { $0.image } == changed)
     }
@@ -82,10 +80,10 @@ struct DESFireKeyChangeTests {
     @Test("--plan: the authentications reach the chip, both ChangeKeys are planned (key bytes enciphered, never shown), the chip is unchanged")
     func planned() async throws {
         let image = try await Self.formatted()
-        let (reader, tag, plan) = try await DESFireEV1Tests.connect(image, options: DESFireFormatOptions(), planning: true)
+        let (reader, _, plan) = try await DESFireEV1Tests.connect(image, options: DESFireFormatOptions(), planning: true)
         var change = Self.change
         change.planning = true
-        try await Self.desfire(tag).changeKeys(change)
+        try await Self.desfire(try #require(plan)).changeKeys(change)
         let writes = try #require(await plan?.writes)
         #expect(writes.map { $0.command.array[1] } == [0xC4, 0xC4])
         let described = writes.map { PlannedWriteDescription($0, profile: nil) }
@@ -99,7 +97,7 @@ struct DESFireKeyChangeTests {
         let versioned = Self.key2K.withVersion(0x5A)
         let outcomes = try await TearingSweep.run(
             "DESFire key change", initial: initial,
-            makeTag: { reader, target in try await NFCTag.connect(to: target, on: reader).ndef },
+            makeTag: { reader, _ in DESFireNDEFTag(reader: reader) },
             operation: { tag throws(NFCTagError) in
                 guard let desfire = (tag as? DESFireNDEFTag)?.desfire else { throw NFCTagError(.tagResponse, "not a DESFire") }
                 do throws(DESFireError) { try await desfire.changeKeys(Self.change) } catch { throw error.tagError }
@@ -145,10 +143,10 @@ struct DESFireKeyChangeTests {
 
     @Test("an AES key's version byte: ChangeKey carries it, GetKeyVersion answers it, the image keeps it in version 3 (44 46 03), which round-trips; a version 3 header on an image version 2 holds, and every truncated prefix, are refused")
     func aesKeyVersion() async throws {
-        let (reader, tag, _) = try await DESFireEV1Tests.connect(try DESFireEV1Tests.aesApplicationImage(), options: DESFireFormatOptions())
+        let (reader, _, _) = try await DESFireEV1Tests.connect(try DESFireEV1Tests.aesApplicationImage(), options: DESFireFormatOptions())
         let change = DESFireKeyChange(currentApplicationKey: Self.aesKey, newApplicationKey: DESFireEV1Tests.otherAESKey, applicationKeyVersion: 9)
-        #expect(try await Self.desfire(tag).changeKeys(change).application == .changed)
-        let desfire = try Self.desfire(tag)
+        let desfire = Self.desfire(reader)
+        #expect(try await desfire.changeKeys(change).application == .changed)
         try await desfire.selectApplication(DESFire.TypeFourMapping.applicationID)
         #expect(try await desfire.keyVersion(0) == 9)
         let image = try await DESFireEV1Tests.chip(reader) { $0.image }

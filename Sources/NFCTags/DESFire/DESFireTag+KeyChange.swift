@@ -53,7 +53,7 @@ extension DESFireTag {
         var session: DESFireSession?
         do {
             session = try await authenticate(keyNumber: 0, key: current)
-        } catch let error where error.code == .authenticationFailed {
+        } catch let error where error.refusedKey {
             guard (try? await authenticate(keyNumber: 0, key: new)) != nil else {
                 throw DESFireError(
                     .authenticationFailed, status: error.status,

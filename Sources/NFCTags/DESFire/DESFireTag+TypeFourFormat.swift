@@ -101,7 +101,7 @@ extension DESFireTag {
         if !created {
             do {
                 return planned(try await authenticate(keyNumber: 0, key: key))
-            } catch let error where error.code == .authenticationFailed {}
+            } catch let error where error.refusedKey {}
         }
         var session = planned(try await authenticate(keyNumber: 0, key: factory))
         try await changeKey(0, to: key, piccLevel: false, session: &session)
