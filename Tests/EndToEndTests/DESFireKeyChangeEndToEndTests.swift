@@ -100,7 +100,7 @@ struct DESFireKeyChangeEndToEndTests {
         try await runTool(judge, [level, type], against: emulator, input: key + "\n", timeout: 60)
     }
 
-    @Test("through libnfc and the PN532 emulator, libfreefare judges: format --keys made the NDEF application AES with the given key (key settings 0F, keys A1), its CC and message as written; protect made the PICC master key AES (the factory DES key now refused); lock with the AES application key left the NDEF file EFFF and the CC FF",
+    @Test("through libnfc and the PN532 emulator, libfreefare judges: format --keys made the NDEF application AES with the given key (AuthenticateAES taken, key settings 0F), its CC and message as written; protect made the PICC master key AES (the factory DES key now refused); lock with the AES application key left the NDEF file EFFF and the CC FF",
           ExternalTool.libfreefareCompiler.trait)
     func libfreefareJudgesAESKeys() async throws {
         let directory = try temporaryDirectory()
@@ -115,7 +115,7 @@ struct DESFireKeyChangeEndToEndTests {
 
         let application = try await Self.judge(judge, "application", "aes", Self.aesKey, emulator)
         #expect(application.status == 0, "\(application.output)")
-        #expect(application.standardOutput.contains("key settings: 0F (number of keys A1)"), "\(application.standardOutput)")
+        #expect(application.standardOutput.contains("key settings: 0F (number of keys 01)"), "\(application.standardOutput)")
         #expect(application.standardOutput.contains("cc: 000F20003B00340406E10402000000"), "\(application.standardOutput)")
         #expect(application.standardOutput.contains("ndef file: 512 bytes, access EEE0") && application.standardOutput.contains("ndef: \(message)\n"),
                 "\(application.standardOutput)")
@@ -154,6 +154,6 @@ struct DESFireKeyChangeEndToEndTests {
         let versioned = Hex.encode(try DESFireKey(.tripleDES2K, hex(Self.key2K)).withVersion(7).bytes, uppercase: true)
         let application = try await Self.judge(judge, "application", "2k3des", versioned, emulator)
         #expect(application.status == 0 && application.standardOutput.contains("key version: 07"), "\(application.output)")
-        #expect(application.standardOutput.contains("key settings: 0F (number of keys 21)"), "\(application.standardOutput)")
+        #expect(application.standardOutput.contains("key settings: 0F (number of keys 01)"), "\(application.standardOutput)")
     }
 }

@@ -10,7 +10,7 @@
  * level or the NFC Forum Type 4 application 000001 (NXP AN11004), authenticates with key 0,
  * then prints, one "name: value" a line, what libfreefare reads inside that session:
  *   authenticated: yes
- *   key settings: SS (number of keys NN)
+ *   key settings: SS (number of keys NN: libfreefare gives bits 3-0 only)
  *   key version: VV
  *   applications: N                       (picc)
  *   cc: <15 bytes hex>                     (application: file 01)
@@ -27,6 +27,10 @@
 
 #include <freefare.h>
 #include <nfc/nfc.h>
+
+/* libfreefare 0.4's read_data in an authenticated session copies the answer with its CMAC (and
+ * status) into the caller's buffer before taking them off: every buffer gets this much room. */
+#define MAC_ROOM 32
 
 static int read_key(uint8_t *key, size_t want) {
     char line[256];
@@ -110,17 +114,17 @@ int main(int argc, char *argv[]) {
         status = 0;
         goto disconnect;
     }
-    uint8_t cc[15];
-    if (mifare_desfire_read_data(tag, 1, 0, sizeof cc, cc) != (ssize_t)sizeof cc) { fprintf(stderr, "read CC: %s\n", freefare_strerror(tag)); goto disconnect; }
-    print_hex("cc", cc, sizeof cc);
+    uint8_t cc[15 + MAC_ROOM];
+    if (mifare_desfire_read_data(tag, 1, 0, 15, cc) != 15) { fprintf(stderr, "read CC: %s\n", freefare_strerror(tag)); goto disconnect; }
+    print_hex("cc", cc, 15);
     struct mifare_desfire_file_settings file;
     if (mifare_desfire_get_file_settings(tag, 2, &file) < 0) { fprintf(stderr, "file settings: %s\n", freefare_strerror(tag)); goto disconnect; }
     printf("ndef file: %u bytes, access %04X\n", (unsigned)file.settings.standard_file.file_size, file.access_rights);
-    uint8_t nlen[2];
+    uint8_t nlen[2 + MAC_ROOM];
     if (mifare_desfire_read_data(tag, 2, 0, 2, nlen) != 2) { fprintf(stderr, "read NLEN: %s\n", freefare_strerror(tag)); goto disconnect; }
     size_t size = (size_t)nlen[0] << 8 | nlen[1];
     if (size + 2 > file.settings.standard_file.file_size) { fprintf(stderr, "NLEN %zu past the file\n", size); goto disconnect; }
-    uint8_t *message = malloc(size ? size : 1);
+    uint8_t *message = malloc(size + MAC_ROOM);
     if (!message) goto disconnect;
     if (size && mifare_desfire_read_data(tag, 2, 2, size, message) != (ssize_t)size) {
         fprintf(stderr, "read NDEF: %s\n", freefare_strerror(tag));

@@ -4,7 +4,9 @@ extension DESFireTag {
     /// Changes the NDEF application's key 0 and/or the PICC master key of a DESFire formatted as
     /// NXP AN11004 describes (``DESFireKeyChange``); returns what became of each.
     ///
-    /// The commands, in order, for the application key: SelectApplication `000001`;
+    /// When both keys change, SelectApplication `000000` and Authenticate with the PICC master
+    /// key come first (a refused one writes nothing). The commands, in order, for the
+    /// application key: SelectApplication `000001`;
     /// Authenticate with its key 0 (`0A` DES / 2K3DES, `1A` 3K3DES, `AA` AES); GetKeySettings
     /// (the application's key type, checked before anything is written); ChangeKey `00` (the
     /// authenticated key: the new key, its CRC, enciphered under the session key; the session
@@ -28,6 +30,12 @@ extension DESFireTag {
     @discardableResult
     public func changeKeys(_ change: DESFireKeyChange) async throws(DESFireError) -> DESFireKeyChange.Outcome {
         var outcome = DESFireKeyChange.Outcome(application: .unchanged, picc: .unchanged)
+        if change.newPICCKey != nil, change.newApplicationKey != nil {
+            // The PICC master key is checked first: a refused one must leave the application
+            // key unchanged too.
+            try await selectApplication(DESFire.piccApplicationID)
+            try await checkKey(of: "PICC", current: change.currentPICCKey, new: change.newPICCKey.map { key in change.piccKeyVersion.map(key.withVersion) ?? key })
+        }
         if let newKey = change.newApplicationKey {
             let key = change.applicationKeyVersion.map(newKey.withVersion) ?? newKey
             try await selectApplication(DESFire.TypeFourMapping.applicationID)
@@ -84,6 +92,21 @@ extension DESFireTag {
         }
         if !planning { _ = try await authenticate(keyNumber: 0, key: new) }
         return .changed
+    }
+
+    /// Authenticates with key 0 of the selected level: `current`, else `new` (a change done
+    /// already); nothing else.
+    /// - Throws: ``DESFireError`` `authenticationFailed` when neither is taken.
+    private func checkKey(of level: String, current: DESFireKey, new: DESFireKey?) async throws(DESFireError) {
+        do {
+            _ = try await authenticate(keyNumber: 0, key: current)
+        } catch let error where error.refusedKey {
+            guard let new, (try? await authenticate(keyNumber: 0, key: new)) != nil else {
+                throw DESFireError(
+                    .authenticationFailed, status: error.status,
+                    "the DESFire refused the current \(level) key (\(current.type.rawValue.uppercased())), and the new one too: nothing was written")
+            }
+        }
     }
 
     /// GetKeySettings inside `session`: the settings byte and the number-of-keys byte.
