@@ -72,7 +72,7 @@ struct ProtectCommand: ToolCommand {
             a run cut inside ChangeKey leaves the old or the new key, and running it again \
             with the same files finishes it. --plan lists every command, no key bytes.
 
-              nfctool protect --device sim:desfire-ev2 --keys new.keys --current-keys old.keys --yes
+              nfctool protect --keys new.keys --current-keys old.keys --yes
 
             An NXP ICODE SLIX2 or SLIX-S takes its passwords from the same files: 8 hex digits \
             (the write password; with --read-protect also the read password) or READ:WRITE as \
