@@ -66,6 +66,13 @@ public struct WritePlan: ReaderInterposer {
     private var plannedWriteRemaining = 0
     /// RndB of a legacy authentication the plan answers for a planned application.
     private var plannedAuthentication: [UInt8]?
+    /// The key type bits (7–6 of the number-of-keys byte) of each planned application.
+    private var plannedApplicationKeyTypes: [[UInt8]: UInt8] = [:]
+    /// The planned application selected, by AID as sent.
+    private var selectedPlannedApplication: [UInt8]?
+    /// An EV1 authentication (`1A`, `AA`) the plan answers for a planned application: the
+    /// factory key of its type, RndB and the IV after the challenge.
+    private var plannedEV1Authentication: (key: DESFireKey, rndB: [UInt8], iv: [UInt8])?
 
     /// An empty plan for commands to `selected` (without it, no command counts as a write
     /// until a poll finds a target).
@@ -136,10 +143,12 @@ public struct WritePlan: ReaderInterposer {
         switch c[1] {
         case DESFire.Command.createApplication:
             if data.count >= 3 { plannedApplications.insert(Array(data[0..<3])) }
+            if data.count >= 5 { plannedApplicationKeyTypes[Array(data[0..<3])] = data[4] & DESFire.KeyCount.keyTypeMask }
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return ok
         case DESFire.Command.selectApplication:
             insidePlannedApplication = plannedApplications.contains(data)
+            selectedPlannedApplication = insidePlannedApplication ? data : nil
             guard insidePlannedApplication else { return nil }
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return ok
@@ -168,6 +177,26 @@ public struct WritePlan: ReaderInterposer {
             plannedAuthentication = rndB
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return challenge + more
+        case DESFire.Command.authenticateISO where insidePlannedApplication, DESFire.Command.authenticateAES where insidePlannedApplication:
+            // EV1 authentication in a planned application: its factory key of the planned type
+            // (3K3DES or AES zeros), answered as the chip will, with a fixed RndB.
+            let typeBits = selectedPlannedApplication.flatMap { plannedApplicationKeyTypes[$0] } ?? 0
+            let type: DESFireKey.KeyType = typeBits == DESFire.KeyCount.aes ? .aes : typeBits == 0x40 ? .tripleDES3K : .tripleDES2K
+            let key = DESFireKey.factory(type)
+            let rndB = [UInt8](repeating: 0x5A, count: type.randomLength)
+            guard data == [0], DESFireEV1Authentication.command(for: type) == c[1],
+                  let (challenge, iv) = try? DESFireEV1Authentication.challenge(key: key, rndB: rndB)
+            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
+            plannedEV1Authentication = (key, rndB, iv)
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            return challenge + more
+        case DESFire.Command.additionalFrame where plannedEV1Authentication != nil:
+            defer { plannedEV1Authentication = nil }
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            guard let pending = plannedEV1Authentication,
+                  let (_, confirmation) = try? DESFireEV1Authentication.checkAnswer(key: pending.key, rndB: pending.rndB, iv: pending.iv, part2: data)
+            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
+            return confirmation + ok
         case DESFire.Command.additionalFrame where plannedAuthentication != nil:
             let key = DESFireFormatOptions.factoryPICCMasterKey
             defer { plannedAuthentication = nil }

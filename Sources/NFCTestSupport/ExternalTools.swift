@@ -104,6 +104,13 @@ public struct ExternalTool: Sendable {
     public static let mifareDESFireWriteNDEF = program("mifare-desfire-write-ndef", package: "libfreefare-bin")
     /// `mifare-desfire-read-ndef` (libfreefare-bin).
     public static let mifareDESFireReadNDEF = program("mifare-desfire-read-ndef", package: "libfreefare-bin")
+    /// `cc` with libfreefare's and libnfc's headers and libraries (Debian libfreefare-dev,
+    /// libnfc-dev): compiles the DESFire key judge (Tests/Oracle/desfire_key_judge.c) at test
+    /// time, a program on libfreefare's library (its AES authentication), which its tools lack.
+    public static let libfreefareCompiler: ExternalTool = {
+        let headers = ["/usr/include/freefare.h", "/usr/include/nfc/nfc.h"].allSatisfy { FileManager.default.fileExists(atPath: $0) }
+        return ExternalTool(name: "cc with libfreefare-dev", package: "libfreefare-dev", path: headers ? Executables.libnfcTool("cc") : nil)
+    }()
     /// `setpriv` (util-linux): runs a check as another user (`nobody`) when the tests run as root.
     public static let setpriv = program("setpriv", package: "util-linux")
     /// `chromium` (Debian `chromium`): renders an HTML page headless to a PNG.

@@ -31,7 +31,9 @@ struct FormatCommand: TagCommand {
             describes (DF name D2760000850101, CC file E103, NDEF file E104 of --ndef-size \
             bytes or as large as free memory allows), authenticating with the PICC master key: \
             the factory key, or the one --keys FILE holds (never on the command line): DES, \
-            2K3DES, 3K3DES or AES, e.g. a line 'picc aes' and 32 hex digits. A \
+            2K3DES, 3K3DES or AES, e.g. a line 'picc aes' and 32 hex digits. An \
+            'application' key in the file gives the NDEF application that key type and key \
+            (set by ChangeKey right after creating it; otherwise the factory DES key). A \
             DESFire holding other applications is refused (exit 11) unless --force, which adds \
             the NDEF application beside them and deletes none. A format cut short is completed \
             by running it again.

@@ -14,9 +14,9 @@ struct ProtectCommand: ToolCommand {
     static let fromPage = CommandOption.option("from-page", valueName: "n", help: "The first protected page (AUTH0; default 4, the whole NDEF area).")
     static let keys = CommandOption.option(
         "keys", valueName: "file",
-        help: "MIFARE Ultralight C or AES: the new key, 32 hex digits (3DES: Key1 then Key2; AES-128), read from this file.")
+        help: "MIFARE Ultralight C or AES: the new key, 32 hex digits (3DES: Key1 then Key2; AES-128); MIFARE DESFire: the new keys as format --keys reads them ('picc aes …', 'application …', optionally 'version N'). Read from this file.")
     static let currentKeys = CommandOption.option(
-        "current-keys", valueName: "file", help: "MIFARE Ultralight C or AES: the current key, when the tag is protected already.")
+        "current-keys", valueName: "file", help: "MIFARE Ultralight C or AES: the current key, when the tag is protected already; MIFARE DESFire: the current keys (default: the factory DES keys).")
     static let fromBlock = CommandOption.option(
         "from-block", valueName: "n", help: "ICODE SLIX2/SLIX-S: the first protected block (default 0, the whole memory; a SLIX-S protects whole pages of 4 blocks).")
     static let lockPassword = CommandOption.flag(
@@ -40,7 +40,7 @@ struct ProtectCommand: ToolCommand {
 
     static let configuration = CommandConfiguration(
         name: "protect",
-        abstract: "Protect an NTAG21x or Ultralight EV1 with a password, an Ultralight C or AES with a key.",
+        abstract: "Protect an NTAG21x or Ultralight EV1 with a password, an Ultralight C or AES with a key; change a DESFire's keys.",
         discussion: """
             Writes need the password from then on (reads too with --read-protect). Passwords \
             never go in arguments: the new one comes from --password-file or NFCTOOL_PASSWORD, \
@@ -60,6 +60,19 @@ struct ProtectCommand: ToolCommand {
               nfctool protect --password-file new.pwd --current-password-file old.pwd
               nfctool protect --password-file pwd.txt --read-protect --from-page 16
               nfctool protect --keys ulc.key --read-protect
+
+            A MIFARE DESFire formatted as NXP AN11004 describes takes a key file of typed \
+            lines instead (as format --keys reads it: 'picc aes' and 32 hex digits, \
+            'application 2k3des' and 32, optionally 'version N'): its PICC master key (of any \
+            type: DES to AES included) and/or the NDEF application's key 0 (within the \
+            application's key family, fixed when it was created) change by ChangeKey, from \
+            the keys --current-keys FILE holds (default: the factory DES keys), each then \
+            confirmed by authenticating with the new key. Losing the new key cannot be \
+            undone, so it asks first (--yes). A refused current key exits 9, nothing written; \
+            a run cut inside ChangeKey leaves the old or the new key, and running it again \
+            with the same files finishes it. --plan lists every command, no key bytes.
+
+              nfctool protect --keys new.keys --current-keys old.keys --yes
 
             An NXP ICODE SLIX2 or SLIX-S takes its passwords from the same files: 8 hex digits \
             (the write password; with --read-protect also the read password) or READ:WRITE as \
@@ -139,6 +152,11 @@ struct ProtectCommand: ToolCommand {
     }
 
     func run(_ context: CommandContext) async throws(CommandError) {
+        if let path = options.arguments.value(of: Self.keys), case let text = try TagWriteSupport.keyFileText(path, what: "key file"),
+           (try? UltralightCKey(hex: text)) == nil {
+            try await protectDESFire(keyText: text, path: path, context)
+            return
+        }
         if let newKey = try TagWriteSupport.ultralightCKey(file: options.arguments.value(of: Self.keys), option: Self.keys) {
             try await protectUltralightC(newKey, context)
             return

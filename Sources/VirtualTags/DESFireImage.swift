@@ -12,8 +12,10 @@ public import NFCTags
 /// count, then per file: number, ISO flag and ISO file ID, communication settings, access rights
 /// (2, big-endian), size (3, big-endian) and contents. Version 2 (`44 46 02`) adds the PICC
 /// master key's type bits (`00` DES / 2K3DES, `40` 3K3DES, `80` AES) after the PICC key settings
-/// and allows 24-byte (3K3DES) keys; an image version 1 can hold is written as version 1, and only
-/// then (either version in the other case is refused), so an image has one encoding.
+/// and allows 24-byte (3K3DES) keys. Version 3 (`44 46 03`) adds a version byte after every AES
+/// key (ChangeKey carries it; GetKeyVersion answers it). An image is written in the lowest
+/// version that holds it, and only then (a higher version header on an image a lower one holds
+/// is refused), so an image has one encoding.
 /// Every key's length must fit its type (``DESFireImage/key(typeBits:bytes:)``).
 public struct DESFireImage: Sendable, Hashable {
     /// An application.
@@ -33,9 +35,13 @@ public struct DESFireImage: Sendable, Hashable {
         public var keys: [[UInt8]]
         /// The standard data files, in creation order.
         public var files: [File]
+        /// The AES keys' version bytes, one per key (zeros for the DES family, whose version is
+        /// in the key's parity bits).
+        public var keyVersions: [UInt8]
 
-        /// An application from its parts.
-        public init(aid: [UInt8], keySettings: UInt8, keyCount: UInt8, isoFileID: UInt16?, dfName: [UInt8], keys: [[UInt8]], files: [File]) {
+        /// An application from its parts; key versions zero unless given.
+        public init(aid: [UInt8], keySettings: UInt8, keyCount: UInt8, isoFileID: UInt16?, dfName: [UInt8], keys: [[UInt8]], files: [File], keyVersions: [UInt8]? = nil) {
+            self.keyVersions = keyVersions ?? [UInt8](repeating: 0, count: keys.count)
             self.aid = aid
             self.keySettings = keySettings
             self.keyCount = keyCount
@@ -75,6 +81,8 @@ public struct DESFireImage: Sendable, Hashable {
     public var piccMasterKey: [UInt8]
     /// The PICC master key's type bits: `00` DES / 2K3DES (the factory), `40` 3K3DES, `80` AES.
     public var piccKeyTypeBits: UInt8
+    /// An AES PICC master key's version byte (0 otherwise).
+    public var piccKeyVersion: UInt8 = 0
     /// The applications, in creation order.
     public var applications: [Application]
 
@@ -82,6 +90,8 @@ public struct DESFireImage: Sendable, Hashable {
     public static let header: [UInt8] = [0x44, 0x46, 0x01]
     /// Version 2's first bytes (PICC key type, 3K3DES keys).
     public static let headerVersion2: [UInt8] = [0x44, 0x46, 0x02]
+    /// Version 3's first bytes (AES key versions).
+    public static let headerVersion3: [UInt8] = [0x44, 0x46, 0x03]
     /// The largest file size an image may name: 64 KiB, above any DESFire's memory.
     public static let maximumFileSize = 0x10000
 
@@ -117,11 +127,13 @@ public struct DESFireImage: Sendable, Hashable {
             guard let value = cursor.readBytes(count) else { throw fail("\(what): \(count) bytes past the end") }
             return value.array
         }
-        func key(_ typeBits: UInt8) throws(ParseError) -> [UInt8] {
+        var version = 1
+        func key(_ typeBits: UInt8) throws(ParseError) -> (bytes: [UInt8], version: UInt8) {
             let length = try byte("key length")
             let bytes = try take(Int(length), "key")
             guard Self.key(typeBits: typeBits, bytes: bytes) != nil else { throw fail("a key of \(length) bytes does not fit key type \(Hex.encode([typeBits]))") }
-            return bytes
+            let keyVersion = version == 3 && typeBits & DESFire.KeyCount.keyTypeMask == DESFire.KeyCount.aes ? try byte("AES key version") : 0
+            return (bytes, keyVersion)
         }
         func isoID() throws(ParseError) -> UInt16? {
             switch try byte("ISO flag") {
@@ -133,10 +145,13 @@ public struct DESFireImage: Sendable, Hashable {
             }
         }
         let header = try take(3, "header")
-        guard header == Self.header || header == Self.headerVersion2 else { throw ParseError(offset: 0, reason: "not a DESFire image (44 46 01 or 02)") }
+        guard header == Self.header || header == Self.headerVersion2 || header == Self.headerVersion3 else {
+            throw ParseError(offset: 0, reason: "not a DESFire image (44 46 01, 02 or 03)")
+        }
+        version = Int(header[2])
         piccKeySettings = try byte("PICC key settings")
         piccKeyTypeBits = header == Self.header ? 0 : try byte("PICC key type")
-        piccMasterKey = try key(piccKeyTypeBits)
+        (piccMasterKey, piccKeyVersion) = try key(piccKeyTypeBits)
         let count = Int(try byte("application count"))
         guard count <= DESFire.maximumApplications else { throw fail("\(count) applications; a DESFire holds at most \(DESFire.maximumApplications)") }
         applications = []
@@ -150,8 +165,12 @@ public struct DESFireImage: Sendable, Hashable {
             let nameLength = Int(try byte("DF name length"))
             guard nameLength <= DESFire.maximumDFNameLength else { throw fail("a DF name has at most 16 bytes") }
             let dfName = try take(nameLength, "DF name")
-            var keyList: [[UInt8]] = []
-            for _ in 0..<keys { keyList.append(try key(keyCount & DESFire.KeyCount.keyTypeMask)) }
+            var keyList: [[UInt8]] = [], versions: [UInt8] = []
+            for _ in 0..<keys {
+                let (bytes, keyVersion) = try key(keyCount & DESFire.KeyCount.keyTypeMask)
+                keyList.append(bytes)
+                versions.append(keyVersion)
+            }
             let fileCount = Int(try byte("file count"))
             guard fileCount <= Int(DESFire.maximumFileNumber) + 1 else { throw fail("\(fileCount) files; an application has at most 32") }
             var files: [File] = []
@@ -167,11 +186,11 @@ public struct DESFireImage: Sendable, Hashable {
                 let contents = try take(size, "file contents")
                 files.append(File(number: number, isoFileID: fileISO, communication: communication, accessRights: UInt16(rights[0]) << 8 | UInt16(rights[1]), data: contents))
             }
-            applications.append(Application(aid: aid, keySettings: settings, keyCount: keyCount, isoFileID: isoFileID, dfName: dfName, keys: keyList, files: files))
+            applications.append(Application(aid: aid, keySettings: settings, keyCount: keyCount, isoFileID: isoFileID, dfName: dfName, keys: keyList, files: files, keyVersions: versions))
         }
         guard cursor.isAtEnd else { throw fail("\(cursor.remaining) bytes after the image") }
-        guard (header == Self.header) == isVersion1 else {
-            throw ParseError(offset: 2, reason: isVersion1 ? "a version 2 image holding nothing version 1 cannot: written as version 1" : "3K3DES keys need a version 2 image")
+        guard version == encodingVersion else {
+            throw ParseError(offset: 2, reason: "a version \(version) image that version \(encodingVersion) holds: an image is written in the lowest version holding it")
         }
     }
 
@@ -180,15 +199,31 @@ public struct DESFireImage: Sendable, Hashable {
         piccKeyTypeBits == 0 && !applications.contains { $0.keyCount & DESFire.KeyCount.keyTypeMask == 0x40 }
     }
 
+    /// The lowest version holding the image: 3 when an AES key has a version, else 1 or 2.
+    public var encodingVersion: Int {
+        let aes = DESFire.KeyCount.aes
+        if (piccKeyTypeBits == aes && piccKeyVersion != 0)
+            || applications.contains(where: { $0.keyCount & DESFire.KeyCount.keyTypeMask == aes && $0.keyVersions.contains { $0 != 0 } }) {
+            return 3
+        }
+        return isVersion1 ? 1 : 2
+    }
+
     /// The image's bytes.
     public var encoded: [UInt8] {
         func iso(_ id: UInt16?) -> [UInt8] { id.map { [1, UInt8($0 >> 8), UInt8($0 & 0xFF)] } ?? [0] }
-        var out = isVersion1 ? Self.header + [piccKeySettings] : Self.headerVersion2 + [piccKeySettings, piccKeyTypeBits]
-        out += [UInt8(piccMasterKey.count)] + piccMasterKey + [UInt8(applications.count)]
+        let version = encodingVersion
+        func aesVersion(_ typeBits: UInt8, _ keyVersion: UInt8) -> [UInt8] {
+            version == 3 && typeBits & DESFire.KeyCount.keyTypeMask == DESFire.KeyCount.aes ? [keyVersion] : []
+        }
+        var out = version == 1 ? Self.header + [piccKeySettings] : [0x44, 0x46, UInt8(version), piccKeySettings, piccKeyTypeBits]
+        out += [UInt8(piccMasterKey.count)] + piccMasterKey + aesVersion(piccKeyTypeBits, piccKeyVersion) + [UInt8(applications.count)]
         for application in applications {
             out += application.aid + [application.keySettings, application.keyCount] + iso(application.isoFileID)
             out += [UInt8(application.dfName.count)] + application.dfName
-            for key in application.keys { out += [UInt8(key.count)] + key }
+            for (index, key) in application.keys.enumerated() {
+                out += [UInt8(key.count)] + key + aesVersion(application.keyCount, index < application.keyVersions.count ? application.keyVersions[index] : 0)
+            }
             out += [UInt8(application.files.count)]
             for file in application.files {
                 let size = file.data.count

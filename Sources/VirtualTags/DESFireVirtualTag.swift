@@ -370,7 +370,11 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case DESFire.Command.getKeyVersion:
             guard data.count == 1 else { return fail(.lengthError) }
             guard data[0] < keyCount else { return fail(.noSuchKey) }
-            return ok([0x00])
+            // A DES-family key's version is in its parity bits; an AES key's is the byte
+            // ChangeKey carried.
+            let versions = selected.map { image.applications[$0].keyVersions }
+            let aesVersion = versions.map { $0.indices.contains(Int(data[0])) ? $0[Int(data[0])] : 0 } ?? image.piccKeyVersion
+            return ok([storedKey(data[0])?.parityVersion ?? aesVersion])
         case DESFire.Command.getFreeMemory:
             guard data.isEmpty else { return fail(.lengthError) }
             return ok(DESFire.uint24LE(freeMemory))
@@ -735,11 +739,11 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         let sameKey = authenticatedKey == number
         if ev2Session != nil {
             // EV2: the data was opened on arrival; the cryptogram is NTAG 424 DNA's (shared).
-            guard let (newKey, _) = EV2Session.newKey(
+            guard let (newKey, version) = EV2Session.newKey(
                 fromChangeKeyData: Array(data[1...]), keyLength: keyLength, hasVersion: isAES, oldKey: oldKey.changeKeyBytes, sameKey: sameKey),
                 DESFireImage.key(typeBits: typeBits, bytes: newKey) != nil
             else { return fail(.integrityError) }
-            return storeChangedKey(number, newKey, typeBits: typeBits, sameKey: sameKey)
+            return storeChangedKey(number, newKey, typeBits: typeBits, sameKey: sameKey, version: version)
         }
         guard let plain = decipherBlocks(Array(data[1...])) else { return fail(.integrityError) }
         let dataLength = keyLength + (isAES ? 1 : 0), crcLength = legacy ? 2 : 4
@@ -758,17 +762,19 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         guard Array(plain[dataLength..<end]) == expected, plain[end...].allSatisfy({ $0 == 0 }),
               DESFireImage.key(typeBits: typeBits, bytes: newKey) != nil
         else { return fail(.integrityError) }
-        return storeChangedKey(number, newKey, typeBits: typeBits, sameKey: sameKey)
+        return storeChangedKey(number, newKey, typeBits: typeBits, sameKey: sameKey, version: isAES ? keyData[keyLength] : 0)
     }
 
-    /// ChangeKey's effect: the key stored (at the PICC level with its type); changing the key
-    /// authenticated with ends the session, its answer without a MAC.
-    private func storeChangedKey(_ number: UInt8, _ newKey: [UInt8], typeBits: UInt8, sameKey: Bool) -> [UInt8] {
+    /// ChangeKey's effect: the key and its version stored (at the PICC level with its type);
+    /// changing the key authenticated with ends the session, its answer without a MAC.
+    private func storeChangedKey(_ number: UInt8, _ newKey: [UInt8], typeBits: UInt8, sameKey: Bool, version keyVersion: UInt8) -> [UInt8] {
         if let index = selected {
             image.applications[index].keys[Int(number)] = newKey
+            if image.applications[index].keyVersions.indices.contains(Int(number)) { image.applications[index].keyVersions[Int(number)] = keyVersion }
         } else {
             image.piccMasterKey = newKey
             image.piccKeyTypeBits = typeBits
+            image.piccKeyVersion = keyVersion
         }
         stateRevision += 1
         guard !sameKey else {

@@ -215,16 +215,6 @@ struct DESFireThroughLibNFCTests {
         try TagFile(path: path).save(DESFireVirtualTag(uid: hex("04AE5000000001"), image: image, generation: .ev2).tagState)
     }
 
-    /// The tag file's DESFire with the NDEF application's key 0 made AES ``aesKey`` (number of
-    /// keys A1), as a tool that creates the application with AES keys leaves it.
-    static func makeApplicationKeyAES(_ path: String) throws {
-        let tag = try #require(try TagFile(path: path).loadTag() as? DESFireVirtualTag)
-        var image = tag.image
-        image.applications[0].keyCount = 0xA1
-        image.applications[0].keys = [try Hex.decode(aesKey)]
-        try TagFile(path: path).save(DESFireVirtualTag(uid: tag.uid, image: image, generation: tag.generation).tagState)
-    }
-
     /// A key file in `directory` holding `text`.
     static func keyFile(_ directory: URL, _ name: String, _ text: String) throws -> String {
         let file = directory.appendingPathComponent(name)
@@ -232,7 +222,7 @@ struct DESFireThroughLibNFCTests {
         return file.path
     }
 
-    @Test("AES keys from --keys in fresh nfctool processes on sim:desfire-ev2 (so in EV2 secure messaging): a wrong PICC key exits 9 with the tag file unchanged; the right one formats; lock needs the NDEF application's AES key (without it exit 9, unchanged), --plan sends no write, then EFFF and CC FF; no key digit is ever printed")
+    @Test("AES keys from --keys in fresh nfctool processes on sim:desfire-ev2 (so in EV2 secure messaging): a wrong PICC key exits 9 with the tag file unchanged; the right one formats, the NDEF application made AES with the given key; lock needs the NDEF application's AES key (without it exit 9, unchanged), --plan sends no write, then EFFF and CC FF; no key digit is ever printed")
     func aesKeysOnSimulator() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -246,10 +236,13 @@ struct DESFireThroughLibNFCTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == blank, "a refused key changed the tag file")
         let keys = try Self.keyFile(directory, "right.key", "picc aes \(Self.aesKey)\napplication aes \(Self.aesKey)\n")
         let plan = try await runBuiltNFCTool(["format", "--device", device, "--plan", "--keys", keys])
-        #expect(plan.status == 0 && plan.standardOutput.contains("7 writes"), "\(plan.output)")
+        // CreateApplication, SelectApplication, AuthenticateAES and its AF frame, ChangeKey, two CreateStdDataFile, WriteData.
+        #expect(plan.status == 0 && plan.standardOutput.contains("8 writes"), "\(plan.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == blank, "--plan changed the tag file")
         try await Self.formatAndWrite(device, ndefSize: 256, ["--keys", keys])
-        try Self.makeApplicationKeyAES(file)
+        let image = try #require(try TagFile(path: file).loadTag() as? DESFireVirtualTag).image
+        let applicationKey = try Hex.decode(Self.aesKey)
+        #expect(image.applications.first?.keyCount == 0xA1 && image.applications.first?.keys == [applicationKey], "format made the application AES")
         let before = try Data(contentsOf: URL(fileURLWithPath: file))
         let factory = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
         #expect(factory.status == 9, "\(factory.output)")
@@ -269,11 +262,11 @@ struct DESFireThroughLibNFCTests {
         }
     }
 
-    @Test("AES keys through libnfc and the PN532 emulator on a DESFire EV2 (EV2 secure messaging: AuthenticateEV2First, MAC-ed commands, in the trace): format with the AES PICC key, write, lock with the NDEF application's AES key; a fresh nfctool reads the message and finds the tag read-only; the tag file holds EFFF and CC FF")
+    @Test("AES keys through libnfc and the PN532 emulator on a DESFire EV2 (EV2 secure messaging: AuthenticateEV2First, MAC-ed commands, in the trace): format with the AES PICC and application keys, write, lock with the NDEF application's AES key; a fresh nfctool reads the message and finds the tag read-only; the tag file holds EFFF and CC FF")
     func aesKeysThroughLibNFC() async throws {
         // libfreefare's read-ndef authenticates to the NDEF application with a DES key (its -k
         // takes 8 bytes), so it cannot judge an AES application key: nfctool in a fresh process
-        // and the tag file do.
+        // and the tag file do here; libfreefare's library does in DESFireKeyChangeEndToEndTests.
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("desfire.json").path
@@ -289,7 +282,6 @@ struct DESFireThroughLibNFCTests {
         // it carry MACt (GetApplicationIDs with Lc 08); AuthenticateAES is not sent.
         let traced = try String(contentsOfFile: trace, encoding: .utf8)
         #expect(traced.contains("\"command\":\"90710000") && traced.contains("\"command\":\"906A000008") && !traced.contains("\"command\":\"90AA"), "\(traced)")
-        try Self.makeApplicationKeyAES(file)
         let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev2:\(file)"])
         defer { emulator.stop() }
         let refused = try await runBuiltNFCTool(["lock", "--device", emulator.connectionString, "--yes"])

@@ -41,6 +41,12 @@ public struct DESFireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// "reason [code]".
     public var description: String { "\(reason) [\(code.rawValue)]" }
 
+    /// Whether the chip refused a key: `authenticationFailed`, or the status `AE` (a first
+    /// frame refused, as for a key of another type).
+    public var refusedKey: Bool {
+        code == .authenticationFailed || (code == .status && status == DESFire.Status.authenticationError.rawValue)
+    }
+
     /// The error as the NDEF operations report it: a transport failure as it was, a refused key
     /// as `authenticationFailed`, a permission or authentication status as `passwordRequired`,
     /// a full chip as `capacityExceeded`, the rest as `tagResponse`.

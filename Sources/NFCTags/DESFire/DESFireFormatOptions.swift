@@ -62,6 +62,19 @@ extension DESFireFormatOptions {
         public var picc: DESFireKey?
         /// The NDEF application's key 0.
         public var application: DESFireKey?
+        /// The PICC master key's version (`version N` on its line), when the file gives one.
+        public var piccVersion: UInt8?
+        /// The application key's version, when the file gives one.
+        public var applicationVersion: UInt8?
+
+        /// A key file's keys.
+        public init(picc: DESFireKey? = nil, application: DESFireKey? = nil, piccVersion: UInt8? = nil, applicationVersion: UInt8? = nil) {
+            self.picc = picc
+            self.application = application
+            self.piccVersion = piccVersion
+            self.applicationVersion = applicationVersion
+        }
+
         /// Names the roles and types, never a key.
         public var description: String {
             "KeyFile(picc: \(picc.map(\.type.rawValue) ?? "none"), application: \(application.map(\.type.rawValue) ?? "none"))"
@@ -72,6 +85,7 @@ extension DESFireFormatOptions {
     /// `application`), an optional type (`des`, `2k3des`, `3k3des`, `aes`) and its hex digits;
     /// words, spaces, colons and line breaks between digits ignored, lines from `#` on
     /// comments. Without a type, 16 digits are DES, 32 2K3DES, 48 3K3DES; AES needs `aes`.
+    /// `version N` (decimal, 0 to 255) gives the key's version, for `protect` to set.
     /// A role starts a new key; digits on the lines after it continue it. For example:
     ///
     ///     # PICC master key, then the NDEF application key
@@ -86,11 +100,25 @@ extension DESFireFormatOptions {
         }
         enum Role: String { case picc, application }
         var digits: [Role: [UInt8]] = [:], types: [Role: DESFireKey.KeyType] = [:], seen: [Role] = []
+        var versions: [Role: UInt8] = [:], expectsVersion = false
         var role = Role.picc
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let content = line.prefix(while: { $0 != "#" })
             for word in content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }) {
                 let lower = word.lowercased()
+                if expectsVersion {
+                    guard word.utf8.count <= 3, word.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = UInt8(word) else {
+                        throw DESFireError(.invalidParameter, "line \(number + 1) of the key file: 'version' takes a decimal number, 0 to 255")
+                    }
+                    versions[role] = value
+                    expectsVersion = false
+                    continue
+                }
+                if lower == "version" {
+                    guard versions[role] == nil else { throw DESFireError(.invalidParameter, "line \(number + 1) of the key file gives the \(role.rawValue) key a second version") }
+                    expectsVersion = true
+                    continue
+                }
                 if let named = Role(rawValue: lower) {
                     guard !seen.contains(named) else { throw DESFireError(.invalidParameter, "line \(number + 1) of the key file names the \(lower) key a second time") }
                     role = named
@@ -109,7 +137,7 @@ extension DESFireFormatOptions {
                     case UInt8(ascii: "a")...UInt8(ascii: "f"): digits[role, default: []].append(character - UInt8(ascii: "a") + 10)
                     case UInt8(ascii: "A")...UInt8(ascii: "F"): digits[role, default: []].append(character - UInt8(ascii: "A") + 10)
                     default:
-                        throw DESFireError(.invalidParameter, "line \(number + 1) of the key file holds a word that is neither a role (picc, application), a key type (des, 2k3des, 3k3des, aes) nor hex digits")
+                        throw DESFireError(.invalidParameter, "line \(number + 1) of the key file holds a word that is neither a role (picc, application), a key type (des, 2k3des, 3k3des, aes), 'version' nor hex digits")
                     }
                 }
             }
@@ -134,7 +162,8 @@ extension DESFireFormatOptions {
             }
             return try DESFireKey(type, stride(from: 0, to: found.count, by: 2).map { found[$0] << 4 | found[$0 + 1] })
         }
-        let file = KeyFile(picc: try key(.picc), application: try key(.application))
+        guard !expectsVersion else { throw DESFireError(.invalidParameter, "the key file ends after 'version': a decimal number, 0 to 255, follows it") }
+        let file = KeyFile(picc: try key(.picc), application: try key(.application), piccVersion: versions[.picc], applicationVersion: versions[.application])
         guard file.picc != nil || file.application != nil else {
             throw DESFireError(.invalidParameter, "the key file holds no key: 16 hex digits (DES), 32 (2K3DES), 48 (3K3DES), or aes and 32")
         }

@@ -13,9 +13,10 @@ extension DESFireTag {
     /// PICC-level commands that follow; for an AES key GetVersion first, and on an EV2 or later
     /// AuthenticateEV2First `71` instead of `AA`, whose EV2 secure messaging carries them:
     /// ``takesEV2Session(_:)``); GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
-    /// `0F`, `21`: one DES key and ISO file IDs, ISO ID `E110`, DF name `D2760000850101`);
-    /// SelectApplication `000001`; Authenticate with its master key (the factory DES key);
-    /// GetFileIDs; CreateStdDataFile `01` (ISO `E103`, plain,
+    /// `0F`, `21`: one DES key (`61` 3K3DES, `A1` AES for such an application key) and ISO file IDs, ISO ID `E110`, DF name `D2760000850101`);
+    /// SelectApplication `000001`; Authenticate with its key 0 (the factory key of the
+    /// application key's type; a given application key is set by ChangeKey `00` and
+    /// authenticated with, ``DESFireFormatOptions/applicationKey``); GetFileIDs; CreateStdDataFile `01` (ISO `E103`, plain,
     /// access `E000`, 15 bytes); CreateStdDataFile `02` (ISO `E104`, plain, access `EEE0`, the
     /// NDEF size); WriteData of the CC. A new file reads as zeros, so NLEN is 0. (AN11004 and
     /// libfreefare write the CC before creating the NDEF file; here the CC comes last, so that
@@ -44,38 +45,67 @@ extension DESFireTag {
         }
         let free = try await freeMemory(session: &session)
         let ccMemory = Self.allocated(mapping.capabilityContainerSize)
-        if !applications.contains(mapping.applicationID) {
+        let creates = !applications.contains(mapping.applicationID)
+        if creates {
             // Checked before anything is created: a size that does not fit writes nothing.
             _ = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - ccMemory)
             _ = try await command(
                 DESFire.Command.createApplication,
                 try Self.createApplicationData(
-                    mapping.applicationID, keySettings: mapping.keySettings, keyCount: mapping.keyCount,
+                    mapping.applicationID, keySettings: mapping.keySettings, keyCount: mapping.keyCount | options.applicationKey.type.typeBits,
                     isoFileID: mapping.isoFileID, dfName: Type4Command.ndefTagApplicationID),
                 session: &session, answerLimit: 0)
         }
         try await selectApplication(mapping.applicationID)
-        // The CC file's write access is key 0 (E000): the application master key, the factory one.
-        try await authenticateLegacy(keyNumber: 0, key: DESFireFormatOptions.factoryPICCMasterKey)
-        let files = try await fileIDs()
+        // The CC file's write access is key 0 (E000): the application master key.
+        var application = try await applicationSession(options, created: creates)
+        let files = try await fileIDs(session: &application)
         let hasCC = files.contains(mapping.capabilityContainerFileNumber), hasNDEF = files.contains(mapping.ndefFileNumber)
         let size: Int
         if hasNDEF {
-            size = try await fileSettings(mapping.ndefFileNumber).size
+            size = try await fileSettings(mapping.ndefFileNumber, session: &application).size
         } else {
             size = try Self.ndefFileSize(options.ndefFileSize, freeMemory: free - (hasCC ? 0 : ccMemory))
         }
         if !hasCC {
             try await createStandardDataFile(
                 mapping.capabilityContainerFileNumber, isoFileID: Type4Command.capabilityContainerFileID,
-                accessRights: mapping.capabilityContainerAccessRights, size: mapping.capabilityContainerSize)
+                accessRights: mapping.capabilityContainerAccessRights, size: mapping.capabilityContainerSize, session: &application)
         }
         if !hasNDEF {
-            try await createStandardDataFile(mapping.ndefFileNumber, isoFileID: mapping.ndefFileID, accessRights: mapping.ndefAccessRights, size: size)
+            try await createStandardDataFile(
+                mapping.ndefFileNumber, isoFileID: mapping.ndefFileID, accessRights: mapping.ndefAccessRights, size: size, session: &application)
         }
         // The CC last: until it is written no reader finds an NDEF file it names.
-        try await writeData(mapping.capabilityContainerFileNumber, offset: 0, mapping.capabilityContainer(ndefFileSize: size))
+        try await writeData(mapping.capabilityContainerFileNumber, offset: 0, mapping.capabilityContainer(ndefFileSize: size), session: &application)
         return size
+    }
+
+    /// The session with the NDEF application's key 0 that formatting goes on in: the
+    /// application key of `options`. A new application holds the factory key of that type
+    /// (zeros); a key other than that one is then set first: ChangeKey `00` under the factory
+    /// key's session, then an authentication with the given key. An application `created` by
+    /// this run goes straight to the factory key; one an earlier, cut run created is tried with
+    /// the given key first (taken: that run's ChangeKey went through).
+    /// - Throws: ``DESFireError`` `authenticationFailed` when neither the given key nor the
+    ///   factory key of its type is taken; as ``changeKey(_:to:from:version:piccLevel:session:)``.
+    private func applicationSession(_ options: DESFireFormatOptions, created: Bool) async throws(DESFireError) -> DESFireSession? {
+        let key = options.applicationKey, factory = DESFireKey.factory(options.applicationKey.type)
+        func planned(_ session: DESFireSession?) -> DESFireSession? {
+            guard case .ev1(var ev1)? = session, options.planning else { return session }
+            ev1.plannedWrites = true
+            return .ev1(ev1)
+        }
+        guard key.cipherKey != factory.cipherKey else { return planned(try await authenticate(keyNumber: 0, key: key)) }
+        if !created {
+            do {
+                return planned(try await authenticate(keyNumber: 0, key: key))
+            } catch let error where error.refusedKey {}
+        }
+        var session = planned(try await authenticate(keyNumber: 0, key: factory))
+        try await changeKey(0, to: key, piccLevel: false, session: &session)
+        // A plan never sent the ChangeKey: its commands go on without a session.
+        return options.planning ? nil : planned(try await authenticate(keyNumber: 0, key: key))
     }
 
     /// The memory `size` bytes take: rounded up to ``allocationUnit``.

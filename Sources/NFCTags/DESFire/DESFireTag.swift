@@ -135,7 +135,14 @@ public struct DESFireTag: Sendable {
     /// GetFileIDs of the selected application.
     /// - Throws: ``DESFireError``.
     public func fileIDs() async throws(DESFireError) -> [UInt8] {
-        try await command(DESFire.Command.getFileIDs, answerLimit: 32)
+        var session: DESFireSession?
+        return try await fileIDs(session: &session)
+    }
+
+    /// GetFileIDs inside `session`.
+    /// - Throws: as ``fileIDs()``.
+    public func fileIDs(session: inout DESFireSession?) async throws(DESFireError) -> [UInt8] {
+        try await command(DESFire.Command.getFileIDs, session: &session, answerLimit: 32)
     }
 
     /// GetFileSettings of file `number` in the selected application.
@@ -267,10 +274,19 @@ public struct DESFireTag: Sendable {
     /// read-write, change nibbles from the top) and size. The new file reads as zeros.
     /// - Throws: ``DESFireError`` `status` (`DE` duplicate, `0E` out of memory, `9D`).
     public func createStandardDataFile(_ number: UInt8, isoFileID: UInt16?, communication: UInt8 = 0x00, accessRights: UInt16, size: Int) async throws(DESFireError) {
+        var session: DESFireSession?
+        try await createStandardDataFile(number, isoFileID: isoFileID, communication: communication, accessRights: accessRights, size: size, session: &session)
+    }
+
+    /// CreateStdDataFile inside `session`.
+    /// - Throws: as ``createStandardDataFile(_:isoFileID:communication:accessRights:size:)``.
+    public func createStandardDataFile(
+        _ number: UInt8, isoFileID: UInt16?, communication: UInt8 = 0x00, accessRights: UInt16, size: Int, session: inout DESFireSession?
+    ) async throws(DESFireError) {
         var data = [number]
         if let isoFileID { data += [UInt8(isoFileID & 0xFF), UInt8(isoFileID >> 8)] }
         data += [communication, UInt8(accessRights & 0xFF), UInt8(accessRights >> 8)] + DESFire.uint24LE(size)
-        _ = try await command(DESFire.Command.createStdDataFile, data, answerLimit: 0)
+        _ = try await command(DESFire.Command.createStdDataFile, data, session: &session, answerLimit: 0)
     }
 
     /// WriteData (`3D`), plain: `data` at `offset` of file `number`.

@@ -1,0 +1,127 @@
+import NFCCore
+
+extension DESFireTag {
+    /// Changes the NDEF application's key 0 and/or the PICC master key of a DESFire formatted as
+    /// NXP AN11004 describes (``DESFireKeyChange``); returns what became of each.
+    ///
+    /// When both keys change, SelectApplication `000000` and Authenticate with the PICC master
+    /// key come first (a refused one writes nothing). The commands, in order, for the
+    /// application key: SelectApplication `000001`;
+    /// Authenticate with its key 0 (`0A` DES / 2K3DES, `1A` 3K3DES, `AA` AES); GetKeySettings
+    /// (the application's key type, checked before anything is written); ChangeKey `00` (the
+    /// authenticated key: the new key, its CRC, enciphered under the session key; the session
+    /// ends); Authenticate with the new key (the chip proves it holds it). Then for the PICC
+    /// master key: SelectApplication `000000`; Authenticate with it; ChangeKey with the new
+    /// key's type in bits 7–6 of the key number (`00` DES / 2K3DES, `40` 3K3DES, `80` AES: the
+    /// PICC master key may change type, an application key only within its family);
+    /// Authenticate with the new key.
+    ///
+    /// Tear-safe by resuming: NXP's public DESFire EV1 short data sheet (MF3ICDx21_41_81)
+    /// promises an anti-tear mechanism whose rollback runs before the next command, so a cut
+    /// ChangeKey leaves the old key or the new one, never a mix; which one, NFCKit cannot know
+    /// (the answer was lost). Run again with the same keys: a current key the chip refuses is
+    /// followed by an authentication with the new key, and a chip that takes it counts as
+    /// ``DESFireKeyChange/Step/alreadyChanged``.
+    /// - Throws: ``DESFireError`` `authenticationFailed` (neither the current nor the new key
+    ///   taken: nothing written), `invalidParameter` (an application key of another family than
+    ///   the application's), `status` (`A0`: no NDEF application; `9D`: the key settings forbid
+    ///   changing the master key), `transport` (a cut: its reason says the key is the old or the
+    ///   new one), `malformed`, `crypto`.
+    @discardableResult
+    public func changeKeys(_ change: DESFireKeyChange) async throws(DESFireError) -> DESFireKeyChange.Outcome {
+        var outcome = DESFireKeyChange.Outcome(application: .unchanged, picc: .unchanged)
+        if change.newPICCKey != nil, change.newApplicationKey != nil {
+            // The PICC master key is checked first: a refused one must leave the application
+            // key unchanged too.
+            try await selectApplication(DESFire.piccApplicationID)
+            try await checkKey(of: "PICC", current: change.currentPICCKey, new: change.newPICCKey.map { key in change.piccKeyVersion.map(key.withVersion) ?? key })
+        }
+        if let newKey = change.newApplicationKey {
+            let key = change.applicationKeyVersion.map(newKey.withVersion) ?? newKey
+            try await selectApplication(DESFire.TypeFourMapping.applicationID)
+            outcome.application = try await changeMasterKey(
+                of: "NDEF application", from: change.currentApplicationKey, to: key, version: change.applicationKeyVersion ?? 0,
+                piccLevel: false, planning: change.planning)
+        }
+        if let newKey = change.newPICCKey {
+            let key = change.piccKeyVersion.map(newKey.withVersion) ?? newKey
+            try await selectApplication(DESFire.piccApplicationID)
+            outcome.picc = try await changeMasterKey(
+                of: "PICC", from: change.currentPICCKey, to: key, version: change.piccKeyVersion ?? 0, piccLevel: true, planning: change.planning)
+        }
+        return outcome
+    }
+
+    /// Key 0 of the selected level from `current` to `new`: authenticate (the new key when the
+    /// current one is refused: already changed), check the family, ChangeKey, authenticate with
+    /// the new key.
+    private func changeMasterKey(
+        of level: String, from current: DESFireKey, to new: DESFireKey, version: UInt8, piccLevel: Bool, planning: Bool
+    ) async throws(DESFireError) -> DESFireKeyChange.Step {
+        var session: DESFireSession?
+        do {
+            session = try await authenticate(keyNumber: 0, key: current)
+        } catch let error where error.refusedKey {
+            guard (try? await authenticate(keyNumber: 0, key: new)) != nil else {
+                throw DESFireError(
+                    .authenticationFailed, status: error.status,
+                    "the DESFire refused the current \(level) key (\(current.type.rawValue.uppercased())), and the new one too: nothing was written")
+            }
+            return .alreadyChanged
+        }
+        if case .ev1(var ev1)? = session, planning {
+            ev1.plannedWrites = true
+            session = .ev1(ev1)
+        }
+        if !piccLevel {
+            let settings = try await keySettings(session: &session)
+            guard let family = DESFireKey.KeyType.family(ofTypeBits: settings.keyCount), family.contains(new.type) else {
+                let names = DESFireKey.KeyType.family(ofTypeBits: settings.keyCount)?.map { $0.rawValue.uppercased() }.joined(separator: "/") ?? "unknown"
+                throw DESFireError(
+                    .invalidParameter,
+                    "the \(level)'s keys are \(names); an application's key type is fixed when it is created, so it cannot become \(new.type.rawValue.uppercased()) (format a blank DESFire with that application key instead): nothing was written")
+            }
+        }
+        do {
+            try await changeKey(0, to: new, version: version, piccLevel: piccLevel, session: &session)
+        } catch let error where error.code == .transport {
+            throw DESFireError(
+                .transport,
+                "\(error.reason): the \(level) key is now the old one or the new one, which cannot be known here; run the key change again with the same keys (it tries the current key, then the new one)",
+                underlying: error.underlying)
+        }
+        if !planning { _ = try await authenticate(keyNumber: 0, key: new) }
+        return .changed
+    }
+
+    /// Authenticates with key 0 of the selected level: `current`, else `new` (a change done
+    /// already); nothing else.
+    /// - Throws: ``DESFireError`` `authenticationFailed` when neither is taken.
+    private func checkKey(of level: String, current: DESFireKey, new: DESFireKey?) async throws(DESFireError) {
+        do {
+            _ = try await authenticate(keyNumber: 0, key: current)
+        } catch let error where error.refusedKey {
+            guard let new, (try? await authenticate(keyNumber: 0, key: new)) != nil else {
+                throw DESFireError(
+                    .authenticationFailed, status: error.status,
+                    "the DESFire refused the current \(level) key (\(current.type.rawValue.uppercased())), and the new one too: nothing was written")
+            }
+        }
+    }
+
+    /// GetKeySettings inside `session`: the settings byte and the number-of-keys byte.
+    /// - Throws: as ``keySettings()``.
+    public func keySettings(session: inout DESFireSession?) async throws(DESFireError) -> (settings: UInt8, keyCount: UInt8) {
+        let bytes = try await command(DESFire.Command.getKeySettings, session: &session, answerLimit: 2)
+        guard bytes.count == 2 else { throw DESFireError(.malformed, "GetKeySettings answered \(bytes.count) bytes, not 2") }
+        return (bytes[0], bytes[1])
+    }
+
+    /// GetKeyVersion (`64`) of key `keyNumber` of the selected level.
+    /// - Throws: ``DESFireError``; `status` `40` for no such key, `malformed` unless one byte.
+    public func keyVersion(_ keyNumber: UInt8) async throws(DESFireError) -> UInt8 {
+        let bytes = try await command(DESFire.Command.getKeyVersion, [keyNumber], answerLimit: 1)
+        guard bytes.count == 1 else { throw DESFireError(.malformed, "GetKeyVersion answered \(bytes.count) bytes, not 1") }
+        return bytes[0]
+    }
+}
