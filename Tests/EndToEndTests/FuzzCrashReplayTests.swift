@@ -161,13 +161,14 @@ struct FuzzCrashReplayTests {
                 let memory = ISO15693ChipMemory.decode(answer: bytes, extended: extended)
                 let identity = ISO15693ChipTable.identity(uid: Bytes(Array(bytes.prefix(8))), systemInfo: memory)
                 #expect(identity.platform == .type5)
-                if memory?.blockCount == nil { #expect(identity.memoryBytes == nil) }
+                if memory?.blockCount == nil, identity.memoryFromModelTable == nil { #expect(identity.memoryBytes == nil) }
             }
             if let passwords = try? ICodePasswords(hex: String(decoding: bytes, as: UTF8.self)) {
                 #expect(ICodePassword.recovered(from: passwords.write.xored(with: [0x5A, 0xA5]), random: [0x5A, 0xA5]) == passwords.write)
             }
             if let password = try? ST25Password(hex: String(decoding: bytes, as: UTF8.self)) { #expect(password.bytes.count == 8) }
             if let first = bytes.first { #expect(ST25AreaSecurity(register: first).register == first & 0x0F) }
+            if let id = ICodeEASAlarm.easID(answer: bytes) { #expect(bytes.count >= 3 && id == UInt16(bytes[1]) | UInt16(bytes[2]) << 8) }
         case "type1-memory":
             // As the fuzz target: the first byte picks the parser, the second is HR0.
             guard bytes.count >= 2 else { break }

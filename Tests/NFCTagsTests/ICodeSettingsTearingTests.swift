@@ -70,6 +70,21 @@ struct ICodeSettingsTearingTests {
         }
     }
 
+    @Test("--eas-id 1234 --eas lock on a SLIX-L with EAS behind the EAS/AFI password, torn anywhere: the EAS ID 0000 or 1234, and EAS locked only with 1234")
+    func easIDAndLock() async throws {
+        let chip = ICodeSLIX2(uid: [0xE0, 0x04, 0x03, 0x10, 0x53, 0x49, 0x4D, 0x0B], variant: .slixL)
+        chip.security.passwords[0x10] = 0x0BAD_CAFE
+        chip.security.easProtected = true
+        let (whole, states) = try await Self.sweep(chip.tagState, .icodeSLIXL) { _, tag throws(NFCTagError) in
+            try await tag.icodeApply(ICodeSettings(eas: .lock, easID: 0x1234), password: ICodePassword(0x0BAD_CAFE), current: .factoryDefault)
+        }
+        #expect(whole.easID == 0x1234 && whole.easLocked)
+        for state in states {
+            #expect([0, 0x1234].contains(state.easID), "\(state)")
+            if state.easLocked { #expect(state.easID == 0x1234, "locked only after the new EAS ID is in place") }
+        }
+    }
+
     @Test("leaving privacy torn anywhere: the chip hidden or found, its privacy password unchanged")
     func leavePrivacy() async throws {
         let chip = ICodeSLIX2(uid: Self.uid, variant: .slix2)
