@@ -1,5 +1,6 @@
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 
@@ -82,6 +83,24 @@ struct ICodeSettingsTearingTests {
         for state in states {
             #expect([0, 0x1234].contains(state.easID), "\(state)")
             if state.easLocked { #expect(state.easID == 0x1234, "locked only after the new EAS ID is in place") }
+        }
+    }
+
+    @Test("hostile EAS ALARM answers: an error answer is tagResponse, a 1-byte EAS ID answer is tagResponse, silence to the EAS ID request is tagResponse; info's summary says unknown and never traps", arguments: [
+        [[0x01, 0x0F]], [[0x00], [0x00, 0x12]], [[0x00], nil], [[0x00, 0xFF], [0x01]], [nil, [0x00, 0x34, 0x12, 0x99]],
+    ] as [[[UInt8]?]])
+    func hostileEASAnswers(answers: [[UInt8]?]) async throws {
+        let replies = answers.map { answer -> ScriptedExchange in
+            .anyCommand(answer.map { ScriptedReply.answer($0) } ?? .error(NFCReaderDeviceError(.timeout, "silent (scripted)")))
+        }
+        let reader = ScriptedReader(script: replies)
+        let uid = Bytes([0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x0E])
+        let tag = ISO15693Tag(reader: reader, target: ISO15693Target(uid: uid), identity: ChipIdentity(.icodeSLIX2, platform: .type5, family: .icode))
+        let summary = await tag.icodeEASSummary()
+        switch answers {
+        case [[0x01, 0x0F]]: #expect(summary.hasPrefix("unknown ("), "\(summary)")
+        case [nil, [0x00, 0x34, 0x12, 0x99]]: #expect(summary == "off (EAS ALARM not answered), EAS ID 1234", "bytes after the EAS ID are the chip's: \(summary)")
+        default: #expect(summary.hasPrefix("on (EAS ALARM answered), EAS ID unknown ("), "\(summary)")
         }
     }
 

@@ -111,6 +111,26 @@ struct Type5ChipsTests {
         #expect(try await Self.state(reader).memory == memory, "a message too long for 8 blocks writes nothing")
     }
 
+    @Test("hostile Tag-it HF-I Standard images: a CC whose MLEN reaches past the 8 user blocks and an NDEF length past them: reading fails, never reads past block 7, and a write is refused with nothing changed", arguments: [
+        [0xE1, 0x40, 0x05, 0x18, 0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE],
+        [0xE1, 0x40, 0x03, 0x18, 0x03, 0x1E, 0xD1, 0x01],
+        [0xE1, 0x40, 0xFF, 0x18, 0x03, 0xFF, 0x01, 0x00],
+    ] as [[UInt8]])
+    func tagItStandardHostile(image: [UInt8]) async throws {
+        let chip = Self.chip(.tagItHFIStandard)
+        var memory = chip.tagFileImage
+        memory.replaceSubrange(0..<image.count, with: image)
+        chip.tagFileImage = memory
+        let (reader, tag) = try await Self.open(chip)
+        let ndef = Type5Tag(tag: tag)
+        let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://" + String(repeating: "h", count: 30))])
+        if image[2] != 0x05 { await #expect(throws: NFCTagError.self) { _ = try await ndef.readNDEF() } } else { _ = try? await ndef.readNDEF() }
+        await #expect(throws: NFCTagError.self) { try await ndef.writeNDEF(message, verify: false) }
+        #expect(try await Self.state(reader).memory == Array(memory.prefix(44)), "nothing changed")
+        let past = await Self.frames(reader).filter { $0.count > 10 && [0x20, 0x21, 0x22].contains($0[1]) && $0[10] >= 8 }
+        #expect(past.isEmpty, "no command past the user area: \(past.map { Hex.encode($0) })")
+    }
+
     @Test("a Tag-it HF-I Standard answers GET SYSTEM INFORMATION, READ MULTIPLE BLOCKS and WRITE AFI with error 01, and reads blocks past its user area")
     func tagItStandardRefusals() async throws {
         let (reader, _) = try await Self.open(Self.chip(.tagItHFIStandard))
