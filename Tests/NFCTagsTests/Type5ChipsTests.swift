@@ -206,11 +206,13 @@ struct Type5ChipsTests {
         #expect(!outcomes.keys.contains { $0.hasPrefix("corrupt") }, "\(outcomes)")
     }
 
-    @Test("format of a blank Tag-it torn after or inside any command leaves it not NDEF formatted (no CC magic) or an empty NDEF tag, never a CC over a broken area")
-    func formatTearing() async throws {
-        let blank = Self.chip(.tagItHFIPlus).tagState
+    @Test("format of a blank Tag-it (Plus; Standard and Pro sized by the model table) torn after or inside any command leaves it not NDEF formatted (no CC magic) or an empty NDEF tag, never a CC over a broken area", arguments: [
+        Type5ChipProfile.tagItHFIPlus, .tagItHFIStandard, .tagItHFIPro,
+    ])
+    func formatTearing(profile: Type5ChipProfile) async throws {
+        let blank = Self.chip(profile).tagState
         let outcomes = try await TearingSweep.run(
-            "tagit-hfi-plus format", initial: blank, modulations: [.iso15693],
+            "\(profile.modelKey) format", initial: blank, modulations: [.iso15693],
             makeTag: { reader, target in
                 let identity = await ChipIdentification.identify(target, on: reader, probesNDEF: false)
                 guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
@@ -218,7 +220,7 @@ struct Type5ChipsTests {
             },
             operation: { tag throws(NFCTagError) in try await tag.format(force: false) },
             classifyState: { state, _ in
-                let memory = Array(try #require(try? Hex.decode(state.memory)).prefix(256))
+                let memory = Array(try #require(try? Hex.decode(state.memory)).prefix(profile.memorySize))
                 // No CC magic: not NDEF formatted, as before (the TLV block is written first).
                 if memory[0] != 0xE1 { return "blank" }
                 guard let judged = T5TJudge(memory: memory) else { return "corrupt: \(Hex.encode(Array(memory.prefix(8))))" }
