@@ -17,8 +17,9 @@ public enum ICodeCommand {
     public static let lockEAS: UInt8 = 0xA4
     /// EAS ALARM `A5`: with the option flag clear, answered with the EAS sequence while EAS
     /// mode is on, else not at all; with it set, an EAS ID mask length (bits: 0, 8 or 16) and
-    /// that much of an EAS ID: mask length 0 is answered with the chip's EAS ID (SL2S5302
-    /// "EAS alarm"; ICODE SLI-S data sheet SL2ICS53 8.1.3.16, the three configurations).
+    /// that much of an EAS ID: mask length 0 is answered with the chip's EAS ID (ICODE SLI-S data
+    /// sheet SL2ICS53 8.1.3.16, the three configurations; the SLIX-S/SLIX-L/SLIX2 data sheets,
+    /// not at hand here, are taken to carry the command unchanged).
     public static let easAlarm: UInt8 = 0xA5
     /// PASSWORD PROTECT EAS/AFI `A6`: with the option flag clear the EAS commands, with it set
     /// WRITE AFI and LOCK AFI need the EAS/AFI password from then on. Irreversible.
@@ -299,9 +300,10 @@ public enum ICodeVariant: String, Sendable, Hashable, CaseIterable {
     public var hasPrivacy: Bool { passwords.contains(.privacy) }
     /// Whether it has 64-BIT PASSWORD PROTECTION.
     public var has64BitMode: Bool { hasPageProtection }
-    /// Whether it has an EAS ID (WRITE EAS ID, EAS ALARM with the option flag): the SLIX-S,
-    /// SLIX-L and SLIX2 (their data sheets' custom command lists, as the ICODE SLI-S's); not
-    /// claimed for the plain SLIX, whose EAS ALARM this code sends only in the ICODE SLI form.
+    /// Whether it has an EAS ID (WRITE EAS ID, EAS ALARM with the option flag): taken for the
+    /// SLIX-S, SLIX-L and SLIX2 as for their predecessor the ICODE SLI-S (SL2ICS53; their own
+    /// data sheets' pages on it were not found in the public sources searched); not claimed for
+    /// the plain SLIX, whose EAS ALARM is sent in the ICODE SLI form only.
     public var hasEASID: Bool { self != .slix }
 
     /// SLIX-S protects pages of 4 blocks (SL2S5302 "Memory organization").

@@ -76,7 +76,7 @@ public struct Type5ChipProfile: Sendable, Hashable {
         defaultUID: [0xE0, 0x04, 0x01, 0x18, 0x44, 0x4E, 0x41, 0x01],
         summary: "NXP ICODE DNA (ISO 15693), 252 bytes, READ SIGNATURE (AES authentication not modelled), Type 5 formatted")
 
-    /// Texas Instruments Tag-it HF-I Standard (RI-I0x-112, chip and inlays): 11 blocks of 4
+    /// Texas Instruments Tag-it HF-I Standard (chip and inlays): 11 blocks of 4
     /// bytes, blocks 0–7 user memory (FEIG ID ISC.MR200 and ID ISC.PR101 manuals, "Number of
     /// blocks 11 (user area: 0…7)"; AOSP `tags_defs.h` I93_TAG_IT_HF_I_STD_CHIP_INLAY_NUM_TOTAL_BLK
     /// 11, _NUM_USER_BLK 8), UID `E0 07 C0 …` (AOSP I93_UID_TAG_IT_HF_I_STD_CHIP_INLAY; FEIG
@@ -92,7 +92,7 @@ public struct Type5ChipProfile: Sendable, Hashable {
         defaultUID: [0xE0, 0x07, 0xC0, 0x00, 0x53, 0x49, 0x4D, 0x01],
         summary: "TI Tag-it HF-I Standard (ISO 15693), 32 bytes of user memory in 8 of 11 blocks, no GET SYSTEM INFORMATION, option flag, blank")
 
-    /// Texas Instruments Tag-it HF-I Pro (RI-I1x-114): as the Standard with 12 blocks (FEIG ID
+    /// Texas Instruments Tag-it HF-I Pro (chip and inlays): as the Standard with 12 blocks (FEIG ID
     /// ISC.MR200 "Number of blocks 12 (user area: 0 – 7)"; AOSP
     /// I93_TAG_IT_HF_I_PRO_CHIP_INLAY_NUM_TOTAL_BLK 12), UID `E0 07 C4 …` (AOSP
     /// I93_UID_TAG_IT_HF_I_PRO_CHIP_INLAY; FEIG `1100 010`). Not modelled: its KILL (`A4`) and
