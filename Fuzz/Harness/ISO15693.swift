@@ -6,8 +6,9 @@ import NFCCore
 import NFCTags
 
 /// `iso15693-identity`: the input as a system information answer (plain and extended), its first
-/// 8 bytes as a UID, and as password-file text. What decodes encodes back (plain form); the
-/// identity is Type 5 with a memory only when a decoded answer gave one, and a memory size that
+/// 8 bytes as a UID, as an EAS ALARM answer, and as password-file text. What decodes encodes
+/// back (plain form); the identity is Type 5 with a memory only when a decoded answer gave one
+/// (or, for a chip that answers no system information, the model table), and a memory size that
 /// is the product of its block count and size; a password file that parses has a description
 /// that never shows the passwords; a GET NXP SYSTEM INFORMATION answer that decodes encodes
 /// back to its first 7 bytes and never marks a block locked, or read- without write-protected.
@@ -34,11 +35,20 @@ func checkISO15693Identity(_ bytes: [UInt8]) {
     for memory in [plain, extended, nil] {
         let identity = ISO15693ChipTable.identity(uid: uid, systemInfo: memory)
         if identity.platform != .type5 { fail("an ISO 15693 identity that is not Type 5", bytes) }
-        if memory?.blockCount == nil, identity.memoryBytes != nil { fail("memory without system information", bytes) }
+        if memory?.blockCount == nil, identity.memoryBytes != nil, identity.memoryFromModelTable == nil { fail("memory without system information", bytes) }
+        if identity.memoryFromModelTable != nil, ISO15693ChipTable.modelMemory(uid: uid) == nil || memory?.blockCount != nil {
+            fail("memory from the model table for a chip that has none there, or over its system information", bytes)
+        }
         if let count = identity.blockCount, let size = identity.blockSize, identity.memoryBytes != count * size {
             fail("memory size is not blocks × block size", bytes)
         }
         if let count = identity.blockCount, count < 1 || count > 65536 { fail("block count \(count)", bytes) }
+    }
+    if let id = ICodeEASAlarm.easID(answer: bytes), bytes.count < 3 || id != UInt16(bytes[1]) | UInt16(bytes[2]) << 8 {
+        fail("an EAS ID not from bytes 1–2 of the answer", bytes)
+    }
+    if ICodeEASAlarm.isAlarm(answer: bytes), bytes.first.map({ $0 & ISO15693ResponseFlag.error != 0 }) ?? true {
+        fail("an error or empty answer taken for the EAS alarm", bytes)
     }
     let text = String(decoding: bytes, as: UTF8.self)
     if let passwords = try? ICodePasswords(hex: text) {

@@ -85,6 +85,10 @@ public enum ChipModel: String, Sendable, Hashable, CaseIterable {
     /// NXP NTAG 5 link (NTP53x2) or boost (NTA5332): 2048 bytes; nothing public tells the two
     /// apart on the air.
     case ntag5LinkOrBoost = "NTAG 5 link or boost (NTP53x2, NTA5332)"
+    /// TI Tag-it HF-I Standard (UID product bits `1100 000`).
+    case tagItHFIStandard = "Tag-it HF-I Standard"
+    /// TI Tag-it HF-I Pro (UID product bits `1100 010`).
+    case tagItHFIPro = "Tag-it HF-I Pro"
 }
 
 public struct ChipIdentity: Sendable, Hashable, Codable {
@@ -111,6 +115,10 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
     public var blockCount: Int?
     /// ISO 15693: where the model's row in ``ISO15693ChipTable`` comes from.
     public var identificationSource: String?
+    /// ISO 15693: for a chip that answers no GET SYSTEM INFORMATION (TI Tag-it HF-I Standard
+    /// and Pro), where ``blockCount`` and ``blockSize`` come from instead (the model table's
+    /// source); nil when the chip's system information gave them, or nothing did.
+    public var memoryFromModelTable: String?
 
     /// Creates an identity.
     public init(model: String, platform: NFCPlatform, family: ChipFamily = .other, memoryBytes: Int? = nil, hasNDEF: Bool? = nil) {
@@ -411,9 +419,11 @@ public enum ChipIdentification {
     /// profile) leaves the memory unknown; the model then comes from the UID alone.
     private static func identifyType5(_ target: ISO15693Target, _ reader: any NFCReader, probesNDEF: Bool) async -> ChipIdentity {
         var memory: ISO15693ChipMemory?
+        // A chip the table sizes by its model (Tag-it HF-I Standard, Pro) is not asked.
+        let asks = ISO15693ChipTable.modelMemory(uid: target.uid) == nil
         let plain = Bytes([ISO15693RequestFlag.dataRate, ISO15693Command.getSystemInformation])
         let extended = Bytes([ISO15693RequestFlag.dataRate, ISO15693Command.extendedGetSystemInformation, ISO15693ExtendedSystemInfo.decodableRequest])
-        if (try? await reader.checkCanSend(plain, mode: .standard)) != nil {
+        if asks, (try? await reader.checkCanSend(plain, mode: .standard)) != nil {
             if let answer = try? await reader.transceive(plain, mode: .standard, timeout: .milliseconds(200)) {
                 memory = ISO15693ChipMemory.decode(answer: answer.array, extended: false)
                 let refused = memory == nil && answer.count == 2 && answer[0] & ISO15693ResponseFlag.error != 0

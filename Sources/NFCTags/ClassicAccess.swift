@@ -242,7 +242,7 @@ public enum ClassicLayout: String, Sendable, Hashable, CaseIterable {
         case .mifareClassic4K, .mifarePlus4KSL2: self = .classic4K
         case .mifareMini: self = .mini
         case .mifareClassic1K, .mifarePlus2KSL2, .icodeSLIX2, .icodeSLIX, .icodeSLIXS, .icodeSLIXL, nil: self = .classic1K
-        case .icodeDNA, .ntag5Switch, .ntag5LinkOrBoost: self = .classic1K
+        case .icodeDNA, .ntag5Switch, .ntag5LinkOrBoost, .tagItHFIStandard, .tagItHFIPro: self = .classic1K
         }
     }
 

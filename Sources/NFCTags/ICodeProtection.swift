@@ -254,11 +254,13 @@ public struct ICodeSettings: Sendable, Hashable {
     public var protectAFI: Bool
     /// DESTROY with the destroy password: the chip never answers again. Alone; irreversible.
     public var destroy: Bool
+    /// WRITE EAS ID: the new 16-bit EAS ID (SLIX-S, SLIX-L, SLIX2). Reversible until LOCK EAS.
+    public var easID: UInt16?
 
     /// Creates settings; the default changes nothing.
     public init(
         password: ICodePasswordIdentifier? = nil, lockPassword: Bool = false, eas: EASChange? = nil, protectEAS: Bool = false,
-        protectAFI: Bool = false, destroy: Bool = false
+        protectAFI: Bool = false, destroy: Bool = false, easID: UInt16? = nil
     ) {
         self.password = password
         self.lockPassword = lockPassword
@@ -266,6 +268,7 @@ public struct ICodeSettings: Sendable, Hashable {
         self.protectEAS = protectEAS
         self.protectAFI = protectAFI
         self.destroy = destroy
+        self.easID = easID
     }
 
     /// Whether anything is asked.
@@ -273,7 +276,7 @@ public struct ICodeSettings: Sendable, Hashable {
     /// Whether anything here cannot be undone.
     public var isIrreversible: Bool { lockPassword || eas == .lock || protectEAS || protectAFI || destroy }
     /// Whether the EAS/AFI password is needed (EAS commands and EAS/AFI protection).
-    var touchesEASAFI: Bool { eas != nil || protectEAS || protectAFI }
+    var touchesEASAFI: Bool { eas != nil || protectEAS || protectAFI || easID != nil }
 }
 
 extension ISO15693Tag {
@@ -282,7 +285,7 @@ extension ISO15693Tag {
     /// SET PASSWORD with `current`, WRITE PASSWORD `password` when it differs, SET PASSWORD
     /// with it, LOCK PASSWORD when asked; (3) for EAS changes and EAS/AFI protection, SET
     /// PASSWORD EAS/AFI with `password` (unless step 2 gave it; skipped when `password` is nil,
-    /// for a chip whose EAS is not protected), then SET/RESET/LOCK EAS, then PASSWORD PROTECT
+    /// for a chip whose EAS is not protected), then WRITE EAS ID, SET/RESET/LOCK EAS, then PASSWORD PROTECT
     /// EAS/AFI for EAS and for AFI. An interruption leaves each password old or new (WRITE
     /// PASSWORD is one command) and each setting before or after its one command.
     /// - Throws: ``NFCTagError`` `notSupported` (not an ICODE chip, or a password or DESTROY the
@@ -298,6 +301,9 @@ extension ISO15693Tag {
         }
         if settings.touchesEASAFI, !variant.passwords.contains(.easAFI) {
             throw NFCTagError(.notSupported, "the \(variant.model.rawValue) has no EAS/AFI password")
+        }
+        if settings.easID != nil, !variant.hasEASID {
+            throw NFCTagError(.notSupported, "the \(variant.model.rawValue) has no EAS ID NFCKit knows of (ICODE SLIX-S, SLIX-L and SLIX2 have one)")
         }
         if settings.destroy {
             guard settings == ICodeSettings(destroy: true) else {
@@ -320,6 +326,8 @@ extension ISO15693Tag {
         }
         guard settings.touchesEASAFI else { return }
         if !givenEASAFI, let password { try await icodeSetPassword(.easAFI, password) }
+        // Before LOCK EAS, which freezes the EAS ID with the EAS mode.
+        if let easID = settings.easID { try await icodeWriteEASID(easID) }
         if let eas = settings.eas {
             switch eas {
             case .on: try await icodeSetEAS(true)

@@ -15,11 +15,20 @@ public enum ICodeCommand {
     public static let resetEAS: UInt8 = 0xA3
     /// LOCK EAS `A4`: freezes the EAS mode as it is. Irreversible.
     public static let lockEAS: UInt8 = 0xA4
-    /// EAS ALARM `A5`: answered with the EAS sequence while EAS mode is on, else not at all.
+    /// EAS ALARM `A5`: with the option flag clear, answered with the EAS sequence while EAS
+    /// mode is on, else not at all; with it set, an EAS ID mask length (bits: 0, 8 or 16) and
+    /// that much of an EAS ID: mask length 0 is answered with the chip's EAS ID (ICODE SLI-S data
+    /// sheet SL2ICS53 8.1.3.16, the three configurations; the SLIX-S/SLIX-L/SLIX2 data sheets,
+    /// not at hand here, are taken to carry the command unchanged).
     public static let easAlarm: UInt8 = 0xA5
     /// PASSWORD PROTECT EAS/AFI `A6`: with the option flag clear the EAS commands, with it set
     /// WRITE AFI and LOCK AFI need the EAS/AFI password from then on. Irreversible.
     public static let passwordProtectEASAFI: UInt8 = 0xA6
+    /// WRITE EAS ID `A7`: a new 16-bit EAS ID (least significant byte first, as every ISO 15693
+    /// value); with EAS password protection on, the EAS/AFI password must have been given; LOCK
+    /// EAS freezes it with the EAS mode (SL2ICS53 8.1.3.18 "Write EAS ID"; Flipper
+    /// `SLIX_CMD_WRITE_EAS_ID` as a second source of the code).
+    public static let writeEASID: UInt8 = 0xA7
     /// GET RANDOM NUMBER `B2`: answered by a 16-bit random number, least significant byte first.
     public static let getRandomNumber: UInt8 = 0xB2
     /// SET PASSWORD `B3`: password identifier, then the password XOR the random number twice.
@@ -45,7 +54,7 @@ public enum ICodeCommand {
 
     /// The commands that change the chip (what `--plan` holds back).
     public static let writeClass: Set<UInt8> = [
-        setEAS, resetEAS, lockEAS, passwordProtectEASAFI, writePassword, lockPassword, protectPage, lockPageProtectionCondition, destroy, enablePrivacy,
+        setEAS, resetEAS, lockEAS, passwordProtectEASAFI, writeEASID, writePassword, lockPassword, protectPage, lockPageProtectionCondition, destroy, enablePrivacy,
         enable64BitPasswordProtection,
     ]
     /// The ones that cannot be undone (LOCK PASSWORD, LOCK PAGE PROTECTION CONDITION, DESTROY,
@@ -63,6 +72,7 @@ public enum ICodeCommand {
         case lockEAS: "LOCK EAS"
         case easAlarm: "EAS ALARM"
         case passwordProtectEASAFI: "PASSWORD PROTECT EAS/AFI"
+        case writeEASID: "WRITE EAS ID"
         case getRandomNumber: "GET RANDOM NUMBER"
         case setPassword: "SET PASSWORD"
         case writePassword: "WRITE PASSWORD"
@@ -127,6 +137,9 @@ public struct ICodePassword: Sendable, Hashable, CustomStringConvertible, Custom
     /// The read and write password as delivered, `00000000` (Eccel's ICODE SLIX2 memory
     /// protection guide; the data sheets leave the value to the label maker, so a chip may differ).
     public static let factoryDefault = ICodePassword(0)
+
+    /// The bytes of a password on the air: 4.
+    public static let size = 4
 
     /// The 4 bytes as sent by WRITE PASSWORD: least significant first.
     public var bytesOnAir: [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
@@ -310,6 +323,35 @@ public enum ICodeVariant: String, Sendable, Hashable, CaseIterable {
     public var hasPrivacy: Bool { passwords.contains(.privacy) }
     /// Whether it has 64-BIT PASSWORD PROTECTION.
     public var has64BitMode: Bool { hasPageProtection }
+    /// Whether it has an EAS ID (WRITE EAS ID, EAS ALARM with the option flag): taken for the
+    /// SLIX-S, SLIX-L and SLIX2 as for their predecessor the ICODE SLI-S (SL2ICS53; their own
+    /// data sheets' pages on it were not found in the public sources searched); not claimed for
+    /// the plain SLIX, whose EAS ALARM is sent in the ICODE SLI form only.
+    public var hasEASID: Bool { self != .slix }
+
     /// SLIX-S protects pages of 4 blocks (SL2S5302 "Memory organization").
     public static let blocksPerPage = 4
+}
+
+/// What an ICODE chip's EAS ALARM (``ICodeCommand/easAlarm``) answer says. The answer past its
+/// flags byte is the chip's EAS sequence, whose bits no public source found gives, so nothing
+/// here depends on more than the flags and (for the EAS ID) the first two bytes after them.
+public enum ICodeEASAlarm {
+    /// The request parameters that ask for the chip's EAS ID (option flag set): EAS ID mask
+    /// length 0, no EAS ID value.
+    public static let easIDRequest: [UInt8] = [0x00]
+
+    /// Whether `answer` (flags byte first) is an alarm: any answer without the error flag. A chip
+    /// whose EAS mode is off does not answer at all.
+    public static func isAlarm(answer: [UInt8]) -> Bool {
+        guard let flags = answer.first else { return false }
+        return flags & ISO15693ResponseFlag.error == 0
+    }
+
+    /// The EAS ID of an answer to EAS ALARM with mask length 0 (flags byte first): bytes 1–2,
+    /// least significant first; nil for an error, or fewer than 2 bytes after the flags. Total.
+    public static func easID(answer: [UInt8]) -> UInt16? {
+        guard isAlarm(answer: answer), answer.count >= 3 else { return nil }
+        return UInt16(answer[1]) | UInt16(answer[2]) << 8
+    }
 }

@@ -27,6 +27,11 @@ public struct ISO15693ChipRow: Sendable, Hashable {
     /// look at it. For makers whose chips share one UID field (NXP's type indicator `11b`:
     /// NTAG 5 and ICODE DNA) and whose IC references are not in a public source.
     public var blockCount: Int?
+    /// The memory of a chip that answers no GET (EXTENDED) SYSTEM INFORMATION, as its model
+    /// has it; nil for every chip that can be asked (its memory then comes from the chip alone).
+    /// Identification and `format` send neither command to such a chip (as AOSP's rw_i93 does
+    /// not).
+    public var modelMemory: ISO15693ChipMemory?
     /// The chip's name.
     public var model: String
     /// The family the chip's behaviour follows.
@@ -37,8 +42,8 @@ public struct ISO15693ChipRow: Sendable, Hashable {
     /// Creates a row.
     public init(
         manufacturer: UInt8, uidByte2Mask: UInt8 = 0, uidByte2: UInt8 = 0, uidByte3Mask: UInt8 = 0, uidByte3: UInt8 = 0,
-        icReferenceMask: UInt8 = 0xFF, icReference: UInt8? = nil, blockCount: Int? = nil, model: String, family: ChipFamily = .other,
-        source: String
+        icReferenceMask: UInt8 = 0xFF, icReference: UInt8? = nil, blockCount: Int? = nil, modelMemory: ISO15693ChipMemory? = nil,
+        model: String, family: ChipFamily = .other, source: String
     ) {
         self.manufacturer = manufacturer
         self.uidByte2Mask = uidByte2Mask
@@ -48,6 +53,7 @@ public struct ISO15693ChipRow: Sendable, Hashable {
         self.icReferenceMask = icReferenceMask
         self.icReference = icReference
         self.blockCount = blockCount
+        self.modelMemory = modelMemory
         self.model = model
         self.family = family
         self.source = source
@@ -132,15 +138,26 @@ public enum ISO15693ChipTable {
         ]
     }()
 
+    /// The user memory of a Tag-it HF-I Standard or Pro, which answer no GET SYSTEM
+    /// INFORMATION: 8 blocks of 4 bytes (AOSP `tags_defs.h` I93_TAG_IT_HF_I_STD_PRO_CHIP_INLAY_
+    /// NUM_USER_BLK and _BLK_SIZE, set by `rw_i93_get_product_version` "these don't support Get
+    /// System Information Command"; FEIG ID ISC.MR200 manual: "8 * 4 Byte = 256 Bit user data",
+    /// user area blocks 0–7 of 11 (Standard) or 12 (Pro)).
+    public static let tagItStandardProMemory = ISO15693ChipMemory(icReference: nil, blockCount: 8, blockSize: 4)
+
+    /// Where ``tagItStandardProMemory`` comes from, as `info` names it.
+    public static let tagItStandardProMemorySource =
+        "\(aosp) I93_TAG_IT_HF_I_STD_PRO_CHIP_INLAY_NUM_USER_BLK 8 × _BLK_SIZE 4; FEIG ID ISC.MR200 (user area 0–7)"
+
     static let tiRows: [ISO15693ChipRow] = [
-        (0x00, "Tag-it HF-I Plus (inlay)", "I93_UID_TAG_IT_HF_I_PLUS_INLAY"),
-        (0x80, "Tag-it HF-I Plus", "I93_UID_TAG_IT_HF_I_PLUS_CHIP"),
-        (0xC0, "Tag-it HF-I Standard", "I93_UID_TAG_IT_HF_I_STD_CHIP_INLAY"),
-        (0xC4, "Tag-it HF-I Pro", "I93_UID_TAG_IT_HF_I_PRO_CHIP_INLAY"),
-    ].map { value, model, name in
+        (0x00, "Tag-it HF-I Plus (inlay)", "I93_UID_TAG_IT_HF_I_PLUS_INLAY", false),
+        (0x80, "Tag-it HF-I Plus", "I93_UID_TAG_IT_HF_I_PLUS_CHIP", false),
+        (0xC0, ChipModel.tagItHFIStandard.rawValue, "I93_UID_TAG_IT_HF_I_STD_CHIP_INLAY", true),
+        (0xC4, ChipModel.tagItHFIPro.rawValue, "I93_UID_TAG_IT_HF_I_PRO_CHIP_INLAY", true),
+    ].map { value, model, name, sizedByModel in
         ISO15693ChipRow(
-            manufacturer: 0x07, uidByte2Mask: 0xFE, uidByte2: value, model: model, family: .tagIt,
-            source: "\(aosp) \(name) (UID bits 48–42); Proxmark3 client/src/cmdhf15.c; FEIG ID ISC manuals (product ID)")
+            manufacturer: 0x07, uidByte2Mask: 0xFE, uidByte2: value, modelMemory: sizedByModel ? tagItStandardProMemory : nil, model: model,
+            family: .tagIt, source: "\(aosp) \(name) (UID bits 48–42); Proxmark3 client/src/cmdhf15.c; FEIG ID ISC manuals (product ID)")
     } + [
         // Proxmark3's table has a Plus chip at 0001b in bits 48–45, which AOSP's mask FE does not
         // match (AOSP says 1000 000b for the chip): both sources kept, AOSP's rows first.
@@ -215,9 +232,17 @@ public enum ISO15693ChipTable {
         return rows.first { $0.matches(uid: uid, icReference: icReference, blockCount: blockCount) }
     }
 
+    /// The memory the model table gives the chip with `uid` because it answers no GET SYSTEM
+    /// INFORMATION (``ISO15693ChipRow/modelMemory``); nil for every other chip.
+    public static func modelMemory(uid: Bytes) -> ISO15693ChipMemory? {
+        row(uid: uid, icReference: nil)?.modelMemory
+    }
+
     /// The identity of an ISO 15693 chip: its model from ``row(uid:icReference:)`` (else
-    /// `<maker> ISO 15693 tag`, or `ISO 15693 tag`), its memory from `systemInfo` only. Total:
-    /// any UID and any system information give an identity.
+    /// `<maker> ISO 15693 tag`, or `ISO 15693 tag`), its memory from `systemInfo`, or — for a
+    /// chip that answers no GET SYSTEM INFORMATION — from its row's ``ISO15693ChipRow/modelMemory``,
+    /// marked in ``ChipIdentity/memoryFromModelTable``. Total: any UID and any system
+    /// information give an identity.
     public static func identity(uid: Bytes, systemInfo: ISO15693ChipMemory?) -> ChipIdentity {
         var identity = ChipIdentity(model: "ISO 15693 tag", platform: .type5)
         let maker = uid.count == 8 && uid[0] == 0xE0 ? manufacturer(uid[1]) : nil
@@ -234,6 +259,11 @@ public enum ISO15693ChipTable {
             }
         } else if let maker {
             identity.identificationSource = maker.source
+        }
+        var systemInfo = systemInfo
+        if systemInfo?.blockCount == nil, let modelMemory = modelMemory(uid: uid) {
+            systemInfo = ISO15693ChipMemory(icReference: systemInfo?.icReference, blockCount: modelMemory.blockCount, blockSize: modelMemory.blockSize)
+            identity.memoryFromModelTable = tagItStandardProMemorySource
         }
         if let systemInfo {
             identity.icReference = systemInfo.icReference

@@ -163,6 +163,86 @@ extension ISO15693Tag {
             what: "PASSWORD PROTECT EAS/AFI (\(afi ? "AFI" : "EAS"))", expect: 0)
     }
 
+    /// EAS ALARM (`A5`, option flag clear, the ICODE SLI form every member takes): whether the
+    /// EAS mode is on. The chip answers only then; its silence (a reader timeout) is `false`.
+    /// - Throws: ``NFCTagError`` `notSupported` (another maker's chip, or a reader that cannot
+    ///   send custom commands; nothing sent); `tagResponse` (an error answer); `connectionLost`
+    ///   (the tag left the field).
+    public func icodeEASAlarm() async throws(NFCTagError) -> Bool {
+        try requireNXP()
+        guard let answer = try await easAlarm(option: false, []) else { return false }
+        guard ICodeEASAlarm.isAlarm(answer: answer) else {
+            throw NFCTagError(.tagResponse, "EAS ALARM answered \(Hex.encode(answer))")
+        }
+        return true
+    }
+
+    /// EAS ALARM with the option flag and EAS ID mask length 0: the chip's 16-bit EAS ID
+    /// (SLIX-S, SLIX-L, SLIX2; ``ICodeVariant/hasEASID``).
+    /// - Throws: ``NFCTagError`` `notSupported` (a chip without an EAS ID, another maker's, or
+    ///   a reader that cannot send custom commands; nothing sent); `tagResponse` (silence, an
+    ///   error, or fewer than 2 bytes); `connectionLost`.
+    public func icodeEASID() async throws(NFCTagError) -> UInt16 {
+        try requireEASID()
+        guard let answer = try await easAlarm(option: true, ICodeEASAlarm.easIDRequest) else {
+            throw NFCTagError(.tagResponse, "EAS ALARM (EAS ID mask length 0) was not answered")
+        }
+        guard let id = ICodeEASAlarm.easID(answer: answer) else {
+            throw NFCTagError(.tagResponse, "EAS ALARM (EAS ID mask length 0) answered \(Hex.encode(answer)), not an EAS ID")
+        }
+        return id
+    }
+
+    /// WRITE EAS ID (`A7`): the new EAS ID, least significant byte first; with EAS password
+    /// protection on, SET PASSWORD EAS/AFI must come first; refused once LOCK EAS froze it.
+    /// - Throws: ``NFCTagError`` `notSupported` (a chip without an EAS ID; nothing sent);
+    ///   `readOnly` (locked); `tagResponse` (refused: the password not given); `connectionLost`.
+    public func icodeWriteEASID(_ id: UInt16) async throws(NFCTagError) {
+        try requireEASID()
+        _ = try await send(
+            ICodeCommand.writeEASID, [UInt8(truncatingIfNeeded: id), UInt8(truncatingIfNeeded: id >> 8)], option: writeOptionFlag,
+            manufacturerCode: ISO15693Command.nxpManufacturerCode, what: "WRITE EAS ID \(Hex.number(id, width: 4))", expect: 0)
+    }
+
+    /// What `info` says of the EAS: `on (EAS ALARM answered), EAS ID 1234`, `off (EAS ALARM not
+    /// answered), EAS ID 0000`, the EAS ID left out on a chip without one, and `unknown (…)`
+    /// with the reason when a command could not be sent or was refused. Never throws: each part
+    /// says what it could learn.
+    public func icodeEASSummary() async -> String {
+        let mode: String
+        do throws(NFCTagError) {
+            mode = try await icodeEASAlarm() ? "on (EAS ALARM answered)" : "off (EAS ALARM not answered)"
+        } catch {
+            return "unknown (\(error.reason))"
+        }
+        guard icodeVariant?.hasEASID == true else { return mode }
+        do throws(NFCTagError) {
+            return "\(mode), EAS ID \(Hex.number(try await icodeEASID(), width: 4))"
+        } catch {
+            return "\(mode), EAS ID unknown (\(error.reason))"
+        }
+    }
+
+    /// Sends EAS ALARM; nil when the chip stayed silent (the reader timed out).
+    private func easAlarm(option: Bool, _ parameters: [UInt8]) async throws(NFCTagError) -> [UInt8]? {
+        do {
+            return try await reader.transceive(
+                Bytes(frame(ICodeCommand.easAlarm, parameters, option: option, manufacturerCode: ISO15693Command.nxpManufacturerCode)),
+                mode: .standard, timeout: commandTimeout).array
+        } catch where error.code == .timeout {
+            return nil
+        } catch {
+            throw NFCTagError(error, during: "EAS ALARM")
+        }
+    }
+
+    private func requireEASID() throws(NFCTagError) {
+        try requireNXP()
+        guard icodeVariant?.hasEASID == true else {
+            throw NFCTagError(.notSupported, "the \(identity.model) has no EAS ID NFCKit knows of (ICODE SLIX-S, SLIX-L and SLIX2 have one)")
+        }
+    }
+
     func requireNXP() throws(NFCTagError) {
         guard icManufacturerCode == ISO15693Command.nxpManufacturerCode else {
             throw NFCTagError(.notSupported, "ICODE commands are NXP's; this chip's manufacturer code is \(hexByte(icManufacturerCode))")

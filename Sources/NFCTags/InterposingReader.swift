@@ -19,6 +19,10 @@ public protocol ReaderInterposer: Sendable {
     mutating func exchanged(
         _ command: Bytes, mode: TransceiveMode, outcome: Result<Bytes, NFCReaderDeviceError>
     ) -> Result<Bytes, NFCReaderDeviceError>
+    /// After the base reader sent `frame` to whatever chip is in the field
+    /// (``NFCReader/transceiveUnselected(_:timeout:)``): its answer or error, given to the caller
+    /// as is. Such a frame is never held back or answered in the reader's place.
+    mutating func exchangedUnselected(_ frame: Bytes, outcome: Result<Bytes, NFCReaderDeviceError>)
     /// After the base reader authenticated a MIFARE Classic block: whether it succeeded.
     mutating func authenticated(block: UInt8, keyType: ClassicKeyType, outcome: Result<Void, NFCReaderDeviceError>)
 
@@ -32,6 +36,8 @@ public protocol ReaderInterposer: Sendable {
 }
 
 extension ReaderInterposer {
+    /// Nothing.
+    public mutating func exchangedUnselected(_ frame: Bytes, outcome: Result<Bytes, NFCReaderDeviceError>) {}
     /// False: calls are not observed.
     public static var observesCalls: Bool { false }
     /// Nothing.
@@ -113,9 +119,18 @@ public actor InterposingReader<Interposer: ReaderInterposer>: NFCReader {
         return try given.get()
     }
 
-    /// Passes on (the interposer does not see it: it goes to no selected tag).
+    /// Passes on; the interposer sees the outcome (it cannot answer in the reader's place: the
+    /// frame goes to no selected tag).
     public func transceiveUnselected(_ frame: Bytes, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
-        try await base.transceiveUnselected(frame, timeout: timeout)
+        let start = ContinuousClock.now
+        let outcome: Result<Bytes, NFCReaderDeviceError>
+        do { outcome = .success(try await base.transceiveUnselected(frame, timeout: timeout)) } catch { outcome = .failure(error) }
+        interposer.exchangedUnselected(frame, outcome: outcome)
+        switch outcome {
+        case .success(let answer): observe(.transceiveUnselected(TraceBytes(frame)), .answer(TraceBytes(answer)), since: start)
+        case .failure(let error): observe(.transceiveUnselected(TraceBytes(frame)), .failed(error), since: start)
+        }
+        return try outcome.get()
     }
 
     /// Passes on; the interposer sees the outcome.

@@ -8,19 +8,25 @@ public struct TracedCommand: Sendable, Hashable {
     public var mode: TransceiveMode
     /// The answer, or the error the reader threw.
     public var result: Result<Bytes, NFCReaderDeviceError>
+    /// Whether the command went to whatever chip is in the field, not to the selected target
+    /// (``NFCReader/transceiveUnselected(_:timeout:)``; its mode is then `raw`: an ISO 15693
+    /// frame as it is, without CRC).
+    public var unselected: Bool
 
     /// A command, its framing and its outcome (what a fake reader in tests records too).
-    public init(command: Bytes, mode: TransceiveMode, result: Result<Bytes, NFCReaderDeviceError>) {
+    public init(command: Bytes, mode: TransceiveMode, result: Result<Bytes, NFCReaderDeviceError>, unselected: Bool = false) {
         self.command = command
         self.mode = mode
         self.result = result
+        self.unselected = unselected
     }
 }
 
 /// A reader that passes everything on to another and records each command: to assert the exact
 /// command sequence an operation sends (through libnfc as through the simulator), and to count
 /// commands per operation (docs/benchmarks.md). Classic authentications are recorded as commands
-/// `60`/`61` + block. The forwarding is ``InterposingReader``'s; the recording ``CommandTrace``'s.
+/// `60`/`61` + block; frames sent to no selected tag (an ICODE chip leaving privacy) as
+/// ``TracedCommand/unselected`` commands. The forwarding is ``InterposingReader``'s; the recording ``CommandTrace``'s.
 public typealias TracingReader = InterposingReader<CommandTrace>
 
 /// The record of a ``TracingReader``: every command it passed on, with its outcome.
@@ -43,6 +49,11 @@ public struct CommandTrace: ReaderInterposer {
     ) -> Result<Bytes, NFCReaderDeviceError> {
         commands.append(TracedCommand(command: command, mode: mode, result: outcome))
         return outcome
+    }
+
+    /// Records the frame as an ``TracedCommand/unselected`` command.
+    public mutating func exchangedUnselected(_ frame: Bytes, outcome: Result<Bytes, NFCReaderDeviceError>) {
+        commands.append(TracedCommand(command: frame, mode: .raw, result: outcome, unselected: true))
     }
 
     /// Records `60|61 block`, with an empty answer for success.

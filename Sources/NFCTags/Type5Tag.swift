@@ -333,7 +333,8 @@ public struct Type5Tag: NFCNDEFTag {
     /// Blocks are written TLV first and the CC block last, so that an interruption leaves the
     /// old state or an empty NDEF tag; blocks that already hold the wanted bytes are not
     /// written. The block count comes from Get system information, or its extended form when
-    /// the first has none (``systemMemory()``); past 256 blocks the CC is `E2` in its 8-byte form
+    /// the first has none (``systemMemory()``), or, for a chip that answers neither (TI Tag-it
+    /// HF-I Standard and Pro), from ``ISO15693ChipTable/modelMemory(uid:)``; past 256 blocks the CC is `E2` in its 8-byte form
     /// (on an ST25DV64K `E2 40 00 09 00 00 03 FF`: MLEN `03FF`) and blocks are written with the
     /// extended commands.
     /// - Throws: ``NFCTagError`` `alreadyFormatted` (data present, not forced; nothing written);
@@ -390,6 +391,8 @@ public struct Type5Tag: NFCNDEFTag {
     /// the first is refused, has no memory size (an ST25DV16K/64K, past 256 blocks) or reports
     /// 256 blocks, the most one byte counts (an NTAG 5 link or boost says `FF` for 512).
     func systemMemory() async throws(NFCTagError) -> ISO15693ChipMemory {
+        // A chip that answers neither (Tag-it HF-I Standard, Pro): its model's memory, unasked.
+        if let modelMemory = ISO15693ChipTable.modelMemory(uid: tag.target.uid) { return modelMemory }
         var plain: ISO15693ChipMemory?
         do throws(NFCTagError) {
             plain = ISO15693ChipMemory(try await tag.getSystemInfo())

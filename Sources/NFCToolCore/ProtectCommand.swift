@@ -31,6 +31,8 @@ struct ProtectCommand: ToolCommand {
         help: "ICODE: change only this password to the one of --password-file: read, write, privacy, destroy or eas-afi (the current one from --current-password-file, else 00000000).")
     static let eas = CommandOption.option(
         "eas", valueName: "on|off|lock", help: "ICODE: SET EAS, RESET EAS, or LOCK EAS (irreversible: needs --yes); --password-file gives the EAS/AFI password first when EAS is protected.")
+    static let easID = CommandOption.option(
+        "eas-id", valueName: "hex4", help: "ICODE SLIX2/SLIX-S/SLIX-L: WRITE EAS ID, the 16-bit EAS ID EAS ALARM selects by (4 hex digits); frozen by --eas lock; --password-file gives the EAS/AFI password first when EAS is protected.")
     static let protectEAS = CommandOption.flag(
         "protect-eas", help: "ICODE: the EAS commands need the EAS/AFI password (of --password-file) from now on (irreversible: needs --yes).")
     static let protectAFI = CommandOption.flag(
@@ -97,7 +99,9 @@ struct ProtectCommand: ToolCommand {
 
             Other ICODE passwords and settings: --password ID changes only that password \
             (read, write, privacy, destroy, eas-afi; with --lock-password it is locked after). \
-            --eas on|off|lock sets, resets or locks the EAS mode, --protect-eas and \
+            --eas on|off|lock sets, resets or locks the EAS mode (LOCK EAS freezes the EAS \
+            ID too), --eas-id HEX4 writes the EAS ID (WRITE EAS ID; SLIX-S, SLIX-L, SLIX2; \
+            info shows it and the EAS mode), --protect-eas and \
             --protect-afi put the EAS commands or WRITE/LOCK AFI behind the EAS/AFI password \
             (PASSWORD PROTECT EAS/AFI); the password file then holds the EAS/AFI password. \
             --destroy sends DESTROY with the destroy password of the file: the tag never \
@@ -108,7 +112,7 @@ struct ProtectCommand: ToolCommand {
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, sixtyFourBit, lockPassword, privacy, password, eas,
-                  protectEAS, protectAFI, destroy,
+                  easID, protectEAS, protectAFI, destroy,
                   TagWriteSupport.yes, TagWriteSupport.plan]
     )
 
@@ -117,7 +121,7 @@ struct ProtectCommand: ToolCommand {
     let icodeProtection: ICodeProtection
     /// `--privacy`.
     let hides: Bool
-    /// `--password`, `--eas`, `--protect-eas`, `--protect-afi`, `--destroy` (with
+    /// `--password`, `--eas`, `--eas-id`, `--protect-eas`, `--protect-afi`, `--destroy` (with
     /// `--lock-password` when `--password` is given).
     let settings: ICodeSettings
 
@@ -137,12 +141,13 @@ struct ProtectCommand: ToolCommand {
             password: identifier, lockPassword: identifier != nil && arguments.contains(Self.lockPassword),
             eas: try arguments.value(of: Self.eas) { ICodeSettings.EASChange(rawValue: $0) },
             protectEAS: arguments.contains(Self.protectEAS), protectAFI: arguments.contains(Self.protectAFI),
-            destroy: arguments.contains(Self.destroy))
+            destroy: arguments.contains(Self.destroy),
+            easID: try arguments.value(of: Self.easID) { $0.utf8.count == 4 ? UInt16($0, radix: 16) : nil })
         if settings.destroy && (settings != ICodeSettings(destroy: true) || hides || icodeProtection != ICodeProtection(firstProtectedBlock: firstBlock)) {
             throw .usage("--destroy goes alone (with --password-file): nothing is left to change afterwards")
         }
         if !settings.isEmpty && (hides || icodeProtection.readProtected || icodeProtection.sixtyFourBit || arguments.value(of: Self.fromBlock) != nil) {
-            throw .usage("--password, --eas, --protect-eas, --protect-afi and --destroy do not go with page protection or --privacy; run protect twice")
+            throw .usage("--password, --eas, --eas-id, --protect-eas, --protect-afi and --destroy do not go with page protection or --privacy; run protect twice")
         }
     }
 
@@ -348,7 +353,7 @@ struct ProtectCommand: ToolCommand {
             body: { tag, _, planning in
                 guard case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil else {
                     throw CommandError(
-                        "--password, --eas, --protect-eas, --protect-afi and --destroy are for NXP ICODE chips; this is a \(tag.identity.model)",
+                        "--password, --eas, --eas-id, --protect-eas, --protect-afi and --destroy are for NXP ICODE chips; this is a \(tag.identity.model)",
                         exitCode: .unsupported)
                 }
                 if settings.isIrreversible && !planning {
@@ -366,6 +371,7 @@ struct ProtectCommand: ToolCommand {
                 if settings.destroy { return "Destroyed \(chip): it answers nothing any more." }
                 var done: [String] = []
                 if let identifier = settings.password { done.append("\(identifier) password changed" + (settings.lockPassword ? " and locked" : "")) }
+                if let easID = settings.easID { done.append("EAS ID \(Hex.number(easID, width: 4))") }
                 if let eas = settings.eas { done.append("EAS \(eas.rawValue == "lock" ? "locked" : eas.rawValue)") }
                 if settings.protectEAS { done.append("EAS behind the EAS/AFI password") }
                 if settings.protectAFI { done.append("AFI behind the EAS/AFI password") }

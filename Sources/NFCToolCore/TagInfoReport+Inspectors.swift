@@ -243,16 +243,24 @@ extension TagInfoReport {
         }
         if let variant = vicinity.icodeVariant {
             lock.append(InfoItem(name: "ICODE passwords", value: ICodePasswordReport(variant).summary))
+            lock.append(InfoItem(name: "EAS", value: await vicinity.icodeEASSummary()))
         }
         var blockCount: Int?
-        do {
-            let info = try await vicinity.getSystemInfo()
-            dsfid = info.dsfid.map(hexByte)
-            afi = info.afi.map(hexByte)
-            blockCount = info.blockCount
-        } catch {
-            dsfid = unknown(error)
-            afi = unknown(error)
+        if vicinity.identity.memoryFromModelTable != nil {
+            // A Tag-it HF-I Standard or Pro: no GET SYSTEM INFORMATION, no block security status.
+            let none = "not reported (the chip answers no GET SYSTEM INFORMATION)"
+            (dsfid, afi) = (none, none)
+            lock.append(InfoItem(name: "locked blocks", value: "not reported (the chip answers no GET MULTIPLE BLOCK SECURITY STATUS)"))
+        } else {
+            do {
+                let info = try await vicinity.getSystemInfo()
+                dsfid = info.dsfid.map(hexByte)
+                afi = info.afi.map(hexByte)
+                blockCount = info.blockCount
+            } catch {
+                dsfid = unknown(error)
+                afi = unknown(error)
+            }
         }
         do {
             let cc = try Type5CapabilityContainer(memory: try await vicinity.readSingleBlock(0).array + (try await vicinity.readSingleBlock(1).array))
@@ -359,6 +367,9 @@ struct ISO15693Details: Encodable, Sendable, Hashable {
     var blockSize: Int?
     /// The source of the model's row (``ISO15693ChipTable``).
     var identifiedBy: String?
+    /// For a chip that answers no GET SYSTEM INFORMATION: the model table's source of the block
+    /// count and size; absent when the chip's system information gave them.
+    var memoryFromModelTable: String?
 
     init(_ identity: ChipIdentity) {
         manufacturer = identity.manufacturer
@@ -366,6 +377,7 @@ struct ISO15693Details: Encodable, Sendable, Hashable {
         blockCount = identity.blockCount
         blockSize = identity.blockSize
         identifiedBy = identity.identificationSource
+        memoryFromModelTable = identity.memoryFromModelTable
     }
 
     /// The text lines: label and value.
@@ -373,7 +385,8 @@ struct ISO15693Details: Encodable, Sendable, Hashable {
         var lines: [(String, String)] = []
         if let manufacturer { lines.append(("manufacturer", manufacturer)) }
         if let icReference { lines.append(("IC reference", icReference)) }
-        let blocks = blockCount.map { count in "\(count) of \(blockSize.map(String.init) ?? "?") bytes (system information)" }
+        let from = memoryFromModelTable.map { "model table, the chip answers no GET SYSTEM INFORMATION: \($0)" } ?? "system information"
+        let blocks = blockCount.map { count in "\(count) of \(blockSize.map(String.init) ?? "?") bytes (\(from))" }
         lines.append(("blocks", blocks ?? "unknown (no system information on this reader)"))
         if let identifiedBy { lines.append(("identified", identifiedBy)) }
         return lines

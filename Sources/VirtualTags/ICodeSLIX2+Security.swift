@@ -30,6 +30,9 @@ public struct ICodeSecurityState: Sendable, Hashable {
     public var afiProtected = false
     /// DESTROY was taken: the chip answers nothing, for good.
     public var destroyed = false
+    /// The 16-bit EAS ID (WRITE EAS ID; SLIX-S, SLIX-L, SLIX2), `0000` from the factory (an
+    /// assumption: the data sheets found do not give the delivered value).
+    public var easID: UInt16 = 0
 
     /// The factory state of `variant`: every password it has `00000000`, nothing protected; an
     /// NTAG 5's protection pointer at `FF` with condition `00`, as a fresh NTAG 5 link answers
@@ -51,6 +54,9 @@ public struct ICodeSecurityState: Sendable, Hashable {
     /// bits: 0 EAS on, 1 EAS locked, 2 EAS password protected, 3 AFI password protected,
     /// 4 destroyed. Absent when all are clear.
     static let easAttribute = "icodeEAS"
+    /// The tag-file attribute holding the EAS ID, 4 hex digits, most significant first. Absent
+    /// when `0000`.
+    static let easIDAttribute = "icodeEASID"
 
     /// The EAS/AFI/DESTROY bits of ``easAttribute``.
     var easBits: UInt8 {
@@ -61,9 +67,11 @@ public struct ICodeSecurityState: Sendable, Hashable {
     /// as they were).
     func attributes(variant: ICodeVariant) -> [String: String] {
         var result: [String: String] = easBits == 0 ? [:] : [Self.easAttribute: Hex.encode([easBits], uppercase: true)]
+        if easID != 0 { result[Self.easIDAttribute] = Hex.number(easID, width: 4) }
         var passwordState = self
         (passwordState.eas, passwordState.easLocked, passwordState.easProtected, passwordState.afiProtected, passwordState.destroyed) =
             (false, false, false, false, false)
+        passwordState.easID = 0
         guard passwordState != ICodeSecurityState(variant: variant) else { return result }
         let passwordText = passwords.keys.sorted().map { key in
             let value = passwords[key] ?? 0
@@ -86,6 +94,10 @@ public struct ICodeSecurityState: Sendable, Hashable {
             guard let bits = try? Hex.decode(text), bits.count == 1, bits[0] & ~0x1F == 0 else { return nil }
             (eas, easLocked, easProtected, afiProtected, destroyed) =
                 (bits[0] & 0x01 != 0, bits[0] & 0x02 != 0, bits[0] & 0x04 != 0, bits[0] & 0x08 != 0, bits[0] & 0x10 != 0)
+        }
+        if let text = attributes?[Self.easIDAttribute] {
+            guard text.utf8.count == 4, let value = UInt16(text, radix: 16) else { return nil }
+            easID = value
         }
         guard let attributes, let passwordText = attributes[Self.passwordsAttribute],
               let protectionText = attributes[Self.protectionAttribute] else {
@@ -283,6 +295,14 @@ extension ICodeSecurityHost {
             guard !security.easProtected || hasGiven(.easAFI) else { return refused }
             security.easLocked = true
             return securityOK
+        case ICodeCommand.easAlarm:
+            return easAlarm(rest, option: option)
+        case ICodeCommand.writeEASID where variant.hasEASID:
+            guard rest.count >= 2 else { return securityError(ISO15693Error.commandNotRecognized) }
+            guard !security.easLocked else { return securityError(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard !security.easProtected || hasGiven(.easAFI) else { return refused }
+            security.easID = UInt16(rest[0]) | UInt16(rest[1]) << 8
+            return securityOK
         case ICodeCommand.passwordProtectEASAFI:
             guard hasGiven(.easAFI) else { return refused }
             if option { security.afiProtected = true } else { security.easProtected = true }
@@ -293,6 +313,28 @@ extension ICodeSecurityHost {
             return securityOK
         default:
             return securityError(ISO15693Error.commandNotSupported)
+        }
+    }
+
+    /// The EAS sequence the model answers EAS ALARM with: a stand-in of 32 bytes (the ICODE SLI
+    /// family's 256 bits are not publicly described bit by bit; readers only look for an answer).
+    static var easSequence: [UInt8] { (0..<32).map { UInt8(truncatingIfNeeded: 0xA5 &+ $0 &* 0x3B) } }
+
+    /// EAS ALARM (SL2ICS53 8.1.3.16): option flag clear, the EAS sequence while EAS is on;
+    /// set (a chip with an EAS ID), EAS ID mask length 0 answers the EAS ID (whether EAS is on
+    /// or not: assumed), 8 or 16 the EAS sequence when EAS is on and the masked ID matches.
+    /// Anything else, EAS off, or a mismatch: silence, as the data sheet says for errors.
+    func easAlarm(_ rest: [UInt8], option: Bool) -> TagAnswer {
+        guard option else { return security.eas ? .data([0x00] + Self.easSequence) : .silence }
+        guard variant.hasEASID, let length = rest.first else { return .silence }
+        let id = [UInt8(truncatingIfNeeded: security.easID), UInt8(truncatingIfNeeded: security.easID >> 8)]
+        switch length {
+        case 0: return .data([0x00] + id)
+        case 8, 16:
+            let bytes = Int(length) / 8
+            guard rest.count == 1 + bytes, security.eas, Array(rest[1...]) == Array(id.prefix(bytes)) else { return .silence }
+            return .data([0x00] + Self.easSequence)
+        default: return .silence
         }
     }
 

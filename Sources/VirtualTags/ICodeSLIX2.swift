@@ -32,8 +32,8 @@ import NFCCore
 /// one `12`, a refused password command `0F`; random numbers come from a 16-bit LFSR; the
 /// factory passwords are `00000000`.
 ///
-/// Not modelled: the counter's read-password protection, EAS and its password protection,
-/// DESTROY, INVENTORY READ, other NXP custom commands (framed with the manufacturer code `04`,
+/// EAS ALARM answers a stand-in EAS sequence (its real bits are in no public source found).
+/// Not modelled: the counter's read-password protection, INVENTORY READ, other NXP custom commands (framed with the manufacturer code `04`,
 /// answered "not supported"; another manufacturer code is not answered), 16-slot timing (an
 /// Inventory with 16 slots is answered as if in the first slot).
 public final class ICodeSLIX2: VirtualTag {
@@ -285,7 +285,7 @@ public final class ICodeSLIX2: VirtualTag {
         case ICodeCommand.getRandomNumber, ICodeCommand.setPassword, ICodeCommand.writePassword, ICodeCommand.lockPassword,
              ICodeCommand.protectPage, ICodeCommand.lockPageProtectionCondition, ICodeCommand.getMultipleBlockProtectionStatus,
              ICodeCommand.enablePrivacy, ICodeCommand.enable64BitPasswordProtection, ICodeCommand.destroy, ICodeCommand.setEAS,
-             ICodeCommand.resetEAS, ICodeCommand.lockEAS, ICodeCommand.passwordProtectEASAFI:
+             ICodeCommand.resetEAS, ICodeCommand.lockEAS, ICodeCommand.passwordProtectEASAFI, ICodeCommand.easAlarm, ICodeCommand.writeEASID:
             return securityCommand(command, rest, option: option)
         default:
             return error(ISO15693Error.commandNotSupported)

@@ -9,8 +9,16 @@ public struct Type5ChipProfile: Sendable, Hashable {
     public var modelKey: String
     /// The chip's name as users know it.
     public var modelName: String
-    /// Blocks of user memory (what GET SYSTEM INFORMATION reports, block count − 1).
+    /// Blocks of memory the chip answers READ SINGLE BLOCK for (what GET SYSTEM INFORMATION
+    /// reports, block count − 1, on a chip that has it).
     public var blockCount: Int
+    /// The first blocks that are user memory, where an NDEF area goes: all of them but on a
+    /// Tag-it HF-I Standard or Pro (8 of 11 or 12).
+    public var userBlockCount: Int
+    /// Whether the chip answers only INVENTORY, STAY QUIET, READ SINGLE BLOCK, WRITE SINGLE
+    /// BLOCK and LOCK BLOCK (AOSP `rw_i93.cc` for the Tag-it HF-I Standard and Pro): any other
+    /// request, GET SYSTEM INFORMATION included, is answered error `01`.
+    public var singleBlockCommandsOnly: Bool
     /// Bytes per block.
     public var blockSize: Int
     /// The IC reference GET SYSTEM INFORMATION answers; nil leaves the field out (info flag 4
@@ -27,14 +35,14 @@ public struct Type5ChipProfile: Sendable, Hashable {
     public var deliveredFormatted: Bool
     /// Whether the chip answers the extended commands (`30`–`33`, `3B`, `3C`: 2-byte block
     /// numbers, ISO/IEC 15693-3:2019), which a memory past block 255 needs.
-    public var extendedCommands: Bool = false
+    public var extendedCommands: Bool
     /// The NTAG 5 whose NXP password commands the chip answers (GET RANDOM NUMBER, SET/WRITE/LOCK
     /// PASSWORD, PROTECT PAGE with the protection pointer, LOCK PAGE PROTECTION CONDITION,
     /// 64-BIT PASSWORD PROTECTION, privacy, DESTROY, EAS; ``ICodeSecurityHost``), with GET NXP
     /// SYSTEM INFORMATION and READ CONFIG of the protection block; nil: none of them.
-    public var passwords: ICodeVariant? = nil
+    public var passwords: ICodeVariant?
     /// GET NXP SYSTEM INFORMATION's four feature bytes when ``passwords`` is set.
-    public var nxpFeatureFlags: [UInt8] = []
+    public var nxpFeatureFlags: [UInt8]
     /// The first UID of a `sim:` stack.
     public var defaultUID: [UInt8]
     /// One line for help.
@@ -108,25 +116,87 @@ public struct Type5ChipProfile: Sendable, Hashable {
         defaultUID: [0xE0, 0x04, 0x01, 0x18, 0x44, 0x4E, 0x41, 0x01],
         summary: "NXP ICODE DNA (ISO 15693), 252 bytes, READ SIGNATURE (AES authentication not modelled), Type 5 formatted")
 
+    /// Texas Instruments Tag-it HF-I Standard (chip and inlays): 11 blocks of 4
+    /// bytes, blocks 0–7 user memory (FEIG ID ISC.MR200 and ID ISC.PR101 manuals, "Number of
+    /// blocks 11 (user area: 0…7)"; AOSP `tags_defs.h` I93_TAG_IT_HF_I_STD_CHIP_INLAY_NUM_TOTAL_BLK
+    /// 11, _NUM_USER_BLK 8), UID `E0 07 C0 …` (AOSP I93_UID_TAG_IT_HF_I_STD_CHIP_INLAY; FEIG
+    /// product ID `1100 000`); only INVENTORY, STAY QUIET, READ/WRITE SINGLE BLOCK and LOCK BLOCK
+    /// (AOSP `rw_i93.cc`: "these don't support Get System Information Command"), writes and locks
+    /// with the option flag (FEIG "WR-OPTION = 1"). Assumed here: other requests answered error
+    /// `01`, a write without the flag error `03`, blocks 8–10 plain memory (TI's description of
+    /// them is not public; AOSP reads the AFI from block 10's first byte, which this model does
+    /// not tie to the AFI), delivery blank.
+    public static let tagItHFIStandard = Type5ChipProfile(
+        modelKey: "tagit-hfi-standard", modelName: "Tag-it HF-I Standard", blockCount: 11, blockSize: 4, userBlockCount: 8,
+        singleBlockCommandsOnly: true, icReference: nil, writesNeedOptionFlag: true, answersReadSignature: false, deliveredFormatted: false,
+        defaultUID: [0xE0, 0x07, 0xC0, 0x00, 0x53, 0x49, 0x4D, 0x01],
+        summary: "TI Tag-it HF-I Standard (ISO 15693), 32 bytes of user memory in 8 of 11 blocks, no GET SYSTEM INFORMATION, option flag, blank")
+
+    /// Texas Instruments Tag-it HF-I Pro (chip and inlays): as the Standard with 12 blocks (FEIG ID
+    /// ISC.MR200 "Number of blocks 12 (user area: 0 – 7)"; AOSP
+    /// I93_TAG_IT_HF_I_PRO_CHIP_INLAY_NUM_TOTAL_BLK 12), UID `E0 07 C4 …` (AOSP
+    /// I93_UID_TAG_IT_HF_I_PRO_CHIP_INLAY; FEIG `1100 010`). Not modelled: its KILL (`A4`) and
+    /// WRITE SINGLE BLOCK with password (`A5`), which FEIG's manuals describe only as reader
+    /// commands (UID, password LSB first, block, data), not as frames on the air, and whose
+    /// password setting no public source found describes (answered error `01`).
+    public static let tagItHFIPro = Type5ChipProfile(
+        modelKey: "tagit-hfi-pro", modelName: "Tag-it HF-I Pro", blockCount: 12, blockSize: 4, userBlockCount: 8,
+        singleBlockCommandsOnly: true, icReference: nil, writesNeedOptionFlag: true, answersReadSignature: false, deliveredFormatted: false,
+        defaultUID: [0xE0, 0x07, 0xC4, 0x00, 0x53, 0x49, 0x4D, 0x01],
+        summary: "TI Tag-it HF-I Pro (ISO 15693), 32 bytes of user memory in 8 of 12 blocks, no GET SYSTEM INFORMATION, option flag, blank (password commands not modelled)")
+
     /// Every profile, in the order help lists them.
-    public static let all: [Type5ChipProfile] = [tagItHFIPlus, ntag5Switch, ntag5Link, ntag5Boost, icodeDNA]
+    public static let all: [Type5ChipProfile] = [tagItHFIPlus, tagItHFIStandard, tagItHFIPro, ntag5Switch, ntag5Link, ntag5Boost, icodeDNA]
+
+    /// A profile; `userBlockCount` nil means every block; the NTAG 5 settings off unless given.
+    public init(
+        modelKey: String, modelName: String, blockCount: Int, blockSize: Int, userBlockCount: Int? = nil, singleBlockCommandsOnly: Bool = false,
+        icReference: UInt8?, writesNeedOptionFlag: Bool, answersReadSignature: Bool, deliveredFormatted: Bool,
+        extendedCommands: Bool = false, passwords: ICodeVariant? = nil, nxpFeatureFlags: [UInt8] = [],
+        defaultUID: [UInt8], summary: String
+    ) {
+        self.modelKey = modelKey
+        self.modelName = modelName
+        self.blockCount = blockCount
+        self.blockSize = blockSize
+        self.userBlockCount = userBlockCount ?? blockCount
+        self.singleBlockCommandsOnly = singleBlockCommandsOnly
+        self.icReference = icReference
+        self.writesNeedOptionFlag = writesNeedOptionFlag
+        self.answersReadSignature = answersReadSignature
+        self.deliveredFormatted = deliveredFormatted
+        self.extendedCommands = extendedCommands
+        self.passwords = passwords
+        self.nxpFeatureFlags = nxpFeatureFlags
+        self.defaultUID = defaultUID
+        self.summary = summary
+    }
 
     /// Memory size in bytes.
     public var memorySize: Int { blockCount * blockSize }
 
+    /// User memory in bytes (the NDEF area's limit).
+    public var userMemorySize: Int { userBlockCount * blockSize }
+
+    /// The requests a chip with ``singleBlockCommandsOnly`` answers (the state commands are the
+    /// air interface's).
+    static let singleBlockCommands: Set<UInt8> = [
+        ISO15693Command.readSingleBlock, ISO15693Command.writeSingleBlock, ISO15693Command.lockBlock,
+    ]
+
     /// A fresh chip's first bytes when ``deliveredFormatted``: CC `E1 40 MLEN 01` (MLEN =
-    /// (memory − 4) / 8 up to `FF`, NFC Forum Type 5, "Capability Container"; Read Multiple
-    /// Blocks; magic `E2` past 256 blocks: 2-byte block numbers), an empty NDEF TLV and a
-    /// Terminator.
+    /// (user memory − 4) / 8 up to `FF`, NFC Forum Type 5, "Capability Container"; Read Multiple
+    /// Blocks, unless the chip answers single-block commands only; magic `E2` past 256 blocks:
+    /// 2-byte block numbers), an empty NDEF TLV and a Terminator.
     var freshNDEFArea: [UInt8] {
         let magic: UInt8 = blockCount > 256 ? 0xE2 : 0xE1
-        return [magic, 0x40, UInt8(min((memorySize - 4) / 8, 0xFF)), 0x01, 0x03, 0x00, 0xFE]
+        return [magic, 0x40, UInt8(min((userMemorySize - 4) / 8, 0xFF)), singleBlockCommandsOnly ? 0x00 : 0x01, 0x03, 0x00, 0xFE]
     }
 }
 
 /// A plain ISO 15693 chip with the commands of ISO/IEC 15693-3 NFC Forum Type 5 needs, as a
-/// ``Type5ChipProfile`` describes it: `sim:tagit-hfi-plus`, `sim:ntag5`, `sim:ntag5-link`,
-/// `sim:ntag5-boost`, `sim:icode-dna`.
+/// ``Type5ChipProfile`` describes it: `sim:tagit-hfi-plus`, `sim:tagit-hfi-standard`,
+/// `sim:tagit-hfi-pro`, `sim:ntag5`, `sim:ntag5-link`, `sim:ntag5-boost`, `sim:icode-dna`.
 ///
 /// Frames as ``ICodeSLIX2`` takes them (flags, command, UID least significant byte first when
 /// addressed, parameters; no CRC). Answered: Inventory, Stay quiet, Select, Reset to ready, Read
@@ -275,7 +345,7 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
             ? [0x03, UInt8(message.count)] + message
             : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
         let bytes = Array(area.prefix(4)) + tlv + [0xFE]
-        guard bytes.count <= profile.memorySize else { return false }
+        guard bytes.count <= profile.userMemorySize else { return false }
         memory.replaceSubrange(0..<bytes.count, with: bytes)
         return true
     }
@@ -295,6 +365,9 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         case .request(let given): request = given
         }
         if let answer = air.answerStateCommand(request) { return answer }
+        if profile.singleBlockCommandsOnly, !Type5ChipProfile.singleBlockCommands.contains(request.command) {
+            return error(ISO15693Error.commandNotSupported)
+        }
         if profile.writesNeedOptionFlag, !request.option, ISO15693Command.writeClass.contains(request.command) {
             return error(ISO15693Error.optionNotSupported)
         }
@@ -444,7 +517,8 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
 }
 
 extension TagModel {
-    /// The ``Type5Chip`` entries: `tagit-hfi-plus`, `ntag5`, `ntag5-link`, `ntag5-boost`, `icode-dna`.
+    /// The ``Type5Chip`` entries: `tagit-hfi-plus`, `tagit-hfi-standard`, `tagit-hfi-pro`,
+    /// `ntag5`, `ntag5-link`, `ntag5-boost`, `icode-dna`.
     static let type5Chips: [TagModel] = Type5ChipProfile.all.map { profile in
         TagModel(
             name: profile.modelKey, summary: profile.summary, uidLength: 8, defaultUID: profile.defaultUID,

@@ -161,7 +161,7 @@ struct FuzzCrashReplayTests {
                 let memory = ISO15693ChipMemory.decode(answer: bytes, extended: extended)
                 let identity = ISO15693ChipTable.identity(uid: Bytes(Array(bytes.prefix(8))), systemInfo: memory)
                 #expect(identity.platform == .type5)
-                if memory?.blockCount == nil { #expect(identity.memoryBytes == nil) }
+                if memory?.blockCount == nil, identity.memoryFromModelTable == nil { #expect(identity.memoryBytes == nil) }
             }
             if let passwords = try? ICodePasswords(hex: String(decoding: bytes, as: UTF8.self)) {
                 #expect(ICodePassword.recovered(from: passwords.write.xored(with: [0x5A, 0xA5]), random: [0x5A, 0xA5]) == passwords.write)
@@ -172,6 +172,7 @@ struct FuzzCrashReplayTests {
                 #expect(info.bytes == Array(bytes.prefix(7)))
                 #expect(info.blockStatuses(blockCount: 600).allSatisfy { $0 & ICodeBlockProtection.locked == 0 })
             }
+            if let id = ICodeEASAlarm.easID(answer: bytes) { #expect(bytes.count >= 3 && id == UInt16(bytes[1]) | UInt16(bytes[2]) << 8) }
         case "type1-memory":
             // As the fuzz target: the first byte picks the parser, the second is HR0.
             guard bytes.count >= 2 else { break }

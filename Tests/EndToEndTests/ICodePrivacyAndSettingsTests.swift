@@ -64,6 +64,34 @@ struct ICodePrivacyAndSettingsTests {
         #expect(read.status == 0 && read.output.contains("hidden and back"), "\(read.output)")
     }
 
+    @Test("unprotect --privacy --trace records both unaddressed frames as transceiveUnselected calls, the privacy password redacted (read from the file), and a fresh process replays the trace")
+    func privacyTraced() async throws {
+        let (directory, file, device) = try await Self.setUp("slix2")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tool = try Executables.nfctool()
+        let hide = try await runTool(tool, ["protect", "--device", device, "--privacy", "--yes"], environment: Self.environment(password: "5A5A1234"), timeout: 60)
+        #expect(hide.status == 0, "\(hide.output)")
+        let trace = directory.appendingPathComponent("privacy.jsonl").path
+        let back = try await runTool(
+            tool, ["unprotect", "--device", device, "--privacy", "--timeout", "2", "--trace", trace], environment: Self.environment(password: "5A5A1234"), timeout: 60)
+        #expect(back.status == 0 && back.output.contains("Left privacy mode"), "\(back.output)")
+        #expect(try !TagFile(path: file).privacy)
+        // The file, read line by line here: docs/traces.md's fields.
+        let text = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(!text.uppercased().contains("5A5A1234") && !text.uppercased().contains("34125A5A"), "no password in plain")
+        let events = try text.split(separator: "\n").dropFirst().map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let unselected = events.filter { $0["call"] as? String == "transceiveUnselected" }
+        #expect(unselected.map { $0["command"] as? String } == ["02B204", "02B30404********"], "\(unselected)")
+        #expect((unselected.first?["answer"] as? String)?.count == 6, "flags 00 and 2 random bytes")
+        #expect(unselected.last?["answer"] as? String == "00")
+        // A fresh process plays it back (the random number is in the trace; the password matches any).
+        let replay = try await runTool(
+            tool, ["unprotect", "--device", "replay:" + trace, "--privacy", "--timeout", "2"], environment: Self.environment(password: "5A5A1234"), timeout: 60)
+        #expect(replay.status == 0 && replay.output.contains("Left privacy mode"), "\(replay.output)")
+    }
+
     @Test("EAS and AFI: --eas on, then --password eas-afi --protect-eas --protect-afi --yes; without --yes exit 64 and the file unchanged")
     func easAndAFI() async throws {
         let (directory, file, device) = try await Self.setUp("icode-slix")
@@ -93,6 +121,26 @@ struct ICodePrivacyAndSettingsTests {
         let off = try await runTool(tool, ["protect", "--device", device, "--eas", "off"], environment: Self.environment(password: "0BADCAFE"), timeout: 60)
         #expect(off.status == 0, "\(off.output)")
         #expect(try TagFile(path: file).easBits == 0x0C)
+    }
+
+    @Test("--eas-id: --plan lists WRITE EAS ID and changes nothing; a bad value is exit 64; written, the tag file holds it and info in a fresh process shows the EAS mode (EAS ALARM) and the EAS ID")
+    func easID() async throws {
+        let (directory, file, device) = try await Self.setUp("icode-slix-l")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tool = try Executables.nfctool()
+        let environment = ProcessInfo.processInfo.environment
+        let before = try TagFile(path: file)
+        let plan = try await runTool(tool, ["protect", "--device", device, "--eas-id", "BEEF", "--plan"], environment: environment, timeout: 60)
+        #expect(plan.status == 0 && plan.output.contains("WRITE EAS ID"), "\(plan.output)")
+        let bad = try await runTool(tool, ["protect", "--device", device, "--eas-id", "BEE"], environment: environment, timeout: 60)
+        #expect(bad.status == 64, "\(bad.output)")
+        #expect(try TagFile(path: file).raw == before.raw, "plan and refusal change nothing")
+        let written = try await runTool(tool, ["protect", "--device", device, "--eas-id", "BEEF", "--eas", "on"], environment: environment, timeout: 60)
+        #expect(written.status == 0 && written.output.contains("EAS ID BEEF"), "\(written.output)")
+        let after = try TagFile(path: file)
+        #expect(after.attributes["icodeEASID"] == "BEEF" && after.easBits == 0x01, "\(after.attributes)")
+        let info = try await runBuiltNFCTool(["info", "--device", device])
+        #expect(info.status == 0 && info.output.contains("on (EAS ALARM answered), EAS ID BEEF"), "\(info.output)")
     }
 
     @Test("DESTROY: --plan lists it (password hidden) and sends nothing; without --yes exit 64; with a wrong password exit 9; with the right one the tag never answers again")

@@ -2,7 +2,7 @@ import Foundation
 import NFCTestSupport
 import Testing
 
-/// TI Tag-it HF-I Plus, NXP NTAG 5 switch and ICODE DNA through the built nfctool: each command a
+/// TI Tag-it HF-I Plus, Standard and Pro, NXP NTAG 5 switch and ICODE DNA through the built nfctool: each command a
 /// fresh process on a `sim:` tag file, the file judged by ``T5TJudge`` (the Type 5 rules written
 /// in NFCTestSupport), the ledger by python3's sqlite3.
 @Suite("Tag-it HF-I Plus, NTAG 5 and ICODE DNA through nfctool", .tags(.endToEnd), .serialized, .timeLimit(.minutes(5)))
@@ -10,6 +10,8 @@ struct Type5ChipsEndToEndTests {
     /// Model, blocks, whether it comes blank, the model `info` names.
     static let chips: [(model: String, blocks: Int, blank: Bool, name: String)] = [
         ("tagit-hfi-plus", 64, true, "Tag-it HF-I Plus"),
+        ("tagit-hfi-standard", 11, true, "Tag-it HF-I Standard"),
+        ("tagit-hfi-pro", 12, true, "Tag-it HF-I Pro"),
         ("ntag5", 128, false, "NTAG 5 switch (NTP5210)"),
         ("ntag5-link", 512, false, "NTAG 5 link or boost"),
         ("ntag5-boost", 512, false, "NTAG 5 link or boost"),
@@ -26,6 +28,7 @@ struct Type5ChipsEndToEndTests {
         let info = try await runBuiltNFCTool(["info", "--device", device])
         #expect(info.status == 0, "\(info.standardError)")
         #expect(info.standardOutput.contains(chip.name), "\(info.standardOutput)")
+        #expect(info.standardOutput.contains("model table") == (chip.blocks < 16), "the Standard and Pro are sized by the model table, and say so: \(info.standardOutput)")
         if chip.blank {
             let refused = try await runBuiltNFCTool(["write", "--device", device, "--url", "https://x.example"])
             #expect(refused.status != 0, "a blank chip is not written before it is formatted")
@@ -35,14 +38,16 @@ struct Type5ChipsEndToEndTests {
             #expect(formatted.features & 0x10 == 0x10, "Special Frame in the CC of a chip whose writes need the option flag")
             #expect(formatted.message == [])
         }
-        let url = "https://\(model).example/ok"
+        // The Standard and Pro hold 28 bytes of NDEF area: a short host.
+        let host = chip.blocks < 16 ? "t5" : model
+        let url = "https://\(host).example/ok"
         let write = try await runBuiltNFCTool(["write", "--device", device, "--url", url])
         #expect(write.status == 0, "\(write.standardError)")
         let written = try T5TJudge.TagFile(path: file, blocks: chip.blocks)
         let message = try #require(written.judged?.message)
         // One short URI record: D1 01 len 55 prefix-code then the rest (04 = https://).
         #expect(Array(message.prefix(2)) == [0xD1, 0x01] && message[3] == 0x55 && message[4] == 0x04, "\(message)")
-        #expect(String(decoding: message.dropFirst(5), as: UTF8.self) == "\(model).example/ok")
+        #expect(String(decoding: message.dropFirst(5), as: UTF8.self) == "\(host).example/ok")
         let read = try await runBuiltNFCTool(["read", "--device", device])
         #expect(read.status == 0 && read.standardOutput.contains(url), "\(read.standardOutput)\(read.standardError)")
         let lock = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])

@@ -1,5 +1,6 @@
 import NFCCore
 import NFCTags
+import NFCTestSupport
 import Testing
 import VirtualTags
 
@@ -67,6 +68,39 @@ struct ICodeSettingsTearingTests {
             let password = state.passwords[0x10] ?? 0
             #expect([0, new.value].contains(password), "\(state)")
             if state.easProtected || state.afiProtected { #expect(password == new.value, "protected only once the new password is in place") }
+        }
+    }
+
+    @Test("--eas-id 1234 --eas lock on a SLIX-L with EAS behind the EAS/AFI password, torn anywhere: the EAS ID 0000 or 1234, and EAS locked only with 1234")
+    func easIDAndLock() async throws {
+        let chip = ICodeSLIX2(uid: [0xE0, 0x04, 0x03, 0x10, 0x53, 0x49, 0x4D, 0x0B], variant: .slixL)
+        chip.security.passwords[0x10] = 0x0BAD_CAFE
+        chip.security.easProtected = true
+        let (whole, states) = try await Self.sweep(chip.tagState, .icodeSLIXL) { _, tag throws(NFCTagError) in
+            try await tag.icodeApply(ICodeSettings(eas: .lock, easID: 0x1234), password: ICodePassword(0x0BAD_CAFE), current: .factoryDefault)
+        }
+        #expect(whole.easID == 0x1234 && whole.easLocked)
+        for state in states {
+            #expect([0, 0x1234].contains(state.easID), "\(state)")
+            if state.easLocked { #expect(state.easID == 0x1234, "locked only after the new EAS ID is in place") }
+        }
+    }
+
+    @Test("hostile EAS ALARM answers: an error answer is tagResponse, a 1-byte EAS ID answer is tagResponse, silence to the EAS ID request is tagResponse; info's summary says unknown and never traps", arguments: [
+        [[0x01, 0x0F]], [[0x00], [0x00, 0x12]], [[0x00], nil], [[0x00, 0xFF], [0x01]], [nil, [0x00, 0x34, 0x12, 0x99]],
+    ] as [[[UInt8]?]])
+    func hostileEASAnswers(answers: [[UInt8]?]) async throws {
+        let replies = answers.map { answer -> ScriptedExchange in
+            .anyCommand(answer.map { ScriptedReply.answer($0) } ?? .error(NFCReaderDeviceError(.timeout, "silent (scripted)")))
+        }
+        let reader = ScriptedReader(script: replies)
+        let uid = Bytes([0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x0E])
+        let tag = ISO15693Tag(reader: reader, target: ISO15693Target(uid: uid), identity: ChipIdentity(.icodeSLIX2, platform: .type5, family: .icode))
+        let summary = await tag.icodeEASSummary()
+        switch answers {
+        case [[0x01, 0x0F]]: #expect(summary.hasPrefix("unknown ("), "\(summary)")
+        case [nil, [0x00, 0x34, 0x12, 0x99]]: #expect(summary == "off (EAS ALARM not answered), EAS ID 1234", "bytes after the EAS ID are the chip's: \(summary)")
+        default: #expect(summary.hasPrefix("on (EAS ALARM answered), EAS ID unknown ("), "\(summary)")
         }
     }
 

@@ -33,11 +33,14 @@ struct ISO15693ChipTableTests {
         ([0xE0, 0x16, 0x00, 0x10, 1, 2, 3, 4], 0x01, "ISO 15693 tag", "unknown (code 16)"),
     ] as [([UInt8], UInt8, String, String)])
     func named(uid: [UInt8], reference: UInt8, model: String, maker: String) async {
-        let (identity, _) = await Self.identify(uid, answers: [[0x02, 0x2B]: Self.systemInfo(uid: uid, blocks: 8, size: 4, reference: reference)])
+        let (identity, sent) = await Self.identify(uid, answers: [[0x02, 0x2B]: Self.systemInfo(uid: uid, blocks: 8, size: 4, reference: reference)])
         #expect(identity.model == model)
         #expect(identity.manufacturer == maker)
         #expect(identity.platform == .type5, "an unknown chip is still a plain Type 5 tag")
-        #expect(identity.icReference == reference)
+        // A Tag-it HF-I Standard or Pro answers no GET SYSTEM INFORMATION: it is not asked.
+        let asked = ISO15693ChipTable.modelMemory(uid: Bytes(uid)) == nil
+        #expect(identity.icReference == (asked ? reference : nil))
+        #expect(sent.contains([0x02, 0x2B]) == asked, "\(sent)")
     }
 
     @Test("memory comes from GET SYSTEM INFORMATION, not the model: a SLIX2 UID answering 40 blocks of 8 bytes has 320 bytes of 8-byte blocks")

@@ -33,6 +33,8 @@ struct ReaderTraceTests {
             (.signal(.done), .sent(false)),
             (.unsupportedCardReason, .reason(nil)),
             (.unsupportedCardReason, .reason("unsupported card (Topaz)")),
+            (.transceiveUnselected(TraceBytes(hex("02 B2 04"))), .answer(TraceBytes(hex("00 3C 5A")))),
+            (.transceiveUnselected(TraceBytes(values: [0x02, 0xB3, 0x04, 0x04, nil, nil, nil, nil])), .failed(NFCReaderDeviceError(.timeout, "no answer"))),
         ]
         return ReaderTrace(header: header, events: requests.enumerated().map { index, pair in
             ReaderTraceEvent(number: index + 1, request: pair.0, result: pair.1, microseconds: index * 100)
@@ -124,6 +126,46 @@ struct ReaderTraceTests {
         #expect(write == .transceive(TraceBytes(values: [0xA2, 0x85, nil, nil, nil, nil]), .standard))
         let (user, _) = redactor.redact(.transceive(TraceBytes(hex("A2 04 03 00 FE 00")), .standard), .answer(TraceBytes(hex("0A"))))
         #expect(user == .transceive(TraceBytes(hex("A2 04 03 00 FE 00")), .standard))
+    }
+
+    @Test("ICODE SET PASSWORD, WRITE PASSWORD, DESTROY and ENABLE PRIVACY (NXP's 04) lose their 4 password bytes, addressed, unaddressed and sent to no selected tag; GET RANDOM NUMBER, LOCK PASSWORD and another maker's B3 stay")
+    func redactsICodePasswords() {
+        var redactor = ReaderTraceRedactor()
+        let uid = hex("E0 04 01 08 12 34 56 78")
+        _ = redactor.redact(.poll([.iso15693]), .found(.iso15693(ISO15693Target(uid: Bytes(uid)))))
+        let onAir = Array(uid.reversed())
+        let hidden = [UInt8?](repeating: nil, count: 4)
+        for frame in [[0x22, 0xB3, 0x04] + onAir + [0x04, 1, 2, 3, 4], [0x02, 0xB4, 0x04, 0x01, 1, 2, 3, 4], [0x62, 0xB9, 0x04] + onAir + [1, 2, 3, 4],
+                      [0x22, 0xBA, 0x04] + onAir + [1, 2, 3, 4]] {
+            let (sent, _) = redactor.redact(.transceive(TraceBytes(frame), .standard), .answer(TraceBytes([0x00])))
+            #expect(sent == .transceive(TraceBytes(values: frame.dropLast(4).map { Optional($0) } + hidden), .standard), "\(frame)")
+        }
+        let unselected = [UInt8](hex("02 B3 04 04 11 22 33 44"))
+        #expect(redactor.redact(.transceiveUnselected(TraceBytes(unselected)), .answer(TraceBytes([0x00]))).0
+            == .transceiveUnselected(TraceBytes(values: unselected.dropLast(4).map { Optional($0) } + hidden)))
+        for kept in [hex("02 B2 04"), [0x22, 0xB5, 0x04] + onAir + [0x04], [0x22, 0xB3, 0x07] + onAir + [0x04, 1, 2, 3, 4]] {
+            #expect(redactor.redact(.transceive(TraceBytes(kept), .standard), .answer(TraceBytes([0x00, 1, 2]))).0 == .transceive(TraceBytes(kept), .standard))
+        }
+        #expect(redactor.redact(.transceiveUnselected(TraceBytes(hex("02 B2 04"))), .answer(TraceBytes(hex("00 01 02"))))
+            == (.transceiveUnselected(TraceBytes(hex("02 B2 04"))), .answer(TraceBytes(hex("00 01 02")))))
+    }
+
+    @Test("replay answers transceiveUnselected from the trace (a redacted password matching any), and a transceive in its place diverges")
+    func replayUnselected() async throws {
+        var trace = Self.everyCall
+        trace.events = Array(trace.events.suffix(2)).enumerated().map { index, event in
+            ReaderTraceEvent(number: index + 1, request: event.request, result: event.result, microseconds: 0)
+        }
+        let reader = ReplayReader(trace)
+        #expect(try await reader.transceiveUnselected(Bytes(hex("02 B2 04")), timeout: .seconds(1)) == Bytes(hex("00 3C 5A")))
+        await #expect(throws: NFCReaderDeviceError.self) {
+            try await reader.transceiveUnselected(Bytes(hex("02 B3 04 04 9A 8B 7C 6D")), timeout: .seconds(1))
+        }
+        #expect(await reader.divergence == nil, "the recorded timeout, not a divergence")
+        #expect(await reader.isAtEnd)
+        let other = ReplayReader(trace)
+        await #expect(throws: NFCReaderDeviceError.self) { try await other.transceive(Bytes(hex("02 B2 04"))) }
+        #expect(await other.divergence == "diverged at exchange 1: sent 02 B2 04, trace has unselected 02 B2 04")
     }
 
     @Test("Ultralight C AUTHENTICATE's cryptograms and key-page writes are redacted; codes stay, and a chip that answered GET_VERSION keeps pages 2Ch–2Fh")

@@ -180,8 +180,8 @@ struct ST25Tests {
         }
         let read = [0x22, 0xA0, 0x02] + onAir + [0x04]
         #expect(redactor.redact(.transceive(TraceBytes(read), .standard), .answer(TraceBytes([0x00, 0x05]))).0 == .transceive(TraceBytes(read), .standard))
-        let nxp = [0x22, 0xB3, 0x04] + onAir + [0x02, 9, 9, 9, 9]
-        #expect(redactor.redact(.transceive(TraceBytes(nxp), .standard), .answer(TraceBytes([0x00]))).0 == .transceive(TraceBytes(nxp), .standard))
+        let ti = [0x22, 0xB3, 0x07] + onAir + [0x02, 9, 9, 9, 9]
+        #expect(redactor.redact(.transceive(TraceBytes(ti), .standard), .answer(TraceBytes([0x00]))).0 == .transceive(TraceBytes(ti), .standard))
     }
 
     @Test("tag file: the image round-trips; a wrong length, model or UID is refused", arguments: ST25VirtualTag.Variant.allCases)

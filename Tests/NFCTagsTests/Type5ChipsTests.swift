@@ -35,6 +35,8 @@ struct Type5ChipsTests {
 
     @Test("identification names each chip from its UID and the memory GET SYSTEM INFORMATION reports", arguments: [
         (Type5ChipProfile.tagItHFIPlus, "Tag-it HF-I Plus", "Texas Instruments", 256),
+        (Type5ChipProfile.tagItHFIStandard, "Tag-it HF-I Standard", "Texas Instruments", 32),
+        (Type5ChipProfile.tagItHFIPro, "Tag-it HF-I Pro", "Texas Instruments", 32),
         (Type5ChipProfile.ntag5Switch, "NTAG 5 switch (NTP5210)", "NXP", 512),
         (Type5ChipProfile.ntag5Link, "NTAG 5 link or boost (NTP53x2, NTA5332)", "NXP", 2048),
         (Type5ChipProfile.ntag5Boost, "NTAG 5 link or boost (NTP53x2, NTA5332)", "NXP", 2048),
@@ -46,7 +48,8 @@ struct Type5ChipsTests {
         #expect(tag.identity.manufacturer == maker)
         #expect(tag.identity.memoryBytes == bytes && tag.identity.blockSize == 4)
         #expect(tag.identity.platform == .type5)
-        #expect(tag.writeOptionFlag == (profile == .tagItHFIPlus), "only the Tag-it writes with the option flag")
+        #expect(tag.writeOptionFlag == profile.writesNeedOptionFlag, "only the Tag-its write with the option flag")
+        #expect((tag.identity.memoryFromModelTable != nil) == profile.singleBlockCommandsOnly, "the memory from the model table only for the Standard and Pro")
     }
 
     @Test("NTAG 5 link: GET SYSTEM INFORMATION saturates at FF 03 with IC reference 01 (as a real link answers), so identification asks EXTENDED GET SYSTEM INFORMATION (3B 3F) and finds 512 blocks; the boost answers without an IC reference")
@@ -125,6 +128,72 @@ struct Type5ChipsTests {
         #expect(judged.message?.count == 17, "D1 01 0D 55 04 and ti.example/1")
     }
 
+    @Test("Tag-it HF-I Standard and Pro: identification and format send no GET (EXTENDED) SYSTEM INFORMATION; format's exact commands: READ MULTIPLE refused once, READ SINGLE BLOCK 0–6 with security status, WRITE SINGLE BLOCK 1 then 0 with the option flag; CC E1 40 03 18", arguments: [Type5ChipProfile.tagItHFIStandard, .tagItHFIPro])
+    func tagItStandardProFormat(profile: Type5ChipProfile) async throws {
+        let chip = Self.chip(profile)
+        let reader = SimulatedReader(tags: [chip], emptyFieldWait: .zero)
+        await reader.withField { $0.isTracing = true }
+        let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
+        guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
+        let identity = await ChipIdentification.identify(target, on: reader, probesNDEF: false)
+        #expect(identity.blockCount == 8 && identity.blockSize == 4)
+        #expect(identity.memoryFromModelTable?.contains("I93_TAG_IT_HF_I_STD_PRO_CHIP_INLAY_NUM_USER_BLK") == true)
+        await reader.withField { $0.trace = [] }
+        let ndef = Type5Tag(tag: ISO15693Tag(reader: reader, target: v, identity: identity))
+        try await ndef.format(force: false)
+        let onAir = Array(profile.defaultUID.reversed())
+        let frames = await Self.frames(reader)
+        // Format reads what the CC and area will cover (blocks 0–6) with each block's security
+        // status: READ MULTIPLE once (refused: 01 01), then READ SINGLE BLOCK each; then the TLV
+        // block, the CC block last.
+        let reads = (0...6).map { [0x62, 0x20] + onAir + [UInt8($0)] }
+        #expect(frames == [[0x62, 0x23] + onAir + [0x00, 0x06]] + reads + [
+            [0x62, 0x21] + onAir + [0x01, 0x03, 0x00, 0xFE, 0x00],
+            [0x62, 0x21] + onAir + [0x00, 0xE1, 0x40, 0x03, 0x18],
+        ], "\(frames.map { Hex.encode($0) })")
+        #expect(!frames.contains { $0.count > 1 && ($0[1] == 0x2B || $0[1] == 0x3B) }, "no system information asked")
+        #expect(frames.filter { $0.count > 1 && $0[1] == ISO15693Command.writeSingleBlock }.map { $0[0] } == [0x62, 0x62])
+        let memory = try await Self.state(reader).memory
+        #expect(Array(memory.prefix(8)) == [0xE1, 0x40, 0x03, 0x18, 0x03, 0x00, 0xFE, 0x00], "\(Hex.encode(memory))")
+        #expect(memory.dropFirst(8).allSatisfy { $0 == 0 }, "nothing past block 1, and nothing in the blocks past the user area")
+        // 28 bytes of area (MLEN 03): a 45-byte message does not fit, and nothing changes.
+        await #expect(throws: NFCTagError.self) {
+            try await ndef.writeNDEF(NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://" + String(repeating: "x", count: 40))]), verify: false)
+        }
+        #expect(try await Self.state(reader).memory == memory, "a message too long for 8 blocks writes nothing")
+    }
+
+    @Test("hostile Tag-it HF-I Standard images: a CC whose MLEN reaches past the 8 user blocks and an NDEF length past them: reading fails, never reads past block 7, and a write is refused with nothing changed", arguments: [
+        [0xE1, 0x40, 0x05, 0x18, 0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE],
+        [0xE1, 0x40, 0x03, 0x18, 0x03, 0x1E, 0xD1, 0x01],
+        [0xE1, 0x40, 0xFF, 0x18, 0x03, 0xFF, 0x01, 0x00],
+    ] as [[UInt8]])
+    func tagItStandardHostile(image: [UInt8]) async throws {
+        let chip = Self.chip(.tagItHFIStandard)
+        var memory = chip.tagFileImage
+        memory.replaceSubrange(0..<image.count, with: image)
+        chip.tagFileImage = memory
+        let (reader, tag) = try await Self.open(chip)
+        let ndef = Type5Tag(tag: tag)
+        let message = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://" + String(repeating: "h", count: 30))])
+        if image[2] != 0x05 { await #expect(throws: NFCTagError.self) { _ = try await ndef.readNDEF() } } else { _ = try? await ndef.readNDEF() }
+        await #expect(throws: NFCTagError.self) { try await ndef.writeNDEF(message, verify: false) }
+        #expect(try await Self.state(reader).memory == Array(memory.prefix(44)), "nothing changed")
+        let past = await Self.frames(reader).filter { $0.count > 10 && [0x20, 0x21, 0x22].contains($0[1]) && $0[10] >= 8 }
+        #expect(past.isEmpty, "no command past the user area: \(past.map { Hex.encode($0) })")
+    }
+
+    @Test("a Tag-it HF-I Standard answers GET SYSTEM INFORMATION, READ MULTIPLE BLOCKS and WRITE AFI with error 01, and reads blocks past its user area")
+    func tagItStandardRefusals() async throws {
+        let (reader, _) = try await Self.open(Self.chip(.tagItHFIStandard))
+        let onAir = Array(Type5ChipProfile.tagItHFIStandard.defaultUID.reversed())
+        for frame in [[0x22, 0x2B] + onAir, [0x22, 0x23] + onAir + [0, 1], [0x62, 0x27] + onAir + [0x07], [0x22, 0x2C] + onAir + [0, 1]] {
+            #expect(try await reader.transceive(Bytes(frame), mode: .standard, timeout: .seconds(1)) == Bytes([0x01, 0x01]), "\(Hex.encode(frame))")
+        }
+        #expect(try await reader.transceive(Bytes([0x22, 0x20] + onAir + [10]), mode: .standard, timeout: .seconds(1)) == Bytes([0, 0, 0, 0, 0]))
+        #expect(try await reader.transceive(Bytes([0x22, 0x20] + onAir + [11]), mode: .standard, timeout: .seconds(1)) == Bytes([0x01, 0x10]))
+    }
+
     @Test("a Tag-it refuses a write or lock without the option flag (error 03) and keeps its memory")
     func tagItWithoutOptionFlag() async throws {
         let (reader, identified) = try await Self.open(Self.chip(.tagItHFIPlus))
@@ -162,7 +231,9 @@ struct Type5ChipsTests {
     func tearing(profile: Type5ChipProfile) async throws {
         let chip = Self.chip(profile)
         let old = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://old.example/a")])
-        let new = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://new.example/" + String(repeating: "b", count: 40))])
+        // The Standard and Pro hold 28 bytes of area: a new message that fits (19 bytes).
+        let tail = String(repeating: "b", count: profile.userMemorySize < 64 ? 2 : 40)
+        let new = NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://new.example/" + tail)])
         #expect(chip.setNDEFMessage(try old.encoded()))
         let oldBytes = try old.encoded(), newBytes = try new.encoded()
         let outcomes = try await TearingSweep.run(
@@ -187,11 +258,13 @@ struct Type5ChipsTests {
         #expect(!outcomes.keys.contains { $0.hasPrefix("corrupt") }, "\(outcomes)")
     }
 
-    @Test("format of a blank Tag-it torn after or inside any command leaves it not NDEF formatted (no CC magic) or an empty NDEF tag, never a CC over a broken area")
-    func formatTearing() async throws {
-        let blank = Self.chip(.tagItHFIPlus).tagState
+    @Test("format of a blank Tag-it (Plus; Standard and Pro sized by the model table) torn after or inside any command leaves it not NDEF formatted (no CC magic) or an empty NDEF tag, never a CC over a broken area", arguments: [
+        Type5ChipProfile.tagItHFIPlus, .tagItHFIStandard, .tagItHFIPro,
+    ])
+    func formatTearing(profile: Type5ChipProfile) async throws {
+        let blank = Self.chip(profile).tagState
         let outcomes = try await TearingSweep.run(
-            "tagit-hfi-plus format", initial: blank, modulations: [.iso15693],
+            "\(profile.modelKey) format", initial: blank, modulations: [.iso15693],
             makeTag: { reader, target in
                 let identity = await ChipIdentification.identify(target, on: reader, probesNDEF: false)
                 guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
@@ -199,7 +272,7 @@ struct Type5ChipsTests {
             },
             operation: { tag throws(NFCTagError) in try await tag.format(force: false) },
             classifyState: { state, _ in
-                let memory = Array(try #require(try? Hex.decode(state.memory)).prefix(256))
+                let memory = Array(try #require(try? Hex.decode(state.memory)).prefix(profile.memorySize))
                 // No CC magic: not NDEF formatted, as before (the TLV block is written first).
                 if memory[0] != 0xE1 { return "blank" }
                 guard let judged = T5TJudge(memory: memory) else { return "corrupt: \(Hex.encode(Array(memory.prefix(8))))" }

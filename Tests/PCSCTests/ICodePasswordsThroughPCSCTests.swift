@@ -172,5 +172,27 @@ extension PCSCEndToEnd {
             // icodeEAS bits: 0 EAS on, 3 AFI protected.
             #expect(attributes["icodeEAS"] == "09", "\(attributes)")
         }
+
+        @Test("EAS ID through an ACR1552U: info says EAS off (EAS ALARM unanswered in the session); --eas-id BEEF --eas on sends WRITE EAS ID (22 A7 04 … EF BE) and SET EAS; a fresh info reads EAS on and the ID")
+        func easIDThroughPCSC() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("slix-l-eas-id.json").path
+            let reader = try await VirtualReaderProcess(tag: "sim:icode-slix-l?file=\(file)", daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let before = try await runTool(tool, ["info", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(before.status == 0 && before.output.contains("off (EAS ALARM not answered), EAS ID 0000"), "\(before.output)")
+            let done = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--eas-id", "BEEF", "--eas", "on", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(done.status == 0, "\(done.output)")
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffc20001") && $0.contains("22a704") && $0.contains("efbe") }, "\(reader.receivedAPDUs)")
+            let after = try await runTool(tool, ["info", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(after.status == 0 && after.output.contains("on (EAS ALARM answered), EAS ID BEEF"), "\(after.output)")
+            await reader.stopped()
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+            let attributes = try #require(json["attributes"] as? [String: String])
+            #expect(attributes["icodeEASID"] == "BEEF" && attributes["icodeEAS"] == "01", "\(attributes)")
+        }
     }
 }

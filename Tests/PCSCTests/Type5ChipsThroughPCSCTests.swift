@@ -39,6 +39,29 @@ extension PCSCEndToEnd {
             #expect(tagFile.lockedBlocks.prefix((4 + judged.area + 3) / 4).allSatisfy { $0 })
         }
 
+        @Test("Tag-it HF-I Standard and Pro through an ACR1552U: format (sized by the model table), write and lock with the option flag; the tag file holds the message in the user blocks, locked, and nothing past them", arguments: [("tagit-hfi-standard", 11), ("tagit-hfi-pro", 12)])
+        func tagItStandardProThroughTransparentSession(model: String, blocks: Int) async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("\(model).json").path
+            let reader = try await VirtualReaderProcess(tag: "sim:\(model)?file=\(file)", daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            for arguments in [["format", "--yes"], ["write", "--url", "https://ti.example/s"], ["lock", "--yes"]] {
+                let run = try await runTool(tool, arguments + ["--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+                #expect(run.status == 0, "\(arguments): \(run.output)")
+            }
+            let apdus = reader.receivedAPDUs
+            #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("6221") }, "\(apdus)")
+            #expect(apdus.contains { $0.hasPrefix("ffc20001") && $0.contains("6222") }, "\(apdus)")
+            await reader.stopped()
+            let tagFile = try T5TJudge.TagFile(path: file, blocks: blocks)
+            let judged = try #require(tagFile.judged)
+            #expect(judged.area == 24 && judged.writeAccess == 3 && judged.features & 0x18 == 0x18, "MLEN 03: (32 − 4) / 8 whole units")
+            #expect(String(decoding: (judged.message ?? []).dropFirst(5), as: UTF8.self) == "ti.example/s")
+            #expect(tagFile.lockedBlocks.prefix(7).allSatisfy { $0 } && !tagFile.lockedBlocks.dropFirst(8).contains(true), "CC and area locked, nothing past the user area: \(tagFile.lockedBlocks)")
+        }
+
         @Test("generic profile: a Tag-it write is refused before anything is written (the tag file unchanged); NTAG 5 switch, NTAG 5 link (2048 bytes: the E2 CC and P1-P2 block numbers) and ICODE DNA are written with UPDATE BINARY and read back in a new process")
         func genericProfile() async throws {
             let tool = try Executables.nfctool()

@@ -189,6 +189,91 @@ struct ICodePasswordTests {
         #expect(try await reader.poll(for: [.iso15693], timeout: .zero) != nil, "found again")
     }
 
+    @Test("EAS ALARM (22 A5 04 UID): unanswered while EAS is off (false), answered once SET EAS (true); a SLIX answers it too")
+    func easAlarm() async throws {
+        for variant in [ICodeVariant.slix2, .slix] {
+            let uid: [UInt8] = variant == .slix ? [0xE0, 0x04, 0x01, 0x10, 0x53, 0x49, 0x4D, 0x0C] : Self.uid
+            let (reader, tag) = try await Self.open(variant, uid: uid)
+            #expect(try await tag.icodeEASAlarm() == false)
+            try await tag.icodeSetEAS(true)
+            #expect(try await tag.icodeEASAlarm() == true)
+            let onAir = Array(uid.reversed())
+            #expect(await Self.frames(reader).map(\.command) == [[0x22, 0xA5, 0x04] + onAir, [0x22, 0xA2, 0x04] + onAir, [0x22, 0xA5, 0x04] + onAir])
+        }
+    }
+
+    @Test("WRITE EAS ID (22 A7 04 UID 34 12) then EAS ALARM with the option flag and mask length 0 (62 A5 04 UID 00) gives 1234; the chip holds it; a SLIX sends nothing (notSupported)")
+    func writeEASID() async throws {
+        let (reader, tag) = try await Self.open(.slixS)
+        try await tag.icodeWriteEASID(0x1234)
+        #expect(try await Self.onChip(reader) { $0.security.easID } == 0x1234)
+        #expect(try await tag.icodeEASID() == 0x1234)
+        let onAir = Array(Self.uid.reversed())
+        #expect(await Self.frames(reader).map(\.command) == [[0x22, 0xA7, 0x04] + onAir + [0x34, 0x12], [0x62, 0xA5, 0x04] + onAir + [0x00]])
+        #expect(await tag.icodeEASSummary() == "off (EAS ALARM not answered), EAS ID 1234")
+        let (slixReader, slix) = try await Self.open(.slix, uid: [0xE0, 0x04, 0x01, 0x10, 0x53, 0x49, 0x4D, 0x0D])
+        await #expect(throws: NFCTagError.self) { try await slix.icodeWriteEASID(1) }
+        #expect(await Self.frames(slixReader).isEmpty, "nothing sent to a chip without an EAS ID")
+    }
+
+    @Test("selective EAS ALARM at the chip: mask 16 with its ID answered while EAS is on, another ID or EAS off silent; a bad mask length silent")
+    func selectiveEASAlarm() async throws {
+        let (reader, tag) = try await Self.open(.slix2)
+        try await tag.icodeWriteEASID(0xBEEF)
+        let onAir = Array(Self.uid.reversed())
+        func alarm(_ parameters: [UInt8]) async throws -> Bool {
+            do {
+                return !(try await reader.transceive(Bytes([0x62, 0xA5, 0x04] + onAir + parameters), mode: .standard, timeout: .seconds(1))).isEmpty
+            } catch where error.code == .timeout { return false }
+        }
+        #expect(try await alarm([16, 0xEF, 0xBE]) == false, "EAS off")
+        try await tag.icodeSetEAS(true)
+        #expect(try await alarm([16, 0xEF, 0xBE]))
+        #expect(try await alarm([8, 0xEF]))
+        #expect(try await alarm([16, 0xEE, 0xBE]) == false)
+        #expect(try await alarm([12, 0xEF, 0xBE]) == false)
+    }
+
+    @Test("WRITE EAS ID on EAS behind the EAS/AFI password: refused (0F) without it, taken after SET PASSWORD; after LOCK EAS refused as locked (readOnly) and unchanged")
+    func easIDProtectedAndLocked() async throws {
+        let (reader, tag) = try await Self.open(.slix2)
+        try await tag.icodeSetPassword(.easAFI, .factoryDefault)
+        try await tag.icodePasswordProtect(afi: false)
+        try await Self.onChip(reader) { $0.powerOn() }
+        await #expect(throws: NFCTagError.self) { try await tag.icodeWriteEASID(0x0102) }
+        #expect(try await Self.onChip(reader) { $0.security.easID } == 0)
+        try await tag.icodeSetPassword(.easAFI, .factoryDefault)
+        try await tag.icodeWriteEASID(0x0102)
+        try await tag.icodeLockEAS()
+        do throws(NFCTagError) {
+            try await tag.icodeWriteEASID(0x0304)
+            Issue.record("a locked EAS ID was written")
+        } catch {
+            #expect(error.code == .readOnly, "\(error)")
+        }
+        #expect(try await Self.onChip(reader) { $0.security.easID } == 0x0102)
+        let restored = try #require(ICodeSLIX2(state: try await Self.onChip(reader) { $0.tagState }))
+        #expect(restored.security.easID == 0x0102 && restored.tagState.attributes?["icodeEASID"] == "0102")
+    }
+
+    @Test("a TracingReader records leaving privacy as two unselected raw commands with their answers")
+    func leavePrivacyTraced() async throws {
+        let (reader, tag) = try await Self.open(.slix2)
+        try await tag.icodeSetPassword(.privacy, .factoryDefault)
+        try await tag.icodeEnablePrivacy(.factoryDefault)
+        try await Self.onChip(reader) { $0.powerOn() }
+        let tracing = await TracingReader(reader)
+        try await ICodePrivacy.leave(.factoryDefault, through: tracing, timeout: .seconds(1))
+        let commands = await tracing.commands
+        try #require(commands.count == 2)
+        #expect(commands.allSatisfy { $0.unselected && $0.mode == .raw })
+        #expect(commands[0].command == Bytes([0x02, 0xB2, 0x04]))
+        let random = try #require(try? commands[0].result.get()).array
+        try #require(random.count == 3)
+        #expect(commands[1].command == Bytes([0x02, 0xB3, 0x04, 0x04] + Self.xorPassword(0, random: Array(random[1...]))))
+        #expect(try commands[1].result.get() == Bytes([0x00]))
+    }
+
     @Test("leaving privacy with a wrong password: authenticationFailed, the chip stays hidden")
     func leavePrivacyWrongPassword() async throws {
         let (reader, tag) = try await Self.open(.slixS)

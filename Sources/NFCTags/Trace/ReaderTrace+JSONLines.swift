@@ -107,6 +107,7 @@ extension ReaderTraceEvent {
         case .transceive(let command, let mode), .checkCanSend(let command, let mode):
             pairs.append(("mode", .string(mode.traceName)))
             pairs.append(("command", .string(command.hex)))
+        case .transceiveUnselected(let frame): pairs.append(("command", .string(frame.hex)))
         case .authenticateClassic(let block, let keyType, let key, let uid):
             pairs.append(("block", .integer(Int(block))))
             pairs.append(("keyType", .string(keyType.traceName)))
@@ -149,6 +150,7 @@ extension ReaderTraceEvent {
         switch call {
         case "poll": request = .poll(try fields.modulations("modulations"))
         case "transceive": request = .transceive(try fields.traceBytes("command"), try fields.mode("mode"))
+        case "transceiveUnselected": request = .transceiveUnselected(try fields.traceBytes("command"))
         case "checkCanSend": request = .checkCanSend(try fields.traceBytes("command"), try fields.mode("mode"))
         case "authenticateClassic":
             let block = try fields.integer("block")
@@ -180,7 +182,7 @@ extension ReaderTraceEvent {
         } else {
             switch request {
             case .poll: result = .found(try fields.optionalTarget("found"))
-            case .transceive: result = .answer(try fields.traceBytes("answer"))
+            case .transceive, .transceiveUnselected: result = .answer(try fields.traceBytes("answer"))
             case .isTargetPresent: result = .present(try fields.bool("present"))
             case .waitForRemoval:
                 switch try fields.string("removal") {

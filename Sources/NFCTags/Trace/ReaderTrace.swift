@@ -146,6 +146,9 @@ public enum ReaderTraceRequest: Sendable, Hashable {
     case poll([Modulation])
     /// ``NFCReader/transceive(_:mode:timeout:)``.
     case transceive(TraceBytes, TransceiveMode)
+    /// ``NFCReader/transceiveUnselected(_:timeout:)``: an ISO 15693 frame to whatever chip is in
+    /// the field (an ICODE chip in privacy mode).
+    case transceiveUnselected(TraceBytes)
     /// ``NFCReader/authenticateClassic(block:keyType:key:uid:)``; the key redacted by default.
     case authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: TraceBytes, uid: Bytes)
     /// ``NFCReader/isTargetPresent()``.
@@ -172,6 +175,7 @@ public enum ReaderTraceRequest: Sendable, Hashable {
         switch self {
         case .poll: "poll"
         case .transceive: "transceive"
+        case .transceiveUnselected: "transceiveUnselected"
         case .authenticateClassic: "authenticateClassic"
         case .isTargetPresent: "isTargetPresent"
         case .waitForRemoval: "waitForRemoval"
@@ -192,6 +196,8 @@ public enum ReaderTraceRequest: Sendable, Hashable {
         case (.transceive(let recorded, let mode), .transceive(let command, let sentMode)),
              (.checkCanSend(let recorded, let mode), .checkCanSend(let command, let sentMode)):
             return mode == sentMode && !command.isRedacted && recorded.matches(command.bytes)
+        case (.transceiveUnselected(let recorded), .transceiveUnselected(let frame)):
+            return !frame.isRedacted && recorded.matches(frame.bytes)
         case (.authenticateClassic(let block, let keyType, let key, let uid), .authenticateClassic(let b, let k, let sentKey, let u)):
             return block == b && keyType == k && uid == u && !sentKey.isRedacted && key.matches(sentKey.bytes)
         default:
@@ -204,6 +210,7 @@ public enum ReaderTraceRequest: Sendable, Hashable {
         switch self {
         case .poll(let modulations): "poll \(modulations.map(\.rawValue).joined(separator: ","))"
         case .transceive(let command, let mode): "\(mode == .raw ? "raw " : "")\(command)"
+        case .transceiveUnselected(let frame): "unselected \(frame)"
         case .authenticateClassic(let block, let keyType, let key, _):
             "authenticate block \(block) with key \(keyType == .a ? "A" : "B") \(key)"
         case .listTargets(let modulations, let limit): "listTargets \(modulations.map(\.rawValue).joined(separator: ",")) limit \(limit)"

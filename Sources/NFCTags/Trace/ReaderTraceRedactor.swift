@@ -25,6 +25,11 @@ import NFCCore
 ///
 /// - ST25DV PRESENT PASSWORD and WRITE PASSWORD (`B3`, `B1`, framed with ST's `02`): the 8
 ///   password bytes.
+/// - NXP ICODE SET PASSWORD, WRITE PASSWORD, DESTROY and ENABLE PRIVACY (`B3`, `B4`, `B9`,
+///   `BA`, framed with NXP's `04`), addressed, unaddressed or sent to no selected tag
+///   (`transceiveUnselected`, leaving privacy): the 4 password bytes that end the frame (plain in
+///   WRITE PASSWORD; in the others XOR a random number the chip sent in the clear, so as good as
+///   plain).
 ///
 /// Status words and the commands' codes are never redacted.
 public struct ReaderTraceRedactor: Sendable {
@@ -74,6 +79,10 @@ public struct ReaderTraceRedactor: Sendable {
             if case .answer(let bytes) = result { answer = bytes }
             let (redactedCommand, redactedAnswer) = redactExchange(command, mode: mode, answer: answer)
             return (.transceive(redactedCommand, mode), redactedAnswer.map(ReaderTraceResult.answer) ?? result)
+        case (.transceiveUnselected(let frame), _):
+            var hidden = frame
+            Self.redactICodePassword(&hidden)
+            return (.transceiveUnselected(hidden), result)
         case (.checkCanSend(let command, let mode), _):
             var copy = self
             let (redactedCommand, _) = copy.redactExchange(command, mode: mode, answer: nil)
@@ -124,6 +133,7 @@ public struct ReaderTraceRedactor: Sendable {
             command.redact((bytes.count - 8)..<bytes.count)
             return (command, answer)
         }
+        if case .iso15693? = target, Self.redactICodePassword(&command) { return (command, answer) }
         if isISODEP, mode == .standard {
             redactWrappedNative(&command, &answer)
             return (command, answer)
@@ -159,6 +169,25 @@ public struct ReaderTraceRedactor: Sendable {
             answer?.redact(10..<16)
         }
         return (command, answer)
+    }
+
+    /// The ICODE commands that carry a password (plain or XOR a random number the chip sent in
+    /// the clear).
+    static let icodePasswordCommands: Set<UInt8> = [
+        ICodeCommand.setPassword, ICodeCommand.writePassword, ICodeCommand.destroy, ICodeCommand.enablePrivacy,
+    ]
+
+    /// Redacts the 4 password bytes ending an ICODE password command (flags, code, `04`, the UID
+    /// when addressed, the identifier for SET/WRITE PASSWORD, the password); false for any other
+    /// frame.
+    @discardableResult
+    static func redactICodePassword(_ command: inout TraceBytes) -> Bool {
+        let bytes = command.values
+        guard bytes.count >= 3 + ICodePassword.size, bytes[2] == ISO15693Command.nxpManufacturerCode, let code = bytes[1],
+              icodePasswordCommands.contains(code)
+        else { return false }
+        command.redact((bytes.count - ICodePassword.size)..<bytes.count)
+        return true
     }
 
     /// NTAG 424 DNA's wrapped native commands (`90 INS 00 00 Lc data [Le]`).

@@ -7,7 +7,8 @@ import NFCCore
 /// A frame is matched as ``ReplayReader`` matches a call (``ReaderTraceRequest/matches(_:)``,
 /// with the recorded mode: the tag cannot see it): the same bytes, a redacted byte matching any.
 /// Calls that never reach a tag as a frame (polls, selections, presence checks, ``checkCanSend``)
-/// are passed over. The first frame that differs stops the player: it and every later frame get
+/// are passed over, and so are frames sent to no selected tag (`transceiveUnselected`: neither a
+/// PN532 nor a PC/SC reader sends one, so no emulated reader gets one to answer). The first frame that differs stops the player: it and every later frame get
 /// ``Answer/diverged(_:)`` with the message ReplayReader gives ("diverged at exchange N: sent …,
 /// trace has …").
 ///

@@ -113,6 +113,17 @@ public actor ReplayReader: NFCReader {
         }
     }
 
+    /// The recorded answer (a redacted byte as `00`) or error, as for
+    /// ``transceive(_:mode:timeout:)``.
+    public func transceiveUnselected(_ frame: Bytes, timeout: Duration) async throws(NFCReaderDeviceError) -> Bytes {
+        let request = ReaderTraceRequest.transceiveUnselected(TraceBytes(frame))
+        switch try take(request) {
+        case .answer(let answer): return answer.bytes
+        case .failed(let error): throw error
+        case let other: try mismatch(other, request)
+        }
+    }
+
     /// The recorded outcome.
     public func authenticateClassic(block: UInt8, keyType: ClassicKeyType, key: Bytes, uid: Bytes) async throws(NFCReaderDeviceError) {
         try done(.authenticateClassic(block: block, keyType: keyType, key: TraceBytes(key), uid: uid))
