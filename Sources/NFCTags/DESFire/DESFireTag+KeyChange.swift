@@ -109,14 +109,6 @@ extension DESFireTag {
         }
     }
 
-    /// GetKeySettings inside `session`: the settings byte and the number-of-keys byte.
-    /// - Throws: as ``keySettings()``.
-    public func keySettings(session: inout DESFireSession?) async throws(DESFireError) -> (settings: UInt8, keyCount: UInt8) {
-        let bytes = try await command(DESFire.Command.getKeySettings, session: &session, answerLimit: 2)
-        guard bytes.count == 2 else { throw DESFireError(.malformed, "GetKeySettings answered \(bytes.count) bytes, not 2") }
-        return (bytes[0], bytes[1])
-    }
-
     /// GetKeyVersion (`64`) of key `keyNumber` of the selected level.
     /// - Throws: ``DESFireError``; `status` `40` for no such key, `malformed` unless one byte.
     public func keyVersion(_ keyNumber: UInt8) async throws(DESFireError) -> UInt8 {
