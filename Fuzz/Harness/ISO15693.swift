@@ -57,6 +57,6 @@ func checkISO15693Identity(_ bytes: [UInt8]) {
             fail("the ST25TV02K cover coding does not invert", bytes)
         }
         let summary = ST25TVRegister.summary(area1: bytes[0], area2: bytes[1], lockConfiguration: bytes[2])
-        if !summary.hasPrefix("area 1 attribute \(hexByte(bytes[0]))") { fail("ST25TV02K summary without area 1's byte", bytes) }
+        if !summary.hasPrefix("area 1 attribute \(Hex.encode([bytes[0]], uppercase: true))") { fail("ST25TV02K summary without area 1's byte", bytes) }
     }
 }

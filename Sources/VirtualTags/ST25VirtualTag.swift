@@ -22,9 +22,10 @@ import NFCCore
 /// WRITE CONFIGURATION reaches the area registers `04`–`0A` only (others `10`); the chips are
 /// delivered NDEF formatted (CC by the Type 5 rules: `E1 40 MLEN 01`, the ST25DV64K `E2 40 00 01
 /// 00 00 03 FF`); the ST25DV64K's GET SYSTEM INFORMATION without a memory size (info flags `0B`:
-/// the extended form has it, as AOSP's `rw_i93` expects of ST chips). The ST25TV02K's configuration, passwords, kill and untraceable modes are not
-/// modelled (its custom commands answer `01`), nor are the ST25DV's mailbox, GPO, energy
-/// harvesting, fast commands, I²C side and LOCK_CFG.
+/// the extended form has it, as AOSP's `rw_i93` expects of ST chips). The ST25TV02K answers GET RANDOM NUMBER, the covered PRESENT
+/// PASSWORD, WRITE PASSWORD and READ/WRITE CONFIGURATION after ST's ST25 SDK (``ST25TVCommand``;
+/// its kill and untraceable modes and area protection are not modelled); the ST25DV's mailbox,
+/// GPO, energy harvesting, fast commands, I²C side and LOCK_CFG are not modelled either.
 public final class ST25VirtualTag: VirtualTag {
     /// The chips modelled.
     public enum Variant: String, Sendable, CaseIterable {
@@ -400,7 +401,7 @@ extension TagModel {
     /// The ST25TV02K, ST25DV04K and ST25DV64K entries.
     static let st25: [TagModel] = ST25VirtualTag.Variant.allCases.map { variant in
         let bytes = variant.blockCount * ST25VirtualTag.blockSize
-        let extras = variant.isDynamic ? ", 4 areas, 64-bit area passwords" : ""
+        let extras = variant.isDynamic ? ", 4 areas, 64-bit area passwords" : ", 32-bit passwords and configuration registers"
         return TagModel(
             name: variant.rawValue,
             summary: "STMicroelectronics \(variant.productName) (ISO 15693), \(bytes) bytes\(extras), NFC Forum Type 5 formatted",

@@ -117,7 +117,8 @@ extension ST25ProtectTearingTests {
         for chip in chips {
             let (reader, target) = try await TearingSweep.open(chip.tagState, modulations: [.iso15693])
             try await Self.tag(reader, target).st25Protect(protection, password: Self.new, current: .factoryDefault)
-            let done = try #require(ST25VirtualTag(state: try #require(await TearingSweep.state(reader))))
+            let doneState = try #require(await TearingSweep.state(reader))
+            let done = try #require(ST25VirtualTag(state: doneState))
             #expect(done.areaRegisters[1] == 0x07 && done.areaRegisters[2] == 0x0A && done.passwords[0] == Self.new.bytes && done.passwords[2] == Self.new.bytes)
         }
     }

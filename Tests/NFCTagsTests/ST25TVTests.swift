@@ -1,3 +1,4 @@
+import Foundation
 import NFCCore
 import NFCTags
 import Testing
@@ -62,16 +63,32 @@ struct ST25TVTests {
         for value in 0...255 {
             let byte = UInt8(value)
             let text = ST25TVRegister.summary(area1: byte, area2: byte, lockConfiguration: byte)
-            #expect(text.hasPrefix("area 1 attribute \(hexByte(byte))"))
+            #expect(text.hasPrefix("area 1 attribute \(String(format: "%02X", value))"))
         }
     }
 
-    @Test("an ST25DV takes none of this: GET RANDOM NUMBER on another maker's chip is notSupported with nothing sent")
+    @Test("an ST25DV is not taken for an ST25TV02K; a 3-byte password and a 1-byte random number are refused")
     func otherChips() async throws {
         let (_, dv) = try await ST25Tests.open(ST25VirtualTag(.st25dv04k, uid: ST25Tests.uid(.st25dv04k)))
         #expect(!dv.hasST25TVConfiguration)
         #expect(throws: NFCTagError.self) { try ST25TVPassword(bytes: [1, 2, 3]).map { _ in () } ?? { throw NFCTagError(.invalidParameter, "3 bytes") }() }
         #expect(ST25TVPassword(bytes: [1, 2, 3, 4])?.covered(by: [9]) == nil)
+    }
+}
+
+extension ST25TVTests {
+    @Test("traces redact the 4 bytes of an ST25TV02K PRESENT PASSWORD, WRITE PASSWORD, KILL and ENABLE UNTRACEABLE; GET RANDOM NUMBER and its answer stay")
+    func traceRedaction() {
+        var redactor = ReaderTraceRedactor()
+        _ = redactor.redact(.poll([.iso15693]), .found(.iso15693(ISO15693Target(uid: Bytes(Self.uid)))))
+        let air = Array(Self.uid.reversed())
+        for (code, parameter) in [(UInt8(0xB3), UInt8(0x03)), (0xB1, 0x01), (0xA6, 0x00), (0xBA, 0x00)] {
+            let frame = [0x22, code, 0x02] + air + [parameter, 0xDE, 0xAD, 0xBE, 0xEF]
+            let (sent, _) = redactor.redact(.transceive(TraceBytes(frame), .standard), .answer(TraceBytes([0x00])))
+            #expect(sent == .transceive(TraceBytes(values: frame.prefix(12).map { Optional($0) } + [UInt8?](repeating: nil, count: 4)), .standard))
+        }
+        let random = [0x22, 0xB4, 0x02] + air
+        #expect(redactor.redact(.transceive(TraceBytes(random), .standard), .answer(TraceBytes([0x00, 0x12, 0x34]))).0 == .transceive(TraceBytes(random), .standard))
     }
 }
 
@@ -96,12 +113,14 @@ extension ST25ProtectTearingTests {
             let (reader, target) = try await TearingSweep.open(initial, modulations: [.iso15693])
             let start = await reader.commandCount
             await reader.withField { $0.faultPlan = cut.plan(from: start) }
+            let torn = try tvTag(reader, target)
             do throws(NFCTagError) {
-                try await operation(try tvTag(reader, target))
+                try await operation(torn)
             } catch {
                 #expect(error.code == .connectionLost || error.code == .authenticationFailed, "\(cut): \(error)")
             }
-            chips.append(try #require(ST25VirtualTag(state: try #require(await TearingSweep.state(reader)))))
+            let state = try #require(await TearingSweep.state(reader))
+            chips.append(try #require(ST25VirtualTag(state: state)))
         }
         return chips
     }
