@@ -24,7 +24,7 @@ struct ST25AreaCommandTests {
         }
     }
 
-    @Test("--plan shows WRITE CONFIGURATION and WRITE PASSWORD without the password and writes nothing; --area 3 --from-block 96 protects area 3 with password 3; a bad --from-block or --read-protect on area 1 exits 64 with nothing written; unprotect --area 3 opens it")
+    @Test("--plan shows WRITE CONFIGURATION and WRITE PASSWORD without the password and writes nothing; area 3 cannot begin while area 2 is empty; after area 2 from block 64, --area 3 --from-block 96 protects area 3 with password 3; info shows every area on wrapped lines; a bad --from-block or --read-protect on area 1 exits 64 with nothing written; unprotect --area 3 opens it")
     func areaThree() async throws {
         let directory = try temporaryDirectory()
         let file = directory.appendingPathComponent("st25dv04k.json").path
@@ -35,7 +35,7 @@ struct ST25AreaCommandTests {
         #expect(write.status == 0, "\(write.output)")
         let before = try TagFile(path: file).raw
 
-        let plan = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", "3", "--from-block", "96", "--plan"])
+        let plan = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", "2", "--from-block", "64", "--plan"])
         #expect(plan.status == 0 && plan.output.contains("WRITE CONFIGURATION") && plan.output.contains("WRITE PASSWORD"), "\(plan.output)")
         #expect(!plan.output.lowercased().contains("8899aabbccddeeff"), "\(plan.output)")
         #expect(try TagFile(path: file).raw == before, "--plan wrote nothing")
@@ -59,6 +59,8 @@ struct ST25AreaCommandTests {
         #expect(tagFile.passwords == [bytes, zero, bytes, bytes])
         let info = try await runBuiltNFCTool(["info", "--device", device])
         #expect(info.output.contains("area 2 (blocks 64–95): write needs password 2"), "\(info.output)")
+        #expect(info.output.contains("area 3 (blocks 96–127): read and write need password 3"), "\(info.output)")
+        #expect(info.output.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(info.output)")
 
         let unprotect = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password, "--area", "3"])
         #expect(unprotect.status == 0, "\(unprotect.output)")
