@@ -1,7 +1,7 @@
 // `iso15693-identity`: what an ISO 15693 chip answers about itself — GET SYSTEM INFORMATION and
 // EXTENDED GET SYSTEM INFORMATION answers (as `ISO15693ChipMemory.decode` takes them, flags byte
 // first), the identity the table gives for a UID with them, ICODE and ST25DV password files,
-// ST25DV area security bytes and NTAG 5 GET NXP SYSTEM INFORMATION answers.
+// ST25DV area security bytes, NTAG 5 GET NXP SYSTEM INFORMATION answers, and the ST25TV02K's cover coding and register summary.
 import NFCCore
 import NFCTags
 
@@ -68,5 +68,14 @@ func checkISO15693Identity(_ bytes: [UInt8]) {
         if security.register & 0xF0 != 0 || ST25AreaSecurity(register: security.register) != security || security.register != first & 0x0F {
             fail("RFAxSS does not round-trip", bytes)
         }
+    }
+    if bytes.count >= 6, let password = ST25TVPassword(bytes: Array(bytes[0..<4])) {
+        // ST25TV02K cover coding: covering twice with the same random number gives the password back.
+        let random = Array(bytes[4..<6])
+        guard let covered = password.covered(by: random), let back = ST25TVPassword(bytes: covered)?.covered(by: random), back == password.bytes else {
+            fail("the ST25TV02K cover coding does not invert", bytes)
+        }
+        let summary = ST25TVRegister.summary(area1: bytes[0], area2: bytes[1], lockConfiguration: bytes[2])
+        if !summary.hasPrefix("area 1 attribute \(Hex.encode([bytes[0]], uppercase: true))") { fail("ST25TV02K summary without area 1's byte", bytes) }
     }
 }

@@ -129,3 +129,49 @@ public struct ST25Password: Sendable, Hashable {
         self.init(validated: bytes)
     }
 }
+
+/// Which ST25DV area to protect and how (``ISO15693Tag/st25Protect(_:password:current:)``).
+public struct ST25AreaProtection: Sendable, Hashable {
+    /// The area, 1–4.
+    public let area: Int
+    /// The RF password (1–3) that guards it.
+    public let passwordNumber: UInt8
+    /// Whether reading needs the password too (areas 2–4; area 1 is always readable).
+    public let readProtected: Bool
+    /// Where the area begins (areas 2–4, a multiple of 8 blocks): ENDA of the area before it
+    /// moves; nil leaves the bounds as they are.
+    public let firstBlock: Int?
+
+    /// Area 1 write-protected with password 1 (the memory as delivered).
+    public init() {
+        area = 1
+        passwordNumber = 1
+        readProtected = false
+        firstBlock = nil
+    }
+
+    /// - Parameters:
+    ///   - passwordNumber: nil for the area's own number (3 for area 4).
+    /// - Throws: ``NFCTagError`` `invalidParameter` for an area outside 1–4, a password outside
+    ///   1–3, read protection or a first block on area 1, or a first block that is not a
+    ///   positive multiple of 8.
+    public init(area: Int, passwordNumber: UInt8? = nil, readProtected: Bool = false, firstBlock: Int? = nil) throws(NFCTagError) {
+        guard (1...4).contains(area) else { throw NFCTagError(.invalidParameter, "an ST25DV has areas 1–4") }
+        let number = passwordNumber ?? UInt8(min(area, 3))
+        guard (1...3).contains(number) else { throw NFCTagError(.invalidParameter, "an ST25DV area takes RF password 1, 2 or 3") }
+        if area == 1 && readProtected { throw NFCTagError(.invalidParameter, "area 1 of an ST25DV is always readable") }
+        if area == 1 && firstBlock != nil { throw NFCTagError(.invalidParameter, "area 1 always begins at block 0") }
+        if let firstBlock, firstBlock <= 0 || firstBlock % (ST25DVRegister.endUnit / 4) != 0 {
+            throw NFCTagError(.invalidParameter, "an ST25DV area begins at a multiple of 8 blocks (units of 32 bytes)")
+        }
+        self.area = area
+        self.passwordNumber = number
+        self.readProtected = readProtected
+        self.firstBlock = firstBlock
+    }
+
+    /// The RFAxSS value: the password, write-protected or read-and-write-protected.
+    public var security: ST25AreaSecurity {
+        ST25AreaSecurity(password: passwordNumber, protection: readProtected ? ST25AreaSecurity.readWriteProtected : ST25AreaSecurity.writeProtected)
+    }
+}

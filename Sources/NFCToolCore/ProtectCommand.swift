@@ -18,7 +18,12 @@ struct ProtectCommand: ToolCommand {
     static let currentKeys = CommandOption.option(
         "current-keys", valueName: "file", help: "MIFARE Ultralight C or AES: the current key, when the tag is protected already; MIFARE DESFire: the current keys (default: the factory DES keys).")
     static let fromBlock = CommandOption.option(
-        "from-block", valueName: "n", help: "ICODE SLIX2/SLIX-S: the first protected block (default 0, the whole memory; a SLIX-S protects whole pages of 4 blocks).")
+        "from-block", valueName: "n",
+        help: "ICODE SLIX2/SLIX-S: the first protected block (default 0, the whole memory; a SLIX-S protects whole pages of 4 blocks). ST25DV --area 2–4: where the area begins (a multiple of 8).")
+    static let area = CommandOption.option(
+        "area", valueName: "n", help: "ST25DV: the area to protect, 1–4 (default 1, all of the memory as delivered); areas 2–4 take --read-protect and --from-block.")
+    static let areaPassword = CommandOption.option(
+        "area-password", valueName: "n", help: "ST25DV: the RF password, 1–3, that guards the area (default the area's number; 3 for area 4).")
     static let lockPassword = CommandOption.flag(
         "lock-password", help: "ICODE: LOCK PASSWORD on the passwords set, so they can never change (irreversible: needs --yes).")
     static let sixtyFourBit = CommandOption.flag(
@@ -95,7 +100,14 @@ struct ProtectCommand: ToolCommand {
             configuration and area 1 sessions, WRITE CONFIGURATION makes area 1 (all of the \
             memory as delivered) writable only with password 1, then WRITE PASSWORD sets \
             passwords 1 and 0 to the new one. Area 1 is always readable. A wrong current \
-            password exits 9 with nothing written.
+            password exits 9 with nothing written. --area 2, 3 or 4 protects another area \
+            instead, behind RF password 2, 3 and 3 (--area-password N to choose), reads \
+            too with --read-protect; --from-block N (a multiple of 8) makes the area begin \
+            there by moving the end of the area before it (ENDA), after the area's protection \
+            is written. The area's password, if not set yet, is the factory zeros. The \
+            configuration password always becomes the new one: use one password for all areas.
+
+              nfctool protect --password-file st25.pwd --area 2 --from-block 64 --read-protect
 
             Other ICODE passwords and settings: --password ID changes only that password \
             (read, write, privacy, destroy, eas-afi; with --lock-password it is locked after). \
@@ -111,7 +123,7 @@ struct ProtectCommand: ToolCommand {
               nfctool protect --destroy --password-file destroy.pwd --plan
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, sixtyFourBit, lockPassword, privacy, password, eas,
+                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, area, areaPassword, sixtyFourBit, lockPassword, privacy, password, eas,
                   easID, protectEAS, protectAFI, destroy,
                   TagWriteSupport.yes, TagWriteSupport.plan]
     )
@@ -129,7 +141,7 @@ struct ProtectCommand: ToolCommand {
         options = try TagCommandOptions(arguments)
         let first = try arguments.value(of: Self.fromPage) { Int($0).flatMap { (3...255).contains($0) ? $0 : nil } } ?? 4
         protection = NTAGProtection(firstProtectedPage: first, readProtected: arguments.contains(Self.readProtect))
-        let firstBlock = try arguments.value(of: Self.fromBlock) { Int($0).flatMap { (0...255).contains($0) ? $0 : nil } } ?? 0
+        let firstBlock = try arguments.value(of: Self.fromBlock) { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? 0
         icodeProtection = ICodeProtection(
             readProtected: arguments.contains(Self.readProtect), firstProtectedBlock: firstBlock,
             sixtyFourBit: arguments.contains(Self.sixtyFourBit), lockPasswords: arguments.contains(Self.lockPassword))
@@ -183,6 +195,9 @@ struct ProtectCommand: ToolCommand {
             let current = try currentText.map { text throws(CommandError) in try TagWriteSupport.st25Password(text) } ?? .factoryDefault
             try await protectST25(newST25, current: current, context)
             return
+        }
+        if let given = [Self.area, Self.areaPassword].first(where: { options.arguments.value(of: $0) != nil }) {
+            throw .usage("\(given.synopsis) is for an ST25DV's areas, whose password is 16 hex digits")
         }
         let newICode = try? ICodePasswords(hex: newText.text)
         // Parsed as ICODE passwords only when the tag turns out to be an ICODE chip: an NTAG
@@ -251,14 +266,24 @@ struct ProtectCommand: ToolCommand {
         }
     }
 
-    /// The ST25DV path (a 16-digit password): area 1 write-protected behind the password
-    /// (``ISO15693Tag/st25Protect(password:current:)``). The options of other chips are refused
-    /// before anything is sent; area 1 is always readable, so `--read-protect` is refused too.
+    /// The ST25DV path (a 16-digit password): one area protected behind the password
+    /// (``ISO15693Tag/st25Protect(_:password:current:)``; `--area`, `--area-password`,
+    /// `--read-protect` and `--from-block` for areas 2–4). The options of other chips, and what
+    /// area 1 cannot take, are refused before anything is sent.
     private func protectST25(_ new: ST25Password, current: ST25Password, _ context: CommandContext) async throws(CommandError) {
-        let foreign: [CommandOption] = [Self.fromPage, Self.fromBlock, Self.readProtect, Self.sixtyFourBit, Self.lockPassword, Self.privacy]
+        let foreign: [CommandOption] = [Self.fromPage, Self.sixtyFourBit, Self.lockPassword, Self.privacy]
         if let given = foreign.first(where: { options.arguments.contains($0) || options.arguments.value(of: $0) != nil }) {
-            throw .usage(
-                "\(given.synopsis) is not for an ST25DV: its password write-protects area 1, which is always readable (16 hex digits protect; other chips take 8)")
+            throw .usage("\(given.synopsis) is not for an ST25DV (16 hex digits protect an ST25DV area; other chips take 8)")
+        }
+        let arguments = options.arguments
+        let area = try arguments.value(of: Self.area) { Int($0).flatMap { (1...4).contains($0) ? $0 : nil } } ?? 1
+        let number = try arguments.value(of: Self.areaPassword) { UInt8($0).flatMap { (1...3).contains($0) ? $0 : nil } }
+        let first = try arguments.value(of: Self.fromBlock) { Int($0) }
+        let protection: ST25AreaProtection
+        do throws(NFCTagError) {
+            protection = try ST25AreaProtection(area: area, passwordNumber: number, readProtected: arguments.contains(Self.readProtect), firstBlock: first)
+        } catch {
+            throw .usage("\(error.reason) (--area, --area-password, --read-protect, --from-block)")
         }
         try await TagWriteOperation.run(
             "protect", options, password: nil, context,
@@ -268,13 +293,16 @@ struct ProtectCommand: ToolCommand {
                         "a 16-digit password is for an ST25DV's areas; this is a \(tag.identity.model) (NTAG and ICODE passwords are 8 digits)",
                         exitCode: .unsupported)
                 }
-                try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Protect(password: new, current: current) }
+                try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Protect(protection, password: new, current: current) }
             },
             report: { tag, _ in
-                ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true, firstProtectedBlock: 0, readProtected: false)
+                ProtectReport(
+                    uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true, firstProtectedBlock: protection.firstBlock ?? 0,
+                    readProtected: protection.readProtected)
             },
             sentence: { tag, _ in
-                "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): area 1 needs the password to write (configuration password changed too)."
+                let what = protection.readProtected ? "read and write" : "write"
+                return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): area \(protection.area) needs password \(protection.passwordNumber) to \(what) (configuration password changed too)."
             })
     }
 

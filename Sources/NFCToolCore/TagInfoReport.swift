@@ -114,7 +114,7 @@ struct TagInfoReport: Encodable, Sendable {
         if let ndefMessageLength { lines.append(line("message", "\(ndefMessageLength) bytes")) }
         lines.append(line("lock", lockState))
         for item in lock { lines.append("    \(item.name): \(item.value)") }
-        lines.append(line("password", password))
+        lines += wrapped("password", password)
         if let mirror { lines.append(line("mirror", mirror)) }
         if let nfcCounter { lines.append(line("NFC counter", nfcCounter)) }
         if let counterText { lines.append(line("counters", counterText)) }
@@ -125,6 +125,25 @@ struct TagInfoReport: Encodable, Sendable {
         if let ntag424 { lines += ntag424.lines }
         if let desfire { lines += desfire.lines }
         return lines.map { String($0.prefix(80)) }.joined(separator: "\n") + "\n"
+    }
+
+    /// `line(label, value)`, its "; "-separated parts carried on to lines indented under the
+    /// value when it would pass 80 columns (an ST25DV's four areas), instead of being cut.
+    private func wrapped(_ label: String, _ value: String) -> [String] {
+        let first = line(label, value)
+        guard first.count > 80 else { return [first] }
+        var lines: [String] = []
+        var current = line(label, "")
+        for (index, part) in value.components(separatedBy: "; ").enumerated() {
+            let piece = index == 0 ? part : "; " + part
+            if index > 0 && current.count + piece.count > 80 {
+                lines.append(current + ";")
+                current = String(repeating: " ", count: 16) + part
+            } else {
+                current += piece
+            }
+        }
+        return lines + [current]
     }
 
     private func line(_ label: String, _ value: String) -> String {

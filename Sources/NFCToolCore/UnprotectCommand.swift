@@ -12,6 +12,9 @@ struct UnprotectCommand: TagCommand {
     static let privacy = CommandOption.flag(
         "privacy", help: "ICODE SLIX2/SLIX-S/SLIX-L: leave privacy mode with the privacy password (8 hex digits from --password-file or NFCTOOL_PASSWORD), sent unaddressed: the tag answers no poll until then.")
 
+    static let area = CommandOption.option(
+        "area", valueName: "n", help: "ST25DV: the area to open, 1–4 (default 1).")
+
     static let configuration = CommandConfiguration(
         name: "unprotect",
         abstract: "Remove the password of an NTAG21x or Ultralight EV1, the key protection of an Ultralight C or AES.",
@@ -49,10 +52,13 @@ struct UnprotectCommand: TagCommand {
               nfctool unprotect --privacy --password-file privacy.pwd
 
             An ST25DV needs its 64-bit password (16 hex digits): area 1 is opened (RFA1SS 00) \
-            first, then passwords 1 and 0 are set back to the factory zeros.
+            first, then passwords 1 and 0 are set back to the factory zeros. --area N opens \
+            area 2, 3 or 4 instead; its password goes back to zeros only when no other area \
+            uses it, and the configuration password only when no area is protected any more. \
+            The areas' bounds stay.
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  TagWriteSupport.ultralightCKeyFile, privacy, TagWriteSupport.plan]
+                  TagWriteSupport.ultralightCKeyFile, privacy, area, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -72,6 +78,10 @@ struct UnprotectCommand: TagCommand {
             return try TagWriteSupport.ntagPassword(given)
         }
         let key = try options.ultralightCKey()
+        let area = try options.arguments.value(of: Self.area) { Int($0).flatMap { (1...4).contains($0) ? $0 : nil } }
+        if area != nil && st25 == nil {
+            throw .usage("--area is for an ST25DV's areas, whose password is 16 hex digits")
+        }
         try await TagWriteOperation.run(
             "unprotect", options, password: current, ultralightCKey: key, context,
             body: { tag, _, planning in
@@ -86,7 +96,7 @@ struct UnprotectCommand: TagCommand {
                     guard let st25 else {
                         throw CommandError.usage("an ST25DV needs its password: --password-file FILE or NFCTOOL_PASSWORD (16 hex digits)")
                     }
-                    try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Unprotect(current: st25) }
+                    try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Unprotect(area: area ?? 1, current: st25) }
                     return
                 }
                 if st25 != nil {

@@ -22,9 +22,10 @@ import NFCCore
 /// WRITE CONFIGURATION reaches the area registers `04`–`0A` only (others `10`); the chips are
 /// delivered NDEF formatted (CC by the Type 5 rules: `E1 40 MLEN 01`, the ST25DV64K `E2 40 00 01
 /// 00 00 03 FF`); the ST25DV64K's GET SYSTEM INFORMATION without a memory size (info flags `0B`:
-/// the extended form has it, as AOSP's `rw_i93` expects of ST chips). The ST25TV02K's configuration, passwords, kill and untraceable modes are not
-/// modelled (its custom commands answer `01`), nor are the ST25DV's mailbox, GPO, energy
-/// harvesting, fast commands, I²C side and LOCK_CFG.
+/// the extended form has it, as AOSP's `rw_i93` expects of ST chips). The ST25TV02K answers GET RANDOM NUMBER, the covered PRESENT
+/// PASSWORD, WRITE PASSWORD and READ/WRITE CONFIGURATION after ST's ST25 SDK (``ST25TVCommand``;
+/// its kill and untraceable modes and area protection are not modelled); the ST25DV's mailbox,
+/// GPO, energy harvesting, fast commands, I²C side and LOCK_CFG are not modelled either.
 public final class ST25VirtualTag: VirtualTag {
     /// The chips modelled.
     public enum Variant: String, Sendable, CaseIterable {
@@ -94,6 +95,11 @@ public final class ST25VirtualTag: VirtualTag {
     public private(set) var passwords: [[UInt8]]
     /// Passwords presented since power-up (volatile).
     var sessions: Set<UInt8> = []
+    /// ST25TV02K: the random number of the last GET RANDOM NUMBER, which the next PRESENT
+    /// PASSWORD is covered with (volatile, used once).
+    var random: [UInt8]?
+    /// ST25TV02K: the state the next random number grows from (volatile, deterministic).
+    var randomSeed: UInt16 = 0x5A17
     /// Grows with every change that a tag file keeps.
     public private(set) var revision = 0
     private var air = ISO15693AirInterface()
@@ -107,7 +113,9 @@ public final class ST25VirtualTag: VirtualTag {
         memory = area + [UInt8](repeating: 0, count: size - area.count)
         locks = [Bool](repeating: false, count: variant.blockCount)
         let lastUnit = UInt8(size / ST25DVRegister.endUnit - 1)
-        areaRegisters = [0, lastUnit, 0, lastUnit, 0, lastUnit, 0]
+        // The ST25TV02K keeps its configuration registers 00–06 in the same 7 bytes (all 00,
+        // open, assumed as delivered).
+        areaRegisters = variant.isDynamic ? [0, lastUnit, 0, lastUnit, 0, lastUnit, 0] : [UInt8](repeating: 0, count: 7)
         passwords = [[UInt8]](repeating: [UInt8](repeating: 0, count: 8), count: 4)
     }
 
@@ -127,6 +135,7 @@ public final class ST25VirtualTag: VirtualTag {
     public func powerOn() {
         air.state = .ready
         sessions = []
+        random = nil
     }
 
     /// Stay quiet.
@@ -173,7 +182,7 @@ public final class ST25VirtualTag: VirtualTag {
         let command = request.command, rest = request.parameters, option = request.option, custom = request.isCustom
         let extended = (ISO15693Command.extendedReadSingleBlock...ISO15693Command.extendedGetMultipleBlockSecurityStatus).contains(command)
         if extended && !variant.isDynamic { return error(ISO15693Error.commandNotSupported) }
-        if custom && !variant.isDynamic { return error(ISO15693Error.commandNotSupported) }
+        if custom && !variant.isDynamic { return respondTV(command, rest) }
         let width = extended ? 2 : 1
         func number(_ at: Int) -> Int? {
             guard rest.count >= at + width else { return nil }
@@ -240,6 +249,56 @@ public final class ST25VirtualTag: VirtualTag {
             }
             guard sessions.contains(index) else { return error(ISO15693Error.unknown) }
             passwords[Int(index)] = given
+            revision += 1
+            return ok()
+        default:
+            return error(ISO15693Error.commandNotSupported)
+        }
+    }
+
+    // MARK: - ST25TV02K
+
+    /// The ST25TV02K's custom commands (``ST25TVCommand``): GET RANDOM NUMBER, PRESENT PASSWORD
+    /// covered with it (4 bytes), WRITE PASSWORD (4 clear bytes, as the ST25 SDK sends them),
+    /// READ CONFIGURATION `00`–`06` (`07` reads 00), WRITE CONFIGURATION with password 3's
+    /// session while LOCK_CFG bit 0 is clear (the counter `04` is read-only). KILL and ENABLE
+    /// UNTRACEABLE are not modelled (`01`); nor is memory protection by the area attributes.
+    private func respondTV(_ command: UInt8, _ rest: [UInt8]) -> TagAnswer {
+        switch command {
+        case ST25TVCommand.getRandomNumber:
+            randomSeed = randomSeed &* 25173 &+ 13849
+            let value = [UInt8(randomSeed >> 8), UInt8(randomSeed & 0xFF)]
+            random = value
+            return .data([0x00] + value)
+        case ST25Command.presentPassword:
+            guard rest.count == 5, rest[0] <= 3 else { return error(ISO15693Error.commandNotRecognized) }
+            let number = rest[0]
+            defer { random = nil }
+            guard let random, let covered = ST25TVPassword(bytes: Array(passwords[Int(number)].prefix(4)))?.covered(by: random),
+                  covered == Array(rest[1...])
+            else {
+                sessions.remove(number)
+                return error(ISO15693Error.unknown)
+            }
+            sessions.insert(number)
+            return ok()
+        case ST25Command.writePassword:
+            guard rest.count == 5, rest[0] <= 3 else { return error(ISO15693Error.commandNotRecognized) }
+            guard sessions.contains(rest[0]) else { return error(ISO15693Error.unknown) }
+            passwords[Int(rest[0])].replaceSubrange(0..<4, with: rest[1...])
+            revision += 1
+            return ok()
+        case ST25Command.readConfiguration:
+            guard rest.count == 1, ST25TVRegister.all.contains(rest[0]) else { return error(ISO15693Error.blockNotAvailable) }
+            return .data([0x00, rest[0] == ST25TVRegister.keyID ? 0 : areaRegisters[Int(rest[0])]])
+        case ST25Command.writeConfiguration:
+            guard rest.count == 2 else { return error(ISO15693Error.commandNotRecognized) }
+            guard sessions.contains(ST25TVCommand.configurationPassword) else { return error(ISO15693Error.unknown) }
+            guard areaRegisters[Int(ST25TVRegister.lockConfiguration)] & 0x01 == 0 else { return error(ISO15693Error.lockedBlockCannotBeChanged) }
+            guard ST25TVRegister.all.contains(rest[0]), rest[0] != ST25TVRegister.counter, rest[0] != ST25TVRegister.keyID else {
+                return error(ISO15693Error.blockNotAvailable)
+            }
+            areaRegisters[Int(rest[0])] = rest[1]
             revision += 1
             return ok()
         default:
@@ -342,7 +401,7 @@ extension TagModel {
     /// The ST25TV02K, ST25DV04K and ST25DV64K entries.
     static let st25: [TagModel] = ST25VirtualTag.Variant.allCases.map { variant in
         let bytes = variant.blockCount * ST25VirtualTag.blockSize
-        let extras = variant.isDynamic ? ", 4 areas, 64-bit area passwords" : ""
+        let extras = variant.isDynamic ? ", 4 areas, 64-bit area passwords" : ", 32-bit passwords and configuration registers"
         return TagModel(
             name: variant.rawValue,
             summary: "STMicroelectronics \(variant.productName) (ISO 15693), \(bytes) bytes\(extras), NFC Forum Type 5 formatted",

@@ -21,6 +21,8 @@ extension PCSCEndToEnd {
             var capabilityContainer: [UInt8]
             var text: String?
             var rfa1ss: UInt8
+            /// RFA1SS, ENDA1, RFA2SS, ENDA2, RFA3SS, ENDA3, RFA4SS.
+            var registers: [UInt8]
             var passwords: [[UInt8]]
             var raw: Data
 
@@ -35,6 +37,7 @@ extension PCSCEndToEnd {
                 text = judged.text
                 let registers = blocks * 5 + 3
                 rfa1ss = image[registers]
+                self.registers = Array(image[registers..<(registers + 7)])
                 passwords = (0..<4).map { Array(image[(registers + 7 + $0 * 8)..<(registers + 15 + $0 * 8)]) }
             }
         }
@@ -114,6 +117,45 @@ extension PCSCEndToEnd {
             let open = try TagFile(path: file, blocks: 128)
             #expect(open.rfa1ss == 0 && open.passwords.allSatisfy { $0 == [UInt8](repeating: 0, count: 8) })
             #expect(open.text == "behind RF_PWD_1")
+        }
+
+        @Test("ST25DV04K through an ACR1552U: protect --area 2 --from-block 64 --read-protect (ENDA1 07, RFA2SS 0A, password 2 in the session), info names both areas, a fresh read of area 2 is refused, unprotect --area 2 opens it and sets the passwords back")
+        func protectAreaTwo() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("st25dv04k-areas.json").path
+            let password = daemon.directory.appendingPathComponent("st25.pwd").path
+            try "0011223344556677\n".write(toFile: password, atomically: true, encoding: .utf8)
+            let device = "sim:st25dv04k?file=\(file)"
+            var reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let write = try await runTool(tool, ["write", "--device", "pcsc", "--text", "area 1 stays open", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(write.status == 0, "\(write.output)")
+            let protect = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", password, "--area", "2", "--from-block", "64", "--read-protect", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(protect.status == 0, "\(protect.output)")
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("ffc20001") && $0.contains("22b302") }, "\(reader.receivedAPDUs)")
+            let info = try await runTool(tool, ["info", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(info.output.contains("area 1 (blocks 0–63): open") && info.output.contains("area 2 (blocks 64–127): read and write need password 2"), "\(info.output)")
+            let read = try await runTool(tool, ["read", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(read.status == 0 && read.output.contains("area 1 stays open"), "area 1 holds the message: \(read.output)")
+            await reader.stopped()
+            let protected = try TagFile(path: file, blocks: 128)
+            #expect(protected.registers == [0x00, 0x07, 0x0A, 0x0F, 0x00, 0x0F, 0x00])
+            let bytes: [UInt8] = [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77], zero = [UInt8](repeating: 0, count: 8)
+            #expect(protected.passwords == [bytes, zero, bytes, zero])
+            #expect(protected.text == "area 1 stays open")
+
+            reader = try await VirtualReaderProcess(tag: device, daemon: daemon, profile: "transparent-session")
+            let unprotect = try await runTool(
+                tool, ["unprotect", "--device", "pcsc", "--password-file", password, "--area", "2", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(unprotect.status == 0, "\(unprotect.output)")
+            await reader.stopped()
+            let open = try TagFile(path: file, blocks: 128)
+            #expect(open.registers == [0x00, 0x07, 0x00, 0x0F, 0x00, 0x0F, 0x00], "area 2 open, its bounds kept")
+            #expect(open.passwords.allSatisfy { $0 == zero })
         }
 
         @Test("ST25DV64K through an ACR1552U: format writes the 8-byte E2 CC from EXTENDED GET SYSTEM INFORMATION; lock on an ST25DV04K locks every block of the CC and NDEF area (tag file lock bytes)")

@@ -23,7 +23,8 @@ import NFCCore
 ///   (secure messaging: MACs and ciphertext derived from the session keys) until the tag is
 ///   polled, selected or deselected again.
 ///
-/// - ST25DV PRESENT PASSWORD and WRITE PASSWORD (`B3`, `B1`, framed with ST's `02`): the 8
+/// - ST25DV and ST25TV02K PRESENT PASSWORD and WRITE PASSWORD (`B3`, `B1`), ST25TV02K KILL
+///   and ENABLE UNTRACEABLE (`A6`, `BA`), framed with ST's `02`: the 8 (ST25TV02K: 4)
 ///   password bytes.
 /// - NXP ICODE SET PASSWORD, WRITE PASSWORD, DESTROY and ENABLE PRIVACY (`B3`, `B4`, `B9`,
 ///   `BA`, framed with NXP's `04`), addressed, unaddressed or sent to no selected tag
@@ -127,10 +128,13 @@ public struct ReaderTraceRedactor: Sendable {
         var answer = answer
         let bytes = command.values
         guard let code = bytes.first ?? nil else { return (command, answer) }
-        if case .iso15693? = target, bytes.count >= 3 + 9, bytes[2] == ST25Command.manufacturerCode,
-           bytes[1] == ST25Command.presentPassword || bytes[1] == ST25Command.writePassword {
-            // ST25DV PRESENT/WRITE PASSWORD: the 8 password bytes end the frame.
-            command.redact((bytes.count - 8)..<bytes.count)
+        if case .iso15693? = target, bytes.count >= 3 + 5, bytes[2] == ST25Command.manufacturerCode,
+           let custom = bytes[1], [ST25Command.presentPassword, ST25Command.writePassword, ST25TVCommand.kill, ST25TVCommand.enableUntraceable].contains(custom) {
+            // ST25DV PRESENT/WRITE PASSWORD (8 bytes), ST25TV02K's (4 bytes), KILL and ENABLE
+            // UNTRACEABLE (4 bytes): everything after the password number or access code, which
+            // follows the UID when the frame is addressed (flag 20).
+            let header = 3 + ((bytes[0] ?? 0) & 0x20 != 0 ? 8 : 0) + 1
+            if header < bytes.count { command.redact(header..<bytes.count) }
             return (command, answer)
         }
         if case .iso15693? = target, Self.redactICodePassword(&command) { return (command, answer) }
