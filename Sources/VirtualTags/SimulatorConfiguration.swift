@@ -27,10 +27,10 @@ import Foundation
 /// `ndef-size=N`, `read-only`, `poll-wait=MS`, `hand-out=deselect|never`, `presence=selected|field|none`.
 public struct SimulatorConfiguration: Sendable, Hashable {
     /// The models whose chips answer a 32-byte originality signature (`signature=`).
-    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4", "ntag424", "desfire-ev2", "desfire-ev3", "icode-dna"]
+    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "slix2", "type4", "ntag424", "desfire-ev2", "desfire-ev3", "desfire-light", "desfire-light-ndef", "icode-dna"]
 
     /// The models answering a 56-byte Read_Sig signature (ISO-DEP).
-    static let iso7816SignatureModels: Set<String> = ["type4", "ntag424", "desfire-ev2", "desfire-ev3"]
+    static let iso7816SignatureModels: Set<String> = ["type4", "ntag424", "desfire-ev2", "desfire-ev3", "desfire-light", "desfire-light-ndef"]
 
     /// The largest stack.
     public static let maximumCount = 100_000
