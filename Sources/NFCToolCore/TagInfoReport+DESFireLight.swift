@@ -23,28 +23,16 @@ struct DESFireLightInfo: Encodable, Sendable, Hashable {
     /// Selects the DF (NDEF name first, then the factory name) and reads the six files'
     /// settings; nil when neither name selects.
     static func read(_ iso: ISO7816Tag) async -> DESFireLightInfo? {
-        var name: [UInt8]?
-        for candidate in [DESFireLight.ndefDFName, DESFireLight.factoryDFName] {
-            let select = ISO7816APDU(unchecked: 0x00, Type4Command.select, Type4Command.selectByNameP1, 0x0C, data: Bytes(candidate))
-            if let answer = try? await iso.sendCommand(apdu: select), answer.1 == 0x90, answer.2 == 0x00 {
-                name = candidate
-                break
-            }
-        }
-        guard let name else { return nil }
-        var files: [File] = []
-        for file in DESFireLight.File.allCases {
-            let apdu = ISO7816APDU(unchecked: NTAG424.wrappedClass, NTAG424.Command.getFileSettings, 0x00, 0x00, data: [file.rawValue], expectedResponseLength: 256)
-            guard let answer = try? await iso.sendCommand(apdu: apdu), answer.1 == NTAG424.statusPrefix, answer.2 == NXPNativeStatus.ok.rawValue,
-                  let settings = try? DESFireLightFileSettings(parsing: answer.0.array)
-            else { continue }
+        guard let inspection = await DESFireLightInspection.read(iso) else { return nil }
+        let files = inspection.files.map { file, settings in
             let rights = settings.accessRights
             let kind = [0x00: "standard data", 0x02: "value", 0x04: "cyclic record", 0x05: "Transaction MAC"][settings.fileType] ?? "?"
-            files.append(File(
+            return File(
                 number: Int(file.rawValue), kind: kind, size: settings.dataFileSize, commMode: settings.commMode.description,
-                read: rights.read.description, write: rights.write.description, readWrite: rights.readWrite.description, change: rights.change.description))
+                read: rights.read.description, write: rights.write.description, readWrite: rights.readWrite.description, change: rights.change.description)
         }
-        return DESFireLightInfo(dfName: Hex.encode(name, uppercase: true), renamedForType4: name == DESFireLight.ndefDFName, files: files)
+        return DESFireLightInfo(
+            dfName: Hex.encode(inspection.dfName, uppercase: true), renamedForType4: inspection.dfName == DESFireLight.ndefDFName, files: files)
     }
 
     /// The lines `info` prints.

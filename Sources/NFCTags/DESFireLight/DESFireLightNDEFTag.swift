@@ -97,7 +97,8 @@ public struct DESFireLightNDEFTag: NFCNDEFTag {
             throw NFCTagError(.malformedTag, at: 9, "the CC names NDEF file \(Hex.number(cc.ndefFileID, width: 4)), not the Light's E104")
         }
         var chip = NTAG424Tag(iso)
-        do {
+        let ccWriteIsFree: Bool
+        do throws(NTAG424Error) {
             try await chip.selectApplication()
             try await chip.authenticateEV2First(keyNumber: 0, key: applicationKey)
             let ndef = try await chip.lightFileSettings(DESFireLight.TypeFour.ndefFile)
@@ -109,19 +110,19 @@ public struct DESFireLightNDEFTag: NFCNDEFTag {
             }
             guard cc.writeAccess != Type4CapabilityContainer.writeAccessNever else { return }
             let ccSettings = try await chip.lightFileSettings(DESFireLight.TypeFour.capabilityContainerFile)
-            let rights = ccSettings.accessRights
-            if rights.write.isFree || rights.readWrite.isFree {
-                guard try await type4.selectsNDEFApplication(), try await type4.selectFile(Type4Command.capabilityContainerFileID).isSuccess else {
-                    throw NFCTagError(.tagResponse, "SELECT of the CC file E103 failed after it was read")
-                }
-                try await type4.updateBinary(offset: DESFireLight.TypeFour.writeAccessOffset, [Type4CapabilityContainer.writeAccessNever])
-            } else {
+            ccWriteIsFree = ccSettings.accessRights.write.isFree || ccSettings.accessRights.readWrite.isFree
+            if !ccWriteIsFree {
                 try await chip.writeData(DESFireLight.TypeFour.capabilityContainerFile.rawValue, offset: DESFireLight.TypeFour.writeAccessOffset,
                     data: [Type4CapabilityContainer.writeAccessNever], mode: ccSettings.commMode)
+                return
             }
         } catch {
             throw error.tagError
         }
+        guard try await type4.selectsNDEFApplication(), try await type4.selectFile(Type4Command.capabilityContainerFileID).isSuccess else {
+            throw NFCTagError(.tagResponse, "SELECT of the CC file E103 failed after it was read")
+        }
+        try await type4.updateBinary(offset: DESFireLight.TypeFour.writeAccessOffset, [Type4CapabilityContainer.writeAccessNever])
     }
 
     /// A renamed Light can be locked with its application key (``writeLock()``): nothing sent.
@@ -134,7 +135,7 @@ public struct DESFireLightNDEFTag: NFCNDEFTag {
     public func readOnlyGaps() async throws(NFCTagError) -> [String] {
         var gaps = try await type4.readOnlyGaps()
         var chip = NTAG424Tag(iso)
-        do {
+        do throws(NTAG424Error) {
             try await chip.selectApplication()
             try await chip.authenticateEV2First(keyNumber: 0, key: applicationKey)
             let settings = try await chip.lightFileSettings(DESFireLight.TypeFour.ndefFile)
@@ -184,5 +185,47 @@ extension Type4Tag {
                 data: Bytes(Type4Command.ndefTagApplicationID), expectedResponseLength: 256),
             "SELECT NDEF Tag Application")
         return answer.statusWord.isSuccess
+    }
+}
+
+/// What a DESFire Light shows without keys, for `info`.
+public struct DESFireLightInspection: Sendable, Hashable {
+    /// The DF name that selects: the NDEF Tag Application's after renaming, or the factory one.
+    public var dfName: [UInt8]
+    /// The settings of each file that answered GetFileSettings in plain.
+    public var files: [(file: DESFireLight.File, settings: DESFireLightFileSettings)]
+
+    /// Equal when DF name and every file's settings are.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.dfName == rhs.dfName && lhs.files.map(\.file) == rhs.files.map(\.file) && lhs.files.map(\.settings) == rhs.files.map(\.settings)
+    }
+    /// Hashes the DF name and file numbers.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(dfName)
+        hasher.combine(files.map(\.file))
+    }
+
+    /// Selects the DF (the NDEF Tag Application's name first, then the factory name) and asks
+    /// GetFileSettings of the six files in plain (a file that refuses is left out); nil when
+    /// neither name selects. Reads only.
+    public static func read(_ iso: ISO7816Tag) async -> DESFireLightInspection? {
+        var name: [UInt8]?
+        for candidate in [DESFireLight.ndefDFName, DESFireLight.factoryDFName] {
+            let select = ISO7816APDU(unchecked: 0x00, Type4Command.select, Type4Command.selectByNameP1, 0x0C, data: Bytes(candidate))
+            if let answer = try? await iso.sendCommand(apdu: select), answer.1 == 0x90, answer.2 == 0x00 {
+                name = candidate
+                break
+            }
+        }
+        guard let name else { return nil }
+        var files: [(file: DESFireLight.File, settings: DESFireLightFileSettings)] = []
+        for file in DESFireLight.File.allCases {
+            let apdu = ISO7816APDU(unchecked: NTAG424.wrappedClass, NTAG424.Command.getFileSettings, 0x00, 0x00, data: [file.rawValue], expectedResponseLength: 256)
+            guard let answer = try? await iso.sendCommand(apdu: apdu), answer.1 == NTAG424.statusPrefix, answer.2 == NXPNativeStatus.ok.rawValue,
+                  let settings = try? DESFireLightFileSettings(parsing: answer.0.array)
+            else { continue }
+            files.append((file, settings))
+        }
+        return DESFireLightInspection(dfName: name, files: files)
     }
 }
