@@ -98,7 +98,7 @@ struct DESFireLightTests {
     @Test("format of a renamed Light whose file 00 holds other data refuses without force (alreadyFormatted), nothing written")
     func formatRefusesData() async throws {
         let chip = DESFireLightVirtualTag(uid: Self.uid, renamedForTypeFour: true)
-        let (reader0, target0) = try await TearingSweep.open(chip.tagState, modulations: [.iso14443A])
+        let (reader0, _) = try await TearingSweep.open(chip.tagState, modulations: [.iso14443A])
         // Put data into file 00 through ISO UPDATE BINARY (free on a renamed Light).
         _ = try await reader0.transceive(Bytes(hex("00A4040007D2760000850101 00")), mode: .standard, timeout: .seconds(1))
         _ = try await reader0.transceive(Bytes(hex("00A4000C02E103")), mode: .standard, timeout: .seconds(1))
@@ -232,7 +232,8 @@ struct DESFireLightTests {
                 if query.status == .readOnly { return gaps.isEmpty ? "locked" : "corrupt: read-only reported with \(gaps)" }
                 try await tag.writeLock()
                 let again = try await tag.readOnlyGaps()
-                return again.isEmpty && (try await tag.queryNDEFStatus().status) == .readOnly ? "not locked, completed by a re-run" : "corrupt: re-run left \(again)"
+                let status = try await tag.queryNDEFStatus().status
+                return again.isEmpty && status == .readOnly ? "not locked, completed by a re-run" : "corrupt: re-run left \(again)"
             })
         #expect(outcomes["not locked, completed by a re-run", default: 0] > 0 && outcomes["locked", default: 0] > 0, "\(outcomes)")
     }
