@@ -19,8 +19,10 @@ public import NFCTags
 /// choice (read free; write, read-write and change key 0), since no public document lists them.
 /// Secure messaging is ``EV2Session``'s chip side, the same code NTAG 424 DNA's model uses.
 public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
-    /// The tag-file model name, `desfire-light`.
+    /// The tag-file model name of a Light as delivered, `desfire-light`.
     public static let modelKey = "desfire-light"
+    /// The tag-file model name of a Light renamed for Type 4, `desfire-light-ndef`.
+    public static let renamedModelKey = "desfire-light-ndef"
     /// ATS: FSCI 8 (256 bytes), TA, TB, TC, one historical byte `80`.
     public static let answerToSelect: [UInt8] = [0x06, 0x78, 0x77, 0x71, 0x02, 0x80]
     /// GetVersion hardware part: vendor `04`, type `08`, subtype `01`, version 30.00, storage
@@ -115,7 +117,7 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
 
     /// Restores a chip from a tag file; nil when the state is not a DESFire Light's.
     public init?(state: TagState) {
-        guard state.model == Self.modelKey, let uid = try? Hex.decode(state.uid), uid.count == DESFireLight.uidLength,
+        guard state.model == Self.modelKey || state.model == Self.renamedModelKey, let uid = try? Hex.decode(state.uid), uid.count == DESFireLight.uidLength,
               let memory = try? Hex.decode(state.memory), memory.count == Self.storedSizes.values.reduce(0, +)
         else { return nil }
         self.uid = uid
@@ -178,7 +180,7 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
         }
         if let originalitySignature { attributes["signature"] = Hex.encode(originalitySignature) }
         let memory = DESFireLight.File.allCases.flatMap { files[$0] ?? [] }
-        return TagState(model: Self.modelKey, uid: Hex.encode(uid), memory: Hex.encode(memory), attributes: attributes)
+        return TagState(model: dfName == DESFireLight.ndefDFName ? Self.renamedModelKey : Self.modelKey, uid: Hex.encode(uid), memory: Hex.encode(memory), attributes: attributes)
     }
 
     /// Stores an NDEF message as a vendor would before delivery: the Type 4 CC in file `00` and

@@ -106,7 +106,7 @@ public struct TagModel: Sendable, Hashable {
             },
             restore: { DESFireLightVirtualTag(state: $0) }),
         TagModel(
-            name: "desfire-light-ndef",
+            name: DESFireLightVirtualTag.renamedModelKey,
             summary: "NXP MIFARE DESFire Light renamed for NFC Forum Type 4 (DF D2760000850101, files E103/E104 free, CC not yet written)",
             make: { uid, options in
                 let tag = DESFireLightVirtualTag(uid: uid, renamedForTypeFour: true)
