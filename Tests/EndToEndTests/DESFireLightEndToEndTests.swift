@@ -50,7 +50,7 @@ struct DESFireLightEndToEndTests {
         #expect(read.status == 0 && read.standardOutput.contains(Self.url), "\(read.output)")
         let info = try await runBuiltNFCTool(["info", "--device", device])
         #expect(info.standardOutput.contains("D2760000850101 (renamed for Type 4)"), "\(info.standardOutput)")
-        #expect(try Self.lockState(file).settings == "0000EEE0000100")
+        #expect(try Self.lockState(file).settings == "0000E0EE000100")
         let locked = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
         #expect(locked.status == 0, "\(locked.output)")
         let after = try Self.lockState(file)
