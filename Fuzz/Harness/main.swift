@@ -27,6 +27,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "ultralight-aes": checkUltralightAES,
     "reader-trace": checkReaderTrace,
     "desfire": checkDESFire,
+    "desfire-light": checkDESFireLightSettings,
     "iso15693-identity": checkISO15693Identity,
     "type1-memory": checkType1Memory,
 ]

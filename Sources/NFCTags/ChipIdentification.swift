@@ -45,6 +45,9 @@ public enum ChipFamily: String, Sendable, Hashable, Codable, CaseIterable {
     case desfire
     /// NTAG 413/424 DNA.
     case ntagDNA
+    /// MIFARE DESFire Light (MF2DL(H)x0): one application with a fixed set of files, AES and EV2
+    /// secure messaging only.
+    case desfireLight
     /// FeliCa Lite and Lite-S.
     case feliCaLite
     /// NXP ICODE SLI, SLIX, SLIX2, SLIX-S, SLIX-L.
@@ -355,7 +358,7 @@ public enum ChipIdentification {
         if let answer = try? await reader.transceive(getVersion, mode: .standard, timeout: .milliseconds(300)),
            answer.count == 9, answer[7] == 0x91, answer[8] == 0xAF, answer[0] == 0x04 {
             (nxpModel, memory) = nxpISODEPModel(type: answer[1], major: answer[3], storage: answer[5])
-            family = [0x01: ChipFamily.desfire, 0x02: .mifarePlus, 0x04: .ntagDNA][answer[1]] ?? .other
+            family = [0x01: ChipFamily.desfire, 0x02: .mifarePlus, 0x04: .ntagDNA, DESFireLight.hardwareType: .desfireLight][answer[1]] ?? .other
         }
         let selectNDEFApplication = Bytes(
             [0x00, Type4Command.select, Type4Command.selectByNameP1, 0x00, UInt8(Type4Command.ndefTagApplicationID.count)]
@@ -368,7 +371,7 @@ public enum ChipIdentification {
     }
 
     /// Names an NXP ISO-DEP chip from its GetVersion hardware bytes: type (01 DESFire, 02 MIFARE
-    /// Plus, 04 NTAG DNA), major version (DESFire 00 EV0, 01 EV1, 12 EV2, 33 EV3; NTAG DNA 30 NTAG 424
+    /// Plus, 04 NTAG DNA, 08 DESFire Light), major version (DESFire 00 EV0, 01 EV1, 12 EV2, 33 EV3; NTAG DNA 30 NTAG 424
     /// DNA, 10 NTAG 413 DNA, the chip names NXP and Proxmark3's `hf mfdes info` give) and storage
     /// size (2^(n/2) bytes: 16 → 2K, 18 → 4K, 1A → 8K).
     static func nxpISODEPModel(type: UInt8, major: UInt8, storage: UInt8) -> (String, Int?) {
@@ -379,6 +382,7 @@ public enum ChipIdentification {
             let generation = [0x00: "", 0x01: " EV1", 0x12: " EV2", 0x33: " EV3"][major] ?? " (version \(major))"
             return ("MIFARE DESFire\(generation)\(size)", bytes)
         case 0x02: return ("MIFARE Plus\(size)", bytes)
+        case DESFireLight.hardwareType: return (DESFireLight.modelName, bytes)
         case 0x04:
             let name = [0x30: "NTAG 424 DNA", 0x10: "NTAG 413 DNA"][major] ?? "NXP NTAG DNA chip (version \(major))"
             return (name, bytes)

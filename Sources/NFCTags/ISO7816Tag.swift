@@ -24,6 +24,9 @@ public struct ISO7816Tag: Sendable {
     public var allowsPaymentApplications: Bool
     /// The application selected since; shared by copies of this value.
     let selection: ISO7816Selection
+    /// A MIFARE DESFire Light's application key 0 (16 bytes, AES) for ``ndefPlatform``'s lock;
+    /// nil: the factory key (zeros). Never printed.
+    public var desfireLightApplicationKey: [UInt8]?
 
     /// Wraps a selected, ISO-DEP-activated target.
     /// - Parameters:
@@ -78,8 +81,11 @@ public struct ISO7816Tag: Sendable {
         return (response.data, response.sw1, response.sw2)
     }
 
-    /// The NDEF mapping (NFC Forum Type 4).
-    public var ndefPlatform: any NFCNDEFTag { type4Platform }
+    /// The NDEF mapping (NFC Forum Type 4); on a MIFARE DESFire Light, ``DESFireLightNDEFTag``
+    /// (Type 4 with the Light's format and lock).
+    public var ndefPlatform: any NFCNDEFTag {
+        identity.family == .desfireLight ? DESFireLightNDEFTag(self, applicationKey: desfireLightApplicationKey) : type4Platform
+    }
 
     /// The NFC Forum Type 4 mapping itself, for what only it offers (its capability container
     /// and files, read for inspection).

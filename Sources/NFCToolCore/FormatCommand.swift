@@ -107,6 +107,10 @@ struct FormatCommand: TagCommand {
 
     /// `tag` with the DESFire format options set (other tags as they are).
     static func tag(_ tag: NFCTag, desfire: DESFireFormatOptions) -> NFCTag {
+        if case .iso7816(var iso) = tag, iso.identity.family == .desfireLight {
+            iso.desfireLightApplicationKey = desfire.applicationKey.type == .aes ? desfire.applicationKey.bytes : nil
+            return .iso7816(iso)
+        }
         guard case .miFare(var miFare) = tag, miFare.mifareFamily == .desfire else { return tag }
         miFare.desfireFormat = desfire
         return .miFare(miFare)
@@ -114,6 +118,9 @@ struct FormatCommand: TagCommand {
 
     /// What is said before formatting: the tag, and that the capability container is for good.
     static func warning(_ tag: NFCTag) -> String {
+        if tag.identity.family == .desfireLight {
+            return "formatting the \(tag.identity.model) with UID \(TagWriteSupport.spacedHex(tag.identifier)) writes an empty NDEF file and the capability container into its files 04 and 00."
+        }
         if tag.identity.family == .desfire {
             return "formatting the \(tag.identity.model) with UID \(TagWriteSupport.spacedHex(tag.identifier)) creates the NFC Forum Type 4 application and its files with the PICC master key (NXP AN11004)."
         }

@@ -44,8 +44,11 @@ struct LockCommand: TagCommand {
             "lock", options, password: password, ultralightCKey: key, context,
             body: { tag, reader, planning in
                 var tag = tag
-                if tag.identity.family == .desfire {
+                if tag.identity.family == .desfire || tag.identity.family == .desfireLight {
                     var desfire = try desfireKeys.get()
+                    if tag.identity.family == .desfireLight, desfire.applicationKey.type != .aes, desfire.applicationKey != DESFireFormatOptions().applicationKey {
+                        throw CommandError.usage("--keys: a MIFARE DESFire Light's keys are AES: give 'application aes' and 32 hex digits")
+                    }
                     desfire.planning = planning
                     tag = FormatCommand.tag(tag, desfire: desfire)
                 }

@@ -55,13 +55,15 @@ struct TagInfoReport: Encodable, Sendable {
     var ntag424: NTAG424Info?
     /// A MIFARE DESFire's version, free memory and applications (JSON `desfire`, null on other chips).
     var desfire: DESFireInfo?
+    /// A MIFARE DESFire Light's DF name and file settings (JSON `desfireLight`, null on other chips).
+    var desfireLight: DESFireLightInfo?
     /// ISO 15693: maker, IC reference, memory shape and the identification's source (JSON
     /// `iso15693`, null on other chips).
     var vicinity: ISO15693Details?
 
     private enum CodingKeys: String, CodingKey {
         case dsfid, afi, ndef, lock, password, mirror, mirrorSettings, nfcCounter, nfcCounterSettings, counters, signature, genuine, signatureKey, ntag424
-        case desfire
+        case desfire, desfireLight
         case vicinity = "iso15693"
     }
 
@@ -91,6 +93,7 @@ struct TagInfoReport: Encodable, Sendable {
         try container.encode(genuine.key?.name, forKey: .signatureKey)
         try container.encode(ntag424, forKey: .ntag424)
         try container.encode(desfire, forKey: .desfire)
+        try container.encode(desfireLight, forKey: .desfireLight)
         try container.encode(vicinity, forKey: .vicinity)
     }
 
@@ -124,6 +127,7 @@ struct TagInfoReport: Encodable, Sendable {
         lines.append(line("genuine", genuine.summary))
         if let ntag424 { lines += ntag424.lines }
         if let desfire { lines += desfire.lines }
+        if let desfireLight { lines += desfireLight.lines }
         return lines.map { String($0.prefix(80)) }.joined(separator: "\n") + "\n"
     }
 
@@ -207,6 +211,7 @@ struct TagInfoReport: Encodable, Sendable {
                     report.lockState = "writes need \(needs) (file settings, not the CC)"
                 }
             }
+            if iso.identity.family == .desfireLight { report.desfireLight = await DESFireLightInfo.read(iso) }
             let originality = await OriginalityVerifier().check(tag)
             report.signature = originality.signature.map { Hex.encode($0, uppercase: true) } ?? report.signature
             report.genuine = originality.verdict

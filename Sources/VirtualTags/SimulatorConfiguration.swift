@@ -28,13 +28,13 @@ import Foundation
 public struct SimulatorConfiguration: Sendable, Hashable {
     /// The models whose chips answer an originality signature (`signature=`): 32 bytes, or
     /// as ``iso7816SignatureModels`` and ``ultralightAESSignatureModels`` say.
-    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "ultralight-aes", "slix2", "type4", "ntag424", "desfire-ev2", "desfire-ev3", "icode-dna"]
+    static let signatureModels: Set<String> = ["ntag213", "ntag215", "ntag216", "ultralight", "ultralight-ev1-mf0ul21", "ultralight-aes", "slix2", "type4", "ntag424", "desfire-ev2", "desfire-ev3", "desfire-light", "desfire-light-ndef", "icode-dna"]
 
     /// The models answering a 48-byte READ_SIG signature (secp192r1).
     static let ultralightAESSignatureModels: Set<String> = ["ultralight-aes"]
 
     /// The models answering a 56-byte Read_Sig signature (ISO-DEP).
-    static let iso7816SignatureModels: Set<String> = ["type4", "ntag424", "desfire-ev2", "desfire-ev3"]
+    static let iso7816SignatureModels: Set<String> = ["type4", "ntag424", "desfire-ev2", "desfire-ev3", "desfire-light", "desfire-light-ndef"]
 
     /// The largest stack.
     public static let maximumCount = 100_000

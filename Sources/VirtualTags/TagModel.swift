@@ -100,6 +100,24 @@ public struct TagModel: Sendable, Hashable {
             summary: "NXP MIFARE DESFire EV1 4K (ISO-DEP, native commands, legacy DES authentication; blank, factory PICC key)",
             make: { uid, _ in DESFireVirtualTag(uid: uid) },
             restore: { DESFireVirtualTag(state: $0) }),
+        TagModel(
+            name: DESFireLightVirtualTag.modelKey,
+            summary: "NXP MIFARE DESFire Light as delivered (factory DF name, six fixed files, AES keys zero, EV2 secure messaging; not a Type 4 tag until renamed)",
+            make: { uid, options in
+                let tag = DESFireLightVirtualTag(uid: uid)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
+            restore: { DESFireLightVirtualTag(state: $0) }),
+        TagModel(
+            name: DESFireLightVirtualTag.renamedModelKey,
+            summary: "NXP MIFARE DESFire Light renamed for NFC Forum Type 4 (DF D2760000850101, files E103/E104 free, CC not yet written)",
+            make: { uid, options in
+                let tag = DESFireLightVirtualTag(uid: uid, renamedForTypeFour: true)
+                if let signature = options.signature { tag.originalitySignature = signature }
+                return tag
+            },
+            restore: { DESFireLightVirtualTag(state: $0) }),
         topaz(.topaz96), topaz(.topaz512),
     ] + [DESFireVirtualTag.Generation.ev2, .ev3].map { generation in
         TagModel(

@@ -23,6 +23,7 @@ struct FuzzCrashReplayTests {
         "ultralight-aes",
         "iso15693-identity",
         "type1-memory",
+        "desfire-light",
     ]
 
     /// "target/kind/file" for every input (kind: corpus or crashes).
@@ -115,6 +116,11 @@ struct FuzzCrashReplayTests {
                 #expect(try picc.plaintext(padding: Array(bytes[head...])).array == bytes)
             }
             _ = try? SDMPICCData.decrypt(Bytes(bytes), metaReadKey: Self.zeroKey)
+        case "desfire-light":
+            if let settings = try? DESFireLightFileSettings(parsing: bytes) {
+                #expect(settings.encoded == bytes)
+                #expect(try DESFireLightFileSettings(parsing: settings.encoded) == settings)
+            }
         case "ntag424-settings":
             if let settings = try? NTAG424FileSettings(parsing: bytes) {
                 #expect(try NTAG424FileSettings(parsing: settings.encoded()) == settings)

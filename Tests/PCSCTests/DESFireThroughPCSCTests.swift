@@ -105,5 +105,31 @@ extension PCSCEndToEnd {
                 #expect(!run.output.uppercased().contains("00112233") && !run.output.uppercased().contains("F0E1D2"))
             }
         }
+
+        @Test("MIFARE DESFire Light (renamed) through pcscd: scan names it; format, write and lock (EV2 authentication, ChangeFileSettings in CommMode.Full as APDUs); the tag file holds FF EF, CC FF and the message")
+        func desfireLightThroughPCSC() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon()
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("light.json").path
+            let reader = try await VirtualReaderProcess(tag: "sim:desfire-light-ndef?file=\(file)", daemon: daemon)
+            defer { reader.stop() }
+            let scan = try await runTool(tool, ["scan", "--device", "pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(scan.output.contains("MIFARE DESFire Light"), "\(scan.output)")
+            let format = try await runTool(tool, ["format", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            #expect(format.status == 0, "\(format.output)")
+            let write = try await runTool(
+                tool, ["write", "--device", "pcsc", "--url", "https://example.com/light-via-pcsc", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            #expect(write.status == 0, "\(write.output)")
+            let lock = try await runTool(tool, ["lock", "--device", "pcsc", "--yes", "--timeout", "5"], environment: daemon.environment, timeout: 60)
+            #expect(lock.status == 0, "\(lock.output)")
+            // AuthenticateEV2First and ChangeFileSettings reached the card as wrapped native commands.
+            #expect(reader.receivedAPDUs.contains { $0.hasPrefix("90710000") } && reader.receivedAPDUs.contains { $0.hasPrefix("905f0000") }, "\(reader.receivedAPDUs)")
+            await reader.stopped()
+            let message = try await runTool(tool, ["read", "--device", "sim:desfire-light-ndef?file=\(file)", "--json"], environment: daemon.environment, timeout: 30)
+            #expect(message.output.contains("https://example.com/light-via-pcsc"), "\(message.output)")
+            let info = try await runTool(tool, ["info", "--device", "sim:desfire-light-ndef?file=\(file)"], environment: daemon.environment, timeout: 30)
+            #expect(info.output.contains("04 standard data, 256 B, plain: read free, write never, rw never"), "\(info.output)")
+        }
     }
 }

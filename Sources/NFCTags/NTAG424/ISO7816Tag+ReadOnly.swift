@@ -8,10 +8,12 @@ extension ISO7816Tag {
     /// (``ChipFamily/ntagDNA``) the NDEF file's own settings (GetFileSettings, plain): its
     /// write, read-write and change access rights must all be never (`F`), since the chip
     /// enforces those and not the CC (a change right lets its key holder open the file again).
-    /// On any other ISO-DEP chip the CC is all that can be read. Reads
+    /// On a DESFire Light, ``DESFireLightNDEFTag/readOnlyGaps()``. On any other ISO-DEP chip the
+    /// CC is all that can be read. Reads
     /// only.
     /// - Throws: ``NFCTagError`` as ``Type4Tag/readOnlyGaps()``.
     public func readOnlyGaps() async throws(NFCTagError) -> [String] {
+        if identity.family == .desfireLight { return try await ndefPlatform.readOnlyGaps() }
         var gaps = try await type4Platform.readOnlyGaps()
         guard identity.family == .ntagDNA else { return gaps }
         var chip = NTAG424Tag(self)
