@@ -73,6 +73,9 @@ public struct WritePlan: ReaderInterposer {
     /// An EV1 authentication (`1A`, `AA`) the plan answers for a planned application: the
     /// factory key of its type, RndB and the IV after the challenge.
     private var plannedEV1Authentication: (key: DESFireKey, rndB: [UInt8], iv: [UInt8])?
+    /// An AuthenticateEV2First (`71`) the plan answers for a planned AES application: RndB of
+    /// its factory key (AES zeros).
+    private var plannedEV2Authentication: [UInt8]?
 
     /// An empty plan for commands to `selected` (without it, no command counts as a write
     /// until a poll finds a target).
@@ -190,6 +193,25 @@ public struct WritePlan: ReaderInterposer {
             plannedEV1Authentication = (key, rndB, iv)
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return challenge + more
+        case NTAG424.Command.authenticateEV2First where insidePlannedApplication:
+            // EV2 authentication in a planned AES application (an EV2 or later): its factory
+            // AES key, answered as the chip will, with a fixed RndB and transaction identifier.
+            let typeBits = selectedPlannedApplication.flatMap { plannedApplicationKeyTypes[$0] } ?? 0
+            let rndB = [UInt8](repeating: 0x5A, count: 16)
+            guard typeBits == DESFire.KeyCount.aes, data.first == 0,
+                  let challenge = try? EV2Authentication.challenge(key: DESFireKey.factory(.aes).bytes, rndB: rndB)
+            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
+            plannedEV2Authentication = rndB
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            return challenge + more
+        case DESFire.Command.additionalFrame where plannedEV2Authentication != nil:
+            defer { plannedEV2Authentication = nil }
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            let key = DESFireKey.factory(.aes).bytes
+            guard let rndB = plannedEV2Authentication, let rndA = try? EV2Authentication.checkAnswer(key: key, rndB: rndB, part2: data),
+                  let confirmation = try? EV2Authentication.confirmation(key: key, rndA: rndA, transactionIdentifier: [0x50, 0x4C, 0x41, 0x4E])
+            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
+            return confirmation + ok
         case DESFire.Command.additionalFrame where plannedEV1Authentication != nil:
             defer { plannedEV1Authentication = nil }
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))

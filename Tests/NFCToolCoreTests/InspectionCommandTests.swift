@@ -107,7 +107,7 @@ struct InspectionCommandTests {
         #expect(Set(keySets) == [[
             "reader", "readerName", "technology", "uid", "atqa", "sak", "ats", "pmm", "systemCode", "dsfid", "afi", "model",
             "platform", "memoryBytes", "ndef", "lock", "password", "mirror", "mirrorSettings", "nfcCounter", "nfcCounterSettings",
-            "counters", "signature", "genuine", "signatureKey", "ntag424", "desfire", "iso15693",
+            "counters", "signature", "genuine", "signatureKey", "ntag424", "desfire", "desfireLight", "iso15693",
         ]])
     }
 

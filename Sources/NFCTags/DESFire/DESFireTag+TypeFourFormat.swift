@@ -34,7 +34,11 @@ extension DESFireTag {
     public func formatTypeFour(_ options: DESFireFormatOptions = DESFireFormatOptions()) async throws(DESFireError) -> Int {
         let mapping = DESFire.TypeFourMapping.self
         try await selectApplication(DESFire.piccApplicationID)
-        var session: DESFireSession? = try await authenticate(keyNumber: 0, key: options.piccKey, ev2: try await takesEV2Session(options.piccKey))
+        // An AES key (PICC or application) on an EV2 or later takes AuthenticateEV2First: the
+        // chip's generation is asked once, before anything is planned or written.
+        let ev2 = options.piccKey.type == .aes || options.applicationKey.type == .aes
+            ? DESFireEV2Messaging.takesEV2Authentication(try await version()) : false
+        var session: DESFireSession? = try await authenticate(keyNumber: 0, key: options.piccKey, ev2: ev2)
         if options.planning { session = session?.planningWrites }
         let applications = try await applicationIDs(session: &session)
         let others = applications.filter { $0 != mapping.applicationID }
@@ -58,7 +62,7 @@ extension DESFireTag {
         }
         try await selectApplication(mapping.applicationID)
         // The CC file's write access is key 0 (E000): the application master key.
-        var application = try await applicationSession(options, created: creates)
+        var application = try await applicationSession(options, created: creates, ev2: ev2)
         let files = try await fileIDs(session: &application)
         let hasCC = files.contains(mapping.capabilityContainerFileNumber), hasNDEF = files.contains(mapping.ndefFileNumber)
         let size: Int
@@ -89,23 +93,19 @@ extension DESFireTag {
     /// the given key first (taken: that run's ChangeKey went through).
     /// - Throws: ``DESFireError`` `authenticationFailed` when neither the given key nor the
     ///   factory key of its type is taken; as ``changeKey(_:to:from:version:piccLevel:session:)``.
-    private func applicationSession(_ options: DESFireFormatOptions, created: Bool) async throws(DESFireError) -> DESFireSession? {
+    private func applicationSession(_ options: DESFireFormatOptions, created: Bool, ev2: Bool) async throws(DESFireError) -> DESFireSession? {
         let key = options.applicationKey, factory = DESFireKey.factory(options.applicationKey.type)
-        func planned(_ session: DESFireSession?) -> DESFireSession? {
-            guard case .ev1(var ev1)? = session, options.planning else { return session }
-            ev1.plannedWrites = true
-            return .ev1(ev1)
-        }
-        guard key.cipherKey != factory.cipherKey else { return planned(try await authenticate(keyNumber: 0, key: key)) }
+        func planned(_ session: DESFireSession) -> DESFireSession { options.planning ? session.planningWrites : session }
+        guard key.cipherKey != factory.cipherKey else { return planned(try await authenticate(keyNumber: 0, key: key, ev2: ev2)) }
         if !created {
             do {
-                return planned(try await authenticate(keyNumber: 0, key: key))
+                return planned(try await authenticate(keyNumber: 0, key: key, ev2: ev2))
             } catch let error where error.refusedKey {}
         }
-        var session = planned(try await authenticate(keyNumber: 0, key: factory))
+        var session: DESFireSession? = planned(try await authenticate(keyNumber: 0, key: factory, ev2: ev2))
         try await changeKey(0, to: key, piccLevel: false, session: &session)
         // A plan never sent the ChangeKey: its commands go on without a session.
-        return options.planning ? nil : planned(try await authenticate(keyNumber: 0, key: key))
+        return options.planning ? nil : planned(try await authenticate(keyNumber: 0, key: key, ev2: ev2))
     }
 
     /// The memory `size` bytes take: rounded up to ``allocationUnit``.
