@@ -63,7 +63,7 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
     public private(set) var stateRevision = 0
 
     private enum Pending {
-        case authentication(keyNumber: UInt8, rndB: [UInt8], first: Bool, previous: EV2Session?)
+        case authentication(EV2CardResponder.Pending)
         case version(part: Int)
     }
     private var applicationSelected = false
@@ -251,8 +251,7 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
         pending = nil
         if command == NTAG424.Command.additionalFrame {
             switch waiting {
-            case .authentication(let keyNumber, let rndB, let first, let previous):
-                return authenticatePart2(keyNumber: keyNumber, rndB: rndB, first: first, previous: previous, data: data)
+            case .authentication(let waiting): return authenticatePart2(waiting, data: data)
             case .version(let part): return version(part: part)
             case nil: return fail(.commandAborted)
             }
@@ -298,55 +297,35 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
     // MARK: Authentication
 
     private func authenticatePart1(first: Bool, data: [UInt8]) -> [UInt8] {
-        guard let keyNumber = data.first else { return fail(.lengthError) }
-        if first {
-            guard data.count >= 2, data.count == 2 + Int(data[1]) else { return fail(.lengthError) }
-        } else {
-            guard data.count == 1 else { return fail(.lengthError) }
-        }
+        guard let keyNumber = EV2CardResponder.keyNumber(part1: data, first: first) else { return fail(.lengthError) }
         guard DESFireLight.keyNumbers.contains(keyNumber) else { return fail(.noSuchKey) }
         let previous = session
         session = nil
         guard first || previous != nil else { return fail(.permissionDenied) }
-        let rndB = random(16)
-        guard rndB.count == 16, let challenge = try? EV2Authentication.challenge(key: keys[Int(keyNumber)], rndB: rndB) else {
-            return fail(.memoryError)
-        }
-        pending = .authentication(keyNumber: keyNumber, rndB: rndB, first: first, previous: previous)
+        guard let (challenge, waiting) = EV2CardResponder.part1(keyNumber: keyNumber, key: keys[Int(keyNumber)], first: first, previous: previous, random: random)
+        else { return fail(.memoryError) }
+        pending = .authentication(waiting)
         return challenge + status(.additionalFrame)
     }
 
-    private func authenticatePart2(keyNumber: UInt8, rndB: [UInt8], first: Bool, previous: EV2Session?, data: [UInt8]) -> [UInt8] {
-        let key = keys[Int(keyNumber)]
-        let rndA: [UInt8]
-        do { rndA = try EV2Authentication.checkAnswer(key: key, rndB: rndB, part2: data) } catch { return fail(error) }
-        let ti = first ? random(4) : previous?.transactionIdentifier ?? []
-        guard ti.count == 4, let derived = try? EV2Session.deriveKeys(key: key, rndA: rndA, rndB: rndB),
-              let answer = try? EV2Authentication.confirmation(key: key, rndA: rndA, transactionIdentifier: first ? ti : nil),
-              let opened = try? EV2Session(
-                keyNumber: keyNumber, transactionIdentifier: ti, encryptionKey: derived.encryption, macKey: derived.mac,
-                commandCounter: first ? 0 : previous?.commandCounter ?? 0)
-        else { return fail(.memoryError) }
-        session = opened
-        return answer + status(.ok)
+    private func authenticatePart2(_ waiting: EV2CardResponder.Pending, data: [UInt8]) -> [UInt8] {
+        switch EV2CardResponder.part2(waiting, data: data, random: random) {
+        case .failure(.status(let error)): return fail(error)
+        case .failure(.internalError): return fail(.memoryError)
+        case .success(let (confirmation, opened)):
+            session = opened
+            return confirmation + status(.ok)
+        }
     }
 
     // MARK: Commands in the session
 
     private func open(_ command: UInt8, headerLength: Int, body: [UInt8], mode: EV2CommMode) -> Result<(header: [UInt8], data: [UInt8]), NXPNativeStatus> {
-        guard let session else {
-            guard body.count >= headerLength else { return .failure(.lengthError) }
-            return .success((Array(body[..<headerLength]), Array(body[headerLength...])))
-        }
-        do { return .success(try session.openCommand(command, headerLength: headerLength, body: body, mode: mode)) } catch { return .failure(error) }
+        EV2CardResponder.open(command, headerLength: headerLength, body: body, mode: mode, session: session)
     }
 
-    private func answer(_ data: [UInt8], mode: EV2CommMode) -> [UInt8] {
-        guard var current = session else { return data + status(.ok) }
-        let sealed = current.sealResponse(data: data, mode: mode)
-        session = current
-        return sealed
-    }
+    /// The answer with `data`: sealed in `mode` in a session (the counter advances), plain otherwise.
+    private func answer(_ data: [UInt8], mode: EV2CommMode) -> [UInt8] { EV2CardResponder.seal(data, mode: mode, session: &session) }
 
     private func listing(_ command: UInt8, _ bytes: [UInt8]) -> [UInt8] {
         switch open(command, headerLength: 0, body: [], mode: .mac) {

@@ -110,7 +110,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         case version(part: Int)
         case authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
         case ev1Authentication(keyNumber: UInt8, key: DESFireKey, rndB: [UInt8], iv: [UInt8])
-        case ev2Authentication(keyNumber: UInt8, key: [UInt8], rndB: [UInt8])
+        case ev2Authentication(EV2CardResponder.Pending)
         /// An EV2-sealed command arriving in frames: its code, the bytes so far, the length due.
         case ev2Frames(command: UInt8, collected: [UInt8], expected: Int)
         case read(rest: [UInt8])
@@ -263,7 +263,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
             switch waiting {
             case .version(let part): return version(part: part)
             case .authentication(let keyNumber, let key, let rndB): return authenticatePart2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
-            case .ev2Authentication(let keyNumber, let key, let rndB): return authenticateEV2Part2(keyNumber: keyNumber, key: key, rndB: rndB, data: data)
+            case .ev2Authentication(let waiting): return authenticateEV2Part2(waiting, data: data)
             case .ev1Authentication(let keyNumber, let key, let rndB, let iv): return authenticateEV1Part2(keyNumber: keyNumber, key: key, rndB: rndB, iv: iv, data: data)
             case .read(let rest): return sendFrames(rest)
             case .ev2Frames(let code, let collected, let expected): return gatherEV2(code, collected + data, expected: expected)
@@ -502,29 +502,25 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     /// master key or an application's (the shared ``EV2Authentication``, as the NTAG 424 DNA
     /// chip runs it).
     private func authenticateEV2Part1(_ data: [UInt8]) -> [UInt8] {
-        guard data.count >= 2, data.count == 2 + Int(data[1]) else { return fail(.lengthError) }
-        let keyNumber = data[0]
+        guard let keyNumber = EV2CardResponder.keyNumber(part1: data, first: true) else { return fail(.lengthError) }
         guard keyNumber < keyCount else { return fail(.noSuchKey) }
         guard let stored = storedKey(keyNumber), stored.type == .aes else { return fail(.authenticationError) }
-        let key = stored.bytes
         deauthenticate()
-        let rndB = random(16)
-        guard let challenge = try? EV2Authentication.challenge(key: key, rndB: rndB) else { return fail(.authenticationError) }
-        pending = .ev2Authentication(keyNumber: keyNumber, key: key, rndB: rndB)
+        guard let (challenge, waiting) = EV2CardResponder.part1(keyNumber: keyNumber, key: stored.bytes, first: true, previous: nil, random: random)
+        else { return fail(.authenticationError) }
+        pending = .ev2Authentication(waiting)
         return challenge + status(.additionalFrame)
     }
 
-    private func authenticateEV2Part2(keyNumber: UInt8, key: [UInt8], rndB: [UInt8], data: [UInt8]) -> [UInt8] {
-        let rndA: [UInt8]
-        do { rndA = try EV2Authentication.checkAnswer(key: key, rndB: rndB, part2: data) } catch { return fail(error) }
-        let identifier = random(4)
-        guard let confirmation = try? EV2Authentication.confirmation(key: key, rndA: rndA, transactionIdentifier: identifier),
-              let keys = try? EV2Session.deriveKeys(key: key, rndA: rndA, rndB: rndB),
-              let session = try? EV2Session(keyNumber: keyNumber, transactionIdentifier: identifier, encryptionKey: keys.encryption, macKey: keys.mac)
-        else { return fail(.authenticationError) }
-        authenticated = keyNumber
-        ev2Session = session
-        return confirmation + status(.ok)
+    private func authenticateEV2Part2(_ waiting: EV2CardResponder.Pending, data: [UInt8]) -> [UInt8] {
+        switch EV2CardResponder.part2(waiting, data: data, random: random) {
+        case .failure(.status(let error)): return fail(error)
+        case .failure(.internalError): return fail(.authenticationError)
+        case .success(let (confirmation, session)):
+            authenticated = waiting.keyNumber
+            ev2Session = session
+            return confirmation + status(.ok)
+        }
     }
 
     // MARK: PICC level

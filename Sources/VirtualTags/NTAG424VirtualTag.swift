@@ -54,7 +54,7 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
 
     /// What a multi-frame exchange waits for.
     private enum Pending {
-        case authentication(keyNumber: UInt8, rndB: [UInt8], first: Bool, previous: NTAG424Session?)
+        case authentication(EV2CardResponder.Pending)
         case version(part: Int)
     }
     private var applicationSelected = false
@@ -199,8 +199,7 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
         pending = nil
         if command == NTAG424.Command.additionalFrame {
             switch waiting {
-            case .authentication(let keyNumber, let rndB, let first, let previous):
-                return authenticatePart2(keyNumber: keyNumber, rndB: rndB, first: first, previous: previous, data: data)
+            case .authentication(let waiting): return authenticatePart2(waiting, data: data)
             case .version(let part): return version(part: part)
             case nil: return fail(.commandAborted)
             }
@@ -246,37 +245,25 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
     // MARK: Authentication
 
     private func authenticatePart1(first: Bool, data: [UInt8]) -> [UInt8] {
-        guard let keyNumber = data.first else { return fail(.lengthError) }
-        if first {
-            guard data.count >= 2, data.count == 2 + Int(data[1]) else { return fail(.lengthError) }
-        } else {
-            guard data.count == 1 else { return fail(.lengthError) }
-        }
+        guard let keyNumber = EV2CardResponder.keyNumber(part1: data, first: first) else { return fail(.lengthError) }
         guard NTAG424.keyNumbers.contains(keyNumber) else { return fail(.noSuchKey) }
         let previous = session
         session = nil
         guard first || previous != nil else { return fail(.permissionDenied) }
-        let rndB = random(16)
-        guard rndB.count == 16, let challenge = try? NTAG424Authentication.challenge(key: keys[Int(keyNumber)], rndB: rndB) else {
-            return fail(.memoryError)
-        }
-        pending = .authentication(keyNumber: keyNumber, rndB: rndB, first: first, previous: previous)
+        guard let (challenge, waiting) = EV2CardResponder.part1(keyNumber: keyNumber, key: keys[Int(keyNumber)], first: first, previous: previous, random: random)
+        else { return fail(.memoryError) }
+        pending = .authentication(waiting)
         return challenge + status(.additionalFrame)
     }
 
-    private func authenticatePart2(keyNumber: UInt8, rndB: [UInt8], first: Bool, previous: NTAG424Session?, data: [UInt8]) -> [UInt8] {
-        let key = keys[Int(keyNumber)]
-        let rndA: [UInt8]
-        do { rndA = try NTAG424Authentication.checkAnswer(key: key, rndB: rndB, part2: data) } catch { return fail(error) }
-        let ti = first ? random(4) : previous?.transactionIdentifier ?? []
-        guard ti.count == 4, let derived = try? NTAG424Session.deriveKeys(key: key, rndA: rndA, rndB: rndB),
-              let answer = try? NTAG424Authentication.confirmation(key: key, rndA: rndA, transactionIdentifier: first ? ti : nil),
-              let opened = try? NTAG424Session(
-                keyNumber: keyNumber, transactionIdentifier: ti, encryptionKey: derived.encryption, macKey: derived.mac,
-                commandCounter: first ? 0 : previous?.commandCounter ?? 0)
-        else { return fail(.memoryError) }
-        session = opened
-        return answer + status(.ok)
+    private func authenticatePart2(_ waiting: EV2CardResponder.Pending, data: [UInt8]) -> [UInt8] {
+        switch EV2CardResponder.part2(waiting, data: data, random: random) {
+        case .failure(.status(let error)): return fail(error)
+        case .failure(.internalError): return fail(.memoryError)
+        case .success(let (confirmation, opened)):
+            session = opened
+            return confirmation + status(.ok)
+        }
     }
 
     // MARK: Commands in the session
@@ -284,20 +271,11 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
     /// Opens a command's body: in `mode` with a session (MAC checked, data decrypted), plain
     /// without. Returns nil after answering the failure in `failure`.
     private func open(_ command: UInt8, headerLength: Int, body: [UInt8], mode: NTAG424CommMode) -> Result<(header: [UInt8], data: [UInt8]), NTAG424Status> {
-        guard let session else {
-            guard body.count >= headerLength else { return .failure(.lengthError) }
-            return .success((Array(body[..<headerLength]), Array(body[headerLength...])))
-        }
-        do { return .success(try session.openCommand(command, headerLength: headerLength, body: body, mode: mode)) } catch { return .failure(error) }
+        EV2CardResponder.open(command, headerLength: headerLength, body: body, mode: mode, session: session)
     }
 
     /// The answer with `data`: sealed in `mode` in a session (the counter advances), plain otherwise.
-    private func answer(_ data: [UInt8], mode: NTAG424CommMode) -> [UInt8] {
-        guard var current = session else { return data + status(.ok) }
-        let sealed = current.sealResponse(data: data, mode: mode)
-        session = current
-        return sealed
-    }
+    private func answer(_ data: [UInt8], mode: NTAG424CommMode) -> [UInt8] { EV2CardResponder.seal(data, mode: mode, session: &session) }
 
     private func file(_ number: UInt8) -> NTAG424.File? { NTAG424.File(rawValue: number) }
 
