@@ -310,9 +310,10 @@ struct LedgerLinkCut {
     /// Lets the held bytes through, and everything after.
     func letGo() { kill(process.processIdentifier, SIGUSR1) }
 
-    /// Stops the proxy.
+    /// Stops the proxy without waiting (for a `defer`): SIGKILL, its end waited for on a thread
+    /// of its own.
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        reap(process)
+        reapInBackground(process)
     }
 }

@@ -124,13 +124,15 @@ struct BatchStationsTests {
         for (process, _, _) in processes {
             while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         }
-        return try processes.map { process, errors, output in
+        var results: [(Int32, String)] = []
+        for (process, errors, output) in processes {
             let ran = process.isRunning
             if ran { kill(process.processIdentifier, SIGKILL) }
-            reap(process)
+            await reaped(process)
             let log = (try String(contentsOf: errors, encoding: .utf8)) + (try String(contentsOf: output, encoding: .utf8))
-            return (ran ? -1 : process.terminationStatus, log)
+            results.append((ran ? -1 : process.terminationStatus, log))
         }
+        return results
     }
 
     /// Waits until `file` holds `text` at least `count` times (deadline 60 s); false if it never did.

@@ -111,11 +111,14 @@ struct OutputFilesTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let fifo = directory.appendingPathComponent("pipe").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        // The reader: opens the FIFO (waiting for the writer) and reads to its end, on a thread.
-        let received = Task.detached { () -> Data? in
-            guard let handle = FileHandle(forReadingAtPath: fifo) else { return nil }
-            defer { try? handle.close() }
-            return try? handle.readToEnd() ?? Data()
+        // The reader: opens the FIFO (waiting for the writer) and reads to its end, on a thread
+        // of its own (a detached task would block a thread of the cooperative pool).
+        let received = Task { () -> Data? in
+            try? await runBlocking { () -> Data? in
+                guard let handle = FileHandle(forReadingAtPath: fifo) else { return nil }
+                defer { try? handle.close() }
+                return try handle.readToEnd() ?? Data()
+            }
         }
         let encode = try await runTool(try Executables.nfctool(), ["ndef", "encode", "--url", "https://example.com/o", "-o", fifo],
                                               environment: ProcessInfo.processInfo.environment, timeout: 30)

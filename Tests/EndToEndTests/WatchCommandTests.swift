@@ -292,17 +292,24 @@ final class WatchProcess {
         return standardError.contains(text)
     }
 
-    /// Sends `signal` (SIGTERM) and waits (`seconds`, then SIGKILL) for the exit status, sleeping
-    /// rather than blocking between looks.
+    /// Sends `signal` (SIGTERM) and waits (`seconds`, then SIGKILL and up to 10 s more) for the
+    /// exit status, sleeping rather than blocking between looks; -1 when it never came.
     func terminate(_ signal: Int32 = SIGTERM, within seconds: Double = 20) async -> Int32 {
         if let status { return status }
         kill(process.processIdentifier, signal)
+        if let value = await exitStatus(within: seconds) { return value }
+        kill(process.processIdentifier, SIGKILL)
+        return await exitStatus(within: 10) ?? -1
+    }
+
+    /// The exit status once the process has exited, looked for every 10 ms for `seconds`.
+    private func exitStatus(within seconds: Double) async -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let value = exitStatus() { return value }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return stop()
+        return exitStatus()
     }
 
     /// The exit status once the process has exited (reaped here or by Foundation).
@@ -317,12 +324,11 @@ final class WatchProcess {
         return status
     }
 
-    /// Ends the process at once (SIGTERM, then SIGKILL), for clean-up.
-    @discardableResult
-    func stop() -> Int32 {
-        if let status { return status }
-        reap(process)
-        status = exitStatus() ?? -1
-        return status ?? -1
+    /// Ends the process without waiting, for clean-up (`deinit`): SIGTERM, its end waited for
+    /// (SIGKILL should it linger) on a thread of its own.
+    func stop() {
+        guard status == nil else { return }
+        if process.isRunning { process.terminate() }
+        reapInBackground(process)
     }
 }

@@ -12,34 +12,11 @@ struct ICodeProtectTearingTests {
     static let uid: [UInt8] = [0xE0, 0x04, 0x02, 0x10, 0x53, 0x49, 0x4D, 0x09]
     static let new = ICodePasswords(read: ICodePassword(0x1122_3344), write: ICodePassword(0x5566_7788))
 
-    static func tag(_ reader: SimulatedReader, _ target: TargetInfo) throws -> ISO15693Tag {
-        guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
-        return ISO15693Tag(reader: reader, target: v, identity: ChipIdentity(.icodeSLIXS, platform: .type5, family: .icode))
-    }
-
     /// Runs `operation` from `initial` cut at every point; returns the states left behind.
     static func sweep(_ initial: TagState, _ operation: (ISO15693Tag) async throws(NFCTagError) -> Void) async throws -> [ICodeSecurityState] {
-        let (referenceReader, referenceTarget) = try await TearingSweep.open(initial, modulations: [.iso15693])
-        let before = await referenceReader.commandCount
-        try await operation(try tag(referenceReader, referenceTarget))
-        let total = await referenceReader.commandCount - before
-        #expect(total > 10)
-        var states: [ICodeSecurityState] = []
-        for cut in (1...total).map(TearingSweep.Cut.after) + (1...total).map(TearingSweep.Cut.during) {
-            let (reader, target) = try await TearingSweep.open(initial, modulations: [.iso15693])
-            let start = await reader.commandCount
-            await reader.withField { $0.faultPlan = cut.plan(from: start) }
-            let torn = try tag(reader, target)
-            do throws(NFCTagError) {
-                try await operation(torn)
-            } catch {
-                // Silence inside SET PASSWORD reads as a refused password: the chip left.
-                #expect(error.code == .connectionLost || error.code == .authenticationFailed, "\(cut): \(error)")
-            }
-            let after = try #require(await TearingSweep.state(reader))
-            states.append(try #require(ICodeSLIX2(state: after)).security)
-        }
-        return states
+        try await TearingSweep.iso15693States(
+            initial, identity: ChipIdentity(.icodeSLIXS, platform: .type5, family: .icode), minimumCommands: 11, operation
+        ).map { try #require(ICodeSLIX2(state: $0)).security }
     }
 
     /// Whether `state` is one a user holding the passwords before and after can always open.

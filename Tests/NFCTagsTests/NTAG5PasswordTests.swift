@@ -172,33 +172,9 @@ struct NTAG5PasswordTests {
     /// Runs `operation` on `initial` cut after and inside every command; the security states
     /// left behind, read from the tag file.
     static func sweep(_ initial: TagState, _ operation: (ISO15693Tag) async throws(NFCTagError) -> Void) async throws -> [ICodeSecurityState] {
-        func tag(_ reader: SimulatedReader, _ target: TargetInfo) throws -> ISO15693Tag {
-            guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
-            var identity = ChipIdentity(.ntag5LinkOrBoost, platform: .type5, family: .icode)
-            identity.blockCount = 512
-            identity.blockSize = 4
-            return ISO15693Tag(reader: reader, target: v, identity: identity)
-        }
-        let (referenceReader, referenceTarget) = try await TearingSweep.open(initial, modulations: [.iso15693])
-        let before = await referenceReader.commandCount
-        try await operation(try tag(referenceReader, referenceTarget))
-        let total = await referenceReader.commandCount - before
-        #expect(total >= 7)
-        var states: [ICodeSecurityState] = []
-        for cut in (1...total).map(TearingSweep.Cut.after) + (1...total).map(TearingSweep.Cut.during) {
-            let (reader, target) = try await TearingSweep.open(initial, modulations: [.iso15693])
-            let start = await reader.commandCount
-            await reader.withField { $0.faultPlan = cut.plan(from: start) }
-            let torn = try tag(reader, target)
-            do throws(NFCTagError) {
-                try await operation(torn)
-            } catch {
-                #expect(error.code == .connectionLost || error.code == .authenticationFailed, "\(cut): \(error)")
-            }
-            let after = try #require(await TearingSweep.state(reader))
-            states.append(try #require(Type5Chip(state: after)).security)
-        }
-        return states
+        let identity = TearingSweep.type5Identity(ChipModel.ntag5LinkOrBoost.rawValue, family: .icode, blockCount: 512)
+        return try await TearingSweep.iso15693States(initial, identity: identity, minimumCommands: 7, operation)
+            .map { try #require(Type5Chip(state: $0)).security }
     }
 
     /// Whether a user holding the passwords before and after can always open `state`: each

@@ -15,37 +15,17 @@ struct ST25ProtectTearingTests {
     static let new = ST25Password(bytes: [0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80])!
     static let zero = [UInt8](repeating: 0, count: 8)
 
+    /// The ST25DV04K the protect and unprotect sweeps run on.
+    static let identity = TearingSweep.type5Identity("ST25DV04K", family: .st25, blockCount: 128, icReference: 0x24)
+
     static func tag(_ reader: SimulatedReader, _ target: TargetInfo) throws -> ISO15693Tag {
-        guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
-        var identity = ChipIdentity(model: "ST25DV04K", platform: .type5, family: .st25)
-        identity.blockCount = 128
-        identity.blockSize = 4
-        identity.icReference = 0x24
-        return ISO15693Tag(reader: reader, target: v, identity: identity)
+        try TearingSweep.iso15693Tag(reader, target, identity: identity)
     }
 
     /// Runs `operation` from `initial` cut at every point; returns the chips left behind.
     static func sweep(_ initial: TagState, _ operation: (ISO15693Tag) async throws(NFCTagError) -> Void) async throws -> [ST25VirtualTag] {
-        let (referenceReader, referenceTarget) = try await TearingSweep.open(initial, modulations: [.iso15693])
-        let before = await referenceReader.commandCount
-        try await operation(try tag(referenceReader, referenceTarget))
-        let total = await referenceReader.commandCount - before
-        #expect(total >= 5)
-        var chips: [ST25VirtualTag] = []
-        for cut in (1...total).map(TearingSweep.Cut.after) + (1...total).map(TearingSweep.Cut.during) {
-            let (reader, target) = try await TearingSweep.open(initial, modulations: [.iso15693])
-            let start = await reader.commandCount
-            await reader.withField { $0.faultPlan = cut.plan(from: start) }
-            let torn = try tag(reader, target)
-            do throws(NFCTagError) {
-                try await operation(torn)
-            } catch {
-                #expect(error.code == .connectionLost || error.code == .authenticationFailed, "\(cut): \(error)")
-            }
-            let state = try #require(await TearingSweep.state(reader))
-            chips.append(try #require(ST25VirtualTag(state: state)))
-        }
-        return chips
+        try await TearingSweep.iso15693States(initial, identity: identity, minimumCommands: 5, operation)
+            .map { try #require(ST25VirtualTag(state: $0)) }
     }
 
     static func recoverable(_ chip: ST25VirtualTag, holding passwords: [[UInt8]]) -> Bool {

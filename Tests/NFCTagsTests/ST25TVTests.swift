@@ -93,36 +93,16 @@ extension ST25TVTests {
 }
 
 extension ST25ProtectTearingTests {
+    /// The ST25TV02K the password and configuration sweeps run on.
+    static let tvIdentity = TearingSweep.type5Identity("ST25TV02K", family: .st25, blockCount: 64, icReference: 0x23)
+
     static func tvTag(_ reader: SimulatedReader, _ target: TargetInfo) throws -> ISO15693Tag {
-        guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
-        var identity = ChipIdentity(model: "ST25TV02K", platform: .type5, family: .st25)
-        identity.blockCount = 64
-        identity.blockSize = 4
-        identity.icReference = 0x23
-        return ISO15693Tag(reader: reader, target: v, identity: identity)
+        try TearingSweep.iso15693Tag(reader, target, identity: tvIdentity)
     }
 
     /// Runs `operation` on an ST25TV02K from `initial` cut after and inside every command.
     static func tvSweep(_ initial: TagState, _ operation: (ISO15693Tag) async throws(NFCTagError) -> Void) async throws -> [ST25VirtualTag] {
-        let (referenceReader, referenceTarget) = try await TearingSweep.open(initial, modulations: [.iso15693])
-        let before = await referenceReader.commandCount
-        try await operation(try tvTag(referenceReader, referenceTarget))
-        let total = await referenceReader.commandCount - before
-        var chips: [ST25VirtualTag] = []
-        for cut in (1...total).map(TearingSweep.Cut.after) + (1...total).map(TearingSweep.Cut.during) {
-            let (reader, target) = try await TearingSweep.open(initial, modulations: [.iso15693])
-            let start = await reader.commandCount
-            await reader.withField { $0.faultPlan = cut.plan(from: start) }
-            let torn = try tvTag(reader, target)
-            do throws(NFCTagError) {
-                try await operation(torn)
-            } catch {
-                #expect(error.code == .connectionLost || error.code == .authenticationFailed, "\(cut): \(error)")
-            }
-            let state = try #require(await TearingSweep.state(reader))
-            chips.append(try #require(ST25VirtualTag(state: state)))
-        }
-        return chips
+        try await TearingSweep.iso15693States(initial, identity: tvIdentity, operation).map { try #require(ST25VirtualTag(state: $0)) }
     }
 
     @Test("ST25TV02K password change and configuration write torn anywhere: the password old or new, the register old or new; a rerun with the same files finishes")

@@ -120,3 +120,55 @@ enum TearingSweep {
         }
     }
 }
+
+extension TearingSweep {
+    /// A Type 5 chip as identification names it: `model`, `family`, `blockCount` blocks of
+    /// 4 bytes and, where the chip reports one, its IC reference.
+    static func type5Identity(_ model: String, family: ChipFamily, blockCount: Int, icReference: UInt8? = nil) -> ChipIdentity {
+        var identity = ChipIdentity(model: model, platform: .type5, family: family)
+        identity.blockCount = blockCount
+        identity.blockSize = 4
+        identity.icReference = icReference
+        return identity
+    }
+
+    /// An ISO 15693 tag on `reader` for the selected `target`, as `identity` describes the chip.
+    static func iso15693Tag(_ reader: SimulatedReader, _ target: TargetInfo, identity: ChipIdentity) throws -> ISO15693Tag {
+        guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
+        return ISO15693Tag(reader: reader, target: v, identity: identity)
+    }
+
+    /// The sweep of a Type 5 chip's protect, unprotect, password or configuration step (NTAG 5,
+    /// ICODE, ST25DV, ST25TV): `operation` is run on a tag restored from `initial` once whole
+    /// (at least `minimumCommands` commands), then once per cut after and inside each of its
+    /// commands on a fresh copy. A torn operation may fail only as the chip leaving the field:
+    /// `connectionLost`, or `authenticationFailed` (silence inside a password command reads as
+    /// a refused password).
+    /// - Returns: the state each cut leaves behind, read from the simulator's tag (its tag
+    ///   file), not from NFCTags; the caller decodes the chip from it and judges it.
+    static func iso15693States(
+        _ initial: TagState, identity: ChipIdentity, minimumCommands: Int = 1,
+        _ operation: (ISO15693Tag) async throws(NFCTagError) -> Void
+    ) async throws -> [TagState] {
+        let (referenceReader, referenceTarget) = try await open(initial, modulations: [.iso15693])
+        let before = await referenceReader.commandCount
+        try await operation(try iso15693Tag(referenceReader, referenceTarget, identity: identity))
+        let total = await referenceReader.commandCount - before
+        #expect(total >= minimumCommands, "\(total) commands")
+        var states: [TagState] = []
+        let points = Array(stride(from: 1, through: total, by: 1))
+        for cut in points.map(Cut.after) + points.map(Cut.during) {
+            let (reader, target) = try await open(initial, modulations: [.iso15693])
+            let start = await reader.commandCount
+            await reader.withField { $0.faultPlan = cut.plan(from: start) }
+            let torn = try iso15693Tag(reader, target, identity: identity)
+            do throws(NFCTagError) {
+                try await operation(torn)
+            } catch {
+                #expect(error.code == .connectionLost || error.code == .authenticationFailed, "\(cut): \(error)")
+            }
+            states.append(try #require(await state(reader), "no tag state \(cut)"))
+        }
+        return states
+    }
+}

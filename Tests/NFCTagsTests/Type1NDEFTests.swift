@@ -210,7 +210,7 @@ struct Type1NDEFTests {
 }
 
 /// The Type 1 answer and TLV parsers on hostile input: every rule refused with its offset.
-@Suite("Type 1 parsers on hostile answers and images")
+@Suite("Type 1 parsers on hostile answers and images", .timeLimit(.minutes(2)))
 struct Type1ParsingTests {
     static func image(_ tail: [UInt8], size: Int = 120) -> [UInt8] {
         var memory = [UInt8](repeating: 0, count: size)

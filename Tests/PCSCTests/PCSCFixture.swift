@@ -279,8 +279,12 @@ final class PCSCWatchProcess {
         return false
     }
 
-    /// Stops the watch (SIGTERM, then SIGKILL).
-    func stop() { reap(process) }
+    /// Stops the watch without waiting (for a `defer`): SIGTERM, its end waited for (SIGKILL
+    /// should it linger) on a thread of its own, as ``VirtualReaderProcess/stop()`` does.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        reapInBackground(process)
+    }
 }
 
 /// Why the PC/SC fixture could not start.

@@ -33,27 +33,24 @@ struct ControlInputTests {
         print(answer if answer and answer.startswith("unread") else "answered %s" % answer)
         """
 
-    static func run(_ arguments: [String]) throws -> String {
+    /// Runs the probe on `arguments` as a child whose end is awaited (no thread waits for it);
+    /// its standard output, trimmed.
+    static func run(_ arguments: [String]) async throws -> String {
         let emulator = try #require(Executables.emulator, "pn532-emulator is not built")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", probe, emulator.path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try await runTool("/usr/bin/env", ["python3", "-c", probe, emulator.path] + arguments,
+                                    environment: ProcessInfo.processInfo.environment, timeout: 30, mergingStandardError: false)
+        #expect(!run.timedOut, "the probe did not end: \(run.output)")
+        return run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test("standard input a terminal: left alone, the typed line stays in the terminal")
-    func terminalLeftAlone() throws {
-        #expect(try Self.run(["--tag", "ntag215"]) == "unread status")
+    func terminalLeftAlone() async throws {
+        #expect(try await Self.run(["--tag", "ntag215"]) == "unread status")
     }
 
     @Test("--control - reads the terminal: the control command is answered")
-    func controlDashReadsTerminal() throws {
-        let answer = try Self.run(["--tag", "ntag215", "--control", "-"])
+    func controlDashReadsTerminal() async throws {
+        let answer = try await Self.run(["--tag", "ntag215", "--control", "-"])
         #expect(answer.hasPrefix("answered ok "), "\(answer)")
     }
 }

@@ -291,15 +291,10 @@ struct EndToEndTests {
     func pollWaitsForTag() async throws {
         try await withEmulator(["--tag", "classic1k"]) { emulator in
             try await emulator.control("remove")
-            let environment = emulator.libnfcEnvironment
-            let process = Process()
-            let output = Pipe()
-            process.executableURL = URL(fileURLWithPath: try ExternalTool.nfcPoll.require())
-            process.environment = environment
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            defer { if process.isRunning { process.terminate() } }
+            // Its output drained and its end awaited by ChildProcess: no thread waits in read.
+            let poll = try ChildProcess(try ExternalTool.nfcPoll.require(), [], environment: emulator.libnfcEnvironment,
+                                        mergingStandardError: true)
+            defer { poll.signal(SIGTERM) }
             func waitForTrace(_ text: String) async -> Bool {
                 await eventually(within: .seconds(5)) { emulator.trace.contains(where: { $0.contains(text) }) }
             }
@@ -307,8 +302,8 @@ struct EndToEndTests {
             try await emulator.control("present")
             #expect(await waitForTrace("< D5 61 01"))
             try await emulator.control("remove")
-            #expect(await eventually(within: .seconds(5)) { !process.isRunning })
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(await eventually(within: .seconds(5)) { poll.exitStatus != nil })
+            let text = await poll.finish(within: 5).output
             #expect(text.contains("UID (NFCID1): 53  49  4d  01"))
             #expect(text.contains("done."))
         }
@@ -356,28 +351,20 @@ struct EndToEndTests {
     func commandLine() async throws {
         let executable = try #require(Executables.emulator, "pn532-emulator is not built")
         for (arguments, status) in [([String](), Int32(64)), (["--tag", "ntag999"], 64), (["--tag", "ntag215", "--delay-model", "slow"], 64), (["--tag", "ntag215", "--leave-after", "0"], 64), (["--bogus"], 64), (["--help"], 0)] {
-            let process = Process()
-            let errors = Pipe(), output = Pipe()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.standardError = errors
-            process.standardOutput = output
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            // A command line that is accepted would serve for ever: give up after 5 seconds.
-            if await !eventually(within: .seconds(5), { !process.isRunning }) {
-                await reaped(process)
+            // A command line that is accepted would serve for ever: give up after 5 seconds (the
+            // child is then ended and its end awaited).
+            let run = try await runTool(executable.path, arguments, environment: ProcessInfo.processInfo.environment,
+                                        timeout: 5, mergingStandardError: false)
+            if run.timedOut {
                 Issue.record("pn532-emulator \(arguments) was still running after 5 s")
                 continue
             }
-            #expect(process.terminationStatus == status, "\(arguments)")
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(run.status == status, "\(arguments)")
             if status == 64 {
-                #expect(text.hasPrefix("Error: "))
-                #expect(text.contains("Usage: pn532-emulator"))
+                #expect(run.standardError.hasPrefix("Error: "))
+                #expect(run.standardError.contains("Usage: pn532-emulator"))
             } else {
-                let help = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                #expect(help == EmulatorCommandLine.help + "\n")
+                #expect(run.standardOutput == EmulatorCommandLine.help + "\n")
             }
         }
     }
