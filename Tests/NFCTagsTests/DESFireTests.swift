@@ -129,7 +129,7 @@ struct DESFireTests {
     func plan() async throws {
         let reader = SimulatedReader(tags: [DESFireVirtualTag(uid: Self.uid)], emptyFieldWait: .zero)
         let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
-        let planning = await PlanningReader(reader, selected: target)
+        let planning = await PlanningReader(reader, selected: target, desfire: VirtualDESFireStandIn())
         let tag = try await NFCTag.connect(to: target, on: planning)
         try await tag.ndef.format(force: false)
         let writes = await planning.writes
