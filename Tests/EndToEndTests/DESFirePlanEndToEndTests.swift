@@ -21,13 +21,12 @@ struct DESFirePlanEndToEndTests {
         ["CreateApp", "SelectApp", authentication, "AF frame", "ChangeKey", authentication, "AF frame", "CreateFile", "CreateFile", "WriteData"]
     }
 
-    /// The location column of each row of a plan's table: the rows that start with a number.
+    /// The location column of each row of a plan's listing: the lines indented by two spaces
+    /// (each row's note is indented by six), the column 17 characters wide.
     static func planRows(_ output: String) -> [String] {
         output.split(separator: "\n").compactMap { line -> String? in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 2, Int(fields[0]) != nil else { return nil }
-            // "command 71" takes two words.
-            return fields[1] == "command" && fields.count >= 3 ? "command \(fields[2])" : String(fields[1])
+            guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+            return line.dropFirst(2).prefix(17).trimmingCharacters(in: .whitespaces)
         }
     }
 
