@@ -1,5 +1,6 @@
 import Foundation
 import NFCCore
+import NFCTags
 import NFCTestSupport
 import Testing
 import VirtualTags
@@ -11,8 +12,9 @@ import VirtualTags
 /// stand-in chip (VirtualTags' `VirtualDESFireStandIn`), one authentication kind per key type:
 /// legacy `0A` (DES), ISO `1A` (3K3DES), AES `AA` on an EV1, AuthenticateEV2First `71` (AES on an
 /// EV3). Each plan exits 0, lists every write of the run in order, and leaves the tag file
-/// byte-identical; the run that follows (`--yes`) makes the application with the given key,
-/// read from the tag file.
+/// byte-identical; the run that follows (`--yes`, traced with `--trace`) sends exactly the
+/// plan's rows (reads aside), in order, and makes the application with the given key, read
+/// from the tag file.
 @Suite("DESFire format --plan through a planned application's stand-in chip", .tags(.endToEnd), .serialized, .timeLimit(.minutes(5)))
 struct DESFirePlanEndToEndTests {
     /// The plan's location column for each write, in order, after the PICC-level reads:
@@ -30,8 +32,17 @@ struct DESFirePlanEndToEndTests {
         }
     }
 
+    /// The plan's row name of each native command the run sends.
+    static let rowNames: [UInt8: String] = [
+        0xCA: "CreateApp", 0x5A: "SelectApp", 0x0A: "Authenticate", 0x1A: "Authenticate", 0xAA: "Authenticate", 0x71: "command 71",
+        0xAF: "AF frame", 0xC4: "ChangeKey", 0xCD: "CreateFile", 0x3D: "WriteData",
+    ]
+    /// Native commands that read (GetFileIDs, GetFileSettings, ReadData, GetKeySettings,
+    /// GetKeyVersion, GetFreeMemory, GetApplicationIDs, GetVersion): never in a plan.
+    static let reads: Set<UInt8> = [0x6F, 0xF5, 0xBD, 0x45, 0x64, 0x6E, 0x6A, 0x60]
+
     @Test(
-        "format --plan on a blank sim:desfire-ev1 with a DES, a 3K3DES and an AES application key, and on sim:desfire-ev3 with an AES one (EV2 path): exit 0, every write listed, the tag file byte-identical; the run then sets that key",
+        "format --plan on a blank sim:desfire-ev1 with a DES, a 3K3DES and an AES application key, and on sim:desfire-ev3 with an AES one (EV2 path): exit 0, every write of the traced run listed in order, the tag file byte-identical; the run then sets that key",
         arguments: [
             ("desfire-ev1", "des", "1032547698BADCFE", "Authenticate", UInt8(0x21)),
             ("desfire-ev1", "3k3des", "0022446688AACCEE1032547698BADCFE02468ACEE0C0A080", "Authenticate", UInt8(0x61)),
@@ -56,8 +67,18 @@ struct DESFirePlanEndToEndTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == blank, "--plan changed the tag file")
         #expect(!plan.output.uppercased().contains(key.uppercased()), "a key in the plan's output")
 
-        let run = try await runBuiltNFCTool(["format", "--device", device, "--yes", "--keys", keys, "--ndef-size", "256"])
+        // The run, traced: from its CreateApplication on, the native commands it sends but the
+        // reads are the plan's rows, in order.
+        let traceFile = directory.appendingPathComponent("run.trace").path
+        let run = try await runBuiltNFCTool(["format", "--device", device, "--yes", "--keys", keys, "--ndef-size", "256", "--trace", traceFile])
         #expect(run.status == 0, "\(run.output)")
+        let trace = try ReaderTrace.parse(Array(try Data(contentsOf: URL(fileURLWithPath: traceFile))))
+        let sent = trace.events.compactMap { event -> UInt8? in
+            guard case .transceive(let command, _) = event.request, command.values.count > 1, command.values[0] == DESFire.wrappedClass else { return nil }
+            return command.values[1]
+        }
+        #expect(sent.drop { $0 != DESFire.Command.createApplication }.filter { !Self.reads.contains($0) }.map { Self.rowNames[$0] ?? "?" }
+                == Self.planRows(plan.standardOutput), "\(sent)")
         let image = try #require(try TagFile(path: file).loadTag() as? DESFireVirtualTag).image
         let application = try #require(image.applications.first)
         // Even bytes: the key version in the DES family's parity bits is 0, as given. A DES key
