@@ -1,5 +1,17 @@
 public import NFCCore
 
+/// The chip that answers, in a write plan, the commands to DESFire applications the plan only
+/// creates: a virtual DESFire (VirtualTags' `VirtualDESFireStandIn`, which NFCKit's
+/// `WritePlanning` gives every `--plan`) that holds each planned application as its
+/// CreateApplication made it and runs what is sent there as the chip will: SelectApplication,
+/// the authentications (`0A`, `1A`, `AA`, `71`) with the key the application was created with,
+/// their sessions, CreateStdDataFile, WriteData, ChangeKey. It never holds the real chip's
+/// applications, and nothing it does reaches the chip.
+public protocol DESFireStandIn: Sendable {
+    /// The answer to `apdu`, a native DESFire command wrapped in class `90`, with its status.
+    func respond(toAPDU apdu: [UInt8]) -> [UInt8]
+}
+
 /// One write-class command a ``PlanningReader`` held back instead of sending.
 public struct PlannedWrite: Sendable, Hashable {
     /// The technology whose command set it belongs to.
@@ -15,8 +27,9 @@ public struct PlannedWrite: Sendable, Hashable {
         /// NFC Forum Type 5 (ISO 15693): write and lock commands.
         case type5 = "Type 5"
         /// MIFARE DESFire native commands that change the card (CreateApplication,
-        /// CreateStdDataFile, WriteData, ChangeFileSettings, DeleteApplication, FormatPICC) and the selection of an
-        /// application only planned.
+        /// CreateStdDataFile, WriteData, ChangeFileSettings, ChangeKey, ChangeKeySettings, DeleteApplication,
+        /// FormatPICC), and the selection of an application only planned and the authentications
+        /// in it (``DESFire/Command/plannedApplicationListed``).
         case desfire = "DESFire"
     }
 
@@ -42,7 +55,8 @@ public struct PlannedWrite: Sendable, Hashable {
 /// extended `31`, `32`, `34`, the ST commands of ``ST25Command/writeClass`` (framed with `02`), and the NXP ICODE commands of ``ICodeCommand/writeClass`` (framed
 /// with manufacturer code `04`; SET PASSWORD too, once a WRITE PASSWORD was held back). Type 2 writes are also laid over later READ (`30`) and FAST_READ
 /// (`3A`) answers, so an operation that reads back what it planned (format then write, lock's
-/// verification) sees its own plan.
+/// verification) sees its own plan. A DESFire application the plan creates lives on in a
+/// ``DESFireStandIn``, which answers every command sent to it.
 ///
 /// Used by `nfctool --plan`, and by any front end that wants to show what an operation would
 /// write before it writes it. The forwarding is ``InterposingReader``'s; the holding back
@@ -60,27 +74,23 @@ public struct WritePlan: ReaderInterposer {
     private var target: TargetInfo?
     /// DESFire applications only planned (CreateApplication held back), by AID as sent.
     private var plannedApplications: Set<[UInt8]> = []
-    /// Whether the DESFire application selected is only planned: its commands are answered here.
+    /// Whether the DESFire application selected is only planned: its commands go to ``desfire``.
     private var insidePlannedApplication = false
     /// Bytes of a held-back DESFire WriteData still to come in `AF` frames.
     private var plannedWriteRemaining = 0
-    /// RndB of a legacy authentication the plan answers for a planned application.
-    private var plannedAuthentication: [UInt8]?
-    /// The key type bits (7–6 of the number-of-keys byte) of each planned application.
-    private var plannedApplicationKeyTypes: [[UInt8]: UInt8] = [:]
-    /// The planned application selected, by AID as sent.
-    private var selectedPlannedApplication: [UInt8]?
-    /// An EV1 authentication (`1A`, `AA`) the plan answers for a planned application: the
-    /// factory key of its type, RndB and the IV after the challenge.
-    private var plannedEV1Authentication: (key: DESFireKey, rndB: [UInt8], iv: [UInt8])?
-    /// An AuthenticateEV2First (`71`) the plan answers for a planned AES application: RndB of
-    /// its factory key (AES zeros).
-    private var plannedEV2Authentication: [UInt8]?
+    /// Whether the last command to a planned application was listed and is not finished yet
+    /// (answered `91 AF`): its `AF` frames are listed too.
+    private var listingFrames = false
+    /// The virtual DESFire that stands in for the planned applications.
+    private let desfire: (any DESFireStandIn)?
 
     /// An empty plan for commands to `selected` (without it, no command counts as a write
-    /// until a poll finds a target).
-    public init(selected: TargetInfo? = nil) {
+    /// until a poll finds a target). `desfire` answers the commands to DESFire applications the
+    /// plan creates (``DESFireStandIn``); without it such an application cannot be selected
+    /// (`91 A0`, as the chip answers an application it does not hold).
+    public init(selected: TargetInfo? = nil, desfire: (any DESFireStandIn)? = nil) {
         target = selected
+        self.desfire = desfire
     }
 
     /// Keeps the target found (it tells how commands are read).
@@ -137,22 +147,39 @@ public struct WritePlan: ReaderInterposer {
     }
 
     /// A DESFire native command's planned answer: the changing ones held back (a WriteData
-    /// longer than one frame asks for its `AF` frames), a planned application's selection and
-    /// directory answered as the card will; nil (send it) for the rest.
+    /// longer than one frame asks for its `AF` frames); a planned application's commands given
+    /// to ``desfire``, which holds that application (the changing ones and the authentications
+    /// listed); nil (send it) for the rest.
     private mutating func desfireAnswer(_ c: [UInt8]) -> [UInt8]? {
         let ok: [UInt8] = [DESFire.statusPrefix, DESFire.Status.ok.rawValue]
         let more: [UInt8] = [DESFire.statusPrefix, DESFire.Status.additionalFrame.rawValue]
         let data = c.count > 6 ? Array(c[5..<(c.count - 1)]) : []
+        if c[1] == DESFire.Command.selectApplication {
+            // The stand-in follows every selection (it leaves its application for one it does not hold).
+            let answer = desfire?.respond(toAPDU: c)
+            insidePlannedApplication = plannedApplications.contains(data)
+            listingFrames = false
+            guard insidePlannedApplication else { return nil }
+            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
+            return answer ?? [DESFire.statusPrefix, DESFire.Status.applicationNotFound.rawValue]
+        }
+        if insidePlannedApplication {
+            let listed = DESFire.Command.plannedApplicationListed.contains(c[1]) || c[1] == DESFire.Command.additionalFrame && listingFrames
+            if listed { writes.append(PlannedWrite(technology: .desfire, command: Bytes(c))) }
+            let answer = desfire?.respond(toAPDU: c) ?? [DESFire.statusPrefix, DESFire.Status.applicationNotFound.rawValue]
+            listingFrames = listed && answer.suffix(2).elementsEqual(more)
+            return answer
+        }
         switch c[1] {
         case DESFire.Command.createApplication:
-            if data.count >= 3 { plannedApplications.insert(Array(data[0..<3])) }
-            if data.count >= 5 { plannedApplicationKeyTypes[Array(data[0..<3])] = data[4] & DESFire.KeyCount.keyTypeMask }
-            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
-            return ok
-        case DESFire.Command.selectApplication:
-            insidePlannedApplication = plannedApplications.contains(data)
-            selectedPlannedApplication = insidePlannedApplication ? data : nil
-            guard insidePlannedApplication else { return nil }
+            if data.count >= 5 {
+                plannedApplications.insert(Array(data[0..<3]))
+                // The stand-in holds the application as created (AID, key settings, key type and
+                // count, ISO file ID), without its DF name: an EV2 session's MAC follows the data
+                // with nothing to tell the two apart, and only ISO SELECT reads the name.
+                let length = data[4] & DESFire.KeyCount.isoFileIDs != 0 && data.count >= 7 ? 7 : 5
+                _ = desfire?.respond(toAPDU: [DESFire.wrappedClass, c[1], 0, 0, UInt8(length)] + data[0..<length] + [0])
+            }
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             return ok
         case DESFire.Command.createStdDataFile, DESFire.Command.deleteApplication, DESFire.Command.formatPICC, DESFire.Command.changeFileSettings,
@@ -168,67 +195,8 @@ public struct WritePlan: ReaderInterposer {
             writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
             plannedWriteRemaining = max(0, plannedWriteRemaining - data.count)
             return plannedWriteRemaining > 0 ? more : ok
-        case DESFire.Command.getFileIDs where insidePlannedApplication:
-            return ok
-        case DESFire.Command.authenticateLegacy where insidePlannedApplication:
-            // A planned application has the factory key (DES, zeros) it was created with: the
-            // plan answers as it will, with a fixed RndB.
-            let rndB = [UInt8](repeating: 0x5A, count: DESFireLegacyAuthentication.randomLength)
-            guard data == [0], let challenge = try? DESFireLegacyAuthentication.challenge(key: DESFireFormatOptions.factoryPICCMasterKey, rndB: rndB) else {
-                return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue]
-            }
-            plannedAuthentication = rndB
-            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
-            return challenge + more
-        case DESFire.Command.authenticateISO where insidePlannedApplication, DESFire.Command.authenticateAES where insidePlannedApplication:
-            // EV1 authentication in a planned application: its factory key of the planned type
-            // (3K3DES or AES zeros), answered as the chip will, with a fixed RndB.
-            let typeBits = selectedPlannedApplication.flatMap { plannedApplicationKeyTypes[$0] } ?? 0
-            let type: DESFireKey.KeyType = typeBits == DESFire.KeyCount.aes ? .aes : typeBits == 0x40 ? .tripleDES3K : .tripleDES2K
-            let key = DESFireKey.factory(type)
-            let rndB = [UInt8](repeating: 0x5A, count: type.randomLength)
-            guard data == [0], DESFireEV1Authentication.command(for: type) == c[1],
-                  let (challenge, iv) = try? DESFireEV1Authentication.challenge(key: key, rndB: rndB)
-            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
-            plannedEV1Authentication = (key, rndB, iv)
-            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
-            return challenge + more
-        case NTAG424.Command.authenticateEV2First where insidePlannedApplication:
-            // EV2 authentication in a planned AES application (an EV2 or later): its factory
-            // AES key, answered as the chip will, with a fixed RndB and transaction identifier.
-            let typeBits = selectedPlannedApplication.flatMap { plannedApplicationKeyTypes[$0] } ?? 0
-            let rndB = [UInt8](repeating: 0x5A, count: 16)
-            guard typeBits == DESFire.KeyCount.aes, data.first == 0,
-                  let challenge = try? EV2Authentication.challenge(key: DESFireKey.factory(.aes).bytes, rndB: rndB)
-            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
-            plannedEV2Authentication = rndB
-            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
-            return challenge + more
-        case DESFire.Command.additionalFrame where plannedEV2Authentication != nil:
-            defer { plannedEV2Authentication = nil }
-            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
-            let key = DESFireKey.factory(.aes).bytes
-            guard let rndB = plannedEV2Authentication, let rndA = try? EV2Authentication.checkAnswer(key: key, rndB: rndB, part2: data),
-                  let confirmation = try? EV2Authentication.confirmation(key: key, rndA: rndA, transactionIdentifier: [0x50, 0x4C, 0x41, 0x4E])
-            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
-            return confirmation + ok
-        case DESFire.Command.additionalFrame where plannedEV1Authentication != nil:
-            defer { plannedEV1Authentication = nil }
-            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
-            guard let pending = plannedEV1Authentication,
-                  let (_, confirmation) = try? DESFireEV1Authentication.checkAnswer(key: pending.key, rndB: pending.rndB, iv: pending.iv, part2: data)
-            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
-            return confirmation + ok
-        case DESFire.Command.additionalFrame where plannedAuthentication != nil:
-            let key = DESFireFormatOptions.factoryPICCMasterKey
-            defer { plannedAuthentication = nil }
-            writes.append(PlannedWrite(technology: .desfire, command: Bytes(c)))
-            guard let rndB = plannedAuthentication, let rndA = try? DESFireLegacyAuthentication.checkAnswer(key: key, rndB: rndB, part2: data),
-                  let confirmation = try? DESFireLegacyAuthentication.confirmation(key: key, rndA: rndA)
-            else { return [DESFire.statusPrefix, DESFire.Status.authenticationError.rawValue] }
-            return confirmation + ok
         default:
-            return insidePlannedApplication ? [DESFire.statusPrefix, DESFire.Status.fileNotFound.rawValue] : nil
+            return nil
         }
     }
 
@@ -249,8 +217,10 @@ extension InterposingReader where Interposer == WritePlan {
     /// Wraps `base`; `selected` is the target `base` has selected already, when there is one
     /// (else the next ``poll(for:timeout:)`` tells). Commands are read as that target's: without
     /// it, no command counts as a write.
-    public init(_ base: any NFCReader, selected: TargetInfo? = nil) async {
-        await self.init(base, interposer: WritePlan(selected: selected))
+    /// `desfire` answers the commands to DESFire applications the plan creates
+    /// (``WritePlan/init(selected:desfire:)``).
+    public init(_ base: any NFCReader, selected: TargetInfo? = nil, desfire: (any DESFireStandIn)? = nil) async {
+        await self.init(base, interposer: WritePlan(selected: selected, desfire: desfire))
     }
 
     /// The write-class commands held back, oldest first.

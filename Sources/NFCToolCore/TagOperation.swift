@@ -1,6 +1,7 @@
 import CommandLineKit
 import NFCCore
 import NFCTags
+import NFCKit
 
 /// The options every tag command shares, read and checked once, in the command's `init`:
 /// `--timeout`, `--json`, `--plan`/`--dry-run`; `--device` is resolved in ``connection(_:)``
@@ -89,7 +90,7 @@ struct TagOperation: Sendable {
         let device = options.device(context.environment)
         let connection = device.connection
         return try await TagCommandSupport.withReader(connection, trace: options.trace, context) { (opened) async throws(CommandError) -> (T, ReaderLabel) in
-            let reader: any NFCReader = planning ? await PlanningReader(opened) : opened
+            let reader: any NFCReader = planning ? await WritePlanning.reader(opened) : opened
             let target = try await TagCommandSupport.waitForTarget(reader, connection, seconds: options.seconds, alone: alone)
             do {
                 // Identification leaves the tag selected (it re-selects a chip its GET_VERSION sent idle).

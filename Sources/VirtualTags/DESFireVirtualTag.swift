@@ -105,6 +105,9 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
     }
     /// Grows with every change to persistent state.
     public private(set) var stateRevision = 0
+    /// The memory files take from: ``totalMemory`` unless set otherwise (not kept in the tag
+    /// file; a write plan's stand-in, ``VirtualDESFireStandIn``, leaves free memory to the real chip).
+    public var memory = DESFireVirtualTag.totalMemory
 
     private enum Pending {
         case version(part: Int)
@@ -184,7 +187,7 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
 
     /// Free memory now.
     public var freeMemory: Int {
-        max(0, Self.totalMemory - image.applications.reduce(0) { sum, app in sum + app.files.reduce(0) { $0 + DESFireTag.allocated($1.data.count) } })
+        max(0, memory - image.applications.reduce(0) { sum, app in sum + app.files.reduce(0) { $0 + DESFireTag.allocated($1.data.count) } })
     }
 
     // MARK: APDUs

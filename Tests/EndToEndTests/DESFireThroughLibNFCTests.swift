@@ -236,8 +236,9 @@ struct DESFireThroughLibNFCTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == blank, "a refused key changed the tag file")
         let keys = try Self.keyFile(directory, "right.key", "picc aes \(Self.aesKey)\napplication aes \(Self.aesKey)\n")
         let plan = try await runBuiltNFCTool(["format", "--device", device, "--plan", "--keys", keys])
-        // CreateApplication, SelectApplication, AuthenticateAES and its AF frame, ChangeKey, two CreateStdDataFile, WriteData.
-        #expect(plan.status == 0 && plan.standardOutput.contains("8 writes"), "\(plan.output)")
+        // CreateApplication, SelectApplication, AuthenticateEV2First and its AF frame, ChangeKey, AuthenticateEV2First with the
+        // new key and its AF frame (the planned application's stand-in chip ran the ChangeKey), two CreateStdDataFile, WriteData.
+        #expect(plan.status == 0 && plan.standardOutput.contains("10 writes"), "\(plan.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == blank, "--plan changed the tag file")
         try await Self.formatAndWrite(device, ndefSize: 256, ["--keys", keys])
         let image = try #require(try TagFile(path: file).loadTag() as? DESFireVirtualTag).image

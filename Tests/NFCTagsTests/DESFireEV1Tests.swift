@@ -231,7 +231,7 @@ struct DESFireEV1Tests {
         var plan: PlanningReader?
         var tag: NFCTag
         if planning {
-            let planner = await PlanningReader(reader, selected: target)
+            let planner = await PlanningReader(reader, selected: target, desfire: VirtualDESFireStandIn())
             plan = planner
             tag = try await NFCTag.connect(to: target, on: planner)
         } else {

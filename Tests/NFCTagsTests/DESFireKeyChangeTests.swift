@@ -164,13 +164,13 @@ struct DESFireKeyChangeTests {
         #expect(throws: DESFireImage.ParseError.self) { try DESFireImage(parsing: DESFireImage.headerVersion3 + Array(version2.dropFirst(3))) }
     }
 
-    @Test("format with an AES application key: CreateApplication A1, AuthenticateAES with the factory AES key, ChangeKey to the given key, AuthenticateAES with it, the files in its session; --plan plans exactly that and sends no write")
+    @Test("format with an AES application key: CreateApplication A1, AuthenticateAES with the factory AES key, ChangeKey to the given key, AuthenticateAES with it, the files in its session; --plan plans exactly the writes of that run (the authentication with the given key too: the planned application's stand-in chip ran the ChangeKey) and sends none")
     func formatWithApplicationKey() async throws {
         let options = DESFireFormatOptions(applicationKey: Self.aesKey, ndefFileSize: 128)
         let (planned, planTag, plan) = try await DESFireEV1Tests.connect(DESFireImage(), options: options, planning: true)
         try await planTag.ndef.format(force: false)
         let writes = try #require(await plan?.writes)
-        #expect(writes.map { $0.command.array[1] } == [0xCA, 0x5A, 0xAA, 0xAF, 0xC4, 0xCD, 0xCD, 0x3D])
+        #expect(writes.map { $0.command.array[1] } == [0xCA, 0x5A, 0xAA, 0xAF, 0xC4, 0xAA, 0xAF, 0xCD, 0xCD, 0x3D])
         #expect(try await DESFireEV1Tests.chip(planned) { $0.image } == DESFireImage())
 
         let (reader, tag, _) = try await DESFireEV1Tests.connect(DESFireImage(), options: options)

@@ -129,7 +129,7 @@ struct DESFireTests {
     func plan() async throws {
         let reader = SimulatedReader(tags: [DESFireVirtualTag(uid: Self.uid)], emptyFieldWait: .zero)
         let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
-        let planning = await PlanningReader(reader, selected: target)
+        let planning = await PlanningReader(reader, selected: target, desfire: VirtualDESFireStandIn())
         let tag = try await NFCTag.connect(to: target, on: planning)
         try await tag.ndef.format(force: false)
         let writes = await planning.writes
@@ -137,6 +137,24 @@ struct DESFireTests {
         #expect(writes.allSatisfy { $0.technology == .desfire })
         #expect(try await Self.image(reader).applications.isEmpty)
         #expect(PlannedWriteDescription(writes[0], profile: nil).location == "CreateApp")
+    }
+
+    @Test("--plan: the planned application lives in the stand-in chip (key type, settings, files as planned, the CC written), never on the chip; without a stand-in it cannot be selected (91 A0) and nothing is sent")
+    func planStandIn() async throws {
+        let reader = SimulatedReader(tags: [DESFireVirtualTag(uid: Self.uid)], emptyFieldWait: .zero)
+        let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .zero))
+        let standIn = VirtualDESFireStandIn()
+        let planning = await PlanningReader(reader, selected: target, desfire: standIn)
+        try await NFCTag.connect(to: target, on: planning).ndef.format(force: false)
+        let planned = try #require(standIn.applications.first)
+        #expect(planned.aid == DESFire.TypeFourMapping.applicationID && planned.keySettings == 0x0F && planned.keyCount == 0x21)
+        #expect(planned.files.map(\.number) == [1, 2] && planned.files[0].data.prefix(3) == [0x00, 0x0F, 0x20])
+        #expect(try await Self.image(reader).applications.isEmpty)
+
+        let bare = await PlanningReader(reader, selected: target)
+        await #expect(throws: NFCTagError.self) { try await NFCTag.connect(to: target, on: bare).ndef.format(force: false) }
+        #expect(await bare.writes.map { $0.command.array[1] } == [0xCA, 0x5A])
+        #expect(try await Self.image(reader).applications.isEmpty)
     }
 
     @Test("tearing sweep of format: cut after or inside any command, the tag reads as not formatted or formatted, and a re-run completes it")

@@ -78,6 +78,14 @@ public enum DESFire {
         public static let authenticateEV2First: UInt8 = 0x71
         /// GetCardUID (`51`, EV1 and later): the UID, enciphered; only after authenticating.
         public static let getCardUID: UInt8 = 0x51
+
+        /// The commands a write plan lists when they go to an application it only planned
+        /// (``DESFireStandIn``): those that change the card, and the authentications (their
+        /// bytes are randoms under the key, listed without them), with their `AF` frames.
+        public static let plannedApplicationListed: Set<UInt8> = [
+            createStdDataFile, writeData, changeFileSettings, changeKey, changeKeySettings, deleteApplication, formatPICC,
+            authenticateLegacy, authenticateISO, authenticateAES, authenticateEV2First,
+        ]
     }
 
     /// Native status bytes (SW2 after `91`): the set NTAG 424 DNA shares.

@@ -104,8 +104,10 @@ extension DESFireTag {
         }
         var session: DESFireSession? = planned(try await authenticate(keyNumber: 0, key: factory, ev2: ev2))
         try await changeKey(0, to: key, piccLevel: false, session: &session)
-        // A plan never sent the ChangeKey: its commands go on without a session.
-        return options.planning ? nil : planned(try await authenticate(keyNumber: 0, key: key, ev2: ev2))
+        // A plan never sent the ChangeKey to an application the chip holds: its commands go on
+        // without a session. One the plan created holds the given key now (its stand-in chip ran
+        // the ChangeKey), as the chip will: authenticated with, as the run does.
+        return options.planning && !created ? nil : planned(try await authenticate(keyNumber: 0, key: key, ev2: ev2))
     }
 
     /// The memory `size` bytes take: rounded up to ``allocationUnit``.
