@@ -6,7 +6,10 @@ import Testing
 import VirtualTags
 
 /// DESFire EV2/EV3 in fresh nfctool processes: format and lock ask GetVersion once (the one
-/// identification sends).
+/// identification sends), and the key change runs in EV2 secure messaging (AuthenticateEV2First,
+/// ChangeKey in Full mode), judged by the tag file, by the trace, by a fresh process
+/// authenticating with the new key, and by libfreefare's library through real libnfc and the
+/// PN532 emulator (Tests/Oracle/desfire_key_judge.c).
 @Suite("MIFARE DESFire EV2/EV3: one GetVersion, key change in EV2 secure messaging", .tags(.endToEnd, .emulator), .serialized, .timeLimit(.minutes(10)))
 struct DESFireEV2KeyChangeEndToEndTests {
     static let aesKey = DESFireThroughLibNFCTests.aesKey
@@ -63,5 +66,88 @@ struct DESFireEV2KeyChangeEndToEndTests {
         }
         let state = try DESFireThroughLibNFCTests.lockState(file)
         #expect(state.ndefRights == [0xEF, 0xFF] && state.ccWriteAccess == 0xFF, "\(state)")
+    }
+
+    @Test("protect on sim:desfire-ev3 in fresh processes: PICC and application keys AES → AES, and a DES PICC key → AES, authenticate with 71 and never AA (one GetVersion); the tag file holds the new keys; a fresh process authenticates with the new keys (a re-run finds them, lock takes the new application key)")
+    func keyChangeOnEV3() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        try Self.saveAESPICC(file, generation: .ev3)
+        let device = "sim:desfire-ev3?file=\(file)"
+        let old = try DESFireThroughLibNFCTests.keyFile(directory, "old.keys", "picc aes \(Self.aesKey)\napplication aes \(Self.aesKey)\n")
+        let new = try DESFireThroughLibNFCTests.keyFile(directory, "new.keys", "picc aes version 2 \(Self.otherAESKey)\napplication aes version 9 \(Self.otherAESKey)\n")
+        try await DESFireThroughLibNFCTests.formatAndWrite(device, ndefSize: 256, ["--keys", old])
+        let trace = directory.appendingPathComponent("protect.jsonl").path
+        let changed = try await runBuiltNFCTool(["protect", "--device", device, "--keys", new, "--current-keys", old, "--yes", "--trace", trace])
+        #expect(changed.status == 0, "\(changed.output)")
+        let sent = try Self.commands(trace)
+        #expect(Self.count(sent, "9071") >= 4 && Self.count(sent, "90AA") == 0 && Self.count(sent, "9060") == 1 && sent.first == "9060000000", "\(sent)")
+        #expect(Self.count(sent, "90C4") == 2, "\(sent)")
+        let image = try DESFireKeyChangeEndToEndTests.image(file)
+        #expect(image.piccMasterKey == hex(Self.otherAESKey) && image.piccKeyTypeBits == DESFire.KeyCount.aes && image.piccKeyVersion == 2)
+        #expect(image.applications.first?.keys == [hex(Self.otherAESKey)] && image.applications.first?.keyVersions == [9])
+
+        // A fresh process: the old keys refused, the new ones taken (by 71).
+        let againTrace = directory.appendingPathComponent("again.jsonl").path
+        let again = try await runBuiltNFCTool(["protect", "--device", device, "--keys", new, "--current-keys", old, "--yes", "--trace", againTrace])
+        #expect(again.status == 0 && again.standardOutput.contains("already the new one"), "\(again.output)")
+        #expect(Self.count(try Self.commands(againTrace), "90AA") == 0)
+        let oldLock = try await runBuiltNFCTool(["lock", "--device", device, "--plan", "--keys", old])
+        #expect(oldLock.status == 9, "\(oldLock.output)")
+        let newLock = try await runBuiltNFCTool(["lock", "--device", device, "--yes", "--keys", new])
+        #expect(newLock.status == 0, "\(newLock.output)")
+        let read = try await runBuiltNFCTool(["read", "--device", device, "--json"])
+        #expect(read.status == 0 && read.standardOutput.contains(DESFireThroughLibNFCTests.url), "\(read.output)")
+
+        // DES → AES at the PICC level on a factory EV3: 0A for the change, 71 for the new key.
+        let blank = directory.appendingPathComponent("blank.json").path
+        let blankDevice = "sim:desfire-ev3?file=\(blank)"
+        try await DESFireThroughLibNFCTests.formatAndWrite(blankDevice, ndefSize: 256)
+        let piccOnly = try DESFireThroughLibNFCTests.keyFile(directory, "picc.keys", "picc aes \(Self.aesKey)\n")
+        let desTrace = directory.appendingPathComponent("des.jsonl").path
+        let fromDES = try await runBuiltNFCTool(["protect", "--device", blankDevice, "--keys", piccOnly, "--yes", "--trace", desTrace])
+        #expect(fromDES.status == 0, "\(fromDES.output)")
+        let desSent = try Self.commands(desTrace)
+        #expect(Self.count(desSent, "900A") == 1 && Self.count(desSent, "9071") == 1 && Self.count(desSent, "90AA") == 0, "\(desSent)")
+        let desImage = try DESFireKeyChangeEndToEndTests.image(blank)
+        #expect(desImage.piccMasterKey == hex(Self.aesKey) && desImage.piccKeyTypeBits == DESFire.KeyCount.aes)
+        let desAgain = try await runBuiltNFCTool(["protect", "--device", blankDevice, "--keys", piccOnly, "--yes"])
+        #expect(desAgain.status == 0 && desAgain.standardOutput.contains("already the new one"), "\(desAgain.output)")
+        for run in [changed, again, oldLock, newLock, fromDES, desAgain] {
+            #expect(DESFireKeyChangeEndToEndTests.holdsNoKey(run.output), "\(run.output)")
+        }
+        #expect(DESFireKeyChangeEndToEndTests.holdsNoKey(try String(contentsOfFile: trace, encoding: .utf8)))
+    }
+
+    @Test("through libnfc and the PN532 emulator on a DESFire EV3, libfreefare judges the key change nfctool made in EV2 secure messaging: the new AES PICC and application keys authenticate (AuthenticateAES), the old ones are refused, the NDEF reads",
+          ExternalTool.libfreefareCompiler.trait)
+    func libfreefareJudgesEV2KeyChange() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let judge = try await DESFireKeyChangeEndToEndTests.compileJudge(directory)
+        let file = directory.appendingPathComponent("desfire.json").path
+        try Self.saveAESPICC(file, generation: .ev3)
+        let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev3:\(file)"])
+        defer { emulator.stop() }
+        let old = try DESFireThroughLibNFCTests.keyFile(directory, "old.keys", "picc aes \(Self.aesKey)\napplication aes \(Self.aesKey)\n")
+        let new = try DESFireThroughLibNFCTests.keyFile(directory, "new.keys", "picc aes \(Self.otherAESKey)\napplication aes version 5 \(Self.otherAESKey)\n")
+        try await DESFireThroughLibNFCTests.formatAndWrite(emulator.connectionString, ndefSize: 512, ["--keys", old])
+        let trace = directory.appendingPathComponent("protect.jsonl").path
+        let changed = try await runBuiltNFCTool(["protect", "--device", emulator.connectionString, "--keys", new, "--current-keys", old, "--yes", "--trace", trace])
+        #expect(changed.status == 0, "\(changed.output)")
+        let sent = try Self.commands(trace)
+        #expect(Self.count(sent, "9071") >= 4 && Self.count(sent, "90AA") == 0, "\(sent)")
+        let message = Hex.encode(try DESFireThroughLibNFCTests.encodedURL(), uppercase: true)
+
+        let application = try await DESFireKeyChangeEndToEndTests.judge(judge, "application", "aes", Self.otherAESKey, emulator)
+        #expect(application.status == 0, "\(application.output)")
+        #expect(application.standardOutput.contains("key version: 05") && application.standardOutput.contains("ndef: \(message)\n"), "\(application.standardOutput)")
+        let picc = try await DESFireKeyChangeEndToEndTests.judge(judge, "picc", "aes", Self.otherAESKey, emulator)
+        #expect(picc.status == 0 && picc.standardOutput.contains("applications: 1"), "\(picc.output)")
+        for level in ["application", "picc"] {
+            let refused = try await DESFireKeyChangeEndToEndTests.judge(judge, level, "aes", Self.aesKey, emulator)
+            #expect(refused.status == 2, "\(level): \(refused.output)")
+        }
     }
 }
