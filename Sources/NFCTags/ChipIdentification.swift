@@ -122,6 +122,11 @@ public struct ChipIdentity: Sendable, Hashable, Codable {
     /// and Pro), where ``blockCount`` and ``blockSize`` come from instead (the model table's
     /// source); nil when the chip's system information gave them, or nothing did.
     public var memoryFromModelTable: String?
+    /// ISO-DEP NXP chips (DESFire, MIFARE Plus, NTAG DNA, DESFire Light): the hardware part of
+    /// GetVersion as identification read it (its first frame), so that what depends on the
+    /// chip's generation (AuthenticateEV2First on a DESFire EV2 or later:
+    /// ``DESFireTag/hardware``) needs no second GetVersion; nil for other chips.
+    public var hardwareVersion: DESFireVersion.Part?
 
     /// Creates an identity.
     public init(model: String, platform: NFCPlatform, family: ChipFamily = .other, memoryBytes: Int? = nil, hasNDEF: Bool? = nil) {
@@ -354,10 +359,12 @@ public enum ChipIdentification {
         var nxpModel: String?
         var memory: Int?
         var family = ChipFamily.other
+        var hardware: DESFireVersion.Part?
         let getVersion = Bytes([0x90, 0x60, 0x00, 0x00, 0x00])
         if let answer = try? await reader.transceive(getVersion, mode: .standard, timeout: .milliseconds(300)),
            answer.count == 9, answer[7] == 0x91, answer[8] == 0xAF, answer[0] == 0x04 {
             (nxpModel, memory) = nxpISODEPModel(type: answer[1], major: answer[3], storage: answer[5])
+            hardware = DESFireVersion.Part(bytes: Array(answer.array.prefix(DESFireVersion.Part.length)))
             family = [0x01: ChipFamily.desfire, 0x02: .mifarePlus, 0x04: .ntagDNA, DESFireLight.hardwareType: .desfireLight][answer[1]] ?? .other
         }
         let selectNDEFApplication = Bytes(
@@ -365,9 +372,11 @@ public enum ChipIdentification {
                 + Type4Command.ndefTagApplicationID + [0x00])
         let answer = try? await reader.transceive(selectNDEFApplication, mode: .standard, timeout: .milliseconds(500))
         let ok = answer.map { $0.count >= 2 && $0[$0.count - 2] == 0x90 && $0[$0.count - 1] == 0x00 } ?? false
-        return ChipIdentity(
+        var identity = ChipIdentity(
             model: nxpModel ?? (ok ? "NFC Forum Type 4 tag" : "ISO 14443-4 tag"), platform: ok ? .type4 : .unknown,
             family: family, memoryBytes: memory, hasNDEF: ok)
+        identity.hardwareVersion = hardware
+        return identity
     }
 
     /// Names an NXP ISO-DEP chip from its GetVersion hardware bytes: type (01 DESFire, 02 MIFARE

@@ -119,6 +119,14 @@ public struct MiFareTag: Sendable {
     /// The UID (4, 7 or 10 bytes).
     public var identifier: Bytes { target.uid }
 
+    /// The native DESFire commands of a MIFARE DESFire in ISO-DEP mode, carrying the GetVersion
+    /// hardware part identification read (``DESFireTag/hardware``: what depends on the chip's
+    /// generation sends no second GetVersion); nil for other families.
+    public var desfire: DESFireTag? {
+        guard mifareFamily == .desfire, target.supportsISODEP else { return nil }
+        return DESFireTag(reader: reader, commandTimeout: commandTimeout, hardware: identity.hardwareVersion)
+    }
+
     /// The historical bytes of the ATS; empty for tags without ISO-DEP.
     public var historicalBytes: Bytes { target.historicalBytes }
 
@@ -142,7 +150,8 @@ public struct MiFareTag: Sendable {
         return switch mifareFamily {
         case .ultralight: platformType2
         case .classic: ClassicNDEFTag(tag: self)
-        case .desfire where target.supportsISODEP: DESFireNDEFTag(reader: reader, formatOptions: desfireFormat, commandTimeout: commandTimeout)
+        case .desfire where target.supportsISODEP:
+            DESFireNDEFTag(reader: reader, formatOptions: desfireFormat, commandTimeout: commandTimeout, hardware: identity.hardwareVersion)
         case .plus where target.supportsISODEP: Type4Tag(reader: reader, commandTimeout: commandTimeout)
         default: UnsupportedNDEFTag(reason: "\(identity.model) has no NDEF mapping here", reader: reader)
         }

@@ -26,8 +26,8 @@ extension ProtectCommand {
         let confirmed = try TagWriteSupport.confirmation("changing a DESFire key leaves it open only to the new key (lose it and the card is lost)", options, context)
         try await TagWriteOperation.run(
             "protect", options, password: nil, context,
-            body: { tag, reader, planning in
-                guard case .miFare(let miFare) = tag, miFare.mifareFamily == .desfire else {
+            body: { tag, _, planning in
+                guard case .miFare(let miFare) = tag, let desfire = miFare.desfire else {
                     throw CommandError(
                         "a key file naming DESFire keys (picc, application) is for a MIFARE DESFire; this is a \(tag.identity.model) (an Ultralight C or AES key is 32 bare hex digits)",
                         exitCode: .unsupported)
@@ -35,7 +35,6 @@ extension ProtectCommand {
                 if !planning { try context.confirm(Self.desfireWarning(tag, change), confirmed: confirmed) }
                 var planned = change
                 planned.planning = planning
-                let desfire = DESFireTag(reader: reader, commandTimeout: miFare.commandTimeout)
                 do throws(DESFireError) {
                     return try await desfire.changeKeys(planned)
                 } catch {

@@ -137,14 +137,17 @@ struct ISODEPIdentificationTests {
     static let getVersion: [UInt8] = [0x90, 0x60, 0x00, 0x00, 0x00]
     static let selectNDEF: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
 
-    @Test("a DESFire EV1 4K holding the NDEF application is a Type 4 tag named by its version")
+    @Test("a DESFire EV1 4K holding the NDEF application is a Type 4 tag named by its version, carrying GetVersion's hardware part")
     func desfireEV1() async {
         let reader = ScriptedReader(answers: [
             Self.getVersion: [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05, 0x91, 0xAF],
             Self.selectNDEF: [0x90, 0x00],
         ], otherwise: .timeout)
         let identity = await ChipIdentification.identify(Self.target, on: reader)
-        #expect(identity == ChipIdentity(model: "MIFARE DESFire EV1 4K", platform: .type4, family: .desfire, memoryBytes: 4096, hasNDEF: true))
+        var expected = ChipIdentity(model: "MIFARE DESFire EV1 4K", platform: .type4, family: .desfire, memoryBytes: 4096, hasNDEF: true)
+        expected.hardwareVersion = DESFireVersion.Part(bytes: [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05])
+        #expect(identity == expected)
+        #expect(identity.hardwareVersion?.major == 0x01 && identity.hardwareVersion.map(DESFireEV2Messaging.takesEV2Authentication) == false)
     }
 
     @Test("GetVersion bytes name DESFire generations, Plus and NTAG DNA", arguments: [

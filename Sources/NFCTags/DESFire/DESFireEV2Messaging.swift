@@ -71,7 +71,13 @@ public enum DESFireEV2Messaging {
     /// Whether a DESFire takes AuthenticateEV2First: GetVersion's hardware part names a
     /// DESFire (type `01`) of major version `12` (EV2) or later (`33` EV3).
     public static func takesEV2Authentication(_ version: DESFireVersion) -> Bool {
-        version.hardware.type == 0x01 && version.hardware.major >= 0x12
+        takesEV2Authentication(version.hardware)
+    }
+
+    /// Whether a DESFire takes AuthenticateEV2First, from GetVersion's hardware part alone (the first
+    /// frame of GetVersion, which identification reads: ``ChipIdentity/hardwareVersion``).
+    public static func takesEV2Authentication(_ hardware: DESFireVersion.Part) -> Bool {
+        hardware.type == 0x01 && hardware.major >= 0x12
     }
 }
 

@@ -12,10 +12,15 @@ public struct DESFireNDEFTag: NFCNDEFTag {
     /// The PICC master key and NDEF size formatting uses.
     public let formatOptions: DESFireFormatOptions
 
-    /// The NDEF operations of the DESFire `reader` has selected.
-    public init(reader: any NFCReader, formatOptions: DESFireFormatOptions = DESFireFormatOptions(), commandTimeout: Duration = .seconds(1)) {
+    /// The NDEF operations of the DESFire `reader` has selected; `hardware`: GetVersion's
+    /// hardware part as identification read it (``DESFireTag/hardware``: format and lock then
+    /// send no GetVersion of their own).
+    public init(
+        reader: any NFCReader, formatOptions: DESFireFormatOptions = DESFireFormatOptions(), commandTimeout: Duration = .seconds(1),
+        hardware: DESFireVersion.Part? = nil
+    ) {
         type4 = Type4Tag(reader: reader, commandTimeout: commandTimeout)
-        desfire = DESFireTag(reader: reader, commandTimeout: commandTimeout)
+        desfire = DESFireTag(reader: reader, commandTimeout: commandTimeout, hardware: hardware)
         self.formatOptions = formatOptions
     }
 

@@ -10,9 +10,9 @@ extension DESFireTag {
     ///
     /// The commands, in order: SelectApplication `000000`; Authenticate with the PICC master key
     /// (`0A` for DES / 2K3DES, `1A` for 3K3DES, `AA` for AES, whose EV1 session then MACs the
-    /// PICC-level commands that follow; for an AES key GetVersion first, and on an EV2 or later
-    /// AuthenticateEV2First `71` instead of `AA`, whose EV2 secure messaging carries them:
-    /// ``takesEV2Session(_:)``); GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
+    /// PICC-level commands that follow; for an AES key on an EV2 or later (identification's
+    /// GetVersion, ``hardware``; else GetVersion first) AuthenticateEV2First `71` instead of
+    /// `AA`, whose EV2 secure messaging carries them: ``takesEV2Authentication()``); GetApplicationIDs; GetFreeMemory; CreateApplication `000001` (key settings
     /// `0F`, `21`: one DES key (`61` 3K3DES, `A1` AES for such an application key) and ISO file IDs, ISO ID `E110`, DF name `D2760000850101`);
     /// SelectApplication `000001`; Authenticate with its key 0 (the factory key of the
     /// application key's type; a given application key is set by ChangeKey `00` and
@@ -35,9 +35,9 @@ extension DESFireTag {
         let mapping = DESFire.TypeFourMapping.self
         try await selectApplication(DESFire.piccApplicationID)
         // An AES key (PICC or application) on an EV2 or later takes AuthenticateEV2First: the
-        // chip's generation is asked once, before anything is planned or written.
-        let ev2 = options.piccKey.type == .aes || options.applicationKey.type == .aes
-            ? DESFireEV2Messaging.takesEV2Authentication(try await version()) : false
+        // chip's generation comes from identification (``hardware``), else it is asked once,
+        // before anything is planned or written.
+        let ev2 = options.piccKey.type == .aes || options.applicationKey.type == .aes ? try await takesEV2Authentication() : false
         var session: DESFireSession? = try await authenticate(keyNumber: 0, key: options.piccKey, ev2: ev2)
         if options.planning { session = session?.planningWrites }
         let applications = try await applicationIDs(session: &session)

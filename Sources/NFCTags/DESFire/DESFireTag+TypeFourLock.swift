@@ -6,8 +6,8 @@ extension DESFireTag {
     /// The commands, in order: SelectApplication `000001`; Authenticate with the NDEF
     /// application's key 0 (`applicationKey`: the factory DES key that formatting gives it by
     /// default; `0A` for DES / 2K3DES, `1A` for 3K3DES, `AA` for AES, whose EV1 session MACs the
-    /// commands after it; for an AES key on an EV2 or later, GetVersion first and then
-    /// AuthenticateEV2First, whose EV2 secure messaging carries them: ``takesEV2Session(_:)``); GetFileSettings `02`; ReadData of the CC file; ChangeFileSettings
+    /// commands after it; for an AES key on an EV2 or later (identification's
+    /// GetVersion, else GetVersion first) AuthenticateEV2First, whose EV2 secure messaging carries them: ``takesEV2Session(_:)``); GetFileSettings `02`; ReadData of the CC file; ChangeFileSettings
     /// `02` to plain, access rights `EFFF` (read free; write, read-write and change never),
     /// enciphered in the session since the change right is key 0; WriteData of `FF` at the
     /// CC's NDEF write access byte (offset 14). The CC comes last, so a Type 4 reader reports
@@ -41,14 +41,24 @@ extension DESFireTag {
         }
     }
 
-    /// Whether `key` opens an EV2 session here: an AES key on a chip whose GetVersion says
-    /// EV2 or later (``DESFireEV2Messaging/takesEV2Authentication(_:)``); such a chip takes
-    /// AuthenticateAES too, but NFCKit uses the newer scheme where there is one. Sends GetVersion
-    /// for an AES key only.
-    /// - Throws: ``DESFireError`` as ``version()``.
+    /// Whether `key` opens an EV2 session here: an AES key on a chip that takes
+    /// AuthenticateEV2First (``takesEV2Authentication()``); such a chip takes AuthenticateAES
+    /// too, but NFCKit uses the newer scheme where there is one.
+    /// - Throws: ``DESFireError`` as ``version()`` (sent only for an AES key on a tag whose
+    ///   ``hardware`` is not known).
     public func takesEV2Session(_ key: DESFireKey) async throws(DESFireError) -> Bool {
         guard key.type == .aes else { return false }
-        return DESFireEV2Messaging.takesEV2Authentication(try await version())
+        return try await takesEV2Authentication()
+    }
+
+    /// Whether the chip takes AuthenticateEV2First (a DESFire EV2 or later,
+    /// ``DESFireEV2Messaging/takesEV2Authentication(_:)``): from ``hardware`` when
+    /// identification read it, else from GetVersion, asked here.
+    /// - Throws: ``DESFireError`` as ``version()``.
+    public func takesEV2Authentication() async throws(DESFireError) -> Bool {
+        let part: DESFireVersion.Part
+        if let hardware { part = hardware } else { part = try await version().hardware }
+        return DESFireEV2Messaging.takesEV2Authentication(part)
     }
 
     /// Whether a file's settings keep it read-only for good: write, read-write and change access

@@ -12,11 +12,17 @@ public struct DESFireTag: Sendable {
     public let reader: any NFCReader
     /// How long one frame may take.
     public let commandTimeout: Duration
+    /// GetVersion's hardware part when identification read it already
+    /// (``ChipIdentity/hardwareVersion``, ``MiFareTag/desfire``): what the chip's generation
+    /// decides (``takesEV2Authentication()``) is then taken from it, with no GetVersion sent;
+    /// nil: asked of the chip when needed.
+    public var hardware: DESFireVersion.Part?
 
-    /// A DESFire on `reader`.
-    public init(reader: any NFCReader, commandTimeout: Duration = .seconds(1)) {
+    /// A DESFire on `reader`; `hardware`: GetVersion's hardware part, when identification read it.
+    public init(reader: any NFCReader, commandTimeout: Duration = .seconds(1), hardware: DESFireVersion.Part? = nil) {
         self.reader = reader
         self.commandTimeout = commandTimeout
+        self.hardware = hardware
     }
 
     /// The wrapped form of a native command: `90 code 00 00 [Lc data] 00`.

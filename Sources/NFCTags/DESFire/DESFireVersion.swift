@@ -5,7 +5,7 @@ import NFCCore
 /// batch number (5) and production week and year (BCD).
 public struct DESFireVersion: Sendable, Hashable {
     /// One 7-byte part.
-    public struct Part: Sendable, Hashable {
+    public struct Part: Sendable, Hashable, Codable {
         /// Vendor: `04` NXP.
         public var vendor: UInt8
         /// Type: `01` DESFire.
@@ -23,6 +23,26 @@ public struct DESFireVersion: Sendable, Hashable {
 
         /// The part's 7 bytes.
         public var bytes: [UInt8] { [vendor, type, subtype, major, minor, storage, protocolType] }
+        /// The length of a part.
+        public static let length = 7
+
+        /// A part from its 7 bytes (the first frame of GetVersion is the hardware part); nil
+        /// for any other length.
+        public init?(bytes: [UInt8]) {
+            guard bytes.count == Self.length else { return nil }
+            self.init(vendor: bytes[0], type: bytes[1], subtype: bytes[2], major: bytes[3], minor: bytes[4], storage: bytes[5], protocolType: bytes[6])
+        }
+
+        /// A part from its fields.
+        public init(vendor: UInt8, type: UInt8, subtype: UInt8, major: UInt8, minor: UInt8, storage: UInt8, protocolType: UInt8) {
+            self.vendor = vendor
+            self.type = type
+            self.subtype = subtype
+            self.major = major
+            self.minor = minor
+            self.storage = storage
+            self.protocolType = protocolType
+        }
         /// The storage size in bytes (2^(n/2)); nil past 2^23.
         public var storageBytes: Int? { storage >> 1 < 24 ? 1 << Int(storage >> 1) : nil }
     }
