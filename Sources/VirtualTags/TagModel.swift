@@ -122,7 +122,7 @@ public struct TagModel: Sendable, Hashable {
     ] + [DESFireVirtualTag.Generation.ev2, .ev3].map { generation in
         TagModel(
             name: generation.rawValue,
-            summary: "NXP \(generation.modelName) (as desfire-ev1, with its GetVersion and Read_Sig; AES and EV2 secure messaging not modelled)",
+            summary: "NXP \(generation.modelName) (as desfire-ev1, with its GetVersion and Read_Sig; AuthenticateEV2First and EV2 secure messaging for AES keys)",
             make: { uid, options in
                 let tag = DESFireVirtualTag(uid: uid, generation: generation)
                 if let signature = options.signature { tag.originalitySignature = signature }
