@@ -121,6 +121,46 @@ struct ST25TVProtectTests {
         #expect(writes.count == 2, "only the LOCK_CFG write's PRESENT and WRITE CONFIGURATION: \(writes.map(\.command))")
     }
 
+    @Test("hostile registers: RFU bits set in both attributes and LOCK_CFG's upper bits are kept, never taken for a lock or a mode; area 2 of a one-area chip and a 4-byte password on it are refused with nothing written")
+    func hostileRegisters() async throws {
+        let chip = ST25VirtualTag(.st25tv02k, uid: Self.uid)
+        var image = chip.tagFileImage
+        let registers = 64 * 5 + 3
+        image[registers] = 0xF8  // RFU bits, two areas, open
+        image[registers + 1] = 0xFC  // RFU bits, area 2 open
+        image[registers + 6] = 0xFE  // LOCK_CFG bit 0 clear
+        chip.tagFileImage = image
+        let (reader, tag) = try await ST25Tests.open(chip)
+        try await tag.st25tvProtect(try ST25TVProtection(area: 2), password: Self.new, current: nil)
+        let protected = try #require(await ST25Tests.chip(reader))
+        #expect(protected.areaRegisters[0] == 0xF8 && protected.areaRegisters[1] == 0xFD && protected.areaRegisters[6] == 0xFE)
+        #expect(try await tag.st25tvConfigurationSummary().contains("area 2 (blocks 32 on): write needs password 2"))
+
+        let single = ST25VirtualTag(.st25tv02k, uid: Self.uid)
+        var singleImage = single.tagFileImage
+        singleImage[registers] = 0xFF  // one area, read needs password 1, never writable, RFU set
+        single.tagFileImage = singleImage
+        let (singleReader, singleTag) = try await ST25Tests.open(single)
+        await #expect { try await singleTag.st25tvProtect(try ST25TVProtection(area: 2), password: Self.wide, current: nil) } throws: {
+            ($0 as? NFCTagError)?.code == .invalidParameter
+        }
+        await #expect { try await singleTag.st25tvProtect(try ST25TVProtection(area: 1), password: Self.new, current: nil) } throws: {
+            ($0 as? NFCTagError)?.code == .invalidParameter
+        }
+        await #expect(throws: NFCTagError.self) { try await singleTag.writeSingleBlock(3, data: Bytes([1, 1, 1, 1])) }
+        #expect(try #require(await ST25Tests.chip(singleReader)).tagFileImage == singleImage)
+        #expect(try await singleTag.st25tvConfigurationSummary().contains("one area (64-bit password 1), read needs password 1, never writable"))
+    }
+
+    @Test("traces redact all 8 bytes of a one-area PRESENT PASSWORD 1")
+    func sixtyFourBitRedaction() {
+        var redactor = ReaderTraceRedactor()
+        _ = redactor.redact(.poll([.iso15693]), .found(.iso15693(ISO15693Target(uid: Bytes(Self.uid)))))
+        let frame = [0x22, 0xB3, 0x02] + Array(Self.uid.reversed()) + [0x01, 1, 2, 3, 4, 5, 6, 7, 8]
+        let (sent, _) = redactor.redact(.transceive(TraceBytes(frame), .standard), .answer(TraceBytes([0x00])))
+        #expect(sent == .transceive(TraceBytes(values: frame.prefix(12).map { Optional($0) } + [UInt8?](repeating: nil, count: 8)), .standard))
+    }
+
     @Test("the area attribute decodes every byte: bits 1–0 the protection, bit 2 one or two areas")
     func attributeDecoding() {
         #expect(ST25TVAreaSecurity(0x05).protection == 1 && ST25TVAreaSecurity(0x06).protectsReads && ST25TVAreaSecurity(0x07).refusesWrites)
