@@ -83,11 +83,11 @@ extension ISO15693Tag {
     /// Steps: (1) READ CONFIGURATION as for protect (a locked configuration is refused, nothing
     /// written); (2) PRESENT PASSWORD 3 with the current, else the factory configuration
     /// password (a rerun after the last step); the attribute's bits 1–0 cleared with WRITE
-    /// CONFIGURATION when set, and read back; (3) when the area's password is not the factory
-    /// one: PRESENT PASSWORD of it (current, half-cleared, factory) and WRITE PASSWORD back to
-    /// zeros; (4) when no area is protected any more, password 3 back to zeros. The area is
-    /// open before any password changes, so a cut run leaves it open or protected behind
-    /// `current`.
+    /// CONFIGURATION when set; (3) when the area's password is not the factory one: PRESENT
+    /// PASSWORD of it (current, half-cleared, factory) and WRITE PASSWORD back to zeros; (4) when
+    /// no area is protected any more, password 3 back to zeros; (5) the attribute read back
+    /// (last, so that a `--plan` lists every step). The area is open before any password
+    /// changes, so a cut run leaves it open or protected behind `current`.
     /// - Throws: as ``st25tvProtect(_:password:current:)``; `verificationFailed` when the
     ///   attribute still reads protected.
     public func st25tvUnprotect(area: Int, current: ST25TVAreaPassword) async throws(NFCTagError) {
@@ -98,23 +98,25 @@ extension ISO15693Tag {
         try await st25tvPresentAny(ST25TVCommand.configurationPassword, [current.configuration, factory.configuration])
         let register = protection.register
         let old = area == 1 ? state.area1 : state.area2
+        let wanted = old & ~ST25TVRegister.protectionMask
         if ST25TVAreaSecurity(old).protectsWrites {
-            let wanted = old & ~ST25TVRegister.protectionMask
             try await st25WriteConfiguration(register, wanted)
-            let read = try await st25ReadConfiguration(register)
-            guard read == wanted else {
-                throw NFCTagError(.verificationFailed, "area \(area)'s attribute reads back \(hexByte(read)): area \(area) is still protected")
-            }
             if area == 1 { state.area1 = wanted } else { state.area2 = wanted }
         }
-        guard current != factory else { return }
-        let halfway = factory.firstHalf(over: current).map { [$0] } ?? []
-        if try await st25tvPresentArea(protection.passwordNumber, [current] + halfway + [factory]) != factory {
-            try await st25tvWriteAreaPassword(protection.passwordNumber, factory)
+        if current != factory {
+            let halfway = factory.firstHalf(over: current).map { [$0] } ?? []
+            if try await st25tvPresentArea(protection.passwordNumber, [current] + halfway + [factory]) != factory {
+                try await st25tvWriteAreaPassword(protection.passwordNumber, factory)
+            }
+            if !state.anyProtected,
+               try await st25tvPresentAny(ST25TVCommand.configurationPassword, [current.configuration, factory.configuration]) != factory.configuration {
+                try await st25tvWritePassword(ST25TVCommand.configurationPassword, factory.configuration.bytes)
+            }
         }
-        if !state.anyProtected,
-           try await st25tvPresentAny(ST25TVCommand.configurationPassword, [current.configuration, factory.configuration]) != factory.configuration {
-            try await st25tvWritePassword(ST25TVCommand.configurationPassword, factory.configuration.bytes)
+        // Read back last, so that a --plan (writes held back) still lists every step.
+        let read = try await st25ReadConfiguration(register)
+        guard ST25TVAreaSecurity(read) == ST25TVAreaSecurity(wanted) else {
+            throw NFCTagError(.verificationFailed, "area \(area)'s attribute reads back \(hexByte(read)): area \(area) is still protected")
         }
     }
 

@@ -36,7 +36,7 @@ struct ST25TVCommandTests {
         }
     }
 
-    @Test("two areas: --plan writes nothing and hides the password; a wrong current password exits 9 with the file byte-identical; protect write-protects area 1 behind password 1 (and 3); a fresh write is refused, info decodes area 1; a wrong unprotect exits 9 unchanged; unprotect opens it and a write works again")
+    @Test("two areas: --plan writes nothing and hides the password; a wrong current password exits 9 with the file byte-identical; protect write-protects area 1 behind password 1 (and 3); a fresh write is refused, info decodes area 1; unprotect --plan lists every write and writes nothing; a wrong unprotect exits 9 unchanged; unprotect opens it and a write works again")
     func twoAreas() async throws {
         let directory = try temporaryDirectory()
         let file = directory.appendingPathComponent("st25tv02k.json").path
@@ -75,6 +75,10 @@ struct ST25TVCommandTests {
         #expect(info.output.contains("area 1 (blocks 0–31): write needs password 1"), "\(info.output)")
         let protectedRaw = try TagFile(path: file).raw
 
+        let unprotectPlan = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password, "--plan"])
+        #expect(unprotectPlan.status == 0 && unprotectPlan.output.contains("WRITE CONFIGURATION") && unprotectPlan.output.contains("WRITE PASSWORD"), "\(unprotectPlan.output)")
+        #expect(!unprotectPlan.output.lowercased().contains("c0ffee42"))
+        #expect(try TagFile(path: file).raw == protectedRaw, "--plan wrote nothing")
         let wrongUnprotect = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", wrong])
         #expect(wrongUnprotect.status == 9, "\(wrongUnprotect.output)")
         #expect(try TagFile(path: file).raw == protectedRaw, "a wrong password changes nothing")
