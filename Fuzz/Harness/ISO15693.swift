@@ -1,7 +1,8 @@
 // `iso15693-identity`: what an ISO 15693 chip answers about itself — GET SYSTEM INFORMATION and
 // EXTENDED GET SYSTEM INFORMATION answers (as `ISO15693ChipMemory.decode` takes them, flags byte
 // first), the identity the table gives for a UID with them, ICODE and ST25DV password files,
-// ST25DV area security bytes, NTAG 5 GET NXP SYSTEM INFORMATION answers, and the ST25TV02K's cover coding and register summary.
+// ST25DV area security bytes, NTAG 5 GET NXP SYSTEM INFORMATION answers, and the ST25TV02K's cover coding, register summary,
+// area attribute bits and 32/64-bit area password files.
 import NFCCore
 import NFCTags
 
@@ -77,5 +78,17 @@ func checkISO15693Identity(_ bytes: [UInt8]) {
         }
         let summary = ST25TVRegister.summary(area1: bytes[0], area2: bytes[1], lockConfiguration: bytes[2])
         if !summary.hasPrefix("area 1 attribute \(Hex.encode([bytes[0]], uppercase: true))") { fail("ST25TV02K summary without area 1's byte", bytes) }
+        let security = ST25TVAreaSecurity(bytes[0])
+        if security.protection > 3 || security.protectsReads && !security.protectsWrites || security.refusesWrites && !security.protectsReads {
+            fail("an ST25TV02K area attribute decodes out of its two bits", bytes)
+        }
+    }
+    if let password = try? ST25TVAreaPassword(hex: text) {
+        // 8 or 16 digits only; a 64-bit password's configuration half and half-changed forms stay 4 and 8 bytes.
+        let digits = text.filter { !$0.isWhitespace }.count
+        if password.bytes.count * 2 != digits || password.configuration.bytes != Array(password.bytes.prefix(4)) {
+            fail("an ST25TV02K area password that is not its 8 or 16 digits", bytes)
+        }
+        if password.isSixtyFourBit, password.firstHalf(over: password) != password { fail("a 64-bit password over itself changes", bytes) }
     }
 }

@@ -50,7 +50,11 @@ public enum ST25TVCommand {
 /// ST25TV02K configuration registers, reached with READ/WRITE CONFIGURATION and a 1-byte pointer
 /// (ST25 SDK `ST25TVTag.ST25TV_REGISTER_*`).
 public enum ST25TVRegister {
-    /// `00` area 1 security attribute (its bits are not described in the sources found; shown raw).
+    /// `00` area 1 security attribute: bits 1–0 area 1's protection (as area 2's,
+    /// ``ST25TVAreaSecurity``), bit 2 MEM_ORG (1 one user area behind the 64-bit password 1,
+    /// 0 two areas of 32 blocks), bits 7–3 RFU (ST25 SDK `ST25TVRegisterArea1SecurityAttribute`;
+    /// ST's st25tags library `st25dv_pwm.c`, `SYS_A1SA_MEM_ORG_SHIFT` and
+    /// `SYS_AxSA_RW_PROTECTION_BITMASK`).
     public static let area1Security: UInt8 = 0x00
     /// `01` area 2 security attribute: bits 1–0 `00` open, `01` write with password 2, `10` read
     /// and write with it, `11` read with it and write never (ST25 SDK
@@ -71,17 +75,62 @@ public enum ST25TVRegister {
     /// The registers there are.
     public static let all: ClosedRange<UInt8> = area1Security...keyID
 
-    /// What the area 2 attribute and LOCK_CFG say, in words (total: every byte has a text).
+    /// Bit 2 of the area 1 attribute, MEM_ORG: set, one user area (the whole memory, 64-bit
+    /// password 1); clear, two areas of 32 blocks each.
+    public static let singleAreaBit: UInt8 = 0x04
+    /// Bits 1–0 of either area attribute: the area's protection (``ST25TVAreaSecurity``).
+    public static let protectionMask: UInt8 = 0x03
+    /// The first block of area 2 with two areas (ST25 SDK `ST25TVTag.getAreaOffsetInBlocks`).
+    public static let area2FirstBlock = 32
+
+    /// What the area attributes and LOCK_CFG say, in words (total: every byte has a text).
     public static func summary(area1: UInt8, area2: UInt8, lockConfiguration: UInt8) -> String {
-        let area2Text: String
-        switch area2 & 0x03 {
-        case 0: area2Text = "open"
-        case 1: area2Text = "write needs password 2"
-        case 2: area2Text = "read and write need password 2"
-        default: area2Text = "read needs password 2, never writable"
-        }
         let lock = lockConfiguration & 0x01 != 0 ? "configuration locked for good" : "configuration writable with password 3"
-        return "area 1 attribute \(hexByte(area1)) (layout not public); area 2 (with two areas): \(area2Text); \(lock)"
+        let area1Text = ST25TVAreaSecurity(area1).text(password: 1)
+        if area1 & singleAreaBit != 0 {
+            return "area 1 attribute \(hexByte(area1)): one area (64-bit password 1), \(area1Text); \(lock)"
+        }
+        return "area 1 attribute \(hexByte(area1)): two areas; area 1 (blocks 0–31): \(area1Text); area 2 (blocks 32 on): "
+            + "\(ST25TVAreaSecurity(area2).text(password: 2)); \(lock)"
+    }
+}
+
+/// Bits 1–0 of an ST25TV02K area attribute (ST25 SDK `ST25TVRegisterArea1SecurityAttribute` and
+/// `…Area2SecurityAttribute`; ST's st25tags library `ST25TAG_DVPWM_AccessProtection_t` for the
+/// ST25DV-PWM, which shares the register model): `00` open, `01` writes need the area's
+/// password, `10` reads and writes need it, `11` reads need it and writes are refused. Area 1
+/// takes all four (the SDK accepts every value for it).
+public struct ST25TVAreaSecurity: Sendable, Hashable {
+    /// Bits 1–0 of the register.
+    public let protection: UInt8
+
+    /// `00`: readable and writable.
+    public static let open: UInt8 = 0
+    /// `01`: readable; writes need the area's password.
+    public static let writeProtected: UInt8 = 1
+    /// `10`: reads and writes need the area's password.
+    public static let readWriteProtected: UInt8 = 2
+    /// `11`: reads need the area's password; never writable.
+    public static let readProtectedWriteNever: UInt8 = 3
+
+    /// From a register byte (its bits 1–0).
+    public init(_ register: UInt8) { protection = register & ST25TVRegister.protectionMask }
+
+    /// Whether writes need the password (or are refused).
+    public var protectsWrites: Bool { protection != Self.open }
+    /// Whether reads need the password.
+    public var protectsReads: Bool { protection >= Self.readWriteProtected }
+    /// Whether writes are refused even with the password.
+    public var refusesWrites: Bool { protection == Self.readProtectedWriteNever }
+
+    /// In words, with the area's password `number`.
+    public func text(password number: Int) -> String {
+        switch protection {
+        case Self.open: "open"
+        case Self.writeProtected: "write needs password \(number)"
+        case Self.readWriteProtected: "read and write need password \(number)"
+        default: "read needs password \(number), never writable"
+        }
     }
 }
 
@@ -108,4 +157,85 @@ public struct ST25TVPassword: Sendable, Hashable {
         guard random.count == 2 else { return nil }
         return bytes.enumerated().map { $0.element ^ random[$0.offset % 2] }
     }
+}
+
+/// The password of an ST25TV02K user area: 4 bytes with two areas (password 1 or 2), 8 with one
+/// area (password 1 is then 64 bits: PRESENT PASSWORD 1 carries all 8, covered as the 4 are;
+/// WRITE PASSWORD 1 takes bytes 0–3 and WRITE PASSWORD 2 bytes 4–7 — ST25 SDK
+/// `ST25TVTag.writePassword` and `TagHelper.xorBetweenPwdAndRandomNbr`; ST's st25tags library
+/// presents 8 bytes for its single-area session). The configuration password (3) is always 4
+/// bytes: `protect` makes it the first 4 bytes of the area password (``configuration``).
+public struct ST25TVAreaPassword: Sendable, Hashable {
+    /// The 4 or 8 bytes, clear.
+    public let bytes: [UInt8]
+
+    /// From 4 or 8 bytes; nil for another length.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 4 || bytes.count == 8 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// From 8 or 16 hex digits.
+    /// - Throws: ``NFCTagError`` `invalidParameter` for anything else (the digits are not repeated).
+    public init(hex: String) throws(NFCTagError) {
+        let digits = String(hex.filter { !$0.isWhitespace })
+        guard digits.allSatisfy(\.isHexDigit), let decoded = try? Hex.decode(digits), let password = ST25TVAreaPassword(bytes: decoded) else {
+            throw NFCTagError(.invalidParameter, "an ST25TV02K area password is 8 hex digits (two areas) or 16 (one area)")
+        }
+        self = password
+    }
+
+    /// The factory zeros (assumed, as the ST25 SDK's tests present them), 8 bytes when
+    /// `sixtyFourBit`, else 4.
+    public static func factoryDefault(sixtyFourBit: Bool) -> ST25TVAreaPassword {
+        ST25TVAreaPassword(validated: [UInt8](repeating: 0, count: sixtyFourBit ? 8 : 4))
+    }
+
+    private init(validated: [UInt8]) { bytes = validated }
+
+    /// Whether it is a single-area (64-bit) password.
+    public var isSixtyFourBit: Bool { bytes.count == 8 }
+
+    /// The 32-bit configuration password that goes with it: its first 4 bytes.
+    public var configuration: ST25TVPassword {
+        ST25TVPassword(bytes: Array(bytes.prefix(4))) ?? .factoryDefault
+    }
+
+    /// The bytes PRESENT PASSWORD carries: each pair XOR the 2-byte random number (R0 R1 R0 R1
+    /// …). Nil for a random number that is not 2 bytes.
+    public func covered(by random: [UInt8]) -> [UInt8]? {
+        guard random.count == 2 else { return nil }
+        return bytes.enumerated().map { $0.element ^ random[$0.offset % 2] }
+    }
+
+    /// A 64-bit password whose first half is `self`'s and second half `other`'s: what a change
+    /// cut between the two WRITE PASSWORDs leaves. Nil unless both are 64 bits.
+    public func firstHalf(over other: ST25TVAreaPassword) -> ST25TVAreaPassword? {
+        guard isSixtyFourBit, other.isSixtyFourBit else { return nil }
+        return ST25TVAreaPassword(validated: Array(bytes.prefix(4) + other.bytes.suffix(4)))
+    }
+}
+
+/// What `protect` sets on an ST25TV02K: which area (1, or 2 with two areas) and whether reads
+/// need the password too (area attribute bits `10`, else `01`).
+public struct ST25TVProtection: Sendable, Hashable {
+    /// The area, 1 or 2.
+    public let area: Int
+    /// Whether reads need the password too.
+    public let readProtected: Bool
+
+    /// Checks the area.
+    /// - Throws: ``NFCTagError`` `invalidParameter` for an area other than 1 or 2.
+    public init(area: Int = 1, readProtected: Bool = false) throws(NFCTagError) {
+        guard area == 1 || area == 2 else { throw NFCTagError(.invalidParameter, "an ST25TV02K has areas 1 and 2") }
+        self.area = area
+        self.readProtected = readProtected
+    }
+
+    /// The attribute's bits 1–0.
+    public var protection: UInt8 { readProtected ? ST25TVAreaSecurity.readWriteProtected : ST25TVAreaSecurity.writeProtected }
+    /// The attribute register of the area.
+    public var register: UInt8 { area == 1 ? ST25TVRegister.area1Security : ST25TVRegister.area2Security }
+    /// The area's password number.
+    public var passwordNumber: UInt8 { area == 1 ? ST25TVCommand.area1Password : ST25TVCommand.area2Password }
 }

@@ -21,7 +21,7 @@ struct ProtectCommand: ToolCommand {
         "from-block", valueName: "n",
         help: "ICODE SLIX2/SLIX-S: the first protected block (default 0, the whole memory; a SLIX-S protects whole pages of 4 blocks). ST25DV --area 2–4: where the area begins (a multiple of 8).")
     static let area = CommandOption.option(
-        "area", valueName: "n", help: "ST25DV: the area to protect, 1–4 (default 1, all of the memory as delivered); areas 2–4 take --read-protect and --from-block.")
+        "area", valueName: "n", help: "ST25DV: the area to protect, 1–4 (default 1, all of the memory as delivered); areas 2–4 take --read-protect and --from-block. ST25TV02K: 1 or 2 (two areas only).")
     static let areaPassword = CommandOption.option(
         "area-password", valueName: "n", help: "ST25DV: the RF password, 1–3, that guards the area (default the area's number; 3 for area 4).")
     static let lockPassword = CommandOption.flag(
@@ -109,6 +109,20 @@ struct ProtectCommand: ToolCommand {
 
               nfctool protect --password-file st25.pwd --area 2 --from-block 64 --read-protect
 
+            An ST25TV02K or ST25TV512 takes 8 hex digits with two user areas (blocks 0–31 and \
+            32–63) or 16 with one (the area 1 attribute's MEM_ORG bit, read first, decides; \
+            the current password, by default the factory zeros, from --current-password-file). \
+            PRESENT PASSWORD 3 checks the configuration password first (a wrong one exits 9, \
+            nothing written); the area password (1, or 2 with --area 2) becomes the new one \
+            (WRITE PASSWORD after PRESENT PASSWORD; 64 bits as two halves); then WRITE \
+            CONFIGURATION sets the area's protection bits (write, or read and write with \
+            --read-protect, area 1 included) and password 3 becomes the first 8 digits. A \
+            configuration locked for good (LOCK_CFG) is refused with nothing written (exit 5). \
+            A run cut anywhere leaves the area open or behind a password you hold; running it \
+            again with the same files finishes it. Nothing here is irreversible.
+
+              nfctool protect --password-file tv.pwd --area 2 --read-protect
+
             Other ICODE passwords and settings: --password ID changes only that password \
             (read, write, privacy, destroy, eas-afi; with --lock-password it is locked after). \
             --eas on|off|lock sets, resets or locks the EAS mode (LOCK EAS freezes the EAS \
@@ -193,11 +207,11 @@ struct ProtectCommand: ToolCommand {
             environment: context.environment, variable: nil)
         if let newST25 = try? ST25Password(hex: newText.text) {
             let current = try currentText.map { text throws(CommandError) in try TagWriteSupport.st25Password(text) } ?? .factoryDefault
-            try await protectST25(newST25, current: current, context)
+            try await protectST25(newST25, current: current, texts: (newText, currentText), context)
             return
         }
-        if let given = [Self.area, Self.areaPassword].first(where: { options.arguments.value(of: $0) != nil }) {
-            throw .usage("\(given.synopsis) is for an ST25DV's areas, whose password is 16 hex digits")
+        if options.arguments.value(of: Self.areaPassword) != nil {
+            throw .usage("\(Self.areaPassword.synopsis) is for an ST25DV's areas, whose password is 16 hex digits")
         }
         let newICode = try? ICodePasswords(hex: newText.text)
         // Parsed as ICODE passwords only when the tag turns out to be an ICODE chip: an NTAG
@@ -220,6 +234,13 @@ struct ProtectCommand: ToolCommand {
         try await TagWriteOperation.run(
             "protect", options, password: current, context,
             body: { tag, reader, planning in
+                if case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration {
+                    try await Self.protectST25TV(vicinity, new: newText, current: currentText, protection: try st25tvProtection(), planning: planning)
+                    return
+                }
+                if let area = options.arguments.value(of: Self.area) {
+                    throw CommandError.usage("--area \(area) is for ST25DV and ST25TV02K areas; this is a \(tag.identity.model)")
+                }
                 if case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil {
                     guard let newICode else { throw CommandError.usage("ICODE passwords are 8 hex digits, or READ:WRITE as 8:8 digits") }
                     try refuseFromPageOnICode()
@@ -246,12 +267,18 @@ struct ProtectCommand: ToolCommand {
                 }
             },
             report: { tag, _ in
+                if case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration, let st25tv = try? st25tvProtection() {
+                    return Self.st25tvReport(tag, st25tv)
+                }
                 if case .iso15693 = tag { return Self.icodeReport(tag, icodeProtection, hides: false) }
                 return ProtectReport(
                     uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true,
                     firstProtectedPage: protection.firstProtectedPage, readProtected: protection.readProtected)
             },
             sentence: { tag, _ in
+                if case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration, let st25tv = try? st25tvProtection() {
+                    return Self.st25tvSentence(tag, st25tv)
+                }
                 if case .iso15693 = tag { return Self.icodeSentence(tag, icodeProtection, hides: false) }
                 let what = protection.readProtected ? "read and write" : "write"
                 return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): pages \(protection.firstProtectedPage) on need the password to \(what)."
@@ -270,7 +297,10 @@ struct ProtectCommand: ToolCommand {
     /// (``ISO15693Tag/st25Protect(_:password:current:)``; `--area`, `--area-password`,
     /// `--read-protect` and `--from-block` for areas 2–4). The options of other chips, and what
     /// area 1 cannot take, are refused before anything is sent.
-    private func protectST25(_ new: ST25Password, current: ST25Password, _ context: CommandContext) async throws(CommandError) {
+    private func protectST25(
+        _ new: ST25Password, current: ST25Password, texts: (new: (text: String, source: String), current: (text: String, source: String)?),
+        _ context: CommandContext
+    ) async throws(CommandError) {
         let foreign: [CommandOption] = [Self.fromPage, Self.sixtyFourBit, Self.lockPassword, Self.privacy]
         if let given = foreign.first(where: { options.arguments.contains($0) || options.arguments.value(of: $0) != nil }) {
             throw .usage("\(given.synopsis) is not for an ST25DV (16 hex digits protect an ST25DV area; other chips take 8)")
@@ -279,15 +309,23 @@ struct ProtectCommand: ToolCommand {
         let area = try arguments.value(of: Self.area) { Int($0).flatMap { (1...4).contains($0) ? $0 : nil } } ?? 1
         let number = try arguments.value(of: Self.areaPassword) { UInt8($0).flatMap { (1...3).contains($0) ? $0 : nil } }
         let first = try arguments.value(of: Self.fromBlock) { Int($0) }
-        let protection: ST25AreaProtection
+        // Checked on an ST25DV only: an ST25TV02K with one area takes 16 digits too, and its
+        // options (st25tvProtection) are checked when the chip is known.
+        let checked: Result<ST25AreaProtection, CommandError>
         do throws(NFCTagError) {
-            protection = try ST25AreaProtection(area: area, passwordNumber: number, readProtected: arguments.contains(Self.readProtect), firstBlock: first)
+            checked = .success(try ST25AreaProtection(area: area, passwordNumber: number, readProtected: arguments.contains(Self.readProtect), firstBlock: first))
         } catch {
-            throw .usage("\(error.reason) (--area, --area-password, --read-protect, --from-block)")
+            checked = .failure(.usage("\(error.reason) (--area, --area-password, --read-protect, --from-block)"))
         }
+        let protection = try? checked.get()
         try await TagWriteOperation.run(
             "protect", options, password: nil, context,
             body: { tag, _, planning in
+                if case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration {
+                    try await Self.protectST25TV(vicinity, new: texts.new, current: texts.current, protection: try st25tvProtection(), planning: planning)
+                    return
+                }
+                let protection = try checked.get()
                 guard case .iso15693(let vicinity) = tag, vicinity.hasST25DVPasswords else {
                     throw CommandError(
                         "a 16-digit password is for an ST25DV's areas; this is a \(tag.identity.model) (NTAG and ICODE passwords are 8 digits)",
@@ -296,13 +334,19 @@ struct ProtectCommand: ToolCommand {
                 try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Protect(protection, password: new, current: current) }
             },
             report: { tag, _ in
-                ProtectReport(
-                    uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true, firstProtectedBlock: protection.firstBlock ?? 0,
-                    readProtected: protection.readProtected)
+                if let st25tv = try? st25tvProtection(), case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration {
+                    return Self.st25tvReport(tag, st25tv)
+                }
+                return ProtectReport(
+                    uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true, firstProtectedBlock: protection?.firstBlock ?? 0,
+                    readProtected: protection?.readProtected ?? false)
             },
             sentence: { tag, _ in
-                let what = protection.readProtected ? "read and write" : "write"
-                return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): area \(protection.area) needs password \(protection.passwordNumber) to \(what) (configuration password changed too)."
+                if let st25tv = try? st25tvProtection(), case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration {
+                    return Self.st25tvSentence(tag, st25tv)
+                }
+                let what = protection?.readProtected == true ? "read and write" : "write"
+                return "Protected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): area \(protection?.area ?? 1) needs password \(protection?.passwordNumber ?? 1) to \(what) (configuration password changed too)."
             })
     }
 

@@ -224,7 +224,8 @@ extension TagInfoReport {
     /// Type 5: DSFID, AFI, CC access and how many blocks are locked; on an ICODE SLIX2 or SLIX-S
     /// the password protection of its blocks (GET MULTIPLE BLOCK PROTECTION STATUS; an NTAG 5's
     /// from GET NXP SYSTEM INFORMATION), on an ST25DV its areas' protection (READ CONFIGURATION
-    /// of ENDAx and RFAxSS), on an ST25TV02K its area 2 attribute and LOCK_CFG.
+    /// of ENDAx and RFAxSS), on an ST25TV02K its memory organisation, both areas' protection and
+    /// LOCK_CFG (``ST25TVRegister/summary(area1:area2:lockConfiguration:)``).
     mutating func inspectType5(_ vicinity: ISO15693Tag) async {
         self.vicinity = ISO15693Details(vicinity.identity)
         if vicinity.icodeVariant?.hasPageProtection == true {

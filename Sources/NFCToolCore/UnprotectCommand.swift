@@ -13,7 +13,7 @@ struct UnprotectCommand: TagCommand {
         "privacy", help: "ICODE SLIX2/SLIX-S/SLIX-L: leave privacy mode with the privacy password (8 hex digits from --password-file or NFCTOOL_PASSWORD), sent unaddressed: the tag answers no poll until then.")
 
     static let area = CommandOption.option(
-        "area", valueName: "n", help: "ST25DV: the area to open, 1–4 (default 1).")
+        "area", valueName: "n", help: "ST25DV: the area to open, 1–4 (default 1); ST25TV02K: 1 or 2.")
 
     static let configuration = CommandConfiguration(
         name: "unprotect",
@@ -56,6 +56,14 @@ struct UnprotectCommand: TagCommand {
             area 2, 3 or 4 instead; its password goes back to zeros only when no other area \
             uses it, and the configuration password only when no area is protected any more. \
             The areas' bounds stay.
+
+            An ST25TV02K or ST25TV512 needs its area password: 8 hex digits with two areas, 16 \
+            with one (the area 1 attribute's MEM_ORG bit, read first), its first 8 digits \
+            being the configuration password protect set. PRESENT PASSWORD 3 opens the \
+            configuration, WRITE CONFIGURATION clears the area's protection bits first, then \
+            the area password (and password 3, once no area is protected) goes back to the \
+            factory zeros. --area 2 opens area 2 (two areas only). A configuration locked for \
+            good (LOCK_CFG) is refused with nothing written (exit 5).
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
                   TagWriteSupport.ultralightCKeyFile, privacy, area, TagWriteSupport.plan]
@@ -79,8 +87,9 @@ struct UnprotectCommand: TagCommand {
         }
         let key = try options.ultralightCKey()
         let area = try options.arguments.value(of: Self.area) { Int($0).flatMap { (1...4).contains($0) ? $0 : nil } }
-        if area != nil && st25 == nil {
-            throw .usage("--area is for an ST25DV's areas, whose password is 16 hex digits")
+        let st25tv = text.flatMap { try? ST25TVAreaPassword(hex: $0.text) }
+        if area != nil && st25tv == nil {
+            throw .usage("--area is for ST25DV areas (16 hex digits) and ST25TV02K areas (8 or 16 hex digits)")
         }
         try await TagWriteOperation.run(
             "unprotect", options, password: current, ultralightCKey: key, context,
@@ -99,8 +108,18 @@ struct UnprotectCommand: TagCommand {
                     try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Unprotect(area: area ?? 1, current: st25) }
                     return
                 }
+                if case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration {
+                    guard let st25tv else {
+                        throw CommandError.usage("an ST25TV02K needs its area password: --password-file FILE or NFCTOOL_PASSWORD (8 hex digits, 16 with one area)")
+                    }
+                    try await TagWriteSupport.write(planning: planning) { try await vicinity.st25tvUnprotect(area: area ?? 1, current: st25tv) }
+                    return
+                }
+                if let area {
+                    throw CommandError.usage("--area \(area) is for ST25DV and ST25TV02K areas; this is a \(tag.identity.model)")
+                }
                 if st25 != nil {
-                    throw CommandError("a 16-digit password is for an ST25DV; this is a \(tag.identity.model)", exitCode: .unsupported)
+                    throw CommandError("a 16-digit password is for an ST25DV or a single-area ST25TV02K; this is a \(tag.identity.model)", exitCode: .unsupported)
                 }
                 let type2 = try TagWriteSupport.type2(tag, for: "a password")
                 if type2.isUltralightAES {

@@ -23,8 +23,11 @@ import NFCCore
 /// delivered NDEF formatted (CC by the Type 5 rules: `E1 40 MLEN 01`, the ST25DV64K `E2 40 00 01
 /// 00 00 03 FF`); the ST25DV64K's GET SYSTEM INFORMATION without a memory size (info flags `0B`:
 /// the extended form has it, as AOSP's `rw_i93` expects of ST chips). The ST25TV02K answers GET RANDOM NUMBER, the covered PRESENT
-/// PASSWORD, WRITE PASSWORD and READ/WRITE CONFIGURATION after ST's ST25 SDK (``ST25TVCommand``;
-/// its kill and untraceable modes and area protection are not modelled); the ST25DV's mailbox,
+/// PASSWORD, WRITE PASSWORD and READ/WRITE CONFIGURATION after ST's ST25 SDK (``ST25TVCommand``),
+/// and protects its areas by their attributes (``ST25TVAreaSecurity``: one area of 64 blocks with
+/// MEM_ORG set, else blocks 0–31 and 32–63; delivered with two areas, all registers 00, assumed);
+/// a PRESENT PASSWORD, taken or not, closes the session opened before it (assumed from the SDK's
+/// tests); its kill and untraceable modes are not modelled; the ST25DV's mailbox,
 /// GPO, energy harvesting, fast commands, I²C side and LOCK_CFG are not modelled either.
 public final class ST25VirtualTag: VirtualTag {
     /// The chips modelled.
@@ -261,8 +264,10 @@ public final class ST25VirtualTag: VirtualTag {
     /// The ST25TV02K's custom commands (``ST25TVCommand``): GET RANDOM NUMBER, PRESENT PASSWORD
     /// covered with it (4 bytes), WRITE PASSWORD (4 clear bytes, as the ST25 SDK sends them),
     /// READ CONFIGURATION `00`–`06` (`07` reads 00), WRITE CONFIGURATION with password 3's
-    /// session while LOCK_CFG bit 0 is clear (the counter `04` is read-only). KILL and ENABLE
-    /// UNTRACEABLE are not modelled (`01`); nor is memory protection by the area attributes.
+    /// session while LOCK_CFG bit 0 is clear (the counter `04` is read-only). With one area
+    /// (MEM_ORG) PRESENT PASSWORD 1 carries 8 bytes and WRITE PASSWORD 1 and 2 write its halves
+    /// in that session. Reads and writes obey the area attributes (``tvSecurity(of:)``). KILL
+    /// and ENABLE UNTRACEABLE are not modelled (`01`).
     private func respondTV(_ command: UInt8, _ rest: [UInt8]) -> TagAnswer {
         switch command {
         case ST25TVCommand.getRandomNumber:
@@ -271,20 +276,22 @@ public final class ST25VirtualTag: VirtualTag {
             random = value
             return .data([0x00] + value)
         case ST25Command.presentPassword:
-            guard rest.count == 5, rest[0] <= 3 else { return error(ISO15693Error.commandNotRecognized) }
+            guard rest.count == 5 || rest.count == 9, rest[0] <= 3 else { return error(ISO15693Error.commandNotRecognized) }
             let number = rest[0]
             defer { random = nil }
-            guard let random, let covered = ST25TVPassword(bytes: Array(passwords[Int(number)].prefix(4)))?.covered(by: random),
-                  covered == Array(rest[1...])
-            else {
-                sessions.remove(number)
-                return error(ISO15693Error.unknown)
-            }
-            sessions.insert(number)
+            // Any PRESENT PASSWORD ends the sessions open before it (the ST25 SDK's tests close the
+            // configuration session by presenting another password).
+            sessions = []
+            guard let random, let stored = ST25TVAreaPassword(bytes: tvPassword(number)), stored.bytes.count == rest.count - 1,
+                  stored.covered(by: random) == Array(rest[1...])
+            else { return error(ISO15693Error.unknown) }
+            sessions = [number]
             return ok()
         case ST25Command.writePassword:
             guard rest.count == 5, rest[0] <= 3 else { return error(ISO15693Error.commandNotRecognized) }
-            guard sessions.contains(rest[0]) else { return error(ISO15693Error.unknown) }
+            // With one area, passwords 1 and 2 are the halves of the 64-bit password 1.
+            let session = singleArea && rest[0] == ST25TVCommand.area2Password ? ST25TVCommand.area1Password : rest[0]
+            guard sessions.contains(session) else { return error(ISO15693Error.unknown) }
             passwords[Int(rest[0])].replaceSubrange(0..<4, with: rest[1...])
             revision += 1
             return ok()
@@ -304,6 +311,24 @@ public final class ST25VirtualTag: VirtualTag {
         default:
             return error(ISO15693Error.commandNotSupported)
         }
+    }
+
+    /// ST25TV02K: one user area (area 1 attribute bit 2, MEM_ORG).
+    var singleArea: Bool { !variant.isDynamic && areaRegisters[Int(ST25TVRegister.area1Security)] & ST25TVRegister.singleAreaBit != 0 }
+
+    /// ST25TV02K: the bytes PRESENT PASSWORD `number` must carry, clear: 4, or with one area 8
+    /// for password 1 (passwords 1 and 2 together) and none for password 2 (assumed refused).
+    func tvPassword(_ number: UInt8) -> [UInt8] {
+        guard singleArea, number == ST25TVCommand.area1Password || number == ST25TVCommand.area2Password else {
+            return Array(passwords[Int(number)].prefix(4))
+        }
+        return number == ST25TVCommand.area1Password ? Array(passwords[1].prefix(4) + passwords[2].prefix(4)) : []
+    }
+
+    /// ST25TV02K: the area (1 or 2) of `block`, its attribute and its password number.
+    func tvSecurity(of block: Int) -> (ST25TVAreaSecurity, UInt8) {
+        let area = singleArea || block < ST25TVRegister.area2FirstBlock ? 1 : 2
+        return (ST25TVAreaSecurity(areaRegisters[area - 1]), UInt8(area))
     }
 
     // MARK: - Private
@@ -332,11 +357,19 @@ public final class ST25VirtualTag: VirtualTag {
     func unlocked(_ security: ST25AreaSecurity) -> Bool { security.password != 0 && sessions.contains(security.password) }
 
     func mayRead(_ block: Int) -> Bool {
+        if !variant.isDynamic {
+            let (security, number) = tvSecurity(of: block)
+            return !security.protectsReads || sessions.contains(number)
+        }
         let (area, security) = security(of: block)
         return !security.protectsReads(area: area) || unlocked(security)
     }
 
     func mayWrite(_ block: Int) -> Bool {
+        if !variant.isDynamic {
+            let (security, number) = tvSecurity(of: block)
+            return !security.protectsWrites || (!security.refusesWrites && sessions.contains(number))
+        }
         let (_, security) = security(of: block)
         guard security.protectsWrites else { return true }
         return security.protection != ST25AreaSecurity.readProtectedWriteForbidden && unlocked(security)

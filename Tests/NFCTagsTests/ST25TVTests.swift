@@ -50,7 +50,7 @@ struct ST25TVTests {
         #expect(try #require(await ST25Tests.chip(reader)).areaRegisters == [0, 0, 0, 0, 0, 0, 0])
         try await tag.st25tvWriteConfiguration(ST25TVRegister.area2Security, 0x02, password: .factoryDefault)
         #expect(try await tag.st25tvConfigurationSummary()
-            == "area 1 attribute 00 (layout not public); area 2 (with two areas): read and write need password 2; configuration writable with password 3")
+            == "area 1 attribute 00: two areas; area 1 (blocks 0–31): open; area 2 (blocks 32 on): read and write need password 2; configuration writable with password 3")
         try await tag.st25tvWriteConfiguration(ST25TVRegister.lockConfiguration, 0x01, password: .factoryDefault)
         await #expect(throws: NFCTagError.self) { try await tag.st25tvWriteConfiguration(ST25TVRegister.area2Security, 0x00, password: .factoryDefault) }
         let chip = try #require(await ST25Tests.chip(reader))

@@ -24,8 +24,8 @@ import NFCCore
 ///   polled, selected or deselected again.
 ///
 /// - ST25DV and ST25TV02K PRESENT PASSWORD and WRITE PASSWORD (`B3`, `B1`), ST25TV02K KILL
-///   and ENABLE UNTRACEABLE (`A6`, `BA`), framed with ST's `02`: the 8 (ST25TV02K: 4)
-///   password bytes.
+///   and ENABLE UNTRACEABLE (`A6`, `BA`), framed with ST's `02`: the 8 (ST25TV02K: 4, or 8
+///   for its one-area password 1) password bytes.
 /// - NXP ICODE SET PASSWORD, WRITE PASSWORD, DESTROY and ENABLE PRIVACY (`B3`, `B4`, `B9`,
 ///   `BA`, framed with NXP's `04`), addressed, unaddressed or sent to no selected tag
 ///   (`transceiveUnselected`, leaving privacy): the 4 password bytes that end the frame (plain in
