@@ -290,14 +290,15 @@ extension ISO15693Tag {
         }
     }
 
-    /// What an ST25TV02K's configuration says (``ST25TVRegister/summary(area1:area2:lockConfiguration:)``),
+    /// What an ST25TV02K's configuration says (``ST25TVRegister/summary(area1:area2:lockConfiguration:blockCount:)``),
     /// from READ CONFIGURATION of `00`, `01` and `06`. Reads only.
     /// - Throws: as ``st25ReadConfiguration(_:)``.
     public func st25tvConfigurationSummary() async throws(NFCTagError) -> String {
         ST25TVRegister.summary(
             area1: try await st25ReadConfiguration(ST25TVRegister.area1Security),
             area2: try await st25ReadConfiguration(ST25TVRegister.area2Security),
-            lockConfiguration: try await st25ReadConfiguration(ST25TVRegister.lockConfiguration))
+            lockConfiguration: try await st25ReadConfiguration(ST25TVRegister.lockConfiguration),
+            blockCount: identity.blockCount)
     }
 
     private func requireST() throws(NFCTagError) {

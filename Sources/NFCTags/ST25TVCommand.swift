@@ -83,14 +83,29 @@ public enum ST25TVRegister {
     /// The first block of area 2 with two areas (ST25 SDK `ST25TVTag.getAreaOffsetInBlocks`).
     public static let area2FirstBlock = 32
 
-    /// What the area attributes and LOCK_CFG say, in words (total: every byte has a text).
-    public static func summary(area1: UInt8, area2: UInt8, lockConfiguration: UInt8) -> String {
+    /// The block count of the chip whose area boundary ``area2FirstBlock`` is known for (the
+    /// ST25TV02K's 64 blocks); on the ST25TV512 (16 blocks) where area 2 begins is not public.
+    public static let boundaryKnownBlockCount = 64
+
+    /// The first block of `area` (1 or 2) on a chip of `blockCount` blocks: area 1 begins at 0;
+    /// area 2 at ``area2FirstBlock`` on the ST25TV02K, `nil` elsewhere (not public).
+    public static func firstBlock(ofArea area: Int, blockCount: Int?) -> Int? {
+        if area == 1 { return 0 }
+        return blockCount == boundaryKnownBlockCount ? area2FirstBlock : nil
+    }
+
+    /// What the area attributes and LOCK_CFG say, in words (total: every byte has a text). Block
+    /// ranges are named only for a chip of ``boundaryKnownBlockCount`` blocks (`blockCount`).
+    public static func summary(area1: UInt8, area2: UInt8, lockConfiguration: UInt8, blockCount: Int? = boundaryKnownBlockCount) -> String {
         let lock = lockConfiguration & 0x01 != 0 ? "configuration locked for good" : "configuration writable with password 3"
         let area1Text = ST25TVAreaSecurity(area1).text(password: 1)
         if area1 & singleAreaBit != 0 {
             return "area 1 attribute \(hexByte(area1)): one area (64-bit password 1), \(area1Text); \(lock)"
         }
-        return "area 1 attribute \(hexByte(area1)): two areas; area 1 (blocks 0–31): \(area1Text); area 2 (blocks 32 on): "
+        let ranges = blockCount == boundaryKnownBlockCount
+            ? (" (blocks 0–\(area2FirstBlock - 1))", " (blocks \(area2FirstBlock) on)")
+            : ("", " (where it begins on this chip is not public)")
+        return "area 1 attribute \(hexByte(area1)): two areas; area 1\(ranges.0): \(area1Text); area 2\(ranges.1): "
             + "\(ST25TVAreaSecurity(area2).text(password: 2)); \(lock)"
     }
 }

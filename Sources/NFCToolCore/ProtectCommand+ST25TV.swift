@@ -43,7 +43,8 @@ extension ProtectCommand {
     static func st25tvReport(_ tag: NFCTag, _ protection: ST25TVProtection) -> ProtectReport {
         ProtectReport(
             uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true,
-            firstProtectedBlock: protection.area == 1 ? 0 : ST25TVRegister.area2FirstBlock, readProtected: protection.readProtected)
+            firstProtectedBlock: ST25TVRegister.firstBlock(ofArea: protection.area, blockCount: tag.identity.blockCount),
+            readProtected: protection.readProtected)
     }
 
     /// The sentence of an ST25TV02K protect.

@@ -225,7 +225,7 @@ extension TagInfoReport {
     /// the password protection of its blocks (GET MULTIPLE BLOCK PROTECTION STATUS; an NTAG 5's
     /// from GET NXP SYSTEM INFORMATION), on an ST25DV its areas' protection (READ CONFIGURATION
     /// of ENDAx and RFAxSS), on an ST25TV02K its memory organisation, both areas' protection and
-    /// LOCK_CFG (``ST25TVRegister/summary(area1:area2:lockConfiguration:)``).
+    /// LOCK_CFG (``ST25TVRegister/summary(area1:area2:lockConfiguration:blockCount:)``).
     mutating func inspectType5(_ vicinity: ISO15693Tag) async {
         self.vicinity = ISO15693Details(vicinity.identity)
         if vicinity.icodeVariant?.hasPageProtection == true {

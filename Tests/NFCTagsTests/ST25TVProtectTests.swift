@@ -169,6 +169,10 @@ struct ST25TVProtectTests {
             == "area 1 attribute 04: one area (64-bit password 1), open; configuration writable with password 3")
         #expect(ST25TVRegister.summary(area1: 0x03, area2: 0x01, lockConfiguration: 1)
             == "area 1 attribute 03: two areas; area 1 (blocks 0–31): read needs password 1, never writable; area 2 (blocks 32 on): write needs password 2; configuration locked for good")
+        // An ST25TV512 (16 blocks): where area 2 begins is not public, so no block range is named.
+        #expect(ST25TVRegister.summary(area1: 0x01, area2: 0x00, lockConfiguration: 0, blockCount: 16)
+            == "area 1 attribute 01: two areas; area 1: write needs password 1; area 2 (where it begins on this chip is not public): open; configuration writable with password 3")
+        #expect(ST25TVRegister.firstBlock(ofArea: 2, blockCount: 16) == nil && ST25TVRegister.firstBlock(ofArea: 2, blockCount: 64) == 32)
         #expect(ST25TVAreaPassword(bytes: [1, 2, 3]) == nil && (try? ST25TVAreaPassword(hex: "0011 2233")) == ST25TVAreaPassword(bytes: [0, 0x11, 0x22, 0x33]))
         #expect(Self.wide.configuration.bytes == [0x10, 0x32, 0x54, 0x76])
     }
