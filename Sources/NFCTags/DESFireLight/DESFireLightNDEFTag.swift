@@ -17,14 +17,19 @@ public struct DESFireLightNDEFTag: NFCNDEFTag {
     public let iso: ISO7816Tag
     /// The application key 0 ``writeLock()`` authenticates with (AES; the factory key is zero).
     let applicationKey: [UInt8]
+    /// Whether a write plan (`--plan`) answers ``writeLock()``'s writes (``NTAG424Tag/plannedWrites``).
+    let planning: Bool
 
     /// The NDEF operations of the Light `tag` is.
-    /// - Parameter applicationKey: key 0 of the application, 16 bytes (AES); nil for the factory
-    ///   key (zeros).
-    public init(_ tag: ISO7816Tag, applicationKey: [UInt8]? = nil) {
+    /// - Parameters:
+    ///   - applicationKey: key 0 of the application, 16 bytes (AES); nil for the factory key
+    ///     (zeros).
+    ///   - planning: the tag's reader is a write plan: its answers to writes carry no MAC.
+    public init(_ tag: ISO7816Tag, applicationKey: [UInt8]? = nil, planning: Bool = false) {
         iso = tag
         type4 = tag.type4Platform
         self.applicationKey = applicationKey ?? [UInt8](repeating: 0, count: DESFireLight.keyLength)
+        self.planning = planning
     }
 
     /// Whether this tag is still in the field.
@@ -114,6 +119,7 @@ public struct DESFireLightNDEFTag: NFCNDEFTag {
             throw NFCTagError(.malformedTag, at: 9, "the CC names NDEF file \(Hex.number(cc.ndefFileID, width: 4)), not the Light's E104")
         }
         var chip = NTAG424Tag(iso)
+        chip.plannedWrites = planning
         let ccWriteIsFree: Bool
         do throws(NTAG424Error) {
             try await chip.selectApplication()
