@@ -36,24 +36,10 @@ public struct DESFireLightNDEFTag: NFCNDEFTag {
     public func isPresent() async -> Bool { await type4.isPresent() }
     /// As ``Type4Tag/queryNDEFStatus()``; a renamed Light whose CC file is still zeros (never
     /// formatted, or a format cut before its CC) is `.notSupported`, as a tag not formatted.
-    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
-        do { return try await type4.queryNDEFStatus() } catch where error.code == .malformedTag {
-            guard await hasUnwrittenCapabilityContainer() else { throw error }
-            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
-        }
-    }
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await type4.queryNDEFStatusTakingUnwrittenCapabilityContainer() }
     /// As ``Type4Tag/readNDEF()``; a CC file still zeros is `notNDEFFormatted`.
     public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
-        do { return try await type4.readNDEF() } catch where error.code == .malformedTag {
-            guard await hasUnwrittenCapabilityContainer() else { throw error }
-            throw NFCTagError(.notNDEFFormatted, "the DESFire Light's CC file (00, E103) is still empty: format the tag")
-        }
-    }
-
-    /// Whether the CC file reads as all zeros (renamed, never formatted).
-    func hasUnwrittenCapabilityContainer() async -> Bool {
-        guard let bytes = try? await type4.readCapabilityContainerFile() else { return false }
-        return !bytes.isEmpty && bytes.allSatisfy { $0 == 0 }
+        try await type4.readNDEF(unwrittenCapabilityContainer: "the DESFire Light's CC file (00, E103) is still empty: format the tag")
     }
     /// As ``Type4Tag/writeNDEF(_:verify:)``.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) { try await type4.writeNDEF(message, verify: verify) }
