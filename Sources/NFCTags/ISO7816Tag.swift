@@ -27,6 +27,8 @@ public struct ISO7816Tag: Sendable {
     /// A MIFARE DESFire Light's application key 0 (16 bytes, AES) for ``ndefPlatform``'s lock;
     /// nil: the factory key (zeros). Never printed.
     public var desfireLightApplicationKey: [UInt8]?
+    /// Whether ``ndefPlatform``'s DESFire Light lock runs under a write plan (`--plan`).
+    public var desfireLightPlanning = false
 
     /// Wraps a selected, ISO-DEP-activated target.
     /// - Parameters:
@@ -84,7 +86,7 @@ public struct ISO7816Tag: Sendable {
     /// The NDEF mapping (NFC Forum Type 4); on a MIFARE DESFire Light, ``DESFireLightNDEFTag``
     /// (Type 4 with the Light's format and lock).
     public var ndefPlatform: any NFCNDEFTag {
-        identity.family == .desfireLight ? DESFireLightNDEFTag(self, applicationKey: desfireLightApplicationKey) : type4Platform
+        identity.family == .desfireLight ? DESFireLightNDEFTag(self, applicationKey: desfireLightApplicationKey, planning: desfireLightPlanning) : type4Platform
     }
 
     /// The NFC Forum Type 4 mapping itself, for what only it offers (its capability container

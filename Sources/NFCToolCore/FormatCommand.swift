@@ -109,6 +109,7 @@ struct FormatCommand: TagCommand {
     static func tag(_ tag: NFCTag, desfire: DESFireFormatOptions) -> NFCTag {
         if case .iso7816(var iso) = tag, iso.identity.family == .desfireLight {
             iso.desfireLightApplicationKey = desfire.applicationKey.type == .aes ? desfire.applicationKey.bytes : nil
+            iso.desfireLightPlanning = desfire.planning
             return .iso7816(iso)
         }
         guard case .miFare(var miFare) = tag, miFare.mifareFamily == .desfire else { return tag }

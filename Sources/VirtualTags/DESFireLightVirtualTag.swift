@@ -18,7 +18,7 @@ public import NFCTags
 /// commands, SetConfiguration, ChangeKey, LRP. The factory access rights are this model's
 /// choice (read free; write, read-write and change key 0), since no public document lists them.
 /// Secure messaging is ``EV2Session``'s chip side, the same code NTAG 424 DNA's model uses.
-public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
+public final class DESFireLightVirtualTag: NXPISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
     /// The tag-file model name of a Light as delivered, `desfire-light`.
     public static let modelKey = "desfire-light"
     /// The tag-file model name of a Light renamed for Type 4, `desfire-light-ndef`.
@@ -62,14 +62,12 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
     /// Grows with every change to persistent state.
     public private(set) var stateRevision = 0
 
-    private enum Pending {
-        case authentication(EV2CardResponder.Pending)
-        case version(part: Int)
-    }
     private var applicationSelected = false
     private var selectedFile: DESFireLight.File?
-    private var session: EV2Session?
-    private var pending: Pending?
+    /// Native command unwrapping, GetVersion, Read_Sig, EV2 authentication and the session.
+    private var front = EV2NativeFrontEnd(
+        hardwareVersion: DESFireLightVirtualTag.hardwareVersion, softwareVersion: DESFireLightVirtualTag.softwareVersion,
+        production: [0xBA, 0x44, 0x91, 0x20, 0x52, 0x26, 0x25])
 
     /// A factory-fresh Light; `renamedForTypeFour`: as renamed for NFC Forum Type 4 (DF name,
     /// `E103`/`E104`, files `00` and `04` free to read and write, contents zero).
@@ -197,78 +195,31 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
 
     /// `MIFARE DESFire Light`.
     public var modelName: String { DESFireLight.modelName }
-    /// The chip's ATS.
-    public var ats: [UInt8] { Self.answerToSelect }
-    /// ATQA `44 03`, SAK `20`, the ATS.
-    public var targetInfo: TargetInfo {
-        .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: [0x44, 0x03], sak: 0x20, ats: Bytes(ats)))
-    }
-    /// Raw frames: none (ISO-DEP only).
-    public func respond(to frame: [UInt8]) -> TagAnswer { .silence }
     /// Entering the field: PICC level, nothing selected, not authenticated.
     public func powerOn() {
         applicationSelected = false
         selectedFile = nil
-        session = nil
-        pending = nil
+        front.reset()
     }
-    /// DESELECT: as leaving the field.
-    public func halt() { powerOn() }
 
     // MARK: APDUs
 
     /// Answers one command APDU.
     public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
-        guard apdu.count >= 4 else { return sw(StatusWord.wrongLength) }
-        switch apdu[0] {
-        case NTAG424.wrappedClass: return native(apdu)
-        case 0x00:
-            pending = nil
+        route(apdu, native: native) { apdu in
+            front.pending = nil
             return iso(apdu)
-        default: return sw(StatusWord.classNotSupported)
         }
     }
 
-    private func status(_ status: NXPNativeStatus) -> [UInt8] { [NTAG424.statusPrefix, status.rawValue] }
-    private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
-
-    private func fail(_ status: NXPNativeStatus) -> [UInt8] {
-        session = nil
-        pending = nil
-        return self.status(status)
-    }
+    private func fail(_ status: NXPNativeStatus) -> [UInt8] { front.fail(status) }
 
     private func native(_ apdu: [UInt8]) -> [UInt8] {
-        let command = apdu[1]
-        guard apdu[2] == 0, apdu[3] == 0 else { return fail(.parameterError) }
-        var data: [UInt8] = []
-        if apdu.count > 5 {
-            let lc = Int(apdu[4])
-            guard apdu.count == 5 + lc || apdu.count == 6 + lc else { return fail(.lengthError) }
-            data = Array(apdu[5..<(5 + lc)])
+        let step = front.native(apdu, uid: uid, applicationSelected: applicationSelected, signature: originalitySignature, random: random) { number in
+            DESFireLight.keyNumbers.contains(number) ? keys[Int(number)] : nil
         }
-        let waiting = pending
-        pending = nil
-        if command == NTAG424.Command.additionalFrame {
-            switch waiting {
-            case .authentication(let waiting): return authenticatePart2(waiting, data: data)
-            case .version(let part): return version(part: part)
-            case nil: return fail(.commandAborted)
-            }
-        }
+        guard case .command(let command, let data) = step else { return step.answer }
         switch command {
-        case NTAG424.Command.getVersion:
-            session = nil
-            return version(part: 1)
-        case NTAG424.Command.readSignature:
-            guard data == [NXPNativeCommand.signatureAddress] else { return fail(.lengthError) }
-            return (originalitySignature ?? [UInt8](repeating: 0, count: NXPNativeCommand.signatureLength)) + [NTAG424.statusPrefix, NXPNativeCommand.readSignatureOK]
-        default: break
-        }
-        guard applicationSelected else { return fail(.illegalCommand) }
-        switch command {
-        case NTAG424.Command.authenticateEV2First, NTAG424.Command.authenticateEV2NonFirst:
-            return authenticatePart1(first: command == NTAG424.Command.authenticateEV2First, data: data)
         case DESFireLight.getFileIDs: return listing(command, DESFireLight.File.allCases.map(\.rawValue))
         case DESFireLight.getISOFileIDs:
             return listing(command, DESFireLight.File.allCases.compactMap { isoFileIDs[$0] }.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
@@ -281,74 +232,30 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
         }
     }
 
-    private func version(part: Int) -> [UInt8] {
-        switch part {
-        case 1:
-            pending = .version(part: 2)
-            return Self.hardwareVersion + status(.additionalFrame)
-        case 2:
-            pending = .version(part: 3)
-            return Self.softwareVersion + status(.additionalFrame)
-        default:
-            return uid + [0xBA, 0x44, 0x91, 0x20, 0x52, 0x26, 0x25] + status(.ok)
-        }
-    }
-
-    // MARK: Authentication
-
-    private func authenticatePart1(first: Bool, data: [UInt8]) -> [UInt8] {
-        guard let keyNumber = EV2CardResponder.keyNumber(part1: data, first: first) else { return fail(.lengthError) }
-        guard DESFireLight.keyNumbers.contains(keyNumber) else { return fail(.noSuchKey) }
-        let previous = session
-        session = nil
-        guard first || previous != nil else { return fail(.permissionDenied) }
-        guard let (challenge, waiting) = EV2CardResponder.part1(keyNumber: keyNumber, key: keys[Int(keyNumber)], first: first, previous: previous, random: random)
-        else { return fail(.memoryError) }
-        pending = .authentication(waiting)
-        return challenge + status(.additionalFrame)
-    }
-
-    private func authenticatePart2(_ waiting: EV2CardResponder.Pending, data: [UInt8]) -> [UInt8] {
-        switch EV2CardResponder.part2(waiting, data: data, random: random) {
-        case .failure(.status(let error)): return fail(error)
-        case .failure(.internalError): return fail(.memoryError)
-        case .success(let (confirmation, opened)):
-            session = opened
-            return confirmation + status(.ok)
-        }
-    }
-
     // MARK: Commands in the session
 
-    private func open(_ command: UInt8, headerLength: Int, body: [UInt8], mode: EV2CommMode) -> Result<(header: [UInt8], data: [UInt8]), NXPNativeStatus> {
-        EV2CardResponder.open(command, headerLength: headerLength, body: body, mode: mode, session: session)
-    }
-
-    /// The answer with `data`: sealed in `mode` in a session (the counter advances), plain otherwise.
-    private func answer(_ data: [UInt8], mode: EV2CommMode) -> [UInt8] { EV2CardResponder.seal(data, mode: mode, session: &session) }
-
     private func listing(_ command: UInt8, _ bytes: [UInt8]) -> [UInt8] {
-        switch open(command, headerLength: 0, body: [], mode: .mac) {
+        switch front.open(command, headerLength: 0, body: [], mode: .mac) {
         case .failure(let error): return fail(error)
-        case .success: return answer(bytes, mode: .mac)
+        case .success: return front.answer(bytes, mode: .mac)
         }
     }
 
     private func getFileSettings(_ body: [UInt8]) -> [UInt8] {
-        switch open(NTAG424.Command.getFileSettings, headerLength: 1, body: body, mode: .mac) {
+        switch front.open(NTAG424.Command.getFileSettings, headerLength: 1, body: body, mode: .mac) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
             guard data.isEmpty else { return fail(.lengthError) }
             guard let file = DESFireLight.File(rawValue: header[0]), let settings = fileSettings[file] else { return fail(.fileNotFound) }
-            return answer(settings.encoded, mode: .mac)
+            return front.answer(settings.encoded, mode: .mac)
         }
     }
 
     private func changeFileSettings(_ body: [UInt8]) -> [UInt8] {
         guard let number = body.first, let file = DESFireLight.File(rawValue: number), let current = fileSettings[file] else { return fail(.fileNotFound) }
-        guard current.accessRights.change.allows(session?.keyNumber) else { return fail(.permissionDenied) }
+        guard current.accessRights.change.allows(front.session?.keyNumber) else { return fail(.permissionDenied) }
         let mode: EV2CommMode = current.accessRights.change == .free ? .plain : .full
-        switch open(NTAG424.Command.changeFileSettings, headerLength: 1, body: body, mode: mode) {
+        switch front.open(NTAG424.Command.changeFileSettings, headerLength: 1, body: body, mode: mode) {
         case .failure(let error): return fail(error)
         case .success(let (_, data)):
             // File option (communication mode only: the Light has no SDM) and access rights.
@@ -357,7 +264,7 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
             }
             fileSettings[file] = parsed
             stateRevision += 1
-            return answer([], mode: .mac)
+            return front.answer([], mode: .mac)
         }
     }
 
@@ -368,13 +275,8 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
         let rights = settings.accessRights
         let primary = write ? rights.write : rights.read
         if primary == .free || rights.readWrite == .free { return .plain }
-        guard let keyNumber = session?.keyNumber else { return nil }
+        guard let keyNumber = front.session?.keyNumber else { return nil }
         return primary.allows(keyNumber) || rights.readWrite.allows(keyNumber) ? settings.commMode : nil
-    }
-
-    private static func uint24(_ bytes: ArraySlice<UInt8>) -> Int {
-        let b = Array(bytes)
-        return Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16
     }
 
     private func readData(_ body: [UInt8]) -> [UInt8] {
@@ -382,14 +284,14 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
             return fail(body.count < 7 ? .lengthError : .fileNotFound)
         }
         guard let mode = access(file, write: false) else { return fail(.permissionDenied) }
-        switch open(NTAG424.Command.readData, headerLength: 7, body: body, mode: mode == .plain ? .plain : .mac) {
+        switch front.open(NTAG424.Command.readData, headerLength: 7, body: body, mode: mode == .plain ? .plain : .mac) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
             guard data.isEmpty else { return fail(.lengthError) }
-            let offset = Self.uint24(header[1..<4]), requested = Self.uint24(header[4..<7])
+            let offset = EV2NativeFrontEnd.uint24(header[1..<4]), requested = EV2NativeFrontEnd.uint24(header[4..<7])
             let length = requested == 0 ? size - offset : requested
             guard offset < size, length >= 0, offset + length <= size else { return fail(.boundaryError) }
-            return answer(Array((files[file] ?? [])[offset..<(offset + length)]), mode: mode)
+            return front.answer(Array((files[file] ?? [])[offset..<(offset + length)]), mode: mode)
         }
     }
 
@@ -398,14 +300,14 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
             return fail(body.count < 7 ? .lengthError : .fileNotFound)
         }
         guard let mode = access(file, write: true) else { return fail(.permissionDenied) }
-        switch open(NTAG424.Command.writeData, headerLength: 7, body: body, mode: mode) {
+        switch front.open(NTAG424.Command.writeData, headerLength: 7, body: body, mode: mode) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
-            let offset = Self.uint24(header[1..<4]), length = Self.uint24(header[4..<7])
+            let offset = EV2NativeFrontEnd.uint24(header[1..<4]), length = EV2NativeFrontEnd.uint24(header[4..<7])
             guard length == data.count, length > 0 else { return fail(.lengthError) }
             guard offset + length <= size else { return fail(.boundaryError) }
             write(file, offset: offset, data)
-            return answer([], mode: mode == .plain ? .plain : .mac)
+            return front.answer([], mode: mode == .plain ? .plain : .mac)
         }
     }
 
@@ -417,12 +319,12 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
     }
 
     private func getKeyVersion(_ body: [UInt8]) -> [UInt8] {
-        switch open(NTAG424.Command.getKeyVersion, headerLength: 1, body: body, mode: .mac) {
+        switch front.open(NTAG424.Command.getKeyVersion, headerLength: 1, body: body, mode: .mac) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
             guard data.isEmpty else { return fail(.lengthError) }
             guard DESFireLight.keyNumbers.contains(header[0]) else { return fail(.noSuchKey) }
-            return answer([keyVersions[Int(header[0])]], mode: .mac)
+            return front.answer([keyVersions[Int(header[0])]], mode: .mac)
         }
     }
 
@@ -478,7 +380,7 @@ public final class DESFireLightVirtualTag: ISODEPVirtualTag, PersistentVirtualTa
     private func selectApplication(fci: Bool) -> [UInt8] {
         applicationSelected = true
         selectedFile = nil
-        session = nil
+        front.session = nil
         let contents = files[.fci] ?? []
         return (fci && contents.contains { $0 != 0 } ? contents : []) + sw(StatusWord.success)
     }

@@ -29,7 +29,7 @@ public import NFCTags
 /// Free memory is a model's figure: ``totalMemory`` bytes at delivery, each file taking its size
 /// rounded up to 32 bytes; applications cost nothing. Applications, files, keys and contents
 /// persist in the tag file (``DESFireImage``).
-public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
+public final class DESFireVirtualTag: NXPISODEPVirtualTag, PersistentVirtualTag {
     /// Which DESFire the chip is: its GetVersion, its model name, whether it answers Read_Sig
     /// and AuthenticateEV2First (EV2 and EV3).
     public enum Generation: String, Sendable, Hashable, CaseIterable {
@@ -167,14 +167,6 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
 
     /// `MIFARE DESFire EV1 4K` (EV2, EV3).
     public var modelName: String { generation.modelName }
-    /// The chip's ATS.
-    public var ats: [UInt8] { Self.answerToSelect }
-    /// ATQA `03 44` (sent `44 03`), SAK `20`, the ATS.
-    public var targetInfo: TargetInfo {
-        .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: [0x44, 0x03], sak: 0x20, ats: Bytes(ats)))
-    }
-    /// Raw frames: none (ISO-DEP only).
-    public func respond(to frame: [UInt8]) -> TagAnswer { .silence }
     /// Entering the field: PICC level, not authenticated.
     public func powerOn() {
         selected = nil
@@ -182,8 +174,6 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
         pending = nil
         isoFile = nil
     }
-    /// DESELECT: as leaving the field.
-    public func halt() { powerOn() }
 
     /// Free memory now.
     public var freeMemory: Int {
@@ -194,17 +184,12 @@ public final class DESFireVirtualTag: ISODEPVirtualTag, PersistentVirtualTag {
 
     /// Answers one command APDU.
     public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
-        guard apdu.count >= 4 else { return sw(StatusWord.wrongLength) }
-        switch apdu[0] {
-        case DESFire.wrappedClass: return native(apdu)
-        case 0x00:
+        route(apdu, native: native) { apdu in
             pending = nil
             return iso(apdu)
-        default: return sw(StatusWord.classNotSupported)
         }
     }
 
-    private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
     private func status(_ status: DESFire.Status) -> [UInt8] { [DESFire.statusPrefix, status.rawValue] }
 
     /// A successful answer: in an EV1 session `data` and its MAC; in an EV2 session `data`

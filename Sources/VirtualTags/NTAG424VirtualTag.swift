@@ -15,7 +15,7 @@ public import NFCTags
 /// after it is selected (ReadData or ISOReadBinary) increments SDMReadCtr and mirrors UID and
 /// counter (plain, or as encrypted PICC data) and the SDMMAC as ASCII hex at the configured
 /// offsets; further reads in the same selection return the same image.
-public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
+public final class NTAG424VirtualTag: NXPISODEPVirtualTag, PersistentVirtualTag, NDEFPreloadable {
     /// The tag-file model name, `ntag424`.
     public static let modelKey = "ntag424"
     /// ATS of the chip (datasheet 8.4): `06 77 77 71 02 80` — FSCI 7 (128 bytes), TA, TB, TC, one historical byte.
@@ -52,15 +52,13 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
     /// Grows with every change to persistent state.
     public private(set) var stateRevision = 0
 
-    /// What a multi-frame exchange waits for.
-    private enum Pending {
-        case authentication(EV2CardResponder.Pending)
-        case version(part: Int)
-    }
     private var applicationSelected = false
     private var selectedFile: NTAG424.File?
-    private var session: NTAG424Session?
-    private var pending: Pending?
+    /// Native command unwrapping, GetVersion, Read_Sig, EV2 authentication and the session;
+    /// GetVersion's third part: UID, batch number and fab key, calendar week and year.
+    private var front = EV2NativeFrontEnd(
+        hardwareVersion: NTAG424VirtualTag.hardwareVersion, softwareVersion: NTAG424VirtualTag.softwareVersion,
+        production: [0xCF, 0x39, 0x41, 0x14, 0x00, 0x26, 0x26])
     /// The NDEF file as mirrored for the current selection (SDM), once read.
     private var mirroredImage: [UInt8]?
 
@@ -143,80 +141,33 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
 
     /// `NTAG 424 DNA`.
     public var modelName: String { "NTAG 424 DNA" }
-    /// The chip's ATS.
-    public var ats: [UInt8] { Self.answerToSelect }
-    /// ATQA `44 03`, SAK `20`, the ATS.
-    public var targetInfo: TargetInfo {
-        .iso14443A(ISO14443ATarget(uid: Bytes(uid), atqa: [0x44, 0x03], sak: 0x20, ats: Bytes(ats)))
-    }
-    /// Raw frames: none (ISO-DEP only).
-    public func respond(to frame: [UInt8]) -> TagAnswer { .silence }
     /// Entering the field: PICC level, nothing selected, not authenticated.
     public func powerOn() {
         applicationSelected = false
         selectedFile = nil
-        session = nil
-        pending = nil
+        front.reset()
         mirroredImage = nil
     }
-    /// DESELECT: as leaving the field.
-    public func halt() { powerOn() }
 
     // MARK: APDUs
 
     /// Answers one command APDU.
     public func respond(toAPDU apdu: [UInt8]) -> [UInt8] {
-        guard apdu.count >= 4 else { return sw(StatusWord.wrongLength) }
-        switch apdu[0] {
-        case NTAG424.wrappedClass: return native(apdu)
-        case 0x00:
-            pending = nil
+        route(apdu, native: native) { apdu in
+            front.pending = nil
             return iso(apdu)
-        default: return sw(StatusWord.classNotSupported)
         }
     }
-
-    private func status(_ status: NTAG424Status) -> [UInt8] { [NTAG424.statusPrefix, status.rawValue] }
-    private func sw(_ word: UInt16) -> [UInt8] { [UInt8(word >> 8), UInt8(word & 0xFF)] }
 
     /// A failed command: the chip drops its authentication and answers the status.
-    private func fail(_ status: NTAG424Status) -> [UInt8] {
-        session = nil
-        pending = nil
-        return self.status(status)
-    }
+    private func fail(_ status: NTAG424Status) -> [UInt8] { front.fail(status) }
 
     private func native(_ apdu: [UInt8]) -> [UInt8] {
-        let command = apdu[1]
-        guard apdu[2] == 0, apdu[3] == 0 else { return fail(.parameterError) }
-        var data: [UInt8] = []
-        if apdu.count > 5 {
-            let lc = Int(apdu[4])
-            guard apdu.count == 5 + lc || apdu.count == 6 + lc else { return fail(.lengthError) }
-            data = Array(apdu[5..<(5 + lc)])
+        let step = front.native(apdu, uid: uid, applicationSelected: applicationSelected, signature: originalitySignature, random: random) { number in
+            NTAG424.keyNumbers.contains(number) ? keys[Int(number)] : nil
         }
-        let waiting = pending
-        pending = nil
-        if command == NTAG424.Command.additionalFrame {
-            switch waiting {
-            case .authentication(let waiting): return authenticatePart2(waiting, data: data)
-            case .version(let part): return version(part: part)
-            case nil: return fail(.commandAborted)
-            }
-        }
+        guard case .command(let command, let data) = step else { return step.answer }
         switch command {
-        case NTAG424.Command.getVersion:
-            session = nil
-            return version(part: 1)
-        case NTAG424.Command.readSignature:
-            guard data == [NXPNativeCommand.signatureAddress] else { return fail(.lengthError) }
-            return (originalitySignature ?? [UInt8](repeating: 0, count: NXPNativeCommand.signatureLength)) + [NTAG424.statusPrefix, NXPNativeCommand.readSignatureOK]
-        default: break
-        }
-        guard applicationSelected else { return fail(.illegalCommand) }
-        switch command {
-        case NTAG424.Command.authenticateEV2First, NTAG424.Command.authenticateEV2NonFirst:
-            return authenticatePart1(first: command == NTAG424.Command.authenticateEV2First, data: data)
         case NTAG424.Command.getFileSettings: return getFileSettings(data)
         case NTAG424.Command.changeFileSettings: return changeFileSettings(data)
         case NTAG424.Command.readData: return readData(data)
@@ -228,71 +179,24 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
         }
     }
 
-    private func version(part: Int) -> [UInt8] {
-        switch part {
-        case 1:
-            pending = .version(part: 2)
-            return Self.hardwareVersion + status(.additionalFrame)
-        case 2:
-            pending = .version(part: 3)
-            return Self.softwareVersion + status(.additionalFrame)
-        default:
-            // UID, batch number and fab key (5 bytes), calendar week and year of production.
-            return uid + [0xCF, 0x39, 0x41, 0x14, 0x00, 0x26, 0x26] + status(.ok)
-        }
-    }
-
-    // MARK: Authentication
-
-    private func authenticatePart1(first: Bool, data: [UInt8]) -> [UInt8] {
-        guard let keyNumber = EV2CardResponder.keyNumber(part1: data, first: first) else { return fail(.lengthError) }
-        guard NTAG424.keyNumbers.contains(keyNumber) else { return fail(.noSuchKey) }
-        let previous = session
-        session = nil
-        guard first || previous != nil else { return fail(.permissionDenied) }
-        guard let (challenge, waiting) = EV2CardResponder.part1(keyNumber: keyNumber, key: keys[Int(keyNumber)], first: first, previous: previous, random: random)
-        else { return fail(.memoryError) }
-        pending = .authentication(waiting)
-        return challenge + status(.additionalFrame)
-    }
-
-    private func authenticatePart2(_ waiting: EV2CardResponder.Pending, data: [UInt8]) -> [UInt8] {
-        switch EV2CardResponder.part2(waiting, data: data, random: random) {
-        case .failure(.status(let error)): return fail(error)
-        case .failure(.internalError): return fail(.memoryError)
-        case .success(let (confirmation, opened)):
-            session = opened
-            return confirmation + status(.ok)
-        }
-    }
-
     // MARK: Commands in the session
-
-    /// Opens a command's body: in `mode` with a session (MAC checked, data decrypted), plain
-    /// without. Returns nil after answering the failure in `failure`.
-    private func open(_ command: UInt8, headerLength: Int, body: [UInt8], mode: NTAG424CommMode) -> Result<(header: [UInt8], data: [UInt8]), NTAG424Status> {
-        EV2CardResponder.open(command, headerLength: headerLength, body: body, mode: mode, session: session)
-    }
-
-    /// The answer with `data`: sealed in `mode` in a session (the counter advances), plain otherwise.
-    private func answer(_ data: [UInt8], mode: NTAG424CommMode) -> [UInt8] { EV2CardResponder.seal(data, mode: mode, session: &session) }
 
     private func file(_ number: UInt8) -> NTAG424.File? { NTAG424.File(rawValue: number) }
 
     private func getFileSettings(_ body: [UInt8]) -> [UInt8] {
-        switch open(NTAG424.Command.getFileSettings, headerLength: 1, body: body, mode: .mac) {
+        switch front.open(NTAG424.Command.getFileSettings, headerLength: 1, body: body, mode: .mac) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
             guard data.isEmpty else { return fail(.lengthError) }
             guard let file = file(header[0]), let settings = fileSettings[file], let bytes = try? settings.encoded() else { return fail(.fileNotFound) }
-            return answer(bytes, mode: .mac)
+            return front.answer(bytes, mode: .mac)
         }
     }
 
     private func changeFileSettings(_ body: [UInt8]) -> [UInt8] {
         guard let number = body.first, let file = file(number), let current = fileSettings[file] else { return fail(.fileNotFound) }
-        guard current.accessRights.change.allows(session?.keyNumber) else { return fail(.permissionDenied) }
-        switch open(NTAG424.Command.changeFileSettings, headerLength: 1, body: body, mode: .full) {
+        guard current.accessRights.change.allows(front.session?.keyNumber) else { return fail(.permissionDenied) }
+        switch front.open(NTAG424.Command.changeFileSettings, headerLength: 1, body: body, mode: .full) {
         case .failure(let error): return fail(error)
         case .success(let (_, data)):
             guard let settings = try? NTAG424FileSettings(parsingChange: data, fileType: current.fileType, fileSize: current.fileSize),
@@ -301,7 +205,7 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
             fileSettings[file] = settings
             mirroredImage = nil
             stateRevision += 1
-            return answer([], mode: .mac)
+            return front.answer([], mode: .mac)
         }
     }
 
@@ -319,50 +223,45 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
         let rights = settings.accessRights
         let primary = write ? rights.write : rights.read
         if primary == .free || rights.readWrite == .free { return .plain }
-        let keyNumber = session?.keyNumber
+        let keyNumber = front.session?.keyNumber
         return primary.allows(keyNumber) || rights.readWrite.allows(keyNumber) ? (keyNumber == nil ? nil : settings.commMode) : nil
-    }
-
-    private static func uint24(_ bytes: ArraySlice<UInt8>) -> Int {
-        let b = Array(bytes)
-        return Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16
     }
 
     private func readData(_ body: [UInt8]) -> [UInt8] {
         guard body.count >= 7, let file = file(body[0]) else { return fail(body.count < 7 ? .lengthError : .fileNotFound) }
         guard let mode = access(file, write: false) else { return fail(.permissionDenied) }
-        switch open(NTAG424.Command.readData, headerLength: 7, body: body, mode: mode == .plain ? .plain : .mac) {
+        switch front.open(NTAG424.Command.readData, headerLength: 7, body: body, mode: mode == .plain ? .plain : .mac) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
             guard data.isEmpty else { return fail(.lengthError) }
-            let offset = Self.uint24(header[1..<4]), requested = Self.uint24(header[4..<7])
+            let offset = EV2NativeFrontEnd.uint24(header[1..<4]), requested = EV2NativeFrontEnd.uint24(header[4..<7])
             let length = requested == 0 ? file.size - offset : requested
             guard offset < file.size, length >= 0, offset + length <= file.size else { return fail(.boundaryError) }
             let contents = readableContents(file)
-            return answer(Array(contents[offset..<(offset + length)]), mode: mode)
+            return front.answer(Array(contents[offset..<(offset + length)]), mode: mode)
         }
     }
 
     private func writeData(_ body: [UInt8]) -> [UInt8] {
         guard body.count >= 7, let file = file(body[0]) else { return fail(body.count < 7 ? .lengthError : .fileNotFound) }
         guard var mode = access(file, write: true) else { return fail(.permissionDenied) }
-        if mode == .plain, let session {
+        if mode == .plain, let session = front.session {
             // Free write access in a session: the chip takes the command in the mode it arrives
             // in (AN12196 Table 17 writes the factory NDEF file in CommMode.Full right after
             // authenticating), told apart by length and MAC.
-            let length = Self.uint24(body[4..<7])
+            let length = EV2NativeFrontEnd.uint24(body[4..<7])
             if body.count != 7 + length {
                 mode = (try? session.openCommand(NTAG424.Command.writeData, headerLength: 7, body: body, mode: .full)) != nil ? .full : .mac
             }
         }
-        switch open(NTAG424.Command.writeData, headerLength: 7, body: body, mode: mode) {
+        switch front.open(NTAG424.Command.writeData, headerLength: 7, body: body, mode: mode) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
-            let offset = Self.uint24(header[1..<4]), length = Self.uint24(header[4..<7])
+            let offset = EV2NativeFrontEnd.uint24(header[1..<4]), length = EV2NativeFrontEnd.uint24(header[4..<7])
             guard length == data.count, length > 0 else { return fail(.lengthError) }
             guard offset + length <= file.size else { return fail(.boundaryError) }
             write(file, offset: offset, data)
-            return answer([], mode: mode == .plain ? .plain : .mac)
+            return front.answer([], mode: mode == .plain ? .plain : .mac)
         }
     }
 
@@ -375,8 +274,8 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
     }
 
     private func changeKey(_ body: [UInt8]) -> [UInt8] {
-        guard let session, session.keyNumber == NTAG424.masterKeyNumber else { return fail(.authenticationError) }
-        switch open(NTAG424.Command.changeKey, headerLength: 1, body: body, mode: .full) {
+        guard let session = front.session, session.keyNumber == NTAG424.masterKeyNumber else { return fail(.authenticationError) }
+        switch front.open(NTAG424.Command.changeKey, headerLength: 1, body: body, mode: .full) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
             let number = header[0]
@@ -386,8 +285,8 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
                 keys[Int(number)] = Array(data[0..<16])
                 keyVersions[Int(number)] = data[16]
                 stateRevision += 1
-                let sealed = answer([], mode: .plain)
-                self.session = nil
+                let sealed = front.answer([], mode: .plain)
+                front.session = nil
                 return sealed
             }
             guard data.count == NTAG424.keyLength + 5 else { return fail(.lengthError) }
@@ -397,27 +296,27 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
             keys[Int(number)] = newKey
             keyVersions[Int(number)] = version
             stateRevision += 1
-            return answer([], mode: .mac)
+            return front.answer([], mode: .mac)
         }
     }
 
     private func getKeyVersion(_ body: [UInt8]) -> [UInt8] {
-        switch open(NTAG424.Command.getKeyVersion, headerLength: 1, body: body, mode: .mac) {
+        switch front.open(NTAG424.Command.getKeyVersion, headerLength: 1, body: body, mode: .mac) {
         case .failure(let error): return fail(error)
         case .success(let (header, data)):
             guard data.isEmpty else { return fail(.lengthError) }
             guard NTAG424.keyNumbers.contains(header[0]) else { return fail(.noSuchKey) }
-            return answer([keyVersions[Int(header[0])]], mode: .mac)
+            return front.answer([keyVersions[Int(header[0])]], mode: .mac)
         }
     }
 
     private func getCardUID(_ body: [UInt8]) -> [UInt8] {
-        guard session != nil else { return fail(.authenticationError) }
-        switch open(NTAG424.Command.getCardUID, headerLength: 0, body: body, mode: .full) {
+        guard front.session != nil else { return fail(.authenticationError) }
+        switch front.open(NTAG424.Command.getCardUID, headerLength: 0, body: body, mode: .full) {
         case .failure(let error): return fail(error)
         case .success(let (_, data)):
             guard data.isEmpty else { return fail(.lengthError) }
-            return answer(uid, mode: .full)
+            return front.answer(uid, mode: .full)
         }
     }
 
@@ -497,7 +396,7 @@ public final class NTAG424VirtualTag: ISODEPVirtualTag, PersistentVirtualTag, ND
     /// read is unauthenticated (the first such read of a selection counts).
     private func readableContents(_ file: NTAG424.File) -> [UInt8] {
         let contents = files[file] ?? []
-        guard file == .ndef, session == nil, let sdm = fileSettings[file]?.sdm else { return contents }
+        guard file == .ndef, front.session == nil, let sdm = fileSettings[file]?.sdm else { return contents }
         if let mirroredImage { return mirroredImage }
         if sdm.mirrorsReadCounter || sdm.hasMAC || sdm.hasEncryptedPICCData {
             if sdmReadCounter < 0xFF_FFFF { sdmReadCounter += 1 }

@@ -61,6 +61,50 @@ struct DESFireLightEndToEndTests {
         #expect(again.status == 0 && again.standardOutput.contains(Self.url), "\(again.output)")
     }
 
+    @Test("lock --plan on a renamed, formatted Light in a fresh process: exit 0, ChangeFileSettings of file 04 (settings enciphered) and the CC's FF listed; the tag file byte-identical; the real lock afterwards still locks")
+    func lockPlan() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("light.json").path
+        let device = "sim:desfire-light-ndef?file=\(file)"
+        for step in [["format", "--yes"], ["write", "--url", Self.url]] {
+            let run = try await runBuiltNFCTool([step[0], "--device", device] + step.dropFirst())
+            #expect(run.status == 0, "\(step[0]): \(run.output)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let plan = try await runBuiltNFCTool(["lock", "--device", device, "--plan"])
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(plan.standardOutput.contains("ChangeSettings   file 04 (settings enciphered)"), "\(plan.standardOutput)")
+        #expect(plan.standardOutput.contains("offset 0x000E    FF"), "\(plan.standardOutput)")
+        #expect(plan.standardOutput.contains("2 writes"), "\(plan.standardOutput)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "lock --plan changed the tag file")
+        let locked = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(locked.status == 0, "\(locked.output)")
+        let after = try Self.lockState(file)
+        #expect(after.settings == "0000FFEF000100" && after.ccWriteAccess == 0xFF, "\(after)")
+    }
+
+    @Test("format --plan on a renamed Light never formatted, in a fresh process: exit 0, NLEN 0000 and the 15-byte CC listed as UPDATE BINARY; the tag file byte-identical; a factory Light's format --plan is refused (exit 10), unchanged")
+    func formatPlan() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("light.json").path
+        try TagFile(path: file).save(DESFireLightVirtualTag(uid: hex("04 4C 49 47 48 54 03"), renamedForTypeFour: true).tagState)
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let plan = try await runBuiltNFCTool(["format", "--device", "sim:desfire-light-ndef?file=\(file)", "--plan"])
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(plan.standardOutput.contains("offset 0x0000    00 00"), "\(plan.standardOutput)")
+        #expect(plan.standardOutput.contains("offset 0x0000    00 0F 20 00 FF 00 FF 04 06 E1 04 01 00 00 00"), "\(plan.standardOutput)")
+        #expect(plan.standardOutput.contains("2 writes"), "\(plan.standardOutput)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "format --plan changed the tag file")
+        let factory = directory.appendingPathComponent("factory.json").path
+        try TagFile(path: factory).save(DESFireLightVirtualTag(uid: hex("04 4C 49 47 48 54 04")).tagState)
+        let factoryBefore = try Data(contentsOf: URL(fileURLWithPath: factory))
+        let refused = try await runBuiltNFCTool(["format", "--device", "sim:desfire-light?file=\(factory)", "--plan"])
+        #expect(refused.status == 10 && refused.output.contains("SetConfiguration"), "\(refused.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: factory)) == factoryBefore)
+    }
+
     @Test("lock with a wrong AES application key from --keys: exit 9, the tag file byte-identical, no key digit printed")
     func lockWrongKey() async throws {
         let directory = try temporaryDirectory()

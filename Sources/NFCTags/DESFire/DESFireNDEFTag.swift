@@ -29,25 +29,14 @@ public struct DESFireNDEFTag: NFCNDEFTag {
 
     /// As ``Type4Tag/queryNDEFStatus()``; a CC file created but never written (a format cut
     /// between CreateStdDataFile and WriteData) is `.notSupported`, as a tag not formatted.
-    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
-        do { return try await type4.queryNDEFStatus() } catch where error.code == .malformedTag {
-            guard await hasUnwrittenCapabilityContainer() else { throw error }
-            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
-        }
-    }
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await type4.queryNDEFStatusTakingUnwrittenCapabilityContainer() }
     /// As ``Type4Tag/readNDEF()``; a CC file never written is `notNDEFFormatted`.
     public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
-        do { return try await type4.readNDEF() } catch where error.code == .malformedTag {
-            guard await hasUnwrittenCapabilityContainer() else { throw error }
-            throw NFCTagError(.notNDEFFormatted, "the NDEF application's CC file was created but never written: format the tag (again)")
-        }
+        try await type4.readNDEF(unwrittenCapabilityContainer: "the NDEF application's CC file was created but never written: format the tag (again)")
     }
 
     /// Whether the CC file reads as all zeros: created by AN11004's formatting and never written.
-    public func hasUnwrittenCapabilityContainer() async -> Bool {
-        guard let bytes = try? await type4.readCapabilityContainerFile() else { return false }
-        return !bytes.isEmpty && bytes.allSatisfy { $0 == 0 }
-    }
+    public func hasUnwrittenCapabilityContainer() async -> Bool { await type4.hasUnwrittenCapabilityContainer() }
     /// As ``Type4Tag/writeNDEF(_:verify:)``.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) { try await type4.writeNDEF(message, verify: verify) }
     /// Makes the NDEF file read-only for good: its access rights `EFFF` through ChangeFileSettings

@@ -17,38 +17,29 @@ public struct DESFireLightNDEFTag: NFCNDEFTag {
     public let iso: ISO7816Tag
     /// The application key 0 ``writeLock()`` authenticates with (AES; the factory key is zero).
     let applicationKey: [UInt8]
+    /// Whether a write plan (`--plan`) answers ``writeLock()``'s writes (``NTAG424Tag/plannedWrites``).
+    let planning: Bool
 
     /// The NDEF operations of the Light `tag` is.
-    /// - Parameter applicationKey: key 0 of the application, 16 bytes (AES); nil for the factory
-    ///   key (zeros).
-    public init(_ tag: ISO7816Tag, applicationKey: [UInt8]? = nil) {
+    /// - Parameters:
+    ///   - applicationKey: key 0 of the application, 16 bytes (AES); nil for the factory key
+    ///     (zeros).
+    ///   - planning: the tag's reader is a write plan: its answers to writes carry no MAC.
+    public init(_ tag: ISO7816Tag, applicationKey: [UInt8]? = nil, planning: Bool = false) {
         iso = tag
         type4 = tag.type4Platform
         self.applicationKey = applicationKey ?? [UInt8](repeating: 0, count: DESFireLight.keyLength)
+        self.planning = planning
     }
 
     /// Whether this tag is still in the field.
     public func isPresent() async -> Bool { await type4.isPresent() }
     /// As ``Type4Tag/queryNDEFStatus()``; a renamed Light whose CC file is still zeros (never
     /// formatted, or a format cut before its CC) is `.notSupported`, as a tag not formatted.
-    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery {
-        do { return try await type4.queryNDEFStatus() } catch where error.code == .malformedTag {
-            guard await hasUnwrittenCapabilityContainer() else { throw error }
-            return NDEFQuery(status: .notSupported, capacity: 0, messageLength: 0)
-        }
-    }
+    public func queryNDEFStatus() async throws(NFCTagError) -> NDEFQuery { try await type4.queryNDEFStatusTakingUnwrittenCapabilityContainer() }
     /// As ``Type4Tag/readNDEF()``; a CC file still zeros is `notNDEFFormatted`.
     public func readNDEF() async throws(NFCTagError) -> NDEFMessage {
-        do { return try await type4.readNDEF() } catch where error.code == .malformedTag {
-            guard await hasUnwrittenCapabilityContainer() else { throw error }
-            throw NFCTagError(.notNDEFFormatted, "the DESFire Light's CC file (00, E103) is still empty: format the tag")
-        }
-    }
-
-    /// Whether the CC file reads as all zeros (renamed, never formatted).
-    func hasUnwrittenCapabilityContainer() async -> Bool {
-        guard let bytes = try? await type4.readCapabilityContainerFile() else { return false }
-        return !bytes.isEmpty && bytes.allSatisfy { $0 == 0 }
+        try await type4.readNDEF(unwrittenCapabilityContainer: "the DESFire Light's CC file (00, E103) is still empty: format the tag")
     }
     /// As ``Type4Tag/writeNDEF(_:verify:)``.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) { try await type4.writeNDEF(message, verify: verify) }
@@ -114,6 +105,7 @@ public struct DESFireLightNDEFTag: NFCNDEFTag {
             throw NFCTagError(.malformedTag, at: 9, "the CC names NDEF file \(Hex.number(cc.ndefFileID, width: 4)), not the Light's E104")
         }
         var chip = NTAG424Tag(iso)
+        chip.plannedWrites = planning
         let ccWriteIsFree: Bool
         do throws(NTAG424Error) {
             try await chip.selectApplication()

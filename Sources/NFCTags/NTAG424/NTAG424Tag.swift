@@ -47,6 +47,10 @@ public struct NTAG424Tag: Sendable {
     public var random: @Sendable (Int) -> [UInt8]
     /// The most data one ReadData or WriteData carries; longer transfers are split.
     public var maximumChunk = 128
+    /// Whether a write plan (`--plan`, ``PlanningReader``) answers the writes: its `91 00`
+    /// carries no MAC (the plan holds no key) and is taken as it is; the command counter stays
+    /// where the chip, which never saw the command, keeps it.
+    public var plannedWrites = false
 
     /// Wraps an ISO-DEP tag.
     public init(_ tag: ISO7816Tag, random: @escaping @Sendable (Int) -> [UInt8] = NTAG424Tag.systemRandom) {
@@ -89,6 +93,11 @@ public struct NTAG424Tag: Sendable {
             throw Self.failure(name, status)
         }
         guard var current = session else { return response }
+        if plannedWrites, response.isEmpty, (responseMode ?? mode) != .plain {
+            // Held back: the chip never counted it, so the command counter stays for the next
+            // command the chip does see.
+            return []
+        }
         do {
             let opened = try current.openResponse(status: status.rawValue, body: response, mode: responseMode ?? mode)
             session = current
