@@ -109,8 +109,8 @@ struct ProtectCommand: ToolCommand {
 
               nfctool protect --password-file st25.pwd --area 2 --from-block 64 --read-protect
 
-            An ST25TV02K or ST25TV512 takes 8 hex digits with two user areas (blocks 0–31 and \
-            32–63) or 16 with one (the area 1 attribute's MEM_ORG bit, read first, decides; \
+            An ST25TV02K or ST25TV512 takes 8 hex digits with two user areas (on the 02K blocks \
+            0–31 and 32–63) or 16 with one (the area 1 attribute's MEM_ORG bit, read first, decides; \
             the current password, by default the factory zeros, from --current-password-file). \
             PRESENT PASSWORD 3 checks the configuration password first (a wrong one exits 9, \
             nothing written); the area password (1, or 2 with --area 2) becomes the new one \
