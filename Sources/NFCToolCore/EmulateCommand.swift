@@ -5,6 +5,7 @@ import NDEF
 import NFCCore
 import NFCKit
 import NFCTags
+import Synchronization
 
 /// `nfctool emulate`: the reader becomes an NFC Forum Type 4 tag for external readers
 /// (phones), over libnfc target mode.
@@ -85,6 +86,12 @@ struct EmulateCommand: ToolCommand {
             throw CommandError("the message of \(encoded.count) bytes is too big: \(error)", exitCode: .capacityExceeded)
         }
         let connection = TagCommandSupport.connection(arguments.value(of: Self.device), context.environment)
+        // Ctrl-C ends the session: what a reader wrote so far is still reported. Trapped before
+        // the session starts (target mode may be on the air before `start` returns), so a Ctrl-C
+        // at any time is an orderly stop.
+        let interruption = EmulationInterruption()
+        let interrupt = SignalTrap { interruption.interrupt() }
+        defer { interrupt.stop() }
         let session: NFCCardSession
         do {
             session = try await NFCCardSession.start(connection: connection, timeout: .milliseconds(Int(seconds * 1000)))
@@ -96,9 +103,7 @@ struct EmulateCommand: ToolCommand {
         context.io.write(waiting.wrapped(to: HelpFormatter.screenWidth) + "\n", to: .standardError)
         var report = EmulateReport(connection: connection, readOnly: isReadOnly)
         var ending: NFCReaderSessionError?
-        // Ctrl-C ends the session: what a reader wrote so far is still reported.
-        let interrupt = SignalTrap { Task { await session.invalidate() } }
-        defer { interrupt.stop() }
+        interruption.attach(session)
         for await event in session.events {
             switch event {
             case .sessionStarted:
@@ -206,5 +211,29 @@ struct EmulateCommand: ToolCommand {
             try container.encode(saved, forKey: .saved)
             try container.encode(message, forKey: .message)
         }
+    }
+}
+
+/// A Ctrl-C during `emulate`: it may come before the session has started; the session is
+/// invalidated as soon as both are there.
+private final class EmulationInterruption: Sendable {
+    private let state = Mutex<(interrupted: Bool, session: NFCCardSession?)>((false, nil))
+
+    /// The signal came.
+    func interrupt() {
+        let session = state.withLock { state in
+            state.interrupted = true
+            return state.session
+        }
+        if let session { Task { await session.invalidate() } }
+    }
+
+    /// The session has started.
+    func attach(_ session: NFCCardSession) {
+        let interrupted = state.withLock { state in
+            state.session = session
+            return state.interrupted
+        }
+        if interrupted { Task { await session.invalidate() } }
     }
 }
