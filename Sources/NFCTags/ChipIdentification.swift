@@ -251,9 +251,15 @@ public enum ChipIdentification {
             }
             return identity
         }
-        if let version = try? await reader.transceive(getVersion, mode: .raw, timeout: .milliseconds(200)),
-           version.count == 8 {
+        let asked = await askVersion(reader, getVersion)
+        if case .answered(let version) = asked, version.count == 8 {
             identity = type2Identity(version: version.array)
+        } else if case .garbled = asked {
+            // Every answer was lost on the air: the chip did answer, so it is not a plain
+            // Ultralight, and guessing one (48 bytes) would put a wrong model in the ledger.
+            identity = ChipIdentity(
+                model: "Type 2 tag (model unknown: GET_VERSION's answer was lost \(versionAttempts) times)",
+                platform: .type2, family: .other)
         } else {
             // No answer to GET_VERSION leaves the tag idle: select it again before reading (and
             // tell the caller what answered).
@@ -279,6 +285,36 @@ public enum ChipIdentification {
             identity.hasNDEF = pages[0] == 0xE1
         }
         return identity
+    }
+
+    /// How often GET_VERSION is sent when its answer is lost on the air (a CRC or parity error:
+    /// the chip answered, the reader could not read it).
+    static let versionAttempts = 3
+
+    /// What GET_VERSION brought.
+    enum VersionAnswer {
+        /// An answer (of any length).
+        case answered(Bytes)
+        /// Every attempt's answer was lost on the air (``NFCReaderDeviceError/Code/rfError``).
+        case garbled
+        /// No answer, a NAK or another error: the chip does not know GET_VERSION (or left).
+        case unanswered
+    }
+
+    /// Sends GET_VERSION, again when its answer is lost on the air (GET_VERSION changes
+    /// nothing, and a chip whose answer was lost still answers: only a NAK or no answer sends it
+    /// idle).
+    static func askVersion(_ reader: any NFCReader, _ getVersion: Bytes) async -> VersionAnswer {
+        for _ in 0..<versionAttempts {
+            do {
+                return .answered(try await reader.transceive(getVersion, mode: .raw, timeout: .milliseconds(200)))
+            } catch where error.code == .rfError {
+                continue
+            } catch {
+                return .unanswered
+            }
+        }
+        return .garbled
     }
 
     /// Names a Type 2 chip from its 8-byte GET_VERSION answer: fixed header `00`, vendor, product

@@ -43,6 +43,18 @@ struct Type2NDEFThroughLibNFCTests {
         await reader2.close()
     }
 
+    @Test("GET_VERSION's answer lost on the air (PN532 status 02): info in a fresh process asks again and names the NTAG213")
+    func lostVersionAnswer() async throws {
+        let emulator = try await EmulatorProcess.start(["--tag", "ntag213", "--rf-error-on", "1"])
+        defer { emulator.stop() }
+        let info = try await runBuiltNFCTool(["info", "--json", "--device", emulator.connectionString])
+        #expect(info.status == 0, "\(info.standardError)")
+        #expect(info.standardOutput.contains("\"NTAG213\""), "\(info.standardOutput)")
+        #expect(!info.standardOutput.contains("MIFARE Ultralight"))
+        // GET_VERSION (60) sent raw through InCommunicateThru (D4 42), twice: the lost answer and the one read.
+        #expect(emulator.trace.filter { $0.hasSuffix("> D4 42 60") }.count == 2, "\(emulator.trace)")
+    }
+
     @Test("a message one byte over capacity is refused through libnfc before any write")
     func tooBig() async throws {
         let emulator = try await EmulatorProcess.start(["--tag", "ntag213"])

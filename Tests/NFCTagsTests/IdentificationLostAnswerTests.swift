@@ -1,0 +1,56 @@
+import NFCCore
+import NFCTestSupport
+import Testing
+import VirtualTags
+@testable import NFCTags
+
+/// A GET_VERSION whose answer is lost on the air (a CRC or parity error) came from a chip that
+/// knows the command: it is asked again, and never taken for a plain MIFARE Ultralight, which
+/// does not answer at all.
+@Suite("Type 2 identification when GET_VERSION's answer is lost on the air", .timeLimit(.minutes(2)))
+struct IdentificationLostAnswerTests {
+    static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+
+    /// Identifies a virtual NTAG213 whose answers to the listed commands (1-based, counted from
+    /// the poll) are lost; returns the identity and how many GET_VERSIONs the tag received.
+    static func identify(losing commands: Set<Int>) async throws -> (ChipIdentity, Int) {
+        let tag = NTAG21xTag(.ntag213, uid: uid)
+        let reader = SimulatedReader(tags: [tag], emptyFieldWait: .zero)
+        let target = try #require(try await reader.poll(for: [.iso14443A], timeout: .seconds(1)))
+        let start = await reader.commandCount
+        await reader.withField {
+            $0.faultPlan = FaultPlan(rfErrorOnCommands: Set(commands.map { start + $0 }))
+            $0.isTracing = true
+        }
+        let identity = await ChipIdentification.identify(target, on: reader)
+        let versions = await reader.withField { field in field.trace.filter { $0.command == [0x60] }.count }
+        return (identity, versions)
+    }
+
+    @Test("one or two lost answers: GET_VERSION is sent again and the NTAG213 is named", arguments: [[1], [1, 2]] as [Set<Int>])
+    func askedAgain(lost: Set<Int>) async throws {
+        let (identity, versions) = try await Self.identify(losing: lost)
+        #expect(identity.model == "NTAG213")
+        #expect(identity.family == .ntag21x)
+        #expect(identity.memoryBytes == 144)
+        #expect(versions == lost.count + 1)
+    }
+
+    @Test("every answer lost: the model is unknown, not a 48-byte MIFARE Ultralight")
+    func allLost() async throws {
+        let (identity, versions) = try await Self.identify(losing: [1, 2, 3])
+        #expect(identity.model.hasPrefix("Type 2 tag (model unknown"))
+        #expect(identity.family == .other)
+        #expect(identity.memoryBytes == nil)
+        #expect(identity.platform == .type2)
+        #expect(versions == ChipIdentification.versionAttempts)
+    }
+
+    @Test("no answer at all is still a plain MIFARE Ultralight (the chip does not know GET_VERSION)")
+    func silentChipIsUltralight() async throws {
+        let reader = ScriptedReader(answers: [[0x30, 0x03]: [0xE1, 0x10, 0x06, 0x00] + [UInt8](repeating: 0, count: 12)], otherwise: .timeout)
+        let target = TargetInfo.iso14443A(ISO14443ATarget(uid: Bytes(Self.uid), atqa: [0x44, 0x00], sak: 0x00))
+        let identity = await ChipIdentification.identify(target, on: reader)
+        #expect(identity.model == "MIFARE Ultralight")
+    }
+}
