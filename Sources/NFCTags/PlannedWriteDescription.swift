@@ -26,6 +26,23 @@ public struct PlannedWriteDescription: Encodable, Sendable, Hashable {
         let c = write.command.array
         func hex(_ bytes: ArraySlice<UInt8>) -> String { Hex.encode(Array(bytes), uppercase: true, separator: " ") }
         switch write.technology {
+        case .type1:
+            let byteCommand = c[0] == Type1Command.writeErase || c[0] == Type1Command.writeNoErase
+            let erase = c[0] == Type1Command.writeErase || c[0] == Type1Command.writeErase8
+            let name = "WRITE-NE" + (byteCommand ? "" : "8")
+            let start = byteCommand ? Int(c[1] & 0x7F) : Int(c[1]) * Type1Memory.blockSize
+            let count = byteCommand ? 1 : Type1Memory.blockSize
+            location = byteCommand ? "byte \(start) (0x\(Hex.encode([UInt8(start)], uppercase: true)))" : "block \(c[1])"
+            data = hex(c[2..<(2 + count)])
+            note = erase ? nil : name
+            let addresses = start..<(start + count)
+            if addresses.overlaps(Type1Memory.staticLockBytes) {
+                irreversible = "static lock bytes LOCK0/LOCK1 (one-time programmable)"
+            } else if addresses.contains(Type1Memory.capabilityContainerAddress + 3) && !erase {
+                irreversible = "capability container write access (bits set without erase)"
+            } else if !erase {
+                irreversible = "bits set without erase (lock bits are one-time programmable)"
+            }
         case .type2:
             let page = Int(c[1])
             location = "page \(page) (0x\(Hex.encode([c[1]], uppercase: true)))"

@@ -16,6 +16,8 @@ public protocol DESFireStandIn: Sendable {
 public struct PlannedWrite: Sendable, Hashable {
     /// The technology whose command set it belongs to.
     public enum Technology: String, Sendable, Hashable {
+        /// NFC Forum Type 1 (Topaz): WRITE-E `53`, WRITE-NE `1A`, WRITE-E8 `54`, WRITE-NE8 `1B`.
+        case type1 = "Type 1"
         /// NFC Forum Type 2 (NTAG, Ultralight): WRITE `A2`.
         case type2 = "Type 2"
         /// MIFARE Classic: WRITE `A0` block + 16 bytes.
@@ -48,14 +50,16 @@ public struct PlannedWrite: Sendable, Hashable {
 /// A reader for `--plan` / `--dry-run`: reads go to the real reader, write-class commands are
 /// recorded and answered as a tag answers a successful write, and never sent.
 ///
-/// What counts as a write, per technology: Type 2 WRITE `A2` and COMPATIBILITY_WRITE `A0` (2
+/// What counts as a write, per technology: Type 1 WRITE-E `53`, WRITE-NE `1A`, WRITE-E8 `54`
+/// and WRITE-NE8 `1B`; Type 2 WRITE `A2` and COMPATIBILITY_WRITE `A0` (2
 /// bytes); MIFARE Classic WRITE `A0` + block + 16 bytes; FeliCa Write Without Encryption `08`;
 /// ISO 7816 UPDATE BINARY `D6`; ISO 15693 Write Single Block `21`, Lock Block `22`, Write
 /// Multiple Blocks `24`, Write AFI `27`, Lock AFI `28`, Write DSFID `29`, Lock DSFID `2A` and the
 /// extended `31`, `32`, `34`, the ST commands of ``ST25Command/writeClass`` (framed with `02`), and the NXP ICODE commands of ``ICodeCommand/writeClass`` (framed
 /// with manufacturer code `04`; SET PASSWORD too, once a WRITE PASSWORD was held back). Type 2 writes are also laid over later READ (`30`) and FAST_READ
-/// (`3A`) answers, so an operation that reads back what it planned (format then write, lock's
-/// verification) sees its own plan. A DESFire application the plan creates lives on in a
+/// (`3A`) answers, and Type 1 writes over READ, RALL, READ8 and RSEG answers
+/// (``Type1PlannedMemory``), so an operation that reads back what it planned (format then
+/// write, lock's verification) sees its own plan. A DESFire application the plan creates lives on in a
 /// ``DESFireStandIn``, which answers every command sent to it.
 ///
 /// Used by `nfctool --plan`, and by any front end that wants to show what an operation would
@@ -70,6 +74,8 @@ public struct WritePlan: ReaderInterposer {
     public private(set) var writes: [PlannedWrite] = []
     /// Type 2 pages as planned: page → 4 bytes.
     private var plannedPages: [Int: [UInt8]] = [:]
+    /// Type 1 bytes as planned.
+    private var plannedType1 = Type1PlannedMemory()
     /// The selected target, which decides how commands are read.
     private var target: TargetInfo?
     /// DESFire applications only planned (CreateApplication held back), by AID as sent.
@@ -119,6 +125,9 @@ public struct WritePlan: ReaderInterposer {
             if technology == .type2, bytes[0] == Type2Command.write, bytes.count == 6 {
                 plannedPages[Int(bytes[1])] = Array(bytes[2..<6])
             }
+            if technology == .type1 {
+                plannedType1.record(bytes)
+            }
             return Bytes(answer)
         }
         if bytes.count == 5, bytes[0] == Type2Command.passwordAuthenticate, let pack = plannedAcknowledge(forPassword: Array(bytes[1...])) {
@@ -127,11 +136,15 @@ public struct WritePlan: ReaderInterposer {
         return nil
     }
 
-    /// A Type 2 read's answer with the planned pages laid over it; any other outcome as is.
+    /// A Type 2 or Type 1 read's answer with the planned bytes laid over it; any other outcome
+    /// as is.
     public mutating func exchanged(
         _ command: Bytes, mode: TransceiveMode, outcome: Result<Bytes, NFCReaderDeviceError>
     ) -> Result<Bytes, NFCReaderDeviceError> {
         let bytes = command.array
+        if case .jewel? = target, case .success(let answer) = outcome {
+            return .success(Bytes(plannedType1.overlay(answer.array, on: bytes)))
+        }
         guard case .success(let answer) = outcome, !plannedPages.isEmpty, bytes.count >= 2,
               bytes[0] == Type2Command.read || bytes[0] == Type2Command.fastRead else {
             return outcome
@@ -252,7 +265,9 @@ extension InterposingReader where Interposer == WritePlan {
                 return (.type5, [0x00])
             }
             return command.count >= 2 && ISO15693Command.writeClass.contains(command[1]) ? (.type5, [0x00]) : nil
-        case .jewel, nil:
+        case .jewel:
+            return Type1PlannedMemory.writeClass(command)
+        case nil:
             return nil
         }
     }

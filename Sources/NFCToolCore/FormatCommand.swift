@@ -67,7 +67,11 @@ struct FormatCommand: TagCommand {
                 do {
                     try await tag.ndef.format(force: forced)
                 } catch let error as NFCTagError where error.code == .alreadyFormatted {
-                    throw CommandError("\(error.reason); nothing was written (add --force to empty it)", exitCode: .holdsData)
+                    // On a DESFire holding other applications --force adds the NDEF
+                    // application beside them (the reason says so); elsewhere it empties the
+                    // stored message.
+                    let hint = error.reason.hasSuffix(DESFireTag.forceAddsBesideOthers) ? "" : " (add --force to empty it)"
+                    throw CommandError("\(error.reason); nothing was written\(hint)", exitCode: .holdsData)
                 }
                 return try await tag.ndef.queryNDEFStatus()
             },

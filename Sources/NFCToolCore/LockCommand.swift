@@ -8,7 +8,8 @@ struct LockCommand: TagCommand {
         name: "lock",
         abstract: "Make a tag read-only for good (cannot be undone).",
         discussion: """
-            Uses the platform's own mechanism: Type 2 lock bits, CC write access and CFGLCK; \
+            Uses the platform's own mechanism: Type 1 CC write access and lock bits (LOCK0, \
+            LOCK1 and a Lock Control TLV's); Type 2 lock bits, CC write access and CFGLCK; \
             MIFARE Classic access conditions; Type 3 and Type 5 lock mechanisms. Names the tag \
             and asks first; without a terminal it needs --yes (else exit 64). Afterwards the tag \
             is selected again and must report read-only (else exit 8). A Type 4 tag has no \

@@ -87,4 +87,26 @@ struct DESFirePlanEndToEndTests {
         #expect(application.keyCount == keyCount && (stored == given || stored == given + given), "the run set the planned key")
         #expect(application.files.map(\.number) == [1, 2] && application.files[1].data.count == 256)
     }
+
+    @Test("format on a DESFire holding another application: exit 11, the tag file byte-identical, and the message says --force adds the NDEF application beside it (not that --force empties anything); --force then keeps it")
+    func otherApplicationRefusalSaysWhatForceDoes() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let other = DESFireImage.Application(
+            aid: hex("563412"), keySettings: 0x0F, keyCount: 0x01, isoFileID: nil, dfName: [], keys: [[UInt8](repeating: 0, count: 8)], files: [])
+        try TagFile(path: file).save(DESFireVirtualTag(uid: hex("04AE5000000003"), image: DESFireImage(applications: [other])).tagState)
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let device = "sim:desfire-ev1?file=\(file)"
+        let refused = try await runBuiltNFCTool(["format", "--device", device, "--yes"])
+        #expect(refused.status == 11, "\(refused.output)")
+        #expect(refused.standardError.contains("123456"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("beside"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains("empty it"), "\(refused.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+        let forced = try await runBuiltNFCTool(["format", "--device", device, "--yes", "--force"])
+        #expect(forced.status == 0, "\(forced.output)")
+        let info = try await runBuiltNFCTool(["info", "--device", device])
+        #expect(info.standardOutput.contains("123456"), "\(info.standardOutput)")
+    }
 }

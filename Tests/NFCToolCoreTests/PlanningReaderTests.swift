@@ -28,6 +28,7 @@ struct PlanningReaderTests {
     static func isWrite(_ command: TracedCommand, _ technology: PlannedWrite.Technology) -> Bool {
         let c = command.command.array
         switch technology {
+        case .type1: return c.first.map { [0x53, 0x1A, 0x54, 0x1B].contains($0) } ?? false
         case .type2: return c.first == 0xA2 || (c.first == 0xA0 && c.count == 2)
         case .classic: return c.first == 0xA0
         case .type3: return c.first == 0x08
@@ -39,7 +40,7 @@ struct PlanningReaderTests {
 
     @Test("writeNDEF without verify: the writes are planned, none reaches the reader, reads do",
           arguments: [("sim:ntag215", PlannedWrite.Technology.type2), ("sim:type4", .type4), ("sim:felica-lite-s", .type3),
-                      ("sim:slix2", .type5)])
+                      ("sim:slix2", .type5), ("sim:topaz512", .type1)])
     func writePlanned(connection: String, technology: PlannedWrite.Technology) async throws {
         let (tag, planner, tracer) = try await Self.open(connection)
         let message = NDEFMessage(records: [try .wellKnownTypeURIPayload(url: "https://example.com")])
@@ -50,10 +51,10 @@ struct PlanningReaderTests {
         let reached = await tracer.commands
         #expect(!reached.isEmpty)
         #expect(!reached.contains { Self.isWrite($0, technology) })
-        // Type 2 reads see the plan laid over them; other platforms' reads see the tag as it is.
+        // Type 1 and Type 2 reads see the plan laid over them; other platforms' reads see the tag as it is.
         if connection != "sim:type4" {
             let stored = try await tag.ndef.readNDEF()
-            #expect(stored == (technology == .type2 ? message : .empty))
+            #expect(stored == (technology == .type2 || technology == .type1 ? message : .empty))
         }
         await planner.close()
     }

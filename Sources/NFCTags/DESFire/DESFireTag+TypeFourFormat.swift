@@ -1,6 +1,11 @@
 import NFCCore
 
 extension DESFireTag {
+    /// What a forced format does on a DESFire holding other applications: the end of the
+    /// reason it is refused with unforced (so a front end does not add a hint that says
+    /// otherwise).
+    public static let forceAddsBesideOthers = "with force the NDEF application is added beside them and none is deleted"
+
     /// The memory a file takes here: its size rounded up to 32 bytes, the allocation unit
     /// DESFire EV1 reports free memory in.
     public static let allocationUnit = 32
@@ -45,7 +50,7 @@ extension DESFireTag {
         guard others.isEmpty || options.force else {
             let names = others.map { Hex.encode($0.reversed(), uppercase: true) }.joined(separator: ", ")
             throw DESFireError(
-                .holdsApplications, "the DESFire holds \(others.count) other application\(others.count == 1 ? "" : "s") (\(names)); with force the NDEF application is added beside them, none deleted")
+                .holdsApplications, "the DESFire holds \(others.count) other application\(others.count == 1 ? "" : "s") (\(names)); \(Self.forceAddsBesideOthers)")
         }
         let free = try await freeMemory(session: &session)
         let ccMemory = Self.allocated(mapping.capabilityContainerSize)
