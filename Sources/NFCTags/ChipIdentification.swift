@@ -251,15 +251,8 @@ public enum ChipIdentification {
             }
             return identity
         }
-        let asked = await askVersion(reader, getVersion)
-        if case .answered(let version) = asked, version.count == 8 {
+        if let version = await askVersion(reader, getVersion, uid: uid), version.count == 8 {
             identity = type2Identity(version: version.array)
-        } else if case .garbled = asked {
-            // Every answer was lost on the air: the chip did answer, so it is not a plain
-            // Ultralight, and guessing one (48 bytes) would put a wrong model in the ledger.
-            identity = ChipIdentity(
-                model: "Type 2 tag (model unknown: GET_VERSION's answer was lost \(versionAttempts) times)",
-                platform: .type2, family: .other)
         } else {
             // No answer to GET_VERSION leaves the tag idle: select it again before reading (and
             // tell the caller what answered).
@@ -287,34 +280,21 @@ public enum ChipIdentification {
         return identity
     }
 
-    /// How often GET_VERSION is sent when its answer is lost on the air (a CRC or parity error:
-    /// the chip answered, the reader could not read it).
-    static let versionAttempts = 3
-
-    /// What GET_VERSION brought.
-    enum VersionAnswer {
-        /// An answer (of any length).
-        case answered(Bytes)
-        /// Every attempt's answer was lost on the air (``NFCReaderDeviceError/Code/rfError``).
-        case garbled
-        /// No answer, a NAK or another error: the chip does not know GET_VERSION (or left).
-        case unanswered
-    }
-
-    /// Sends GET_VERSION, again when its answer is lost on the air (GET_VERSION changes
-    /// nothing, and a chip whose answer was lost still answers: only a NAK or no answer sends it
-    /// idle).
-    static func askVersion(_ reader: any NFCReader, _ getVersion: Bytes) async -> VersionAnswer {
-        for _ in 0..<versionAttempts {
-            do {
-                return .answered(try await reader.transceive(getVersion, mode: .raw, timeout: .milliseconds(200)))
-            } catch where error.code == .rfError {
-                continue
-            } catch {
-                return .unanswered
-            }
+    /// GET_VERSION's answer, or nil when none came. An RF error (a CRC or parity error, or
+    /// silence as a PN53x under libnfc reports it: NFC_ERFTRANS) gets one more try with the
+    /// same tag selected again: a chip whose answer was lost answers it then (an NTAG213 was
+    /// taken for a 48-byte MIFARE Ultralight), while one that does not know the command (a plain
+    /// Ultralight, an Ultralight C) stays silent and the caller probes it further.
+    static func askVersion(_ reader: any NFCReader, _ getVersion: Bytes, uid: Bytes) async -> Bytes? {
+        do {
+            return try await reader.transceive(getVersion, mode: .raw, timeout: .milliseconds(200))
+        } catch where error.code == .rfError {
+            guard case .iso14443A(let again)? = try? await reader.poll(for: [.iso14443A], timeout: .milliseconds(200)),
+                  again.uid == uid else { return nil }
+            return try? await reader.transceive(getVersion, mode: .raw, timeout: .milliseconds(200))
+        } catch {
+            return nil
         }
-        return .garbled
     }
 
     /// Names a Type 2 chip from its 8-byte GET_VERSION answer: fixed header `00`, vendor, product

@@ -69,8 +69,12 @@ extension Type2Tag {
     /// - Throws: ``NFCTagError`` `notSupported` (not an Ultralight AES), `invalidParameter`, `passwordRequired` (protected and no current key) —
     ///   nothing written — or `authenticationFailed` (a wrong current key: nothing written),
     ///   `connectionLost`, `verificationFailed`.
+    ///
+    /// `verify` false leaves out the check afterwards: for a write plan, where the new key was
+    /// never written and authenticating with it would count as a failed authentication
+    /// (AUTH_LIM).
     public func protectUltralightAES(
-        with newKey: UltralightAESKey, protection: UltralightAESProtection = UltralightAESProtection()
+        with newKey: UltralightAESKey, protection: UltralightAESProtection = UltralightAESProtection(), verify: Bool = true
     ) async throws(NFCTagError) {
         try requireUltralightAES()
         guard (UltralightAESMemory.auth0Lowest..<UltralightAESMemory.totalPages).contains(protection.firstProtectedPage) else {
@@ -93,6 +97,7 @@ extension Type2Tag {
         }
         if cfg1 != configuration.cfg1 { try await write(page: UltralightAESMemory.cfg1Page, cfg1) }
         try await write(page: UltralightAESMemory.cfg0Page, Array(cfg0[0..<3]) + [UInt8(protection.firstProtectedPage)])
+        guard verify else { return }
         var check = self
         check.ultralightAESKey = newKey
         try await check.reselect()

@@ -46,7 +46,12 @@ extension Type2Tag {
     ///   `passwordRequired` (protected and no current key) — nothing written — or
     ///   `authenticationFailed` (a wrong current key: nothing written), `connectionLost`,
     ///   `verificationFailed`.
-    public func protectUltralightC(with newKey: UltralightCKey, protection: UltralightCProtection = UltralightCProtection()) async throws(NFCTagError) {
+    ///
+    /// `verify` false leaves out the check afterwards: for a write plan, where the new key was
+    /// never written and authenticating with it would only fail.
+    public func protectUltralightC(
+        with newKey: UltralightCKey, protection: UltralightCProtection = UltralightCProtection(), verify: Bool = true
+    ) async throws(NFCTagError) {
         try requireUltralightC()
         guard (UltralightCMemory.auth0Lowest..<UltralightCMemory.totalPages).contains(protection.firstProtectedPage) else {
             throw NFCTagError(.invalidParameter, "the first protected page must lie in 3…47, not \(protection.firstProtectedPage)")
@@ -66,6 +71,7 @@ extension Type2Tag {
         try await writeKeyPages(newKey.pageImage, UltralightCMemory.keyPages)
         try await write(page: UltralightCMemory.auth1Page, [protection.auth1] + auth1Page[1...])
         try await write(page: UltralightCMemory.auth0Page, [UInt8(protection.firstProtectedPage)] + auth0Page[1...])
+        guard verify else { return }
         var check = self
         check.ultralightCKey = newKey
         try await check.reselect()

@@ -506,18 +506,14 @@ struct ProtectCommand: ToolCommand {
                 guard protection.firstProtectedPage < pages else {
                     throw CommandError.usage("--from-page: a \(tag.identity.model) has pages 3…\(pages - 1)")
                 }
-                do {
-                    try await TagWriteSupport.write(planning: planning) {
-                        if type2.isUltralightAES {
-                            try await type2.protectUltralightAES(with: newAESKey, protection: aesProtection)
-                        } else {
-                            try await type2.protectUltralightC(with: newKey, protection: protection)
-                        }
+                // A plan leaves out the check with the new key afterwards: that key was never
+                // written, and a failed AUTHENTICATE counts toward an Ultralight AES's AUTH_LIM.
+                try await TagWriteSupport.write(planning: planning) {
+                    if type2.isUltralightAES {
+                        try await type2.protectUltralightAES(with: newAESKey, protection: aesProtection, verify: !planning)
+                    } else {
+                        try await type2.protectUltralightC(with: newKey, protection: protection, verify: !planning)
                     }
-                } catch let error as NFCTagError where planning && error.code == .authenticationFailed {
-                    // The new key was never written when planning: its check after the planned
-                    // writes fails. A refusal before any write is the current key's: an error.
-                    guard let planner = reader as? PlanningReader, await !planner.writes.isEmpty else { throw error }
                 }
             },
             report: { tag, _ in

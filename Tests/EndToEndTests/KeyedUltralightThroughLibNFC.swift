@@ -43,15 +43,21 @@ struct KeyedUltralightThroughLibNFC {
     }
 
     /// `info` names `modelName`; `protect --read-protect --plan` says `(cipher key, not shown)`,
-    /// shows none of `keyPageBytes`, and `unchanged` still holds afterwards.
+    /// shows none of `keyPageBytes`, `unchanged` still holds afterwards and the tag file is
+    /// byte-identical (an Ultralight AES's failed-authentication count included: the plan
+    /// never authenticates with the key it only plans).
     func infoAndPlan(modelName: String, cipher: String, keyPageBytes: String, unchanged: () throws -> Bool) async throws {
         let info = try await Self.nfctool(["info"], emulator)
         #expect(info.status == 0, "\(info.output)")
         #expect(info.output.contains(modelName), "\(info.output)")
+        _ = try await emulator.control("save")
+        let before = try Data(contentsOf: URL(fileURLWithPath: tagFile))
         let plan = try await Self.nfctool(["protect", "--keys", keyFile.path, "--read-protect", "--plan"], emulator)
         #expect(plan.status == 0, "\(plan.output)")
         #expect(plan.output.contains("\(cipher) key, not shown"), "\(plan.output)")
         #expect(!plan.output.contains(keyPageBytes), "the plan shows key bytes: \(plan.output)")
         #expect(try unchanged(), "--plan wrote")
+        _ = try await emulator.control("save")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tagFile)) == before, "--plan changed the tag file")
     }
 }

@@ -4,9 +4,10 @@ import Testing
 import VirtualTags
 @testable import NFCTags
 
-/// A GET_VERSION whose answer is lost on the air (a CRC or parity error) came from a chip that
-/// knows the command: it is asked again, and never taken for a plain MIFARE Ultralight, which
-/// does not answer at all.
+/// A GET_VERSION whose answer is lost on the air (a CRC or parity error) is asked once more, with
+/// the tag selected again: an NTAG whose answer was lost is named, not taken for a plain MIFARE
+/// Ultralight (which, like an Ultralight C, stays silent: libnfc reports that silence as the
+/// same RF error, so the Ultralight C suites through libnfc check that side).
 @Suite("Type 2 identification when GET_VERSION's answer is lost on the air", .timeLimit(.minutes(2)))
 struct IdentificationLostAnswerTests {
     static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
@@ -27,23 +28,20 @@ struct IdentificationLostAnswerTests {
         return (identity, versions)
     }
 
-    @Test("one or two lost answers: GET_VERSION is sent again and the NTAG213 is named", arguments: [[1], [1, 2]] as [Set<Int>])
-    func askedAgain(lost: Set<Int>) async throws {
-        let (identity, versions) = try await Self.identify(losing: lost)
+    @Test("one lost answer: the tag is selected again, GET_VERSION sent again and the NTAG213 named")
+    func askedAgain() async throws {
+        let (identity, versions) = try await Self.identify(losing: [1])
         #expect(identity.model == "NTAG213")
         #expect(identity.family == .ntag21x)
         #expect(identity.memoryBytes == 144)
-        #expect(versions == lost.count + 1)
+        #expect(versions == 2)
     }
 
-    @Test("every answer lost: the model is unknown, not a 48-byte MIFARE Ultralight")
-    func allLost() async throws {
-        let (identity, versions) = try await Self.identify(losing: [1, 2, 3])
-        #expect(identity.model.hasPrefix("Type 2 tag (model unknown"))
-        #expect(identity.family == .other)
-        #expect(identity.memoryBytes == nil)
+    @Test("both answers lost: GET_VERSION is not sent a third time, and the chip is probed as one that does not know it")
+    func bothLost() async throws {
+        let (identity, versions) = try await Self.identify(losing: [1, 2])
+        #expect(versions == 2)
         #expect(identity.platform == .type2)
-        #expect(versions == ChipIdentification.versionAttempts)
     }
 
     @Test("no answer at all is still a plain MIFARE Ultralight (the chip does not know GET_VERSION)")
