@@ -98,6 +98,9 @@ public struct ExternalTool: Sendable {
     public static let mifareUltralightInfo = program("mifare-ultralight-info", package: "libfreefare-bin")
     /// `mifare-desfire-info` (libfreefare-bin).
     public static let mifareDESFireInfo = program("mifare-desfire-info", package: "libfreefare-bin")
+    /// `mifare-desfire-format` (libfreefare-bin): FormatPICC after authenticating with the PICC
+    /// master key.
+    public static let mifareDESFireFormat = program("mifare-desfire-format", package: "libfreefare-bin")
     /// `mifare-desfire-create-ndef` (libfreefare-bin).
     public static let mifareDESFireCreateNDEF = program("mifare-desfire-create-ndef", package: "libfreefare-bin")
     /// `mifare-desfire-write-ndef` (libfreefare-bin).

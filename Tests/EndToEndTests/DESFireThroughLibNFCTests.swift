@@ -90,6 +90,31 @@ struct DESFireThroughLibNFCTests {
         #expect(after.status == 0 && after.output.contains("Free memory: 0 bytes"), "\(after.output)")
     }
 
+    @Test("libfreefare's mifare-desfire-format empties the virtual DESFire nfctool formatted and wrote (FormatPICC under the PICC master key): the tag file holds no application, memory is free again, and nfctool formats it anew",
+          ExternalTool.mifareDESFireFormat.trait, ExternalTool.mifareDESFireInfo.trait)
+    func libfreefareFormatsPICC() async throws {
+        let formatPICC = try ExternalTool.mifareDESFireFormat.require()
+        let info = try ExternalTool.mifareDESFireInfo.require()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let emulator = try await EmulatorProcess.start(["--tag", "desfire-ev1:\(file)"])
+        defer { emulator.stop() }
+        try await Self.formatAndWrite(emulator.connectionString)
+        let formatted = try await runTool(formatPICC, ["-y"], against: emulator, timeout: 30)
+        #expect(formatted.status == 0, "\(formatted.output)")
+        // FormatPICC (90 FC) went through the emulator after an authentication.
+        #expect(emulator.trace.contains { $0.contains("90 FC 00 00") }, "\(emulator.trace)")
+        _ = try await emulator.control("save")
+        let tag = try #require(try TagFile(path: file).loadTag() as? DESFireVirtualTag)
+        #expect(tag.image.applications.isEmpty)
+        let after = try await runTool(info, [], against: emulator, timeout: 30)
+        #expect(after.output.contains("Free memory: 4608 bytes"), "\(after.output)")
+        let read = try await runBuiltNFCTool(["read", "--device", emulator.connectionString])
+        #expect(read.status != 0, "a formatted PICC still reads as NDEF: \(read.output)")
+        try await Self.formatAndWrite(emulator.connectionString)
+    }
+
     @Test("nfctool reads and rewrites a DESFire that libfreefare's create-ndef and write-ndef made; format then leaves it alone",
           ExternalTool.mifareDESFireCreateNDEF.trait, ExternalTool.mifareDESFireWriteNDEF.trait, ExternalTool.mifareDESFireReadNDEF.trait)
     func weReadLibfreefares() async throws {
