@@ -66,9 +66,21 @@ enum TagCommandSupport {
         do { result = .success(try await body(opened.reader)) } catch { result = .failure(error) }
         let (divergence, traceFailure) = await opened.close()
         if let divergence { throw divergence }
-        let value = try result.get()
-        if let traceFailure { throw traceFailure }
-        return value
+        switch (result, traceFailure) {
+        case (.success(let value), nil):
+            return value
+        case (.success, let traceFailure?):
+            // The command did its work: a write to the tag was made. Say so, since the
+            // sentence that would have said it is not printed.
+            throw CommandError(
+                "\(traceFailure.message) — the command itself finished: any change it makes to the tag was made (check with nfctool info)",
+                exitCode: traceFailure.exitCode)
+        case (.failure(let error), let traceFailure?):
+            context.io.printErrorLine("Warning: \(traceFailure.message) (the trace is incomplete)")
+            throw error
+        case (.failure(let error), nil):
+            throw error
+        }
     }
 
     /// The connection string a report shows for `connection`: the recorded reader's for a

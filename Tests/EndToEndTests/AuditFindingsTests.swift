@@ -1,0 +1,47 @@
+import Foundation
+import NFCTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Findings of an audit, each judged from outside in fresh nfctool processes: the tag file
+/// compared byte for byte before and after, exit statuses against docs/cli.md.
+@Suite("audit findings: broken pipes, checks before writes, exit codes", .tags(.endToEnd), .timeLimit(.minutes(3)))
+struct AuditFindingsTests {
+    /// The raw bytes of a file (empty when it is missing).
+    static func bytes(_ path: String) -> Data { (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data() }
+
+    @Test("--trace to a FIFO whose reader leaves early: nfctool is not killed by SIGPIPE; it exits 1 naming the trace and saying the command finished, and the tag was protected")
+    func traceToLeavingFIFO() async throws {
+        let directory = try temporaryDirectory()
+        let file = directory.appendingPathComponent("ntag215.json").path
+        let fifo = directory.appendingPathComponent("ff").path
+        let password = directory.appendingPathComponent("pw").path
+        try "12345678\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let device = "sim:ntag215?file=\(file)"
+        let write = try await runBuiltNFCTool(["write", "--device", device, "--text", "before"])
+        #expect(write.status == 0, "\(write.output)")
+        let before = Self.bytes(file)
+        try #require(mkfifo(fifo, 0o600) == 0)
+        // The reading end, open before nfctool opens the FIFO to write: closed as soon as the
+        // trace's first bytes (its header, written before the tag is touched) arrive.
+        let descriptor = open(fifo, O_RDONLY | O_NONBLOCK)
+        try #require(descriptor >= 0)
+        async let tool = runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--trace", fifo])
+        let arrived = try await runBlocking { () -> Bool in
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, 60_000) > 0 && entry.revents & Int16(POLLIN) != 0
+            close(descriptor)
+            return ready
+        }
+        let run = try await tool
+        #expect(arrived)
+        #expect(run.status == 1, "not 141 (SIGPIPE): \(run.status) \(run.output)")
+        #expect(run.standardError.contains(fifo) && run.standardError.contains("the command itself finished"), "\(run.output)")
+        #expect(Self.bytes(file) != before, "the tag was protected (the message says so)")
+        let info = try await runBuiltNFCTool(["info", "--device", device])
+        #expect(info.output.lowercased().contains("password"), "\(info.output)")
+    }
+}
