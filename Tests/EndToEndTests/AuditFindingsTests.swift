@@ -44,4 +44,21 @@ struct AuditFindingsTests {
         let info = try await runBuiltNFCTool(["info", "--device", device])
         #expect(info.output.lowercased().contains("password"), "\(info.output)")
     }
+
+    @Test("emulate --save checks its path before anything is on the air: a directory or a missing directory exits 1 naming it with nothing emulated; a FIFO passes the check (the simulator then has no target mode: 10)")
+    func emulateSaveCheckedFirst() async throws {
+        let directory = try temporaryDirectory()
+        let missing = directory.appendingPathComponent("missing/written.ndef").path
+        for path in [directory.path, missing] {
+            let run = try await runBuiltNFCTool(["emulate", "--text", "hi", "--save", path, "--device", "sim:ntag215", "--timeout", "1"])
+            #expect(run.status == 1, "\(path): \(run.output)")
+            #expect(run.standardError.contains(path) && run.standardError.contains("nothing was emulated"), "\(run.output)")
+            #expect(!run.standardError.contains("Emulating"), "\(run.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("missing").path))
+        let fifo = directory.appendingPathComponent("saved").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let run = try await runBuiltNFCTool(["emulate", "--text", "hi", "--save", fifo, "--device", "sim:ntag215", "--timeout", "1"])
+        #expect(run.status == 10, "\(run.output)")
+    }
 }
