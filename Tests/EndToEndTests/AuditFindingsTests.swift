@@ -61,4 +61,22 @@ struct AuditFindingsTests {
         let run = try await runBuiltNFCTool(["emulate", "--text", "hi", "--save", fifo, "--device", "sim:ntag215", "--timeout", "1"])
         #expect(run.status == 10, "\(run.output)")
     }
+
+    @Test("format --ndef-size on a tag other than a MIFARE DESFire exits 64 naming DESFire, the tag file byte-identical; on a DESFire EV1 it is honoured")
+    func ndefSizeOnlyWhereHonoured() async throws {
+        let directory = try temporaryDirectory()
+        for model in ["ultralight", "ntag215", "st25tv02k"] {
+            let file = directory.appendingPathComponent("\(model).json").path
+            let device = "sim:\(model)?file=\(file)"
+            let info = try await runBuiltNFCTool(["info", "--device", device])
+            #expect(info.status == 0, "\(info.output)")
+            let before = Self.bytes(file)
+            let run = try await runBuiltNFCTool(["format", "--device", device, "--ndef-size", "1024", "--force", "--yes"])
+            #expect(run.status == 64 && run.standardError.contains("DESFire"), "\(model): \(run.output)")
+            #expect(Self.bytes(file) == before, "\(model): nothing written")
+        }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let run = try await runBuiltNFCTool(["format", "--device", "sim:desfire-ev1?file=\(file)", "--ndef-size", "1024", "--yes", "--json"])
+        #expect(run.status == 0 && run.standardOutput.contains("\"capacity\""), "\(run.output)")
+    }
 }
