@@ -79,4 +79,38 @@ struct AuditFindingsTests {
         let run = try await runBuiltNFCTool(["format", "--device", "sim:desfire-ev1?file=\(file)", "--ndef-size", "1024", "--yes", "--json"])
         #expect(run.status == 0 && run.standardOutput.contains("\"capacity\""), "\(run.output)")
     }
+
+    @Test("lock with the tag leaving after each number of commands: never exit 8 for a lost tag; a loss during the final read-only check exits 7 saying the lock may have been done")
+    func lockLostTagIsSeven() async throws {
+        let directory = try temporaryDirectory()
+        let prepared = directory.appendingPathComponent("prepared.json").path
+        let write = try await runBuiltNFCTool(["write", "--device", "sim:ntag215?file=\(prepared)", "--text", "to lock"])
+        #expect(write.status == 0, "\(write.output)")
+        let original = Self.bytes(prepared)
+        var lostAfterLocking = false
+        for leave in 1...40 {
+            let file = directory.appendingPathComponent("tag-\(leave).json").path
+            try original.write(to: URL(fileURLWithPath: file))
+            let run = try await runBuiltNFCTool(["lock", "--yes", "--device", "sim:ntag215?file=\(file)&leave-after=\(leave)"])
+            if run.status == 0 { break }
+            #expect(run.status != 8, "leave-after=\(leave): \(run.output)")
+            if run.standardError.contains("may have been done") {
+                #expect(run.status == 7, "leave-after=\(leave): \(run.output)")
+                #expect(Self.bytes(file) != original, "leave-after=\(leave): the lock was written")
+                lostAfterLocking = true
+            }
+        }
+        #expect(lostAfterLocking, "some leave-after falls in the final check")
+    }
+
+    @Test("a sim tag file that is missing (no model given) or unreadable (a device) is a reader that could not be opened: exit 3, as docs/cli.md says")
+    func unopenableSimulatorIsThree() async throws {
+        let directory = try temporaryDirectory()
+        let missing = directory.appendingPathComponent("missing.json").path
+        for device in ["sim:?file=\(missing)", "sim:?file=/dev/full", "sim:ntag215?file=/dev/full"] {
+            let run = try await runBuiltNFCTool(["info", "--device", device])
+            #expect(run.status == 3 && run.standardError.contains("cannot open reader"), "\(device): \(run.status) \(run.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
 }
