@@ -15,3 +15,16 @@ public func unblockTerminationSignals() {
     for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, number) }
     pthread_sigmask(SIG_UNBLOCK, &signals, nil)
 }
+
+/// Makes SIGPIPE do nothing in this process (a program's first thing at start): a write to a
+/// pipe or FIFO whose reader left then fails with EPIPE, which the writer reports (naming the
+/// file, and what was already done), instead of the process dying silently with status 141
+/// after it may have changed a tag. A handler that does nothing rather than SIG_IGN, so that
+/// programs started from this one (`watch --exec`) get the default action back when they exec.
+public func catchBrokenPipes() {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = SA_RESTART
+    sigaction(SIGPIPE, &action, nil)
+}

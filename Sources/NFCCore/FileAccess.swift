@@ -159,6 +159,35 @@ public enum FileAccess {
         }
     }
 
+    /// Checks, writing nothing, that ``write(_:to:durable:)`` could write `path` now: what it
+    /// will refuse is refused here first (a command checks before it does anything it cannot
+    /// undo). Standard streams, FIFOs and devices pass (written in place); an existing regular
+    /// file must be writable, and the directory a new or replaced file goes into must exist and
+    /// be writable.
+    /// - Throws: ``FileAccessError``: `isDirectory`, `unsupported` for a socket, `system` for a
+    ///   missing directory (`ENOENT`, `ENOTDIR`), no permission (`EACCES`), a link that loops.
+    public static func checkWritable(_ path: String) throws(FileAccessError) {
+        if standardDescriptor(path) != nil { return }
+        let target = try resolvingLinks(path)
+        if standardDescriptor(target) != nil { return }
+        var status = stat()
+        if lstat(target, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: throw FileAccessError(.isDirectory)
+            case S_IFSOCK: throw FileAccessError(.unsupported("a socket"))
+            case S_IFREG: guard access(target, W_OK) == 0 else { throw .lastSystemError() }
+            default: return
+            }
+        } else if errno != ENOENT {
+            throw .lastSystemError()
+        }
+        let folder = directory(of: target) ?? "."
+        var folderStatus = stat()
+        guard stat(folder, &folderStatus) == 0 else { throw .lastSystemError() }
+        guard folderStatus.st_mode & S_IFMT == S_IFDIR else { throw FileAccessError(.system(ENOTDIR)) }
+        guard access(folder, W_OK | X_OK) == 0 else { throw .lastSystemError() }
+    }
+
     /// Opens `path` to write a stream of lines to it as they come (a log, `--events FILE`): a
     /// regular file (or a new one) is emptied and written from its start, through a symbolic
     /// link to the file it names; a FIFO or a device is written in place (a FIFO waits for its

@@ -78,24 +78,51 @@ extension ISO15693Tag {
     }
 
     /// Opens one ST25TV02K area again with its password `current` (its first 4 bytes are the
-    /// configuration password, as ``st25tvProtect(_:password:current:)`` sets them).
+    /// configuration password, as ``st25tvProtect(_:password:current:)`` sets them, unless
+    /// `configuration` names password 3: another area protected later with another password
+    /// made password 3 that area's).
     ///
     /// Steps: (1) READ CONFIGURATION as for protect (a locked configuration is refused, nothing
-    /// written); (2) PRESENT PASSWORD 3 with the current, else the factory configuration
-    /// password (a rerun after the last step); the attribute's bits 1–0 cleared with WRITE
-    /// CONFIGURATION when set; (3) when the area's password is not the factory one: PRESENT
-    /// PASSWORD of it (current, half-cleared, factory) and WRITE PASSWORD back to zeros; (4) when
-    /// no area is protected any more, password 3 back to zeros; (5) the attribute read back
-    /// (last, so that a `--plan` lists every step). The area is open before any password
-    /// changes, so a cut run leaves it open or protected behind `current`.
-    /// - Throws: as ``st25tvProtect(_:password:current:)``; `verificationFailed` when the
+    /// written); (2) checks, nothing written yet: when `current` is not the factory password,
+    /// PRESENT PASSWORD of the area (current, half-cleared, factory), then PRESENT PASSWORD 3
+    /// (`configuration`, the current's first 4 bytes, else the factory zeros: a rerun after the
+    /// last step) — a password refused here exits with nothing written; (3) the attribute's bits
+    /// 1–0 cleared with WRITE CONFIGURATION when set; (4) the area's password PRESENTed again (a
+    /// PRESENT PASSWORD, taken or not, closes the session opened before it) and WRITE PASSWORD
+    /// back to zeros; (5) when no area is protected any more, password 3 PRESENTed again and
+    /// back to zeros; (6) the attribute read back (last, so that a `--plan` lists every step).
+    /// The area is open before any password changes, so a cut run leaves it open or protected
+    /// behind `current`.
+    /// - Throws: as ``st25tvProtect(_:password:current:)``; `authenticationFailed` (the area's
+    ///   password or password 3 not taken: nothing written); `verificationFailed` when the
     ///   attribute still reads protected.
-    public func st25tvUnprotect(area: Int, current: ST25TVAreaPassword) async throws(NFCTagError) {
+    public func st25tvUnprotect(
+        area: Int, current: ST25TVAreaPassword, configuration: ST25TVPassword? = nil
+    ) async throws(NFCTagError) {
         let protection = try ST25TVProtection(area: area)
         var state = try await st25tvAreaState()
         _ = try st25tvCheck(state, area: area, current, current: current)
         let factory = ST25TVAreaPassword.factoryDefault(sixtyFourBit: current.isSixtyFourBit)
-        try await st25tvPresentAny(ST25TVCommand.configurationPassword, [current.configuration, factory.configuration])
+        // Every password needed is checked before the first write.
+        var areaPassword: ST25TVAreaPassword?
+        if current != factory {
+            let halfway = factory.firstHalf(over: current).map { [$0] } ?? []
+            do {
+                areaPassword = try await st25tvPresentArea(protection.passwordNumber, [current] + halfway + [factory])
+            } catch where error.code == .authenticationFailed {
+                throw NFCTagError(.authenticationFailed, "\(error.reason): nothing was written, area \(area) is still protected")
+            }
+        }
+        let configurationCandidates = (configuration.map { [$0] } ?? []) + [current.configuration, factory.configuration]
+        let configurationPassword: ST25TVPassword
+        do {
+            configurationPassword = try await st25tvPresentAny(ST25TVCommand.configurationPassword, configurationCandidates)
+        } catch where error.code == .authenticationFailed {
+            let hint = configuration == nil
+                ? "password 3 is not the first 8 digits of this password (another area protected later with another password sets it): give it with --configuration-password-file"
+                : "password 3 is neither the configuration password given nor the first 8 digits of this password"
+            throw NFCTagError(.authenticationFailed, "\(error.reason); \(hint): nothing was written, area \(area) is still protected")
+        }
         let register = protection.register
         let old = area == 1 ? state.area1 : state.area2
         let wanted = old & ~ST25TVRegister.protectionMask
@@ -103,15 +130,13 @@ extension ISO15693Tag {
             try await st25WriteConfiguration(register, wanted)
             if area == 1 { state.area1 = wanted } else { state.area2 = wanted }
         }
-        if current != factory {
-            let halfway = factory.firstHalf(over: current).map { [$0] } ?? []
-            if try await st25tvPresentArea(protection.passwordNumber, [current] + halfway + [factory]) != factory {
-                try await st25tvWriteAreaPassword(protection.passwordNumber, factory)
-            }
-            if !state.anyProtected,
-               try await st25tvPresentAny(ST25TVCommand.configurationPassword, [current.configuration, factory.configuration]) != factory.configuration {
-                try await st25tvWritePassword(ST25TVCommand.configurationPassword, factory.configuration.bytes)
-            }
+        if let areaPassword, areaPassword != factory {
+            try await st25tvPresentArea(protection.passwordNumber, [areaPassword])
+            try await st25tvWriteAreaPassword(protection.passwordNumber, factory)
+        }
+        if current != factory, !state.anyProtected, configurationPassword != factory.configuration {
+            try await st25tvPresentAny(ST25TVCommand.configurationPassword, [configurationPassword])
+            try await st25tvWritePassword(ST25TVCommand.configurationPassword, factory.configuration.bytes)
         }
         // Read back last, so that a --plan (writes held back) still lists every step.
         let read = try await st25ReadConfiguration(register)

@@ -62,6 +62,7 @@ struct EmulateCommand: ToolCommand {
         ndefPath = arguments.value(of: Self.ndef)
         isReadOnly = arguments.contains(Self.readOnly)
         savePath = arguments.value(of: Self.save)
+        if savePath?.isEmpty == true { throw .usage("--save needs a file name") }
         let hasRecords = arguments.occurrences.contains { RecordOptions.starters.contains($0.option) }
         if ndefPath != nil && hasRecords {
             throw .usage("give the message either with --ndef or with record options, not both")
@@ -84,6 +85,15 @@ struct EmulateCommand: ToolCommand {
             tag = try EmulatedType4Tag(message: Bytes(encoded), readOnly: isReadOnly)
         } catch {
             throw CommandError("the message of \(encoded.count) bytes is too big: \(error)", exitCode: .capacityExceeded)
+        }
+        if let savePath {
+            // Checked before anything is on the air: a phone's write must not be lost to a
+            // path that could never be written.
+            do throws(FileAccessError) {
+                try FileAccess.checkWritable(savePath)
+            } catch {
+                throw .failure("cannot save to \(savePath): \(error): nothing was emulated")
+            }
         }
         let connection = TagCommandSupport.connection(arguments.value(of: Self.device), context.environment)
         // Ctrl-C ends the session: what a reader wrote so far is still reported. Trapped before

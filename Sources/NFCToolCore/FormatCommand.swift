@@ -7,7 +7,7 @@ struct FormatCommand: TagCommand {
     static let force = CommandOption.flag(
         "force", help: "Empty a tag that already holds an NDEF message instead of refusing; on a DESFire holding other applications, add the NDEF application beside them.")
     static let ndefSize = TypedOption(
-        .option("ndef-size", valueName: "bytes", help: "MIFARE DESFire: the NDEF file's size, 32 to 32767 bytes (default: as much as free memory allows)."),
+        .option("ndef-size", valueName: "bytes", help: "MIFARE DESFire (EV1, EV2, EV3) only: the NDEF file's size, 32 to 32767 bytes (default: as much as free memory allows). Any other tag is refused with nothing written (exit 64)."),
         .integer(in: DESFire.TypeFourMapping.minimumNDEFFileSize...DESFire.TypeFourMapping.maximumNDEFFileSize))
     static let keys = CommandOption.option(
         "keys", valueName: "file",
@@ -60,6 +60,10 @@ struct FormatCommand: TagCommand {
             body: { tag, _, planning in
                 var desfire = desfire
                 desfire.planning = planning
+                if desfire.ndefFileSize != nil && tag.identity.family != .desfire {
+                    throw CommandError.usage(
+                        "--ndef-size applies to a MIFARE DESFire (EV1, EV2, EV3) only, whose NDEF file format creates; this is a \(tag.identity.model): nothing was written")
+                }
                 let tag = Self.tag(tag, desfire: desfire)
                 if !planning {
                     try context.confirm(Self.warning(tag), confirmed: confirmed)

@@ -106,7 +106,8 @@ struct LockCommand: TagCommand {
     /// and checks (with `password` for a read-protected NTAG, `key` for a read-protected
     /// Ultralight C or AES) that it reports read-only.
     /// - Throws: ``ExitCode/verifyMismatch`` when it still reports writable or no longer
-    ///   answers as an NDEF tag; ``ExitCode/tagLost`` when it is gone.
+    ///   answers as an NDEF tag; ``ExitCode/tagLost`` when it is gone (also while its state is
+    ///   read: the lock may have been done).
     static func requireReadOnly(
         after tag: NFCTag, on reader: any NFCReader, password: NTAGPassword?, key: UltralightCKey? = nil
     ) async throws(CommandError) {
@@ -124,6 +125,11 @@ struct LockCommand: TagCommand {
             let fresh = TagWriteSupport.tag(try await NFCTag.connect(to: target, on: reader), password: password, ultralightCKey: key)
             _ = try? await reader.poll(for: [target.modulation], timeout: .milliseconds(500))
             status = try await fresh.ndef.queryNDEFStatus().status
+        } catch where error.code == .connectionLost {
+            // Lost, as the same loss one command earlier: the lock may well have been done.
+            throw CommandError(
+                "the tag left the field while it was checked after locking (\(error)): the lock may have been done; run lock again (or nfctool info) to check it",
+                exitCode: .tagLost, code: error.code.rawValue)
         } catch {
             throw CommandError("after locking, the tag's NDEF state cannot be read: \(error)", exitCode: .verifyMismatch)
         }

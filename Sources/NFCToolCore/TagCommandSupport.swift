@@ -38,9 +38,10 @@ enum TagCommandSupport {
 
     /// Opens the reader `connection` names, behind a ``RecordingReader`` when `trace` asks for one.
     /// - Throws: ``ExitCode/usage`` for a malformed connection string (an unknown `sim:` model,
-    ///   a trace that does not parse), ``ExitCode/failure`` for an I/O error (a tag file that
-    ///   cannot be read or written, a trace file that cannot be opened), and
-    ///   ``ExitCode/noReader`` with the hints `nfctool devices` prints when no reader is there.
+    ///   a trace that does not parse), ``ExitCode/noReader`` for an I/O error (a tag file that
+    ///   cannot be read or written, a replay's trace that cannot be read), ``ExitCode/failure``
+    ///   for a `--trace` file that cannot be opened, and ``ExitCode/noReader`` with the hints
+    ///   `nfctool devices` prints when no reader is there.
     static func openReader(
         _ connection: String, trace: ReaderTraceOptions, _ context: CommandContext
     ) async throws(CommandError) -> CommandReader {
@@ -66,9 +67,21 @@ enum TagCommandSupport {
         do { result = .success(try await body(opened.reader)) } catch { result = .failure(error) }
         let (divergence, traceFailure) = await opened.close()
         if let divergence { throw divergence }
-        let value = try result.get()
-        if let traceFailure { throw traceFailure }
-        return value
+        switch (result, traceFailure) {
+        case (.success(let value), nil):
+            return value
+        case (.success, let traceFailure?):
+            // The command did its work: a write to the tag was made. Say so, since the
+            // sentence that would have said it is not printed.
+            throw CommandError(
+                "\(traceFailure.message) — the command itself finished: any change it makes to the tag was made (check with nfctool info)",
+                exitCode: traceFailure.exitCode)
+        case (.failure(let error), let traceFailure?):
+            context.io.printErrorLine("Warning: \(traceFailure.message) (the trace is incomplete)")
+            throw error
+        case (.failure(let error), nil):
+            throw error
+        }
     }
 
     /// The connection string a report shows for `connection`: the recorded reader's for a
@@ -117,9 +130,10 @@ enum TagCommandSupport {
         case .invalidArgument:
             return .usage("invalid device '\(connection)': \(error.reason)")
         case .io where ReaderConnectionString(connection).isInProcess:
-            // The simulator's tag file or the replay's trace could not be read or written: an
-            // I/O error, not "no reader".
-            return .failure("cannot open reader '\(connection)': \(error.reason)")
+            // The simulator's tag file or the replay's trace could not be read or written: the
+            // reader could not be opened (exit 3, as docs/cli.md says), nothing was done; the
+            // libnfc hints do not apply.
+            return CommandError("cannot open reader '\(connection)': \(error.reason); nothing was done", exitCode: .noReader)
         default:
             let what = connection == "default" ? "libnfc's default device" : "'\(connection)'"
             return CommandError(

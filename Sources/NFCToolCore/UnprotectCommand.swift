@@ -9,6 +9,10 @@ struct UnprotectCommand: TagCommand {
         "password-file", valueName: "file",
         help: "The current password PWD[:PACK] in hex, read from this file (or set NFCTOOL_PASSWORD).")
 
+    static let configurationPasswordFile = CommandOption.option(
+        "configuration-password-file", valueName: "file",
+        help: "ST25TV02K: the configuration password (password 3, 8 hex digits), when it is not the first 8 digits of the area's password (another area was protected later with another password).")
+
     static let privacy = CommandOption.flag(
         "privacy", help: "ICODE SLIX2/SLIX-S/SLIX-L: leave privacy mode with the privacy password (8 hex digits from --password-file or NFCTOOL_PASSWORD), sent unaddressed: the tag answers no poll until then.")
 
@@ -62,11 +66,14 @@ struct UnprotectCommand: TagCommand {
             being the configuration password protect set. PRESENT PASSWORD 3 opens the \
             configuration, WRITE CONFIGURATION clears the area's protection bits first, then \
             the area password (and password 3, once no area is protected) goes back to the \
-            factory zeros. --area 2 opens area 2 (two areas only). A configuration locked for \
-            good (LOCK_CFG) is refused with nothing written (exit 5).
+            factory zeros. --area 2 opens area 2 (two areas only). Both passwords are presented \
+            before anything is written: a refused one exits 9 with nothing written. Password 3 \
+            is the first 8 digits of the area password protected last; when the areas' \
+            passwords differ, give it with --configuration-password-file. A configuration \
+            locked for good (LOCK_CFG) is refused with nothing written (exit 5).
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  TagWriteSupport.ultralightCKeyFile, privacy, area, TagWriteSupport.plan]
+                  TagWriteSupport.ultralightCKeyFile, configurationPasswordFile, privacy, area, TagWriteSupport.plan]
     )
 
     let options: TagCommandOptions
@@ -88,12 +95,26 @@ struct UnprotectCommand: TagCommand {
         let key = try options.ultralightCKey()
         let area = try options.arguments.value(of: Self.area) { Int($0).flatMap { (1...4).contains($0) ? $0 : nil } }
         let st25tv = text.flatMap { try? ST25TVAreaPassword(hex: $0.text) }
+        let configurationText = try TagWriteSupport.passwordText(
+            file: options.arguments.value(of: Self.configurationPasswordFile), option: Self.configurationPasswordFile,
+            environment: context.environment, variable: nil)
+        let configurationPassword = try configurationText.map { given throws(CommandError) -> ST25TVPassword in
+            guard let password = try? ST25TVAreaPassword(hex: given.text), !password.isSixtyFourBit else {
+                throw .usage("\(given.source): the ST25TV02K configuration password is 8 hex digits")
+            }
+            return password.configuration
+        }
         if area != nil && st25tv == nil {
             throw .usage("--area is for ST25DV areas (16 hex digits) and ST25TV02K areas (8 or 16 hex digits)")
         }
         try await TagWriteOperation.run(
             "unprotect", options, password: current, ultralightCKey: key, context,
             body: { tag, _, planning in
+                if configurationPassword != nil {
+                    guard case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration else {
+                        throw CommandError.usage("--configuration-password-file is for an ST25TV02K; this is a \(tag.identity.model)")
+                    }
+                }
                 if case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil {
                     guard let icode else {
                         throw CommandError.usage("an ICODE chip needs its password: --password-file FILE or NFCTOOL_PASSWORD (8 hex digits, or READ:WRITE)")
@@ -112,7 +133,7 @@ struct UnprotectCommand: TagCommand {
                     guard let st25tv else {
                         throw CommandError.usage("an ST25TV02K needs its area password: --password-file FILE or NFCTOOL_PASSWORD (8 hex digits, 16 with one area)")
                     }
-                    try await TagWriteSupport.write(planning: planning) { try await vicinity.st25tvUnprotect(area: area ?? 1, current: st25tv) }
+                    try await TagWriteSupport.write(planning: planning) { try await vicinity.st25tvUnprotect(area: area ?? 1, current: st25tv, configuration: configurationPassword) }
                     return
                 }
                 if let area {

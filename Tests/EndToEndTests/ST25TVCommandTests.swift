@@ -126,4 +126,44 @@ struct ST25TVCommandTests {
         #expect(refused.status == 5 && refused.output.contains("LOCK_CFG"), "\(refused.output)")
         #expect(try TagFile(path: file).raw == locked, "nothing written to a locked configuration")
     }
+
+    @Test("two areas behind different passwords (area 2 first, then area 1, which makes password 3 area 1's): unprotect --area 2 with password 3's file, or with area 2's alone, exits 9 with the tag file byte-identical; with area 2's password and --configuration-password-file it opens area 2, then area 1 opens with its own and every password is zeros")
+    func differentAreaPasswords() async throws {
+        let directory = try temporaryDirectory()
+        let file = directory.appendingPathComponent("st25tv02k.json").path
+        let p8 = directory.appendingPathComponent("p8").path, pA = directory.appendingPathComponent("pA").path
+        let trace = directory.appendingPathComponent("tr.jsonl").path
+        try "11223344\n".write(toFile: p8, atomically: true, encoding: .utf8)
+        try "AABBCCDD\n".write(toFile: pA, atomically: true, encoding: .utf8)
+        let device = "sim:st25tv02k?file=\(file)"
+        let area2 = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", p8, "--area", "2"])
+        #expect(area2.status == 0, "\(area2.output)")
+        let area1 = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", pA, "--current-password-file", p8])
+        #expect(area1.status == 0, "\(area1.output)")
+        let zero: [UInt8] = [0, 0, 0, 0], a: [UInt8] = [0xAA, 0xBB, 0xCC, 0xDD], b: [UInt8] = [0x11, 0x22, 0x33, 0x44]
+        let protected = try TagFile(path: file)
+        #expect(protected.registers[0] == 0x01 && protected.registers[1] == 0x01)
+        #expect(protected.passwords == [zero, a, b, a])
+
+        let wrong = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", pA, "--area", "2", "--trace", trace])
+        #expect(wrong.status == 9 && wrong.output.contains("nothing was written"), "\(wrong.output)")
+        #expect(try TagFile(path: file).raw == protected.raw, "nothing written before every password is checked")
+        let traced = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+        #expect(!traced.contains("WRITE CONFIGURATION") && !traced.contains("WRITE PASSWORD"), "\(traced)")
+        let half = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", p8, "--area", "2"])
+        #expect(half.status == 9 && half.output.contains("--configuration-password-file"), "\(half.output)")
+        #expect(try TagFile(path: file).raw == protected.raw)
+
+        let open2 = try await runBuiltNFCTool([
+            "unprotect", "--device", device, "--password-file", p8, "--area", "2", "--configuration-password-file", pA,
+        ])
+        #expect(open2.status == 0, "\(open2.output)")
+        let opened = try TagFile(path: file)
+        #expect(opened.registers[0] == 0x01 && opened.registers[1] == 0x00)
+        #expect(opened.passwords == [zero, a, zero, a], "password 3 stays while area 1 is protected")
+        let open1 = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", pA])
+        #expect(open1.status == 0, "\(open1.output)")
+        let done = try TagFile(path: file)
+        #expect(done.registers[0] == 0 && done.registers[1] == 0 && done.passwords.allSatisfy { $0 == zero })
+    }
 }
