@@ -6,10 +6,11 @@ import Testing
 import Glibc
 #endif
 
-/// Findings of an audit, each judged from outside in fresh nfctool processes: the tag file
+/// What a run does with a broken output, an option that does nothing on this tag and a tag lost
+/// at the end, each judged from outside in fresh nfctool processes: the tag file
 /// compared byte for byte before and after, exit statuses against docs/cli.md.
-@Suite("audit findings: broken pipes, checks before writes, exit codes", .tags(.endToEnd), .timeLimit(.minutes(3)))
-struct AuditFindingsTests {
+@Suite("Broken pipes, output paths checked before the work, options refused where they do nothing, exit codes", .tags(.endToEnd), .timeLimit(.minutes(3)))
+struct OutputChecksAndExitCodesTests {
     /// The raw bytes of a file (empty when it is missing).
     static func bytes(_ path: String) -> Data { (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data() }
 
