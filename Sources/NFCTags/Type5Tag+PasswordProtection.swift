@@ -10,7 +10,8 @@ public struct Type5WriteProtection: Sendable, Hashable {
     public struct Span: Sendable, Hashable {
         /// The blocks.
         public var blocks: Range<Int>
-        /// What guards them, in words (`write password (PROTECT PAGE)`, `area 2: password 2`).
+        /// What guards them, in words (`the write password (ICODE page protection)`,
+        /// `area 2's password 2 (ST25TV area attribute)`).
         public var guardedBy: String
 
         /// Creates a span.
@@ -85,7 +86,7 @@ extension Type5Tag {
             let security = try await tag.st25AreaSecurity(area)
             guard security.protectsWrites else { continue }
             let what = security.protection == ST25AreaSecurity.readProtectedWriteForbidden
-                ? "area \(area) (never writable)" : "area \(area)'s password \(security.password) (ST25DV RFA\(area)SS)"
+                ? "area \(area), never writable (ST25DV RFA\(area)SS)" : "area \(area)'s password \(security.password) (ST25DV RFA\(area)SS)"
             spans.append(.init(blocks: first..<end, guardedBy: what))
         }
         return Type5WriteProtection(spans: spans)
@@ -98,7 +99,7 @@ extension Type5Tag {
         let state = try await tag.st25tvAreaState()
         let blockCount = tag.identity.blockCount ?? Int.max
         func what(_ area: Int) -> String {
-            state.security(area).refusesWrites ? "area \(area) (never writable)" : "area \(area)'s password \(area) (ST25TV area attribute)"
+            state.security(area).refusesWrites ? "area \(area), never writable (ST25TV area attribute)" : "area \(area)'s password \(area) (ST25TV area attribute)"
         }
         if state.singleArea {
             return Type5WriteProtection(spans: state.security(1).protectsWrites ? [.init(blocks: 0..<blockCount, guardedBy: what(1))] : [])
@@ -122,11 +123,12 @@ extension Type5Tag {
         guard let protection else { return }
         for block in blocks {
             guard let span = protection.span(holding: block) else { continue }
-            let range = span.blocks.count == 1 ? "block \(span.blocks.lowerBound)" : "blocks \(span.blocks.lowerBound)–\(span.blocks.upperBound - 1)"
+            let range = span.blocks.count == 1 ? "block \(span.blocks.lowerBound) is" : "blocks \(span.blocks.lowerBound)–\(span.blocks.upperBound - 1) are"
+            let below = span.blocks.lowerBound > 0 ? ", or write a message that ends before block \(span.blocks.lowerBound)" : ""
             throw NFCTagError(
                 .passwordRequired, at: block * blockSize,
-                "block \(block) needs a password to be written (\(range): \(span.guardedBy)); nothing was written "
-                    + "(remove the protection with 'nfctool unprotect' first, or keep the message below block \(span.blocks.lowerBound))")
+                "block \(block) needs a password to be written: \(range) guarded by \(span.guardedBy); nothing was written "
+                    + "(remove the protection with 'nfctool unprotect' first\(below))")
         }
     }
 

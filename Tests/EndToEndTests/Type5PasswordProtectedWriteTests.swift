@@ -45,7 +45,8 @@ struct Type5PasswordProtectedWriteTests {
         #expect(protect.status == 0, "\(protect.output)")
         let before = try Self.bytes(file)
 
-        let long = String(repeating: "too long for the open blocks ", count: 6)
+        // 131 bytes of NDEF from byte 6: past block 32, within a SLIX-S's 150 bytes.
+        let long = String(repeating: "too long for the open blocks ", count: 4) + "and more"
         let refused = try await runBuiltNFCTool(["write", "--device", device, "--text", long])
         #expect(refused.status == 9, "\(refused.output)")
         #expect(refused.standardError.contains("block \(chip.firstProtected) needs a password"), "\(refused.standardError)")
@@ -71,7 +72,7 @@ struct Type5PasswordProtectedWriteTests {
         let protect = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password])
         #expect(protect.status == 0, "\(protect.output)")
         let before = try Self.bytes(file)
-        for command in [["format", "--force"], ["erase"]] {
+        for command in [["format", "--force", "--yes"], ["erase"]] {
             let run = try await runBuiltNFCTool(command + ["--device", device])
             #expect(run.status == 9, "\(command): \(run.output)")
             #expect(try Self.bytes(file) == before, "\(command) changed the tag file")
