@@ -37,13 +37,44 @@ extension Type5Tag {
     /// be read (the reader cannot send the custom command, e.g. a PC/SC reader's generic
     /// profile, or the chip refuses it): a write then goes on, and a block the chip refuses is
     /// reported as ``writeNDEF(_:verify:)`` says. Reads only.
+    ///
+    /// On an ICODE SLIX2 or SLIX-S only `blocks` are asked (GET MULTIPLE BLOCK PROTECTION STATUS,
+    /// 32 blocks a command; nil: every block), so a write costs one command more.
     /// - Throws: ``NFCTagError`` `connectionLost` only (the tag left the field: nothing written).
-    public func writeProtection() async throws(NFCTagError) -> Type5WriteProtection? {
+    public func writeProtection(blocks: ClosedRange<Int>? = nil) async throws(NFCTagError) -> Type5WriteProtection? {
+        // A reader that cannot carry the custom command (a PC/SC reader's generic profile) is
+        // asked first, so that nothing is sent that it would refuse.
+        let probe: (code: UInt8, parameters: [UInt8], maker: UInt8)
+        if let variant = tag.icodeVariant, variant.hasPageProtection {
+            probe = variant.isNTAG5
+                ? (NTAG5Command.getNXPSystemInformation, [], ISO15693Command.nxpManufacturerCode)
+                : (ICodeCommand.getMultipleBlockProtectionStatus, [0, 0], ISO15693Command.nxpManufacturerCode)
+        } else if tag.hasST25DVPasswords || tag.hasST25TVConfiguration {
+            probe = (ST25Command.readConfiguration, [0], ST25Command.manufacturerCode)
+        } else {
+            return nil
+        }
+        do {
+            try await tag.reader.checkCanSend(Bytes(tag.frame(probe.code, probe.parameters, manufacturerCode: probe.maker)), mode: .standard)
+        } catch {
+            return nil
+        }
         do throws(NFCTagError) {
-            if tag.icodeVariant?.hasPageProtection == true {
-                let state = try await tag.icodeProtectionState()
-                let guarded = state.blocks(with: ICodeBlockProtection.writeProtected)
-                return Type5WriteProtection(spans: Self.spans(guarded, "the write password (ICODE page protection)"))
+            if let variant = tag.icodeVariant, variant.hasPageProtection {
+                let guardedBy = "the write password (ICODE page protection)"
+                guard !variant.isNTAG5, let blocks else {
+                    let state = try await tag.icodeProtectionState()
+                    return Type5WriteProtection(spans: Self.spans(state.blocks(with: ICodeBlockProtection.writeProtected), guardedBy))
+                }
+                var guarded: [Int] = []
+                var first = blocks.lowerBound
+                while first <= blocks.upperBound {
+                    let chunk = first..<min(blocks.upperBound + 1, first + 32)
+                    let statuses = try await tag.icodeBlockProtectionStatus(chunk)
+                    guarded += statuses.indices.filter { statuses[$0] & ICodeBlockProtection.writeProtected != 0 }.map { first + $0 }
+                    first = chunk.upperBound
+                }
+                return Type5WriteProtection(spans: Self.spans(guarded, guardedBy))
             }
             if tag.hasST25DVPasswords { return try await st25dvWriteProtection() }
             if tag.hasST25TVConfiguration { return try await st25tvWriteProtection() }
@@ -117,10 +148,12 @@ extension Type5Tag {
         return Type5WriteProtection(spans: spans)
     }
 
-    /// Throws `passwordRequired` naming the first of `blocks` (in order) that `protection`
-    /// guards; nothing was written yet.
-    func refuseProtected(_ blocks: [Int], _ protection: Type5WriteProtection?, blockSize: Int) throws(NFCTagError) {
-        guard let protection else { return }
+    /// Throws `passwordRequired` naming the first of `blocks` (ascending) that the chip's
+    /// protection (``writeProtection(blocks:)``) guards; nothing was written yet. Skipped when
+    /// ``passwordSessionOpen``.
+    func refuseProtected(_ blocks: [Int], blockSize: Int) async throws(NFCTagError) {
+        guard !passwordSessionOpen, let low = blocks.first, let high = blocks.last,
+              let protection = try await writeProtection(blocks: low...high) else { return }
         for block in blocks {
             guard let span = protection.span(holding: block) else { continue }
             let range = span.blocks.count == 1 ? "block \(span.blocks.lowerBound) is" : "blocks \(span.blocks.lowerBound)–\(span.blocks.upperBound - 1) are"

@@ -34,6 +34,12 @@ public struct Type5Tag: NFCNDEFTag {
     /// (Android's NFC stack formats a SLIX2 with MLEN `28`, counter block included).
     public var memoryEnd: Int?
 
+    /// Set by a caller that opened the chip's password session on this tag (ICODE SET
+    /// PASSWORD, ST25 PRESENT PASSWORD): blocks behind a password are then not refused before
+    /// writing (``writeProtection(blocks:)``); the chip judges. No command tells whether a
+    /// session is open, so the default, false, refuses them.
+    public var passwordSessionOpen = false
+
     /// The ICODE SLIX2's user memory: blocks 0–78 of 4 bytes; block 79 holds the counter.
     public static let icodeSLIX2UserMemory = 79 * 4
 
@@ -128,7 +134,7 @@ public struct Type5Tag: NFCNDEFTag {
         }
         // Blocks behind a password (ICODE page protection, ST25 areas) are refused here, before
         // the length is zeroed: else the old message would be lost and the new one not written.
-        if !changing.isEmpty { try refuseProtected(changing, try await writeProtection(), blockSize: size) }
+        try await refuseProtected(changing, blockSize: size)
         let others = changing.filter { $0 != lengthBlock }
         var current = block(snapshot.memory, lengthBlock)
         let readsEmpty = snapshot.memory[start] == Type5TLVType.ndefMessage && snapshot.memory[lengthAddress] == 0
@@ -395,7 +401,7 @@ public struct Type5Tag: NFCNDEFTag {
         if let locked = changing.first(where: { snapshot.isLocked($0) }) {
             throw NFCTagError(.readOnly, at: locked * blockSize, "block \(locked) is locked (Lock Block); nothing was written")
         }
-        if !changing.isEmpty { try refuseProtected(changing, try await writeProtection(), blockSize: blockSize) }
+        try await refuseProtected(changing, blockSize: blockSize)
         // When the CC spans several blocks, block 0 loses its magic first so that no half-old
         // CC is ever read.
         let ccBlocks = (cc.size + blockSize - 1) / blockSize
