@@ -25,6 +25,14 @@ public struct ICodeProtection: Sendable, Hashable {
 
     /// Whether anything here cannot be undone.
     public var isIrreversible: Bool { sixtyFourBit || lockPasswords }
+
+    /// The block protection really starts at on `variant`: ``firstProtectedBlock`` on a chip
+    /// with a protection pointer (SLIX2, NTAG 5), else rounded down to its page of
+    /// ``ICodeVariant/blocksPerPage`` blocks (a SLIX-S protects whole pages: SL2S5302 "PROTECT
+    /// PAGE").
+    public func protectedFrom(on variant: ICodeVariant) -> Int {
+        variant.usesProtectionPointer ? firstProtectedBlock : firstProtectedBlock / ICodeVariant.blocksPerPage * ICodeVariant.blocksPerPage
+    }
 }
 
 /// What GET MULTIPLE BLOCK PROTECTION STATUS says of a chip's blocks, summed up.
@@ -145,7 +153,7 @@ extension ISO15693Tag {
             try await icodeLockPassword(.write)
             if usesRead { try await icodeLockPassword(.read) }
         }
-        let protectedFrom = variant.usesProtectionPointer ? first : first / ICodeVariant.blocksPerPage * ICodeVariant.blocksPerPage
+        let protectedFrom = protection.protectedFrom(on: variant)
         let state = try await icodeProtectionState()
         for block in protectedFrom..<state.statuses.count {
             let status = state.statuses[block]

@@ -20,6 +20,11 @@ public enum ST25Command {
     /// PRESENT PASSWORD `B3`: password number and 8 bytes; opens that password's security
     /// session until the field goes.
     public static let presentPassword: UInt8 = 0xB3
+    /// Error code `15` (reserved in ISO/IEC 15693-3 Table 7): DS10925's response error code
+    /// table gives it to a read of a block that is read-protected (its area's password not
+    /// presented). Assumed the same on the ST25TV02K (DS12074 shares the table); a write to a
+    /// password-protected area is answered `12` as to a locked block.
+    public static let blockReadProtected: UInt8 = 0x15
 
     /// The commands that change the chip (what `--plan` holds back).
     public static let writeClass: Set<UInt8> = [writeConfiguration, writePassword]

@@ -34,6 +34,12 @@ public struct Type5Tag: NFCNDEFTag {
     /// (Android's NFC stack formats a SLIX2 with MLEN `28`, counter block included).
     public var memoryEnd: Int?
 
+    /// Set by a caller that opened the chip's password session on this tag (ICODE SET
+    /// PASSWORD, ST25 PRESENT PASSWORD): blocks behind a password are then not refused before
+    /// writing (``writeProtection(blocks:)``); the chip judges. No command tells whether a
+    /// session is open, so the default, false, refuses them.
+    public var passwordSessionOpen = false
+
     /// The ICODE SLIX2's user memory: blocks 0–78 of 4 bytes; block 79 holds the counter.
     public static let icodeSLIX2UserMemory = 79 * 4
 
@@ -93,9 +99,14 @@ public struct Type5Tag: NFCNDEFTag {
     /// with the real length. A single changing block is written once. A Terminator TLV follows
     /// the message when a byte is left in the area. With `verify`, the written blocks are read
     /// back and compared.
+    /// Blocks that need a password (``writeProtection()``: ICODE page protection, ST25DV and
+    /// ST25TV02K areas) are refused before the first write, as locked blocks are.
     /// - Throws: ``NFCTagError`` `notNDEFFormatted`, `readOnly` (CC or a locked block),
-    ///   `capacityExceeded` ("by N bytes"), `invalidMessage` (nothing written); `connectionLost`,
-    ///   `tagResponse` (the tag holds the old, an empty or the new message); `verificationFailed`.
+    ///   `passwordRequired` (a block to change needs a password), `capacityExceeded` ("by N
+    ///   bytes"), `invalidMessage` (nothing written); `connectionLost`, `tagResponse`, and
+    ///   `readOnly`/`passwordRequired` for a block the chip refuses half-way, when its protection
+    ///   could not be read first (the reason says whether the tag holds the old or an empty
+    ///   message); `verificationFailed`.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool) async throws(NFCTagError) {
         let encoded = try message.encodedForTag()
         var (snapshot, area) = try await load()
@@ -121,21 +132,34 @@ public struct Type5Tag: NFCNDEFTag {
         if let locked = changing.first(where: { snapshot.isLocked($0) }) {
             throw NFCTagError(.readOnly, at: locked * size, "block \(locked) is locked (Lock Block); nothing was written")
         }
+        // Blocks behind a password (ICODE page protection, ST25 areas) are refused here, before
+        // the length is zeroed: else the old message would be lost and the new one not written.
+        try await refuseProtected(changing, blockSize: size)
         let others = changing.filter { $0 != lengthBlock }
         var current = block(snapshot.memory, lengthBlock)
         let readsEmpty = snapshot.memory[start] == Type5TLVType.ndefMessage && snapshot.memory[lengthAddress] == 0
-        if others.count == 1, current == block(final, lengthBlock) {
-            // One block changes: one write takes the tag from the old message to the new.
-            try await write(block: others[0], block(final, others[0]), cc: cc)
-        } else if !others.isEmpty {
-            if !readsEmpty, current != block(zeroed, lengthBlock) {
-                try await write(block: lengthBlock, block(zeroed, lengthBlock), cc: cc)
-                current = block(zeroed, lengthBlock)
+        // What the tag holds if a write is refused half-way (the order above is tear-safe).
+        var progress = WriteProgress(emptied: readsEmpty)
+        do throws(NFCTagError) {
+            if others.count == 1, current == block(final, lengthBlock) {
+                // One block changes: one write takes the tag from the old message to the new.
+                try await write(block: others[0], block(final, others[0]), cc: cc)
+            } else if !others.isEmpty {
+                if !readsEmpty, current != block(zeroed, lengthBlock) {
+                    try await write(block: lengthBlock, block(zeroed, lengthBlock), cc: cc)
+                    current = block(zeroed, lengthBlock)
+                    progress.emptied = true
+                }
+                for b in others {
+                    progress.written = true
+                    try await write(block: b, block(final, b), cc: cc)
+                }
             }
-            for b in others { try await write(block: b, block(final, b), cc: cc) }
-        }
-        if current != block(final, lengthBlock) {
-            try await write(block: lengthBlock, block(final, lengthBlock), cc: cc)
+            if current != block(final, lengthBlock) {
+                try await write(block: lengthBlock, block(final, lengthBlock), cc: cc)
+            }
+        } catch {
+            throw refusedWrite(error, snapshot: snapshot, tagHolds: progress.text)
         }
 
         guard verify else { return }
@@ -339,7 +363,8 @@ public struct Type5Tag: NFCNDEFTag {
     /// extended commands.
     /// - Throws: ``NFCTagError`` `alreadyFormatted` (data present, not forced; nothing written);
     ///   `notSupported` when system information has no memory size; `readOnly` when a block to
-    ///   write is locked (nothing written); `connectionLost`, `tagResponse`.
+    ///   write is locked, `passwordRequired` when it needs a password (nothing written);
+    ///   `connectionLost`, `tagResponse`.
     public func format(force: Bool) async throws(NFCTagError) {
         let memory = try await systemMemory()
         guard let blockCount = memory.blockCount, let blockSize = memory.blockSize, blockCount * blockSize >= 16 else {
@@ -376,15 +401,28 @@ public struct Type5Tag: NFCNDEFTag {
         if let locked = changing.first(where: { snapshot.isLocked($0) }) {
             throw NFCTagError(.readOnly, at: locked * blockSize, "block \(locked) is locked (Lock Block); nothing was written")
         }
+        try await refuseProtected(changing, blockSize: blockSize)
         // When the CC spans several blocks, block 0 loses its magic first so that no half-old
         // CC is ever read.
         let ccBlocks = (cc.size + blockSize - 1) / blockSize
-        if ccBlocks > 1, changing.contains(where: { $0 > 0 && $0 < ccBlocks }), snapshot.memory[0] != 0 {
-            var invalid = block(snapshot.memory, 0)
-            invalid[0] = 0
-            try await write(block: 0, invalid, cc: cc)
+        var wrote = false
+        do throws(NFCTagError) {
+            if ccBlocks > 1, changing.contains(where: { $0 > 0 && $0 < ccBlocks }), snapshot.memory[0] != 0 {
+                var invalid = block(snapshot.memory, 0)
+                invalid[0] = 0
+                try await write(block: 0, invalid, cc: cc)
+                wrote = true
+            }
+            for b in changing.reversed() {
+                try await write(block: b, block(final, b), cc: cc)
+                wrote = true
+            }
+        } catch {
+            throw refusedWrite(
+                error, snapshot: snapshot,
+                tagHolds: wrote ? "blocks past the CC may hold the new empty NDEF TLV; the CC block is written last, so the tag is not yet formatted anew"
+                    : "nothing was written: the tag holds what it held")
         }
-        for b in changing.reversed() { try await write(block: b, block(final, b), cc: cc) }
     }
 
     /// The memory's shape: GET SYSTEM INFORMATION, or EXTENDED GET SYSTEM INFORMATION when
@@ -457,6 +495,9 @@ public struct Type5Tag: NFCNDEFTag {
                         multiple = false
                         readMultipleRefused = true
                         target = address
+                    } catch where error.code == .passwordRequired && target > address {
+                        // The read-ahead reached read-protected blocks: only the blocks needed.
+                        target = address
                     }
                 } else {
                     try append([try await tag.readBlock(first, extended: extended)])
@@ -517,20 +558,68 @@ public struct Type5Tag: NFCNDEFTag {
     }
 
     /// Read single block with its security status (extended form for `E2`).
+    /// A refusal that means `passwordRequired` (``isReadPasswordRefusal(_:)``) becomes that code.
     func readBlock(_ number: Int, extended: Bool) async throws(NFCTagError) -> ISO15693Block {
-        if !extended { return try await tag.readSingleBlockWithSecurityStatus(number) }
-        let answer = try await tag.send(
-            ISO15693Command.extendedReadSingleBlock, try ISO15693Tag.extendedBlockBytes(number), option: true,
-            what: "EXTENDED READ SINGLE BLOCK \(number)")
-        guard answer.count > 1 else {
-            throw NFCTagError(.tagResponse, "EXTENDED READ SINGLE BLOCK \(number) answered \(answer.count) bytes")
+        do throws(NFCTagError) {
+            if !extended { return try await tag.readSingleBlockWithSecurityStatus(number) }
+            let answer = try await tag.send(
+                ISO15693Command.extendedReadSingleBlock, try ISO15693Tag.extendedBlockBytes(number), option: true,
+                what: "EXTENDED READ SINGLE BLOCK \(number)")
+            guard answer.count > 1 else {
+                throw NFCTagError(.tagResponse, "EXTENDED READ SINGLE BLOCK \(number) answered \(answer.count) bytes")
+            }
+            return ISO15693Block(number: number, data: Bytes(answer.dropFirst()), securityStatus: answer[0])
+        } catch {
+            throw readRefusal(error, blocks: number...number)
         }
-        return ISO15693Block(number: number, data: Bytes(answer.dropFirst()), securityStatus: answer[0])
     }
 
-    /// Read multiple blocks with their security status (extended form for `E2`).
+    /// Read multiple blocks with their security status (extended form for `E2`); a refusal that
+    /// means `passwordRequired` becomes that code.
     func readBlocks(_ range: ClosedRange<Int>, extended: Bool) async throws(NFCTagError) -> [ISO15693Block] {
-        try await tag.readMultiple(range.lowerBound..<(range.upperBound + 1), extended: extended, securityStatus: true)
+        do throws(NFCTagError) {
+            return try await tag.readMultiple(range.lowerBound..<(range.upperBound + 1), extended: extended, securityStatus: true)
+        } catch {
+            throw readRefusal(error, blocks: range)
+        }
+    }
+
+    /// `error` as `passwordRequired` when the chip's answer means a read-protected block.
+    private func readRefusal(_ error: NFCTagError, blocks: ClosedRange<Int>) -> NFCTagError {
+        guard error.code == .tagResponse, isReadPasswordRefusal(ISO15693Error.code(in: error)) else { return error }
+        let which = blocks.count == 1 ? "block \(blocks.lowerBound)" : "blocks \(blocks.lowerBound)–\(blocks.upperBound)"
+        return NFCTagError(
+            .passwordRequired, at: error.offset,
+            "\(error.reason): \(which) read-protected, reading needs the chip's password "
+                + "(remove the protection with 'nfctool unprotect')", readerError: error.readerError)
+    }
+
+    /// How far a message write got before a refusal: the length zeroed (the tag reads empty),
+    /// blocks of the new message written.
+    struct WriteProgress {
+        /// The tag reads as an empty NDEF message (it did before, or L was zeroed).
+        var emptied: Bool
+        /// A block of the new message was sent.
+        var written = false
+
+        /// What the tag holds, in words.
+        var text: String {
+            if !emptied && !written { return "nothing was written: the tag holds its old message" }
+            return "the tag holds an empty NDEF message (the old one is gone, the new one was not finished; the writes are tear-safe)"
+        }
+    }
+
+    /// A write refused half-way, with what the tag holds now; `12` or `0F` on a block not
+    /// locked with Lock Block, on a chip with memory passwords, is ``NFCTagError/Code/passwordRequired``.
+    private func refusedWrite(_ error: NFCTagError, snapshot: Snapshot, tagHolds: String) -> NFCTagError {
+        let block = error.offset.map { $0 / snapshot.blockSize }
+        var code = error.code
+        var why = ""
+        if code == .readOnly || code == .tagResponse, let block, !snapshot.isLocked(block), isPasswordRefusal(ISO15693Error.code(in: error)) {
+            code = .passwordRequired
+            why = " (block \(block) needs a password: it is not locked with Lock Block; remove the protection with 'nfctool unprotect')"
+        }
+        return NFCTagError(code, at: error.offset, "\(error.reason)\(why); \(tagHolds)", readerError: error.readerError)
     }
 
     /// The tag's commands as `cc` asks: the option flag on write-alike commands when the CC

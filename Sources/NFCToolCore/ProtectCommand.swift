@@ -47,7 +47,7 @@ struct ProtectCommand: ToolCommand {
 
     static let configuration = CommandConfiguration(
         name: "protect",
-        abstract: "Protect an NTAG21x or Ultralight EV1 with a password, an Ultralight C or AES with a key; change a DESFire's keys.",
+        abstract: "Password-protect an NTAG21x, Ultralight EV1, ICODE SLIX2/SLIX-S, NTAG 5, ST25DV or ST25TV02K; key an Ultralight C or AES; change a DESFire's keys.",
         discussion: """
             Writes need the password from then on (reads too with --read-protect). Passwords \
             never go in arguments: the new one comes from --password-file or NFCTOOL_PASSWORD, \
@@ -471,10 +471,16 @@ struct ProtectCommand: ToolCommand {
         return "On the \(chip), " + steps.joined(separator: " and ") + "."
     }
 
+    /// Where the protection really starts on `tag`'s chip (a SLIX-S rounds down to its page).
+    static func icodeProtectedFrom(_ tag: NFCTag, _ protection: ICodeProtection) -> Int {
+        guard case .iso15693(let vicinity) = tag, let variant = vicinity.icodeVariant else { return protection.firstProtectedBlock }
+        return protection.protectedFrom(on: variant)
+    }
+
     static func icodeReport(_ tag: NFCTag, _ protection: ICodeProtection, hides: Bool) -> ProtectReport {
         ProtectReport(
             uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true,
-            firstProtectedBlock: hides ? nil : protection.firstProtectedBlock, readProtected: hides ? nil : protection.readProtected,
+            firstProtectedBlock: hides ? nil : icodeProtectedFrom(tag, protection), readProtected: hides ? nil : protection.readProtected,
             privacy: hides ? true : nil, sixtyFourBit: protection.sixtyFourBit ? true : nil, passwordsLocked: protection.lockPasswords ? true : nil)
     }
 
@@ -482,7 +488,10 @@ struct ProtectCommand: ToolCommand {
         let chip = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier))"
         if hides { return "Privacy enabled on \(chip): it answers nothing until its privacy password is given." }
         let what = protection.readProtected ? "read and write" : "write"
-        return "Protected \(chip): blocks \(protection.firstProtectedBlock) on need the password to \(what)."
+        let from = icodeProtectedFrom(tag, protection)
+        let rounded = from == protection.firstProtectedBlock
+            ? "" : " (block \(protection.firstProtectedBlock) rounded down to the start of its page of \(ICodeVariant.blocksPerPage) blocks)"
+        return "Protected \(chip): blocks \(from) on need the password to \(what)\(rounded)."
     }
 
     /// `--keys`: the MIFARE Ultralight C path (``Type2Tag/protectUltralightC(with:protection:)``)

@@ -16,7 +16,10 @@ struct ReadCommand: TagCommand {
             in the JSON form of docs/ndef.md with the tag's uid and model. An NDEF tag holding \
             no message says so and exits 0; a tag without NDEF exits 4. A read-protected \
             NTAG21x needs its password (--password-file or NFCTOOL_PASSWORD), a read-protected \
-            MIFARE Ultralight C or AES its 3DES or AES key (--keys FILE).
+            MIFARE Ultralight C or AES its 3DES or AES key (--keys FILE). A Type 5 tag whose \
+            message lies in blocks read-protected by a password (ICODE SLIX2, SLIX-S, NTAG 5, \
+            ST25DV, ST25TV02K) exits 9: read takes no Type 5 password, 'nfctool unprotect' \
+            removes the protection; a message below the protected blocks is read.
 
             Examples:
               nfctool read --device sim:ntag215

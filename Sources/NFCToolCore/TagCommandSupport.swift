@@ -178,8 +178,11 @@ enum TagCommandSupport {
 
     /// A tag error as a command error with its exit status, code and offset.
     static func map(_ error: NFCTagError) -> CommandError {
-        // An Ultralight C's refusal already names what it needs (its 3DES key, --keys FILE).
-        guard error.code == .passwordRequired, !error.reason.contains("3DES key") else { return .tag(error) }
+        // An Ultralight C's refusal already names what it needs (its 3DES key, --keys FILE); a
+        // Type 5 chip's says to unprotect it (no command here takes a Type 5 password).
+        guard error.code == .passwordRequired, !error.reason.contains("3DES key"), !error.reason.contains("nfctool unprotect") else {
+            return .tag(error)
+        }
         let hinted = NFCTagError(error.code, at: error.offset, error.reason + " (" + passwordHint + ")", readerError: error.readerError)
         return .tag(error, message: hinted.description)
     }

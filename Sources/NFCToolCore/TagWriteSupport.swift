@@ -141,7 +141,14 @@ enum TagWriteSupport {
     /// The Type 2 platform of `tag`, or an ``ExitCode/unsupported`` error naming `what`.
     static func type2(_ tag: NFCTag, for what: String) throws(CommandError) -> Type2Tag {
         guard case .miFare(let miFare) = tag, let type2 = miFare.type2 else {
-            throw CommandError("\(what) needs an NTAG21x or MIFARE Ultralight EV1; this is a \(tag.identity.model)", exitCode: .unsupported)
+            if case .iso15693 = tag {
+                throw CommandError(
+                    "\(what) needs an NTAG21x or MIFARE Ultralight EV1; this chip is a \(tag.identity.model), a Type 5 tag: passwords of "
+                        + "Type 5 tags are set with 'nfctool protect' and removed with 'nfctool unprotect' on an ICODE SLIX2, SLIX-S, "
+                        + "NTAG 5, ST25DV or ST25TV02K only (read and write take none: unprotect such a tag first)",
+                    exitCode: .unsupported)
+            }
+            throw CommandError("\(what) needs an NTAG21x or MIFARE Ultralight EV1; this chip is a \(tag.identity.model)", exitCode: .unsupported)
         }
         return type2
     }

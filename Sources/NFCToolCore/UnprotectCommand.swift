@@ -21,7 +21,7 @@ struct UnprotectCommand: TagCommand {
 
     static let configuration = CommandConfiguration(
         name: "unprotect",
-        abstract: "Remove the password of an NTAG21x or Ultralight EV1, the key protection of an Ultralight C or AES.",
+        abstract: "Remove the password of an NTAG21x, Ultralight EV1, ICODE SLIX2/SLIX-S, NTAG 5, ST25DV or ST25TV02K, or the key protection of an Ultralight C or AES.",
         discussion: """
             Needs the current password (--password-file or NFCTOOL_PASSWORD; never in \
             arguments). AUTH0 is cleared first, so the tag is open from the first write on; then \
@@ -78,6 +78,21 @@ struct UnprotectCommand: TagCommand {
 
     let options: TagCommandOptions
 
+    /// How the password file of `tag`'s chip is written (said when the file given is malformed;
+    /// the message never repeats the file's text).
+    static func passwordFormat(of tag: NFCTag) -> String {
+        if case .iso15693(let vicinity) = tag {
+            if vicinity.icodeVariant != nil {
+                return "an ICODE chip's password is 8 hex digits (the write password), or READ:WRITE as 8:8 hex digits"
+            }
+            if vicinity.hasST25DVPasswords { return "an ST25DV password is 16 hex digits (64 bits)" }
+            if vicinity.hasST25TVConfiguration {
+                return "an ST25TV02K area password is 8 hex digits with two areas, 16 with one (its first 8 the configuration password)"
+            }
+        }
+        return "a password is 8 hex digits, optionally followed by ':' and a 4-digit PACK"
+    }
+
     func run(_ context: CommandContext) async throws(CommandError) {
         if options.arguments.contains(Self.privacy) {
             try await leavePrivacy(context)
@@ -88,10 +103,7 @@ struct UnprotectCommand: TagCommand {
             environment: context.environment, variable: "NFCTOOL_PASSWORD")
         let icode = text.flatMap { try? ICodePasswords(hex: $0.text) }
         let st25 = text.flatMap { try? ST25Password(hex: $0.text) }
-        let current = try text.flatMap { given throws(CommandError) -> NTAGPassword? in
-            if icode != nil || st25 != nil, (try? NTAGPassword(hex: given.text)) == nil { return nil }
-            return try TagWriteSupport.ntagPassword(given)
-        }
+        let current = text.flatMap { try? NTAGPassword(hex: $0.text) }
         let key = try options.ultralightCKey()
         let area = try options.arguments.value(of: Self.area) { Int($0).flatMap { (1...4).contains($0) ? $0 : nil } }
         let st25tv = text.flatMap { try? ST25TVAreaPassword(hex: $0.text) }
@@ -104,6 +116,8 @@ struct UnprotectCommand: TagCommand {
             }
             return password.configuration
         }
+        // A file no chip's format reads is refused once the chip is known, in that chip's words.
+        let malformed = text.flatMap { given in current == nil && icode == nil && st25 == nil && st25tv == nil ? given.source : nil }
         if area != nil && st25tv == nil {
             throw .usage("--area is for ST25DV areas (16 hex digits) and ST25TV02K areas (8 or 16 hex digits)")
         }
@@ -115,6 +129,7 @@ struct UnprotectCommand: TagCommand {
                         throw CommandError.usage("--configuration-password-file is for an ST25TV02K; this is a \(tag.identity.model)")
                     }
                 }
+                if let malformed { throw CommandError.usage("\(malformed): \(Self.passwordFormat(of: tag))") }
                 if case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil {
                     guard let icode else {
                         throw CommandError.usage("an ICODE chip needs its password: --password-file FILE or NFCTOOL_PASSWORD (8 hex digits, or READ:WRITE)")

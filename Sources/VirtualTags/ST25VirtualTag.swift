@@ -76,7 +76,7 @@ public final class ST25VirtualTag: VirtualTag {
     /// The first area register (RFA1SS `04`) and the count of area registers (`04`–`0A`).
     static let areaRegisters = ST25DVRegister.rfa1ss...ST25DVRegister.rfa4ss
     /// Error code of a read of a read-protected block (assumed; see the type's documentation).
-    public static let readProtectedError: UInt8 = 0x15
+    public static let readProtectedError: UInt8 = ST25Command.blockReadProtected
 
     /// Which chip.
     public let variant: Variant

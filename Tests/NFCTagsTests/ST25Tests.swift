@@ -109,7 +109,9 @@ struct ST25Tests {
         #expect(unchanged.tagState == state)
         await #expect { try await fresh.st25PresentPassword(1, .factoryDefault) } throws: { ($0 as? NFCTagError)?.code == .authenticationFailed }
         try await fresh.st25PresentPassword(1, new)
-        try await Type5Tag(tag: fresh).writeNDEF(try Self.text("yes"), verify: true)
+        var opened = Type5Tag(tag: fresh)
+        opened.passwordSessionOpen = true
+        try await opened.writeNDEF(try Self.text("yes"), verify: true)
         #expect(try await fresh.st25AreaSummary(blockCount: 128) == "area 1 (blocks 0–127): write needs password 1")
         try await fresh.st25PresentPassword(0, new)
         try await fresh.st25Unprotect(current: new)

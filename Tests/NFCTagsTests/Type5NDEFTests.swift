@@ -202,9 +202,10 @@ struct Type5NDEFTests {
     }
 
     /// Blank (formatted) SLIX2, 20-byte message: TLV `03 14` + 20 bytes + `FE` = 23 bytes at
-    /// 4…26, blocks 1–6. READ SINGLE 0, READ MULTIPLE 1–8; the tag reads empty already (`03 00`),
-    /// so no zero-length write is needed: WRITE 2…6 then WRITE 1 (the length) last; read-back
-    /// READ MULTIPLE 1–6. 6 writes = the data sheet minimum for 23 bytes in 4-byte blocks.
+    /// 4…26, blocks 1–6. READ SINGLE 0, READ MULTIPLE 1–8, GET MULTIPLE BLOCK PROTECTION STATUS
+    /// 1–6 (no block behind a password); the tag reads empty already (`03 00`), so no
+    /// zero-length write is needed: WRITE 2…6 then WRITE 1 (the length) last; read-back READ
+    /// MULTIPLE 1–6. 6 writes = the data sheet minimum for 23 bytes in 4-byte blocks.
     @Test("writing a 20-byte URL record on a fresh SLIX2 sends exactly the documented commands")
     func exactWriteTrace() async throws {
         let (reader, tag) = try await Self.open(ICodeSLIX2(uid: Self.uid))
@@ -212,16 +213,18 @@ struct Type5NDEFTests {
         #expect(try message.encoded().count == 20)
         try await tag.writeNDEF(message)
         let read = ISO15693Command.readSingleBlock, multiple = ISO15693Command.readMultipleBlocks
-        let write = ISO15693Command.writeSingleBlock
+        let write = ISO15693Command.writeSingleBlock, protection = ICodeCommand.getMultipleBlockProtectionStatus
+        // The custom command carries the maker code 04 before the UID: [code, UID byte 0].
         #expect(
             await Self.trace(reader) == [
-                [read, 0], [multiple, 1],
+                [read, 0], [multiple, 1], [protection, Self.uid[0]],
                 [write, 2], [write, 3], [write, 4], [write, 5], [write, 6], [write, 1],
                 [multiple, 1],
             ])
         let frames = await reader.withField { $0.trace.map(\.command) }
-        #expect(frames[7] == [0x22, write] + Self.uid.reversed() + [1, 0x03, 0x14, 0xD1, 0x01])
-        #expect(frames[8].suffix(2) == [1, 5])
+        #expect(frames[2] == [0x22, protection, 0x04] + Self.uid.reversed() + [1, 5])
+        #expect(frames[8] == [0x22, write] + Self.uid.reversed() + [1, 0x03, 0x14, 0xD1, 0x01])
+        #expect(frames[9].suffix(2) == [1, 5])
         #expect(try await tag.readNDEF() == message)
         let chip = try #require(await Self.chip(reader))
         #expect(chip.memory[26] == 0xFE)
@@ -399,7 +402,9 @@ struct Type5NDEFTests {
         try await tag.writeNDEF(message)
         #expect(try await tag.readNDEF() == message)
         let codes = Set(await adapter.sent.dropFirst().map { $0[1] })
-        #expect(codes.isSubset(of: [0x20, 0x31, 0x33]) && codes.contains(0x31) && codes.contains(0x33))
+        // 0x20 READ SINGLE BLOCK 0, then the extended commands; B8 (ICODE GET MULTIPLE BLOCK
+        // PROTECTION STATUS, one-byte block numbers) before the writes.
+        #expect(codes.isSubset(of: [0x20, 0x31, 0x33, ICodeCommand.getMultipleBlockProtectionStatus]) && codes.contains(0x31) && codes.contains(0x33))
         let first = await adapter.sent.first { $0[1] == 0x31 }
         #expect(first.map { Array($0.array[10...11]) } == [2, 0])
         try await tag.writeLock()
@@ -478,12 +483,15 @@ struct Type5NDEFTests {
     // MARK: - Format
 
     /// Blank SLIX2: GET SYSTEM INFORMATION (80 × 4 bytes), READ MULTIPLE 0–31, 32–63, 64–78
-    /// (nothing but zeros), WRITE 1 (`03 00 FE 00`), WRITE 0 (CC `E1 40 27 09`) last.
+    /// (nothing but zeros), GET MULTIPLE BLOCK PROTECTION STATUS 0–1, WRITE 1 (`03 00 FE 00`),
+    /// WRITE 0 (CC `E1 40 27 09`) last.
     @Test("format writes a CC from system information and an empty NDEF TLV, TLV block first")
     func formatBlank() async throws {
         let (reader, tag) = try await Self.open(ICodeSLIX2(uid: Self.uid, memory: [UInt8](repeating: 0, count: 320)))
         try await tag.format()
-        #expect(await Self.trace(reader) == [[0x2B], [0x23, 0], [0x23, 32], [0x23, 64], [0x21, 1], [0x21, 0]])
+        #expect(await Self.trace(reader) == [
+            [0x2B], [0x23, 0], [0x23, 32], [0x23, 64], [ICodeCommand.getMultipleBlockProtectionStatus, Self.uid[0]], [0x21, 1], [0x21, 0],
+        ])
         let chip = try #require(await Self.chip(reader))
         #expect(Array(chip.memory[0..<7]) == [0xE1, 0x40, 0x27, 0x09, 0x03, 0x00, 0xFE])
         #expect(try await tag.queryNDEFStatus() == NDEFQuery(status: .readWrite, capacity: 308, messageLength: 0))
@@ -557,7 +565,8 @@ struct Type5NDEFTests {
             "type 5 first write", initial: ICodeSLIX2(uid: Self.uid).tagState, modulations: [.iso15693],
             makeTag: Self.makeTag, operation: { tag throws(NFCTagError) in try await tag.writeNDEF(newMessage) },
             classify: TearingSweep.messageClassifier(old: .empty, new: newMessage))
-        #expect(outcomes["commands"] == 9)
+        // 10 commands: 2 reads, GET MULTIPLE BLOCK PROTECTION STATUS, 6 writes, the read-back.
+        #expect(outcomes["commands"] == 10)
         #expect(outcomes["new", default: 0] >= 1 && outcomes["old", default: 0] >= 1)
     }
 
