@@ -3,8 +3,9 @@ import NFCTags
 
 /// `reader-trace`: the input is a trace file (docs/traces.md). A trace that parses writes back
 /// as JSON lines that parse to the same trace; every recorded request matches itself (with its
-/// redacted bytes as sent); a refusal names a line of the input (or the one after it) and an
-/// offset inside that line.
+/// redacted bytes as sent); redacting its events (``ReaderTraceRedactor``, which reads what tags
+/// answered) keeps every length and only hides bytes; a refusal names a line of the input (or the
+/// one after it) and an offset inside that line.
 func checkReaderTrace(_ bytes: [UInt8]) {
     let trace: ReaderTrace
     do {
@@ -22,6 +23,11 @@ func checkReaderTrace(_ bytes: [UInt8]) {
         fail("a parsed trace does not parse once written back: \(error)", bytes)
     }
     if again != trace { fail("a parsed trace written back parses to another trace", bytes) }
+    var redactor = ReaderTraceRedactor()
+    for event in trace.events {
+        let (request, result) = redactor.redact(event.request, event.result)
+        if !onlyHides(event.request, request) || !onlyHides(event.result, result) { fail("redacting event \(event.number) changed more than hiding bytes", bytes) }
+    }
     for event in trace.events {
         switch event.request {
         case .transceive(let command, let mode):
@@ -41,4 +47,32 @@ extension ReaderTraceRequest {
         default: false
         }
     }
+}
+
+/// Whether `redacted` is `original` with some bytes hidden: the same call, the same byte count,
+/// every kept byte as it was.
+func onlyHides(_ original: ReaderTraceRequest, _ redacted: ReaderTraceRequest) -> Bool {
+    if original == redacted { return true }
+    switch (original, redacted) {
+    case (.transceive(let x, let m), .transceive(let y, let n)), (.checkCanSend(let x, let m), .checkCanSend(let y, let n)):
+        return m == n && hides(x, y)
+    case (.transceiveUnselected(let x), .transceiveUnselected(let y)):
+        return hides(x, y)
+    case (.authenticateClassic(let b1, let t1, let k1, let u1), .authenticateClassic(let b2, let t2, let k2, let u2)):
+        return b1 == b2 && t1 == t2 && u1 == u2 && hides(k1, k2)
+    default:
+        return false
+    }
+}
+
+/// As ``onlyHides(_:_:)`` for a call's result: only an answer's bytes may be hidden.
+func onlyHides(_ original: ReaderTraceResult, _ redacted: ReaderTraceResult) -> Bool {
+    if original == redacted { return true }
+    if case .answer(let x) = original, case .answer(let y) = redacted { return hides(x, y) }
+    return false
+}
+
+/// Whether `redacted` has `original`'s length and its bytes or `**`.
+func hides(_ original: TraceBytes, _ redacted: TraceBytes) -> Bool {
+    original.values.count == redacted.values.count && zip(original.values, redacted.values).allSatisfy { $1 == nil || $0 == $1 }
 }

@@ -239,6 +239,85 @@ struct ReaderTraceTests {
         #expect(redactor.redact(.transceive(plain, .standard), .answer(TraceBytes(hex("91 00")))).0 == .transceive(plain, .standard))
     }
 
+    /// A DESFire as the reader selects it: ISO-DEP.
+    static let desfire = TargetInfo.iso14443A(ISO14443ATarget(uid: Bytes(hex("04 AE 50 00 00 00 02")), atqa: Bytes(hex("44 03")), sak: 0x20, ats: Bytes(hex("06 75 77 81 02 80"))))
+
+    /// The `(code, random length)` of each DESFire authentication whose three steps are cryptograms.
+    static let desfireAuthentications: [(UInt8, Int)] = [(0x0A, 8), (0x1A, 8), (0x1A, 16), (0xAA, 16)]
+
+    @Test("DESFire legacy, ISO and AES authentication (wrapped 90 0A/1A/AA): ek(RndB), the AF frame's ek(RndA ‖ RndB′) and ek(RndA′) are redacted; codes, key number, Lc and status words stay",
+          arguments: desfireAuthentications)
+    func redactsDESFireWrappedAuthentication(code: UInt8, length: Int) {
+        var redactor = ReaderTraceRedactor()
+        _ = redactor.redact(.poll([.iso14443A]), .found(Self.desfire))
+        let (first, challenge) = redactor.redact(.transceive(TraceBytes([0x90, code, 0, 0, 1, 0x00, 0]), .standard),
+                                                 .answer(TraceBytes(Array(repeating: 0xA9, count: length) + [0x91, 0xAF])))
+        #expect(first == .transceive(TraceBytes([0x90, code, 0, 0, 1, 0x00, 0]), .standard))
+        #expect(challenge == .answer(TraceBytes(values: Array(repeating: nil, count: length) + [0x91, 0xAF])))
+        let (second, proof) = redactor.redact(
+            .transceive(TraceBytes([0x90, 0xAF, 0, 0, UInt8(2 * length)] + Array(repeating: 0xAD, count: 2 * length) + [0]), .standard),
+            .answer(TraceBytes(Array(repeating: 0xE9, count: length) + [0x91, 0x00])))
+        #expect(second == .transceive(TraceBytes(values: [0x90, 0xAF, 0, 0, UInt8(2 * length)] + Array(repeating: nil, count: 2 * length) + [0]), .standard))
+        #expect(proof == .answer(TraceBytes(values: Array(repeating: nil, count: length) + [0x91, 0x00])))
+        // Legacy authentication opens no EV2 secure messaging: the next command stays readable.
+        let keySettings = TraceBytes(hex("90 45 00 00 00"))
+        #expect(redactor.redact(.transceive(keySettings, .standard), .answer(TraceBytes(hex("0F 01 91 00")))) ==
+                (.transceive(keySettings, .standard), .answer(TraceBytes(hex("0F 01 91 00")))))
+    }
+
+    @Test("a refused DESFire authentication (91 AE) leaves the next AF frame alone; GetVersion's and ReadData's AF frames stay readable")
+    func keepsDESFireAdditionalFrames() {
+        var redactor = ReaderTraceRedactor()
+        _ = redactor.redact(.poll([.iso14443A]), .found(Self.desfire))
+        let exchanges: [(String, String)] = [
+            ("90 60 00 00 00", "04 01 01 01 00 18 05 91 AF"),
+            ("90 AF 00 00 00", "04 01 01 01 04 18 05 91 AF"),
+            ("90 AF 00 00 00", "04 AE 50 00 00 00 02 BA 44 F8 5A 70 20 12 91 00"),
+            ("90 0A 00 00 01 00 00", "91 AE"),
+            ("90 AF 00 00 10 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F 10 00", "91 1C"),
+            ("90 BD 00 00 07 01 00 00 00 00 00 00 00", "03 0B D1 01 91 AF"),
+            ("90 AF 00 00 00", "07 55 02 65 78 61 6D 91 00"),
+        ]
+        for (command, answer) in exchanges {
+            let (sent, got) = redactor.redact(.transceive(TraceBytes(hex(command)), .standard), .answer(TraceBytes(hex(answer))))
+            #expect(sent == .transceive(TraceBytes(hex(command)), .standard), "\(command)")
+            #expect(got == .answer(TraceBytes(hex(answer))), "\(answer)")
+        }
+    }
+
+    @Test("DESFire native (unwrapped) authentication frames: 0A/1A/AA answered AF ek(RndB), then AF ek(RndA ‖ RndB′) answered 00 ek(RndA′), are redacted after their codes; a native GetVersion's AF frames stay",
+          arguments: desfireAuthentications)
+    func redactsDESFireNativeAuthentication(code: UInt8, length: Int) {
+        var redactor = ReaderTraceRedactor()
+        _ = redactor.redact(.poll([.iso14443A]), .found(Self.desfire))
+        let (first, challenge) = redactor.redact(.transceive(TraceBytes([code, 0x00]), .standard),
+                                                 .answer(TraceBytes([0xAF] + Array(repeating: 0xA9, count: length))))
+        #expect(first == .transceive(TraceBytes([code, 0x00]), .standard))
+        #expect(challenge == .answer(TraceBytes(values: [0xAF] + Array(repeating: nil, count: length))))
+        let (second, proof) = redactor.redact(.transceive(TraceBytes([0xAF] + Array(repeating: 0xAD, count: 2 * length)), .standard),
+                                              .answer(TraceBytes([0x00] + Array(repeating: 0xE9, count: length))))
+        #expect(second == .transceive(TraceBytes(values: [0xAF] + Array(repeating: nil, count: 2 * length)), .standard))
+        #expect(proof == .answer(TraceBytes(values: [0x00] + Array(repeating: nil, count: length))))
+        for (command, answer) in [("60", "AF 04 01 01 01 00 18 05"), ("AF", "AF 04 01 01 01 04 18 05"), ("AF", "00 04 AE 50 00 00 00 02 BA 44 F8 5A 70 20 12")] {
+            let (sent, got) = redactor.redact(.transceive(TraceBytes(hex(command)), .standard), .answer(TraceBytes(hex(answer))))
+            #expect(sent == .transceive(TraceBytes(hex(command)), .standard) && got == .answer(TraceBytes(hex(answer))), "\(command)")
+        }
+    }
+
+    @Test("DESFire EV2/EV3 and DESFire Light AuthenticateEV2First (90 71) and its AF frame are redacted, key number and status words aside")
+    func redactsDESFireEV2First() {
+        var redactor = ReaderTraceRedactor()
+        _ = redactor.redact(.poll([.iso14443A]), .found(Self.desfire))
+        let (first, rndB) = redactor.redact(.transceive(TraceBytes(hex("90 71 00 00 02 00 00 00")), .standard),
+                                            .answer(TraceBytes(Array(repeating: 0xA9, count: 16) + [0x91, 0xAF])))
+        #expect(first == .transceive(TraceBytes(values: [0x90, 0x71, 0, 0, 0x02, nil, nil, 0]), .standard))
+        #expect(rndB == .answer(TraceBytes(values: Array(repeating: nil, count: 16) + [0x91, 0xAF])))
+        let (second, proof) = redactor.redact(.transceive(TraceBytes([0x90, 0xAF, 0, 0, 0x20] + Array(repeating: 0xAD, count: 32) + [0]), .standard),
+                                              .answer(TraceBytes(Array(repeating: 0xE9, count: 32) + [0x91, 0x00])))
+        #expect(second == .transceive(TraceBytes(values: [0x90, 0xAF, 0, 0, 0x20] + Array(repeating: nil, count: 32) + [0]), .standard))
+        #expect(proof == .answer(TraceBytes(values: Array(repeating: nil, count: 32) + [0x91, 0x00])))
+    }
+
     @Test("replay answers the recorded calls in order; a redacted byte matches any byte; a different command diverges, and stays diverged")
     func replayMatching() async throws {
         let reader = ReplayReader(Self.everyCall)

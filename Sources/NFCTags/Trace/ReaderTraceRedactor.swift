@@ -22,6 +22,12 @@ import NFCCore
 ///   and, once an authentication has succeeded, the data of every wrapped command and answer
 ///   (secure messaging: MACs and ciphertext derived from the session keys) until the tag is
 ///   polled, selected or deselected again.
+/// - MIFARE DESFire (ISO-DEP): the legacy Authenticate, AuthenticateISO and AuthenticateAES
+///   (`0A`, `1A`, `AA`): the data of the answer ek(RndB) and, when that answer asked for more
+///   (`91 AF`), of the additional frame that follows (`AF` ek(RndA ‖ RndB′)) and of its answer
+///   (ek(RndA′)), wrapped (`90 0A 00 00 Lc …`, answers `… 91 AF`) or native (`0A 00`, answers
+///   `AF …`, status first). The key number stays; an `AF` frame of any other command (GetVersion,
+///   ReadData) is kept. AuthenticateEV2First on an EV2 or EV3 is redacted as NTAG 424 DNA's.
 ///
 /// - ST25DV and ST25TV02K PRESENT PASSWORD and WRITE PASSWORD (`B3`, `B1`), ST25TV02K KILL
 ///   and ENABLE UNTRACEABLE (`A6`, `BA`), framed with ST's `02`: the 8 (ST25TV02K: 4, or 8
@@ -51,6 +57,15 @@ public struct ReaderTraceRedactor: Sendable {
     var answeredGetVersion = false
     /// The tag answered GET_VERSION as a MIFARE Ultralight AES: its pages 30h–3Bh hold keys.
     var answeredUltralightAESVersion = false
+    /// A DESFire Authenticate, AuthenticateISO or AuthenticateAES (`0A`, `1A`, `AA`) was answered
+    /// with its challenge and `AF`: the next frame, if it is `AF`, carries the host's cryptogram.
+    var desfireAuthenticating = false
+
+    /// DESFire's authentications whose three steps are cryptograms under the key: legacy
+    /// Authenticate, AuthenticateISO, AuthenticateAES.
+    static let desfireAuthentications: Set<UInt8> = [
+        DESFire.Command.authenticateLegacy, DESFire.Command.authenticateISO, DESFire.Command.authenticateAES,
+    ]
 
     /// A redactor that has seen nothing yet.
     public init() {}
@@ -100,6 +115,7 @@ public struct ReaderTraceRedactor: Sendable {
         ultralightCAuthenticating = false
         answeredGetVersion = false
         answeredUltralightAESVersion = false
+        desfireAuthenticating = false
     }
 
     /// Whether the target is a MIFARE Classic (SAK bit 4, 0x08: Classic 1K `08`, 4K `18`).
@@ -194,16 +210,54 @@ public struct ReaderTraceRedactor: Sendable {
         return true
     }
 
-    /// NTAG 424 DNA's wrapped native commands (`90 INS 00 00 Lc data [Le]`).
+    /// DESFire's native frames (`code data`, answered `status data`), unwrapped: only the
+    /// authentications `0A`, `1A`, `AA` (key number alone) and the `AF` frame that continues one
+    /// carry cryptograms. False, leaving the frame alone, for any other frame.
+    mutating func redactNativeDESFireAuthentication(_ command: inout TraceBytes, _ answer: inout TraceBytes?) -> Bool {
+        let bytes = command.values
+        let continuing = desfireAuthenticating
+        guard let code = bytes.first ?? nil else { return false }
+        if bytes.count == 2, Self.desfireAuthentications.contains(code) {
+            answer?.redact(1..<Int.max)
+            desfireAuthenticating = (answer?.values.count ?? 0) > 1 && answer?.values.first == DESFire.Status.additionalFrame.rawValue
+            return true
+        }
+        if continuing, code == DESFire.Command.additionalFrame, bytes.count > 1 {
+            desfireAuthenticating = false
+            command.redact(1..<bytes.count)
+            answer?.redact(1..<Int.max)
+            return true
+        }
+        return false
+    }
+
+    /// NTAG 424 DNA's and DESFire's wrapped native commands (`90 INS 00 00 Lc data [Le]`).
     mutating func redactWrappedNative(_ command: inout TraceBytes, _ answer: inout TraceBytes?) {
         let bytes = command.values
         guard bytes.count >= 4, bytes[0] == NTAG424.wrappedClass, let instruction = bytes[1] else {
-            // Any other APDU (SELECT, ISO READ BINARY…) carries no secret of its own.
+            // DESFire's native authentication frames, unwrapped; any other APDU (SELECT, ISO
+            // READ BINARY…) carries no secret of its own.
+            if !redactNativeDESFireAuthentication(&command, &answer) { desfireAuthenticating = false }
             return
         }
         let dataRange: Range<Int> = bytes.count > 5 ? 5..<(5 + min(Int(bytes[4] ?? 0), bytes.count - 5)) : 0..<0
         let answerData: Range<Int> = 0..<max((answer?.values.count ?? 0) - 2, 0)
         let succeeded = answer.map { $0.values.count >= 2 && Array($0.values.suffix(2)) == [NTAG424.statusPrefix, 0x00] } ?? false
+        let asksForMore = answer.map { $0.values.count >= 2 && Array($0.values.suffix(2)) == [NTAG424.statusPrefix, DESFire.Status.additionalFrame.rawValue] } ?? false
+        let continuesDESFireAuthentication = desfireAuthenticating
+        desfireAuthenticating = false
+        if Self.desfireAuthentications.contains(instruction) {
+            // ek(RndB); the key number in the command stays.
+            answer?.redact(answerData)
+            desfireAuthenticating = asksForMore
+            return
+        }
+        if instruction == DESFire.Command.additionalFrame, continuesDESFireAuthentication {
+            // ek(RndA ‖ RndB′), answered ek(RndA′).
+            command.redact(dataRange)
+            answer?.redact(answerData)
+            return
+        }
         switch instruction {
         case NTAG424.Command.authenticateEV2First, NTAG424.Command.authenticateEV2NonFirst:
             command.redact(dataRange)
