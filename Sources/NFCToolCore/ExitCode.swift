@@ -52,9 +52,9 @@ extension ExitCode {
         .init(.holdsData, name: "holdsData", "the tag holds data the command would overwrite (use --force)"),
         .init(.usage, "usage error (unknown command or option, missing or bad value)"),
         .init(.dataError, "data error (malformed input)"),
-        .init(.hangUp, name: "hangUp", "batch stopped by SIGHUP; the tags in progress were finished and recorded"),
-        .init(.interrupted, name: "interrupted", "batch stopped by Ctrl-C (SIGINT); the tags in progress were finished and recorded"),
-        .init(.terminated, name: "terminated", "batch stopped by SIGTERM; the tags in progress were finished and recorded"),
+        .init(.hangUp, name: "hangUp", "batch stopped by SIGHUP (the tags in progress were finished)"),
+        .init(.interrupted, name: "interrupted", "batch stopped by Ctrl-C (the tags in progress were finished)"),
+        .init(.terminated, name: "terminated", "batch stopped by SIGTERM (the tags in progress were finished)"),
     ]
 }
 

@@ -239,8 +239,8 @@ struct BatchCommandTests {
              "--json", "--event-log", "/dev/full"],
             environment: ProcessInfo.processInfo.environment, timeout: 60)
         #expect(run.status == 1, "\(run.output)")
-        #expect(run.standardError.contains("--event-log /dev/full"), "\(run.standardError)")
-        #expect(!run.standardError.contains("--events"), "\(run.standardError)")
+        #expect(run.output.contains("--event-log /dev/full"), "\(run.output)")
+        #expect(!run.output.contains("--events"), "\(run.output)")
         #expect(run.standardOutput.contains("\"stop\" : \"eventLogFailed\""), "\(run.standardOutput)")
         let attempts = try Ledger(path: ledgerPath).attempts()
         #expect(attempts.allSatisfy { $0.status == "done" && $0.verified })
