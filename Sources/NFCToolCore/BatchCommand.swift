@@ -91,9 +91,15 @@ struct BatchCommand: ToolCommand {
             waits for), each failure on a line of its own above it, and a summary table at the \
             end; elsewhere (a file, a pipe), one line per event. A resumed or named run shows the \
             run's totals. The summary goes to standard output (--json for scripts); --quiet \
-            shows nothing else; --event-log writes every event as a JSON line. Ctrl-C finishes the tag in progress, then stops. Exit 0 when no tag \
-            failed, 1 when one did; 8 when none failed but --require-genuine refused a \
-            counterfeit chip (counted apart, as "counterfeit").
+            shows nothing else; --event-log writes every event as a JSON line.
+
+            Ctrl-C (SIGINT), SIGTERM or SIGHUP finishes and records the tags in progress, \
+            prints the summary (stop: interrupted) and exits 130, 143 or 129: the run did not \
+            end by itself. Exit 0 when the run ended by itself (--count, --timeout, the manifest \
+            done, the counter {n} used up) and no tag failed; 1 when a tag failed, or the ledger \
+            or the --event-log file failed (the run stops after the tags in progress); 8 when \
+            none failed but --require-genuine refused a counterfeit chip (counted apart, as \
+            "counterfeit").
 
             Examples:
               nfctool batch --url 'https://ex.io/t/{uid}?n={n:05}' --count 100
@@ -335,7 +341,14 @@ struct BatchCommand: ToolCommand {
             throw .ledger(error)
         }
         let eventLog: BatchEventLog?
-        do throws(CommandError) { eventLog = try eventLogPath.map { path throws(CommandError) in try BatchEventLog(path: path, io: context.io) } } catch {
+        do throws(CommandError) {
+            eventLog = try eventLogPath.map { path throws(CommandError) in
+                // A write that fails stops the run (the tags in progress finish); it exits 1.
+                try BatchEventLog(path: path, io: context.io) { error in
+                    Task { await coordinator.stop(.eventLogFailed, "the event log \(path) could not be written: \(error)") }
+                }
+            }
+        } catch {
             for reader in readers { _ = await reader.close() }
             throw error
         }
@@ -362,9 +375,16 @@ struct BatchCommand: ToolCommand {
             }
         }
         defer { redraw.cancel() }
-        // Ctrl-C: the tags in progress finish, no new one is taken.
-        let interrupt = SignalTrap { Task { await coordinator.stop(.interrupted, "interrupted") } }
-        defer { interrupt.stop() }
+        // Ctrl-C, SIGTERM, SIGHUP: the tags in progress finish and are recorded, no new one is
+        // taken, the summary is printed; the status says which signal stopped the run.
+        let stoppingSignal = StoppingSignal()
+        let traps = StoppingSignal.signals.map { number in
+            SignalTrap([number]) {
+                stoppingSignal.note(number)
+                Task { await coordinator.stop(.interrupted, number == SIGINT ? "interrupted" : "interrupted by \(StoppingSignal.name(number))") }
+            }
+        }
+        defer { for trap in traps { trap.stop() } }
         await withTaskGroup(of: Void.self) { group in
             for reader in readers {
                 group.addTask {
@@ -399,7 +419,20 @@ struct BatchCommand: ToolCommand {
             for line in progress.status.summaryTable(summary, seconds: seconds, ledger: ledger.location) { context.io.printLine(line) }
         }
         if let traceFailure = closing.lazy.compactMap(\.traceFailure).first { throw traceFailure }
-        switch BatchReportText.failure(of: summary) {
+        if let eventLog, let failure = eventLog.failure {
+            throw CommandError("--event-log \(eventLog.path): \(failure); the events after it were lost (the summary and the ledger hold the run)", exitCode: .failure)
+        }
+        let failure = BatchReportText.failure(of: summary)
+        if case .ledgerFailed(let message)? = failure { throw CommandError(message, exitCode: .failure) }
+        if summary.stop == .interrupted {
+            // Stopped by a signal, not by itself: 128 + the signal's number, as a shell says it.
+            let number = stoppingSignal.number ?? SIGINT
+            let failed = summary.failed > 0 ? ", \(summary.failed) failed (see the ledger)" : ""
+            throw CommandError(
+                "\(StoppingSignal.name(number)) stopped the batch before it ended: \(summary.done) done\(failed)",
+                exitCode: ExitCode(rawValue: 128 + number))
+        }
+        switch failure {
         case nil: break
         case .tagsFailed(let message)?, .ledgerFailed(let message)?: throw CommandError(message, exitCode: .failure)
         case .counterfeit(let message)?: throw CommandError(message, exitCode: .verifyMismatch)
@@ -606,6 +639,31 @@ enum GenuineAdmission {
             return BatchRefusal(status: .counterfeit, reason: "counterfeit: not a genuine NXP chip (genuine: \(verdict.summary))")
         case .noSignature, .unverified:
             return BatchRefusal(status: .failed, reason: "not shown genuine (genuine: \(verdict.summary)); nothing was written")
+        }
+    }
+}
+
+/// Which signal stopped a batch (the first to come): ``signals`` are trapped, the tags in
+/// progress finish, and the batch exits 128 + its number (``ExitCode/interrupted``,
+/// ``ExitCode/terminated``, ``ExitCode/hangUp``).
+final class StoppingSignal: Sendable {
+    /// The signals a batch finishes its tags in progress on: SIGINT (Ctrl-C), SIGTERM, SIGHUP.
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    private let first = Mutex<Int32?>(nil)
+
+    /// Notes `number`, unless a signal came before.
+    func note(_ number: Int32) { first.withLock { if $0 == nil { $0 = number } } }
+
+    /// The first signal that came (nil: none).
+    var number: Int32? { first.withLock { $0 } }
+
+    /// `SIGINT (Ctrl-C)`, `SIGTERM`, `SIGHUP`.
+    static func name(_ number: Int32) -> String {
+        switch number {
+        case SIGINT: "SIGINT (Ctrl-C)"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(number)"
         }
     }
 }

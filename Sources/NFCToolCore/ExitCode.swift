@@ -25,6 +25,15 @@ extension ExitCode {
     /// The tag already holds data that the command would overwrite; nothing was written (use
     /// `--force`).
     public static let holdsData = ExitCode(rawValue: 11)
+    /// `batch` was stopped by SIGHUP before it ended by itself (128 + 1); the tags in progress
+    /// were finished and recorded.
+    public static let hangUp = ExitCode(rawValue: 129)
+    /// `batch` was stopped by Ctrl-C (SIGINT) before it ended by itself (128 + 2, as a shell
+    /// reports it); the tags in progress were finished and recorded.
+    public static let interrupted = ExitCode(rawValue: 130)
+    /// `batch` was stopped by SIGTERM before it ended by itself (128 + 15); the tags in
+    /// progress were finished and recorded.
+    public static let terminated = ExitCode(rawValue: 143)
 
     /// Every status nfctool uses, with its stable name (the JSON error object's `code` when the
     /// error has no more specific one) and a few words on what it means, in the order of the help.
@@ -43,6 +52,9 @@ extension ExitCode {
         .init(.holdsData, name: "holdsData", "the tag holds data the command would overwrite (use --force)"),
         .init(.usage, "usage error (unknown command or option, missing or bad value)"),
         .init(.dataError, "data error (malformed input)"),
+        .init(.hangUp, name: "hangUp", "batch stopped by SIGHUP (the tags in progress were finished)"),
+        .init(.interrupted, name: "interrupted", "batch stopped by Ctrl-C (the tags in progress were finished)"),
+        .init(.terminated, name: "terminated", "batch stopped by SIGTERM (the tags in progress were finished)"),
     ]
 }
 

@@ -28,6 +28,9 @@ public actor BatchCoordinator {
     private var waitingForRows: (held: Int, lastCheck: ContinuousClock.Instant)?
     /// A named run: every row is done.
     private var runComplete = false
+    /// The counter `{n}` handed out its last value (``LedgerCounter/maximum``), here or, found
+    /// at a claim, elsewhere: why the run stops once no tag is in progress.
+    private var counterUsedUp: String?
     private var events: (@Sendable (BatchEvent) -> Void)?
     /// The deterministic failure of the last tags and how many tags in a row had it.
     private var repeatedFailure: (kind: DeterministicFailure, count: Int)?
@@ -86,6 +89,10 @@ public actor BatchCoordinator {
         }
         if let max = options.maxFailures, summary.failed >= max {
             stop(.maxFailures, "\(max) failures")
+            return true
+        }
+        if let counterUsedUp {
+            if inFlight == 0 { stop(.counterUsedUp, counterUsedUp) }
             return true
         }
         if shared != nil {
@@ -367,7 +374,13 @@ public actor BatchCoordinator {
         }
         switch source {
         case .template(let usesCounter, let start, let build):
-            let counter = usesCounter ? try ledger.allocateCounter(start: start) : nil
+            var counter: Int?
+            if usesCounter {
+                switch try nextCounter(start: start) {
+                case .success(let value): counter = value
+                case .failure(let reason): return .failure(reason)
+                }
+            }
             let message = try Self.built(counter: counter, row: nil) { try build(uid, counter) }
             inFlight += 1
             uidsThisRun.insert(hex)
@@ -396,7 +409,9 @@ public actor BatchCoordinator {
                 var counter: Int?
                 if usesCounter {
                     switch try ledger.claimCounter(run: shared.name, uid: hex, station: shared.station, start: start) {
-                    case .claimed(let value): counter = value
+                    case .claimed(let value):
+                        counter = value
+                        if value == LedgerCounter.maximum { counterUsedUp = LedgerCounter.usedUp(run: shared.name).message }
                     case .uidTaken: return .failure(SkipReason("already provisioned in run '\(shared.name)'"))
                     }
                 } else if !options.allowRewrite, try ledger.isDone(uid: hex) {
@@ -427,6 +442,8 @@ public actor BatchCoordinator {
                     return .failure(SkipReason("the run has no row left"))
                 }
             }
+        } catch let error as LedgerError where error.isCounterUsedUp {
+            return .failure(SkipReason(counterExhausted(error)))
         } catch let error as LedgerError {
             ledgerFailed(error)
             // Unreachable: the station pauses, the tag is left alone. Any other ledger error is
@@ -434,6 +451,29 @@ public actor BatchCoordinator {
             guard error.isUnavailable else { throw error }
             return .failure(SkipReason("the ledger is unavailable; not written"))
         }
+    }
+
+    /// The next value of the ledger's counter `{n}`; a skip when it is used up (another process
+    /// took the last value: the end of the run, not this tag's failure). Handing out the last
+    /// value ends the run once the tags in progress are finished.
+    private func nextCounter(start: Int) throws(LedgerError) -> Result<Int, SkipReason> {
+        let value: Int
+        do throws(LedgerError) {
+            value = try ledger.allocateCounter(start: start)
+        } catch {
+            guard error.isCounterUsedUp else { throw error }
+            return .failure(SkipReason(counterExhausted(error)))
+        }
+        if value == LedgerCounter.maximum { counterUsedUp = LedgerCounter.usedUp(run: nil).message }
+        return .success(value)
+    }
+
+    /// The counter `{n}` is used up (found at a claim): the run stops once the tags in progress
+    /// are finished; the tag at hand is skipped, with nothing written or recorded. The reason.
+    private func counterExhausted(_ error: LedgerError) -> String {
+        if counterUsedUp == nil { counterUsedUp = error.message }
+        if inFlight == 0 { stop(.counterUsedUp, error.message) }
+        return "\(error.message); nothing was written"
     }
 
     /// Records the end of a claimed tag: a failed tag gives its manifest row back (a counter is

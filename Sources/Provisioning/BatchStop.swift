@@ -18,8 +18,14 @@ public enum BatchStop: String, Sendable, Hashable, Codable, CaseIterable {
     case dataError
     /// The ledger failed, and the run with it.
     case ledgerError
-    /// Interrupted (Ctrl-C, SIGTERM): the tags in progress were finished.
+    /// Interrupted (Ctrl-C, SIGTERM, SIGHUP): the tags in progress were finished.
     case interrupted
+    /// The counter `{n}` handed out its last value (``LedgerCounter/maximum``): the tags that
+    /// got a value were finished; no tag was taken without one.
+    case counterUsedUp
+    /// The event log (`nfctool batch --event-log`) could not be written: the tags in progress
+    /// were finished.
+    case eventLogFailed
     /// Every reader stopped (lost or closed) before any other reason.
     case readersStopped
     /// The program running the batch stopped it (``BatchCoordinator/stop(_:)``).

@@ -12,6 +12,9 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the ledger could not be reached (the server is down or the connection was
     /// lost): the work may be tried again once it is back.
     public var isUnavailable: Bool
+    /// Whether a counter `{n}` has handed out its last value (``LedgerCounter/usedUp(run:)``):
+    /// not a failure of the ledger, the end of what it can hand out.
+    public var isCounterUsedUp = false
 
     /// Creates an error.
     public init(_ message: String, code: Int32 = 0, sqlState: String? = nil, isUnavailable: Bool = false) {

@@ -259,9 +259,11 @@ public enum LedgerCounter {
 
     /// The refusal of a counter that is used up; `run` names a named run's counter.
     public static func usedUp(run: String?) -> LedgerError {
-        LedgerError(
+        var error = LedgerError(
             "\(run.map { "the counter {n} of run '\($0)'" } ?? "the ledger's counter {n}") is used up: it has handed out "
                 + "\(maximum), the largest value a ledger holds; use a new ledger or run name")
+        error.isCounterUsedUp = true
+        return error
     }
 
     /// A counter's next value as the ledger holds it (nil: none yet). Anything but an integer

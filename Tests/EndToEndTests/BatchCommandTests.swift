@@ -187,29 +187,89 @@ struct BatchCommandTests {
         Issue.record("'\(text)' did not appear \(count) times in \(file.lastPathComponent)")
     }
 
-    @Test("Ctrl-C (SIGINT): the tag in progress is finished, the summary printed, the ledger consistent")
-    func interrupted() async throws {
+    @Test(
+        "Ctrl-C (SIGINT), SIGTERM, SIGHUP: the tag in progress is finished and recorded, the summary printed, exit 128 + the signal; every tag file written is in the ledger",
+        arguments: [SIGINT, SIGTERM, SIGHUP])
+    func interrupted(signal: Int32) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledgerPath = directory.appendingPathComponent("run.db").path
+        let tags = directory.appendingPathComponent("tags").path
         let (process, errors, output) = try Self.start(
-            ["batch", "--device", "sim:ntag215*5000?poll-wait=0", "--url", "https://ex.io/{uid}/{n}", "--ledger", ledgerPath, "--json"],
+            ["batch", "--device", "sim:ntag215*1000?poll-wait=0&dir=\(tags)", "--url", "https://ex.io/{uid}/{n}", "--ledger", ledgerPath, "--json"],
             environment: ProcessInfo.processInfo.environment, in: directory)
         try await Self.waitFor(" done ", count: 2, in: errors)
-        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(20)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(!process.isRunning, "nfctool batch did not stop after SIGINT")
+        #expect(!process.isRunning, "nfctool batch did not stop after signal \(signal)")
         await reaped(process)
-        #expect(process.terminationStatus == 0)
+        let log = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(process.terminationStatus): \(log.suffix(400))")
+        #expect(log.contains("stopped the batch before it ended"), "\(log.suffix(400))")
         let summary = try String(contentsOf: output, encoding: .utf8)
-        #expect(summary.contains("\"stopReason\" : \"interrupted\""), "\(summary)")
+        #expect(summary.contains("\"stopReason\" : \"interrupted"), "\(summary)")
         #expect(summary.contains("\"stop\" : \"interrupted\""), "\(summary)")
         let attempts = try Ledger(path: ledgerPath).attempts()
         let allDone = attempts.allSatisfy { $0.status == "done" && $0.verified }
         #expect(allDone)
         #expect(summary.contains("\"done\" : \(attempts.count)"), "\(summary) vs \(attempts.count)")
-        #expect(attempts.count < 5000)
+        #expect(attempts.count < 1000)
+        // Read from the other side: every tag that holds a message has its done row, and that row's message.
+        var written = 0
+        for (uid, content) in try await Self.tagFiles(tags) {
+            guard case .success(let message) = content, !message.isEmpty else { continue }
+            written += 1
+            let attempt = attempts.first { $0.uid == uid }
+            #expect(attempt != nil, "tag \(uid) was written but the ledger has no row for it")
+            if let attempt { #expect(message == (try Self.url("https://ex.io/\(uid)/\(attempt.counter ?? -1)"))) }
+        }
+        #expect(written == attempts.count)
+    }
+
+    @Test("--event-log /dev/full: the run stops after the tags in progress, names the file and exits 1; the ledger holds what the summary says")
+    func eventLogFull() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledgerPath = directory.appendingPathComponent("run.db").path
+        let tags = directory.appendingPathComponent("tags").path
+        let run = try await runTool(
+            try Executables.nfctool(),
+            ["batch", "--device", "sim:ntag215*4?poll-wait=0&dir=\(tags)", "--url", "https://ex.io/{uid}/{n}", "--count", "4", "--ledger", ledgerPath,
+             "--json", "--event-log", "/dev/full"],
+            environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("--event-log /dev/full"), "\(run.output)")
+        #expect(!run.output.contains("--events"), "\(run.output)")
+        #expect(run.standardOutput.contains("\"stop\" : \"eventLogFailed\""), "\(run.standardOutput)")
+        let attempts = try Ledger(path: ledgerPath).attempts()
+        #expect(attempts.allSatisfy { $0.status == "done" && $0.verified })
+        #expect(run.standardOutput.contains("\"done\" : \(attempts.count)"), "\(run.standardOutput) vs \(attempts.count)")
+        #expect(run.standardOutput.contains("\"failed\" : 0"), "\(run.standardOutput)")
+        let written = try await Self.tagFiles(tags).values.filter { (try? $0.get().isEmpty) == false }.count
+        #expect(written == attempts.count && attempts.count < 4)
+    }
+
+    @Test("from --start 9223372036854775806 without --count: one tag done, the run stops 'counter used up', exit 0, nothing failed; the ledger and the tag files agree")
+    func counterEnd() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledgerPath = directory.appendingPathComponent("run.db").path
+        let tags = directory.appendingPathComponent("tags").path
+        let run = try await runTool(
+            try Executables.nfctool(),
+            ["batch", "--device", "sim:ntag215*3?poll-wait=0&dir=\(tags)", "--url", "https://ex.io/{n}", "--start", "9223372036854775806",
+             "--ledger", ledgerPath, "--json"],
+            environment: ProcessInfo.processInfo.environment, timeout: 60)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.standardOutput.contains("\"stop\" : \"counterUsedUp\""), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("used up"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("\"failed\" : 0") && run.standardOutput.contains("\"done\" : 1"), "\(run.standardOutput)")
+        let attempts = try Ledger(path: ledgerPath).attempts()
+        #expect(attempts.map(\.counter) == [9_223_372_036_854_775_806] && attempts.allSatisfy { $0.status == "done" })
+        let written = try await Self.tagFiles(tags).compactMapValues { try? $0.get() }.filter { !$0.value.isEmpty }
+        #expect(written.count == 1)
+        #expect(written.values.first == (try Self.url("https://ex.io/9223372036854775806")))
     }
 
     @Test("two readers at once: every tag once, every counter once")
