@@ -39,4 +39,24 @@ struct Type5BatchLockTests {
         }
         #expect(urls.sorted() == ["b.io/1", "b.io/2"], "\(model): \(urls)")
     }
+
+    @Test("batch on a stack of SLIX-Ls with a URL longer than their 28-byte area fails honestly: after 3 tags in a row that the message does not fit it stops non-zero, no ledger row done, no tag holds the message or is locked")
+    func slixLTooLong() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tags = directory.appendingPathComponent("tags").path
+        let ledger = directory.appendingPathComponent("run.db").path
+        let run = try await runBuiltNFCTool(
+            ["batch", "--device", "sim:icode-slix-l*4?poll-wait=0&dir=\(tags)", "--url", "https://a-long-host.example/path/{n}", "--count", "1",
+             "--lock", "--yes", "--ledger", ledger, "--json"], timeout: 60)
+        #expect(run.status != 0, "\(run.standardOutput)\(run.standardError)")
+        let rows = try await BatchLockProtectTests.ledgerRows(ledger)
+        #expect(!rows.isEmpty && !rows.contains { $0["status"] as? String == "done" }, "\(rows)")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tags)) ?? [] where name.hasSuffix(".json") {
+            let image = try await BatchLockProtectTests.tagMemory("\(tags)/\(name)").map { UInt8(truncatingIfNeeded: $0) }
+            let judged = T5TJudge(memory: Array(image.prefix(32)))
+            #expect(judged?.message == nil || judged?.message?.isEmpty == true, "\(name): \(image)")
+            #expect(judged?.writeAccess != 3 && !image[32..<40].contains(1), "\(name) not locked: \(image)")
+        }
+    }
 }

@@ -55,6 +55,18 @@ struct Type5LockTearingTests {
             })
     }
 
+    /// The lock frames (LOCK BLOCK `22` or EXTENDED LOCK BLOCK `32`) an uninterrupted writeLock
+    /// from `initial` sends.
+    static func lockFrames(_ initial: TagState) async throws -> [[UInt8]] {
+        let (reader, target) = try await TearingSweep.open(initial, modulations: [.iso15693])
+        let tag = try await makeTag(reader, target)
+        await reader.withField { $0.trace = [] }
+        try await tag.writeLock()
+        return await reader.withField { $0.trace.map { Array($0.command) } }.filter {
+            $0.count > 1 && ($0[1] == ISO15693Command.lockBlock || $0[1] == ISO15693Command.extendedLockBlock)
+        }
+    }
+
     /// A chip with an 8-byte `E2` CC whose T5T area is 128 bytes (MLEN `0010`): the lock locks
     /// 34 blocks with EXTENDED LOCK BLOCK, so the sweep cuts every one of its commands in
     /// reasonable time (the whole 8 KB of an ST25DV64K would be 2048 locks).
@@ -67,6 +79,8 @@ struct Type5LockTearingTests {
     @Test("Tag-it HF-I Plus: writeLock (CC write, LOCK BLOCK with the option flag, read-back) cut after and inside every command: message kept, writable or read-only, a rerun locks it")
     func tagIt() async throws {
         let initial = try await Self.written(Type5Chip(.tagItHFIPlus, uid: Type5ChipProfile.tagItHFIPlus.defaultUID), format: true)
+        let locks = try await Self.lockFrames(initial)
+        #expect(locks.count > 60 && locks.allSatisfy { $0[1] == ISO15693Command.lockBlock && $0[0] & 0x40 != 0 }, "LOCK BLOCK with the option flag: \(locks.count) \(locks.prefix(3))")
         let outcomes = try await Self.sweep("tag-it lock", initial: initial)
         #expect(outcomes["read-only, message kept", default: 0] >= 1)
         #expect(outcomes["unchanged", default: 0] >= 1)
@@ -78,6 +92,8 @@ struct Type5LockTearingTests {
         let chip = ST25VirtualTag(.st25dv64k, uid: [0xE0, 0x02, 0x26, 0x10, 0x53, 0x49, 0x4D, 0x0B])
         Self.smallE2Area(chip)
         let initial = try await Self.written(chip, format: false)
+        let locks = try await Self.lockFrames(initial)
+        #expect(locks.count == 34 && locks.allSatisfy { $0[1] == ISO15693Command.extendedLockBlock }, "EXTENDED LOCK BLOCK: \(locks.prefix(3))")
         let outcomes = try await Self.sweep("st25dv64k lock", initial: initial)
         #expect(outcomes["read-only, message kept", default: 0] >= 1)
         #expect(outcomes["unchanged", default: 0] >= 1)
@@ -89,6 +105,8 @@ struct Type5LockTearingTests {
         let chip = Type5Chip(.ntag5Link, uid: Type5ChipProfile.ntag5Link.defaultUID)
         Self.smallE2Area(chip)
         let initial = try await Self.written(chip, format: false)
+        let locks = try await Self.lockFrames(initial)
+        #expect(locks.count == 34 && locks.allSatisfy { $0[1] == ISO15693Command.extendedLockBlock }, "EXTENDED LOCK BLOCK: \(locks.prefix(3))")
         let outcomes = try await Self.sweep("ntag5-link lock", initial: initial)
         #expect(outcomes["read-only, message kept", default: 0] >= 1)
         #expect(outcomes["unchanged", default: 0] >= 1)
