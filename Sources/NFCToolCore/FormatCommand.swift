@@ -11,7 +11,7 @@ struct FormatCommand: TagCommand {
         .integer(in: DESFire.TypeFourMapping.minimumNDEFFileSize...DESFire.TypeFourMapping.maximumNDEFFileSize))
     static let keys = CommandOption.option(
         "keys", valueName: "file",
-        help: "MIFARE DESFire: the keys, read from this file: the PICC master key, and 'application' then the NDEF application's key 0; each optionally typed des, 2k3des, 3k3des or aes, then its hex digits (default: the factory DES keys). See docs/tags.md.")
+        help: "MIFARE DESFire: the keys, read from this file: the PICC master key, and 'application' then the NDEF application's key 0; each optionally typed des, 2k3des, 3k3des or aes, then its hex digits (default: the factory DES keys); a MIFARE DESFire Light takes 'application aes' only. Any other tag is refused with nothing written (exit 64). See docs/tags.md.")
 
     static let configuration = CommandConfiguration(
         name: "format",
@@ -63,6 +63,10 @@ struct FormatCommand: TagCommand {
                 if desfire.ndefFileSize != nil && tag.identity.family != .desfire {
                     throw CommandError.usage(
                         "--ndef-size applies to a MIFARE DESFire (EV1, EV2, EV3) only, whose NDEF file format creates; this is a \(tag.identity.model): nothing was written")
+                }
+                if options.arguments.value(of: Self.keys) != nil && ![.desfire, .desfireLight].contains(tag.identity.family) {
+                    throw CommandError.usage(
+                        "--keys applies to a MIFARE DESFire or DESFire Light only, whose keys format authenticates with; this is a \(tag.identity.model): nothing was written")
                 }
                 let tag = Self.tag(tag, desfire: desfire)
                 if !planning {

@@ -81,6 +81,30 @@ struct OutputChecksAndExitCodesTests {
         #expect(run.status == 0 && run.standardOutput.contains("\"capacity\""), "\(run.output)")
     }
 
+    @Test("format --keys on a tag other than a MIFARE DESFire or DESFire Light exits 64 naming them, the tag file byte-identical and no key in the output; on a DESFire EV1 the key is used")
+    func keysOnlyWhereHonoured() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("keys").path
+        try Data("application aes 00112233445566778899AABBCCDDEEFF\n".utf8).write(to: URL(fileURLWithPath: keys))
+        for model in ["ntag215", "ultralight-c", "topaz96", "slix2"] {
+            let file = directory.appendingPathComponent("\(model).json").path
+            let device = "sim:\(model)?file=\(file)"
+            let info = try await runBuiltNFCTool(["info", "--device", device])
+            #expect(info.status == 0, "\(info.output)")
+            let before = Self.bytes(file)
+            let run = try await runBuiltNFCTool(["format", "--device", device, "--keys", keys, "--force", "--yes"])
+            #expect(run.status == 64 && run.standardError.contains("DESFire"), "\(model): \(run.output)")
+            #expect(!run.output.contains("0011223344"), "\(model): a key in the output")
+            #expect(Self.bytes(file) == before, "\(model): nothing written")
+        }
+        let file = directory.appendingPathComponent("desfire.json").path
+        let run = try await runBuiltNFCTool(["format", "--device", "sim:desfire-ev1?file=\(file)", "--keys", keys, "--yes"])
+        #expect(run.status == 0, "\(run.output)")
+        let lockWithoutKey = try await runBuiltNFCTool(["lock", "--device", "sim:desfire-ev1?file=\(file)", "--yes"])
+        #expect(lockWithoutKey.status == 9, "the application key format was given is not the one it set: \(lockWithoutKey.output)")
+    }
+
     @Test("lock with the tag leaving after each number of commands: never exit 8 for a lost tag; a loss during the final read-only check exits 7 saying the lock may have been done")
     func lockLostTagIsSeven() async throws {
         let directory = try temporaryDirectory()
