@@ -101,7 +101,7 @@ public let platforms: [Platform] = [
             "query": (1, "+1: READ MULTIPLE is used only once the CC says the chip has it"),
             "read": (1, "+1: as query"),
             "write": (6, "+2 READs (CC, TLV area), +1 GET MULTIPLE BLOCK PROTECTION STATUS (no block behind a password), +1 READ MULTIPLE verify"),
-            "writeLock": (80, "+2 READs (CC, TLV area); 79 LOCK BLOCKs + CC write is the mechanism; +4 read-back: 3 GET MULTIPLE BLOCK SECURITY STATUS, 1 READ (CC)"),
+            "writeLock": (80, "+2 READs (CC, TLV area), +3 GET MULTIPLE BLOCK PROTECTION STATUS (no block to lock behind a password); 79 LOCK BLOCKs + CC write is the mechanism; +4 read-back: 3 GET MULTIPLE BLOCK SECURITY STATUS, 1 READ (CC)"),
             "format": (3, "+3 READ MULTIPLE: refuse a chip holding data, +1 GET MULTIPLE BLOCK PROTECTION STATUS (GET SYSTEM INFO + 2 WRITEs are the minimum)"),
             "format (forced, over a message)": (2, "re-initialised like a blank tag (TLV block, then CC): +1 GET SYSTEM INFO (size for the CC), +3 READ MULTIPLE (every block's lock status, before any write), +1 GET MULTIPLE BLOCK PROTECTION STATUS"),
         ]),

@@ -150,17 +150,17 @@ extension Type5Tag {
 
     /// Throws `passwordRequired` naming the first of `blocks` (ascending) that the chip's
     /// protection (``writeProtection(blocks:)``) guards; nothing was written yet. Skipped when
-    /// ``passwordSessionOpen``.
-    func refuseProtected(_ blocks: [Int], blockSize: Int) async throws(NFCTagError) {
+    /// ``passwordSessionOpen``. `locking`: the blocks are to be locked (LOCK BLOCK), not written.
+    func refuseProtected(_ blocks: [Int], blockSize: Int, locking: Bool = false) async throws(NFCTagError) {
         guard !passwordSessionOpen, let low = blocks.first, let high = blocks.last,
               let protection = try await writeProtection(blocks: low...high) else { return }
         for block in blocks {
             guard let span = protection.span(holding: block) else { continue }
             let range = span.blocks.count == 1 ? "block \(span.blocks.lowerBound) is" : "blocks \(span.blocks.lowerBound)–\(span.blocks.upperBound - 1) are"
-            let below = span.blocks.lowerBound > 0 ? ", or write a message that ends before block \(span.blocks.lowerBound)" : ""
+            let below = span.blocks.lowerBound > 0 && !locking ? ", or write a message that ends before block \(span.blocks.lowerBound)" : ""
             throw NFCTagError(
                 .passwordRequired, at: block * blockSize,
-                "block \(block) needs a password to be written: \(range) guarded by \(span.guardedBy); nothing was written "
+                "block \(block) needs a password to be \(locking ? "locked" : "written"): \(range) guarded by \(span.guardedBy); nothing was written "
                     + "(remove the protection with 'nfctool unprotect' first\(below))")
         }
     }

@@ -191,9 +191,9 @@ public struct Type5Tag: NFCNDEFTag {
     public func writeLock() async throws(NFCTagError) {
         let (snapshot, area) = try await load()
         let cc = area.capabilityContainer
-        try await checkLockable(cc)
+        try await checkLockable(cc, snapshot: snapshot)
         let size = snapshot.blockSize
-        let ccBlocks = 0..<((cc.size + size - 1) / size)
+        let (ccBlocks, areaBlocks) = lockedBlocks(cc, blockSize: size)
         if cc.writeAccess != Type5CapabilityContainer.writeAccessNever {
             // CC byte 1 is in block 0 unless blocks are a single byte long.
             let accessBlock = 1 / size
@@ -204,10 +204,6 @@ public struct Type5Tag: NFCNDEFTag {
             data[1 % size] = (cc.versionAndAccess & 0xFC) | Type5CapabilityContainer.writeAccessNever
             try await write(block: accessBlock, data, cc: cc)
         }
-        // The area as the CC states it, cut at the chip's memory (MLEN may overstate it: locking
-        // blocks past the memory would fail half-way, or lock the SLIX2's counter block).
-        let areaEnd = min(cc.areaEnd, memoryEnd ?? Int.max)
-        let areaBlocks = ccBlocks.upperBound..<max(ccBlocks.upperBound, (areaEnd + size - 1) / size)
         for b in Array(areaBlocks) + Array(ccBlocks) where !snapshot.isLocked(b) {
             do throws(NFCTagError) {
                 let io = commands(for: cc)
@@ -317,19 +313,30 @@ public struct Type5Tag: NFCNDEFTag {
     /// or when the reader cannot carry Lock Block (a PC/SC reader's generic profile). A blank
     /// tag (no CC) is judged by the chip, as ``format(force:)`` sets feature bit 3 for a chip
     /// known to have Lock Block. Reads only.
+    /// A block behind a password (``writeProtection(blocks:)``) refuses Lock Block: such a tag
+    /// is refused too (`passwordRequired`), so that a lock is never left half done.
     public func checkLockable() async throws(NFCTagError) {
-        let cc: Type5CapabilityContainer
+        let loaded: (snapshot: Snapshot, area: Type5TLVArea)
         do {
-            cc = try await load().area.capabilityContainer
+            loaded = try await load()
         } catch where error.code == .notNDEFFormatted {
             guard chipHasLockBlock else { throw Self.noLockBlock }
             return
         }
-        try await checkLockable(cc)
+        try await checkLockable(loaded.area.capabilityContainer, snapshot: loaded.snapshot)
+    }
+
+    /// The blocks ``writeLock()`` locks: the CC's, and the area as the CC states it, cut at the
+    /// chip's memory (MLEN may overstate it: locking blocks past the memory would fail half-way,
+    /// or lock the SLIX2's counter block).
+    private func lockedBlocks(_ cc: Type5CapabilityContainer, blockSize size: Int) -> (cc: Range<Int>, area: Range<Int>) {
+        let ccBlocks = 0..<((cc.size + size - 1) / size)
+        let areaEnd = min(cc.areaEnd, memoryEnd ?? Int.max)
+        return (ccBlocks, ccBlocks.upperBound..<max(ccBlocks.upperBound, (areaEnd + size - 1) / size))
     }
 
     /// The Lock Block checks of ``checkLockable()`` for a tag whose CC is `cc`.
-    private func checkLockable(_ cc: Type5CapabilityContainer) async throws(NFCTagError) {
+    private func checkLockable(_ cc: Type5CapabilityContainer, snapshot: Snapshot) async throws(NFCTagError) {
         guard cc.supportsLockBlock || chipHasLockBlock else { throw Self.noLockBlock }
         // A reader that cannot carry Lock Block is found out before the CC is written.
         let lockCommand = cc.usesExtendedCommands ? ISO15693Command.extendedLockBlock : ISO15693Command.lockBlock
@@ -339,6 +346,9 @@ public struct Type5Tag: NFCNDEFTag {
         } catch {
             throw NFCTagError(error, during: "LOCK BLOCK (checked before anything was written; the tag was not changed)")
         }
+        let (ccBlocks, areaBlocks) = lockedBlocks(cc, blockSize: snapshot.blockSize)
+        try await refuseProtected(
+            (Array(ccBlocks) + Array(areaBlocks)).filter { !snapshot.isLocked($0) }, blockSize: snapshot.blockSize, locking: true)
     }
 
     /// Neither the CC nor the chip offers Lock Block.

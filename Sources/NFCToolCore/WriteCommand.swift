@@ -108,7 +108,7 @@ struct WriteCommand: ToolCommand {
                     try await tag.ndef.checkLockable()
                 } catch {
                     throw CommandError.tag(
-                        error, message: "\(error.reason)\(error.reason.contains("nothing was sent") || error.reason.contains("not changed") ? "" : "; nothing was written")")
+                        error, message: "\(error.reason)\(error.reason.contains("nothing was sent") || error.reason.contains("not changed") || error.reason.contains("nothing was written") ? "" : "; nothing was written")")
                 }
                 if !planning { try context.confirm("After writing, \(LockCommand.warning(tag))", confirmed: confirmed) }
             }

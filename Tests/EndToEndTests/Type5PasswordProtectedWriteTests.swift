@@ -65,6 +65,30 @@ struct Type5PasswordProtectedWriteTests {
         #expect(again.status == 0 && again.standardOutput.contains("fits low"), "\(again.output)")
     }
 
+    @Test("lock and write --lock on a partly password-protected tag exit 9 naming the first protected block, with the tag file byte-identical (no CC write access changed, no block locked: never a half-done lock); after unprotect the lock goes through", arguments: cases)
+    func lockOverProtectedBlocks(_ chip: Case) async throws {
+        let (directory, file, device, password) = try await Self.setUp(chip.model, text: "keep me writable", password: chip.password)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let protect = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password] + chip.protect)
+        #expect(protect.status == 0, "\(protect.output)")
+        let before = try Self.bytes(file)
+        let lock = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(lock.status == 9, "\(lock.output)")
+        #expect(lock.standardError.contains("block \(chip.firstProtected) needs a password to be locked"), "\(lock.standardError)")
+        #expect(try Self.bytes(file) == before, "the refused lock changed the tag file")
+        let writeLock = try await runBuiltNFCTool(["write", "--device", device, "--text", "new", "--lock", "--yes"])
+        #expect(writeLock.status == 9, "\(writeLock.output)")
+        #expect(writeLock.standardError.components(separatedBy: "nothing was written").count == 2, "\(writeLock.standardError)")
+        #expect(try Self.bytes(file) == before, "the refused write --lock changed the tag file")
+        let read = try await runBuiltNFCTool(["read", "--device", device, "--json"])
+        #expect(read.standardOutput.contains("keep me writable") && !read.standardOutput.contains("readOnly"), "\(read.output)")
+
+        let unprotect = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password] + chip.protect.prefix(2).filter { _ in chip.protect.first == "--area" })
+        #expect(unprotect.status == 0, "\(unprotect.output)")
+        let locked = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(locked.status == 0, "\(locked.output)")
+    }
+
     @Test("format --force and erase on a tag protected from block 0 exit 9 with the tag file byte-identical", arguments: ["icode-slix-s", "st25tv02k"])
     func formatAndEraseRefused(model: String) async throws {
         let (directory, file, device, password) = try await Self.setUp(model, text: "keep me", password: "C0FFEE42")

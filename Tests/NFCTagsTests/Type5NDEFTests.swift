@@ -444,7 +444,8 @@ struct Type5NDEFTests {
 
     // MARK: - Lock
 
-    /// writeLock on a fresh SLIX2: READ 0, READ MULTIPLE 1–8; WRITE 0 (CC byte 1 = `43`); LOCK
+    /// writeLock on a fresh SLIX2: READ 0, READ MULTIPLE 1–8; GET MULTIPLE BLOCK PROTECTION
+    /// STATUS of blocks 0–78 (3 commands: none behind a password); WRITE 0 (CC byte 1 = `43`); LOCK
     /// BLOCK 1…78 (the T5T area), LOCK BLOCK 0 last; then the read-back: GET MULTIPLE BLOCK
     /// SECURITY STATUS 0–31, 32–63, 64–78 and READ 0 (the CC's write access).
     @Test("writeLock sets the CC write access to 11b, locks every area block and the CC block")
@@ -453,8 +454,10 @@ struct Type5NDEFTests {
         let (reader, tag) = try await Self.open(try Self.slix2(message: message))
         try await tag.writeLock()
         let trace = await Self.trace(reader)
-        #expect(Array(trace.prefix(3)) == [[0x20, 0], [0x23, 1], [0x21, 0]])
-        #expect(Array(trace.dropFirst(3)) == (Array(1...78) + [0]).map { [0x22, UInt8($0)] } + [[0x2C, 0], [0x2C, 32], [0x2C, 64], [0x20, 0]])
+        #expect(Array(trace.prefix(2)) == [[0x20, 0], [0x23, 1]])
+        #expect(Array(trace.dropFirst(2).prefix(3)).allSatisfy { $0.first == ICodeCommand.getMultipleBlockProtectionStatus })
+        #expect(Array(trace.dropFirst(5).prefix(1)) == [[0x21, 0]])
+        #expect(Array(trace.dropFirst(6)) == (Array(1...78) + [0]).map { [0x22, UInt8($0)] } + [[0x2C, 0], [0x2C, 32], [0x2C, 64], [0x20, 0]])
         let chip = try #require(await Self.chip(reader))
         #expect(chip.memory[1] == 0x43)
         #expect(chip.lockedBlocks == (0..<80).map { $0 < 79 })
@@ -612,7 +615,7 @@ struct Type5NDEFTests {
             })
         #expect(outcomes["read-only, message kept", default: 0] >= 1)
         #expect(outcomes["unchanged", default: 0] >= 1)
-        #expect(outcomes["commands"] == 86)  // 82 to lock, 4 to read the lock state back
+        #expect(outcomes["commands"] == 89)  // 3 to ask the password protection, 82 to lock, 4 to read the lock state back
     }
 
     @Test("tearing sweep of format: blank or empty NDEF; forced over a message: old or empty")
