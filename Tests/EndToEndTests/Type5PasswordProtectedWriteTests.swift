@@ -14,6 +14,8 @@ struct Type5PasswordProtectedWriteTests {
         var protect: [String]
         var firstProtected: Int
         var description: String { model }
+        /// What `unprotect` takes to open it again: the area, where one is named.
+        var unprotect: [String] { protect.first == "--area" ? Array(protect.prefix(2)) : [] }
     }
 
     static let cases: [Case] = [
@@ -37,12 +39,18 @@ struct Type5PasswordProtectedWriteTests {
 
     static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
+    /// ``setUp(_:text:password:)`` for `chip`, then protected as the case says.
+    static func protected(_ chip: Case, text: String) async throws -> (directory: URL, file: String, device: String, password: String) {
+        let prepared = try await setUp(chip.model, text: text, password: chip.password)
+        let protect = try await runBuiltNFCTool(["protect", "--device", prepared.device, "--password-file", prepared.password] + chip.protect)
+        #expect(protect.status == 0, "\(protect.output)")
+        return prepared
+    }
+
     @Test("a message reaching password-protected blocks exits 9 naming the first protected block, the tag file byte-identical and the old message still read; a message below them is written", arguments: cases)
     func writeOverProtectedBlocks(_ chip: Case) async throws {
-        let (directory, file, device, password) = try await Self.setUp(chip.model, text: "old message", password: chip.password)
+        let (directory, file, device, _) = try await Self.protected(chip, text: "old message")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let protect = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password] + chip.protect)
-        #expect(protect.status == 0, "\(protect.output)")
         let before = try Self.bytes(file)
 
         // 131 bytes of NDEF from byte 6: past block 32, within a SLIX-S's 150 bytes.
@@ -67,10 +75,8 @@ struct Type5PasswordProtectedWriteTests {
 
     @Test("lock and write --lock on a partly password-protected tag exit 9 naming the first protected block, with the tag file byte-identical (no CC write access changed, no block locked: never a half-done lock); after unprotect the lock goes through", arguments: cases)
     func lockOverProtectedBlocks(_ chip: Case) async throws {
-        let (directory, file, device, password) = try await Self.setUp(chip.model, text: "keep me writable", password: chip.password)
+        let (directory, file, device, password) = try await Self.protected(chip, text: "keep me writable")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let protect = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password] + chip.protect)
-        #expect(protect.status == 0, "\(protect.output)")
         let before = try Self.bytes(file)
         let lock = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
         #expect(lock.status == 9, "\(lock.output)")
@@ -83,7 +89,7 @@ struct Type5PasswordProtectedWriteTests {
         let read = try await runBuiltNFCTool(["read", "--device", device, "--json"])
         #expect(read.standardOutput.contains("keep me writable") && !read.standardOutput.contains("readOnly"), "\(read.output)")
 
-        let unprotect = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password] + chip.protect.prefix(2).filter { _ in chip.protect.first == "--area" })
+        let unprotect = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password] + chip.unprotect)
         #expect(unprotect.status == 0, "\(unprotect.output)")
         let locked = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
         #expect(locked.status == 0, "\(locked.output)")
