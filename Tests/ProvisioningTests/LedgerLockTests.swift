@@ -25,6 +25,9 @@ struct LedgerLockTests {
         process.arguments = ["python3", "-c", script, path, String(seconds)]
         let output = Pipe()
         process.standardOutput = output
+        // Its complaints, should it fail, next to the ledger for the test's message.
+        FileManager.default.createFile(atPath: path + ".holder-stderr", contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: path + ".holder-stderr")
         try process.run()
         // Its first line says it holds the lock (EOF: it failed).
         var line = Data()
@@ -38,14 +41,19 @@ struct LedgerLockTests {
         return process
     }
 
-    /// The exit status of `process` once it has exited, waiting up to `seconds`; nil if it has not.
+    /// The exit status of `process` once it has exited (reaped here or by Foundation), waiting up
+    /// to `seconds`; nil if it has not.
     static func exitStatus(of process: Process, within seconds: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
         var status: Int32 = 0
         while Date() < deadline {
             let reaped = waitpid(process.processIdentifier, &status, WNOHANG)
             if reaped == process.processIdentifier { return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F) }
-            if reaped == -1 { return process.isRunning ? nil : process.terminationStatus }
+            // Foundation reaped it first: its status is there once `isRunning` turns false, which
+            // can come a moment after the reaping; until then, look again.
+            if reaped == -1, !process.isRunning {
+                return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+            }
             usleep(10_000)
         }
         return nil
@@ -74,7 +82,8 @@ struct LedgerLockTests {
             }
         }
         #expect(throws: Never.self) { try outcome.get() }
-        #expect(try await Self.offPool { Self.exitStatus(of: holder, within: 30) } == 0)
+        let status = try await Self.offPool { Self.exitStatus(of: holder, within: 30) }
+        #expect(status == 0, "the holder: \((try? String(contentsOfFile: path + ".holder-stderr", encoding: .utf8)) ?? "")")
         // Read afresh.
         let attempts = try Ledger(path: path).attempts()
         #expect(attempts.map(\.uid) == ["04A10000000001"] && attempts.map(\.counter) == [1])
