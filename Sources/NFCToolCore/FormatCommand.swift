@@ -51,7 +51,7 @@ struct FormatCommand: TagCommand {
     let options: TagCommandOptions
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let confirmed = try TagWriteSupport.confirmation("format writes the tag's one-time programmable capability container", options, context)
+        let confirmed = try TagWriteSupport.confirmation("format writes the tag's NDEF structures (on a Type 2 tag a one-time programmable capability container, which cannot be undone)", options, context)
         let password = try options.password(context)
         let forced = options.arguments.contains(Self.force)
         let desfire = try Self.desfireOptions(options.arguments)

@@ -38,7 +38,7 @@ struct LockCommand: TagCommand {
     let options: TagCommandOptions
 
     func run(_ context: CommandContext) async throws(CommandError) {
-        let confirmed = try TagWriteSupport.confirmation("lock makes the tag read-only for good", options, context)
+        let confirmed = try TagWriteSupport.confirmation("lock makes the tag read-only for good and cannot be undone", options, context)
         let password = try options.password(context)
         let (key, desfireKeys) = try Self.keys(options.arguments)
         try await TagWriteOperation.run(

@@ -23,7 +23,7 @@ extension ProtectCommand {
         let change = DESFireKeyChange(
             currentPICCKey: current.picc ?? .factoryDES, currentApplicationKey: current.application ?? .factoryDES,
             newPICCKey: new.picc, newApplicationKey: new.application, piccKeyVersion: new.piccVersion, applicationKeyVersion: new.applicationVersion)
-        let confirmed = try TagWriteSupport.confirmation("changing a DESFire key leaves it open only to the new key (lose it and the card is lost)", options, context)
+        let confirmed = try TagWriteSupport.confirmation("changing a DESFire key leaves it open only to the new key (lose it and the card is lost) and cannot be undone", options, context)
         try await TagWriteOperation.run(
             "protect", options, password: nil, context,
             body: { tag, _, planning in

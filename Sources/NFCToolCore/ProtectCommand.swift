@@ -251,7 +251,7 @@ struct ProtectCommand: ToolCommand {
                 if case .iso15693(let vicinity) = tag, vicinity.hasST25DVPasswords {
                     throw CommandError.usage("an ST25DV password is 16 hex digits (64 bits)")
                 }
-                let type2 = try TagWriteSupport.type2(tag, for: "a password")
+                let type2 = try TagWriteSupport.type2(tag, for: "a password", password: true)
                 if type2.isUltralightC {
                     throw CommandError.usage("a MIFARE Ultralight C is protected with a 3DES key: --keys FILE")
                 }

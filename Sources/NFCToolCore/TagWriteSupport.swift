@@ -22,12 +22,13 @@ enum TagWriteSupport {
     /// none; `--yes` confirms; without it, standard input must be a terminal (checked here,
     /// before any reader is opened: exit 64) and the command asks at the tag
     /// (``CommandContext/confirm(_:confirmed:)``, "yes" only).
-    /// - Parameter what: what the step does for good, the start of the usage error's sentence.
+    /// - Parameter what: what the step does and whether it can be undone: the usage error's
+    ///   first sentence, without its full stop.
     /// - Returns: whether `--yes` was given.
     static func confirmation(_ what: String, _ options: TagCommandOptions, _ context: CommandContext) throws(CommandError) -> Bool {
         let confirmed = options.arguments.contains(yes)
         if !options.planning && !confirmed && !context.io.isStandardInputTerminal {
-            throw .usage("\(what) and cannot be undone. Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
+            throw .usage("\(what). Add --yes to confirm (standard input is not a terminal, so nobody can be asked).")
         }
         return confirmed
     }
@@ -138,14 +139,15 @@ enum TagWriteSupport {
         return .miFare(miFare)
     }
 
-    /// The Type 2 platform of `tag`, or an ``ExitCode/unsupported`` error naming `what`.
-    static func type2(_ tag: NFCTag, for what: String) throws(CommandError) -> Type2Tag {
+    /// The Type 2 platform of `tag`, or an ``ExitCode/unsupported`` error naming `what`; for a
+    /// `password` on a Type 5 tag, the error names the Type 5 chips whose passwords NFCKit sets.
+    static func type2(_ tag: NFCTag, for what: String, password: Bool = false) throws(CommandError) -> Type2Tag {
         guard case .miFare(let miFare) = tag, let type2 = miFare.type2 else {
-            if case .iso15693 = tag {
+            if password, case .iso15693 = tag {
                 throw CommandError(
-                    "\(what) needs an NTAG21x or MIFARE Ultralight EV1; this chip is a \(tag.identity.model), a Type 5 tag: passwords of "
-                        + "Type 5 tags are set with 'nfctool protect' and removed with 'nfctool unprotect' on an ICODE SLIX2, SLIX-S, "
-                        + "NTAG 5, ST25DV or ST25TV02K only (read and write take none: unprotect such a tag first)",
+                    "\(what) on a Type 5 tag is set with 'nfctool protect' and removed with 'nfctool unprotect' on an ICODE SLIX2, "
+                        + "SLIX-S, NTAG 5, ST25DV or ST25TV02K only, and read and write take none (unprotect such a tag first); "
+                        + "this chip is the Type 5 \(tag.identity.model): nothing was sent",
                     exitCode: .unsupported)
             }
             throw CommandError("\(what) needs an NTAG21x or MIFARE Ultralight EV1; this chip is a \(tag.identity.model)", exitCode: .unsupported)

@@ -157,7 +157,7 @@ struct UnprotectCommand: TagCommand {
                 if st25 != nil {
                     throw CommandError("a 16-digit password is for an ST25DV or a single-area ST25TV02K; this is a \(tag.identity.model)", exitCode: .unsupported)
                 }
-                let type2 = try TagWriteSupport.type2(tag, for: "a password")
+                let type2 = try TagWriteSupport.type2(tag, for: "a password", password: true)
                 if type2.isUltralightAES {
                     try await TagWriteSupport.write(planning: planning) { try await type2.unprotectUltralightAES() }
                 } else if type2.isUltralightC {

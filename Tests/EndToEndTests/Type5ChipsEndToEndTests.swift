@@ -80,6 +80,23 @@ struct Type5ChipsEndToEndTests {
         #expect(String(decoding: message.dropFirst(5), as: UTF8.self) == "b.example/1", "\(message)")
     }
 
+    @Test("protect with a password on a Type 5 chip whose passwords NFCKit does not set (ICODE DNA, Tag-it): exit 10 naming the chips it does, not 'needs an NTAG21x'; the tag file unchanged", arguments: ["icode-dna", "tagit-hfi-plus"])
+    func protectRefused(model: String) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("tag.json").path
+        let password = directory.appendingPathComponent("new.pwd").path
+        try "11223344".write(toFile: password, atomically: true, encoding: .utf8)
+        let device = "sim:\(model)?file=\(file)"
+        _ = try await runBuiltNFCTool(["info", "--device", device])
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let refused = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--yes"])
+        #expect(refused.status == 10, "\(refused.standardError)")
+        #expect(refused.standardError.contains("'nfctool protect'") && refused.standardError.contains("SLIX2"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains("NTAG21x"), "the refusal of protect does not send the user to another chip family: \(refused.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+    }
+
     @Test("verify --expect-genuine on sim:icode-dna with Proxmark3's ICODE DNA sample (UID and signature) passes; the stand-in signature fails (exit 8)")
     func originality() async throws {
         let uid = "E0040118009B5FEE"
