@@ -70,16 +70,10 @@ extension ISO15693Tag {
     /// unit) are left out.
     /// - Throws: as ``st25ReadConfiguration(_:)``.
     public func st25AreaSummary(blockCount: Int?) async throws(NFCTagError) -> String {
-        let ends = [
-            try await st25ReadConfiguration(ST25DVRegister.enda1), try await st25ReadConfiguration(ST25DVRegister.enda2),
-            try await st25ReadConfiguration(ST25DVRegister.enda3),
-        ].map { (Int($0) + 1) * ST25DVRegister.endUnit / 4 }
-        let lastBlock = (blockCount ?? ends[2]) - 1
         var parts: [String] = []
-        var first = 0
-        for area in 1...4 where first <= lastBlock {
-            let last = area == 4 ? lastBlock : min(ends[area - 1] - 1, lastBlock)
-            guard last >= first else { continue }
+        for (index, blocks) in try await st25AreaBlocks(blockCount: blockCount).enumerated() {
+            guard let blocks else { continue }
+            let area = index + 1
             let security = try await st25AreaSecurity(area)
             let what: String
             switch security.protection {
@@ -89,10 +83,34 @@ extension ISO15693Tag {
                 what = area == 1 ? "write needs password \(security.password)" : "read and write need password \(security.password)"
             default: what = area == 1 ? "never writable" : "read needs password \(security.password), never writable"
             }
-            parts.append("area \(area) (blocks \(first)–\(last)): \(what)")
-            first = last + 1
+            parts.append("area \(area) (blocks \(blocks.lowerBound)–\(blocks.upperBound)): \(what)")
         }
         return parts.joined(separator: "; ")
+    }
+
+    /// The blocks of ST25DV areas 1–4 (nil for an area that holds none: its end is the end of
+    /// the area before it, or the memory ended before it), from ENDA1–3 (READ CONFIGURATION;
+    /// DS10925 "user memory areas": area N ends at (ENDAN + 1) × 32 bytes) and `blockCount`
+    /// (else ``ChipIdentity/blockCount``, else where ENDA3 ends). Reads only.
+    /// - Throws: as ``st25ReadConfiguration(_:)``.
+    public func st25AreaBlocks(blockCount: Int? = nil) async throws(NFCTagError) -> [ClosedRange<Int>?] {
+        let ends = [
+            try await st25ReadConfiguration(ST25DVRegister.enda1), try await st25ReadConfiguration(ST25DVRegister.enda2),
+            try await st25ReadConfiguration(ST25DVRegister.enda3),
+        ].map { (Int($0) + 1) * ST25DVRegister.endUnit / 4 }
+        let lastBlock = (blockCount ?? identity.blockCount ?? ends[2]) - 1
+        var areas: [ClosedRange<Int>?] = []
+        var first = 0
+        for area in 1...4 {
+            let last = area == 4 ? lastBlock : min(ends[area - 1] - 1, lastBlock)
+            if last >= first {
+                areas.append(first...last)
+                first = last + 1
+            } else {
+                areas.append(nil)
+            }
+        }
+        return areas
     }
 
     /// Write-protects area 1 of an ST25DV behind `new` (``st25Protect(_:password:current:)``
@@ -117,9 +135,22 @@ extension ISO15693Tag {
     ///   `invalidParameter` (the first block does not fit between the neighbouring areas'
     ///   ends; nothing written); `authenticationFailed` (a password not taken: nothing
     ///   written); `verificationFailed` (a register reads back otherwise); `tagResponse`,
-    ///   `connectionLost`.
-    public func st25Protect(_ protection: ST25AreaProtection, password new: ST25Password, current: ST25Password) async throws(NFCTagError) {
+    ///   `connectionLost`. An area 2–4 that holds no block (ENDA1–3 as delivered, all at the
+    ///   last unit) with no first block given is `invalidParameter`, nothing written: protecting
+    ///   it would protect nothing.
+    /// - Returns: the first block of the protected area.
+    @discardableResult
+    public func st25Protect(_ protection: ST25AreaProtection, password new: ST25Password, current: ST25Password) async throws(NFCTagError) -> Int {
         try requireST25DV()
+        var firstBlock = protection.firstBlock ?? 0
+        if protection.firstBlock == nil, protection.area > 1 {
+            guard let blocks = try await st25AreaBlocks()[protection.area - 1] else {
+                throw NFCTagError(
+                    .invalidParameter,
+                    "area \(protection.area) holds no block (it ends where area \(protection.area - 1) ends): give the block it is to begin at (--from-block); nothing was written")
+            }
+            firstBlock = blocks.lowerBound
+        }
         let number = protection.passwordNumber
         try await presentAny(0, [current, new])
         try await presentAny(number, [current, new, .factoryDefault])
@@ -142,11 +173,14 @@ extension ISO15693Tag {
                 throw NFCTagError(.verificationFailed, "ENDA\(protection.area - 1) reads back \(hexByte(read)), not \(hexByte(end.value))")
             }
         }
+        return firstBlock
     }
 
     /// Opens area 1 of an ST25DV again (``st25Unprotect(area:current:)`` with area 1).
     /// - Throws: as ``st25Unprotect(area:current:)``.
-    public func st25Unprotect(current: ST25Password) async throws(NFCTagError) {
+    /// - Returns: as ``st25Unprotect(area:current:)``.
+    @discardableResult
+    public func st25Unprotect(current: ST25Password) async throws(NFCTagError) -> [Int] {
         try await st25Unprotect(area: 1, current: current)
     }
 
@@ -156,7 +190,10 @@ extension ISO15693Tag {
     /// is protected any more; (4) RFAxSS read back. Area bounds (ENDAx) are left as they are.
     /// - Throws: ``NFCTagError`` `invalidParameter` (no area 1–4); otherwise as
     ///   ``st25Protect(_:password:current:)``.
-    public func st25Unprotect(area: Int, current: ST25Password) async throws(NFCTagError) {
+    /// - Returns: the other areas that still need a password to write (those holding blocks;
+    ///   ENDA1–3 are read only when one is protected).
+    @discardableResult
+    public func st25Unprotect(area: Int, current: ST25Password) async throws(NFCTagError) -> [Int] {
         try requireST25DV()
         guard let pointer = ST25DVRegister.areaSecurity(area) else { throw NFCTagError(.invalidParameter, "an ST25DV has areas 1–4") }
         try await presentAny(0, [current])
@@ -176,6 +213,10 @@ extension ISO15693Tag {
         guard !after.protectsWrites else {
             throw NFCTagError(.verificationFailed, "RFA\(area)SS reads back \(hexByte(after.register)): area \(area) is still protected")
         }
+        let others = (1...4).filter { $0 != area && securities[$0 - 1].protectsWrites }
+        guard !others.isEmpty else { return [] }
+        let blocks = try await st25AreaBlocks()
+        return others.filter { blocks[$0 - 1] != nil }
     }
 
     /// The ENDA register (and its new value) that makes `area` begin at `firstBlock`, checked

@@ -96,9 +96,11 @@ extension ISO15693Tag {
     /// - Throws: as ``st25tvProtect(_:password:current:)``; `authenticationFailed` (the area's
     ///   password or password 3 not taken: nothing written); `verificationFailed` when the
     ///   attribute still reads protected.
+    /// - Returns: the other area, when it exists and still needs a password to write.
+    @discardableResult
     public func st25tvUnprotect(
         area: Int, current: ST25TVAreaPassword, configuration: ST25TVPassword? = nil
-    ) async throws(NFCTagError) {
+    ) async throws(NFCTagError) -> [Int] {
         let protection = try ST25TVProtection(area: area)
         var state = try await st25tvAreaState()
         _ = try st25tvCheck(state, area: area, current, current: current)
@@ -143,6 +145,8 @@ extension ISO15693Tag {
         guard ST25TVAreaSecurity(read) == ST25TVAreaSecurity(wanted) else {
             throw NFCTagError(.verificationFailed, "area \(area)'s attribute reads back \(hexByte(read)): area \(area) is still protected")
         }
+        let other = 3 - area
+        return !state.singleArea && state.security(other).protectsWrites ? [other] : []
     }
 
     /// The current password to use (`current`, else the factory zeros of the area's length),

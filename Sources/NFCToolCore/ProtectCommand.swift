@@ -21,7 +21,7 @@ struct ProtectCommand: ToolCommand {
         "from-block", valueName: "n",
         help: "ICODE SLIX2/SLIX-S: the first protected block (default 0, the whole memory; a SLIX-S protects whole pages of 4 blocks). ST25DV --area 2–4: where the area begins (a multiple of 8).")
     static let area = CommandOption.option(
-        "area", valueName: "n", help: "ST25DV: the area to protect, 1–4 (default 1, all of the memory as delivered); areas 2–4 take --read-protect and --from-block. ST25TV02K: 1 or 2 (two areas only).")
+        "area", valueName: "n", help: "ST25DV: the area to protect, 1–4 (default 1, all of the memory as delivered); areas 2–4 take --read-protect and --from-block (needed while the area holds no block, as delivered). ST25TV02K: 1 or 2 (two areas only).")
     static let areaPassword = CommandOption.option(
         "area-password", valueName: "n", help: "ST25DV: the RF password, 1–3, that guards the area (default the area's number; 3 for area 4).")
     static let lockPassword = CommandOption.flag(
@@ -323,7 +323,7 @@ struct ProtectCommand: ToolCommand {
             body: { tag, _, planning in
                 if case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration {
                     try await Self.protectST25TV(vicinity, new: texts.new, current: texts.current, protection: try st25tvProtection(), planning: planning)
-                    return
+                    return nil
                 }
                 let protection = try checked.get()
                 guard case .iso15693(let vicinity) = tag, vicinity.hasST25DVPasswords else {
@@ -331,14 +331,14 @@ struct ProtectCommand: ToolCommand {
                         "a 16-digit password is for an ST25DV's areas; this is a \(tag.identity.model) (NTAG and ICODE passwords are 8 digits)",
                         exitCode: .unsupported)
                 }
-                try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Protect(protection, password: new, current: current) }
+                return try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Protect(protection, password: new, current: current) }
             },
-            report: { tag, _ in
+            report: { (tag, firstBlock: Int?) in
                 if let st25tv = try? st25tvProtection(), case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration {
                     return Self.st25tvReport(tag, st25tv)
                 }
                 return ProtectReport(
-                    uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true, firstProtectedBlock: protection?.firstBlock ?? 0,
+                    uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true, firstProtectedBlock: firstBlock ?? protection?.firstBlock ?? 0,
                     readProtected: protection?.readProtected ?? false)
             },
             sentence: { tag, _ in
@@ -555,4 +555,6 @@ struct ProtectReport: Encodable, Sendable {
     var passwordsLocked: Bool?
     /// ICODE: DESTROY taken.
     var destroyed: Bool?
+    /// ST25 `unprotect --area`: the other areas that still need a password to write.
+    var stillProtectedAreas: [Int]?
 }

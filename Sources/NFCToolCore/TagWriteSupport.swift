@@ -244,14 +244,16 @@ extension TagWriteSupport {
 
     /// Runs a write whose read-back cannot succeed under `--plan` (the writes were held back):
     /// when `planning`, an error with one of `codes` is passed over.
-    static func write(
+    /// - Returns: what `body` returns; nil when an error was passed over.
+    @discardableResult
+    static func write<Result>(
         planning: Bool, passing codes: Set<NFCTagError.Code> = [.verificationFailed],
-        _ body: () async throws -> Void
-    ) async throws {
+        _ body: () async throws -> Result
+    ) async throws -> Result? {
         do {
-            try await body()
+            return try await body()
         } catch let error as NFCTagError where planning && codes.contains(error.code) {
-            return
+            return nil
         }
     }
 }

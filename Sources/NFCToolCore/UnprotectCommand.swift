@@ -59,7 +59,8 @@ struct UnprotectCommand: TagCommand {
             first, then passwords 1 and 0 are set back to the factory zeros. --area N opens \
             area 2, 3 or 4 instead; its password goes back to zeros only when no other area \
             uses it, and the configuration password only when no area is protected any more. \
-            The areas' bounds stay.
+            The areas' bounds stay. Another area still protected afterwards is named; without \
+            --area that is exit 9 (the tag is not open).
 
             An ST25TV02K or ST25TV512 needs its area password: 8 hex digits with two areas, 16 \
             with one (the area 1 attribute's MEM_ORG bit, read first), its first 8 digits \
@@ -135,21 +136,23 @@ struct UnprotectCommand: TagCommand {
                         throw CommandError.usage("an ICODE chip needs its password: --password-file FILE or NFCTOOL_PASSWORD (8 hex digits, or READ:WRITE)")
                     }
                     try await TagWriteSupport.write(planning: planning) { try await vicinity.icodeUnprotect(current: icode) }
-                    return
+                    return []
                 }
                 if case .iso15693(let vicinity) = tag, vicinity.hasST25DVPasswords {
                     guard let st25 else {
                         throw CommandError.usage("an ST25DV needs its password: --password-file FILE or NFCTOOL_PASSWORD (16 hex digits)")
                     }
-                    try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Unprotect(area: area ?? 1, current: st25) }
-                    return
+                    let others = try await TagWriteSupport.write(planning: planning) { try await vicinity.st25Unprotect(area: area ?? 1, current: st25) }
+                    return try Self.stillProtected(others ?? [], opened: area ?? 1, areaGiven: area != nil, tag)
                 }
                 if case .iso15693(let vicinity) = tag, vicinity.hasST25TVConfiguration {
                     guard let st25tv else {
                         throw CommandError.usage("an ST25TV02K needs its area password: --password-file FILE or NFCTOOL_PASSWORD (8 hex digits, 16 with one area)")
                     }
-                    try await TagWriteSupport.write(planning: planning) { try await vicinity.st25tvUnprotect(area: area ?? 1, current: st25tv, configuration: configurationPassword) }
-                    return
+                    let others = try await TagWriteSupport.write(planning: planning) {
+                        try await vicinity.st25tvUnprotect(area: area ?? 1, current: st25tv, configuration: configurationPassword)
+                    }
+                    return try Self.stillProtected(others ?? [], opened: area ?? 1, areaGiven: area != nil, tag)
                 }
                 if let area {
                     throw CommandError.usage("--area \(area) is for ST25DV and ST25TV02K areas; this is a \(tag.identity.model)")
@@ -165,11 +168,36 @@ struct UnprotectCommand: TagCommand {
                 } else {
                     try await TagWriteSupport.write(planning: planning) { try await type2.removePassword() }
                 }
+                return []
             },
-            report: { tag, _ in ProtectReport(uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: false) },
-            sentence: { tag, _ in
-                "Unprotected \(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier)): no password or key is needed any more."
+            report: { (tag, others: [Int]) in
+                ProtectReport(
+                    uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: !others.isEmpty,
+                    stillProtectedAreas: others.isEmpty ? nil : others)
+            },
+            sentence: { (tag, others: [Int]) in
+                let chip = "\(tag.identity.model) \(TagWriteSupport.spacedHex(tag.identifier))"
+                guard !others.isEmpty else { return "Unprotected \(chip): no password or key is needed any more." }
+                return "Unprotected area \(area ?? 1) of the \(chip): \(Self.areas(others)) still need\(others.count == 1 ? "s" : "") a password to write."
             })
+    }
+
+    /// "area 2", "areas 2 and 3".
+    static func areas(_ numbers: [Int]) -> String {
+        let names = numbers.map(String.init)
+        return names.count == 1 ? "area \(names[0])" : "areas \(names.dropLast().joined(separator: ", ")) and \(names[names.count - 1])"
+    }
+
+    /// The ST25 areas `others` still protected after area `opened` was opened: with `--area`
+    /// given they are reported (exit 0, the sentence and JSON name them); without it the user
+    /// asked for the tag to be open, so it is an error (exit 9) naming them and what to run.
+    static func stillProtected(_ others: [Int], opened: Int, areaGiven: Bool, _ tag: NFCTag) throws(CommandError) -> [Int] {
+        guard !others.isEmpty, !areaGiven else { return others }
+        let need = others.count == 1 ? "needs" : "need"
+        throw CommandError(
+            "area \(opened) of the \(tag.identity.model) is open, but \(areas(others)) still \(need) a password to write: "
+                + "unprotect \(others.count == 1 ? "it" : "each") with --area and \(others.count == 1 ? "its" : "their") password",
+            exitCode: .authenticationFailed)
     }
 
     /// `--privacy`: ``ICodePrivacy/leave(_:through:timeout:)`` on the reader, then a poll for the

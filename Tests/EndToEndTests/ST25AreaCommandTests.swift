@@ -64,8 +64,65 @@ struct ST25AreaCommandTests {
 
         let unprotect = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password, "--area", "3"])
         #expect(unprotect.status == 0, "\(unprotect.output)")
+        let sentence = unprotect.output.replacingOccurrences(of: "\n", with: " ")
+        #expect(sentence.hasPrefix("Unprotected area 3 of the ST25DV04K") && sentence.contains("area 2 still needs a password to write"), "\(unprotect.output)")
         tagFile = try TagFile(path: file)
         #expect(tagFile.registers == [0x00, 0x07, 0x06, 0x0B, 0x00, 0x0F, 0x00])
         #expect(tagFile.passwords == [bytes, zero, bytes, zero], "password 3 back to zeros, 0 kept while area 2 is protected")
+    }
+
+    @Test("an empty area is not reported protected: protect --area 3 (and 2, 4) without --from-block on a delivered ST25DV04K exits 64 naming the empty area, the tag file byte-identical; once area 2 holds blocks 64–127, protect --area 2 reports its first block 64 in JSON")
+    func emptyArea() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("st25dv04k.json").path
+        let password = directory.appendingPathComponent("st25.pwd").path
+        try "1234567812345678\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let device = "sim:st25dv04k?file=\(file)"
+        #expect(try await runBuiltNFCTool(["write", "--device", device, "--text", "open"]).status == 0)
+        let before = try TagFile(path: file).raw
+        for area in ["2", "3", "4"] {
+            let refused = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", area, "--yes", "--json"])
+            #expect(refused.status == 64, "\(area): \(refused.output)")
+            #expect(refused.output.contains("area \(area) holds no block"), "\(refused.output)")
+            #expect(try TagFile(path: file).raw == before, "nothing written for area \(area)")
+        }
+        // A text that reaches past block 64 is still written without a password.
+        let long = try await runBuiltNFCTool(["write", "--device", device, "--text", String(repeating: "a", count: 300)])
+        #expect(long.status == 0, "\(long.output)")
+        let moved = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", "2", "--from-block", "64", "--yes"])
+        #expect(moved.status == 0, "\(moved.output)")
+        let opened = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password, "--area", "2"])
+        #expect(opened.status == 0, "\(opened.output)")
+        let again = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", "2", "--yes", "--json"])
+        #expect(again.status == 0, "\(again.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(again.standardOutput.utf8)) as? [String: Any])
+        #expect(report["firstProtectedBlock"] as? Int == 64, "\(again.output)")
+        #expect(try TagFile(path: file).registers[2] == 0x06, "RFA2SS: write needs password 2")
+    }
+
+    @Test("unprotect without --area while another area stays protected is not success: exit 9 naming the area, the tag file byte-identical and the area still guarded; with --area it is opened and the sentence names what is left")
+    func otherAreaStillProtected() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("st25dv04k.json").path
+        let password = directory.appendingPathComponent("st25.pwd").path
+        try "1234567812345678\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let device = "sim:st25dv04k?file=\(file)"
+        #expect(try await runBuiltNFCTool(["write", "--device", device, "--text", "open"]).status == 0)
+        let protect = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", "2", "--from-block", "64", "--yes"])
+        #expect(protect.status == 0, "\(protect.output)")
+        let before = try TagFile(path: file)
+        let refused = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password, "--json"])
+        #expect(refused.status == 9, "\(refused.output)")
+        #expect(refused.output.replacingOccurrences(of: "\n", with: " ").contains("area 2 still needs a password to write"), "\(refused.output)")
+        #expect(!refused.output.contains("no password or key is needed"), "\(refused.output)")
+        #expect(try TagFile(path: file).raw == before.raw, "area 1 was open already: nothing changed")
+        #expect(before.registers[2] == 0x06, "RFA2SS: write needs password 2")
+        let opened = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password, "--area", "2", "--json"])
+        #expect(opened.status == 0, "\(opened.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(opened.standardOutput.utf8)) as? [String: Any])
+        #expect(report["protected"] as? Bool == false && report["stillProtectedAreas"] == nil, "\(opened.output)")
+        #expect(try TagFile(path: file).registers[2] == 0x00)
     }
 }

@@ -166,4 +166,27 @@ struct ST25TVCommandTests {
         let done = try TagFile(path: file)
         #expect(done.registers[0] == 0 && done.registers[1] == 0 && done.passwords.allSatisfy { $0 == zero })
     }
+
+    @Test("unprotect without --area while area 2 stays protected is not success: exit 9 naming area 2, the tag file byte-identical; with --area 2 it is opened")
+    func areaTwoStillProtected() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("st25tv02k.json").path
+        let password = directory.appendingPathComponent("tv.pwd").path
+        try "12345678\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let device = "sim:st25tv02k?file=\(file)"
+        #expect(try await runBuiltNFCTool(["write", "--device", device, "--url", "https://e.example/a"]).status == 0)
+        let protect = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", "2", "--yes"])
+        #expect(protect.status == 0, "\(protect.output)")
+        let before = try TagFile(path: file)
+        #expect(before.registers[1] & 0x03 != 0, "area 2's attribute protects writes")
+        let refused = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password])
+        #expect(refused.status == 9, "\(refused.output)")
+        let said = refused.output.replacingOccurrences(of: "\n", with: " ")
+        #expect(said.contains("area 2 still needs a password to write") && !said.contains("no password or key is needed"), "\(refused.output)")
+        #expect(try TagFile(path: file).raw == before.raw)
+        let opened = try await runBuiltNFCTool(["unprotect", "--device", device, "--password-file", password, "--area", "2"])
+        #expect(opened.status == 0 && opened.output.replacingOccurrences(of: "\n", with: " ").contains("no password or key is needed"), "\(opened.output)")
+        #expect(try TagFile(path: file).registers[1] & 0x03 == 0)
+    }
 }

@@ -246,7 +246,7 @@ extension ST25ProtectTearingTests {
         let protected = try await Self.tvRerun(chips, protect)
         for done in protected { #expect(done.areaRegisters[0] == 0x06 && Self.tvArea1Password(done) == Self.tvWide.bytes) }
 
-        let unprotect = { (tag: ISO15693Tag) async throws(NFCTagError) in try await tag.st25tvUnprotect(area: 1, current: Self.tvWide) }
+        let unprotect = { (tag: ISO15693Tag) async throws(NFCTagError) in _ = try await tag.st25tvUnprotect(area: 1, current: Self.tvWide) }
         let back = try #require(ST25TVAreaPassword.factoryDefault(sixtyFourBit: true).firstHalf(over: Self.tvWide)).bytes
         let opened = try await Self.tvSweep(try #require(protected.first).tagState, unprotect)
         for chip in opened {
@@ -267,7 +267,7 @@ extension ST25ProtectTearingTests {
             ST25VirtualTag(.st25tv02k, uid: [0xE0, 0x02, 0x23, 0x10, 0x53, 0x49, 0x4D, 0x0E]).tagState, modulations: [.iso15693])
         try await Self.tvTag(reader, target).st25tvProtect(try ST25TVProtection(area: 1), password: Self.tvNew, current: nil)
         let protected = try #require(await TearingSweep.state(reader))
-        let unprotect = { (tag: ISO15693Tag) async throws(NFCTagError) in try await tag.st25tvUnprotect(area: 1, current: Self.tvNew) }
+        let unprotect = { (tag: ISO15693Tag) async throws(NFCTagError) in _ = try await tag.st25tvUnprotect(area: 1, current: Self.tvNew) }
         let chips = try await Self.tvSweep(protected, unprotect)
         for chip in chips where chip.areaRegisters[0] != 0 {
             #expect(Self.tvArea1Password(chip) == Self.tvNew.bytes && Array(chip.passwords[3].prefix(4)) == Self.tvNew.bytes, "\(chip.passwords)")
