@@ -186,6 +186,8 @@ public struct Type5Tag: NFCNDEFTag {
     /// - Throws: ``NFCTagError`` `notSupported` when neither the CC (feature bit 3) nor the chip
     ///   has Lock Block (nothing sent after the reads); `notNDEFFormatted`; `malformedTag`;
     ///   `readOnly` when the CC block is locked while its write access is not yet `11`b;
+    ///   `tagResponse` saying the lock is partly done (and what is) when a LOCK BLOCK is refused
+    ///   after the CC or a block was changed;
     ///   `verificationFailed` when the read-back finds a block unlocked; `connectionLost`,
     ///   `tagResponse`.
     public func writeLock() async throws(NFCTagError) {
@@ -204,15 +206,40 @@ public struct Type5Tag: NFCNDEFTag {
             data[1 % size] = (cc.versionAndAccess & 0xFC) | Type5CapabilityContainer.writeAccessNever
             try await write(block: accessBlock, data, cc: cc)
         }
+        let ccChanged = cc.writeAccess != Type5CapabilityContainer.writeAccessNever
+        var lockedNow: [Int] = []
         for b in Array(areaBlocks) + Array(ccBlocks) where !snapshot.isLocked(b) {
             do throws(NFCTagError) {
                 let io = commands(for: cc)
                 if cc.usesExtendedCommands { try await io.extendedLockBlock(b) } else { try await io.lockBlock(b) }
+                lockedNow.append(b)
             } catch where ISO15693Error.code(in: error) == ISO15693Error.alreadyLocked {
                 continue
+            } catch where error.code != .connectionLost && (ccChanged || !lockedNow.isEmpty) {
+                // A refusal part-way (a block behind a password no check could see, as on a chip
+                // whose protection cannot be asked) is not "read-only, nothing written".
+                let done = (ccChanged ? ["the CC's write access is now never (3)"] : [])
+                    + (lockedNow.isEmpty ? [] : ["blocks \(Self.ranges(lockedNow)) are locked"])
+                throw NFCTagError(
+                    .tagResponse, at: b * size,
+                    "the lock is partly done: \(done.joined(separator: " and ")); LOCK BLOCK \(b) was refused (\(error.reason)): the tag cannot be made fully read-only as it is")
             }
         }
         try await verifyLocked(blocks: 0..<areaBlocks.upperBound, blockSize: size, cc: cc)
+    }
+
+    /// `[0, 1, 2, 5]` as `0–2, 5`: the blocks a partial lock names.
+    static func ranges(_ blocks: [Int]) -> String {
+        var parts: [String] = []
+        var start = blocks.first ?? 0, last = start
+        for b in blocks.dropFirst() {
+            if b == last + 1 { last = b; continue }
+            parts.append(start == last ? "\(start)" : "\(start)–\(last)")
+            start = b
+            last = b
+        }
+        if !blocks.isEmpty { parts.append(start == last ? "\(start)" : "\(start)–\(last)") }
+        return parts.joined(separator: ", ")
     }
 
     /// Blocks asked at once in the lock read-back: a reader frame holds 32 status bytes easily

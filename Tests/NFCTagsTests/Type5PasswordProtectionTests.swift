@@ -72,4 +72,19 @@ struct Type5PasswordProtectionTests {
         #expect(Array(memory[4...5]) == [0x03, 0x00], "the length zeroed: an empty NDEF message")
         #expect(try await tag.readNDEF() == .empty)
     }
+
+    @Test("a lock refused part-way by a block behind a password the chip would not tell of (GET MULTIPLE BLOCK PROTECTION STATUS unsupported) says the lock is partly done, with what is: not 'read-only, nothing written'")
+    func partialLockSaysSo() async throws {
+        let (reader, tag) = try await Self.open(hidesProtection: true)
+        await #expect {
+            try await tag.writeLock()
+        } throws: { error in
+            guard let error = error as? NFCTagError else { return false }
+            return error.code == .tagResponse && error.reason.contains("the lock is partly done")
+                && error.reason.contains("write access is now never") && error.reason.contains("blocks 1–7 are locked")
+                && error.reason.contains("LOCK BLOCK 8 was refused")
+        }
+        let memory = await Self.memory(reader)
+        #expect(memory[1] & 0x03 == 0x03, "the CC's write access was set to never before the refusal")
+    }
 }

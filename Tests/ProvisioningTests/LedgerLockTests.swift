@@ -26,7 +26,7 @@ struct LedgerLockTests {
         let output = Pipe()
         process.standardOutput = output
         // Its complaints, should it fail, next to the ledger for the test's message.
-        FileManager.default.createFile(atPath: path + ".holder-stderr", contents: nil)
+        _ = FileManager.default.createFile(atPath: path + ".holder-stderr", contents: nil)
         process.standardError = FileHandle(forWritingAtPath: path + ".holder-stderr")
         try process.run()
         // Its first line says it holds the lock (EOF: it failed).
