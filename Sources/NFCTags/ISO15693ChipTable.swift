@@ -200,14 +200,17 @@ public enum ISO15693ChipTable {
     public static let st25DVICReferences: Set<UInt8> = [0x24, 0x25, 0x26, 0x27]
 
     /// Chips one IC reference names together, told apart by their block count (ST25 SDK
-    /// `identifyST25DVProduct`, and ST25TV02K 64 / ST25TV512 16 blocks for reference `23`):
-    /// IC reference, blocks, model.
-    public static let stModelsByMemory: [(icReference: UInt8, blocks: Int, model: String)] = [
+    /// `identifyST25DVProduct`, and ST25TV02K 64 / ST25TV512 16 blocks for reference `23`;
+    /// ST25TV02KC 80 / ST25TV512C 16 for reference `08`, ST's st25tags library `st25tvc.h`
+    /// END_MEM `4F`/`0F`): IC reference, blocks, model, and the source of the block count.
+    public static let stModelsByMemory: [(icReference: UInt8, blocks: Int, model: String, source: String)] = ([
         (0x24, 0x80, "ST25DV04K"), (0x25, 0x80, "ST25DV04K"),
         (0x26, 0x200, "ST25DV16K"), (0x27, 0x200, "ST25DV16K"),
         (0x26, 0x800, "ST25DV64K"), (0x27, 0x800, "ST25DV64K"),
         (0x23, 0x40, "ST25TV02K"), (0x23, 0x10, "ST25TV512"),
         (0x08, 0x10, "ST25TV512C"),
+    ] as [(UInt8, Int, String)]).map { ($0.0, $0.1, $0.2, st25SDK) } + [
+        (0x08, 0x50, "ST25TV02KC", "ST st25tags st25tvc.h END_MEM 4F"),
     ]
 
     static let onsemiRows: [ISO15693ChipRow] = [
@@ -255,7 +258,7 @@ public enum ISO15693ChipTable {
             if row.family == .st25, let reference = systemInfo?.icReference, let blocks = systemInfo?.blockCount,
                let named = stModelsByMemory.first(where: { $0.icReference == reference && $0.blocks == blocks }) {
                 identity.model = named.model
-                identity.identificationSource = "\(row.source); \(named.blocks) blocks: \(st25SDK)"
+                identity.identificationSource = "\(row.source); \(named.blocks) blocks: \(named.source)"
             }
         } else if let maker {
             identity.identificationSource = maker.source

@@ -225,7 +225,8 @@ extension TagInfoReport {
     /// the password protection of its blocks (GET MULTIPLE BLOCK PROTECTION STATUS; an NTAG 5's
     /// from GET NXP SYSTEM INFORMATION), on an ST25DV its areas' protection (READ CONFIGURATION
     /// of ENDAx and RFAxSS), on an ST25TV02K its memory organisation, both areas' protection and
-    /// LOCK_CFG (``ST25TVRegister/summary(area1:area2:lockConfiguration:blockCount:)``).
+    /// LOCK_CFG (``ST25TVRegister/summary(area1:area2:lockConfiguration:blockCount:)``), on an
+    /// ST25TV02KC its tamper loop (READ CONFIGURATION of TD_STATUS, ``ST25TVCTamperStatus``).
     mutating func inspectType5(_ vicinity: ISO15693Tag) async {
         self.vicinity = ISO15693Details(vicinity.identity)
         if vicinity.icodeVariant?.hasPageProtection == true {
@@ -247,6 +248,15 @@ extension TagInfoReport {
                 password = try await vicinity.st25tvConfigurationSummary()
             } catch {
                 password = unknown(error)
+            }
+        }
+        if vicinity.hasST25TVCTamperDetect {
+            do {
+                let status = try await vicinity.st25tvcTamperStatus()
+                self.vicinity?.tamper = status.summary
+                self.vicinity?.tamperStatus = status.hex
+            } catch {
+                self.vicinity?.tamper = unknown(error)
             }
         }
         if let variant = vicinity.icodeVariant {
@@ -378,6 +388,11 @@ struct ISO15693Details: Encodable, Sendable, Hashable {
     /// For a chip that answers no GET SYSTEM INFORMATION: the model table's source of the block
     /// count and size; absent when the chip's system information gave them.
     var memoryFromModelTable: String?
+    /// ST25TV02KC: the tamper loop at the chip's last power-up, `open`, `closed` or `unknown (…)`
+    /// (``ST25TVCTamperStatus/summary``); absent on every other chip.
+    var tamper: String?
+    /// ST25TV02KC: TD_STATUS as read, hex; absent when it was not read.
+    var tamperStatus: String?
 
     init(_ identity: ChipIdentity) {
         manufacturer = identity.manufacturer
@@ -397,6 +412,7 @@ struct ISO15693Details: Encodable, Sendable, Hashable {
         let blocks = blockCount.map { count in "\(count) of \(blockSize.map(String.init) ?? "?") bytes (\(from))" }
         lines.append(("blocks", blocks ?? "unknown (no system information on this reader)"))
         if let identifiedBy { lines.append(("identified", identifiedBy)) }
+        if let tamper { lines.append(("tamper loop", tamper + (tamperStatus.map { " (TD_STATUS \($0))" } ?? ""))) }
         return lines
     }
 }

@@ -43,6 +43,10 @@ public struct Type5ChipProfile: Sendable, Hashable {
     public var passwords: ICodeVariant?
     /// GET NXP SYSTEM INFORMATION's four feature bytes when ``passwords`` is set.
     public var nxpFeatureFlags: [UInt8]
+    /// Whether the chip is an ST25TV02KC-T that answers ST's READ CONFIGURATION (`A0`, maker
+    /// code `02`) of TD_STATUS (FID `03`, PID `06`; ``ST25TVCRegister``) with its tamper loop
+    /// (``Type5Chip/tamperOpen``).
+    public var tamperDetect: Bool
     /// The first UID of a `sim:` stack.
     public var defaultUID: [UInt8]
     /// One line for help.
@@ -145,14 +149,31 @@ public struct Type5ChipProfile: Sendable, Hashable {
         defaultUID: [0xE0, 0x07, 0xC4, 0x00, 0x53, 0x49, 0x4D, 0x01],
         summary: "TI Tag-it HF-I Pro (ISO 15693), 32 bytes of user memory in 8 of 12 blocks, no GET SYSTEM INFORMATION, option flag, blank (password commands not modelled)")
 
+    /// STMicroelectronics ST25TV02KC-T: 80 blocks of 4 bytes and IC reference `08` (ST's
+    /// st25tags library `st25tvc.h`: product code `08`, END_MEM `4F`), UID `E0 02 08 …`
+    /// (TheKiwil/CheckTamper tells the chip by these three bytes), and its tamper loop: READ
+    /// CONFIGURATION `A0 02` [UID] `03 06` (TD_STATUS) is answered, without a password, `00 30 30`
+    /// and `63` (closed) or `6F` (open) as the ST25TV02KC-T in ST's community answer "How to get
+    /// the tamper status of ST25TV02KC RFID chip?" (2022) answered it; the loop's state is the tag
+    /// file's `tamper` attribute (`open` or `closed`, closed when absent). Assumed here: the first
+    /// two TD_STATUS bytes always `30 30` (the captured chip's; their meaning is not in the
+    /// sources), any other READ CONFIGURATION answered error `10`, delivery NDEF formatted. Not
+    /// modelled: the other registers (areas, passwords, unique tap code, augmented NDEF), GET
+    /// RANDOM NUMBER and PRESENT PASSWORD (error `01`), the latching of the loop at power-up.
+    public static let st25tv02kc = Type5ChipProfile(
+        modelKey: "st25tv02kc", modelName: "ST25TV02KC", blockCount: 0x50, blockSize: 4, icReference: ST25TVCRegister.icReference,
+        writesNeedOptionFlag: false, answersReadSignature: false, deliveredFormatted: true, tamperDetect: true,
+        defaultUID: [0xE0, 0x02, ST25TVCRegister.icReference, 0x00, 0x53, 0x49, 0x4D, 0x01],
+        summary: "STMicroelectronics ST25TV02KC-T (ISO 15693), 320 bytes, tamper loop status (tag file \"tamper\": open/closed), NFC Forum Type 5 formatted")
+
     /// Every profile, in the order help lists them.
-    public static let all: [Type5ChipProfile] = [tagItHFIPlus, tagItHFIStandard, tagItHFIPro, ntag5Switch, ntag5Link, ntag5Boost, icodeDNA]
+    public static let all: [Type5ChipProfile] = [tagItHFIPlus, tagItHFIStandard, tagItHFIPro, ntag5Switch, ntag5Link, ntag5Boost, icodeDNA, st25tv02kc]
 
     /// A profile; `userBlockCount` nil means every block; the NTAG 5 settings off unless given.
     public init(
         modelKey: String, modelName: String, blockCount: Int, blockSize: Int, userBlockCount: Int? = nil, singleBlockCommandsOnly: Bool = false,
         icReference: UInt8?, writesNeedOptionFlag: Bool, answersReadSignature: Bool, deliveredFormatted: Bool,
-        extendedCommands: Bool = false, passwords: ICodeVariant? = nil, nxpFeatureFlags: [UInt8] = [],
+        extendedCommands: Bool = false, passwords: ICodeVariant? = nil, nxpFeatureFlags: [UInt8] = [], tamperDetect: Bool = false,
         defaultUID: [UInt8], summary: String
     ) {
         self.modelKey = modelKey
@@ -168,6 +189,7 @@ public struct Type5ChipProfile: Sendable, Hashable {
         self.extendedCommands = extendedCommands
         self.passwords = passwords
         self.nxpFeatureFlags = nxpFeatureFlags
+        self.tamperDetect = tamperDetect
         self.defaultUID = defaultUID
         self.summary = summary
     }
@@ -196,14 +218,16 @@ public struct Type5ChipProfile: Sendable, Hashable {
 
 /// A plain ISO 15693 chip with the commands of ISO/IEC 15693-3 NFC Forum Type 5 needs, as a
 /// ``Type5ChipProfile`` describes it: `sim:tagit-hfi-plus`, `sim:tagit-hfi-standard`,
-/// `sim:tagit-hfi-pro`, `sim:ntag5`, `sim:ntag5-link`, `sim:ntag5-boost`, `sim:icode-dna`.
+/// `sim:tagit-hfi-pro`, `sim:ntag5`, `sim:ntag5-link`, `sim:ntag5-boost`, `sim:icode-dna`,
+/// `sim:st25tv02kc`.
 ///
 /// Frames as ``ICodeSLIX2`` takes them (flags, command, UID least significant byte first when
 /// addressed, parameters; no CRC). Answered: Inventory, Stay quiet, Select, Reset to ready, Read
 /// single and multiple blocks (with the option flag, each block's security status first), Write
 /// single block, Lock block, Write and Lock AFI and DSFID, Get system information, Get multiple
 /// block security status, their extended forms and EXTENDED GET SYSTEM INFORMATION when the
-/// profile has them, and READ SIGNATURE when the profile has it. A request addressed to
+/// profile has them, READ SIGNATURE when the profile has it, and an ST25TV02KC-T's READ
+/// CONFIGURATION of TD_STATUS (``Type5ChipProfile/st25tv02kc``). A request addressed to
 /// another UID, or with the select flag while not selected, is not answered. Anything else:
 /// error `01`.
 public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
@@ -244,6 +268,10 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
 
     /// The tag-file attribute holding a given signature, in hex.
     static let signatureAttribute = "signature"
+    /// The tag-file attribute holding an ST25TV02KC-T's tamper loop: `open` or `closed`.
+    public static let tamperAttribute = "tamper"
+    /// ST25TV02KC-T (``Type5ChipProfile/tamperDetect``): whether the tamper loop is open.
+    public var tamperOpen = false
 
     /// A factory-fresh chip.
     /// - Parameter uid: 8 bytes, most significant first; shorter is zero-padded, longer cut.
@@ -310,13 +338,14 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         if profile.answersReadSignature && signature != ICodeSLIX2.standInSignature(uid: uid) {
             attributes[Self.signatureAttribute] = Hex.encode(signature)
         }
+        if profile.tamperDetect { attributes[Self.tamperAttribute] = tamperOpen ? "open" : "closed" }
         return TagState(
             model: profile.modelKey, uid: Hex.encode(uid), memory: Hex.encode(tagFileImage),
             attributes: attributes.isEmpty ? nil : attributes)
     }
 
     /// Changes whenever memory, a lock, DSFID, AFI or the security state changes.
-    public var stateRevision: Int { Hasher.combined(tagFileImage + signature, security) }
+    public var stateRevision: Int { Hasher.combined(tagFileImage + signature + [tamperOpen ? 1 : 0], security) }
 
     /// Restores a chip from its tag file; nil when the model, the UID, the image's length or the
     /// signature does not fit.
@@ -334,6 +363,13 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
         if let text = state.attributes?[Self.signatureAttribute] {
             guard let given = try? Hex.decode(text), given.count == 32 else { return nil }
             signature = given
+        }
+        if profile.tamperDetect, let text = state.attributes?[Self.tamperAttribute] {
+            switch text {
+            case "open": tamperOpen = true
+            case "closed": tamperOpen = false
+            default: return nil
+            }
         }
     }
 
@@ -454,6 +490,10 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
             return ok
         case ISO15693Command.nxpReadSignature where profile.answersReadSignature:
             return .data([0x00] + signature)
+        case ST25Command.readConfiguration where profile.tamperDetect:
+            guard rest == [ST25TVCRegister.tamperDetectFeature, ST25TVCRegister.tdStatus] else { return error(ISO15693Error.blockNotAvailable) }
+            let loop = tamperOpen ? ST25TVCRegister.factoryOpenMessage : ST25TVCRegister.factoryShortMessage
+            return .data([0x00, 0x30, 0x30, loop])
         default:
             return error(ISO15693Error.commandNotSupported)
         }
@@ -518,7 +558,7 @@ public final class Type5Chip: PersistentVirtualTag, NDEFPreloadable {
 
 extension TagModel {
     /// The ``Type5Chip`` entries: `tagit-hfi-plus`, `tagit-hfi-standard`, `tagit-hfi-pro`,
-    /// `ntag5`, `ntag5-link`, `ntag5-boost`, `icode-dna`.
+    /// `ntag5`, `ntag5-link`, `ntag5-boost`, `icode-dna`, `st25tv02kc`.
     static let type5Chips: [TagModel] = Type5ChipProfile.all.map { profile in
         TagModel(
             name: profile.modelKey, summary: profile.summary, uidLength: 8, defaultUID: profile.defaultUID,
