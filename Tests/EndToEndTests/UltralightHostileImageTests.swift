@@ -63,13 +63,6 @@ struct UltralightHostileImageTests {
         ["read": read, "info": 0, "write": write, "write-long": long ?? write, "write-big": big, "protect-plan": protect, "unprotect-plan": unprotect]
     }
 
-    /// The known issue of a capability container claiming more than the chip's 144 bytes of user
-    /// memory: it is believed (the NTAG213 image t2-cc-past-chip exits 65 everywhere).
-    static let ccNotCheckedAgainstChip = "the CC's data area size is not checked against the chip's 144 bytes of user memory"
-    static func ccKnownIssues(_ keys: [String]) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: keys.map { ($0, ccNotCheckedAgainstChip) })
-    }
-
     /// An NTAG-style TLV area from page 4: `tlvs`, zero-filled to the 144 bytes.
     static func user(_ tlvs: [UInt8]) -> [UInt8] { tlvs + [UInt8](repeating: 0, count: 144 - tlvs.count) }
 
@@ -103,8 +96,7 @@ struct UltralightHostileImageTests {
     static let images: [UltralightHostileImage] = [
         // --- Ultralight C (MF0ICU2): lock bytes 2-3 at 28h, counter 29h, AUTH0 2Ah, AUTH1 2Bh, key 2Ch-2Fh.
         UltralightHostileImage(name: "ulc-cc-past-chip", state: ultralightC(cc: [0xE1, 0x10, 0xFF, 0x00], user: user([0x03, 0x00, 0xFE])),
-                               expected: statuses(read: 65, write: 65, big: 65, protect: 0, unprotect: 0),
-                               knownIssues: ccKnownIssues(["read", "write", "write-long", "write-big"])),
+                               expected: statuses(read: 65, write: 65, big: 65, protect: 0, unprotect: 0)),
         UltralightHostileImage(name: "ulc-tlv-length-65534", state: ultralightC(cc: cc144, user: user([0x03, 0xFF, 0xFF, 0xFE] + uri)),
                                expected: statuses(read: 65, write: 65, big: 65)),
         UltralightHostileImage(name: "ulc-tlv-3-byte-length-16", state: ultralightC(cc: cc144, user: user([0x03, 0xFF, 0x00, 0x10] + uri + [0xFE])),
@@ -117,8 +109,7 @@ struct UltralightHostileImageTests {
             name: "ulc-ndef-in-key-pages",
             state: ultralightC(cc: [0xE1, 0x10, 0x30, 0x00], user: user([]), [0x28 * 4: [0, 0, 0, 0, 0, 0, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0],
                                                                                0x2C * 4: [0x03, 0x0B, 0xD1, 0x01, 0x07, 0x55, 0x02] + Array("ex.com".utf8) + [0xFE, 0, 0]]),
-            expected: statuses(read: 65, write: 65, big: 65, protect: 9, unprotect: 9),
-            knownIssues: ccKnownIssues(["read", "write", "write-long", "write-big"])),
+            expected: statuses(read: 65, write: 65, big: 65, protect: 9, unprotect: 9)),
         // Every lock bit of lock bytes 2-3 set, the counter at FFFF, AUTH1 FF: user memory from
         // 10h is read-only.
         UltralightHostileImage(
@@ -142,8 +133,7 @@ struct UltralightHostileImageTests {
 
         // --- Ultralight AES (MF0AES20): lock 28h, CFG0 29h (AUTH0 byte 3), CFG1 2Ah, keys 30h-3Bh.
         UltralightHostileImage(name: "ulaes-cc-past-chip", state: ultralightAES(cc: [0xE1, 0x10, 0xFF, 0x00], user: user([0x03, 0x00, 0xFE])),
-                               expected: statuses(read: 65, write: 65, big: 65),
-                               knownIssues: ccKnownIssues(["read", "write", "write-long", "write-big"])),
+                               expected: statuses(read: 65, write: 65, big: 65)),
         UltralightHostileImage(name: "ulaes-tlv-length-65534", state: ultralightAES(cc: cc144, user: user([0x03, 0xFF, 0xFF, 0xFE] + uri)),
                                expected: statuses(read: 65, write: 65, big: 65)),
         UltralightHostileImage(name: "ulaes-tlv-3-byte-length-16", state: ultralightAES(cc: cc144, user: user([0x03, 0xFF, 0x00, 0x10] + uri + [0xFE])),
@@ -156,8 +146,7 @@ struct UltralightHostileImageTests {
             name: "ulaes-ndef-in-key-pages",
             state: ultralightAES(cc: [0xE1, 0x10, 0x3C, 0x00], user: user([]), [0x28 * 4: [0, 0, 0, 0, 0, 0, 0, 0x3C, 0, 0, 0, 0],
                                                                                  0x30 * 4: [0x03, 0x0B, 0xD1, 0x01, 0x07, 0x55, 0x02] + Array("ex.com".utf8) + [0xFE, 0, 0]]),
-            expected: statuses(read: 65, write: 65, big: 65, protect: 9, unprotect: 9),
-            knownIssues: ccKnownIssues(["read", "write", "write-long", "write-big"])),
+            expected: statuses(read: 65, write: 65, big: 65, protect: 9, unprotect: 9)),
         // CFG0 with every bit but SEC_MSG_ACT, AUTH0 FF; CFG1 with CFGLCK and the counter bits,
         // PROT clear, AUTH_LIM 3FF; pages 2Bh-2Fh FF; counters at their top; the failure count
         // (kept after the pages) at the limit.
