@@ -312,10 +312,18 @@ public struct Type2Tag: NFCNDEFTag {
         }
     }
 
-    /// The byte address just past the chip's user memory, when its profile is known: a CC that
-    /// announces more is refused (``Type2TLVArea/parse(memory:userMemoryEnd:)``), so nothing is
-    /// read past it as NDEF data and no write sized from it is sent.
-    var userMemoryEnd: Int? { profile.map { $0.userPages.upperBound * Type2Command.pageSize } }
+    /// The byte address just past the chip's user memory, when its profile is known or the chip
+    /// is a MIFARE Ultralight C or AES (pages 04h–27h; no ``Type2ChipProfile``, whose NTAG
+    /// configuration layout they do not share): a CC that announces more is refused
+    /// (``Type2TLVArea/parse(memory:userMemoryEnd:)``), so nothing is read past it as NDEF data
+    /// and no write sized from it is sent (it would reach their lock, counter, configuration and
+    /// key pages).
+    var userMemoryEnd: Int? {
+        if let profile { return profile.userPages.upperBound * Type2Command.pageSize }
+        if isUltralightC { return UltralightCMemory.userPages.upperBound * Type2Command.pageSize }
+        if isUltralightAES { return UltralightAESMemory.userPages.upperBound * Type2Command.pageSize }
+        return nil
+    }
 
     /// Reads until the TLV area parses, starting from `initial` (memory from address 0 already
     /// read). With FAST_READ, the first command reads pages 0 to `firstReadEnd`.

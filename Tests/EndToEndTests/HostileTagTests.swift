@@ -21,6 +21,7 @@ struct HostileImage: Sendable, CustomTestStringConvertible {
     var userMemory: [Range<Int>] {
         switch model {
         case "ntag213": [16..<160]
+        case "ultralight-c", "ultralight-aes": [16..<160]  // pages 04h-27h on both (UltralightCMemory, UltralightAESMemory)
         case "type4": [0..<2048]
         case "felica-lite-s": [0..<224]
         case "classic1k": (1..<16).map { ($0 * 64)..<($0 * 64 + 48) }

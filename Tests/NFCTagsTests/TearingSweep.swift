@@ -172,3 +172,36 @@ extension TearingSweep {
         return states
     }
 }
+
+extension TearingSweep {
+    /// The classifier of an NDEF write judged from both sides, then finished: the message a
+    /// fresh reader reads ("old", "empty" or "new", as ``messageClassifier(old:new:)``) must be
+    /// the one `independent` parses from the tag's state (its tag file, without NFCTags' read
+    /// path), and writing `new` again on the torn tag must complete and read back as `new`.
+    /// Anything else is "corrupt: …".
+    /// - Parameter independent: the message the state holds (`.empty` for a zero length), or
+    ///   an error when its bytes are no message.
+    static func writeClassifier(
+        old: NDEFMessage, new: NDEFMessage, independent: @escaping @Sendable (TagState) throws -> NDEFMessage
+    ) -> (TagState, any NFCNDEFTag) async throws -> String {
+        let byReader = messageClassifier(old: old, new: new)
+        return { state, tag in
+            let outcome = try await byReader(tag)
+            guard !outcome.hasPrefix("corrupt") else { return outcome }
+            let expected = outcome == "old" ? old : outcome == "new" ? new : NDEFMessage.empty
+            do {
+                let stored = try independent(state)
+                guard stored == expected else { return "corrupt: the reader read \(outcome), the tag file holds \(stored)" }
+            } catch {
+                return "corrupt: the reader read \(outcome), the tag file holds no message: \(error)"
+            }
+            do {
+                try await tag.writeNDEF(new, verify: true)
+                let again = try await tag.readNDEF()
+                return again == new ? outcome : "corrupt: the re-run wrote, then read \(again)"
+            } catch {
+                return "corrupt: the re-run failed: \(error)"
+            }
+        }
+    }
+}
