@@ -256,8 +256,14 @@ public actor PCSCReader: NFCReader {
 
     /// An ISO 15693 UID most significant byte first: readers give it as it is sent on the air
     /// (least significant byte first) or already turned; the most significant byte is `E0`.
+    /// A UID with `E0` at both ends (an ST25TV02KC in ST's own trace: `E0 02 08 00 0B 1B 31 E0`)
+    /// is told by its manufacturer code, the byte after the `E0`: the order whose code
+    /// ``ISO15693ChipTable`` knows wins; when both or neither are known, it is left as given.
     static func mostSignificantFirst(_ uid: Bytes) -> Bytes {
-        uid.count == 8 && uid[7] == 0xE0 && uid[0] != 0xE0 ? Bytes(uid.array.reversed()) : uid
+        guard uid.count == 8, uid[7] == 0xE0 else { return uid }
+        guard uid[0] == 0xE0 else { return Bytes(uid.array.reversed()) }
+        let known = { (code: UInt8) in ISO15693ChipTable.manufacturer(code) != nil }
+        return !known(uid[1]) && known(uid[6]) ? Bytes(uid.array.reversed()) : uid
     }
 
     /// GET DATA (`FF CA P1 00 00`): the data without SW1 SW2.

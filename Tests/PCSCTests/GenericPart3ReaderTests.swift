@@ -91,6 +91,10 @@ struct GenericPart3ReaderTests {
         let msbFirst = Bytes([0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x01])
         #expect(PCSCReader.mostSignificantFirst(Bytes(msbFirst.array.reversed())) == msbFirst)
         #expect(PCSCReader.mostSignificantFirst(msbFirst) == msbFirst)
+        // E0 at both ends (the ST25TV02KC of ST's community trace): the known maker (02) decides.
+        let both = Bytes([0xE0, 0x02, 0x08, 0x00, 0x0B, 0x1B, 0x31, 0xE0])
+        #expect(PCSCReader.mostSignificantFirst(Bytes(both.array.reversed())) == both)
+        #expect(PCSCReader.mostSignificantFirst(both) == both)
     }
 
     @Test("SCARD_E_PROTO_MISMATCH on a transmit is the tag lost (the card under the handle changed), on connect a protocol the card cannot speak")
