@@ -30,7 +30,7 @@ public struct BatchWorker: Sendable {
     /// different tag.
     public func run() async {
         let name = await reader.connectionString
-        let modulations = await reader.supportedModulations.filter { $0 != .jewel }
+        let modulations = await reader.supportedModulations
         let options = coordinator.options
         var tracker = TagPresenceTracker(options: options.presence)
         var announced = false

@@ -134,4 +134,32 @@ struct Type1ThroughLibNFCTests {
         #expect(refused.status == 10, "\(refused.output)")
         #expect(try Self.memory(ofTagFile: file) == before)
     }
+
+    @Test("batch provisions Type 1 tags: a stack of two Topaz 512 on the simulator, and a Topaz 96 through libnfc and the PN532 emulator: ledger rows done, each tag file holds its URL by this test's own walk")
+    func batch() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stack = directory.appendingPathComponent("stack").path
+        let ledger = directory.appendingPathComponent("run.db").path
+        let run = try await runBuiltNFCTool(
+            ["batch", "--device", "sim:topaz512*2?dir=\(stack)&poll-wait=0", "--url", "https://t1.example/{uid}", "--count", "2", "--ledger", ledger, "--timeout", "20"])
+        #expect(run.status == 0 && run.output.contains("2 done, 0 failed"), "\(run.output)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: stack).sorted()
+        #expect(files.count == 2, "\(files)")
+        for name in files {
+            let memory = try Self.memory(ofTagFile: "\(stack)/\(name)")
+            let uid = memory[0..<4].map { String(format: "%02X", $0) }.joined()
+            let wanted = try NDEFMessage(records: [try NDEFPayload.wellKnownTypeURIPayload(url: "https://t1.example/\(uid)")]).encoded()
+            #expect(Self.ndefBytes(memory) == wanted, "\(name)")
+        }
+
+        let file = directory.appendingPathComponent("topaz96.json").path
+        let emulator = try await EmulatorProcess.start(["--tag", "topaz96:\(file)"])
+        defer { emulator.stop() }
+        let second = directory.appendingPathComponent("libnfc.db").path
+        let libnfc = try await runBuiltNFCTool(
+            ["batch", "--device", emulator.connectionString, "--url", Self.url, "--count", "1", "--ledger", second, "--timeout", "30"], timeout: 60)
+        #expect(libnfc.status == 0 && libnfc.output.contains("1 done, 0 failed"), "\(libnfc.output)")
+        #expect(Self.ndefBytes(try Self.memory(ofTagFile: file)) == (try Self.encodedURL()))
+    }
 }
