@@ -131,13 +131,13 @@ extension ISO15693Tag {
     /// CONDITION (`B7`) on the pointer (SLIX2, NTAG 5) or each protected page (SLIX-S), after
     /// every PROTECT PAGE, so a locked condition always guards a protected page; (5) 64-BIT
     /// PASSWORD PROTECTION, (6) LOCK PASSWORD when asked; (7) the protection status read back.
-    /// With ``ICodeProtection/lockCondition`` the status is read first: a page whose condition
-    /// is locked already is left alone when it is protected as asked (a rerun after an
-    /// interruption completes), and refused before anything is sent when it is not.
+    /// The status is read first: a page whose condition is locked already is left alone when it
+    /// is protected as asked (a rerun after an interruption completes), and refused before
+    /// anything is written when it is not.
     /// - Throws: ``NFCTagError`` `notSupported` (another chip; SLIX and SLIX-L have no memory
     ///   passwords; nothing sent); `invalidParameter` (first block outside the memory; nothing
-    ///   sent); `readOnly` (with ``ICodeProtection/lockCondition``: a condition locked already
-    ///   on a page not protected as asked; nothing written); `authenticationFailed` (a current
+    ///   sent); `readOnly` (a condition locked already on a page not protected as asked;
+    ///   nothing written); `authenticationFailed` (a current
     ///   password refused: nothing was written);
     ///   `verificationFailed` (a block not protected after the commands were acknowledged);
     ///   `tagResponse`, `connectionLost`.
@@ -151,10 +151,9 @@ extension ISO15693Tag {
         // Pages (SLIX-S) or the pointer (page 0 here: SLIX2, NTAG 5) whose condition is locked
         // already with the protection asked: neither PROTECT PAGE nor LOCK PAGE PROTECTION
         // CONDITION is sent to them again (the chip would refuse both).
-        var lockedAsAsked: Set<Int> = []
-        if protection.lockCondition {
-            lockedAsAsked = try await lockedPagesProtectedAsAsked(protection, variant)
-        }
+        // Read before anything is written, with or without --lock-protection: a locked
+        // condition the protection would change is refused here, not after the passwords.
+        let lockedAsAsked = try await lockedPagesProtectedAsAsked(protection, variant)
         let usesRead = protection.readProtected || protection.sixtyFourBit
         try await icodeSetPassword(.write, current.write)
         if usesRead { try await icodeSetPassword(.read, current.read) }
@@ -208,7 +207,7 @@ extension ISO15693Tag {
         }
     }
 
-    /// Before ``icodeProtect(passwords:current:protection:)`` with a locked condition: the pages
+    /// Before ``icodeProtect(passwords:current:protection:)`` writes anything: the pages
     /// (SLIX-S page numbers; `0` for the pointer of a SLIX2 or NTAG 5) whose condition is locked
     /// and whose blocks are protected as `protection` asks. A locked condition on anything else
     /// the protection would change is refused (nothing written yet).

@@ -137,6 +137,22 @@ struct ICodeLockProtectionTests {
         #expect(read.output.contains("locked for good"), "\(read.output)")
     }
 
+    @Test("protect without --lock-protection on a chip whose condition is locked, asking another protection (reads too, new read password): exit 5 before any password is written, the file byte-identical", arguments: ["slix2", "icode-slix-s"])
+    func protectRefusedOnLockedCondition(model: String) async throws {
+        let (directory, file, device, passwords) = try await Self.setUp(model, password: "0A0B0C0D")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let done = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", passwords, "--from-block", "8", "--lock-protection", "--yes"])
+        #expect(done.status == 0, "\(done.output)")
+        let locked = try TagFile(path: file).raw
+        let new = directory.appendingPathComponent("new.pwd").path, current = directory.appendingPathComponent("current.pwd").path
+        try "01020304:0A0B0C0D".write(toFile: new, atomically: true, encoding: .utf8)
+        try "00000000:0A0B0C0D".write(toFile: current, atomically: true, encoding: .utf8)
+        let run = try await runBuiltNFCTool(
+            ["protect", "--device", device, "--password-file", new, "--current-password-file", current, "--read-protect", "--from-block", "8"])
+        #expect(run.status == 5 && run.output.contains("protection condition of block"), "\(run.output)")
+        #expect(try TagFile(path: file).raw == locked, "the read password not changed")
+    }
+
     @Test("--lock-protection is refused with exit 10 on chips without page protection (ICODE SLIX, SLIX-L, NTAG213), the file byte-identical", arguments: ["icode-slix", "icode-slix-l", "ntag213"])
     func refusedWithoutPageProtection(model: String) async throws {
         let (directory, file, device, passwords) = try await Self.setUp(model, password: "0A0B0C0D")
