@@ -14,17 +14,32 @@ public struct ICodeProtection: Sendable, Hashable {
     public var sixtyFourBit: Bool
     /// LOCK PASSWORD on the passwords used: they can never change. Irreversible.
     public var lockPasswords: Bool
+    /// LOCK PAGE PROTECTION CONDITION after PROTECT PAGE: the protection of the protected pages
+    /// (SLIX-S: each of them; SLIX2 and NTAG 5: both pages and the protection pointer) can never
+    /// change, so the memory can never be made public again. Irreversible.
+    public var lockCondition: Bool
 
     /// Creates a protection.
-    public init(readProtected: Bool = false, firstProtectedBlock: Int = 0, sixtyFourBit: Bool = false, lockPasswords: Bool = false) {
+    public init(
+        readProtected: Bool = false, firstProtectedBlock: Int = 0, sixtyFourBit: Bool = false, lockPasswords: Bool = false,
+        lockCondition: Bool = false
+    ) {
         self.readProtected = readProtected
         self.firstProtectedBlock = firstProtectedBlock
         self.sixtyFourBit = sixtyFourBit
         self.lockPasswords = lockPasswords
+        self.lockCondition = lockCondition
     }
 
     /// Whether anything here cannot be undone.
-    public var isIrreversible: Bool { sixtyFourBit || lockPasswords }
+    public var isIrreversible: Bool { sixtyFourBit || lockPasswords || lockCondition }
+
+    /// The read/write bits of ``ICodeBlockProtection`` `block` shows once protected so on
+    /// `variant`: none below ``protectedFrom(on:)``.
+    func expectedStatus(of block: Int, on variant: ICodeVariant) -> UInt8 {
+        guard block >= protectedFrom(on: variant) else { return 0 }
+        return ICodeBlockProtection.writeProtected | (readProtected ? ICodeBlockProtection.readProtected : 0)
+    }
 
     /// The block protection really starts at on `variant`: ``firstProtectedBlock`` on a chip
     /// with a protection pointer (SLIX2, NTAG 5), else rounded down to its page of
@@ -112,11 +127,18 @@ extension ISO15693Tag {
     /// each new password that differs, then SET PASSWORD with it; (3) PROTECT PAGE — the SLIX2's
     /// protection pointer (an NTAG 5's NFC_PP_AREA_0H, up to block 255) with the high page's
     /// read/write bits, each SLIX-S page from the first
-    /// protected one; (4) 64-BIT PASSWORD PROTECTION, (5) LOCK PASSWORD when asked; (6) the
-    /// protection status read back.
+    /// protected one; (4) with ``ICodeProtection/lockCondition``, LOCK PAGE PROTECTION
+    /// CONDITION (`B7`) on the pointer (SLIX2, NTAG 5) or each protected page (SLIX-S), after
+    /// every PROTECT PAGE, so a locked condition always guards a protected page; (5) 64-BIT
+    /// PASSWORD PROTECTION, (6) LOCK PASSWORD when asked; (7) the protection status read back.
+    /// The status is read first: a page whose condition is locked already is left alone when it
+    /// is protected as asked (a rerun after an interruption completes), and refused before
+    /// anything is written when it is not.
     /// - Throws: ``NFCTagError`` `notSupported` (another chip; SLIX and SLIX-L have no memory
     ///   passwords; nothing sent); `invalidParameter` (first block outside the memory; nothing
-    ///   sent); `authenticationFailed` (a current password refused: nothing was written);
+    ///   sent); `readOnly` (a condition locked already on a page not protected as asked;
+    ///   nothing written); `authenticationFailed` (a current
+    ///   password refused: nothing was written);
     ///   `verificationFailed` (a block not protected after the commands were acknowledged);
     ///   `tagResponse`, `connectionLost`.
     public func icodeProtect(passwords new: ICodePasswords, current: ICodePasswords, protection: ICodeProtection) async throws(NFCTagError) {
@@ -126,6 +148,12 @@ extension ISO15693Tag {
         guard (0..<firstLimit).contains(protection.firstProtectedBlock) else {
             throw NFCTagError(.invalidParameter, "the first protected block must be 0…\(firstLimit - 1)")
         }
+        // Pages (SLIX-S) or the pointer (page 0 here: SLIX2, NTAG 5) whose condition is locked
+        // already with the protection asked: neither PROTECT PAGE nor LOCK PAGE PROTECTION
+        // CONDITION is sent to them again (the chip would refuse both).
+        // Read before anything is written, with or without --lock-protection: a locked
+        // condition the protection would change is refused here, not after the passwords.
+        let lockedAsAsked = try await lockedPagesProtectedAsAsked(protection, variant)
         let usesRead = protection.readProtected || protection.sixtyFourBit
         try await icodeSetPassword(.write, current.write)
         if usesRead { try await icodeSetPassword(.read, current.read) }
@@ -140,12 +168,20 @@ extension ISO15693Tag {
         let first = protection.firstProtectedBlock
         switch variant {
         case .slix2, .ntag5Switch, .ntag5LinkOrBoost:
-            let status = ICodePageProtection.writeHigh | (protection.readProtected ? ICodePageProtection.readHigh : 0)
-            try await icodeProtectPage(UInt8(first), status: status)
+            if !lockedAsAsked.contains(0) {
+                let status = ICodePageProtection.writeHigh | (protection.readProtected ? ICodePageProtection.readHigh : 0)
+                try await icodeProtectPage(UInt8(first), status: status)
+                if protection.lockCondition { try await icodeLockPageProtectionCondition(UInt8(first)) }
+            }
         default:
             let status = protection.readProtected ? ICodePageProtection.readAndWrite : ICodePageProtection.writeByWritePassword
-            for page in (first / ICodeVariant.blocksPerPage)...((variant.blockCount - 1) / ICodeVariant.blocksPerPage) {
-                try await icodeProtectPage(UInt8(page), status: status)
+            let pages = Array((first / ICodeVariant.blocksPerPage)...((variant.blockCount - 1) / ICodeVariant.blocksPerPage))
+                .filter { !lockedAsAsked.contains($0) }
+            for page in pages { try await icodeProtectPage(UInt8(page), status: status) }
+            // Every page protected before any is locked: an interruption never leaves a locked
+            // condition on a page still public.
+            if protection.lockCondition {
+                for page in pages { try await icodeLockPageProtectionCondition(UInt8(page)) }
             }
         }
         if protection.sixtyFourBit { try await icodeEnable64BitPasswordProtection() }
@@ -163,7 +199,43 @@ extension ISO15693Tag {
                     .verificationFailed, at: block * variant.blockSize,
                     "block \(block) reads back protection status \(hexByte(status)) after PROTECT PAGE was acknowledged")
             }
+            guard !protection.lockCondition || status & ICodeBlockProtection.protectionLocked != 0 else {
+                throw NFCTagError(
+                    .verificationFailed, at: block * variant.blockSize,
+                    "block \(block) reads back protection status \(hexByte(status)), its condition not locked, after LOCK PAGE PROTECTION CONDITION was acknowledged")
+            }
         }
+    }
+
+    /// Before ``icodeProtect(passwords:current:protection:)`` writes anything: the pages
+    /// (SLIX-S page numbers; `0` for the pointer of a SLIX2 or NTAG 5) whose condition is locked
+    /// and whose blocks are protected as `protection` asks. A locked condition on anything else
+    /// the protection would change is refused (nothing written yet).
+    private func lockedPagesProtectedAsAsked(_ protection: ICodeProtection, _ variant: ICodeVariant) async throws(NFCTagError) -> Set<Int> {
+        let state = try await icodeProtectionState()
+        let guardBits = ICodeBlockProtection.readProtected | ICodeBlockProtection.writeProtected
+        let matches = { (block: Int) in state.statuses[block] & guardBits == protection.expectedStatus(of: block, on: variant) }
+        let refuse = { (block: Int) -> NFCTagError in
+            NFCTagError(
+                .readOnly, at: block * variant.blockSize,
+                "the protection condition of block \(block) is locked (LOCK PAGE PROTECTION CONDITION, status \(hexByte(state.statuses[block]))) with another protection than asked: it can never change; nothing was written")
+        }
+        let locked = state.blocks(with: ICodeBlockProtection.protectionLocked)
+        if variant.usesProtectionPointer {
+            guard !locked.isEmpty else { return [] }
+            // The pointer and both pages are locked together: all of the memory must match.
+            if let block = state.statuses.indices.first(where: { !matches($0) }) { throw refuse(block) }
+            return [0]
+        }
+        var pages: Set<Int> = []
+        let firstPage = protection.protectedFrom(on: variant) / ICodeVariant.blocksPerPage
+        for block in locked where block / ICodeVariant.blocksPerPage >= firstPage {
+            let page = block / ICodeVariant.blocksPerPage
+            let blocks = (page * ICodeVariant.blocksPerPage)..<min(state.statuses.count, (page + 1) * ICodeVariant.blocksPerPage)
+            if let mismatch = blocks.first(where: { !matches($0) }) { throw refuse(mismatch) }
+            pages.insert(page)
+        }
+        return pages
     }
 
     /// Removes the password protection of an ICODE SLIX2, SLIX-S or NTAG 5: the protection status is
@@ -172,12 +244,24 @@ extension ISO15693Tag {
     /// `00`; refused after the write password alone, as in 64-bit mode, the read password is
     /// given and PROTECT PAGE sent again), then WRITE PASSWORD sets the passwords given back to
     /// `00000000`, and the status is read back.
-    /// - Throws: ``NFCTagError`` `notSupported` (nothing sent); `authenticationFailed` (a wrong
-    ///   password: nothing was written); `verificationFailed`; `tagResponse` (e.g. a locked
-    ///   protection condition), `connectionLost`.
+    /// A protected block whose protection condition is locked is refused first.
+    /// - Throws: ``NFCTagError`` `notSupported` (nothing sent); `readOnly` (a protected block's
+    ///   condition locked: nothing written); `authenticationFailed` (a wrong
+    ///   password: nothing was written); `verificationFailed`; `tagResponse`, `connectionLost`.
     public func icodeUnprotect(current: ICodePasswords) async throws(NFCTagError) {
         let variant = try protectableVariant()
         let before = try await icodeProtectionState()
+        // A protected page whose condition is locked can never be made public (SL2S5302,
+        // SL2S2602 "LOCK PAGE PROTECTION CONDITION"): refused before any password is given or
+        // written, so nothing is left half-done.
+        let guardBits = ICodeBlockProtection.readProtected | ICodeBlockProtection.writeProtected
+        if let block = before.statuses.indices.first(where: {
+            before.statuses[$0] & guardBits != 0 && before.statuses[$0] & ICodeBlockProtection.protectionLocked != 0
+        }) {
+            throw NFCTagError(
+                .readOnly, at: block * variant.blockSize,
+                "block \(block) is protected and its protection condition is locked (LOCK PAGE PROTECTION CONDITION, status \(hexByte(before.statuses[block]))): it can never be made public; nothing was changed")
+        }
         var readInvolved = !before.blocks(with: ICodeBlockProtection.readProtected).isEmpty
         try await icodeSetPassword(.write, current.write)
         if readInvolved { try await icodeSetPassword(.read, current.read) }

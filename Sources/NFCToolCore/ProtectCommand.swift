@@ -28,6 +28,9 @@ struct ProtectCommand: ToolCommand {
         "lock-password", help: "ICODE: LOCK PASSWORD on the passwords set, so they can never change (irreversible: needs --yes).")
     static let sixtyFourBit = CommandOption.flag(
         "64-bit", help: "ICODE SLIX2/SLIX-S: 64-bit password mode, read and write password together (irreversible: needs --yes).")
+    static let lockProtection = CommandOption.flag(
+        "lock-protection",
+        help: "ICODE SLIX2/SLIX-S, NTAG 5: LOCK PAGE PROTECTION CONDITION after PROTECT PAGE, so the protection (and the SLIX2's pointer) can never change and unprotect is refused (irreversible: needs --yes).")
     static let privacy = CommandOption.flag(
         "privacy", help: "ICODE SLIX2/SLIX-S/SLIX-L: set the privacy password from the file and ENABLE PRIVACY (the tag then hides: needs --yes).")
 
@@ -86,7 +89,10 @@ struct ProtectCommand: ToolCommand {
             8:8 digits; the current ones default to the factory 00000000. The write (and read) \
             password is given with SET PASSWORD (XOR the chip's random number), changed with \
             WRITE PASSWORD, and PROTECT PAGE protects the memory from --from-block on. \
-            --64-bit and --lock-password cannot be undone and ask for --yes. --privacy sets the \
+            --64-bit and --lock-password cannot be undone and ask for --yes, as does \
+            --lock-protection: LOCK PAGE PROTECTION CONDITION after PROTECT PAGE (SLIX2 and \
+            NTAG 5: the protection pointer; SLIX-S: each protected page), so the protection \
+            never changes again and unprotect is refused (exit 5). --privacy sets the \
             privacy password (SLIX2, SLIX-S, SLIX-L) and hides the tag with ENABLE PRIVACY: it \
             answers nothing until that password is given again, so it asks for --yes as well. \
             A wrong current password exits 9; the chip then answers nothing until it leaves the \
@@ -137,7 +143,7 @@ struct ProtectCommand: ToolCommand {
               nfctool protect --destroy --password-file destroy.pwd --plan
             """,
         options: TagCommandSupport.readerOptions + [TagCommandSupport.timeout, TagCommandSupport.json, passwordFile,
-                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, area, areaPassword, sixtyFourBit, lockPassword, privacy, password, eas,
+                  currentPasswordFile, keys, currentKeys, readProtect, fromPage, fromBlock, area, areaPassword, sixtyFourBit, lockPassword, lockProtection, privacy, password, eas,
                   easID, protectEAS, protectAFI, destroy,
                   TagWriteSupport.yes, TagWriteSupport.plan]
     )
@@ -158,7 +164,8 @@ struct ProtectCommand: ToolCommand {
         let firstBlock = try arguments.value(of: Self.fromBlock) { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? 0
         icodeProtection = ICodeProtection(
             readProtected: arguments.contains(Self.readProtect), firstProtectedBlock: firstBlock,
-            sixtyFourBit: arguments.contains(Self.sixtyFourBit), lockPasswords: arguments.contains(Self.lockPassword))
+            sixtyFourBit: arguments.contains(Self.sixtyFourBit), lockPasswords: arguments.contains(Self.lockPassword),
+            lockCondition: arguments.contains(Self.lockProtection))
         hides = arguments.contains(Self.privacy)
         let identifier = try arguments.value(of: Self.password) { (name: String) -> ICodePasswordIdentifier? in
             ["read": .read, "write": .write, "privacy": .privacy, "destroy": .destroy, "eas-afi": .easAFI][name]
@@ -172,8 +179,12 @@ struct ProtectCommand: ToolCommand {
         if settings.destroy && (settings != ICodeSettings(destroy: true) || hides || icodeProtection != ICodeProtection(firstProtectedBlock: firstBlock)) {
             throw .usage("--destroy goes alone (with --password-file): nothing is left to change afterwards")
         }
-        if !settings.isEmpty && (hides || icodeProtection.readProtected || icodeProtection.sixtyFourBit || arguments.value(of: Self.fromBlock) != nil) {
+        if !settings.isEmpty && (hides || icodeProtection.readProtected || icodeProtection.sixtyFourBit || icodeProtection.lockCondition
+            || arguments.value(of: Self.fromBlock) != nil) {
             throw .usage("--password, --eas, --eas-id, --protect-eas, --protect-afi and --destroy do not go with page protection or --privacy; run protect twice")
+        }
+        if hides && icodeProtection.lockCondition {
+            throw .usage("--lock-protection locks page protection, which --privacy does not set; run protect twice")
         }
     }
 
@@ -301,7 +312,7 @@ struct ProtectCommand: ToolCommand {
         _ new: ST25Password, current: ST25Password, texts: (new: (text: String, source: String), current: (text: String, source: String)?),
         _ context: CommandContext
     ) async throws(CommandError) {
-        let foreign: [CommandOption] = [Self.fromPage, Self.sixtyFourBit, Self.lockPassword, Self.privacy]
+        let foreign: [CommandOption] = [Self.fromPage, Self.sixtyFourBit, Self.lockPassword, Self.lockProtection, Self.privacy]
         if let given = foreign.first(where: { options.arguments.contains($0) || options.arguments.value(of: $0) != nil }) {
             throw .usage("\(given.synopsis) is not for an ST25DV (16 hex digits protect an ST25DV area; other chips take 8)")
         }
@@ -357,7 +368,7 @@ struct ProtectCommand: ToolCommand {
         let hides = hides
         var confirmed = false
         if hides || protection.isIrreversible {
-            let what = hides ? "--privacy hides the tag until its privacy password is given" : "--64-bit and --lock-password change the chip"
+            let what = hides ? "--privacy hides the tag until its privacy password is given" : "--64-bit, --lock-password and --lock-protection change the chip"
             confirmed = try TagWriteSupport.confirmation(what, options, context)
         }
         try await TagWriteOperation.run(
@@ -365,7 +376,7 @@ struct ProtectCommand: ToolCommand {
             body: { tag, _, planning in
                 guard case .iso15693(let vicinity) = tag, vicinity.icodeVariant != nil else {
                     throw CommandError(
-                        "--privacy, --64-bit, --lock-password, --from-block and READ:WRITE passwords are for NXP ICODE chips; this is a \(tag.identity.model)",
+                        "--privacy, --64-bit, --lock-password, --lock-protection, --from-block and READ:WRITE passwords are for NXP ICODE chips; this is a \(tag.identity.model)",
                         exitCode: .unsupported)
                 }
                 if (hides || protection.isIrreversible) && !planning {
@@ -468,6 +479,7 @@ struct ProtectCommand: ToolCommand {
         var steps: [String] = []
         if protection.sixtyFourBit { steps.append("64-bit password mode cannot be turned off") }
         if protection.lockPasswords { steps.append("the passwords will be locked for good") }
+        if protection.lockCondition { steps.append("the page protection will be locked for good (unprotect will be refused)") }
         return "On the \(chip), " + steps.joined(separator: " and ") + "."
     }
 
@@ -481,7 +493,8 @@ struct ProtectCommand: ToolCommand {
         ProtectReport(
             uid: TagWriteOperation.uid(tag), model: tag.identity.model, protected: true,
             firstProtectedBlock: hides ? nil : icodeProtectedFrom(tag, protection), readProtected: hides ? nil : protection.readProtected,
-            privacy: hides ? true : nil, sixtyFourBit: protection.sixtyFourBit ? true : nil, passwordsLocked: protection.lockPasswords ? true : nil)
+            privacy: hides ? true : nil, sixtyFourBit: protection.sixtyFourBit ? true : nil, passwordsLocked: protection.lockPasswords ? true : nil,
+            conditionLocked: !hides && protection.lockCondition ? true : nil)
     }
 
     static func icodeSentence(_ tag: NFCTag, _ protection: ICodeProtection, hides: Bool) -> String {
@@ -491,7 +504,8 @@ struct ProtectCommand: ToolCommand {
         let from = icodeProtectedFrom(tag, protection)
         let rounded = from == protection.firstProtectedBlock
             ? "" : " (block \(protection.firstProtectedBlock) rounded down to the start of its page of \(ICodeVariant.blocksPerPage) blocks)"
-        return "Protected \(chip): blocks \(from) on need the password to \(what)\(rounded)."
+        let locked = protection.lockCondition ? "; the protection condition is locked (read back), so it can never change" : ""
+        return "Protected \(chip): blocks \(from) on need the password to \(what)\(rounded)\(locked)."
     }
 
     /// `--keys`: the MIFARE Ultralight C path (``Type2Tag/protectUltralightC(with:protection:)``)
@@ -553,6 +567,8 @@ struct ProtectReport: Encodable, Sendable {
     var sixtyFourBit: Bool?
     /// ICODE: passwords locked.
     var passwordsLocked: Bool?
+    /// ICODE: the page protection condition locked (LOCK PAGE PROTECTION CONDITION), read back.
+    var conditionLocked: Bool?
     /// ICODE: DESTROY taken.
     var destroyed: Bool?
     /// ST25 `unprotect --area`: the other areas that still need a password to write.

@@ -43,7 +43,9 @@ struct UnprotectCommand: TagCommand {
             protected page public, then the passwords are set back to 00000000. A wrong \
             password exits 9 with nothing written. A 64-bit-mode chip's pages need both \
             passwords: when PROTECT PAGE is refused after the write password alone, the read \
-            password is given and PROTECT PAGE sent again.
+            password is given and PROTECT PAGE sent again. A protected page whose protection \
+            condition is locked (protect --lock-protection) can never be made public: the \
+            protection status is read first and unprotect exits 5 before anything is written.
 
             A tag in privacy mode (protect --privacy) answers no poll, so no command finds it. \
             --privacy sends GET RANDOM NUMBER and SET PASSWORD with the privacy password to the \

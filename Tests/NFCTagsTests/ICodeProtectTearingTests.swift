@@ -57,4 +57,56 @@ struct ICodeProtectTearingTests {
         }
         #expect(states.contains { $0 == ICodeSecurityState(variant: .slixS) })
     }
+
+    @Test("protect --lock-protection on a SLIX-S torn anywhere, also right before and after each B7: a locked condition only ever on a page protected by both new passwords; run again with the new passwords, it completes")
+    func protectLockingConditions() async throws {
+        let initial = ICodeSLIX2(uid: Self.uid, variant: .slixS).tagState
+        let protection = ICodeProtection(readProtected: true, firstProtectedBlock: 8, lockCondition: true)
+        let states = try await TearingSweep.iso15693States(
+            initial, identity: ChipIdentity(.icodeSLIXS, platform: .type5, family: .icode), minimumCommands: 20
+        ) { tag throws(NFCTagError) in
+            try await tag.icodeProtect(passwords: Self.new, current: .factoryDefault, protection: protection)
+        }
+        var sawPartlyLocked = false
+        for tagState in states {
+            let state = try #require(ICodeSLIX2(state: tagState)).security
+            #expect(Self.recoverable(state, before: .factoryDefault, after: Self.new), "\(state)")
+            for page in state.lockedConditions {
+                #expect(state.pageProtection[page] == 0x11, "page \(page) locked while \(state.pageProtection[page])")
+                #expect(state.passwords[0x01] == Self.new.read.value && state.passwords[0x02] == Self.new.write.value)
+            }
+            #expect(state.lockedConditions.isSubset(of: Set(2..<10)), "pages below the first protected one never locked")
+            if !state.lockedConditions.isEmpty && state.lockedConditions != Set(2..<10) {
+                sawPartlyLocked = true
+                // A rerun with the passwords now on the chip leaves the locked pages alone and finishes.
+                let (reader, target) = try await TearingSweep.open(tagState, modulations: [.iso15693])
+                let tag = try TearingSweep.iso15693Tag(reader, target, identity: ChipIdentity(.icodeSLIXS, platform: .type5, family: .icode))
+                try await tag.icodeProtect(passwords: Self.new, current: Self.new, protection: protection)
+            }
+        }
+        #expect(sawPartlyLocked, "a cut between two B7 was swept")
+        let securities = try states.map { try #require(ICodeSLIX2(state: $0)).security }
+        #expect(securities.contains { $0.lockedConditions == Set(2..<10) })
+    }
+
+    @Test("protect --lock-protection on a SLIX2 torn anywhere: the condition is locked only with the pointer at 8 and the high page write-protected by the new password")
+    func protectLockingConditionSLIX2() async throws {
+        let uid: [UInt8] = [0xE0, 0x04, 0x01, 0x08, 0x53, 0x49, 0x4D, 0x0A]
+        let initial = ICodeSLIX2(uid: uid, variant: .slix2).tagState
+        let states = try await TearingSweep.iso15693States(
+            initial, identity: ChipIdentity(.icodeSLIX2, platform: .type5, family: .icode), minimumCommands: 8
+        ) { tag throws(NFCTagError) in
+            try await tag.icodeProtect(passwords: Self.new, current: .factoryDefault, protection: ICodeProtection(firstProtectedBlock: 8, lockCondition: true))
+        }
+        for tagState in states {
+            let state = try #require(ICodeSLIX2(state: tagState)).security
+            #expect([ICodePassword.factoryDefault.value, Self.new.write.value].contains(state.passwords[0x02] ?? 0), "\(state)")
+            if !state.lockedConditions.isEmpty {
+                #expect(state.protectionPointer == 8 && state.extendedProtection == 0x20 && state.passwords[0x02] == Self.new.write.value, "\(state)")
+            }
+        }
+        let securities = try states.map { try #require(ICodeSLIX2(state: $0)).security }
+        #expect(securities.contains { !$0.lockedConditions.isEmpty })
+        #expect(securities.contains { $0.lockedConditions.isEmpty && $0.extendedProtection == 0x20 }, "a cut right before B7")
+    }
 }

@@ -43,16 +43,18 @@ struct NTAG5PasswordTests {
         #expect(tag.identity.blockCount == variant.blockCount)
     }
 
-    @Test("protect on an NTAG 5 link sends exactly GET RANDOM NUMBER, SET PASSWORD (write) XOR the random number, WRITE PASSWORD, SET PASSWORD with the new one, PROTECT PAGE 00 20, GET NXP SYSTEM INFORMATION")
+    @Test("protect on an NTAG 5 link sends exactly GET NXP SYSTEM INFORMATION (a locked condition is looked for before any write), GET RANDOM NUMBER, SET PASSWORD (write) XOR the random number, WRITE PASSWORD, SET PASSWORD with the new one, PROTECT PAGE 00 20, GET NXP SYSTEM INFORMATION")
     func protectTrace() async throws {
         let chip = Self.chip(.ntag5Link)
         let uidOnAir = Array(chip.uid.reversed())
         let (reader, tag) = try await Self.open(chip)
         try await tag.icodeProtect(passwords: ICodePasswords(read: .factoryDefault, write: Self.new.write), current: .factoryDefault, protection: ICodeProtection())
-        let trace = await reader.withField { $0.trace }
-        let frames = trace.map(\.command)
+        let all = await reader.withField { $0.trace }
         // Flags 22 (addressed, high data rate), command, NXP's 04, the UID on the air.
         let head = { (command: UInt8) in [0x22, command, 0x04] + uidOnAir }
+        #expect(all.first?.command == head(0xAB), "the protection state read before anything is written")
+        let trace = Array(all.dropFirst())
+        let frames = trace.map(\.command)
         #expect(frames.count == 7, "\(frames.map { Hex.encode($0) })")
         guard frames.count == 7 else { return }
         #expect(frames[0] == head(0xB2))

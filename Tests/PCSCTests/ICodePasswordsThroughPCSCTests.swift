@@ -119,6 +119,38 @@ extension PCSCEndToEnd {
             #expect(Array(protection.prefix(5)) == [0x03, 0x00, 0x01, 0x08, 0x20], "\(protection)")
         }
 
+        @Test("SLIX2 through an ACR1552U: protect --lock-protection --yes carries 22 B7 04 UID 08 in the transparent session after PROTECT PAGE; unprotect then exits 5 with no password given; the file holds pointer 08, status 20 and condition mask 0003")
+        func slix2LockProtection() async throws {
+            let tool = try Executables.nfctool()
+            let daemon = try await PrivatePCSCDaemon(friendlyName: Self.acr1552u)
+            defer { daemon.stop() }
+            let file = daemon.directory.appendingPathComponent("slix2-locked.json").path
+            let passwords = daemon.directory.appendingPathComponent("icode.pwd").path
+            try "0A0B0C0D".write(toFile: passwords, atomically: true, encoding: .utf8)
+            let reader = try await VirtualReaderProcess(tag: "sim:slix2?file=\(file)", daemon: daemon, profile: "transparent-session")
+            defer { reader.stop() }
+            let done = try await runTool(
+                tool, ["protect", "--device", "pcsc", "--password-file", passwords, "--from-block", "8", "--lock-protection", "--yes", "--timeout", "5"],
+                environment: daemon.environment, timeout: 30)
+            #expect(done.status == 0 && done.output.contains("condition is locked"), "\(done.output)")
+            let apdus = reader.receivedAPDUs
+            let b6 = try #require(apdus.firstIndex { $0.contains("22b604") }), b7 = try #require(apdus.firstIndex { $0.contains("22b704") })
+            #expect(b6 < b7, "PROTECT PAGE before LOCK PAGE PROTECTION CONDITION")
+            let sentBefore = apdus.count
+            let unprotect = try await runTool(
+                tool, ["unprotect", "--device", "pcsc", "--password-file", passwords, "--timeout", "5"], environment: daemon.environment, timeout: 30)
+            #expect(unprotect.status == 5 && unprotect.output.contains("protection condition is locked"), "\(unprotect.output)")
+            #expect(!reader.receivedAPDUs.dropFirst(sentBefore).contains { $0.contains("22b3") || $0.contains("22b6") }, "no password given, no page changed")
+            await reader.stopped()
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+            let attributes = try #require(json["attributes"] as? [String: String])
+            let protection = NFCTestSupport.hex(try #require(attributes["icodeProtection"]))
+            #expect(Array(protection.prefix(7)) == [0x00, 0x00, 0x00, 0x08, 0x20, 0x03, 0x00], "\(protection)")
+            let uidOnAir = Array(NFCTestSupport.hex(try #require(json["uid"] as? String)).reversed())
+            let frame = ([0x22, 0xB7, 0x04] + uidOnAir + [0x08]).map { String(format: "%02x", $0) }.joined()
+            #expect(apdus[b7].contains(frame), "\(apdus[b7])")
+        }
+
         @Test("privacy through an ACR1552U: protect --privacy hides the SLIX2 (pcscd then sees no card: scan exits 2); unprotect --privacy cannot reach it through PC/SC (exit 10), the file unchanged")
         func privacyHidesFromPCSC() async throws {
             let tool = try Executables.nfctool()

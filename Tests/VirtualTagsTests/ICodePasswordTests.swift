@@ -332,4 +332,52 @@ struct ICodePasswordTests {
         await #expect(throws: NFCTagError.self) { try await tag.icodeDestroy(.factoryDefault) }
         #expect(await Self.frames(reader).isEmpty)
     }
+
+    @Test("SLIX2 --lock-protection: 22 B7 04 UID 08 after PROTECT PAGE (pointer 08); B8 then shows b4 on every block; PROTECT PAGE on the pointer is refused with 12 and the protection stays")
+    func lockConditionSLIX2() async throws {
+        let (reader, tag) = try await Self.open()
+        try await tag.icodeProtect(
+            passwords: try ICodePasswords(hex: "CAFEBABE"), current: .factoryDefault,
+            protection: ICodeProtection(firstProtectedBlock: 8, lockCondition: true))
+        let trace = await Self.frames(reader)
+        let uidOnAir = Array(Self.uid.reversed())
+        let locks = trace.filter { $0.command.count > 1 && $0.command[1] == ICodeCommand.lockPageProtectionCondition }
+        #expect(locks.map(\.command) == [[0x22, 0xB7, 0x04] + uidOnAir + [0x08]])
+        let b6 = try #require(trace.firstIndex { $0.command[1] == 0xB6 }), b7 = try #require(trace.firstIndex { $0.command[1] == 0xB7 })
+        #expect(b6 < b7, "PROTECT PAGE before LOCK PAGE PROTECTION CONDITION")
+        #expect(try await Self.onChip(reader) { $0.security.lockedConditions } == [0, 1])
+        let state = try await tag.icodeProtectionState()
+        #expect(state.blocks(with: ICodeBlockProtection.protectionLocked) == Array(0..<80))
+        // The chip refuses to change a locked protection, even with the write password given.
+        try await tag.icodeSetPassword(.write, ICodePassword(0xCAFE_BABE))
+        do {
+            try await tag.icodeProtectPage(0, status: ICodePageProtection.publicPage)
+            Issue.record("PROTECT PAGE taken on a locked condition")
+        } catch {
+            #expect(error.code == .readOnly, "\(error)")
+        }
+        #expect(try await Self.onChip(reader) { ($0.security.protectionPointer, $0.security.extendedProtection) } == (8, 0x20))
+    }
+
+    @Test("unprotect on a SLIX-S with every page protected and page 5's condition locked: readOnly before any password is given or page changed (pages 0–4 stay protected, not made public half-way; only B8 sent)")
+    func unprotectRefusedWhenLocked() async throws {
+        let (reader, tag) = try await Self.open(.slixS, uid: [0xE0, 0x04, 0x02, 0x10, 1, 2, 3, 4])
+        try await Self.onChip(reader) { chip in
+            var security = chip.security
+            security.passwords[ICodePasswordIdentifier.read.rawValue] = 0x1122_3344
+            security.passwords[ICodePasswordIdentifier.write.rawValue] = 0x5566_7788
+            security.pageProtection = [UInt8](repeating: ICodePageProtection.readAndWrite, count: security.pageProtection.count)
+            security.lockedConditions = [5]
+            chip.security = security
+        }
+        let before = try await Self.onChip(reader) { $0.tagState }
+        do {
+            try await tag.icodeUnprotect(current: try ICodePasswords(hex: "11223344:55667788"))
+            Issue.record("unprotect reported success on a locked protection")
+        } catch {
+            #expect(error.code == .readOnly && error.reason.contains("condition is locked"), "\(error)")
+        }
+        #expect(try await Self.onChip(reader) { $0.tagState } == before)
+        #expect(await Self.frames(reader).allSatisfy { $0.command[1] == ICodeCommand.getMultipleBlockProtectionStatus })
+    }
 }
