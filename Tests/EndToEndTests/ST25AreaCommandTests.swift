@@ -71,15 +71,22 @@ struct ST25AreaCommandTests {
         #expect(tagFile.passwords == [bytes, zero, bytes, zero], "password 3 back to zeros, 0 kept while area 2 is protected")
     }
 
-    @Test("an empty area is not reported protected: protect --area 3 (and 2, 4) without --from-block on a delivered ST25DV04K exits 64 naming the empty area, the tag file byte-identical; once area 2 holds blocks 64–127, protect --area 2 reports its first block 64 in JSON")
-    func emptyArea() async throws {
+    /// A new directory with a password file (`1234567812345678`) and a simulated ST25DV04K's
+    /// tag file holding a short text, written by a fresh nfctool.
+    static func writtenChip() async throws -> (directory: URL, file: String, password: String, device: String) {
         let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("st25dv04k.json").path
         let password = directory.appendingPathComponent("st25.pwd").path
         try "1234567812345678\n".write(toFile: password, atomically: true, encoding: .utf8)
         let device = "sim:st25dv04k?file=\(file)"
         #expect(try await runBuiltNFCTool(["write", "--device", device, "--text", "open"]).status == 0)
+        return (directory, file, password, device)
+    }
+
+    @Test("an empty area is not reported protected: protect --area 3 (and 2, 4) without --from-block on a delivered ST25DV04K exits 64 naming the empty area, the tag file byte-identical; once area 2 holds blocks 64–127, protect --area 2 reports its first block 64 in JSON")
+    func emptyArea() async throws {
+        let (directory, file, password, device) = try await Self.writtenChip()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let before = try TagFile(path: file).raw
         for area in ["2", "3", "4"] {
             let refused = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", area, "--yes", "--json"])
@@ -103,13 +110,8 @@ struct ST25AreaCommandTests {
 
     @Test("unprotect without --area while another area stays protected is not success: exit 9 naming the area, the tag file byte-identical and the area still guarded; with --area it is opened and the sentence names what is left")
     func otherAreaStillProtected() async throws {
-        let directory = try temporaryDirectory()
+        let (directory, file, password, device) = try await Self.writtenChip()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("st25dv04k.json").path
-        let password = directory.appendingPathComponent("st25.pwd").path
-        try "1234567812345678\n".write(toFile: password, atomically: true, encoding: .utf8)
-        let device = "sim:st25dv04k?file=\(file)"
-        #expect(try await runBuiltNFCTool(["write", "--device", device, "--text", "open"]).status == 0)
         let protect = try await runBuiltNFCTool(["protect", "--device", device, "--password-file", password, "--area", "2", "--from-block", "64", "--yes"])
         #expect(protect.status == 0, "\(protect.output)")
         let before = try TagFile(path: file)

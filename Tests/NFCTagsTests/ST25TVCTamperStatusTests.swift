@@ -14,12 +14,7 @@ struct ST25TVCTamperStatusTests {
     static let uid: [UInt8] = [0xE0, 0x02, 0x08, 0x00, 0x0B, 0x1B, 0x31, 0xE0]
 
     static func open(_ chip: sending Type5Chip) async throws -> (SimulatedReader, ISO15693Tag) {
-        let reader = SimulatedReader(tags: [chip], emptyFieldWait: .zero)
-        await reader.withField { $0.isTracing = true }
-        let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
-        guard case .iso15693(let v) = target else { throw NFCTagError(.notSupported, "not ISO 15693") }
-        let identity = await ChipIdentification.identify(target, on: reader)
-        return (reader, ISO15693Tag(reader: reader, target: v, identity: identity))
+        try await ST25Tests.open(chip)
     }
 
     @Test("identified as the ST25TV02KC (IC reference 08, 80 blocks); the loop read with one READ CONFIGURATION 22 A0 02 <UID> 03 06 and no password", arguments: [(false, ST25TVCTamperStatus.Loop.closed, UInt8(0x63)), (true, .open, 0x6F)])

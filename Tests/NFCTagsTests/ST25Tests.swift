@@ -12,8 +12,9 @@ import VirtualTags
 struct ST25Tests {
     static func uid(_ variant: ST25VirtualTag.Variant) -> [UInt8] { [0xE0, 0x02, variant.icReference, 0x11, 0x22, 0x33, 0x44, 0x55] }
 
-    /// A traced simulator holding `chip`, inventoried and identified.
-    static func open(_ chip: sending ST25VirtualTag) async throws -> (SimulatedReader, ISO15693Tag) {
+    /// A traced simulator holding `chip` (an ST25 or any other ISO 15693 virtual chip),
+    /// inventoried and identified.
+    static func open(_ chip: sending any VirtualTag) async throws -> (SimulatedReader, ISO15693Tag) {
         let reader = SimulatedReader(tags: [chip], emptyFieldWait: .zero)
         await reader.withField { $0.isTracing = true }
         let target = try #require(try await reader.poll(for: [.iso15693], timeout: .zero))
