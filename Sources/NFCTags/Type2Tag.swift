@@ -366,11 +366,33 @@ public struct Type2Tag: NFCNDEFTag {
         while true {
             switch Type2TLVArea.parseOrNeedMore(memory: memory, userMemoryEnd: userMemoryEnd) {
             case .success(let area): return Snapshot(memory: memory, area: area)
-            case .failure(let error): throw error
+            case .failure(let error):
+                if error.code == .notNDEFFormatted, let refusal = try await ultralightCCCReadRefusal(memory) { throw refusal }
+                throw error
             case .needMore(let address):
                 memory += try await read(fromPage: memory.count / Type2Command.pageSize, through: address)
             }
         }
+    }
+
+    /// Why a MIFARE Ultralight C read without its key seems to hold no NDEF, when the reason is
+    /// its read protection: with AUTH0 at 03h (or below, which the chip takes as 03h) and AUTH1
+    /// bit 0 clear, the READ of page 0 rolls over at AUTH0 (the virtual chip's rule, docs/tags.md)
+    /// and its fourth page repeats page 0 instead of holding the CC. Only then is page 3 read on
+    /// its own (one READ): refused, the CC is read-protected and the key is needed
+    /// (`passwordRequired`, returned); answered, the tag really holds no NDEF (nil). Nothing is
+    /// sent on other chips, with a key, or when page 3 differs from page 0.
+    func ultralightCCCReadRefusal(_ memory: [UInt8]) async throws(NFCTagError) -> NFCTagError? {
+        let cc = Type2CapabilityContainer.address
+        guard isUltralightC, ultralightCKey == nil, memory.count >= cc + Type2Command.pageSize,
+              memory[cc..<(cc + Type2Command.pageSize)].elementsEqual(memory[0..<Type2Command.pageSize])
+        else { return nil }
+        do {
+            _ = try await read(page: cc / Type2Command.pageSize)
+        } catch where error.code == .passwordRequired {
+            return error
+        }
+        return nil
     }
 
     /// Memory from `firstPage` on, at least through byte `address` (empty when `address` lies

@@ -75,3 +75,35 @@ struct UltralightCLockByte2WriteTests {
         }
     }
 }
+
+/// `read` on a MIFARE Ultralight C whose CC page is read-protected (AUTH0 03h, AUTH1 00h) in a
+/// fresh nfctool process: without the key it asks for the key (exit 9) rather than saying the tag
+/// holds no NDEF (exit 4, before the fix); with the factory key it reads the message; an
+/// unprotected tag whose CC is blank still holds no NDEF (exit 4).
+@Suite("Ultralight C with a read-protected CC page: the key is asked for, not 'no NDEF'", .tags(.endToEnd), .timeLimit(.minutes(3)))
+struct UltralightCReadProtectedCCTests {
+    @Test("read: AUTH0 03h + AUTH1 00h without the key exits 9, with it reads the URI; a blank open tag exits 4")
+    func readProtectedCC() async throws {
+        let protected = UltralightHostileImageTests.ultralightC(
+            cc: UltralightHostileImageTests.cc144, user: UltralightHostileImageTests.good,
+            [0x2A * 4: [0x03, 0x00, 0x00, 0x00], 0x2B * 4: [0x00, 0x00, 0x00, 0x00]])
+        let blank = UltralightHostileImageTests.ultralightC(cc: [0, 0, 0, 0], user: UltralightHostileImageTests.user([]))
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("factory.key")
+        try "\(UltralightHostileImageTests.ultralightCFactoryKey)\n".write(to: keyFile, atomically: true, encoding: .utf8)
+        for (name, state, extra, status) in [("protected", protected, [String](), Int32(9)),
+                                             ("protected-key", protected, ["--keys", keyFile.path], Int32(0)),
+                                             ("blank", blank, [String](), Int32(4))] {
+            let file = directory.appendingPathComponent("\(name).json")
+            try TagFile(path: file.path).save(state)
+            let before = try Data(contentsOf: file)
+            let device = "sim:?file=\(file.path)&leave-after=\(HostileTagTests.commandBound)&poll-wait=0"
+            let run = try await runBuiltNFCTool(["read"] + extra + ["--device", device, "--timeout", "2"], timeout: 60)
+            #expect(!run.timedOut)
+            #expect(run.status == status, "\(name): \(run.output)")
+            if status == 0 { #expect(run.output.contains("example.com"), "\(name): \(run.output)") }
+            #expect(try Data(contentsOf: file) == before, "\(name): read changed the tag file")
+        }
+    }
+}

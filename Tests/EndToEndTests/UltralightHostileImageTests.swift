@@ -121,9 +121,7 @@ struct UltralightHostileImageTests {
         UltralightHostileImage(
             name: "ulc-auth0-00-auth1-fe",
             state: ultralightC(cc: cc144, user: good, [0x2A * 4: [0x00, 0xAA, 0x55, 0xFF], 0x2B * 4: [0xFE, 0xFF, 0xFF, 0xFF]]),
-            expected: statuses(read: 9, write: 9, big: 9, protect: 0, unprotect: 0),
-            knownIssues: ["read": "a read-protected CC page reads as 'holds no NDEF' (exit 4), not 'key needed' (9)",
-                          "write": "likewise: 'a blank tag: add --format' (exit 4)", "write-long": "likewise", "write-big": "likewise"]),
+            expected: statuses(read: 9, write: 9, big: 9, protect: 0, unprotect: 0)),
         // AUTH0 FF (past the 48 pages: nothing protected), AUTH1 02.
         UltralightHostileImage(
             name: "ulc-auth0-ff",
