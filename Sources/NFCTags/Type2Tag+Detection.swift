@@ -55,9 +55,9 @@ extension Type2Tag {
 
     /// ``writeNDEF(_:verify:)`` starting from `detected`, read from this tag in the same selection
     /// with nothing written since: the detection's pages are not read again. Every check of
-    /// ``writeNDEF(_:verify:)`` is made (CC write access, capacity, static lock bits, the
-    /// configuration's password protection, read again here), and the write keeps its tear-safe
-    /// order and read-back. A detection that found no NDEF reads afresh (and fails as the plain
+    /// ``writeNDEF(_:verify:)`` is made (CC write access, capacity, static lock bits, an
+    /// Ultralight C's lock byte 2, the configuration's password protection, read again here),
+    /// and the write keeps its tear-safe order and read-back. A detection that found no NDEF reads afresh (and fails as the plain
     /// write does).
     /// - Throws: as ``writeNDEF(_:verify:)``.
     public func writeNDEF(_ message: NDEFMessage, verify: Bool, detected: Type2NDEFDetection) async throws(NFCTagError) {

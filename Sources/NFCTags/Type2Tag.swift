@@ -131,8 +131,9 @@ public struct Type2Tag: NFCNDEFTag {
 
     /// Writes `message` in place of the stored one (Type 2 Tag 1.2, 5.6).
     ///
-    /// Every check comes first — NDEF formatted, CC3 write access, message ≤ capacity — and a
-    /// failed check sends no WRITE. Then, so that a tag pulled away at any moment holds the old
+    /// Every check comes first — NDEF formatted, CC3 write access, message ≤ capacity, no changed
+    /// page locked by the static lock bits (or an Ultralight C's lock byte 2) — and a failed
+    /// check sends no WRITE. Then, so that a tag pulled away at any moment holds the old
     /// message, an empty one or the new one: (1) the page holding the first L byte is written
     /// with L = 0 (`03 00` reads as an empty NDEF TLV), (2) the other pages whose content
     /// changes, (3) that page again with the real length. When a single page changes in all, it
@@ -173,7 +174,9 @@ public struct Type2Tag: NFCNDEFTag {
             throw NFCTagError(.capacityExceeded, "NDEF TLV of \(tlv.count) bytes does not fit \(area.ndefAddresses.count) usable bytes")
         }
         let addresses = Array(area.ndefAddresses[0..<tlv.count])
-        try Self.requireUnlocked(tlv, at: addresses, memory: snapshot.memory)
+        let changing = Self.changedPages(tlv, at: addresses, memory: snapshot.memory)
+        try Self.requireUnlocked(pages: changing, memory: snapshot.memory)
+        try await requireUltralightCUnlocked(pages: changing)
         var configuration: Type2Configuration?
         if profile != nil, password == nil, !addresses.isEmpty {
             let read = try await readConfiguration()
@@ -183,23 +186,49 @@ public struct Type2Tag: NFCNDEFTag {
         return (tlv, addresses, configuration)
     }
 
-    /// Refuses, before any WRITE, a TLV that would change a page the static lock bits lock: the
-    /// tear-safe order writes the length page first (L = 0), so a locked page met later would
-    /// leave the tag holding an empty message for good. A byte beyond what `memory` holds
-    /// counts as changing; the length page is written whenever any page changes.
-    static func requireUnlocked(_ tlv: [UInt8], at addresses: [Int], memory: [UInt8]) throws(NFCTagError) {
-        let lockAddress = Type2StaticLock.address
-        guard memory.count > lockAddress + 1, addresses.count > 1 else { return }
-        let lockBytes = (memory[lockAddress], memory[lockAddress + 1])
+    /// The pages a TLV written at `addresses` changes, ascending: those where a byte differs
+    /// from `memory` (a byte beyond what `memory` holds counts as changing) and, whenever any
+    /// page changes, the length page (the tear-safe order writes it first, with L = 0).
+    static func changedPages(_ tlv: [UInt8], at addresses: [Int], memory: [UInt8]) -> [Int] {
+        guard addresses.count > 1 else { return [] }
         var changing = Set<Int>()
         for (address, byte) in zip(addresses, tlv) where address >= memory.count || memory[address] != byte {
             changing.insert(address / Type2Command.pageSize)
         }
         if !changing.isEmpty { changing.insert(addresses[1] / Type2Command.pageSize) }
-        guard let locked = changing.sorted().first(where: { Type2StaticLock.locks(page: $0, lockBytes: lockBytes) }) else { return }
+        return changing.sorted()
+    }
+
+    /// Refuses, before any WRITE, a TLV whose ``changedPages(_:at:memory:)`` include a page the
+    /// static lock bits lock: the tear-safe order writes the length page first (L = 0), so a
+    /// locked page met later would leave the tag holding an empty message for good.
+    static func requireUnlocked(pages changing: [Int], memory: [UInt8]) throws(NFCTagError) {
+        let lockAddress = Type2StaticLock.address
+        guard memory.count > lockAddress + 1 else { return }
+        let lockBytes = (memory[lockAddress], memory[lockAddress + 1])
+        guard let locked = changing.first(where: { Type2StaticLock.locks(page: $0, lockBytes: lockBytes) }) else { return }
         throw NFCTagError(
             .readOnly, at: locked < 8 ? lockAddress : lockAddress + 1,
             "page \(locked) is locked by the static lock bits (\(hexByte(lockBytes.0)) \(hexByte(lockBytes.1))) although CC3 says writable: the message cannot be written; nothing was written")
+    }
+
+    /// The check of ``requireUnlocked(pages:memory:)`` for a MIFARE Ultralight C's lock byte 2
+    /// (page 28h byte 0), which locks pages 10h–27h in groups of 4
+    /// (``UltralightCMemory/lockByte2Locks(page:lockByte2:)``): when a changing page lies from
+    /// 10h on, page 28h is read (one READ; with the key when one is given) and a locked page
+    /// refused, before any WRITE. Lock byte 3 locks pages from 28h on, which no NDEF write
+    /// reaches (user memory ends at 27h). Nothing is sent on other chips or for a message
+    /// within pages 04h–0Fh.
+    /// - Throws: ``NFCTagError`` `readOnly` (nothing written); `passwordRequired` when page 28h
+    ///   is read-protected and no key is given; `connectionLost`, `tagResponse`.
+    func requireUltralightCUnlocked(pages changing: [Int]) async throws(NFCTagError) {
+        guard isUltralightC, changing.contains(where: { $0 >= UltralightCMemory.lockByte2FirstPage }) else { return }
+        let lockPage = try await read(page: UltralightCMemory.lockPage)
+        let lockByte2 = lockPage[0]
+        guard let locked = changing.first(where: { UltralightCMemory.lockByte2Locks(page: $0, lockByte2: lockByte2) }) else { return }
+        throw NFCTagError(
+            .readOnly, at: UltralightCMemory.lockPage * Type2Command.pageSize,
+            "page \(locked) (\(Hex.number(locked, width: 2))h) is locked by lock byte 2 (page 28h: \(Hex.encode(Array(lockPage.prefix(2)), uppercase: true, separator: " "))) although CC3 says writable: the message cannot be written; nothing was written")
     }
 
     /// Lays `encoded` out as the NDEF TLV of `snapshot`'s area and writes it in the tear-safe
@@ -337,11 +366,33 @@ public struct Type2Tag: NFCNDEFTag {
         while true {
             switch Type2TLVArea.parseOrNeedMore(memory: memory, userMemoryEnd: userMemoryEnd) {
             case .success(let area): return Snapshot(memory: memory, area: area)
-            case .failure(let error): throw error
+            case .failure(let error):
+                if error.code == .notNDEFFormatted, let refusal = try await ultralightCCCReadRefusal(memory) { throw refusal }
+                throw error
             case .needMore(let address):
                 memory += try await read(fromPage: memory.count / Type2Command.pageSize, through: address)
             }
         }
+    }
+
+    /// Why a MIFARE Ultralight C read without its key seems to hold no NDEF, when the reason is
+    /// its read protection: with AUTH0 at 03h (or below, which the chip takes as 03h) and AUTH1
+    /// bit 0 clear, the READ of page 0 rolls over at AUTH0 (the virtual chip's rule, docs/tags.md)
+    /// and its fourth page repeats page 0 instead of holding the CC. Only then is page 3 read on
+    /// its own (one READ): refused, the CC is read-protected and the key is needed
+    /// (`passwordRequired`, returned); answered, the tag really holds no NDEF (nil). Nothing is
+    /// sent on other chips, with a key, or when page 3 differs from page 0.
+    func ultralightCCCReadRefusal(_ memory: [UInt8]) async throws(NFCTagError) -> NFCTagError? {
+        let cc = Type2CapabilityContainer.address
+        guard isUltralightC, ultralightCKey == nil, memory.count >= cc + Type2Command.pageSize,
+              memory[cc..<(cc + Type2Command.pageSize)].elementsEqual(memory[0..<Type2Command.pageSize])
+        else { return nil }
+        do {
+            _ = try await read(page: cc / Type2Command.pageSize)
+        } catch where error.code == .passwordRequired {
+            return error
+        }
+        return nil
     }
 
     /// Memory from `firstPage` on, at least through byte `address` (empty when `address` lies

@@ -23,6 +23,26 @@ public enum UltralightCMemory {
     public static let userPages = 0x04..<0x28
     /// Lock bytes 2 and 3 (bytes 0–1 of page 28h, MF0ICU2 7.5.3).
     public static let lockPage = 0x28
+    /// The first page lock byte 2 locks: 10h (pages 04h–0Fh have the static lock bits).
+    public static let lockByte2FirstPage = 0x10
+    /// The bit of lock byte 2 that locks each group of 4 pages from 10h: 10h–13h bit 1, 14h–17h
+    /// bit 2, 18h–1Bh bit 3, 1Ch–1Fh bit 5, 20h–23h bit 6, 24h–27h bit 7; bits 0 and 4 are
+    /// block-locking bits (they freeze the lock bits, lock no page). MF0ICU2 7.5.3, as
+    /// Proxmark3's `client/src/cmdhfmfu.c` (its Ultralight C dump's lock column) and Michael
+    /// Roland's Stack Overflow answer 30123265 (bits 5–7 of page 40 byte 0 lock pages 28–39)
+    /// read it. Lock byte 3 (pages 28h–2Bh: bits 3–6 by the same Proxmark3 source) guards no
+    /// user page.
+    public static let lockByte2Bits: [UInt8] = [1, 2, 3, 5, 6, 7]
+    /// The pages of each lock bit of ``lockByte2Bits``.
+    public static let lockByte2PagesPerBit = 4
+
+    /// Whether `lockByte2` (page 28h byte 0) locks `page`: only pages 10h–27h have a bit in it.
+    public static func lockByte2Locks(page: Int, lockByte2: UInt8) -> Bool {
+        guard page >= lockByte2FirstPage, page < userPages.upperBound else { return false }
+        let group = (page - lockByte2FirstPage) / lockByte2PagesPerBit
+        guard group < lockByte2Bits.count else { return false }
+        return lockByte2 & (1 << lockByte2Bits[group]) != 0
+    }
     /// The 16-bit one-way counter (bytes 0–1 of page 29h, MF0ICU2 7.5.11).
     public static let counterPage = 0x29
     /// AUTH0 (byte 0 of page 2Ah): the first page that needs authentication, 03h–30h

@@ -105,14 +105,10 @@ public final class UltralightCTag: UltralightKeyedTag<UltralightC3DES> {
     }
 
     /// Lock byte 2 bits 1, 2, 3, 5, 6, 7 lock the 4-page groups from 10h (bit 0 and bit 4 are
-    /// block-locking bits).
+    /// block-locking bits): ``UltralightCMemory/lockByte2Locks(page:lockByte2:)``.
     override func isLockedBeyondStatic(page: Int) -> Bool {
-        guard (0x10..<0x28).contains(page) else { return false }
-        return activeLockByte2 & (1 << Self.lockByte2Bits[(page - 0x10) / 4]) != 0
+        UltralightCMemory.lockByte2Locks(page: page, lockByte2: activeLockByte2)
     }
-
-    /// The lock bit of lock byte 2 for each 4-page group 10h–13h … 24h–27h.
-    private static let lockByte2Bits: [UInt8] = [1, 2, 3, 5, 6, 7]
 
     /// Lock bytes 2–3 (7.5.3: bits only set, block-locking bits freeze theirs) and the counter
     /// (7.5.11: the first write sets it, later ones add their low nibble).

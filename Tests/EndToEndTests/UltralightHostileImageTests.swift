@@ -115,16 +115,13 @@ struct UltralightHostileImageTests {
         UltralightHostileImage(
             name: "ulc-lock-bytes-counter-full",
             state: ultralightC(cc: cc144, user: good, [0x28 * 4: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], 0x2B * 4: [0xFF, 0xFF, 0xFF, 0xFF]]),
-            expected: statuses(read: 0, write: 0, long: 5, big: 6),
-            knownIssues: ["write-long": "lock byte 2's 4-page lock bits are not judged before writing: pages 04h-0Fh are written, page 10h is refused (exit 9, 'locked, or protected'), the tag is left changed"]),
+            expected: statuses(read: 0, write: 0, long: 5, big: 6)),
         // AUTH0 00 (below the lowest, 03h: the chip protects from page 3) and AUTH1 FE (bit 0
         // clear: reads need the key): nothing of the CC or user memory reads without the key.
         UltralightHostileImage(
             name: "ulc-auth0-00-auth1-fe",
             state: ultralightC(cc: cc144, user: good, [0x2A * 4: [0x00, 0xAA, 0x55, 0xFF], 0x2B * 4: [0xFE, 0xFF, 0xFF, 0xFF]]),
-            expected: statuses(read: 9, write: 9, big: 9, protect: 0, unprotect: 0),
-            knownIssues: ["read": "a read-protected CC page reads as 'holds no NDEF' (exit 4), not 'key needed' (9)",
-                          "write": "likewise: 'a blank tag: add --format' (exit 4)", "write-long": "likewise", "write-big": "likewise"]),
+            expected: statuses(read: 9, write: 9, big: 9, protect: 0, unprotect: 0)),
         // AUTH0 FF (past the 48 pages: nothing protected), AUTH1 02.
         UltralightHostileImage(
             name: "ulc-auth0-ff",
