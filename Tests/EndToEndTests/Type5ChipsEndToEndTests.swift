@@ -80,6 +80,28 @@ struct Type5ChipsEndToEndTests {
         #expect(String(decoding: message.dropFirst(5), as: UTF8.self) == "b.example/1", "\(message)")
     }
 
+    @Test("a chip whose maker the table does not know (UID E0 16 …) is a plain Type 5 tag: info says so, format, write and a read in a fresh process work, the tag file holds the URL; lock without the CC's Lock Block feature exits 10 with the file unchanged")
+    func unknownChip() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("unknown.json").path
+        let device = "sim:slix2?uid=E016123453494D01&file=\(file)"
+        let info = try await runBuiltNFCTool(["info", "--device", device])
+        #expect(info.status == 0 && info.output.contains("ISO 15693 tag") && info.output.contains("unknown (code 16)"), "\(info.output)")
+        let format = try await runBuiltNFCTool(["format", "--device", device, "--force", "--yes"])
+        #expect(format.status == 0, "\(format.output)")
+        let write = try await runBuiltNFCTool(["write", "--device", device, "--url", "https://u.example/t5"])
+        #expect(write.status == 0, "\(write.output)")
+        let read = try await runBuiltNFCTool(["read", "--device", device])
+        #expect(read.status == 0 && read.output.contains("https://u.example/t5"), "\(read.output)")
+        let message = try #require(try T5TJudge.TagFile(path: file, blocks: 80).judged?.message)
+        #expect(String(decoding: message.dropFirst(5), as: UTF8.self) == "u.example/t5")
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let lock = try await runBuiltNFCTool(["lock", "--device", device, "--yes"])
+        #expect(lock.status == 10, "\(lock.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+    }
+
     @Test("protect with a password on a Type 5 chip whose passwords NFCKit does not set (ICODE DNA, Tag-it): exit 10 naming the chips it does, not 'needs an NTAG21x'; the tag file unchanged", arguments: ["icode-dna", "tagit-hfi-plus"])
     func protectRefused(model: String) async throws {
         let directory = try temporaryDirectory()
