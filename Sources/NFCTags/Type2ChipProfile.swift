@@ -32,6 +32,31 @@ public struct Type2ChipProfile: Sendable, Hashable {
     public var passwordPage: Int { configurationPage + 2 }
     /// The page whose bytes 0–1 are PACK (write-only).
     public var packPage: Int { configurationPage + 3 }
+    /// The first page the dynamic lock bits lock: 16 (10h); pages 3–15 have the static lock bits.
+    public static let dynamicLockFirstPage = 16
+
+    /// The dynamic lock bit that locks `page` when each bit locks `pagesPerBit` pages from page
+    /// 16: bit n is bit n mod 8 of dynamic lock byte n / 8 and locks pages 16 + n·pagesPerBit
+    /// onwards (NTAG213/215/216 data sheet 8.5.3 "Dynamic Lock Bytes", MF0ULx1 8.5.2; byte 2
+    /// holds the block-locking bits, which freeze lock bits and lock no page; NTAG213's 2-page
+    /// groups as NXP's answer in the NXP Community thread 399134 shows them). Nil below page 16.
+    /// The one place this layout lives on the host side (write pre-check, `lock` report).
+    public static func dynamicLockBit(page: Int, pagesPerBit: Int) -> Int? {
+        guard page >= dynamicLockFirstPage, pagesPerBit > 0 else { return nil }
+        return (page - dynamicLockFirstPage) / pagesPerBit
+    }
+
+    /// Whether the dynamic lock bytes `lockBytes` (from byte 0 of ``dynamicLockPage``) lock
+    /// `page` on this chip: only user pages from 16 on have a bit
+    /// (``dynamicLockBit(page:pagesPerBit:)``, at most ``dynamicLockBits`` of them).
+    public func dynamicLockLocks(page: Int, lockBytes: [UInt8]) -> Bool {
+        guard dynamicLockPage != nil, page < userPages.upperBound,
+              let bit = Self.dynamicLockBit(page: page, pagesPerBit: dynamicLockPagesPerBit),
+              bit < dynamicLockBits, bit / 8 < lockBytes.count
+        else { return false }
+        return lockBytes[bit / 8] & (1 << UInt8(bit % 8)) != 0
+    }
+
     /// Whether the chip has the UID and NFC counter mirror (NTAG213/215/216 datasheet 8.7):
     /// CFG0 byte 0 is then MIRROR (on Ultralight EV1 and NTAG210/212 it is not).
     public var hasMirror: Bool { ["NTAG213", "NTAG215", "NTAG216"].contains(model) }

@@ -435,7 +435,7 @@ extension Type2Tag {
                     ? Array(memory[(page * Type2Command.pageSize)..<(lockAddress + 3)]) : try await read(page: page)
                 let offset = lockAddress % Type2Command.pageSize
                 let unlocked = dynamicPages.filter { dataPage in
-                    let bit = (dataPage - 16) / pagesPerBit
+                    guard let bit = Type2ChipProfile.dynamicLockBit(page: dataPage, pagesPerBit: pagesPerBit) else { return true }
                     let index = offset + bit / 8
                     return index >= bytes.count || bytes[index] & (1 << UInt8(bit % 8)) == 0
                 }

@@ -132,7 +132,8 @@ public struct Type2Tag: NFCNDEFTag {
     /// Writes `message` in place of the stored one (Type 2 Tag 1.2, 5.6).
     ///
     /// Every check comes first — NDEF formatted, CC3 write access, message ≤ capacity, no changed
-    /// page locked by the static lock bits (or an Ultralight C's lock byte 2) — and a failed
+    /// page locked by the static lock bits (or the dynamic lock bits of a known NTAG21x /
+    /// Ultralight EV1, or an Ultralight C's lock byte 2) — and a failed
     /// check sends no WRITE. Then, so that a tag pulled away at any moment holds the old
     /// message, an empty one or the new one: (1) the page holding the first L byte is written
     /// with L = 0 (`03 00` reads as an empty NDEF TLV), (2) the other pages whose content
@@ -177,9 +178,11 @@ public struct Type2Tag: NFCNDEFTag {
         let changing = Self.changedPages(tlv, at: addresses, memory: snapshot.memory)
         try Self.requireUnlocked(pages: changing, memory: snapshot.memory)
         try await requireUltralightCUnlocked(pages: changing)
+        var cache = Type2PageCache()
+        try await requireDynamicUnlocked(pages: changing, memory: snapshot.memory, cache: &cache)
         var configuration: Type2Configuration?
-        if profile != nil, password == nil, !addresses.isEmpty {
-            let read = try await readConfiguration()
+        if let profile, password == nil, !addresses.isEmpty {
+            let read = try await cache.configuration(profile, on: self)
             configuration = read
             try requireWriteAccess(toPages: Set(addresses.map { $0 / Type2Command.pageSize }).sorted(), configuration: read)
         }
@@ -210,6 +213,37 @@ public struct Type2Tag: NFCNDEFTag {
         throw NFCTagError(
             .readOnly, at: locked < 8 ? lockAddress : lockAddress + 1,
             "page \(locked) is locked by the static lock bits (\(hexByte(lockBytes.0)) \(hexByte(lockBytes.1))) although CC3 says writable: the message cannot be written; nothing was written")
+    }
+
+    /// The check of ``requireUnlocked(pages:memory:)`` for the dynamic lock bits of a known
+    /// NTAG21x or Ultralight EV1 (``Type2ChipProfile/dynamicLockLocks(page:lockBytes:)``): when
+    /// a changing page lies from page 16 on and the dynamic lock page is not in `memory`, that
+    /// page is read into `cache` (one READ, which also brings CFG0 and CFG1 on these chips, so
+    /// the configuration check that follows sends nothing more) and a locked page refused,
+    /// before any WRITE. Nothing is sent for a message within pages 4–15 or on other chips.
+    /// - Throws: ``NFCTagError`` `readOnly` (nothing written); `passwordRequired` when the lock
+    ///   page is read-protected and no password is given; `connectionLost`, `tagResponse`.
+    func requireDynamicUnlocked(pages changing: [Int], memory: [UInt8], cache: inout Type2PageCache) async throws(NFCTagError) {
+        guard let profile, let lockPage = profile.dynamicLockPage,
+              changing.contains(where: { $0 >= Type2ChipProfile.dynamicLockFirstPage })
+        else { return }
+        let address = lockPage * Type2Command.pageSize
+        let lockBytes: [UInt8]
+        if memory.count >= address + Type2Command.pageSize {
+            lockBytes = Array(memory[address..<(address + Type2Command.pageSize)])
+        } else {
+            do {
+                lockBytes = try await cache.page(lockPage, on: self, limit: profile.totalPages)
+            } catch where password == nil && (error.readerError?.code == .nak || error.readerError?.code == .authenticationFailed) {
+                throw NFCTagError(
+                    .passwordRequired, at: address,
+                    "the dynamic lock page (\(lockPage)) is read-protected: the tag's password is needed")
+            }
+        }
+        guard let locked = changing.first(where: { profile.dynamicLockLocks(page: $0, lockBytes: lockBytes) }) else { return }
+        throw NFCTagError(
+            .readOnly, at: address,
+            "page \(locked) is locked by the dynamic lock bits (page \(lockPage): \(Hex.encode(Array(lockBytes.prefix(3)), uppercase: true, separator: " "))) although CC3 says writable: the message cannot be written; nothing was written")
     }
 
     /// The check of ``requireUnlocked(pages:memory:)`` for a MIFARE Ultralight C's lock byte 2
