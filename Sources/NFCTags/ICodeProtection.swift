@@ -73,17 +73,9 @@ public struct ICodeProtectionState: Sendable, Hashable {
         return parts.isEmpty ? "none" : parts.joined(separator: "; ")
     }
 
-    /// `blocks 0–3, 8` style.
+    /// `blocks 0–3, 8` style (``Type2Tag/ranges(_:)`` with the noun).
     static func ranges(_ blocks: [Int]) -> String {
-        var spans: [String] = []
-        var index = 0
-        while index < blocks.count {
-            var end = index
-            while end + 1 < blocks.count, blocks[end + 1] == blocks[end] + 1 { end += 1 }
-            spans.append(end == index ? "\(blocks[index])" : "\(blocks[index])–\(blocks[end])")
-            index = end + 1
-        }
-        return (blocks.count == 1 ? "block " : "blocks ") + spans.joined(separator: ", ")
+        (blocks.count == 1 ? "block " : "blocks ") + Type2Tag.ranges(blocks)
     }
 }
 

@@ -219,27 +219,13 @@ public struct Type5Tag: NFCNDEFTag {
                 // A refusal part-way (a block behind a password no check could see, as on a chip
                 // whose protection cannot be asked) is not "read-only, nothing written".
                 let done = (ccChanged ? ["the CC's write access is now never (3)"] : [])
-                    + (lockedNow.isEmpty ? [] : ["blocks \(Self.ranges(lockedNow)) are locked"])
+                    + (lockedNow.isEmpty ? [] : ["blocks \(Type2Tag.ranges(lockedNow)) are locked"])
                 throw NFCTagError(
                     .tagResponse, at: b * size,
                     "the lock is partly done: \(done.joined(separator: " and ")); LOCK BLOCK \(b) was refused (\(error.reason)): the tag cannot be made fully read-only as it is")
             }
         }
         try await verifyLocked(blocks: 0..<areaBlocks.upperBound, blockSize: size, cc: cc)
-    }
-
-    /// `[0, 1, 2, 5]` as `0–2, 5`: the blocks a partial lock names.
-    static func ranges(_ blocks: [Int]) -> String {
-        var parts: [String] = []
-        var start = blocks.first ?? 0, last = start
-        for b in blocks.dropFirst() {
-            if b == last + 1 { last = b; continue }
-            parts.append(start == last ? "\(start)" : "\(start)–\(last)")
-            start = b
-            last = b
-        }
-        if !blocks.isEmpty { parts.append(start == last ? "\(start)" : "\(start)–\(last)") }
-        return parts.joined(separator: ", ")
     }
 
     /// Blocks asked at once in the lock read-back: a reader frame holds 32 status bytes easily
